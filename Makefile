@@ -1,0 +1,121 @@
+# attnviz — see `make help`.
+CC      ?= cc
+PREFIX  ?= /usr/local
+DESTDIR ?=
+SAN     ?= 0
+OPT     ?= -O2
+
+PKGS      := sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig
+TEST_PKGS := cmocka
+# Debian packages that provide the libraries and tools above.
+DEB_BUILD := pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev libcglm-dev \
+             libcjson-dev libfontconfig-dev fonts-dejavu-core
+DEB_TEST  := libcmocka-dev xvfb xdotool imagemagick libxml2-utils
+
+CFLAGS_BASE := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g $(OPT) \
+               -Iinclude -MMD -MP
+ifeq ($(SAN),1)
+  CFLAGS_BASE += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+  LDFLAGS     += -fsanitize=address,undefined
+  BUILD := build/san
+else
+  BUILD := build/obj
+endif
+ifeq ($(NATIVE),1)
+  CFLAGS_BASE += -O3 -march=native
+endif
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+CFLAGS  += $(CFLAGS_BASE)
+LDLIBS  += -lm -lpthread
+
+CORE_SRC := $(wildcard src/core/*.c src/io/*.c)
+UI_SRC   := $(wildcard src/view/*.c src/app/*.c)
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+UI_OBJ   := $(UI_SRC:%.c=$(BUILD)/%.o)
+MAIN_OBJ := $(BUILD)/src/main.o
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+
+BIN := build/attnviz
+ifeq ($(SAN),1)
+  BIN := build/attnviz-san
+endif
+
+.PHONY: all run test clean install help deps test-deps check-deps screenshot bench fuzz soak
+
+all: $(BIN)
+
+help:
+	@echo "make            build $(BIN)"
+	@echo "make run        install missing packages, build, open the window"
+	@echo "make test       install missing packages, build and run every test (SAN=1: ASan+UBSan)"
+	@echo "make bench      speed figures against numpy/matplotlib, written into README.md"
+	@echo "make screenshot regenerate the README pictures from the real program"
+	@echo "make fuzz       run each libFuzzer target FUZZ_SECONDS (default 60)"
+	@echo "make soak       N random events through the real event handler (default 20000)"
+	@echo "make install    install to PREFIX=$(PREFIX) (DESTDIR honoured)"
+	@echo "make clean      remove build/"
+
+# --- packages: install what is missing (apt-get; sudo when not root) ------
+define ensure_debs
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if ! command -v apt-get >/dev/null 2>&1; then \
+	    echo "attnviz: missing packages:$$missing (install them with your package manager)"; exit 1; fi; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else \
+	    echo "attnviz: missing packages; run: sudo apt-get install -y --no-install-recommends$$missing"; exit 1; fi; \
+	  echo "attnviz: installing$$missing"; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing \
+	    || { echo "attnviz: install failed; run: sudo apt-get install -y --no-install-recommends$$missing"; exit 1; }; \
+	fi
+endef
+
+deps:
+	$(call ensure_debs,$(DEB_BUILD))
+
+test-deps: deps
+	$(call ensure_debs,$(DEB_TEST))
+
+# --- build -------------------------------------------------------------------
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
+
+$(BIN): $(CORE_OBJ) $(UI_OBJ) $(MAIN_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(PKG_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c $(CORE_OBJ) $(UI_OBJ) | $(BUILD)/tests
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $< $(CORE_OBJ) $(UI_OBJ) -o $@ $(PKG_LIBS) $(CMOCKA_LIBS) $(LDLIBS)
+
+$(BUILD)/tests:
+	@mkdir -p $@
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	./$(BIN)
+
+test: test-deps
+	@$(MAKE) --no-print-directory test-run
+
+.PHONY: test-run
+test-run: $(BIN) $(TEST_BIN)
+	@fail=0; for t in $(TEST_BIN); do \
+	  echo "== $$t"; ATTNVIZ_BIN=$(BIN) SDL_VIDEODRIVER=dummy ./$$t || fail=1; done; \
+	for s in tests/*.sh; do [ -f "$$s" ] || continue; \
+	  echo "== $$s"; ATTNVIZ_BIN=$(BIN) bash $$s || fail=1; done; \
+	if [ $$fail = 0 ]; then echo "make test: all suites passed"; else echo "make test: FAILED"; exit 1; fi
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/attnviz/sentences
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/attnviz
+	install -m 644 assets/embeddings.txt $(DESTDIR)$(PREFIX)/share/attnviz/
+	install -m 644 sentences/*.txt $(DESTDIR)$(PREFIX)/share/attnviz/sentences/
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

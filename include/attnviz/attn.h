@@ -1,0 +1,103 @@
+/* Scaled dot-product self-attention as the lecture notes teach it, with the
+ * row-vector convention: X is T×d, Q = X·Wq with Wq d×dk.
+ *
+ *   scores  = Q·Kᵀ                       (raw dot products, Tq×Tk per head)
+ *   logits  = scores · s / τ              s = 1/√dk when scaling is on, else 1
+ *   weights = softmax over each row       (masked entries exactly 0)
+ *   Z_h     = weights · V_h               (context vectors, Tq×dk)
+ *   output  = concat(Z_1..Z_h) · Wo       (learned mode), Z (basic mode)
+ *
+ * Queries and keys may come from different sequences (Tq need not equal Tk),
+ * and every intermediate is kept so a view can show it and a backward pass
+ * can use it. All matrices are flat row-major float arrays; shapes are in the
+ * comments. The result struct owns its buffers and grows them only when the
+ * size grows, so recomputing on every keystroke does not allocate. */
+#ifndef ATTNVIZ_ATTN_H
+#define ATTNVIZ_ATTN_H
+
+#include <stdint.h>
+
+#include "attnviz/error.h"
+
+#define ATTN_MAX_HEADS 64
+
+typedef enum AttnMode { ATTN_MODE_BASIC = 0, ATTN_MODE_LEARNED = 1 } AttnMode;
+
+typedef struct AttnConfig {
+    AttnMode mode;
+    int heads;          /* h in learned mode (must divide d); basic uses 1 */
+    int scale;          /* 1: divide by √dk */
+    int causal;         /* 1: key j > query i is masked */
+    int posenc;         /* 1: X = E + sinusoidal PE */
+    float temperature;  /* τ > 0 */
+} AttnConfig;
+
+/* Defaults: learned, 1 head, scaled, no mask, no posenc, τ = 1. */
+AttnConfig attn_config_default(void);
+
+/* The learnable weights of one multi-head attention layer. */
+typedef struct AttnParams {
+    int d, h, dk;
+    float *Wq, *Wk, *Wv; /* h × d × dk each, head-major */
+    float *Wo;           /* d × d */
+} AttnParams;
+
+/* Allocate for d and h (h must divide d) and set the identity slices. */
+int attn_params_create(AttnParams *p, int d, int h);
+void attn_params_destroy(AttnParams *p);
+int attn_params_copy(AttnParams *dst, const AttnParams *src);
+/* Head k's Wq = Wk = Wv = columns k·dk … (k+1)·dk−1 of I_d; Wo = I_d. */
+void attn_params_identity(AttnParams *p);
+/* Xavier-uniform from seed: Wq, Wk, Wv of head 0, head 1, ..., then Wo. */
+void attn_params_xavier(AttnParams *p, uint64_t seed);
+/* One matrix by index: 0 Wq, 1 Wk, 2 Wv of head, 3 Wo (head ignored). */
+float *attn_params_matrix(const AttnParams *p, int which, int head,
+                          int *rows, int *cols);
+
+typedef struct AttnResult {
+    int Tq, Tk, d, h, dk;
+    int causal;
+    float *Q;        /* h × Tq × dk */
+    float *K;        /* h × Tk × dk */
+    float *V;        /* h × Tk × dk */
+    float *scores;   /* h × Tq × Tk, raw Q·Kᵀ */
+    float *logits;   /* h × Tq × Tk, scores·s/τ (also where masked) */
+    float *weights;  /* h × Tq × Tk, softmax; masked = 0 */
+    float *avg;      /* Tq × Tk, mean of the heads' weights */
+    float *Z;        /* h × Tq × dk */
+    float *concat;   /* Tq × d, heads' Z side by side */
+    float *output;   /* Tq × d */
+    float *Kt;       /* scratch: dk × Tk, one head's keys transposed */
+    size_t cap_qk, cap_q, cap_k, cap_qd; /* capacities in floats */
+} AttnResult;
+
+void attn_result_init(AttnResult *r);
+void attn_result_destroy(AttnResult *r);
+
+/* The forward pass. Xq is Tq×d (queries), Xkv is Tk×d (keys and values; pass
+ * Xq again for self-attention). p is ignored in basic mode. */
+int attn_forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv,
+                 int Tk, int d, const AttnParams *p, const AttnConfig *cfg);
+
+static inline int attn_masked(const AttnResult *r, int i, int j)
+{
+    return r->causal && j > i;
+}
+static inline float *attn_head_matrix(const float *m, const AttnResult *r,
+                                      int head)
+{
+    return (float *)m + (size_t)head * r->Tq * r->Tk;
+}
+
+/* Add the sinusoidal positional encoding of "Attention is all you need" to
+ * X (T×d), positions from 0: PE[p][2i] = sin(p/10000^(2i/d)),
+ * PE[p][2i+1] = cos(p/10000^(2i/d)). */
+void attn_posenc_add(float *X, int T, int d);
+/* PE value for one position and dimension. */
+float attn_posenc(int pos, int k, int d);
+
+/* Row softmax in place, numerically stable (subtract the max). Entries at
+ * j >= n_valid (the causal mask) become exactly 0; n_valid = 0 gives all 0. */
+void attn_softmax_row(float *row, int n, int n_valid);
+
+#endif

@@ -1,0 +1,84 @@
+/* The model: one sentence's whole computation, from text to attention.
+ * text → tokens → E (table, edited or OOV vectors) → X = E (+PE) → attention.
+ * The command line, the window, the exports and the tests all read their
+ * numbers from a Model, so they agree. Plain C: no SDL here. */
+#ifndef ATTNVIZ_MODEL_H
+#define ATTNVIZ_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attnviz/attn.h"
+#include "attnviz/embed.h"
+#include "attnviz/error.h"
+#include "attnviz/tokenizer.h"
+
+/* Which matrix a view shows. */
+typedef enum ModelMatrix {
+    MODEL_WEIGHTS = 0,
+    MODEL_SCORES = 1,
+    MODEL_LOGITS = 2
+} ModelMatrix;
+
+#define MODEL_HEAD_AVG (-1)
+
+typedef struct Model {
+    const EmbedTable *table;  /* borrowed; outlives the model */
+    int d;
+    AttnConfig cfg;
+    AttnParams params;        /* learned weights for cfg.heads heads */
+    int has_seed;             /* params came from --seed */
+    uint64_t seed;
+
+    char *text;               /* the sentence as given */
+    TokenList toks;
+    int T;                    /* tokens in use (<= ATTN_MAX_TOKENS) */
+    float *E;                 /* T×d embeddings */
+    float *X;                 /* T×d attention input: E (+ PE) */
+    unsigned char *oov;       /* T flags: word not in the table */
+    unsigned char *edited;    /* T flags: vector edited this session */
+    int cap_T;
+
+    int n_over;               /* edited word vectors, by word */
+    char **over_word;
+    float *over_vec;          /* n_over × d */
+    int cap_over;
+
+    AttnResult res;
+    float *avg_scores;        /* T×T mean of the heads' scores */
+    float *avg_logits;        /* T×T mean of the heads' logits */
+    size_t cap_avg;
+} Model;
+
+/* cfg is copied; heads must divide the table's d. */
+int model_init(Model *m, const EmbedTable *table, const AttnConfig *cfg);
+void model_destroy(Model *m);
+
+/* Tokenize and embed text; keeps the first ATTN_MAX_TOKENS tokens
+ * (m->toks.n_total tells how many there were). Does not recompute. */
+int model_set_text(Model *m, const char *text, size_t len);
+
+/* Change the number of heads: new identity weights, or Xavier from the
+ * model's seed when it has one. Returns -ATTN_E_HEADS if h does not divide d. */
+int model_set_heads(Model *m, int h);
+/* Fresh weights: identity (has_seed = 0) or Xavier from seed. */
+void model_reset_params(Model *m);
+void model_set_seed(Model *m, uint64_t seed);
+
+/* Edit the vector of the word of token i (every occurrence follows). */
+int model_set_word_vector(Model *m, const char *word, const float *vec);
+/* Forget all edited vectors: back to the table's. */
+void model_clear_word_vectors(Model *m);
+/* Re-derive E from the table, edits and OOV vectors (after edits). */
+void model_embed(Model *m);
+
+/* X = E (+PE), then the forward pass. */
+int model_compute(Model *m);
+
+/* Tq×Tk matrix of one head, or with MODEL_HEAD_AVG the mean over heads. */
+const float *model_matrix(const Model *m, ModelMatrix which, int head);
+
+/* Number of OOV tokens in use. */
+int model_count_oov(const Model *m);
+
+#endif

@@ -1,0 +1,236 @@
+/* The model: text → tokens → embeddings → attention, in one place, so every
+ * front end (command line, window, export, tests) shows the same numbers. */
+#include "attnviz/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int model_init(Model *m, const EmbedTable *table, const AttnConfig *cfg)
+{
+    memset(m, 0, sizeof *m);
+    m->table = table;
+    m->d = table->d;
+    m->cfg = *cfg;
+    tok_init(&m->toks);
+    attn_result_init(&m->res);
+    if (m->cfg.heads < 1)
+        m->cfg.heads = 1;
+    int rc = attn_params_create(&m->params, m->d, m->cfg.heads);
+    if (rc < 0)
+        return rc;
+    return model_set_text(m, "", 0);
+}
+
+void model_destroy(Model *m)
+{
+    if (!m)
+        return;
+    free(m->text);
+    tok_free(&m->toks);
+    free(m->E);
+    free(m->X);
+    free(m->oov);
+    free(m->edited);
+    for (int i = 0; i < m->n_over; i++)
+        free(m->over_word[i]);
+    free(m->over_word);
+    free(m->over_vec);
+    free(m->avg_scores);
+    free(m->avg_logits);
+    attn_params_destroy(&m->params);
+    attn_result_destroy(&m->res);
+    memset(m, 0, sizeof *m);
+}
+
+static int find_override(const Model *m, const char *word)
+{
+    for (int i = 0; i < m->n_over; i++)
+        if (strcmp(m->over_word[i], word) == 0)
+            return i;
+    return -1;
+}
+
+void model_embed(Model *m)
+{
+    int d = m->d;
+    for (int i = 0; i < m->T; i++) {
+        const char *w = tok_text(&m->toks, i);
+        float *e = m->E + (size_t)i * d;
+        int o = find_override(m, w);
+        int k = embed_find(m->table, w);
+        m->oov[i] = k < 0;
+        m->edited[i] = o >= 0;
+        if (o >= 0)
+            memcpy(e, m->over_vec + (size_t)o * d, (size_t)d * sizeof(float));
+        else if (k >= 0)
+            memcpy(e, embed_vector(m->table, k), (size_t)d * sizeof(float));
+        else
+            embed_oov_vector(w, d, e);
+    }
+}
+
+int model_set_text(Model *m, const char *text, size_t len)
+{
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return -ATTN_E_NOMEM;
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    int rc = tok_split(&m->toks, text, len);
+    if (rc < 0) {
+        free(copy);
+        return rc;
+    }
+    free(m->text);
+    m->text = copy;
+    int T = m->toks.n;
+    if (T > m->cap_T) {
+        size_t n = (size_t)T * m->d;
+        float *E = realloc(m->E, n * sizeof(float));
+        if (E)
+            m->E = E;
+        float *X = realloc(m->X, n * sizeof(float));
+        if (X)
+            m->X = X;
+        unsigned char *oov = realloc(m->oov, (size_t)T);
+        if (oov)
+            m->oov = oov;
+        unsigned char *ed = realloc(m->edited, (size_t)T);
+        if (ed)
+            m->edited = ed;
+        if (!E || !X || !oov || !ed) {
+            m->T = 0;
+            return -ATTN_E_NOMEM;
+        }
+        m->cap_T = T;
+    }
+    m->T = T;
+    model_embed(m);
+    return 0;
+}
+
+void model_reset_params(Model *m)
+{
+    if (m->has_seed)
+        attn_params_xavier(&m->params, m->seed);
+    else
+        attn_params_identity(&m->params);
+}
+
+void model_set_seed(Model *m, uint64_t seed)
+{
+    m->has_seed = 1;
+    m->seed = seed;
+    attn_params_xavier(&m->params, seed);
+}
+
+int model_set_heads(Model *m, int h)
+{
+    AttnParams p;
+    int rc = attn_params_create(&p, m->d, h);
+    if (rc < 0)
+        return rc;
+    attn_params_destroy(&m->params);
+    m->params = p;
+    m->cfg.heads = h;
+    model_reset_params(m);
+    return 0;
+}
+
+int model_set_word_vector(Model *m, const char *word, const float *vec)
+{
+    int d = m->d, o = find_override(m, word);
+    if (o < 0) {
+        if (m->n_over == m->cap_over) {
+            int cap = m->cap_over ? m->cap_over * 2 : 8;
+            char **w = realloc(m->over_word, (size_t)cap * sizeof *w);
+            if (!w)
+                return -ATTN_E_NOMEM;
+            m->over_word = w;
+            float *v = realloc(m->over_vec, (size_t)cap * d * sizeof(float));
+            if (!v)
+                return -ATTN_E_NOMEM;
+            m->over_vec = v;
+            m->cap_over = cap;
+        }
+        char *copy = strdup(word);
+        if (!copy)
+            return -ATTN_E_NOMEM;
+        o = m->n_over++;
+        m->over_word[o] = copy;
+    }
+    memcpy(m->over_vec + (size_t)o * d, vec, (size_t)d * sizeof(float));
+    model_embed(m);
+    return 0;
+}
+
+void model_clear_word_vectors(Model *m)
+{
+    for (int i = 0; i < m->n_over; i++)
+        free(m->over_word[i]);
+    m->n_over = 0;
+    model_embed(m);
+}
+
+int model_compute(Model *m)
+{
+    int T = m->T, d = m->d;
+    if (T == 0) {
+        m->res.Tq = m->res.Tk = 0;
+        return 0;
+    }
+    memcpy(m->X, m->E, (size_t)T * d * sizeof(float));
+    if (m->cfg.posenc)
+        attn_posenc_add(m->X, T, d);
+    int rc = attn_forward(&m->res, m->X, T, m->X, T, d, &m->params, &m->cfg);
+    if (rc < 0)
+        return rc;
+    size_t qk = (size_t)T * T;
+    if (qk > m->cap_avg) {
+        float *s = realloc(m->avg_scores, qk * sizeof(float));
+        if (s)
+            m->avg_scores = s;
+        float *l = realloc(m->avg_logits, qk * sizeof(float));
+        if (l)
+            m->avg_logits = l;
+        if (!s || !l)
+            return -ATTN_E_NOMEM;
+        m->cap_avg = qk;
+    }
+    int h = m->res.h;
+    for (size_t e = 0; e < qk; e++) {
+        float s = 0.0f, l = 0.0f;
+        for (int k = 0; k < h; k++) {
+            s += m->res.scores[(size_t)k * qk + e];
+            l += m->res.logits[(size_t)k * qk + e];
+        }
+        m->avg_scores[e] = s / (float)h;
+        m->avg_logits[e] = l / (float)h;
+    }
+    return 0;
+}
+
+const float *model_matrix(const Model *m, ModelMatrix which, int head)
+{
+    const AttnResult *r = &m->res;
+    if (head < 0 || head >= r->h) {
+        if (r->h == 1)
+            head = 0;
+        else
+            return which == MODEL_WEIGHTS ? r->avg
+                   : which == MODEL_SCORES ? m->avg_scores
+                                           : m->avg_logits;
+    }
+    size_t off = (size_t)head * r->Tq * r->Tk;
+    return (which == MODEL_WEIGHTS ? r->weights
+            : which == MODEL_SCORES ? r->scores
+                                    : r->logits) + off;
+}
+
+int model_count_oov(const Model *m)
+{
+    int n = 0;
+    for (int i = 0; i < m->T; i++)
+        n += m->oov[i];
+    return n;
+}
