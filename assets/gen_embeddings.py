@@ -161,7 +161,7 @@ out          func=.4 motion=.4
 off          func=.4 motion=.3
 away         func=.4 motion=.5
 back         func=.4 motion=.4
-home         noun=.7 place=.9 func=.2
+home         noun=.7 place=.9
 like         func=.4 verb=.4 feeling=.5
 
 ## ---- conjunctions ------------------------------------------------------
@@ -555,7 +555,7 @@ coach        noun person sport=1 transport=.3
 referee      noun person sport=1.2
 crowd        noun person=.7 sport=.5 plural=.5
 ball         noun sport=1.3
-bat          noun sport animal
+bat          noun sport animal nature=.3
 goal         noun sport=1.3
 race         noun sport=1.2 motion=.5
 pitch        noun sport=1.1 place=.5 nature=.3

@@ -150,6 +150,32 @@ static void matmul(float *restrict out, const float *restrict A, int lda,
     }
 }
 
+/* Rare path for rows with NaN or infinite logits (weights near 1e38):
+ * +inf entries share the weight, NaN counts as -inf, and a row with nothing
+ * usable becomes uniform, so no NaN ever leaves the softmax. */
+static void softmax_nonfinite(float *row, int n_valid)
+{
+    int n_inf = 0, n_ok = 0;
+    for (int j = 0; j < n_valid; j++) {
+        n_inf += row[j] == INFINITY;
+        n_ok += isfinite(row[j]);
+    }
+    if (n_inf) {
+        for (int j = 0; j < n_valid; j++)
+            row[j] = row[j] == INFINITY ? 1.0f / (float)n_inf : 0.0f;
+        return;
+    }
+    if (!n_ok) {
+        for (int j = 0; j < n_valid; j++)
+            row[j] = 1.0f / (float)n_valid;
+        return;
+    }
+    for (int j = 0; j < n_valid; j++)
+        if (!isfinite(row[j]))
+            row[j] = -INFINITY;
+    attn_softmax_row(row, n_valid, n_valid);
+}
+
 void attn_softmax_row(float *row, int n, int n_valid)
 {
     if (n_valid > n)
@@ -158,18 +184,23 @@ void attn_softmax_row(float *row, int n, int n_valid)
         memset(row, 0, (size_t)n * sizeof(float));
         return;
     }
-    float mx = row[0];
-    for (int j = 1; j < n_valid; j++)
-        if (row[j] > mx)
-            mx = row[j];
-    float sum = 0.0f;
-    for (int j = 0; j < n_valid; j++) {
-        row[j] = expf(row[j] - mx);
-        sum += row[j];
-    }
-    float inv = 1.0f / sum;
+    /* stable softmax: subtract the row max so exp never overflows */
+    float mx = -INFINITY;
     for (int j = 0; j < n_valid; j++)
-        row[j] *= inv;
+        mx = row[j] > mx ? row[j] : mx;
+    if (!isfinite(mx)) {
+        softmax_nonfinite(row, n_valid);
+    } else {
+        float sum = 0.0f;
+        for (int j = 0; j < n_valid; j++) {
+            float e = expf(row[j] - mx); /* NaN logits give NaN here */
+            row[j] = e == e ? e : 0.0f;
+            sum += row[j];
+        }
+        float inv = 1.0f / sum; /* sum >= 1: the max contributes exp(0) */
+        for (int j = 0; j < n_valid; j++)
+            row[j] *= inv;
+    }
     for (int j = n_valid; j < n; j++)
         row[j] = 0.0f;
 }

@@ -1,0 +1,52 @@
+/* File formats: sentences files, the text/CSV/JSON printouts of a model,
+ * reading weights (or a session's weights) back from JSON, and atomic file
+ * writes. No SDL: these are the parts the fuzzers hit.
+ * JSON shape (--print json): see README "JSON format". */
+#ifndef ATTNVIZ_IO_H
+#define ATTNVIZ_IO_H
+
+#include <stdio.h>
+
+#include "attnviz/error.h"
+#include "attnviz/model.h"
+
+/* ---- sentences files: one sentence a line, '#' comments ----------------- */
+typedef struct SentenceList {
+    int n;
+    char **text;    /* n sentences, NUL-terminated, trimmed */
+    long *line;     /* their 1-based line numbers */
+} SentenceList;
+
+#define ATTN_MAX_FILE_BYTES (64L << 20) /* sentences/weights/session files */
+
+int sentences_load(SentenceList *out, const char *path, AttnErr *err);
+int sentences_parse(SentenceList *out, const char *data, size_t len,
+                    const char *name, AttnErr *err);
+void sentences_free(SentenceList *s);
+
+/* Read a whole (regular) file; refuses directories and files over max. */
+int io_read_file(const char *path, long max, char **data, size_t *len,
+                 AttnErr *err);
+
+/* ---- printouts ------------------------------------------------------------ */
+/* head: 0..h-1 or MODEL_HEAD_AVG. Return 0 or -ATTN_E_IO. */
+int print_text(FILE *f, const Model *m, int head);
+int print_csv(FILE *f, const Model *m, int head);
+/* The JSON document; session_json, when not NULL, is a JSON object's text
+ * written as the value of a trailing "session" key. */
+int print_json(FILE *f, const Model *m, const char *session_json);
+
+/* ---- weights: read config.heads, heads[].Wq/Wk/Wv and Wo ------------------ */
+/* Parse text (a --print json output or a session file) and load its weights
+ * into m (heads change to the file's). On error m is unchanged. */
+int weights_parse(Model *m, const char *data, size_t len, const char *name,
+                  AttnErr *err);
+int weights_load(Model *m, const char *path, AttnErr *err);
+
+/* ---- atomic write: temp file in the same folder, fsync, rename ------------ */
+typedef int (*IoWriter)(FILE *f, void *ctx);
+/* Writes through writer into "path.tmp-XXXXXX", then renames over path.
+ * On any failure the temp file is removed and path is untouched. */
+int io_write_atomic(const char *path, IoWriter writer, void *ctx, AttnErr *err);
+
+#endif

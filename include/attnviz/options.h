@@ -1,0 +1,52 @@
+/* Command-line options: parsed into a plain struct where zero means
+ * "default" (resolved by options_parse). No SDL, no I/O besides messages in
+ * the error detail, so the fuzzer can drive it. */
+#ifndef ATTNVIZ_OPTIONS_H
+#define ATTNVIZ_OPTIONS_H
+
+#include <stdint.h>
+
+#include "attnviz/attn.h"
+#include "attnviz/error.h"
+
+#define OPT_MAX_EXPORTS 16
+
+typedef enum PrintFormat { PRINT_NONE = 0, PRINT_TEXT, PRINT_CSV, PRINT_JSON } PrintFormat;
+typedef enum ViewKind { VIEW_HEATMAP = 0, VIEW_LINES, VIEW_BOTH } ViewKind;
+
+typedef struct Options {
+    const char *sentence;       /* -s, or the words after the options */
+    char *sentence_buf;         /* owned join of the positional words */
+    const char *sentence_file;  /* -f */
+    long line;                  /* --line N (1-based sentence number), 0 = first */
+    const char *embeddings;     /* -e */
+    const char *weights;        /* -w */
+    const char *session;        /* --session, or a lone existing .json argument */
+    const char *font;           /* --font */
+    const char *export_dir;     /* --export-dir */
+    const char *exports[OPT_MAX_EXPORTS];
+    int n_exports;
+    AttnConfig cfg;
+    int heads_set, mode_set, scale_set, causal_set, posenc_set, temp_set;
+    int has_seed;
+    uint64_t seed;
+    int head;                   /* --head: 0-based, or -1 = avg */
+    PrintFormat print;
+    ViewKind view;
+    int scale;                  /* --scale N for PNG export, default 2 */
+    int query;                  /* --query I (0-based), -1 = default */
+    const char *colormap;       /* --colormap NAME */
+    int theme_dark;             /* --theme dark */
+    int theme_set;
+    int all_lines;              /* --all-lines */
+    int fresh;                  /* --fresh: ignore the autosave */
+    int help, version;
+} Options;
+
+/* Returns 0, or -ATTN_E_PARSE for a usage error (exit 2) or -ATTN_E_RANGE
+ * for a bad value (exit 1); err->msg says which. */
+int options_parse(Options *o, int argc, char **argv, AttnErr *err);
+void options_free(Options *o);
+extern const char options_usage[];
+
+#endif

@@ -1,0 +1,276 @@
+/* The command line: getopt_long into an Options struct, every number checked
+ * whole (no trailing junk), every value range-checked. No SDL. */
+#define _GNU_SOURCE
+#include "attnviz/options.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char options_usage[] =
+    "usage: attnviz [OPTIONS] [SENTENCE...]\n"
+    "       attnviz SESSION.json\n"
+    "Shows self-attention of a sentence in a window, or prints/exports it.\n"
+    "\n"
+    "Input:\n"
+    "  -s, --sentence TEXT      the sentence (or give it as words at the end)\n"
+    "  -f, --sentence-file FILE a sentences file (first sentence, or --line N)\n"
+    "      --line N             use sentence N (1-based) of the file\n"
+    "  -e, --embeddings FILE    GloVe or word2vec text file (default: built-in table)\n"
+    "  -w, --weights FILE       Wq/Wk/Wv/Wo from a --print json or session file\n"
+    "      --session FILE       open a saved session\n"
+    "Attention:\n"
+    "  -m, --mode basic|learned basic: Q = K = V = X; learned (default): X·Wq ...\n"
+    "  -H, --heads N            number of heads (must divide d; default 1)\n"
+    "      --seed N             Xavier-uniform random weights from seed N\n"
+    "      --causal             mask keys after the query\n"
+    "      --no-scale           do not divide scores by sqrt(dk)\n"
+    "      --posenc             add sinusoidal positional encoding\n"
+    "  -t, --temperature X      softmax temperature tau > 0 (default 1)\n"
+    "Output (no window):\n"
+    "      --print text|csv|json  print the computation and exit\n"
+    "      --head I|avg         head (1-based) for text/csv and PNG (default 1)\n"
+    "      --export FILE        write .png .svg .csv or .json (repeatable)\n"
+    "      --all-lines          with -f: one export per sentence (numbered)\n"
+    "      --view heatmap|lines|both  PNG content (default heatmap)\n"
+    "      --scale N            PNG scale factor 1-8 (default 2)\n"
+    "      --query I            selected query row (1-based)\n"
+    "      --colormap NAME      viridis, cividis, magma or greys\n"
+    "      --theme light|dark   export theme (default light)\n"
+    "Window:\n"
+    "      --export-dir DIR     where Ctrl+E writes (default: current folder)\n"
+    "      --font FILE          TrueType font (default: DejaVu Sans via fontconfig)\n"
+    "      --fresh              do not restore the autosave\n"
+    "  -h, --help               this help\n"
+    "  -V, --version            version\n";
+
+enum {
+    O_LINE = 256, O_SEED, O_CAUSAL, O_NOSCALE, O_POSENC, O_HEAD, O_PRINT,
+    O_EXPORT, O_EXPORTDIR, O_VIEW, O_SCALE, O_QUERY, O_CMAP, O_THEME,
+    O_ALLLINES, O_SESSION, O_FRESH, O_FONT
+};
+
+static const struct option longopts[] = {
+    {"sentence", required_argument, 0, 's'},
+    {"sentence-file", required_argument, 0, 'f'},
+    {"line", required_argument, 0, O_LINE},
+    {"embeddings", required_argument, 0, 'e'},
+    {"weights", required_argument, 0, 'w'},
+    {"mode", required_argument, 0, 'm'},
+    {"heads", required_argument, 0, 'H'},
+    {"seed", required_argument, 0, O_SEED},
+    {"causal", no_argument, 0, O_CAUSAL},
+    {"no-scale", no_argument, 0, O_NOSCALE},
+    {"posenc", no_argument, 0, O_POSENC},
+    {"temperature", required_argument, 0, 't'},
+    {"head", required_argument, 0, O_HEAD},
+    {"print", required_argument, 0, O_PRINT},
+    {"export", required_argument, 0, O_EXPORT},
+    {"export-dir", required_argument, 0, O_EXPORTDIR},
+    {"view", required_argument, 0, O_VIEW},
+    {"scale", required_argument, 0, O_SCALE},
+    {"query", required_argument, 0, O_QUERY},
+    {"colormap", required_argument, 0, O_CMAP},
+    {"theme", required_argument, 0, O_THEME},
+    {"all-lines", no_argument, 0, O_ALLLINES},
+    {"session", required_argument, 0, O_SESSION},
+    {"fresh", no_argument, 0, O_FRESH},
+    {"font", required_argument, 0, O_FONT},
+    {"help", no_argument, 0, 'h'},
+    {"version", no_argument, 0, 'V'},
+    {0, 0, 0, 0},
+};
+
+static int usage_err(AttnErr *err, const char *fmt, const char *a, const char *b)
+{
+    attn_err_set(err, ATTN_E_PARSE, NULL, 0, fmt, a, b);
+    return -ATTN_E_PARSE;
+}
+
+/* A whole integer in [lo, hi]; junk is a usage error, out of range a value error. */
+static int parse_long(const char *s, long lo, long hi, long *out,
+                      const char *opt, AttnErr *err)
+{
+    char *end;
+    if (!*s)
+        return usage_err(err, "%s needs a number, got '%s'", opt, s);
+    long v = strtol(s, &end, 10);
+    if (*end)
+        return usage_err(err, "%s needs a whole number, got '%s'", opt, s);
+    if (v < lo || v > hi)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                            "%s %s is out of range (%ld to %ld)", opt, s, lo, hi);
+    *out = v;
+    return 0;
+}
+
+static int is_json_file(const char *s)
+{
+    size_t n = strlen(s);
+    struct stat st;
+    return n > 5 && strcmp(s + n - 5, ".json") == 0 && stat(s, &st) == 0 &&
+           S_ISREG(st.st_mode);
+}
+
+int options_parse(Options *o, int argc, char **argv, AttnErr *err)
+{
+    memset(o, 0, sizeof *o);
+    o->cfg = attn_config_default();
+    o->query = -1;
+    o->scale = 2;
+    optind = 0; /* full reset of getopt's state (GNU) */
+    opterr = 0;
+    int c, rc = 0;
+    long v;
+    while ((c = getopt_long(argc, argv, ":s:f:e:w:m:H:t:hV", longopts, NULL)) != -1) {
+        const char *a = optarg;
+        switch (c) {
+        case 's': o->sentence = a; break;
+        case 'f': o->sentence_file = a; break;
+        case O_LINE:
+            if ((rc = parse_long(a, 1, 1000000000L, &v, "--line", err)) < 0)
+                return rc;
+            o->line = v;
+            break;
+        case 'e': o->embeddings = a; break;
+        case 'w': o->weights = a; break;
+        case O_SESSION: o->session = a; break;
+        case O_FONT: o->font = a; break;
+        case O_EXPORTDIR: o->export_dir = a; break;
+        case 'm':
+            if (strcmp(a, "basic") == 0)
+                o->cfg.mode = ATTN_MODE_BASIC;
+            else if (strcmp(a, "learned") == 0)
+                o->cfg.mode = ATTN_MODE_LEARNED;
+            else
+                return usage_err(err, "--mode must be basic or learned, got '%s'%s", a, "");
+            o->mode_set = 1;
+            break;
+        case 'H':
+            if ((rc = parse_long(a, 1, ATTN_MAX_HEADS, &v, "--heads", err)) < 0)
+                return rc;
+            o->cfg.heads = (int)v;
+            o->heads_set = 1;
+            break;
+        case O_SEED: {
+            char *end;
+            if (!*a || *a == '-')
+                return usage_err(err, "--seed needs a number from 0 to 2^53, got '%s'%s", a, "");
+            unsigned long long s = strtoull(a, &end, 10);
+            if (*end || s > (1ULL << 53))
+                return usage_err(err, "--seed needs a number from 0 to 2^53, got '%s'%s", a, "");
+            o->has_seed = 1;
+            o->seed = s;
+            break;
+        }
+        case O_CAUSAL: o->cfg.causal = 1; o->causal_set = 1; break;
+        case O_NOSCALE: o->cfg.scale = 0; o->scale_set = 1; break;
+        case O_POSENC: o->cfg.posenc = 1; o->posenc_set = 1; break;
+        case 't': {
+            char *end;
+            double t = strtod(a, &end);
+            if (!*a || *end)
+                return usage_err(err, "--temperature needs a number, got '%s'%s", a, "");
+            if (!(t > 0) || !isfinite(t) || t > 1e6)
+                return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                                    "--temperature %s: tau must be a number > 0 (and at most 1e6)", a);
+            if (t < 1e-6)
+                return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                                    "--temperature %s: tau must be at least 1e-6", a);
+            o->cfg.temperature = (float)t;
+            o->temp_set = 1;
+            break;
+        }
+        case O_HEAD:
+            if (strcmp(a, "avg") == 0) {
+                o->head = -1;
+            } else {
+                if ((rc = parse_long(a, 1, ATTN_MAX_HEADS, &v, "--head", err)) < 0)
+                    return rc;
+                o->head = (int)v - 1;
+            }
+            break;
+        case O_PRINT:
+            if (strcmp(a, "text") == 0) o->print = PRINT_TEXT;
+            else if (strcmp(a, "csv") == 0) o->print = PRINT_CSV;
+            else if (strcmp(a, "json") == 0) o->print = PRINT_JSON;
+            else return usage_err(err, "--print must be text, csv or json, got '%s'%s", a, "");
+            break;
+        case O_EXPORT:
+            if (o->n_exports == OPT_MAX_EXPORTS)
+                return usage_err(err, "at most %s --export options%s", "16", "");
+            o->exports[o->n_exports++] = a;
+            break;
+        case O_VIEW:
+            if (strcmp(a, "heatmap") == 0) o->view = VIEW_HEATMAP;
+            else if (strcmp(a, "lines") == 0) o->view = VIEW_LINES;
+            else if (strcmp(a, "both") == 0) o->view = VIEW_BOTH;
+            else return usage_err(err, "--view must be heatmap, lines or both, got '%s'%s", a, "");
+            break;
+        case O_SCALE:
+            if ((rc = parse_long(a, 1, 8, &v, "--scale", err)) < 0)
+                return rc;
+            o->scale = (int)v;
+            break;
+        case O_QUERY:
+            if ((rc = parse_long(a, 1, 1000000, &v, "--query", err)) < 0)
+                return rc;
+            o->query = (int)v - 1;
+            break;
+        case O_CMAP: o->colormap = a; break;
+        case O_THEME:
+            if (strcmp(a, "light") == 0) o->theme_dark = 0;
+            else if (strcmp(a, "dark") == 0) o->theme_dark = 1;
+            else return usage_err(err, "--theme must be light or dark, got '%s'%s", a, "");
+            o->theme_set = 1;
+            break;
+        case O_ALLLINES: o->all_lines = 1; break;
+        case O_FRESH: o->fresh = 1; break;
+        case 'h': o->help = 1; break;
+        case 'V': o->version = 1; break;
+        case ':':
+            return usage_err(err, "option '%s' needs a value%s", argv[optind - 1], "");
+        default:
+            return usage_err(err, "unknown option '%s'%s",
+                             optind > 0 && optind <= argc ? argv[optind - 1] : "?", "");
+        }
+    }
+    int rest = argc - optind;
+    if (rest == 1 && !o->sentence && !o->session && is_json_file(argv[optind])) {
+        o->session = argv[optind];
+    } else if (rest > 0) {
+        if (o->sentence)
+            return usage_err(err, "give the sentence either with -s or as words, not both%s%s", "", "");
+        size_t n = 0;
+        for (int i = optind; i < argc; i++)
+            n += strlen(argv[i]) + 1;
+        o->sentence_buf = malloc(n + 1);
+        if (!o->sentence_buf)
+            return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+        char *p = o->sentence_buf;
+        for (int i = optind; i < argc; i++) {
+            size_t l = strlen(argv[i]);
+            memcpy(p, argv[i], l);
+            p += l;
+            *p++ = i + 1 < argc ? ' ' : '\0';
+        }
+        o->sentence = o->sentence_buf;
+    }
+    if (o->sentence && o->sentence_file)
+        return usage_err(err, "give either a sentence or --sentence-file, not both%s%s", "", "");
+    if (o->line && !o->sentence_file)
+        return usage_err(err, "--line needs --sentence-file%s%s", "", "");
+    if (o->all_lines && !o->sentence_file)
+        return usage_err(err, "--all-lines needs --sentence-file%s%s", "", "");
+    if (o->all_lines && !o->n_exports)
+        return usage_err(err, "--all-lines needs --export FILE%s%s", "", "");
+    return 0;
+}
+
+void options_free(Options *o)
+{
+    free(o->sentence_buf);
+    o->sentence_buf = NULL;
+}

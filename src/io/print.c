@@ -1,0 +1,273 @@
+/* The model as text (an aligned table), CSV and JSON. Numbers come straight
+ * from the Model, printed with %.9g so a float round-trips. */
+#include "attnviz/io.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *matrix_title(const Model *m, int head, char *buf, size_t n)
+{
+    const AttnConfig *c = &m->cfg;
+    char hb[32];
+    if (m->res.h == 1)
+        snprintf(hb, sizeof hb, "1 head");
+    else if (head < 0)
+        snprintf(hb, sizeof hb, "average of %d heads", m->res.h);
+    else
+        snprintf(hb, sizeof hb, "head %d of %d", head + 1, m->res.h);
+    snprintf(n ? buf : buf, n,
+             "attention weights (%s, %s, d=%d, dk=%d, %s, %s, %s, tau=%g)",
+             c->mode == ATTN_MODE_BASIC ? "basic" : "learned", hb, m->d,
+             m->res.dk, c->scale ? "scaled 1/sqrt(dk)" : "unscaled",
+             c->causal ? "causal mask" : "no mask",
+             c->posenc ? "posenc" : "no posenc", (double)c->temperature);
+    return buf;
+}
+
+/* Display width of a UTF-8 string (code points; good enough for a table). */
+static int width(const char *s)
+{
+    int w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+static void pad(FILE *f, const char *s, int w, int right)
+{
+    int n = w - width(s);
+    if (right)
+        for (int i = 0; i < n; i++)
+            fputc(' ', f);
+    fputs(s, f);
+    if (!right)
+        for (int i = 0; i < n; i++)
+            fputc(' ', f);
+}
+
+int print_text(FILE *f, const Model *m, int head)
+{
+    char title[256];
+    int T = m->T;
+    const float *W = model_matrix(m, MODEL_WEIGHTS, head);
+    fprintf(f, "%s\n", matrix_title(m, head, title, sizeof title));
+    fprintf(f, "rows: queries, columns: keys; each row sums to 1\n\n");
+    int lw = 5, cw = 6;
+    for (int i = 0; i < T; i++) {
+        int w = width(tok_text(&m->toks, i));
+        if (w > lw)
+            lw = w;
+        if (w + 1 > cw)
+            cw = w + 1;
+    }
+    if (cw > 12)
+        cw = 12;
+    pad(f, "", lw, 0);
+    for (int j = 0; j < T; j++) {
+        char cut[64];
+        const char *t = tok_text(&m->toks, j);
+        if (width(t) > cw - 1) {
+            /* shorten long keys, never cutting a character */
+            size_t b = 0;
+            int w = 0;
+            while (t[b] && w < cw - 2 && b < sizeof cut - 8) {
+                b++;
+                while (((unsigned char)t[b] & 0xC0) == 0x80)
+                    b++;
+                w++;
+            }
+            snprintf(cut, sizeof cut, "%.*s~", (int)b, t);
+            t = cut;
+        }
+        pad(f, t, cw, 1);
+    }
+    fputc('\n', f);
+    for (int i = 0; i < T; i++) {
+        pad(f, tok_text(&m->toks, i), lw, 0);
+        for (int j = 0; j < T; j++) {
+            char v[32];
+            if (attn_masked(&m->res, i, j))
+                snprintf(v, sizeof v, "-");
+            else
+                snprintf(v, sizeof v, "%.3f", (double)W[(size_t)i * T + j]);
+            pad(f, v, cw, 1);
+        }
+        fputc('\n', f);
+    }
+    int n_oov = model_count_oov(m);
+    if (n_oov) {
+        fprintf(f, "\nnot in the embedding table (hashed vectors):");
+        for (int i = 0; i < T; i++)
+            if (m->oov[i])
+                fprintf(f, " %s", tok_text(&m->toks, i));
+        fputc('\n', f);
+    }
+    return ferror(f) ? -ATTN_E_IO : 0;
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+int print_csv(FILE *f, const Model *m, int head)
+{
+    int T = m->T;
+    const float *W = model_matrix(m, MODEL_WEIGHTS, head);
+    fputs("query", f);
+    for (int j = 0; j < T; j++) {
+        fputc(',', f);
+        csv_field(f, tok_text(&m->toks, j));
+    }
+    fputc('\n', f);
+    for (int i = 0; i < T; i++) {
+        csv_field(f, tok_text(&m->toks, i));
+        for (int j = 0; j < T; j++)
+            fprintf(f, ",%.9g", (double)W[(size_t)i * T + j]);
+        fputc('\n', f);
+    }
+    return ferror(f) ? -ATTN_E_IO : 0;
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else if (c == '\t')
+            fputs("\\t", f);
+        else if (c == '\r')
+            fputs("\\r", f);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_number(FILE *f, float v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.9g", (double)v);
+    else
+        fputs("null", f);
+}
+
+/* A rows×cols matrix with row stride ld, as nested arrays. */
+static void json_matrix(FILE *f, const float *a, int rows, int cols, int ld)
+{
+    fputc('[', f);
+    for (int i = 0; i < rows; i++) {
+        fputs(i ? ", [" : "[", f);
+        for (int j = 0; j < cols; j++) {
+            if (j)
+                fputs(", ", f);
+            json_number(f, a[(size_t)i * ld + j]);
+        }
+        fputc(']', f);
+    }
+    fputc(']', f);
+}
+
+int print_json(FILE *f, const Model *m, const char *session_json)
+{
+    const AttnResult *r = &m->res;
+    const AttnConfig *c = &m->cfg;
+    int T = m->T, d = m->d, learned = c->mode == ATTN_MODE_LEARNED;
+    int h = learned ? m->params.h : 1, dk = d / h;
+    fputs("{\"tokens\": [", f);
+    for (int i = 0; i < T; i++) {
+        if (i)
+            fputs(", ", f);
+        json_string(f, tok_text(&m->toks, i));
+    }
+    fputs("], \"oov\": [", f);
+    for (int i = 0; i < T; i++)
+        fprintf(f, "%s%s", i ? ", " : "", m->oov[i] ? "true" : "false");
+    fprintf(f, "],\n \"config\": {\"mode\": \"%s\", \"heads\": %d, \"d_model\": %d, "
+               "\"d_k\": %d, \"scale\": %s, \"causal\": %s, \"posenc\": %s, "
+               "\"temperature\": %.9g, \"seed\": ",
+            learned ? "learned" : "basic", h, d, dk, c->scale ? "true" : "false",
+            c->causal ? "true" : "false", c->posenc ? "true" : "false",
+            (double)c->temperature);
+    if (m->has_seed)
+        fprintf(f, "%llu", (unsigned long long)m->seed);
+    else
+        fputs("null", f);
+    fputs(", \"dims\": [", f);
+    for (int k = 0; k < d; k++) {
+        if (k)
+            fputs(", ", f);
+        json_string(f, embed_dim_name(m->table, k));
+    }
+    fputs("]},\n \"X\": ", f);
+    json_matrix(f, m->X, T, d, d);
+    fputs(",\n \"heads\": [", f);
+    size_t slice = (size_t)d * dk;
+    for (int k = 0; k < h; k++) {
+        fputs(k ? ",\n  {" : "\n  {", f);
+        static const char *const wn[3] = {"Wq", "Wk", "Wv"};
+        const float *W[3] = {m->params.Wq, m->params.Wk, m->params.Wv};
+        for (int w = 0; w < 3; w++) {
+            fprintf(f, "%s\"%s\": ", w ? ", " : "", wn[w]);
+            if (learned)
+                json_matrix(f, W[w] + k * slice, d, dk, dk);
+            else
+                fputs("null", f);
+        }
+        static const char *const qn[3] = {"Q", "K", "V"};
+        const float *QKV[3] = {r->Q, r->K, r->V};
+        for (int w = 0; w < 3; w++) {
+            fprintf(f, ",\n   \"%s\": ", qn[w]);
+            if (T)
+                json_matrix(f, QKV[w] + (size_t)k * T * dk, T, dk, dk);
+            else
+                fputs("[]", f);
+        }
+        fputs(",\n   \"scores\": ", f);
+        if (T)
+            json_matrix(f, r->scores + (size_t)k * T * T, T, T, T);
+        else
+            fputs("[]", f);
+        fputs(",\n   \"weights\": ", f);
+        if (T)
+            json_matrix(f, r->weights + (size_t)k * T * T, T, T, T);
+        else
+            fputs("[]", f);
+        fputs(",\n   \"Z\": ", f);
+        if (T)
+            json_matrix(f, r->Z + (size_t)k * T * dk, T, dk, dk);
+        else
+            fputs("[]", f);
+        fputc('}', f);
+    }
+    fputs("],\n \"Wo\": ", f);
+    if (learned)
+        json_matrix(f, m->params.Wo, d, d, d);
+    else
+        fputs("null", f);
+    fputs(",\n \"output\": ", f);
+    if (T)
+        json_matrix(f, r->output, T, d, d);
+    else
+        fputs("[]", f);
+    if (session_json)
+        fprintf(f, ",\n \"session\": %s", session_json);
+    fputs("}\n", f);
+    return ferror(f) ? -ATTN_E_IO : 0;
+}

@@ -1,0 +1,229 @@
+/* attnviz: options, then either the headless path (--print, --export) or
+ * the window. The only place that prints errors and picks exit codes. */
+#include "attnviz/app.h"
+#include "attnviz/embed.h"
+#include "attnviz/io.h"
+#include "attnviz/model.h"
+#include "attnviz/options.h"
+#include "attnviz/paths.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ATTNVIZ_VERSION "0.1.0"
+
+static int fail(const AttnErr *err)
+{
+    char buf[1200];
+    attn_err_format(err, buf, sizeof buf);
+    fprintf(stderr, "attnviz: error: %s\n", buf);
+    return 1;
+}
+
+/* Numbered name for --all-lines: out.png, sentence 3 → out-03.png. */
+static void numbered(char *buf, size_t n, const char *path, int k, int total)
+{
+    const char *dot = strrchr(path, '.');
+    const char *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash))
+        dot = path + strlen(path);
+    int digits = total >= 100 ? 3 : 2;
+    snprintf(buf, n, "%.*s-%0*d%s", (int)(dot - path), path, digits, k, dot);
+}
+
+/* Set m's sentence, refusing what the command line cannot show. */
+static int set_sentence(Model *m, const char *text, const char *where, AttnErr *err)
+{
+    int rc = model_set_text(m, text, strlen(text));
+    if (rc < 0)
+        return attn_err_set(err, -rc, NULL, 0, "cannot tokenize the sentence");
+    if (m->toks.n_total > ATTN_MAX_TOKENS)
+        return attn_err_set(err, ATTN_E_TOO_MANY_TOKENS, where, 0,
+                            "the sentence has %d tokens; at most %d are allowed",
+                            m->toks.n_total, ATTN_MAX_TOKENS);
+    if (m->T == 0)
+        return attn_err_set(err, ATTN_E_EMPTY, where, 0,
+                            "the sentence is empty (no tokens)");
+    if (m->toks.n_replaced)
+        fprintf(stderr, "attnviz: warning: %s%sinvalid UTF-8: %d byte(s) shown as U+FFFD\n",
+                where ? where : "", where ? ": " : "", m->toks.n_replaced);
+    if (model_count_oov(m)) {
+        fprintf(stderr, "attnviz: note: not in the embedding table (hashed vectors):");
+        for (int i = 0; i < m->T; i++)
+            if (m->oov[i])
+                fprintf(stderr, " %s", tok_text(&m->toks, i));
+        fputc('\n', stderr);
+    }
+    return 0;
+}
+
+static int check_selection(const Model *m, const Options *o, AttnErr *err)
+{
+    if (o->query >= m->T)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                            "--query %d is out of range: the sentence has %d tokens",
+                            o->query + 1, m->T);
+    if (o->head >= m->res.h)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                            "--head %d is out of range: there %s %d head%s", o->head + 1,
+                            m->res.h == 1 ? "is" : "are", m->res.h, m->res.h == 1 ? "" : "s");
+    return 0;
+}
+
+static int headless(Model *m, const Options *o, AttnErr *err)
+{
+    int rc = model_compute(m);
+    if (rc < 0)
+        return attn_err_set(err, -rc, NULL, 0, "attention failed");
+    if ((rc = check_selection(m, o, err)) < 0)
+        return rc;
+    if (o->print == PRINT_TEXT)
+        rc = print_text(stdout, m, o->head);
+    else if (o->print == PRINT_CSV)
+        rc = print_csv(stdout, m, o->head);
+    else if (o->print == PRINT_JSON)
+        rc = print_json(stdout, m, NULL);
+    if (rc < 0 || fflush(stdout) != 0)
+        return attn_err_set(err, ATTN_E_IO, "stdout", 0, "write failed");
+    for (int k = 0; k < o->n_exports; k++)
+        if ((rc = export_file(m, o, o->exports[k], err)) < 0)
+            return rc;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    Options o;
+    AttnErr err = {0}, warn = {0};
+    EmbedTable *table = NULL;
+    SentenceList sl = {0};
+    Model m;
+    int model_ok = 0, status = 1;
+    char path[4096];
+
+    int rc = options_parse(&o, argc, argv, &err);
+    if (rc < 0) {
+        if (rc == -ATTN_E_PARSE) {
+            fprintf(stderr, "attnviz: %s\nTry 'attnviz --help' for the options.\n", err.msg);
+            options_free(&o);
+            return 2;
+        }
+        options_free(&o);
+        return fail(&err);
+    }
+    if (o.help || o.version) {
+        fputs(o.help ? options_usage : "attnviz " ATTNVIZ_VERSION "\n", stdout);
+        options_free(&o);
+        return 0;
+    }
+
+    const char *emb = o.embeddings;
+    if (!emb) {
+        if (paths_find_data("embeddings.txt", path, sizeof path) < 0) {
+            attn_err_set(&err, ATTN_E_IO, "embeddings.txt", 0,
+                         "built-in embedding table not found (set ATTNVIZ_DATADIR or use -e FILE)");
+            goto done;
+        }
+        emb = path;
+    }
+    if (embed_load(&table, emb, &err, &warn) < 0)
+        goto done;
+    if (table->n_duplicates) {
+        char buf[1200];
+        attn_err_format(&warn, buf, sizeof buf);
+        fprintf(stderr, "attnviz: warning: %s (%d duplicate%s, the first wins)\n", buf,
+                table->n_duplicates, table->n_duplicates == 1 ? "" : "s");
+    }
+
+    if (o.cfg.mode == ATTN_MODE_LEARNED && table->d % o.cfg.heads != 0) {
+        attn_err_set(&err, ATTN_E_HEADS, NULL, 0,
+                     "--heads %d does not divide d = %d (the embedding size)",
+                     o.cfg.heads, table->d);
+        goto done;
+    }
+    if ((rc = model_init(&m, table, &o.cfg)) < 0) {
+        attn_err_set(&err, -rc, NULL, 0, "cannot set up the model");
+        goto done;
+    }
+    model_ok = 1;
+    if (o.has_seed)
+        model_set_seed(&m, o.seed);
+    if (o.weights && weights_load(&m, o.weights, &err) < 0)
+        goto done;
+
+    /* the sentence(s) */
+    if (o.sentence_file) {
+        if (sentences_load(&sl, o.sentence_file, &err) < 0)
+            goto done;
+        if (o.line > sl.n) {
+            attn_err_set(&err, ATTN_E_RANGE, o.sentence_file, 0,
+                         "--line %ld is out of range: the file has %d sentence%s",
+                         o.line, sl.n, sl.n == 1 ? "" : "s");
+            goto done;
+        }
+    } else if (paths_find_data("sentences/default.txt", path, sizeof path) == 0) {
+        AttnErr ignore;
+        if (sentences_load(&sl, path, &ignore) < 0)
+            memset(&sl, 0, sizeof sl);
+    }
+    int headless_mode = o.print != PRINT_NONE || o.n_exports > 0;
+
+    if (o.all_lines) {
+        for (int k = 0; k < sl.n; k++) {
+            char where[1100];
+            snprintf(where, sizeof where, "%s:%ld", o.sentence_file, sl.line[k]);
+            if (set_sentence(&m, sl.text[k], where, &err) < 0)
+                goto done;
+            if (model_compute(&m) < 0 || check_selection(&m, &o, &err) < 0)
+                goto done;
+            for (int e = 0; e < o.n_exports; e++) {
+                char name[4200];
+                numbered(name, sizeof name, o.exports[e], k + 1, sl.n);
+                if (export_file(&m, &o, name, &err) < 0)
+                    goto done;
+            }
+        }
+        status = 0;
+        goto done;
+    }
+
+    const char *text = o.sentence;
+    const char *where = NULL;
+    char wbuf[1100];
+    if (!text && o.sentence_file) {
+        int k = o.line ? (int)o.line - 1 : 0;
+        text = sl.text[k];
+        snprintf(wbuf, sizeof wbuf, "%s:%ld", o.sentence_file, sl.line[k]);
+        where = wbuf;
+    }
+    if (!text && sl.n > 0)
+        text = sl.text[0];
+    if (!text)
+        text = "the train left the station on time";
+    if (headless_mode || o.sentence || o.sentence_file) {
+        if (set_sentence(&m, text, where, &err) < 0)
+            goto done;
+    } else {
+        model_set_text(&m, text, strlen(text));
+    }
+
+    if (headless_mode) {
+        if (headless(&m, &o, &err) < 0)
+            goto done;
+        status = 0;
+    } else {
+        if (app_run(&m, &o, &sl, &err) < 0)
+            goto done;
+        status = 0;
+    }
+done:
+    if (status != 0 && (err.code || err.msg[0]))
+        fail(&err);
+    if (model_ok)
+        model_destroy(&m);
+    sentences_free(&sl);
+    embed_destroy(table);
+    options_free(&o);
+    return status;
+}
