@@ -555,6 +555,8 @@ int embed_parse(EmbedTable **out, const char *data, size_t len,
     if (!out || (!data && len))
         return attn_err_set(err, ATTN_E_RANGE, name, 0, "invalid argument");
     *out = NULL;
+    if (!data)
+        data = ""; /* len is 0; NULL + 0 is undefined */
     if ((uint64_t)len > EMBED_MAX_FILE)
         return attn_err_set(err, ATTN_E_TOO_LARGE, name, 0,
                             "%zu bytes; at most 8 GiB", len);

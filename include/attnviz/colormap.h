@@ -1,0 +1,46 @@
+/* Colour maps for the heatmap and the weight editor: perceptually uniform
+ * sequential maps (viridis, cividis, magma, greys) for weights, a diverging
+ * blue-white-red map centred on 0 for raw scores, logits and weights.
+ * No SDL: the SVG writer and the tests use it too. */
+#ifndef ATTNVIZ_COLORMAP_H
+#define ATTNVIZ_COLORMAP_H
+
+#include <stdint.h>
+
+typedef enum ColormapId {
+    CMAP_VIRIDIS = 0,
+    CMAP_CIVIDIS,
+    CMAP_MAGMA,
+    CMAP_GREYS,
+    CMAP_SEQUENTIAL_COUNT,
+    CMAP_DIVERGING = CMAP_SEQUENTIAL_COUNT
+} ColormapId;
+
+typedef struct Rgb {
+    uint8_t r, g, b;
+} Rgb;
+
+/* Colour at t in [0, 1] (clamped; NaN gives the t = 0 colour). */
+Rgb colormap_rgb(ColormapId id, float t);
+const char *colormap_name(ColormapId id);
+/* Id for a name ("viridis" ...), or -1. */
+int colormap_from_name(const char *name);
+/* Best t in [0, 1] for a colour (nearest of 1024 samples), for tests. */
+float colormap_invert(ColormapId id, Rgb c);
+/* Black or white, whichever reads better on background c. */
+Rgb colormap_text_on(Rgb c);
+
+/* How values map to colours for one matrix: sequential maps run from 0 to
+ * the largest unmasked value, the diverging map from -a to a (a = max |v|). */
+typedef struct ColorScale {
+    ColormapId id;
+    float lo, hi;
+} ColorScale;
+
+/* M is rows×cols; with causal, entries j > i are masked and ignored. */
+ColorScale colormap_scale_for(const float *M, int rows, int cols, int causal,
+                              int diverging, ColormapId sequential);
+float colormap_scale_t(const ColorScale *s, float v);
+Rgb colormap_scale_rgb(const ColorScale *s, float v);
+
+#endif

@@ -1,0 +1,125 @@
+/* Colour maps as 9 control points each, interpolated linearly in sRGB with
+ * cglm. The control points are the published maps sampled at t = k/8. */
+#include "attnviz/colormap.h"
+
+#include <cglm/cglm.h>
+#include <math.h>
+#include <string.h>
+
+#define N_STOPS 9
+
+static const uint32_t stops[CMAP_SEQUENTIAL_COUNT + 1][N_STOPS] = {
+    [CMAP_VIRIDIS] = {0x440154, 0x472c7a, 0x3b518b, 0x2c718e, 0x21908d,
+                      0x27ad81, 0x5cc863, 0xaadc32, 0xfde725},
+    [CMAP_CIVIDIS] = {0x00224e, 0x123570, 0x3b496c, 0x575d6d, 0x707173,
+                      0x8a8678, 0xa59c74, 0xc3b369, 0xfee838},
+    [CMAP_MAGMA] = {0x000004, 0x1c1044, 0x4f127b, 0x812581, 0xb5367a,
+                    0xe55064, 0xfb8761, 0xfec287, 0xfcfdbf},
+    [CMAP_GREYS] = {0xffffff, 0xf0f0f0, 0xd9d9d9, 0xbdbdbd, 0x969696,
+                    0x737373, 0x525252, 0x252525, 0x000000},
+    [CMAP_DIVERGING] = {0x2166ac, 0x4393c3, 0x92c5de, 0xd1e5f0, 0xf7f7f7,
+                        0xfddbc7, 0xf4a582, 0xd6604d, 0xb2182b},
+};
+
+static const char *const names[] = {"viridis", "cividis", "magma", "greys",
+                                    "diverging"};
+
+static void unpack(uint32_t c, vec3 out)
+{
+    out[0] = (float)((c >> 16) & 0xFF);
+    out[1] = (float)((c >> 8) & 0xFF);
+    out[2] = (float)(c & 0xFF);
+}
+
+Rgb colormap_rgb(ColormapId id, float t)
+{
+    if ((int)id < 0 || id > CMAP_DIVERGING)
+        id = CMAP_VIRIDIS;
+    if (!(t > 0.0f))
+        t = 0.0f;
+    if (t > 1.0f)
+        t = 1.0f;
+    float x = t * (N_STOPS - 1);
+    int k = (int)x;
+    if (k >= N_STOPS - 1)
+        k = N_STOPS - 2;
+    vec3 a, b, c;
+    unpack(stops[id][k], a);
+    unpack(stops[id][k + 1], b);
+    glm_vec3_lerp(a, b, x - (float)k, c);
+    Rgb out = {(uint8_t)lroundf(c[0]), (uint8_t)lroundf(c[1]),
+               (uint8_t)lroundf(c[2])};
+    return out;
+}
+
+const char *colormap_name(ColormapId id)
+{
+    return (int)id >= 0 && id <= CMAP_DIVERGING ? names[id] : "?";
+}
+
+int colormap_from_name(const char *name)
+{
+    for (int i = 0; i < CMAP_SEQUENTIAL_COUNT; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return -1;
+}
+
+float colormap_invert(ColormapId id, Rgb c)
+{
+    float best_t = 0.0f;
+    int best = 1 << 30;
+    for (int i = 0; i <= 1024; i++) {
+        float t = (float)i / 1024.0f;
+        Rgb s = colormap_rgb(id, t);
+        int dr = s.r - c.r, dg = s.g - c.g, db = s.b - c.b;
+        int e = dr * dr + dg * dg + db * db;
+        if (e < best) {
+            best = e;
+            best_t = t;
+        }
+    }
+    return best_t;
+}
+
+Rgb colormap_text_on(Rgb c)
+{
+    /* relative luminance of the background, sRGB approximated */
+    float y = 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b;
+    Rgb black = {20, 20, 20}, white = {250, 250, 250};
+    return y > 140.0f ? black : white;
+}
+
+ColorScale colormap_scale_for(const float *M, int rows, int cols, int causal,
+                              int diverging, ColormapId sequential)
+{
+    ColorScale s = {diverging ? CMAP_DIVERGING : sequential, 0.0f, 0.0f};
+    float a = 0.0f;
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++) {
+            if (causal && j > i)
+                continue;
+            float v = M[(size_t)i * cols + j];
+            if (!isfinite(v))
+                continue;
+            float m = diverging ? fabsf(v) : v;
+            if (m > a)
+                a = m;
+        }
+    if (!(a > 1e-12f))
+        a = 1.0f;
+    s.lo = diverging ? -a : 0.0f;
+    s.hi = a;
+    return s;
+}
+
+float colormap_scale_t(const ColorScale *s, float v)
+{
+    float t = (v - s->lo) / (s->hi - s->lo);
+    return t != t ? 0.0f : t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
+}
+
+Rgb colormap_scale_rgb(const ColorScale *s, float v)
+{
+    return colormap_rgb(s->id, colormap_scale_t(s, v));
+}
