@@ -776,6 +776,44 @@ static void test_fuzz_regressions(void **state)
     embed_destroy(t);
 }
 
+static uint64_t test_fnv1a64(const char *s)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* Fuzz find: the index compared a probe of n bytes with memcmp against a
+ * shorter stored word at the very end of the words buffer (read overflow).
+ * Force that collision: a long word landing in the slot of "a". */
+static void test_fuzz_probe_past_short_word(void **state)
+{
+    (void)state;
+    EmbedTable *t = parse_ok("a 1\n", NULL);
+    size_t mask = t->n_slots - 1, want = test_fnv1a64("a") & mask;
+    char probe[80];
+    int found = 0;
+    for (int i = 0; i < 100000 && !found; i++) {
+        snprintf(probe, sizeof probe, "a-long-probe-word-that-collides-%d", i);
+        found = (test_fnv1a64(probe) & mask) == want;
+    }
+    assert_true(found);
+    assert_int_equal(embed_find(t, probe), -1);
+    assert_int_equal(embed_find(t, "a"), 0);
+    embed_destroy(t);
+
+    /* the original fuzz input: must not crash, whatever it returns */
+    AttnErr err;
+    int rc = embed_load(&t, FIXTURES "fuzz_short_word_at_end.bin", &err, NULL);
+    if (rc == 0)
+        embed_destroy(t);
+    else
+        assert_true(err.line >= 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest formats[] = {
@@ -800,6 +838,7 @@ int main(void)
         cmocka_unit_test(test_err_io),
         cmocka_unit_test(test_nomem),
         cmocka_unit_test(test_fuzz_regressions),
+        cmocka_unit_test(test_fuzz_probe_past_short_word),
     };
     const struct CMUnitTest lookup[] = {
         cmocka_unit_test(test_lookup),

@@ -196,7 +196,9 @@ static size_t hash_probe(const EmbedTable *t, const char *w, size_t n)
         if (v == 0)
             return s;
         const char *cand = t->words + t->word_off[v - 1];
-        if (memcmp(cand, w, n) == 0 && cand[n] == '\0')
+        /* strncmp, not memcmp: cand may be shorter than n and end the buffer
+         * (w holds no NUL, so a shorter cand differs at its terminator) */
+        if (strncmp(cand, w, n) == 0 && cand[n] == '\0')
             return s;
         s = (s + 1) & mask;
     }
