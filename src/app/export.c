@@ -2,6 +2,9 @@
  * --print), .png through the view on a software renderer, .svg as vectors.
  * Every file is written atomically. */
 #include "attnviz/app.h"
+#include "attnviz/view.h"
+
+#include <SDL.h>
 
 #include <string.h>
 #include <strings.h>
@@ -30,6 +33,38 @@ static const char *extension(const char *path)
     return dot && (!slash || dot > slash) ? dot : "";
 }
 
+/* The PNG: the same view state a window export would use, drawn by the
+ * software renderer. */
+static int export_png(const Model *m, const Options *o, const char *path, AttnErr *err)
+{
+    ViewState s;
+    view_state_init(&s, m);
+    s.query = o->query;
+    s.head = o->head;
+    s.dark = o->theme_dark;
+    s.scale = (float)o->scale;
+    if (o->colormap) {
+        int c = colormap_from_name(o->colormap);
+        if (c < 0)
+            return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                                "--colormap %s: use viridis, cividis, magma or greys", o->colormap);
+        s.cmap = (ColormapId)c;
+    }
+    if (o->view != VIEW_HEATMAP && s.query < 0)
+        s.all_lines = 1;
+    ViewPanel p = o->view == VIEW_LINES ? PANEL_LINES : o->view == VIEW_BOTH ? PANEL_BOTH : PANEL_HEATMAP;
+    if (!SDL_WasInit(SDL_INIT_VIDEO)) {
+        /* text and the software renderer need no display */
+        SDL_SetHint(SDL_HINT_VIDEODRIVER, "dummy");
+    }
+    SDL_Surface *surf = view_render_panel(o->font, &s, p, err);
+    if (!surf)
+        return -ATTN_E_IO;
+    int rc = view_save_png(surf, path, err);
+    SDL_FreeSurface(surf);
+    return rc;
+}
+
 int export_file(const Model *m, const Options *o, const char *path, AttnErr *err)
 {
     ExportCtx ctx = {m, o};
@@ -38,6 +73,8 @@ int export_file(const Model *m, const Options *o, const char *path, AttnErr *err
         return io_write_atomic(path, write_csv, &ctx, err);
     if (strcasecmp(ext, ".json") == 0)
         return io_write_atomic(path, write_json, &ctx, err);
+    if (strcasecmp(ext, ".png") == 0)
+        return export_png(m, o, path, err);
     return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0,
                         "unknown export format '%s' (use .png, .svg, .csv or .json)",
                         *ext ? ext : "(none)");

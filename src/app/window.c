@@ -1,6 +1,180 @@
+#define _DEFAULT_SOURCE
+/* The window: SDL set-up, the event loop (SDL_WaitEvent: idle at 0% CPU,
+ * redraw only when something changed) and the window's own exports. */
 #include "attnviz/app.h"
-int app_run(Model *m, const Options *o, SentenceList *s, AttnErr *err)
+#include "attnviz/app_state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* Export what (0 heatmap, 1 lines, 2 window) into the export folder under a
+ * new name: attnviz-heatmap-YYYYMMDD-HHMMSS[-N].png. */
+int app_export(AppState *a, int what, SDL_Renderer *r)
 {
-    (void)m; (void)o; (void)s;
-    return attn_err_set(err, ATTN_E_UNSUPPORTED, NULL, 0, "window not built yet");
+    static const char *const kinds[3] = {"heatmap", "lines", "window"};
+    (void)r;
+    struct stat st;
+    if (stat(a->export_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        app_status(a, 1, "cannot export: folder %s does not exist", a->export_dir);
+        return -1;
+    }
+    char stamp[32], path[1200];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    snprintf(path, sizeof path, "%s/attnviz-%s-%s.png", a->export_dir, kinds[what], stamp);
+    for (int k = 2; stat(path, &st) == 0 && k < 1000; k++)
+        snprintf(path, sizeof path, "%s/attnviz-%s-%s-%d.png", a->export_dir, kinds[what], stamp, k);
+
+    ViewState s = a->vs;
+    s.m = a->m;
+    s.hover_i = s.hover_j = -1;
+    s.key = -1;
+    s.help = 0;
+    s.dark = a->opt ? a->opt->theme_dark : 0;
+    s.scale = 2.0f * a->ui_scale * a->dpi_scale;
+    AttnErr err = {0};
+    SDL_Surface *surf;
+    if (what == 2) {
+        s.dark = 1;
+        s.sentence_focus = 0;
+        surf = view_render_window(a->opt ? a->opt->font : NULL, &s, a->layout.w * 2, a->layout.h * 2, &err);
+    } else {
+        surf = view_render_panel(a->opt ? a->opt->font : NULL, &s,
+                                 what == 0 ? PANEL_HEATMAP : PANEL_LINES, &err);
+    }
+    if (!surf || view_save_png(surf, path, &err) < 0) {
+        char buf[1200];
+        attn_err_format(&err, buf, sizeof buf);
+        app_status(a, 1, "export failed: %s", buf);
+        SDL_FreeSurface(surf);
+        return -1;
+    }
+    SDL_FreeSurface(surf);
+    char full[4096];
+    if (!realpath(path, full))
+        snprintf(full, sizeof full, "%s", path);
+    snprintf(a->last_export, sizeof a->last_export, "%s", full);
+    a->export_count++;
+    app_status(a, 0, "wrote %s", full);
+    return 0;
+}
+
+static void set_title(SDL_Window *w, const char *text)
+{
+    char title[512];
+    snprintf(title, sizeof title, "attnviz \xE2\x80\x94 %s", text && *text ? text : "(empty)");
+    SDL_SetWindowTitle(w, title);
+}
+
+/* High-DPI: events come in window points, drawing is in pixels. */
+static void scale_event(SDL_Event *e, float k)
+{
+    if (k == 1.0f)
+        return;
+    if (e->type == SDL_MOUSEMOTION) {
+        e->motion.x = (int)(e->motion.x * k);
+        e->motion.y = (int)(e->motion.y * k);
+    } else if (e->type == SDL_MOUSEBUTTONDOWN || e->type == SDL_MOUSEBUTTONUP) {
+        e->button.x = (int)(e->button.x * k);
+        e->button.y = (int)(e->button.y * k);
+    }
+}
+
+int app_run(Model *m, const Options *o, SentenceList *sentences, AttnErr *err)
+{
+    SDL_Window *win = NULL;
+    SDL_Renderer *r = NULL;
+    AppState *a = NULL;
+    int rc = 0;
+    const char *asked = getenv("SDL_VIDEODRIVER");
+    if (SDL_Init(SDL_INIT_VIDEO) != 0)
+        return attn_err_set(err, ATTN_E_IO, NULL, 0,
+                            "cannot open a window (%s); use --print or --export", SDL_GetError());
+    const char *drv = SDL_GetCurrentVideoDriver();
+    if ((!asked || !*asked) && drv && (strcmp(drv, "offscreen") == 0 || strcmp(drv, "dummy") == 0)) {
+        rc = attn_err_set(err, ATTN_E_IO, NULL, 0,
+                          "cannot open a window (no display: DISPLAY/WAYLAND_DISPLAY not set); "
+                          "use --print or --export");
+        goto cleanup;
+    }
+    SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0");
+    win = SDL_CreateWindow("attnviz", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, 1280, 800,
+                           SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    if (!win) {
+        rc = attn_err_set(err, ATTN_E_IO, NULL, 0, "cannot open a window (%s); use --print or --export",
+                          SDL_GetError());
+        goto cleanup;
+    }
+    r = SDL_CreateRenderer(win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
+    if (!r)
+        r = SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE);
+    if (!r) {
+        rc = attn_err_set(err, ATTN_E_IO, NULL, 0, "cannot create a renderer (%s)", SDL_GetError());
+        goto cleanup;
+    }
+    a = calloc(1, sizeof *a);
+    if (!a) {
+        rc = attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+        goto cleanup;
+    }
+    if ((rc = app_init(a, m, o, sentences)) < 0) {
+        attn_err_set(err, -rc, NULL, 0, "cannot start");
+        goto cleanup;
+    }
+    a->view = view_create(r, o->font, err);
+    if (!a->view) {
+        rc = -ATTN_E_IO;
+        goto cleanup;
+    }
+    int ww, wh, pw, ph;
+    SDL_GetWindowSize(win, &ww, &wh);
+    SDL_GetRendererOutputSize(r, &pw, &ph);
+    a->dpi_scale = ww > 0 && pw > ww ? (float)pw / ww : 1.0f;
+    a->vs.scale = a->ui_scale * a->dpi_scale;
+    char *shown_title = NULL;
+    int fullscreen = 0;
+    a->dirty = 1;
+    while (!a->quit) {
+        if (a->dirty) {
+            if (!shown_title || strcmp(shown_title, a->text) != 0) {
+                free(shown_title);
+                shown_title = strdup(a->text);
+                set_title(win, a->text);
+            }
+            if (a->fullscreen != fullscreen) {
+                fullscreen = a->fullscreen;
+                SDL_SetWindowFullscreen(win, fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
+            }
+            app_draw(a, r);
+            SDL_RenderPresent(r);
+            a->dirty = 0;
+        }
+        SDL_Event e;
+        if (!SDL_WaitEvent(&e))
+            continue;
+        int changed = 0;
+        do {
+            scale_event(&e, a->dpi_scale);
+            changed |= app_handle_event(a, &e);
+        } while (!a->quit && SDL_PollEvent(&e));
+        a->dirty = changed;
+    }
+    free(shown_title);
+cleanup:
+    if (a) {
+        view_destroy(a->view);
+        app_free(a);
+        free(a);
+    }
+    if (r)
+        SDL_DestroyRenderer(r);
+    if (win)
+        SDL_DestroyWindow(win);
+    SDL_Quit();
+    return rc < 0 ? rc : 0;
 }

@@ -31,14 +31,11 @@ static void unpack(uint32_t c, vec3 out)
     out[2] = (float)(c & 0xFF);
 }
 
-Rgb colormap_rgb(ColormapId id, float t)
+#define LUT_N 1024
+
+/* Exact colour at t from the control points. */
+static Rgb interpolate(ColormapId id, float t)
 {
-    if ((int)id < 0 || id > CMAP_DIVERGING)
-        id = CMAP_VIRIDIS;
-    if (!(t > 0.0f))
-        t = 0.0f;
-    if (t > 1.0f)
-        t = 1.0f;
     float x = t * (N_STOPS - 1);
     int k = (int)x;
     if (k >= N_STOPS - 1)
@@ -50,6 +47,26 @@ Rgb colormap_rgb(ColormapId id, float t)
     Rgb out = {(uint8_t)lroundf(c[0]), (uint8_t)lroundf(c[1]),
                (uint8_t)lroundf(c[2])};
     return out;
+}
+
+/* Every caller (heatmap texture, SVG, tests) goes through the same table of
+ * LUT_N + 1 colours, so they agree exactly and a pixel costs a lookup. */
+Rgb colormap_rgb(ColormapId id, float t)
+{
+    static Rgb lut[CMAP_DIVERGING + 1][LUT_N + 1];
+    static int ready[CMAP_DIVERGING + 1];
+    if ((int)id < 0 || id > CMAP_DIVERGING)
+        id = CMAP_VIRIDIS;
+    if (!ready[id]) {
+        for (int k = 0; k <= LUT_N; k++)
+            lut[id][k] = interpolate(id, (float)k / LUT_N);
+        ready[id] = 1;
+    }
+    if (!(t > 0.0f))
+        t = 0.0f;
+    if (t > 1.0f)
+        t = 1.0f;
+    return lut[id][(int)lroundf(t * LUT_N)];
 }
 
 const char *colormap_name(ColormapId id)

@@ -1,0 +1,86 @@
+/* The application state and the one place where SDL events become actions
+ * on it. Plain data, so the tests can build one, push events through
+ * app_handle_event and check the result without a window. */
+#ifndef ATTNVIZ_APP_STATE_H
+#define ATTNVIZ_APP_STATE_H
+
+#include <SDL.h>
+
+#include "attnviz/io.h"
+#include "attnviz/model.h"
+#include "attnviz/options.h"
+#include "attnviz/view.h"
+
+#define APP_UNDO_MAX 256
+#define APP_TEXT_MAX (1 << 20)
+
+/* What an undo step restores: the weights and the edited word vectors. */
+typedef struct AppSnapshot {
+    AttnParams params;
+    int n_over;
+    char **over_word;
+    float *over_vec;
+} AppSnapshot;
+
+typedef enum AppPrompt { PROMPT_NONE = 0, PROMPT_SAVE, PROMPT_OPEN } AppPrompt;
+
+typedef struct AppState {
+    Model *m;
+    ViewState vs;
+    ViewLayout layout;
+    View *view;                /* NULL in tests without fonts */
+    const Options *opt;
+    SentenceList *sentences;
+    int sentence_idx;
+
+    char *text;                /* sentence bar contents */
+    size_t text_len, text_cap;
+    AppPrompt prompt;
+    char prompt_buf[1024];
+    int prompt_cursor;
+
+    char status[4400];
+    int status_err;
+    int quit, dirty, fullscreen;
+    int win_w, win_h;
+    float ui_scale;            /* Ctrl+Plus/Minus */
+    float dpi_scale;           /* drawable / window size */
+
+    /* weight editor */
+    int dragging, drag_y0, drag_moved;
+    float drag_v0;
+    char edit_buf[64];
+    int editing_value;
+    Uint32 last_click_time;
+    int last_click_row, last_click_col;
+    uint64_t next_seed;
+
+    /* undo / redo */
+    AppSnapshot undo[APP_UNDO_MAX];
+    int undo_n, undo_pos;      /* entries, current position */
+
+    char session_path[1024];
+    const char *export_dir;
+    int export_count;          /* for tests: files written */
+    char last_export[4096];
+} AppState;
+
+/* Set up around an existing model (not owned). sentences may be NULL. */
+int app_init(AppState *a, Model *m, const Options *o, SentenceList *sentences);
+void app_free(AppState *a);
+/* Apply one SDL event. Returns 1 when something visible changed. */
+int app_handle_event(AppState *a, const SDL_Event *e);
+/* Recompute the layout for the window size and draw. */
+void app_draw(AppState *a, SDL_Renderer *r);
+/* Replace the sentence and recompute (keeps the first 1024 tokens). */
+void app_set_sentence(AppState *a, const char *text);
+/* Set the status-bar message. */
+void app_status(AppState *a, int error, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Export the heatmap (0), lines (1) or window (2) to the export folder. */
+int app_export(AppState *a, int what, SDL_Renderer *r);
+
+#endif

@@ -1,0 +1,131 @@
+/* The view: layout (pure geometry and hit testing), fonts and a text cache,
+ * and drawing of each panel through an SDL_Renderer it is given. The same
+ * functions draw the window, the PNG exports and the render tests.
+ * The view reads a ViewState (what to show) and never changes the model. */
+#ifndef ATTNVIZ_VIEW_H
+#define ATTNVIZ_VIEW_H
+
+#include <SDL.h>
+
+#include "attnviz/colormap.h"
+#include "attnviz/error.h"
+#include "attnviz/model.h"
+
+/* Clickable controls, in strip order. */
+typedef enum ViewControl {
+    CTL_MODE = 0, CTL_SCALE, CTL_MASK, CTL_POSENC, CTL_HEAD, CTL_HEADS_DOWN,
+    CTL_HEADS_UP, CTL_TEMP, CTL_MATRIX, CTL_CMAP, CTL_ALL, CTL_EXPORT,
+    CTL_HELP, CTL_COUNT
+} ViewControl;
+
+/* Weight editor tabs. */
+typedef enum EditTarget { EDIT_WQ = 0, EDIT_WK, EDIT_WV, EDIT_WO, EDIT_X, EDIT_COUNT } EditTarget;
+
+/* Editor actions (buttons under the grid). */
+typedef enum EditButton {
+    EBTN_IDENTITY = 0, EBTN_ZERO, EBTN_RANDOM, EBTN_SWAP, EBTN_RESET, EBTN_COUNT
+} EditButton;
+
+typedef struct ViewState {
+    const Model *m;
+    int head;              /* 0..h-1, or MODEL_HEAD_AVG */
+    ModelMatrix matrix;    /* weights, scores or logits */
+    ColormapId cmap;       /* sequential map for weights */
+    int query;             /* selected query row, or -1 */
+    int key;               /* focused key column, or -1 */
+    int hover_i, hover_j;  /* hovered cell, or -1 */
+    int mouse_x, mouse_y;
+    int all_lines;         /* draw every query's lines faintly */
+    int dark;              /* dark theme (window); light for paper */
+    float scale;           /* UI scale, 1 = 100% */
+    float zoom;            /* heatmap zoom, 1 = fit */
+    int pan_row, pan_col;  /* first visible row/column when zoomed */
+    int lines_scroll;      /* first visible row of the line diagram */
+
+    /* window-only parts (ignored by the panel exports) */
+    const char *sentence;  /* the text in the sentence bar */
+    int sentence_focus;
+    int cursor;            /* byte offset of the text cursor */
+    const char *prompt;    /* non-NULL: the bar asks for a file name */
+    const char *status;    /* message, or NULL */
+    int status_error;
+    int help;              /* help overlay shown */
+    int step_reveal;       /* steps shown in the step view (1..4) */
+    EditTarget edit_target;
+    int edit_row, edit_col;/* editor cursor */
+    int edit_focus;        /* keyboard goes to the editor */
+    const char *edit_text; /* typing an exact value, or NULL */
+    uint64_t seed_shown;   /* last random seed, 0 = none */
+    int has_seed_shown;
+    const char *export_dir;
+} ViewState;
+
+typedef struct ViewLayout {
+    int w, h;
+    SDL_Rect sentence, controls, heatmap, lines, editor, step, status;
+    SDL_Rect ctl[CTL_COUNT];      /* control buttons */
+    SDL_Rect grid;                /* visible heatmap cells */
+    SDL_Rect colorbar;
+    float cell;                   /* heatmap cell size in pixels */
+    int rows_vis, cols_vis;       /* visible rows/columns */
+    int row0, col0;               /* first visible row/column */
+    SDL_Rect lines_left, lines_right; /* token columns of the line diagram */
+    float line_step;              /* pixels between tokens in the diagram */
+    int lines0, lines_vis;        /* first and count of visible tokens */
+    SDL_Rect edit_tab[EDIT_COUNT];
+    SDL_Rect edit_grid;           /* editor cells */
+    float edit_cell_w, edit_cell_h;
+    int edit_rows, edit_cols;
+    SDL_Rect edit_btn[EBTN_COUNT];
+} ViewLayout;
+
+typedef struct View View;
+
+/* font_path NULL: DejaVu Sans through fontconfig. On error *err names the
+ * problem (no font: how to install one). */
+View *view_create(SDL_Renderer *r, const char *font_path, AttnErr *err);
+void view_destroy(View *v);
+/* Pixel size of the UTF-8 text at the view's body size. */
+void view_text_size(View *v, float scale, const char *text, int *w, int *h);
+
+/* Geometry of the whole window. */
+void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *out);
+/* Heatmap cell under (x, y): returns 1 and fills i, j, or 0. */
+int view_hit_cell(const ViewLayout *l, int x, int y, int *i, int *j);
+/* Row label under (x, y) (left of the grid): 1 and i, or 0. */
+int view_hit_row_label(const ViewLayout *l, int x, int y, int *i);
+/* Token in the line diagram: 1, i and side (0 query, 1 key), or 0. */
+int view_hit_line_token(const ViewLayout *l, int x, int y, int *i, int *side);
+/* Control button: its ViewControl, or -1. */
+int view_hit_control(const ViewLayout *l, int x, int y);
+/* Editor cell: 1 and row/col, tab: 2 and target in *row, button: 3 and
+ * EditButton in *row, else 0. */
+int view_hit_editor(const ViewLayout *l, int x, int y, int *row, int *col);
+/* Byte offset in the sentence nearest to x (for clicks in the bar). */
+int view_sentence_offset(View *v, const ViewState *s, const ViewLayout *l, int x);
+
+/* Draw the whole window. */
+void view_draw_window(View *v, SDL_Renderer *r, const ViewState *s,
+                      const ViewLayout *l);
+
+/* A standalone panel for export: PANEL_HEATMAP (title, labels, colour bar),
+ * PANEL_LINES, PANEL_BOTH, at scale, in s->dark's theme. Size first: */
+typedef enum ViewPanel { PANEL_HEATMAP = 0, PANEL_LINES, PANEL_BOTH } ViewPanel;
+void view_panel_size(View *v, const ViewState *s, ViewPanel p, int *w, int *h);
+void view_draw_panel(View *v, SDL_Renderer *r, const ViewState *s, ViewPanel p);
+
+/* Render a panel (or, with whole_window, the window at w×h) offscreen on a
+ * software renderer into a new RGB888 surface. Caller frees it. */
+SDL_Surface *view_render_panel(const char *font_path, const ViewState *s,
+                               ViewPanel p, AttnErr *err);
+SDL_Surface *view_render_window(const char *font_path, const ViewState *s,
+                                int w, int h, AttnErr *err);
+
+/* Default state for a model: head 0, weights, viridis, query 0 (or the
+ * token with most attention on others), light theme, scale 1. */
+void view_state_init(ViewState *s, const Model *m);
+
+/* Write a surface as PNG atomically (temp + rename). */
+int view_save_png(SDL_Surface *surf, const char *path, AttnErr *err);
+
+#endif

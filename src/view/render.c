@@ -1,0 +1,97 @@
+/* Offscreen rendering: a software renderer on an RGB888 surface, so exports
+ * and tests get the same pixels with or without a display, and PNG writing
+ * through a temporary file and a rename. */
+#include "attnviz/view.h"
+
+#include <SDL_image.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Create the surface and renderer, run draw, free the renderer. */
+static SDL_Surface *render_offscreen(const char *font_path, const ViewState *s,
+                                     ViewPanel p, int whole, int w, int h,
+                                     AttnErr *err)
+{
+    if (!SDL_WasInit(SDL_INIT_VIDEO)) {
+        /* the software renderer needs no video driver; text needs none either */
+    }
+    SDL_Surface *probe = SDL_CreateRGBSurfaceWithFormat(0, 8, 8, 24, SDL_PIXELFORMAT_RGB888);
+    SDL_Renderer *r = probe ? SDL_CreateSoftwareRenderer(probe) : NULL;
+    View *v = r ? view_create(r, font_path, err) : NULL;
+    SDL_Surface *out = NULL;
+    if (!v) {
+        if (!probe || !r)
+            attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "cannot create an offscreen renderer: %s",
+                         SDL_GetError());
+        goto cleanup;
+    }
+    if (!whole)
+        view_panel_size(v, s, p, &w, &h);
+    view_destroy(v);
+    v = NULL;
+    SDL_DestroyRenderer(r);
+    r = NULL;
+    if (w < 1 || h < 1 || w > 16384 || h > 16384) {
+        attn_err_set(err, ATTN_E_TOO_LARGE, NULL, 0, "image of %d×%d pixels is too large", w, h);
+        goto cleanup;
+    }
+    out = SDL_CreateRGBSurfaceWithFormat(0, w, h, 24, SDL_PIXELFORMAT_RGB888);
+    r = out ? SDL_CreateSoftwareRenderer(out) : NULL;
+    v = r ? view_create(r, font_path, err) : NULL;
+    if (!v) {
+        if (!out || !r)
+            attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "cannot create a %d×%d image: %s", w, h,
+                         SDL_GetError());
+        SDL_FreeSurface(out);
+        out = NULL;
+        goto cleanup;
+    }
+    if (whole) {
+        ViewLayout l;
+        view_layout(v, s, w, h, &l);
+        view_draw_window(v, r, s, &l);
+    } else {
+        view_draw_panel(v, r, s, p);
+    }
+    SDL_RenderPresent(r);
+cleanup:
+    view_destroy(v);
+    if (r)
+        SDL_DestroyRenderer(r);
+    SDL_FreeSurface(probe);
+    return out;
+}
+
+SDL_Surface *view_render_panel(const char *font_path, const ViewState *s,
+                               ViewPanel p, AttnErr *err)
+{
+    return render_offscreen(font_path, s, p, 0, 0, 0, err);
+}
+
+SDL_Surface *view_render_window(const char *font_path, const ViewState *s,
+                                int w, int h, AttnErr *err)
+{
+    return render_offscreen(font_path, s, PANEL_HEATMAP, 1, w, h, err);
+}
+
+int view_save_png(SDL_Surface *surf, const char *path, AttnErr *err)
+{
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 24);
+    int rc = 0;
+    if (!tmp)
+        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+    snprintf(tmp, n + 24, "%s.tmp-%ld.png", path, (long)getpid());
+    if (IMG_SavePNG(surf, tmp) != 0) {
+        rc = attn_err_set(err, ATTN_E_IO, path, 0, "cannot write PNG: %s", SDL_GetError());
+        unlink(tmp);
+    } else if (rename(tmp, path) != 0) {
+        rc = attn_err_set(err, ATTN_E_IO, path, 0, "cannot write PNG: %s", strerror(errno));
+        unlink(tmp);
+    }
+    free(tmp);
+    return rc;
+}

@@ -1,0 +1,1499 @@
+/* The view: window layout and hit testing, and drawing of every panel
+ * (sentence bar, controls, heatmap, line diagram, weight editor, step view,
+ * status bar, help, tooltip) from a ViewState. The same heatmap and line
+ * drawing serve the window and the PNG export. */
+#include "attnviz/view.h"
+#include "text.h"
+
+#include <cglm/cglm.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Theme {
+    SDL_Color bg, panel, panel2, text, dim, accent, border, mask, error, pos, neg;
+} Theme;
+
+static const Theme dark_theme = {
+    {20, 22, 26, 255}, {30, 33, 40, 255}, {37, 41, 50, 255},
+    {230, 230, 230, 255}, {150, 156, 168, 255}, {255, 179, 0, 255},
+    {62, 67, 80, 255}, {74, 76, 86, 255}, {255, 107, 107, 255},
+    {110, 170, 230, 255}, {240, 120, 100, 255}};
+static const Theme light_theme = {
+    {255, 255, 255, 255}, {244, 245, 247, 255}, {232, 234, 238, 255},
+    {26, 26, 26, 255}, {90, 98, 112, 255}, {200, 110, 0, 255},
+    {200, 204, 212, 255}, {214, 216, 222, 255}, {200, 40, 40, 255},
+    {40, 110, 190, 255}, {200, 70, 50, 255}};
+
+struct View {
+    SDL_Renderer *r;
+    TextCache *text;
+    SDL_Texture *heat;     /* one texel per cell */
+    int heat_w, heat_h;
+    SDL_Texture *bar[CMAP_DIVERGING + 1]; /* colour bar gradients */
+};
+
+/* Heatmap geometry shared by the window and the export. */
+typedef struct HeatGeom {
+    SDL_Rect grid;       /* visible cells */
+    float cell;
+    int row0, col0, rows, cols;
+    int label_px;        /* font size of token labels */
+    int rotate;          /* key labels at -45° */
+    SDL_Rect colorbar;
+    int value_px;        /* font size of cell values, 0 = none */
+} HeatGeom;
+
+static const Theme *theme(const ViewState *s)
+{
+    return s->dark ? &dark_theme : &light_theme;
+}
+
+static int S(const ViewState *s, float v)
+{
+    return (int)lroundf(v * s->scale);
+}
+
+static void set_color(SDL_Renderer *r, SDL_Color c)
+{
+    SDL_SetRenderDrawColor(r, c.r, c.g, c.b, c.a);
+}
+
+static void fill(SDL_Renderer *r, SDL_Rect rc, SDL_Color c)
+{
+    set_color(r, c);
+    SDL_RenderFillRect(r, &rc);
+}
+
+/* Rectangle outline of thickness t pixels, drawn inside rc. */
+static void outline(SDL_Renderer *r, SDL_Rect rc, SDL_Color c, int t)
+{
+    set_color(r, c);
+    for (int k = 0; k < t; k++) {
+        SDL_Rect o = {rc.x + k, rc.y + k, rc.w - 2 * k, rc.h - 2 * k};
+        if (o.w <= 0 || o.h <= 0)
+            break;
+        SDL_RenderDrawRect(r, &o);
+    }
+}
+
+static SDL_Color rgb_color(Rgb c)
+{
+    SDL_Color o = {c.r, c.g, c.b, 255};
+    return o;
+}
+
+static int point_in(SDL_Rect rc, int x, int y)
+{
+    return x >= rc.x && y >= rc.y && x < rc.x + rc.w && y < rc.y + rc.h;
+}
+
+/* ---- create / destroy ------------------------------------------------------ */
+
+View *view_create(SDL_Renderer *r, const char *font_path, AttnErr *err)
+{
+    View *v = calloc(1, sizeof *v);
+    if (!v) {
+        attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+        return NULL;
+    }
+    v->r = r;
+    v->text = text_create(r, font_path, err);
+    if (!v->text) {
+        free(v);
+        return NULL;
+    }
+    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
+    return v;
+}
+
+void view_destroy(View *v)
+{
+    if (!v)
+        return;
+    if (v->heat)
+        SDL_DestroyTexture(v->heat);
+    for (int i = 0; i <= CMAP_DIVERGING; i++)
+        if (v->bar[i])
+            SDL_DestroyTexture(v->bar[i]);
+    text_destroy(v->text);
+    free(v);
+}
+
+void view_text_size(View *v, float scale, const char *text, int *w, int *h)
+{
+    text_size(v->text, (int)lroundf(15 * scale), text, w, h);
+}
+
+/* ---- what is shown ---------------------------------------------------------- */
+
+static int shown_T(const ViewState *s)
+{
+    return s->m ? s->m->res.Tq : 0;
+}
+
+static const float *shown_matrix(const ViewState *s)
+{
+    return model_matrix(s->m, s->matrix, s->head);
+}
+
+static ColorScale shown_scale(const ViewState *s)
+{
+    int T = shown_T(s);
+    return colormap_scale_for(shown_matrix(s), T, T, s->m->res.causal,
+                              s->matrix != MODEL_WEIGHTS, s->cmap);
+}
+
+static const char *matrix_name(ModelMatrix m)
+{
+    return m == MODEL_WEIGHTS ? "weights" : m == MODEL_SCORES ? "raw scores" : "logits";
+}
+
+static void head_label(const ViewState *s, char *buf, size_t n)
+{
+    int h = s->m->res.h;
+    if (h <= 1)
+        snprintf(buf, n, "head 1/1");
+    else if (s->head < 0)
+        snprintf(buf, n, "avg of %d heads", h);
+    else
+        snprintf(buf, n, "head %d/%d", s->head + 1, h);
+}
+
+/* The facts line: mode, head, scaling, mask, τ. */
+static void facts(const ViewState *s, char *buf, size_t n)
+{
+    const AttnConfig *c = &s->m->cfg;
+    char hb[40];
+    head_label(s, hb, sizeof hb);
+    snprintf(buf, n, "%s \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 \xCF\x84 = %.2f",
+             c->mode == ATTN_MODE_BASIC ? "basic" : "learned", hb,
+             matrix_name(s->matrix), c->scale ? "scaled 1/\xE2\x88\x9A" "dk" : "unscaled",
+             c->causal ? "causal mask" : "no mask", (double)c->temperature);
+}
+
+static void format_value(const ViewState *s, float v, char *buf, size_t n)
+{
+    if (s->matrix == MODEL_WEIGHTS)
+        snprintf(buf, n, "%.2f", (double)v);
+    else if (fabsf(v) >= 100.0f)
+        snprintf(buf, n, "%.0f", (double)v);
+    else
+        snprintf(buf, n, "%.1f", (double)v);
+}
+
+/* ---- heatmap -------------------------------------------------------------- */
+
+static int max_label_width(View *v, const ViewState *s, int px, int from, int to)
+{
+    int mw = 0;
+    for (int i = from; i < to; i++) {
+        int w;
+        text_size(v->text, px, tok_text(&s->m->toks, i), &w, NULL);
+        if (w > mw)
+            mw = w;
+    }
+    return mw;
+}
+
+/* Fit the heatmap with its labels and colour bar into area. */
+static void heat_geometry(View *v, const ViewState *s, SDL_Rect area,
+                          float max_cell, HeatGeom *g)
+{
+    int T = shown_T(s);
+    memset(g, 0, sizeof *g);
+    g->label_px = S(s, 14);
+    int lh = text_line_height(v->text, g->label_px);
+    int bar_w = S(s, 14), tick_w = S(s, 46), gap = S(s, 10);
+    int label_w = T ? max_label_width(v, s, g->label_px, 0, T < 2000 ? T : 2000) : 0;
+    if (label_w > S(s, 140))
+        label_w = S(s, 140);
+    int avail_w = area.w - label_w - gap - gap - bar_w - tick_w;
+    int top_rot = (int)(label_w * 0.72f) + lh;
+    int avail_h = area.h - top_rot;
+    float zoom = s->zoom >= 1.0f ? s->zoom : 1.0f;
+    float fit = T ? fminf((float)avail_w / T, (float)avail_h / T) : 0.0f;
+    float cell = fminf(fit * zoom, max_cell);
+    if (cell < 1.0f)
+        cell = 1.0f;
+    /* flat key labels when every token fits in a cell */
+    g->rotate = label_w + S(s, 4) > cell;
+    int top = g->rotate ? top_rot : lh + S(s, 4);
+    if (!g->rotate && zoom <= 1.0f) {
+        avail_h = area.h - top;
+        fit = T ? fminf((float)avail_w / T, (float)avail_h / T) : 0.0f;
+        cell = fminf(fit, max_cell);
+        g->rotate = label_w + S(s, 4) > cell;
+        if (g->rotate) {
+            top = top_rot;
+            cell = fminf(T ? fminf((float)avail_w / T, (float)(area.h - top) / T) : 0, max_cell);
+        }
+    }
+    if (cell < 1.0f)
+        cell = 1.0f;
+    g->cell = cell;
+    int vis_c = (int)(avail_w / cell), vis_r = (int)((area.h - top) / cell);
+    if (vis_c > T) vis_c = T;
+    if (vis_r > T) vis_r = T;
+    if (vis_c < 1) vis_c = T ? 1 : 0;
+    if (vis_r < 1) vis_r = T ? 1 : 0;
+    g->row0 = s->pan_row < 0 ? 0 : s->pan_row > T - vis_r ? T - vis_r : s->pan_row;
+    g->col0 = s->pan_col < 0 ? 0 : s->pan_col > T - vis_c ? T - vis_c : s->pan_col;
+    if (g->row0 < 0) g->row0 = 0;
+    if (g->col0 < 0) g->col0 = 0;
+    g->rows = vis_r;
+    g->cols = vis_c;
+    g->grid.x = area.x + label_w + gap;
+    g->grid.y = area.y + top;
+    g->grid.w = (int)lroundf(vis_c * cell);
+    g->grid.h = (int)lroundf(vis_r * cell);
+    g->colorbar.x = g->grid.x + g->grid.w + gap + S(s, 4);
+    g->colorbar.y = g->grid.y;
+    g->colorbar.w = bar_w;
+    g->colorbar.h = g->grid.h > S(s, 60) ? g->grid.h : S(s, 60);
+    g->value_px = cell >= S(s, 34) ? (cell >= S(s, 56) ? S(s, 14) : S(s, 12)) : 0;
+}
+
+static int cell_x(const HeatGeom *g, int j)
+{
+    return g->grid.x + (int)lroundf((j - g->col0) * g->cell);
+}
+
+static int cell_y(const HeatGeom *g, int i)
+{
+    return g->grid.y + (int)lroundf((i - g->row0) * g->cell);
+}
+
+static void update_heat_texture(View *v, const ViewState *s)
+{
+    int T = shown_T(s);
+    if (!v->heat || v->heat_w < T || v->heat_h < T) {
+        if (v->heat)
+            SDL_DestroyTexture(v->heat);
+        v->heat = SDL_CreateTexture(v->r, SDL_PIXELFORMAT_RGB888,
+                                    SDL_TEXTUREACCESS_STREAMING, T, T);
+        v->heat_w = v->heat_h = T;
+        if (!v->heat)
+            return;
+        SDL_SetTextureScaleMode(v->heat, SDL_ScaleModeNearest);
+    }
+    void *pixels;
+    int pitch;
+    SDL_Rect rc = {0, 0, T, T};
+    if (SDL_LockTexture(v->heat, &rc, &pixels, &pitch) != 0)
+        return;
+    const float *M = shown_matrix(s);
+    ColorScale cs = shown_scale(s);
+    SDL_Color mk = theme(s)->mask;
+    uint32_t mask = (uint32_t)mk.r << 16 | (uint32_t)mk.g << 8 | mk.b;
+    for (int i = 0; i < T; i++) {
+        uint32_t *row = (uint32_t *)((uint8_t *)pixels + (size_t)i * pitch);
+        for (int j = 0; j < T; j++) {
+            if (attn_masked(&s->m->res, i, j)) {
+                row[j] = mask;
+                continue;
+            }
+            Rgb c = colormap_scale_rgb(&cs, M[(size_t)i * T + j]);
+            row[j] = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
+        }
+    }
+    SDL_UnlockTexture(v->heat);
+}
+
+static SDL_Texture *bar_texture(View *v, ColormapId id)
+{
+    if (v->bar[id])
+        return v->bar[id];
+    SDL_Texture *t = SDL_CreateTexture(v->r, SDL_PIXELFORMAT_RGB888,
+                                       SDL_TEXTUREACCESS_STATIC, 1, 256);
+    if (!t)
+        return NULL;
+    uint32_t px[256];
+    for (int k = 0; k < 256; k++) {
+        Rgb c = colormap_rgb(id, 1.0f - k / 255.0f); /* top = high */
+        px[k] = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
+    }
+    SDL_UpdateTexture(t, NULL, px, 4);
+    SDL_SetTextureScaleMode(t, SDL_ScaleModeLinear);
+    v->bar[id] = t;
+    return t;
+}
+
+/* A thick anti-aliased line: a core quad and two 1-px feathered edges. */
+static void thick_polyline(SDL_Renderer *r, const vec2 *pts, int n, float w,
+                           SDL_Color c)
+{
+    enum { MAXP = 64 };
+    SDL_Vertex vx[MAXP * 4];
+    int idx[(MAXP - 1) * 18];
+    if (n > MAXP)
+        n = MAXP;
+    float half = w * 0.5f, feather = 1.0f;
+    for (int k = 0; k < n; k++) {
+        vec2 dir, nrm;
+        if (k == 0)
+            glm_vec2_sub((float *)pts[1], (float *)pts[0], dir);
+        else if (k == n - 1)
+            glm_vec2_sub((float *)pts[n - 1], (float *)pts[n - 2], dir);
+        else
+            glm_vec2_sub((float *)pts[k + 1], (float *)pts[k - 1], dir);
+        glm_vec2_normalize(dir);
+        nrm[0] = -dir[1];
+        nrm[1] = dir[0];
+        float off[4] = {-(half + feather), -half, half, half + feather};
+        for (int e = 0; e < 4; e++) {
+            SDL_Vertex *p = &vx[k * 4 + e];
+            p->position.x = pts[k][0] + nrm[0] * off[e];
+            p->position.y = pts[k][1] + nrm[1] * off[e];
+            p->color = c;
+            if (e == 0 || e == 3)
+                p->color.a = 0;
+            p->tex_coord.x = p->tex_coord.y = 0;
+        }
+    }
+    int ni = 0;
+    for (int k = 0; k + 1 < n; k++)
+        for (int e = 0; e < 3; e++) {
+            int a = k * 4 + e, b = a + 1, c2 = a + 4, d = a + 5;
+            idx[ni++] = a; idx[ni++] = b; idx[ni++] = c2;
+            idx[ni++] = b; idx[ni++] = d; idx[ni++] = c2;
+        }
+    SDL_RenderGeometry(r, NULL, vx, n * 4, idx, ni);
+}
+
+static void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s,
+                         const HeatGeom *g)
+{
+    const Theme *th = theme(s);
+    int T = shown_T(s);
+    if (T == 0)
+        return;
+    const float *M = shown_matrix(s);
+    ColorScale cs = shown_scale(s);
+    update_heat_texture(v, s);
+    SDL_Rect src = {g->col0, g->row0, g->cols, g->rows};
+    if (v->heat)
+        SDL_RenderCopy(r, v->heat, &src, &g->grid);
+
+    /* masked cells: a hatch line across each, when cells are large enough */
+    if (s->m->res.causal && g->cell >= S(s, 12)) {
+        SDL_Color hc = th->border;
+        for (int i = g->row0; i < g->row0 + g->rows; i++)
+            for (int j = i + 1 > g->col0 ? i + 1 : g->col0; j < g->col0 + g->cols; j++) {
+                float x0 = (float)cell_x(g, j), y0 = (float)cell_y(g, i);
+                float c = g->cell, in = c * 0.22f;
+                vec2 pts[2] = {{x0 + in, y0 + c - in}, {x0 + c - in, y0 + in}};
+                thick_polyline(r, pts, 2, fmaxf(1.0f, s->scale * 1.5f), hc);
+            }
+    }
+
+    /* values in the cells */
+    if (g->value_px) {
+        for (int i = g->row0; i < g->row0 + g->rows; i++)
+            for (int j = g->col0; j < g->col0 + g->cols; j++) {
+                if (attn_masked(&s->m->res, i, j))
+                    continue;
+                float val = M[(size_t)i * T + j];
+                char buf[32];
+                format_value(s, val, buf, sizeof buf);
+                SDL_Color tc = rgb_color(colormap_text_on(colormap_scale_rgb(&cs, val)));
+                int lh = text_line_height(v->text, g->value_px);
+                text_draw(v->text, g->value_px, tc, buf,
+                          cell_x(g, j) + (int)(g->cell / 2),
+                          cell_y(g, i) + (int)(g->cell / 2) - lh / 2, 1, 0);
+            }
+    }
+
+    /* labels: thin out when cells are smaller than a line */
+    int lh = text_line_height(v->text, g->label_px);
+    int every = (int)ceilf((lh * 0.9f) / g->cell);
+    if (every < 1)
+        every = 1;
+    for (int i = g->row0; i < g->row0 + g->rows; i++) {
+        if ((i % every) && i != s->query)
+            continue;
+        SDL_Color c = i == s->query ? th->accent : th->text;
+        text_draw(v->text, g->label_px, c, tok_text(&s->m->toks, i), g->grid.x - S(s, 8),
+                  cell_y(g, i) + (int)(g->cell / 2) - lh / 2, 2, 0);
+    }
+    for (int j = g->col0; j < g->col0 + g->cols; j++) {
+        if ((j % every) && j != s->key)
+            continue;
+        SDL_Color c = j == s->key ? th->accent : th->text;
+        const char *t = tok_text(&s->m->toks, j);
+        int cx = cell_x(g, j) + (int)(g->cell / 2);
+        if (g->rotate) {
+            /* rotated -45° about the label's start, ending over the column */
+            int w;
+            text_size(v->text, g->label_px, t, &w, NULL);
+            int x = cx - lh / 3, y = g->grid.y - S(s, 6) - lh;
+            text_draw(v->text, g->label_px, c, t, x, y, 0, -45.0);
+            (void)w;
+        } else {
+            text_draw(v->text, g->label_px, c, t, cx, g->grid.y - lh - S(s, 2), 1, 0);
+        }
+    }
+
+    /* selected row, focused column, hovered cell */
+    if (s->query >= g->row0 && s->query < g->row0 + g->rows) {
+        SDL_Rect rc = {g->grid.x - S(s, 1), cell_y(g, s->query) - S(s, 1),
+                       g->grid.w + S(s, 2), (int)lroundf(g->cell) + S(s, 2)};
+        outline(r, rc, th->accent, S(s, 3) > 1 ? S(s, 3) : 1);
+    }
+    if (s->key >= g->col0 && s->key < g->col0 + g->cols && s->query >= 0 &&
+        s->query >= g->row0 && s->query < g->row0 + g->rows) {
+        SDL_Rect rc = {cell_x(g, s->key), cell_y(g, s->query), (int)lroundf(g->cell),
+                       (int)lroundf(g->cell)};
+        outline(r, rc, th->text, S(s, 2) > 1 ? S(s, 2) : 1);
+    }
+    if (s->hover_i >= g->row0 && s->hover_i < g->row0 + g->rows &&
+        s->hover_j >= g->col0 && s->hover_j < g->col0 + g->cols) {
+        SDL_Rect rc = {cell_x(g, s->hover_j), cell_y(g, s->hover_i),
+                       (int)lroundf(g->cell), (int)lroundf(g->cell)};
+        SDL_Color hc = th->text;
+        hc.a = 160;
+        outline(r, rc, hc, 1);
+    }
+
+    /* colour bar with five ticks */
+    SDL_Texture *bt = bar_texture(v, cs.id);
+    if (bt)
+        SDL_RenderCopy(r, bt, NULL, &g->colorbar);
+    outline(r, g->colorbar, th->border, 1);
+    int tp = S(s, 12), tlh = text_line_height(v->text, tp);
+    for (int k = 0; k <= 4; k++) {
+        float val = cs.lo + (cs.hi - cs.lo) * k / 4.0f;
+        int y = g->colorbar.y + g->colorbar.h - (int)lroundf(g->colorbar.h * k / 4.0f);
+        char buf[32];
+        snprintf(buf, sizeof buf, fabsf(cs.hi) < 10 ? "%.2f" : "%.1f", (double)val);
+        set_color(r, th->dim);
+        SDL_RenderDrawLine(r, g->colorbar.x + g->colorbar.w, y,
+                           g->colorbar.x + g->colorbar.w + S(s, 4), y);
+        text_draw(v->text, tp, th->dim, buf, g->colorbar.x + g->colorbar.w + S(s, 6),
+                  y - tlh / 2, 0, 0);
+    }
+}
+
+/* ---- line diagram ----------------------------------------------------------- */
+
+typedef struct LinesGeom {
+    int xl, xr;          /* right edge of query labels, left edge of key labels */
+    int x0, x1;          /* line ends */
+    int y0;              /* centre of the first visible row */
+    float step;
+    int first, count;
+    int px;
+} LinesGeom;
+
+static void lines_geometry(View *v, const ViewState *s, SDL_Rect area, LinesGeom *g)
+{
+    int T = shown_T(s);
+    memset(g, 0, sizeof *g);
+    g->px = S(s, 15);
+    int lw = T ? max_label_width(v, s, g->px, 0, T < 2000 ? T : 2000) : 0;
+    if (lw > area.w / 3)
+        lw = area.w / 3;
+    int pad = S(s, 12);
+    g->xl = area.x + pad + lw;
+    g->xr = area.x + area.w - pad - lw;
+    g->x0 = g->xl + S(s, 8);
+    g->x1 = g->xr - S(s, 8);
+    int lh = text_line_height(v->text, g->px);
+    float step = T ? (float)(area.h - S(s, 8)) / T : 0;
+    if (step > S(s, 64))
+        step = (float)S(s, 64);
+    float min_step = lh * 1.05f;
+    int count = T;
+    if (T && step < min_step) {
+        step = min_step;
+        count = (int)((area.h - S(s, 8)) / step);
+        if (count < 1)
+            count = 1;
+    }
+    g->step = step;
+    g->count = count;
+    int first = s->lines_scroll;
+    if (first > T - count)
+        first = T - count;
+    if (first < 0)
+        first = 0;
+    g->first = first;
+    float used = count * step;
+    g->y0 = area.y + (int)((area.h - used) / 2 + step / 2);
+}
+
+static float lines_y(const LinesGeom *g, int i)
+{
+    return g->y0 + (i - g->first) * g->step;
+}
+
+static void bezier_points(float x0, float y0, float x1, float y1, vec2 *pts, int n)
+{
+    float dx = (x1 - x0) * 0.5f;
+    for (int k = 0; k < n; k++) {
+        float t = (float)k / (n - 1);
+        pts[k][0] = glm_bezier(t, x0, x0 + dx, x1 - dx, x1);
+        pts[k][1] = glm_bezier(t, y0, y0, y1, y1);
+    }
+}
+
+static void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g)
+{
+    const Theme *th = theme(s);
+    int T = shown_T(s);
+    if (!T)
+        return;
+    const float *W = model_matrix(s->m, MODEL_WEIGHTS, s->head);
+    int lh = text_line_height(v->text, g->px);
+    int last = g->first + g->count;
+    vec2 pts[24];
+
+    if (s->all_lines) {
+        for (int i = g->first; i < last; i++) {
+            if (i == s->query)
+                continue;
+            for (int j = g->first; j < last; j++) {
+                float w = W[(size_t)i * T + j];
+                if (w < 0.02f)
+                    continue;
+                SDL_Color c = th->dim;
+                c.a = (Uint8)fminf(255.0f, 30.0f + 170.0f * w);
+                bezier_points((float)g->x0, lines_y(g, i), (float)g->x1, lines_y(g, j), pts, 16);
+                thick_polyline(r, pts, 16, fmaxf(0.8f, s->scale * (0.5f + 3.0f * w)), c);
+            }
+        }
+    }
+    int q = s->query;
+    if (q >= 0 && q < T) {
+        float mx = 1e-9f;
+        for (int j = 0; j < T; j++)
+            mx = fmaxf(mx, W[(size_t)q * T + j]);
+        for (int j = g->first; j < last; j++) {
+            float w = W[(size_t)q * T + j];
+            if (attn_masked(&s->m->res, q, j) || w <= 0.0f)
+                continue;
+            float wn = w / mx;
+            SDL_Color c = th->accent;
+            c.a = (Uint8)(40 + 215 * wn);
+            float yq = q >= g->first && q < last ? lines_y(g, q)
+                       : q < g->first ? (float)g->y0 - g->step : lines_y(g, last);
+            bezier_points((float)g->x0, yq, (float)g->x1, lines_y(g, j), pts, 24);
+            thick_polyline(r, pts, 24, s->scale * (1.0f + 9.0f * wn), c);
+        }
+    }
+    for (int i = g->first; i < last; i++) {
+        const char *t = tok_text(&s->m->toks, i);
+        int y = (int)lines_y(g, i) - lh / 2;
+        SDL_Color cq = i == q ? th->accent : th->text;
+        SDL_Color ck = i == s->key ? th->accent : th->text;
+        if (s->m->oov[i]) {
+            cq.a = i == q ? 255 : 200;
+        }
+        text_draw(v->text, g->px, cq, t, g->xl, y, 2, 0);
+        text_draw(v->text, g->px, ck, t, g->xr, y, 0, 0);
+    }
+}
+
+/* ---- window layout ------------------------------------------------------- */
+
+static const char *control_label(const ViewState *s, int c, int compact, char *buf, size_t n)
+{
+    const AttnConfig *cfg = &s->m->cfg;
+    char hb[40];
+    switch (c) {
+    case CTL_MODE:
+        snprintf(buf, n, "[B] %s", cfg->mode == ATTN_MODE_BASIC ? "basic" : "learned");
+        break;
+    case CTL_SCALE: snprintf(buf, n, compact ? "[S] 1/\xE2\x88\x9A" "dk" : "[S] scale 1/\xE2\x88\x9A" "dk"); break;
+    case CTL_MASK: snprintf(buf, n, compact ? "[M] mask" : "[M] causal mask"); break;
+    case CTL_POSENC: snprintf(buf, n, compact ? "[P] pos" : "[P] pos. enc."); break;
+    case CTL_HEAD:
+        head_label(s, hb, sizeof hb);
+        snprintf(buf, n, "[H] %s", hb);
+        break;
+    case CTL_HEADS_DOWN: snprintf(buf, n, "[[] \xE2\x88\x92"); break;
+    case CTL_HEADS_UP: snprintf(buf, n, "[]] +"); break;
+    case CTL_TEMP: snprintf(buf, n, "[T] \xCF\x84 = %.2f", (double)cfg->temperature); break;
+    case CTL_MATRIX: snprintf(buf, n, "[R] %s", matrix_name(s->matrix)); break;
+    case CTL_CMAP: snprintf(buf, n, "[C] %s", colormap_name(s->cmap)); break;
+    case CTL_ALL: snprintf(buf, n, compact ? "[A] all" : "[A] all queries"); break;
+    case CTL_EXPORT: snprintf(buf, n, compact ? "[^E] PNG" : "[^E] export PNG"); break;
+    default: snprintf(buf, n, "[?] help"); break;
+    }
+    return buf;
+}
+
+static int control_active(const ViewState *s, int c)
+{
+    const AttnConfig *cfg = &s->m->cfg;
+    switch (c) {
+    case CTL_MODE: return cfg->mode == ATTN_MODE_LEARNED;
+    case CTL_SCALE: return cfg->scale;
+    case CTL_MASK: return cfg->causal;
+    case CTL_POSENC: return cfg->posenc;
+    case CTL_ALL: return s->all_lines;
+    case CTL_HELP: return s->help;
+    case CTL_HEAD: case CTL_TEMP: case CTL_MATRIX: case CTL_CMAP: return 1;
+    default: return 0;
+    }
+}
+
+static int ctl_px(const ViewState *s)
+{
+    return S(s, 13);
+}
+
+void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
+{
+    memset(l, 0, sizeof *l);
+    l->w = w;
+    l->h = h;
+    int pad = S(s, 8);
+    int y = pad;
+    l->sentence = (SDL_Rect){pad, y, w - 2 * pad, S(s, 44)};
+    y += l->sentence.h + S(s, 6);
+    l->controls = (SDL_Rect){pad, y, w - 2 * pad, S(s, 32)};
+    y += l->controls.h + S(s, 6);
+    l->status = (SDL_Rect){0, h - S(s, 26), w, S(s, 26)};
+    int bottom = l->status.y - S(s, 6);
+    int step_h = h >= S(s, 640) ? S(s, 150) : 0;
+    if (step_h)
+        l->step = (SDL_Rect){pad, bottom - step_h, w - 2 * pad, step_h};
+    int mid_bottom = step_h ? l->step.y - S(s, 8) : bottom;
+    int mid_h = mid_bottom - y;
+    if (mid_h < 1)
+        mid_h = 1;
+    int avail = w - 2 * pad;
+    int show_editor = w >= S(s, 1000);
+    int hw = show_editor ? avail * 46 / 100 : avail * 60 / 100;
+    int lw = show_editor ? avail * 24 / 100 : avail - hw - S(s, 10);
+    l->heatmap = (SDL_Rect){pad, y, hw, mid_h};
+    l->lines = (SDL_Rect){pad + hw + S(s, 10), y, lw, mid_h};
+    if (show_editor) {
+        int ex = l->lines.x + lw + S(s, 10);
+        l->editor = (SDL_Rect){ex, y, w - pad - ex, mid_h};
+    }
+
+    /* controls: full labels, or compact ones when they do not fit */
+    int px = ctl_px(s), gap = S(s, 6), bpad = S(s, 8);
+    for (int compact = 0; compact < 2; compact++) {
+        int x = l->controls.x;
+        for (int c = 0; c < CTL_COUNT; c++) {
+            char buf[64];
+            int tw;
+            text_size(v->text, px, control_label(s, c, compact, buf, sizeof buf), &tw, NULL);
+            l->ctl[c] = (SDL_Rect){x, l->controls.y + S(s, 2), tw + 2 * bpad, l->controls.h - S(s, 4)};
+            x += l->ctl[c].w + gap;
+        }
+        if (x <= l->controls.x + l->controls.w)
+            break;
+    }
+
+    if (s->m && s->m->T) {
+        int th = S(s, 20);
+        SDL_Rect area = {l->heatmap.x, l->heatmap.y + th, l->heatmap.w, l->heatmap.h - th};
+        HeatGeom g;
+        heat_geometry(v, s, area, (float)S(s, 90), &g);
+        l->grid = g.grid;
+        l->colorbar = g.colorbar;
+        l->cell = g.cell;
+        l->rows_vis = g.rows;
+        l->cols_vis = g.cols;
+        l->row0 = g.row0;
+        l->col0 = g.col0;
+        SDL_Rect la = {l->lines.x, l->lines.y + th, l->lines.w, l->lines.h - th};
+        LinesGeom lg;
+        lines_geometry(v, s, la, &lg);
+        l->lines_left = (SDL_Rect){la.x, la.y, lg.xl - la.x + S(s, 4), la.h};
+        l->lines_right = (SDL_Rect){lg.xr - S(s, 4), la.y, la.x + la.w - lg.xr + S(s, 4), la.h};
+        l->line_step = lg.step;
+        l->lines0 = lg.first;
+        l->lines_vis = lg.count;
+    }
+
+    /* weight editor */
+    if (show_editor && s->m) {
+        SDL_Rect e = l->editor;
+        int tx = e.x + S(s, 6), ty = e.y + S(s, 4);
+        static const char *const tabs[EDIT_COUNT] = {"[1] Wq", "[2] Wk", "[3] Wv", "[4] Wo", "[5] X"};
+        for (int t = 0; t < EDIT_COUNT; t++) {
+            int tw;
+            text_size(v->text, px, tabs[t], &tw, NULL);
+            l->edit_tab[t] = (SDL_Rect){tx, ty, tw + 2 * bpad, S(s, 26)};
+            tx += l->edit_tab[t].w + S(s, 4);
+        }
+        int rows, cols;
+        if (s->edit_target == EDIT_X) {
+            rows = s->m->T;
+            cols = s->m->d;
+        } else {
+            rows = s->m->d;
+            cols = s->edit_target == EDIT_WO ? s->m->d : s->m->params.dk;
+        }
+        int bh = S(s, 26);
+        int top = ty + S(s, 26) + S(s, 8) + text_line_height(v->text, S(s, 11)) + S(s, 4);
+        int left = e.x + S(s, 70);
+        int gh = e.y + e.h - top - bh - S(s, 12);
+        int gw = e.x + e.w - left - S(s, 8);
+        l->edit_rows = rows;
+        l->edit_cols = cols;
+        l->edit_cell_w = cols ? (float)gw / cols : 0;
+        l->edit_cell_h = rows ? fminf((float)gh / rows, (float)S(s, 40)) : 0;
+        if (l->edit_cell_w > S(s, 64))
+            l->edit_cell_w = (float)S(s, 64);
+        l->edit_grid = (SDL_Rect){left, top, (int)(l->edit_cell_w * cols), (int)(l->edit_cell_h * rows)};
+        static const char *const btns[EBTN_COUNT] = {"[0] identity", "[Z] zero", "[N] random", "[X] swap q\xE2\x86\x94k", "[Del] reset all"};
+        int bx = e.x + S(s, 6), by = l->edit_grid.y + l->edit_grid.h + S(s, 8);
+        for (int b = 0; b < EBTN_COUNT; b++) {
+            int tw;
+            text_size(v->text, S(s, 12), btns[b], &tw, NULL);
+            l->edit_btn[b] = (SDL_Rect){bx, by, tw + S(s, 10), bh};
+            bx += l->edit_btn[b].w + S(s, 4);
+        }
+    }
+}
+
+int view_hit_cell(const ViewLayout *l, int x, int y, int *i, int *j)
+{
+    if (!l->cell || !point_in(l->grid, x, y))
+        return 0;
+    int jj = l->col0 + (int)((x - l->grid.x) / l->cell);
+    int ii = l->row0 + (int)((y - l->grid.y) / l->cell);
+    if (ii >= l->row0 + l->rows_vis || jj >= l->col0 + l->cols_vis)
+        return 0;
+    *i = ii;
+    *j = jj;
+    return 1;
+}
+
+int view_hit_row_label(const ViewLayout *l, int x, int y, int *i)
+{
+    if (!l->cell || x >= l->grid.x || x < l->heatmap.x || y < l->grid.y ||
+        y >= l->grid.y + l->grid.h)
+        return 0;
+    *i = l->row0 + (int)((y - l->grid.y) / l->cell);
+    return 1;
+}
+
+int view_hit_line_token(const ViewLayout *l, int x, int y, int *i, int *side)
+{
+    if (l->line_step <= 0)
+        return 0;
+    int left = point_in(l->lines_left, x, y), right = point_in(l->lines_right, x, y);
+    if (!left && !right)
+        return 0;
+    float used = l->lines_vis * l->line_step;
+    float y0 = l->lines_left.y + (l->lines_left.h - used) / 2;
+    int k = (int)floorf((y - y0) / l->line_step);
+    if (k < 0 || k >= l->lines_vis)
+        return 0;
+    *i = l->lines0 + k;
+    *side = right;
+    return 1;
+}
+
+int view_hit_control(const ViewLayout *l, int x, int y)
+{
+    for (int c = 0; c < CTL_COUNT; c++)
+        if (point_in(l->ctl[c], x, y))
+            return c;
+    return -1;
+}
+
+int view_hit_editor(const ViewLayout *l, int x, int y, int *row, int *col)
+{
+    if (!l->editor.w)
+        return 0;
+    for (int t = 0; t < EDIT_COUNT; t++)
+        if (point_in(l->edit_tab[t], x, y)) {
+            *row = t;
+            return 2;
+        }
+    for (int b = 0; b < EBTN_COUNT; b++)
+        if (point_in(l->edit_btn[b], x, y)) {
+            *row = b;
+            return 3;
+        }
+    if (!point_in(l->edit_grid, x, y) || l->edit_cell_w <= 0 || l->edit_cell_h <= 0)
+        return 0;
+    int c = (int)((x - l->edit_grid.x) / l->edit_cell_w);
+    int r = (int)((y - l->edit_grid.y) / l->edit_cell_h);
+    if (r >= l->edit_rows || c >= l->edit_cols)
+        return 0;
+    *row = r;
+    *col = c;
+    return 1;
+}
+
+static int sentence_text_x(const ViewState *s, const ViewLayout *l, View *v)
+{
+    int lw;
+    text_size(v->text, S(s, 13), s->prompt ? s->prompt : "Sentence", &lw, NULL);
+    return l->sentence.x + S(s, 14) + lw + S(s, 16);
+}
+
+int view_sentence_offset(View *v, const ViewState *s, const ViewLayout *l, int x)
+{
+    const char *t = s->sentence ? s->sentence : "";
+    int x0 = sentence_text_x(s, l, v), best = 0, best_d = 1 << 30;
+    int n = (int)strlen(t);
+    char buf[4096];
+    for (int b = 0; b <= n && b < (int)sizeof buf; b++) {
+        if (b < n && ((unsigned char)t[b] & 0xC0) == 0x80)
+            continue;
+        memcpy(buf, t, (size_t)b);
+        buf[b] = '\0';
+        int w;
+        text_size(v->text, S(s, 20), buf, &w, NULL);
+        int d = abs(x0 + w - x);
+        if (d < best_d) {
+            best_d = d;
+            best = b;
+        }
+    }
+    return best;
+}
+
+/* ---- window panels ------------------------------------------------------ */
+
+static void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    const Theme *th = theme(s);
+    fill(r, l->sentence, th->panel);
+    if (s->sentence_focus)
+        outline(r, l->sentence, th->accent, S(s, 2) > 0 ? S(s, 2) : 1);
+    int px = S(s, 20), lh = text_line_height(v->text, px);
+    int cy = l->sentence.y + (l->sentence.h - lh) / 2;
+    int sp = S(s, 13), slh = text_line_height(v->text, sp);
+    text_draw(v->text, sp, th->dim, s->prompt ? s->prompt : "Sentence",
+              l->sentence.x + S(s, 14), l->sentence.y + (l->sentence.h - slh) / 2, 0, 0);
+    int x0 = sentence_text_x(s, l, v);
+    const char *t = s->sentence ? s->sentence : "";
+    SDL_Rect clip = {x0, l->sentence.y, l->sentence.x + l->sentence.w - x0 - S(s, 260), l->sentence.h};
+    if (clip.w < S(s, 100))
+        clip.w = l->sentence.x + l->sentence.w - x0 - S(s, 8);
+    SDL_RenderSetClipRect(r, &clip);
+    /* keep the cursor visible when the text is longer than the bar */
+    int cw = 0;
+    char buf[4096];
+    size_t cur = s->cursor > 0 ? (size_t)s->cursor : 0;
+    if (cur > strlen(t))
+        cur = strlen(t);
+    if (cur < sizeof buf) {
+        memcpy(buf, t, cur);
+        buf[cur] = '\0';
+        text_size(v->text, px, buf, &cw, NULL);
+    }
+    int shift = cw > clip.w - S(s, 20) ? cw - clip.w + S(s, 20) : 0;
+    int tx = x0 - shift;
+    if (*t)
+        text_draw(v->text, px, th->text, t, tx, cy, 0, 0);
+    else if (!s->sentence_focus)
+        text_draw(v->text, px, th->dim, "type a sentence (click here or press /)", tx, cy, 0, 0);
+    /* unknown words: a dotted underline */
+    if (!s->prompt && s->m) {
+        const TokenList *tl = &s->m->toks;
+        for (int i = 0; i < s->m->T; i++) {
+            if (!s->m->oov[i] || tl->src_start[i] + tl->src_len[i] > strlen(t) ||
+                tl->src_start[i] + tl->src_len[i] >= sizeof buf)
+                continue;
+            int a, b;
+            memcpy(buf, t, tl->src_start[i]);
+            buf[tl->src_start[i]] = '\0';
+            text_size(v->text, px, buf, &a, NULL);
+            memcpy(buf, t, tl->src_start[i] + tl->src_len[i]);
+            buf[tl->src_start[i] + tl->src_len[i]] = '\0';
+            text_size(v->text, px, buf, &b, NULL);
+            set_color(r, th->error);
+            int uy = cy + lh - S(s, 2);
+            for (int x = tx + a; x < tx + b; x += S(s, 4) > 2 ? S(s, 4) : 3) {
+                SDL_Rect dot = {x, uy, S(s, 2) > 1 ? S(s, 2) : 1, S(s, 2) > 1 ? S(s, 2) : 1};
+                SDL_RenderFillRect(r, &dot);
+            }
+        }
+    }
+    if (s->sentence_focus) {
+        SDL_Rect caret = {tx + cw, cy, S(s, 2) > 1 ? S(s, 2) : 1, lh};
+        fill(r, caret, th->accent);
+    }
+    SDL_RenderSetClipRect(r, NULL);
+    if (s->m && !s->prompt) {
+        char right[96];
+        snprintf(right, sizeof right, "T = %d  \xC2\xB7  PgUp/PgDn: more sentences", s->m->T);
+        text_draw(v->text, sp, th->dim, right, l->sentence.x + l->sentence.w - S(s, 14),
+                  l->sentence.y + (l->sentence.h - slh) / 2, 2, 0);
+    }
+}
+
+static void draw_controls(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    const Theme *th = theme(s);
+    fill(r, l->controls, th->panel);
+    int px = ctl_px(s), lh = text_line_height(v->text, px);
+    int compact = l->ctl[CTL_COUNT - 1].x + l->ctl[CTL_COUNT - 1].w >
+                  l->controls.x + l->controls.w;
+    int tw0;
+    char probe[64];
+    text_size(v->text, px, control_label(s, CTL_MODE, 0, probe, sizeof probe), &tw0, NULL);
+    compact = tw0 + 2 * S(s, 8) != l->ctl[CTL_MODE].w ? 1 : compact;
+    for (int c = 0; c < CTL_COUNT; c++) {
+        char buf[64];
+        int on = control_active(s, c);
+        SDL_Rect b = l->ctl[c];
+        if (b.x + b.w > l->controls.x + l->controls.w)
+            break;
+        fill(r, b, th->panel2);
+        outline(r, b, on ? th->accent : th->border, 1);
+        text_draw(v->text, px, on ? th->accent : th->dim,
+                  control_label(s, c, compact, buf, sizeof buf), b.x + b.w / 2,
+                  b.y + (b.h - lh) / 2, 1, 0);
+    }
+}
+
+static void draw_status(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    const Theme *th = theme(s);
+    fill(r, l->status, th->bg);
+    SDL_Color line = th->border;
+    set_color(r, line);
+    SDL_RenderDrawLine(r, 0, l->status.y, l->w, l->status.y);
+    const AttnConfig *c = &s->m->cfg;
+    char buf[512], q[160] = "";
+    if (s->query >= 0 && s->query < s->m->T)
+        snprintf(q, sizeof q, " \xC2\xB7 query: %s", tok_text(&s->m->toks, s->query));
+    int oov = model_count_oov(s->m);
+    snprintf(buf, sizeof buf,
+             "%s \xC2\xB7 %d head%s \xC2\xB7 d=%d \xC2\xB7 dk=%d \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 \xCF\x84=%.2f \xC2\xB7 T=%d%s%s",
+             c->mode == ATTN_MODE_BASIC ? "basic" : "learned", s->m->res.h,
+             s->m->res.h == 1 ? "" : "s", s->m->d, s->m->res.h ? s->m->d / s->m->res.h : s->m->d,
+             c->scale ? "scaled" : "unscaled", c->causal ? "causal mask" : "no mask",
+             (double)c->temperature, s->m->T, q, oov ? " \xC2\xB7 dotted = not in the table" : "");
+    int px = S(s, 13), lh = text_line_height(v->text, px);
+    int w = text_draw(v->text, px, th->dim, buf, S(s, 12), l->status.y + (l->status.h - lh) / 2, 0, 0);
+    const char *msg = s->status ? s->status : "F1 or ? for help  \xC2\xB7  Ctrl+E export PNG  \xC2\xB7  Ctrl+S save session";
+    text_draw(v->text, px, s->status_error ? th->error : (s->status ? th->text : th->dim), msg,
+              S(s, 12) + w + S(s, 24), l->status.y + (l->status.h - lh) / 2, 0, 0);
+}
+
+static void draw_panel_title(View *v, const ViewState *s, SDL_Rect p, const char *t)
+{
+    int px = S(s, 13);
+    text_draw(v->text, px, theme(s)->dim, t, p.x + S(s, 6), p.y + S(s, 2), 0, 0);
+}
+
+static float edit_value(const ViewState *s, int row, int col)
+{
+    const Model *m = s->m;
+    if (s->edit_target == EDIT_X)
+        return m->E[(size_t)row * m->d + col];
+    int rows, cols;
+    int head = s->head < 0 ? 0 : s->head;
+    const float *W = attn_params_matrix(&m->params, (int)s->edit_target, head, &rows, &cols);
+    return W[(size_t)row * cols + col];
+}
+
+static void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    const Theme *th = theme(s);
+    if (!l->editor.w)
+        return;
+    fill(r, l->editor, th->panel);
+    int px = ctl_px(s), lh = text_line_height(v->text, px);
+    static const char *const tabs[EDIT_COUNT] = {"[1] Wq", "[2] Wk", "[3] Wv", "[4] Wo", "[5] X"};
+    for (int t = 0; t < EDIT_COUNT; t++) {
+        int on = t == (int)s->edit_target;
+        SDL_Rect b = l->edit_tab[t];
+        fill(r, b, on ? th->panel2 : th->panel);
+        outline(r, b, on ? th->accent : th->border, 1);
+        text_draw(v->text, px, on ? th->accent : th->dim, tabs[t], b.x + b.w / 2, b.y + (b.h - lh) / 2, 1, 0);
+    }
+    const Model *m = s->m;
+    int basic = m->cfg.mode == ATTN_MODE_BASIC && s->edit_target != EDIT_X;
+    char hint[160];
+    int head = s->head < 0 ? 0 : s->head;
+    if (s->edit_target == EDIT_X)
+        snprintf(hint, sizeof hint, "X: embeddings (rows: tokens) \xC2\xB7 drag to scrub, dbl-click to type");
+    else if (s->edit_target == EDIT_WO)
+        snprintf(hint, sizeof hint, "W_o (d\xC3\x97" "d)%s \xC2\xB7 drag to scrub, dbl-click to type", basic ? " \xE2\x80\x94 unused in basic mode" : "");
+    else
+        snprintf(hint, sizeof hint, "W_%c head %d (d\xC3\x97" "dk)%s \xC2\xB7 drag, wheel, dbl-click",
+                 "qkv"[s->edit_target], head + 1, basic ? " \xE2\x80\x94 unused in basic mode" : "");
+    int sp = S(s, 11);
+    text_draw(v->text, sp, th->dim, hint, l->editor.x + S(s, 6), l->edit_tab[0].y + l->edit_tab[0].h + S(s, 4), 0, 0);
+    if (!l->edit_rows || !l->edit_cols)
+        return;
+    float amax = 1.0f;
+    for (int i = 0; i < l->edit_rows; i++)
+        for (int j = 0; j < l->edit_cols; j++)
+            amax = fmaxf(amax, fabsf(edit_value(s, i, j)));
+    ColorScale cs = {CMAP_DIVERGING, -amax, amax};
+    int vpx = l->edit_cell_h >= S(s, 16) && l->edit_cell_w >= S(s, 30) ? S(s, 11) : 0;
+    int vlh = vpx ? text_line_height(v->text, vpx) : 0;
+    for (int i = 0; i < l->edit_rows; i++) {
+        int y = l->edit_grid.y + (int)(i * l->edit_cell_h);
+        int y1 = l->edit_grid.y + (int)((i + 1) * l->edit_cell_h);
+        for (int j = 0; j < l->edit_cols; j++) {
+            int x = l->edit_grid.x + (int)(j * l->edit_cell_w);
+            int x1 = l->edit_grid.x + (int)((j + 1) * l->edit_cell_w);
+            float val = edit_value(s, i, j);
+            Rgb c = colormap_scale_rgb(&cs, val);
+            SDL_Rect rc = {x, y, x1 - x - 1, y1 - y - 1};
+            fill(r, rc, rgb_color(c));
+            if (vpx && !(s->edit_text && i == s->edit_row && j == s->edit_col)) {
+                char buf[24];
+                snprintf(buf, sizeof buf, fabsf(val) < 10 ? "%.2f" : "%.1f", (double)val);
+                if (val == 0.0f)
+                    buf[0] = '\0';
+                text_draw(v->text, vpx, rgb_color(colormap_text_on(c)), buf, x + (x1 - x) / 2,
+                          y + (y1 - y - vlh) / 2, 1, 0);
+            }
+        }
+        /* row labels: dimension names, or tokens for X */
+        if (l->edit_cell_h >= S(s, 9)) {
+            const char *lab = s->edit_target == EDIT_X ? tok_text(&m->toks, i) : embed_dim_name(m->table, i);
+            int lp = S(s, 11), llh = text_line_height(v->text, lp);
+            text_draw(v->text, lp, i == s->edit_row ? th->accent : th->dim, lab, l->edit_grid.x - S(s, 4),
+                      y + ((int)l->edit_cell_h - llh) / 2, 2, 0);
+        }
+    }
+    /* column labels */
+    int lp = S(s, 10), llh = text_line_height(v->text, lp);
+    if (l->edit_cell_w >= S(s, 18))
+        for (int j = 0; j < l->edit_cols; j++) {
+            char buf[32];
+            if (s->edit_target == EDIT_X || s->edit_target == EDIT_WO)
+                snprintf(buf, sizeof buf, "%.4s", embed_dim_name(m->table, j));
+            else
+                snprintf(buf, sizeof buf, "%c%d", "qkv"[s->edit_target], j);
+            text_draw(v->text, lp, th->dim, buf, l->edit_grid.x + (int)((j + 0.5f) * l->edit_cell_w),
+                      l->edit_grid.y - llh - S(s, 1), 1, 0);
+        }
+    /* cursor and the value being typed */
+    if (s->edit_row < l->edit_rows && s->edit_col < l->edit_cols) {
+        SDL_Rect rc = {l->edit_grid.x + (int)(s->edit_col * l->edit_cell_w),
+                       l->edit_grid.y + (int)(s->edit_row * l->edit_cell_h),
+                       (int)l->edit_cell_w, (int)l->edit_cell_h};
+        outline(r, rc, s->edit_focus ? th->accent : th->dim, S(s, 2) > 1 ? S(s, 2) : 1);
+        if (s->edit_text) {
+            SDL_Rect box = {rc.x - S(s, 10), rc.y - S(s, 4), rc.w + S(s, 40), rc.h + S(s, 8)};
+            fill(r, box, th->bg);
+            outline(r, box, th->accent, 2);
+            char buf[80];
+            snprintf(buf, sizeof buf, "%s|", s->edit_text);
+            int ep = S(s, 13), elh = text_line_height(v->text, ep);
+            text_draw(v->text, ep, th->text, buf, box.x + S(s, 4), box.y + (box.h - elh) / 2, 0, 0);
+        }
+    }
+    static const char *const btns[EBTN_COUNT] = {"[0] identity", "[Z] zero", "[N] random", "[X] swap q\xE2\x86\x94k", "[Del] reset all"};
+    for (int b = 0; b < EBTN_COUNT; b++) {
+        SDL_Rect rc = l->edit_btn[b];
+        if (rc.x + rc.w > l->editor.x + l->editor.w)
+            break;
+        fill(r, rc, th->panel2);
+        outline(r, rc, th->border, 1);
+        int bp = S(s, 12), blh = text_line_height(v->text, bp);
+        text_draw(v->text, bp, th->dim, btns[b], rc.x + rc.w / 2, rc.y + (rc.h - blh) / 2, 1, 0);
+    }
+    if (s->has_seed_shown) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "seed %llu", (unsigned long long)s->seed_shown);
+        text_draw(v->text, S(s, 12), th->dim, buf, l->editor.x + l->editor.w - S(s, 8),
+                  l->edit_btn[0].y + l->edit_btn[0].h + S(s, 4), 2, 0);
+    }
+}
+
+/* Bars of a vector: one per dimension, centred on a zero line. */
+static void draw_bars(SDL_Renderer *r, const float *x, int n, SDL_Rect area, float amax,
+                      SDL_Color pos, SDL_Color neg)
+{
+    if (n <= 0)
+        return;
+    float bw = (float)area.w / n;
+    int mid = area.y + area.h / 2;
+    for (int c = 0; c < n; c++) {
+        float hgt = x[c] / amax * (area.h / 2.0f);
+        SDL_Rect b = {area.x + (int)(c * bw) + 1, hgt >= 0 ? mid - (int)hgt : mid,
+                      (int)fmaxf(1.0f, bw - 2), (int)fmaxf(1.0f, fabsf(hgt))};
+        fill(r, b, x[c] >= 0 ? pos : neg);
+    }
+}
+
+static void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    const Theme *th = theme(s);
+    if (!l->step.w)
+        return;
+    fill(r, l->step, th->panel);
+    const Model *m = s->m;
+    const AttnResult *res = &m->res;
+    int T = res->Tq;
+    if (!T || s->query < 0 || s->query >= T)
+        return;
+    int i = s->query, head = s->head < 0 ? 0 : s->head, dk = res->dk;
+    const float *W = model_matrix(m, MODEL_WEIGHTS, head);
+    int j = s->key;
+    if (j < 0 || j >= T) {
+        j = 0;
+        for (int k = 1; k < T; k++)
+            if (W[(size_t)i * T + k] > W[(size_t)i * T + j])
+                j = k;
+    }
+    size_t hq = (size_t)head * T * dk;
+    const float *q = res->Q + hq + (size_t)i * dk;
+    const float *k = res->K + hq + (size_t)j * dk;
+    const float *vv = res->V + hq + (size_t)j * dk;
+    size_t hm = (size_t)head * T * T;
+    float score = res->scores[hm + (size_t)i * T + j];
+    float logit = res->logits[hm + (size_t)i * T + j];
+    float alpha = res->weights[hm + (size_t)i * T + j];
+    int masked = attn_masked(res, i, j);
+    /* softmax denominator from the row's logits, as step 3 shows it */
+    float mx = -INFINITY;
+    int nv = res->causal ? i + 1 : T;
+    for (int c = 0; c < nv; c++)
+        mx = fmaxf(mx, res->logits[hm + (size_t)i * T + c]);
+    double sum = 0;
+    for (int c = 0; c < nv; c++)
+        sum += exp((double)res->logits[hm + (size_t)i * T + c] - mx);
+    double e = masked ? 0 : exp((double)logit - mx);
+
+    int px = S(s, 14), lh = text_line_height(v->text, px);
+    int x = l->step.x + S(s, 12), y = l->step.y + S(s, 8);
+    char buf[320];
+    const char *qi = tok_text(&m->toks, i), *kj = tok_text(&m->toks, j);
+    snprintf(buf, sizeof buf, "Step view: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D%s", qi, kj,
+             res->h > 1 ? (s->head < 0 ? " (head 1)" : "") : "");
+    text_draw(v->text, S(s, 15), th->text, buf, x, y, 0, 0);
+    y += lh + S(s, 8);
+    int reveal = s->step_reveal < 1 ? 4 : s->step_reveal;
+    float sdiv = m->cfg.scale ? sqrtf((float)dk) : 1.0f;
+    const char *lines[4];
+    char l1[200], l2[200], l3[200], l4[200];
+    if (m->cfg.mode == ATTN_MODE_BASIC)
+        snprintf(l1, sizeof l1, "\xE2\x91\xA0 basic mode: q = k = v = x (no weights), dk = %d", dk);
+    else
+        snprintf(l1, sizeof l1, "\xE2\x91\xA0 q = x\xC2\xB7Wq,  k = x\xC2\xB7Wk,  v = x\xC2\xB7Wv   (dk = %d)", dk);
+    snprintf(l2, sizeof l2, "\xE2\x91\xA1 q\xE2\x88\x98k summed: score = %.3f,  \xC3\xB7%.2f = %.3f,  \xC3\xB7\xCF\x84 %.2f = %.3f (logit)",
+             (double)score, (double)sdiv, (double)(score / sdiv), (double)m->cfg.temperature, (double)logit);
+    if (masked)
+        snprintf(l3, sizeof l3, "\xE2\x91\xA2 masked (key after query): \xCE\xB1 = 0");
+    else
+        snprintf(l3, sizeof l3, "\xE2\x91\xA2 \xCE\xB1 = e^logit / \xCE\xA3 e^logit = %.3f / %.3f = %.3f  (max subtracted)",
+                 e, sum, (double)alpha);
+    snprintf(l4, sizeof l4, "\xE2\x91\xA3 z = \xCE\xA3 \xCE\xB1_ij v_j  (bars: each key's share)");
+    lines[0] = l1; lines[1] = l2; lines[2] = l3; lines[3] = l4;
+    for (int k2 = 0; k2 < reveal && k2 < 4; k2++)
+        text_draw(v->text, S(s, 13), th->dim, lines[k2], x, y + k2 * (lh + S(s, 3)), 0, 0);
+
+    /* bars: q, k, v | q∘k | z stacked */
+    int bx = l->step.x + l->step.w * 48 / 100;
+    int bw = (l->step.x + l->step.w - bx - S(s, 12)) / 5 - S(s, 10);
+    int by = l->step.y + S(s, 30), bh = l->step.h - S(s, 42);
+    float amax = 1e-6f;
+    for (int c = 0; c < dk; c++)
+        amax = fmaxf(amax, fmaxf(fabsf(q[c]), fmaxf(fabsf(k[c]), fabsf(vv[c]))));
+    const char *names[5] = {"q", "k", "v", "q\xE2\x88\x98k", "z"};
+    float prod[ATTN_MAX_DIM], z[ATTN_MAX_DIM];
+    float pmax = 1e-6f, zmax = 1e-6f;
+    int n = dk < ATTN_MAX_DIM ? dk : ATTN_MAX_DIM;
+    for (int c = 0; c < n; c++) {
+        prod[c] = q[c] * k[c];
+        pmax = fmaxf(pmax, fabsf(prod[c]));
+        z[c] = res->Z[hq + (size_t)i * dk + c];
+        zmax = fmaxf(zmax, fabsf(z[c]));
+    }
+    for (int g = 0; g < 5; g++) {
+        int need = g < 3 ? 1 : g == 3 ? 2 : 4;
+        if (reveal < need)
+            continue;
+        SDL_Rect a = {bx + g * (bw + S(s, 10)), by, bw, bh};
+        text_draw(v->text, S(s, 12), th->dim, names[g], a.x, a.y - S(s, 18), 0, 0);
+        set_color(r, th->border);
+        SDL_RenderDrawLine(r, a.x, a.y + a.h / 2, a.x + a.w, a.y + a.h / 2);
+        SDL_Color pc = g == 3 ? th->accent : th->pos;
+        if (g < 3)
+            draw_bars(r, g == 0 ? q : g == 1 ? k : vv, n, a, amax, pc, th->neg);
+        else if (g == 3)
+            draw_bars(r, prod, n, a, pmax, pc, th->neg);
+        else {
+            /* each key's share α_ij v_j stacked from the zero line */
+            float bwid = (float)a.w / n;
+            int mid = a.y + a.h / 2;
+            for (int c = 0; c < n; c++) {
+                float up = 0, down = 0;
+                for (int jj = 0; jj < T; jj++) {
+                    float part = res->weights[hm + (size_t)i * T + jj] * res->V[hq + (size_t)jj * dk + c];
+                    float hgt = part / zmax * (a.h / 2.0f);
+                    Rgb col = colormap_rgb(CMAP_VIRIDIS, T > 1 ? (float)jj / (T - 1) : 0.5f);
+                    SDL_Color cc = rgb_color(col);
+                    if (jj == j)
+                        cc = th->accent;
+                    SDL_Rect b;
+                    if (hgt >= 0) {
+                        b = (SDL_Rect){a.x + (int)(c * bwid) + 1, mid - (int)(up + hgt), (int)fmaxf(1, bwid - 2), (int)fmaxf(0, hgt)};
+                        up += hgt;
+                    } else {
+                        b = (SDL_Rect){a.x + (int)(c * bwid) + 1, mid + (int)down, (int)fmaxf(1, bwid - 2), (int)fmaxf(0, -hgt)};
+                        down -= hgt;
+                    }
+                    if (b.h > 0)
+                        fill(r, b, cc);
+                }
+            }
+        }
+    }
+}
+
+static void draw_tooltip(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    const Model *m = s->m;
+    int i = s->hover_i, j = s->hover_j, T = m->res.Tq;
+    if (i < 0 || j < 0 || i >= T || j >= T)
+        return;
+    const Theme *th = theme(s);
+    const float *sc = model_matrix(m, MODEL_SCORES, s->head);
+    const float *lg = model_matrix(m, MODEL_LOGITS, s->head);
+    const float *w = model_matrix(m, MODEL_WEIGHTS, s->head);
+    char l1[200], l2[200];
+    snprintf(l1, sizeof l1, "query %s \xE2\x86\x92 key %s", tok_text(&m->toks, i), tok_text(&m->toks, j));
+    size_t e = (size_t)i * T + j;
+    if (attn_masked(&m->res, i, j))
+        snprintf(l2, sizeof l2, "masked (key after query): weight 0");
+    else
+        snprintf(l2, sizeof l2, "score %.3f \xC2\xB7 logit %.3f \xC2\xB7 weight %.3f",
+                 (double)sc[e], (double)lg[e], (double)w[e]);
+    int px = S(s, 13), lh = text_line_height(v->text, px), w1, w2;
+    text_size(v->text, px, l1, &w1, NULL);
+    text_size(v->text, px, l2, &w2, NULL);
+    SDL_Rect box = {s->mouse_x + S(s, 16), s->mouse_y + S(s, 16), (w1 > w2 ? w1 : w2) + S(s, 16), 2 * lh + S(s, 12)};
+    if (box.x + box.w > l->w)
+        box.x = s->mouse_x - box.w - S(s, 8);
+    if (box.y + box.h > l->h)
+        box.y = s->mouse_y - box.h - S(s, 8);
+    SDL_Color bg = th->panel2;
+    fill(r, box, bg);
+    outline(r, box, th->accent, 1);
+    text_draw(v->text, px, th->text, l1, box.x + S(s, 8), box.y + S(s, 6), 0, 0);
+    text_draw(v->text, px, th->text, l2, box.x + S(s, 8), box.y + S(s, 6) + lh, 0, 0);
+}
+
+static void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    static const char *const keys[][2] = {
+        {"Enter or /", "edit the sentence (Esc leaves)"},
+        {"Up/Down, j/k", "select the query row"},
+        {"Left/Right", "focus a key column"},
+        {"S", "scaling 1/\xE2\x88\x9A" "dk on/off"},
+        {"M", "causal mask on/off"},
+        {"P", "positional encoding on/off"},
+        {"B", "basic / learned attention"},
+        {"H / Shift+H", "next / previous head (then the average)"},
+        {"[ and ]", "fewer / more heads"},
+        {"T / Shift+T", "temperature \xCF\x84 up / down"},
+        {"R", "weights / raw scores / logits"},
+        {"C", "next colour map"},
+        {"A", "all queries' lines"},
+        {"PageUp/PageDown", "previous / next sentence"},
+        {"1-5, arrows, +/-", "weight editor: matrix, cell, nudge"},
+        {"0 Z N X Del", "identity, zero, random, swap Wq\xE2\x86\x94Wk, reset"},
+        {"Space / Shift+Space", "step view: reveal next / previous step"},
+        {"Ctrl+Z / Ctrl+Y", "undo / redo"},
+        {"Ctrl+S / Ctrl+Shift+S", "save session / save as"},
+        {"Ctrl+O", "open a session or sentences file"},
+        {"Ctrl+E / Ctrl+L", "export heatmap / lines PNG"},
+        {"Ctrl+Shift+E", "export the whole window"},
+        {"Ctrl+Plus/Minus/0", "interface size (projector)"},
+        {"Ctrl+wheel, wheel", "zoom / scroll a large heatmap"},
+        {"F11", "fullscreen"},
+        {"Ctrl+Q", "quit"},
+    };
+    const Theme *th = theme(s);
+    int n = (int)(sizeof keys / sizeof keys[0]);
+    int px = S(s, 14), lh = text_line_height(v->text, px) + S(s, 3);
+    int kw = 0, dw = 0;
+    for (int k = 0; k < n; k++) {
+        int a, b;
+        text_size(v->text, px, keys[k][0], &a, NULL);
+        text_size(v->text, px, keys[k][1], &b, NULL);
+        kw = a > kw ? a : kw;
+        dw = b > dw ? b : dw;
+    }
+    SDL_Rect box = {0, 0, kw + dw + S(s, 60), n * lh + S(s, 60)};
+    box.x = (l->w - box.w) / 2;
+    box.y = (l->h - box.h) / 2;
+    if (box.y < 0)
+        box.y = 0;
+    SDL_Color shade = {0, 0, 0, 150};
+    fill(r, (SDL_Rect){0, 0, l->w, l->h}, shade);
+    fill(r, box, th->panel);
+    outline(r, box, th->accent, 2);
+    text_draw(v->text, S(s, 16), th->text, "attnviz keys  (Esc closes)", box.x + S(s, 20), box.y + S(s, 12), 0, 0);
+    for (int k = 0; k < n; k++) {
+        int y = box.y + S(s, 44) + k * lh;
+        text_draw(v->text, px, th->accent, keys[k][0], box.x + S(s, 20), y, 0, 0);
+        text_draw(v->text, px, th->text, keys[k][1], box.x + S(s, 40) + kw, y, 0, 0);
+    }
+}
+
+void view_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    const Theme *th = theme(s);
+    set_color(r, th->bg);
+    SDL_RenderClear(r);
+    if (!s->m)
+        return;
+    draw_sentence_bar(v, r, s, l);
+    draw_controls(v, r, s, l);
+    char title[200];
+    const AttnConfig *c = &s->m->cfg;
+    if (s->matrix == MODEL_WEIGHTS)
+        snprintf(title, sizeof title, "Attention weights  \xCE\xB1 = softmax(QK\xE1\xB5\x80%s%s)   rows: queries \xC2\xB7 columns: keys",
+                 c->scale ? "/\xE2\x88\x9A" "dk" : "", c->temperature != 1.0f ? "/\xCF\x84" : "");
+    else
+        snprintf(title, sizeof title, "%s   rows: queries \xC2\xB7 columns: keys \xC2\xB7 colours centred on 0",
+                 s->matrix == MODEL_SCORES ? "Raw scores  QK\xE1\xB5\x80" : "Logits  QK\xE1\xB5\x80\xC2\xB7s/\xCF\x84");
+    draw_panel_title(v, s, l->heatmap, title);
+    if (s->m->T) {
+        SDL_Rect area = {l->heatmap.x, l->heatmap.y + S(s, 20), l->heatmap.w, l->heatmap.h - S(s, 20)};
+        HeatGeom g;
+        heat_geometry(v, s, area, (float)S(s, 90), &g);
+        SDL_RenderSetClipRect(r, &l->heatmap);
+        draw_heatmap(v, r, s, &g);
+        SDL_RenderSetClipRect(r, NULL);
+        fill(r, l->lines, th->panel);
+        char hb[40], lt[80];
+        head_label(s, hb, sizeof hb);
+        snprintf(lt, sizeof lt, "query \xE2\x86\x92 key (%s)", hb);
+        draw_panel_title(v, s, l->lines, lt);
+        SDL_Rect la = {l->lines.x, l->lines.y + S(s, 20), l->lines.w, l->lines.h - S(s, 20)};
+        LinesGeom lg;
+        lines_geometry(v, s, la, &lg);
+        SDL_RenderSetClipRect(r, &l->lines);
+        draw_lines(v, r, s, &lg);
+        SDL_RenderSetClipRect(r, NULL);
+    } else {
+        text_draw(v->text, S(s, 18), th->dim, "Type a sentence to see its attention.",
+                  l->heatmap.x + S(s, 20), l->heatmap.y + S(s, 60), 0, 0);
+    }
+    draw_editor(v, r, s, l);
+    draw_step(v, r, s, l);
+    draw_status(v, r, s, l);
+    if (!s->help)
+        draw_tooltip(v, r, s, l);
+    else
+        draw_help(v, r, s, l);
+}
+
+/* ---- export panels ---------------------------------------------------------- */
+
+static float export_cell(const ViewState *s)
+{
+    int T = shown_T(s);
+    float c = T ? 640.0f / T : 40.0f;
+    if (c > 40.0f)
+        c = 40.0f;
+    if (c < 3.0f)
+        c = 3.0f;
+    return c * s->scale;
+}
+
+/* Sizes of the export layout parts, in pixels. */
+typedef struct ExportGeom {
+    int w, h;
+    SDL_Rect title, heat, lines;
+} ExportGeom;
+
+static void export_geometry(View *v, const ViewState *s, ViewPanel p, ExportGeom *e)
+{
+    int T = shown_T(s);
+    float cell = export_cell(s);
+    int pad = S(s, 16);
+    int lp = S(s, 14);
+    int lw = T ? max_label_width(v, s, lp, 0, T < 2000 ? T : 2000) : 0;
+    if (lw > S(s, 140))
+        lw = S(s, 140);
+    int lh = text_line_height(v->text, lp);
+    int grid = (int)lroundf(cell * T);
+    int rotate = lw + S(s, 4) > cell;
+    int top = rotate ? (int)(lw * 0.72f) + lh : lh + S(s, 4);
+    int heat_w = lw + S(s, 10) + grid + S(s, 10) + S(s, 4) + S(s, 14) + S(s, 46);
+    int heat_h = top + (grid > S(s, 60) ? grid : S(s, 60)) + S(s, 4);
+    int title_h = 2 * text_line_height(v->text, S(s, 14)) + S(s, 8);
+    int lines_w = 2 * lw + S(s, 220);
+    int lines_h = T * S(s, 30) + S(s, 16);
+    if (lines_h > S(s, 1600))
+        lines_h = S(s, 1600);
+    if (lines_h < heat_h && p == PANEL_BOTH)
+        lines_h = heat_h;
+    memset(e, 0, sizeof *e);
+    int content_w = p == PANEL_HEATMAP ? heat_w : p == PANEL_LINES ? lines_w : heat_w + pad + lines_w;
+    int content_h = p == PANEL_HEATMAP ? heat_h : p == PANEL_LINES ? lines_h : (heat_h > lines_h ? heat_h : lines_h);
+    e->w = content_w + 2 * pad;
+    int min_w = S(s, 360);
+    if (e->w < min_w)
+        e->w = min_w;
+    e->h = pad + title_h + content_h + pad;
+    e->title = (SDL_Rect){pad, pad, e->w - 2 * pad, title_h};
+    int y = pad + title_h;
+    if (p != PANEL_LINES)
+        e->heat = (SDL_Rect){pad, y, heat_w, heat_h};
+    if (p != PANEL_HEATMAP)
+        e->lines = (SDL_Rect){p == PANEL_BOTH ? pad + heat_w + pad : pad, y, lines_w, lines_h};
+}
+
+void view_panel_size(View *v, const ViewState *s, ViewPanel p, int *w, int *h)
+{
+    ExportGeom e;
+    export_geometry(v, s, p, &e);
+    *w = e.w;
+    *h = e.h;
+}
+
+void view_draw_panel(View *v, SDL_Renderer *r, const ViewState *s, ViewPanel p)
+{
+    const Theme *th = theme(s);
+    ExportGeom e;
+    export_geometry(v, s, p, &e);
+    set_color(r, th->bg);
+    SDL_RenderClear(r);
+    if (!s->m)
+        return;
+    char f[300];
+    facts(s, f, sizeof f);
+    int tp = S(s, 14), tlh = text_line_height(v->text, tp);
+    SDL_RenderSetClipRect(r, &e.title);
+    text_draw(v->text, tp, th->text, s->m->text ? s->m->text : "", e.title.x, e.title.y, 0, 0);
+    text_draw(v->text, S(s, 12), th->dim, f, e.title.x, e.title.y + tlh + S(s, 2), 0, 0);
+    SDL_RenderSetClipRect(r, NULL);
+    if (e.heat.w) {
+        HeatGeom g;
+        ViewState fit = *s;
+        fit.zoom = 1.0f;
+        fit.pan_row = fit.pan_col = 0;
+        heat_geometry(v, &fit, e.heat, export_cell(s), &g);
+        draw_heatmap(v, r, &fit, &g);
+    }
+    if (e.lines.w) {
+        LinesGeom lg;
+        ViewState all = *s;
+        all.lines_scroll = 0;
+        lines_geometry(v, &all, e.lines, &lg);
+        draw_lines(v, r, &all, &lg);
+    }
+}
+
+void view_state_init(ViewState *s, const Model *m)
+{
+    memset(s, 0, sizeof *s);
+    s->m = m;
+    s->head = 0;
+    s->matrix = MODEL_WEIGHTS;
+    s->cmap = CMAP_VIRIDIS;
+    s->query = m && m->T > 1 ? 1 : 0;
+    s->key = -1;
+    s->hover_i = s->hover_j = -1;
+    s->scale = 1.0f;
+    s->zoom = 1.0f;
+    s->step_reveal = 4;
+}
