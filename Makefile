@@ -115,6 +115,20 @@ install: $(BIN)
 	install -m 644 assets/embeddings.txt $(DESTDIR)$(PREFIX)/share/attnviz/
 	install -m 644 sentences/*.txt $(DESTDIR)$(PREFIX)/share/attnviz/sentences/
 
+FUZZ_SECONDS ?= 60
+N ?= 20000
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	bash tests/bench/run.sh
+
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash tests/fuzz/run.sh
+
+screenshot: test-deps
+	@$(MAKE) --no-print-directory all
+	bash tests/screenshot.sh
+
 clean:
 	rm -rf build
 

@@ -2,6 +2,7 @@
  * --print), .png through the view on a software renderer, .svg as vectors.
  * Every file is written atomically. */
 #include "attnviz/app.h"
+#include "attnviz/svg.h"
 #include "attnviz/view.h"
 
 #include <SDL.h>
@@ -24,6 +25,15 @@ static int write_json(FILE *f, void *ctx)
 {
     ExportCtx *c = ctx;
     return print_json(f, c->m, NULL);
+}
+
+static int write_svg(FILE *f, void *ctx)
+{
+    ExportCtx *c = ctx;
+    SvgOptions so = {c->o->head, MODEL_WEIGHTS, CMAP_VIRIDIS, c->o->theme_dark, c->o->query};
+    if (c->o->colormap && colormap_from_name(c->o->colormap) >= 0)
+        so.cmap = (ColormapId)colormap_from_name(c->o->colormap);
+    return svg_write_heatmap(f, c->m, &so);
 }
 
 static const char *extension(const char *path)
@@ -73,6 +83,12 @@ int export_file(const Model *m, const Options *o, const char *path, AttnErr *err
         return io_write_atomic(path, write_csv, &ctx, err);
     if (strcasecmp(ext, ".json") == 0)
         return io_write_atomic(path, write_json, &ctx, err);
+    if (strcasecmp(ext, ".svg") == 0) {
+        if (o->colormap && colormap_from_name(o->colormap) < 0)
+            return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                                "--colormap %s: use viridis, cividis, magma or greys", o->colormap);
+        return io_write_atomic(path, write_svg, &ctx, err);
+    }
     if (strcasecmp(ext, ".png") == 0)
         return export_png(m, o, path, err);
     return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0,
