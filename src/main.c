@@ -6,6 +6,7 @@
 #include "attnviz/model.h"
 #include "attnviz/options.h"
 #include "attnviz/paths.h"
+#include "attnviz/session.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +152,13 @@ int main(int argc, char **argv)
         model_set_seed(&m, o.seed);
     if (o.weights && weights_load(&m, o.weights, &err) < 0)
         goto done;
+    SessionView sv;
+    if (o.session) {
+        if (session_load(&m, &sv, o.session, &err) < 0)
+            goto done;
+        if (o.query < 0 && sv.query >= 0 && sv.query < m.T)
+            o.query = sv.query;
+    }
 
     /* the sentence(s) */
     if (o.sentence_file) {
@@ -189,6 +197,8 @@ int main(int argc, char **argv)
     }
 
     const char *text = o.sentence;
+    if (!text && o.session)
+        text = m.text;
     const char *where = NULL;
     char wbuf[1100];
     if (!text && o.sentence_file) {
@@ -213,7 +223,7 @@ int main(int argc, char **argv)
             goto done;
         status = 0;
     } else {
-        if (app_run(&m, &o, &sl, &err) < 0)
+        if (app_run(&m, &o, &sl, o.session ? &sv : NULL, &err) < 0)
             goto done;
         status = 0;
     }

@@ -7,11 +7,14 @@
 #include "attnviz/io.h"
 #include "attnviz/model.h"
 #include "attnviz/options.h"
+#include "attnviz/session.h"
 
-/* Open the window on m (which the app owns from now on for editing).
- * sentences: the list PageUp/PageDown walks (may be empty). Returns 0 when
- * the user quits, or an error (e.g. no display) with err filled. */
-int app_run(Model *m, const Options *o, SentenceList *sentences, AttnErr *err);
+/* Open the window on m (which the app edits from now on).
+ * sentences: the list PageUp/PageDown walks (may be empty); sv: the view of
+ * a session opened on the command line, or NULL. Returns 0 when the user
+ * quits, or an error (e.g. no display) with err filled. */
+int app_run(Model *m, const Options *o, SentenceList *sentences,
+            const SessionView *sv, AttnErr *err);
 
 /* Write one export; the format follows the extension (.png .svg .csv .json).
  * Atomic: a failure leaves nothing behind. */

@@ -9,6 +9,7 @@
 #include "attnviz/io.h"
 #include "attnviz/model.h"
 #include "attnviz/options.h"
+#include "attnviz/session.h"
 #include "attnviz/view.h"
 
 #define APP_UNDO_MAX 256
@@ -59,7 +60,9 @@ typedef struct AppState {
     AppSnapshot undo[APP_UNDO_MAX];
     int undo_n, undo_pos;      /* entries, current position */
 
-    char session_path[1024];
+    char session_path[1024];   /* Ctrl+S writes here; "" asks for a name */
+    char autosave_path[1024];  /* "" = no autosave */
+    int unsaved;               /* edits since the last save or autosave */
     const char *export_dir;
     int export_count;          /* for tests: files written */
     char last_export[4096];
@@ -80,6 +83,15 @@ void app_status(AppState *a, int error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* Save a session to path (atomic); status bar says how it went. */
+int app_save_session(AppState *a, const char *path);
+/* Open a session (.json) or a sentences file; the old state stays on error. */
+int app_open_path(AppState *a, const char *path);
+/* Apply a session's view settings. */
+void app_apply_session_view(AppState *a, const SessionView *sv);
+/* Write the autosave file when there are unsaved edits (or always). */
+int app_autosave(AppState *a, int always);
+
 /* Export the heatmap (0), lines (1) or window (2) to the export folder. */
 int app_export(AppState *a, int what, SDL_Renderer *r);
 

@@ -17,7 +17,7 @@ typedef struct SentenceList {
     long *line;     /* their 1-based line numbers */
 } SentenceList;
 
-#define ATTN_MAX_FILE_BYTES (64L << 20) /* sentences/weights/session files */
+#define ATTN_MAX_FILE_BYTES (512L << 20) /* sentences/weights/session files */
 
 int sentences_load(SentenceList *out, const char *path, AttnErr *err);
 int sentences_parse(SentenceList *out, const char *data, size_t len,

@@ -40,6 +40,7 @@ static void recompute(AppState *a)
     if (a->vs.edit_target == EDIT_X && a->vs.edit_row >= T)
         a->vs.edit_row = T > 0 ? T - 1 : 0;
     a->dirty = 1;
+    a->unsaved = 1;
 }
 
 static int text_reserve(AppState *a, size_t n)
@@ -570,8 +571,6 @@ static void bar_key(AppState *a, SDL_Keycode k, Uint16 mod)
     }
 }
 
-int app_open_path(AppState *a, const char *path);
-
 static void finish_prompt(AppState *a)
 {
     AppPrompt p = a->prompt;
@@ -581,8 +580,8 @@ static void finish_prompt(AppState *a)
     a->dirty = 1;
     if (p == PROMPT_OPEN)
         app_open_path(a, a->prompt_buf);
-    else if (p == PROMPT_SAVE)
-        app_status(a, 1, "sessions cannot be saved in this build yet");
+    else if (p == PROMPT_SAVE && app_save_session(a, a->prompt_buf) == 0)
+        snprintf(a->session_path, sizeof a->session_path, "%s", a->prompt_buf);
 }
 
 static void start_prompt(AppState *a, AppPrompt p, const char *label, const char *initial)
@@ -596,12 +595,92 @@ static void start_prompt(AppState *a, AppPrompt p, const char *label, const char
     a->dirty = 1;
 }
 
+static void session_view_of(const AppState *a, SessionView *sv)
+{
+    session_view_default(sv);
+    sv->query = a->vs.query;
+    sv->key = a->vs.key;
+    sv->head = a->vs.head;
+    sv->matrix = (int)a->vs.matrix;
+    sv->cmap = (int)a->vs.cmap;
+    sv->all_lines = a->vs.all_lines;
+    sv->ui_scale = a->ui_scale;
+    sv->sentence_index = a->sentence_idx;
+    sv->edit_target = (int)a->vs.edit_target;
+}
+
+void app_apply_session_view(AppState *a, const SessionView *sv)
+{
+    int T = a->m->T;
+    a->vs.query = sv->query >= 0 && sv->query < T ? sv->query : (T > 1 ? 1 : 0);
+    a->vs.key = sv->key >= 0 && sv->key < T ? sv->key : -1;
+    a->vs.head = sv->head < a->m->res.h ? sv->head : 0;
+    a->vs.matrix = (ModelMatrix)sv->matrix;
+    a->vs.cmap = (ColormapId)sv->cmap;
+    a->vs.all_lines = sv->all_lines;
+    a->ui_scale = sv->ui_scale;
+    a->vs.edit_target = (EditTarget)sv->edit_target;
+    if (a->sentences && sv->sentence_index < a->sentences->n)
+        a->sentence_idx = sv->sentence_index;
+    a->dirty = 1;
+}
+
+int app_save_session(AppState *a, const char *path)
+{
+    SessionView sv;
+    AttnErr err = {0};
+    session_view_of(a, &sv);
+    if (session_save(path, a->m, &sv, &err) < 0) {
+        char buf[1200];
+        attn_err_format(&err, buf, sizeof buf);
+        app_status(a, 1, "not saved: %s (the old file is unchanged)", buf);
+        return -1;
+    }
+    a->unsaved = 0;
+    app_status(a, 0, "saved %s", path);
+    return 0;
+}
+
+int app_autosave(AppState *a, int always)
+{
+    if (!a->autosave_path[0] || (!always && !a->unsaved))
+        return 0;
+    SessionView sv;
+    AttnErr err = {0};
+    session_view_of(a, &sv);
+    if (session_save(a->autosave_path, a->m, &sv, &err) < 0)
+        return -1;
+    a->unsaved = 0;
+    return 0;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
 int app_open_path(AppState *a, const char *path)
 {
-    SentenceList sl;
     AttnErr err = {0};
+    char buf[1200];
+    if (ends_with(path, ".json")) {
+        SessionView sv;
+        undo_push(a);
+        if (session_load(a->m, &sv, path, &err) < 0) {
+            attn_err_format(&err, buf, sizeof buf);
+            app_status(a, 1, "cannot open: %s", buf);
+            return -1;
+        }
+        app_set_sentence(a, a->m->text ? a->m->text : "");
+        app_apply_session_view(a, &sv);
+        snprintf(a->session_path, sizeof a->session_path, "%s", path);
+        app_status(a, 0, "opened session %s", path);
+        a->unsaved = 0;
+        return 0;
+    }
+    SentenceList sl;
     if (sentences_load(&sl, path, &err) < 0) {
-        char buf[1200];
         attn_err_format(&err, buf, sizeof buf);
         app_status(a, 1, "cannot open: %s", buf);
         return -1;
@@ -609,12 +688,15 @@ int app_open_path(AppState *a, const char *path)
     if (a->sentences) {
         sentences_free(a->sentences);
         *a->sentences = sl;
-        a->sentence_idx = 0;
-        app_set_sentence(a, sl.text[0]);
-        app_status(a, 0, "%s: %d sentence%s (PgUp/PgDn)", path, sl.n, sl.n == 1 ? "" : "s");
     } else {
         sentences_free(&sl);
+        app_status(a, 1, "cannot open %s here", path);
+        return -1;
     }
+    a->sentence_idx = 0;
+    app_set_sentence(a, a->sentences->text[0]);
+    app_status(a, 0, "%s: %d sentence%s (PgUp/PgDn)", path, a->sentences->n,
+               a->sentences->n == 1 ? "" : "s");
     return 0;
 }
 
@@ -666,8 +748,14 @@ static void key_down(AppState *a, const SDL_KeyboardEvent *ke)
         case SDLK_0: case SDLK_KP_0: set_ui_scale(a, 1.0f); return;
         case SDLK_e: app_export(a, shift ? 2 : 0, NULL); return;
         case SDLK_l: app_export(a, 1, NULL); return;
-        case SDLK_o: start_prompt(a, PROMPT_OPEN, "Open file:", ""); return;
-        case SDLK_s: start_prompt(a, PROMPT_SAVE, "Save as:", "attnviz-session.json"); return;
+        case SDLK_o: start_prompt(a, PROMPT_OPEN, "Open (session .json or sentences):", ""); return;
+        case SDLK_s:
+            if (!shift && a->session_path[0])
+                app_save_session(a, a->session_path);
+            else
+                start_prompt(a, PROMPT_SAVE, "Save session as:",
+                             a->session_path[0] ? a->session_path : "attnviz-session.json");
+            return;
         default: break;
         }
     }

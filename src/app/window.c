@@ -85,7 +85,36 @@ static void scale_event(SDL_Event *e, float k)
     }
 }
 
-int app_run(Model *m, const Options *o, SentenceList *sentences, AttnErr *err)
+#define AUTOSAVE_MS 30000
+
+/* The autosave file in SDL's per-user folder; restore it at start unless
+ * the command line named a sentence, a file or a session, or --fresh. */
+static void autosave_setup(AppState *a, const Options *o, const SessionView *sv)
+{
+    char *dir = SDL_GetPrefPath("attnviz", "attnviz");
+    if (!dir)
+        return;
+    snprintf(a->autosave_path, sizeof a->autosave_path, "%sautosave.json", dir);
+    SDL_free(dir);
+    if (sv || o->fresh || o->sentence || o->sentence_file || o->session)
+        return;
+    struct stat st;
+    if (stat(a->autosave_path, &st) != 0)
+        return;
+    SessionView asv;
+    AttnErr err = {0};
+    if (session_load(a->m, &asv, a->autosave_path, &err) < 0) {
+        app_status(a, 1, "autosave %s not restored (damaged?); starting fresh", a->autosave_path);
+        return;
+    }
+    app_set_sentence(a, a->m->text ? a->m->text : "");
+    app_apply_session_view(a, &asv);
+    a->unsaved = 0;
+    app_status(a, 0, "restored your last session from %s (--fresh starts clean)", a->autosave_path);
+}
+
+int app_run(Model *m, const Options *o, SentenceList *sentences,
+            const SessionView *sv, AttnErr *err)
 {
     SDL_Window *win = NULL;
     SDL_Renderer *r = NULL;
@@ -126,6 +155,11 @@ int app_run(Model *m, const Options *o, SentenceList *sentences, AttnErr *err)
         attn_err_set(err, -rc, NULL, 0, "cannot start");
         goto cleanup;
     }
+    if (sv) {
+        app_apply_session_view(a, sv);
+        a->unsaved = 0;
+    }
+    autosave_setup(a, o, sv);
     a->view = view_create(r, o->font, err);
     if (!a->view) {
         rc = -ATTN_E_IO;
@@ -137,6 +171,7 @@ int app_run(Model *m, const Options *o, SentenceList *sentences, AttnErr *err)
     a->dpi_scale = ww > 0 && pw > ww ? (float)pw / ww : 1.0f;
     a->vs.scale = a->ui_scale * a->dpi_scale;
     char *shown_title = NULL;
+    Uint32 last_autosave = SDL_GetTicks();
     int fullscreen = 0;
     a->dirty = 1;
     while (!a->quit) {
@@ -155,7 +190,14 @@ int app_run(Model *m, const Options *o, SentenceList *sentences, AttnErr *err)
             a->dirty = 0;
         }
         SDL_Event e;
-        if (!SDL_WaitEvent(&e))
+        Uint32 now = SDL_GetTicks();
+        if (a->unsaved && now - last_autosave >= AUTOSAVE_MS) {
+            app_autosave(a, 0);
+            last_autosave = now;
+        }
+        int got = a->unsaved ? SDL_WaitEventTimeout(&e, (int)(AUTOSAVE_MS - (now - last_autosave)) + 1)
+                             : SDL_WaitEvent(&e);
+        if (!got)
             continue;
         int changed = 0;
         do {
@@ -165,6 +207,7 @@ int app_run(Model *m, const Options *o, SentenceList *sentences, AttnErr *err)
         a->dirty = changed;
     }
     free(shown_title);
+    app_autosave(a, 1);
 cleanup:
     if (a) {
         view_destroy(a->view);

@@ -732,7 +732,8 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
             cols = s->edit_target == EDIT_WO ? s->m->d : s->m->params.dk;
         }
         int bh = S(s, 26);
-        int top = ty + S(s, 26) + S(s, 8) + text_line_height(v->text, S(s, 11)) + S(s, 4);
+        int top = ty + S(s, 26) + S(s, 8) + text_line_height(v->text, S(s, 11)) +
+                  text_line_height(v->text, S(s, 10)) + S(s, 6);
         int left = e.x + S(s, 70);
         int gh = e.y + e.h - top - bh - S(s, 12);
         int gw = e.x + e.w - left - S(s, 8);

@@ -1,0 +1,242 @@
+/* Session files: the --print json document with a trailing "session" object.
+ * Reading validates the whole file before anything in the model changes. */
+#include "attnviz/session.h"
+#include "attnviz/io.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void session_view_default(SessionView *sv)
+{
+    memset(sv, 0, sizeof *sv);
+    sv->query = 1;
+    sv->key = -1;
+    sv->ui_scale = 1.0f;
+}
+
+typedef struct {
+    const Model *m;
+    const char *session;
+} SaveCtx;
+
+static int write_session(FILE *f, void *ctx)
+{
+    SaveCtx *c = ctx;
+    return print_json(f, c->m, c->session);
+}
+
+int session_save(const char *path, const Model *m, const SessionView *sv, AttnErr *err)
+{
+    int rc;
+    cJSON *s = cJSON_CreateObject();
+    cJSON *settings = cJSON_AddObjectToObject(s, "settings");
+    cJSON *view = cJSON_AddObjectToObject(s, "view");
+    cJSON *emb = cJSON_AddObjectToObject(s, "embeddings");
+    if (!s || !settings || !view || !emb) {
+        cJSON_Delete(s);
+        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+    }
+    cJSON_AddNumberToObject(s, "version", 1);
+    cJSON_AddStringToObject(s, "sentence", m->text ? m->text : "");
+    const AttnConfig *c = &m->cfg;
+    cJSON_AddStringToObject(settings, "mode", c->mode == ATTN_MODE_BASIC ? "basic" : "learned");
+    cJSON_AddNumberToObject(settings, "heads", m->params.h);
+    cJSON_AddBoolToObject(settings, "scale", c->scale);
+    cJSON_AddBoolToObject(settings, "causal", c->causal);
+    cJSON_AddBoolToObject(settings, "posenc", c->posenc);
+    cJSON_AddNumberToObject(settings, "temperature", c->temperature);
+    cJSON_AddNumberToObject(view, "query", sv->query);
+    cJSON_AddNumberToObject(view, "key", sv->key);
+    cJSON_AddNumberToObject(view, "head", sv->head);
+    cJSON_AddNumberToObject(view, "matrix", sv->matrix);
+    cJSON_AddNumberToObject(view, "colormap", sv->cmap);
+    cJSON_AddBoolToObject(view, "all_lines", sv->all_lines);
+    cJSON_AddNumberToObject(view, "ui_scale", sv->ui_scale);
+    cJSON_AddNumberToObject(view, "sentence_index", sv->sentence_index);
+    cJSON_AddNumberToObject(view, "edit_target", sv->edit_target);
+    for (int i = 0; i < m->n_over; i++) {
+        cJSON *a = cJSON_CreateArray();
+        for (int k = 0; k < m->d; k++)
+            cJSON_AddItemToArray(a, cJSON_CreateNumber(m->over_vec[(size_t)i * m->d + k]));
+        cJSON_AddItemToObject(emb, m->over_word[i], a);
+    }
+    char *text = cJSON_PrintUnformatted(s);
+    cJSON_Delete(s);
+    if (!text)
+        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+    SaveCtx ctx = {m, text};
+    rc = io_write_atomic(path, write_session, &ctx, err);
+    cJSON_free(text);
+    return rc;
+}
+
+static int get_bool(const cJSON *o, const char *key, int *out, const char *name, AttnErr *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v)
+        return 0;
+    if (!cJSON_IsBool(v))
+        return attn_err_set(err, ATTN_E_PARSE, name, 0, "session.%s: expected true or false", key);
+    *out = cJSON_IsTrue(v);
+    return 0;
+}
+
+static int get_int(const cJSON *o, const char *key, int lo, int hi, int *out,
+                   const char *name, AttnErr *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v)
+        return 0;
+    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
+        v->valuedouble < lo || v->valuedouble > hi)
+        return attn_err_set(err, ATTN_E_RANGE, name, 0,
+                            "session: %s must be a whole number from %d to %d", key, lo, hi);
+    *out = (int)v->valuedouble;
+    return 0;
+}
+
+int session_parse(Model *m, SessionView *sv, const char *data, size_t len,
+                  const char *name, AttnErr *err)
+{
+    int rc = 0, d = m->d;
+    float *vecs = NULL;
+    cJSON *root = cJSON_ParseWithLength(data, len);
+    if (!root)
+        return attn_err_set(err, ATTN_E_PARSE, name, 0, "not valid JSON");
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, "session");
+    if (!cJSON_IsObject(s)) {
+        rc = attn_err_set(err, ATTN_E_PARSE, name, 0,
+                          "no \"session\" object (use --weights for a --print json file)");
+        goto cleanup;
+    }
+    const cJSON *sentence = cJSON_GetObjectItemCaseSensitive(s, "sentence");
+    if (!cJSON_IsString(sentence)) {
+        rc = attn_err_set(err, ATTN_E_PARSE, name, 0, "session.sentence: expected a string");
+        goto cleanup;
+    }
+    /* settings */
+    AttnConfig cfg = m->cfg;
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(s, "settings");
+    if (st) {
+        const cJSON *mode = cJSON_GetObjectItemCaseSensitive(st, "mode");
+        if (mode) {
+            if (cJSON_IsString(mode) && strcmp(mode->valuestring, "basic") == 0)
+                cfg.mode = ATTN_MODE_BASIC;
+            else if (cJSON_IsString(mode) && strcmp(mode->valuestring, "learned") == 0)
+                cfg.mode = ATTN_MODE_LEARNED;
+            else {
+                rc = attn_err_set(err, ATTN_E_PARSE, name, 0, "session.settings.mode: basic or learned");
+                goto cleanup;
+            }
+        }
+        if ((rc = get_bool(st, "scale", &cfg.scale, name, err)) < 0 ||
+            (rc = get_bool(st, "causal", &cfg.causal, name, err)) < 0 ||
+            (rc = get_bool(st, "posenc", &cfg.posenc, name, err)) < 0)
+            goto cleanup;
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(st, "temperature");
+        if (t) {
+            if (!cJSON_IsNumber(t) || !(t->valuedouble >= 1e-6 && t->valuedouble <= 1e6)) {
+                rc = attn_err_set(err, ATTN_E_RANGE, name, 0,
+                                  "session.settings.temperature must be a number > 0");
+                goto cleanup;
+            }
+            cfg.temperature = (float)t->valuedouble;
+        }
+    }
+    /* view */
+    SessionView v;
+    session_view_default(&v);
+    const cJSON *vw = cJSON_GetObjectItemCaseSensitive(s, "view");
+    if (vw) {
+        if ((rc = get_int(vw, "query", -1, 1 << 20, &v.query, name, err)) < 0 ||
+            (rc = get_int(vw, "key", -1, 1 << 20, &v.key, name, err)) < 0 ||
+            (rc = get_int(vw, "head", -1, ATTN_MAX_HEADS - 1, &v.head, name, err)) < 0 ||
+            (rc = get_int(vw, "matrix", 0, 2, &v.matrix, name, err)) < 0 ||
+            (rc = get_int(vw, "colormap", 0, 3, &v.cmap, name, err)) < 0 ||
+            (rc = get_int(vw, "sentence_index", 0, 1 << 24, &v.sentence_index, name, err)) < 0 ||
+            (rc = get_int(vw, "edit_target", 0, 4, &v.edit_target, name, err)) < 0 ||
+            (rc = get_bool(vw, "all_lines", &v.all_lines, name, err)) < 0)
+            goto cleanup;
+        const cJSON *us = cJSON_GetObjectItemCaseSensitive(vw, "ui_scale");
+        if (cJSON_IsNumber(us) && us->valuedouble >= 0.5 && us->valuedouble <= 3.0)
+            v.ui_scale = (float)us->valuedouble;
+    }
+    /* edited word vectors */
+    const cJSON *emb = cJSON_GetObjectItemCaseSensitive(s, "embeddings");
+    int n_emb = cJSON_IsObject(emb) ? cJSON_GetArraySize(emb) : 0;
+    if (emb && !cJSON_IsObject(emb)) {
+        rc = attn_err_set(err, ATTN_E_PARSE, name, 0, "session.embeddings: expected an object");
+        goto cleanup;
+    }
+    if (n_emb) {
+        vecs = malloc((size_t)n_emb * d * sizeof(float));
+        if (!vecs) {
+            rc = attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
+            goto cleanup;
+        }
+        int i = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, emb) {
+            if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != d) {
+                rc = attn_err_set(err, ATTN_E_SHAPE, name, 0,
+                                  "session.embeddings.%s: expected %d numbers", e->string, d);
+                goto cleanup;
+            }
+            int k = 0;
+            const cJSON *x;
+            cJSON_ArrayForEach(x, e) {
+                if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > 1e4) {
+                    rc = attn_err_set(err, ATTN_E_RANGE, name, 0,
+                                      "session.embeddings.%s[%d]: a number from -10000 to 10000",
+                                      e->string, k);
+                    goto cleanup;
+                }
+                vecs[(size_t)i * d + k++] = (float)x->valuedouble;
+            }
+            i++;
+        }
+    }
+    /* the weights (changes m->params only on success) */
+    if (cfg.mode == ATTN_MODE_LEARNED || cJSON_GetObjectItemCaseSensitive(root, "Wo")) {
+        const cJSON *wo = cJSON_GetObjectItemCaseSensitive(root, "Wo");
+        if (wo && !cJSON_IsNull(wo) && (rc = weights_parse(m, data, len, name, err)) < 0)
+            goto cleanup;
+    }
+    /* nothing below can fail but for memory */
+    AttnConfig keep = m->cfg;
+    m->cfg = cfg;
+    m->cfg.heads = m->params.h;
+    (void)keep;
+    model_clear_word_vectors(m);
+    int i = 0;
+    const cJSON *e;
+    if (n_emb)
+        cJSON_ArrayForEach(e, emb) {
+            model_set_word_vector(m, e->string, vecs + (size_t)i * d);
+            i++;
+        }
+    rc = model_set_text(m, sentence->valuestring, strlen(sentence->valuestring));
+    if (rc < 0) {
+        attn_err_set(err, -rc, name, 0, "cannot set the sentence");
+        goto cleanup;
+    }
+    *sv = v;
+cleanup:
+    free(vecs);
+    cJSON_Delete(root);
+    return rc;
+}
+
+int session_load(Model *m, SessionView *sv, const char *path, AttnErr *err)
+{
+    char *data;
+    size_t len;
+    int rc = io_read_file(path, ATTN_MAX_FILE_BYTES, &data, &len, err);
+    if (rc < 0)
+        return rc;
+    rc = session_parse(m, sv, data, len, path, err);
+    free(data);
+    return rc;
+}
