@@ -84,6 +84,9 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
+# the attention kernels: vectorised loops
+$(BUILD)/src/core/attn.o: CFLAGS += -O3
+
 $(BIN): $(CORE_OBJ) $(UI_OBJ) $(MAIN_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(PKG_LIBS) $(LDLIBS)

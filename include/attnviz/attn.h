@@ -68,7 +68,7 @@ typedef struct AttnResult {
     float *concat;   /* Tq × d, heads' Z side by side */
     float *output;   /* Tq × d */
     float *Kt;       /* scratch: dk × Tk, one head's keys transposed */
-    size_t cap_qk, cap_q, cap_k, cap_qd; /* capacities in floats */
+    size_t cap_qk, cap_avg, cap_q, cap_k; /* capacities in floats */
 } AttnResult;
 
 void attn_result_init(AttnResult *r);

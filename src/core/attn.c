@@ -5,6 +5,8 @@
 #include "attnviz/prng.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,12 +152,29 @@ static void matmul(float *restrict out, const float *restrict A, int lda,
     }
 }
 
+/* exp(x) for x <= 0 (the softmax after subtracting the row max), written so
+ * the compiler can vectorise it: x = n·ln2 + r with |r| <= ln2/2, e^r by a
+ * degree-6 polynomial (relative error below 2e-7), 2^n through the exponent
+ * bits. Below -87 (where float exp underflows) the result is 0. */
+static inline float exp_neg(float x0)
+{
+    float x = x0 < -87.0f ? -87.0f : x0;
+    float n = (x * 1.44269504f + 12582912.0f) - 12582912.0f; /* round */
+    float r = x - n * 0.693145751953125f - n * 1.428606765330187e-06f;
+    float p = 1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 +
+              r * (1.0f / 120 + r * (1.0f / 720))))));
+    int32_t bits = ((int32_t)n + 127) << 23;
+    float scale;
+    memcpy(&scale, &bits, sizeof scale);
+    return x0 < -87.0f ? 0.0f : p * scale; /* underflow is exactly 0 */
+}
+
 /* Rare path for rows with NaN or infinite logits (weights near 1e38):
  * +inf entries share the weight, NaN counts as -inf, and a row with nothing
  * usable becomes uniform, so no NaN ever leaves the softmax. */
 static void softmax_nonfinite(float *row, int n_valid)
 {
-    int n_inf = 0, n_ok = 0;
+    int n_inf = 0, n_ok = 0; /* NaN entries count as -inf below */
     for (int j = 0; j < n_valid; j++) {
         n_inf += row[j] == INFINITY;
         n_ok += isfinite(row[j]);
@@ -184,19 +203,45 @@ void attn_softmax_row(float *row, int n, int n_valid)
         memset(row, 0, (size_t)n * sizeof(float));
         return;
     }
-    /* stable softmax: subtract the row max so exp never overflows */
-    float mx = -INFINITY;
-    for (int j = 0; j < n_valid; j++)
-        mx = row[j] > mx ? row[j] : mx;
-    if (!isfinite(mx)) {
+    /* stable softmax: subtract the row max so exp never overflows; eight
+     * partial maxima (and NaN counts) so the loop vectorises */
+    float m8[8], nan8[8];
+    for (int u = 0; u < 8; u++) {
+        m8[u] = -INFINITY;
+        nan8[u] = 0.0f;
+    }
+    int jb = 0;
+    for (; jb + 8 <= n_valid; jb += 8)
+        for (int u = 0; u < 8; u++) {
+            float x = row[jb + u];
+            m8[u] = x > m8[u] ? x : m8[u];
+            nan8[u] += x != x ? 1.0f : 0.0f;
+        }
+    float mx = -INFINITY, nans = 0.0f;
+    for (; jb < n_valid; jb++) {
+        mx = row[jb] > mx ? row[jb] : mx;
+        nans += row[jb] != row[jb];
+    }
+    for (int u = 0; u < 8; u++) {
+        mx = m8[u] > mx ? m8[u] : mx;
+        nans += nan8[u];
+    }
+    if (!isfinite(mx) || nans > 0.0f) {
         softmax_nonfinite(row, n_valid);
     } else {
+        for (int j = 0; j < n_valid; j++)
+            row[j] = exp_neg(row[j] - mx);
+        /* eight partial sums: vectorisable without reassociation flags */
+        float part[8] = {0};
+        int j = 0;
+        for (; j + 8 <= n_valid; j += 8)
+            for (int u = 0; u < 8; u++)
+                part[u] += row[j + u];
         float sum = 0.0f;
-        for (int j = 0; j < n_valid; j++) {
-            float e = expf(row[j] - mx); /* NaN logits give NaN here */
-            row[j] = e == e ? e : 0.0f;
+        for (; j < n_valid; j++)
             sum += row[j];
-        }
+        for (int u = 0; u < 8; u++)
+            sum += part[u];
         float inv = 1.0f / sum; /* sum >= 1: the max contributes exp(0) */
         for (int j = 0; j < n_valid; j++)
             row[j] *= inv;
@@ -237,10 +282,14 @@ static int reserve(AttnResult *r, int Tq, int Tk, int d, int h)
     size_t qk = (size_t)Tq * Tk, hqk = qk * h, q = (size_t)Tq * d,
            k = (size_t)Tk * d;
     if (hqk > r->cap_qk) {
-        if (grow(&r->scores, hqk) || grow(&r->logits, hqk) ||
-            grow(&r->weights, hqk) || grow(&r->avg, qk))
+        if (grow(&r->scores, hqk) || grow(&r->logits, hqk) || grow(&r->weights, hqk))
             return -ATTN_E_NOMEM;
         r->cap_qk = hqk;
+    }
+    if (qk > r->cap_avg) {
+        if (grow(&r->avg, qk))
+            return -ATTN_E_NOMEM;
+        r->cap_avg = qk;
     }
     if (q > r->cap_q) {
         if (grow(&r->Q, q) || grow(&r->Z, q) || grow(&r->concat, q) ||
@@ -258,7 +307,9 @@ static int reserve(AttnResult *r, int Tq, int Tk, int d, int h)
 
 /* ---- the forward pass --------------------------------------------------- */
 
-/* One head, one block of query rows [i0, i1): passes 2-5. */
+#define BLK 16 /* register block: 16 floats = four SSE or two AVX registers */
+
+/* One head, one block of query rows [i0, i1): passes 2-4. */
 static void head_rows(AttnResult *r, int head, float mult, int i0, int i1)
 {
     int Tq = r->Tq, Tk = r->Tk, dk = r->dk;
@@ -271,41 +322,93 @@ static void head_rows(AttnResult *r, int head, float mult, int i0, int i1)
         float *lg = r->logits + base + (size_t)i * Tk;
         float *w = r->weights + base + (size_t)i * Tk;
         const float *q = Q + (size_t)i * dk;
-        /* pass 2: scores[i][j] = q_i · k_j, over the transposed keys */
-        memset(sc, 0, (size_t)Tk * sizeof(float));
-        for (int c = 0; c < dk; c++) {
-            float qc = q[c];
-            const float *kc = Kt + (size_t)c * Tk;
-            for (int j = 0; j < Tk; j++)
-                sc[j] += qc * kc[j];
+        /* pass 2: scores[i][j] = q_i · k_j, over the transposed keys, in
+         * blocks of BLK keys whose sums stay in registers */
+        int j0 = 0;
+        for (; j0 + BLK <= Tk; j0 += BLK) {
+            float acc[BLK] = {0};
+            for (int c = 0; c < dk; c++) {
+                float qc = q[c];
+                const float *kc = Kt + (size_t)c * Tk + j0;
+                for (int u = 0; u < BLK; u++)
+                    acc[u] += qc * kc[u];
+            }
+            memcpy(sc + j0, acc, sizeof acc);
+        }
+        for (int j = j0; j < Tk; j++) {
+            float s = 0.0f;
+            for (int c = 0; c < dk; c++)
+                s += q[c] * Kt[(size_t)c * Tk + j];
+            sc[j] = s;
         }
         /* pass 3: logits = scores · s / τ, softmax over the unmasked keys */
         for (int j = 0; j < Tk; j++)
             lg[j] = w[j] = sc[j] * mult;
         attn_softmax_row(w, Tk, r->causal ? i + 1 : Tk);
-        /* pass 4: z_i = Σ_j α_ij v_j */
+        /* pass 4: z_i = Σ_j α_ij v_j, BLK dimensions at a time in registers */
         float *z = r->Z + (size_t)head * Tq * dk + (size_t)i * dk;
-        memset(z, 0, (size_t)dk * sizeof(float));
-        for (int j = 0; j < Tk; j++) {
-            float a = w[j];
-            if (a == 0.0f)
-                continue;
-            const float *v = V + (size_t)j * dk;
-            for (int c = 0; c < dk; c++)
-                z[c] += a * v[c];
+        int nv = r->causal && i + 1 < Tk ? i + 1 : Tk; /* masked keys weigh 0 */
+        int c0 = 0;
+        for (; c0 + BLK <= dk; c0 += BLK) {
+            float acc[BLK] = {0};
+            for (int j = 0; j < nv; j++) {
+                float a = w[j];
+                const float *v = V + (size_t)j * dk + c0;
+                for (int u = 0; u < BLK; u++)
+                    acc[u] += a * v[u];
+            }
+            memcpy(z + c0, acc, sizeof acc);
+        }
+        for (int c = c0; c < dk; c++) {
+            float s = 0.0f;
+            for (int j = 0; j < nv; j++)
+                s += w[j] * V[(size_t)j * dk + c];
+            z[c] = s;
         }
     }
+}
+
+typedef struct {
+    AttnResult *r;
+    float mult;
+    int i0, i1;
+} RowJob;
+
+static void *row_job(void *arg)
+{
+    RowJob *j = arg;
+    for (int k = 0; k < j->r->h; k++)
+        head_rows(j->r, k, j->mult, j->i0, j->i1);
+    return NULL;
+}
+
+#define ATTN_THREAD_MIN_WORK (1L << 18) /* h·Tq·Tk·dk below this: one thread */
+
+static void run_heads(AttnResult *r, float mult)
+{
+    long work = (long)r->h * r->Tq * r->Tk * r->dk;
+    int half = r->Tq / 2;
+    RowJob a = {r, mult, 0, half}, b = {r, mult, half, r->Tq};
+    pthread_t t;
+    if (work >= ATTN_THREAD_MIN_WORK && half > 0 &&
+        pthread_create(&t, NULL, row_job, &b) == 0) {
+        row_job(&a);
+        pthread_join(t, NULL);
+        return;
+    }
+    a.i1 = r->Tq;
+    row_job(&a);
 }
 
 int attn_forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv,
                  int Tk, int d, const AttnParams *p, const AttnConfig *cfg)
 {
     int learned = cfg->mode == ATTN_MODE_LEARNED;
-    int h = learned ? p->h : 1;
     if (Tq < 0 || Tk < 0 || d < 1)
         return -ATTN_E_SHAPE;
-    if (learned && (!p || p->d != d))
+    if (learned && (!p || p->d != d || p->h < 1 || d % p->h != 0))
         return -ATTN_E_SHAPE;
+    int h = learned ? p->h : 1;
     if (!(cfg->temperature > 0.0f) || !isfinite(cfg->temperature))
         return -ATTN_E_RANGE;
     int dk = d / h;
@@ -343,9 +446,9 @@ int attn_forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv,
                 Kt[(size_t)c * Tk + j] = K[(size_t)j * dk + c];
     }
 
-    /* passes 2-4 per head: scores, softmax, context vectors */
-    for (int k = 0; k < h; k++)
-        head_rows(r, k, mult, 0, Tq);
+    /* passes 2-4 per head: scores, softmax, context vectors; large inputs
+     * split the query rows between two threads */
+    run_heads(r, mult);
 
     /* pass 5: concatenate the heads' Z, then output = concat·Wo */
     for (int i = 0; i < Tq; i++)
@@ -361,11 +464,13 @@ int attn_forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv,
     /* the heads' average, for the "all heads" view */
     size_t qk = (size_t)Tq * Tk;
     float inv_h = 1.0f / (float)h;
-    for (size_t e = 0; e < qk; e++) {
-        float s = 0.0f;
-        for (int k = 0; k < h; k++)
-            s += r->weights[(size_t)k * qk + e];
-        r->avg[e] = s * inv_h;
+    memcpy(r->avg, r->weights, qk * sizeof(float));
+    for (int k = 1; k < h; k++) {
+        const float *w = r->weights + (size_t)k * qk;
+        for (size_t e = 0; e < qk; e++)
+            r->avg[e] += w[e];
     }
+    for (size_t e = 0; e < qk; e++)
+        r->avg[e] *= inv_h;
     return 0;
 }

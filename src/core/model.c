@@ -198,14 +198,18 @@ int model_compute(Model *m)
         m->cap_avg = qk;
     }
     int h = m->res.h;
-    for (size_t e = 0; e < qk; e++) {
-        float s = 0.0f, l = 0.0f;
-        for (int k = 0; k < h; k++) {
-            s += m->res.scores[(size_t)k * qk + e];
-            l += m->res.logits[(size_t)k * qk + e];
+    if (h > 1) {
+        memcpy(m->avg_scores, m->res.scores, qk * sizeof(float));
+        memcpy(m->avg_logits, m->res.logits, qk * sizeof(float));
+        for (int k = 1; k < h; k++)
+            for (size_t e = 0; e < qk; e++) {
+                m->avg_scores[e] += m->res.scores[(size_t)k * qk + e];
+                m->avg_logits[e] += m->res.logits[(size_t)k * qk + e];
+            }
+        for (size_t e = 0; e < qk; e++) {
+            m->avg_scores[e] /= (float)h;
+            m->avg_logits[e] /= (float)h;
         }
-        m->avg_scores[e] = s / (float)h;
-        m->avg_logits[e] = l / (float)h;
     }
     return 0;
 }
