@@ -20,7 +20,16 @@ typedef struct Entry {
     int w, h;
 } Entry;
 
+#define SIZE_SLOTS 8192 /* measured strings, power of two */
+
+typedef struct SizeEntry {
+    char *text;
+    int px, w, h;
+} SizeEntry;
+
 struct TextCache {
+    SizeEntry sizes_cache[SIZE_SLOTS];
+    int sizes_used;
     SDL_Renderer *r;
     char *font_path;
     int sizes[MAX_SIZES];
@@ -96,6 +105,15 @@ TextCache *text_create(SDL_Renderer *r, const char *font_path, AttnErr *err)
     return t;
 }
 
+static void flush_sizes(TextCache *t)
+{
+    for (int i = 0; i < SIZE_SLOTS; i++) {
+        free(t->sizes_cache[i].text);
+        t->sizes_cache[i].text = NULL;
+    }
+    t->sizes_used = 0;
+}
+
 static void flush(TextCache *t)
 {
     for (int i = 0; i < CACHE_SLOTS; i++) {
@@ -114,6 +132,7 @@ void text_destroy(TextCache *t)
     if (!t)
         return;
     flush(t);
+    flush_sizes(t);
     for (int i = 0; i < t->n_sizes; i++)
         TTF_CloseFont(t->fonts[i]);
     free(t->font_path);
@@ -218,13 +237,43 @@ int text_draw(TextCache *t, int px, SDL_Color c, const char *s, int x, int y,
     return e->w;
 }
 
+static uint32_t hash(const char *s, int px, uint32_t rgba);
+
+/* Measured sizes are cached too: layout asks for every label every frame. */
 void text_size(TextCache *t, int px, const char *s, int *w, int *h)
 {
     int ww = 0, hh = 0;
-    if (s && *s)
+    if (s && *s) {
+        uint32_t k = hash(s, px, 0);
+        SizeEntry *e = NULL;
+        for (int probe = 0; probe < SIZE_SLOTS; probe++) {
+            SizeEntry *c = &t->sizes_cache[(k + (uint32_t)probe) & (SIZE_SLOTS - 1)];
+            if (!c->text) {
+                e = c;
+                break;
+            }
+            if (c->px == px && strcmp(c->text, s) == 0) {
+                if (w)
+                    *w = c->w;
+                if (h)
+                    *h = c->h;
+                return;
+            }
+        }
         TTF_SizeUTF8(font_at(t, px), s, &ww, &hh);
-    else
+        if (t->sizes_used >= SIZE_SLOTS * 3 / 4) {
+            flush_sizes(t);
+            e = &t->sizes_cache[k & (SIZE_SLOTS - 1)];
+        }
+        if (e && (e->text = strdup(s)) != NULL) {
+            e->px = px;
+            e->w = ww;
+            e->h = hh;
+            t->sizes_used++;
+        }
+    } else {
         hh = TTF_FontHeight(font_at(t, px));
+    }
     if (w)
         *w = ww;
     if (h)

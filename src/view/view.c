@@ -466,7 +466,9 @@ static void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s,
         float val = cs.lo + (cs.hi - cs.lo) * k / 4.0f;
         int y = g->colorbar.y + g->colorbar.h - (int)lroundf(g->colorbar.h * k / 4.0f);
         char buf[32];
-        snprintf(buf, sizeof buf, fabsf(cs.hi) < 10 ? "%.2f" : "%.1f", (double)val);
+        float span = cs.hi - cs.lo;
+        snprintf(buf, sizeof buf, span >= 20 ? "%.0f" : span >= 2 ? "%.1f" : span >= 0.2f ? "%.2f" : "%.3g",
+                 (double)val);
         set_color(r, th->dim);
         SDL_RenderDrawLine(r, g->colorbar.x + g->colorbar.w, y,
                            g->colorbar.x + g->colorbar.w + S(s, 4), y);
@@ -834,23 +836,65 @@ static int sentence_text_x(const ViewState *s, const ViewLayout *l, View *v)
     return l->sentence.x + S(s, 14) + lw + S(s, 16);
 }
 
+#define BAR_WINDOW 240 /* bytes of a long sentence drawn around the cursor */
+
+/* The part of the text the bar draws: all of it when short, else a window
+ * around the cursor (a 1024-token paragraph is far wider than any screen). */
+static void bar_range(const char *t, int cursor, size_t *v0, size_t *v1)
+{
+    size_t len = strlen(t), c = cursor > 0 ? (size_t)cursor : 0;
+    if (c > len)
+        c = len;
+    *v0 = 0;
+    *v1 = len;
+    if (len <= BAR_WINDOW)
+        return;
+    size_t a = c > BAR_WINDOW / 2 ? c - BAR_WINDOW / 2 : 0;
+    if (a + BAR_WINDOW > len)
+        a = len - BAR_WINDOW;
+    while (a > 0 && ((unsigned char)t[a] & 0xC0) == 0x80)
+        a--;
+    size_t b = a + BAR_WINDOW < len ? a + BAR_WINDOW : len;
+    while (b < len && ((unsigned char)t[b] & 0xC0) == 0x80)
+        b++;
+    *v0 = a;
+    *v1 = b;
+}
+
+/* Width of t[from, to) at px. */
+static int span_width(View *v, int px, const char *t, size_t from, size_t to)
+{
+    char buf[BAR_WINDOW + 8];
+    size_t n = to > from ? to - from : 0;
+    if (n >= sizeof buf)
+        n = sizeof buf - 1;
+    memcpy(buf, t + from, n);
+    buf[n] = '\0';
+    int w = 0;
+    text_size(v->text, px, buf, &w, NULL);
+    return w;
+}
+
 int view_sentence_offset(View *v, const ViewState *s, const ViewLayout *l, int x)
 {
     const char *t = s->sentence ? s->sentence : "";
-    int x0 = sentence_text_x(s, l, v), best = 0, best_d = 1 << 30;
-    int n = (int)strlen(t);
-    char buf[4096];
-    for (int b = 0; b <= n && b < (int)sizeof buf; b++) {
-        if (b < n && ((unsigned char)t[b] & 0xC0) == 0x80)
+    size_t v0, v1;
+    bar_range(t, s->cursor, &v0, &v1);
+    int x0 = sentence_text_x(s, l, v), px = S(s, 20);
+    int shift = 0, clip_w = l->sentence.x + l->sentence.w - x0 - S(s, 260);
+    if (clip_w < S(s, 100))
+        clip_w = l->sentence.x + l->sentence.w - x0 - S(s, 8);
+    int cw = span_width(v, px, t, v0, s->cursor > 0 ? (size_t)s->cursor : 0);
+    if (cw > clip_w - S(s, 20))
+        shift = cw - clip_w + S(s, 20);
+    int best = (int)v0, best_d = 1 << 30;
+    for (size_t b = v0; b <= v1; b++) {
+        if (b < v1 && ((unsigned char)t[b] & 0xC0) == 0x80)
             continue;
-        memcpy(buf, t, (size_t)b);
-        buf[b] = '\0';
-        int w;
-        text_size(v->text, S(s, 20), buf, &w, NULL);
-        int d = abs(x0 + w - x);
+        int d = abs(x0 - shift + span_width(v, px, t, v0, b) - x);
         if (d < best_d) {
             best_d = d;
-            best = b;
+            best = (int)b;
         }
     }
     return best;
@@ -875,41 +919,34 @@ static void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, cons
     if (clip.w < S(s, 100))
         clip.w = l->sentence.x + l->sentence.w - x0 - S(s, 8);
     SDL_RenderSetClipRect(r, &clip);
-    /* keep the cursor visible when the text is longer than the bar */
-    int cw = 0;
-    char buf[4096];
+    size_t v0, v1, len = strlen(t);
+    bar_range(t, s->cursor, &v0, &v1);
     size_t cur = s->cursor > 0 ? (size_t)s->cursor : 0;
-    if (cur > strlen(t))
-        cur = strlen(t);
-    if (cur < sizeof buf) {
-        memcpy(buf, t, cur);
-        buf[cur] = '\0';
-        text_size(v->text, px, buf, &cw, NULL);
-    }
+    cur = cur > len ? len : cur;
+    /* keep the cursor visible when the text is longer than the bar */
+    int cw = span_width(v, px, t, v0, cur);
     int shift = cw > clip.w - S(s, 20) ? cw - clip.w + S(s, 20) : 0;
     int tx = x0 - shift;
-    if (*t)
-        text_draw(v->text, px, th->text, t, tx, cy, 0, 0);
-    else if (!s->sentence_focus)
+    if (*t) {
+        char buf[BAR_WINDOW + 8];
+        memcpy(buf, t + v0, v1 - v0);
+        buf[v1 - v0] = '\0';
+        text_draw(v->text, px, th->text, buf, tx, cy, 0, 0);
+    } else if (!s->sentence_focus) {
         text_draw(v->text, px, th->dim, "type a sentence (click here or press /)", tx, cy, 0, 0);
+    }
     /* unknown words: a dotted underline */
     if (!s->prompt && s->m) {
         const TokenList *tl = &s->m->toks;
         for (int i = 0; i < s->m->T; i++) {
-            if (!s->m->oov[i] || tl->src_start[i] + tl->src_len[i] > strlen(t) ||
-                tl->src_start[i] + tl->src_len[i] >= sizeof buf)
+            size_t a0 = tl->src_start[i], a1 = a0 + tl->src_len[i];
+            if (!s->m->oov[i] || a0 < v0 || a1 > v1)
                 continue;
-            int a, b;
-            memcpy(buf, t, tl->src_start[i]);
-            buf[tl->src_start[i]] = '\0';
-            text_size(v->text, px, buf, &a, NULL);
-            memcpy(buf, t, tl->src_start[i] + tl->src_len[i]);
-            buf[tl->src_start[i] + tl->src_len[i]] = '\0';
-            text_size(v->text, px, buf, &b, NULL);
+            int a = span_width(v, px, t, v0, a0), b = span_width(v, px, t, v0, a1);
             set_color(r, th->error);
-            int uy = cy + lh - S(s, 2);
+            int uy = cy + lh - S(s, 2), dot_w = S(s, 2) > 1 ? S(s, 2) : 1;
             for (int x = tx + a; x < tx + b; x += S(s, 4) > 2 ? S(s, 4) : 3) {
-                SDL_Rect dot = {x, uy, S(s, 2) > 1 ? S(s, 2) : 1, S(s, 2) > 1 ? S(s, 2) : 1};
+                SDL_Rect dot = {x, uy, dot_w, dot_w};
                 SDL_RenderFillRect(r, &dot);
             }
         }
@@ -1217,6 +1254,8 @@ static void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
             draw_bars(r, g == 0 ? q : g == 1 ? k : vv, n, a, amax, pc, th->neg);
         else if (g == 3)
             draw_bars(r, prod, n, a, pmax, pc, th->neg);
+        else if (T > 32)
+            draw_bars(r, z, n, a, zmax, th->pos, th->neg); /* too many keys to stack */
         else {
             /* each key's share α_ij v_j stacked from the zero line */
             float bwid = (float)a.w / n;
