@@ -44,7 +44,7 @@ ifeq ($(SAN),1)
   BIN := build/attnviz-san
 endif
 
-.PHONY: all run test clean install help deps test-deps check-deps screenshot bench fuzz soak
+.PHONY: all run test clean install help deps test-deps screenshot bench fuzz soak
 
 all: $(BIN)
 
@@ -107,7 +107,7 @@ test: test-deps
 .PHONY: test-run
 test-run: $(BIN) $(TEST_BIN)
 	@fail=0; for t in $(TEST_BIN); do \
-	  echo "== $$t"; ATTNVIZ_BIN=$(BIN) SDL_VIDEODRIVER=dummy ./$$t || fail=1; done; \
+	  echo "== $$t"; ATTNVIZ_BIN=$(BIN) ATTNVIZ_SOAK_N=$(SOAK_N) SDL_VIDEODRIVER=dummy ./$$t || fail=1; done; \
 	for s in tests/*.sh; do [ -f "$$s" ] || continue; \
 	  echo "== $$s"; ATTNVIZ_BIN=$(BIN) bash $$s || fail=1; done; \
 	if [ $$fail = 0 ]; then echo "make test: all suites passed"; else echo "make test: FAILED"; exit 1; fi
@@ -120,6 +120,11 @@ install: $(BIN)
 
 FUZZ_SECONDS ?= 60
 N ?= 20000
+# events in the soak test during `make test` (CI's SAN=1 run does 20,000)
+SOAK_N ?= $(if $(filter 1,$(SAN)),20000,3000)
+
+soak: $(BUILD)/tests/test_soak
+	ATTNVIZ_SOAK_N=$(N) SDL_VIDEODRIVER=dummy ./$(BUILD)/tests/test_soak
 
 bench: deps
 	@$(MAKE) --no-print-directory all

@@ -935,7 +935,10 @@ static void mouse_down(AppState *a, const SDL_MouseButtonEvent *b)
         control(a, c, NULL);
         return;
     }
-    if (view_hit_cell(l, x, y, &i, &j)) {
+    /* the layout may predate the last change of T (events come in batches
+     * between frames): hits are checked against the model, not the layout */
+    int T = a->m->T;
+    if (view_hit_cell(l, x, y, &i, &j) && i < T && j < T) {
         a->vs.query = i;
         a->vs.key = j;
         a->vs.edit_focus = 0;
@@ -943,12 +946,12 @@ static void mouse_down(AppState *a, const SDL_MouseButtonEvent *b)
         a->dirty = 1;
         return;
     }
-    if (view_hit_row_label(l, x, y, &i) && i < a->m->T) {
+    if (view_hit_row_label(l, x, y, &i) && i < T) {
         a->vs.query = i;
         a->dirty = 1;
         return;
     }
-    if (view_hit_line_token(l, x, y, &i, &side) && i < a->m->T) {
+    if (view_hit_line_token(l, x, y, &i, &side) && i < T) {
         if (side)
             a->vs.key = i;
         else
@@ -1007,7 +1010,7 @@ static void mouse_motion(AppState *a, const SDL_MouseMotionEvent *mm)
         return;
     }
     int oi = a->vs.hover_i, oj = a->vs.hover_j;
-    if (view_hit_cell(&a->layout, mm->x, mm->y, &i, &j)) {
+    if (view_hit_cell(&a->layout, mm->x, mm->y, &i, &j) && i < a->m->T && j < a->m->T) {
         a->vs.hover_i = i;
         a->vs.hover_j = j;
     } else {
