@@ -39,6 +39,8 @@ static SDL_Surface *render_offscreen(const char *font_path, const ViewState *s,
         goto cleanup;
     }
     out = SDL_CreateRGBSurfaceWithFormat(0, w, h, 24, SDL_PIXELFORMAT_RGB888);
+    if (out)
+        SDL_FillRect(out, NULL, 0); /* defined padding bytes for the PNG writer */
     r = out ? SDL_CreateSoftwareRenderer(out) : NULL;
     v = r ? view_create(r, font_path, err) : NULL;
     if (!v) {
@@ -85,7 +87,8 @@ int view_save_png(SDL_Surface *surf, const char *path, AttnErr *err)
     if (!tmp)
         return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
     snprintf(tmp, n + 24, "%s.tmp-%ld.png", path, (long)getpid());
-    if (IMG_SavePNG(surf, tmp) != 0) {
+    int saved = IMG_SavePNG(surf, tmp);
+    if (saved != 0) {
         rc = attn_err_set(err, ATTN_E_IO, path, 0, "cannot write PNG: %s", SDL_GetError());
         unlink(tmp);
     } else if (rename(tmp, path) != 0) {

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int find_with_fontconfig(char *out, size_t n);
+
 #define MAX_SIZES 12
 #define CACHE_SLOTS 4096 /* power of two */
 #define CACHE_MAX 3000   /* flush when this many are held */
@@ -39,7 +41,23 @@ struct TextCache {
     int used;
 };
 
+/* The lookup runs once a process; fontconfig is then shut down again (it is
+ * used for nothing else), so it holds no memory for the rest of the run. */
 int text_find_font(char *out, size_t n)
+{
+    static char found[4096];
+    static int state; /* 0 not looked up, 1 found, -1 none */
+    if (state == 0) {
+        state = find_with_fontconfig(found, sizeof found) == 0 ? 1 : -1;
+        FcFini();
+    }
+    if (state < 0 || strlen(found) >= n)
+        return -1;
+    memcpy(out, found, strlen(found) + 1);
+    return 0;
+}
+
+static int find_with_fontconfig(char *out, size_t n)
 {
     int rc = -1;
     if (!FcInit())

@@ -315,7 +315,7 @@ static SDL_Texture *bar_texture(View *v, ColormapId id)
         px[k] = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
     }
     SDL_UpdateTexture(t, NULL, px, 4);
-    SDL_SetTextureScaleMode(t, SDL_ScaleModeLinear);
+    SDL_SetTextureScaleMode(t, SDL_ScaleModeNearest); /* 256 steps: no visible bands */
     v->bar[id] = t;
     return t;
 }
