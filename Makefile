@@ -5,11 +5,11 @@ DESTDIR ?=
 SAN     ?= 0
 OPT     ?= -O2
 
-PKGS      := sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig
+PKGS      := sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig x11
 TEST_PKGS := cmocka
 # Debian packages that provide the libraries and tools above.
 DEB_BUILD := pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev libcglm-dev \
-             libcjson-dev libfontconfig-dev fonts-dejavu-core
+             libcjson-dev libfontconfig-dev libx11-dev fonts-dejavu-core
 DEB_TEST  := libcmocka-dev xvfb xdotool imagemagick libxml2-utils
 
 CFLAGS_BASE := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g $(OPT) \
@@ -135,7 +135,7 @@ fuzz:
 
 screenshot: test-deps
 	@$(MAKE) --no-print-directory all
-	bash tests/screenshot.sh
+	bash tests/tools/screenshot.sh
 
 clean:
 	rm -rf build

@@ -8,6 +8,7 @@
 #include "attnviz/paths.h"
 #include "attnviz/session.h"
 
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,9 @@ int main(int argc, char **argv)
     int model_ok = 0, status = 1;
     char path[4096];
 
+    /* character set only (numbers stay C): SDL needs it to give the window a
+     * UTF-8 title on X11 */
+    setlocale(LC_CTYPE, "");
     int rc = options_parse(&o, argc, argv, &err);
     if (rc < 0) {
         if (rc == -ATTN_E_PARSE) {

@@ -52,6 +52,7 @@ typedef struct AppState {
     float drag_v0;
     char edit_buf[64];
     int editing_value;
+    int edit_fresh;            /* the next typed character replaces the value */
     Uint32 last_click_time;
     int last_click_row, last_click_col;
     uint64_t next_seed;

@@ -194,6 +194,7 @@ int app_init(AppState *a, Model *m, const Options *o, SentenceList *sentences)
     a->win_h = 800;
     a->next_seed = (uint64_t)time(NULL) % 100000;
     a->export_dir = o && o->export_dir ? o->export_dir : ".";
+    a->last_click_row = a->last_click_col = -1;
     view_state_init(&a->vs, m);
     a->vs.dark = 1;
     a->vs.scale = 1.0f;
@@ -444,6 +445,7 @@ static void begin_typing_value(AppState *a)
     snprintf(a->edit_buf, sizeof a->edit_buf, "%.4g",
              (double)edit_get(a, a->vs.edit_row, a->vs.edit_col));
     a->vs.edit_text = a->edit_buf;
+    a->edit_fresh = 1;
     SDL_StartTextInput();
     a->dirty = 1;
 }
@@ -463,6 +465,7 @@ static void commit_typed_value(AppState *a)
     edit_set(a, a->vs.edit_row, a->vs.edit_col, (float)v);
     a->editing_value = 0;
     a->vs.edit_text = NULL;
+    SDL_StopTextInput();
     app_status(a, 0, "value set to %g", v);
 }
 
@@ -782,7 +785,10 @@ static void key_down(AppState *a, const SDL_KeyboardEvent *ke)
             size_t l = strlen(a->edit_buf);
             if (l)
                 a->edit_buf[l - 1] = '\0';
+            a->edit_fresh = 0;
         }
+        if (!a->editing_value)
+            SDL_StopTextInput();
         a->dirty = 1;
         return;
     }
@@ -1067,6 +1073,11 @@ int app_handle_event(AppState *a, const SDL_Event *e)
         break;
     case SDL_TEXTINPUT:
         if (a->editing_value) {
+            if (a->edit_fresh) {
+                /* the first key replaces the shown value, as in a spreadsheet */
+                a->edit_buf[0] = '\0';
+                a->edit_fresh = 0;
+            }
             size_t l = strlen(a->edit_buf), n = strlen(e->text.text);
             if (l + n < sizeof a->edit_buf)
                 memcpy(a->edit_buf + l, e->text.text, n + 1);

@@ -4,6 +4,9 @@
 #include "attnviz/app.h"
 #include "attnviz/app_state.h"
 
+#include <SDL_syswm.h>
+#include <X11/Xlib.h>
+#include <X11/Xutil.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +72,21 @@ static void set_title(SDL_Window *w, const char *text)
     char title[512];
     snprintf(title, sizeof title, "attnviz \xE2\x80\x94 %s", text && *text ? text : "(empty)");
     SDL_SetWindowTitle(w, title);
+    /* SDL stores WM_NAME as UTF8_STRING, which older X tools (xdotool,
+     * xwininfo in a C locale) cannot read; store it in the ICCCM encodings
+     * as well (STRING when Latin-1 suffices, else COMPOUND_TEXT). The
+     * window manager's title, _NET_WM_NAME, stays UTF-8. */
+    SDL_SysWMinfo info;
+    SDL_VERSION(&info.version);
+    if (SDL_GetWindowWMInfo(w, &info) && info.subsystem == SDL_SYSWM_X11) {
+        XTextProperty prop;
+        char *list[1] = {title};
+        if (Xutf8TextListToTextProperty(info.info.x11.display, list, 1, XStdICCTextStyle, &prop) >= Success) {
+            XSetWMName(info.info.x11.display, info.info.x11.window, &prop);
+            XFree(prop.value);
+            XFlush(info.info.x11.display);
+        }
+    }
 }
 
 /* High-DPI: events come in window points, drawing is in pixels. */
@@ -139,6 +157,9 @@ int app_run(Model *m, const Options *o, SentenceList *sentences,
                           SDL_GetError());
         goto cleanup;
     }
+    /* text input only while a text field has focus: otherwise the key
+     * that focuses the sentence bar ("/") would also type itself */
+    SDL_StopTextInput();
     r = SDL_CreateRenderer(win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
     if (!r)
         r = SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE);

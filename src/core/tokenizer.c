@@ -95,6 +95,7 @@ typedef struct {
     size_t used;   /* bytes written to tl->buf */
     int open;      /* a token is being written */
     int keep;      /* ... and it is under the cap */
+    int failed;    /* out of memory */
 } Scan;
 
 static void token_begin(Scan *sc, size_t src)
@@ -112,7 +113,7 @@ static void token_begin(Scan *sc, size_t src)
 
 static void token_end(Scan *sc)
 {
-    if (sc->open && sc->keep) {
+    if (sc->open && sc->keep && !sc->failed) {
         sc->tl->buf[sc->used++] = '\0';
         sc->tl->n++;
     }
@@ -123,6 +124,12 @@ static void token_put(Scan *sc, const void *bytes, size_t n, size_t src_end)
 {
     if (!sc->keep)
         return;
+    /* room for these bytes and the NUL; kept tokens only, so a huge text
+     * past the 1024th token costs nothing */
+    if (reserve(sc->tl, sc->used + n + 1) < 0) {
+        sc->failed = 1;
+        return;
+    }
     memcpy(sc->tl->buf + sc->used, bytes, n);
     sc->used += n;
     sc->tl->src_len[sc->tl->n] = src_end - sc->tl->src_start[sc->tl->n];
@@ -132,11 +139,10 @@ int tok_split(TokenList *tl, const char *text, size_t len)
 {
     static const unsigned char fffd[3] = {0xEF, 0xBF, 0xBD};
     const unsigned char *s = (const unsigned char *)text;
-    Scan sc = {tl, 0, 0, 0};
+    Scan sc = {tl, 0, 0, 0, 0};
 
     tl->n = tl->n_total = tl->n_replaced = 0;
-    /* Worst case: every byte becomes U+FFFD (3 bytes) and a NUL. */
-    if (reserve(tl, len * 4 + 1) < 0)
+    if (reserve(tl, 1) < 0)
         return -ATTN_E_NOMEM;
 
     for (size_t i = 0; i < len;) {
@@ -173,5 +179,9 @@ int tok_split(TokenList *tl, const char *text, size_t len)
         i += (size_t)n;
     }
     token_end(&sc);
+    if (sc.failed) {
+        tl->n = 0;
+        return -ATTN_E_NOMEM;
+    }
     return 0;
 }

@@ -63,7 +63,18 @@ int weights_parse(Model *m, const char *data, size_t len, const char *name,
 {
     AttnParams p = {0};
     int rc = 0;
-    cJSON *root = cJSON_ParseWithLength(data, len);
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
+    if (root && end) {
+        /* one document: only white space may follow it */
+        while (end < data + len && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t' || *end == '\0'))
+            end++;
+        if (end < data + len) {
+            long line = line_of(data, len, (size_t)(end - data));
+            cJSON_Delete(root);
+            return attn_err_set(err, ATTN_E_PARSE, name, line, "text after the end of the JSON document");
+        }
+    }
     if (!root) {
         const char *at = cJSON_GetErrorPtr();
         long line = at && at >= data && at <= data + len ? line_of(data, len, (size_t)(at - data)) : 0;
@@ -143,7 +154,10 @@ int weights_parse(Model *m, const char *data, size_t len, const char *name,
     m->cfg.heads = h;
     m->has_seed = 0;
     const cJSON *seed = cJSON_GetObjectItemCaseSensitive(config, "seed");
-    if (cJSON_IsNumber(seed) && seed->valuedouble >= 0) {
+    /* a seed is metadata here: kept only when it is a whole number that
+     * --seed accepts (0 to 2^53), never converted out of range */
+    if (cJSON_IsNumber(seed) && seed->valuedouble >= 0 && seed->valuedouble <= 9007199254740992.0 &&
+        seed->valuedouble == floor(seed->valuedouble)) {
         m->has_seed = 1;
         m->seed = (uint64_t)seed->valuedouble;
     }

@@ -86,7 +86,7 @@ int view_save_png(SDL_Surface *surf, const char *path, AttnErr *err)
     int rc = 0;
     if (!tmp)
         return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
-    snprintf(tmp, n + 24, "%s.tmp-%ld.png", path, (long)getpid());
+    snprintf(tmp, n + 24, "%s.tmp-%ld", path, (long)getpid()); /* not *.png */
     int saved = IMG_SavePNG(surf, tmp);
     if (saved != 0) {
         rc = attn_err_set(err, ATTN_E_IO, path, 0, "cannot write PNG: %s", SDL_GetError());

@@ -736,8 +736,24 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
         int bh = S(s, 26);
         int top = ty + S(s, 26) + S(s, 8) + text_line_height(v->text, S(s, 11)) +
                   text_line_height(v->text, S(s, 10)) + S(s, 6);
+        /* buttons first: as many rows as the panel's width needs */
+        static const char *const btns[EBTN_COUNT] = {"[0] identity", "[Z] zero", "[N] random", "[X] swap q\xE2\x86\x94k", "[Del] reset all"};
+        int bw[EBTN_COUNT], brow[EBTN_COUNT], bxs[EBTN_COUNT], n_rows = 1;
+        int bx = e.x + S(s, 6);
+        for (int b = 0; b < EBTN_COUNT; b++) {
+            int tw;
+            text_size(v->text, S(s, 12), btns[b], &tw, NULL);
+            bw[b] = tw + S(s, 10);
+            if (bx > e.x + S(s, 6) && bx + bw[b] > e.x + e.w - S(s, 6)) {
+                bx = e.x + S(s, 6);
+                n_rows++;
+            }
+            brow[b] = n_rows - 1;
+            bxs[b] = bx;
+            bx += bw[b] + S(s, 4);
+        }
         int left = e.x + S(s, 70);
-        int gh = e.y + e.h - top - bh - S(s, 12);
+        int gh = e.y + e.h - top - n_rows * (bh + S(s, 4)) - S(s, 12);
         int gw = e.x + e.w - left - S(s, 8);
         l->edit_rows = rows;
         l->edit_cols = cols;
@@ -746,14 +762,9 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
         if (l->edit_cell_w > S(s, 64))
             l->edit_cell_w = (float)S(s, 64);
         l->edit_grid = (SDL_Rect){left, top, (int)(l->edit_cell_w * cols), (int)(l->edit_cell_h * rows)};
-        static const char *const btns[EBTN_COUNT] = {"[0] identity", "[Z] zero", "[N] random", "[X] swap q\xE2\x86\x94k", "[Del] reset all"};
-        int bx = e.x + S(s, 6), by = l->edit_grid.y + l->edit_grid.h + S(s, 8);
-        for (int b = 0; b < EBTN_COUNT; b++) {
-            int tw;
-            text_size(v->text, S(s, 12), btns[b], &tw, NULL);
-            l->edit_btn[b] = (SDL_Rect){bx, by, tw + S(s, 10), bh};
-            bx += l->edit_btn[b].w + S(s, 4);
-        }
+        int by = l->edit_grid.y + l->edit_grid.h + S(s, 8);
+        for (int b = 0; b < EBTN_COUNT; b++)
+            l->edit_btn[b] = (SDL_Rect){bxs[b], by + brow[b] * (bh + S(s, 4)), bw[b], bh};
     }
 }
 
@@ -1126,8 +1137,6 @@ static void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const View
     static const char *const btns[EBTN_COUNT] = {"[0] identity", "[Z] zero", "[N] random", "[X] swap q\xE2\x86\x94k", "[Del] reset all"};
     for (int b = 0; b < EBTN_COUNT; b++) {
         SDL_Rect rc = l->edit_btn[b];
-        if (rc.x + rc.w > l->editor.x + l->editor.w)
-            break;
         fill(r, rc, th->panel2);
         outline(r, rc, th->border, 1);
         int bp = S(s, 12), blh = text_line_height(v->text, bp);
@@ -1136,8 +1145,9 @@ static void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const View
     if (s->has_seed_shown) {
         char buf[64];
         snprintf(buf, sizeof buf, "seed %llu", (unsigned long long)s->seed_shown);
+        SDL_Rect last = l->edit_btn[EBTN_COUNT - 1];
         text_draw(v->text, S(s, 12), th->dim, buf, l->editor.x + l->editor.w - S(s, 8),
-                  l->edit_btn[0].y + l->edit_btn[0].h + S(s, 4), 2, 0);
+                  last.y + (last.h - text_line_height(v->text, S(s, 12))) / 2, 2, 0);
     }
 }
 

@@ -1,0 +1,415 @@
+#!/usr/bin/env bash
+# Command-line tests for attnviz: --print text/csv/json, numbers checked
+# against an independent numpy implementation, the -w round trip, the ways
+# to give a sentence, and every error with its exit code and message.
+# Run from the repository root: bash tests/cli.sh  (ATTNVIZ_BIN overrides
+# the binary, default build/attnviz). Prints one line per check and a
+# summary; exits 1 when a check failed.
+set -u
+
+BIN=${ATTNVIZ_BIN:-build/attnviz}
+PY=/usr/bin/python3            # the system python has numpy
+EMB=assets/embeddings.txt
+S="the train left the station on time"
+
+pass=0
+failed=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/attnviz-cli.XXXXXX") || { echo "cli: cannot make a temp dir"; exit 1; }
+trap 'rm -rf "$TMP"' EXIT
+
+ok() { echo "ok   - $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL - $1"; failed=$((failed + 1)); }
+
+if [ ! -x "$BIN" ]; then
+    echo "FAIL - binary $BIN not found (build it with make)"
+    echo "cli: 0 passed, 1 failed"
+    exit 1
+fi
+
+# run ARGS...: stdout in $TMP/out, stderr in $TMP/err, exit code in $rc
+run() {
+    "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+}
+
+# expect_ok DESC ARGS...: exit 0
+expect_ok() {
+    local desc=$1
+    shift
+    run "$@"
+    if [ "$rc" -eq 0 ]; then ok "$desc"; else bad "$desc: exit $rc: $(head -c 300 "$TMP/err")"; fi
+}
+
+# expect_error DESC CODE PATTERN ARGS...: exit CODE, nothing on stdout,
+# stderr's first line starts with "attnviz: error:" (code 1) or "attnviz: "
+# (usage, code 2), and stderr contains PATTERN (fixed string).
+expect_error() {
+    local desc=$1 code=$2 pat=$3
+    shift 3
+    run "$@"
+    local first
+    first=$(head -n 1 "$TMP/err")
+    if [ "$rc" -ne "$code" ]; then
+        bad "$desc: exit $rc, want $code; stderr: $(head -c 300 "$TMP/err")"
+    elif [ -s "$TMP/out" ]; then
+        bad "$desc: printed on stdout: $(head -c 200 "$TMP/out")"
+    elif [ "$code" -eq 1 ] && [[ "$first" != "attnviz: error: "* ]]; then
+        bad "$desc: message does not start with 'attnviz: error:': $first"
+    elif [ "$code" -eq 2 ] && [[ "$first" != "attnviz: "* ]]; then
+        bad "$desc: usage message does not start with 'attnviz: ': $first"
+    elif ! grep -qF -- "$pat" "$TMP/err"; then
+        bad "$desc: stderr does not mention '$pat': $first"
+    else
+        ok "$desc"
+    fi
+}
+
+# ---- the numpy reference -----------------------------------------------------
+cat >"$TMP/ref.py" <<'EOF'
+# Recompute a --print json document with numpy from the embedding file, the
+# paper's positional encoding, the weights (checked against Xavier(seed) from
+# splitmix64, or the identity) and the attention formulas.
+# usage: ref.py EMB mode heads scale causal posenc tau seed|none < doc.json
+import json, math, sys
+import numpy as np
+
+emb_path, mode, heads, scale, causal, posenc, tau, seed = sys.argv[1:9]
+heads, scale, causal, posenc, tau = int(heads), int(scale), int(causal), int(posenc), float(tau)
+doc = json.load(sys.stdin)
+M64 = (1 << 64) - 1
+errors = []
+
+def expect(cond, what):
+    if not cond:
+        errors.append(what)
+
+def close(name, got, want, tol=1e-5):
+    got = np.asarray(got, dtype=np.float64)
+    want = np.asarray(want, dtype=np.float64)
+    if got.shape != want.shape:
+        errors.append("%s: shape %s, want %s" % (name, got.shape, want.shape))
+        return
+    err = np.abs(got - want) / np.maximum(1.0, np.abs(want))
+    m = float(err.max()) if err.size else 0.0
+    if not m < tol:
+        errors.append("%s: max error %g" % (name, m))
+
+def splitmix(state):
+    state = (state + 0x9E3779B97F4A7C15) & M64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return state, z ^ (z >> 31)
+
+def oov_vector(word, d):
+    h = 14695981039346656037
+    for b in word.encode("utf-8"):
+        h = ((h ^ b) * 1099511628211) & M64
+    out = []
+    for _ in range(d):
+        h, z = splitmix(h)
+        out.append((z >> 40) / 16777216.0 - 0.5)
+    return np.array(out, dtype=np.float32)
+
+table = {}
+for line in open(emb_path, encoding="utf-8"):
+    parts = line.split()
+    if not parts or line.lstrip().startswith("#"):
+        continue
+    if parts[0] not in table:
+        table[parts[0]] = np.array([float(x) for x in parts[1:]], dtype=np.float32)
+d = len(next(iter(table.values())))
+
+cfg = doc["config"]
+expect(cfg["mode"] == mode, "config.mode %r" % cfg["mode"])
+learned = mode == "learned"
+h = heads if learned else 1
+dk = d // h
+expect(cfg["heads"] == h, "config.heads %r, want %d" % (cfg["heads"], h))
+expect(cfg["d_model"] == d and cfg["d_k"] == dk, "config d_model/d_k")
+expect(cfg["scale"] == bool(scale) and cfg["causal"] == bool(causal) and cfg["posenc"] == bool(posenc),
+       "config flags")
+expect(abs(cfg["temperature"] - tau) < 1e-6, "config.temperature %r" % cfg["temperature"])
+expect(cfg["seed"] == (None if seed == "none" else int(seed)), "config.seed %r" % cfg["seed"])
+
+if errors:  # the document is not for the configuration asked for
+    for e in errors:
+        print("  " + e)
+    sys.exit(1)
+
+tokens = doc["tokens"]
+T = len(tokens)
+expect(doc["oov"] == [t not in table for t in tokens], "oov flags")
+
+# X = E (+ PE)
+E = np.array([table[t] if t in table else oov_vector(t, d) for t in tokens], dtype=np.float64)
+if posenc:
+    for p in range(T):
+        for k in range(d):
+            i2 = k - (k % 2)
+            a = p / (10000.0 ** (i2 / d))
+            E[p, k] += math.sin(a) if k % 2 == 0 else math.cos(a)
+X = np.array(doc["X"], dtype=np.float64)
+close("X", X, E, 1e-6)
+
+# the weights
+if learned:
+    Wq = np.array([hd["Wq"] for hd in doc["heads"]], dtype=np.float64)
+    Wk = np.array([hd["Wk"] for hd in doc["heads"]], dtype=np.float64)
+    Wv = np.array([hd["Wv"] for hd in doc["heads"]], dtype=np.float64)
+    Wo = np.array(doc["Wo"], dtype=np.float64)
+    if seed == "none":
+        I = np.eye(d)
+        ident = np.array([I[:, k * dk:(k + 1) * dk] for k in range(h)])
+        for name, W in (("Wq", Wq), ("Wk", Wk), ("Wv", Wv)):
+            close(name + " (identity)", W, ident, 1e-9)
+        close("Wo (identity)", Wo, I, 1e-9)
+    else:
+        st = int(seed)
+        def xavier(rows, cols):
+            global st
+            lim = math.sqrt(6.0 / (rows + cols))
+            out = np.empty(rows * cols)
+            for i in range(rows * cols):
+                st, z = splitmix(st)
+                out[i] = (2.0 * ((z >> 40) / 16777216.0) - 1.0) * lim
+            return out.reshape(rows, cols)
+        want = {"Wq": [], "Wk": [], "Wv": []}
+        for k in range(h):
+            for name in ("Wq", "Wk", "Wv"):
+                want[name].append(xavier(d, dk))
+        wo = xavier(d, d)
+        for name, W in (("Wq", Wq), ("Wk", Wk), ("Wv", Wv)):
+            close(name + " (xavier)", W, np.array(want[name]), 1e-6)
+        close("Wo (xavier)", Wo, wo, 1e-6)
+else:
+    for hd in doc["heads"]:
+        expect(hd["Wq"] is None and hd["Wk"] is None and hd["Wv"] is None, "basic: W null")
+    expect(doc["Wo"] is None, "basic: Wo null")
+
+# attention
+mult = (1.0 / math.sqrt(dk) if scale else 1.0) / cfg["temperature"]
+concat = np.zeros((T, d))
+for k in range(h):
+    hd = doc["heads"][k]
+    if learned:
+        Q, K, V = X @ Wq[k], X @ Wk[k], X @ Wv[k]
+    else:
+        Q = K = V = X
+    S = Q @ K.T
+    L = S * mult
+    if causal:
+        L = np.where(np.tri(T, T, dtype=bool), L, -np.inf)
+    L = L - L.max(axis=1, keepdims=True)
+    W = np.exp(L)
+    W = W / W.sum(axis=1, keepdims=True)
+    Z = W @ V
+    concat[:, k * dk:(k + 1) * dk] = Z
+    close("head %d Q" % k, hd["Q"], Q)
+    close("head %d K" % k, hd["K"], K)
+    close("head %d V" % k, hd["V"], V)
+    close("head %d scores" % k, hd["scores"], S)
+    close("head %d weights" % k, hd["weights"], W)
+    close("head %d Z" % k, hd["Z"], Z)
+    Wj = np.array(hd["weights"])
+    close("head %d row sums" % k, Wj.sum(axis=1), np.ones(T), 1e-6)
+    if causal:
+        expect(np.all(Wj[np.triu_indices(T, 1)] == 0.0), "head %d: masked weights not 0" % k)
+out = concat @ Wo if learned else concat
+close("output", doc["output"], out)
+
+if errors:
+    for e in errors:
+        print("  " + e)
+    sys.exit(1)
+EOF
+
+# ---- --print text -------------------------------------------------------------
+run --print text "$S"
+if [ "$rc" -eq 0 ]; then
+    rows=$(awk 'NF == 8 && $1 ~ /^(the|train|left|station|on|time)$/ && $2 ~ /^[0-9.]+$/' "$TMP/out" | wc -l)
+    header_ok=1
+    for w in the train left station on time; do grep -qw "$w" "$TMP/out" || header_ok=0; done
+    order=$(awk 'NF == 8 && $2 ~ /^[0-9.]+$/ {printf "%s ", $1}' "$TMP/out")
+    if [ "$rows" -eq 7 ] && [ "$header_ok" -eq 1 ] && [ "$order" = "$S " ]; then
+        ok "--print text: the tokens and 7 rows"
+    else
+        bad "--print text: $rows rows, order '$order'"
+    fi
+else
+    bad "--print text: exit $rc"
+fi
+
+# ---- --print csv ----------------------------------------------------------------
+run --print csv "$S"
+if [ "$rc" -eq 0 ]; then
+    hdr=$(head -n 1 "$TMP/out")
+    n=$(wc -l <"$TMP/out")
+    if [ "$hdr" = "query,the,train,left,the,station,on,time" ] && [ "$n" -eq 8 ]; then
+        ok "--print csv: header and 8 lines"
+    else
+        bad "--print csv: header '$hdr', $n lines"
+    fi
+    sums=$(awk -F, 'NR > 1 { s = 0; for (i = 2; i <= NF; i++) s += $i;
+        d = s - 1; if (d < 0) d = -d; if (d > 1e-6 || NF != 8) bad++ }
+        END { print bad + 0 }' "$TMP/out")
+    if [ "$sums" = 0 ]; then ok "--print csv: every row sums to 1 (1e-6)"; else bad "--print csv: $sums rows do not sum to 1"; fi
+else
+    bad "--print csv: exit $rc"
+fi
+run --print csv --causal "$S"
+upper=$(awk -F, 'NR > 1 { for (i = NR + 1; i <= NF; i++) if ($i + 0 != 0) bad++ } END { print bad + 0 }' "$TMP/out")
+if [ "$rc" -eq 0 ] && [ "$upper" = 0 ]; then ok "--print csv --causal: upper triangle is 0"; else bad "--print csv --causal: exit $rc, $upper nonzero masked entries"; fi
+run --print csv -H 2 --seed 3 --head avg "$S"
+sums=$(awk -F, 'NR > 1 { s = 0; for (i = 2; i <= NF; i++) s += $i; d = s - 1; if (d < 0) d = -d; if (d > 1e-6) bad++ } END { print bad + 0 }' "$TMP/out")
+if [ "$rc" -eq 0 ] && [ "$sums" = 0 ] && [ "$(wc -l <"$TMP/out")" -eq 8 ]; then ok "--print csv --head avg: rows sum to 1"; else bad "--print csv --head avg: exit $rc"; fi
+
+# ---- --print json ---------------------------------------------------------------
+run --print json "$S"
+if [ "$rc" -eq 0 ] && "$PY" -c 'import json, sys; json.load(sys.stdin)' <"$TMP/out" 2>"$TMP/pyerr"; then
+    ok "--print json: parses with python's json"
+else
+    bad "--print json: exit $rc; $(head -c 300 "$TMP/pyerr" 2>/dev/null)"
+fi
+
+# numbers against numpy: OPTIONS | mode heads scale causal posenc tau seed
+numpy_check() {
+    local opts=$1 expect=$2 sentence=${3:-$S}
+    # shellcheck disable=SC2086
+    run --print json $opts "$sentence"
+    if [ "$rc" -ne 0 ]; then
+        bad "numpy: --print json $opts: exit $rc: $(head -c 200 "$TMP/err")"
+        return
+    fi
+    # shellcheck disable=SC2086
+    if "$PY" "$TMP/ref.py" "$EMB" $expect <"$TMP/out" >"$TMP/pyout" 2>&1; then
+        ok "numpy: --print json $opts"
+    else
+        bad "numpy: --print json $opts: $(head -c 600 "$TMP/pyout")"
+    fi
+}
+if "$PY" -c 'import numpy' 2>/dev/null; then
+    numpy_check "" "learned 1 1 0 0 1 none"
+    numpy_check "-H 1 --seed 7" "learned 1 1 0 0 1 7"
+    numpy_check "-H 2 --seed 7" "learned 2 1 0 0 1 7"
+    numpy_check "-H 4 --seed 7" "learned 4 1 0 0 1 7"
+    numpy_check "-H 4" "learned 4 1 0 0 1 none"
+    numpy_check "--causal" "learned 1 1 1 0 1 none"
+    numpy_check "--no-scale" "learned 1 0 0 0 1 none"
+    numpy_check "--posenc" "learned 1 1 0 1 1 none"
+    numpy_check "-t 0.7" "learned 1 1 0 0 0.7 none"
+    numpy_check "--seed 7" "learned 1 1 0 0 1 7"
+    numpy_check "-m basic" "basic 1 1 0 0 1 none"
+    numpy_check "-m basic --causal --posenc -t 2.3" "basic 1 1 1 1 2.3 none"
+    numpy_check "-H 4 --seed 7 --causal --no-scale --posenc -t 0.7" "learned 4 0 1 1 0.7 7"
+    numpy_check "-H 2 --seed 12345 --causal" "learned 2 1 1 0 1 12345" \
+        "The check (zzyzx) was cashed at the bank, said Qwfp!"
+else
+    bad "numpy not available for $PY"
+fi
+
+# ---- -w round trip --------------------------------------------------------------
+for opts in "-H 2 --seed 7" "-H 4 --seed 99 --causal --posenc -t 0.7" "-H 1" "-m basic"; do
+    # shellcheck disable=SC2086
+    "$BIN" --print json $opts "$S" >"$TMP/a.json" 2>/dev/null
+    rc1=$?
+    extra=$(echo "$opts" | sed -e 's/-H [0-9]*//' -e 's/--seed [0-9]*//')
+    # shellcheck disable=SC2086
+    "$BIN" --print json -w "$TMP/a.json" $extra "$S" >"$TMP/b.json" 2>"$TMP/err"
+    rc2=$?
+    if [ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] && [ -s "$TMP/a.json" ] && cmp -s "$TMP/a.json" "$TMP/b.json"; then
+        ok "--print json $opts | -w: identical JSON"
+    else
+        bad "--print json $opts | -w: exit $rc1/$rc2, $(cmp "$TMP/a.json" "$TMP/b.json" 2>&1 | head -c 200) $(head -c 200 "$TMP/err")"
+    fi
+done
+
+# ---- exports match the printouts --------------------------------------------------
+run --print csv --export "$TMP/e.csv" --export "$TMP/e.json" -H 2 --seed 5 "$S"
+"$BIN" --print json -H 2 --seed 5 "$S" >"$TMP/p.json" 2>/dev/null
+if [ "$rc" -eq 0 ] && cmp -s "$TMP/out" "$TMP/e.csv" && cmp -s "$TMP/p.json" "$TMP/e.json"; then
+    ok "--export .csv/.json: the same bytes as --print"
+else
+    bad "--export .csv/.json: exit $rc or different bytes"
+fi
+if ls "$TMP" | grep -q 'tmp-'; then bad "--export left a temp file"; else ok "--export leaves no temp file"; fi
+
+# ---- ways to give the sentence -----------------------------------------------------
+run --print csv -s "The Cat sat."
+if [ "$rc" -eq 0 ] && [ "$(head -n 1 "$TMP/out")" = "query,the,cat,sat,." ]; then ok "-s TEXT"; else bad "-s TEXT: exit $rc: $(head -n 1 "$TMP/out")"; fi
+run --print csv -f sentences/classroom.txt --line 3
+if [ "$rc" -eq 0 ] && [ "$(head -n 1 "$TMP/out")" = "query,the,bank,approved,the,loan,for,the,new,house" ]; then
+    ok "-f sentences/classroom.txt --line 3"
+else
+    bad "-f --line 3: exit $rc: $(head -n 1 "$TMP/out")"
+fi
+run --print csv -f sentences/classroom.txt
+if [ "$rc" -eq 0 ] && [ "$(head -n 1 "$TMP/out")" = "query,she,sat,on,the,river,bank,and,watched,the,water" ]; then
+    ok "-f FILE: the first sentence"
+else
+    bad "-f FILE: exit $rc: $(head -n 1 "$TMP/out")"
+fi
+run --print csv the cat sat on the mat
+if [ "$rc" -eq 0 ] && [ "$(head -n 1 "$TMP/out")" = "query,the,cat,sat,on,the,mat" ] && [ "$(wc -l <"$TMP/out")" -eq 7 ]; then
+    ok "positional words"
+else
+    bad "positional words: exit $rc: $(head -n 1 "$TMP/out")"
+fi
+
+# ---- OOV words on stderr ------------------------------------------------------------
+run --print text "the zzyzx train qwfpgj"
+if [ "$rc" -eq 0 ] && grep -q "zzyzx" "$TMP/err" && grep -q "qwfpgj" "$TMP/err" && ! grep -q "train" "$TMP/err"; then
+    ok "OOV words reported on stderr"
+else
+    bad "OOV words: exit $rc, stderr: $(head -c 200 "$TMP/err")"
+fi
+run --print text "$S"
+if [ "$rc" -eq 0 ] && [ ! -s "$TMP/err" ]; then ok "no OOV note when every word is known"; else bad "unexpected stderr: $(head -c 200 "$TMP/err")"; fi
+
+# ---- errors ---------------------------------------------------------------------------
+expect_error "unknown option -> 2" 2 "--bogus" --bogus "$S"
+expect_error "-t 0 -> 1" 1 "temperature" -t 0 --print text "$S"
+expect_error "-t -1 -> 1" 1 "temperature" -t -1 --print text "$S"
+expect_error "-t nan -> 1" 1 "temperature" -t nan --print text "$S"
+expect_error "-t inf -> 1" 1 "temperature" -t inf --print text "$S"
+expect_error "-t abc -> 2" 2 "temperature" -t abc --print text "$S"
+expect_error "--heads 3 -> 1 (does not divide 16)" 1 "divide" --heads 3 --print text "$S"
+expect_error "--heads 0 -> 1" 1 "--heads" --heads 0 --print text "$S"
+expect_error "--heads 1000 -> 1" 1 "--heads" --heads 1000 --print text "$S"
+expect_error "missing embeddings file -> 1" 1 "$TMP/nope.txt" -e "$TMP/nope.txt" --print text "$S"
+printf 'a 1 2 3\nb 4 5 6\nc 1 2\nd 1 2 3\n' >"$TMP/ragged.txt"
+expect_error "ragged embeddings row -> 1 naming file:line" 1 "$TMP/ragged.txt:3" -e "$TMP/ragged.txt" --print text "a b"
+expect_error "empty sentence -> 1" 1 "empty" -s "   " --print text
+python_words=$("$PY" -c 'print(" ".join(["w"] * 5000))')
+expect_error "5000-token sentence -> 1 mentioning 1024" 1 "1024" -s "$python_words" --print text
+expect_error "--query 99 -> 1" 1 "--query" --query 99 --print text "$S"
+expect_error "--head 3 with 2 heads -> 1" 1 "--head" -H 2 --head 3 --print csv "$S"
+"$BIN" --print json -H 2 --seed 7 "$S" >"$TMP/w.json" 2>/dev/null
+"$PY" - "$TMP/w.json" "$TMP/shape.json" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["heads"][0]["Wq"] = doc["heads"][0]["Wq"][:-1]   # 15 rows instead of 16
+json.dump(doc, open(sys.argv[2], "w"))
+EOF
+expect_error "weights with wrong shapes -> 1" 1 "$TMP/shape.json" -w "$TMP/shape.json" --print text "$S"
+printf '{"config": {"heads": 1},\n "heads": [' >"$TMP/broken.json"
+expect_error "weights that are not JSON -> 1 with the line" 1 "$TMP/broken.json:2" -w "$TMP/broken.json" --print text "$S"
+mkdir -p "$TMP/adir"
+expect_error "a directory as -f -> 1" 1 "$TMP/adir" -f "$TMP/adir" --print text
+printf 'a sentence\nbin\000ary\n' >"$TMP/binary.txt"
+expect_error "a binary file with NUL as -f -> 1" 1 "$TMP/binary.txt:2" -f "$TMP/binary.txt" --print text
+expect_error "--line 999 -> 1" 1 "999" -f sentences/classroom.txt --line 999 --print text
+expect_error "--export x.unknown -> 1" 1 "x.unknown" --export "$TMP/x.unknown" "$S"
+if [ -e "$TMP/x.unknown" ]; then bad "--export x.unknown created a file"; else ok "--export x.unknown created nothing"; fi
+expect_error "--export into a missing folder -> 1" 1 "$TMP/missing/o.csv" --export "$TMP/missing/o.csv" "$S"
+expect_error "--print with a bad format -> 2" 2 "--print" --print xml "$S"
+expect_error "-s and words together -> 2" 2 "either" -s "a b" c d
+
+# ---- help and version ---------------------------------------------------------------
+run -h
+if [ "$rc" -eq 0 ] && grep -q "^usage: attnviz" "$TMP/out"; then ok "-h -> 0 with the usage"; else bad "-h: exit $rc"; fi
+run -V
+if [ "$rc" -eq 0 ] && grep -Eq "^attnviz [0-9]+\.[0-9]+" "$TMP/out"; then ok "-V -> 0 with the version"; else bad "-V: exit $rc"; fi
+
+echo "cli: $pass passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,729 @@
+/* Tests for the SVG heatmap writer (src/view/svg.c): well-formed XML
+ * (xmllint), one cell rect per matrix entry whose data-value is the model's
+ * number and whose fill is the colour scale's colour, masked cells, escaping,
+ * sanitizing, sizes from T = 1 to 200, themes, the query outline and the
+ * colour bar. Run from the repository root (needs assets/embeddings.txt and
+ * xmllint from libxml2-utils). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attnviz/colormap.h"
+#include "attnviz/embed.h"
+#include "attnviz/model.h"
+#include "attnviz/svg.h"
+#include "attnviz/tokenizer.h"
+
+static EmbedTable *table;
+
+static int group_setup(void **state)
+{
+    (void)state;
+    AttnErr err;
+    memset(&err, 0, sizeof err);
+    if (embed_load(&table, "assets/embeddings.txt", &err, NULL) != 0) {
+        fprintf(stderr, "cannot load assets/embeddings.txt: %s (run from the "
+                        "repository root)\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    embed_destroy(table);
+    return 0;
+}
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static void make_model(Model *m, const char *text, int causal, int heads)
+{
+    AttnConfig cfg = attn_config_default();
+    cfg.causal = causal;
+    cfg.heads = heads;
+    assert_int_equal(model_init(m, table, &cfg), 0);
+    assert_int_equal(model_set_text(m, text, strlen(text)), 0);
+    assert_int_equal(model_compute(m), 0);
+    assert_true(m->T > 0);
+}
+
+static SvgOptions opts(ModelMatrix which)
+{
+    SvgOptions o = {MODEL_HEAD_AVG, which, CMAP_VIRIDIS, 0, -1};
+    return o;
+}
+
+typedef struct Doc {
+    char path[64];
+    char *data;
+    size_t len;
+} Doc;
+
+/* Write the SVG to a temp file and read it back. */
+static void write_doc(Doc *d, const Model *m, const SvgOptions *o)
+{
+    snprintf(d->path, sizeof d->path, "/tmp/attnviz-test-svg-XXXXXX");
+    int fd = mkstemp(d->path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w+");
+    assert_non_null(f);
+    assert_int_equal(svg_write_heatmap(f, m, o), 0);
+    assert_int_equal(fflush(f), 0);
+    long n = ftell(f);
+    assert_true(n > 0);
+    rewind(f);
+    d->data = malloc((size_t)n + 1);
+    assert_non_null(d->data);
+    assert_int_equal(fread(d->data, 1, (size_t)n, f), (size_t)n);
+    d->data[n] = '\0';
+    d->len = (size_t)n;
+    fclose(f);
+}
+
+static void free_doc(Doc *d)
+{
+    unlink(d->path);
+    free(d->data);
+    d->data = NULL;
+}
+
+static int xmllint_ok(const char *path)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "xmllint --noout '%s'", path);
+    return system(cmd) == 0;
+}
+
+/* Output of an xmllint --xpath expression (the expression has no '). */
+static void xpath(const char *path, const char *expr, char *out, size_t n)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "xmllint --xpath '%s' '%s' 2>/dev/null", expr,
+             path);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t k = fread(out, 1, n - 1, p);
+    out[k] = '\0';
+    if (k && out[k - 1] == '\n')
+        out[k - 1] = '\0'; /* xmllint ends string() with a newline */
+    pclose(p);
+}
+
+/* Value of attribute name in the element starting at el (up to its '>'). */
+static int attr(const char *el, const char *name, char *out, size_t n)
+{
+    const char *end = strchr(el, '>');
+    char key[64];
+    snprintf(key, sizeof key, " %s=\"", name);
+    const char *a = strstr(el, key);
+    if (!a || !end || a > end)
+        return 0;
+    a += strlen(key);
+    const char *q = strchr(a, '"');
+    if (!q || (size_t)(q - a) >= n)
+        return 0;
+    memcpy(out, a, (size_t)(q - a));
+    out[q - a] = '\0';
+    return 1;
+}
+
+static long attr_long(const char *el, const char *name)
+{
+    char b[64];
+    assert_true(attr(el, name, b, sizeof b));
+    return strtol(b, NULL, 10);
+}
+
+static double attr_double(const char *el, const char *name)
+{
+    char b[64];
+    assert_true(attr(el, name, b, sizeof b));
+    return strtod(b, NULL);
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+static void hex(Rgb c, char *out)
+{
+    snprintf(out, 8, "#%02x%02x%02x", c.r, c.g, c.b);
+}
+
+/* Check every cell against the model: T×T rects, each (i, j) once, the value
+ * and the fill (colour-map colour, or the hatch pattern when masked). */
+static void check_cells(const Doc *d, const Model *m, const SvgOptions *o)
+{
+    int T = m->T;
+    const float *M = model_matrix(m, o->matrix, o->head);
+    ColorScale sc = colormap_scale_for(M, T, T, m->res.causal,
+                                       o->matrix != MODEL_WEIGHTS, o->cmap);
+    unsigned char *seen = calloc((size_t)T * T, 1);
+    assert_non_null(seen);
+    int n = 0, n_masked = 0;
+    for (const char *p = strstr(d->data, "<rect class=\"cell"); p;
+         p = strstr(p + 1, "<rect class=\"cell")) {
+        char cls[64], fill[64];
+        assert_true(attr(p, "class", cls, sizeof cls));
+        assert_true(attr(p, "fill", fill, sizeof fill));
+        long i = attr_long(p, "data-i"), j = attr_long(p, "data-j");
+        assert_true(i >= 0 && i < T && j >= 0 && j < T);
+        assert_int_equal(seen[i * T + j], 0);
+        seen[i * T + j] = 1;
+        float v = M[(size_t)i * T + j];
+        double got = attr_double(p, "data-value");
+        assert_true(fabs(got - (double)v) <= 1e-6);
+        int c = svg_cell_size(T);
+        assert_int_equal(attr_long(p, "x"), j * c);
+        assert_int_equal(attr_long(p, "y"), i * c);
+        assert_int_equal(attr_long(p, "width"), c);
+        assert_int_equal(attr_long(p, "height"), c);
+        if (attn_masked(&m->res, (int)i, (int)j)) {
+            assert_string_equal(cls, "cell masked");
+            assert_true(fill[0] != '#'); /* no colour-map colour */
+            assert_string_equal(fill, "url(#attnviz-hatch)");
+            n_masked++;
+        } else {
+            char want[8];
+            hex(colormap_scale_rgb(&sc, v), want);
+            assert_string_equal(cls, "cell");
+            assert_string_equal(fill, want);
+        }
+        n++;
+    }
+    assert_int_equal(n, T * T);
+    assert_int_equal(n_masked, m->res.causal ? T * (T - 1) / 2 : 0);
+    free(seen);
+}
+
+static int xpath_cell_count(const char *path)
+{
+    char out[64];
+    xpath(path,
+          "count(//*[local-name()=\"rect\"][contains(@class,\"cell\")])", out,
+          sizeof out);
+    return atoi(out);
+}
+
+/* Every cell lies inside the document's viewBox. */
+static void check_bounds(const Doc *d, int T)
+{
+    char b[128];
+    const char *svg = strstr(d->data, "<svg ");
+    assert_non_null(svg);
+    double W = attr_double(svg, "width"), H = attr_double(svg, "height");
+    assert_true(attr(svg, "viewBox", b, sizeof b));
+    char want[128];
+    snprintf(want, sizeof want, "0 0 %g %g", W, H);
+    assert_string_equal(b, want);
+    const char *g = strstr(d->data, "<g class=\"matrix\"");
+    assert_non_null(g);
+    assert_true(attr(g, "transform", b, sizeof b));
+    double ox, oy;
+    assert_int_equal(sscanf(b, "translate(%lf %lf)", &ox, &oy), 2);
+    double side = (double)T * svg_cell_size(T);
+    assert_true(ox > 0 && oy > 0);
+    assert_true(ox + side <= W && oy + side <= H);
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+static void test_cell_size(void **state)
+{
+    (void)state;
+    assert_int_equal(svg_cell_size(1), 40);
+    assert_int_equal(svg_cell_size(8), 40);
+    assert_int_equal(svg_cell_size(18), 40);
+    assert_true(svg_cell_size(24) >= 28);
+    assert_int_equal(svg_cell_size(200), 4);
+    assert_int_equal(svg_cell_size(ATTN_MAX_TOKENS), 4);
+    for (int T = 2; T <= ATTN_MAX_TOKENS; T++)
+        assert_true(svg_cell_size(T) <= svg_cell_size(T - 1));
+}
+
+static void test_weights(void **state)
+{
+    (void)state;
+    Model m;
+    make_model(&m, "the cat sat on the mat because it was warm .", 0, 1);
+    SvgOptions o = opts(MODEL_WEIGHTS);
+    Doc d;
+    write_doc(&d, &m, &o);
+    assert_true(xmllint_ok(d.path));
+    assert_int_equal(xpath_cell_count(d.path), m.T * m.T);
+    check_cells(&d, &m, &o);
+    check_bounds(&d, m.T);
+    assert_non_null(strstr(d.data, "font-family=\"DejaVu Sans, Verdana, sans-serif\""));
+    /* title: the sentence and the facts of print.c's title */
+    assert_non_null(strstr(d.data, "the cat sat on the mat because it was warm ."));
+    assert_non_null(strstr(d.data, "learned"));
+    assert_non_null(strstr(d.data, "1 head"));
+    assert_non_null(strstr(d.data, "d=16, dk=16"));
+    assert_non_null(strstr(d.data, "scaled 1/"));
+    assert_non_null(strstr(d.data, "no mask"));
+    assert_non_null(strstr(d.data, "\xCF\x84=1")); /* τ=1 */
+    /* big cells: every value printed with 2 decimals in a readable colour */
+    assert_true(svg_cell_size(m.T) >= 28);
+    assert_non_null(strstr(d.data, "<g class=\"values\""));
+    const float *W = model_matrix(&m, MODEL_WEIGHTS, MODEL_HEAD_AVG);
+    ColorScale sc = colormap_scale_for(W, m.T, m.T, 0, 0, CMAP_VIRIDIS);
+    char want[128], col[8];
+    hex(colormap_text_on(colormap_scale_rgb(&sc, W[1])), col);
+    snprintf(want, sizeof want, "fill=\"%s\">%.2f</text>", col, (double)W[1]);
+    assert_non_null(strstr(d.data, want));
+    const char *vals = strstr(d.data, "<g class=\"values\"");
+    const char *vend = strstr(vals, "</g>");
+    int n_text = 0;
+    for (const char *p = strstr(vals, "<text"); p && p < vend;
+         p = strstr(p + 1, "<text"))
+        n_text++;
+    assert_int_equal(n_text, m.T * m.T);
+    /* no query outline unless asked for */
+    assert_null(strstr(d.data, "class=\"query\""));
+    free_doc(&d);
+    model_destroy(&m);
+}
+
+static void test_other_colormap_and_head(void **state)
+{
+    (void)state;
+    Model m;
+    make_model(&m, "a dog chased the ball across the park", 0, 4);
+    for (int head = -1; head < 4; head++) {
+        SvgOptions o = opts(MODEL_WEIGHTS);
+        o.head = head;
+        o.cmap = CMAP_MAGMA;
+        Doc d;
+        write_doc(&d, &m, &o);
+        assert_true(xmllint_ok(d.path));
+        check_cells(&d, &m, &o);
+        char want[64];
+        if (head < 0)
+            snprintf(want, sizeof want, "average of 4 heads");
+        else
+            snprintf(want, sizeof want, "head %d of 4", head + 1);
+        assert_non_null(strstr(d.data, want));
+        assert_non_null(strstr(d.data, "dk=4"));
+        free_doc(&d);
+    }
+    model_destroy(&m);
+}
+
+static void test_scores_and_logits_diverging(void **state)
+{
+    (void)state;
+    Model m;
+    make_model(&m, "the king spoke to the queen", 0, 1);
+    ModelMatrix which[2] = {MODEL_SCORES, MODEL_LOGITS};
+    for (int k = 0; k < 2; k++) {
+        SvgOptions o = opts(which[k]);
+        Doc d;
+        write_doc(&d, &m, &o);
+        assert_true(xmllint_ok(d.path));
+        check_cells(&d, &m, &o);
+        /* the colour bar runs through the diverging map */
+        char first[80], last[80], a[8], b[8];
+        hex(colormap_rgb(CMAP_DIVERGING, 0.0f), a);
+        hex(colormap_rgb(CMAP_DIVERGING, 1.0f), b);
+        snprintf(first, sizeof first, "<stop offset=\"0\" stop-color=\"%s\"/>", a);
+        snprintf(last, sizeof last, "<stop offset=\"1\" stop-color=\"%s\"/>", b);
+        assert_non_null(strstr(d.data, first));
+        assert_non_null(strstr(d.data, last));
+        free_doc(&d);
+    }
+    model_destroy(&m);
+}
+
+static void test_causal_masked(void **state)
+{
+    (void)state;
+    Model m;
+    make_model(&m, "she gave him the book yesterday", 1, 1);
+    ModelMatrix which[3] = {MODEL_WEIGHTS, MODEL_SCORES, MODEL_LOGITS};
+    for (int k = 0; k < 3; k++) {
+        SvgOptions o = opts(which[k]);
+        Doc d;
+        write_doc(&d, &m, &o);
+        assert_true(xmllint_ok(d.path));
+        assert_int_equal(xpath_cell_count(d.path), m.T * m.T);
+        check_cells(&d, &m, &o);
+        assert_int_equal(count(d.data, "class=\"cell masked\""),
+                         m.T * (m.T - 1) / 2);
+        assert_non_null(strstr(d.data, "<pattern id=\"attnviz-hatch\""));
+        assert_non_null(strstr(d.data, "causal mask"));
+        assert_non_null(strstr(d.data, ">masked</text>"));
+        /* no number printed on a masked cell: T(T+1)/2 values */
+        const char *vals = strstr(d.data, "<g class=\"values\"");
+        assert_non_null(vals);
+        const char *vend = strstr(vals, "</g>");
+        int n_text = 0;
+        for (const char *p = strstr(vals, "<text"); p && p < vend;
+             p = strstr(p + 1, "<text"))
+            n_text++;
+        assert_int_equal(n_text, m.T * (m.T + 1) / 2);
+        free_doc(&d);
+    }
+    model_destroy(&m);
+}
+
+static void test_colorbar(void **state)
+{
+    (void)state;
+    Model m;
+    make_model(&m, "birds fly south in winter", 0, 1);
+    SvgOptions o = opts(MODEL_WEIGHTS);
+    o.cmap = CMAP_CIVIDIS;
+    Doc d;
+    write_doc(&d, &m, &o);
+    const char *g = strstr(d.data, "<linearGradient id=\"attnviz-bar\"");
+    assert_non_null(g);
+    const char *gend = strstr(g, "</linearGradient>");
+    int n_stops = 0;
+    for (const char *p = strstr(g, "<stop "); p && p < gend;
+         p = strstr(p + 1, "<stop ")) {
+        char off[32], col[32], want[8];
+        assert_true(attr(p, "offset", off, sizeof off));
+        assert_true(attr(p, "stop-color", col, sizeof col));
+        hex(colormap_rgb(CMAP_CIVIDIS, (float)strtod(off, NULL)), want);
+        assert_string_equal(col, want);
+        n_stops++;
+    }
+    assert_true(n_stops >= 9);
+    /* five ticks from 0 to the largest weight */
+    const char *bar = strstr(d.data, "<g class=\"colorbar\"");
+    assert_non_null(bar);
+    const float *W = model_matrix(&m, MODEL_WEIGHTS, MODEL_HEAD_AVG);
+    ColorScale sc = colormap_scale_for(W, m.T, m.T, 0, 0, CMAP_CIVIDIS);
+    char tick[64];
+    snprintf(tick, sizeof tick, ">%.2f</text>", (double)sc.hi);
+    assert_non_null(strstr(bar, tick));
+    snprintf(tick, sizeof tick, ">%.2f</text>", (double)(sc.hi / 2));
+    assert_non_null(strstr(bar, tick));
+    assert_non_null(strstr(bar, ">0.00</text>"));
+    assert_int_equal(count(bar, "<line "), 5);
+    free_doc(&d);
+    model_destroy(&m);
+}
+
+static void test_escaping(void **state)
+{
+    (void)state;
+    Model m;
+    make_model(&m, "tom&jerry <b> say \"hi\" it's x>y", 0, 1);
+    SvgOptions o = opts(MODEL_WEIGHTS);
+    o.query = 1;
+    Doc d;
+    write_doc(&d, &m, &o);
+    assert_true(xmllint_ok(d.path));
+    assert_int_equal(xpath_cell_count(d.path), m.T * m.T);
+    check_cells(&d, &m, &o);
+    assert_non_null(strstr(d.data, "tom&amp;jerry"));
+    assert_non_null(strstr(d.data, "&lt;b&gt;"));
+    assert_non_null(strstr(d.data, "&quot;"));
+    assert_non_null(strstr(d.data, "it&apos;s"));
+    assert_non_null(strstr(d.data, "x&gt;y"));
+    assert_null(strstr(d.data, "<b>"));
+    /* the labels read back as the tokens */
+    for (int i = 0; i < m.T; i++) {
+        char expr[256], out[256];
+        snprintf(expr, sizeof expr,
+                 "string(//*[local-name()=\"g\"][@class=\"row-labels\"]"
+                 "/*[local-name()=\"text\"][%d])", i + 1);
+        xpath(d.path, expr, out, sizeof out);
+        assert_string_equal(out, tok_text(&m.toks, i));
+        snprintf(expr, sizeof expr,
+                 "string(//*[local-name()=\"g\"][@class=\"key-labels\"]"
+                 "/*[local-name()=\"text\"][%d])", i + 1);
+        xpath(d.path, expr, out, sizeof out);
+        assert_string_equal(out, tok_text(&m.toks, i));
+    }
+    free_doc(&d);
+    model_destroy(&m);
+}
+
+/* The whole file is valid UTF-8 and has no control character but '\n'. */
+static void check_clean_bytes(const Doc *d)
+{
+    const unsigned char *u = (const unsigned char *)d->data;
+    for (size_t i = 0; i < d->len;) {
+        assert_true(u[i] >= 0x20 || u[i] == '\n');
+        assert_true(u[i] != 0x7F);
+        int k = tok_utf8_len(u + i, d->len - i);
+        assert_true(k > 0);
+        i += (size_t)k;
+    }
+}
+
+static void test_controls_and_bad_utf8(void **state)
+{
+    (void)state;
+    Model m;
+    /* control characters inside words, a lone continuation byte, a
+     * truncated sequence, an overlong '/', a C1 control, U+FFFF */
+    static const char text[] = "ab\x01" "cd e\x1b[0mf g\x80h i\xe2\x82 "
+                               "\xc0\xaf j\xc2\x85k l\xef\xbf\xbfm tab\there";
+    make_model(&m, text, 0, 1);
+    SvgOptions o = opts(MODEL_WEIGHTS);
+    Doc d;
+    write_doc(&d, &m, &o);
+    assert_true(xmllint_ok(d.path));
+    check_clean_bytes(&d);
+    check_cells(&d, &m, &o);
+    assert_non_null(strstr(d.data, "abcd"));         /* \x01 dropped */
+    assert_non_null(strstr(d.data, "\xEF\xBF\xBD")); /* U+FFFD */
+    assert_non_null(strstr(d.data, "tab here"));     /* title: tab → space */
+    free_doc(&d);
+    model_destroy(&m);
+}
+
+/* Random bytes as the sentence: always well-formed, clean UTF-8. */
+static void test_random_bytes(void **state)
+{
+    (void)state;
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (int round = 0; round < 25; round++) {
+        char text[160];
+        size_t n = 0;
+        for (; n < sizeof text - 1; n++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            unsigned char b = (unsigned char)(x >> 24);
+            if (b == 0)
+                b = ' ';
+            /* mostly ASCII words with spaces, some high and control bytes */
+            text[n] = (char)((x >> 40) % 4 == 0 ? b : (x >> 44) % 6 == 0 ? ' '
+                             : 'a' + (char)(b % 26));
+        }
+        text[n] = '\0';
+        Model m;
+        make_model(&m, text, (int)(round & 1), 1);
+        SvgOptions o = opts((ModelMatrix)(round % 3));
+        o.query = round % 5;
+        Doc d;
+        write_doc(&d, &m, &o);
+        assert_true(xmllint_ok(d.path));
+        check_clean_bytes(&d);
+        check_cells(&d, &m, &o);
+        free_doc(&d);
+        model_destroy(&m);
+    }
+}
+
+/* No tokens, or a result that no longer matches the tokens: a valid
+ * document without cells. */
+static void test_empty_and_stale(void **state)
+{
+    (void)state;
+    AttnConfig cfg = attn_config_default();
+    Model m;
+    assert_int_equal(model_init(&m, table, &cfg), 0);
+    assert_int_equal(m.T, 0);
+    SvgOptions o = opts(MODEL_WEIGHTS);
+    Doc d;
+    write_doc(&d, &m, &o);
+    assert_true(xmllint_ok(d.path));
+    assert_int_equal(xpath_cell_count(d.path), 0);
+    free_doc(&d);
+
+    const char *a = "one two three", *b = "one two three four five";
+    assert_int_equal(model_set_text(&m, a, strlen(a)), 0);
+    assert_int_equal(model_compute(&m), 0);
+    assert_int_equal(model_set_text(&m, b, strlen(b)), 0); /* not recomputed */
+    write_doc(&d, &m, &o);
+    assert_true(xmllint_ok(d.path));
+    assert_int_equal(xpath_cell_count(d.path), 0);
+    free_doc(&d);
+    model_destroy(&m);
+}
+
+static void test_one_token(void **state)
+{
+    (void)state;
+    Model m;
+    make_model(&m, "hello", 0, 1);
+    assert_int_equal(m.T, 1);
+    for (int dark = 0; dark < 2; dark++) {
+        SvgOptions o = opts(MODEL_WEIGHTS);
+        o.dark = dark;
+        o.query = 0;
+        Doc d;
+        write_doc(&d, &m, &o);
+        assert_true(xmllint_ok(d.path));
+        assert_int_equal(xpath_cell_count(d.path), 1);
+        check_cells(&d, &m, &o);
+        check_bounds(&d, 1);
+        assert_non_null(strstr(d.data, ">1.00</text>"));
+        free_doc(&d);
+    }
+    model_destroy(&m);
+}
+
+static void test_200_tokens(void **state)
+{
+    (void)state;
+    static const char *const words[] = {"the", "cat", "sat", "on", "mat",
+                                        "and", "dog", "ran", "to", "park"};
+    char text[2048] = "";
+    for (int i = 0; i < 200; i++) {
+        strcat(text, words[(i * 7) % 10]);
+        strcat(text, " ");
+    }
+    Model m;
+    make_model(&m, text, 1, 1);
+    assert_int_equal(m.T, 200);
+    SvgOptions o = opts(MODEL_WEIGHTS);
+    o.query = 117;
+    Doc d;
+    write_doc(&d, &m, &o);
+    assert_true(xmllint_ok(d.path));
+    assert_int_equal(xpath_cell_count(d.path), 200 * 200);
+    check_cells(&d, &m, &o);
+    check_bounds(&d, 200);
+    /* small cells: no numbers, thinned labels, a sane size */
+    assert_null(strstr(d.data, "<g class=\"values\""));
+    const char *rl = strstr(d.data, "<g class=\"row-labels\"");
+    assert_non_null(rl);
+    int n_labels = 0;
+    for (const char *p = strstr(rl, "<text"); p && p < strstr(rl, "</g>");
+         p = strstr(p + 1, "<text"))
+        n_labels++;
+    assert_true(n_labels > 20 && n_labels < 200);
+    assert_non_null(strstr(d.data, "class=\"query\" data-i=\"117\""));
+    const char *svg = strstr(d.data, "<svg ");
+    assert_true(attr_double(svg, "width") < 1400);
+    assert_true(d.len < 8u << 20);
+    free_doc(&d);
+    model_destroy(&m);
+}
+
+static void test_themes(void **state)
+{
+    (void)state;
+    Model m;
+    make_model(&m, "light and dark", 0, 1);
+    SvgOptions o = opts(MODEL_WEIGHTS);
+    Doc d;
+    write_doc(&d, &m, &o);
+    char el[128];
+    const char *bg = strstr(d.data, "<rect class=\"background\"");
+    assert_non_null(bg);
+    assert_true(attr(bg, "fill", el, sizeof el));
+    assert_string_equal(el, "#ffffff");
+    const char *title = strstr(d.data, "<text class=\"title\"");
+    assert_non_null(title);
+    assert_true(attr(title, "fill", el, sizeof el));
+    assert_string_equal(el, "#1a1a1a");
+    free_doc(&d);
+
+    o.dark = 1;
+    write_doc(&d, &m, &o);
+    assert_true(xmllint_ok(d.path));
+    bg = strstr(d.data, "<rect class=\"background\"");
+    assert_non_null(bg);
+    assert_true(attr(bg, "fill", el, sizeof el));
+    assert_string_equal(el, "#14161a");
+    title = strstr(d.data, "<text class=\"title\"");
+    assert_true(attr(title, "fill", el, sizeof el));
+    assert_string_equal(el, "#e8eaed");
+    check_cells(&d, &m, &o); /* cell colours do not depend on the theme */
+    free_doc(&d);
+    model_destroy(&m);
+}
+
+static void test_query_outline(void **state)
+{
+    (void)state;
+    Model m;
+    make_model(&m, "which word does it attend to", 0, 1);
+    int cases[4] = {-1, 0, 2, 99};
+    for (int k = 0; k < 4; k++) {
+        SvgOptions o = opts(MODEL_WEIGHTS);
+        o.query = cases[k];
+        Doc d;
+        write_doc(&d, &m, &o);
+        assert_true(xmllint_ok(d.path));
+        if (cases[k] >= 0 && cases[k] < m.T) {
+            char want[64];
+            snprintf(want, sizeof want, "class=\"query\" data-i=\"%d\"", cases[k]);
+            const char *q = strstr(d.data, want);
+            assert_non_null(q);
+            const char *r = strstr(q, "<rect ");
+            assert_int_equal(attr_long(r, "y"), cases[k] * svg_cell_size(m.T));
+            assert_int_equal(count(d.data, "font-weight=\"bold\""), 2); /* title, label */
+        } else {
+            assert_null(strstr(d.data, "class=\"query\""));
+        }
+        free_doc(&d);
+    }
+    model_destroy(&m);
+}
+
+static void test_long_sentence_title(void **state)
+{
+    (void)state;
+    char text[8192] = "";
+    for (int i = 0; i < 600; i++)
+        strcat(text, "word ");
+    Model m;
+    make_model(&m, text, 0, 1);
+    SvgOptions o = opts(MODEL_WEIGHTS);
+    Doc d;
+    write_doc(&d, &m, &o);
+    assert_true(xmllint_ok(d.path));
+    const char *t = strstr(d.data, "<text class=\"title\"");
+    assert_non_null(t);
+    const char *end = strstr(t, "</text>");
+    assert_true(end - t < 2000);
+    assert_non_null(strstr(t, "\xE2\x80\xA6")); /* cut with an ellipsis */
+    free_doc(&d);
+    model_destroy(&m);
+}
+
+static void test_write_error(void **state)
+{
+    (void)state;
+    Model m;
+    make_model(&m, "nowhere to write", 0, 1);
+    SvgOptions o = opts(MODEL_WEIGHTS);
+    FILE *f = fopen("/dev/null", "r");
+    assert_non_null(f);
+    assert_int_equal(svg_write_heatmap(f, &m, &o), -ATTN_E_IO);
+    fclose(f);
+    model_destroy(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cell_size),
+        cmocka_unit_test(test_weights),
+        cmocka_unit_test(test_other_colormap_and_head),
+        cmocka_unit_test(test_scores_and_logits_diverging),
+        cmocka_unit_test(test_causal_masked),
+        cmocka_unit_test(test_colorbar),
+        cmocka_unit_test(test_escaping),
+        cmocka_unit_test(test_controls_and_bad_utf8),
+        cmocka_unit_test(test_random_bytes),
+        cmocka_unit_test(test_empty_and_stale),
+        cmocka_unit_test(test_one_token),
+        cmocka_unit_test(test_200_tokens),
+        cmocka_unit_test(test_themes),
+        cmocka_unit_test(test_query_outline),
+        cmocka_unit_test(test_long_sentence_title),
+        cmocka_unit_test(test_write_error),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
