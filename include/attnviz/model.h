@@ -78,6 +78,29 @@ int model_compute(Model *m);
 /* Tq×Tk matrix of one head, or with MODEL_HEAD_AVG the mean over heads. */
 const float *model_matrix(const Model *m, ModelMatrix which, int head);
 
+/* The step view's numbers for query i and key j of one head, as the seeds
+ * teach them: q_i, k_j, v_j; score = q·k; logit = score·s/τ; the softmax's
+ * e^(logit − max) and its row sum; α_ij; z_i. Pointers point into m->res,
+ * so the step view shows exactly what the heatmap and --print json show. */
+typedef struct ModelStep {
+    int i, j, head, dk;
+    const float *q, *k, *v;   /* dk values each */
+    const float *z;           /* z_i, dk values */
+    float score;              /* raw q·k */
+    float scale;              /* s = 1/√dk, or 1 when scaling is off */
+    float temperature;        /* τ */
+    float logit;              /* score·s/τ */
+    float row_max;            /* largest unmasked logit of row i */
+    double exp_ij;            /* e^(logit − row_max), 0 when masked */
+    double exp_sum;           /* Σ over unmasked keys of e^(logit − row_max) */
+    float weight;             /* α_ij */
+    int masked;
+} ModelStep;
+
+/* Fill out for head (MODEL_HEAD_AVG counts as head 0); -ATTN_E_RANGE when
+ * i, j or head is out of range. */
+int model_step(const Model *m, int head, int i, int j, ModelStep *out);
+
 /* Number of OOV tokens in use. */
 int model_count_oov(const Model *m);
 

@@ -2,6 +2,7 @@
  * front end (command line, window, export, tests) shows the same numbers. */
 #include "attnviz/model.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,4 +238,40 @@ int model_count_oov(const Model *m)
     for (int i = 0; i < m->T; i++)
         n += m->oov[i];
     return n;
+}
+
+int model_step(const Model *m, int head, int i, int j, ModelStep *out)
+{
+    const AttnResult *r = &m->res;
+    int T = r->Tq, dk = r->dk;
+    if (head < 0)
+        head = 0;
+    if (i < 0 || j < 0 || i >= T || j >= r->Tk || head >= r->h)
+        return -ATTN_E_RANGE;
+    size_t hq = (size_t)head * T * dk, hk = (size_t)head * r->Tk * dk;
+    size_t hm = (size_t)head * T * r->Tk, row = hm + (size_t)i * r->Tk;
+    memset(out, 0, sizeof *out);
+    out->i = i;
+    out->j = j;
+    out->head = head;
+    out->dk = dk;
+    out->q = r->Q + hq + (size_t)i * dk;
+    out->k = r->K + hk + (size_t)j * dk;
+    out->v = r->V + hk + (size_t)j * dk;
+    out->z = r->Z + hq + (size_t)i * dk;
+    out->score = r->scores[row + j];
+    out->scale = m->cfg.scale ? 1.0f / sqrtf((float)dk) : 1.0f;
+    out->temperature = m->cfg.temperature;
+    out->logit = r->logits[row + j];
+    out->weight = r->weights[row + j];
+    out->masked = attn_masked(r, i, j);
+    int nv = r->causal && i + 1 < r->Tk ? i + 1 : r->Tk;
+    float mx = -INFINITY;
+    for (int c = 0; c < nv; c++)
+        mx = r->logits[row + c] > mx ? r->logits[row + c] : mx;
+    out->row_max = mx;
+    for (int c = 0; c < nv; c++)
+        out->exp_sum += exp((double)r->logits[row + c] - mx);
+    out->exp_ij = out->masked ? 0.0 : exp((double)out->logit - mx);
+    return 0;
 }

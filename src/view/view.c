@@ -1187,24 +1187,15 @@ static void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
             if (W[(size_t)i * T + k] > W[(size_t)i * T + j])
                 j = k;
     }
+    ModelStep st;
+    if (model_step(m, head, i, j, &st) < 0)
+        return;
     size_t hq = (size_t)head * T * dk;
-    const float *q = res->Q + hq + (size_t)i * dk;
-    const float *k = res->K + hq + (size_t)j * dk;
-    const float *vv = res->V + hq + (size_t)j * dk;
     size_t hm = (size_t)head * T * T;
-    float score = res->scores[hm + (size_t)i * T + j];
-    float logit = res->logits[hm + (size_t)i * T + j];
-    float alpha = res->weights[hm + (size_t)i * T + j];
-    int masked = attn_masked(res, i, j);
-    /* softmax denominator from the row's logits, as step 3 shows it */
-    float mx = -INFINITY;
-    int nv = res->causal ? i + 1 : T;
-    for (int c = 0; c < nv; c++)
-        mx = fmaxf(mx, res->logits[hm + (size_t)i * T + c]);
-    double sum = 0;
-    for (int c = 0; c < nv; c++)
-        sum += exp((double)res->logits[hm + (size_t)i * T + c] - mx);
-    double e = masked ? 0 : exp((double)logit - mx);
+    const float *q = st.q, *k = st.k, *vv = st.v;
+    float score = st.score, logit = st.logit, alpha = st.weight;
+    int masked = st.masked;
+    double sum = st.exp_sum, e = st.exp_ij;
 
     int px = S(s, 14), lh = text_line_height(v->text, px);
     int x = l->step.x + S(s, 12), y = l->step.y + S(s, 8);
@@ -1215,7 +1206,7 @@ static void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
     text_draw(v->text, S(s, 15), th->text, buf, x, y, 0, 0);
     y += lh + S(s, 8);
     int reveal = s->step_reveal < 1 ? 4 : s->step_reveal;
-    float sdiv = m->cfg.scale ? sqrtf((float)dk) : 1.0f;
+    float sdiv = 1.0f / st.scale;
     const char *lines[4];
     char l1[200], l2[200], l3[200], l4[200];
     if (m->cfg.mode == ATTN_MODE_BASIC)

@@ -1,0 +1,159 @@
+/* The step view's numbers (model_step) against an independent double
+ * computation from X and the weights, for several (i, j) in all modes, and
+ * against the matrices --print json prints (the same floats, exactly). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attnviz/model.h"
+
+static EmbedTable *table;
+
+static int setup(void **state)
+{
+    (void)state;
+    AttnErr err = {0};
+    return embed_load(&table, "assets/embeddings.txt", &err, NULL);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    embed_destroy(table);
+    return 0;
+}
+
+/* x_i · W[:, c] in double, W d×dk row-major (learned) or the identity (basic). */
+static double project(const Model *m, int which, int head, int i, int c)
+{
+    int d = m->d, dk = m->res.dk;
+    const float *x = m->X + (size_t)i * d;
+    if (m->cfg.mode == ATTN_MODE_BASIC)
+        return x[c];
+    const float *W = which == 0 ? m->params.Wq : which == 1 ? m->params.Wk : m->params.Wv;
+    W += (size_t)head * d * dk;
+    double s = 0;
+    for (int r = 0; r < d; r++)
+        s += (double)x[r] * W[(size_t)r * dk + c];
+    return s;
+}
+
+static void check_pair(const Model *m, int head, int i, int j)
+{
+    ModelStep st;
+    int T = m->T, dk = m->res.dk;
+    assert_int_equal(model_step(m, head, i, j, &st), 0);
+    /* step 1: q, k, v */
+    for (int c = 0; c < dk; c++) {
+        assert_true(fabs(st.q[c] - project(m, 0, head, i, c)) < 1e-5);
+        assert_true(fabs(st.k[c] - project(m, 1, head, j, c)) < 1e-5);
+        assert_true(fabs(st.v[c] - project(m, 2, head, j, c)) < 1e-5);
+    }
+    /* step 2: the products sum to the score; ÷√dk ÷τ gives the logit */
+    double score = 0;
+    for (int c = 0; c < dk; c++)
+        score += project(m, 0, head, i, c) * project(m, 1, head, j, c);
+    assert_true(fabs(st.score - score) < 1e-4 * fmax(1.0, fabs(score)));
+    double s = m->cfg.scale ? 1.0 / sqrt((double)dk) : 1.0;
+    assert_true(fabs(st.scale - s) < 1e-7);
+    assert_true(st.temperature == m->cfg.temperature);
+    assert_true(fabs(st.logit - score * s / m->cfg.temperature) < 1e-4 * fmax(1.0, fabs(score)));
+    /* step 3: α = e^logit / Σ e^logit over the unmasked keys */
+    int nv = m->cfg.causal ? i + 1 : T;
+    double den = 0, num = 0;
+    for (int c = 0; c < nv; c++) {
+        double sc = 0;
+        for (int u = 0; u < dk; u++)
+            sc += project(m, 0, head, i, u) * project(m, 1, head, c, u);
+        double e = exp(sc * s / m->cfg.temperature);
+        den += e;
+        if (c == j)
+            num = e;
+    }
+    double alpha = (m->cfg.causal && j > i) ? 0.0 : num / den;
+    assert_int_equal(st.masked, m->cfg.causal && j > i);
+    assert_true(fabs(st.weight - alpha) < 1e-5);
+    assert_true(fabs(st.exp_ij / st.exp_sum - alpha) < 1e-5);
+    /* the same floats as the matrices the heatmap and --print json show */
+    const float *W = model_matrix(m, MODEL_WEIGHTS, head);
+    const float *S = model_matrix(m, MODEL_SCORES, head);
+    assert_true(st.weight == W[(size_t)i * T + j]);
+    assert_true(st.score == S[(size_t)i * T + j]);
+    /* step 4: z_i = Σ_j α_ij v_j */
+    for (int c = 0; c < dk; c++) {
+        double z = 0;
+        for (int jj = 0; jj < nv; jj++) {
+            double sc = 0;
+            for (int u = 0; u < dk; u++)
+                sc += project(m, 0, head, i, u) * project(m, 1, head, jj, u);
+            z += exp(sc * s / m->cfg.temperature) / den * project(m, 2, head, jj, c);
+        }
+        assert_true(fabs(st.z[c] - z) < 1e-5);
+    }
+}
+
+static void run_config(AttnMode mode, int heads, int scale, int causal, int posenc, float tau,
+                       int seeded)
+{
+    AttnConfig cfg = attn_config_default();
+    cfg.mode = mode;
+    cfg.heads = heads;
+    cfg.scale = scale;
+    cfg.causal = causal;
+    cfg.posenc = posenc;
+    cfg.temperature = tau;
+    Model m;
+    assert_int_equal(model_init(&m, table, &cfg), 0);
+    if (seeded)
+        model_set_seed(&m, 42);
+    const char *text = "the check was cashed at the bank on monday";
+    assert_int_equal(model_set_text(&m, text, strlen(text)), 0);
+    assert_int_equal(model_compute(&m), 0);
+    int pairs[][2] = {{0, 0}, {1, 6}, {6, 1}, {3, 5}, {8, 2}, {2, 8}};
+    for (int h = 0; h < m.res.h; h++)
+        for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
+            check_pair(&m, h, pairs[k][0], pairs[k][1]);
+    /* out of range is refused, not read */
+    ModelStep st;
+    assert_int_equal(model_step(&m, 0, m.T, 0, &st), -ATTN_E_RANGE);
+    assert_int_equal(model_step(&m, 0, 0, -1, &st), -ATTN_E_RANGE);
+    assert_int_equal(model_step(&m, m.res.h, 0, 0, &st), -ATTN_E_RANGE);
+    model_destroy(&m);
+}
+
+static void test_basic(void **state)
+{
+    (void)state;
+    run_config(ATTN_MODE_BASIC, 1, 1, 0, 0, 1.0f, 0);
+    run_config(ATTN_MODE_BASIC, 1, 0, 1, 1, 0.6f, 0);
+}
+
+static void test_learned_identity(void **state)
+{
+    (void)state;
+    run_config(ATTN_MODE_LEARNED, 1, 1, 0, 0, 1.0f, 0);
+    run_config(ATTN_MODE_LEARNED, 4, 1, 1, 0, 1.0f, 0);
+}
+
+static void test_learned_random(void **state)
+{
+    (void)state;
+    run_config(ATTN_MODE_LEARNED, 2, 1, 0, 1, 2.3f, 1);
+    run_config(ATTN_MODE_LEARNED, 4, 0, 1, 0, 0.8f, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_basic),
+        cmocka_unit_test(test_learned_identity),
+        cmocka_unit_test(test_learned_random),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
