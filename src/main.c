@@ -47,6 +47,12 @@ static int set_sentence(Model *m, const char *text, const char *where, AttnErr *
     if (m->T == 0)
         return attn_err_set(err, ATTN_E_EMPTY, where, 0,
                             "the sentence is empty (no tokens)");
+    int words = 0;
+    for (int i = 0; i < m->T; i++)
+        words += !tok_is_punct(&m->toks, i);
+    if (!words)
+        return attn_err_set(err, ATTN_E_EMPTY, where, 0,
+                            "the sentence has only punctuation, no words");
     if (m->toks.n_replaced)
         fprintf(stderr, "attnviz: warning: %s%sinvalid UTF-8: %d byte(s) shown as U+FFFD\n",
                 where ? where : "", where ? ": " : "", m->toks.n_replaced);

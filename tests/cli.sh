@@ -370,6 +370,7 @@ if [ "$rc" -eq 0 ] && [ ! -s "$TMP/err" ]; then ok "no OOV note when every word 
 expect_error "unknown option -> 2" 2 "--bogus" --bogus "$S"
 expect_error "-t 0 -> 1" 1 "temperature" -t 0 --print text "$S"
 expect_error "-t -1 -> 1" 1 "temperature" -t -1 --print text "$S"
+expect_error "only punctuation -> 1" 1 "only punctuation" --print text -s "... !? ,"
 expect_error "-t nan -> 1" 1 "temperature" -t nan --print text "$S"
 expect_error "-t inf -> 1" 1 "temperature" -t inf --print text "$S"
 expect_error "-t abc -> 2" 2 "temperature" -t abc --print text "$S"

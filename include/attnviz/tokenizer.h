@@ -34,6 +34,9 @@ static inline const char *tok_text(const TokenList *tl, int i)
     return tl->buf + tl->off[i];
 }
 
+/* 1 when token i is a punctuation token (one character of the set above). */
+int tok_is_punct(const TokenList *tl, int i);
+
 /* Number of bytes of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
 int tok_utf8_len(const unsigned char *s, size_t avail);
 

@@ -185,3 +185,11 @@ int tok_split(TokenList *tl, const char *text, size_t len)
     }
     return 0;
 }
+
+int tok_is_punct(const TokenList *tl, int i)
+{
+    const unsigned char *t = (const unsigned char *)tok_text(tl, i);
+    size_t len = strlen((const char *)t);
+    int n = tok_utf8_len(t, len);
+    return n > 0 && (size_t)n == len && is_punct(decode(t, n));
+}

@@ -1059,17 +1059,32 @@ static void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const View
     }
     const Model *m = s->m;
     int basic = m->cfg.mode == ATTN_MODE_BASIC && s->edit_target != EDIT_X;
-    char hint[160];
+    char hint[200], cell[96] = "";
     int head = s->head < 0 ? 0 : s->head;
+    int rows0 = s->edit_target == EDIT_X ? m->T : m->d;
+    int cols0 = s->edit_target == EDIT_X || s->edit_target == EDIT_WO ? m->d : m->params.dk;
+    if (s->edit_row < rows0 && s->edit_col < cols0) {
+        /* the cursor cell's exact value: small cells cannot print it */
+        char colname[32];
+        const char *rowname = s->edit_target == EDIT_X ? tok_text(&m->toks, s->edit_row)
+                                                       : embed_dim_name(m->table, s->edit_row);
+        if (s->edit_target == EDIT_X || s->edit_target == EDIT_WO)
+            snprintf(colname, sizeof colname, "%s", embed_dim_name(m->table, s->edit_col));
+        else
+            snprintf(colname, sizeof colname, "%c%d", "qkv"[s->edit_target], s->edit_col);
+        snprintf(cell, sizeof cell, "[%s, %s] = %.3f", rowname, colname,
+                 (double)edit_value(s, s->edit_row, s->edit_col));
+    }
     if (s->edit_target == EDIT_X)
-        snprintf(hint, sizeof hint, "X: embeddings (rows: tokens) \xC2\xB7 drag to scrub, dbl-click to type");
+        snprintf(hint, sizeof hint, "X (tokens \xC3\x97 d) \xC2\xB7 %s", cell);
     else if (s->edit_target == EDIT_WO)
-        snprintf(hint, sizeof hint, "W_o (d\xC3\x97" "d)%s \xC2\xB7 drag to scrub, dbl-click to type", basic ? " \xE2\x80\x94 unused in basic mode" : "");
+        snprintf(hint, sizeof hint, "W_o (d\xC3\x97" "d)%s \xC2\xB7 %s", basic ? ", unused in basic mode" : "", cell);
     else
-        snprintf(hint, sizeof hint, "W_%c head %d (d\xC3\x97" "dk)%s \xC2\xB7 drag, wheel, dbl-click",
-                 "qkv"[s->edit_target], head + 1, basic ? " \xE2\x80\x94 unused in basic mode" : "");
+        snprintf(hint, sizeof hint, "W_%c head %d (d\xC3\x97" "dk)%s \xC2\xB7 %s", "qkv"[s->edit_target], head + 1,
+                 basic ? ", unused in basic mode" : "", cell);
     int sp = S(s, 11);
-    text_draw(v->text, sp, th->dim, hint, l->editor.x + S(s, 6), l->edit_tab[0].y + l->edit_tab[0].h + S(s, 4), 0, 0);
+    text_draw(v->text, sp, s->edit_focus ? th->accent : th->dim, hint, l->editor.x + S(s, 6),
+              l->edit_tab[0].y + l->edit_tab[0].h + S(s, 4), 0, 0);
     if (!l->edit_rows || !l->edit_cols)
         return;
     float amax = 1.0f;
