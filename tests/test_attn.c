@@ -337,6 +337,19 @@ static void test_forward_vs_reference_self(void **state)
     assert_int_equal(fails, 0);
 }
 
+/* The bench's configuration (d_model 64, 4 heads) at its sizes, plus odd
+ * sizes around the kernels' 16-wide blocks and the two-thread split. */
+static void test_forward_bench_sizes(void **state)
+{
+    (void)state;
+    static const int sizes[] = {1, 8, 15, 17, 64, 257, 1024};
+    int fails = 0;
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (int causal = 0; causal <= 1; causal++)
+            fails += !forward_case(1, 4, 1, causal, 1.0f, sizes[si], sizes[si], 64, 7, 0);
+    assert_int_equal(fails, 0);
+}
+
 static void test_forward_vs_reference_cross(void **state)
 {
     (void)state;
@@ -1379,6 +1392,7 @@ int main(void)
         cmocka_unit_test(test_hand_example_scaled_tau2),
         cmocka_unit_test(test_forward_vs_reference_self),
         cmocka_unit_test(test_forward_vs_reference_cross),
+        cmocka_unit_test(test_forward_bench_sizes),
         cmocka_unit_test(test_model_compute_vs_reference),
         cmocka_unit_test(test_rows_sum_to_one),
         cmocka_unit_test(test_causal_upper_triangle_zero),
