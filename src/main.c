@@ -9,6 +9,7 @@
 #include "attnviz/session.h"
 
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,9 @@ int main(int argc, char **argv)
     /* character set only (numbers stay C): SDL needs it to give the window a
      * UTF-8 title on X11 */
     setlocale(LC_CTYPE, "");
+    /* a file size limit (ulimit -f) makes writes fail with EFBIG, which the
+     * atomic writers report and clean up, instead of killing the program */
+    signal(SIGXFSZ, SIG_IGN);
     int rc = options_parse(&o, argc, argv, &err);
     if (rc < 0) {
         if (rc == -ATTN_E_PARSE) {

@@ -451,6 +451,7 @@ static void test_model_compute_vs_reference(void **state)
                                     cfg.temperature = taus[ti];
                                     Model m;
                                     assert_int_equal(model_init(&m, t, &cfg), 0);
+                                    m.keep_head_means = 1; /* the window's setting */
                                     if (seeds[ki])
                                         model_set_seed(&m, seeds[ki]);
                                     assert_int_equal(model_set_text(&m, text, strlen(text)), 0);

@@ -45,8 +45,10 @@ typedef struct Model {
     int cap_over;
 
     AttnResult res;
-    float *avg_scores;        /* T×T mean of the heads' scores */
-    float *avg_logits;        /* T×T mean of the heads' logits */
+    int keep_head_means;      /* also average scores and logits over heads
+                                 (the window shows them; exports do not) */
+    float *avg_scores;        /* T×T mean of the heads' scores, if kept */
+    float *avg_logits;        /* T×T mean of the heads' logits, if kept */
     size_t cap_avg;
 } Model;
 
@@ -75,7 +77,8 @@ void model_embed(Model *m);
 /* X = E (+PE), then the forward pass. */
 int model_compute(Model *m);
 
-/* Tq×Tk matrix of one head, or with MODEL_HEAD_AVG the mean over heads. */
+/* Tq×Tk matrix of one head, or with MODEL_HEAD_AVG the mean over heads
+ * (for scores and logits only when keep_head_means is set; else NULL). */
 const float *model_matrix(const Model *m, ModelMatrix which, int head);
 
 /* The step view's numbers for query i and key j of one head, as the seeds

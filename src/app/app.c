@@ -147,6 +147,15 @@ static void undo_push(AppState *a)
     a->undo_pos = a->undo_n;
 }
 
+/* Forget the step undo_push just recorded (the edit did not happen). */
+static void undo_drop_last(AppState *a)
+{
+    if (a->undo_n > 0 && a->undo_pos == a->undo_n) {
+        snap_free(&a->undo[--a->undo_n]);
+        a->undo_pos = a->undo_n;
+    }
+}
+
 static void undo(AppState *a)
 {
     if (a->undo_pos == 0) {
@@ -186,6 +195,7 @@ int app_init(AppState *a, Model *m, const Options *o, SentenceList *sentences)
 {
     memset(a, 0, sizeof *a);
     a->m = m;
+    m->keep_head_means = 1; /* R and H together show averaged scores */
     a->opt = o;
     a->sentences = sentences;
     a->ui_scale = 1.0f;
@@ -671,6 +681,7 @@ int app_open_path(AppState *a, const char *path)
         SessionView sv;
         undo_push(a);
         if (session_load(a->m, &sv, path, &err) < 0) {
+            undo_drop_last(a); /* nothing changed */
             attn_err_format(&err, buf, sizeof buf);
             app_status(a, 1, "cannot open: %s", buf);
             return -1;

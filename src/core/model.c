@@ -187,6 +187,8 @@ int model_compute(Model *m)
     if (rc < 0)
         return rc;
     size_t qk = (size_t)T * T;
+    if (!m->keep_head_means || m->res.h == 1)
+        return 0;
     if (qk > m->cap_avg) {
         float *s = realloc(m->avg_scores, qk * sizeof(float));
         if (s)
@@ -199,18 +201,16 @@ int model_compute(Model *m)
         m->cap_avg = qk;
     }
     int h = m->res.h;
-    if (h > 1) {
-        memcpy(m->avg_scores, m->res.scores, qk * sizeof(float));
-        memcpy(m->avg_logits, m->res.logits, qk * sizeof(float));
-        for (int k = 1; k < h; k++)
-            for (size_t e = 0; e < qk; e++) {
-                m->avg_scores[e] += m->res.scores[(size_t)k * qk + e];
-                m->avg_logits[e] += m->res.logits[(size_t)k * qk + e];
-            }
+    memcpy(m->avg_scores, m->res.scores, qk * sizeof(float));
+    memcpy(m->avg_logits, m->res.logits, qk * sizeof(float));
+    for (int k = 1; k < h; k++)
         for (size_t e = 0; e < qk; e++) {
-            m->avg_scores[e] /= (float)h;
-            m->avg_logits[e] /= (float)h;
+            m->avg_scores[e] += m->res.scores[(size_t)k * qk + e];
+            m->avg_logits[e] += m->res.logits[(size_t)k * qk + e];
         }
+    for (size_t e = 0; e < qk; e++) {
+        m->avg_scores[e] /= (float)h;
+        m->avg_logits[e] /= (float)h;
     }
     return 0;
 }
@@ -223,6 +223,7 @@ const float *model_matrix(const Model *m, ModelMatrix which, int head)
             head = 0;
         else
             return which == MODEL_WEIGHTS ? r->avg
+                   : !m->keep_head_means ? NULL
                    : which == MODEL_SCORES ? m->avg_scores
                                            : m->avg_logits;
     }

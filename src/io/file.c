@@ -93,7 +93,10 @@ int io_write_atomic(const char *path, IoWriter writer, void *ctx, AttnErr *err)
                           strerror(errno));
         goto cleanup;
     }
-    fchmod(fd, 0644);
+    /* the mode a new file would get, or the replaced file's own */
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, stat(path, &st) == 0 ? st.st_mode & 07777 : 0666 & ~mask);
     f = fdopen(fd, "wb");
     if (!f) {
         rc = attn_err_set(err, ATTN_E_IO, path, 0, "%s", strerror(errno));
@@ -125,6 +128,15 @@ int io_write_atomic(const char *path, IoWriter writer, void *ctx, AttnErr *err)
         rc = attn_err_set(err, ATTN_E_IO, path, 0, "cannot replace the file: %s",
                           strerror(e));
         goto cleanup;
+    }
+    /* make the rename itself durable: sync the folder */
+    char *slash = strrchr(tmp, '/');
+    if (slash)
+        *slash = '\0';
+    int dfd = open(slash ? (slash == tmp ? "/" : tmp) : ".", O_RDONLY | O_DIRECTORY);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
     }
 cleanup:
     free(tmp);

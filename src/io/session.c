@@ -27,6 +27,49 @@ static int write_session(FILE *f, void *ctx)
     return print_json(f, c->m, c->session);
 }
 
+static cJSON *matrix_json(const float *a, int rows, int cols)
+{
+    cJSON *m = cJSON_CreateArray();
+    for (int i = 0; m && i < rows; i++) {
+        cJSON *row = cJSON_CreateArray();
+        if (!row) {
+            cJSON_Delete(m);
+            return NULL;
+        }
+        for (int j = 0; j < cols; j++)
+            cJSON_AddItemToArray(row, cJSON_CreateNumber(a[(size_t)i * cols + j]));
+        cJSON_AddItemToArray(m, row);
+    }
+    return m;
+}
+
+/* session.learned = {"config": {"heads", "seed"}, "heads": [{Wq, Wk, Wv}], "Wo"} */
+static int add_learned(cJSON *s, const Model *m)
+{
+    const AttnParams *p = &m->params;
+    cJSON *l = cJSON_AddObjectToObject(s, "learned");
+    cJSON *cfg = l ? cJSON_AddObjectToObject(l, "config") : NULL;
+    cJSON *heads = l ? cJSON_AddArrayToObject(l, "heads") : NULL;
+    if (!cfg || !heads)
+        return 0;
+    cJSON_AddNumberToObject(cfg, "heads", p->h);
+    cJSON_AddNumberToObject(cfg, "d_model", p->d);
+    if (m->has_seed)
+        cJSON_AddNumberToObject(cfg, "seed", (double)m->seed);
+    size_t slice = (size_t)p->d * p->dk;
+    for (int k = 0; k < p->h; k++) {
+        cJSON *h = cJSON_CreateObject();
+        if (!h)
+            return 0;
+        cJSON_AddItemToArray(heads, h);
+        cJSON_AddItemToObject(h, "Wq", matrix_json(p->Wq + k * slice, p->d, p->dk));
+        cJSON_AddItemToObject(h, "Wk", matrix_json(p->Wk + k * slice, p->d, p->dk));
+        cJSON_AddItemToObject(h, "Wv", matrix_json(p->Wv + k * slice, p->d, p->dk));
+    }
+    cJSON_AddItemToObject(l, "Wo", matrix_json(p->Wo, p->d, p->d));
+    return 1;
+}
+
 int session_save(const char *path, const Model *m, const SessionView *sv, AttnErr *err)
 {
     int rc;
@@ -61,6 +104,13 @@ int session_save(const char *path, const Model *m, const SessionView *sv, AttnEr
         for (int k = 0; k < m->d; k++)
             cJSON_AddItemToArray(a, cJSON_CreateNumber(m->over_vec[(size_t)i * m->d + k]));
         cJSON_AddItemToObject(emb, m->over_word[i], a);
+    }
+    /* basic mode prints no weights (they are unused), but the learned ones
+     * come back when the class switches to learned again: keep them here in
+     * the shape weights_parse reads */
+    if (c->mode == ATTN_MODE_BASIC && !add_learned(s, m)) {
+        cJSON_Delete(s);
+        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
     }
     char *text = cJSON_PrintUnformatted(s);
     cJSON_Delete(s);
@@ -137,9 +187,10 @@ int session_parse(Model *m, SessionView *sv, const char *data, size_t len,
             goto cleanup;
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(st, "temperature");
         if (t) {
-            if (!cJSON_IsNumber(t) || !(t->valuedouble >= 1e-6 && t->valuedouble <= 1e6)) {
+            /* the range --temperature accepts, compared as the float it was */
+            if (!cJSON_IsNumber(t) || !((float)t->valuedouble >= 1e-6f && t->valuedouble <= 1e6)) {
                 rc = attn_err_set(err, ATTN_E_RANGE, name, 0,
-                                  "session.settings.temperature must be a number > 0");
+                                  "session.settings.temperature must be a number from 1e-6 to 1e6");
                 goto cleanup;
             }
             cfg.temperature = (float)t->valuedouble;
@@ -198,10 +249,22 @@ int session_parse(Model *m, SessionView *sv, const char *data, size_t len,
             i++;
         }
     }
-    /* the weights (changes m->params only on success) */
-    if (cfg.mode == ATTN_MODE_LEARNED || cJSON_GetObjectItemCaseSensitive(root, "Wo")) {
-        const cJSON *wo = cJSON_GetObjectItemCaseSensitive(root, "Wo");
-        if (wo && !cJSON_IsNull(wo) && (rc = weights_parse(m, data, len, name, err)) < 0)
+    /* the weights (changes m->params only on success): the document's own
+     * in learned mode, session.learned in basic mode */
+    const cJSON *wo = cJSON_GetObjectItemCaseSensitive(root, "Wo");
+    const cJSON *learned = cJSON_GetObjectItemCaseSensitive(s, "learned");
+    if (wo && !cJSON_IsNull(wo)) {
+        if ((rc = weights_parse(m, data, len, name, err)) < 0)
+            goto cleanup;
+    } else if (cJSON_IsObject(learned)) {
+        char *text = cJSON_PrintUnformatted(learned);
+        if (!text) {
+            rc = attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
+            goto cleanup;
+        }
+        rc = weights_parse(m, text, strlen(text), name, err);
+        cJSON_free(text);
+        if (rc < 0)
             goto cleanup;
     }
     /* nothing below can fail but for memory */

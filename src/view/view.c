@@ -133,16 +133,23 @@ static int shown_T(const ViewState *s)
     return s->m ? s->m->res.Tq : 0;
 }
 
+/* The matrix drawn: the one asked for, or the weights when the model does
+ * not keep it (the heads' mean of scores outside the window). */
+static ModelMatrix shown_kind(const ViewState *s)
+{
+    return model_matrix(s->m, s->matrix, s->head) ? s->matrix : MODEL_WEIGHTS;
+}
+
 static const float *shown_matrix(const ViewState *s)
 {
-    return model_matrix(s->m, s->matrix, s->head);
+    return model_matrix(s->m, shown_kind(s), s->head);
 }
 
 static ColorScale shown_scale(const ViewState *s)
 {
     int T = shown_T(s);
     return colormap_scale_for(shown_matrix(s), T, T, s->m->res.causal,
-                              s->matrix != MODEL_WEIGHTS, s->cmap);
+                              shown_kind(s) != MODEL_WEIGHTS, s->cmap);
 }
 
 static const char *matrix_name(ModelMatrix m)
@@ -175,7 +182,7 @@ static void facts(const ViewState *s, char *buf, size_t n)
 
 static void format_value(const ViewState *s, float v, char *buf, size_t n)
 {
-    if (s->matrix == MODEL_WEIGHTS)
+    if (shown_kind(s) == MODEL_WEIGHTS)
         snprintf(buf, n, "%.2f", (double)v);
     else if (fabsf(v) >= 100.0f)
         snprintf(buf, n, "%.0f", (double)v);
@@ -1308,9 +1315,10 @@ static void draw_tooltip(View *v, SDL_Renderer *r, const ViewState *s, const Vie
     if (i < 0 || j < 0 || i >= T || j >= T)
         return;
     const Theme *th = theme(s);
-    const float *sc = model_matrix(m, MODEL_SCORES, s->head);
-    const float *lg = model_matrix(m, MODEL_LOGITS, s->head);
-    const float *w = model_matrix(m, MODEL_WEIGHTS, s->head);
+    int head = model_matrix(m, MODEL_SCORES, s->head) ? s->head : 0;
+    const float *sc = model_matrix(m, MODEL_SCORES, head);
+    const float *lg = model_matrix(m, MODEL_LOGITS, head);
+    const float *w = model_matrix(m, MODEL_WEIGHTS, head);
     char l1[200], l2[200];
     snprintf(l1, sizeof l1, "query %s \xE2\x86\x92 key %s", tok_text(&m->toks, i), tok_text(&m->toks, j));
     size_t e = (size_t)i * T + j;
@@ -1403,7 +1411,7 @@ void view_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
     draw_controls(v, r, s, l);
     char title[200];
     const AttnConfig *c = &s->m->cfg;
-    if (s->matrix == MODEL_WEIGHTS)
+    if (shown_kind(s) == MODEL_WEIGHTS)
         snprintf(title, sizeof title, "Attention weights  \xCE\xB1 = softmax(QK\xE1\xB5\x80%s%s)   rows: queries \xC2\xB7 columns: keys",
                  c->scale ? "/\xE2\x88\x9A" "dk" : "", c->temperature != 1.0f ? "/\xCF\x84" : "");
     else
@@ -1443,14 +1451,52 @@ void view_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
 
 /* ---- export panels ---------------------------------------------------------- */
 
+/* Draw text cut to max_w pixels with an ellipsis: a 1024-token sentence as
+ * one texture would be tens of thousands of pixels wide. */
+static void draw_text_fit(View *v, int px, SDL_Color c, const char *t, int x, int y, int max_w)
+{
+    int w;
+    size_t len = strlen(t);
+    if (len < 400) {
+        text_size(v->text, px, t, &w, NULL);
+        if (w <= max_w) {
+            text_draw(v->text, px, c, t, x, y, 0, 0);
+            return;
+        }
+    }
+    /* the longest prefix (whole characters) that fits with the ellipsis */
+    char buf[1024];
+    size_t lo = 0, hi = len < sizeof buf - 8 ? len : sizeof buf - 8;
+    while (lo < hi) {
+        size_t mid = (lo + hi + 1) / 2;
+        while (mid > lo && ((unsigned char)t[mid] & 0xC0) == 0x80)
+            mid--;
+        if (mid == lo) {
+            break;
+        }
+        memcpy(buf, t, mid);
+        memcpy(buf + mid, "\xE2\x80\xA6", 4);
+        text_size(v->text, px, buf, &w, NULL);
+        if (w <= max_w)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    memcpy(buf, t, lo);
+    memcpy(buf + lo, "\xE2\x80\xA6", 4);
+    text_draw(v->text, px, c, buf, x, y, 0, 0);
+}
+
+/* Cell size of an exported heatmap: 40 px for a classroom sentence, down to
+ * one pixel per cell (at scale 1) so a 1024-token matrix stays a sane image. */
 static float export_cell(const ViewState *s)
 {
     int T = shown_T(s);
-    float c = T ? 640.0f / T : 40.0f;
+    float c = T ? floorf(640.0f / T) : 40.0f;
     if (c > 40.0f)
         c = 40.0f;
-    if (c < 3.0f)
-        c = 3.0f;
+    if (c < 1.0f)
+        c = 1.0f;
     return c * s->scale;
 }
 
@@ -1519,7 +1565,7 @@ void view_draw_panel(View *v, SDL_Renderer *r, const ViewState *s, ViewPanel p)
     facts(s, f, sizeof f);
     int tp = S(s, 14), tlh = text_line_height(v->text, tp);
     SDL_RenderSetClipRect(r, &e.title);
-    text_draw(v->text, tp, th->text, s->m->text ? s->m->text : "", e.title.x, e.title.y, 0, 0);
+    draw_text_fit(v, tp, th->text, s->m->text ? s->m->text : "", e.title.x, e.title.y, e.title.w);
     text_draw(v->text, S(s, 12), th->dim, f, e.title.x, e.title.y + tlh + S(s, 2), 0, 0);
     SDL_RenderSetClipRect(r, NULL);
     if (e.heat.w) {

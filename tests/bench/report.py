@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""The last step of `make bench`: turn build/bench/results.txt ("key value"
+lines written by run.sh) into the table (printed, and written into README.md
+between <!-- bench:begin --> and <!-- bench:end --> only), then the summary
+lines "bench: NAME = VALUE".
+
+usage: report.py RESULTS OUTDIR README
+"""
+import os
+import sys
+
+BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
+
+# summary name, unit letter, goal (op, value) or None
+SUMMARY = [
+    ("forward_T8_vs_numpy", "x", (">=", 20)),
+    ("forward_T64_vs_numpy", "x", (">=", 20)),
+    ("forward_T256_vs_numpy", "x", None),
+    ("forward_T1024_vs_numpy", "x", (">=", 1.5)),
+    ("frame_T8_ms", "", None),
+    ("frame_T64_ms", "", ("<=", 4)),
+    ("frame_T512_ms", "", ("<=", 12)),
+    ("edit_T64_ms", "", None),
+    ("edit_T512_ms", "", ("<=", 16)),
+    ("export_vs_matplotlib", "x", (">=", 20)),
+    ("export_T256_vs_matplotlib", "x", (">=", 20)),
+    ("embed_load_MBps", "", (">=", 200)),
+    ("peak_rss_T1024_MB", "", ("<=", 100)),
+    ("startup_ms", "", ("<=", 150)),
+]
+
+
+def load(path):
+    res = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line:
+                k, _, v = line.partition(" ")
+                res[k] = v
+    return res
+
+
+def num(res, key):
+    try:
+        return float(res[key])
+    except (KeyError, ValueError):
+        return float("nan")
+
+
+def fmt(v):
+    if v != v:
+        return "n/a"
+    if abs(v) >= 100:
+        return "%.0f" % v
+    if abs(v) >= 10:
+        return "%.1f" % v
+    return "%.2f" % v
+
+
+def fmt_result(v):
+    """Like fmt, with one more digit below 100 so that a value just under a
+    goal never prints as the goal itself (19.98, not 20.0)."""
+    if v != v:
+        return "n/a"
+    if abs(v) >= 100:
+        return "%.0f" % v
+    if abs(v) >= 10:
+        return "%.2f" % v
+    return "%.3f" % v if abs(v) < 1 else "%.2f" % v
+
+
+def met(v, goal):
+    if goal is None:
+        return "–"
+    op, g = goal
+    if v != v:
+        return "n/a"
+    ok = v >= g if op == ">=" else v <= g
+    return "yes" if ok else "**no**"
+
+
+def goal_text(goal, unit):
+    if goal is None:
+        return "–"
+    op, g = goal
+    return "%s %g%s" % ("≥" if op == ">=" else "≤", g, unit)
+
+
+def table(res):
+    g = {name: goal for name, _, goal in SUMMARY}
+    rows = []
+
+    def row(what, attnviz, ref, key, unit, goal_unit=None):
+        v = num(res, key)
+        u = "×" if unit == "x" else (" " + unit if unit else "")
+        rows.append((what, attnviz, ref, fmt_result(v) + u,
+                     goal_text(g[key], goal_unit if goal_unit is not None else u), met(v, g[key])))
+
+    for T in (8, 64, 256, 1024):
+        row("attention forward, T = %d" % T,
+            "%s µs (%s GFLOP/s)" % (fmt(num(res, "fwd_c_us_%d" % T)), fmt(num(res, "fwd_c_gflops_%d" % T))),
+            "numpy %s µs (%s GFLOP/s)" % (fmt(num(res, "fwd_np_us_%d" % T)), fmt(num(res, "fwd_np_gflops_%d" % T))),
+            "forward_T%d_vs_numpy" % T, "x")
+    for T in (8, 64, 512):
+        row("window frame, T = %d" % T,
+            "median %s ms, worst %s ms" % (fmt(num(res, "frame_T%d_ms" % T)), fmt(num(res, "frame_worst_T%d_ms" % T))),
+            "–", "frame_T%d_ms" % T, "ms")
+    for T in (64, 512):
+        row("weight edit → pixels, T = %d" % T,
+            "median %s ms, worst %s ms" % (fmt(num(res, "edit_T%d_ms" % T)), fmt(num(res, "edit_worst_T%d_ms" % T))),
+            "–", "edit_T%d_ms" % T, "ms")
+    row("PNG export, default sentence (T = %s, %s px)" % (res.get("export_default_T", "?"), res.get("export_default_px", "?")),
+        "%s ms" % fmt(num(res, "export_attnviz_ms")), "matplotlib %s ms" % fmt(num(res, "export_mpl_ms")),
+        "export_vs_matplotlib", "x")
+    row("PNG export, T = 256 (%s px)" % res.get("export_t256_px", "?"),
+        "%s ms" % fmt(num(res, "export256_attnviz_ms")), "matplotlib %s ms" % fmt(num(res, "export256_mpl_ms")),
+        "export_T256_vs_matplotlib", "x")
+    row("embedding load, 400,000 × 50 GloVe (%s MB)" % fmt(num(res, "embed_load_MB")),
+        "%s s" % fmt(num(res, "embed_load_s")), "–", "embed_load_MBps", "MB/s")
+    row("peak RSS, --export T = 1024, d = 64, 4 heads", "–", "–", "peak_rss_T1024_MB", "MB")
+    row("start-up to first presented frame (Xvfb)",
+        "window visible after %s ms" % fmt(num(res, "startup_visible_ms")), "–", "startup_ms", "ms")
+
+    head = ("figure", "attnviz", "reference", "result", "goal", "met")
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    for r in rows:
+        lines.append("| " + " | ".join(r) + " |")
+    return lines
+
+
+def machine(res):
+    return [
+        "Measured by `make bench` on %s: %s, %s cores (load average %s at the start, %s at the end); "
+        "%s; %s; %s; numpy BLAS: %s."
+        % (res.get("date", "?"), res.get("cpu", "?"), res.get("cores", "?"), res.get("load_start", "?"),
+           res.get("load_end", "?"), res.get("compiler", "?"), res.get("sdl", "?"), res.get("python", "?"),
+           res.get("blas", "?")),
+        "",
+        "Medians of repeated runs; each ratio compares two medians of one run with the two "
+        "sides alternated (%s rounds). Forward: learned mode, d = 64, 4 heads, no mask, "
+        "float32, attn_forward as built (it may use both cores, as OpenBLAS does), numpy timed inside Python. Frames: `view_layout` + "
+        "`view_draw_window` + present on a 1280×800 software renderer (3 runs × 50 frames). "
+        "Exports: whole processes (interpreter start included). MB = 10⁶ bytes."
+        % res.get("rounds", "?"),
+    ]
+
+
+def busy_note(res):
+    """A warning line when other work was running: the figures are then low."""
+    try:
+        load = max(float(res.get("load_start", "0")), float(res.get("load_end", "0")))
+        cores = int(res.get("cores", "1"))
+    except ValueError:
+        return []
+    if load < 0.5 * cores:
+        return []
+    return ["", "**Note:** the machine was busy during this run (load average %.1f on %d cores); "
+            "the times are higher and the ratios noisier than on an idle machine." % (load, cores)]
+
+
+def update_readme(path, block):
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        print("make bench: warning: %s not found; the table was not written into it" % path, file=sys.stderr)
+        return
+    b, e = text.find(BEGIN), text.find(END)
+    if b < 0 or e < 0 or e < b:
+        print("make bench: warning: %s has no %s ... %s section; left unchanged" % (path, BEGIN, END),
+              file=sys.stderr)
+        return
+    # keep the marker lines, replace what is between them
+    b_end = text.index("\n", b) + 1 if "\n" in text[b:e] else b + len(BEGIN)
+    new = text[:b_end] + ("\n" if b_end == b + len(BEGIN) else "") + "\n".join(block) + "\n" + text[e:]
+    if new != text:
+        tmp = path + ".bench-tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(new)
+        os.replace(tmp, path)
+    print("make bench: table written into %s" % path, file=sys.stderr)
+
+
+def main():
+    res = load(sys.argv[1])
+    outdir, readme = sys.argv[2], sys.argv[3]
+    lines = table(res)
+    info = machine(res) + busy_note(res)
+    print()
+    print("\n".join(info))
+    print()
+    print("\n".join(lines))
+    for name in ("forward_profile.log", "frame_parts.log"):
+        p = os.path.join(outdir, name)
+        if os.path.exists(p):
+            print()
+            print("where the time goes (%s):" % name)
+            with open(p, encoding="utf-8") as f:
+                print(f.read().rstrip())
+    print()
+    update_readme(readme, info + [""] + lines)
+    for name, unit, _ in SUMMARY:
+        v = num(res, name)
+        print("bench: %s = %s%s" % (name, ("%.1f" % v if abs(v) >= 100 else "%.2f" % v) if v == v else "n/a", unit))
+
+
+if __name__ == "__main__":
+    main()

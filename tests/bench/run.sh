@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# make bench: attnviz's speed figures against numpy and matplotlib, measured
+# on this machine, printed as a table, written into README.md between
+# <!-- bench:begin --> and <!-- bench:end -->, and summed up as
+# "bench: NAME = VALUE" lines. Every figure is a median over repeated runs;
+# every comparison is a ratio of two medians from the same run, the two sides
+# alternated. Scratch files and the generated embedding tables (cached) go to
+# build/bench/.
+#
+# Environment: BENCH_ROUNDS (default 5) alternated rounds per comparison,
+# CC (default cc), ATTNVIZ_BIN (default build/attnviz).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+BIN=${ATTNVIZ_BIN:-build/attnviz}
+OUT=build/bench
+ROUNDS=${BENCH_ROUNDS:-5}
+CC=${CC:-cc}
+RES=$OUT/results.txt
+mkdir -p "$OUT"
+: >"$RES"
+rm -f "$OUT"/{forward,frame,export,load,startup,forward_profile,frame_parts}.log
+
+say() { echo "-- $*" >&2; }
+put() { echo "$1 $2" >>"$RES"; }
+# the value of key=... in a line on stdin
+field() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" | tail -n 1; }
+median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "nan"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+maximum() { sort -g | tail -n 1; }
+calc() { awk "BEGIN {printf \"%.6g\", $*}"; }
+
+# ---- packages: install what is missing (apt-get; sudo when not root) --------
+NEED="python3-numpy python3-matplotlib libopenblas0-pthread time xvfb xdotool fonts-dejavu-core"
+missing=""
+for p in $NEED; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+if [ -n "$missing" ]; then
+    line="apt-get install -y --no-install-recommends$missing"
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "make bench: missing packages:$missing (install them with your package manager)" >&2
+        exit 1
+    fi
+    if [ "$(id -u)" = 0 ]; then SUDO=""
+    elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"
+    else
+        echo "make bench: missing packages; run: sudo $line" >&2
+        exit 1
+    fi
+    say "installing$missing (log: $OUT/apt.log)"
+    { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing; } \
+        >"$OUT/apt.log" 2>&1 \
+        || { tail -n 20 "$OUT/apt.log" >&2; echo "make bench: install failed; run: sudo $line" >&2; exit 1; }
+fi
+# Debian's interpreter: the one python3-numpy and python3-matplotlib are for
+# (a python3 earlier in PATH, e.g. pyenv's, would not see them)
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+"$PY" -c 'import numpy, matplotlib' || { echo "make bench: $PY cannot import numpy and matplotlib" >&2; exit 1; }
+
+# ---- the C side ----------------------------------------------------------------
+[ -x "$BIN" ] || { echo "make bench: $BIN not built (run make)" >&2; exit 1; }
+# the libraries the Makefile links (its PKGS line), so this follows it
+PKGS=$(sed -n 's/^PKGS[[:space:]]*:=[[:space:]]*//p' Makefile)
+[ -n "$PKGS" ] || PKGS="sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig"
+# the project's flags (Makefile CFLAGS_BASE, OPT=-O2), linked with the objects make built
+BFLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g -O2 -Iinclude"
+OBJS=$(ls build/obj/src/core/*.o build/obj/src/io/*.o build/obj/src/view/*.o build/obj/src/app/*.o)
+# shellcheck disable=SC2046,SC2086
+$CC $BFLAGS $(pkg-config --cflags $PKGS) tests/bench/bench.c $OBJS -o "$OUT/bench" \
+    $(pkg-config --libs $PKGS) -lm -lpthread
+$CC -O2 -Wall -Wextra -shared -fPIC tests/bench/first_frame.c -o "$OUT/first_frame.so" -ldl
+B=$OUT/bench
+
+# ---- machine --------------------------------------------------------------------
+put cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+put cores "$(nproc)"
+put date "$(date -u '+%Y-%m-%d %H:%M UTC')"
+put compiler "$($CC --version | head -n 1)"
+put python "$("$PY" -c 'import sys, numpy, matplotlib; print("Python %d.%d.%d, numpy %s, matplotlib %s" % (sys.version_info[:3] + (numpy.__version__, matplotlib.__version__)))')"
+put sdl "SDL $(pkg-config --modversion sdl2)"
+put rounds "$ROUNDS"
+# other work on the machine skews every figure: say how busy it was
+put load_start "$(cut -d' ' -f1 /proc/loadavg)"
+
+# ---- 1. attention forward vs numpy -------------------------------------------------
+for T in 8 64 256 1024; do
+    say "forward T=$T: attnviz and numpy alternated, $ROUNDS rounds"
+    : >"$OUT/fc"; : >"$OUT/fp"
+    for ((r = 0; r < ROUNDS; r++)); do
+        "$B" forward "$T" 0.4 | tee -a "$OUT/forward.log" | field median_us >>"$OUT/fc"
+        "$PY" tests/bench/numpy_forward.py "$T" 0.4 | tee -a "$OUT/forward.log" | field median_us >>"$OUT/fp"
+    done
+    c=$(median <"$OUT/fc"); p=$(median <"$OUT/fp")
+    flops=$(calc "8*$T*64*64 + 4*$T*$T*64")
+    put "fwd_c_us_$T" "$c"; put "fwd_np_us_$T" "$p"
+    put "fwd_c_gflops_$T" "$(calc "$flops / ($c * 1000)")"
+    put "fwd_np_gflops_$T" "$(calc "$flops / ($p * 1000)")"
+    put "forward_T${T}_vs_numpy" "$(calc "$p / $c")"
+done
+put blas "$(grep -o 'blas=[^ ]*' "$OUT/forward.log" | tail -n 1 | cut -d= -f2)"
+# where the forward's time goes, by source line of attn.c (when perf works here)
+if command -v perf >/dev/null 2>&1 && perf record -q -o "$OUT/perf.probe" true >/dev/null 2>&1; then
+    for T in 64 1024; do
+        perf record -q -F 4000 -o "$OUT/perf.forward" "$B" forward "$T" 1.0 >/dev/null 2>&1 || continue
+        echo "forward T=$T: share of samples by source line" >>"$OUT/forward_profile.log"
+        perf report -i "$OUT/perf.forward" --no-children --sort srcline --stdio 2>/dev/null \
+            | grep -v '^#' | grep -v '^$' | head -n 8 >>"$OUT/forward_profile.log" || true
+    done
+fi
+
+# ---- 2./3. window frames and edits (software renderer, 1280x800, dummy video) ---------
+export SDL_VIDEODRIVER=dummy
+for kind in frame edit; do
+    Ts="8 64 512"; [ $kind = edit ] && Ts="64 512"
+    for T in $Ts; do
+        say "$kind T=$T: 3 runs of 50 frames"
+        : >"$OUT/m"; : >"$OUT/w"
+        for r in 1 2 3; do
+            line=$("$B" $kind "$T" 50 | tee -a "$OUT/frame.log")
+            echo "$line" | field median_ms >>"$OUT/m"
+            echo "$line" | field worst_ms >>"$OUT/w"
+        done
+        put "${kind}_T${T}_ms" "$(median <"$OUT/m")"
+        put "${kind}_worst_T${T}_ms" "$(maximum <"$OUT/w")"
+    done
+done
+for T in 64 512; do "$B" frame-parts "$T" 30 >>"$OUT/frame_parts.log"; done
+unset SDL_VIDEODRIVER
+
+# ---- 4. headless PNG export vs matplotlib -----------------------------------------------
+png_size() { "$PY" -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24); print(*struct.unpack(">II", d[16:24]))' "$1"; }
+S256=$("$PY" tests/bench/gen_glove.py sentence assets/embeddings.txt 256)
+export_case() { # name, then attnviz's sentence options
+    local name=$1; shift
+    "$BIN" "$@" --print csv >"$OUT/$name.csv"           # not timed
+    "$BIN" "$@" --export "$OUT/$name-probe.png"
+    read -r w h < <(png_size "$OUT/$name-probe.png")
+    put "export_${name}_px" "${w}x${h}"
+    put "export_${name}_T" "$(($(wc -l <"$OUT/$name.csv") - 1))"
+    say "export $name (${w}x${h}): attnviz and matplotlib alternated, $ROUNDS rounds"
+    "$B" alt "$ROUNDS" "$BIN" "$@" --export "$OUT/$name-attnviz.png" :: \
+        "$PY" tests/bench/mpl_export.py "$OUT/$name.csv" "$OUT/$name-mpl.png" "$w" "$h" \
+        | tee -a "$OUT/export.log" | tail -n 1
+}
+line=$(export_case default)
+put export_attnviz_ms "$(echo "$line" | field a_median_ms)"
+put export_mpl_ms "$(echo "$line" | field b_median_ms)"
+put export_vs_matplotlib "$(echo "$line" | field ratio_b_over_a)"
+line=$(export_case t256 -s "$S256")
+put export256_attnviz_ms "$(echo "$line" | field a_median_ms)"
+put export256_mpl_ms "$(echo "$line" | field b_median_ms)"
+put export_T256_vs_matplotlib "$(echo "$line" | field ratio_b_over_a)"
+
+# ---- 5. embedding load: 400,000 words x 50 dims, GloVe text --------------------------------
+GLOVE=$OUT/glove-400k-50d.txt
+if [ ! -s "$GLOVE" ]; then
+    say "generating $GLOVE (once; cached)"
+    "$PY" tests/bench/gen_glove.py glove "$GLOVE" 400000 50
+fi
+say "embed_load of $GLOVE, 5 runs"
+line=$("$B" load "$GLOVE" 5 | tee "$OUT/load.log")
+put embed_load_MBps "$(echo "$line" | field MBps)"
+put embed_load_s "$(echo "$line" | field median_s)"
+put embed_load_MB "$(echo "$line" | field size_MB)"
+
+# ---- 6. peak RSS: 1024 tokens, d 64, 4 heads, PNG export ---------------------------------
+W64=$OUT/words-4000-64d.txt
+[ -s "$W64" ] || "$PY" tests/bench/gen_glove.py words "$W64" 4000 64
+S1024=$("$PY" tests/bench/gen_glove.py sentence "$W64" 1024)
+say "peak RSS of --export at T=1024, 3 runs"
+: >"$OUT/rss"
+for r in 1 2 3; do
+    /usr/bin/time -f %M -o "$OUT/rss.one" "$BIN" --export "$OUT/rss.png" -H 4 \
+        --embeddings "$W64" -s "$S1024" >/dev/null 2>&1
+    tail -n 1 "$OUT/rss.one" >>"$OUT/rss"
+done
+put peak_rss_T1024_MB "$(calc "$(median <"$OUT/rss")" ' * 1024 / 1e6')"
+
+# ---- 7. start-up under Xvfb ----------------------------------------------------------------
+# A private Xvfb on a free display; a failure here (the X server lost, say)
+# gives "n/a" and a warning instead of losing every other figure.
+say "start-up under Xvfb, $ROUNDS rounds"
+XPID=""
+for ((n = 0; n < 50; n++)); do
+    d=$((300 + RANDOM % 600))
+    [ -e "/tmp/.X11-unix/X$d" ] || [ -e "/tmp/.X$d-lock" ] && continue
+    # -noreset: without it the server resets whenever its last client leaves,
+    # and a client connecting during the reset fails ("cannot open display")
+    Xvfb ":$d" -screen 0 1600x1000x24 -nolisten tcp -noreset >"$OUT/xvfb.log" 2>&1 &
+    XPID=$!
+    for ((i = 0; i < 300; i++)); do
+        [ -e "/tmp/.X11-unix/X$d" ] && break
+        kill -0 "$XPID" 2>/dev/null || break
+        sleep 0.01
+    done
+    [ -e "/tmp/.X11-unix/X$d" ] && kill -0 "$XPID" 2>/dev/null && break
+    kill "$XPID" 2>/dev/null || true
+    XPID=""
+done
+line=""
+if [ -n "$XPID" ]; then
+    trap 'kill "$XPID" 2>/dev/null || true' EXIT
+    line=$(DISPLAY=:$d env -u SDL_VIDEODRIVER -u WAYLAND_DISPLAY "$B" startup "$ROUNDS" \
+        "$PWD/$OUT/first_frame.so" "$OUT/first_frame.stamp" -- "$BIN" --fresh \
+        | tee "$OUT/startup.log" | tail -n 1) || line=""
+    kill "$XPID" 2>/dev/null || true
+    wait "$XPID" 2>/dev/null || true
+    trap - EXIT
+fi
+case "$line" in
+*first_frame_median_ms=*) ;;
+*) echo "make bench: warning: start-up not measured (see $OUT/startup.log, $OUT/xvfb.log)" >&2
+   line="startup first_frame_median_ms=nan visible_median_ms=nan" ;;
+esac
+put startup_ms "$(echo "$line" | field first_frame_median_ms)"
+put startup_visible_ms "$(echo "$line" | field visible_median_ms)"
+
+# ---- the table, README.md, the summary lines ------------------------------------------------
+put load_end "$(cut -d' ' -f1 /proc/loadavg)"
+"$PY" tests/bench/report.py "$RES" "$OUT" README.md
