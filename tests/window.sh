@@ -92,7 +92,7 @@ start_xvfb() {
       d=$((d + 1))
       continue
     fi
-    Xvfb ":$d" -screen 0 1280x800x24 -nolisten tcp >"$tmp/xvfb.log" 2>&1 &
+    Xvfb ":$d" -noreset -screen 0 1280x800x24 -nolisten tcp >"$tmp/xvfb.log" 2>&1 &
     xvfb=$!
     local n=$((LIMIT * 10))
     while [ "$n" -gt 0 ] && ! xvfb_gone; do

@@ -20,6 +20,9 @@ typedef struct Rgb {
     uint8_t r, g, b;
 } Rgb;
 
+/* Colours are looked up in a table of COLORMAP_STEPS + 1 entries. */
+#define COLORMAP_STEPS 1024
+
 /* Colour at t in [0, 1] (clamped; NaN gives the t = 0 colour). */
 Rgb colormap_rgb(ColormapId id, float t);
 const char *colormap_name(ColormapId id);

@@ -31,7 +31,7 @@ static void unpack(uint32_t c, vec3 out)
     out[2] = (float)(c & 0xFF);
 }
 
-#define LUT_N 1024
+#define LUT_N COLORMAP_STEPS
 
 /* Exact colour at t from the control points. */
 static Rgb interpolate(ColormapId id, float t)

@@ -60,10 +60,18 @@ static void set_color(SDL_Renderer *r, SDL_Color c)
     SDL_SetRenderDrawColor(r, c.r, c.g, c.b, c.a);
 }
 
+/* Opaque fills skip blending: the software renderer would otherwise blend
+ * every pixel of every panel. */
 static void fill(SDL_Renderer *r, SDL_Rect rc, SDL_Color c)
 {
     set_color(r, c);
-    SDL_RenderFillRect(r, &rc);
+    if (c.a == 255) {
+        SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_NONE);
+        SDL_RenderFillRect(r, &rc);
+        SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
+    } else {
+        SDL_RenderFillRect(r, &rc);
+    }
 }
 
 /* Rectangle outline of thickness t pixels, drawn inside rc. */
@@ -294,16 +302,20 @@ static void update_heat_texture(View *v, const ViewState *s)
     ColorScale cs = shown_scale(s);
     SDL_Color mk = theme(s)->mask;
     uint32_t mask = (uint32_t)mk.r << 16 | (uint32_t)mk.g << 8 | mk.b;
+    /* the colour map's table as texels: the same colours colormap_scale_rgb
+     * gives (it looks up t on COLORMAP_STEPS + 1 entries too) */
+    static uint32_t lut[COLORMAP_STEPS + 1];
+    for (int k = 0; k <= COLORMAP_STEPS; k++) {
+        Rgb c = colormap_rgb(cs.id, (float)k / COLORMAP_STEPS);
+        lut[k] = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
+    }
     for (int i = 0; i < T; i++) {
         uint32_t *row = (uint32_t *)((uint8_t *)pixels + (size_t)i * pitch);
-        for (int j = 0; j < T; j++) {
-            if (attn_masked(&s->m->res, i, j)) {
-                row[j] = mask;
-                continue;
-            }
-            Rgb c = colormap_scale_rgb(&cs, M[(size_t)i * T + j]);
-            row[j] = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
-        }
+        int nv = s->m->res.causal ? i + 1 : T;
+        for (int j = 0; j < nv; j++)
+            row[j] = lut[(int)lroundf(colormap_scale_t(&cs, M[(size_t)i * T + j]) * COLORMAP_STEPS)];
+        for (int j = nv; j < T; j++)
+            row[j] = mask;
     }
     SDL_UnlockTexture(v->heat);
 }

@@ -62,7 +62,7 @@ echo "screenshot: wrote $OUT/heatmap.png"
 # ---- the window under Xvfb ------------------------------------------------------------
 d=120
 while [ -e "/tmp/.X11-unix/X$d" ] || [ -e "/tmp/.X$d-lock" ]; do d=$((d + 1)); done
-Xvfb ":$d" -screen 0 1280x800x24 -nolisten tcp >"$tmp/xvfb.log" 2>&1 &
+Xvfb ":$d" -noreset -screen 0 1280x800x24 -nolisten tcp >"$tmp/xvfb.log" 2>&1 &
 xvfb=$!
 xvfb_up() { [ -e "/tmp/.X11-unix/X$d" ] && DISPLAY=":$d" xdotool getdisplaygeometry >/dev/null 2>&1; }
 wait_for "$LIMIT" xvfb_up || die "Xvfb :$d did not start: $(cat "$tmp/xvfb.log")"
