@@ -265,6 +265,25 @@ else
   fail "the window appears a second time"
 fi
 
+# ---- the next start restores the autosave; --fresh does not ------------------------
+echo "window: autosave restore"
+if start_app "$tmp/home"; then
+  wait_for 5 title_is "attnviz — the bank of the river"
+  check "a second start restores the last sentence (title '$(title)')" \
+    [ "$(title)" = "attnviz — the bank of the river" ]
+  quit_app
+else
+  fail "the window appears for the restore"
+fi
+if start_app "$tmp/home" --fresh; then
+  wait_for 5 title_is "attnviz — the train left the station on time"
+  check "--fresh starts on the default sentence (title '$(title)')" \
+    [ "$(title)" = "attnviz — the train left the station on time" ]
+  quit_app
+else
+  fail "the window appears with --fresh"
+fi
+
 if [ "$failed" -gt 0 ] && [ -s "$tmp/app.err" ]; then
   echo "--- program stderr:"
   cat "$tmp/app.err"
