@@ -5,11 +5,11 @@ DESTDIR ?=
 SAN     ?= 0
 OPT     ?= -O2
 
-PKGS      := sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig x11
+PKGS      := sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig x11 zlib
 TEST_PKGS := cmocka
 # Debian packages that provide the libraries and tools above.
 DEB_BUILD := pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev libcglm-dev \
-             libcjson-dev libfontconfig-dev libx11-dev fonts-dejavu-core
+             libcjson-dev libfontconfig-dev libx11-dev zlib1g-dev fonts-dejavu-core
 DEB_TEST  := libcmocka-dev xvfb xdotool imagemagick libxml2-utils python3-numpy valgrind
 DEB_FUZZ  := clang libclang-rt-14-dev
 
@@ -27,9 +27,12 @@ ifeq ($(NATIVE),1)
 endif
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# X11 only for its headers (window.c finds the calls in SDL's libX11)
+PKG_LIBS   = $(shell pkg-config --libs $(filter-out x11,$(PKGS)) 2>/dev/null)
 CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
 CFLAGS  += $(CFLAGS_BASE)
+# link only the libraries the program calls: fewer to load at start-up
+LDFLAGS += -Wl,--as-needed
 LDLIBS  += -lm -lpthread
 
 CORE_SRC := $(wildcard src/core/*.c src/io/*.c)

@@ -78,14 +78,27 @@ static void set_title(SDL_Window *w, const char *text)
      * window manager's title, _NET_WM_NAME, stays UTF-8. */
     SDL_SysWMinfo info;
     SDL_VERSION(&info.version);
-    if (SDL_GetWindowWMInfo(w, &info) && info.subsystem == SDL_SYSWM_X11) {
-        XTextProperty prop;
-        char *list[1] = {title};
-        if (Xutf8TextListToTextProperty(info.info.x11.display, list, 1, XStdICCTextStyle, &prop) >= Success) {
-            XSetWMName(info.info.x11.display, info.info.x11.window, &prop);
-            XFree(prop.value);
-            XFlush(info.info.x11.display);
-        }
+    if (!SDL_GetWindowWMInfo(w, &info) || info.subsystem != SDL_SYSWM_X11)
+        return;
+    /* libX11 is already loaded by SDL's X11 driver: look the calls up there
+     * rather than linking it, so the headless paths do not load X at all */
+    static void *x11;
+    if (!x11 && !(x11 = SDL_LoadObject("libX11.so.6")))
+        return;
+    int (*to_prop)(Display *, char **, int, XICCEncodingStyle, XTextProperty *) =
+        (int (*)(Display *, char **, int, XICCEncodingStyle, XTextProperty *))SDL_LoadFunction(x11, "Xutf8TextListToTextProperty");
+    void (*set_name)(Display *, Window, XTextProperty *) =
+        (void (*)(Display *, Window, XTextProperty *))SDL_LoadFunction(x11, "XSetWMName");
+    int (*xfree)(void *) = (int (*)(void *))SDL_LoadFunction(x11, "XFree");
+    int (*xflush)(Display *) = (int (*)(Display *))SDL_LoadFunction(x11, "XFlush");
+    if (!to_prop || !set_name || !xfree || !xflush)
+        return;
+    XTextProperty prop;
+    char *list[1] = {title};
+    if (to_prop(info.info.x11.display, list, 1, XStdICCTextStyle, &prop) >= Success) {
+        set_name(info.info.x11.display, info.info.x11.window, &prop);
+        xfree(prop.value);
+        xflush(info.info.x11.display);
     }
 }
 

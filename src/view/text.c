@@ -4,6 +4,9 @@
 #include "text.h"
 
 #include <fontconfig/fontconfig.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,15 +44,76 @@ struct TextCache {
     int used;
 };
 
+/* Where the font fontconfig found last time is remembered: starting
+ * fontconfig (parsing its configuration) costs a third of a headless
+ * export. $XDG_CACHE_HOME/attnviz/font, or ~/.cache/attnviz/font. */
+static int cache_path(char *out, size_t n)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg)
+        return snprintf(out, n, "%s/attnviz/font", xdg) < (int)n ? 0 : -1;
+    if (home && *home)
+        return snprintf(out, n, "%s/.cache/attnviz/font", home) < (int)n ? 0 : -1;
+    return -1;
+}
+
+static int read_cached_font(char *out, size_t n)
+{
+    char path[4096];
+    struct stat st;
+    if (cache_path(path, sizeof path) < 0)
+        return -1;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    int ok = fgets(out, (int)n, f) != NULL;
+    fclose(f);
+    if (!ok)
+        return -1;
+    out[strcspn(out, "\n")] = '\0';
+    return out[0] == '/' && stat(out, &st) == 0 && S_ISREG(st.st_mode) ? 0 : -1;
+}
+
+static void write_cached_font(const char *font)
+{
+    char path[4096];
+    if (cache_path(path, sizeof path) < 0)
+        return;
+    /* create the two folders; errors only mean no cache */
+    char *slash = strrchr(path, '/');
+    *slash = '\0';
+    char *parent = strrchr(path, '/');
+    if (parent) {
+        *parent = '\0';
+        mkdir(path, 0700);
+        *parent = '/';
+    }
+    mkdir(path, 0700);
+    *slash = '/';
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return;
+    int ok = fprintf(f, "%s\n", font) > 0;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, path) != 0)
+        unlink(tmp);
+}
+
 /* The lookup runs once a process; fontconfig is then shut down again (it is
  * used for nothing else), so it holds no memory for the rest of the run. */
 int text_find_font(char *out, size_t n)
 {
     static char found[4096];
     static int state; /* 0 not looked up, 1 found, -1 none */
+    if (state == 0 && read_cached_font(found, sizeof found) == 0)
+        state = 1;
     if (state == 0) {
         state = find_with_fontconfig(found, sizeof found) == 0 ? 1 : -1;
         FcFini();
+        if (state == 1)
+            write_cached_font(found);
     }
     if (state < 0 || strlen(found) >= n)
         return -1;
