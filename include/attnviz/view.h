@@ -64,6 +64,7 @@ typedef struct ViewLayout {
     int w, h;
     SDL_Rect sentence, controls, heatmap, lines, editor, step, status;
     SDL_Rect ctl[CTL_COUNT];      /* control buttons */
+    int controls_compact;         /* 1: the short labels are shown */
     SDL_Rect grid;                /* visible heatmap cells */
     SDL_Rect colorbar;
     float cell;                   /* heatmap cell size in pixels */

@@ -163,7 +163,14 @@ int app_run(Model *m, const Options *o, SentenceList *sentences,
         goto cleanup;
     }
     SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0");
-    win = SDL_CreateWindow("attnviz", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, 1280, 800,
+    /* 1280×800, or the whole screen when it is smaller (an 800×600 projector) */
+    int ww0 = 1280, wh0 = 800;
+    SDL_Rect usable;
+    if (SDL_GetDisplayUsableBounds(0, &usable) == 0 && usable.w > 0 && usable.h > 0) {
+        ww0 = usable.w < ww0 ? usable.w : ww0;
+        wh0 = usable.h < wh0 ? usable.h : wh0;
+    }
+    win = SDL_CreateWindow("attnviz", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, ww0, wh0,
                            SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     if (!win) {
         rc = attn_err_set(err, ATTN_E_IO, NULL, 0, "cannot open a window (%s); use --print or --export",

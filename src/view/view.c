@@ -218,6 +218,8 @@ static void heat_geometry(View *v, const ViewState *s, SDL_Rect area,
 {
     int T = shown_T(s);
     memset(g, 0, sizeof *g);
+    /* room under the grid for half of the colour bar's lowest tick label */
+    area.h -= text_line_height(v->text, S(s, 12)) / 2 + 1;
     g->label_px = S(s, 14);
     int lh = text_line_height(v->text, g->label_px);
     int bar_w = S(s, 14), tick_w = S(s, 46), gap = S(s, 10);
@@ -674,7 +676,32 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
     int y = pad;
     l->sentence = (SDL_Rect){pad, y, w - 2 * pad, S(s, 44)};
     y += l->sentence.h + S(s, 6);
-    l->controls = (SDL_Rect){pad, y, w - 2 * pad, S(s, 32)};
+    /* controls: full labels, or compact ones, wrapped onto a second row when
+     * even those do not fit (a narrow window or a large interface scale) */
+    int px = ctl_px(s), gap = S(s, 6), bpad = S(s, 8), row_h = S(s, 32);
+    int right = pad + (w - 2 * pad), rows = 1;
+    for (int compact = 0; compact < 2; compact++) {
+        int x = pad;
+        rows = 1;
+        l->controls_compact = compact;
+        for (int c = 0; c < CTL_COUNT; c++) {
+            char buf[64];
+            int tw;
+            text_size(v->text, px, control_label(s, c, compact, buf, sizeof buf), &tw, NULL);
+            int bw = tw + 2 * bpad;
+            if (x > pad && x + bw > right) {
+                if (!compact)
+                    break; /* try the compact labels first */
+                x = pad;
+                rows++;
+            }
+            l->ctl[c] = (SDL_Rect){x, y + (rows - 1) * row_h + S(s, 2), bw, row_h - S(s, 4)};
+            x += bw + gap;
+            if (!compact && c == CTL_COUNT - 1)
+                compact = 2; /* everything fitted in full */
+        }
+    }
+    l->controls = (SDL_Rect){pad, y, w - 2 * pad, rows * row_h};
     y += l->controls.h + S(s, 6);
     l->status = (SDL_Rect){0, h - S(s, 26), w, S(s, 26)};
     int bottom = l->status.y - S(s, 6);
@@ -696,20 +723,6 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
         l->editor = (SDL_Rect){ex, y, w - pad - ex, mid_h};
     }
 
-    /* controls: full labels, or compact ones when they do not fit */
-    int px = ctl_px(s), gap = S(s, 6), bpad = S(s, 8);
-    for (int compact = 0; compact < 2; compact++) {
-        int x = l->controls.x;
-        for (int c = 0; c < CTL_COUNT; c++) {
-            char buf[64];
-            int tw;
-            text_size(v->text, px, control_label(s, c, compact, buf, sizeof buf), &tw, NULL);
-            l->ctl[c] = (SDL_Rect){x, l->controls.y + S(s, 2), tw + 2 * bpad, l->controls.h - S(s, 4)};
-            x += l->ctl[c].w + gap;
-        }
-        if (x <= l->controls.x + l->controls.w)
-            break;
-    }
 
     if (s->m && s->m->T) {
         int th = S(s, 20);
@@ -915,7 +928,7 @@ int view_sentence_offset(View *v, const ViewState *s, const ViewLayout *l, int x
     if (clip_w < S(s, 100))
         clip_w = l->sentence.x + l->sentence.w - x0 - S(s, 8);
     int cw = span_width(v, px, t, v0, s->cursor > 0 ? (size_t)s->cursor : 0);
-    if (cw > clip_w - S(s, 20))
+    if (s->sentence_focus && cw > clip_w - S(s, 20))
         shift = cw - clip_w + S(s, 20);
     int best = (int)v0, best_d = 1 << 30;
     for (size_t b = v0; b <= v1; b++) {
@@ -955,7 +968,8 @@ static void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, cons
     cur = cur > len ? len : cur;
     /* keep the cursor visible when the text is longer than the bar */
     int cw = span_width(v, px, t, v0, cur);
-    int shift = cw > clip.w - S(s, 20) ? cw - clip.w + S(s, 20) : 0;
+    /* scrolled to the cursor while typing; from the start otherwise */
+    int shift = s->sentence_focus && cw > clip.w - S(s, 20) ? cw - clip.w + S(s, 20) : 0;
     int tx = x0 - shift;
     if (*t) {
         char buf[BAR_WINDOW + 8];
@@ -999,18 +1013,11 @@ static void draw_controls(View *v, SDL_Renderer *r, const ViewState *s, const Vi
     const Theme *th = theme(s);
     fill(r, l->controls, th->panel);
     int px = ctl_px(s), lh = text_line_height(v->text, px);
-    int compact = l->ctl[CTL_COUNT - 1].x + l->ctl[CTL_COUNT - 1].w >
-                  l->controls.x + l->controls.w;
-    int tw0;
-    char probe[64];
-    text_size(v->text, px, control_label(s, CTL_MODE, 0, probe, sizeof probe), &tw0, NULL);
-    compact = tw0 + 2 * S(s, 8) != l->ctl[CTL_MODE].w ? 1 : compact;
+    int compact = l->controls_compact == 1;
     for (int c = 0; c < CTL_COUNT; c++) {
         char buf[64];
         int on = control_active(s, c);
         SDL_Rect b = l->ctl[c];
-        if (b.x + b.w > l->controls.x + l->controls.w)
-            break;
         fill(r, b, th->panel2);
         outline(r, b, on ? th->accent : th->border, 1);
         text_draw(v->text, px, on ? th->accent : th->dim,
@@ -1044,10 +1051,12 @@ static void draw_status(View *v, SDL_Renderer *r, const ViewState *s, const View
               S(s, 12) + w + S(s, 24), l->status.y + (l->status.h - lh) / 2, 0, 0);
 }
 
-static void draw_panel_title(View *v, const ViewState *s, SDL_Rect p, const char *t)
+static void draw_panel_title(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect p, const char *t)
 {
     int px = S(s, 13);
+    SDL_RenderSetClipRect(r, &p);
     text_draw(v->text, px, theme(s)->dim, t, p.x + S(s, 6), p.y + S(s, 2), 0, 0);
+    SDL_RenderSetClipRect(r, NULL);
 }
 
 static float edit_value(const ViewState *s, int row, int col)
@@ -1429,7 +1438,7 @@ void view_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
     else
         snprintf(title, sizeof title, "%s   rows: queries \xC2\xB7 columns: keys \xC2\xB7 colours centred on 0",
                  s->matrix == MODEL_SCORES ? "Raw scores  QK\xE1\xB5\x80" : "Logits  QK\xE1\xB5\x80\xC2\xB7s/\xCF\x84");
-    draw_panel_title(v, s, l->heatmap, title);
+    draw_panel_title(v, r, s, l->heatmap, title);
     if (s->m->T) {
         SDL_Rect area = {l->heatmap.x, l->heatmap.y + S(s, 20), l->heatmap.w, l->heatmap.h - S(s, 20)};
         HeatGeom g;
@@ -1441,7 +1450,7 @@ void view_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
         char hb[40], lt[80];
         head_label(s, hb, sizeof hb);
         snprintf(lt, sizeof lt, "query \xE2\x86\x92 key (%s)", hb);
-        draw_panel_title(v, s, l->lines, lt);
+        draw_panel_title(v, r, s, l->lines, lt);
         SDL_Rect la = {l->lines.x, l->lines.y + S(s, 20), l->lines.w, l->lines.h - S(s, 20)};
         LinesGeom lg;
         lines_geometry(v, s, la, &lg);
@@ -1532,7 +1541,8 @@ static void export_geometry(View *v, const ViewState *s, ViewPanel p, ExportGeom
     int rotate = lw + S(s, 4) > cell;
     int top = rotate ? (int)(lw * 0.72f) + lh : lh + S(s, 4);
     int heat_w = lw + S(s, 10) + grid + S(s, 10) + S(s, 4) + S(s, 14) + S(s, 46);
-    int heat_h = top + (grid > S(s, 60) ? grid : S(s, 60)) + S(s, 4);
+    int heat_h = top + (grid > S(s, 60) ? grid : S(s, 60)) + S(s, 4) +
+                 text_line_height(v->text, S(s, 12)) / 2 + 1; /* see heat_geometry */
     int title_h = 2 * text_line_height(v->text, S(s, 14)) + S(s, 8);
     int lines_w = 2 * lw + S(s, 220);
     int lines_h = T * S(s, 30) + S(s, 16);
