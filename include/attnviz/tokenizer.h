@@ -39,5 +39,7 @@ int tok_is_punct(const TokenList *tl, int i);
 
 /* Number of bytes of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
 int tok_utf8_len(const unsigned char *s, size_t avail);
+/* The same, and the code point in *cp (U+FFFD when invalid). */
+int tok_utf8_decode(const unsigned char *s, size_t avail, unsigned *cp);
 
 #endif

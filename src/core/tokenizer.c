@@ -193,3 +193,10 @@ int tok_is_punct(const TokenList *tl, int i)
     int n = tok_utf8_len(t, len);
     return n > 0 && (size_t)n == len && is_punct(decode(t, n));
 }
+
+int tok_utf8_decode(const unsigned char *s, size_t avail, unsigned *cp)
+{
+    int n = tok_utf8_len(s, avail);
+    *cp = n ? decode(s, n) : 0xFFFD;
+    return n;
+}

@@ -75,16 +75,6 @@ static double cp_em(unsigned cp)
     return 0.62;
 }
 
-static unsigned decode(const unsigned char *s, int n)
-{
-    if (n == 1)
-        return s[0];
-    unsigned cp = s[0] & (0xFF >> (n + 1));
-    for (int i = 1; i < n; i++)
-        cp = (cp << 6) | (s[i] & 0x3F);
-    return cp;
-}
-
 /* Estimated width in px of a valid UTF-8 string at font size px. */
 static double text_w(const char *s, double px)
 {
@@ -92,11 +82,10 @@ static double text_w(const char *s, double px)
     size_t n = strlen(s);
     double em = 0.0;
     for (size_t i = 0; i < n;) {
-        int k = tok_utf8_len(u + i, n - i);
-        if (k == 0)
-            k = 1;
-        em += cp_em(decode(u + i, k));
-        i += (size_t)k;
+        unsigned cp;
+        int k = tok_utf8_decode(u + i, n - i, &cp);
+        em += cp_em(cp);
+        i += (size_t)(k ? k : 1);
     }
     return em * px;
 }
@@ -119,16 +108,14 @@ static char *sanitize(const char *s, size_t len, int spaces, double px,
         return out;
     }
     for (size_t i = 0; i < len;) {
-        int k = tok_utf8_len(u + i, len - i);
-        const char *bytes = s + i;
         unsigned cp;
+        int k = tok_utf8_decode(u + i, len - i, &cp);
+        const char *bytes = s + i;
         if (k == 0) {
-            cp = 0xFFFD;
             bytes = fffd;
             i += 1;
             k = 3;
         } else {
-            cp = decode(u + i, k);
             i += (size_t)k;
             if (cp == 0xFFFE || cp == 0xFFFF) {
                 cp = 0xFFFD;
