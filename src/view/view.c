@@ -1194,6 +1194,20 @@ static void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const View
     }
 }
 
+/* Head k's Wq, Wk, Wv are the identity slice (the default weights), so its
+ * dimensions are the embedding's named features k·dk … (k+1)·dk−1. */
+static int head_is_identity(const AttnParams *p, int head)
+{
+    size_t slice = (size_t)p->d * p->dk;
+    const float *W[3] = {p->Wq + head * slice, p->Wk + head * slice, p->Wv + head * slice};
+    for (int m = 0; m < 3; m++)
+        for (int r = 0; r < p->d; r++)
+            for (int c = 0; c < p->dk; c++)
+                if (W[m][(size_t)r * p->dk + c] != (r == head * p->dk + c ? 1.0f : 0.0f))
+                    return 0;
+    return 1;
+}
+
 /* Bars of a vector: one per dimension, centred on a zero line. */
 static void draw_bars(SDL_Renderer *r, const float *x, int n, SDL_Rect area, float amax,
                       SDL_Color pos, SDL_Color neg)
@@ -1225,9 +1239,10 @@ static void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
     const float *W = model_matrix(m, MODEL_WEIGHTS, head);
     int j = s->key;
     if (j < 0 || j >= T) {
-        j = 0;
-        for (int k = 1; k < T; k++)
-            if (W[(size_t)i * T + k] > W[(size_t)i * T + j])
+        /* no key focused: the one query i attends to most besides itself */
+        j = T > 1 && i == 0 ? 1 : 0;
+        for (int k = 0; k < T; k++)
+            if (k != i && W[(size_t)i * T + k] > W[(size_t)i * T + j])
                 j = k;
     }
     ModelStep st;
@@ -1269,9 +1284,27 @@ static void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
         text_draw(v->text, S(s, 13), th->dim, lines[k2], x, y + k2 * (lh + S(s, 3)), 0, 0);
 
     /* bars: q, k, v | q∘k | z stacked */
-    int bx = l->step.x + l->step.w * 48 / 100;
+    int bx = l->step.x + l->step.w * 40 / 100;
     int bw = (l->step.x + l->step.w - bx - S(s, 12)) / 5 - S(s, 10);
+    int lab_px = S(s, 9), lab_h = 0;
     int by = l->step.y + S(s, 30), bh = l->step.h - S(s, 42);
+    /* dimension labels under the bars, when there is room for them: the
+     * named features when head's W is the identity slice (or in basic
+     * mode), else the projection's own columns */
+    char dimlab[ATTN_MAX_DIM < 64 ? ATTN_MAX_DIM : 64][16];
+    int label_dims = dk <= 64;
+    if (label_dims) {
+        int named = m->cfg.mode == ATTN_MODE_BASIC || head_is_identity(&m->params, head);
+        for (int c = 0; c < dk; c++) {
+            if (named)
+                snprintf(dimlab[c], sizeof dimlab[c], "%.5s", embed_dim_name(m->table, head * dk + c));
+            else
+                snprintf(dimlab[c], sizeof dimlab[c], "%d", c);
+        }
+        lab_h = text_line_height(v->text, lab_px);
+        by += lab_h;
+        bh -= 2 * lab_h;
+    }
     float amax = 1e-6f;
     for (int c = 0; c < dk; c++)
         amax = fmaxf(amax, fmaxf(fabsf(q[c]), fmaxf(fabsf(k[c]), fabsf(vv[c]))));
@@ -1291,6 +1324,29 @@ static void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
             continue;
         SDL_Rect a = {bx + g * (bw + S(s, 10)), by, bw, bh};
         text_draw(v->text, S(s, 12), th->dim, names[g], a.x, a.y - S(s, 18), 0, 0);
+        if (label_dims && g < 4) {
+            /* name the three largest bars: which features carry the score */
+            const float *x = g == 0 ? q : g == 1 ? k : g == 2 ? vv : prod;
+            float xmax = g == 3 ? pmax : amax;
+            int top[3] = {-1, -1, -1};
+            for (int c = 0; c < n; c++)
+                for (int t = 0; t < 3; t++)
+                    if (top[t] < 0 || fabsf(x[c]) > fabsf(x[top[t]])) {
+                        for (int u = 2; u > t; u--)
+                            top[u] = top[u - 1];
+                        top[t] = c;
+                        break;
+                    }
+            for (int t = 0; t < 3; t++) {
+                int c = top[t];
+                if (c < 0 || fabsf(x[c]) < 0.05f * xmax)
+                    continue;
+                float cx = a.x + (c + 0.5f) * (float)a.w / n;
+                float hgt = x[c] / xmax * (a.h / 2.0f);
+                int ty = x[c] >= 0 ? a.y + a.h / 2 - (int)hgt - lab_h : a.y + a.h / 2 - (int)hgt;
+                text_draw(v->text, lab_px, th->text, dimlab[c], (int)cx, ty, 1, 0);
+            }
+        }
         set_color(r, th->border);
         SDL_RenderDrawLine(r, a.x, a.y + a.h / 2, a.x + a.w, a.y + a.h / 2);
         SDL_Color pc = g == 3 ? th->accent : th->pos;
