@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "attnviz/app_state.h"
@@ -138,11 +137,17 @@ static void check_invariants(const AppState *a, long step)
             fail_msg("step %ld: NaN logit", step);
 }
 
+/* Resident memory now (not the peak), in KB. */
 static long rss_kb(void)
 {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss;
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+            resident = 0;
+        fclose(f);
+    }
+    return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
 static void test_soak(void **state)
@@ -223,11 +228,15 @@ static void test_soak(void **state)
         check_invariants(a, step);
         if (step % 8 == 0 || e.type == SDL_WINDOWEVENT)
             app_draw(a, r);
-        if (step == n / 10)
-            rss_start = rss_kb();
+        if (n >= 10 && (step + 1) % (n / 10) == 0) {
+            long now = rss_kb();
+            if (!rss_start)
+                rss_start = now;
+            fprintf(stderr, "soak: %ld%% (%ld events): RSS %ld KB\n", (step + 1) * 100 / n, step + 1, now);
+        }
     }
     long rss_end = rss_kb();
-    fprintf(stderr, "soak: %ld events, seed %llu, max RSS %ld KB at 10%%, %ld KB at the end\n", n,
+    fprintf(stderr, "soak: %ld events, seed %llu, RSS %ld KB at 10%%, %ld KB at the end\n", n,
             (unsigned long long)seed, rss_start, rss_end);
 
     view_destroy(a->view);
