@@ -86,6 +86,8 @@ typedef struct View View;
  * problem (no font: how to install one). */
 View *view_create(SDL_Renderer *r, const char *font_path, AttnErr *err);
 void view_destroy(View *v);
+/* Draw through another renderer from now on, keeping the fonts. */
+void view_set_renderer(View *v, SDL_Renderer *r);
 /* Pixel size of the UTF-8 text at the view's body size. */
 void view_text_size(View *v, float scale, const char *text, int *w, int *h);
 

@@ -18,9 +18,7 @@ static SDL_Surface *render_offscreen(const char *font_path, const ViewState *s,
                                      ViewPanel p, int whole, int w, int h,
                                      AttnErr *err)
 {
-    if (!SDL_WasInit(SDL_INIT_VIDEO)) {
-        /* the software renderer needs no video driver; text needs none either */
-    }
+    /* a tiny renderer to measure the text, then the real one at the size */
     SDL_Surface *probe = SDL_CreateRGBSurfaceWithFormat(0, 8, 8, 24, SDL_PIXELFORMAT_RGB888);
     SDL_Renderer *r = probe ? SDL_CreateSoftwareRenderer(probe) : NULL;
     View *v = r ? view_create(r, font_path, err) : NULL;
@@ -33,25 +31,22 @@ static SDL_Surface *render_offscreen(const char *font_path, const ViewState *s,
     }
     if (!whole)
         view_panel_size(v, s, p, &w, &h);
-    view_destroy(v);
-    v = NULL;
-    SDL_DestroyRenderer(r);
-    r = NULL;
     if (w < 1 || h < 1 || w > 16384 || h > 16384) {
         attn_err_set(err, ATTN_E_TOO_LARGE, NULL, 0, "image of %d×%d pixels is too large", w, h);
         goto cleanup;
     }
     out = SDL_CreateRGBSurfaceWithFormat(0, w, h, 24, SDL_PIXELFORMAT_RGB888);
-    r = out ? SDL_CreateSoftwareRenderer(out) : NULL;
-    v = r ? view_create(r, font_path, err) : NULL;
-    if (!v) {
-        if (!out || !r)
-            attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "cannot create a %d×%d image: %s", w, h,
-                         SDL_GetError());
+    SDL_Renderer *r2 = out ? SDL_CreateSoftwareRenderer(out) : NULL;
+    if (!r2) {
+        attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "cannot create a %d×%d image: %s", w, h,
+                     SDL_GetError());
         SDL_FreeSurface(out);
         out = NULL;
         goto cleanup;
     }
+    view_set_renderer(v, r2);
+    SDL_DestroyRenderer(r);
+    r = r2;
     if (whole) {
         ViewLayout l;
         view_layout(v, s, w, h, &l);

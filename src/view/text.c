@@ -366,3 +366,9 @@ int text_line_height(TextCache *t, int px)
 {
     return TTF_FontHeight(font_at(t, px));
 }
+
+void text_set_renderer(TextCache *t, SDL_Renderer *r)
+{
+    flush(t);
+    t->r = r;
+}

@@ -15,6 +15,9 @@ int text_find_font(char *out, size_t n);
 
 TextCache *text_create(SDL_Renderer *r, const char *font_path, AttnErr *err);
 void text_destroy(TextCache *t);
+/* Draw through another renderer from now on (the cached textures go; the
+ * fonts and the measurements stay). */
+void text_set_renderer(TextCache *t, SDL_Renderer *r);
 
 /* Draw UTF-8 text with its top-left (align 0), centre (1) or right edge (2)
  * at x, top at y; returns the width drawn. angle rotates about the top-left. */

@@ -129,6 +129,22 @@ void view_destroy(View *v)
     free(v);
 }
 
+void view_set_renderer(View *v, SDL_Renderer *r)
+{
+    if (v->heat)
+        SDL_DestroyTexture(v->heat);
+    v->heat = NULL;
+    v->heat_w = v->heat_h = 0;
+    for (int i = 0; i <= CMAP_DIVERGING; i++) {
+        if (v->bar[i])
+            SDL_DestroyTexture(v->bar[i]);
+        v->bar[i] = NULL;
+    }
+    text_set_renderer(v->text, r);
+    v->r = r;
+    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
+}
+
 void view_text_size(View *v, float scale, const char *text, int *w, int *h)
 {
     text_size(v->text, (int)lroundf(15 * scale), text, w, h);
