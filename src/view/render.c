@@ -76,7 +76,7 @@ SDL_Surface *view_render_window(const char *font_path, const ViewState *s,
 }
 
 /* The PNG encoder: RGB rows with the SUB filter, deflated by zlib at level 1
- * with the RLE strategy (a heatmap's flat cells become runs of zeros), in
+ * (a heatmap's flat cells become runs of zeros), in
  * two halves on two threads for large images: the first half ends with a
  * sync flush, the second starts afresh, and their Adler-32 sums combine.
  * Written here rather than through IMG_SavePNG, which tries every filter at
@@ -97,7 +97,7 @@ static int part_grow(PngPart *p, size_t need)
         return 0;
     size_t cap = p->cap ? p->cap : 65536;
     while (cap < need)
-        cap *= 2;
+        cap += cap / 2;
     unsigned char *o = realloc(p->out, cap);
     if (!o)
         return -1;
@@ -115,7 +115,7 @@ static void *png_part(void *arg)
     z_stream z;
     memset(&z, 0, sizeof z);
     p->adler = adler32(0L, Z_NULL, 0);
-    if (!row || deflateInit2(&z, 1, Z_DEFLATED, -15, 8, Z_RLE) != Z_OK) {
+    if (!row || deflateInit2(&z, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
         free(row);
         p->failed = 1;
         return NULL;
@@ -208,34 +208,42 @@ static int write_png(FILE *f, SDL_Surface *surf)
         pthread_join(t, NULL);
 
     int rc = -1;
-    unsigned char *idat = NULL;
     if (part[0].failed || part[1].failed)
         goto cleanup;
     uLong adler = part[0].adler;
     if (halves == 2)
         adler = adler32_combine(adler, part[1].adler,
                                 (z_off_t)((size_t)(part[1].y1 - part[1].y0) * (1 + (size_t)surf->w * 3)));
-    size_t n = 2 + part[0].len + part[1].len + 4;
-    idat = malloc(n);
-    if (!idat)
-        goto cleanup;
-    idat[0] = 0x78; /* deflate, 32 KiB window */
-    idat[1] = 0x01; /* fastest; (0x78 << 8 | 0x01) is a multiple of 31 */
-    memcpy(idat + 2, part[0].out, part[0].len);
-    if (halves == 2)
-        memcpy(idat + 2 + part[0].len, part[1].out, part[1].len);
-    put32(idat + n - 4, (uint32_t)adler);
     unsigned char ihdr[13];
     put32(ihdr, (uint32_t)surf->w);
     put32(ihdr + 4, (uint32_t)surf->h);
     ihdr[8] = 8;  /* bits per channel */
     ihdr[9] = 2;  /* RGB */
     ihdr[10] = ihdr[11] = ihdr[12] = 0; /* deflate, adaptive filters, no interlace */
-    if (fwrite(sig, 1, 8, f) == 8 && chunk(f, "IHDR", ihdr, 13) == 0 &&
-        chunk(f, "IDAT", idat, n) == 0 && chunk(f, "IEND", NULL, 0) == 0)
+    if (fwrite(sig, 1, 8, f) != 8 || chunk(f, "IHDR", ihdr, 13) != 0)
+        goto cleanup;
+    /* one IDAT written in pieces: zlib header, the parts, Adler-32; its CRC
+     * runs over them in the same order */
+    unsigned char zhead[2] = {0x78, 0x01}; /* deflate, 32 KiB window, fastest */
+    unsigned char head[8], tail[4], crc[4];
+    size_t n = 2 + part[0].len + part[1].len + 4;
+    put32(head, (uint32_t)n);
+    memcpy(head + 4, "IDAT", 4);
+    put32(tail, (uint32_t)adler);
+    uLong c = crc32(0L, head + 4, 4);
+    c = crc32(c, zhead, 2);
+    for (int k = 0; k < halves; k++)
+        c = crc32(c, part[k].out, (uInt)part[k].len);
+    c = crc32(c, tail, 4);
+    put32(crc, (uint32_t)c);
+    if (fwrite(head, 1, 8, f) != 8 || fwrite(zhead, 1, 2, f) != 2)
+        goto cleanup;
+    for (int k = 0; k < halves; k++)
+        if (fwrite(part[k].out, 1, part[k].len, f) != part[k].len)
+            goto cleanup;
+    if (fwrite(tail, 1, 4, f) == 4 && fwrite(crc, 1, 4, f) == 4 && chunk(f, "IEND", NULL, 0) == 0)
         rc = 0;
 cleanup:
-    free(idat);
     free(part[0].out);
     free(part[1].out);
     return rc;
