@@ -75,7 +75,8 @@ SDL_Surface *view_render_window(const char *font_path, const ViewState *s,
     return render_offscreen(font_path, s, PANEL_HEATMAP, 1, w, h, err);
 }
 
-/* The PNG encoder: RGB rows with the SUB filter, deflated by zlib at level 1
+/* The PNG encoder: RGB rows with the SUB filter (UP for a row equal to the
+ * one above), deflated by zlib at level 1
  * (a heatmap's flat cells become runs of zeros), in
  * two halves on two threads for large images: the first half ends with a
  * sync flush, the second starts afresh, and their Adler-32 sums combine.
@@ -121,17 +122,24 @@ static void *png_part(void *arg)
         return NULL;
     }
     for (int y = p->y0; y < p->y1 && !p->failed; y++) {
-        /* XRGB pixels to R, G, B bytes, each minus the pixel to its left */
         const uint32_t *px = (const uint32_t *)((const uint8_t *)s->pixels + (size_t)y * s->pitch);
         unsigned char *o = row + 1;
-        row[0] = 1; /* SUB */
-        uint32_t prev = 0;
-        for (int x = 0; x < s->w; x++) {
-            uint32_t c = px[x];
-            o[3 * x] = (unsigned char)((c >> 16) - (prev >> 16));
-            o[3 * x + 1] = (unsigned char)((c >> 8) - (prev >> 8));
-            o[3 * x + 2] = (unsigned char)(c - prev);
-            prev = c;
+        if (y > 0 && memcmp(px, (const uint8_t *)px - s->pitch, (size_t)s->w * 4) == 0) {
+            /* a row like the one above (a heatmap cell is several rows
+             * tall): the UP filter makes it all zeros, cheap to deflate */
+            row[0] = 2;
+            memset(o, 0, (size_t)s->w * 3);
+        } else {
+            /* XRGB pixels to R, G, B bytes, each minus the pixel to its left */
+            row[0] = 1; /* SUB */
+            uint32_t prev = 0;
+            for (int x = 0; x < s->w; x++) {
+                uint32_t c = px[x];
+                o[3 * x] = (unsigned char)((c >> 16) - (prev >> 16));
+                o[3 * x + 1] = (unsigned char)((c >> 8) - (prev >> 8));
+                o[3 * x + 2] = (unsigned char)(c - prev);
+                prev = c;
+            }
         }
         p->adler = adler32(p->adler, row, (uInt)rowlen);
         int flush = y + 1 < p->y1 ? Z_NO_FLUSH : p->last ? Z_FINISH : Z_SYNC_FLUSH;
