@@ -689,7 +689,7 @@ static void test_export_file_matches_app_export(void **state)
     assert_non_null(a);
     assert_int_equal(app_init(a, &m, &o, NULL), 0);
     assert_int_equal(a->vs.query, 1);
-    assert_int_equal(app_export(a, 0, NULL), 0);
+    assert_int_equal(app_export(a, 0), 0);
     assert_int_equal(a->export_count, 1);
     assert_non_null(strstr(a->last_export, "attnviz-heatmap-"));
     assert_non_null(strstr(a->status, "wrote"));
@@ -726,7 +726,7 @@ static void test_export_file_matches_app_export(void **state)
     /* a second export in the same second gets a new name */
     char first[4096];
     snprintf(first, sizeof first, "%s", a->last_export);
-    assert_int_equal(app_export(a, 0, NULL), 0);
+    assert_int_equal(app_export(a, 0), 0);
     assert_string_not_equal(first, a->last_export);
     unlink(a->last_export);
 
@@ -734,7 +734,7 @@ static void test_export_file_matches_app_export(void **state)
     char missing[400];
     snprintf(missing, sizeof missing, "%s/nope", dir);
     a->export_dir = missing;
-    assert_int_equal(app_export(a, 0, NULL), -1);
+    assert_int_equal(app_export(a, 0), -1);
     assert_int_equal(a->status_err, 1);
     assert_non_null(strstr(a->status, "does not exist"));
 

@@ -94,6 +94,6 @@ void app_apply_session_view(AppState *a, const SessionView *sv);
 int app_autosave(AppState *a, int always);
 
 /* Export the heatmap (0), lines (1) or window (2) to the export folder. */
-int app_export(AppState *a, int what, SDL_Renderer *r);
+int app_export(AppState *a, int what);
 
 #endif

@@ -299,7 +299,7 @@ static void sentence_step(AppState *a, int dir)
     app_status(a, 0, "sentence %d of %d", a->sentence_idx + 1, n);
 }
 
-static void control(AppState *a, int c, SDL_Renderer *r)
+static void control(AppState *a, int c)
 {
     AttnConfig *cfg = &a->m->cfg;
     switch (c) {
@@ -318,7 +318,7 @@ static void control(AppState *a, int c, SDL_Renderer *r)
     case CTL_MATRIX: a->vs.matrix = (ModelMatrix)((a->vs.matrix + 1) % 3); a->dirty = 1; return;
     case CTL_CMAP: a->vs.cmap = (ColormapId)((a->vs.cmap + 1) % CMAP_SEQUENTIAL_COUNT); a->dirty = 1; return;
     case CTL_ALL: a->vs.all_lines = !a->vs.all_lines; a->dirty = 1; return;
-    case CTL_EXPORT: app_export(a, 0, r); return;
+    case CTL_EXPORT: app_export(a, 0); return;
     case CTL_HELP: a->vs.help = !a->vs.help; a->dirty = 1; return;
     default: return;
     }
@@ -760,8 +760,8 @@ static void key_down(AppState *a, const SDL_KeyboardEvent *ke)
         case SDLK_PLUS: case SDLK_EQUALS: case SDLK_KP_PLUS: set_ui_scale(a, a->ui_scale * 1.15f); return;
         case SDLK_MINUS: case SDLK_KP_MINUS: set_ui_scale(a, a->ui_scale / 1.15f); return;
         case SDLK_0: case SDLK_KP_0: set_ui_scale(a, 1.0f); return;
-        case SDLK_e: app_export(a, shift ? 2 : 0, NULL); return;
-        case SDLK_l: app_export(a, 1, NULL); return;
+        case SDLK_e: app_export(a, shift ? 2 : 0); return;
+        case SDLK_l: app_export(a, 1); return;
         case SDLK_o: start_prompt(a, PROMPT_OPEN, "Open (session .json or sentences):", ""); return;
         case SDLK_s:
             if (!shift && a->session_path[0])
@@ -880,17 +880,17 @@ static void key_down(AppState *a, const SDL_KeyboardEvent *ke)
         if (T) a->vs.key = a->vs.key < T - 1 ? a->vs.key + 1 : T - 1;
         a->dirty = 1;
         return;
-    case SDLK_s: control(a, CTL_SCALE, NULL); return;
-    case SDLK_m: control(a, CTL_MASK, NULL); return;
-    case SDLK_p: control(a, CTL_POSENC, NULL); return;
-    case SDLK_b: control(a, CTL_MODE, NULL); return;
+    case SDLK_s: control(a, CTL_SCALE); return;
+    case SDLK_m: control(a, CTL_MASK); return;
+    case SDLK_p: control(a, CTL_POSENC); return;
+    case SDLK_b: control(a, CTL_MODE); return;
     case SDLK_h: cycle_head(a, shift ? -1 : 1); return;
     case SDLK_LEFTBRACKET: step_heads(a, -1); return;
     case SDLK_RIGHTBRACKET: step_heads(a, 1); return;
     case SDLK_t: set_temperature(a, shift ? a->m->cfg.temperature / 1.25f : a->m->cfg.temperature * 1.25f); return;
     case SDLK_r: a->vs.matrix = (ModelMatrix)((a->vs.matrix + (shift ? 2 : 1)) % 3); a->dirty = 1; return;
     case SDLK_c: a->vs.cmap = (ColormapId)((a->vs.cmap + 1) % CMAP_SEQUENTIAL_COUNT); a->dirty = 1; return;
-    case SDLK_a: control(a, CTL_ALL, NULL); return;
+    case SDLK_a: control(a, CTL_ALL); return;
     case SDLK_PAGEUP: sentence_step(a, -1); return;
     case SDLK_PAGEDOWN: sentence_step(a, 1); return;
     case SDLK_1: case SDLK_2: case SDLK_3: case SDLK_4: case SDLK_5:
@@ -949,7 +949,7 @@ static void mouse_down(AppState *a, const SDL_MouseButtonEvent *b)
     }
     int c = view_hit_control(l, x, y);
     if (c >= 0) {
-        control(a, c, NULL);
+        control(a, c);
         return;
     }
     /* the layout may predate the last change of T (events come in batches

@@ -15,10 +15,9 @@
 
 /* Export what (0 heatmap, 1 lines, 2 window) into the export folder under a
  * new name: attnviz-heatmap-YYYYMMDD-HHMMSS[-N].png. */
-int app_export(AppState *a, int what, SDL_Renderer *r)
+int app_export(AppState *a, int what)
 {
     static const char *const kinds[3] = {"heatmap", "lines", "window"};
-    (void)r;
     struct stat st;
     if (stat(a->export_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         app_status(a, 1, "cannot export: folder %s does not exist", a->export_dir);

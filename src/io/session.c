@@ -268,10 +268,8 @@ int session_parse(Model *m, SessionView *sv, const char *data, size_t len,
             goto cleanup;
     }
     /* nothing below can fail but for memory */
-    AttnConfig keep = m->cfg;
     m->cfg = cfg;
     m->cfg.heads = m->params.h;
-    (void)keep;
     model_clear_word_vectors(m);
     int i = 0;
     const cJSON *e;

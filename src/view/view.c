@@ -461,12 +461,9 @@ static void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s,
         const char *t = tok_text(&s->m->toks, j);
         int cx = cell_x(g, j) + (int)(g->cell / 2);
         if (g->rotate) {
-            /* rotated -45° about the label's start, ending over the column */
-            int w;
-            text_size(v->text, g->label_px, t, &w, NULL);
+            /* rotated -45° about the label's start, just above the column */
             int x = cx - lh / 3, y = g->grid.y - S(s, 6) - lh;
             text_draw(v->text, g->label_px, c, t, x, y, 0, -45.0);
-            (void)w;
         } else {
             text_draw(v->text, g->label_px, c, t, cx, g->grid.y - lh - S(s, 2), 1, 0);
         }
