@@ -451,7 +451,7 @@ static void test_model_compute_vs_reference(void **state)
                                     cfg.temperature = taus[ti];
                                     Model m;
                                     assert_int_equal(model_init(&m, t, &cfg), 0);
-                                    m.keep_head_means = 1; /* the window's setting */
+                                    m.keep_window_matrices = 1; /* the window's setting */
                                     if (seeds[ki])
                                         model_set_seed(&m, seeds[ki]);
                                     assert_int_equal(model_set_text(&m, text, strlen(text)), 0);
@@ -1216,7 +1216,8 @@ static int buffers_ok(const AttnResult *r)
            cd = (size_t)r->Tq * r->d;
     struct { const float *p; size_t n; const char *name; } b[] = {
         {r->Q, q, "Q"}, {r->Z, q, "Z"}, {r->K, k, "K"}, {r->V, k, "V"},
-        {r->Kt, k, "Kt"}, {r->scores, qk, "scores"}, {r->logits, qk, "logits"},
+        /* logits only when the caller keeps them (skip_logits unset) */
+        {r->Kt, k, "Kt"}, {r->scores, qk, "scores"}, {r->logits, r->skip_logits ? 0 : qk, "logits"},
         {r->weights, qk, "weights"}, {r->avg, aq, "avg"}, {r->concat, cd, "concat"},
         {r->output, cd, "output"},
     };

@@ -52,6 +52,7 @@ static void make_model(Model *m, const char *text, int causal, int heads)
     cfg.causal = causal;
     cfg.heads = heads;
     assert_int_equal(model_init(m, table, &cfg), 0);
+    m->keep_window_matrices = 1; /* these tests draw logits and heads' means too */
     assert_int_equal(model_set_text(m, text, strlen(text)), 0);
     assert_int_equal(model_compute(m), 0);
     assert_true(m->T > 0);

@@ -61,18 +61,25 @@ typedef struct AttnResult {
     float *K;        /* h × Tk × dk */
     float *V;        /* h × Tk × dk */
     float *scores;   /* h × Tq × Tk, raw Q·Kᵀ */
-    float *logits;   /* h × Tq × Tk, scores·s/τ (also where masked) */
+    float *logits;   /* h × Tq × Tk, scores·s/τ (also where masked); NULL
+                        when skip_logits was set for the last forward */
+    int skip_logits; /* set by the caller: do not keep the logits (they
+                        are scores · attn_logit_scale, bit for bit) */
     float *weights;  /* h × Tq × Tk, softmax; masked = 0 */
     float *avg;      /* Tq × Tk, mean of the heads' weights */
     float *Z;        /* h × Tq × dk */
     float *concat;   /* Tq × d, heads' Z side by side */
     float *output;   /* Tq × d */
     float *Kt;       /* scratch: dk × Tk, one head's keys transposed */
-    size_t cap_qk, cap_avg, cap_q, cap_k; /* capacities in floats */
+    size_t cap_qk, cap_lg, cap_avg, cap_q, cap_k; /* capacities in floats */
 } AttnResult;
 
 void attn_result_init(AttnResult *r);
 void attn_result_destroy(AttnResult *r);
+
+/* The factor from scores to logits: s/τ with s = 1/√dk when scaling is on.
+ * logits = scores · this, one float multiplication, as the forward pass does. */
+float attn_logit_scale(const AttnConfig *cfg, int dk);
 
 /* The forward pass. Xq is Tq×d (queries), Xkv is Tk×d (keys and values; pass
  * Xq again for self-attention). p is ignored in basic mode. */

@@ -45,8 +45,10 @@ typedef struct Model {
     int cap_over;
 
     AttnResult res;
-    int keep_head_means;      /* also average scores and logits over heads
-                                 (the window shows them; exports do not) */
+    int keep_window_matrices; /* keep what only the window shows: every
+                                 head's logits and the heads' mean of scores
+                                 and logits (exports and prints do not need
+                                 them: 16 MB at T = 1024 with 4 heads) */
     float *avg_scores;        /* T×T mean of the heads' scores, if kept */
     float *avg_logits;        /* T×T mean of the heads' logits, if kept */
     size_t cap_avg;
@@ -78,7 +80,8 @@ void model_embed(Model *m);
 int model_compute(Model *m);
 
 /* Tq×Tk matrix of one head, or with MODEL_HEAD_AVG the mean over heads
- * (for scores and logits only when keep_head_means is set; else NULL). */
+ * Logits, and the mean of scores, exist only with keep_window_matrices;
+ * else NULL. */
 const float *model_matrix(const Model *m, ModelMatrix which, int head);
 
 /* The step view's numbers for query i and key j of one head, as the seeds

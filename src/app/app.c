@@ -195,7 +195,7 @@ int app_init(AppState *a, Model *m, const Options *o, SentenceList *sentences)
 {
     memset(a, 0, sizeof *a);
     a->m = m;
-    m->keep_head_means = 1; /* R and H together show averaged scores */
+    m->keep_window_matrices = 1; /* R and H together show averaged scores */
     a->opt = o;
     a->sentences = sentences;
     a->ui_scale = 1.0f;

@@ -35,6 +35,11 @@ typedef float v8u __attribute__((vector_size(32), aligned(4), may_alias)); /* un
 #define ATTN_KERNEL
 #endif
 
+float attn_logit_scale(const AttnConfig *cfg, int dk)
+{
+    return (cfg->scale ? 1.0f / sqrtf((float)dk) : 1.0f) / cfg->temperature;
+}
+
 AttnConfig attn_config_default(void)
 {
     AttnConfig c = {ATTN_MODE_LEARNED, 1, 1, 0, 0, 1.0f};
@@ -360,9 +365,18 @@ static int reserve(AttnResult *r, int Tq, int Tk, int d, int h)
     size_t qk = (size_t)Tq * Tk, hqk = qk * h, q = (size_t)Tq * d,
            k = (size_t)Tk * d;
     if (hqk > r->cap_qk) {
-        if (grow(&r->scores, hqk) || grow(&r->logits, hqk) || grow(&r->weights, hqk))
+        if (grow(&r->scores, hqk) || grow(&r->weights, hqk))
             return -ATTN_E_NOMEM;
         r->cap_qk = hqk;
+    }
+    if (r->skip_logits) {
+        free(r->logits);
+        r->logits = NULL;
+        r->cap_lg = 0;
+    } else if (hqk > r->cap_lg) {
+        if (grow(&r->logits, hqk))
+            return -ATTN_E_NOMEM;
+        r->cap_lg = hqk;
     }
     if (qk > r->cap_avg) {
         if (grow(&r->avg, qk))
@@ -414,7 +428,8 @@ ATTN_KERNEL static void scores_rows(const float *q, int nr, int dk, const float 
                     size_t o = (size_t)r * Tk + j0 + 8 * h;
                     v8f l = a[r][h] * m8;
                     ST8(sc + o, a[r][h]);
-                    ST8(lg + o, l);
+                    if (lg)
+                        ST8(lg + o, l);
                     ST8(w + o, l);
                 }
         }
@@ -426,7 +441,9 @@ ATTN_KERNEL static void scores_rows(const float *q, int nr, int dk, const float 
                 s += q[(size_t)r * dk + c] * Kt[(size_t)c * Tk + j];
             size_t o = (size_t)r * Tk + j;
             sc[o] = s;
-            lg[o] = w[o] = s * mult;
+            w[o] = s * mult;
+            if (lg)
+                lg[o] = w[o];
         }
 }
 
@@ -493,8 +510,8 @@ static void head_rows(AttnResult *r, int head, float mult, int i0, int i1)
         int nr = i1 - i < RB ? i1 - i : RB;
         size_t o = base + (size_t)i * Tk;
         /* pass 2: scores, logits = scores · s / τ */
-        scores_rows(Q + (size_t)i * dk, nr, dk, Kt, Tk, mult, r->scores + o, r->logits + o,
-                    r->weights + o);
+        scores_rows(Q + (size_t)i * dk, nr, dk, Kt, Tk, mult, r->scores + o,
+                    r->logits ? r->logits + o : NULL, r->weights + o);
         /* pass 3: softmax over the unmasked keys */
         int nv[RB];
         for (int k = 0; k < nr; k++) {
@@ -559,8 +576,7 @@ int attn_forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv,
     r->h = h;
     r->dk = dk;
     r->causal = cfg->causal;
-    float mult = (cfg->scale ? 1.0f / sqrtf((float)dk) : 1.0f) /
-                 cfg->temperature;
+    float mult = attn_logit_scale(cfg, dk);
 
     /* pass 1: projections Q = Xq·Wq, K = Xkv·Wk, V = Xkv·Wv per head;
      * in basic mode Q = K = V = X */

@@ -181,13 +181,14 @@ int model_compute(Model *m)
         return 0;
     }
     memcpy(m->X, m->E, (size_t)T * d * sizeof(float));
+    m->res.skip_logits = !m->keep_window_matrices;
     if (m->cfg.posenc)
         attn_posenc_add(m->X, T, d);
     int rc = attn_forward(&m->res, m->X, T, m->X, T, d, &m->params, &m->cfg);
     if (rc < 0)
         return rc;
     size_t qk = (size_t)T * T;
-    if (!m->keep_head_means || m->res.h == 1)
+    if (!m->keep_window_matrices || m->res.h == 1)
         return 0;
     if (qk > m->cap_avg) {
         float *s = realloc(m->avg_scores, qk * sizeof(float));
@@ -223,14 +224,14 @@ const float *model_matrix(const Model *m, ModelMatrix which, int head)
             head = 0;
         else
             return which == MODEL_WEIGHTS ? r->avg
-                   : !m->keep_head_means ? NULL
+                   : !m->keep_window_matrices ? NULL
                    : which == MODEL_SCORES ? m->avg_scores
                                            : m->avg_logits;
     }
     size_t off = (size_t)head * r->Tq * r->Tk;
-    return (which == MODEL_WEIGHTS ? r->weights
-            : which == MODEL_SCORES ? r->scores
-                                    : r->logits) + off;
+    if (which == MODEL_LOGITS)
+        return r->logits ? r->logits + off : NULL;
+    return (which == MODEL_WEIGHTS ? r->weights : r->scores) + off;
 }
 
 int model_count_oov(const Model *m)
@@ -263,16 +264,20 @@ int model_step(const Model *m, int head, int i, int j, ModelStep *out)
     out->score = r->scores[row + j];
     out->scale = m->cfg.scale ? 1.0f / sqrtf((float)dk) : 1.0f;
     out->temperature = m->cfg.temperature;
-    out->logit = r->logits[row + j];
+    /* the logits as the forward pass computed them, kept or not */
+    float mult = attn_logit_scale(&m->cfg, dk);
+#define LOGIT(c) (r->logits ? r->logits[row + (c)] : r->scores[row + (c)] * mult)
+    out->logit = LOGIT(j);
     out->weight = r->weights[row + j];
     out->masked = attn_masked(r, i, j);
     int nv = r->causal && i + 1 < r->Tk ? i + 1 : r->Tk;
     float mx = -INFINITY;
     for (int c = 0; c < nv; c++)
-        mx = r->logits[row + c] > mx ? r->logits[row + c] : mx;
+        mx = LOGIT(c) > mx ? LOGIT(c) : mx;
     out->row_max = mx;
     for (int c = 0; c < nv; c++)
-        out->exp_sum += exp((double)r->logits[row + c] - mx);
+        out->exp_sum += exp((double)LOGIT(c) - mx);
+#undef LOGIT
     out->exp_ij = out->masked ? 0.0 : exp((double)out->logit - mx);
     return 0;
 }

@@ -1414,9 +1414,11 @@ static void draw_tooltip(View *v, SDL_Renderer *r, const ViewState *s, const Vie
     size_t e = (size_t)i * T + j;
     if (attn_masked(&m->res, i, j))
         snprintf(l2, sizeof l2, "masked (key after query): weight 0");
-    else
+    else if (lg)
         snprintf(l2, sizeof l2, "score %.3f \xC2\xB7 logit %.3f \xC2\xB7 weight %.3f",
                  (double)sc[e], (double)lg[e], (double)w[e]);
+    else
+        snprintf(l2, sizeof l2, "score %.3f \xC2\xB7 weight %.3f", (double)sc[e], (double)w[e]);
     int px = S(s, 13), lh = text_line_height(v->text, px), w1, w2;
     text_size(v->text, px, l1, &w1, NULL);
     text_size(v->text, px, l2, &w2, NULL);
