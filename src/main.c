@@ -8,7 +8,6 @@
 #include "attnviz/paths.h"
 #include "attnviz/session.h"
 
-#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,9 +110,6 @@ int main(int argc, char **argv)
     int model_ok = 0, status = 1;
     char path[4096];
 
-    /* character set only (numbers stay C): SDL needs it to give the window a
-     * UTF-8 title on X11 */
-    setlocale(LC_CTYPE, "");
     /* a file size limit (ulimit -f) makes writes fail with EFBIG, which the
      * atomic writers report and clean up, instead of killing the program */
     signal(SIGXFSZ, SIG_IGN);

@@ -5,6 +5,7 @@
 #include "attnviz/app_state.h"
 
 #include <SDL_syswm.h>
+#include <locale.h>
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
 #include <stdio.h>
@@ -154,6 +155,10 @@ int app_run(Model *m, const Options *o, SentenceList *sentences,
     if (SDL_Init(SDL_INIT_VIDEO) != 0)
         return attn_err_set(err, ATTN_E_IO, NULL, 0,
                             "cannot open a window (%s); use --print or --export", SDL_GetError());
+    /* the character set (numbers stay C) for SDL's UTF-8 window title on X11;
+     * set after SDL_Init, whose X input method would otherwise parse the
+     * locale's whole Compose table (~50 ms of start-up) */
+    setlocale(LC_CTYPE, "");
     const char *drv = SDL_GetCurrentVideoDriver();
     if ((!asked || !*asked) && drv && (strcmp(drv, "offscreen") == 0 || strcmp(drv, "dummy") == 0)) {
         rc = attn_err_set(err, ATTN_E_IO, NULL, 0,
