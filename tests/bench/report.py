@@ -140,7 +140,7 @@ def machine(res):
         "Medians of repeated runs; each ratio compares two medians of one run with the two "
         "sides alternated (%s rounds). Forward: learned mode, d = 64, 4 heads, no mask, "
         "float32, attn_forward as built (it may use both cores, as OpenBLAS does), numpy timed inside Python. Frames: `view_layout` + "
-        "`view_draw_window` + present on a 1280×800 software renderer (3 runs × 50 frames). "
+        "`view_draw_window` + present on a 1280×800 software renderer (5 runs × 50 frames). "
         "Exports: whole processes (interpreter start included). MB = 10⁶ bytes."
         % res.get("rounds", "?"),
     ]
