@@ -894,15 +894,22 @@ static void key_down(AppState *a, const SDL_KeyboardEvent *ke)
     case SDLK_PAGEUP: sentence_step(a, -1); return;
     case SDLK_PAGEDOWN: sentence_step(a, 1); return;
     case SDLK_1: case SDLK_2: case SDLK_3: case SDLK_4: case SDLK_5:
-        a->vs.edit_target = (EditTarget)(k - SDLK_1);
-        editor_move(a, 0, 0);
-        a->dirty = 1;
+    case SDLK_0: case SDLK_z: case SDLK_n: case SDLK_x: case SDLK_DELETE:
+        if (a->view && a->layout.editor.w == 0) {
+            /* no edits the class cannot see */
+            app_status(a, 1, "the weight editor needs a wider window (Ctrl+Minus makes the interface smaller)");
+            a->dirty = 1;
+            return;
+        }
+        if (k >= SDLK_1 && k <= SDLK_5) {
+            a->vs.edit_target = (EditTarget)(k - SDLK_1);
+            editor_move(a, 0, 0);
+            a->dirty = 1;
+            return;
+        }
+        editor_button(a, k == SDLK_0 ? EBTN_IDENTITY : k == SDLK_z ? EBTN_ZERO : k == SDLK_n ? EBTN_RANDOM
+                         : k == SDLK_x ? EBTN_SWAP : EBTN_RESET);
         return;
-    case SDLK_0: editor_button(a, EBTN_IDENTITY); return;
-    case SDLK_z: editor_button(a, EBTN_ZERO); return;
-    case SDLK_n: editor_button(a, EBTN_RANDOM); return;
-    case SDLK_x: editor_button(a, EBTN_SWAP); return;
-    case SDLK_DELETE: editor_button(a, EBTN_RESET); return;
     case SDLK_SPACE:
         a->vs.step_reveal = shift ? (a->vs.step_reveal > 1 ? a->vs.step_reveal - 1 : 1)
                                   : (a->vs.step_reveal >= 4 ? 1 : a->vs.step_reveal + 1);
