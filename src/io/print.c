@@ -184,6 +184,16 @@ static void json_matrix(FILE *f, const float *a, int rows, int cols, int ld)
     fputc(']', f);
 }
 
+/* One head's T-row matrix as `,\n   "name": [[...]]`, or [] with no tokens. */
+static void json_field(FILE *f, const char *name, const float *a, int rows, int cols)
+{
+    fprintf(f, ",\n   \"%s\": ", name);
+    if (rows)
+        json_matrix(f, a, rows, cols, cols);
+    else
+        fputs("[]", f);
+}
+
 int print_json(FILE *f, const Model *m, const char *session_json)
 {
     const AttnResult *r = &m->res;
@@ -230,30 +240,13 @@ int print_json(FILE *f, const Model *m, const char *session_json)
             else
                 fputs("null", f);
         }
-        static const char *const qn[3] = {"Q", "K", "V"};
-        const float *QKV[3] = {r->Q, r->K, r->V};
-        for (int w = 0; w < 3; w++) {
-            fprintf(f, ",\n   \"%s\": ", qn[w]);
-            if (T)
-                json_matrix(f, QKV[w] + (size_t)k * T * dk, T, dk, dk);
-            else
-                fputs("[]", f);
-        }
-        fputs(",\n   \"scores\": ", f);
-        if (T)
-            json_matrix(f, r->scores + (size_t)k * T * T, T, T, T);
-        else
-            fputs("[]", f);
-        fputs(",\n   \"weights\": ", f);
-        if (T)
-            json_matrix(f, r->weights + (size_t)k * T * T, T, T, T);
-        else
-            fputs("[]", f);
-        fputs(",\n   \"Z\": ", f);
-        if (T)
-            json_matrix(f, r->Z + (size_t)k * T * dk, T, dk, dk);
-        else
-            fputs("[]", f);
+        size_t qo = (size_t)k * T * dk, mo = (size_t)k * T * T;
+        json_field(f, "Q", r->Q + qo, T, dk);
+        json_field(f, "K", r->K + qo, T, dk);
+        json_field(f, "V", r->V + qo, T, dk);
+        json_field(f, "scores", r->scores + mo, T, T);
+        json_field(f, "weights", r->weights + mo, T, T);
+        json_field(f, "Z", r->Z + qo, T, dk);
         fputc('}', f);
     }
     fputs("],\n \"Wo\": ", f);
