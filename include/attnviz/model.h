@@ -45,6 +45,8 @@ typedef struct Model {
     int cap_over;
 
     AttnResult res;
+    unsigned long generation; /* changes with every model_compute (unique
+                                 across models): lets a view skip work */
     int keep_window_matrices; /* keep what only the window shows: every
                                  head's logits and the heads' mean of scores
                                  and logits (exports and prints do not need

@@ -175,6 +175,8 @@ void model_clear_word_vectors(Model *m)
 
 int model_compute(Model *m)
 {
+    static unsigned long generations;
+    m->generation = ++generations;
     int T = m->T, d = m->d;
     if (T == 0) {
         m->res.Tq = m->res.Tk = 0;

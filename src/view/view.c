@@ -31,6 +31,7 @@ struct View {
     TextCache *text;
     SDL_Texture *heat;     /* one texel per cell */
     int heat_w, heat_h;
+    unsigned long heat_key[6]; /* what the texels show: skip unchanged uploads */
     SDL_Texture *bar[CMAP_DIVERGING + 1]; /* colour bar gradients */
 };
 
@@ -301,6 +302,12 @@ static int cell_y(const HeatGeom *g, int i)
 static void update_heat_texture(View *v, const ViewState *s)
 {
     int T = shown_T(s);
+    /* a hover or a selection redraws the frame, not the matrix */
+    unsigned long key[6] = {s->m->generation, (unsigned long)T, (unsigned long)shown_kind(s),
+                            (unsigned long)(long)s->head, (unsigned long)s->cmap, (unsigned long)s->dark};
+    if (v->heat && v->heat_w >= T && memcmp(key, v->heat_key, sizeof key) == 0)
+        return;
+    memcpy(v->heat_key, key, sizeof key);
     if (!v->heat || v->heat_w < T || v->heat_h < T) {
         if (v->heat)
             SDL_DestroyTexture(v->heat);
@@ -314,8 +321,10 @@ static void update_heat_texture(View *v, const ViewState *s)
     void *pixels;
     int pitch;
     SDL_Rect rc = {0, 0, T, T};
-    if (SDL_LockTexture(v->heat, &rc, &pixels, &pitch) != 0)
+    if (SDL_LockTexture(v->heat, &rc, &pixels, &pitch) != 0) {
+        memset(v->heat_key, 0, sizeof v->heat_key);
         return;
+    }
     const float *M = shown_matrix(s);
     ColorScale cs = shown_scale(s);
     SDL_Color mk = theme(s)->mask;
