@@ -726,6 +726,76 @@ static void test_write_error(void **state)
     model_destroy(&m);
 }
 
+/* The heatmap texture's fast path (colormap_scale_texels, colormap_index)
+ * against the plain definitions: lroundf of t·1024, colormap_scale_rgb per
+ * value, and a max over the unmasked finite entries, on values that probe
+ * the rounding edges, NaN and infinities. */
+static void test_colormap_fast_paths(void **state)
+{
+    (void)state;
+    for (int k = 0; k <= 4 * COLORMAP_STEPS; k++) {
+        float y = (float)k / 4.0f; /* every half-way point */
+        float t = y / COLORMAP_STEPS;
+        assert_int_equal(colormap_index(t), (int)lroundf(t * COLORMAP_STEPS));
+        float below = nextafterf(t, 0.0f), above = nextafterf(t, 2.0f);
+        assert_int_equal(colormap_index(below), (int)lroundf(fminf(below, 1.0f) * COLORMAP_STEPS));
+        assert_int_equal(colormap_index(above), (int)lroundf(fminf(above, 1.0f) * COLORMAP_STEPS));
+    }
+    assert_int_equal(colormap_index(NAN), 0);
+    assert_int_equal(colormap_index(-3.0f), 0);
+    assert_int_equal(colormap_index(INFINITY), COLORMAP_STEPS);
+
+    enum { N = 3000 };
+    static float v[N];
+    unsigned x = 12345;
+    for (int i = 0; i < N; i++) {
+        x = x * 1103515245u + 12345u;
+        v[i] = ((float)(x >> 8) / 16777216.0f) * 2.4f - 1.2f;
+    }
+    for (int k = 0; k < COLORMAP_STEPS; k++) /* exact half-way points of [0, 1] */
+        v[100 + k] = ((float)k + 0.5f) / COLORMAP_STEPS;
+    v[7] = NAN;
+    v[8] = INFINITY;
+    v[9] = -INFINITY;
+    v[10] = 1.0f;
+    v[11] = -1.0f;
+    v[12] = 0.0f;
+    for (int id = 0; id <= CMAP_DIVERGING; id++) {
+        ColorScale cs = {(ColormapId)id, id == CMAP_DIVERGING ? -1.0f : 0.0f, 1.0f};
+        static uint32_t lut[COLORMAP_STEPS + 1], out[N];
+        for (int k = 0; k <= COLORMAP_STEPS; k++) {
+            Rgb c = colormap_rgb(cs.id, (float)k / COLORMAP_STEPS);
+            lut[k] = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
+        }
+        colormap_scale_texels(&cs, v, N, lut, out);
+        for (int i = 0; i < N; i++) {
+            Rgb c = colormap_scale_rgb(&cs, v[i]);
+            assert_int_equal(out[i], (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b);
+        }
+    }
+
+    /* the scale: 50×60, causal and not, diverging and not */
+    for (int causal = 0; causal < 2; causal++)
+        for (int div = 0; div < 2; div++) {
+            float want = 0.0f;
+            for (int i = 0; i < 50; i++)
+                for (int j = 0; j < 60; j++) {
+                    float e = v[i * 60 + j];
+                    if ((causal && j > i) || !isfinite(e))
+                        continue;
+                    if ((div ? fabsf(e) : e) > want)
+                        want = div ? fabsf(e) : e;
+                }
+            ColorScale cs = colormap_scale_for(v, 50, 60, causal, div, CMAP_MAGMA);
+            assert_true(cs.hi == want);
+            assert_true(cs.lo == (div ? -want : 0.0f));
+            assert_int_equal(cs.id, div ? CMAP_DIVERGING : CMAP_MAGMA);
+        }
+    float zeros[4] = {0};
+    ColorScale z = colormap_scale_for(zeros, 2, 2, 0, 0, CMAP_VIRIDIS);
+    assert_true(z.hi == 1.0f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -745,6 +815,7 @@ int main(void)
         cmocka_unit_test(test_query_outline),
         cmocka_unit_test(test_long_sentence_title),
         cmocka_unit_test(test_write_error),
+        cmocka_unit_test(test_colormap_fast_paths),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -44,6 +44,13 @@ typedef struct ColorScale {
 ColorScale colormap_scale_for(const float *M, int rows, int cols, int causal,
                               int diverging, ColormapId sequential);
 float colormap_scale_t(const ColorScale *s, float v);
+/* Index into a table of COLORMAP_STEPS + 1 colours for t (clamped to [0, 1],
+ * NaN as 0): the one colormap_rgb looks up. */
+int colormap_index(float t);
+/* out[j] = lut[colormap_index(colormap_scale_t(s, v[j]))] for n values: a
+ * heatmap row as texels, the same colours as colormap_scale_rgb. */
+void colormap_scale_texels(const ColorScale *s, const float *v, int n,
+                           const uint32_t *lut, uint32_t *out);
 Rgb colormap_scale_rgb(const ColorScale *s, float v);
 
 #endif

@@ -3,6 +3,7 @@
 #include "attnviz/colormap.h"
 
 #include <cglm/cglm.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -62,11 +63,42 @@ Rgb colormap_rgb(ColormapId id, float t)
             lut[id][k] = interpolate(id, (float)k / LUT_N);
         ready[id] = 1;
     }
+    return lut[id][colormap_index(t)];
+}
+
+int colormap_index(float t)
+{
     if (!(t > 0.0f))
         t = 0.0f;
     if (t > 1.0f)
         t = 1.0f;
-    return lut[id][(int)lroundf(t * LUT_N)];
+    /* lroundf(t · LUT_N) for t in [0, 1], without the libm call: the product
+     * is exact (LUT_N is a power of two) and so is y − i */
+    float y = t * LUT_N;
+    int i = (int)y;
+    return i + (y - (float)i >= 0.5f);
+}
+
+void colormap_scale_texels(const ColorScale *s, const float *v, int n,
+                           const uint32_t *lut, uint32_t *out)
+{
+    float lo = s->lo, span = s->hi - s->lo;
+    int32_t idx[256];
+    for (int j0 = 0; j0 < n; j0 += 256) {
+        int m = n - j0 < 256 ? n - j0 : 256;
+        /* colormap_scale_t and colormap_index in line, the same operations,
+         * in a loop the compiler vectorises; then the table lookups */
+        for (int j = 0; j < m; j++) {
+            float t = (v[j0 + j] - lo) / span;
+            t = t > 0.0f ? t : 0.0f; /* NaN → 0 */
+            t = t < 1.0f ? t : 1.0f;
+            float y = t * LUT_N;
+            int32_t i = (int32_t)y;
+            idx[j] = i + (y - (float)i >= 0.5f);
+        }
+        for (int j = 0; j < m; j++)
+            out[j0 + j] = lut[idx[j]];
+    }
 }
 
 const char *colormap_name(ColormapId id)
@@ -112,17 +144,15 @@ ColorScale colormap_scale_for(const float *M, int rows, int cols, int causal,
 {
     ColorScale s = {diverging ? CMAP_DIVERGING : sequential, 0.0f, 0.0f};
     float a = 0.0f;
-    for (int i = 0; i < rows; i++)
-        for (int j = 0; j < cols; j++) {
-            if (causal && j > i)
-                continue;
-            float v = M[(size_t)i * cols + j];
-            if (!isfinite(v))
-                continue;
-            float m = diverging ? fabsf(v) : v;
-            if (m > a)
-                a = m;
+    for (int i = 0; i < rows; i++) {
+        const float *row = M + (size_t)i * cols;
+        int n = causal && i + 1 < cols ? i + 1 : cols;
+        for (int j = 0; j < n; j++) {
+            float m = diverging ? fabsf(row[j]) : row[j];
+            /* NaN and ±inf are skipped: m <= FLT_MAX is false for both */
+            a = m > a && m <= FLT_MAX ? m : a;
         }
+    }
     if (!(a > 1e-12f))
         a = 1.0f;
     s.lo = diverging ? -a : 0.0f;

@@ -32,6 +32,9 @@ struct View {
     SDL_Texture *heat;     /* one texel per cell */
     int heat_w, heat_h;
     unsigned long heat_key[6]; /* what the texels show: skip unchanged uploads */
+    ColorScale heat_scale;     /* their colour scale (a scan of T² values) */
+    uint32_t heat_lut[COLORMAP_STEPS + 1]; /* the colour map as texels */
+    int heat_lut_id;           /* which map heat_lut holds, or -1 */
     SDL_Texture *bar[CMAP_DIVERGING + 1]; /* colour bar gradients */
 };
 
@@ -108,6 +111,7 @@ View *view_create(SDL_Renderer *r, const char *font_path, AttnErr *err)
         return NULL;
     }
     v->r = r;
+    v->heat_lut_id = -1;
     v->text = text_create(r, font_path, err);
     if (!v->text) {
         free(v);
@@ -308,6 +312,7 @@ static void update_heat_texture(View *v, const ViewState *s)
     if (v->heat && v->heat_w >= T && memcmp(key, v->heat_key, sizeof key) == 0)
         return;
     memcpy(v->heat_key, key, sizeof key);
+    v->heat_scale = shown_scale(s);
     if (!v->heat || v->heat_w < T || v->heat_h < T) {
         if (v->heat)
             SDL_DestroyTexture(v->heat);
@@ -326,21 +331,22 @@ static void update_heat_texture(View *v, const ViewState *s)
         return;
     }
     const float *M = shown_matrix(s);
-    ColorScale cs = shown_scale(s);
+    const ColorScale *cs = &v->heat_scale;
     SDL_Color mk = theme(s)->mask;
     uint32_t mask = (uint32_t)mk.r << 16 | (uint32_t)mk.g << 8 | mk.b;
     /* the colour map's table as texels: the same colours colormap_scale_rgb
      * gives (it looks up t on COLORMAP_STEPS + 1 entries too) */
-    static uint32_t lut[COLORMAP_STEPS + 1];
-    for (int k = 0; k <= COLORMAP_STEPS; k++) {
-        Rgb c = colormap_rgb(cs.id, (float)k / COLORMAP_STEPS);
-        lut[k] = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
+    if (v->heat_lut_id != (int)cs->id) {
+        for (int k = 0; k <= COLORMAP_STEPS; k++) {
+            Rgb c = colormap_rgb(cs->id, (float)k / COLORMAP_STEPS);
+            v->heat_lut[k] = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
+        }
+        v->heat_lut_id = (int)cs->id;
     }
     for (int i = 0; i < T; i++) {
         uint32_t *row = (uint32_t *)((uint8_t *)pixels + (size_t)i * pitch);
-        int nv = s->m->res.causal ? i + 1 : T;
-        for (int j = 0; j < nv; j++)
-            row[j] = lut[(int)lroundf(colormap_scale_t(&cs, M[(size_t)i * T + j]) * COLORMAP_STEPS)];
+        int nv = s->m->res.causal && i + 1 < T ? i + 1 : T;
+        colormap_scale_texels(cs, M + (size_t)i * T, nv, v->heat_lut, row);
         for (int j = nv; j < T; j++)
             row[j] = mask;
     }
@@ -416,8 +422,8 @@ static void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s,
     if (T == 0)
         return;
     const float *M = shown_matrix(s);
-    ColorScale cs = shown_scale(s);
     update_heat_texture(v, s);
+    ColorScale cs = v->heat_scale;
     SDL_Rect src = {g->col0, g->row0, g->cols, g->rows};
     if (v->heat)
         SDL_RenderCopy(r, v->heat, &src, &g->grid);

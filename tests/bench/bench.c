@@ -354,6 +354,46 @@ static int mode_frame_parts(int T, int frames, const char *emb)
     return 0;
 }
 
+
+/* Typing in a long sentence: one SDL_TEXTINPUT or Backspace at the end of a
+ * T-token sentence → retokenize, embed, recompute, full redraw. Reports the
+ * median and worst keystroke, and how much of it the event (model) took. */
+static int mode_type(int T, int keys, const char *emb)
+{
+    Win w;
+    win_setup(&w, T, emb);
+    AppState *a = w.a;
+    a->vs.sentence_focus = 1;
+    a->vs.cursor = (int)a->text_len;
+    for (int i = 0; i < 3; i++)
+        win_frame(&w);
+    double *t = calloc((size_t)keys, sizeof *t), *te = calloc((size_t)keys, sizeof *te);
+    for (int i = 0; i < keys; i++) {
+        SDL_Event e;
+        memset(&e, 0, sizeof e);
+        if (i % 4 == 3) { /* a Backspace now and then: the sentence stays near T */
+            e.type = SDL_KEYDOWN;
+            e.key.keysym.sym = SDLK_BACKSPACE;
+            e.key.keysym.scancode = SDL_SCANCODE_BACKSPACE;
+        } else {
+            e.type = SDL_TEXTINPUT;
+            e.text.text[0] = i % 4 == 2 ? ' ' : (char)('a' + i % 26);
+        }
+        double t0 = now_s();
+        app_handle_event(a, &e);
+        double t1 = now_s();
+        win_frame(&w);
+        t[i] = (now_s() - t0) * 1e3;
+        te[i] = (t1 - t0) * 1e3;
+    }
+    printf("type T=%d keys=%d median_ms=%.3f worst_ms=%.3f event_median_ms=%.3f tokens_after=%d\n",
+           T, keys, median(t, keys), maxof(t, keys), median(te, keys), w.m.T);
+    free(t);
+    free(te);
+    win_free(&w);
+    return 0;
+}
+
 /* ---- embedding load --------------------------------------------------------------------- */
 
 static int mode_load(const char *path, int reps)
@@ -569,6 +609,8 @@ int main(int argc, char **argv)
         return mode_frame(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 50, 1, emb);
     if (strcmp(mode, "frame-parts") == 0 && argc >= 3)
         return mode_frame_parts(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 30, emb);
+    if (strcmp(mode, "type") == 0 && argc >= 3)
+        return mode_type(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 60, emb);
     if (strcmp(mode, "load") == 0 && argc >= 3)
         return mode_load(argv[2], argc > 3 ? atoi(argv[3]) : 5);
     if (strcmp(mode, "alt") == 0 && argc >= 6)
