@@ -1387,10 +1387,247 @@ static void test_model_heads_then_longer_sentence(void **state)
     assert_int_equal(st, 0);
 }
 
+/* Bitwise equality of two results' arrays (the partial update promises the
+ * same floats as a whole forward, not merely close ones). */
+static int same_result(const AttnResult *a, const AttnResult *b, const char *ctx)
+{
+    if (a->Tq != b->Tq || a->Tk != b->Tk || a->h != b->h || a->dk != b->dk) {
+        print_error("%s: shapes differ\n", ctx);
+        return 0;
+    }
+    size_t hqk = (size_t)a->h * a->Tq * a->Tk, q = (size_t)a->Tq * a->d, k = (size_t)a->Tk * a->d;
+    struct { const char *name; const float *x, *y; size_t n; } arr[] = {
+        {"Q", a->Q, b->Q, q},           {"K", a->K, b->K, k},
+        {"V", a->V, b->V, k},           {"scores", a->scores, b->scores, hqk},
+        {"weights", a->weights, b->weights, hqk},
+        {"avg", a->avg, b->avg, (size_t)a->Tq * a->Tk},
+        {"Z", a->Z, b->Z, q},           {"concat", a->concat, b->concat, q},
+        {"output", a->output, b->output, q},
+        {"logits", a->logits, b->logits, a->logits && b->logits ? hqk : 0},
+    };
+    if (!a->logits != !b->logits) {
+        print_error("%s: logits kept by one only\n", ctx);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof arr / sizeof arr[0]; i++)
+        for (size_t e = 0; e < arr[i].n; e++)
+            if (memcmp(&arr[i].x[e], &arr[i].y[e], sizeof(float)) != 0) {
+                print_error("%s: %s[%zu] = %.9g after the update, %.9g from a whole forward\n",
+                            ctx, arr[i].name, e, (double)arr[i].x[e], (double)arr[i].y[e]);
+                return 0;
+            }
+    return 1;
+}
+
+/* attn_forward_update after changing some rows gives exactly what a whole
+ * forward of the new input gives: self- and cross-attention, both modes,
+ * 1/2/4 heads, causal or not, logits kept or not, odd sizes, T = 1, changes
+ * at the start, middle and end, several updates in a row, empty changes,
+ * and a change of shape (which must fall back to the whole pass). */
+static void test_forward_update_matches_full(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{1, 1}, {5, 5}, {8, 8}, {13, 13}, {37, 37},
+                                   {70, 70}, {9, 23}, {40, 6}};
+    const int d = 16;
+    int cases = 0;
+    rng_seed(4242);
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (int variant = 0; variant < 12; variant++) {
+            int Tq = sizes[si][0], Tk = sizes[si][1], self = Tq == Tk;
+            int h = variant % 3 == 0 ? 1 : variant % 3 == 1 ? 2 : 4;
+            AttnConfig cfg = attn_config_default();
+            cfg.mode = variant == 5 ? ATTN_MODE_BASIC : ATTN_MODE_LEARNED;
+            cfg.causal = variant / 3 % 2;
+            cfg.scale = variant != 7;
+            cfg.temperature = variant == 8 ? 0.5f : 1.0f;
+            AttnParams p;
+            assert_int_equal(attn_params_create(&p, d, h), 0);
+            attn_params_xavier(&p, 31 + (uint64_t)variant);
+            float *Xq = rand_matrix(Tq, d, -2, 2);
+            float *Xk = self ? Xq : rand_matrix(Tk, d, -2, 2);
+            AttnResult inc, full;
+            attn_result_init(&inc);
+            attn_result_init(&full);
+            inc.skip_logits = full.skip_logits = variant >= 9;
+            assert_int_equal(attn_forward(&inc, Xq, Tq, Xk, Tk, d, &p, &cfg), 0);
+            for (int step = 0; step < 6; step++) {
+                int ql = (int)(rng_next() % (uint64_t)(Tq + 1));
+                int qh = ql + (int)(rng_next() % (uint64_t)(Tq - ql + 1));
+                int kl = self ? ql : (int)(rng_next() % (uint64_t)(Tk + 1));
+                int kh = self ? qh : kl + (int)(rng_next() % (uint64_t)(Tk - kl + 1));
+                if (step == 1) /* the last row only: typing at the end */
+                    ql = kl = Tq - 1, qh = Tq, kh = Tk;
+                if (step == 2) /* nothing changed */
+                    ql = qh = kl = kh = 0;
+                for (int i = ql; i < qh; i++)
+                    for (int c = 0; c < d; c++)
+                        Xq[(size_t)i * d + c] = (float)urand(-2, 2);
+                if (!self)
+                    for (int i = kl; i < kh; i++)
+                        for (int c = 0; c < d; c++)
+                            Xk[(size_t)i * d + c] = (float)urand(-2, 2);
+                assert_int_equal(attn_forward_update(&inc, Xq, Tq, Xk, Tk, d, &p, &cfg,
+                                                     ql, qh, kl, kh), 0);
+                assert_int_equal(attn_forward(&full, Xq, Tq, Xk, Tk, d, &p, &cfg), 0);
+                char ctx[160];
+                snprintf(ctx, sizeof ctx, "Tq=%d Tk=%d variant %d step %d, rows q[%d,%d) k[%d,%d)",
+                         Tq, Tk, variant, step, ql, qh, kl, kh);
+                if (!same_result(&inc, &full, ctx))
+                    fail_msg("%s: the update differs from a whole forward", ctx);
+                cases++;
+            }
+            /* a different shape with a stale range: the whole pass */
+            if (Tq > 1 && self) {
+                assert_int_equal(attn_forward_update(&inc, Xq, Tq - 1, Xq, Tq - 1, d, &p, &cfg,
+                                                     Tq - 2, Tq - 1, Tq - 2, Tq - 1), 0);
+                assert_int_equal(attn_forward(&full, Xq, Tq - 1, Xq, Tq - 1, d, &p, &cfg), 0);
+                if (!same_result(&inc, &full, "shape change"))
+                    fail_msg("Tq=%d variant %d: shape change not recomputed", Tq, variant);
+            }
+            attn_result_destroy(&inc);
+            attn_result_destroy(&full);
+            if (!self)
+                free(Xk);
+            free(Xq);
+            attn_params_destroy(&p);
+        }
+    assert_true(cases == 8 * 12 * 6);
+}
+
+/* The update reuses what did not change: after changing the last row of a
+ * causal self-attention, the earlier rows' scores and context vectors are
+ * not written again (a planted value survives), and the last row is. */
+static void test_forward_update_reuses(void **state)
+{
+    (void)state;
+    const int T = 40, d = 16;
+    AttnParams p;
+    assert_int_equal(attn_params_create(&p, d, 2), 0);
+    attn_params_xavier(&p, 5);
+    rng_seed(77);
+    float *X = rand_matrix(T, d, -1, 1);
+    AttnConfig cfg = attn_config_default();
+    cfg.causal = 1;
+    AttnResult r;
+    attn_result_init(&r);
+    assert_int_equal(attn_forward(&r, X, T, X, T, d, &p, &cfg), 0);
+    r.scores[3 * T + 2] = 1234.5f; /* row 3, key 2: neither changes */
+    r.Z[5 * r.dk] = -99.0f;        /* head 0, row 5 */
+    r.scores[(size_t)(T - 1) * T] = 1234.5f; /* the changed row */
+    X[(size_t)(T - 1) * d] += 0.5f;
+    assert_int_equal(attn_forward_update(&r, X, T, X, T, d, &p, &cfg, T - 1, T, T - 1, T), 0);
+    assert_true(r.scores[3 * T + 2] == 1234.5f);
+    assert_true(r.Z[5 * r.dk] == -99.0f);
+    assert_true(r.scores[(size_t)(T - 1) * T] != 1234.5f);
+    attn_result_destroy(&r);
+    free(X);
+    attn_params_destroy(&p);
+}
+
+/* A model recomputed after each of 400 random edits (a word replaced,
+ * appended, removed; the same text again; posenc, mask, scaling, τ, heads,
+ * the window matrices toggled; a weight or a word vector edited) holds
+ * exactly what a fresh model of the same state computes, and the edits
+ * confined to a few rows were recomputed as such (last_lo/last_hi). */
+static void test_model_incremental_matches_fresh(void **state)
+{
+    (void)state;
+    const int d = 16, nwords = 40;
+    EmbedTable *t = make_table(nwords, d, 99);
+    AttnConfig cfg = attn_config_default();
+    cfg.heads = 2;
+    Model a;
+    assert_int_equal(model_init(&a, t, &cfg), 0);
+    model_set_seed(&a, 3);
+    a.keep_window_matrices = 1;
+    int words[80], T = 30, partial = 0, none = 0, whole = 0;
+    rng_seed(1001);
+    for (int i = 0; i < T; i++)
+        words[i] = (int)(rng_next() % nwords);
+    for (int step = 0; step < 400; step++) {
+        uint64_t r = rng_next() % 100;
+        if (r < 40) {                       /* replace one word */
+            words[rng_next() % (uint64_t)T] = (int)(rng_next() % nwords);
+        } else if (r < 48 && T < 80) {      /* append */
+            words[T++] = (int)(rng_next() % nwords);
+        } else if (r < 54 && T > 1) {       /* remove the last */
+            T--;
+        } else if (r < 62) {                /* nothing */
+        } else if (r < 66) {
+            a.cfg.posenc = !a.cfg.posenc;
+        } else if (r < 70) {
+            a.cfg.causal = !a.cfg.causal;
+        } else if (r < 72) {
+            a.cfg.scale = !a.cfg.scale;
+        } else if (r < 74) {
+            a.cfg.temperature = a.cfg.temperature == 1.0f ? 0.7f : 1.0f;
+        } else if (r < 76) {
+            assert_int_equal(model_set_heads(&a, a.cfg.heads == 2 ? 4 : a.cfg.heads == 4 ? 1 : 2), 0);
+        } else if (r < 79) {
+            a.keep_window_matrices = !a.keep_window_matrices;
+        } else if (r < 90) {                /* one weight */
+            int rows, cols;
+            float *W = attn_params_matrix(&a.params, (int)(rng_next() % 4), 0, &rows, &cols);
+            W[rng_next() % (uint64_t)(rows * cols)] += 0.25f;
+        } else {                            /* one word's vector */
+            float v[16];
+            for (int k = 0; k < d; k++)
+                v[k] = (float)urand(-1, 1);
+            char w[16];
+            snprintf(w, sizeof w, "w%d", words[rng_next() % (uint64_t)T]);
+            assert_int_equal(model_set_word_vector(&a, w, v), 0);
+        }
+        char text[80 * 8] = "";
+        size_t len = 0;
+        for (int i = 0; i < T; i++)
+            len += (size_t)sprintf(text + len, "%sw%d", i ? " " : "", words[i]);
+        assert_int_equal(model_set_text(&a, text, len), 0);
+        assert_int_equal(model_compute(&a), 0);
+        if (a.last_lo == T)
+            none++;
+        else if (a.last_lo > 0 || a.last_hi < T)
+            partial++;
+        else
+            whole++;
+
+        Model b;
+        assert_int_equal(model_init(&b, t, &a.cfg), 0);
+        assert_int_equal(attn_params_copy(&b.params, &a.params), 0);
+        for (int o = 0; o < a.n_over; o++)
+            assert_int_equal(model_set_word_vector(&b, a.over_word[o], a.over_vec + (size_t)o * d), 0);
+        b.keep_window_matrices = a.keep_window_matrices;
+        assert_int_equal(model_set_text(&b, text, len), 0);
+        assert_int_equal(model_compute(&b), 0);
+        char ctx[96];
+        snprintf(ctx, sizeof ctx, "step %d (T=%d, rows [%d,%d) recomputed)", step, T,
+                 a.last_lo, a.last_hi);
+        if (!same_result(&a.res, &b.res, ctx))
+            fail_msg("%s: incremental model differs from a fresh one", ctx);
+        for (int k = 0; k < 3; k++) {
+            const float *x = model_matrix(&a, (ModelMatrix)k, MODEL_HEAD_AVG);
+            const float *y = model_matrix(&b, (ModelMatrix)k, MODEL_HEAD_AVG);
+            assert_true(!x == !y);
+            if (x && memcmp(x, y, (size_t)T * T * sizeof(float)) != 0)
+                fail_msg("%s: mean of the heads' matrix %d differs", ctx, k);
+        }
+        model_destroy(&b);
+    }
+    /* all three kinds happened, often enough to mean something */
+    assert_true(partial > 60);
+    assert_true(none > 20);
+    assert_true(whole > 60);
+    model_destroy(&a);
+    embed_destroy(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_example_basic),
+        cmocka_unit_test(test_forward_update_matches_full),
+        cmocka_unit_test(test_forward_update_reuses),
+        cmocka_unit_test(test_model_incremental_matches_fresh),
         cmocka_unit_test(test_hand_example_scaled_tau2),
         cmocka_unit_test(test_forward_vs_reference_self),
         cmocka_unit_test(test_forward_vs_reference_cross),

@@ -46,6 +46,8 @@ typedef struct AttnParams {
 int attn_params_create(AttnParams *p, int d, int h);
 void attn_params_destroy(AttnParams *p);
 int attn_params_copy(AttnParams *dst, const AttnParams *src);
+/* 1 when a and b have the same shape and the same bits in every weight. */
+int attn_params_equal(const AttnParams *a, const AttnParams *b);
 /* Head k's Wq = Wk = Wv = columns k·dk … (k+1)·dk−1 of I_d; Wo = I_d. */
 void attn_params_identity(AttnParams *p);
 /* Xavier-uniform from seed: Wq, Wk, Wv of head 0, head 1, ..., then Wo. */
@@ -85,6 +87,18 @@ float attn_logit_scale(const AttnConfig *cfg, int dk);
  * Xq again for self-attention). p is ignored in basic mode. */
 int attn_forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv,
                  int Tk, int d, const AttnParams *p, const AttnConfig *cfg);
+
+/* The forward pass again after a change confined to the query rows
+ * [q_lo, q_hi) of Xq and the key/value rows [k_lo, k_hi) of Xkv: r must
+ * hold the last forward of the same shapes, p and cfg, whose other rows were
+ * these. Recomputes only what depends on the changed rows (their
+ * projections, their scores, the softmax of rows that see a changed key,
+ * the context vectors and output rows that changed) and gives the same
+ * floats as attn_forward, bit for bit. Falls back to the whole pass when
+ * the shapes, the mask or skip_logits differ from the last forward. */
+int attn_forward_update(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int Tk,
+                        int d, const AttnParams *p, const AttnConfig *cfg, int q_lo,
+                        int q_hi, int k_lo, int k_hi);
 
 static inline int attn_masked(const AttnResult *r, int i, int j)
 {

@@ -54,6 +54,21 @@ typedef struct Model {
     float *avg_scores;        /* T×T mean of the heads' scores, if kept */
     float *avg_logits;        /* T×T mean of the heads' logits, if kept */
     size_t cap_avg;
+
+    float *pe;                /* positional encoding of positions 0 … n_pe−1 */
+    int n_pe;
+    /* What the last forward saw, so that the next one recomputes only the
+     * rows of X that changed (typing in a long sentence changes one or two):
+     * its X, weights, configuration and whether the window matrices were
+     * kept. last_ok = 0 forces a whole forward. */
+    float *last_X;
+    int last_T, last_keep, last_ok;
+    size_t cap_last;
+    AttnParams last_params;
+    AttnConfig last_cfg;
+    int last_lo, last_hi;     /* rows the last model_compute recomputed
+                                 (for tests and the bench): [0, T) for a
+                                 whole forward, lo = hi = T for none */
 } Model;
 
 /* cfg is copied; heads must divide the table's d. */
@@ -78,7 +93,11 @@ void model_clear_word_vectors(Model *m);
 /* Re-derive E from the table, edits and OOV vectors (after edits). */
 void model_embed(Model *m);
 
-/* X = E (+PE), then the forward pass. */
+/* X = E (+PE), then the forward pass. When only some rows of X changed
+ * since the last model_compute, with the same weights and settings, only
+ * what depends on them is recomputed (attn_forward_update: the same floats
+ * as a whole forward); when nothing changed, nothing is, and the generation
+ * stays. */
 int model_compute(Model *m);
 
 /* Tq×Tk matrix of one head, or with MODEL_HEAD_AVG the mean over heads

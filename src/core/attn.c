@@ -96,6 +96,15 @@ int attn_params_copy(AttnParams *dst, const AttnParams *src)
     return 0;
 }
 
+int attn_params_equal(const AttnParams *a, const AttnParams *b)
+{
+    if (a->d != b->d || a->h != b->h || !a->Wq || !b->Wq)
+        return 0;
+    size_t bytes = (size_t)a->d * (size_t)a->d * sizeof(float);
+    return memcmp(a->Wq, b->Wq, bytes) == 0 && memcmp(a->Wk, b->Wk, bytes) == 0 &&
+           memcmp(a->Wv, b->Wv, bytes) == 0 && memcmp(a->Wo, b->Wo, bytes) == 0;
+}
+
 void attn_params_identity(AttnParams *p)
 {
     int d = p->d, dk = p->dk;
@@ -401,19 +410,21 @@ static int reserve(AttnResult *r, int Tq, int Tk, int d, int h)
 
 #define RB 4 /* query rows per block: they share every key and value load */
 
-/* Pass 2 for nr <= RB query rows q (nr×dk) against the keys Kt (dk×Tk):
- * scores, and logits = weights = scores·mult (the softmax input). 16 keys at
- * a time with RB×16 sums in registers; each score is summed over c in order. */
-ATTN_KERNEL static void scores_rows(const float *q, int nr, int dk, const float *Kt, int Tk,
-                                    float mult, float *sc, float *lg, float *w)
+/* Pass 2 for nr <= RB query rows q (nr×dk) against n keys Kt (dk rows of
+ * stride ldk): scores, and logits = weights = scores·mult (the softmax
+ * input), in rows of stride ldo; lg and w may be NULL. 16 keys at a time
+ * with RB×16 sums in registers; each score is summed over c in order, so a
+ * score is the same float whichever block or column range computes it. */
+ATTN_KERNEL static void scores_rows(const float *q, int nr, int dk, const float *Kt, int ldk,
+                                    int n, int ldo, float mult, float *sc, float *lg, float *w)
 {
     int j0 = 0;
     if (nr == RB) {
         v8f m8 = SPLAT8(mult);
-        for (; j0 + 16 <= Tk; j0 += 16) {
+        for (; j0 + 16 <= n; j0 += 16) {
             v8f a[RB][2] = {{{0}}};
             for (int c = 0; c < dk; c++) {
-                v8f k0 = LD8(Kt + (size_t)c * Tk + j0), k1 = LD8(Kt + (size_t)c * Tk + j0 + 8);
+                v8f k0 = LD8(Kt + (size_t)c * ldk + j0), k1 = LD8(Kt + (size_t)c * ldk + j0 + 8);
 #pragma GCC unroll 8
                 for (int r = 0; r < RB; r++) {
                     v8f qc = SPLAT8(q[(size_t)r * dk + c]);
@@ -425,25 +436,28 @@ ATTN_KERNEL static void scores_rows(const float *q, int nr, int dk, const float 
             for (int r = 0; r < RB; r++)
 #pragma GCC unroll 2
                 for (int h = 0; h < 2; h++) {
-                    size_t o = (size_t)r * Tk + j0 + 8 * h;
+                    size_t o = (size_t)r * ldo + j0 + 8 * h;
                     v8f l = a[r][h] * m8;
                     ST8(sc + o, a[r][h]);
                     if (lg)
                         ST8(lg + o, l);
-                    ST8(w + o, l);
+                    if (w)
+                        ST8(w + o, l);
                 }
         }
     }
     for (int r = 0; r < nr; r++)
-        for (int j = j0; j < Tk; j++) {
+        for (int j = j0; j < n; j++) {
             float s = 0.0f;
             for (int c = 0; c < dk; c++)
-                s += q[(size_t)r * dk + c] * Kt[(size_t)c * Tk + j];
-            size_t o = (size_t)r * Tk + j;
+                s += q[(size_t)r * dk + c] * Kt[(size_t)c * ldk + j];
+            size_t o = (size_t)r * ldo + j;
+            float l = s * mult;
             sc[o] = s;
-            w[o] = s * mult;
             if (lg)
-                lg[o] = w[o];
+                lg[o] = l;
+            if (w)
+                w[o] = l;
         }
 }
 
@@ -497,8 +511,17 @@ ATTN_KERNEL static void context_rows(const float *w, int Tk, const int *nv, int 
     }
 }
 
-/* One head, query rows [i0, i1): passes 2-4, RB rows at a time. */
-static void head_rows(AttnResult *r, int head, float mult, int i0, int i1)
+/* Which input rows changed since the result's last forward: queries
+ * [q_lo, q_hi), keys and values [k_lo, k_hi). Everything: {0, Tq, 0, Tk}. */
+typedef struct Change {
+    int q_lo, q_hi, k_lo, k_hi;
+} Change;
+
+/* One head, query rows [i0, i1): passes 2-4, RB rows at a time. Blocks
+ * without a changed query recompute only the changed keys' scores; their
+ * rows are softmaxed again only when a changed key is visible to them
+ * (always, unless causal). Unchanged outputs are left as they are. */
+static void head_rows(AttnResult *r, int head, float mult, const Change *ch, int i0, int i1)
 {
     int Tq = r->Tq, Tk = r->Tk, dk = r->dk;
     const float *Q = r->Q + (size_t)head * Tq * dk;
@@ -509,22 +532,43 @@ static void head_rows(AttnResult *r, int head, float mult, int i0, int i1)
     for (int i = i0; i < i1; i += RB) {
         int nr = i1 - i < RB ? i1 - i : RB;
         size_t o = base + (size_t)i * Tk;
-        /* pass 2: scores, logits = scores · s / τ */
-        scores_rows(Q + (size_t)i * dk, nr, dk, Kt, Tk, mult, r->scores + o,
-                    r->logits ? r->logits + o : NULL, r->weights + o);
-        /* pass 3: softmax over the unmasked keys */
-        int nv[RB];
-        for (int k = 0; k < nr; k++) {
+        float *lg = r->logits ? r->logits + o : NULL, *w = r->weights + o;
+        int nv[RB], redo[RB], any = 0;
+        for (int k = 0; k < nr; k++)
             nv[k] = r->causal && i + k + 1 < Tk ? i + k + 1 : Tk;
-            attn_softmax_row(r->weights + o + (size_t)k * Tk, Tk, nv[k]);
+        if (i + nr > ch->q_lo && i < ch->q_hi) {
+            /* pass 2: scores, logits = scores · s / τ */
+            scores_rows(Q + (size_t)i * dk, nr, dk, Kt, Tk, Tk, Tk, mult, r->scores + o, lg, w);
+            for (int k = 0; k < nr; k++)
+                redo[k] = 1;
+            any = 1;
+        } else {
+            int n = ch->k_hi - ch->k_lo;
+            if (n > 0)
+                scores_rows(Q + (size_t)i * dk, nr, dk, Kt + ch->k_lo, Tk, n, Tk, mult,
+                            r->scores + o + ch->k_lo, lg ? lg + ch->k_lo : NULL, NULL);
+            for (int k = 0; k < nr; k++) {
+                redo[k] = n > 0 && ch->k_lo < nv[k];
+                any |= redo[k];
+                if (redo[k]) /* the softmax input again, as pass 2 makes it */
+                    for (int j = 0; j < Tk; j++)
+                        w[(size_t)k * Tk + j] = r->scores[o + (size_t)k * Tk + j] * mult;
+            }
         }
-        /* pass 4: context vectors */
-        context_rows(r->weights + o, Tk, nv, nr, V, dk, Z + (size_t)i * dk);
+        if (!any)
+            continue;
+        /* pass 3: softmax over the unmasked keys */
+        for (int k = 0; k < nr; k++)
+            if (redo[k])
+                attn_softmax_row(w + (size_t)k * Tk, Tk, nv[k]);
+        /* pass 4: context vectors (rows not redone come out the same) */
+        context_rows(w, Tk, nv, nr, V, dk, Z + (size_t)i * dk);
     }
 }
 
 typedef struct {
     AttnResult *r;
+    const Change *ch;
     float mult;
     int i0, i1;
 } RowJob;
@@ -533,17 +577,17 @@ static void *row_job(void *arg)
 {
     RowJob *j = arg;
     for (int k = 0; k < j->r->h; k++)
-        head_rows(j->r, k, j->mult, j->i0, j->i1);
+        head_rows(j->r, k, j->mult, j->ch, j->i0, j->i1);
     return NULL;
 }
 
 #define ATTN_THREAD_MIN_WORK (1L << 22) /* h·Tq·Tk·dk below this: one thread */
 
-static void run_heads(AttnResult *r, float mult)
+static void run_heads(AttnResult *r, float mult, const Change *ch)
 {
     long work = (long)r->h * r->Tq * r->Tk * r->dk;
     int half = r->Tq / 2;
-    RowJob a = {r, mult, 0, half}, b = {r, mult, half, r->Tq};
+    RowJob a = {r, ch, mult, 0, half}, b = {r, ch, mult, half, r->Tq};
     pthread_t t;
     if (work >= ATTN_THREAD_MIN_WORK && half > 0 &&
         pthread_create(&t, NULL, row_job, &b) == 0) {
@@ -555,8 +599,8 @@ static void run_heads(AttnResult *r, float mult)
     row_job(&a);
 }
 
-int attn_forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv,
-                 int Tk, int d, const AttnParams *p, const AttnConfig *cfg)
+static int forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int Tk, int d,
+                   const AttnParams *p, const AttnConfig *cfg, Change ch)
 {
     int learned = cfg->mode == ATTN_MODE_LEARNED;
     if (Tq < 0 || Tk < 0 || d < 1)
@@ -567,9 +611,21 @@ int attn_forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv,
     if (!(cfg->temperature > 0.0f) || !isfinite(cfg->temperature))
         return -ATTN_E_RANGE;
     int dk = d / h;
+    /* a partial update needs the last forward's shapes and buffers */
+    int had_logits = r->logits != NULL;
+    if (r->Tq != Tq || r->Tk != Tk || r->d != d || r->h != h || r->causal != cfg->causal ||
+        had_logits != !r->skip_logits || ch.q_lo < 0 || ch.k_lo < 0 || ch.q_hi > Tq ||
+        ch.k_hi > Tk)
+        ch = (Change){0, Tq, 0, Tk};
+    if (ch.q_hi < ch.q_lo)
+        ch.q_hi = ch.q_lo;
+    if (ch.k_hi < ch.k_lo)
+        ch.k_hi = ch.k_lo;
     int rc = reserve(r, Tq, Tk, d, h);
-    if (rc < 0)
+    if (rc < 0) {
+        r->Tq = r->Tk = 0; /* nothing of the last forward can be reused */
         return rc;
+    }
     r->Tq = Tq;
     r->Tk = Tk;
     r->d = d;
@@ -578,53 +634,77 @@ int attn_forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv,
     r->causal = cfg->causal;
     float mult = attn_logit_scale(cfg, dk);
 
-    /* pass 1: projections Q = Xq·Wq, K = Xkv·Wk, V = Xkv·Wv per head;
-     * in basic mode Q = K = V = X */
+    /* pass 1: projections Q = Xq·Wq, K = Xkv·Wk, V = Xkv·Wv per head, of the
+     * changed rows; in basic mode Q = K = V = X */
     size_t slice = (size_t)d * dk;
+    int nq = ch.q_hi - ch.q_lo, nk = ch.k_hi - ch.k_lo;
     for (int k = 0; k < h; k++) {
-        float *Q = r->Q + (size_t)k * Tq * dk;
-        float *K = r->K + (size_t)k * Tk * dk;
-        float *V = r->V + (size_t)k * Tk * dk;
+        float *Q = r->Q + (size_t)k * Tq * dk + (size_t)ch.q_lo * dk;
+        float *K = r->K + (size_t)k * Tk * dk + (size_t)ch.k_lo * dk;
+        float *V = r->V + (size_t)k * Tk * dk + (size_t)ch.k_lo * dk;
+        const float *xq = Xq + (size_t)ch.q_lo * d, *xkv = Xkv + (size_t)ch.k_lo * d;
         if (learned) {
-            matmul(Q, Xq, d, p->Wq + k * slice, Tq, d, dk);
-            matmul(K, Xkv, d, p->Wk + k * slice, Tk, d, dk);
-            matmul(V, Xkv, d, p->Wv + k * slice, Tk, d, dk);
+            matmul(Q, xq, d, p->Wq + k * slice, nq, d, dk);
+            matmul(K, xkv, d, p->Wk + k * slice, nk, d, dk);
+            matmul(V, xkv, d, p->Wv + k * slice, nk, d, dk);
         } else {
-            memcpy(Q, Xq, (size_t)Tq * d * sizeof(float));
-            memcpy(K, Xkv, (size_t)Tk * d * sizeof(float));
-            memcpy(V, Xkv, (size_t)Tk * d * sizeof(float));
+            memcpy(Q, xq, (size_t)nq * d * sizeof(float));
+            memcpy(K, xkv, (size_t)nk * d * sizeof(float));
+            memcpy(V, xkv, (size_t)nk * d * sizeof(float));
         }
         float *Kt = r->Kt + (size_t)k * Tk * dk;
-        for (int j = 0; j < Tk; j++)
+        for (int j = 0; j < nk; j++)
             for (int c = 0; c < dk; c++)
-                Kt[(size_t)c * Tk + j] = K[(size_t)j * dk + c];
+                Kt[(size_t)c * Tk + ch.k_lo + j] = K[(size_t)j * dk + c];
     }
 
     /* passes 2-4 per head: scores, softmax, context vectors; large inputs
      * split the query rows between two threads */
-    run_heads(r, mult);
+    run_heads(r, mult, &ch);
 
-    /* pass 5: concatenate the heads' Z, then output = concat·Wo */
-    for (int i = 0; i < Tq; i++)
+    /* pass 5: concatenate the heads' Z, then output = concat·Wo, from the
+     * first row whose Z may have changed: a changed query's row; without the
+     * mask every row when a key changed, with it the rows from that key on */
+    int z0 = Tq;
+    if (nq > 0)
+        z0 = ch.q_lo;
+    if (nk > 0)
+        z0 = !r->causal ? 0 : ch.k_lo < z0 ? ch.k_lo : z0;
+    for (int i = z0; i < Tq; i++)
         for (int k = 0; k < h; k++)
             memcpy(r->concat + (size_t)i * d + k * dk,
                    r->Z + (size_t)k * Tq * dk + (size_t)i * dk,
                    (size_t)dk * sizeof(float));
+    float *out = r->output + (size_t)z0 * d;
+    const float *cat = r->concat + (size_t)z0 * d;
     if (learned)
-        matmul(r->output, r->concat, d, p->Wo, Tq, d, d);
+        matmul(out, cat, d, p->Wo, Tq - z0, d, d);
     else
-        memcpy(r->output, r->concat, (size_t)Tq * d * sizeof(float));
+        memcpy(out, cat, (size_t)(Tq - z0) * d * sizeof(float));
 
     /* the heads' average, for the "all heads" view */
-    size_t qk = (size_t)Tq * Tk;
+    size_t e0 = (size_t)z0 * Tk, qk = (size_t)Tq * Tk;
     float inv_h = 1.0f / (float)h;
-    memcpy(r->avg, r->weights, qk * sizeof(float));
+    memcpy(r->avg + e0, r->weights + e0, (qk - e0) * sizeof(float));
     for (int k = 1; k < h; k++) {
         const float *w = r->weights + (size_t)k * qk;
-        for (size_t e = 0; e < qk; e++)
+        for (size_t e = e0; e < qk; e++)
             r->avg[e] += w[e];
     }
-    for (size_t e = 0; e < qk; e++)
+    for (size_t e = e0; e < qk; e++)
         r->avg[e] *= inv_h;
     return 0;
+}
+
+int attn_forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv,
+                 int Tk, int d, const AttnParams *p, const AttnConfig *cfg)
+{
+    return forward(r, Xq, Tq, Xkv, Tk, d, p, cfg, (Change){0, Tq, 0, Tk});
+}
+
+int attn_forward_update(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int Tk,
+                        int d, const AttnParams *p, const AttnConfig *cfg, int q_lo,
+                        int q_hi, int k_lo, int k_hi)
+{
+    return forward(r, Xq, Tq, Xkv, Tk, d, p, cfg, (Change){q_lo, q_hi, k_lo, k_hi});
 }

@@ -38,6 +38,9 @@ void model_destroy(Model *m)
     free(m->over_vec);
     free(m->avg_scores);
     free(m->avg_logits);
+    free(m->pe);
+    free(m->last_X);
+    attn_params_destroy(&m->last_params);
     attn_params_destroy(&m->params);
     attn_result_destroy(&m->res);
     memset(m, 0, sizeof *m);
@@ -173,48 +176,143 @@ void model_clear_word_vectors(Model *m)
     model_embed(m);
 }
 
+/* X = E + PE, with the encoding of each position computed once per model
+ * (T×d sines and cosines per keystroke otherwise). The same floats as
+ * attn_posenc_add. */
+static int add_posenc(Model *m)
+{
+    int T = m->T, d = m->d;
+    if (T > m->n_pe) {
+        float *pe = realloc(m->pe, (size_t)T * d * sizeof(float));
+        if (!pe)
+            return -ATTN_E_NOMEM;
+        m->pe = pe;
+        for (int p = m->n_pe; p < T; p++)
+            for (int k = 0; k < d; k++)
+                pe[(size_t)p * d + k] = attn_posenc(p, k, d);
+        m->n_pe = T;
+    }
+    for (size_t e = 0; e < (size_t)T * d; e++)
+        m->X[e] += m->pe[e];
+    return 0;
+}
+
+/* The rows [lo, hi) of X that differ from the last forward's, when that
+ * forward can be updated (same T, weights and settings); else 0 and T. */
+static void changed_rows(const Model *m, int *lo, int *hi)
+{
+    int T = m->T, d = m->d;
+    *lo = 0;
+    *hi = T;
+    if (!m->last_ok || m->last_T != T || m->last_keep != m->keep_window_matrices ||
+        memcmp(&m->last_cfg, &m->cfg, sizeof m->cfg) != 0 ||
+        !attn_params_equal(&m->last_params, &m->params))
+        return;
+    size_t row = (size_t)d * sizeof(float);
+    while (*lo < T && memcmp(m->X + (size_t)*lo * d, m->last_X + (size_t)*lo * d, row) == 0)
+        (*lo)++;
+    while (*hi > *lo &&
+           memcmp(m->X + (size_t)(*hi - 1) * d, m->last_X + (size_t)(*hi - 1) * d, row) == 0)
+        (*hi)--;
+    if (*lo == T)
+        *hi = T;
+}
+
+/* Remember what this forward saw; on failure the next one is whole. */
+static void remember(Model *m, int lo, int hi)
+{
+    int T = m->T, d = m->d;
+    size_t n = (size_t)T * d;
+    m->last_ok = 0;
+    if (n > m->cap_last) {
+        float *x = realloc(m->last_X, n * sizeof(float));
+        if (!x)
+            return;
+        m->last_X = x;
+        m->cap_last = n;
+        lo = 0, hi = T;
+    }
+    if (lo == 0 && hi == T && !attn_params_equal(&m->last_params, &m->params) &&
+        attn_params_copy(&m->last_params, &m->params) < 0)
+        return;
+    memcpy(m->last_X + (size_t)lo * d, m->X + (size_t)lo * d, (size_t)(hi - lo) * d * sizeof(float));
+    m->last_T = T;
+    m->last_cfg = m->cfg;
+    m->last_keep = m->keep_window_matrices;
+    m->last_ok = 1;
+}
+
+/* The heads' mean of the scores and logits over the entries that changed:
+ * rows [lo, hi) and, in the other rows, columns [lo, hi). */
+static void heads_mean(Model *m, int lo, int hi)
+{
+    int T = m->T, h = m->res.h;
+    size_t qk = (size_t)T * T;
+    float inv = 1.0f / (float)h;
+    for (int i = 0; i < T; i++) {
+        int j0 = i >= lo && i < hi ? 0 : lo, j1 = i >= lo && i < hi ? T : hi;
+        for (int j = j0; j < j1; j++) {
+            size_t e = (size_t)i * T + j;
+            float s = m->res.scores[e], l = m->res.logits[e];
+            for (int k = 1; k < h; k++) {
+                s += m->res.scores[(size_t)k * qk + e];
+                l += m->res.logits[(size_t)k * qk + e];
+            }
+            m->avg_scores[e] = s * inv;
+            m->avg_logits[e] = l * inv;
+        }
+    }
+}
+
 int model_compute(Model *m)
 {
     static unsigned long generations;
-    m->generation = ++generations;
     int T = m->T, d = m->d;
     if (T == 0) {
+        m->generation = ++generations;
         m->res.Tq = m->res.Tk = 0;
+        m->last_ok = 0;
         return 0;
     }
     memcpy(m->X, m->E, (size_t)T * d * sizeof(float));
-    m->res.skip_logits = !m->keep_window_matrices;
-    if (m->cfg.posenc)
-        attn_posenc_add(m->X, T, d);
-    int rc = attn_forward(&m->res, m->X, T, m->X, T, d, &m->params, &m->cfg);
-    if (rc < 0)
+    int rc = m->cfg.posenc ? add_posenc(m) : 0;
+    if (rc < 0) {
+        m->last_ok = 0;
         return rc;
+    }
+    int lo, hi;
+    changed_rows(m, &lo, &hi);
+    m->last_lo = lo;
+    m->last_hi = hi;
+    if (lo == T)
+        return 0; /* the same input as last time: the same results */
+    m->generation = ++generations;
+    m->res.skip_logits = !m->keep_window_matrices;
+    rc = attn_forward_update(&m->res, m->X, T, m->X, T, d, &m->params, &m->cfg, lo, hi, lo, hi);
+    if (rc < 0) {
+        m->last_ok = 0;
+        return rc;
+    }
     size_t qk = (size_t)T * T;
-    if (!m->keep_window_matrices || m->res.h == 1)
-        return 0;
-    if (qk > m->cap_avg) {
-        float *s = realloc(m->avg_scores, qk * sizeof(float));
-        if (s)
-            m->avg_scores = s;
-        float *l = realloc(m->avg_logits, qk * sizeof(float));
-        if (l)
-            m->avg_logits = l;
-        if (!s || !l)
-            return -ATTN_E_NOMEM;
-        m->cap_avg = qk;
-    }
-    int h = m->res.h;
-    memcpy(m->avg_scores, m->res.scores, qk * sizeof(float));
-    memcpy(m->avg_logits, m->res.logits, qk * sizeof(float));
-    for (int k = 1; k < h; k++)
-        for (size_t e = 0; e < qk; e++) {
-            m->avg_scores[e] += m->res.scores[(size_t)k * qk + e];
-            m->avg_logits[e] += m->res.logits[(size_t)k * qk + e];
+    int whole = lo == 0 && hi == T;
+    if (m->keep_window_matrices && m->res.h > 1) {
+        if (qk > m->cap_avg) {
+            float *s = realloc(m->avg_scores, qk * sizeof(float));
+            if (s)
+                m->avg_scores = s;
+            float *l = realloc(m->avg_logits, qk * sizeof(float));
+            if (l)
+                m->avg_logits = l;
+            if (!s || !l) {
+                m->last_ok = 0;
+                return -ATTN_E_NOMEM;
+            }
+            m->cap_avg = qk;
+            whole = 1;
         }
-    for (size_t e = 0; e < qk; e++) {
-        m->avg_scores[e] /= (float)h;
-        m->avg_logits[e] /= (float)h;
+        heads_mean(m, whole ? 0 : lo, whole ? T : hi);
     }
+    remember(m, lo, hi);
     return 0;
 }
 

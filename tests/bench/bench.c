@@ -326,6 +326,7 @@ static int mode_frame_parts(int T, int frames, const char *emb)
     AppState *a = w.a;
     for (int i = 0; i < frames; i++) {
         double t0 = now_s();
+        w.m.last_ok = 0; /* the whole forward, not "nothing changed" */
         if (model_compute(&w.m) < 0)
             die("model_compute failed", NULL);
         double t1 = now_s();
