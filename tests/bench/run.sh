@@ -107,10 +107,10 @@ if command -v perf >/dev/null 2>&1 && perf record -q -o "$OUT/perf.probe" true >
     done
 fi
 
-# ---- 2./3. window frames and edits (software renderer, 1280x800, dummy video) ---------
+# ---- 2./3. window frames, edits and keystrokes (software renderer, 1280x800, dummy video)
 export SDL_VIDEODRIVER=dummy
-for kind in frame edit; do
-    Ts="8 64 512"; [ $kind = edit ] && Ts="64 512"
+for kind in frame edit type; do
+    Ts="8 64 512"; [ $kind = edit ] && Ts="64 512"; [ $kind = type ] && Ts=1024
     for T in $Ts; do
         say "$kind T=$T: 5 runs of 50 frames"
         : >"$OUT/m"; : >"$OUT/w"
