@@ -429,12 +429,17 @@ static void test_colorbar(void **state)
     assert_non_null(bar);
     const float *W = model_matrix(&m, MODEL_WEIGHTS, MODEL_HEAD_AVG);
     ColorScale sc = colormap_scale_for(W, m.T, m.T, 0, 0, CMAP_CIVIDIS);
-    char tick[64];
-    snprintf(tick, sizeof tick, ">%.2f</text>", (double)sc.hi);
+    char tick[64], label[32];
+    colormap_tick_label(sc.lo, sc.hi, 4, 4, label, sizeof label);
+    snprintf(tick, sizeof tick, ">%s</text>", label);
     assert_non_null(strstr(bar, tick));
-    snprintf(tick, sizeof tick, ">%.2f</text>", (double)(sc.hi / 2));
+    colormap_tick_label(sc.lo, sc.hi, 2, 4, label, sizeof label);
+    snprintf(tick, sizeof tick, ">%s</text>", label);
     assert_non_null(strstr(bar, tick));
-    assert_non_null(strstr(bar, ">0.00</text>"));
+    assert_true(strtod(label, NULL) == strtod(label, NULL)); /* a number */
+    assert_true(fabs(strtod(label, NULL) - sc.hi / 2) < 0.01);
+    colormap_tick_label(sc.lo, sc.hi, 0, 4, label, sizeof label);
+    assert_true(strtod(label, NULL) == 0.0);
     assert_int_equal(count(bar, "<line "), 5);
     free_doc(&d);
     model_destroy(&m);
@@ -796,6 +801,37 @@ static void test_colormap_fast_paths(void **state)
     assert_true(z.hi == 1.0f);
 }
 
+/* Tick labels: as many decimals as the step needs, distinct, never "-0". */
+static void test_tick_labels(void **state)
+{
+    (void)state;
+    static const struct { float lo, hi; const char *want[5]; } cases[] = {
+        {0.0f, 1.0f, {"0", "0.25", "0.50", "0.75", "1.00"}},
+        {-1.0f, 1.0f, {"-1.0", "-0.5", "0", "0.5", "1.0"}},
+        {0.0f, 0.002f, {"0", "0.0005", "0.0010", "0.0015", "0.0020"}},
+        {0.0f, 0.119f, {"0", "0.03", "0.06", "0.09", "0.12"}},
+        {-40.0f, 40.0f, {"-40", "-20", "0", "20", "40"}},
+        {-30.0f, 30.0f, {"-30", "-15", "0", "15", "30"}},
+        {0.0f, 30.0f, {"0", "7.5", "15.0", "22.5", "30.0"}},
+        {0.0f, 0.00243f, {"0", "0.0006", "0.0012", "0.0018", "0.0024"}},
+        {-1e-12f, 1e-12f, {"0", "0", "0", "0", "0"}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (int k = 0; k <= 4; k++) {
+            char buf[32];
+            colormap_tick_label(cases[c].lo, cases[c].hi, k, 4, buf, sizeof buf);
+            assert_string_equal(buf, cases[c].want[k]);
+        }
+    /* a weights matrix of 1024 nearly uniform tokens: five distinct labels */
+    char prev[32] = "";
+    for (int k = 0; k <= 4; k++) {
+        char buf[32];
+        colormap_tick_label(0.0f, 0.00137f, k, 4, buf, sizeof buf);
+        assert_string_not_equal(buf, prev);
+        strcpy(prev, buf);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -816,6 +852,7 @@ int main(void)
         cmocka_unit_test(test_long_sentence_title),
         cmocka_unit_test(test_write_error),
         cmocka_unit_test(test_colormap_fast_paths),
+        cmocka_unit_test(test_tick_labels),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

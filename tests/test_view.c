@@ -776,9 +776,94 @@ static void test_panel_lines_and_both(void **state)
     model_destroy(&m);
 }
 
+/* A 300-token sentence: the bar's text stops short of the right-hand note
+ * (T = 300 · …: the same pixels as with a one-word sentence), and the
+ * thinned row labels near the selected query give way to its label (no
+ * text-coloured pixel next to it). */
+static void test_long_sentence_bar_and_labels(void **state)
+{
+    (void)state;
+    char *text = malloc(300 * 24);
+    assert_non_null(text);
+    size_t len = 0;
+    for (int k = 0; k < 300; k++)
+        len += (size_t)sprintf(text + len, "%s%s", k ? " " : "", embed_word(table, (k * 37) % table->n));
+    Model m;
+    AttnConfig cfg = attn_config_default();
+    assert_int_equal(model_init(&m, table, &cfg), 0);
+    assert_int_equal(model_set_text(&m, text, len), 0);
+    assert_int_equal(model_compute(&m), 0);
+    assert_int_equal(m.T, 300);
+    Canvas c;
+    canvas_open(&c, WIN_W, WIN_H);
+    ViewState s;
+    window_state(&s, &m);
+    s.cursor = 0;
+    s.query = 101;
+    ViewLayout l;
+
+    /* the bar with one word: find where the note starts */
+    s.sentence = "x";
+    draw_window(&c, &s, &l);
+    SDL_Rect bar = l.sentence;
+    int w = bar.w, mid = bar.y + bar.h / 2;
+    Rgb *ref = malloc(sizeof(Rgb) * (size_t)w * bar.h);
+    assert_non_null(ref);
+    for (int y = 0; y < bar.h; y++)
+        for (int x = 0; x < w; x++)
+            ref[(size_t)y * w + x] = pixel(c.surf, bar.x + x, bar.y + y);
+    Rgb panel = pixel(c.surf, bar.x + w - 3, mid);
+    int note_x = -1;
+    for (int x = w / 2; x < w && note_x < 0; x++)
+        for (int y = 0; y < bar.h; y++)
+            if (!rgb_eq(ref[(size_t)y * w + x], panel)) {
+                note_x = x;
+                break;
+            }
+    assert_true(note_x > w / 2);
+
+    /* the long sentence: nothing of it from 8 px before the note on */
+    s.sentence = text;
+    draw_window(&c, &s, &l);
+    int bad = 0;
+    for (int y = 0; y < bar.h; y++)
+        for (int x = note_x - 8; x < w; x++)
+            bad += !rgb_eq(pixel(c.surf, bar.x + x, bar.y + y), ref[(size_t)y * w + x]);
+    if (bad)
+        dump(c.surf, "view_long_bar");
+    assert_int_equal(bad, 0);
+    free(ref);
+
+    /* row labels: thinned (cells of about a pixel), the selected one alone */
+    assert_true(l.cell < 4.0f);
+    int yq = cell_py(&l, s.query), white = 0;
+    for (int y = yq - 14; y <= yq + 14; y++)
+        for (int x = l.grid.x - 140; x < l.grid.x - 4; x++) {
+            Rgb p = pixel(c.surf, x, y);
+            /* text colour 230,230,230 (anti-aliased: bright and grey);
+             * the accent 255,179,0 is never grey */
+            white += p.r > 150 && p.g > 150 && p.b > 150 && abs(p.r - p.b) < 40;
+        }
+    if (white)
+        dump(c.surf, "view_long_labels");
+    assert_int_equal(white, 0);
+    /* and the selected label is drawn */
+    int accent = 0;
+    for (int y = yq - 10; y <= yq + 10; y++)
+        for (int x = l.grid.x - 140; x < l.grid.x - 4; x++) {
+            Rgb p = pixel(c.surf, x, y);
+            accent += p.r > 200 && p.g > 120 && p.g < 200 && p.b < 60;
+        }
+    assert_true(accent > 10);
+    canvas_close(&c);
+    model_destroy(&m);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_long_sentence_bar_and_labels),
         cmocka_unit_test(test_layout_geometry),
         cmocka_unit_test(test_window_cells_match_colour_scale),
         cmocka_unit_test(test_window_not_transposed),

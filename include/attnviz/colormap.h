@@ -5,6 +5,7 @@
 #ifndef ATTNVIZ_COLORMAP_H
 #define ATTNVIZ_COLORMAP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum ColormapId {
@@ -52,5 +53,11 @@ int colormap_index(float t);
 void colormap_scale_texels(const ColorScale *s, const float *v, int n,
                            const uint32_t *lut, uint32_t *out);
 Rgb colormap_scale_rgb(const ColorScale *s, float v);
+
+/* Colour bar ticks: k of 0 … n_steps evenly from lo to hi, with as many
+ * decimals as the step needs (1.00 0.75 0.50 …, 0.0020 0.0015 …), never
+ * "-0". Every colour bar (window, PNG, SVG) labels its ticks with this. */
+int colormap_tick_decimals(float lo, float hi, int n_steps);
+void colormap_tick_label(float lo, float hi, int k, int n_steps, char *buf, size_t n);
 
 #endif

@@ -5,6 +5,7 @@
 #include <cglm/cglm.h>
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define N_STOPS 9
@@ -184,3 +185,32 @@ Rgb colormap_scale_rgb(const ColorScale *s, float v)
 {
     return colormap_rgb(s->id, colormap_scale_t(s, v));
 }
+
+int colormap_tick_decimals(float lo, float hi, int n_steps)
+{
+    double step = ((double)hi - (double)lo) / (n_steps > 0 ? n_steps : 1);
+    if (!(step > 0.0) || !isfinite(step))
+        return 2;
+    /* enough digits to tell the ticks apart, one more when that makes a
+     * half step exact (0.25, 7.5) */
+    int d = (int)ceil(-log10(step) - 1e-9);
+    if (d < 0)
+        d = 0;
+    double scaled = step * pow(10.0, d);
+    if (fabs(scaled - round(scaled)) > 1e-3 * scaled &&
+        fabs(10 * scaled - round(10 * scaled)) <= 1e-2 * scaled)
+        d++;
+    return d > 6 ? 6 : d;
+}
+
+void colormap_tick_label(float lo, float hi, int k, int n_steps, char *buf, size_t n)
+{
+    int d = colormap_tick_decimals(lo, hi, n_steps);
+    float v = lo + (hi - lo) * (float)k / (float)(n_steps > 0 ? n_steps : 1);
+    snprintf(buf, n, "%.*f", d, (double)v);
+    /* "0.00" and "-0.00" are 0 */
+    size_t sign = buf[0] == '-';
+    if (strspn(buf + sign, "0.") == strlen(buf + sign))
+        snprintf(buf, n, "0");
+}
+

@@ -186,19 +186,6 @@ typedef struct Layout {
     double W, H;
 } Layout;
 
-static void fmt_tick(char *buf, size_t n, float v, float a)
-{
-    if (a >= 100.0f)
-        snprintf(buf, n, "%.0f", (double)v);
-    else if (a >= 10.0f)
-        snprintf(buf, n, "%.1f", (double)v);
-    else
-        snprintf(buf, n, "%.2f", (double)v);
-    if (strcmp(buf, "-0") == 0 || strcmp(buf, "-0.0") == 0 ||
-        strcmp(buf, "-0.00") == 0)
-        memmove(buf, buf + 1, strlen(buf));
-}
-
 static const char *matrix_name(ModelMatrix w)
 {
     return w == MODEL_SCORES ? "raw scores Q\xC2\xB7K\xE1\xB5\x80"
@@ -310,10 +297,8 @@ int svg_write_heatmap(FILE *f, const Model *m, const SvgOptions *o)
     L.bar_h = fmax(L.side, BAR_MIN_H);
     char ticks[5][32];
     double tick_w = 0.0;
-    float amax = fmaxf(fabsf(sc.lo), fabsf(sc.hi));
     for (int k = 0; k < 5; k++) {
-        fmt_tick(ticks[k], sizeof ticks[k], sc.lo + (sc.hi - sc.lo) * k / 4.0f,
-                 amax);
+        colormap_tick_label(sc.lo, sc.hi, k, 4, ticks[k], sizeof ticks[k]);
         tick_w = fmax(tick_w, text_w(ticks[k], TICK_PX));
     }
     double tick_x = L.bar_x + BAR_W + 7.0;

@@ -32,7 +32,9 @@ struct View {
     SDL_Texture *heat;     /* one texel per cell */
     int heat_w, heat_h;
     unsigned long heat_key[6]; /* what the texels show: skip unchanged uploads */
-    ColorScale heat_scale;     /* their colour scale (a scan of T² values) */
+    ColorScale heat_scale;     /* the shown matrix's colour scale (a scan of
+                                  T² values), for scale_key */
+    unsigned long scale_key[6];
     uint32_t heat_lut[COLORMAP_STEPS + 1]; /* the colour map as texels */
     int heat_lut_id;           /* which map heat_lut holds, or -1 */
     SDL_Texture *bar[CMAP_DIVERGING + 1]; /* colour bar gradients */
@@ -233,6 +235,37 @@ static int max_label_width(View *v, const ViewState *s, int px, int from, int to
     return mw;
 }
 
+/* The shown matrix's colour scale, scanned once per matrix (layout, the
+ * texture and the colour bar all ask for it every frame). */
+static ColorScale heat_scale(View *v, const ViewState *s)
+{
+    unsigned long key[6] = {s->m->generation, (unsigned long)shown_T(s), (unsigned long)shown_kind(s),
+                            (unsigned long)(long)s->head, (unsigned long)s->cmap, 1};
+    if (memcmp(key, v->scale_key, sizeof key) != 0) {
+        v->heat_scale = shown_scale(s);
+        memcpy(v->scale_key, key, sizeof key);
+    }
+    return v->heat_scale;
+}
+
+/* Room right of the colour bar for its tick labels (at least the usual
+ * "0.25" width, so the grid does not jump while typing). */
+static int tick_width(View *v, const ViewState *s)
+{
+    int w = S(s, 40);
+    if (shown_T(s) > 0) {
+        ColorScale cs = heat_scale(v, s);
+        for (int k = 0; k <= 4; k++) {
+            char buf[32];
+            int tw;
+            colormap_tick_label(cs.lo, cs.hi, k, 4, buf, sizeof buf);
+            text_size(v->text, S(s, 12), buf, &tw, NULL);
+            w = tw > w ? tw : w;
+        }
+    }
+    return w + S(s, 6);
+}
+
 /* Fit the heatmap with its labels and colour bar into area. */
 static void heat_geometry(View *v, const ViewState *s, SDL_Rect area,
                           float max_cell, HeatGeom *g)
@@ -243,11 +276,11 @@ static void heat_geometry(View *v, const ViewState *s, SDL_Rect area,
     area.h -= text_line_height(v->text, S(s, 12)) / 2 + 1;
     g->label_px = S(s, 14);
     int lh = text_line_height(v->text, g->label_px);
-    int bar_w = S(s, 14), tick_w = S(s, 46), gap = S(s, 10);
+    int bar_w = S(s, 14), tick_w = tick_width(v, s), gap = S(s, 10);
     int label_w = T ? max_label_width(v, s, g->label_px, 0, T < 2000 ? T : 2000) : 0;
     if (label_w > S(s, 140))
         label_w = S(s, 140);
-    int avail_w = area.w - label_w - gap - gap - bar_w - tick_w;
+    int avail_w = area.w - label_w - gap - gap - S(s, 4) - bar_w - tick_w;
     int top_rot = (int)(label_w * 0.72f) + lh;
     int avail_h = area.h - top_rot;
     float zoom = s->zoom >= 1.0f ? s->zoom : 1.0f;
@@ -271,7 +304,8 @@ static void heat_geometry(View *v, const ViewState *s, SDL_Rect area,
     if (cell < 1.0f)
         cell = 1.0f;
     g->cell = cell;
-    int vis_c = (int)(avail_w / cell), vis_r = (int)((area.h - top) / cell);
+    /* (a cell of avail_w / T gives T columns, not T − 1 by rounding) */
+    int vis_c = (int)(avail_w / cell + 1e-3f), vis_r = (int)((area.h - top) / cell + 1e-3f);
     if (vis_c > T) vis_c = T;
     if (vis_r > T) vis_r = T;
     if (vis_c < 1) vis_c = T ? 1 : 0;
@@ -312,7 +346,7 @@ static void update_heat_texture(View *v, const ViewState *s)
     if (v->heat && v->heat_w >= T && memcmp(key, v->heat_key, sizeof key) == 0)
         return;
     memcpy(v->heat_key, key, sizeof key);
-    v->heat_scale = shown_scale(s);
+    ColorScale cs = heat_scale(v, s);
     if (!v->heat || v->heat_w < T || v->heat_h < T) {
         if (v->heat)
             SDL_DestroyTexture(v->heat);
@@ -331,22 +365,21 @@ static void update_heat_texture(View *v, const ViewState *s)
         return;
     }
     const float *M = shown_matrix(s);
-    const ColorScale *cs = &v->heat_scale;
     SDL_Color mk = theme(s)->mask;
     uint32_t mask = (uint32_t)mk.r << 16 | (uint32_t)mk.g << 8 | mk.b;
     /* the colour map's table as texels: the same colours colormap_scale_rgb
      * gives (it looks up t on COLORMAP_STEPS + 1 entries too) */
-    if (v->heat_lut_id != (int)cs->id) {
+    if (v->heat_lut_id != (int)cs.id) {
         for (int k = 0; k <= COLORMAP_STEPS; k++) {
-            Rgb c = colormap_rgb(cs->id, (float)k / COLORMAP_STEPS);
+            Rgb c = colormap_rgb(cs.id, (float)k / COLORMAP_STEPS);
             v->heat_lut[k] = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
         }
-        v->heat_lut_id = (int)cs->id;
+        v->heat_lut_id = (int)cs.id;
     }
     for (int i = 0; i < T; i++) {
         uint32_t *row = (uint32_t *)((uint8_t *)pixels + (size_t)i * pitch);
         int nv = s->m->res.causal && i + 1 < T ? i + 1 : T;
-        colormap_scale_texels(cs, M + (size_t)i * T, nv, v->heat_lut, row);
+        colormap_scale_texels(&cs, M + (size_t)i * T, nv, v->heat_lut, row);
         for (int j = nv; j < T; j++)
             row[j] = mask;
     }
@@ -423,7 +456,7 @@ static void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s,
         return;
     const float *M = shown_matrix(s);
     update_heat_texture(v, s);
-    ColorScale cs = v->heat_scale;
+    ColorScale cs = heat_scale(v, s);
     SDL_Rect src = {g->col0, g->row0, g->cols, g->rows};
     if (v->heat)
         SDL_RenderCopy(r, v->heat, &src, &g->grid);
@@ -462,15 +495,16 @@ static void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s,
     int every = (int)ceilf((lh * 0.9f) / g->cell);
     if (every < 1)
         every = 1;
+    /* thinned labels give way to the selected row's and column's */
     for (int i = g->row0; i < g->row0 + g->rows; i++) {
-        if ((i % every) && i != s->query)
+        if (i != s->query && ((i % every) || (s->query >= 0 && abs(i - s->query) < every)))
             continue;
         SDL_Color c = i == s->query ? th->accent : th->text;
         text_draw(v->text, g->label_px, c, tok_text(&s->m->toks, i), g->grid.x - S(s, 8),
                   cell_y(g, i) + (int)(g->cell / 2) - lh / 2, 2, 0);
     }
     for (int j = g->col0; j < g->col0 + g->cols; j++) {
-        if ((j % every) && j != s->key)
+        if (j != s->key && ((j % every) || (s->key >= 0 && abs(j - s->key) < every)))
             continue;
         SDL_Color c = j == s->key ? th->accent : th->text;
         const char *t = tok_text(&s->m->toks, j);
@@ -512,12 +546,9 @@ static void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s,
     outline(r, g->colorbar, th->border, 1);
     int tp = S(s, 12), tlh = text_line_height(v->text, tp);
     for (int k = 0; k <= 4; k++) {
-        float val = cs.lo + (cs.hi - cs.lo) * k / 4.0f;
         int y = g->colorbar.y + g->colorbar.h - (int)lroundf(g->colorbar.h * k / 4.0f);
         char buf[32];
-        float span = cs.hi - cs.lo;
-        snprintf(buf, sizeof buf, span >= 20 ? "%.0f" : span >= 2 ? "%.1f" : span >= 0.2f ? "%.2f" : "%.3g",
-                 (double)val);
+        colormap_tick_label(cs.lo, cs.hi, k, 4, buf, sizeof buf);
         set_color(r, th->dim);
         SDL_RenderDrawLine(r, g->colorbar.x + g->colorbar.w, y,
                            g->colorbar.x + g->colorbar.w + S(s, 4), y);
@@ -907,6 +938,28 @@ static int sentence_text_x(const ViewState *s, const ViewLayout *l, View *v)
     return l->sentence.x + S(s, 14) + lw + S(s, 16);
 }
 
+/* The bar's right-hand note, and the width left for the sentence before it. */
+static void sentence_note(const ViewState *s, char *buf, size_t n)
+{
+    if (s->m && !s->prompt)
+        snprintf(buf, n, "T = %d  \xC2\xB7  PgUp/PgDn: more sentences", s->m->T);
+    else
+        buf[0] = '\0';
+}
+
+static int sentence_clip_w(View *v, const ViewState *s, const ViewLayout *l, int x0)
+{
+    char note[96];
+    int nw = 0;
+    sentence_note(s, note, sizeof note);
+    if (note[0])
+        text_size(v->text, S(s, 13), note, &nw, NULL);
+    int w = l->sentence.x + l->sentence.w - S(s, 14) - nw - S(s, 16) - x0;
+    if (w < S(s, 100)) /* a narrow window: the note gives way */
+        w = l->sentence.x + l->sentence.w - x0 - S(s, 8);
+    return w;
+}
+
 #define BAR_WINDOW 240 /* bytes of a long sentence drawn around the cursor */
 
 /* The part of the text the bar draws: all of it when short, else a window
@@ -952,9 +1005,7 @@ int view_sentence_offset(View *v, const ViewState *s, const ViewLayout *l, int x
     size_t v0, v1;
     bar_range(t, s->cursor, &v0, &v1);
     int x0 = sentence_text_x(s, l, v), px = S(s, 20);
-    int shift = 0, clip_w = l->sentence.x + l->sentence.w - x0 - S(s, 260);
-    if (clip_w < S(s, 100))
-        clip_w = l->sentence.x + l->sentence.w - x0 - S(s, 8);
+    int shift = 0, clip_w = sentence_clip_w(v, s, l, x0);
     int cw = span_width(v, px, t, v0, s->cursor > 0 ? (size_t)s->cursor : 0);
     if (s->sentence_focus && cw > clip_w - S(s, 20))
         shift = cw - clip_w + S(s, 20);
@@ -986,9 +1037,7 @@ static void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, cons
               l->sentence.x + S(s, 14), l->sentence.y + (l->sentence.h - slh) / 2, 0, 0);
     int x0 = sentence_text_x(s, l, v);
     const char *t = s->sentence ? s->sentence : "";
-    SDL_Rect clip = {x0, l->sentence.y, l->sentence.x + l->sentence.w - x0 - S(s, 260), l->sentence.h};
-    if (clip.w < S(s, 100))
-        clip.w = l->sentence.x + l->sentence.w - x0 - S(s, 8);
+    SDL_Rect clip = {x0, l->sentence.y, sentence_clip_w(v, s, l, x0), l->sentence.h};
     SDL_RenderSetClipRect(r, &clip);
     size_t v0, v1, len = strlen(t);
     bar_range(t, s->cursor, &v0, &v1);
@@ -1028,12 +1077,11 @@ static void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, cons
         fill(r, caret, th->accent);
     }
     SDL_RenderSetClipRect(r, NULL);
-    if (s->m && !s->prompt) {
-        char right[96];
-        snprintf(right, sizeof right, "T = %d  \xC2\xB7  PgUp/PgDn: more sentences", s->m->T);
+    char right[96];
+    sentence_note(s, right, sizeof right);
+    if (right[0] && clip.x + clip.w < l->sentence.x + l->sentence.w - S(s, 16))
         text_draw(v->text, sp, th->dim, right, l->sentence.x + l->sentence.w - S(s, 14),
                   l->sentence.y + (l->sentence.h - slh) / 2, 2, 0);
-    }
 }
 
 static void draw_controls(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
@@ -1315,7 +1363,10 @@ static void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
     int bx = l->step.x + l->step.w * 40 / 100;
     int bw = (l->step.x + l->step.w - bx - S(s, 12)) / 5 - S(s, 10);
     int lab_px = S(s, 9), lab_h = 0;
-    int by = l->step.y + S(s, 30), bh = l->step.h - S(s, 42);
+    /* the bars' names on the panel's first line, the bars below them */
+    int name_y = l->step.y + S(s, 8);
+    int by = name_y + text_line_height(v->text, S(s, 12)) + S(s, 4);
+    int bh = l->step.y + l->step.h - S(s, 10) - by;
     /* dimension labels under the bars, when there is room for them: the
      * named features when head's W is the identity slice (or in basic
      * mode), else the projection's own columns */
@@ -1325,7 +1376,7 @@ static void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
         int named = m->cfg.mode == ATTN_MODE_BASIC || head_is_identity(&m->params, head);
         for (int c = 0; c < dk; c++) {
             if (named)
-                snprintf(dimlab[c], sizeof dimlab[c], "%.5s", embed_dim_name(m->table, head * dk + c));
+                snprintf(dimlab[c], sizeof dimlab[c], "%.9s", embed_dim_name(m->table, head * dk + c));
             else
                 snprintf(dimlab[c], sizeof dimlab[c], "%d", c);
         }
@@ -1351,7 +1402,7 @@ static void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
         if (reveal < need)
             continue;
         SDL_Rect a = {bx + g * (bw + S(s, 10)), by, bw, bh};
-        text_draw(v->text, S(s, 12), th->dim, names[g], a.x, a.y - S(s, 18), 0, 0);
+        text_draw(v->text, S(s, 12), th->dim, names[g], a.x, name_y, 0, 0);
         if (label_dims && g < 4) {
             /* name the three largest bars: which features carry the score */
             const float *x = g == 0 ? q : g == 1 ? k : g == 2 ? vv : prod;
@@ -1365,6 +1416,10 @@ static void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
                         top[t] = c;
                         break;
                     }
+            /* largest first; a label that would overlap one already
+             * drawn is left out (neighbouring bars of similar height) */
+            SDL_Rect drawn[3];
+            int nd = 0;
             for (int t = 0; t < 3; t++) {
                 int c = top[t];
                 if (c < 0 || fabsf(x[c]) < 0.05f * xmax)
@@ -1372,6 +1427,20 @@ static void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
                 float cx = a.x + (c + 0.5f) * (float)a.w / n;
                 float hgt = x[c] / xmax * (a.h / 2.0f);
                 int ty = x[c] >= 0 ? a.y + a.h / 2 - (int)hgt - lab_h : a.y + a.h / 2 - (int)hgt;
+                int tw;
+                text_size(v->text, lab_px, dimlab[c], &tw, NULL);
+                /* kept inside the group's own width */
+                if (cx - tw / 2 < a.x)
+                    cx = (float)(a.x + tw / 2);
+                if (cx + tw / 2 > a.x + a.w)
+                    cx = (float)(a.x + a.w - tw / 2);
+                SDL_Rect box = {(int)cx - tw / 2 - S(s, 1), ty, tw + S(s, 2), lab_h};
+                int clash = 0;
+                for (int u = 0; u < nd; u++)
+                    clash |= SDL_HasIntersection(&box, &drawn[u]) == SDL_TRUE;
+                if (clash)
+                    continue;
+                drawn[nd++] = box;
                 text_draw(v->text, lab_px, th->text, dimlab[c], (int)cx, ty, 1, 0);
             }
         }
@@ -1626,7 +1695,7 @@ static void export_geometry(View *v, const ViewState *s, ViewPanel p, ExportGeom
     int grid = (int)lroundf(cell * T);
     int rotate = lw + S(s, 4) > cell;
     int top = rotate ? (int)(lw * 0.72f) + lh : lh + S(s, 4);
-    int heat_w = lw + S(s, 10) + grid + S(s, 10) + S(s, 4) + S(s, 14) + S(s, 46);
+    int heat_w = lw + S(s, 10) + grid + S(s, 10) + S(s, 4) + S(s, 14) + tick_width(v, s);
     int heat_h = top + (grid > S(s, 60) ? grid : S(s, 60)) + S(s, 4) +
                  text_line_height(v->text, S(s, 12)) / 2 + 1; /* see heat_geometry */
     int title_h = 2 * text_line_height(v->text, S(s, 14)) + S(s, 8);
