@@ -153,6 +153,30 @@ def machine(res):
     ]
 
 
+def peak_note(res):
+    """What the forward goals at T <= 64 ask of the machine, against its
+    measured float peak: the goal cannot be met when it needs more."""
+    p1, p2 = num(res, "peak_1_gflops"), num(res, "peak_2_gflops")
+    if p1 != p1 or p1 <= 0:
+        return []
+    parts, above = [], True
+    for T in (8, 64):
+        np_us = num(res, "fwd_np_us_%d" % T)
+        flops = 8.0 * T * 64 * 64 + 4.0 * T * T * 64
+        if np_us == np_us and np_us > 0:
+            need_us = np_us / 20.0
+            need = flops / (need_us * 1e3)
+            above = above and need > p2
+            parts.append("at T = %d, %s µs per forward, %s GFLOP/s" % (T, fmt(need_us), fmt(need)))
+    if not parts:
+        return []
+    verdict = ("more than the peak of both cores, so no implementation can meet the ≥ 20× goals "
+               "at T ≤ 64 on this machine" if above else "within the machine's peak")
+    return ["", "The float peak of this machine, measured in the same run (`bench peak`, a loop of "
+            "independent 8-lane FMAs): %s GFLOP/s on one core, %s GFLOP/s on both. 20× numpy would take %s: "
+            "%s." % (fmt(p1), fmt(p2), "; ".join(parts), verdict)]
+
+
 def busy_note(res):
     """A warning line when other work was running: the figures are then low."""
     try:
@@ -193,7 +217,7 @@ def main():
     res = load(sys.argv[1])
     outdir, readme = sys.argv[2], sys.argv[3]
     lines = table(res)
-    info = machine(res) + busy_note(res)
+    info = machine(res) + peak_note(res) + busy_note(res)
     print()
     print("\n".join(info))
     print()

@@ -97,6 +97,10 @@ for T in 8 64 256 1024; do
     put "forward_T${T}_vs_numpy" "$(calc "$p / $c")"
 done
 put blas "$(grep -o 'blas=[^ ]*' "$OUT/forward.log" | tail -n 1 | cut -d= -f2)"
+# the most any forward could reach here: an FMA loop on one and on both cores
+line=$("$B" peak | tee -a "$OUT/forward.log")
+put peak_1_gflops "$(echo "$line" | field one_core_gflops)"
+put peak_2_gflops "$(echo "$line" | field two_cores_gflops)"
 # where the forward's time goes, by source line of attn.c (when perf works here)
 if command -v perf >/dev/null 2>&1 && perf record -q -o "$OUT/perf.probe" true >/dev/null 2>&1; then
     for T in 64 1024; do
