@@ -81,6 +81,7 @@ static int check_selection(const Model *m, const Options *o, AttnErr *err)
 
 static int headless(Model *m, const Options *o, AttnErr *err)
 {
+    m->keep_window_matrices = o->matrix != MODEL_WEIGHTS; /* logits, heads' mean */
     int rc = model_compute(m);
     if (rc < 0)
         return attn_err_set(err, -rc, NULL, 0, "attention failed");
@@ -188,6 +189,7 @@ int main(int argc, char **argv)
     int headless_mode = o.print != PRINT_NONE || o.n_exports > 0;
 
     if (o.all_lines) {
+        m.keep_window_matrices = o.matrix != MODEL_WEIGHTS;
         for (int k = 0; k < sl.n; k++) {
             char where[1100];
             snprintf(where, sizeof where, "%s:%ld", o.sentence_file, sl.line[k]);

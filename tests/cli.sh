@@ -406,6 +406,35 @@ expect_error "--export into a missing folder -> 1" 1 "$TMP/missing/o.csv" --expo
 expect_error "--print with a bad format -> 2" 2 "--print" --print xml "$S"
 expect_error "-s and words together -> 2" 2 "either" -s "a b" c d
 
+# ---- --matrix: the heatmap of raw scores or logits in PNG and SVG ---------------------
+M3="the river bank"
+"$BIN" --print json -H 2 --seed 7 "$M3" >"$TMP/m.json" 2>/dev/null
+for kind in weights scores logits; do
+    expect_ok "--matrix $kind --export svg" --export "$TMP/m-$kind.svg" --matrix $kind -H 2 --head 2 --seed 7 "$M3"
+done
+if "$PY" - "$TMP/m.json" "$TMP" <<'EOF'
+import json, math, re, sys
+doc = json.load(open(sys.argv[1]))
+h = doc["heads"][1]
+dk = doc["config"]["d_k"]
+want = {"weights": h["weights"], "scores": h["scores"],
+        "logits": [[s / math.sqrt(dk) for s in row] for row in h["scores"]]}
+for kind, M in want.items():
+    svg = open("%s/m-%s.svg" % (sys.argv[2], kind)).read()
+    cells = re.findall(r'data-i="(\d+)" data-j="(\d+)" data-value="([^"]+)"', svg)
+    assert len(cells) == 9, (kind, len(cells))
+    for i, j, v in cells:
+        w = M[int(i)][int(j)]
+        assert abs(float(v) - w) <= 1e-5 * max(1.0, abs(w)), (kind, i, j, v, w)
+EOF
+then ok "--matrix weights/scores/logits: the SVG cells hold that matrix (vs --print json)"
+else bad "--matrix: SVG cells do not match --print json"; fi
+expect_ok "--matrix scores --export png" --export "$TMP/m-scores.png" --matrix scores --seed 7 "$M3"
+expect_ok "--matrix weights --export png" --export "$TMP/m-weights.png" --seed 7 "$M3"
+if ! cmp -s "$TMP/m-scores.png" "$TMP/m-weights.png"; then ok "--matrix scores draws another picture"
+else bad "--matrix scores PNG equals the weights PNG"; fi
+expect_error "--matrix with a bad name -> 2" 2 "--matrix" --matrix probs --print csv "$M3"
+
 # ---- help and version ---------------------------------------------------------------
 run -h
 if [ "$rc" -eq 0 ] && grep -q "^usage: attnviz" "$TMP/out"; then ok "-h -> 0 with the usage"; else bad "-h: exit $rc"; fi

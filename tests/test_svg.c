@@ -832,6 +832,25 @@ static void test_tick_labels(void **state)
     }
 }
 
+/* Numbers in cells: two decimals for weights; scores and logits as their
+ * range allows; no "-0". */
+static void test_cell_labels(void **state)
+{
+    (void)state;
+    static const struct { ColormapId id; float a, v; const char *want; } cases[] = {
+        {CMAP_VIRIDIS, 1.0f, 0.5f, "0.50"},     {CMAP_MAGMA, 0.2f, 0.004f, "0.00"},
+        {CMAP_DIVERGING, 0.4f, -0.123f, "-0.12"}, {CMAP_DIVERGING, 0.4f, -0.004f, "0.00"},
+        {CMAP_DIVERGING, 5.0f, -3.24f, "-3.2"},  {CMAP_DIVERGING, 5.0f, -0.04f, "0.0"},
+        {CMAP_DIVERGING, 250.0f, -123.4f, "-123"}, {CMAP_DIVERGING, 250.0f, -0.3f, "0"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ColorScale sc = {cases[c].id, cases[c].id == CMAP_DIVERGING ? -cases[c].a : 0.0f, cases[c].a};
+        char buf[32];
+        colormap_cell_label(&sc, cases[c].v, buf, sizeof buf);
+        assert_string_equal(buf, cases[c].want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -853,6 +872,7 @@ int main(void)
         cmocka_unit_test(test_write_error),
         cmocka_unit_test(test_colormap_fast_paths),
         cmocka_unit_test(test_tick_labels),
+        cmocka_unit_test(test_cell_labels),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

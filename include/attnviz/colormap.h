@@ -60,4 +60,9 @@ Rgb colormap_scale_rgb(const ColorScale *s, float v);
 int colormap_tick_decimals(float lo, float hi, int n_steps);
 void colormap_tick_label(float lo, float hi, int k, int n_steps, char *buf, size_t n);
 
+/* A value printed in its heatmap cell: weights (sequential scales) with two
+ * decimals, scores and logits with as many as their range allows in a cell
+ * (2 below 1, 1 below 100, else 0); never "-0.00". */
+void colormap_cell_label(const ColorScale *s, float v, char *buf, size_t n);
+
 #endif

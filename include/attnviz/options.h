@@ -35,6 +35,8 @@ typedef struct Options {
     ViewKind view;
     int scale;                  /* --scale N for PNG export, default 2 */
     int query;                  /* --query I (0-based), -1 = default */
+    int matrix;                 /* --matrix: 0 weights, 1 raw scores, 2 logits
+                                   (ModelMatrix) for PNG, SVG and the window */
     const char *colormap;       /* --colormap NAME */
     int theme_dark;             /* --theme dark */
     int theme_set;

@@ -212,6 +212,8 @@ int app_init(AppState *a, Model *m, const Options *o, SentenceList *sentences)
         a->vs.cmap = (ColormapId)colormap_from_name(o->colormap);
     if (o && o->query >= 0)
         a->vs.query = o->query;
+    if (o)
+        a->vs.matrix = (ModelMatrix)o->matrix;
     if (o && o->head)
         a->vs.head = o->head;
     if (o && o->session)

@@ -30,7 +30,8 @@ static int write_json(FILE *f, void *ctx)
 static int write_svg(FILE *f, void *ctx)
 {
     ExportCtx *c = ctx;
-    SvgOptions so = {c->o->head, MODEL_WEIGHTS, CMAP_VIRIDIS, c->o->theme_dark, c->o->query};
+    SvgOptions so = {c->o->head, (ModelMatrix)c->o->matrix, CMAP_VIRIDIS, c->o->theme_dark,
+                     c->o->query};
     if (c->o->colormap && colormap_from_name(c->o->colormap) >= 0)
         so.cmap = (ColormapId)colormap_from_name(c->o->colormap);
     return svg_write_heatmap(f, c->m, &so);
@@ -52,6 +53,7 @@ static int export_png(const Model *m, const Options *o, const char *path, AttnEr
     s.query = o->query;
     s.head = o->head;
     s.dark = o->theme_dark;
+    s.matrix = (ModelMatrix)o->matrix;
     s.scale = (float)o->scale;
     if (o->colormap) {
         int c = colormap_from_name(o->colormap);

@@ -35,6 +35,7 @@ const char options_usage[] =
     "      --export FILE        write .png .svg .csv or .json (repeatable)\n"
     "      --all-lines          with -f: one export per sentence (numbered)\n"
     "      --view heatmap|lines|both  PNG content (default heatmap)\n"
+    "      --matrix weights|scores|logits  heatmap of PNG, SVG and window (default weights)\n"
     "      --scale N            PNG scale factor 1-8 (default 2)\n"
     "      --query I            selected query row (1-based)\n"
     "      --colormap NAME      viridis, cividis, magma or greys\n"
@@ -49,7 +50,7 @@ const char options_usage[] =
 enum {
     O_LINE = 256, O_SEED, O_CAUSAL, O_NOSCALE, O_POSENC, O_HEAD, O_PRINT,
     O_EXPORT, O_EXPORTDIR, O_VIEW, O_SCALE, O_QUERY, O_CMAP, O_THEME,
-    O_ALLLINES, O_SESSION, O_FRESH, O_FONT
+    O_ALLLINES, O_SESSION, O_FRESH, O_FONT, O_MATRIX
 };
 
 static const struct option longopts[] = {
@@ -70,6 +71,7 @@ static const struct option longopts[] = {
     {"export", required_argument, 0, O_EXPORT},
     {"export-dir", required_argument, 0, O_EXPORTDIR},
     {"view", required_argument, 0, O_VIEW},
+    {"matrix", required_argument, 0, O_MATRIX},
     {"scale", required_argument, 0, O_SCALE},
     {"query", required_argument, 0, O_QUERY},
     {"colormap", required_argument, 0, O_CMAP},
@@ -220,6 +222,12 @@ int options_parse(Options *o, int argc, char **argv, AttnErr *err)
             o->query = (int)v - 1;
             break;
         case O_CMAP: o->colormap = a; break;
+        case O_MATRIX:
+            if (strcmp(a, "weights") == 0) o->matrix = 0;
+            else if (strcmp(a, "scores") == 0) o->matrix = 1;
+            else if (strcmp(a, "logits") == 0) o->matrix = 2;
+            else return usage_err(err, "--matrix must be weights, scores or logits, got '%s'%s", a, "");
+            break;
         case O_THEME:
             if (strcmp(a, "light") == 0) o->theme_dark = 0;
             else if (strcmp(a, "dark") == 0) o->theme_dark = 1;

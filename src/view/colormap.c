@@ -214,3 +214,19 @@ void colormap_tick_label(float lo, float hi, int k, int n_steps, char *buf, size
         snprintf(buf, n, "0");
 }
 
+/* "0.00" or "-0.0" (all zeros after an optional sign) becomes "0", keeping
+ * the decimals: "-0.00" → "0.00". */
+static void drop_negative_zero(char *buf)
+{
+    if (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1))
+        memmove(buf, buf + 1, strlen(buf));
+}
+
+void colormap_cell_label(const ColorScale *s, float v, char *buf, size_t n)
+{
+    float a = fmaxf(fabsf(s->lo), fabsf(s->hi));
+    int d = s->id != CMAP_DIVERGING ? 2 : a >= 100.0f ? 0 : a >= 1.0f ? 1 : 2;
+    snprintf(buf, n, "%.*f", d, (double)v);
+    drop_negative_zero(buf);
+}
+

@@ -482,13 +482,12 @@ int svg_write_heatmap(FILE *f, const Model *m, const SvgOptions *o)
                 float v = M[(size_t)i * T + j];
                 Rgb tc = colormap_text_on(colormap_scale_rgb(&sc, v));
                 char num[32];
-                snprintf(num, sizeof num, "%.2f", (double)v);
+                colormap_cell_label(&sc, v, num, sizeof num);
                 fprintf(f,
                         "<text x=\"%g\" y=\"%g\" fill=\"#%02x%02x%02x\">%s"
                         "</text>\n",
                         R1(j * c + c / 2.0), R1(i * c + c / 2.0 + L.num_px * 0.36),
-                        tc.r, tc.g, tc.b,
-                        strcmp(num, "-0.00") == 0 ? "0.00" : num);
+                        tc.r, tc.g, tc.b, num);
             }
         fputs("</g>\n", f);
     }

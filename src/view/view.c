@@ -211,15 +211,6 @@ static void facts(const ViewState *s, char *buf, size_t n)
              c->causal ? "causal mask" : "no mask", (double)c->temperature);
 }
 
-static void format_value(const ViewState *s, float v, char *buf, size_t n)
-{
-    if (shown_kind(s) == MODEL_WEIGHTS)
-        snprintf(buf, n, "%.2f", (double)v);
-    else if (fabsf(v) >= 100.0f)
-        snprintf(buf, n, "%.0f", (double)v);
-    else
-        snprintf(buf, n, "%.1f", (double)v);
-}
 
 /* ---- heatmap -------------------------------------------------------------- */
 
@@ -481,7 +472,7 @@ static void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s,
                     continue;
                 float val = M[(size_t)i * T + j];
                 char buf[32];
-                format_value(s, val, buf, sizeof buf);
+                colormap_cell_label(&cs, val, buf, sizeof buf);
                 SDL_Color tc = rgb_color(colormap_text_on(colormap_scale_rgb(&cs, val)));
                 int lh = text_line_height(v->text, g->value_px);
                 text_draw(v->text, g->value_px, tc, buf,
