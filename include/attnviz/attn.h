@@ -117,6 +117,13 @@ void attn_posenc_add(float *X, int T, int d);
 /* PE value for one position and dimension. */
 float attn_posenc(int pos, int k, int d);
 
+/* The instruction set the kernels run with: "avx2" where the CPU has it,
+ * else "base" (SSE2, NEON or plain C). Both give the same floats. The
+ * environment variable ATTNVIZ_KERNELS=base forces the baseline;
+ * attn_use_kernels switches (for tests), -1 if the set cannot run here. */
+const char *attn_kernels(void);
+int attn_use_kernels(const char *name);
+
 /* Row softmax in place, numerically stable (subtract the max). Entries at
  * j >= n_valid (the causal mask) become exactly 0; n_valid = 0 gives all 0. */
 void attn_softmax_row(float *row, int n, int n_valid);

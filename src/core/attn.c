@@ -10,31 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi" /* v8f never crosses a call boundary */
-#endif
-/* Eight floats as one value: one AVX register, or two SSE registers in the
- * default x86-64 build. */
-typedef float v8f __attribute__((vector_size(32)));
-typedef int32_t v8i __attribute__((vector_size(32)));
-typedef float v8u __attribute__((vector_size(32), aligned(4), may_alias)); /* unaligned */
-/* Macros, not functions: a helper compiled for the default target would be
- * split into SSE halves before it is inlined into the AVX2 clones. */
-#define LD8(p) ((v8f) * (const v8u *)(p))
-#define ST8(p, v) (*(v8u *)(p) = (v8u)(v))
-#define SPLAT8(x) ((v8f){(x), (x), (x), (x), (x), (x), (x), (x)}) /* x: no side effects */
-
-/* The kernels are compiled for x86-64 (SSE2) and x86-64-v3 (AVX2, FMA: every
- * x86-64 CPU since about 2015); the dynamic loader picks one (GNU ifunc:
- * gcc >= 6, clang >= 14, ELF). Elsewhere only the plain build. */
-#if defined(__x86_64__) && defined(__ELF__) &&                                   \
-    ((defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 6) ||            \
-     (defined(__clang__) && __clang_major__ >= 14))
-#define ATTN_KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define ATTN_KERNEL
-#endif
-
 float attn_logit_scale(const AttnConfig *cfg, int dk)
 {
     return (cfg->scale ? 1.0f / sqrtf((float)dk) : 1.0f) / cfg->temperature;
@@ -172,63 +147,6 @@ void attn_posenc_add(float *X, int T, int d)
 
 /* ---- kernels ------------------------------------------------------------ */
 
-/* out (n×m) = A (n×k, row stride lda) · B (k×m). Four output rows × 16
- * columns are summed in registers while p runs over k (each B row is loaded
- * once for four rows); every output is still summed over p in order. */
-ATTN_KERNEL static void matmul(float *restrict out, const float *restrict A, int lda,
-                               const float *restrict B, int n, int k, int m)
-{
-    int i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const float *a[4] = {A + (size_t)i * lda, A + (size_t)(i + 1) * lda,
-                             A + (size_t)(i + 2) * lda, A + (size_t)(i + 3) * lda};
-        float *o = out + (size_t)i * m;
-        int j = 0;
-        for (; j + 16 <= m; j += 16) {
-            v8f c[4][2] = {{{0}}};
-            for (int p = 0; p < k; p++) {
-                v8f b0 = LD8(B + (size_t)p * m + j), b1 = LD8(B + (size_t)p * m + j + 8);
-#pragma GCC unroll 8
-                for (int r = 0; r < 4; r++) {
-                    v8f x = SPLAT8(a[r][p]);
-                    c[r][0] += x * b0;
-                    c[r][1] += x * b1;
-                }
-            }
-#pragma GCC unroll 8
-            for (int r = 0; r < 4; r++) {
-                ST8(o + (size_t)r * m + j, c[r][0]);
-                ST8(o + (size_t)r * m + j + 8, c[r][1]);
-            }
-        }
-        for (; j < m; j++)
-#pragma GCC unroll 8
-            for (int r = 0; r < 4; r++) {
-                float s = 0.0f;
-                for (int p = 0; p < k; p++)
-                    s += a[r][p] * B[(size_t)p * m + j];
-                o[(size_t)r * m + j] = s;
-            }
-    }
-    for (; i < n; i++) {
-        const float *a = A + (size_t)i * lda;
-        float *o = out + (size_t)i * m;
-        int j = 0;
-        for (; j + 8 <= m; j += 8) {
-            v8f c = {0};
-            for (int p = 0; p < k; p++)
-                c += SPLAT8(a[p]) * LD8(B + (size_t)p * m + j);
-            ST8(o + j, c);
-        }
-        for (; j < m; j++) {
-            float s = 0.0f;
-            for (int p = 0; p < k; p++)
-                s += a[p] * B[(size_t)p * m + j];
-            o[j] = s;
-        }
-    }
-}
-
 /* exp(x) for x <= 0 (the softmax after subtracting the row max), written so
  * the compiler can vectorise it: x = n·ln2 + r with |r| <= ln2/2, e^r by a
  * degree-6 polynomial (relative error below 2e-7), 2^n through the exponent
@@ -245,8 +163,6 @@ static inline float exp_neg(float x0)
     memcpy(&scale, &bits, sizeof scale);
     return x0 < -87.0f ? 0.0f : p * scale; /* underflow is exactly 0 */
 }
-
-ATTN_KERNEL void attn_softmax_row(float *row, int n, int n_valid);
 
 /* Rare path for rows with NaN or infinite logits (weights near 1e38):
  * +inf entries share the weight, NaN counts as -inf, and a row with nothing
@@ -274,72 +190,119 @@ static void softmax_nonfinite(float *row, int n_valid)
     attn_softmax_row(row, n_valid, n_valid);
 }
 
-ATTN_KERNEL void attn_softmax_row(float *row, int n, int n_valid)
+/* The kernels for each instruction set (attn_kernels.inc), and the set in
+ * use: AVX2 where the CPU has it (x86-64 since about 2015), else the
+ * baseline one (SSE2 on x86-64, NEON on arm64). A 32-byte vector in an SSE2
+ * build would live in memory; each set gets vectors of its own width. */
+#define RB 4 /* query rows per block: they share every key and value load */
+
+#define KN(name) name##_base
+#define KTARGET
+#define VW 4
+typedef float vf4 __attribute__((vector_size(16)));
+typedef int32_t vi4 __attribute__((vector_size(16)));
+typedef float vf4u __attribute__((vector_size(16), aligned(4), may_alias)); /* unaligned */
+#define VF vf4
+#define VI vi4
+#define VLD(p) ((vf4) * (const vf4u *)(p))
+#define VST(p, v) (*(vf4u *)(p) = (vf4u)(v))
+#define VSPLAT(x) ((vf4){(x), (x), (x), (x)})
+#include "attn_kernels.inc"
+#undef KN
+#undef KTARGET
+#undef VW
+#undef VF
+#undef VI
+#undef VLD
+#undef VST
+#undef VSPLAT
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define ATTN_HAVE_AVX2 1
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi" /* vf8 never crosses a call boundary */
+#endif
+#define KN(name) name##_avx2
+#define KTARGET __attribute__((target("avx2")))
+#define VW 8
+typedef float vf8 __attribute__((vector_size(32)));
+typedef int32_t vi8 __attribute__((vector_size(32)));
+typedef float vf8u __attribute__((vector_size(32), aligned(4), may_alias));
+#define VF vf8
+#define VI vi8
+#define VLD(p) ((vf8) * (const vf8u *)(p))
+#define VST(p, v) (*(vf8u *)(p) = (vf8u)(v))
+#define VSPLAT(x) ((vf8){(x), (x), (x), (x), (x), (x), (x), (x)})
+#include "attn_kernels.inc"
+#endif
+
+typedef struct Kernels {
+    const char *name;
+    void (*matmul)(float *restrict, const float *restrict, int, const float *restrict, int,
+                   int, int);
+    void (*softmax_row)(float *, int, int);
+    void (*scores_rows)(const float *, int, int, const float *, int, int, int, float, float *,
+                        float *, float *);
+    void (*context_rows)(const float *, int, const int *, int, const float *, int, float *);
+} Kernels;
+
+static const Kernels kernel_sets[] = {
+    {"base", matmul_base, softmax_row_base, scores_rows_base, context_rows_base},
+#ifdef ATTN_HAVE_AVX2
+    {"avx2", matmul_avx2, softmax_row_avx2, scores_rows_avx2, context_rows_avx2},
+#endif
+};
+enum { N_KERNEL_SETS = sizeof kernel_sets / sizeof kernel_sets[0] };
+
+static int kernel_ok(int k)
 {
-    if (n_valid > n)
-        n_valid = n;
-    if (n_valid <= 0) {
-        memset(row, 0, (size_t)n * sizeof(float));
-        return;
-    }
-    /* stable softmax: subtract the row max so exp never overflows; the max
-     * and a NaN count eight lanes at a time */
-    v8f mx8 = SPLAT8(-INFINITY);
-    v8i nan8 = {0};
-    int j = 0;
-    for (; j + 8 <= n_valid; j += 8) {
-        v8f x = LD8(row + j);
-        v8i gt = x > mx8;
-        mx8 = (v8f)(((v8i)x & gt) | ((v8i)mx8 & ~gt));
-        nan8 += x != x; /* -1 in each NaN lane */
-    }
-    float mx = -INFINITY;
-    int nans = 0;
-    for (int u = 0; u < 8; u++) {
-        mx = mx8[u] > mx ? mx8[u] : mx;
-        nans -= nan8[u];
-    }
-    for (; j < n_valid; j++) {
-        mx = row[j] > mx ? row[j] : mx;
-        nans += row[j] != row[j];
-    }
-    if (!isfinite(mx) || nans) {
-        softmax_nonfinite(row, n_valid);
-    } else {
-        v8f m8 = SPLAT8(mx), sum8 = {0};
-        j = 0;
-        for (; j + 8 <= n_valid; j += 8) {
-            /* exp_neg, eight lanes (see there); in line, since clang will not
-             * pass a v8f to a function in the SSE2 build */
-            v8f x0 = LD8(row + j) - m8;
-            v8i keep = x0 >= SPLAT8(-87.0f); /* -1 where x0 >= -87 */
-            v8f x = (v8f)(((v8i)x0 & keep) | ((v8i)SPLAT8(-87.0f) & ~keep));
-            v8f nn = (x * 1.44269504f + 12582912.0f) - 12582912.0f; /* round */
-            v8f r = x - nn * 0.693145751953125f - nn * 1.428606765330187e-06f;
-            v8f p = 1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 +
-                    r * (1.0f / 120 + r * (1.0f / 720))))));
-            v8i bits = (__builtin_convertvector(nn, v8i) + 127) << 23;
-            v8f e = (v8f)((v8i)(p * (v8f)bits) & keep); /* underflow: exactly 0 */
-            ST8(row + j, e);
-            sum8 += e;
+#ifdef ATTN_HAVE_AVX2
+    if (strcmp(kernel_sets[k].name, "avx2") == 0)
+        return __builtin_cpu_supports("avx2");
+#endif
+    return k >= 0 && k < N_KERNEL_SETS;
+}
+
+static const Kernels *kern;
+static pthread_once_t kern_once = PTHREAD_ONCE_INIT;
+
+/* The best set this CPU runs; ATTNVIZ_KERNELS=base forces the baseline. */
+static void kern_pick(void)
+{
+    const char *want = getenv("ATTNVIZ_KERNELS");
+    kern = &kernel_sets[0];
+    for (int k = N_KERNEL_SETS - 1; k > 0; k--)
+        if (kernel_ok(k) && (!want || strcmp(want, kernel_sets[k].name) == 0)) {
+            kern = &kernel_sets[k];
+            break;
         }
-        float sum = 0.0f;
-        for (; j < n_valid; j++) {
-            row[j] = exp_neg(row[j] - mx);
-            sum += row[j];
+}
+
+static const Kernels *kernels(void)
+{
+    pthread_once(&kern_once, kern_pick);
+    return kern;
+}
+
+const char *attn_kernels(void)
+{
+    return kernels()->name;
+}
+
+int attn_use_kernels(const char *name)
+{
+    kernels();
+    for (int k = 0; k < N_KERNEL_SETS; k++)
+        if (strcmp(kernel_sets[k].name, name) == 0 && kernel_ok(k)) {
+            kern = &kernel_sets[k];
+            return 0;
         }
-        for (int u = 0; u < 8; u++)
-            sum += sum8[u];
-        float inv = 1.0f / sum; /* sum >= 1: the max contributes exp(0) */
-        v8f inv8 = SPLAT8(inv);
-        j = 0;
-        for (; j + 8 <= n_valid; j += 8)
-            ST8(row + j, LD8(row + j) * inv8);
-        for (; j < n_valid; j++)
-            row[j] *= inv;
-    }
-    for (int j2 = n_valid; j2 < n; j2++)
-        row[j2] = 0.0f;
+    return -1;
+}
+
+void attn_softmax_row(float *row, int n, int n_valid)
+{
+    kernels()->softmax_row(row, n, n_valid);
 }
 
 /* ---- buffers ------------------------------------------------------------ */
@@ -408,109 +371,6 @@ static int reserve(AttnResult *r, int Tq, int Tk, int d, int h)
 
 /* ---- the forward pass --------------------------------------------------- */
 
-#define RB 4 /* query rows per block: they share every key and value load */
-
-/* Pass 2 for nr <= RB query rows q (nr×dk) against n keys Kt (dk rows of
- * stride ldk): scores, and logits = weights = scores·mult (the softmax
- * input), in rows of stride ldo; lg and w may be NULL. 16 keys at a time
- * with RB×16 sums in registers; each score is summed over c in order, so a
- * score is the same float whichever block or column range computes it. */
-ATTN_KERNEL static void scores_rows(const float *q, int nr, int dk, const float *Kt, int ldk,
-                                    int n, int ldo, float mult, float *sc, float *lg, float *w)
-{
-    int j0 = 0;
-    if (nr == RB) {
-        v8f m8 = SPLAT8(mult);
-        for (; j0 + 16 <= n; j0 += 16) {
-            v8f a[RB][2] = {{{0}}};
-            for (int c = 0; c < dk; c++) {
-                v8f k0 = LD8(Kt + (size_t)c * ldk + j0), k1 = LD8(Kt + (size_t)c * ldk + j0 + 8);
-#pragma GCC unroll 8
-                for (int r = 0; r < RB; r++) {
-                    v8f qc = SPLAT8(q[(size_t)r * dk + c]);
-                    a[r][0] += qc * k0;
-                    a[r][1] += qc * k1;
-                }
-            }
-#pragma GCC unroll 8
-            for (int r = 0; r < RB; r++)
-#pragma GCC unroll 2
-                for (int h = 0; h < 2; h++) {
-                    size_t o = (size_t)r * ldo + j0 + 8 * h;
-                    v8f l = a[r][h] * m8;
-                    ST8(sc + o, a[r][h]);
-                    if (lg)
-                        ST8(lg + o, l);
-                    if (w)
-                        ST8(w + o, l);
-                }
-        }
-    }
-    for (int r = 0; r < nr; r++)
-        for (int j = j0; j < n; j++) {
-            float s = 0.0f;
-            for (int c = 0; c < dk; c++)
-                s += q[(size_t)r * dk + c] * Kt[(size_t)c * ldk + j];
-            size_t o = (size_t)r * ldo + j;
-            float l = s * mult;
-            sc[o] = s;
-            if (lg)
-                lg[o] = l;
-            if (w)
-                w[o] = l;
-        }
-}
-
-/* Pass 4 for nr <= RB rows: z_r = Σ_{j < nv[r]} α_rj v_j (nv ascending: the
- * causal mask). The keys every row uses with RB×16 sums in registers, then
- * each row's own extra keys; masked keys are skipped, never multiplied by 0. */
-ATTN_KERNEL static void context_rows(const float *w, int Tk, const int *nv, int nr,
-                                     const float *V, int dk, float *z)
-{
-    int c0 = 0;
-    if (nr == RB) {
-        for (; c0 + 16 <= dk; c0 += 16) {
-            v8f a[RB][2] = {{{0}}};
-            for (int j = 0; j < nv[0]; j++) {
-                v8f v0 = LD8(V + (size_t)j * dk + c0), v1 = LD8(V + (size_t)j * dk + c0 + 8);
-#pragma GCC unroll 8
-                for (int r = 0; r < RB; r++) {
-                    v8f al = SPLAT8(w[(size_t)r * Tk + j]);
-                    a[r][0] += al * v0;
-                    a[r][1] += al * v1;
-                }
-            }
-#pragma GCC unroll 8
-            for (int r = 1; r < RB; r++)
-                for (int j = nv[0]; j < nv[r]; j++) {
-                    v8f al = SPLAT8(w[(size_t)r * Tk + j]);
-                    a[r][0] += al * LD8(V + (size_t)j * dk + c0);
-                    a[r][1] += al * LD8(V + (size_t)j * dk + c0 + 8);
-                }
-#pragma GCC unroll 8
-            for (int r = 0; r < RB; r++) {
-                ST8(z + (size_t)r * dk + c0, a[r][0]);
-                ST8(z + (size_t)r * dk + c0 + 8, a[r][1]);
-            }
-        }
-    }
-    for (int r = 0; r < nr; r++) {
-        int c = c0;
-        for (; c + 8 <= dk; c += 8) {
-            v8f a = {0};
-            for (int j = 0; j < nv[r]; j++)
-                a += SPLAT8(w[(size_t)r * Tk + j]) * LD8(V + (size_t)j * dk + c);
-            ST8(z + (size_t)r * dk + c, a);
-        }
-        for (; c < dk; c++) {
-            float s = 0.0f;
-            for (int j = 0; j < nv[r]; j++)
-                s += w[(size_t)r * Tk + j] * V[(size_t)j * dk + c];
-            z[(size_t)r * dk + c] = s;
-        }
-    }
-}
-
 /* Which input rows changed since the result's last forward: queries
  * [q_lo, q_hi), keys and values [k_lo, k_hi). Everything: {0, Tq, 0, Tk}. */
 typedef struct Change {
@@ -523,6 +383,7 @@ typedef struct Change {
  * (always, unless causal). Unchanged outputs are left as they are. */
 static void head_rows(AttnResult *r, int head, float mult, const Change *ch, int i0, int i1)
 {
+    const Kernels *K = kernels();
     int Tq = r->Tq, Tk = r->Tk, dk = r->dk;
     const float *Q = r->Q + (size_t)head * Tq * dk;
     const float *V = r->V + (size_t)head * Tk * dk;
@@ -538,14 +399,14 @@ static void head_rows(AttnResult *r, int head, float mult, const Change *ch, int
             nv[k] = r->causal && i + k + 1 < Tk ? i + k + 1 : Tk;
         if (i + nr > ch->q_lo && i < ch->q_hi) {
             /* pass 2: scores, logits = scores · s / τ */
-            scores_rows(Q + (size_t)i * dk, nr, dk, Kt, Tk, Tk, Tk, mult, r->scores + o, lg, w);
+            K->scores_rows(Q + (size_t)i * dk, nr, dk, Kt, Tk, Tk, Tk, mult, r->scores + o, lg, w);
             for (int k = 0; k < nr; k++)
                 redo[k] = 1;
             any = 1;
         } else {
             int n = ch->k_hi - ch->k_lo;
             if (n > 0)
-                scores_rows(Q + (size_t)i * dk, nr, dk, Kt + ch->k_lo, Tk, n, Tk, mult,
+                K->scores_rows(Q + (size_t)i * dk, nr, dk, Kt + ch->k_lo, Tk, n, Tk, mult,
                             r->scores + o + ch->k_lo, lg ? lg + ch->k_lo : NULL, NULL);
             for (int k = 0; k < nr; k++) {
                 redo[k] = n > 0 && ch->k_lo < nv[k];
@@ -560,9 +421,9 @@ static void head_rows(AttnResult *r, int head, float mult, const Change *ch, int
         /* pass 3: softmax over the unmasked keys */
         for (int k = 0; k < nr; k++)
             if (redo[k])
-                attn_softmax_row(w + (size_t)k * Tk, Tk, nv[k]);
+                K->softmax_row(w + (size_t)k * Tk, Tk, nv[k]);
         /* pass 4: context vectors (rows not redone come out the same) */
-        context_rows(w, Tk, nv, nr, V, dk, Z + (size_t)i * dk);
+        K->context_rows(w, Tk, nv, nr, V, dk, Z + (size_t)i * dk);
     }
 }
 
@@ -633,6 +494,7 @@ static int forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int
     r->dk = dk;
     r->causal = cfg->causal;
     float mult = attn_logit_scale(cfg, dk);
+    const Kernels *kn = kernels();
 
     /* pass 1: projections Q = Xq·Wq, K = Xkv·Wk, V = Xkv·Wv per head, of the
      * changed rows; in basic mode Q = K = V = X */
@@ -644,9 +506,9 @@ static int forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int
         float *V = r->V + (size_t)k * Tk * dk + (size_t)ch.k_lo * dk;
         const float *xq = Xq + (size_t)ch.q_lo * d, *xkv = Xkv + (size_t)ch.k_lo * d;
         if (learned) {
-            matmul(Q, xq, d, p->Wq + k * slice, nq, d, dk);
-            matmul(K, xkv, d, p->Wk + k * slice, nk, d, dk);
-            matmul(V, xkv, d, p->Wv + k * slice, nk, d, dk);
+            kn->matmul(Q, xq, d, p->Wq + k * slice, nq, d, dk);
+            kn->matmul(K, xkv, d, p->Wk + k * slice, nk, d, dk);
+            kn->matmul(V, xkv, d, p->Wv + k * slice, nk, d, dk);
         } else {
             memcpy(Q, xq, (size_t)nq * d * sizeof(float));
             memcpy(K, xkv, (size_t)nk * d * sizeof(float));
@@ -678,7 +540,7 @@ static int forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int
     float *out = r->output + (size_t)z0 * d;
     const float *cat = r->concat + (size_t)z0 * d;
     if (learned)
-        matmul(out, cat, d, p->Wo, Tq - z0, d, d);
+        kn->matmul(out, cat, d, p->Wo, Tq - z0, d, d);
     else
         memcpy(out, cat, (size_t)(Tq - z0) * d * sizeof(float));
 
