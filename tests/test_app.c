@@ -1208,6 +1208,69 @@ static void test_ui_scale(void **state)
     assert_float_equal(f->a->layout.cell, cell, 1e-4f);
 }
 
+/* An input method's composition (SDL_TEXTEDITING): drawn at the cursor but
+ * not in the sentence, the candidate window placed after it, replaced by
+ * the committed text, and dropped when the bar loses the keyboard. */
+static void test_ime_preedit(void **state)
+{
+    Fix *f = *state;
+    SDL_Event e;
+    /* without focus a composition goes nowhere */
+    memset(&e, 0, sizeof e);
+    e.type = SDL_TEXTEDITING;
+    snprintf(e.edit.text, sizeof e.edit.text, "%s", "nihao");
+    send(f, &e);
+    assert_string_equal(f->a->preedit, "");
+
+    key(f, SDLK_RETURN, 0);
+    assert_int_equal(f->a->vs.sentence_focus, 1);
+    app_draw(f->a, f->r);
+    SDL_Rect before = f->a->caret;
+    assert_true(before.w > 0 && before.h > 0);
+    SDL_Surface *snap = SDL_ConvertSurface(f->surf, f->surf->format, 0);
+    assert_non_null(snap);
+
+    /* pinyin being composed: shown after the cursor, not in the text */
+    send(f, &e);
+    assert_string_equal(f->a->preedit, "nihao");
+    assert_string_equal(f->a->text, SENTENCE);
+    assert_string_equal(f->m.text, SENTENCE);
+    SDL_Rect during = f->a->caret;
+    assert_true(during.x > before.x + 20); /* the caret (and candidates) moved on */
+    int changed = 0;
+    SDL_LockSurface(f->surf);
+    for (int y = before.y; y < before.y + before.h; y++)
+        for (int x = before.x + 2; x < during.x; x++) {
+            const uint8_t *p = (const uint8_t *)f->surf->pixels + (size_t)y * f->surf->pitch + x * 4;
+            const uint8_t *q = (const uint8_t *)snap->pixels + (size_t)y * snap->pitch + x * 4;
+            changed += memcmp(p, q, 3) != 0;
+        }
+    SDL_UnlockSurface(f->surf);
+    SDL_FreeSurface(snap);
+    assert_true(changed > 40); /* the letters and their underline */
+
+    /* the input method commits "你好": in the sentence, composition gone */
+    memset(&e, 0, sizeof e);
+    e.type = SDL_TEXTINPUT;
+    snprintf(e.text.text, sizeof e.text.text, "%s", "\xE4\xBD\xA0\xE5\xA5\xBD");
+    send(f, &e);
+    assert_string_equal(f->a->preedit, "");
+    assert_string_equal(f->a->text, SENTENCE "\xE4\xBD\xA0\xE5\xA5\xBD");
+
+    /* a composition left open when the bar loses the keyboard is dropped */
+    memset(&e, 0, sizeof e);
+    e.type = SDL_TEXTEDITING;
+    snprintf(e.edit.text, sizeof e.edit.text, "%s", "zai");
+    send(f, &e);
+    assert_string_equal(f->a->preedit, "zai");
+    key(f, SDLK_ESCAPE, 0);
+    assert_int_equal(f->a->vs.sentence_focus, 0);
+    app_draw(f->a, f->r);
+    assert_string_equal(f->a->preedit, "");
+    assert_null(f->a->vs.preedit);
+    assert_string_equal(f->a->text, SENTENCE "\xE4\xBD\xA0\xE5\xA5\xBD");
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -1215,6 +1278,7 @@ int main(void)
         T(test_init),
         T(test_sentence_bar_typing),
         T(test_click_sentence_bar),
+        T(test_ime_preedit),
         T(test_long_sentence),
         T(test_toggle_scale),
         T(test_toggle_mask),

@@ -40,6 +40,8 @@ typedef struct AppState {
     char prompt_buf[1024];
     int prompt_cursor;
 
+    char preedit[256];         /* input method's composition (SDL_TEXTEDITING) */
+    SDL_Rect caret;            /* last text cursor told to the input method */
     char status[4400];
     int status_err;
     int quit, dirty, fullscreen;

@@ -46,6 +46,8 @@ typedef struct ViewState {
     const char *sentence;  /* the text in the sentence bar */
     int sentence_focus;
     int cursor;            /* byte offset of the text cursor */
+    const char *preedit;   /* text an input method is composing, drawn
+                              underlined at the cursor, or NULL */
     const char *prompt;    /* non-NULL: the bar asks for a file name */
     const char *status;    /* message, or NULL */
     int status_error;
@@ -106,6 +108,9 @@ int view_hit_control(const ViewLayout *l, int x, int y);
 int view_hit_editor(const ViewLayout *l, int x, int y, int *row, int *col);
 /* Byte offset in the sentence nearest to x (for clicks in the bar). */
 int view_sentence_offset(View *v, const ViewState *s, const ViewLayout *l, int x);
+/* The text cursor's rectangle in the sentence bar (after any pre-edit text):
+ * where an input method shows its candidates. */
+void view_sentence_caret(View *v, const ViewState *s, const ViewLayout *l, SDL_Rect *out);
 
 /* Draw the whole window. */
 void view_draw_window(View *v, SDL_Renderer *r, const ViewState *s,

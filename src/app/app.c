@@ -1103,7 +1103,16 @@ int app_handle_event(AppState *a, const SDL_Event *e)
                 memcpy(a->edit_buf + l, e->text.text, n + 1);
             a->dirty = 1;
         } else if (a->vs.sentence_focus) {
+            a->preedit[0] = '\0'; /* the composition is committed */
             text_insert(a, e->text.text);
+        }
+        break;
+    case SDL_TEXTEDITING:
+        /* an input method composing (e.g. kana before kanji): shown at the
+         * cursor until it sends the text */
+        if (a->vs.sentence_focus && !a->editing_value) {
+            snprintf(a->preedit, sizeof a->preedit, "%s", e->edit.text);
+            a->dirty = 1;
         }
         break;
     case SDL_MOUSEBUTTONDOWN:
@@ -1160,7 +1169,19 @@ void app_draw(AppState *a, SDL_Renderer *r)
         a->vs.cursor = text_cursor;
         return;
     }
+    if (!a->vs.sentence_focus)
+        a->preedit[0] = '\0';
+    a->vs.preedit = a->preedit[0] ? a->preedit : NULL;
     view_layout(a->view, &a->vs, w, h, &a->layout);
+    if (a->vs.sentence_focus) {
+        /* the input method's candidate window goes next to the cursor */
+        SDL_Rect c;
+        view_sentence_caret(a->view, &a->vs, &a->layout, &c);
+        if (!SDL_RectEquals(&c, &a->caret)) {
+            a->caret = c;
+            SDL_SetTextInputRect(&c);
+        }
+    }
     view_draw_window(a->view, r, &a->vs, &a->layout);
     a->vs.cursor = text_cursor;
 }

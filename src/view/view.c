@@ -1015,35 +1015,79 @@ int view_sentence_offset(View *v, const ViewState *s, const ViewLayout *l, int x
 
 /* ---- window panels ------------------------------------------------------ */
 
+/* Where the bar's text goes: the visible byte range around the cursor, the
+ * IME's pre-edit text drawn at the cursor, and the scroll that keeps both
+ * in view. */
+typedef struct BarGeom {
+    int px, lh, cy, x0, tx;
+    SDL_Rect clip;
+    size_t v0, v1, cur;
+    const char *pre;          /* pre-edit text ("" when none) */
+    int cw, pw;               /* widths of the text before the cursor, of pre */
+} BarGeom;
+
+static void bar_geometry(View *v, const ViewState *s, const ViewLayout *l, BarGeom *g)
+{
+    const char *t = s->sentence ? s->sentence : "";
+    size_t len = strlen(t);
+    g->px = S(s, 20);
+    g->lh = text_line_height(v->text, g->px);
+    g->cy = l->sentence.y + (l->sentence.h - g->lh) / 2;
+    g->x0 = sentence_text_x(s, l, v);
+    g->clip = (SDL_Rect){g->x0, l->sentence.y, sentence_clip_w(v, s, l, g->x0), l->sentence.h};
+    bar_range(t, s->cursor, &g->v0, &g->v1);
+    g->cur = s->cursor > 0 ? (size_t)s->cursor : 0;
+    g->cur = g->cur > len ? len : g->cur;
+    g->cur = g->cur < g->v0 ? g->v0 : g->cur > g->v1 ? g->v1 : g->cur;
+    g->pre = s->sentence_focus && s->preedit ? s->preedit : "";
+    g->pw = 0;
+    if (*g->pre)
+        text_size(v->text, g->px, g->pre, &g->pw, NULL);
+    g->cw = span_width(v, g->px, t, g->v0, g->cur);
+    /* scrolled to the cursor while typing; from the start otherwise */
+    int end = g->cw + g->pw, room = g->clip.w - S(s, 20);
+    g->tx = g->x0 - (s->sentence_focus && end > room ? end - room : 0);
+}
+
+void view_sentence_caret(View *v, const ViewState *s, const ViewLayout *l, SDL_Rect *out)
+{
+    BarGeom g;
+    bar_geometry(v, s, l, &g);
+    *out = (SDL_Rect){g.tx + g.cw + g.pw, g.cy, S(s, 2) > 1 ? S(s, 2) : 1, g.lh};
+}
+
 static void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
     const Theme *th = theme(s);
     fill(r, l->sentence, th->panel);
     if (s->sentence_focus)
         outline(r, l->sentence, th->accent, S(s, 2) > 0 ? S(s, 2) : 1);
-    int px = S(s, 20), lh = text_line_height(v->text, px);
-    int cy = l->sentence.y + (l->sentence.h - lh) / 2;
     int sp = S(s, 13), slh = text_line_height(v->text, sp);
     text_draw(v->text, sp, th->dim, s->prompt ? s->prompt : "Sentence",
               l->sentence.x + S(s, 14), l->sentence.y + (l->sentence.h - slh) / 2, 0, 0);
-    int x0 = sentence_text_x(s, l, v);
     const char *t = s->sentence ? s->sentence : "";
-    SDL_Rect clip = {x0, l->sentence.y, sentence_clip_w(v, s, l, x0), l->sentence.h};
+    BarGeom g;
+    bar_geometry(v, s, l, &g);
+    SDL_Rect clip = g.clip;
     SDL_RenderSetClipRect(r, &clip);
-    size_t v0, v1, len = strlen(t);
-    bar_range(t, s->cursor, &v0, &v1);
-    size_t cur = s->cursor > 0 ? (size_t)s->cursor : 0;
-    cur = cur > len ? len : cur;
-    /* keep the cursor visible when the text is longer than the bar */
-    int cw = span_width(v, px, t, v0, cur);
-    /* scrolled to the cursor while typing; from the start otherwise */
-    int shift = s->sentence_focus && cw > clip.w - S(s, 20) ? cw - clip.w + S(s, 20) : 0;
-    int tx = x0 - shift;
-    if (*t) {
-        char buf[BAR_WINDOW + 8];
-        memcpy(buf, t + v0, v1 - v0);
-        buf[v1 - v0] = '\0';
+    int px = g.px, lh = g.lh, cy = g.cy, tx = g.tx, cw = g.cw;
+    size_t v0 = g.v0, v1 = g.v1, cur = g.cur;
+    if (*t || *g.pre) {
+        /* the text with the pre-edit text at the cursor, underlined */
+        char buf[BAR_WINDOW + 8 + 256];
+        size_t n = 0, np = strlen(g.pre) < 255 ? strlen(g.pre) : 255;
+        memcpy(buf, t + v0, cur - v0);
+        n += cur - v0;
+        memcpy(buf + n, g.pre, np);
+        n += np;
+        memcpy(buf + n, t + cur, v1 - cur);
+        n += v1 - cur;
+        buf[n] = '\0';
         text_draw(v->text, px, th->text, buf, tx, cy, 0, 0);
+        if (g.pw) {
+            SDL_Rect u = {tx + cw, cy + lh - S(s, 2), g.pw, S(s, 2) > 1 ? S(s, 2) : 1};
+            fill(r, u, th->accent);
+        }
     } else if (!s->sentence_focus) {
         text_draw(v->text, px, th->dim, "type a sentence (click here or press /)", tx, cy, 0, 0);
     }
@@ -1054,7 +1098,8 @@ static void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, cons
             size_t a0 = tl->src_start[i], a1 = a0 + tl->src_len[i];
             if (!s->m->oov[i] || a0 < v0 || a1 > v1)
                 continue;
-            int a = span_width(v, px, t, v0, a0), b = span_width(v, px, t, v0, a1);
+            int a = span_width(v, px, t, v0, a0) + (a0 >= cur ? g.pw : 0),
+                b = span_width(v, px, t, v0, a1) + (a1 > cur ? g.pw : 0);
             set_color(r, th->error);
             int uy = cy + lh - S(s, 2), dot_w = S(s, 2) > 1 ? S(s, 2) : 1;
             for (int x = tx + a; x < tx + b; x += S(s, 4) > 2 ? S(s, 4) : 3) {
@@ -1064,7 +1109,7 @@ static void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, cons
         }
     }
     if (s->sentence_focus) {
-        SDL_Rect caret = {tx + cw, cy, S(s, 2) > 1 ? S(s, 2) : 1, lh};
+        SDL_Rect caret = {tx + cw + g.pw, cy, S(s, 2) > 1 ? S(s, 2) : 1, lh};
         fill(r, caret, th->accent);
     }
     SDL_RenderSetClipRect(r, NULL);
