@@ -165,7 +165,8 @@ int main(int argc, char **argv)
         goto done;
     SessionView sv;
     if (o.session) {
-        if (session_load(&m, &sv, o.session, &err) < 0)
+        if (session_load(&m, &sv, o.session, &err) < 0 ||
+            app_cli_overrides(&m, &sv, &o, &err) < 0)
             goto done;
         if (o.query < 0 && sv.query >= 0 && sv.query < m.T)
             o.query = sv.query;

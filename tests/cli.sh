@@ -435,6 +435,39 @@ if ! cmp -s "$TMP/m-scores.png" "$TMP/m-weights.png"; then ok "--matrix scores d
 else bad "--matrix scores PNG equals the weights PNG"; fi
 expect_error "--matrix with a bad name -> 2" 2 "--matrix" --matrix probs --print csv "$M3"
 
+# ---- flags given with --session win over the session's settings -----------------------
+"$BIN" --print json -H 2 --seed 7 "the bank of the river" >"$TMP/s.json" 2>/dev/null
+"$PY" - "$TMP/s.json" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["session"] = {"version": 1, "sentence": "the bank of the river",
+                  "settings": {"mode": "learned", "heads": 2, "scale": True, "causal": False,
+                               "posenc": False, "temperature": 1.0},
+                  "view": {"query": 1, "key": -1, "head": 0, "matrix": 0, "colormap": 0,
+                           "all_lines": False, "ui_scale": 1.0, "sentence_index": 0, "edit_target": 0},
+                  "embeddings": {}}
+json.dump(doc, open(sys.argv[1], "w"))
+EOF
+run --session "$TMP/s.json" --print json
+cp "$TMP/out" "$TMP/s-plain.json"
+run --session "$TMP/s.json" --causal -t 2 --print json
+if [ "$rc" -eq 0 ] && "$PY" - "$TMP/s-plain.json" "$TMP/out" <<'EOF'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert a["config"]["causal"] is False and b["config"]["causal"] is True, "causal"
+assert abs(b["config"]["temperature"] - 2.0) < 1e-6, "temperature"
+assert a["config"]["heads"] == b["config"]["heads"] == 2, "heads"
+assert a["heads"][0]["Wq"] == b["heads"][0]["Wq"], "the session's weights stay"
+w = b["heads"][0]["weights"]
+assert w[0][1] == 0 and w[0][2] == 0, "masked"
+EOF
+then ok "--session with --causal -t 2: the flags win, the session's weights stay"
+else bad "--session: command-line flags did not override the session ($(head -c 200 "$TMP/err"))"; fi
+run --session "$TMP/s.json" -H 4 --print json
+if [ "$rc" -eq 0 ] && "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["config"]["heads"] == 4 and len(d["heads"]) == 4' "$TMP/out"
+then ok "--session with -H 4: four heads"; else bad "--session -H 4: exit $rc"; fi
+expect_error "--session with -H 5 (d = 16) -> 1" 1 "--heads 5" --session "$TMP/s.json" -H 5 --print json
+
 # ---- help and version ---------------------------------------------------------------
 run -h
 if [ "$rc" -eq 0 ] && grep -q "^usage: attnviz" "$TMP/out"; then ok "-h -> 0 with the usage"; else bad "-h: exit $rc"; fi

@@ -16,6 +16,12 @@
 int app_run(Model *m, const Options *o, SentenceList *sentences,
             const SessionView *sv, AttnErr *err);
 
+/* After a session or the autosave was loaded into m and sv: the settings
+ * given on the command line win over the file's (mode, heads, mask,
+ * scaling, posenc, τ, --seed, --weights; colour map, matrix, head, query).
+ * Returns 0, or an error (bad --weights file, heads not dividing d). */
+int app_cli_overrides(Model *m, SessionView *sv, const Options *o, AttnErr *err);
+
 /* Write one export; the format follows the extension (.png .svg .csv .json).
  * Atomic: a failure leaves nothing behind. */
 int export_file(const Model *m, const Options *o, const char *path, AttnErr *err);

@@ -28,6 +28,7 @@ typedef struct Options {
     int n_exports;
     AttnConfig cfg;
     int heads_set, mode_set, scale_set, causal_set, posenc_set, temp_set;
+    int head_set, matrix_set;   /* --head, --matrix given */
     int has_seed;
     uint64_t seed;
     int head;                   /* --head: 0-based, or -1 = avg */

@@ -624,6 +624,44 @@ static void session_view_of(const AppState *a, SessionView *sv)
     sv->edit_target = (int)a->vs.edit_target;
 }
 
+int app_cli_overrides(Model *m, SessionView *sv, const Options *o, AttnErr *err)
+{
+    if (o->mode_set)
+        m->cfg.mode = o->cfg.mode;
+    if (o->causal_set)
+        m->cfg.causal = o->cfg.causal;
+    if (o->scale_set)
+        m->cfg.scale = o->cfg.scale;
+    if (o->posenc_set)
+        m->cfg.posenc = o->cfg.posenc;
+    if (o->temp_set)
+        m->cfg.temperature = o->cfg.temperature;
+    if (o->heads_set && o->cfg.heads != m->cfg.heads) {
+        if (m->d % o->cfg.heads != 0)
+            return attn_err_set(err, ATTN_E_HEADS, NULL, 0,
+                                "--heads %d does not divide d = %d (the embedding size)",
+                                o->cfg.heads, m->d);
+        int rc = model_set_heads(m, o->cfg.heads);
+        if (rc < 0)
+            return attn_err_set(err, -rc, NULL, 0, "cannot change to %d heads", o->cfg.heads);
+    }
+    if (o->has_seed)
+        model_set_seed(m, o->seed);
+    if (o->weights && weights_load(m, o->weights, err) < 0)
+        return -err->code;
+    if (sv) {
+        if (o->colormap && colormap_from_name(o->colormap) >= 0)
+            sv->cmap = colormap_from_name(o->colormap);
+        if (o->matrix_set)
+            sv->matrix = o->matrix;
+        if (o->head_set)
+            sv->head = o->head;
+        if (o->query >= 0)
+            sv->query = o->query;
+    }
+    return 0;
+}
+
 void app_apply_session_view(AppState *a, const SessionView *sv)
 {
     int T = a->m->T;

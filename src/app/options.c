@@ -186,6 +186,7 @@ int options_parse(Options *o, int argc, char **argv, AttnErr *err)
             break;
         }
         case O_HEAD:
+            o->head_set = 1;
             if (strcmp(a, "avg") == 0) {
                 o->head = -1;
             } else {
@@ -223,6 +224,7 @@ int options_parse(Options *o, int argc, char **argv, AttnErr *err)
             break;
         case O_CMAP: o->colormap = a; break;
         case O_MATRIX:
+            o->matrix_set = 1;
             if (strcmp(a, "weights") == 0) o->matrix = 0;
             else if (strcmp(a, "scores") == 0) o->matrix = 1;
             else if (strcmp(a, "logits") == 0) o->matrix = 2;

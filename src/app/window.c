@@ -138,6 +138,8 @@ static void autosave_setup(AppState *a, const Options *o, const SessionView *sv)
         app_status(a, 1, "autosave %s not restored (damaged?); starting fresh", a->autosave_path);
         return;
     }
+    if (app_cli_overrides(a->m, &asv, o, &err) < 0) /* flags given now win */
+        app_status(a, 1, "%s", err.msg);
     app_set_sentence(a, a->m->text ? a->m->text : "");
     app_apply_session_view(a, &asv);
     a->unsaved = 0;
