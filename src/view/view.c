@@ -486,6 +486,10 @@ static void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s,
     int every = (int)ceilf((lh * 0.9f) / g->cell);
     if (every < 1)
         every = 1;
+    /* labels at -45° stand cell·every·sin 45° apart, not cell·every */
+    int every_c = g->rotate ? (int)ceilf((lh * 0.9f) / (g->cell * 0.7071f)) : every;
+    if (every_c < 1)
+        every_c = 1;
     /* thinned labels give way to the selected row's and column's */
     for (int i = g->row0; i < g->row0 + g->rows; i++) {
         if (i != s->query && ((i % every) || (s->query >= 0 && abs(i - s->query) < every)))
@@ -495,7 +499,7 @@ static void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s,
                   cell_y(g, i) + (int)(g->cell / 2) - lh / 2, 2, 0);
     }
     for (int j = g->col0; j < g->col0 + g->cols; j++) {
-        if (j != s->key && ((j % every) || (s->key >= 0 && abs(j - s->key) < every)))
+        if (j != s->key && ((j % every_c) || (s->key >= 0 && abs(j - s->key) < every_c)))
             continue;
         SDL_Color c = j == s->key ? th->accent : th->text;
         const char *t = tok_text(&s->m->toks, j);
