@@ -53,6 +53,7 @@ static const Target targets[] = {
     {"sentences", fuzz_check_sentences},
     {"weights", fuzz_check_weights},
     {"options", fuzz_check_options},
+    {"forward", fuzz_check_forward},
     {"embed", check_embed},
 };
 #define N_TARGETS ((int)(sizeof targets / sizeof targets[0]))

@@ -94,7 +94,8 @@ int attn_forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv,
  * these. Recomputes only what depends on the changed rows (their
  * projections, their scores, the softmax of rows that see a changed key,
  * the context vectors and output rows that changed) and gives the same
- * floats as attn_forward, bit for bit. Falls back to the whole pass when
+ * floats as attn_forward, bit for bit (a NaN score, from infinite inputs,
+ * may differ in its sign bit). Falls back to the whole pass when
  * the shapes, the mask or skip_logits differ from the last forward. */
 int attn_forward_update(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int Tk,
                         int d, const AttnParams *p, const AttnConfig *cfg, int q_lo,

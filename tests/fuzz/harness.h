@@ -518,4 +518,157 @@ static inline const char *fuzz_check_options(const uint8_t *data, size_t size)
     return bad;
 }
 
+/* ---- forward: the partial update and the kernel sets against a whole forward ---- */
+
+#define FUZZ_FORWARD_MAX (1u << 14)
+
+/* A byte cursor that wraps around (short inputs still fill every value). */
+typedef struct FuzzBytes {
+    const uint8_t *p;
+    size_t n, at;
+} FuzzBytes;
+
+static inline uint8_t fuzz_byte(FuzzBytes *b)
+{
+    return b->n ? b->p[b->at++ % b->n] : 0;
+}
+
+/* A float from one byte: mostly small values, sometimes 0, huge, inf or NaN. */
+static inline float fuzz_float(FuzzBytes *b)
+{
+    uint8_t v = fuzz_byte(b);
+    switch (v) {
+    case 0xFF: return NAN;
+    case 0xFE: return INFINITY;
+    case 0xFD: return -INFINITY;
+    case 0xFC: return 1e30f;
+    case 0xFB: return -1e30f;
+    case 0xFA: return 0.0f;
+    default: return ((float)v - 125.0f) / 32.0f;
+    }
+}
+
+/* The same floats bit for bit, except that any two NaNs count as equal: the
+ * sign of a NaN made from two NaNs depends on which operand the compiler put
+ * first, which differs between the vector and the scalar tail of a kernel. */
+static inline const char *fuzz_same(const float *a, const float *b, size_t n)
+{
+    if ((a == NULL) != (b == NULL))
+        return "one result kept an array the other did not";
+    for (size_t e = 0; a && e < n; e++)
+        if (memcmp(&a[e], &b[e], sizeof(float)) != 0 && !(isnan(a[e]) && isnan(b[e])))
+            return "different floats";
+    return NULL;
+}
+
+static inline const char *fuzz_same_result(const AttnResult *a, const AttnResult *b)
+{
+    if (a->Tq != b->Tq || a->Tk != b->Tk || a->h != b->h || a->d != b->d)
+        return "shapes differ";
+    size_t hqk = (size_t)a->h * a->Tq * a->Tk, q = (size_t)a->Tq * a->d, k = (size_t)a->Tk * a->d;
+    const char *bad = NULL;
+    if (!bad) bad = fuzz_same(a->Q, b->Q, q);
+    if (!bad) bad = fuzz_same(a->K, b->K, k);
+    if (!bad) bad = fuzz_same(a->V, b->V, k);
+    if (!bad) bad = fuzz_same(a->scores, b->scores, hqk);
+    if (!bad) bad = fuzz_same(a->logits, b->logits, hqk);
+    if (!bad) bad = fuzz_same(a->weights, b->weights, hqk);
+    if (!bad) bad = fuzz_same(a->avg, b->avg, (size_t)a->Tq * a->Tk);
+    if (!bad) bad = fuzz_same(a->Z, b->Z, q);
+    if (!bad) bad = fuzz_same(a->output, b->output, q);
+    return bad;
+}
+
+/* Shapes, settings, weights and inputs from the bytes; then up to eight
+ * changes of some query/key rows, each followed by attn_forward_update on
+ * one result and a whole attn_forward on another: the two must hold the same
+ * floats, weights must stay in [0, 1] without NaN, and the baseline kernels
+ * must agree with the fastest set. */
+static inline const char *fuzz_check_forward(const uint8_t *data, size_t size)
+{
+    static const int dims[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
+    if (size > FUZZ_FORWARD_MAX || size < 5)
+        return NULL;
+    FuzzBytes b = {data, size, 0};
+    int d = dims[fuzz_byte(&b) % 10];
+    int divs[32], nd = 0;
+    for (int h = 1; h <= d; h++)
+        if (d % h == 0)
+            divs[nd++] = h;
+    int h = divs[fuzz_byte(&b) % nd];
+    int Tq = 1 + fuzz_byte(&b) % 40;
+    uint8_t t = fuzz_byte(&b);
+    int self = t & 0x80, Tk = self ? Tq : 1 + t % 40;
+    uint8_t fl = fuzz_byte(&b);
+    AttnConfig cfg = attn_config_default();
+    cfg.causal = fl & 1;
+    cfg.scale = (fl >> 1) & 1;
+    cfg.mode = fl & 4 ? ATTN_MODE_BASIC : ATTN_MODE_LEARNED;
+    static const float taus[] = {1.0f, 0.5f, 2.0f, 1e-3f};
+    cfg.temperature = taus[(fl >> 4) & 3];
+    AttnParams p;
+    if (attn_params_create(&p, d, h) < 0)
+        return NULL;
+    size_t dd = (size_t)d * d;
+    for (size_t e = 0; e < dd; e++) {
+        p.Wq[e] = fuzz_float(&b);
+        p.Wk[e] = fuzz_float(&b);
+        p.Wv[e] = fuzz_float(&b);
+        p.Wo[e] = fuzz_float(&b);
+    }
+    float *Xq = malloc((size_t)Tq * d * sizeof(float));
+    float *Xk = self ? Xq : malloc((size_t)Tk * d * sizeof(float));
+    AttnResult inc, full, base;
+    attn_result_init(&inc);
+    attn_result_init(&full);
+    attn_result_init(&base);
+    inc.skip_logits = full.skip_logits = base.skip_logits = (fl >> 3) & 1;
+    const char *bad = NULL;
+    const char *fast = attn_kernels();
+    if (!Xq || !Xk)
+        goto out;
+    for (size_t e = 0; e < (size_t)Tq * d; e++)
+        Xq[e] = fuzz_float(&b);
+    for (size_t e = 0; !self && e < (size_t)Tk * d; e++)
+        Xk[e] = fuzz_float(&b);
+    if (attn_forward(&inc, Xq, Tq, Xk, Tk, d, &p, &cfg) != 0)
+        goto out; /* out of memory only */
+    int steps = b.n > b.at ? 1 + (int)((b.n - b.at) % 8) : 1;
+    for (int s = 0; s < steps && !bad; s++) {
+        int ql = fuzz_byte(&b) % (Tq + 1), qh = ql + fuzz_byte(&b) % (Tq - ql + 1);
+        int kl = self ? ql : fuzz_byte(&b) % (Tk + 1);
+        int kh = self ? qh : kl + fuzz_byte(&b) % (Tk - kl + 1);
+        for (int i = ql; i < qh; i++)
+            for (int c = 0; c < d; c++)
+                Xq[(size_t)i * d + c] = fuzz_float(&b);
+        for (int i = kl; !self && i < kh; i++)
+            for (int c = 0; c < d; c++)
+                Xk[(size_t)i * d + c] = fuzz_float(&b);
+        if (attn_forward_update(&inc, Xq, Tq, Xk, Tk, d, &p, &cfg, ql, qh, kl, kh) != 0 ||
+            attn_forward(&full, Xq, Tq, Xk, Tk, d, &p, &cfg) != 0)
+            goto out;
+        bad = fuzz_same_result(&inc, &full);
+        if (bad)
+            bad = "attn_forward_update differs from attn_forward";
+        for (size_t e = 0; !bad && e < (size_t)full.h * Tq * Tk; e++)
+            if (!(full.weights[e] >= 0.0f && full.weights[e] <= 1.0f + 1e-5f))
+                bad = "attention weight NaN or outside [0, 1]";
+    }
+    if (!bad && strcmp(fast, "base") != 0 && attn_use_kernels("base") == 0) {
+        if (attn_forward(&base, Xq, Tq, Xk, Tk, d, &p, &cfg) == 0 &&
+            fuzz_same_result(&base, &full))
+            bad = "the baseline kernels differ from the fast ones";
+        attn_use_kernels(fast);
+    }
+out:
+    attn_result_destroy(&inc);
+    attn_result_destroy(&full);
+    attn_result_destroy(&base);
+    if (!self)
+        free(Xk);
+    free(Xq);
+    attn_params_destroy(&p);
+    return bad;
+}
+
 #endif
