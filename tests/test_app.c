@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "attnviz/app_state.h"
 #include "attnviz/attn.h"
@@ -1271,6 +1272,34 @@ static void test_ime_preedit(void **state)
     assert_string_equal(f->a->text, SENTENCE "\xE4\xBD\xA0\xE5\xA5\xBD");
 }
 
+/* D: light theme for a bright room and back; the background follows, the
+ * status bar says so, and a session keeps the choice. */
+static void test_theme_toggle(void **state)
+{
+    Fix *f = *state;
+    assert_int_equal(f->a->vs.dark, 1);
+    SDL_LockSurface(f->surf);
+    uint32_t dark_bg = *(const uint32_t *)f->surf->pixels & 0xFFFFFF;
+    SDL_UnlockSurface(f->surf);
+    key(f, SDLK_d, 0);
+    assert_int_equal(f->a->vs.dark, 0);
+    assert_non_null(strstr(f->a->status, "light theme"));
+    SDL_LockSurface(f->surf);
+    uint32_t light_bg = *(const uint32_t *)f->surf->pixels & 0xFFFFFF;
+    SDL_UnlockSurface(f->surf);
+    assert_true(light_bg != dark_bg);
+    assert_true((light_bg & 0xFF) > 200 && (dark_bg & 0xFF) < 60); /* blue channel */
+    mkdir("build", 0755);
+    mkdir("build/test-out", 0755);
+    const char *path = "build/test-out/theme-session.json";
+    assert_int_equal(app_save_session(f->a, path), 0);
+    key(f, SDLK_d, 0);
+    assert_int_equal(f->a->vs.dark, 1);
+    assert_int_equal(app_open_path(f->a, path), 0);
+    assert_int_equal(f->a->vs.dark, 0);
+    remove(path);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -1279,6 +1308,7 @@ int main(void)
         T(test_sentence_bar_typing),
         T(test_click_sentence_bar),
         T(test_ime_preedit),
+        T(test_theme_toggle),
         T(test_long_sentence),
         T(test_toggle_scale),
         T(test_toggle_mask),

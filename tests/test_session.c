@@ -261,6 +261,7 @@ static void view_rich(SessionView *sv)
     sv->matrix = 1;
     sv->cmap = 2;
     sv->all_lines = 1;
+    sv->dark = 0;
     sv->ui_scale = 1.3f;
     sv->sentence_index = 2;
     sv->edit_target = 4;
@@ -326,6 +327,7 @@ static void test_round_trip(void **state)
     assert_int_equal(got.matrix, 1);
     assert_int_equal(got.cmap, 2);
     assert_int_equal(got.all_lines, 1);
+    assert_int_equal(got.dark, 0);
     assert_memory_equal(&got.ui_scale, &sv.ui_scale, sizeof(float));
     assert_int_equal(got.sentence_index, 2);
     assert_int_equal(got.edit_target, 4);

@@ -14,6 +14,7 @@ typedef struct SessionView {
     int matrix;             /* ModelMatrix */
     int cmap;               /* ColormapId */
     int all_lines;
+    int dark;               /* window theme: 1 dark, 0 light */
     float ui_scale;
     int sentence_index;
     int edit_target;

@@ -206,7 +206,7 @@ int app_init(AppState *a, Model *m, const Options *o, SentenceList *sentences)
     a->export_dir = o && o->export_dir ? o->export_dir : ".";
     a->last_click_row = a->last_click_col = -1;
     view_state_init(&a->vs, m);
-    a->vs.dark = 1;
+    a->vs.dark = o && o->theme_set ? o->theme_dark : 1;
     a->vs.scale = 1.0f;
     if (o && o->colormap && colormap_from_name(o->colormap) >= 0)
         a->vs.cmap = (ColormapId)colormap_from_name(o->colormap);
@@ -619,6 +619,7 @@ static void session_view_of(const AppState *a, SessionView *sv)
     sv->matrix = (int)a->vs.matrix;
     sv->cmap = (int)a->vs.cmap;
     sv->all_lines = a->vs.all_lines;
+    sv->dark = a->vs.dark;
     sv->ui_scale = a->ui_scale;
     sv->sentence_index = a->sentence_idx;
     sv->edit_target = (int)a->vs.edit_target;
@@ -656,6 +657,8 @@ int app_cli_overrides(Model *m, SessionView *sv, const Options *o, AttnErr *err)
             sv->matrix = o->matrix;
         if (o->head_set)
             sv->head = o->head;
+        if (o->theme_set)
+            sv->dark = o->theme_dark;
         if (o->query >= 0)
             sv->query = o->query;
     }
@@ -671,6 +674,7 @@ void app_apply_session_view(AppState *a, const SessionView *sv)
     a->vs.matrix = (ModelMatrix)sv->matrix;
     a->vs.cmap = (ColormapId)sv->cmap;
     a->vs.all_lines = sv->all_lines;
+    a->vs.dark = sv->dark;
     a->ui_scale = sv->ui_scale;
     a->vs.edit_target = (EditTarget)sv->edit_target;
     if (a->sentences && sv->sentence_index < a->sentences->n)
@@ -930,6 +934,11 @@ static void key_down(AppState *a, const SDL_KeyboardEvent *ke)
     case SDLK_t: set_temperature(a, shift ? a->m->cfg.temperature / 1.25f : a->m->cfg.temperature * 1.25f); return;
     case SDLK_r: a->vs.matrix = (ModelMatrix)((a->vs.matrix + (shift ? 2 : 1)) % 3); a->dirty = 1; return;
     case SDLK_c: a->vs.cmap = (ColormapId)((a->vs.cmap + 1) % CMAP_SEQUENTIAL_COUNT); a->dirty = 1; return;
+    case SDLK_d:
+        a->vs.dark = !a->vs.dark;
+        app_status(a, 0, "%s (D switches back)", a->vs.dark ? "dark theme" : "light theme, for a bright room");
+        a->dirty = 1;
+        return;
     case SDLK_a: control(a, CTL_ALL); return;
     case SDLK_PAGEUP: sentence_step(a, -1); return;
     case SDLK_PAGEDOWN: sentence_step(a, 1); return;

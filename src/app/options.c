@@ -39,7 +39,7 @@ const char options_usage[] =
     "      --scale N            PNG scale factor 1-8 (default 2)\n"
     "      --query I            selected query row (1-based)\n"
     "      --colormap NAME      viridis, cividis, magma or greys\n"
-    "      --theme light|dark   export theme (default light)\n"
+    "      --theme light|dark   exports (default light) and the window (default dark)\n"
     "Window:\n"
     "      --export-dir DIR     where Ctrl+E writes (default: current folder)\n"
     "      --font FILE          TrueType font (default: DejaVu Sans via fontconfig)\n"

@@ -13,6 +13,7 @@ void session_view_default(SessionView *sv)
     memset(sv, 0, sizeof *sv);
     sv->query = 1;
     sv->key = -1;
+    sv->dark = 1;
     sv->ui_scale = 1.0f;
 }
 
@@ -96,6 +97,7 @@ int session_save(const char *path, const Model *m, const SessionView *sv, AttnEr
     cJSON_AddNumberToObject(view, "matrix", sv->matrix);
     cJSON_AddNumberToObject(view, "colormap", sv->cmap);
     cJSON_AddBoolToObject(view, "all_lines", sv->all_lines);
+    cJSON_AddBoolToObject(view, "dark", sv->dark);
     cJSON_AddNumberToObject(view, "ui_scale", sv->ui_scale);
     cJSON_AddNumberToObject(view, "sentence_index", sv->sentence_index);
     cJSON_AddNumberToObject(view, "edit_target", sv->edit_target);
@@ -208,7 +210,8 @@ int session_parse(Model *m, SessionView *sv, const char *data, size_t len,
             (rc = get_int(vw, "colormap", 0, 3, &v.cmap, name, err)) < 0 ||
             (rc = get_int(vw, "sentence_index", 0, 1 << 24, &v.sentence_index, name, err)) < 0 ||
             (rc = get_int(vw, "edit_target", 0, 4, &v.edit_target, name, err)) < 0 ||
-            (rc = get_bool(vw, "all_lines", &v.all_lines, name, err)) < 0)
+            (rc = get_bool(vw, "all_lines", &v.all_lines, name, err)) < 0 ||
+            (rc = get_bool(vw, "dark", &v.dark, name, err)) < 0)
             goto cleanup;
         const cJSON *us = cJSON_GetObjectItemCaseSensitive(vw, "ui_scale");
         if (cJSON_IsNumber(us) && us->valuedouble >= 0.5 && us->valuedouble <= 3.0)

@@ -1572,7 +1572,7 @@ static void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
         {"[ and ]", "fewer / more heads"},
         {"T / Shift+T", "temperature \xCF\x84 up / down"},
         {"R", "weights / raw scores / logits"},
-        {"C", "next colour map"},
+        {"C / D", "next colour map / light or dark theme"},
         {"A", "all queries' lines"},
         {"PageUp/PageDown", "previous / next sentence"},
         {"1-5, arrows, +/-", "weight editor: matrix, cell, nudge"},
