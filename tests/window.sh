@@ -275,6 +275,21 @@ if start_app "$tmp/home"; then
 else
   fail "the window appears for the restore"
 fi
+# flags given now win over the restored autosave's settings (and it keeps the rest)
+if start_app "$tmp/home" --causal --theme light; then
+  wait_for 5 title_is "attnviz — the bank of the river"
+  check "the autosave's sentence is restored with --causal (title '$(title)')" \
+    [ "$(title)" = "attnviz — the bank of the river" ]
+  light_frame() { shot "$tmp/light.png" && [ "$(pixel "$tmp/light.png" 2 2)" = "255 255 255" ]; }
+  wait_for 5 light_frame
+  check "--theme light gives the window a light background (pixel $(pixel "$tmp/light.png" 2 2))" \
+    [ "$(pixel "$tmp/light.png" 2 2)" = "255 255 255" ]
+  quit_app
+  f=$(find "$tmp/home" -name 'autosave*.json' | head -1)
+  check "--causal over the autosave: it now says causal true" grep -q '"causal": *true' "$f"
+else
+  fail "the window appears with --causal over the autosave"
+fi
 if start_app "$tmp/home" --fresh; then
   wait_for 5 title_is "attnviz — the train left the station on time"
   check "--fresh starts on the default sentence (title '$(title)')" \
