@@ -38,6 +38,9 @@ struct View {
     uint32_t heat_lut[COLORMAP_STEPS + 1]; /* the colour map as texels */
     int heat_lut_id;           /* which map heat_lut holds, or -1 */
     SDL_Texture *bar[CMAP_DIVERGING + 1]; /* colour bar gradients */
+    SDL_Texture *edit_tex;     /* the weight editor's cells, when they are tiny */
+    int edit_tw, edit_th;
+    unsigned long edit_key[5]; /* what edit_tex shows */
 };
 
 /* Heatmap geometry shared by the window and the export. */
@@ -129,6 +132,8 @@ void view_destroy(View *v)
         return;
     if (v->heat)
         SDL_DestroyTexture(v->heat);
+    if (v->edit_tex)
+        SDL_DestroyTexture(v->edit_tex);
     for (int i = 0; i <= CMAP_DIVERGING; i++)
         if (v->bar[i])
             SDL_DestroyTexture(v->bar[i]);
@@ -142,6 +147,10 @@ void view_set_renderer(View *v, SDL_Renderer *r)
         SDL_DestroyTexture(v->heat);
     v->heat = NULL;
     v->heat_w = v->heat_h = 0;
+    if (v->edit_tex)
+        SDL_DestroyTexture(v->edit_tex);
+    v->edit_tex = NULL;
+    v->edit_tw = v->edit_th = 0;
     for (int i = 0; i <= CMAP_DIVERGING; i++) {
         if (v->bar[i])
             SDL_DestroyTexture(v->bar[i]);
@@ -1186,6 +1195,84 @@ static float edit_value(const ViewState *s, int row, int col)
     return W[(size_t)row * cols + col];
 }
 
+/* Tiny editor cells (a 300-dimensional table gives 90,000 of them): one
+ * texel each, uploaded when the values change, drawn scaled like the
+ * heatmap. Returns 0 when drawn, -1 to draw cell by cell instead. */
+static int draw_editor_texture(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    int R = l->edit_rows, C = l->edit_cols;
+    unsigned long key[5] = {s->m->generation, (unsigned long)s->edit_target,
+                            (unsigned long)(long)s->head, (unsigned long)R, (unsigned long)C};
+    if (!v->edit_tex || v->edit_tw < C || v->edit_th < R) {
+        if (v->edit_tex)
+            SDL_DestroyTexture(v->edit_tex);
+        v->edit_tex = SDL_CreateTexture(r, SDL_PIXELFORMAT_RGB888, SDL_TEXTUREACCESS_STREAMING, C, R);
+        v->edit_tw = v->edit_tex ? C : 0;
+        v->edit_th = v->edit_tex ? R : 0;
+        memset(v->edit_key, 0, sizeof v->edit_key);
+        if (!v->edit_tex)
+            return -1;
+        SDL_SetTextureScaleMode(v->edit_tex, SDL_ScaleModeNearest);
+    }
+    if (memcmp(key, v->edit_key, sizeof key) != 0) {
+        float amax = 1.0f;
+        for (int i = 0; i < R; i++)
+            for (int j = 0; j < C; j++)
+                amax = fmaxf(amax, fabsf(edit_value(s, i, j)));
+        ColorScale cs = {CMAP_DIVERGING, -amax, amax};
+        void *pixels;
+        int pitch;
+        SDL_Rect rc = {0, 0, C, R};
+        if (SDL_LockTexture(v->edit_tex, &rc, &pixels, &pitch) != 0)
+            return -1;
+        for (int i = 0; i < R; i++) {
+            uint32_t *row = (uint32_t *)((uint8_t *)pixels + (size_t)i * pitch);
+            for (int j = 0; j < C; j++) {
+                Rgb c = colormap_scale_rgb(&cs, edit_value(s, i, j));
+                row[j] = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
+            }
+        }
+        SDL_UnlockTexture(v->edit_tex);
+        memcpy(v->edit_key, key, sizeof key);
+    }
+    SDL_Rect src = {0, 0, C, R};
+    SDL_Rect dst = {l->edit_grid.x, l->edit_grid.y, (int)(C * l->edit_cell_w), (int)(R * l->edit_cell_h)};
+    SDL_RenderCopy(r, v->edit_tex, &src, &dst);
+    return 0;
+}
+
+/* The editor's cells one by one, with their values when there is room. */
+static void draw_editor_cells(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    float amax = 1.0f;
+    for (int i = 0; i < l->edit_rows; i++)
+        for (int j = 0; j < l->edit_cols; j++)
+            amax = fmaxf(amax, fabsf(edit_value(s, i, j)));
+    ColorScale cs = {CMAP_DIVERGING, -amax, amax};
+    int vpx = l->edit_cell_h >= S(s, 16) && l->edit_cell_w >= S(s, 30) ? S(s, 11) : 0;
+    int vlh = vpx ? text_line_height(v->text, vpx) : 0;
+    for (int i = 0; i < l->edit_rows; i++) {
+        int y = l->edit_grid.y + (int)(i * l->edit_cell_h);
+        int y1 = l->edit_grid.y + (int)((i + 1) * l->edit_cell_h);
+        for (int j = 0; j < l->edit_cols; j++) {
+            int x = l->edit_grid.x + (int)(j * l->edit_cell_w);
+            int x1 = l->edit_grid.x + (int)((j + 1) * l->edit_cell_w);
+            float val = edit_value(s, i, j);
+            Rgb c = colormap_scale_rgb(&cs, val);
+            SDL_Rect rc = {x, y, x1 - x - 1, y1 - y - 1};
+            fill(r, rc, rgb_color(c));
+            if (vpx && !(s->edit_text && i == s->edit_row && j == s->edit_col)) {
+                char buf[24];
+                snprintf(buf, sizeof buf, fabsf(val) < 10 ? "%.2f" : "%.1f", (double)val);
+                if (val == 0.0f)
+                    buf[0] = '\0';
+                text_draw(v->text, vpx, rgb_color(colormap_text_on(c)), buf, x + (x1 - x) / 2,
+                          y + (y1 - y - vlh) / 2, 1, 0);
+            }
+        }
+    }
+}
+
 static void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
     const Theme *th = theme(s);
@@ -1231,40 +1318,18 @@ static void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const View
               l->edit_tab[0].y + l->edit_tab[0].h + S(s, 4), 0, 0);
     if (!l->edit_rows || !l->edit_cols)
         return;
-    float amax = 1.0f;
-    for (int i = 0; i < l->edit_rows; i++)
-        for (int j = 0; j < l->edit_cols; j++)
-            amax = fmaxf(amax, fabsf(edit_value(s, i, j)));
-    ColorScale cs = {CMAP_DIVERGING, -amax, amax};
-    int vpx = l->edit_cell_h >= S(s, 16) && l->edit_cell_w >= S(s, 30) ? S(s, 11) : 0;
-    int vlh = vpx ? text_line_height(v->text, vpx) : 0;
-    for (int i = 0; i < l->edit_rows; i++) {
-        int y = l->edit_grid.y + (int)(i * l->edit_cell_h);
-        int y1 = l->edit_grid.y + (int)((i + 1) * l->edit_cell_h);
-        for (int j = 0; j < l->edit_cols; j++) {
-            int x = l->edit_grid.x + (int)(j * l->edit_cell_w);
-            int x1 = l->edit_grid.x + (int)((j + 1) * l->edit_cell_w);
-            float val = edit_value(s, i, j);
-            Rgb c = colormap_scale_rgb(&cs, val);
-            SDL_Rect rc = {x, y, x1 - x - 1, y1 - y - 1};
-            fill(r, rc, rgb_color(c));
-            if (vpx && !(s->edit_text && i == s->edit_row && j == s->edit_col)) {
-                char buf[24];
-                snprintf(buf, sizeof buf, fabsf(val) < 10 ? "%.2f" : "%.1f", (double)val);
-                if (val == 0.0f)
-                    buf[0] = '\0';
-                text_draw(v->text, vpx, rgb_color(colormap_text_on(c)), buf, x + (x1 - x) / 2,
-                          y + (y1 - y - vlh) / 2, 1, 0);
-            }
-        }
-        /* row labels: dimension names, or tokens for X */
-        if (l->edit_cell_h >= S(s, 9)) {
+    int tiny = l->edit_cell_w < S(s, 6) || l->edit_cell_h < S(s, 6);
+    if (!tiny || draw_editor_texture(v, r, s, l) < 0)
+        draw_editor_cells(v, r, s, l);
+    /* row labels: dimension names, or tokens for X */
+    if (l->edit_cell_h >= S(s, 9))
+        for (int i = 0; i < l->edit_rows; i++) {
+            int y = l->edit_grid.y + (int)(i * l->edit_cell_h);
             const char *lab = s->edit_target == EDIT_X ? tok_text(&m->toks, i) : embed_dim_name(m->table, i);
             int lp = S(s, 11), llh = text_line_height(v->text, lp);
             text_draw(v->text, lp, i == s->edit_row ? th->accent : th->dim, lab, l->edit_grid.x - S(s, 4),
                       y + ((int)l->edit_cell_h - llh) / 2, 2, 0);
         }
-    }
     /* column labels */
     int lp = S(s, 10), llh = text_line_height(v->text, lp);
     if (l->edit_cell_w >= S(s, 18))
