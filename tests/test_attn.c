@@ -1680,12 +1680,75 @@ static void test_kernel_sets_agree(void **state)
     assert_true(n == 13 * 8);
 }
 
+/* attn_forward_resize after words were typed or deleted (the inputs grow or
+ * shrink, their first rows kept): the same floats as a whole forward of the
+ * new inputs. Self- and cross-attention, growing, shrinking, mixed (the
+ * whole pass), keeping everything or nothing, causal or not, logits kept or
+ * not, many steps in a row. */
+static void test_forward_resize_matches_full(void **state)
+{
+    (void)state;
+    const int d = 16, MAXT = 80;
+    int cases = 0;
+    rng_seed(777);
+    for (int variant = 0; variant < 16; variant++) {
+        int self = variant % 4 != 3, h = variant % 3 == 0 ? 1 : variant % 3 == 1 ? 2 : 4;
+        AttnConfig cfg = attn_config_default();
+        cfg.causal = variant / 4 % 2;
+        cfg.mode = variant == 5 ? ATTN_MODE_BASIC : ATTN_MODE_LEARNED;
+        AttnParams p;
+        assert_int_equal(attn_params_create(&p, d, h), 0);
+        attn_params_xavier(&p, 50 + (uint64_t)variant);
+        float *Xq = rand_matrix(MAXT, d, -2, 2), *Xk = rand_matrix(MAXT, d, -2, 2);
+        int Tq = 1 + (int)(rng_next() % 30), Tk = self ? Tq : 1 + (int)(rng_next() % 30);
+        AttnResult inc, full;
+        attn_result_init(&inc);
+        attn_result_init(&full);
+        inc.skip_logits = full.skip_logits = variant >= 12;
+        assert_int_equal(attn_forward(&inc, Xq, Tq, self ? Xq : Xk, Tk, d, &p, &cfg), 0);
+        for (int step = 0; step < 12; step++) {
+            int nq = Tq + (int)(rng_next() % 9) - 4;
+            nq = nq < 1 ? 1 : nq > MAXT ? MAXT : nq;
+            int nk = self ? nq : Tk + (int)(rng_next() % 9) - 4;
+            nk = nk < 1 ? 1 : nk > MAXT ? MAXT : nk;
+            int mq = nq < Tq ? nq : Tq, mk = nk < Tk ? nk : Tk;
+            int kq = (int)(rng_next() % (uint64_t)(mq + 1)), kk = self ? kq : (int)(rng_next() % (uint64_t)(mk + 1));
+            if (step == 3) /* a word typed at the end: everything kept */
+                kq = mq, kk = self ? kq : mk;
+            for (int i = kq; i < nq; i++)
+                for (int c = 0; c < d; c++)
+                    Xq[(size_t)i * d + c] = (float)urand(-2, 2);
+            for (int i = kk; !self && i < nk; i++)
+                for (int c = 0; c < d; c++)
+                    Xk[(size_t)i * d + c] = (float)urand(-2, 2);
+            const float *xk = self ? Xq : Xk;
+            assert_int_equal(attn_forward_resize(&inc, Xq, nq, xk, nk, d, &p, &cfg, kq, kk), 0);
+            assert_int_equal(attn_forward(&full, Xq, nq, xk, nk, d, &p, &cfg), 0);
+            char ctx[160];
+            snprintf(ctx, sizeof ctx, "variant %d step %d: Tq %d->%d Tk %d->%d, kept %d and %d rows",
+                     variant, step, Tq, nq, Tk, nk, kq, kk);
+            if (!same_result(&inc, &full, ctx))
+                fail_msg("%s: the resize differs from a whole forward", ctx);
+            Tq = nq;
+            Tk = nk;
+            cases++;
+        }
+        attn_result_destroy(&inc);
+        attn_result_destroy(&full);
+        free(Xq);
+        free(Xk);
+        attn_params_destroy(&p);
+    }
+    assert_true(cases == 16 * 12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_example_basic),
         cmocka_unit_test(test_forward_update_matches_full),
         cmocka_unit_test(test_forward_update_reuses),
+        cmocka_unit_test(test_forward_resize_matches_full),
         cmocka_unit_test(test_model_incremental_matches_fresh),
         cmocka_unit_test(test_hand_example_scaled_tau2),
         cmocka_unit_test(test_forward_vs_reference_self),

@@ -101,6 +101,16 @@ int attn_forward_update(AttnResult *r, const float *Xq, int Tq, const float *Xkv
                         int d, const AttnParams *p, const AttnConfig *cfg, int q_lo,
                         int q_hi, int k_lo, int k_hi);
 
+/* The forward pass again after the inputs grew or shrank (a word typed or
+ * deleted): the first keep_q rows of Xq and keep_k rows of Xkv are the last
+ * forward's first rows, the rest is new. r's arrays are moved to the new
+ * shapes in place and only what depends on the new rows is recomputed; the
+ * same floats as attn_forward (NaN signs aside). Falls back to the whole
+ * pass when Tq grows while Tk shrinks (or the reverse), or as
+ * attn_forward_update does. */
+int attn_forward_resize(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int Tk,
+                        int d, const AttnParams *p, const AttnConfig *cfg, int keep_q, int keep_k);
+
 static inline int attn_masked(const AttnResult *r, int i, int j)
 {
     return r->causal && j > i;

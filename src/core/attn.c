@@ -375,6 +375,9 @@ static int reserve(AttnResult *r, int Tq, int Tk, int d, int h)
  * [q_lo, q_hi), keys and values [k_lo, k_hi). Everything: {0, Tq, 0, Tk}. */
 typedef struct Change {
     int q_lo, q_hi, k_lo, k_hi;
+    int resized;     /* the shapes changed: rows from q_lo / k_lo on are new */
+    int k_removed;   /* keys were dropped from the end (every unmasked row
+                        saw them: its softmax changes) */
 } Change;
 
 /* One head, query rows [i0, i1): passes 2-4, RB rows at a time. Blocks
@@ -409,7 +412,7 @@ static void head_rows(AttnResult *r, int head, float mult, const Change *ch, int
                 K->scores_rows(Q + (size_t)i * dk, nr, dk, Kt + ch->k_lo, Tk, n, Tk, mult,
                             r->scores + o + ch->k_lo, lg ? lg + ch->k_lo : NULL, NULL);
             for (int k = 0; k < nr; k++) {
-                redo[k] = n > 0 && ch->k_lo < nv[k];
+                redo[k] = (n > 0 && ch->k_lo < nv[k]) || (ch->k_removed && !r->causal);
                 any |= redo[k];
                 if (redo[k]) /* the softmax input again, as pass 2 makes it */
                     for (int j = 0; j < Tk; j++)
@@ -460,6 +463,55 @@ static void run_heads(AttnResult *r, float mult, const Change *ch)
     row_job(&a);
 }
 
+/* Move n per-head blocks of `rows` rows (row length `len` floats, the first
+ * `keep` rows kept) from a layout of `from` rows per block to `to` rows per
+ * block, in place: last block first when the blocks grow, first block first
+ * when they shrink, so no kept row is overwritten before it moves. */
+static void restride_blocks(float *a, int n, int from, int to, int keep, size_t len)
+{
+    for (int b0 = 0; b0 < n; b0++) {
+        int b = to > from ? n - 1 - b0 : b0;
+        memmove(a + (size_t)b * to * len, a + (size_t)b * from * len, (size_t)keep * len * sizeof(float));
+    }
+}
+
+/* The same for h × Tq × Tk matrices: rows [0, kq), columns [0, kk) kept. */
+static void restride_matrices(float *a, int h, int tq0, int tk0, int tq, int tk, int kq, int kk)
+{
+    int grow = tq >= tq0 && tk >= tk0;
+    for (int e0 = 0; e0 < h * kq; e0++) {
+        int e = grow ? h * kq - 1 - e0 : e0;
+        int k = e / kq, i = e % kq;
+        memmove(a + ((size_t)k * tq + i) * tk, a + ((size_t)k * tq0 + i) * tk0,
+                (size_t)kk * sizeof(float));
+    }
+}
+
+/* Resize the last forward's arrays from r's shapes to Tq × Tk keeping the
+ * first kq query rows and kk key rows (everything after is recomputed). In
+ * rows kept whole, the new keys' weights start as 0 (masked). */
+static void restride(AttnResult *r, int Tq, int Tk, int kq, int kk)
+{
+    int h = r->h, dk = r->dk, tq0 = r->Tq, tk0 = r->Tk;
+    restride_blocks(r->Q, h, tq0, Tq, kq, (size_t)dk);
+    restride_blocks(r->Z, h, tq0, Tq, kq, (size_t)dk);
+    restride_blocks(r->K, h, tk0, Tk, kk, (size_t)dk);
+    restride_blocks(r->V, h, tk0, Tk, kk, (size_t)dk);
+    /* Kt: h × dk rows of Tk keys */
+    restride_matrices(r->Kt, h, dk, tk0, dk, Tk, dk, kk);
+    restride_matrices(r->scores, h, tq0, tk0, Tq, Tk, kq, kk);
+    if (r->logits)
+        restride_matrices(r->logits, h, tq0, tk0, Tq, Tk, kq, kk);
+    restride_matrices(r->weights, h, tq0, tk0, Tq, Tk, kq, kk);
+    restride_matrices(r->avg, 1, tq0, tk0, Tq, Tk, kq, kk);
+    for (int k = 0; k < h; k++)
+        for (int i = 0; i < kq; i++)
+            memset(r->weights + ((size_t)k * Tq + i) * Tk + kk, 0, (size_t)(Tk - kk) * sizeof(float));
+    for (int i = 0; i < kq; i++)
+        memset(r->avg + (size_t)i * Tk + kk, 0, (size_t)(Tk - kk) * sizeof(float));
+    /* concat and output keep their rows where they are (stride d) */
+}
+
 static int forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int Tk, int d,
                    const AttnParams *p, const AttnConfig *cfg, Change ch)
 {
@@ -472,12 +524,18 @@ static int forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int
     if (!(cfg->temperature > 0.0f) || !isfinite(cfg->temperature))
         return -ATTN_E_RANGE;
     int dk = d / h;
-    /* a partial update needs the last forward's shapes and buffers */
+    /* a partial update needs the last forward's buffers, and its shapes
+     * unless it says they changed (then only both growing or both shrinking:
+     * the arrays are moved in place) */
     int had_logits = r->logits != NULL;
-    if (r->Tq != Tq || r->Tk != Tk || r->d != d || r->h != h || r->causal != cfg->causal ||
-        had_logits != !r->skip_logits || ch.q_lo < 0 || ch.k_lo < 0 || ch.q_hi > Tq ||
-        ch.k_hi > Tk)
-        ch = (Change){0, Tq, 0, Tk};
+    int tq0 = r->Tq, tk0 = r->Tk;
+    int same = tq0 == Tq && tk0 == Tk;
+    int movable = ch.resized && tq0 > 0 && tk0 > 0 && ch.q_lo <= tq0 && ch.k_lo <= tk0 &&
+                  ((Tq >= tq0 && Tk >= tk0) || (Tq <= tq0 && Tk <= tk0));
+    if ((!same && !movable) || r->d != d || r->h != h || r->causal != cfg->causal ||
+        had_logits != !r->skip_logits || ch.q_lo < 0 || ch.k_lo < 0 || ch.q_lo > Tq ||
+        ch.k_lo > Tk || ch.q_hi > Tq || ch.k_hi > Tk)
+        ch = (Change){0, Tq, 0, Tk, 0, 0};
     if (ch.q_hi < ch.q_lo)
         ch.q_hi = ch.q_lo;
     if (ch.k_hi < ch.k_lo)
@@ -486,6 +544,10 @@ static int forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int
     if (rc < 0) {
         r->Tq = r->Tk = 0; /* nothing of the last forward can be reused */
         return rc;
+    }
+    if (!same && (ch.q_lo > 0 || ch.k_lo > 0)) {
+        restride(r, Tq, Tk, ch.q_lo, ch.k_lo);
+        ch.k_removed = Tk < tk0;
     }
     r->Tq = Tq;
     r->Tk = Tk;
@@ -530,7 +592,7 @@ static int forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int
     int z0 = Tq;
     if (nq > 0)
         z0 = ch.q_lo;
-    if (nk > 0)
+    if (nk > 0 || ch.k_removed)
         z0 = !r->causal ? 0 : ch.k_lo < z0 ? ch.k_lo : z0;
     for (int i = z0; i < Tq; i++)
         for (int k = 0; k < h; k++)
@@ -561,12 +623,18 @@ static int forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int
 int attn_forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv,
                  int Tk, int d, const AttnParams *p, const AttnConfig *cfg)
 {
-    return forward(r, Xq, Tq, Xkv, Tk, d, p, cfg, (Change){0, Tq, 0, Tk});
+    return forward(r, Xq, Tq, Xkv, Tk, d, p, cfg, (Change){0, Tq, 0, Tk, 0, 0});
 }
 
 int attn_forward_update(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int Tk,
                         int d, const AttnParams *p, const AttnConfig *cfg, int q_lo,
                         int q_hi, int k_lo, int k_hi)
 {
-    return forward(r, Xq, Tq, Xkv, Tk, d, p, cfg, (Change){q_lo, q_hi, k_lo, k_hi});
+    return forward(r, Xq, Tq, Xkv, Tk, d, p, cfg, (Change){q_lo, q_hi, k_lo, k_hi, 0, 0});
+}
+
+int attn_forward_resize(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int Tk,
+                        int d, const AttnParams *p, const AttnConfig *cfg, int keep_q, int keep_k)
+{
+    return forward(r, Xq, Tq, Xkv, Tk, d, p, cfg, (Change){keep_q, Tq, keep_k, Tk, 1, 0});
 }

@@ -198,24 +198,30 @@ static int add_posenc(Model *m)
 }
 
 /* The rows [lo, hi) of X that differ from the last forward's, when that
- * forward can be updated (same T, weights and settings); else 0 and T. */
-static void changed_rows(const Model *m, int *lo, int *hi)
+ * forward can be updated (same weights and settings): 1. With another T
+ * (a word typed or deleted) every row from the first difference on counts
+ * as new. Else 0, with [0, T). */
+static int changed_rows(const Model *m, int *lo, int *hi)
 {
     int T = m->T, d = m->d;
     *lo = 0;
     *hi = T;
-    if (!m->last_ok || m->last_T != T || m->last_keep != m->keep_window_matrices ||
+    if (!m->last_ok || m->last_keep != m->keep_window_matrices ||
         memcmp(&m->last_cfg, &m->cfg, sizeof m->cfg) != 0 ||
         !attn_params_equal(&m->last_params, &m->params))
-        return;
+        return 0;
+    int n = T < m->last_T ? T : m->last_T;
     size_t row = (size_t)d * sizeof(float);
-    while (*lo < T && memcmp(m->X + (size_t)*lo * d, m->last_X + (size_t)*lo * d, row) == 0)
+    while (*lo < n && memcmp(m->X + (size_t)*lo * d, m->last_X + (size_t)*lo * d, row) == 0)
         (*lo)++;
+    if (m->last_T != T)
+        return 1;
     while (*hi > *lo &&
            memcmp(m->X + (size_t)(*hi - 1) * d, m->last_X + (size_t)(*hi - 1) * d, row) == 0)
         (*hi)--;
     if (*lo == T)
         *hi = T;
+    return 1;
 }
 
 /* Remember what this forward saw; on failure the next one is whole. */
@@ -281,20 +287,24 @@ int model_compute(Model *m)
         return rc;
     }
     int lo, hi;
-    changed_rows(m, &lo, &hi);
+    int inc = changed_rows(m, &lo, &hi);
+    int resized = inc && m->last_T != T;
     m->last_lo = lo;
     m->last_hi = hi;
-    if (lo == T)
+    if (inc && !resized && lo == T)
         return 0; /* the same input as last time: the same results */
     m->generation = ++generations;
     m->res.skip_logits = !m->keep_window_matrices;
-    rc = attn_forward_update(&m->res, m->X, T, m->X, T, d, &m->params, &m->cfg, lo, hi, lo, hi);
+    if (resized)
+        rc = attn_forward_resize(&m->res, m->X, T, m->X, T, d, &m->params, &m->cfg, lo, lo);
+    else
+        rc = attn_forward_update(&m->res, m->X, T, m->X, T, d, &m->params, &m->cfg, lo, hi, lo, hi);
     if (rc < 0) {
         m->last_ok = 0;
         return rc;
     }
     size_t qk = (size_t)T * T;
-    int whole = lo == 0 && hi == T;
+    int whole = (lo == 0 && hi == T) || resized; /* the means' stride changed */
     if (m->keep_window_matrices && m->res.h > 1) {
         if (qk > m->cap_avg) {
             float *s = realloc(m->avg_scores, qk * sizeof(float));
