@@ -1740,6 +1740,30 @@ static void test_forward_resize_matches_full(void **state)
         attn_params_destroy(&p);
     }
     assert_true(cases == 16 * 12);
+
+    /* causal cross-attention whose keys shrink below kept query rows: row 20
+     * saw keys 0…20, now only 0…6 (found by fuzz_forward) */
+    AttnConfig cfg = attn_config_default();
+    cfg.causal = 1;
+    AttnParams p;
+    assert_int_equal(attn_params_create(&p, d, 2), 0);
+    attn_params_xavier(&p, 8);
+    float *Xq = rand_matrix(28, d, -2, 2), *Xk = rand_matrix(28, d, -2, 2);
+    AttnResult inc, full;
+    attn_result_init(&inc);
+    attn_result_init(&full);
+    assert_int_equal(attn_forward(&inc, Xq, 28, Xk, 28, d, &p, &cfg), 0);
+    for (int i = 17; i < 22; i++)
+        Xq[(size_t)i * d] += 1.0f;
+    assert_int_equal(attn_forward_resize(&inc, Xq, 22, Xk, 7, d, &p, &cfg, 17, 7), 0);
+    assert_int_equal(attn_forward(&full, Xq, 22, Xk, 7, d, &p, &cfg), 0);
+    if (!same_result(&inc, &full, "causal cross, keys 28 -> 7"))
+        fail_msg("causal cross-attention: the resize differs from a whole forward");
+    attn_result_destroy(&inc);
+    attn_result_destroy(&full);
+    free(Xq);
+    free(Xk);
+    attn_params_destroy(&p);
 }
 
 int main(void)

@@ -376,8 +376,8 @@ static int reserve(AttnResult *r, int Tq, int Tk, int d, int h)
 typedef struct Change {
     int q_lo, q_hi, k_lo, k_hi;
     int resized;     /* the shapes changed: rows from q_lo / k_lo on are new */
-    int k_removed;   /* keys were dropped from the end (every unmasked row
-                        saw them: its softmax changes) */
+    int k_removed;   /* keys were dropped from the end: the rows that saw
+                        them need their softmax again */
 } Change;
 
 /* One head, query rows [i0, i1): passes 2-4, RB rows at a time. Blocks
@@ -412,7 +412,10 @@ static void head_rows(AttnResult *r, int head, float mult, const Change *ch, int
                 K->scores_rows(Q + (size_t)i * dk, nr, dk, Kt + ch->k_lo, Tk, n, Tk, mult,
                             r->scores + o + ch->k_lo, lg ? lg + ch->k_lo : NULL, NULL);
             for (int k = 0; k < nr; k++) {
-                redo[k] = (n > 0 && ch->k_lo < nv[k]) || (ch->k_removed && !r->causal);
+                /* a changed key it sees, or keys dropped that it saw (all
+                 * of them, or with the mask, when it saw past the new end) */
+                redo[k] = (n > 0 && ch->k_lo < nv[k]) ||
+                          (ch->k_removed && (!r->causal || i + k + 1 > Tk));
                 any |= redo[k];
                 if (redo[k]) /* the softmax input again, as pass 2 makes it */
                     for (int j = 0; j < Tk; j++)

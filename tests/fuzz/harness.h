@@ -616,8 +616,8 @@ static inline const char *fuzz_check_forward(const uint8_t *data, size_t size)
         p.Wv[e] = fuzz_float(&b);
         p.Wo[e] = fuzz_float(&b);
     }
-    float *Xq = malloc((size_t)Tq * d * sizeof(float));
-    float *Xk = self ? Xq : malloc((size_t)Tk * d * sizeof(float));
+    float *Xq = malloc((size_t)40 * d * sizeof(float));
+    float *Xk = self ? Xq : malloc((size_t)40 * d * sizeof(float));
     AttnResult inc, full, base;
     attn_result_init(&inc);
     attn_result_init(&full);
@@ -635,21 +635,39 @@ static inline const char *fuzz_check_forward(const uint8_t *data, size_t size)
         goto out; /* out of memory only */
     int steps = b.n > b.at ? 1 + (int)((b.n - b.at) % 8) : 1;
     for (int s = 0; s < steps && !bad; s++) {
-        int ql = fuzz_byte(&b) % (Tq + 1), qh = ql + fuzz_byte(&b) % (Tq - ql + 1);
-        int kl = self ? ql : fuzz_byte(&b) % (Tk + 1);
-        int kh = self ? qh : kl + fuzz_byte(&b) % (Tk - kl + 1);
-        for (int i = ql; i < qh; i++)
-            for (int c = 0; c < d; c++)
-                Xq[(size_t)i * d + c] = fuzz_float(&b);
-        for (int i = kl; !self && i < kh; i++)
-            for (int c = 0; c < d; c++)
-                Xk[(size_t)i * d + c] = fuzz_float(&b);
-        if (attn_forward_update(&inc, Xq, Tq, Xk, Tk, d, &p, &cfg, ql, qh, kl, kh) != 0 ||
-            attn_forward(&full, Xq, Tq, Xk, Tk, d, &p, &cfg) != 0)
+        uint8_t kind = fuzz_byte(&b);
+        int rc;
+        if (kind & 1) { /* new shapes, the first rows kept (words typed or deleted) */
+            int nq = 1 + fuzz_byte(&b) % 40, nk = self ? nq : 1 + fuzz_byte(&b) % 40;
+            int mq = nq < Tq ? nq : Tq, mk = nk < Tk ? nk : Tk;
+            int kq = fuzz_byte(&b) % (mq + 1), kk = self ? kq : fuzz_byte(&b) % (mk + 1);
+            for (int i = kq; i < nq; i++)
+                for (int c = 0; c < d; c++)
+                    Xq[(size_t)i * d + c] = fuzz_float(&b);
+            for (int i = kk; !self && i < nk; i++)
+                for (int c = 0; c < d; c++)
+                    Xk[(size_t)i * d + c] = fuzz_float(&b);
+            Tq = nq;
+            Tk = nk;
+            rc = attn_forward_resize(&inc, Xq, Tq, Xk, Tk, d, &p, &cfg, kq, kk);
+        } else {
+            int ql = fuzz_byte(&b) % (Tq + 1), qh = ql + fuzz_byte(&b) % (Tq - ql + 1);
+            int kl = self ? ql : fuzz_byte(&b) % (Tk + 1);
+            int kh = self ? qh : kl + fuzz_byte(&b) % (Tk - kl + 1);
+            for (int i = ql; i < qh; i++)
+                for (int c = 0; c < d; c++)
+                    Xq[(size_t)i * d + c] = fuzz_float(&b);
+            for (int i = kl; !self && i < kh; i++)
+                for (int c = 0; c < d; c++)
+                    Xk[(size_t)i * d + c] = fuzz_float(&b);
+            rc = attn_forward_update(&inc, Xq, Tq, Xk, Tk, d, &p, &cfg, ql, qh, kl, kh);
+        }
+        if (rc != 0 || attn_forward(&full, Xq, Tq, Xk, Tk, d, &p, &cfg) != 0)
             goto out;
         bad = fuzz_same_result(&inc, &full);
         if (bad)
-            bad = "attn_forward_update differs from attn_forward";
+            bad = kind & 1 ? "attn_forward_resize differs from attn_forward"
+                           : "attn_forward_update differs from attn_forward";
         for (size_t e = 0; !bad && e < (size_t)full.h * Tq * Tk; e++)
             if (!(full.weights[e] >= 0.0f && full.weights[e] <= 1.0f + 1e-5f))
                 bad = "attention weight NaN or outside [0, 1]";
