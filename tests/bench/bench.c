@@ -5,6 +5,7 @@
  *   bench forward T [seconds]        attn_forward, d 64, 4 heads, learned
  *   bench peak                       the cores' float peak (an FMA loop)
  *   bench type T [keys]              keystroke → recompute → redraw
+ *   bench type-words T [keys]        the same, a new word every other key
  *   bench frame T [frames]           app_draw + present, 1280×800 software
  *   bench edit T [edits]             one Wq value → model_compute → redraw
  *   bench frame-parts T [frames]     layout / draw / present separately
@@ -415,7 +416,7 @@ static int mode_frame_parts(int T, int frames, const char *emb)
 /* Typing in a long sentence: one SDL_TEXTINPUT or Backspace at the end of a
  * T-token sentence → retokenize, embed, recompute, full redraw. Reports the
  * median and worst keystroke, and how much of it the event (model) took. */
-static int mode_type(int T, int keys, const char *emb)
+static int mode_type(int T, int keys, int words, const char *emb)
 {
     Win w;
     win_setup(&w, T, emb);
@@ -428,7 +429,10 @@ static int mode_type(int T, int keys, const char *emb)
     for (int i = 0; i < keys; i++) {
         SDL_Event e;
         memset(&e, 0, sizeof e);
-        if (i % 4 == 3) { /* a Backspace now and then: the sentence stays near T */
+        if (words) { /* "x " again and again: a new token every other key */
+            e.type = SDL_TEXTINPUT;
+            e.text.text[0] = i % 2 ? ' ' : (char)('a' + i % 26);
+        } else if (i % 4 == 3) { /* a Backspace now and then: the sentence stays near T */
             e.type = SDL_KEYDOWN;
             e.key.keysym.sym = SDLK_BACKSPACE;
             e.key.keysym.scancode = SDL_SCANCODE_BACKSPACE;
@@ -443,8 +447,8 @@ static int mode_type(int T, int keys, const char *emb)
         t[i] = (now_s() - t0) * 1e3;
         te[i] = (t1 - t0) * 1e3;
     }
-    printf("type T=%d keys=%d median_ms=%.3f worst_ms=%.3f event_median_ms=%.3f tokens_after=%d\n",
-           T, keys, median(t, keys), maxof(t, keys), median(te, keys), w.m.T);
+    printf("%s T=%d keys=%d median_ms=%.3f worst_ms=%.3f event_median_ms=%.3f tokens_after=%d\n",
+           words ? "type-words" : "type", T, keys, median(t, keys), maxof(t, keys), median(te, keys), w.m.T);
     free(t);
     free(te);
     win_free(&w);
@@ -669,7 +673,9 @@ int main(int argc, char **argv)
     if (strcmp(mode, "peak") == 0)
         return mode_peak();
     if (strcmp(mode, "type") == 0 && argc >= 3)
-        return mode_type(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 60, emb);
+        return mode_type(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 60, 0, emb);
+    if (strcmp(mode, "type-words") == 0 && argc >= 3)
+        return mode_type(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 60, 1, emb);
     if (strcmp(mode, "load") == 0 && argc >= 3)
         return mode_load(argv[2], argc > 3 ? atoi(argv[3]) : 5);
     if (strcmp(mode, "alt") == 0 && argc >= 6)

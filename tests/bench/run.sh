@@ -113,8 +113,8 @@ fi
 
 # ---- 2./3. window frames, edits and keystrokes (software renderer, 1280x800, dummy video)
 export SDL_VIDEODRIVER=dummy
-for kind in frame edit type; do
-    Ts="8 64 512"; [ $kind = edit ] && Ts="64 512"; [ $kind = type ] && Ts=1024
+for kind in frame edit type type-words; do
+    Ts="8 64 512"; [ $kind = edit ] && Ts="64 512"; [ $kind = type ] && Ts=1024; [ $kind = type-words ] && Ts=960
     for T in $Ts; do
         say "$kind T=$T: 5 runs of 50 frames"
         : >"$OUT/m"; : >"$OUT/w"
