@@ -59,10 +59,10 @@ typedef struct Model {
     int n_pe;
     /* What the last forward saw, so that the next one recomputes only the
      * rows of X that changed (typing in a long sentence changes one or two):
-     * its X, weights, configuration and whether the window matrices were
-     * kept. last_ok = 0 forces a whole forward. */
+     * its X, weights and configuration (its T and whether it kept the
+     * window matrices are in res). last_ok = 0 forces a whole forward. */
     float *last_X;
-    int last_T, last_keep, last_ok;
+    int last_ok;
     size_t cap_last;
     AttnParams last_params;
     AttnConfig last_cfg;

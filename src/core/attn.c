@@ -376,9 +376,15 @@ static int reserve(AttnResult *r, int Tq, int Tk, int d, int h)
 typedef struct Change {
     int q_lo, q_hi, k_lo, k_hi;
     int resized;     /* the shapes changed: rows from q_lo / k_lo on are new */
-    int k_removed;   /* keys were dropped from the end: the rows that saw
-                        them need their softmax again */
+    int k_removed;   /* keys were dropped from the end (from k_lo on) */
 } Change;
+
+/* Keys from k_lo on changed or were dropped: a row that sees key k_lo (all
+ * rows, or with the mask those from k_lo on) needs its softmax again. */
+static int keys_changed(const Change *ch)
+{
+    return ch->k_hi > ch->k_lo || ch->k_removed;
+}
 
 /* One head, query rows [i0, i1): passes 2-4, RB rows at a time. Blocks
  * without a changed query recompute only the changed keys' scores; their
@@ -412,10 +418,7 @@ static void head_rows(AttnResult *r, int head, float mult, const Change *ch, int
                 K->scores_rows(Q + (size_t)i * dk, nr, dk, Kt + ch->k_lo, Tk, n, Tk, mult,
                             r->scores + o + ch->k_lo, lg ? lg + ch->k_lo : NULL, NULL);
             for (int k = 0; k < nr; k++) {
-                /* a changed key it sees, or keys dropped that it saw (all
-                 * of them, or with the mask, when it saw past the new end) */
-                redo[k] = (n > 0 && ch->k_lo < nv[k]) ||
-                          (ch->k_removed && (!r->causal || i + k + 1 > Tk));
+                redo[k] = keys_changed(ch) && (!r->causal || ch->k_lo <= i + k);
                 any |= redo[k];
                 if (redo[k]) /* the softmax input again, as pass 2 makes it */
                     for (int j = 0; j < Tk; j++)
@@ -466,19 +469,10 @@ static void run_heads(AttnResult *r, float mult, const Change *ch)
     row_job(&a);
 }
 
-/* Move n per-head blocks of `rows` rows (row length `len` floats, the first
- * `keep` rows kept) from a layout of `from` rows per block to `to` rows per
- * block, in place: last block first when the blocks grow, first block first
- * when they shrink, so no kept row is overwritten before it moves. */
-static void restride_blocks(float *a, int n, int from, int to, int keep, size_t len)
-{
-    for (int b0 = 0; b0 < n; b0++) {
-        int b = to > from ? n - 1 - b0 : b0;
-        memmove(a + (size_t)b * to * len, a + (size_t)b * from * len, (size_t)keep * len * sizeof(float));
-    }
-}
-
-/* The same for h × Tq × Tk matrices: rows [0, kq), columns [0, kk) kept. */
+/* Move h matrices of tq0 rows × tk0 columns to tq × tk in place, keeping
+ * rows [0, kq) and columns [0, kk): the last row first when they grow, the
+ * first first when they shrink, so no kept row is overwritten before it
+ * moves (both must grow or both shrink). */
 static void restride_matrices(float *a, int h, int tq0, int tk0, int tq, int tk, int kq, int kk)
 {
     int grow = tq >= tq0 && tk >= tk0;
@@ -496,10 +490,11 @@ static void restride_matrices(float *a, int h, int tq0, int tk0, int tq, int tk,
 static void restride(AttnResult *r, int Tq, int Tk, int kq, int kk)
 {
     int h = r->h, dk = r->dk, tq0 = r->Tq, tk0 = r->Tk;
-    restride_blocks(r->Q, h, tq0, Tq, kq, (size_t)dk);
-    restride_blocks(r->Z, h, tq0, Tq, kq, (size_t)dk);
-    restride_blocks(r->K, h, tk0, Tk, kk, (size_t)dk);
-    restride_blocks(r->V, h, tk0, Tk, kk, (size_t)dk);
+    /* Q, Z: h × Tq × dk; K, V: h × Tk × dk */
+    restride_matrices(r->Q, h, tq0, dk, Tq, dk, kq, dk);
+    restride_matrices(r->Z, h, tq0, dk, Tq, dk, kq, dk);
+    restride_matrices(r->K, h, tk0, dk, Tk, dk, kk, dk);
+    restride_matrices(r->V, h, tk0, dk, Tk, dk, kk, dk);
     /* Kt: h × dk rows of Tk keys */
     restride_matrices(r->Kt, h, dk, tk0, dk, Tk, dk, kk);
     restride_matrices(r->scores, h, tq0, tk0, Tq, Tk, kq, kk);
@@ -595,7 +590,7 @@ static int forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int
     int z0 = Tq;
     if (nq > 0)
         z0 = ch.q_lo;
-    if (nk > 0 || ch.k_removed)
+    if (keys_changed(&ch))
         z0 = !r->causal ? 0 : ch.k_lo < z0 ? ch.k_lo : z0;
     for (int i = z0; i < Tq; i++)
         for (int k = 0; k < h; k++)

@@ -206,15 +206,17 @@ static int changed_rows(const Model *m, int *lo, int *hi)
     int T = m->T, d = m->d;
     *lo = 0;
     *hi = T;
-    if (!m->last_ok || m->last_keep != m->keep_window_matrices ||
+    /* the last forward kept the logits exactly when it kept the window's
+     * matrices; its T is the result's */
+    if (!m->last_ok || (m->res.logits != NULL) != (m->keep_window_matrices != 0) ||
         memcmp(&m->last_cfg, &m->cfg, sizeof m->cfg) != 0 ||
         !attn_params_equal(&m->last_params, &m->params))
         return 0;
-    int n = T < m->last_T ? T : m->last_T;
+    int last_T = m->res.Tq, n = T < last_T ? T : last_T;
     size_t row = (size_t)d * sizeof(float);
     while (*lo < n && memcmp(m->X + (size_t)*lo * d, m->last_X + (size_t)*lo * d, row) == 0)
         (*lo)++;
-    if (m->last_T != T)
+    if (last_T != T)
         return 1;
     while (*hi > *lo &&
            memcmp(m->X + (size_t)(*hi - 1) * d, m->last_X + (size_t)(*hi - 1) * d, row) == 0)
@@ -224,8 +226,9 @@ static int changed_rows(const Model *m, int *lo, int *hi)
     return 1;
 }
 
-/* Remember what this forward saw; on failure the next one is whole. */
-static void remember(Model *m, int lo, int hi)
+/* Remember what this forward saw (same_params: the weights are known to
+ * equal the remembered ones); on failure the next one is whole. */
+static void remember(Model *m, int lo, int hi, int same_params)
 {
     int T = m->T, d = m->d;
     size_t n = (size_t)T * d;
@@ -238,13 +241,10 @@ static void remember(Model *m, int lo, int hi)
         m->cap_last = n;
         lo = 0, hi = T;
     }
-    if (lo == 0 && hi == T && !attn_params_equal(&m->last_params, &m->params) &&
-        attn_params_copy(&m->last_params, &m->params) < 0)
+    if (!same_params && attn_params_copy(&m->last_params, &m->params) < 0)
         return;
     memcpy(m->last_X + (size_t)lo * d, m->X + (size_t)lo * d, (size_t)(hi - lo) * d * sizeof(float));
-    m->last_T = T;
     m->last_cfg = m->cfg;
-    m->last_keep = m->keep_window_matrices;
     m->last_ok = 1;
 }
 
@@ -288,7 +288,7 @@ int model_compute(Model *m)
     }
     int lo, hi;
     int inc = changed_rows(m, &lo, &hi);
-    int resized = inc && m->last_T != T;
+    int resized = inc && m->res.Tq != T;
     m->last_lo = lo;
     m->last_hi = hi;
     if (inc && !resized && lo == T)
@@ -322,7 +322,7 @@ int model_compute(Model *m)
         }
         heads_mean(m, whole ? 0 : lo, whole ? T : hi);
     }
-    remember(m, lo, hi);
+    remember(m, lo, hi, inc);
     return 0;
 }
 

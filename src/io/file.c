@@ -81,7 +81,8 @@ int io_write_atomic(const char *path, IoWriter writer, void *ctx, AttnErr *err)
     struct stat st;
     if (!tmp)
         return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
         rc = attn_err_set(err, ATTN_E_IO, path, 0, "is a directory");
         goto cleanup;
     }
@@ -96,7 +97,7 @@ int io_write_atomic(const char *path, IoWriter writer, void *ctx, AttnErr *err)
     /* the mode a new file would get, or the replaced file's own */
     mode_t mask = umask(0);
     umask(mask);
-    fchmod(fd, stat(path, &st) == 0 ? st.st_mode & 07777 : 0666 & ~mask);
+    fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask);
     f = fdopen(fd, "wb");
     if (!f) {
         rc = attn_err_set(err, ATTN_E_IO, path, 0, "%s", strerror(errno));
