@@ -59,7 +59,6 @@ typedef struct ViewState {
     const char *edit_text; /* typing an exact value, or NULL */
     uint64_t seed_shown;   /* last random seed, 0 = none */
     int has_seed_shown;
-    const char *export_dir;
 } ViewState;
 
 typedef struct ViewLayout {
@@ -91,7 +90,6 @@ void view_destroy(View *v);
 /* Draw through another renderer from now on, keeping the fonts. */
 void view_set_renderer(View *v, SDL_Renderer *r);
 /* Pixel size of the UTF-8 text at the view's body size. */
-void view_text_size(View *v, float scale, const char *text, int *w, int *h);
 
 /* Geometry of the whole window. */
 void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *out);

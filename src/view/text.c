@@ -3,6 +3,8 @@
  * when full. Fonts are opened per pixel size on first use. */
 #include "text.h"
 
+#include "attnviz/io.h"
+
 #include <fontconfig/fontconfig.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -76,6 +78,11 @@ static int read_cached_font(char *out, size_t n)
     return out[0] == '/' && stat(out, &st) == 0 && S_ISREG(st.st_mode) ? 0 : -1;
 }
 
+static int write_font_line(FILE *f, void *font)
+{
+    return fprintf(f, "%s\n", (const char *)font) > 0 ? 0 : -ATTN_E_IO;
+}
+
 static void write_cached_font(const char *font)
 {
     char path[4096];
@@ -92,15 +99,8 @@ static void write_cached_font(const char *font)
     }
     mkdir(path, 0700);
     *slash = '/';
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return;
-    int ok = fprintf(f, "%s\n", font) > 0;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0)
-        unlink(tmp);
+    AttnErr ignore;
+    io_write_atomic(path, write_font_line, (void *)font, &ignore);
 }
 
 /* The lookup runs once a process; fontconfig is then shut down again (it is
@@ -152,25 +152,20 @@ static int find_with_fontconfig(char *out, size_t n)
     return rc;
 }
 
-/* The font file in memory: FreeType then parses it from there at every
- * size, instead of reading it with a thousand small seeks and reads (a
- * quarter of a headless export's time). NULL when it cannot be read. */
-static void *slurp(const char *path, size_t *size)
+/* The font file in memory (FreeType then parses it from there at every
+ * size, instead of reading it with a thousand small seeks and reads: a
+ * quarter of a headless export's system calls), or NULL. */
+static char *slurp(const char *path, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    char *data;
+    AttnErr ignore;
+    if (io_read_file(path, 64L << 20, &data, size, &ignore) < 0)
         return NULL;
-    char *buf = NULL;
-    long n = -1;
-    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && n <= (64L << 20) &&
-        fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n)) &&
-        fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
+    if (*size == 0) {
+        free(data);
+        return NULL;
     }
-    fclose(f);
-    *size = buf ? (size_t)n : 0;
-    return buf;
+    return data;
 }
 
 static TTF_Font *open_font(const char *path, const void *data, size_t size, int px)
@@ -357,8 +352,6 @@ int text_draw(TextCache *t, int px, SDL_Color c, const char *s, int x, int y,
     }
     return e->w;
 }
-
-static uint32_t hash(const char *s, int px, uint32_t rgba);
 
 /* Measured sizes are cached too: layout asks for every label every frame. */
 void text_size(TextCache *t, int px, const char *s, int *w, int *h)

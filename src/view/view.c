@@ -30,10 +30,11 @@ struct View {
     SDL_Renderer *r;
     TextCache *text;
     SDL_Texture *heat;     /* one texel per cell */
-    int heat_w, heat_h;
+    int heat_side;         /* the heat texture is heat_side² texels */
     unsigned long heat_key[6]; /* what the texels show: skip unchanged uploads */
     ColorScale heat_scale;     /* the shown matrix's colour scale (a scan of
                                   T² values), for scale_key */
+    char ticks[5][32];         /* its colour bar's tick labels, bottom up */
     unsigned long scale_key[6];
     uint32_t heat_lut[COLORMAP_STEPS + 1]; /* the colour map as texels */
     int heat_lut_id;           /* which map heat_lut holds, or -1 */
@@ -146,7 +147,7 @@ void view_set_renderer(View *v, SDL_Renderer *r)
     if (v->heat)
         SDL_DestroyTexture(v->heat);
     v->heat = NULL;
-    v->heat_w = v->heat_h = 0;
+    v->heat_side = 0;
     if (v->edit_tex)
         SDL_DestroyTexture(v->edit_tex);
     v->edit_tex = NULL;
@@ -159,11 +160,6 @@ void view_set_renderer(View *v, SDL_Renderer *r)
     text_set_renderer(v->text, r);
     v->r = r;
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
-}
-
-void view_text_size(View *v, float scale, const char *text, int *w, int *h)
-{
-    text_size(v->text, (int)lroundf(15 * scale), text, w, h);
 }
 
 /* ---- what is shown ---------------------------------------------------------- */
@@ -223,10 +219,10 @@ static void facts(const ViewState *s, char *buf, size_t n)
 
 /* ---- heatmap -------------------------------------------------------------- */
 
-static int max_label_width(View *v, const ViewState *s, int px, int from, int to)
+static int max_label_width(View *v, const ViewState *s, int px, int T)
 {
     int mw = 0;
-    for (int i = from; i < to; i++) {
+    for (int i = 0; i < T; i++) {
         int w;
         text_size(v->text, px, tok_text(&s->m->toks, i), &w, NULL);
         if (w > mw)
@@ -243,6 +239,9 @@ static ColorScale heat_scale(View *v, const ViewState *s)
                             (unsigned long)(long)s->head, (unsigned long)s->cmap, 1};
     if (memcmp(key, v->scale_key, sizeof key) != 0) {
         v->heat_scale = shown_scale(s);
+        for (int k = 0; k <= 4; k++)
+            colormap_tick_label(v->heat_scale.lo, v->heat_scale.hi, k, 4, v->ticks[k],
+                                sizeof v->ticks[k]);
         memcpy(v->scale_key, key, sizeof key);
     }
     return v->heat_scale;
@@ -254,12 +253,10 @@ static int tick_width(View *v, const ViewState *s)
 {
     int w = S(s, 40);
     if (shown_T(s) > 0) {
-        ColorScale cs = heat_scale(v, s);
+        heat_scale(v, s);
         for (int k = 0; k <= 4; k++) {
-            char buf[32];
             int tw;
-            colormap_tick_label(cs.lo, cs.hi, k, 4, buf, sizeof buf);
-            text_size(v->text, S(s, 12), buf, &tw, NULL);
+            text_size(v->text, S(s, 12), v->ticks[k], &tw, NULL);
             w = tw > w ? tw : w;
         }
     }
@@ -277,7 +274,7 @@ static void heat_geometry(View *v, const ViewState *s, SDL_Rect area,
     g->label_px = S(s, 14);
     int lh = text_line_height(v->text, g->label_px);
     int bar_w = S(s, 14), tick_w = tick_width(v, s), gap = S(s, 10);
-    int label_w = T ? max_label_width(v, s, g->label_px, 0, T < 2000 ? T : 2000) : 0;
+    int label_w = T ? max_label_width(v, s, g->label_px, T) : 0;
     if (label_w > S(s, 140))
         label_w = S(s, 140);
     int avail_w = area.w - label_w - gap - gap - S(s, 4) - bar_w - tick_w;
@@ -343,16 +340,16 @@ static void update_heat_texture(View *v, const ViewState *s)
     /* a hover or a selection redraws the frame, not the matrix */
     unsigned long key[6] = {s->m->generation, (unsigned long)T, (unsigned long)shown_kind(s),
                             (unsigned long)(long)s->head, (unsigned long)s->cmap, (unsigned long)s->dark};
-    if (v->heat && v->heat_w >= T && memcmp(key, v->heat_key, sizeof key) == 0)
+    if (v->heat && v->heat_side >= T && memcmp(key, v->heat_key, sizeof key) == 0)
         return;
     memcpy(v->heat_key, key, sizeof key);
     ColorScale cs = heat_scale(v, s);
-    if (!v->heat || v->heat_w < T || v->heat_h < T) {
+    if (!v->heat || v->heat_side < T) {
         if (v->heat)
             SDL_DestroyTexture(v->heat);
         v->heat = SDL_CreateTexture(v->r, SDL_PIXELFORMAT_RGB888,
                                     SDL_TEXTUREACCESS_STREAMING, T, T);
-        v->heat_w = v->heat_h = T;
+        v->heat_side = T;
         if (!v->heat)
             return;
         SDL_SetTextureScaleMode(v->heat, SDL_ScaleModeNearest);
@@ -475,6 +472,7 @@ static void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s,
 
     /* values in the cells */
     if (g->value_px) {
+        int lh = text_line_height(v->text, g->value_px);
         for (int i = g->row0; i < g->row0 + g->rows; i++)
             for (int j = g->col0; j < g->col0 + g->cols; j++) {
                 if (attn_masked(&s->m->res, i, j))
@@ -483,7 +481,6 @@ static void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s,
                 char buf[32];
                 colormap_cell_label(&cs, val, buf, sizeof buf);
                 SDL_Color tc = rgb_color(colormap_text_on(colormap_scale_rgb(&cs, val)));
-                int lh = text_line_height(v->text, g->value_px);
                 text_draw(v->text, g->value_px, tc, buf,
                           cell_x(g, j) + (int)(g->cell / 2),
                           cell_y(g, i) + (int)(g->cell / 2) - lh / 2, 1, 0);
@@ -551,12 +548,10 @@ static void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s,
     int tp = S(s, 12), tlh = text_line_height(v->text, tp);
     for (int k = 0; k <= 4; k++) {
         int y = g->colorbar.y + g->colorbar.h - (int)lroundf(g->colorbar.h * k / 4.0f);
-        char buf[32];
-        colormap_tick_label(cs.lo, cs.hi, k, 4, buf, sizeof buf);
         set_color(r, th->dim);
         SDL_RenderDrawLine(r, g->colorbar.x + g->colorbar.w, y,
                            g->colorbar.x + g->colorbar.w + S(s, 4), y);
-        text_draw(v->text, tp, th->dim, buf, g->colorbar.x + g->colorbar.w + S(s, 6),
+        text_draw(v->text, tp, th->dim, v->ticks[k], g->colorbar.x + g->colorbar.w + S(s, 6),
                   y - tlh / 2, 0, 0);
     }
 }
@@ -577,7 +572,7 @@ static void lines_geometry(View *v, const ViewState *s, SDL_Rect area, LinesGeom
     int T = shown_T(s);
     memset(g, 0, sizeof *g);
     g->px = S(s, 15);
-    int lw = T ? max_label_width(v, s, g->px, 0, T < 2000 ? T : 2000) : 0;
+    int lw = T ? max_label_width(v, s, g->px, T) : 0;
     if (lw > area.w / 3)
         lw = area.w / 3;
     int pad = S(s, 12);
@@ -1195,6 +1190,16 @@ static float edit_value(const ViewState *s, int row, int col)
     return W[(size_t)row * cols + col];
 }
 
+/* The editor's colours: diverging, symmetric, at least ±1. */
+static ColorScale edit_scale(const ViewState *s, int rows, int cols)
+{
+    float amax = 1.0f;
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            amax = fmaxf(amax, fabsf(edit_value(s, i, j)));
+    return (ColorScale){CMAP_DIVERGING, -amax, amax};
+}
+
 /* Tiny editor cells (a 300-dimensional table gives 90,000 of them): one
  * texel each, uploaded when the values change, drawn scaled like the
  * heatmap. Returns 0 when drawn, -1 to draw cell by cell instead. */
@@ -1215,11 +1220,7 @@ static int draw_editor_texture(View *v, SDL_Renderer *r, const ViewState *s, con
         SDL_SetTextureScaleMode(v->edit_tex, SDL_ScaleModeNearest);
     }
     if (memcmp(key, v->edit_key, sizeof key) != 0) {
-        float amax = 1.0f;
-        for (int i = 0; i < R; i++)
-            for (int j = 0; j < C; j++)
-                amax = fmaxf(amax, fabsf(edit_value(s, i, j)));
-        ColorScale cs = {CMAP_DIVERGING, -amax, amax};
+        ColorScale cs = edit_scale(s, R, C);
         void *pixels;
         int pitch;
         SDL_Rect rc = {0, 0, C, R};
@@ -1244,11 +1245,7 @@ static int draw_editor_texture(View *v, SDL_Renderer *r, const ViewState *s, con
 /* The editor's cells one by one, with their values when there is room. */
 static void draw_editor_cells(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
-    float amax = 1.0f;
-    for (int i = 0; i < l->edit_rows; i++)
-        for (int j = 0; j < l->edit_cols; j++)
-            amax = fmaxf(amax, fabsf(edit_value(s, i, j)));
-    ColorScale cs = {CMAP_DIVERGING, -amax, amax};
+    ColorScale cs = edit_scale(s, l->edit_rows, l->edit_cols);
     int vpx = l->edit_cell_h >= S(s, 16) && l->edit_cell_w >= S(s, 30) ? S(s, 11) : 0;
     int vlh = vpx ? text_line_height(v->text, vpx) : 0;
     for (int i = 0; i < l->edit_rows; i++) {
@@ -1430,7 +1427,6 @@ static void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
     if (model_step(m, head, i, j, &st) < 0)
         return;
     size_t hq = (size_t)head * T * dk;
-    size_t hm = (size_t)head * T * T;
     const float *q = st.q, *k = st.k, *vv = st.v;
     float score = st.score, logit = st.logit, alpha = st.weight;
     int masked = st.masked;
@@ -1499,7 +1495,7 @@ static void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
     for (int c = 0; c < n; c++) {
         prod[c] = q[c] * k[c];
         pmax = fmaxf(pmax, fabsf(prod[c]));
-        z[c] = res->Z[hq + (size_t)i * dk + c];
+        z[c] = st.z[c];
         zmax = fmaxf(zmax, fabsf(z[c]));
     }
     for (int g = 0; g < 5; g++) {
@@ -1565,7 +1561,7 @@ static void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
             for (int c = 0; c < n; c++) {
                 float up = 0, down = 0;
                 for (int jj = 0; jj < T; jj++) {
-                    float part = res->weights[hm + (size_t)i * T + jj] * res->V[hq + (size_t)jj * dk + c];
+                    float part = W[(size_t)i * T + jj] * res->V[hq + (size_t)jj * dk + c];
                     float hgt = part / zmax * (a.h / 2.0f);
                     Rgb col = colormap_rgb(CMAP_VIRIDIS, T > 1 ? (float)jj / (T - 1) : 0.5f);
                     SDL_Color cc = rgb_color(col);
@@ -1793,7 +1789,7 @@ static void export_geometry(View *v, const ViewState *s, ViewPanel p, ExportGeom
     float cell = export_cell(s);
     int pad = S(s, 16);
     int lp = S(s, 14);
-    int lw = T ? max_label_width(v, s, lp, 0, T < 2000 ? T : 2000) : 0;
+    int lw = T ? max_label_width(v, s, lp, T) : 0;
     if (lw > S(s, 140))
         lw = S(s, 140);
     int lh = text_line_height(v->text, lp);
