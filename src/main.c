@@ -159,9 +159,10 @@ int main(int argc, char **argv)
         goto done;
     }
     model_ok = 1;
-    if (o.has_seed)
+    /* with a session they apply after it (app_cli_overrides), read once */
+    if (!o.session && o.has_seed)
         model_set_seed(&m, o.seed);
-    if (o.weights && weights_load(&m, o.weights, &err) < 0)
+    if (!o.session && o.weights && weights_load(&m, o.weights, &err) < 0)
         goto done;
     SessionView sv;
     if (o.session) {

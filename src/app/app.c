@@ -60,13 +60,14 @@ static int text_reserve(AppState *a, size_t n)
 
 static void sync_text(AppState *a)
 {
+    int n_oov;
     model_set_text(a->m, a->text, a->text_len);
     if (a->m->toks.n_total > ATTN_MAX_TOKENS)
         app_status(a, 1, "%d tokens: only the first %d are shown", a->m->toks.n_total,
                    ATTN_MAX_TOKENS);
-    else if (model_count_oov(a->m))
+    else if ((n_oov = model_count_oov(a->m)) > 0)
         app_status(a, 0, "%d word%s not in the embedding table (dotted): hashed vectors",
-                   model_count_oov(a->m), model_count_oov(a->m) == 1 ? "" : "s");
+                   n_oov, n_oov == 1 ? "" : "s");
     else if (!a->status_err)
         a->status[0] = '\0';
     recompute(a);
@@ -207,11 +208,9 @@ int app_init(AppState *a, Model *m, const Options *o, SentenceList *sentences)
     a->last_click_row = a->last_click_col = -1;
     view_state_init(&a->vs, m);
     a->vs.dark = o && o->theme_set ? o->theme_dark : 1;
-    a->vs.scale = 1.0f;
-    if (o && o->colormap && colormap_from_name(o->colormap) >= 0)
-        a->vs.cmap = (ColormapId)colormap_from_name(o->colormap);
-    if (o && o->query >= 0)
-        a->vs.query = o->query;
+    int cmap = o && o->colormap ? colormap_from_name(o->colormap) : -1;
+    if (cmap >= 0)
+        a->vs.cmap = (ColormapId)cmap;
     if (o)
         a->vs.matrix = (ModelMatrix)o->matrix;
     if (o && o->head)
@@ -933,7 +932,7 @@ static void key_down(AppState *a, const SDL_KeyboardEvent *ke)
     case SDLK_RIGHTBRACKET: step_heads(a, 1); return;
     case SDLK_t: set_temperature(a, shift ? a->m->cfg.temperature / 1.25f : a->m->cfg.temperature * 1.25f); return;
     case SDLK_r: a->vs.matrix = (ModelMatrix)((a->vs.matrix + (shift ? 2 : 1)) % 3); a->dirty = 1; return;
-    case SDLK_c: a->vs.cmap = (ColormapId)((a->vs.cmap + 1) % CMAP_SEQUENTIAL_COUNT); a->dirty = 1; return;
+    case SDLK_c: control(a, CTL_CMAP); return;
     case SDLK_d:
         a->vs.dark = !a->vs.dark;
         app_status(a, 0, "%s (D switches back)", a->vs.dark ? "dark theme" : "light theme, for a bright room");
@@ -1095,12 +1094,10 @@ static void mouse_motion(AppState *a, const SDL_MouseMotionEvent *mm)
 
 static void mouse_wheel(AppState *a, const SDL_MouseWheelEvent *w)
 {
-    int mx, my, i, j, row, col;
-    SDL_GetMouseState(&mx, &my);
+    int i, j, row, col;
     if (w->which == SDL_TOUCH_MOUSEID)
         return;
-    mx = a->vs.mouse_x;
-    my = a->vs.mouse_y;
+    int mx = a->vs.mouse_x, my = a->vs.mouse_y;
     int dy = w->y;
     SDL_Keymod mod = SDL_GetModState();
     if (view_hit_editor(&a->layout, mx, my, &row, &col) == 1) {

@@ -13,6 +13,7 @@
 typedef struct {
     const Model *m;
     const Options *o;
+    ColormapId cmap;
 } ExportCtx;
 
 static int write_csv(FILE *f, void *ctx)
@@ -30,10 +31,8 @@ static int write_json(FILE *f, void *ctx)
 static int write_svg(FILE *f, void *ctx)
 {
     ExportCtx *c = ctx;
-    SvgOptions so = {c->o->head, (ModelMatrix)c->o->matrix, CMAP_VIRIDIS, c->o->theme_dark,
+    SvgOptions so = {c->o->head, (ModelMatrix)c->o->matrix, c->cmap, c->o->theme_dark,
                      c->o->query};
-    if (c->o->colormap && colormap_from_name(c->o->colormap) >= 0)
-        so.cmap = (ColormapId)colormap_from_name(c->o->colormap);
     return svg_write_heatmap(f, c->m, &so);
 }
 
@@ -46,7 +45,8 @@ static const char *extension(const char *path)
 
 /* The PNG: the same view state a window export would use, drawn by the
  * software renderer. */
-static int export_png(const Model *m, const Options *o, const char *path, AttnErr *err)
+static int export_png(const Model *m, const Options *o, ColormapId cmap, const char *path,
+                      AttnErr *err)
 {
     ViewState s;
     view_state_init(&s, m);
@@ -55,13 +55,7 @@ static int export_png(const Model *m, const Options *o, const char *path, AttnEr
     s.dark = o->theme_dark;
     s.matrix = (ModelMatrix)o->matrix;
     s.scale = (float)o->scale;
-    if (o->colormap) {
-        int c = colormap_from_name(o->colormap);
-        if (c < 0)
-            return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
-                                "--colormap %s: use viridis, cividis, magma or greys", o->colormap);
-        s.cmap = (ColormapId)c;
-    }
+    s.cmap = cmap;
     if (o->view != VIEW_HEATMAP && s.query < 0)
         s.all_lines = 1;
     ViewPanel p = o->view == VIEW_LINES ? PANEL_LINES : o->view == VIEW_BOTH ? PANEL_BOTH : PANEL_HEATMAP;
@@ -79,20 +73,24 @@ static int export_png(const Model *m, const Options *o, const char *path, AttnEr
 
 int export_file(const Model *m, const Options *o, const char *path, AttnErr *err)
 {
-    ExportCtx ctx = {m, o};
+    ExportCtx ctx = {m, o, CMAP_VIRIDIS};
     const char *ext = extension(path);
     if (strcasecmp(ext, ".csv") == 0)
         return io_write_atomic(path, write_csv, &ctx, err);
     if (strcasecmp(ext, ".json") == 0)
         return io_write_atomic(path, write_json, &ctx, err);
-    if (strcasecmp(ext, ".svg") == 0) {
-        if (o->colormap && colormap_from_name(o->colormap) < 0)
+    int picture = strcasecmp(ext, ".svg") == 0 || strcasecmp(ext, ".png") == 0;
+    if (picture && o->colormap) {
+        int c = colormap_from_name(o->colormap);
+        if (c < 0)
             return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
                                 "--colormap %s: use viridis, cividis, magma or greys", o->colormap);
-        return io_write_atomic(path, write_svg, &ctx, err);
+        ctx.cmap = (ColormapId)c;
     }
+    if (strcasecmp(ext, ".svg") == 0)
+        return io_write_atomic(path, write_svg, &ctx, err);
     if (strcasecmp(ext, ".png") == 0)
-        return export_png(m, o, path, err);
+        return export_png(m, o, ctx.cmap, path, err);
     return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0,
                         "unknown export format '%s' (use .png, .svg, .csv or .json)",
                         *ext ? ext : "(none)");

@@ -248,6 +248,13 @@ int app_run(Model *m, const Options *o, SentenceList *sentences,
             continue;
         int changed = 0;
         do {
+            /* of a run of queued motion events only the last counts (a weight
+             * drag depends on the pointer's position, not on its path) */
+            SDL_Event next;
+            if (e.type == SDL_MOUSEMOTION &&
+                SDL_PeepEvents(&next, 1, SDL_PEEKEVENT, SDL_FIRSTEVENT, SDL_LASTEVENT) == 1 &&
+                next.type == SDL_MOUSEMOTION)
+                continue;
             scale_event(&e, a->dpi_scale);
             changed |= app_handle_event(a, &e);
         } while (!a->quit && SDL_PollEvent(&e));
