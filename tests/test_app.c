@@ -25,6 +25,8 @@
 #include "attnviz/options.h"
 #include "attnviz/view.h"
 
+#include "test_util.h"
+
 #define SENTENCE "the train left the station on time"
 #define SENTENCES_FILE "# two sentences\nthe train left the station on time\nthe bank of the river\ni am happy\n"
 
@@ -54,19 +56,7 @@ typedef struct Fix {
 static int group_setup(void **state)
 {
     (void)state;
-    setenv("SDL_VIDEODRIVER", "dummy", 0);
-    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-        fprintf(stderr, "SDL_Init: %s\n", SDL_GetError());
-        return -1;
-    }
-    AttnErr err;
-    memset(&err, 0, sizeof err);
-    if (embed_load(&table, "assets/embeddings.txt", &err, NULL) != 0) {
-        fprintf(stderr, "cannot load assets/embeddings.txt: %s (run from the "
-                        "repository root)\n", err.msg);
-        return -1;
-    }
-    return 0;
+    return test_sdl_dummy() < 0 || test_load_embeddings(&table) < 0 ? -1 : 0;
 }
 
 static int group_teardown(void **state)

@@ -24,20 +24,15 @@
 #include "attnviz/io.h"
 #include "attnviz/model.h"
 
-#define EMBEDDINGS "assets/embeddings.txt"
+#include "test_util.h"
+
 
 static EmbedTable *table;
 
 static int setup_table(void **state)
 {
     (void)state;
-    AttnErr err = {0}, warn = {0};
-    if (embed_load(&table, EMBEDDINGS, &err, &warn) < 0) {
-        fprintf(stderr, "cannot load %s: %s (run from the repository root)\n",
-                EMBEDDINGS, err.msg);
-        return -1;
-    }
-    return 0;
+    return test_load_embeddings(&table);
 }
 
 static int teardown_table(void **state)
@@ -1140,35 +1135,6 @@ static int write_model_json(FILE *f, void *ctx)
     return print_json(f, (const Model *)ctx, NULL);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *b = malloc((size_t)n + 1);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            n++;
-    closedir(d);
-    return n;
-}
-
 static void test_io_write_atomic(void **state)
 {
     (void)state;
@@ -1180,30 +1146,30 @@ static void test_io_write_atomic(void **state)
     /* create */
     assert_int_equal(io_write_atomic(path, write_text, "first version\n", &err), 0);
     size_t len;
-    char *got = slurp(path, &len);
+    char *got = test_slurp(path, &len);
     assert_non_null(got);
     assert_string_equal(got, "first version\n");
     free(got);
     /* replace */
     assert_int_equal(io_write_atomic(path, write_text, "second\n", &err), 0);
-    got = slurp(path, &len);
+    got = test_slurp(path, &len);
     assert_string_equal(got, "second\n");
     free(got);
-    assert_int_equal(count_entries(dir), 1);
+    assert_int_equal(test_count_entries(dir), 1);
     /* a failing writer: the old file stays byte for byte, no temp file */
     memset(&err, 0, sizeof err);
     assert_true(io_write_atomic(path, write_then_fail, NULL, &err) < 0);
     assert_true(err.msg[0] != '\0');
-    got = slurp(path, &len);
+    got = test_slurp(path, &len);
     assert_int_equal(len, 7);
     assert_memory_equal(got, "second\n", 7);
     free(got);
-    assert_int_equal(count_entries(dir), 1);
+    assert_int_equal(test_count_entries(dir), 1);
     /* a failing writer where no file was: still nothing */
     snprintf(sub, sizeof sub, "%s/new.csv", dir);
     assert_true(io_write_atomic(sub, write_then_fail, NULL, &err) < 0);
     assert_int_equal(access(sub, F_OK), -1);
-    assert_int_equal(count_entries(dir), 1);
+    assert_int_equal(test_count_entries(dir), 1);
     /* a missing folder */
     snprintf(sub, sizeof sub, "%s/missing/x.csv", dir);
     memset(&err, 0, sizeof err);
@@ -1225,12 +1191,12 @@ static void test_io_write_atomic(void **state)
     assert_int_equal(io_write_atomic(path, write_model_json, &m, &err), 0);
     size_t jl;
     char *js = json_of(&m, NULL, &jl);
-    got = slurp(path, &len);
+    got = test_slurp(path, &len);
     assert_int_equal(len, jl);
     assert_memory_equal(got, js, jl);
     free(got);
     free(js);
-    assert_int_equal(count_entries(dir), 1);
+    assert_int_equal(test_count_entries(dir), 1);
     assert_int_equal(unlink(path), 0);
     assert_int_equal(rmdir(dir), 0);
     model_destroy(&m);

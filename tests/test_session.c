@@ -36,7 +36,8 @@
 #include "attnviz/options.h"
 #include "attnviz/session.h"
 
-#define EMBEDDINGS "assets/embeddings.txt"
+#include "test_util.h"
+
 #define SENT_A "the train left the station on time"
 #define SENT_B "the bank of the river was muddy after the rain"
 
@@ -53,18 +54,7 @@ const char *__lsan_default_suppressions(void)
 static int group_setup(void **state)
 {
     (void)state;
-    setenv("SDL_VIDEODRIVER", "dummy", 0);
-    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-        fprintf(stderr, "SDL_Init: %s\n", SDL_GetError());
-        return -1;
-    }
-    AttnErr err = {0}, warn = {0};
-    if (embed_load(&table, EMBEDDINGS, &err, &warn) < 0) {
-        fprintf(stderr, "cannot load %s: %s (run from the repository root)\n",
-                EMBEDDINGS, err.msg);
-        return -1;
-    }
-    return 0;
+    return test_sdl_dummy() < 0 || test_load_embeddings(&table) < 0 ? -1 : 0;
 }
 
 static int group_teardown(void **state)
@@ -108,23 +98,6 @@ static void rm_dir(char *dir)
     free(dir);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *b = malloc((size_t)n + 1);
-    assert_non_null(b);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
 static void spit(const char *path, const char *text)
 {
     FILE *f = fopen(path, "wb");
@@ -149,19 +122,6 @@ static int count_tmp(const char *dir, int remove)
                 unlink(p);
             }
         }
-    closedir(d);
-    return n;
-}
-
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            n++;
     closedir(d);
     return n;
 }
@@ -293,7 +253,7 @@ static void test_round_trip(void **state)
     view_rich(&sv);
     AttnErr err = {0};
     assert_int_equal(session_save(path, &a, &sv, &err), 0);
-    assert_int_equal(count_entries(dir), 1);
+    assert_int_equal(test_count_entries(dir), 1);
 
     model_plain(&b, "something else entirely");
     memset(&got, 0x55, sizeof got);
@@ -345,7 +305,7 @@ static void test_round_trip(void **state)
     snprintf(path2, sizeof path2, "%s/s2.json", dir);
     assert_int_equal(session_save(path2, &b, &got, &err), 0);
     size_t f1, f2;
-    char *s1 = slurp(path, &f1), *s2 = slurp(path2, &f2);
+    char *s1 = test_slurp(path, &f1), *s2 = test_slurp(path2, &f2);
     assert_int_equal(f1, f2);
     assert_memory_equal(s1, s2, f1);
     free(s1);
@@ -567,7 +527,7 @@ static void test_errors_leave_model(void **state)
     AttnErr err = {0};
     assert_int_equal(session_save(path, &src, &sv, &err), 0);
     size_t glen;
-    char *good = slurp(path, &glen);
+    char *good = test_slurp(path, &glen);
     assert_non_null(good);
 
     model_plain(&m, SENT_A);
@@ -704,15 +664,15 @@ static void test_atomic_failing_writer(void **state)
     AttnErr err = {0};
     assert_int_equal(session_save(path, &m, &sv, &err), 0);
     size_t l0, l1;
-    char *old = slurp(path, &l0);
+    char *old = test_slurp(path, &l0);
     assert_true(io_write_atomic(path, write_then_fail, NULL, &err) < 0);
     assert_int_equal(err.code, ATTN_E_IO);
     assert_true(err.msg[0] != '\0');
-    char *now = slurp(path, &l1);
+    char *now = test_slurp(path, &l1);
     assert_int_equal(l0, l1);
     assert_memory_equal(old, now, l0);
     assert_int_equal(count_tmp(dir, 0), 0);
-    assert_int_equal(count_entries(dir), 1);
+    assert_int_equal(test_count_entries(dir), 1);
     free(old);
     free(now);
     model_destroy(&m);
@@ -736,7 +696,7 @@ static void test_atomic_full_disk(void **state)
     AttnErr err = {0};
     assert_int_equal(session_save(path, &a, &sv, &err), 0);
     size_t l0, l1;
-    char *old = slurp(path, &l0);
+    char *old = test_slurp(path, &l0);
     /* how big b's session is */
     char probe[1100];
     snprintf(probe, sizeof probe, "%s/probe.json", dir);
@@ -775,13 +735,13 @@ static void test_atomic_full_disk(void **state)
         fprintf(stderr, "full-disk child killed by signal %d\n", WTERMSIG(status));
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
-    char *now = slurp(path, &l1);
+    char *now = test_slurp(path, &l1);
     assert_non_null(now);
     assert_int_equal(l0, l1);
     assert_memory_equal(old, now, l0);
     assert_int_equal(access(fresh, F_OK), -1);
     assert_int_equal(count_tmp(dir, 0), 0);
-    assert_int_equal(count_entries(dir), 1);
+    assert_int_equal(test_count_entries(dir), 1);
     free(old);
     free(now);
     model_destroy(&a);
@@ -806,7 +766,7 @@ static void test_atomic_bad_targets(void **state)
     assert_int_equal(err.code, ATTN_E_IO);
     attn_err_format(&err, msg, sizeof msg);
     assert_non_null(strstr(msg, path));
-    assert_int_equal(count_entries(dir), 0);
+    assert_int_equal(test_count_entries(dir), 0);
     /* the path is a folder: it fails, the folder stays (and stays empty) */
     snprintf(path, sizeof path, "%s/adir", dir);
     assert_int_equal(mkdir(path, 0755), 0);
@@ -818,21 +778,21 @@ static void test_atomic_bad_targets(void **state)
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
     assert_true(S_ISDIR(st.st_mode));
-    assert_int_equal(count_entries(path), 0);
-    assert_int_equal(count_entries(dir), 1);
+    assert_int_equal(test_count_entries(path), 0);
+    assert_int_equal(test_count_entries(dir), 1);
     /* also with a trailing slash */
     char slash[1200];
     snprintf(slash, sizeof slash, "%s/", path);
     assert_true(session_save(slash, &m, &sv, &err) < 0);
-    assert_int_equal(count_entries(path), 0);
-    assert_int_equal(count_entries(dir), 1);
+    assert_int_equal(test_count_entries(path), 0);
+    assert_int_equal(test_count_entries(dir), 1);
     /* a file as a folder in the path */
     char file[1100];
     snprintf(file, sizeof file, "%s/plain", dir);
     spit(file, "x");
     snprintf(path, sizeof path, "%s/plain/s.json", dir);
     assert_true(session_save(path, &m, &sv, &err) < 0);
-    assert_int_equal(count_entries(dir), 2);
+    assert_int_equal(test_count_entries(dir), 2);
     model_destroy(&m);
     rm_dir(dir);
 }
@@ -905,7 +865,7 @@ static void test_sigkill_never_partial(void **state)
         int t = count_tmp(dir, 1);
         assert_true(t <= 1); /* at most the one temp file of the killed save */
         left += t;
-        assert_int_equal(count_entries(dir), 1);
+        assert_int_equal(test_count_entries(dir), 1);
     }
     fprintf(stderr, "sigkill: %d rounds, file was A %d times and B %d times (changed in %d "
                     "rounds); %d temp file(s) left behind by the kills (removed)\n",
@@ -1024,7 +984,7 @@ static void test_app_save_session_errors(void **state)
     assert_int_equal(a->status_err, 0);
     assert_int_equal(a->unsaved, 0);
     size_t l0, l1;
-    char *old = slurp(path, &l0);
+    char *old = test_slurp(path, &l0);
     key(a, SDLK_m);
     assert_int_equal(a->unsaved, 1);
     snprintf(path, sizeof path, "%s/missing/s.json", f->dir);
@@ -1033,7 +993,7 @@ static void test_app_save_session_errors(void **state)
     assert_non_null(strstr(a->status, path));
     assert_int_equal(a->unsaved, 1);
     snprintf(path, sizeof path, "%s/s.json", f->dir);
-    char *now = slurp(path, &l1);
+    char *now = test_slurp(path, &l1);
     assert_int_equal(l0, l1);
     assert_memory_equal(old, now, l0);
     free(old);
@@ -1091,7 +1051,7 @@ static void test_app_open_path(void **state)
 
     /* bad files keep the sentence and say so */
     size_t glen;
-    char *gtext = slurp(good, &glen);
+    char *gtext = test_slurp(good, &glen);
     FILE *hf = fopen(half, "wb");
     assert_non_null(hf);
     fwrite(gtext, 1, glen / 2, hf);

@@ -22,19 +22,14 @@
 #include "attnviz/svg.h"
 #include "attnviz/tokenizer.h"
 
+#include "test_util.h"
+
 static EmbedTable *table;
 
 static int group_setup(void **state)
 {
     (void)state;
-    AttnErr err;
-    memset(&err, 0, sizeof err);
-    if (embed_load(&table, "assets/embeddings.txt", &err, NULL) != 0) {
-        fprintf(stderr, "cannot load assets/embeddings.txt: %s (run from the "
-                        "repository root)\n", err.msg);
-        return -1;
-    }
-    return 0;
+    return test_load_embeddings(&table);
 }
 
 static int group_teardown(void **state)

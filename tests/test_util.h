@@ -1,0 +1,76 @@
+/* Helpers the test files share: the built-in embedding table, SDL's dummy
+ * video driver, reading a file back, counting a folder's entries. Include
+ * after <cmocka.h> (and after <SDL.h> for test_sdl_dummy). Static inline, so
+ * a file that uses some of them does not warn about the others. */
+#ifndef ATTNVIZ_TEST_UTIL_H
+#define ATTNVIZ_TEST_UTIL_H
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attnviz/embed.h"
+
+#define TEST_EMBEDDINGS "assets/embeddings.txt"
+
+/* The built-in table into *t; 0, or -1 with a message (run from the
+ * repository root). */
+static inline int test_load_embeddings(EmbedTable **t)
+{
+    AttnErr err = {0};
+    if (embed_load(t, TEST_EMBEDDINGS, &err, NULL) < 0) {
+        fprintf(stderr, "cannot load %s: %s (run from the repository root)\n", TEST_EMBEDDINGS,
+                err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+#ifdef SDL_h_
+/* SDL video on the dummy driver (unless the caller chose one); 0 or -1. */
+static inline int test_sdl_dummy(void)
+{
+    setenv("SDL_VIDEODRIVER", "dummy", 0);
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+        fprintf(stderr, "SDL_Init: %s\n", SDL_GetError());
+        return -1;
+    }
+    return 0;
+}
+#endif
+
+/* The whole file, NUL-terminated, or NULL when it cannot be opened. */
+static inline char *test_slurp(const char *path, size_t *len)
+{
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *b = malloc((size_t)n + 1);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    b[n] = '\0';
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+/* Entries in a folder, "." and ".." aside. */
+static inline int test_count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
+    closedir(d);
+    return n;
+}
+
+#endif
