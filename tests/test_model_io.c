@@ -65,15 +65,7 @@ static int tok_index(const Model *m, const char *word, int nth)
 static char *read_stream(FILE *f, size_t *len)
 {
     assert_int_equal(fflush(f), 0);
-    long n = ftell(f);
-    assert_true(n >= 0);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    *len = (size_t)n;
-    return buf;
+    return test_read_back(f, len);
 }
 
 static char *json_of(const Model *m, const char *session, size_t *len)

@@ -132,15 +132,9 @@ static char *json_of(const Model *m, size_t *len)
     assert_non_null(f);
     assert_int_equal(print_json(f, m, NULL), 0);
     assert_int_equal(fflush(f), 0);
-    long n = ftell(f);
-    assert_true(n > 0);
-    rewind(f);
-    char *b = malloc((size_t)n + 1);
-    assert_non_null(b);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = '\0';
+    char *b = test_read_back(f, len);
+    assert_true(*len > 0);
     fclose(f);
-    *len = (size_t)n;
     return b;
 }
 
@@ -170,14 +164,8 @@ static char *state_bytes(const Model *m, size_t *len)
     fwrite(m->E, sizeof(float), (size_t)m->T * m->d, f);
     assert_int_equal(print_json(f, m, NULL), 0);
     assert_int_equal(fflush(f), 0);
-    long n = ftell(f);
-    rewind(f);
-    char *b = malloc((size_t)n + 1);
-    assert_non_null(b);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = '\0';
+    char *b = test_read_back(f, len);
     fclose(f);
-    *len = (size_t)n;
     return b;
 }
 

@@ -75,14 +75,8 @@ static void write_doc(Doc *d, const Model *m, const SvgOptions *o)
     assert_non_null(f);
     assert_int_equal(svg_write_heatmap(f, m, o), 0);
     assert_int_equal(fflush(f), 0);
-    long n = ftell(f);
-    assert_true(n > 0);
-    rewind(f);
-    d->data = malloc((size_t)n + 1);
-    assert_non_null(d->data);
-    assert_int_equal(fread(d->data, 1, (size_t)n, f), (size_t)n);
-    d->data[n] = '\0';
-    d->len = (size_t)n;
+    d->data = test_read_back(f, &d->len);
+    assert_true(d->len > 0);
     fclose(f);
 }
 

@@ -40,6 +40,21 @@ static inline int test_sdl_dummy(void)
 }
 #endif
 
+/* Everything written to f so far (f positioned at its end), NUL-terminated;
+ * f stays open. */
+static inline char *test_read_back(FILE *f, size_t *len)
+{
+    long n = ftell(f);
+    assert_true(n >= 0);
+    rewind(f);
+    char *b = malloc((size_t)n + 1);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    b[n] = '\0';
+    *len = (size_t)n;
+    return b;
+}
+
 /* The whole file, NUL-terminated, or NULL when it cannot be opened. */
 static inline char *test_slurp(const char *path, size_t *len)
 {
@@ -48,14 +63,8 @@ static inline char *test_slurp(const char *path, size_t *len)
     if (!f)
         return NULL;
     fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *b = malloc((size_t)n + 1);
-    assert_non_null(b);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = '\0';
+    char *b = test_read_back(f, len);
     fclose(f);
-    *len = (size_t)n;
     return b;
 }
 
