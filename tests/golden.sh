@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Golden test: --print text, csv and json are byte-identical to the files in
+# tests/golden/ for every configuration of tests/golden/cases.txt (written
+# by tests/golden/make.sh before the redesign of issue 12: a restructuring
+# must not change one number or one byte). Run from the repository root.
+set -u
+BIN=${ATTNVIZ_BIN:-build/attnviz}
+pass=0 failed=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/attnviz-golden.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+while read -r name args; do
+    case "$name" in ''|'#'*) continue ;; esac
+    for fmt in text csv json; do
+        ext=$fmt; [ "$fmt" = text ] && ext=txt
+        want="tests/golden/$name.$ext"
+        if [ ! -s "$want" ]; then
+            echo "FAIL - $name $fmt: $want missing"; failed=$((failed + 1)); continue
+        fi
+        eval "\"$BIN\" $args --print $fmt" > "$TMP/out" 2>/dev/null
+        if cmp -s "$TMP/out" "$want"; then
+            echo "ok   - $name --print $fmt"; pass=$((pass + 1))
+        else
+            echo "FAIL - $name --print $fmt differs from $want:"
+            diff "$want" "$TMP/out" | head -5
+            failed=$((failed + 1))
+        fi
+    done
+done < tests/golden/cases.txt
+echo "golden: $pass passed, $failed failed"
+[ "$failed" = 0 ]
