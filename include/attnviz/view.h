@@ -26,6 +26,11 @@ typedef enum EditButton {
     EBTN_IDENTITY = 0, EBTN_ZERO, EBTN_RANDOM, EBTN_SWAP, EBTN_RESET, EBTN_COUNT
 } EditButton;
 
+/* One line of the help overlay: the keys and what they do. */
+typedef struct ViewHelpLine {
+    const char *keys, *what;
+} ViewHelpLine;
+
 typedef struct ViewState {
     const Model *m;
     int head;              /* 0..h-1, or MODEL_HEAD_AVG */
@@ -52,6 +57,9 @@ typedef struct ViewState {
     const char *status;    /* message, or NULL */
     int status_error;
     int help;              /* help overlay shown */
+    const ViewHelpLine *help_lines; /* its lines (the app's key table), or
+                              NULL for the view's own list */
+    int n_help_lines;
     int step_reveal;       /* steps shown in the step view (1..4) */
     EditTarget edit_target;
     int edit_row, edit_col;/* editor cursor */

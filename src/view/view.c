@@ -1621,7 +1621,7 @@ static void draw_tooltip(View *v, SDL_Renderer *r, const ViewState *s, const Vie
 
 static void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
-    static const char *const keys[][2] = {
+    static const ViewHelpLine own[] = {
         {"Enter or /", "edit the sentence (Esc leaves)"},
         {"Up/Down, j/k", "select the query row"},
         {"Left/Right", "focus a key column"},
@@ -1650,13 +1650,14 @@ static void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
         {"Ctrl+Q", "quit"},
     };
     const Theme *th = theme(s);
-    int n = (int)(sizeof keys / sizeof keys[0]);
+    const ViewHelpLine *keys = s->help_lines ? s->help_lines : own;
+    int n = s->help_lines ? s->n_help_lines : (int)(sizeof own / sizeof own[0]);
     int px = S(s, 14), lh = text_line_height(v->text, px) + S(s, 3);
     int kw = 0, dw = 0;
     for (int k = 0; k < n; k++) {
         int a, b;
-        text_size(v->text, px, keys[k][0], &a, NULL);
-        text_size(v->text, px, keys[k][1], &b, NULL);
+        text_size(v->text, px, keys[k].keys, &a, NULL);
+        text_size(v->text, px, keys[k].what, &b, NULL);
         kw = a > kw ? a : kw;
         dw = b > dw ? b : dw;
     }
@@ -1672,8 +1673,8 @@ static void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
     text_draw(v->text, S(s, 16), th->text, "attnviz keys  (Esc closes)", box.x + S(s, 20), box.y + S(s, 12), 0, 0);
     for (int k = 0; k < n; k++) {
         int y = box.y + S(s, 44) + k * lh;
-        text_draw(v->text, px, th->accent, keys[k][0], box.x + S(s, 20), y, 0, 0);
-        text_draw(v->text, px, th->text, keys[k][1], box.x + S(s, 40) + kw, y, 0, 0);
+        text_draw(v->text, px, th->accent, keys[k].keys, box.x + S(s, 20), y, 0, 0);
+        text_draw(v->text, px, th->text, keys[k].what, box.x + S(s, 40) + kw, y, 0, 0);
     }
 }
 
