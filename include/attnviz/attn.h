@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "attnviz/attnmap.h"
 #include "attnviz/error.h"
 
 #define ATTN_MAX_HEADS 64
@@ -113,7 +114,7 @@ int attn_forward_resize(AttnResult *r, const float *Xq, int Tq, const float *Xkv
 
 static inline int attn_masked(const AttnResult *r, int i, int j)
 {
-    return r->causal && j > i;
+    return j >= attn_causal_row_len(r->causal, i, r->Tk);
 }
 static inline float *attn_head_matrix(const float *m, const AttnResult *r,
                                       int head)

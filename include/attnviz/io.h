@@ -29,7 +29,13 @@ int io_read_file(const char *path, long max, char **data, size_t *len,
                  AttnErr *err);
 
 /* ---- printouts ------------------------------------------------------------ */
-/* head: 0..h-1 or MODEL_HEAD_AVG. Return 0 or -ATTN_E_IO. */
+/* One map as an aligned table under a title line (masked entries "-"), or
+ * as CSV: header "query,<key tokens>", one row per query token. Return 0
+ * or -ATTN_E_IO. */
+int print_map_text(FILE *f, const AttnMap *map, const char *title);
+int print_map_csv(FILE *f, const AttnMap *map);
+/* A model's weights of head (0..h-1 or MODEL_HEAD_AVG) through those, the
+ * text with the model's facts as its title and its unknown words after. */
 int print_text(FILE *f, const Model *m, int head);
 int print_csv(FILE *f, const Model *m, int head);
 /* The JSON document; session_json, when not NULL, is a JSON object's text

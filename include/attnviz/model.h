@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "attnviz/attn.h"
+#include "attnviz/attnmap.h"
 #include "attnviz/embed.h"
 #include "attnviz/error.h"
 #include "attnviz/tokenizer.h"
@@ -32,6 +33,7 @@ typedef struct Model {
 
     char *text;               /* the sentence as given */
     TokenList toks;
+    const char *labels[ATTN_MAX_TOKENS]; /* token i's text: the maps' labels */
     int T;                    /* tokens in use (<= ATTN_MAX_TOKENS) */
     float *E;                 /* T×d embeddings */
     float *X;                 /* T×d attention input: E (+ PE) */
@@ -104,6 +106,20 @@ int model_compute(Model *m);
  * Logits, and the mean of scores, exist only with keep_window_matrices;
  * else NULL. */
 const float *model_matrix(const Model *m, ModelMatrix which, int head);
+
+/* The model's attention as maps (attnmap.h) over its tokens: one head's
+ * (or with MODEL_HEAD_AVG the heads' mean) Tq×Tk matrix, or all heads as
+ * one layer of H maps. They borrow the model's arrays: valid until the
+ * next model_set_text or model_compute. A model whose text changed since
+ * its last compute gives an empty map (Tq = Tk = 0); a matrix the model
+ * does not keep (model_matrix NULL) a map with v NULL. */
+AttnMap model_map(const Model *m, ModelMatrix which, int head);
+AttnMaps model_maps(const Model *m, ModelMatrix which);
+
+/* The facts line of a figure or printout: mode, head label, d and dk,
+ * scaling, mask, posenc, τ, separated by ", " in ASCII (ascii = 1: "scaled
+ * 1/sqrt(dk)", "tau=1") or by " · " in UTF-8 ("scaled 1/√dk", "τ=1"). */
+void model_facts(const Model *m, int head, int ascii, char *buf, size_t n);
 
 /* The step view's numbers for query i and key j of one head, as the seeds
  * teach them: q_i, k_j, v_j; score = q·k; logit = score·s/τ; the softmax's

@@ -405,7 +405,7 @@ static void head_rows(AttnResult *r, int head, float mult, const Change *ch, int
         float *lg = r->logits ? r->logits + o : NULL, *w = r->weights + o;
         int nv[RB], redo[RB], any = 0;
         for (int k = 0; k < nr; k++)
-            nv[k] = r->causal && i + k + 1 < Tk ? i + k + 1 : Tk;
+            nv[k] = attn_causal_row_len(r->causal, i + k, Tk);
         if (i + nr > ch->q_lo && i < ch->q_hi) {
             /* pass 2: scores, logits = scores · s / τ */
             K->scores_rows(Q + (size_t)i * dk, nr, dk, Kt, Tk, Tk, Tk, mult, r->scores + o, lg, w);

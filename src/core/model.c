@@ -3,6 +3,7 @@
 #include "attnviz/model.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +110,8 @@ int model_set_text(Model *m, const char *text, size_t len)
         m->cap_T = T;
     }
     m->T = T;
+    for (int i = 0; i < T; i++)
+        m->labels[i] = tok_text(&m->toks, i);
     model_embed(m);
     return 0;
 }
@@ -380,7 +383,7 @@ int model_step(const Model *m, int head, int i, int j, ModelStep *out)
     out->logit = LOGIT(j);
     out->weight = r->weights[row + j];
     out->masked = attn_masked(r, i, j);
-    int nv = r->causal && i + 1 < r->Tk ? i + 1 : r->Tk;
+    int nv = attn_causal_row_len(r->causal, i, r->Tk);
     float mx = -INFINITY;
     for (int c = 0; c < nv; c++)
         mx = LOGIT(c) > mx ? LOGIT(c) : mx;
@@ -390,4 +393,44 @@ int model_step(const Model *m, int head, int i, int j, ModelStep *out)
 #undef LOGIT
     out->exp_ij = out->masked ? 0.0 : exp((double)out->logit - mx);
     return 0;
+}
+
+AttnMap model_map(const Model *m, ModelMatrix which, int head)
+{
+    const AttnResult *r = &m->res;
+    int fresh = r->Tq == m->T && r->Tk == m->T; /* else text set, not recomputed */
+    AttnMap map = attn_map_make(fresh ? model_matrix(m, which, head) : NULL, fresh ? m->T : 0,
+                                fresh ? m->T : 0, m->labels, m->labels, (AttnMapKind)which);
+    map.causal = r->causal;
+    map.n_heads = r->h > 0 ? r->h : 1;
+    map.head = head >= 0 && head < map.n_heads ? head : map.n_heads == 1 ? 0 : ATTN_MAP_AVG;
+    return map;
+}
+
+AttnMaps model_maps(const Model *m, ModelMatrix which)
+{
+    const AttnResult *r = &m->res;
+    AttnMaps ms = {0};
+    int fresh = r->Tq == m->T && r->Tk == m->T;
+    ms.v = fresh ? model_matrix(m, which, 0) : NULL;
+    ms.L = 1;
+    ms.H = r->h > 0 ? r->h : 1;
+    ms.Tq = ms.Tk = fresh ? m->T : 0;
+    ms.q_labels = ms.k_labels = m->labels;
+    ms.kind = (AttnMapKind)which;
+    ms.causal = r->causal;
+    return ms;
+}
+
+void model_facts(const Model *m, int head, int ascii, char *buf, size_t n)
+{
+    const AttnConfig *c = &m->cfg;
+    const char *sep = ascii ? ", " : " \xC2\xB7 ";
+    char hb[48];
+    attn_head_label(head, m->res.h, hb, sizeof hb);
+    snprintf(buf, n, "%s%s%s%sd=%d, dk=%d%s%s%s%s%s%s%s%s=%g",
+             c->mode == ATTN_MODE_BASIC ? "basic" : "learned", sep, hb, sep, m->d, m->res.dk,
+             sep, c->scale ? (ascii ? "scaled 1/sqrt(dk)" : "scaled 1/\xE2\x88\x9A" "dk") : "unscaled",
+             sep, c->causal ? "causal mask" : "no mask", sep, c->posenc ? "posenc" : "no posenc",
+             sep, ascii ? "tau" : "\xCF\x84", (double)c->temperature);
 }

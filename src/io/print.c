@@ -1,28 +1,10 @@
-/* The model as text (an aligned table), CSV and JSON. Numbers come straight
- * from the Model, printed with %.9g so a float round-trips. */
+/* Attention maps as text (an aligned table) and CSV, and a model's whole
+ * computation as JSON. Numbers are printed with %.9g so a float
+ * round-trips; the maps' printers know nothing of a Model. */
 #include "attnviz/io.h"
 
 #include <math.h>
 #include <string.h>
-
-static const char *matrix_title(const Model *m, int head, char *buf, size_t n)
-{
-    const AttnConfig *c = &m->cfg;
-    char hb[32];
-    if (m->res.h == 1)
-        snprintf(hb, sizeof hb, "1 head");
-    else if (head < 0)
-        snprintf(hb, sizeof hb, "average of %d heads", m->res.h);
-    else
-        snprintf(hb, sizeof hb, "head %d of %d", head + 1, m->res.h);
-    snprintf(n ? buf : buf, n,
-             "attention weights (%s, %s, d=%d, dk=%d, %s, %s, %s, tau=%g)",
-             c->mode == ATTN_MODE_BASIC ? "basic" : "learned", hb, m->d,
-             m->res.dk, c->scale ? "scaled 1/sqrt(dk)" : "unscaled",
-             c->causal ? "causal mask" : "no mask",
-             c->posenc ? "posenc" : "no posenc", (double)c->temperature);
-    return buf;
-}
 
 /* Display width of a UTF-8 string (code points; good enough for a table). */
 static int width(const char *s)
@@ -45,27 +27,23 @@ static void pad(FILE *f, const char *s, int w, int right)
             fputc(' ', f);
 }
 
-int print_text(FILE *f, const Model *m, int head)
+int print_map_text(FILE *f, const AttnMap *map, const char *title)
 {
-    char title[256];
-    int T = m->T;
-    const float *W = model_matrix(m, MODEL_WEIGHTS, head);
-    fprintf(f, "%s\n", matrix_title(m, head, title, sizeof title));
-    fprintf(f, "rows: queries, columns: keys; each row sums to 1\n\n");
+    int Tq = map->Tq, Tk = map->Tk;
+    fprintf(f, "%s\n", title);
+    fprintf(f, "rows: queries, columns: keys%s\n\n",
+            map->kind == ATTN_MAP_WEIGHTS ? "; each row sums to 1" : "");
     int lw = 5, cw = 6;
-    for (int i = 0; i < T; i++) {
-        int w = width(tok_text(&m->toks, i));
-        if (w > lw)
-            lw = w;
-        if (w + 1 > cw)
-            cw = w + 1;
-    }
+    for (int i = 0; i < Tq; i++)
+        lw = width(map->q_labels[i]) > lw ? width(map->q_labels[i]) : lw;
+    for (int j = 0; j < Tk; j++)
+        cw = width(map->k_labels[j]) + 1 > cw ? width(map->k_labels[j]) + 1 : cw;
     if (cw > 12)
         cw = 12;
     pad(f, "", lw, 0);
-    for (int j = 0; j < T; j++) {
+    for (int j = 0; j < Tk; j++) {
         char cut[64];
-        const char *t = tok_text(&m->toks, j);
+        const char *t = map->k_labels[j];
         if (width(t) > cw - 1) {
             /* shorten long keys, never cutting a character */
             size_t b = 0;
@@ -82,27 +60,37 @@ int print_text(FILE *f, const Model *m, int head)
         pad(f, t, cw, 1);
     }
     fputc('\n', f);
-    for (int i = 0; i < T; i++) {
-        pad(f, tok_text(&m->toks, i), lw, 0);
-        for (int j = 0; j < T; j++) {
+    for (int i = 0; i < Tq; i++) {
+        pad(f, map->q_labels[i], lw, 0);
+        for (int j = 0; j < Tk; j++) {
             char v[32];
-            if (attn_masked(&m->res, i, j))
+            if (attn_map_masked(map, i, j))
                 snprintf(v, sizeof v, "-");
             else
-                snprintf(v, sizeof v, "%.3f", (double)W[(size_t)i * T + j]);
+                snprintf(v, sizeof v, "%.3f", (double)attn_map_at(map, i, j));
             pad(f, v, cw, 1);
         }
         fputc('\n', f);
     }
+    return ferror(f) ? -ATTN_E_IO : 0;
+}
+
+int print_text(FILE *f, const Model *m, int head)
+{
+    char facts[256], title[300];
+    AttnMap map = model_map(m, MODEL_WEIGHTS, head);
+    model_facts(m, head, 1, facts, sizeof facts);
+    snprintf(title, sizeof title, "attention %s (%s)", attn_map_kind_name(map.kind), facts);
+    int rc = print_map_text(f, &map, title);
     int n_oov = model_count_oov(m);
     if (n_oov) {
         fprintf(f, "\nnot in the embedding table (hashed vectors):");
-        for (int i = 0; i < T; i++)
+        for (int i = 0; i < m->T; i++)
             if (m->oov[i])
                 fprintf(f, " %s", tok_text(&m->toks, i));
         fputc('\n', f);
     }
-    return ferror(f) ? -ATTN_E_IO : 0;
+    return rc < 0 || ferror(f) ? -ATTN_E_IO : 0;
 }
 
 static void csv_field(FILE *f, const char *s)
@@ -120,23 +108,27 @@ static void csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-int print_csv(FILE *f, const Model *m, int head)
+int print_map_csv(FILE *f, const AttnMap *map)
 {
-    int T = m->T;
-    const float *W = model_matrix(m, MODEL_WEIGHTS, head);
     fputs("query", f);
-    for (int j = 0; j < T; j++) {
+    for (int j = 0; j < map->Tk; j++) {
         fputc(',', f);
-        csv_field(f, tok_text(&m->toks, j));
+        csv_field(f, map->k_labels[j]);
     }
     fputc('\n', f);
-    for (int i = 0; i < T; i++) {
-        csv_field(f, tok_text(&m->toks, i));
-        for (int j = 0; j < T; j++)
-            fprintf(f, ",%.9g", (double)W[(size_t)i * T + j]);
+    for (int i = 0; i < map->Tq; i++) {
+        csv_field(f, map->q_labels[i]);
+        for (int j = 0; j < map->Tk; j++)
+            fprintf(f, ",%.9g", (double)attn_map_at(map, i, j));
         fputc('\n', f);
     }
     return ferror(f) ? -ATTN_E_IO : 0;
+}
+
+int print_csv(FILE *f, const Model *m, int head)
+{
+    AttnMap map = model_map(m, MODEL_WEIGHTS, head);
+    return print_map_csv(f, &map);
 }
 
 static void json_string(FILE *f, const char *s)
