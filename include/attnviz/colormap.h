@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attnviz/attnmap.h"
+
 typedef enum ColormapId {
     CMAP_VIRIDIS = 0,
     CMAP_CIVIDIS,
@@ -41,6 +43,9 @@ typedef struct ColorScale {
     float lo, hi;
 } ColorScale;
 
+/* The scale of a map over its unmasked entries: diverging for scores,
+ * logits and differences (attn_map_kind_diverging), else sequential. */
+ColorScale colormap_scale_for_map(const AttnMap *m, ColormapId sequential);
 /* M is rows×cols; with causal, entries j > i are masked and ignored. */
 ColorScale colormap_scale_for(const float *M, int rows, int cols, int causal,
                               int diverging, ColormapId sequential);

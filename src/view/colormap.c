@@ -154,18 +154,19 @@ Rgb colormap_text_on(Rgb c)
     return y > 140.0f ? black : white;
 }
 
-ColorScale colormap_scale_for(const float *M, int rows, int cols, int causal,
-                              int diverging, ColormapId sequential)
+ColorScale colormap_scale_for_map(const AttnMap *m, ColormapId sequential)
 {
+    int diverging = attn_map_kind_diverging(m->kind);
     ColorScale s = {diverging ? CMAP_DIVERGING : sequential, 0.0f, 0.0f};
     float a = 0.0f;
-    for (int i = 0; i < rows; i++) {
-        const float *row = M + (size_t)i * cols;
-        int n = causal && i + 1 < cols ? i + 1 : cols;
+    for (int i = 0; m->v && i < m->Tq; i++) {
+        const float *row = m->v + (size_t)i * m->stride;
+        const unsigned char *mk = m->mask ? m->mask + (size_t)i * m->Tk : NULL;
+        int n = attn_causal_row_len(m->causal, i, m->Tk);
         for (int j = 0; j < n; j++) {
-            float m = diverging ? fabsf(row[j]) : row[j];
-            /* NaN and ±inf are skipped: m <= FLT_MAX is false for both */
-            a = m > a && m <= FLT_MAX ? m : a;
+            float x = diverging ? fabsf(row[j]) : row[j];
+            /* NaN and ±inf are skipped: x <= FLT_MAX is false for both */
+            a = x > a && x <= FLT_MAX && !(mk && mk[j]) ? x : a;
         }
     }
     if (!(a > 1e-12f))
@@ -173,6 +174,15 @@ ColorScale colormap_scale_for(const float *M, int rows, int cols, int causal,
     s.lo = diverging ? -a : 0.0f;
     s.hi = a;
     return s;
+}
+
+ColorScale colormap_scale_for(const float *M, int rows, int cols, int causal,
+                              int diverging, ColormapId sequential)
+{
+    AttnMap m = attn_map_make(M, rows, cols, NULL, NULL,
+                              diverging ? ATTN_MAP_SCORES : ATTN_MAP_WEIGHTS);
+    m.causal = causal;
+    return colormap_scale_for_map(&m, sequential);
 }
 
 float colormap_scale_t(const ColorScale *s, float v)

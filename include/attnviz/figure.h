@@ -1,0 +1,100 @@
+/* One figure layout for every heatmap picture: the title and facts lines,
+ * the axis titles ("queries" down the side, "keys" across the top), the
+ * row and column labels, the cells with their values, the colour bar with
+ * its ticks and caption, and the legend of masked cells. Computed once, as
+ * pure geometry in pixels with text measured through a callback (as
+ * microui asks `text_width`), then drawn by two back ends: the SDL renderer
+ * (figure_draw, for the window and the PNG) and the SVG writer
+ * (svg_write_figure). So a PNG and an SVG of one figure have the same size
+ * and every cell at the same place with the same colour.
+ * Not for: the window's other panels. No SDL here. */
+#ifndef ATTNVIZ_FIGURE_H
+#define ATTNVIZ_FIGURE_H
+
+#include "attnviz/attnmap.h"
+#include "attnviz/colormap.h"
+
+/* How wide and how tall text is at a font size of px pixels. */
+typedef struct TextMeasure {
+    int (*width)(void *ctx, int px, const char *s);
+    int (*line_height)(void *ctx, int px);
+    void *ctx;
+} TextMeasure;
+
+/* DejaVu Sans's own advance widths and line height, without a font file:
+ * the same on every machine. The exports lay out with it, so the PNG (drawn
+ * in DejaVu Sans) and the SVG share one layout. */
+extern const TextMeasure figure_measure_dejavu;
+/* Its ascent (top of a line to its baseline) at px, for the SVG; the
+ * advance of one code point in em. */
+double figure_ascent(int px);
+double figure_dejavu_em(unsigned cp);
+
+typedef struct FigRect {
+    int x, y, w, h;
+} FigRect;
+
+typedef struct FigureOptions {
+    float scale;         /* 1 = 100 %; every size below is multiplied by it */
+    const char *title;   /* first line, cut to the width with "…"; NULL: none */
+    const char *facts;   /* second line; NULL: none */
+    int axis_titles;     /* "queries" and "keys" beside the labels */
+    int area_w, area_h;  /* fit into this area (the window); 0: the natural
+                            size of an export (cells from Tq and Tk) */
+    float max_cell;      /* largest cell in pixels when fitting (0: none) */
+    float zoom;          /* >= 1 when fitting: cells grow, rows/cols scroll */
+    int pan_row, pan_col;/* first visible row/column when zoomed */
+    int query, key;      /* selected row and column (labels give way), -1 */
+    ColormapId cmap;     /* the sequential map (weights, targets) */
+} FigureOptions;
+
+/* Options of an export figure at scale, with its title and facts. */
+FigureOptions figure_options_export(float scale, const char *title, const char *facts);
+
+#define FIGURE_TICKS 5
+
+typedef struct Figure {
+    int w, h;                  /* the whole figure */
+    char title[512];           /* the title as drawn (cut with "…") */
+    const char *facts;
+    int title_px, facts_px;
+    FigRect title_box, facts_box;
+    int axis_px;               /* 0: no axis titles */
+    int keys_cx, keys_y;       /* "keys": centre x, top */
+    int queries_x, queries_cy; /* "queries": left x, centre y (turned 90°) */
+    int Tq, Tk;
+    FigRect grid;              /* the visible cells */
+    float cell;                /* cell side in pixels */
+    int row0, col0, rows, cols;/* first visible row/column, counts */
+    int label_px, label_lh;    /* token labels */
+    int label_w;               /* room for a label (longer ones are cut) */
+    int rotate;                /* key labels at -45° */
+    int every_r, every_c;      /* a label every so many rows/columns */
+    int value_px;              /* numbers in the cells, 0 = none */
+    ColorScale cs;             /* the map's colours */
+    FigRect bar;               /* the colour bar */
+    int tick_px, tick_x;       /* tick labels: size, left edge */
+    int tick_y[FIGURE_TICKS];  /* tick k (bottom up) at this y */
+    char ticks[FIGURE_TICKS][32];
+    int caption_x, caption_cy; /* "weight", turned 90°: left x, centre y */
+    const char *caption;
+    FigRect legend;            /* the masked-cell swatch, w = 0 when none */
+    int line_w;                /* outline width of the selected row */
+} Figure;
+
+/* Lay the map out. A map with no rows or columns gives a figure with only
+ * its title, facts and a note. */
+void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o,
+                   const TextMeasure *tm);
+
+/* Pixel edges of cell column j and row i (j = col0 + cols gives the right
+ * edge): cells tile the grid with no gap and no overlap. */
+int figure_cell_x(const Figure *f, int j);
+int figure_cell_y(const Figure *f, int i);
+/* Row/column label i is drawn (thinned labels give way to the selected). */
+int figure_row_label_shown(const Figure *f, int i, int query);
+int figure_col_label_shown(const Figure *f, int j, int key);
+/* Cell under (x, y): 1 and i, j, or 0. */
+int figure_hit_cell(const Figure *f, int x, int y, int *i, int *j);
+
+#endif

@@ -1,0 +1,357 @@
+/* The figure layout (see figure.h): where the title, the axis titles, the
+ * labels, the cells, the colour bar and its ticks go, for a map of Tq×Tk
+ * numbers, in pixels. Pure geometry: text is measured through the
+ * TextMeasure it is given, nothing is drawn. */
+#include "attnviz/figure.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attnviz/tokenizer.h"
+
+/* ---- DejaVu Sans metrics ------------------------------------------------- */
+
+/* DejaVu Sans advance widths of ' '..'~' in thousandths of an em. */
+static const unsigned short ascii_w[95] = {
+    318, 401, 460, 838, 636, 950, 780, 275, 390, 390, 500, 838, 318, 361, 318,
+    337, 636, 636, 636, 636, 636, 636, 636, 636, 636, 636, 337, 337, 838, 838,
+    838, 531, 1000, 684, 686, 698, 770, 632, 575, 775, 752, 295, 295, 656, 557,
+    863, 748, 787, 603, 787, 695, 635, 611, 732, 684, 989, 685, 611, 685, 390,
+    337, 390, 838, 500, 500, 613, 635, 550, 635, 615, 352, 635, 634, 278, 278,
+    579, 278, 974, 634, 612, 635, 635, 411, 521, 392, 634, 592, 818, 592, 592,
+    525, 636, 337, 636, 838};
+
+double figure_dejavu_em(unsigned cp)
+{
+    if (cp >= 0x20 && cp < 0x7F)
+        return ascii_w[cp - 0x20] / 1000.0;
+    if ((cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x200B && cp <= 0x200F) ||
+        (cp >= 0xFE00 && cp <= 0xFE0F))
+        return 0.0; /* combining marks, zero-width characters */
+    if ((cp >= 0x1100 && cp <= 0x115F) || (cp >= 0x2E80 && cp <= 0xA4CF) ||
+        (cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+        (cp >= 0xFE30 && cp <= 0xFE4F) || (cp >= 0xFF00 && cp <= 0xFF60) ||
+        (cp >= 0xFFE0 && cp <= 0xFFE6) || (cp >= 0x1F300 && cp <= 0x1FAFF) ||
+        cp >= 0x20000)
+        return 1.0; /* CJK, Hangul, full-width forms, emoji */
+    return 0.62;
+}
+
+static int dejavu_width(void *ctx, int px, const char *s)
+{
+    (void)ctx;
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = strlen(s);
+    double em = 0.0;
+    for (size_t i = 0; i < n;) {
+        unsigned cp;
+        int k = tok_utf8_decode(u + i, n - i, &cp);
+        em += figure_dejavu_em(cp);
+        i += (size_t)(k ? k : 1);
+    }
+    return (int)ceil(em * px);
+}
+
+/* (ascender 1901 + descender 483) / 2048 units per em, as FreeType's
+ * line skip for DejaVu Sans */
+static int dejavu_line_height(void *ctx, int px)
+{
+    (void)ctx;
+    return (int)ceil(px * 1.164);
+}
+
+const TextMeasure figure_measure_dejavu = {dejavu_width, dejavu_line_height, NULL};
+
+double figure_ascent(int px)
+{
+    return ceil(px * 0.928);
+}
+
+/* ---- layout -------------------------------------------------------------- */
+
+typedef struct Ctx {
+    const TextMeasure *tm;
+    float scale;
+} Ctx;
+
+static int S(const Ctx *c, float v)
+{
+    return (int)lroundf(v * c->scale);
+}
+
+static int tw(const Ctx *c, int px, const char *s)
+{
+    return c->tm->width(c->tm->ctx, px, s);
+}
+
+static int lh(const Ctx *c, int px)
+{
+    return c->tm->line_height(c->tm->ctx, px);
+}
+
+FigureOptions figure_options_export(float scale, const char *title, const char *facts)
+{
+    FigureOptions o;
+    memset(&o, 0, sizeof o);
+    o.scale = scale;
+    o.title = title;
+    o.facts = facts;
+    o.axis_titles = 1;
+    o.zoom = 1.0f;
+    o.query = o.key = -1;
+    return o;
+}
+
+/* Copy t into out cut to max_w pixels at px with "…" (whole characters). */
+static void fit_text(const Ctx *c, int px, const char *t, int max_w, char *out, size_t n)
+{
+    size_t len = strlen(t);
+    if (len < n && tw(c, px, t) <= max_w) {
+        memcpy(out, t, len + 1);
+        return;
+    }
+    size_t lo = 0, hi = len < n - 8 ? len : n - 8;
+    while (lo < hi) {
+        size_t mid = (lo + hi + 1) / 2;
+        while (mid > lo && ((unsigned char)t[mid] & 0xC0) == 0x80)
+            mid--;
+        if (mid == lo)
+            break;
+        memcpy(out, t, mid);
+        memcpy(out + mid, "\xE2\x80\xA6", 4);
+        if (tw(c, px, out) <= max_w)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    memcpy(out, t, lo);
+    memcpy(out + lo, "\xE2\x80\xA6", 4);
+}
+
+static int widest(const Ctx *c, int px, const char *const *labels, int n, int cap)
+{
+    int w = 0;
+    for (int i = 0; i < n && w < cap; i++) {
+        int x = tw(c, px, labels[i]);
+        w = x > w ? x : w;
+    }
+    return w < cap ? w : cap;
+}
+
+static int any_masked(const AttnMap *m)
+{
+    if (m->Tq == 0 || m->Tk == 0)
+        return 0;
+    if (m->causal && m->Tk > 1)
+        return 1;
+    for (size_t e = 0; m->mask && e < (size_t)m->Tq * m->Tk; e++)
+        if (m->mask[e])
+            return 1;
+    return 0;
+}
+
+/* The cell side and the visible rows/columns: fitted into avail_w × avail_h
+ * (the window, with zoom), or from the map's size (an export). */
+static void cells(Figure *f, const Ctx *c, const FigureOptions *o, int avail_w, int avail_h,
+                  int key_w)
+{
+    int Tq = f->Tq, Tk = f->Tk, n = Tq > Tk ? Tq : Tk;
+    int top_rot = (int)(key_w * 0.72f) + f->label_lh, top_flat = f->label_lh + S(c, 4);
+    float cell;
+    if (!o->area_w) {
+        cell = n ? floorf(640.0f / n) : 40.0f;
+        cell = (cell > 40.0f ? 40.0f : cell < 1.0f ? 1.0f : cell) * c->scale;
+        f->rotate = key_w + S(c, 4) > cell;
+    } else {
+        float zoom = o->zoom >= 1.0f ? o->zoom : 1.0f, cap = o->max_cell > 0 ? o->max_cell : 1e9f;
+        /* flat key labels when every token fits in a cell */
+        float fit = fminf((float)avail_w / Tk, (float)(avail_h - top_flat) / Tq);
+        f->rotate = key_w + S(c, 4) > fminf(fit, cap) || zoom > 1.0f;
+        if (f->rotate)
+            fit = fminf((float)avail_w / Tk, (float)(avail_h - top_rot) / Tq);
+        cell = fminf(fit * zoom, cap);
+        if (zoom > 1.0f && key_w + S(c, 4) <= cell) {
+            f->rotate = 0;
+        }
+    }
+    if (cell < 1.0f)
+        cell = 1.0f;
+    f->cell = cell;
+    int top = f->rotate ? top_rot : top_flat;
+    f->grid.y += top;
+    int vis_c = Tk, vis_r = Tq;
+    if (o->area_w) {
+        /* (a cell of avail_w / Tk gives Tk columns, not Tk − 1 by rounding) */
+        vis_c = (int)(avail_w / cell + 1e-3f);
+        vis_r = (int)((avail_h - top) / cell + 1e-3f);
+        vis_c = vis_c > Tk ? Tk : vis_c < 1 ? 1 : vis_c;
+        vis_r = vis_r > Tq ? Tq : vis_r < 1 ? 1 : vis_r;
+    }
+    f->row0 = o->pan_row < 0 ? 0 : o->pan_row > Tq - vis_r ? Tq - vis_r : o->pan_row;
+    f->col0 = o->pan_col < 0 ? 0 : o->pan_col > Tk - vis_c ? Tk - vis_c : o->pan_col;
+    f->rows = vis_r;
+    f->cols = vis_c;
+    f->grid.w = (int)lroundf(vis_c * cell);
+    f->grid.h = (int)lroundf(vis_r * cell);
+}
+
+/* Colour bar, ticks, caption and the masked legend right of the grid;
+ * returns the right edge of what they take. */
+static int colorbar(Figure *f, const Ctx *c, const AttnMap *map, int tick_w)
+{
+    int gap = S(c, 10);
+    f->bar = (FigRect){f->grid.x + f->grid.w + gap + S(c, 4), f->grid.y, S(c, 14),
+                       f->grid.h > S(c, 60) ? f->grid.h : S(c, 60)};
+    f->tick_px = S(c, 12);
+    f->tick_x = f->bar.x + f->bar.w + S(c, 6);
+    for (int k = 0; k < FIGURE_TICKS; k++)
+        f->tick_y[k] = f->bar.y + f->bar.h - (int)lroundf(f->bar.h * k / (float)(FIGURE_TICKS - 1));
+    f->caption = attn_map_kind_unit(map->kind);
+    f->caption_x = f->tick_x + tick_w + S(c, 4);
+    f->caption_cy = f->bar.y + f->bar.h / 2;
+    int right = f->caption_x + lh(c, f->tick_px);
+    if (any_masked(map)) {
+        f->legend = (FigRect){f->bar.x, f->bar.y + f->bar.h + S(c, 12), f->bar.w, f->bar.w};
+        int lw = f->tick_x + tw(c, f->tick_px, "masked");
+        right = lw > right ? lw : right;
+    }
+    return right;
+}
+
+static void labels_thinning(Figure *f)
+{
+    f->every_r = (int)ceilf((f->label_lh * 0.9f) / f->cell);
+    /* labels at -45° stand cell·every·sin 45° apart, not cell·every */
+    f->every_c = f->rotate ? (int)ceilf((f->label_lh * 0.9f) / (f->cell * 0.7071f)) : f->every_r;
+    f->every_r = f->every_r < 1 ? 1 : f->every_r;
+    f->every_c = f->every_c < 1 ? 1 : f->every_c;
+}
+
+/* The title and facts lines at the top; returns their height. */
+static int title_lines(Figure *f, const Ctx *c, const FigureOptions *o, int x, int y)
+{
+    int h = 0;
+    f->title_px = S(c, 16);
+    f->facts_px = S(c, 12);
+    if (o->title) {
+        f->title_box = (FigRect){x, y, 0, lh(c, f->title_px)};
+        h += f->title_box.h + S(c, 2);
+    }
+    if (o->facts) {
+        f->facts = o->facts;
+        f->facts_box = (FigRect){x, y + h, tw(c, f->facts_px, o->facts), lh(c, f->facts_px)};
+        h += f->facts_box.h + S(c, 10);
+    }
+    return h;
+}
+
+void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o, const TextMeasure *tm)
+{
+    Ctx c = {tm, o->scale > 0 ? o->scale : 1.0f};
+    memset(f, 0, sizeof *f);
+    f->Tq = map->v ? map->Tq : 0;
+    f->Tk = map->v ? map->Tk : 0;
+    int pad = o->area_w ? 0 : S(&c, 16);
+    int x0 = pad, y0 = pad + title_lines(f, &c, o, pad, pad);
+    f->line_w = S(&c, 3) > 1 ? S(&c, 3) : 1;
+    if (o->axis_titles) {
+        f->axis_px = S(&c, 12);
+        f->keys_y = y0;
+        y0 += lh(&c, f->axis_px) + S(&c, 2);
+        f->queries_x = x0;
+        x0 += lh(&c, f->axis_px) + S(&c, 6);
+    }
+    f->label_px = S(&c, 14);
+    f->label_lh = lh(&c, f->label_px);
+    int cap = S(&c, 140);
+    f->label_w = widest(&c, f->label_px, map->q_labels, f->Tq, cap);
+    int key_w = widest(&c, f->label_px, map->k_labels, f->Tk, cap);
+    f->cs = colormap_scale_for_map(map, o->cmap);
+    f->tick_px = S(&c, 12);
+    int tick_w = S(&c, 28);
+    for (int k = 0; k < FIGURE_TICKS; k++) {
+        colormap_tick_label(f->cs.lo, f->cs.hi, k, FIGURE_TICKS - 1, f->ticks[k], sizeof f->ticks[k]);
+        int w = tw(&c, f->tick_px, f->ticks[k]);
+        tick_w = w > tick_w ? w : tick_w;
+    }
+    int gap = S(&c, 10), bar_room = gap + S(&c, 4) + S(&c, 14) + S(&c, 6) + tick_w + S(&c, 4) +
+                                    lh(&c, f->tick_px);
+    f->grid.x = x0 + f->label_w + gap;
+    f->grid.y = y0;
+    if (f->Tq && f->Tk) {
+        /* room under the grid for half of the lowest tick label */
+        int avail_w = o->area_w - (f->grid.x - (o->area_w ? 0 : x0)) - bar_room;
+        int avail_h = o->area_h - (y0 - 0) - lh(&c, f->tick_px) / 2 - 1;
+        cells(f, &c, o, avail_w, avail_h, key_w);
+        labels_thinning(f);
+        f->value_px = f->cell >= S(&c, 34) ? (f->cell >= S(&c, 56) ? S(&c, 14) : S(&c, 12)) : 0;
+    }
+    int right = colorbar(f, &c, map, tick_w);
+    if (f->Tk && f->rotate) {
+        int r = figure_cell_x(f, f->col0 + f->cols - 1) + (int)(f->cell / 2) +
+                (int)(key_w * 0.72f) + f->label_lh;
+        right = r > right ? r : right;
+    }
+    f->keys_cx = f->grid.x + f->grid.w / 2;
+    f->queries_cy = f->grid.y + f->grid.h / 2;
+    int bottom = f->bar.y + f->bar.h;
+    bottom = f->legend.w && f->legend.y + f->legend.h > bottom ? f->legend.y + f->legend.h : bottom;
+    bottom = f->grid.y + f->grid.h > bottom ? f->grid.y + f->grid.h : bottom;
+    bottom += lh(&c, f->tick_px) / 2 + 1;
+    if (!o->area_w) {
+        int w = right + pad, fw = f->facts_box.w + 2 * pad, min_w = S(&c, 360);
+        w = fw > w ? fw : w;
+        w = min_w > w ? min_w : w;
+        if (o->title) {
+            int want = tw(&c, f->title_px, o->title) + 2 * pad, most = S(&c, 720);
+            most = w > most ? w : most;
+            want = want < most ? want : most;
+            w = want > w ? want : w;
+        }
+        f->w = w;
+        f->h = bottom + pad;
+    } else {
+        f->w = o->area_w;
+        f->h = o->area_h;
+    }
+    if (o->title) {
+        f->title_box.w = f->w - 2 * pad;
+        fit_text(&c, f->title_px, o->title, f->title_box.w, f->title, sizeof f->title);
+    }
+}
+
+int figure_cell_x(const Figure *f, int j)
+{
+    return f->grid.x + (int)lroundf((j - f->col0) * f->cell);
+}
+
+int figure_cell_y(const Figure *f, int i)
+{
+    return f->grid.y + (int)lroundf((i - f->row0) * f->cell);
+}
+
+int figure_row_label_shown(const Figure *f, int i, int query)
+{
+    return i == query || (!(i % f->every_r) && (query < 0 || abs(i - query) >= f->every_r));
+}
+
+int figure_col_label_shown(const Figure *f, int j, int key)
+{
+    return j == key || (!(j % f->every_c) && (key < 0 || abs(j - key) >= f->every_c));
+}
+
+int figure_hit_cell(const Figure *f, int x, int y, int *i, int *j)
+{
+    if (f->cell <= 0 || x < f->grid.x || y < f->grid.y || x >= f->grid.x + f->grid.w ||
+        y >= f->grid.y + f->grid.h)
+        return 0;
+    int jj = f->col0 + (int)((x - f->grid.x) / f->cell);
+    int ii = f->row0 + (int)((y - f->grid.y) / f->cell);
+    if (ii >= f->row0 + f->rows || jj >= f->col0 + f->cols)
+        return 0;
+    *i = ii;
+    *j = jj;
+    return 1;
+}
