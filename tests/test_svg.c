@@ -1,4 +1,5 @@
-/* Tests for the SVG heatmap writer (src/view/svg.c): well-formed XML
+/* Tests for the SVG back end of the figure layout (src/view/svg.c,
+ * src/view/figure.c) on a model's map: well-formed XML
  * (xmllint), one cell rect per matrix entry whose data-value is the model's
  * number and whose fill is the colour scale's colour, masked cells, escaping,
  * sanitizing, sizes from T = 1 to 200, themes, the query outline and the
@@ -19,7 +20,9 @@
 #include "attnviz/colormap.h"
 #include "attnviz/embed.h"
 #include "attnviz/model.h"
+#include "attnviz/app.h"
 #include "attnviz/svg.h"
+#include "attnviz/theme.h"
 #include "attnviz/tokenizer.h"
 
 #include "test_util.h"
@@ -51,6 +54,34 @@ static void make_model(Model *m, const char *text, int causal, int heads)
     assert_int_equal(model_set_text(m, text, strlen(text)), 0);
     assert_int_equal(model_compute(m), 0);
     assert_true(m->T > 0);
+}
+
+/* What an export asks of the SVG (the command line's --head, --matrix,
+ * --colormap, --theme, --query). */
+typedef struct SvgOptions {
+    int head;
+    ModelMatrix matrix;
+    ColormapId cmap;
+    int dark;
+    int query;
+} SvgOptions;
+
+/* The model's figure at scale 1, as export_file lays it out. */
+static ModelFigure *figure_of(const Model *m, const SvgOptions *o)
+{
+    ModelFigure *mf = malloc(sizeof *mf);
+    assert_non_null(mf);
+    export_model_figure(mf, m, o->matrix, o->head, 1.0f, o->cmap);
+    return mf;
+}
+
+static int svg_write_heatmap(FILE *f, const Model *m, const SvgOptions *o)
+{
+    ModelFigure *mf = figure_of(m, o);
+    int q = o->query < mf->map.Tq ? o->query : -1;
+    int rc = svg_write_figure(f, &mf->fig, &mf->map, o->dark, q, -1);
+    free(mf);
+    return rc;
 }
 
 static SvgOptions opts(ModelMatrix which)
@@ -185,6 +216,9 @@ static void check_cells(const Doc *d, const Model *m, const SvgOptions *o)
     unsigned char *seen = calloc((size_t)T * T, 1);
     assert_non_null(seen);
     int n = 0, n_masked = 0;
+    ModelFigure *mf = figure_of(m, o);
+    char mask_hex[8];
+    hex(theme_get(o->dark)->mask, mask_hex);
     for (const char *p = find(d->data, "<rect class=\"cell"); p;
          p = find(p + 1, "<rect class=\"cell")) {
         char cls[64], fill[64];
@@ -197,15 +231,14 @@ static void check_cells(const Doc *d, const Model *m, const SvgOptions *o)
         float v = M[(size_t)i * T + j];
         double got = attr_double(p, "data-value");
         assert_true(fabs(got - (double)v) <= 1e-6);
-        int c = svg_cell_size(T);
-        assert_int_equal(attr_long(p, "x"), j * c);
-        assert_int_equal(attr_long(p, "y"), i * c);
-        assert_int_equal(attr_long(p, "width"), c);
-        assert_int_equal(attr_long(p, "height"), c);
+        const Figure *fg = &mf->fig;
+        assert_int_equal(attr_long(p, "x"), figure_cell_x(fg, (int)j));
+        assert_int_equal(attr_long(p, "y"), figure_cell_y(fg, (int)i));
+        assert_int_equal(attr_long(p, "width"), figure_cell_x(fg, (int)j + 1) - figure_cell_x(fg, (int)j));
+        assert_int_equal(attr_long(p, "height"), figure_cell_y(fg, (int)i + 1) - figure_cell_y(fg, (int)i));
         if (attn_masked(&m->res, (int)i, (int)j)) {
             assert_string_equal(cls, "cell masked");
-            assert_true(fill[0] != '#'); /* no colour-map colour */
-            assert_string_equal(fill, "url(#attnviz-hatch)");
+            assert_string_equal(fill, mask_hex); /* no colour-map colour */
             n_masked++;
         } else {
             char want[8];
@@ -218,6 +251,7 @@ static void check_cells(const Doc *d, const Model *m, const SvgOptions *o)
     assert_int_equal(n, T * T);
     assert_int_equal(n_masked, m->res.causal ? T * (T - 1) / 2 : 0);
     free(seen);
+    free(mf);
 }
 
 static int xpath_cell_count(const char *path)
@@ -229,7 +263,7 @@ static int xpath_cell_count(const char *path)
     return atoi(out);
 }
 
-/* Every cell lies inside the document's viewBox. */
+/* Every cell lies inside the document, whose viewBox is its own size. */
 static void check_bounds(const Doc *d, int T)
 {
     char b[128];
@@ -240,29 +274,44 @@ static void check_bounds(const Doc *d, int T)
     char want[128];
     snprintf(want, sizeof want, "0 0 %g %g", W, H);
     assert_string_equal(b, want);
-    const char *g = strstr(d->data, "<g class=\"matrix\"");
-    assert_non_null(g);
-    assert_true(attr(g, "transform", b, sizeof b));
-    double ox, oy;
-    assert_int_equal(sscanf(b, "translate(%lf %lf)", &ox, &oy), 2);
-    double side = (double)T * svg_cell_size(T);
-    assert_true(ox > 0 && oy > 0);
-    assert_true(ox + side <= W && oy + side <= H);
+    int n = 0;
+    for (const char *p = find(d->data, "<rect class=\"cell"); p; p = find(p + 1, "<rect class=\"cell")) {
+        long x = attr_long(p, "x"), y = attr_long(p, "y");
+        assert_true(x > 0 && y > 0);
+        assert_true(x + attr_long(p, "width") <= W && y + attr_long(p, "height") <= H);
+        n++;
+    }
+    assert_int_equal(n, T * T);
 }
 
 /* ---- tests ------------------------------------------------------------------ */
 
+/* An export's cells: 40 px for a classroom sentence, shrinking with T so
+ * the matrix stays near 640 px, never under 1 px. */
 static void test_cell_size(void **state)
 {
     (void)state;
-    assert_int_equal(svg_cell_size(1), 40);
-    assert_int_equal(svg_cell_size(8), 40);
-    assert_int_equal(svg_cell_size(18), 40);
-    assert_true(svg_cell_size(24) >= 28);
-    assert_int_equal(svg_cell_size(200), 4);
-    assert_int_equal(svg_cell_size(ATTN_MAX_TOKENS), 4);
-    for (int T = 2; T <= ATTN_MAX_TOKENS; T++)
-        assert_true(svg_cell_size(T) <= svg_cell_size(T - 1));
+    float last = 1e9f;
+    static const char *const w[] = {"a", "b", "c"};
+    const char *labels[ATTN_MAX_TOKENS];
+    for (int k = 0; k < ATTN_MAX_TOKENS; k++)
+        labels[k] = w[k % 3];
+    float *v = calloc((size_t)ATTN_MAX_TOKENS * ATTN_MAX_TOKENS, sizeof(float));
+    assert_non_null(v);
+    for (int T = 1; T <= ATTN_MAX_TOKENS; T += T < 40 ? 1 : 97) {
+        AttnMap map = attn_map_make(v, T, T, labels, labels, ATTN_MAP_WEIGHTS);
+        FigureOptions fo = figure_options_export(1.0f, NULL, NULL);
+        Figure *f = malloc(sizeof *f);
+        assert_non_null(f);
+        figure_layout(f, &map, &fo, &figure_measure_dejavu);
+        if (T <= 16)
+            assert_float_equal(f->cell, 40.0f, 0.0f);
+        assert_true(f->cell >= 1.0f && f->cell <= last);
+        assert_true(T <= 16 || f->cell <= 1.0f || f->cell * T <= 640.0f);
+        last = f->cell;
+        free(f);
+    }
+    free(v);
 }
 
 static void test_weights(void **state)
@@ -287,13 +336,12 @@ static void test_weights(void **state)
     assert_non_null(strstr(d.data, "no mask"));
     assert_non_null(strstr(d.data, "\xCF\x84=1")); /* τ=1 */
     /* big cells: every value printed with 2 decimals in a readable colour */
-    assert_true(svg_cell_size(m.T) >= 28);
     assert_non_null(strstr(d.data, "<g class=\"values\""));
     const float *W = model_matrix(&m, MODEL_WEIGHTS, MODEL_HEAD_AVG);
     ColorScale sc = colormap_scale_for(W, m.T, m.T, 0, 0, CMAP_VIRIDIS);
     char want[128], col[8];
     hex(colormap_text_on(colormap_scale_rgb(&sc, W[1])), col);
-    snprintf(want, sizeof want, "fill=\"%s\">%.2f</text>", col, (double)W[1]);
+    snprintf(want, sizeof want, "fill=\"%s\" text-anchor=\"middle\">%.2f</text>", col, (double)W[1]);
     assert_non_null(strstr(d.data, want));
     const char *vals = strstr(d.data, "<g class=\"values\"");
     const char *vend = strstr(vals, "</g>");
@@ -373,7 +421,7 @@ static void test_causal_masked(void **state)
         check_cells(&d, &m, &o);
         assert_int_equal(count(d.data, "class=\"cell masked\""),
                          m.T * (m.T - 1) / 2);
-        assert_non_null(strstr(d.data, "<pattern id=\"attnviz-hatch\""));
+        assert_non_null(strstr(d.data, "<g class=\"hatch\""));
         assert_non_null(strstr(d.data, "causal mask"));
         assert_non_null(strstr(d.data, ">masked</text>"));
         /* no number printed on a masked cell: T(T+1)/2 values */
@@ -652,7 +700,9 @@ static void test_themes(void **state)
     assert_string_equal(el, "#14161a");
     title = strstr(d.data, "<text class=\"title\"");
     assert_true(attr(title, "fill", el, sizeof el));
-    assert_string_equal(el, "#e8eaed");
+    char want_fg[8];
+    hex(theme_get(1)->text, want_fg);
+    assert_string_equal(el, want_fg);
     check_cells(&d, &m, &o); /* cell colours do not depend on the theme */
     free_doc(&d);
     model_destroy(&m);
@@ -675,9 +725,16 @@ static void test_query_outline(void **state)
             snprintf(want, sizeof want, "class=\"query\" data-i=\"%d\"", cases[k]);
             const char *q = strstr(d.data, want);
             assert_non_null(q);
-            const char *r = strstr(q, "<rect ");
-            assert_int_equal(attr_long(r, "y"), cases[k] * svg_cell_size(m.T));
-            assert_int_equal(count(d.data, "font-weight=\"bold\""), 2); /* title, label */
+            /* the outline runs along the row's edges */
+            ModelFigure *mf = figure_of(&m, &o);
+            double y = attr_double(q, "y"), sw = attr_double(q, "stroke-width");
+            assert_true(fabs(y - figure_cell_y(&mf->fig, cases[k])) <= sw);
+            free(mf);
+            /* its label in the accent colour, the only one */
+            char ac[16], want_l[64];
+            hex(theme_get(0)->accent, ac);
+            snprintf(want_l, sizeof want_l, "fill=\"%s\"", ac);
+            assert_int_equal(count(strstr(d.data, "<g class=\"row-labels\""), want_l), 1);
         } else {
             assert_null(strstr(d.data, "class=\"query\""));
         }

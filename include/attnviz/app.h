@@ -4,6 +4,7 @@
 #define ATTNVIZ_APP_H
 
 #include "attnviz/error.h"
+#include "attnviz/figure.h"
 #include "attnviz/io.h"
 #include "attnviz/model.h"
 #include "attnviz/options.h"
@@ -21,6 +22,20 @@ int app_run(Model *m, const Options *o, SentenceList *sentences,
  * scaling, posenc, τ, --seed, --weights; colour map, matrix, head, query).
  * Returns 0, or an error (bad --weights file, heads not dividing d). */
 int app_cli_overrides(Model *m, SessionView *sv, const Options *o, AttnErr *err);
+
+/* The heatmap figure of a model as the exports draw it: the map of matrix
+ * which (its weights when the model does not keep that one) of head, the
+ * sentence in quotes as the title, the matrix and the model's facts as the
+ * facts line, laid out at scale with DejaVu Sans metrics (the PNG and the
+ * SVG share it). The map borrows the model's arrays. */
+typedef struct ModelFigure {
+    AttnMap map;
+    char title[1100];
+    char facts[400];
+    Figure fig;
+} ModelFigure;
+void export_model_figure(ModelFigure *mf, const Model *m, ModelMatrix which, int head,
+                         float scale, ColormapId cmap);
 
 /* Write one export; the format follows the extension (.png .svg .csv .json).
  * Atomic: a failure leaves nothing behind. */

@@ -39,8 +39,9 @@ typedef struct FigureOptions {
     const char *title;   /* first line, cut to the width with "…"; NULL: none */
     const char *facts;   /* second line; NULL: none */
     int axis_titles;     /* "queries" and "keys" beside the labels */
-    int area_w, area_h;  /* fit into this area (the window); 0: the natural
-                            size of an export (cells from Tq and Tk) */
+    int area_x, area_y;  /* fit into this area (the window's panel); */
+    int area_w, area_h;  /* area_w 0: the natural size of an export, from
+                            (0, 0), with cells from Tq and Tk */
     float max_cell;      /* largest cell in pixels when fitting (0: none) */
     float zoom;          /* >= 1 when fitting: cells grow, rows/cols scroll */
     int pan_row, pan_col;/* first visible row/column when zoomed */

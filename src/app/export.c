@@ -7,6 +7,8 @@
 
 #include <SDL.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -28,12 +30,39 @@ static int write_json(FILE *f, void *ctx)
     return print_json(f, c->m, NULL);
 }
 
+void export_model_figure(ModelFigure *mf, const Model *m, ModelMatrix which, int head,
+                         float scale, ColormapId cmap)
+{
+    char facts[300];
+    const char *t = m->text ? m->text : "";
+    size_t n = strlen(t);
+    if (n > 1000) /* wider than any figure: cut at a character */
+        for (n = 1000; n > 0 && ((unsigned char)t[n] & 0xC0) == 0x80; n--)
+            ;
+    snprintf(mf->title, sizeof mf->title, "\xE2\x80\x9C%.*s\xE2\x80\x9D", (int)n, t);
+    mf->map = model_map(m, which, head);
+    if (!mf->map.v) /* a matrix the model does not keep: its weights */
+        mf->map = model_map(m, MODEL_WEIGHTS, head);
+    model_facts(m, head, 0, facts, sizeof facts);
+    snprintf(mf->facts, sizeof mf->facts, "%s \xC2\xB7 %s",
+             mf->map.kind == ATTN_MAP_WEIGHTS ? "attention weights" : attn_map_kind_name(mf->map.kind),
+             facts);
+    FigureOptions fo = figure_options_export(scale, mf->title, mf->facts);
+    fo.cmap = cmap;
+    figure_layout(&mf->fig, &mf->map, &fo, &figure_measure_dejavu);
+}
+
 static int write_svg(FILE *f, void *ctx)
 {
     ExportCtx *c = ctx;
-    SvgOptions so = {c->o->head, (ModelMatrix)c->o->matrix, c->cmap, c->o->theme_dark,
-                     c->o->query};
-    return svg_write_heatmap(f, c->m, &so);
+    ModelFigure *mf = malloc(sizeof *mf);
+    if (!mf)
+        return -ATTN_E_NOMEM;
+    export_model_figure(mf, c->m, (ModelMatrix)c->o->matrix, c->o->head, (float)c->o->scale, c->cmap);
+    int q = c->o->query < mf->map.Tq ? c->o->query : -1;
+    int rc = svg_write_figure(f, &mf->fig, &mf->map, c->o->theme_dark, q, -1);
+    free(mf);
+    return rc;
 }
 
 static const char *extension(const char *path)

@@ -254,7 +254,8 @@ void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o, const 
     f->Tq = map->v ? map->Tq : 0;
     f->Tk = map->v ? map->Tk : 0;
     int pad = o->area_w ? 0 : S(&c, 16);
-    int x0 = pad, y0 = pad + title_lines(f, &c, o, pad, pad);
+    int ax = o->area_w ? o->area_x : pad, ay = o->area_w ? o->area_y : pad;
+    int x0 = ax, y0 = ay + title_lines(f, &c, o, ax, ay);
     f->line_w = S(&c, 3) > 1 ? S(&c, 3) : 1;
     if (o->axis_titles) {
         f->axis_px = S(&c, 12);
@@ -282,8 +283,8 @@ void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o, const 
     f->grid.y = y0;
     if (f->Tq && f->Tk) {
         /* room under the grid for half of the lowest tick label */
-        int avail_w = o->area_w - (f->grid.x - (o->area_w ? 0 : x0)) - bar_room;
-        int avail_h = o->area_h - (y0 - 0) - lh(&c, f->tick_px) / 2 - 1;
+        int avail_w = ax + o->area_w - f->grid.x - bar_room;
+        int avail_h = ay + o->area_h - y0 - lh(&c, f->tick_px) / 2 - 1;
         cells(f, &c, o, avail_w, avail_h, key_w);
         labels_thinning(f);
         f->value_px = f->cell >= S(&c, 34) ? (f->cell >= S(&c, 56) ? S(&c, 14) : S(&c, 12)) : 0;
@@ -313,11 +314,11 @@ void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o, const 
         f->w = w;
         f->h = bottom + pad;
     } else {
-        f->w = o->area_w;
-        f->h = o->area_h;
+        f->w = o->area_x + o->area_w;
+        f->h = o->area_y + o->area_h;
     }
     if (o->title) {
-        f->title_box.w = f->w - 2 * pad;
+        f->title_box.w = o->area_w ? o->area_w : f->w - 2 * pad;
         fit_text(&c, f->title_px, o->title, f->title_box.w, f->title, sizeof f->title);
     }
 }
