@@ -703,12 +703,13 @@ static void test_export_file_matches_app_export(void **state)
     free(d1);
     free(d2);
 
-    /* the PNG is what the panel renderer draws (scale 2, light theme) */
+    /* the PNG is the model's figure drawn by the software renderer (scale
+     * 2, light theme) */
     ViewState s;
     view_state_init(&s, &m);
     s.query = 1;
     s.scale = 2.0f;
-    SDL_Surface *direct = view_render_panel(NULL, &s, PANEL_HEATMAP, &err);
+    SDL_Surface *direct = export_heatmap_surface(&m, &s, NULL, &err);
     assert_non_null(direct);
     assert_true(same_pixels(direct, p1));
     SDL_FreeSurface(direct);

@@ -37,6 +37,13 @@ typedef struct ModelFigure {
 void export_model_figure(ModelFigure *mf, const Model *m, ModelMatrix which, int head,
                          float scale, ColormapId cmap);
 
+/* The heatmap PNG's pixels for the view state s (matrix, head, colour map,
+ * theme, scale, query) of m: export_model_figure drawn by the software
+ * renderer. Both the command line and the window export through it. */
+struct ViewState;
+struct SDL_Surface *export_heatmap_surface(const Model *m, const struct ViewState *s,
+                                           const char *font, AttnErr *err);
+
 /* Write one export; the format follows the extension (.png .svg .csv .json).
  * Atomic: a failure leaves nothing behind. */
 int export_file(const Model *m, const Options *o, const char *path, AttnErr *err);

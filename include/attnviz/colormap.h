@@ -58,6 +58,12 @@ int colormap_index(float t);
 void colormap_scale_texels(const ColorScale *s, const float *v, int n,
                            const uint32_t *lut, uint32_t *out);
 Rgb colormap_scale_rgb(const ColorScale *s, float v);
+/* The map's table of COLORMAP_STEPS + 1 colours as 0x00RRGGBB texels. */
+void colormap_lut(ColormapId id, uint32_t *lut);
+/* A whole map as texels: row i at out + i·pitch, masked entries in mask,
+ * the others as colormap_scale_texels gives them (lut from colormap_lut). */
+void colormap_map_texels(const ColorScale *s, const AttnMap *map, const uint32_t *lut,
+                         Rgb mask, uint32_t *out, int pitch);
 
 /* Colour bar ticks: k of 0 … n_steps evenly from lo to hi, with as many
  * decimals as the step needs (1.00 0.75 0.50 …, 0.0020 0.0015 …), never

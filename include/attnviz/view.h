@@ -9,6 +9,7 @@
 
 #include "attnviz/colormap.h"
 #include "attnviz/error.h"
+#include "attnviz/figure.h"
 #include "attnviz/model.h"
 
 /* Clickable controls, in strip order. */
@@ -134,6 +135,12 @@ SDL_Surface *view_render_panel(const char *font_path, const ViewState *s,
                                ViewPanel p, AttnErr *err);
 SDL_Surface *view_render_window(const char *font_path, const ViewState *s,
                                 int w, int h, AttnErr *err);
+
+/* A figure (figure.h) of map drawn offscreen by the software renderer into
+ * a new RGB888 surface of the figure's size, in the dark or light theme,
+ * with the query row outlined (-1: none). Caller frees it. */
+SDL_Surface *view_render_figure(const char *font_path, const Figure *f, const AttnMap *map,
+                                int dark, int query, AttnErr *err);
 
 /* Default state for a model: head 0, weights, viridis, query 0 (or the
  * token with most attention on others), light theme, scale 1. */

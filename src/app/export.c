@@ -72,6 +72,21 @@ static const char *extension(const char *path)
     return dot && (!slash || dot > slash) ? dot : "";
 }
 
+SDL_Surface *export_heatmap_surface(const Model *m, const ViewState *s, const char *font,
+                                    AttnErr *err)
+{
+    ModelFigure *mf = malloc(sizeof *mf);
+    if (!mf) {
+        attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+        return NULL;
+    }
+    export_model_figure(mf, m, s->matrix, s->head, s->scale, s->cmap);
+    int q = s->query < mf->map.Tq ? s->query : -1;
+    SDL_Surface *surf = view_render_figure(font, &mf->fig, &mf->map, s->dark, q, err);
+    free(mf);
+    return surf;
+}
+
 /* The PNG: the same view state a window export would use, drawn by the
  * software renderer. */
 static int export_png(const Model *m, const Options *o, ColormapId cmap, const char *path,
@@ -92,7 +107,8 @@ static int export_png(const Model *m, const Options *o, ColormapId cmap, const c
         /* text and the software renderer need no display */
         SDL_SetHint(SDL_HINT_VIDEODRIVER, "dummy");
     }
-    SDL_Surface *surf = view_render_panel(o->font, &s, p, err);
+    SDL_Surface *surf = p == PANEL_HEATMAP ? export_heatmap_surface(m, &s, o->font, err)
+                                           : view_render_panel(o->font, &s, p, err);
     if (!surf)
         return -ATTN_E_IO;
     int rc = view_save_png(surf, path, err);

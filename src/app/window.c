@@ -47,8 +47,8 @@ int app_export(AppState *a, int what)
         s.sentence_focus = 0;
         surf = view_render_window(a->opt ? a->opt->font : NULL, &s, a->layout.w * 2, a->layout.h * 2, &err);
     } else {
-        surf = view_render_panel(a->opt ? a->opt->font : NULL, &s,
-                                 what == 0 ? PANEL_HEATMAP : PANEL_LINES, &err);
+        surf = what == 0 ? export_heatmap_surface(a->m, &s, a->opt ? a->opt->font : NULL, &err)
+                         : view_render_panel(a->opt ? a->opt->font : NULL, &s, PANEL_LINES, &err);
     }
     if (!surf || view_save_png(surf, path, &err) < 0) {
         char buf[1200];

@@ -240,3 +240,27 @@ void colormap_cell_label(const ColorScale *s, float v, char *buf, size_t n)
     drop_negative_zero(buf);
 }
 
+
+void colormap_lut(ColormapId id, uint32_t *lut)
+{
+    for (int k = 0; k <= COLORMAP_STEPS; k++) {
+        Rgb c = colormap_rgb(id, (float)k / COLORMAP_STEPS);
+        lut[k] = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
+    }
+}
+
+void colormap_map_texels(const ColorScale *s, const AttnMap *map, const uint32_t *lut,
+                         Rgb mask, uint32_t *out, int pitch)
+{
+    uint32_t mk = (uint32_t)mask.r << 16 | (uint32_t)mask.g << 8 | mask.b;
+    for (int i = 0; i < map->Tq; i++) {
+        uint32_t *row = out + (size_t)i * (size_t)pitch;
+        int nv = attn_causal_row_len(map->causal, i, map->Tk);
+        colormap_scale_texels(s, map->v + (size_t)i * map->stride, nv, lut, row);
+        for (int j = nv; j < map->Tk; j++)
+            row[j] = mk;
+        for (int j = 0; map->mask && j < nv; j++)
+            if (map->mask[(size_t)i * map->Tk + j])
+                row[j] = mk;
+    }
+}

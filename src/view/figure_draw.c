@@ -1,0 +1,241 @@
+/* The SDL back end of the figure layout: draws a Figure of an AttnMap
+ * through a renderer (the window's heatmap panel, the PNG export). The SVG
+ * back end (svg.c) draws the same Figure with the same colours. */
+#include "figure_draw.h"
+
+#include <cglm/cglm.h>
+#include <math.h>
+#include <string.h>
+
+static int measure_width(void *ctx, int px, const char *s)
+{
+    int w = 0;
+    text_size(ctx, px, s, &w, NULL);
+    return w;
+}
+
+static int measure_line(void *ctx, int px)
+{
+    return text_line_height(ctx, px);
+}
+
+TextMeasure figure_measure_text(TextCache *t)
+{
+    TextMeasure m = {measure_width, measure_line, t};
+    return m;
+}
+
+static SDL_Color col(Rgb c)
+{
+    SDL_Color o = {c.r, c.g, c.b, 255};
+    return o;
+}
+
+static void fill(SDL_Renderer *r, SDL_Rect rc, Rgb c)
+{
+    SDL_SetRenderDrawColor(r, c.r, c.g, c.b, 255);
+    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_NONE);
+    SDL_RenderFillRect(r, &rc);
+    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
+}
+
+static void outline(SDL_Renderer *r, SDL_Rect rc, SDL_Color c, int t)
+{
+    SDL_SetRenderDrawColor(r, c.r, c.g, c.b, c.a);
+    for (int k = 0; k < t; k++) {
+        SDL_Rect o = {rc.x + k, rc.y + k, rc.w - 2 * k, rc.h - 2 * k};
+        if (o.w <= 0 || o.h <= 0)
+            break;
+        SDL_RenderDrawRect(r, &o);
+    }
+}
+
+/* An anti-aliased line: a core quad and two feathered edges. */
+static void aa_line(SDL_Renderer *r, float x0, float y0, float x1, float y1, float w, SDL_Color c)
+{
+    vec2 dir = {x1 - x0, y1 - y0};
+    glm_vec2_normalize(dir);
+    float nx = -dir[1], ny = dir[0], off[4] = {-(w / 2 + 1), -w / 2, w / 2, w / 2 + 1};
+    SDL_Vertex v[8];
+    for (int e = 0; e < 4; e++)
+        for (int k = 0; k < 2; k++) {
+            SDL_Vertex *p = &v[k * 4 + e];
+            p->position.x = (k ? x1 : x0) + nx * off[e];
+            p->position.y = (k ? y1 : y0) + ny * off[e];
+            p->color = c;
+            p->color.a = e == 0 || e == 3 ? 0 : c.a;
+            p->tex_coord.x = p->tex_coord.y = 0;
+        }
+    int idx[18], n = 0;
+    for (int e = 0; e < 3; e++) {
+        int a = e, b = e + 1, c2 = e + 4, d = e + 5;
+        idx[n++] = a; idx[n++] = b; idx[n++] = c2;
+        idx[n++] = b; idx[n++] = d; idx[n++] = c2;
+    }
+    SDL_RenderGeometry(r, NULL, v, 8, idx, n);
+}
+
+/* Text cut to max_w with "…", aligned left (0), centred (1) or right (2). */
+static void text_fit(TextCache *t, int px, SDL_Color c, const char *s, int x, int y, int align,
+                     double angle, int max_w)
+{
+    int w;
+    text_size(t, px, s, &w, NULL);
+    if (w <= max_w || strlen(s) >= 256) {
+        text_draw(t, px, c, s, x, y, align, angle);
+        return;
+    }
+    char buf[264];
+    size_t n = strlen(s);
+    while (n > 0) {
+        do
+            n--;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80);
+        memcpy(buf, s, n);
+        memcpy(buf + n, "\xE2\x80\xA6", 4);
+        text_size(t, px, buf, &w, NULL);
+        if (w <= max_w)
+            break;
+    }
+    text_draw(t, px, c, buf, x, y, align, angle);
+}
+
+static void titles(const FigureDraw *d, const Figure *f)
+{
+    if (f->title_box.h)
+        text_draw(d->text, f->title_px, col(d->th->text), f->title, f->title_box.x, f->title_box.y, 0, 0);
+    if (f->facts)
+        text_draw(d->text, f->facts_px, col(d->th->dim), f->facts, f->facts_box.x, f->facts_box.y, 0, 0);
+    if (f->axis_px && f->Tq && f->Tk) {
+        int w;
+        text_size(d->text, f->axis_px, "queries", &w, NULL);
+        text_draw(d->text, f->axis_px, col(d->th->dim), "keys", f->keys_cx, f->keys_y, 1, 0);
+        text_draw(d->text, f->axis_px, col(d->th->dim), "queries", f->queries_x,
+                  f->queries_cy + w / 2, 0, -90.0);
+    }
+}
+
+/* The cells: the texture when there is one, else one rectangle each. */
+static void cells(const FigureDraw *d, const Figure *f, const AttnMap *map)
+{
+    if (d->heat) {
+        SDL_Rect src = {f->col0, f->row0, f->cols, f->rows};
+        SDL_Rect dst = {f->grid.x, f->grid.y, f->grid.w, f->grid.h};
+        SDL_RenderCopy(d->r, d->heat, &src, &dst);
+    } else {
+        for (int i = f->row0; i < f->row0 + f->rows; i++)
+            for (int j = f->col0; j < f->col0 + f->cols; j++) {
+                int x = figure_cell_x(f, j), y = figure_cell_y(f, i);
+                SDL_Rect rc = {x, y, figure_cell_x(f, j + 1) - x, figure_cell_y(f, i + 1) - y};
+                fill(d->r, rc, attn_map_masked(map, i, j) ? d->th->mask
+                                                          : colormap_scale_rgb(&f->cs, attn_map_at(map, i, j)));
+            }
+    }
+    /* masked cells: a hatch line across each, when cells are large enough */
+    if (f->cell >= 12 * d->scale) {
+        float w = fmaxf(1.0f, d->scale * 1.5f), c = f->cell, in = c * 0.22f;
+        for (int i = f->row0; i < f->row0 + f->rows; i++)
+            for (int j = f->col0; j < f->col0 + f->cols; j++)
+                if (attn_map_masked(map, i, j)) {
+                    float x0 = (float)figure_cell_x(f, j), y0 = (float)figure_cell_y(f, i);
+                    aa_line(d->r, x0 + in, y0 + c - in, x0 + c - in, y0 + in, w, col(d->th->border));
+                }
+    }
+    if (!f->value_px)
+        return;
+    int lh = text_line_height(d->text, f->value_px);
+    for (int i = f->row0; i < f->row0 + f->rows; i++)
+        for (int j = f->col0; j < f->col0 + f->cols; j++) {
+            if (attn_map_masked(map, i, j))
+                continue;
+            float v = attn_map_at(map, i, j);
+            char buf[32];
+            colormap_cell_label(&f->cs, v, buf, sizeof buf);
+            text_draw(d->text, f->value_px, col(colormap_text_on(colormap_scale_rgb(&f->cs, v))), buf,
+                      figure_cell_x(f, j) + (int)(f->cell / 2),
+                      figure_cell_y(f, i) + (int)(f->cell / 2) - lh / 2, 1, 0);
+        }
+}
+
+static void labels(const FigureDraw *d, const Figure *f, const AttnMap *map)
+{
+    int px = f->label_px, lh = f->label_lh;
+    for (int i = f->row0; i < f->row0 + f->rows; i++)
+        if (figure_row_label_shown(f, i, d->query))
+            text_fit(d->text, px, col(i == d->query ? d->th->accent : d->th->text), map->q_labels[i],
+                     f->grid.x - px / 2, figure_cell_y(f, i) + (int)(f->cell / 2) - lh / 2, 2, 0,
+                     f->label_w);
+    for (int j = f->col0; j < f->col0 + f->cols; j++) {
+        if (!figure_col_label_shown(f, j, d->key))
+            continue;
+        SDL_Color c = col(j == d->key ? d->th->accent : d->th->text);
+        int cx = figure_cell_x(f, j) + (int)(f->cell / 2);
+        if (f->rotate) /* -45° about the label's start, just above the column */
+            text_fit(d->text, px, c, map->k_labels[j], cx - lh / 3, f->grid.y - px / 2 - lh, 0, -45.0,
+                     f->label_w * 3 / 2);
+        else
+            text_draw(d->text, px, c, map->k_labels[j], cx, f->grid.y - lh - px / 7, 1, 0);
+    }
+}
+
+/* The selected row, the focused cell and the hovered cell. */
+static void outlines(const FigureDraw *d, const Figure *f)
+{
+    int s1 = f->line_w / 3 > 0 ? f->line_w / 3 : 1, c = (int)lroundf(f->cell);
+    int q = d->query, k = d->key;
+    if (q >= f->row0 && q < f->row0 + f->rows) {
+        SDL_Rect rc = {f->grid.x - s1, figure_cell_y(f, q) - s1, f->grid.w + 2 * s1, c + 2 * s1};
+        outline(d->r, rc, col(d->th->accent), f->line_w);
+        if (k >= f->col0 && k < f->col0 + f->cols) {
+            SDL_Rect kc = {figure_cell_x(f, k), figure_cell_y(f, q), c, c};
+            outline(d->r, kc, col(d->th->text), 2 * s1);
+        }
+    }
+    int hi = d->hover_i, hj = d->hover_j;
+    if (hi >= f->row0 && hi < f->row0 + f->rows && hj >= f->col0 && hj < f->col0 + f->cols) {
+        SDL_Rect rc = {figure_cell_x(f, hj), figure_cell_y(f, hi), c, c};
+        SDL_Color hc = col(d->th->text);
+        hc.a = 160;
+        outline(d->r, rc, hc, 1);
+    }
+}
+
+static void colorbar(const FigureDraw *d, const Figure *f)
+{
+    SDL_Rect b = {f->bar.x, f->bar.y, f->bar.w, f->bar.h};
+    if (d->bar)
+        SDL_RenderCopy(d->r, d->bar, NULL, &b);
+    outline(d->r, b, col(d->th->border), 1);
+    int s1 = f->line_w / 3 > 0 ? f->line_w / 3 : 1, tlh = text_line_height(d->text, f->tick_px);
+    SDL_Color dim = col(d->th->dim);
+    for (int k = 0; k < FIGURE_TICKS; k++) {
+        SDL_Rect tick = {b.x + b.w, f->tick_y[k] - s1 / 2, 4 * s1, s1};
+        fill(d->r, tick, d->th->dim);
+        text_draw(d->text, f->tick_px, dim, f->ticks[k], f->tick_x, f->tick_y[k] - tlh / 2, 0, 0);
+    }
+    int cw;
+    text_size(d->text, f->tick_px, f->caption, &cw, NULL);
+    text_draw(d->text, f->tick_px, dim, f->caption, f->caption_x, f->caption_cy + cw / 2, 0, -90.0);
+    if (f->legend.w) {
+        SDL_Rect l = {f->legend.x, f->legend.y, f->legend.w, f->legend.h};
+        fill(d->r, l, d->th->mask);
+        outline(d->r, l, col(d->th->border), 1);
+        text_draw(d->text, f->tick_px, dim, "masked", f->tick_x, l.y + l.h / 2 - tlh / 2, 0, 0);
+    }
+}
+
+void figure_draw(const FigureDraw *d, const Figure *f, const AttnMap *map)
+{
+    if (d->background)
+        fill(d->r, (SDL_Rect){0, 0, f->w, f->h}, d->th->bg);
+    titles(d, f);
+    if (!f->Tq || !f->Tk || !map->v) {
+        text_draw(d->text, f->facts_px ? f->facts_px : 12, col(d->th->dim), "no tokens", f->grid.x,
+                  f->grid.y, 0, 0);
+        return;
+    }
+    cells(d, f, map);
+    labels(d, f, map);
+    outlines(d, f);
+    colorbar(d, f);
+}

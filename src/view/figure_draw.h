@@ -1,0 +1,30 @@
+/* Internal to the view: the SDL back end of the figure layout (figure.h),
+ * for the window's heatmap panel and the PNG export. */
+#ifndef ATTNVIZ_FIGURE_DRAW_H
+#define ATTNVIZ_FIGURE_DRAW_H
+
+#include <SDL.h>
+
+#include "attnviz/figure.h"
+#include "attnviz/theme.h"
+#include "text.h"
+
+typedef struct FigureDraw {
+    SDL_Renderer *r;
+    TextCache *text;
+    SDL_Texture *heat;      /* one texel per cell of the map (masked in the
+                               theme's mask colour), or NULL: filled cell by cell */
+    SDL_Texture *bar;       /* the colour map bottom to top, or NULL */
+    const AttnTheme *th;
+    float scale;            /* the figure's scale (line widths) */
+    int query, key;         /* selected row and column, -1 */
+    int hover_i, hover_j;   /* hovered cell, -1 */
+    int background;         /* 1: clear the figure's rectangle first */
+} FigureDraw;
+
+/* Measuring through the text cache, for figure_layout. */
+TextMeasure figure_measure_text(TextCache *t);
+
+void figure_draw(const FigureDraw *d, const Figure *f, const AttnMap *map);
+
+#endif
