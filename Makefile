@@ -10,7 +10,8 @@ TEST_PKGS := cmocka
 # Debian packages that provide the libraries and tools above.
 DEB_BUILD := pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev libcglm-dev \
              libcjson-dev libfontconfig-dev libx11-dev zlib1g-dev fonts-dejavu-core
-DEB_TEST  := libcmocka-dev xvfb xdotool imagemagick libxml2-utils python3-numpy valgrind
+DEB_TEST  := libcmocka-dev xvfb xdotool imagemagick libxml2-utils python3-numpy valgrind \
+             librsvg2-bin
 DEB_FUZZ  := clang libclang-rt-14-dev
 
 CFLAGS_BASE := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g $(OPT) \
