@@ -54,12 +54,31 @@ FigureOptions figure_options_export(float scale, const char *title, const char *
 
 #define FIGURE_TICKS 5
 
+/* The title and facts lines at the top of a figure. */
+typedef struct FigTitles {
+    char title[512];           /* the title as drawn (cut with "…") */
+    const char *facts;         /* NULL: none */
+    int title_px, facts_px;
+    FigRect title_box, facts_box; /* title_box.h = 0: no title */
+} FigTitles;
+
+/* A colour bar with its ticks, its caption ("weight", turned 90°) and the
+ * swatch of masked cells. */
+typedef struct FigColorbar {
+    ColorScale cs;             /* the colours of the figure's map(s) */
+    FigRect bar;
+    int tick_px, tick_x;       /* tick labels: size, left edge */
+    int tick_y[FIGURE_TICKS];  /* tick k (bottom up) at this y */
+    char ticks[FIGURE_TICKS][32];
+    const char *caption;
+    int caption_x, caption_cy; /* left x and centre y of the turned caption */
+    FigRect legend;            /* the masked swatch, w = 0 when none */
+    int line_w;                /* tick line width */
+} FigColorbar;
+
 typedef struct Figure {
     int w, h;                  /* the whole figure */
-    char title[512];           /* the title as drawn (cut with "…") */
-    const char *facts;
-    int title_px, facts_px;
-    FigRect title_box, facts_box;
+    FigTitles t;
     int axis_px;               /* 0: no axis titles */
     int keys_cx, keys_y;       /* "keys": centre x, top */
     int queries_x, queries_cy; /* "queries": left x, centre y (turned 90°) */
@@ -72,21 +91,42 @@ typedef struct Figure {
     int rotate;                /* key labels at -45° */
     int every_r, every_c;      /* a label every so many rows/columns */
     int value_px;              /* numbers in the cells, 0 = none */
-    ColorScale cs;             /* the map's colours */
-    FigRect bar;               /* the colour bar */
-    int tick_px, tick_x;       /* tick labels: size, left edge */
-    int tick_y[FIGURE_TICKS];  /* tick k (bottom up) at this y */
-    char ticks[FIGURE_TICKS][32];
-    int caption_x, caption_cy; /* "weight", turned 90°: left x, centre y */
-    const char *caption;
-    FigRect legend;            /* the masked-cell swatch, w = 0 when none */
+    FigColorbar cb;
     int line_w;                /* outline width of the selected row */
 } Figure;
+
+/* A grid of small maps, L layers down × H heads across, over the same
+ * tokens and one colour scale (so heads compare): what a real model's
+ * attention looks like at a glance. Map (l, h)'s cells start at
+ * (x0 + h·(map_w + gap), y0 + l·(map_h + gap)). */
+typedef struct FigureGrid {
+    int w, h;
+    FigTitles t;
+    int L, H, Tq, Tk;
+    int x0, y0, map_w, map_h, gap;
+    float cell;
+    int head_px;               /* "head 1" … over the columns */
+    int layer_px;              /* "layer 1" … left of the rows */
+    int sel_l, sel_h;          /* highlighted map, or -1 */
+    FigColorbar cb;
+} FigureGrid;
 
 /* Lay the map out. A map with no rows or columns gives a figure with only
  * its title, facts and a note. */
 void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o,
                    const TextMeasure *tm);
+
+/* Lay out the maps of ms (one scale over all of them): the natural size of
+ * an export with o->area_w 0, else fitted into the area. o->query and
+ * o->key select the highlighted map (layer, head) here. */
+void figure_grid_layout(FigureGrid *g, const AttnMaps *ms, const FigureOptions *o,
+                        const TextMeasure *tm);
+/* Where map (l, h) is, and the map under (x, y): 1 and l, h, or 0. */
+FigRect figure_grid_map_rect(const FigureGrid *g, int l, int h);
+int figure_grid_hit(const FigureGrid *g, int x, int y, int *l, int *h);
+/* Pixel edge of cell column j (row i) inside a map of the grid. */
+int figure_grid_cell_x(const FigureGrid *g, int h, int j);
+int figure_grid_cell_y(const FigureGrid *g, int l, int i);
 
 /* Pixel edges of cell column j and row i (j = col0 + cols gives the right
  * edge): cells tile the grid with no gap and no overlap. */

@@ -18,5 +18,9 @@
  * query row and key column highlighted (-1: none). Returns 0 or
  * -ATTN_E_IO. */
 int svg_write_figure(FILE *f, const Figure *fig, const AttnMap *map, int dark, int query, int key);
+/* Write a grid of maps (figure_grid_layout): one <g class="map"
+ * data-layer data-head> of cells per map, the headers, the selected map
+ * outlined and the shared colour bar. */
+int svg_write_grid(FILE *f, const FigureGrid *g, const AttnMaps *ms, int dark);
 
 #endif

@@ -141,6 +141,9 @@ SDL_Surface *view_render_window(const char *font_path, const ViewState *s,
  * with the query row outlined (-1: none). Caller frees it. */
 SDL_Surface *view_render_figure(const char *font_path, const Figure *f, const AttnMap *map,
                                 int dark, int query, AttnErr *err);
+/* The same for a grid of maps (figure_grid_layout). */
+SDL_Surface *view_render_grid(const char *font_path, const FigureGrid *g, const AttnMaps *ms,
+                              int dark, AttnErr *err);
 
 /* Default state for a model: head 0, weights, viridis, query 0 (or the
  * token with most attention on others), light theme, scale 1. */

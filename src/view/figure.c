@@ -197,27 +197,51 @@ static void cells(Figure *f, const Ctx *c, const FigureOptions *o, int avail_w, 
     f->grid.h = (int)lroundf(vis_r * cell);
 }
 
-/* Colour bar, ticks, caption and the masked legend right of the grid;
- * returns the right edge of what they take. */
-static int colorbar(Figure *f, const Ctx *c, const AttnMap *map, int tick_w)
+/* The colour bar's ticks for cb->cs: their labels and the widest one. */
+static int tick_labels(FigColorbar *cb, const Ctx *c)
 {
-    int gap = S(c, 10);
-    f->bar = (FigRect){f->grid.x + f->grid.w + gap + S(c, 4), f->grid.y, S(c, 14),
-                       f->grid.h > S(c, 60) ? f->grid.h : S(c, 60)};
-    f->tick_px = S(c, 12);
-    f->tick_x = f->bar.x + f->bar.w + S(c, 6);
+    cb->tick_px = S(c, 12);
+    int w = S(c, 28);
+    for (int k = 0; k < FIGURE_TICKS; k++) {
+        colormap_tick_label(cb->cs.lo, cb->cs.hi, k, FIGURE_TICKS - 1, cb->ticks[k], sizeof cb->ticks[k]);
+        int x = tw(c, cb->tick_px, cb->ticks[k]);
+        w = x > w ? x : w;
+    }
+    return w;
+}
+
+/* The width a colour bar with its ticks and caption takes right of a grid. */
+static int colorbar_room(const Ctx *c, int tick_w)
+{
+    return S(c, 10) + S(c, 4) + S(c, 14) + S(c, 6) + tick_w + S(c, 4) + lh(c, S(c, 12));
+}
+
+/* Colour bar, ticks, caption and the masked legend at x, from y down for
+ * h pixels (at least 60); returns the right edge of what they take. */
+static int colorbar(FigColorbar *cb, const Ctx *c, int x, int y, int h, AttnMapKind kind,
+                    int masked, int tick_w)
+{
+    cb->bar = (FigRect){x, y, S(c, 14), h > S(c, 60) ? h : S(c, 60)};
+    cb->line_w = S(c, 1) > 0 ? S(c, 1) : 1;
+    cb->tick_x = cb->bar.x + cb->bar.w + S(c, 6);
     for (int k = 0; k < FIGURE_TICKS; k++)
-        f->tick_y[k] = f->bar.y + f->bar.h - (int)lroundf(f->bar.h * k / (float)(FIGURE_TICKS - 1));
-    f->caption = attn_map_kind_unit(map->kind);
-    f->caption_x = f->tick_x + tick_w + S(c, 4);
-    f->caption_cy = f->bar.y + f->bar.h / 2;
-    int right = f->caption_x + lh(c, f->tick_px);
-    if (any_masked(map)) {
-        f->legend = (FigRect){f->bar.x, f->bar.y + f->bar.h + S(c, 12), f->bar.w, f->bar.w};
-        int lw = f->tick_x + tw(c, f->tick_px, "masked");
+        cb->tick_y[k] = cb->bar.y + cb->bar.h - (int)lroundf(cb->bar.h * k / (float)(FIGURE_TICKS - 1));
+    cb->caption = attn_map_kind_unit(kind);
+    cb->caption_x = cb->tick_x + tick_w + S(c, 4);
+    cb->caption_cy = cb->bar.y + cb->bar.h / 2;
+    int right = cb->caption_x + lh(c, cb->tick_px);
+    if (masked) {
+        cb->legend = (FigRect){cb->bar.x, cb->bar.y + cb->bar.h + S(c, 12), cb->bar.w, cb->bar.w};
+        int lw = cb->tick_x + tw(c, cb->tick_px, "masked");
         right = lw > right ? lw : right;
     }
     return right;
+}
+
+static int colorbar_bottom(const FigColorbar *cb)
+{
+    int b = cb->bar.y + cb->bar.h;
+    return cb->legend.w && cb->legend.y + cb->legend.h > b ? cb->legend.y + cb->legend.h : b;
 }
 
 static void labels_thinning(Figure *f)
@@ -230,21 +254,46 @@ static void labels_thinning(Figure *f)
 }
 
 /* The title and facts lines at the top; returns their height. */
-static int title_lines(Figure *f, const Ctx *c, const FigureOptions *o, int x, int y)
+static int title_lines(FigTitles *t, const Ctx *c, const FigureOptions *o, int x, int y)
 {
     int h = 0;
-    f->title_px = S(c, 16);
-    f->facts_px = S(c, 12);
+    t->title_px = S(c, 16);
+    t->facts_px = S(c, 12);
     if (o->title) {
-        f->title_box = (FigRect){x, y, 0, lh(c, f->title_px)};
-        h += f->title_box.h + S(c, 2);
+        t->title_box = (FigRect){x, y, 0, lh(c, t->title_px)};
+        h += t->title_box.h + S(c, 2);
     }
     if (o->facts) {
-        f->facts = o->facts;
-        f->facts_box = (FigRect){x, y + h, tw(c, f->facts_px, o->facts), lh(c, f->facts_px)};
-        h += f->facts_box.h + S(c, 10);
+        t->facts = o->facts;
+        t->facts_box = (FigRect){x, y + h, tw(c, t->facts_px, o->facts), lh(c, t->facts_px)};
+        h += t->facts_box.h + S(c, 10);
     }
     return h;
+}
+
+/* The width of an export: its content, the facts line, at least 360 px,
+ * and wider for a long title (up to 720 px); then the title cut to it. */
+static int finish_titles(FigTitles *t, const Ctx *c, const FigureOptions *o, int content_right,
+                         int pad)
+{
+    int w = content_right + pad, fw = t->facts_box.w + 2 * pad, min_w = S(c, 360);
+    if (!o->area_w) {
+        w = fw > w ? fw : w;
+        w = min_w > w ? min_w : w;
+        if (o->title) {
+            int want = tw(c, t->title_px, o->title) + 2 * pad, most = S(c, 720);
+            most = w > most ? w : most;
+            want = want < most ? want : most;
+            w = want > w ? want : w;
+        }
+    } else {
+        w = o->area_x + o->area_w;
+    }
+    if (o->title) {
+        t->title_box.w = o->area_w ? o->area_w : w - 2 * pad;
+        fit_text(c, t->title_px, o->title, t->title_box.w, t->title, sizeof t->title);
+    }
+    return w;
 }
 
 void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o, const TextMeasure *tm)
@@ -255,7 +304,7 @@ void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o, const 
     f->Tk = map->v ? map->Tk : 0;
     int pad = o->area_w ? 0 : S(&c, 16);
     int ax = o->area_w ? o->area_x : pad, ay = o->area_w ? o->area_y : pad;
-    int x0 = ax, y0 = ay + title_lines(f, &c, o, ax, ay);
+    int x0 = ax, y0 = ay + title_lines(&f->t, &c, o, ax, ay);
     f->line_w = S(&c, 3) > 1 ? S(&c, 3) : 1;
     if (o->axis_titles) {
         f->axis_px = S(&c, 12);
@@ -269,27 +318,20 @@ void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o, const 
     int cap = S(&c, 140);
     f->label_w = widest(&c, f->label_px, map->q_labels, f->Tq, cap);
     int key_w = widest(&c, f->label_px, map->k_labels, f->Tk, cap);
-    f->cs = colormap_scale_for_map(map, o->cmap);
-    f->tick_px = S(&c, 12);
-    int tick_w = S(&c, 28);
-    for (int k = 0; k < FIGURE_TICKS; k++) {
-        colormap_tick_label(f->cs.lo, f->cs.hi, k, FIGURE_TICKS - 1, f->ticks[k], sizeof f->ticks[k]);
-        int w = tw(&c, f->tick_px, f->ticks[k]);
-        tick_w = w > tick_w ? w : tick_w;
-    }
-    int gap = S(&c, 10), bar_room = gap + S(&c, 4) + S(&c, 14) + S(&c, 6) + tick_w + S(&c, 4) +
-                                    lh(&c, f->tick_px);
-    f->grid.x = x0 + f->label_w + gap;
+    f->cb.cs = colormap_scale_for_map(map, o->cmap);
+    int tick_w = tick_labels(&f->cb, &c);
+    f->grid.x = x0 + f->label_w + S(&c, 10);
     f->grid.y = y0;
     if (f->Tq && f->Tk) {
         /* room under the grid for half of the lowest tick label */
-        int avail_w = ax + o->area_w - f->grid.x - bar_room;
-        int avail_h = ay + o->area_h - y0 - lh(&c, f->tick_px) / 2 - 1;
+        int avail_w = ax + o->area_w - f->grid.x - colorbar_room(&c, tick_w);
+        int avail_h = ay + o->area_h - y0 - lh(&c, f->cb.tick_px) / 2 - 1;
         cells(f, &c, o, avail_w, avail_h, key_w);
         labels_thinning(f);
         f->value_px = f->cell >= S(&c, 34) ? (f->cell >= S(&c, 56) ? S(&c, 14) : S(&c, 12)) : 0;
     }
-    int right = colorbar(f, &c, map, tick_w);
+    int right = colorbar(&f->cb, &c, f->grid.x + f->grid.w + S(&c, 14), f->grid.y, f->grid.h,
+                         map->kind, any_masked(map), tick_w);
     if (f->Tk && f->rotate) {
         int r = figure_cell_x(f, f->col0 + f->cols - 1) + (int)(f->cell / 2) +
                 (int)(key_w * 0.72f) + f->label_lh;
@@ -297,30 +339,113 @@ void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o, const 
     }
     f->keys_cx = f->grid.x + f->grid.w / 2;
     f->queries_cy = f->grid.y + f->grid.h / 2;
-    int bottom = f->bar.y + f->bar.h;
-    bottom = f->legend.w && f->legend.y + f->legend.h > bottom ? f->legend.y + f->legend.h : bottom;
+    int bottom = colorbar_bottom(&f->cb);
     bottom = f->grid.y + f->grid.h > bottom ? f->grid.y + f->grid.h : bottom;
-    bottom += lh(&c, f->tick_px) / 2 + 1;
-    if (!o->area_w) {
-        int w = right + pad, fw = f->facts_box.w + 2 * pad, min_w = S(&c, 360);
-        w = fw > w ? fw : w;
-        w = min_w > w ? min_w : w;
-        if (o->title) {
-            int want = tw(&c, f->title_px, o->title) + 2 * pad, most = S(&c, 720);
-            most = w > most ? w : most;
-            want = want < most ? want : most;
-            w = want > w ? want : w;
+    bottom += lh(&c, f->cb.tick_px) / 2 + 1;
+    f->w = finish_titles(&f->t, &c, o, right, pad);
+    f->h = o->area_w ? o->area_y + o->area_h : bottom + pad;
+}
+
+/* ---- a grid of maps -------------------------------------------------------- */
+
+static int maps_masked(const AttnMaps *ms)
+{
+    AttnMap m = attn_maps_get(ms, 0, 0);
+    return any_masked(&m);
+}
+
+/* One colour scale over every map of the collection. */
+static ColorScale maps_scale(const AttnMaps *ms, ColormapId cmap)
+{
+    ColorScale s = {attn_map_kind_diverging(ms->kind) ? CMAP_DIVERGING : cmap, 0.0f, 1.0f};
+    float hi = 0.0f;
+    for (int l = 0; l < ms->L; l++)
+        for (int h = 0; h < ms->H; h++) {
+            AttnMap m = attn_maps_get(ms, l, h);
+            ColorScale one = colormap_scale_for_map(&m, cmap);
+            hi = one.hi > hi ? one.hi : hi;
         }
-        f->w = w;
-        f->h = bottom + pad;
-    } else {
-        f->w = o->area_x + o->area_w;
-        f->h = o->area_y + o->area_h;
+    s.hi = hi > 0.0f ? hi : 1.0f;
+    s.lo = s.id == CMAP_DIVERGING ? -s.hi : 0.0f;
+    return s;
+}
+
+void figure_grid_layout(FigureGrid *g, const AttnMaps *ms, const FigureOptions *o,
+                        const TextMeasure *tm)
+{
+    Ctx c = {tm, o->scale > 0 ? o->scale : 1.0f};
+    memset(g, 0, sizeof *g);
+    int ok = ms->v && ms->L > 0 && ms->H > 0 && ms->Tq > 0 && ms->Tk > 0;
+    g->L = ok ? ms->L : 0;
+    g->H = ok ? ms->H : 0;
+    g->Tq = ok ? ms->Tq : 0;
+    g->Tk = ok ? ms->Tk : 0;
+    g->sel_l = o->query;
+    g->sel_h = o->key;
+    int pad = o->area_w ? 0 : S(&c, 16);
+    int ax = o->area_w ? o->area_x : pad, ay = o->area_w ? o->area_y : pad;
+    int y0 = ay + title_lines(&g->t, &c, o, ax, ay);
+    g->head_px = g->layer_px = S(&c, 12);
+    char buf[32];
+    snprintf(buf, sizeof buf, "layer %d", g->L);
+    g->x0 = ax + (g->L > 1 ? tw(&c, g->layer_px, buf) + S(&c, 8) : 0);
+    g->y0 = y0 + lh(&c, g->head_px) + S(&c, 4);
+    g->gap = S(&c, 8);
+    g->cb.cs = maps_scale(ms, o->cmap);
+    int tick_w = tick_labels(&g->cb, &c), n = g->Tq > g->Tk ? g->Tq : g->Tk;
+    if (n) {
+        float cell;
+        if (!o->area_w) { /* about 120 px a map, whole pixels a cell */
+            cell = floorf(120.0f / n);
+            cell = (cell > 16.0f ? 16.0f : cell < 1.0f ? 1.0f : cell) * c.scale;
+        } else {
+            float aw = (float)(ax + o->area_w - g->x0 - colorbar_room(&c, tick_w) - (g->H - 1) * g->gap);
+            float ah = (float)(ay + o->area_h - g->y0 - (g->L - 1) * g->gap);
+            cell = fminf(aw / ((float)g->H * g->Tk), ah / ((float)g->L * g->Tq));
+            cell = cell < 1.0f ? 1.0f : o->max_cell > 0 && cell > o->max_cell ? o->max_cell : cell;
+        }
+        g->cell = cell;
+        g->map_w = (int)lroundf(cell * g->Tk);
+        g->map_h = (int)lroundf(cell * g->Tq);
     }
-    if (o->title) {
-        f->title_box.w = o->area_w ? o->area_w : f->w - 2 * pad;
-        fit_text(&c, f->title_px, o->title, f->title_box.w, f->title, sizeof f->title);
-    }
+    int grid_w = g->H * g->map_w + (g->H > 0 ? (g->H - 1) * g->gap : 0);
+    int grid_h = g->L * g->map_h + (g->L > 0 ? (g->L - 1) * g->gap : 0);
+    int right = colorbar(&g->cb, &c, g->x0 + grid_w + S(&c, 14), g->y0, grid_h, ms->kind,
+                         ok && maps_masked(ms), tick_w);
+    int bottom = colorbar_bottom(&g->cb);
+    bottom = g->y0 + grid_h > bottom ? g->y0 + grid_h : bottom;
+    g->w = finish_titles(&g->t, &c, o, right, pad);
+    g->h = o->area_w ? o->area_y + o->area_h : bottom + lh(&c, g->cb.tick_px) / 2 + 1 + pad;
+}
+
+FigRect figure_grid_map_rect(const FigureGrid *g, int l, int h)
+{
+    FigRect r = {g->x0 + h * (g->map_w + g->gap), g->y0 + l * (g->map_h + g->gap), g->map_w, g->map_h};
+    return r;
+}
+
+int figure_grid_hit(const FigureGrid *g, int x, int y, int *l, int *h)
+{
+    for (int a = 0; a < g->L; a++)
+        for (int b = 0; b < g->H; b++) {
+            FigRect r = figure_grid_map_rect(g, a, b);
+            if (x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h) {
+                *l = a;
+                *h = b;
+                return 1;
+            }
+        }
+    return 0;
+}
+
+int figure_grid_cell_x(const FigureGrid *g, int h, int j)
+{
+    return figure_grid_map_rect(g, 0, h).x + (int)lroundf(j * g->cell);
+}
+
+int figure_grid_cell_y(const FigureGrid *g, int l, int i)
+{
+    return figure_grid_map_rect(g, l, 0).y + (int)lroundf(i * g->cell);
 }
 
 int figure_cell_x(const Figure *f, int j)

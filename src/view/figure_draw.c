@@ -5,6 +5,7 @@
 
 #include <cglm/cglm.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static int measure_width(void *ctx, int px, const char *s)
@@ -100,12 +101,16 @@ static void text_fit(TextCache *t, int px, SDL_Color c, const char *s, int x, in
     text_draw(t, px, c, buf, x, y, align, angle);
 }
 
-static void titles(const FigureDraw *d, const Figure *f)
+static void titles(const FigureDraw *d, const FigTitles *t)
 {
-    if (f->title_box.h)
-        text_draw(d->text, f->title_px, col(d->th->text), f->title, f->title_box.x, f->title_box.y, 0, 0);
-    if (f->facts)
-        text_draw(d->text, f->facts_px, col(d->th->dim), f->facts, f->facts_box.x, f->facts_box.y, 0, 0);
+    if (t->title_box.h)
+        text_draw(d->text, t->title_px, col(d->th->text), t->title, t->title_box.x, t->title_box.y, 0, 0);
+    if (t->facts)
+        text_draw(d->text, t->facts_px, col(d->th->dim), t->facts, t->facts_box.x, t->facts_box.y, 0, 0);
+}
+
+static void axis_titles(const FigureDraw *d, const Figure *f)
+{
     if (f->axis_px && f->Tq && f->Tk) {
         int w;
         text_size(d->text, f->axis_px, "queries", &w, NULL);
@@ -128,7 +133,7 @@ static void cells(const FigureDraw *d, const Figure *f, const AttnMap *map)
                 int x = figure_cell_x(f, j), y = figure_cell_y(f, i);
                 SDL_Rect rc = {x, y, figure_cell_x(f, j + 1) - x, figure_cell_y(f, i + 1) - y};
                 fill(d->r, rc, attn_map_masked(map, i, j) ? d->th->mask
-                                                          : colormap_scale_rgb(&f->cs, attn_map_at(map, i, j)));
+                                                          : colormap_scale_rgb(&f->cb.cs, attn_map_at(map, i, j)));
             }
     }
     /* masked cells: a hatch line across each, when cells are large enough */
@@ -150,8 +155,8 @@ static void cells(const FigureDraw *d, const Figure *f, const AttnMap *map)
                 continue;
             float v = attn_map_at(map, i, j);
             char buf[32];
-            colormap_cell_label(&f->cs, v, buf, sizeof buf);
-            text_draw(d->text, f->value_px, col(colormap_text_on(colormap_scale_rgb(&f->cs, v))), buf,
+            colormap_cell_label(&f->cb.cs, v, buf, sizeof buf);
+            text_draw(d->text, f->value_px, col(colormap_text_on(colormap_scale_rgb(&f->cb.cs, v))), buf,
                       figure_cell_x(f, j) + (int)(f->cell / 2),
                       figure_cell_y(f, i) + (int)(f->cell / 2) - lh / 2, 1, 0);
         }
@@ -200,27 +205,27 @@ static void outlines(const FigureDraw *d, const Figure *f)
     }
 }
 
-static void colorbar(const FigureDraw *d, const Figure *f)
+static void colorbar(const FigureDraw *d, const FigColorbar *cb)
 {
-    SDL_Rect b = {f->bar.x, f->bar.y, f->bar.w, f->bar.h};
+    SDL_Rect b = {cb->bar.x, cb->bar.y, cb->bar.w, cb->bar.h};
     if (d->bar)
         SDL_RenderCopy(d->r, d->bar, NULL, &b);
     outline(d->r, b, col(d->th->border), 1);
-    int s1 = f->line_w / 3 > 0 ? f->line_w / 3 : 1, tlh = text_line_height(d->text, f->tick_px);
+    int s1 = cb->line_w, tlh = text_line_height(d->text, cb->tick_px);
     SDL_Color dim = col(d->th->dim);
     for (int k = 0; k < FIGURE_TICKS; k++) {
-        SDL_Rect tick = {b.x + b.w, f->tick_y[k] - s1 / 2, 4 * s1, s1};
+        SDL_Rect tick = {b.x + b.w, cb->tick_y[k] - s1 / 2, 4 * s1, s1};
         fill(d->r, tick, d->th->dim);
-        text_draw(d->text, f->tick_px, dim, f->ticks[k], f->tick_x, f->tick_y[k] - tlh / 2, 0, 0);
+        text_draw(d->text, cb->tick_px, dim, cb->ticks[k], cb->tick_x, cb->tick_y[k] - tlh / 2, 0, 0);
     }
     int cw;
-    text_size(d->text, f->tick_px, f->caption, &cw, NULL);
-    text_draw(d->text, f->tick_px, dim, f->caption, f->caption_x, f->caption_cy + cw / 2, 0, -90.0);
-    if (f->legend.w) {
-        SDL_Rect l = {f->legend.x, f->legend.y, f->legend.w, f->legend.h};
+    text_size(d->text, cb->tick_px, cb->caption, &cw, NULL);
+    text_draw(d->text, cb->tick_px, dim, cb->caption, cb->caption_x, cb->caption_cy + cw / 2, 0, -90.0);
+    if (cb->legend.w) {
+        SDL_Rect l = {cb->legend.x, cb->legend.y, cb->legend.w, cb->legend.h};
         fill(d->r, l, d->th->mask);
         outline(d->r, l, col(d->th->border), 1);
-        text_draw(d->text, f->tick_px, dim, "masked", f->tick_x, l.y + l.h / 2 - tlh / 2, 0, 0);
+        text_draw(d->text, cb->tick_px, dim, "masked", cb->tick_x, l.y + l.h / 2 - tlh / 2, 0, 0);
     }
 }
 
@@ -228,14 +233,63 @@ void figure_draw(const FigureDraw *d, const Figure *f, const AttnMap *map)
 {
     if (d->background)
         fill(d->r, (SDL_Rect){0, 0, f->w, f->h}, d->th->bg);
-    titles(d, f);
+    titles(d, &f->t);
     if (!f->Tq || !f->Tk || !map->v) {
-        text_draw(d->text, f->facts_px ? f->facts_px : 12, col(d->th->dim), "no tokens", f->grid.x,
-                  f->grid.y, 0, 0);
+        text_draw(d->text, f->t.facts_px ? f->t.facts_px : 12, col(d->th->dim), "no tokens",
+                  f->grid.x, f->grid.y, 0, 0);
         return;
     }
+    axis_titles(d, f);
     cells(d, f, map);
     labels(d, f, map);
     outlines(d, f);
-    colorbar(d, f);
+    colorbar(d, &f->cb);
+}
+
+/* One map of a grid: its cells one rectangle each, or scaled from the
+ * texels of its rows when cells are smaller than 3 pixels. */
+static void grid_map(const FigureDraw *d, const FigureGrid *g, const AttnMap *m, int l, int h)
+{
+    for (int i = 0; i < m->Tq; i++) {
+        int y = figure_grid_cell_y(g, l, i), y1 = figure_grid_cell_y(g, l, i + 1);
+        for (int j = 0; j < m->Tk; j++) {
+            int x = figure_grid_cell_x(g, h, j), x1 = figure_grid_cell_x(g, h, j + 1);
+            Rgb c = attn_map_masked(m, i, j) ? d->th->mask : colormap_scale_rgb(&g->cb.cs, attn_map_at(m, i, j));
+            fill(d->r, (SDL_Rect){x, y, x1 - x, y1 - y}, c);
+        }
+    }
+}
+
+void figure_draw_grid(const FigureDraw *d, const FigureGrid *g, const AttnMaps *ms)
+{
+    if (d->background)
+        fill(d->r, (SDL_Rect){0, 0, g->w, g->h}, d->th->bg);
+    titles(d, &g->t);
+    SDL_Color dim = col(d->th->dim);
+    int lh = text_line_height(d->text, g->layer_px);
+    for (int h = 0; h < g->H; h++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, g->map_w >= 6 * g->head_px ? "head %d" : "%d", h + 1);
+        FigRect r = figure_grid_map_rect(g, 0, h);
+        text_draw(d->text, g->head_px, h == g->sel_h ? col(d->th->accent) : dim, buf, r.x + r.w / 2,
+                  r.y - lh - g->gap / 2, 1, 0);
+    }
+    for (int l = 0; l < g->L && g->L > 1; l++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "layer %d", l + 1);
+        FigRect r = figure_grid_map_rect(g, l, 0);
+        text_draw(d->text, g->layer_px, l == g->sel_l ? col(d->th->accent) : dim, buf,
+                  r.x - g->gap, r.y + r.h / 2 - lh / 2, 2, 0);
+    }
+    for (int l = 0; l < g->L; l++)
+        for (int h = 0; h < g->H; h++) {
+            AttnMap m = attn_maps_get(ms, l, h);
+            grid_map(d, g, &m, l, h);
+        }
+    if (g->sel_l >= 0 && g->sel_l < g->L && g->sel_h >= 0 && g->sel_h < g->H) {
+        FigRect r = figure_grid_map_rect(g, g->sel_l, g->sel_h);
+        int t = g->gap / 3 > 1 ? g->gap / 3 : 1;
+        outline(d->r, (SDL_Rect){r.x - t, r.y - t, r.w + 2 * t, r.h + 2 * t}, col(d->th->accent), t);
+    }
+    colorbar(d, &g->cb);
 }

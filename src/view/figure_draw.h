@@ -26,5 +26,7 @@ typedef struct FigureDraw {
 TextMeasure figure_measure_text(TextCache *t);
 
 void figure_draw(const FigureDraw *d, const Figure *f, const AttnMap *map);
+/* A grid of maps (figure_grid_layout) with its headers and colour bar. */
+void figure_draw_grid(const FigureDraw *d, const FigureGrid *g, const AttnMaps *ms);
 
 #endif

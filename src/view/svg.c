@@ -129,7 +129,8 @@ static void text_turned(FILE *f, int px, const char *fill, double x, double top,
     fputs("</text>\n", f);
 }
 
-static void header(FILE *f, const Figure *fig, const AttnMap *map, const AttnTheme *th)
+static void header(FILE *f, int W, int H, const FigTitles *t, const ColorScale *cs, AttnMapKind kind,
+                   const AttnTheme *th)
 {
     char bg[8];
     hexc(th->bg, bg);
@@ -138,33 +139,38 @@ static void header(FILE *f, const Figure *fig, const AttnMap *map, const AttnThe
             "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
             "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
             "font-family=\"" FONT "\">\n",
-            fig->w, fig->h, fig->w, fig->h);
-    char t[600];
-    sanitize(fig->title, strlen(fig->title), 1, 16, 1e9, t, sizeof t);
+            W, H, W, H);
+    char title[600];
+    sanitize(t->title, strlen(t->title), 1, 16, 1e9, title, sizeof title);
     fputs("<title>", f);
-    put_esc(f, t);
-    fprintf(f, "%s%s</title>\n", t[0] ? " \xE2\x80\x94 " : "", attn_map_kind_name(map->kind));
+    put_esc(f, title);
+    fprintf(f, "%s%s</title>\n", title[0] ? " \xE2\x80\x94 " : "", attn_map_kind_name(kind));
     fputs("<defs><linearGradient id=\"attnviz-bar\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">\n", f);
     for (int k = 0; k <= 32; k++) {
         char c[8];
-        hexc(colormap_rgb(fig->cs.id, k / 32.0f), c);
+        hexc(colormap_rgb(cs->id, k / 32.0f), c);
         fprintf(f, "<stop offset=\"%g\" stop-color=\"%s\"/>\n", k / 32.0, c);
     }
     fputs("</linearGradient></defs>\n", f);
     fprintf(f, "<rect class=\"background\" width=\"100%%\" height=\"100%%\" fill=\"%s\"/>\n", bg);
 }
 
-static void titles(FILE *f, const Figure *fig, const AttnTheme *th)
+static void titles(FILE *f, const FigTitles *t, const AttnTheme *th)
 {
     char fg[8], dim[8];
     hexc(th->text, fg);
     hexc(th->dim, dim);
-    if (fig->title_box.h)
-        text_at(f, "title", fig->title_px, fg, "start", fig->title_box.x, fig->title_box.y,
-                fig->title, sizeof fig->title, 1e9);
-    if (fig->facts)
-        text_at(f, "facts", fig->facts_px, dim, "start", fig->facts_box.x, fig->facts_box.y,
-                fig->facts, 1024, 1e9);
+    if (t->title_box.h)
+        text_at(f, "title", t->title_px, fg, "start", t->title_box.x, t->title_box.y, t->title,
+                sizeof t->title, 1e9);
+    if (t->facts)
+        text_at(f, "facts", t->facts_px, dim, "start", t->facts_box.x, t->facts_box.y, t->facts, 1024, 1e9);
+}
+
+static void axis_titles(FILE *f, const Figure *fig, const AttnTheme *th)
+{
+    char dim[8];
+    hexc(th->dim, dim);
     if (fig->axis_px && fig->Tq && fig->Tk) {
         fputs("<g class=\"axis-titles\">\n", f);
         text_at(f, NULL, fig->axis_px, dim, "middle", fig->keys_cx, fig->keys_y, "keys", 8, 1e9);
@@ -216,7 +222,7 @@ static void cells(FILE *f, const Figure *fig, const AttnMap *map, const AttnThem
             float v = attn_map_at(map, i, j);
             int masked = attn_map_masked(map, i, j);
             char c[8];
-            hexc(colormap_scale_rgb(&fig->cs, v), c);
+            hexc(colormap_scale_rgb(&fig->cb.cs, v), c);
             fprintf(f, "<rect class=\"cell%s\" data-i=\"%d\" data-j=\"%d\" data-value=\"%.9g\" "
                        "x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n",
                     masked ? " masked" : "", i, j, (double)v, x, y, w, h, masked ? mask : c);
@@ -250,8 +256,8 @@ static void values(FILE *f, const Figure *fig, const AttnMap *map)
                 continue;
             float v = attn_map_at(map, i, j);
             char num[32], c[8];
-            colormap_cell_label(&fig->cs, v, num, sizeof num);
-            hexc(colormap_text_on(colormap_scale_rgb(&fig->cs, v)), c);
+            colormap_cell_label(&fig->cb.cs, v, num, sizeof num);
+            hexc(colormap_text_on(colormap_scale_rgb(&fig->cb.cs, v)), c);
             text_at(f, NULL, fig->value_px, c, "middle", figure_cell_x(fig, j) + (int)(fig->cell / 2),
                     figure_cell_y(fig, i) + (int)(fig->cell / 2) - lh / 2, num, 32, 1e9);
         }
@@ -281,33 +287,32 @@ static void outlines(FILE *f, const Figure *fig, const AttnTheme *th, int query,
     }
 }
 
-static void colorbar(FILE *f, const Figure *fig, const AttnTheme *th)
+static void colorbar(FILE *f, const FigColorbar *cb, const AttnTheme *th)
 {
     char dim[8], border[8], mask[8];
     hexc(th->dim, dim);
     hexc(th->border, border);
     hexc(th->mask, mask);
-    const FigRect *b = &fig->bar;
-    int s1 = fig->line_w / 3 > 0 ? fig->line_w / 3 : 1;
+    const FigRect *b = &cb->bar;
+    int s1 = cb->line_w;
     fprintf(f, "<g class=\"colorbar\">\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
                "fill=\"url(#attnviz-bar)\" stroke=\"%s\" stroke-width=\"1\"/>\n",
             b->x, b->y, b->w, b->h, border);
-    int tlh = figure_measure_dejavu.line_height(NULL, fig->tick_px);
+    int tlh = figure_measure_dejavu.line_height(NULL, cb->tick_px);
     for (int k = 0; k < FIGURE_TICKS; k++) {
-        int y = fig->tick_y[k];
+        int y = cb->tick_y[k];
         fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"%d\"/>\n",
                 b->x + b->w, y, b->x + b->w + 4 * s1, y, dim, s1);
-        text_at(f, NULL, fig->tick_px, dim, "start", fig->tick_x, y - tlh / 2, fig->ticks[k], 32, 1e9);
+        text_at(f, NULL, cb->tick_px, dim, "start", cb->tick_x, y - tlh / 2, cb->ticks[k], 32, 1e9);
     }
-    double cw = figure_measure_dejavu.width(NULL, fig->tick_px, fig->caption);
-    text_turned(f, fig->tick_px, dim, fig->caption_x, fig->caption_cy + cw / 2, -90, fig->caption, 1e9);
-    if (fig->legend.w) {
-        const FigRect *l = &fig->legend;
+    double cw = figure_measure_dejavu.width(NULL, cb->tick_px, cb->caption);
+    text_turned(f, cb->tick_px, dim, cb->caption_x, cb->caption_cy + cw / 2, -90, cb->caption, 1e9);
+    if (cb->legend.w) {
+        const FigRect *l = &cb->legend;
         fprintf(f, "<rect class=\"legend masked\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
                    "fill=\"%s\" stroke=\"%s\" stroke-width=\"1\"/>\n",
                 l->x, l->y, l->w, l->h, mask, border);
-        text_at(f, NULL, fig->tick_px, dim, "start", fig->tick_x, l->y + l->h / 2 - tlh / 2, "masked", 8,
-                1e9);
+        text_at(f, NULL, cb->tick_px, dim, "start", cb->tick_x, l->y + l->h / 2 - tlh / 2, "masked", 8, 1e9);
     }
     fputs("</g>\n", f);
 }
@@ -317,20 +322,86 @@ int svg_write_figure(FILE *f, const Figure *fig, const AttnMap *map, int dark, i
     if (!f || !fig || !map)
         return -ATTN_E_IO;
     const AttnTheme *th = theme_get(dark);
-    header(f, fig, map, th);
-    titles(f, fig, th);
-    if (fig->Tq && fig->Tk) {
+    header(f, fig->w, fig->h, &fig->t, &fig->cb.cs, map->kind, th);
+    titles(f, &fig->t, th);
+    if (fig->Tq && fig->Tk && map->v) {
+        axis_titles(f, fig, th);
         labels(f, fig, map, th, query, key);
         cells(f, fig, map, th);
         values(f, fig, map);
         outlines(f, fig, th, query, key);
-        colorbar(f, fig, th);
+        colorbar(f, &fig->cb, th);
     } else {
         char dim[8];
         hexc(th->dim, dim);
-        text_at(f, NULL, fig->facts_px ? fig->facts_px : 12, dim, "start", fig->grid.x, fig->grid.y,
+        text_at(f, NULL, fig->t.facts_px ? fig->t.facts_px : 12, dim, "start", fig->grid.x, fig->grid.y,
                 "no tokens", 16, 1e9);
     }
+    fputs("</svg>\n", f);
+    return ferror(f) ? -ATTN_E_IO : 0;
+}
+
+/* One map of a grid: a <g class="map"> of its cells. */
+static void grid_map(FILE *f, const FigureGrid *g, const AttnMap *m, int l, int h, const char *mask)
+{
+    fprintf(f, "<g class=\"map\" data-layer=\"%d\" data-head=\"%d\" shape-rendering=\"crispEdges\">\n",
+            l, h);
+    for (int i = 0; i < m->Tq; i++) {
+        int y = figure_grid_cell_y(g, l, i), y1 = figure_grid_cell_y(g, l, i + 1);
+        for (int j = 0; j < m->Tk; j++) {
+            int x = figure_grid_cell_x(g, h, j), x1 = figure_grid_cell_x(g, h, j + 1);
+            float v = attn_map_at(m, i, j);
+            int masked = attn_map_masked(m, i, j);
+            char c[8];
+            hexc(colormap_scale_rgb(&g->cb.cs, v), c);
+            fprintf(f, "<rect class=\"cell%s\" data-i=\"%d\" data-j=\"%d\" data-value=\"%.9g\" "
+                       "x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n",
+                    masked ? " masked" : "", i, j, (double)v, x, y, x1 - x, y1 - y, masked ? mask : c);
+        }
+    }
+    fputs("</g>\n", f);
+}
+
+int svg_write_grid(FILE *f, const FigureGrid *g, const AttnMaps *ms, int dark)
+{
+    if (!f || !g || !ms)
+        return -ATTN_E_IO;
+    const AttnTheme *th = theme_get(dark);
+    char dim[8], ac[8], mask[8];
+    hexc(th->dim, dim);
+    hexc(th->accent, ac);
+    hexc(th->mask, mask);
+    header(f, g->w, g->h, &g->t, &g->cb.cs, ms->kind, th);
+    titles(f, &g->t, th);
+    int lh = figure_measure_dejavu.line_height(NULL, g->layer_px);
+    fputs("<g class=\"headers\">\n", f);
+    for (int h = 0; h < g->H; h++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, g->map_w >= 6 * g->head_px ? "head %d" : "%d", h + 1);
+        FigRect r = figure_grid_map_rect(g, 0, h);
+        text_at(f, NULL, g->head_px, h == g->sel_h ? ac : dim, "middle", r.x + r.w / 2,
+                r.y - lh - g->gap / 2, buf, 32, 1e9);
+    }
+    for (int l = 0; l < g->L && g->L > 1; l++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "layer %d", l + 1);
+        FigRect r = figure_grid_map_rect(g, l, 0);
+        text_at(f, NULL, g->layer_px, l == g->sel_l ? ac : dim, "end", r.x - g->gap, r.y + r.h / 2 - lh / 2,
+                buf, 32, 1e9);
+    }
+    fputs("</g>\n", f);
+    for (int l = 0; l < g->L; l++)
+        for (int h = 0; h < g->H; h++) {
+            AttnMap m = attn_maps_get(ms, l, h);
+            grid_map(f, g, &m, l, h, mask);
+        }
+    if (g->sel_l >= 0 && g->sel_l < g->L && g->sel_h >= 0 && g->sel_h < g->H) {
+        FigRect r = figure_grid_map_rect(g, g->sel_l, g->sel_h);
+        int t = g->gap / 3 > 1 ? g->gap / 3 : 1;
+        fprintf(f, "<rect class=\"selected\" x=\"%g\" y=\"%g\" width=\"%d\" height=\"%d\" fill=\"none\" "
+                   "stroke=\"%s\" stroke-width=\"%d\"/>\n", r.x - t / 2.0, r.y - t / 2.0, r.w + t, r.h + t, ac, t);
+    }
+    colorbar(f, &g->cb, th);
     fputs("</svg>\n", f);
     return ferror(f) ? -ATTN_E_IO : 0;
 }
