@@ -2,47 +2,13 @@
  * (sentence bar, controls, heatmap, line diagram, weight editor, step view,
  * status bar, help, tooltip) from a ViewState. The same heatmap and line
  * drawing serve the window and the PNG export. */
-#include "attnviz/view.h"
-#include "text.h"
+#include "view_internal.h"
 
 #include <cglm/cglm.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct Theme {
-    SDL_Color bg, panel, panel2, text, dim, accent, border, mask, error, pos, neg;
-} Theme;
-
-static const Theme dark_theme = {
-    {20, 22, 26, 255}, {30, 33, 40, 255}, {37, 41, 50, 255},
-    {230, 230, 230, 255}, {150, 156, 168, 255}, {255, 179, 0, 255},
-    {62, 67, 80, 255}, {74, 76, 86, 255}, {255, 107, 107, 255},
-    {110, 170, 230, 255}, {240, 120, 100, 255}};
-static const Theme light_theme = {
-    {255, 255, 255, 255}, {244, 245, 247, 255}, {232, 234, 238, 255},
-    {26, 26, 26, 255}, {90, 98, 112, 255}, {200, 110, 0, 255},
-    {200, 204, 212, 255}, {214, 216, 222, 255}, {200, 40, 40, 255},
-    {40, 110, 190, 255}, {200, 70, 50, 255}};
-
-struct View {
-    SDL_Renderer *r;
-    TextCache *text;
-    SDL_Texture *heat;     /* one texel per cell */
-    int heat_side;         /* the heat texture is heat_side² texels */
-    unsigned long heat_key[6]; /* what the texels show: skip unchanged uploads */
-    ColorScale heat_scale;     /* the shown matrix's colour scale (a scan of
-                                  T² values), for scale_key */
-    char ticks[5][32];         /* its colour bar's tick labels, bottom up */
-    unsigned long scale_key[6];
-    uint32_t heat_lut[COLORMAP_STEPS + 1]; /* the colour map as texels */
-    int heat_lut_id;           /* which map heat_lut holds, or -1 */
-    SDL_Texture *bar[CMAP_DIVERGING + 1]; /* colour bar gradients */
-    SDL_Texture *edit_tex;     /* the weight editor's cells, when they are tiny */
-    int edit_tw, edit_th;
-    unsigned long edit_key[5]; /* what edit_tex shows */
-};
 
 /* Heatmap geometry shared by the window and the export. */
 typedef struct HeatGeom {
@@ -54,53 +20,6 @@ typedef struct HeatGeom {
     SDL_Rect colorbar;
     int value_px;        /* font size of cell values, 0 = none */
 } HeatGeom;
-
-static const Theme *theme(const ViewState *s)
-{
-    return s->dark ? &dark_theme : &light_theme;
-}
-
-static int S(const ViewState *s, float v)
-{
-    return (int)lroundf(v * s->scale);
-}
-
-static void set_color(SDL_Renderer *r, SDL_Color c)
-{
-    SDL_SetRenderDrawColor(r, c.r, c.g, c.b, c.a);
-}
-
-/* Opaque fills skip blending: the software renderer would otherwise blend
- * every pixel of every panel. */
-static void fill(SDL_Renderer *r, SDL_Rect rc, SDL_Color c)
-{
-    set_color(r, c);
-    if (c.a == 255) {
-        SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_NONE);
-        SDL_RenderFillRect(r, &rc);
-        SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
-    } else {
-        SDL_RenderFillRect(r, &rc);
-    }
-}
-
-/* Rectangle outline of thickness t pixels, drawn inside rc. */
-static void outline(SDL_Renderer *r, SDL_Rect rc, SDL_Color c, int t)
-{
-    set_color(r, c);
-    for (int k = 0; k < t; k++) {
-        SDL_Rect o = {rc.x + k, rc.y + k, rc.w - 2 * k, rc.h - 2 * k};
-        if (o.w <= 0 || o.h <= 0)
-            break;
-        SDL_RenderDrawRect(r, &o);
-    }
-}
-
-static SDL_Color rgb_color(Rgb c)
-{
-    SDL_Color o = {c.r, c.g, c.b, 255};
-    return o;
-}
 
 static int point_in(SDL_Rect rc, int x, int y)
 {
@@ -164,44 +83,11 @@ void view_set_renderer(View *v, SDL_Renderer *r)
 
 /* ---- what is shown ---------------------------------------------------------- */
 
-static int shown_T(const ViewState *s)
-{
-    return s->m ? s->m->res.Tq : 0;
-}
-
-/* The matrix drawn: the one asked for, or the weights when the model does
- * not keep it (the heads' mean of scores outside the window). */
-static ModelMatrix shown_kind(const ViewState *s)
-{
-    return model_matrix(s->m, s->matrix, s->head) ? s->matrix : MODEL_WEIGHTS;
-}
-
-static const float *shown_matrix(const ViewState *s)
-{
-    return model_matrix(s->m, shown_kind(s), s->head);
-}
-
 static ColorScale shown_scale(const ViewState *s)
 {
     int T = shown_T(s);
     return colormap_scale_for(shown_matrix(s), T, T, s->m->res.causal,
                               shown_kind(s) != MODEL_WEIGHTS, s->cmap);
-}
-
-static const char *matrix_name(ModelMatrix m)
-{
-    return m == MODEL_WEIGHTS ? "weights" : m == MODEL_SCORES ? "raw scores" : "logits";
-}
-
-static void head_label(const ViewState *s, char *buf, size_t n)
-{
-    int h = s->m->res.h;
-    if (h <= 1)
-        snprintf(buf, n, "head 1/1");
-    else if (s->head < 0)
-        snprintf(buf, n, "avg of %d heads", h);
-    else
-        snprintf(buf, n, "head %d/%d", s->head + 1, h);
 }
 
 /* The facts line: mode, head, scaling, mask, τ. */
@@ -216,20 +102,7 @@ static void facts(const ViewState *s, char *buf, size_t n)
              c->causal ? "causal mask" : "no mask", (double)c->temperature);
 }
 
-
 /* ---- heatmap -------------------------------------------------------------- */
-
-static int max_label_width(View *v, const ViewState *s, int px, int T)
-{
-    int mw = 0;
-    for (int i = 0; i < T; i++) {
-        int w;
-        text_size(v->text, px, tok_text(&s->m->toks, i), &w, NULL);
-        if (w > mw)
-            mw = w;
-    }
-    return mw;
-}
 
 /* The shown matrix's colour scale, scanned once per matrix (layout, the
  * texture and the colour bar all ask for it every frame). */
@@ -400,48 +273,6 @@ static SDL_Texture *bar_texture(View *v, ColormapId id)
     SDL_SetTextureScaleMode(t, SDL_ScaleModeNearest); /* 256 steps: no visible bands */
     v->bar[id] = t;
     return t;
-}
-
-/* A thick anti-aliased line: a core quad and two 1-px feathered edges. */
-static void thick_polyline(SDL_Renderer *r, const vec2 *pts, int n, float w,
-                           SDL_Color c)
-{
-    enum { MAXP = 64 };
-    SDL_Vertex vx[MAXP * 4];
-    int idx[(MAXP - 1) * 18];
-    if (n > MAXP)
-        n = MAXP;
-    float half = w * 0.5f, feather = 1.0f;
-    for (int k = 0; k < n; k++) {
-        vec2 dir, nrm;
-        if (k == 0)
-            glm_vec2_sub((float *)pts[1], (float *)pts[0], dir);
-        else if (k == n - 1)
-            glm_vec2_sub((float *)pts[n - 1], (float *)pts[n - 2], dir);
-        else
-            glm_vec2_sub((float *)pts[k + 1], (float *)pts[k - 1], dir);
-        glm_vec2_normalize(dir);
-        nrm[0] = -dir[1];
-        nrm[1] = dir[0];
-        float off[4] = {-(half + feather), -half, half, half + feather};
-        for (int e = 0; e < 4; e++) {
-            SDL_Vertex *p = &vx[k * 4 + e];
-            p->position.x = pts[k][0] + nrm[0] * off[e];
-            p->position.y = pts[k][1] + nrm[1] * off[e];
-            p->color = c;
-            if (e == 0 || e == 3)
-                p->color.a = 0;
-            p->tex_coord.x = p->tex_coord.y = 0;
-        }
-    }
-    int ni = 0;
-    for (int k = 0; k + 1 < n; k++)
-        for (int e = 0; e < 3; e++) {
-            int a = k * 4 + e, b = a + 1, c2 = a + 4, d = a + 5;
-            idx[ni++] = a; idx[ni++] = b; idx[ni++] = c2;
-            idx[ni++] = b; idx[ni++] = d; idx[ni++] = c2;
-        }
-    SDL_RenderGeometry(r, NULL, vx, n * 4, idx, ni);
 }
 
 static void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s,
@@ -780,7 +611,6 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
         int ex = l->lines.x + lw + S(s, 10);
         l->editor = (SDL_Rect){ex, y, w - pad - ex, mid_h};
     }
-
 
     if (s->m && s->m->T) {
         int th = S(s, 20);
@@ -1728,42 +1558,6 @@ void view_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
 }
 
 /* ---- export panels ---------------------------------------------------------- */
-
-/* Draw text cut to max_w pixels with an ellipsis: a 1024-token sentence as
- * one texture would be tens of thousands of pixels wide. */
-static void draw_text_fit(View *v, int px, SDL_Color c, const char *t, int x, int y, int max_w)
-{
-    int w;
-    size_t len = strlen(t);
-    if (len < 400) {
-        text_size(v->text, px, t, &w, NULL);
-        if (w <= max_w) {
-            text_draw(v->text, px, c, t, x, y, 0, 0);
-            return;
-        }
-    }
-    /* the longest prefix (whole characters) that fits with the ellipsis */
-    char buf[1024];
-    size_t lo = 0, hi = len < sizeof buf - 8 ? len : sizeof buf - 8;
-    while (lo < hi) {
-        size_t mid = (lo + hi + 1) / 2;
-        while (mid > lo && ((unsigned char)t[mid] & 0xC0) == 0x80)
-            mid--;
-        if (mid == lo) {
-            break;
-        }
-        memcpy(buf, t, mid);
-        memcpy(buf + mid, "\xE2\x80\xA6", 4);
-        text_size(v->text, px, buf, &w, NULL);
-        if (w <= max_w)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    memcpy(buf, t, lo);
-    memcpy(buf + lo, "\xE2\x80\xA6", 4);
-    text_draw(v->text, px, c, buf, x, y, 0, 0);
-}
 
 /* Cell size of an exported heatmap: 40 px for a classroom sentence, down to
  * one pixel per cell (at scale 1) so a 1024-token matrix stays a sane image. */

@@ -1,0 +1,96 @@
+/* Internal to the view (the files of src/view): the View object, the two
+ * themes, the drawing helpers every panel uses, and the geometry and drawing
+ * entry points the panel files share. Where each thing is:
+ *   view.c      create and destroy a view; the window's frame, panel by panel
+ *   draw.c      the theme colours; fills, outlines, anti-aliased lines, text
+ *               cut to a width, the widest token label
+ *   shown.c     which matrix the heatmap shows, the names of matrices and heads
+ */
+#ifndef ATTNVIZ_VIEW_INTERNAL_H
+#define ATTNVIZ_VIEW_INTERNAL_H
+
+#include <cglm/types.h>
+#include <math.h>
+
+#include "attnviz/view.h"
+#include "text.h"
+
+typedef struct Theme {
+    SDL_Color bg, panel, panel2, text, dim, accent, border, mask, error, pos, neg;
+} Theme;
+
+/* draw.c: the window's (dark) and paper's (light) colours */
+extern const Theme dark_theme, light_theme;
+
+struct View {
+    SDL_Renderer *r;
+    TextCache *text;
+    SDL_Texture *heat;     /* one texel per cell */
+    int heat_side;         /* the heat texture is heat_side² texels */
+    unsigned long heat_key[6]; /* what the texels show: skip unchanged uploads */
+    ColorScale heat_scale;     /* the shown matrix's colour scale (a scan of
+                                  T² values), for scale_key */
+    char ticks[5][32];         /* its colour bar's tick labels, bottom up */
+    unsigned long scale_key[6];
+    uint32_t heat_lut[COLORMAP_STEPS + 1]; /* the colour map as texels */
+    int heat_lut_id;           /* which map heat_lut holds, or -1 */
+    SDL_Texture *bar[CMAP_DIVERGING + 1]; /* colour bar gradients */
+    SDL_Texture *edit_tex;     /* the weight editor's cells, when they are tiny */
+    int edit_tw, edit_th;
+    unsigned long edit_key[5]; /* what edit_tex shows */
+};
+
+static inline const Theme *theme(const ViewState *s)
+{
+    return s->dark ? &dark_theme : &light_theme;
+}
+
+/* v scaled by the interface size, in whole pixels */
+static inline int S(const ViewState *s, float v)
+{
+    return (int)lroundf(v * s->scale);
+}
+
+static inline void set_color(SDL_Renderer *r, SDL_Color c)
+{
+    SDL_SetRenderDrawColor(r, c.r, c.g, c.b, c.a);
+}
+
+static inline SDL_Color rgb_color(Rgb c)
+{
+    SDL_Color o = {c.r, c.g, c.b, 255};
+    return o;
+}
+
+/* Tokens in the shown matrix (0 without a model result). */
+static inline int shown_T(const ViewState *s)
+{
+    return s->m ? s->m->res.Tq : 0;
+}
+
+/* ---- draw.c ---- */
+
+/* Opaque fills skip blending: the software renderer would otherwise blend
+ * every pixel of every panel. */
+void fill(SDL_Renderer *r, SDL_Rect rc, SDL_Color c);
+/* Rectangle outline of thickness t pixels, drawn inside rc. */
+void outline(SDL_Renderer *r, SDL_Rect rc, SDL_Color c, int t);
+/* A thick anti-aliased polyline of n points (at most 64), w pixels wide. */
+void thick_polyline(SDL_Renderer *r, const vec2 *pts, int n, float w, SDL_Color c);
+/* Text cut to max_w pixels with an ellipsis. */
+void draw_text_fit(View *v, int px, SDL_Color c, const char *t, int x, int y, int max_w);
+/* Width of the widest of the first T tokens at px. */
+int max_label_width(View *v, const ViewState *s, int px, int T);
+
+/* ---- shown.c ---- */
+
+/* The matrix drawn: the one asked for, or the weights when the model does
+ * not keep it. */
+ModelMatrix shown_kind(const ViewState *s);
+const float *shown_matrix(const ViewState *s);
+/* "weights", "raw scores" or "logits" */
+const char *matrix_name(ModelMatrix m);
+/* "head 2/4", "avg of 4 heads" */
+void head_label(const ViewState *s, char *buf, size_t n);
+
+#endif
