@@ -5,6 +5,9 @@
  *   draw.c      the theme colours; fills, outlines, anti-aliased lines, text
  *               cut to a width, the widest token label
  *   shown.c     which matrix the heatmap shows, the names of matrices and heads
+ *   heatmap.c   the heatmap: geometry, texture, cells, hatch, values, labels,
+ *               outlines
+ *   colorbar.c  the heatmap's colour bar
  */
 #ifndef ATTNVIZ_VIEW_INTERNAL_H
 #define ATTNVIZ_VIEW_INTERNAL_H
@@ -92,5 +95,32 @@ const float *shown_matrix(const ViewState *s);
 const char *matrix_name(ModelMatrix m);
 /* "head 2/4", "avg of 4 heads" */
 void head_label(const ViewState *s, char *buf, size_t n);
+
+/* ---- heatmap.c ---- */
+
+/* Heatmap geometry shared by the window and the export. */
+typedef struct HeatGeom {
+    SDL_Rect grid;       /* visible cells */
+    float cell;
+    int row0, col0, rows, cols;
+    int label_px;        /* font size of token labels */
+    int rotate;          /* key labels at -45° */
+    SDL_Rect colorbar;
+    int value_px;        /* font size of cell values, 0 = none */
+} HeatGeom;
+
+/* The shown matrix's colour scale (cached; fills v->ticks). */
+ColorScale heat_scale(View *v, const ViewState *s);
+/* Fit the heatmap with its labels and colour bar into area, cells at most
+ * max_cell pixels. */
+void heat_geometry(View *v, const ViewState *s, SDL_Rect area, float max_cell, HeatGeom *g);
+/* Cells, hatch, values, labels, outlines and the colour bar. */
+void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const HeatGeom *g);
+
+/* ---- colorbar.c ---- */
+
+/* Room right of the colour bar for its tick labels. */
+int tick_width(View *v, const ViewState *s);
+void draw_colorbar(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect bar);
 
 #endif
