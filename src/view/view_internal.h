@@ -8,6 +8,7 @@
  *   heatmap.c   the heatmap: geometry, texture, cells, hatch, values, labels,
  *               outlines
  *   colorbar.c  the heatmap's colour bar
+ *   lines.c     the query → key line diagram
  */
 #ifndef ATTNVIZ_VIEW_INTERNAL_H
 #define ATTNVIZ_VIEW_INTERNAL_H
@@ -122,5 +123,22 @@ void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const HeatGeom *
 /* Room right of the colour bar for its tick labels. */
 int tick_width(View *v, const ViewState *s);
 void draw_colorbar(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect bar);
+
+/* ---- lines.c ---- */
+
+/* Line diagram geometry shared by the window and the export. */
+typedef struct LinesGeom {
+    int xl, xr;          /* right edge of query labels, left edge of key labels */
+    int x0, x1;          /* line ends */
+    int y0;              /* centre of the first visible row */
+    float step;
+    int first, count;
+    int px;
+} LinesGeom;
+
+/* Fit the diagram into area: rows at least a line apart, scrolled by
+ * s->lines_scroll when they do not all fit. */
+void lines_geometry(View *v, const ViewState *s, SDL_Rect area, LinesGeom *g);
+void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g);
 
 #endif
