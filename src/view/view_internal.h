@@ -9,6 +9,8 @@
  *               outlines
  *   colorbar.c  the heatmap's colour bar
  *   lines.c     the query → key line diagram
+ *   chrome.c    sentence bar, controls strip, status bar, panel titles, help
+ *               overlay, tooltip
  */
 #ifndef ATTNVIZ_VIEW_INTERNAL_H
 #define ATTNVIZ_VIEW_INTERNAL_H
@@ -140,5 +142,20 @@ typedef struct LinesGeom {
  * s->lines_scroll when they do not all fit. */
 void lines_geometry(View *v, const ViewState *s, SDL_Rect area, LinesGeom *g);
 void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g);
+
+/* ---- chrome.c ---- */
+
+void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+/* A control's label: full ("[M] causal mask") or compact ("[M] mask"). */
+const char *control_label(const ViewState *s, int c, int compact, char *buf, size_t n);
+/* Font size of the controls (and the editor's tabs). */
+int ctl_px(const ViewState *s);
+void draw_controls(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+void draw_status(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+/* A panel's title in its top-left corner. */
+void draw_panel_title(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect p, const char *t);
+void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+/* Query, key and the numbers of the hovered cell, next to the mouse. */
+void draw_tooltip(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
 
 #endif
