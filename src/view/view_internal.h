@@ -9,6 +9,7 @@
  *               outlines
  *   colorbar.c  the heatmap's colour bar
  *   lines.c     the query → key line diagram
+ *   editor.c    the weight editor
  *   chrome.c    sentence bar, controls strip, status bar, panel titles, help
  *               overlay, tooltip
  */
@@ -157,5 +158,12 @@ void draw_panel_title(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect p, 
 void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
 /* Query, key and the numbers of the hovered cell, next to the mouse. */
 void draw_tooltip(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+
+/* ---- editor.c ---- */
+
+/* The editor's tab and button labels (the layout measures them). */
+extern const char *const edit_tab_label[EDIT_COUNT];
+extern const char *const edit_button_label[EBTN_COUNT];
+void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
 
 #endif
