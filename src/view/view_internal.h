@@ -10,6 +10,7 @@
  *   colorbar.c  the heatmap's colour bar
  *   lines.c     the query → key line diagram
  *   editor.c    the weight editor
+ *   step.c      the step view
  *   chrome.c    sentence bar, controls strip, status bar, panel titles, help
  *               overlay, tooltip
  */
@@ -165,5 +166,9 @@ void draw_tooltip(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout
 extern const char *const edit_tab_label[EDIT_COUNT];
 extern const char *const edit_button_label[EBTN_COUNT];
 void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+
+/* ---- step.c ---- */
+
+void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
 
 #endif
