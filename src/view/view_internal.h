@@ -13,6 +13,7 @@
  *   step.c      the step view
  *   chrome.c    sentence bar, controls strip, status bar, panel titles, help
  *               overlay, tooltip
+ *   panel.c     the export panels: their size and drawing
  */
 #ifndef ATTNVIZ_VIEW_INTERNAL_H
 #define ATTNVIZ_VIEW_INTERNAL_H
