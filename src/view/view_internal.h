@@ -2,6 +2,7 @@
  * themes, the drawing helpers every panel uses, and the geometry and drawing
  * entry points the panel files share. Where each thing is:
  *   view.c      create and destroy a view; the window's frame, panel by panel
+ *   layout.c    the window's geometry and hit testing
  *   draw.c      the theme colours; fills, outlines, anti-aliased lines, text
  *               cut to a width, the widest token label
  *   shown.c     which matrix the heatmap shows, the names of matrices and heads
