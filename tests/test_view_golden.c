@@ -57,6 +57,7 @@ static const Golden expected[] = {
     {"window-prompt", 0x089dc571d2230a69ULL},
     {"window-long", 0xd30f79c79f2a3af9ULL},
     {"window-basic-scale150", 0x110f286950caea94ULL},
+    {"window-empty", 0xab6ef84d02329693ULL},
     {"panel-heatmap", 0xb377c3baab1a776bULL},
     {"panel-lines", 0x19ad7b2b97dd2e6dULL},
     {"panel-both", 0xc5d0906ce788c971ULL},
@@ -278,6 +279,16 @@ static void test_golden_windows(void **state)
     s.edit_target = EDIT_WK;
     s.key = 4;
     window("window-basic-scale150", &s, 1920, 1200);
+    model_destroy(&m);
+
+    /* no sentence yet: the invitation to type */
+    AttnConfig cfg = attn_config_default();
+    assert_int_equal(model_init(&m, table, &cfg), 0);
+    assert_int_equal(model_set_text(&m, "", 0), 0);
+    assert_int_equal(model_compute(&m), 0);
+    assert_int_equal(m.T, 0);
+    window_state(&s, &m);
+    window("window-empty", &s, 1280, 800);
     model_destroy(&m);
     assert_int_equal(changed, 0);
 }
