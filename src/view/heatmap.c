@@ -5,7 +5,6 @@
  * window and the export panels draw it through the same functions. */
 #include "view_internal.h"
 
-#include <cglm/cglm.h>
 #include <stdlib.h>
 #include <string.h>
 

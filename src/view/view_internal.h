@@ -50,6 +50,7 @@ struct View {
     unsigned long edit_key[5]; /* what edit_tex shows */
 };
 
+/* The colours of s's theme. */
 static inline const Theme *theme(const ViewState *s)
 {
     return s->dark ? &dark_theme : &light_theme;
@@ -147,6 +148,17 @@ typedef struct LinesGeom {
 void lines_geometry(View *v, const ViewState *s, SDL_Rect area, LinesGeom *g);
 void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g);
 
+/* ---- editor.c ---- */
+
+/* The editor's tab and button labels (the layout measures them). */
+extern const char *const edit_tab_label[EDIT_COUNT];
+extern const char *const edit_button_label[EBTN_COUNT];
+void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+
+/* ---- step.c ---- */
+
+void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+
 /* ---- chrome.c ---- */
 
 void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
@@ -161,16 +173,5 @@ void draw_panel_title(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect p, 
 void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
 /* Query, key and the numbers of the hovered cell, next to the mouse. */
 void draw_tooltip(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
-
-/* ---- editor.c ---- */
-
-/* The editor's tab and button labels (the layout measures them). */
-extern const char *const edit_tab_label[EDIT_COUNT];
-extern const char *const edit_button_label[EBTN_COUNT];
-void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
-
-/* ---- step.c ---- */
-
-void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
 
 #endif
