@@ -1,0 +1,134 @@
+/* Drawing helpers every panel uses: the two themes' colours, fills and
+ * outlines, thick anti-aliased lines, text cut to a width, the widest token
+ * label. */
+#include "view_internal.h"
+
+#include <cglm/cglm.h>
+#include <string.h>
+
+const Theme dark_theme = {
+    {20, 22, 26, 255}, {30, 33, 40, 255}, {37, 41, 50, 255},
+    {230, 230, 230, 255}, {150, 156, 168, 255}, {255, 179, 0, 255},
+    {62, 67, 80, 255}, {74, 76, 86, 255}, {255, 107, 107, 255},
+    {110, 170, 230, 255}, {240, 120, 100, 255}};
+const Theme light_theme = {
+    {255, 255, 255, 255}, {244, 245, 247, 255}, {232, 234, 238, 255},
+    {26, 26, 26, 255}, {90, 98, 112, 255}, {200, 110, 0, 255},
+    {200, 204, 212, 255}, {214, 216, 222, 255}, {200, 40, 40, 255},
+    {40, 110, 190, 255}, {200, 70, 50, 255}};
+
+/* Opaque fills skip blending: the software renderer would otherwise blend
+ * every pixel of every panel. */
+void fill(SDL_Renderer *r, SDL_Rect rc, SDL_Color c)
+{
+    set_color(r, c);
+    if (c.a == 255) {
+        SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_NONE);
+        SDL_RenderFillRect(r, &rc);
+        SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
+    } else {
+        SDL_RenderFillRect(r, &rc);
+    }
+}
+
+/* Rectangle outline of thickness t pixels, drawn inside rc. */
+void outline(SDL_Renderer *r, SDL_Rect rc, SDL_Color c, int t)
+{
+    set_color(r, c);
+    for (int k = 0; k < t; k++) {
+        SDL_Rect o = {rc.x + k, rc.y + k, rc.w - 2 * k, rc.h - 2 * k};
+        if (o.w <= 0 || o.h <= 0)
+            break;
+        SDL_RenderDrawRect(r, &o);
+    }
+}
+
+/* A thick anti-aliased line: a core quad and two 1-px feathered edges. */
+void thick_polyline(SDL_Renderer *r, const vec2 *pts, int n, float w,
+                           SDL_Color c)
+{
+    enum { MAXP = 64 };
+    SDL_Vertex vx[MAXP * 4];
+    int idx[(MAXP - 1) * 18];
+    if (n > MAXP)
+        n = MAXP;
+    float half = w * 0.5f, feather = 1.0f;
+    for (int k = 0; k < n; k++) {
+        vec2 dir, nrm;
+        if (k == 0)
+            glm_vec2_sub((float *)pts[1], (float *)pts[0], dir);
+        else if (k == n - 1)
+            glm_vec2_sub((float *)pts[n - 1], (float *)pts[n - 2], dir);
+        else
+            glm_vec2_sub((float *)pts[k + 1], (float *)pts[k - 1], dir);
+        glm_vec2_normalize(dir);
+        nrm[0] = -dir[1];
+        nrm[1] = dir[0];
+        float off[4] = {-(half + feather), -half, half, half + feather};
+        for (int e = 0; e < 4; e++) {
+            SDL_Vertex *p = &vx[k * 4 + e];
+            p->position.x = pts[k][0] + nrm[0] * off[e];
+            p->position.y = pts[k][1] + nrm[1] * off[e];
+            p->color = c;
+            if (e == 0 || e == 3)
+                p->color.a = 0;
+            p->tex_coord.x = p->tex_coord.y = 0;
+        }
+    }
+    int ni = 0;
+    for (int k = 0; k + 1 < n; k++)
+        for (int e = 0; e < 3; e++) {
+            int a = k * 4 + e, b = a + 1, c2 = a + 4, d = a + 5;
+            idx[ni++] = a; idx[ni++] = b; idx[ni++] = c2;
+            idx[ni++] = b; idx[ni++] = d; idx[ni++] = c2;
+        }
+    SDL_RenderGeometry(r, NULL, vx, n * 4, idx, ni);
+}
+
+/* Draw text cut to max_w pixels with an ellipsis: a 1024-token sentence as
+ * one texture would be tens of thousands of pixels wide. */
+void draw_text_fit(View *v, int px, SDL_Color c, const char *t, int x, int y, int max_w)
+{
+    int w;
+    size_t len = strlen(t);
+    if (len < 400) {
+        text_size(v->text, px, t, &w, NULL);
+        if (w <= max_w) {
+            text_draw(v->text, px, c, t, x, y, 0, 0);
+            return;
+        }
+    }
+    /* the longest prefix (whole characters) that fits with the ellipsis */
+    char buf[1024];
+    size_t lo = 0, hi = len < sizeof buf - 8 ? len : sizeof buf - 8;
+    while (lo < hi) {
+        size_t mid = (lo + hi + 1) / 2;
+        while (mid > lo && ((unsigned char)t[mid] & 0xC0) == 0x80)
+            mid--;
+        if (mid == lo) {
+            break;
+        }
+        memcpy(buf, t, mid);
+        memcpy(buf + mid, "\xE2\x80\xA6", 4);
+        text_size(v->text, px, buf, &w, NULL);
+        if (w <= max_w)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    memcpy(buf, t, lo);
+    memcpy(buf + lo, "\xE2\x80\xA6", 4);
+    text_draw(v->text, px, c, buf, x, y, 0, 0);
+}
+
+int max_label_width(View *v, const ViewState *s, int px, int T)
+{
+    int mw = 0;
+    for (int i = 0; i < T; i++) {
+        int w;
+        text_size(v->text, px, tok_text(&s->m->toks, i), &w, NULL);
+        if (w > mw)
+            mw = w;
+    }
+    return mw;
+}

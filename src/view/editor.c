@@ -1,0 +1,240 @@
+/* The weight editor: tabs for Wq, Wk, Wv, Wo and X, a hint with the cursor
+ * cell's exact value, the matrix as diverging colours (cell by cell with
+ * values, or one texel per cell when they are tiny), row and column labels,
+ * the cursor with the value being typed, and the action buttons. */
+#include "view_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *const edit_tab_label[EDIT_COUNT] = {"[1] Wq", "[2] Wk", "[3] Wv", "[4] Wo", "[5] X"};
+const char *const edit_button_label[EBTN_COUNT] = {"[0] identity", "[Z] zero", "[N] random",
+                                                   "[X] swap q\xE2\x86\x94k", "[Del] reset all"};
+
+/* The edited matrix's value at (row, col): X, or the shown head's slice of a
+ * weight matrix (head 1's for the average). */
+static float edit_value(const ViewState *s, int row, int col)
+{
+    const Model *m = s->m;
+    if (s->edit_target == EDIT_X)
+        return m->E[(size_t)row * m->d + col];
+    int rows, cols;
+    int head = s->head < 0 ? 0 : s->head;
+    const float *W = attn_params_matrix(&m->params, (int)s->edit_target, head, &rows, &cols);
+    return W[(size_t)row * cols + col];
+}
+
+/* The editor's colours: diverging, symmetric, at least ±1. */
+static ColorScale edit_scale(const ViewState *s, int rows, int cols)
+{
+    float amax = 1.0f;
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            amax = fmaxf(amax, fabsf(edit_value(s, i, j)));
+    return (ColorScale){CMAP_DIVERGING, -amax, amax};
+}
+
+/* Tiny editor cells (a 300-dimensional table gives 90,000 of them): one
+ * texel each, uploaded when the values change, drawn scaled like the
+ * heatmap. Returns 0 when drawn, -1 to draw cell by cell instead. */
+static int draw_editor_texture(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    int R = l->edit_rows, C = l->edit_cols;
+    unsigned long key[5] = {s->m->generation, (unsigned long)s->edit_target,
+                            (unsigned long)(long)s->head, (unsigned long)R, (unsigned long)C};
+    if (!v->edit_tex || v->edit_tw < C || v->edit_th < R) {
+        if (v->edit_tex)
+            SDL_DestroyTexture(v->edit_tex);
+        v->edit_tex = SDL_CreateTexture(r, SDL_PIXELFORMAT_RGB888, SDL_TEXTUREACCESS_STREAMING, C, R);
+        v->edit_tw = v->edit_tex ? C : 0;
+        v->edit_th = v->edit_tex ? R : 0;
+        memset(v->edit_key, 0, sizeof v->edit_key);
+        if (!v->edit_tex)
+            return -1;
+        SDL_SetTextureScaleMode(v->edit_tex, SDL_ScaleModeNearest);
+    }
+    if (memcmp(key, v->edit_key, sizeof key) != 0) {
+        ColorScale cs = edit_scale(s, R, C);
+        void *pixels;
+        int pitch;
+        SDL_Rect rc = {0, 0, C, R};
+        if (SDL_LockTexture(v->edit_tex, &rc, &pixels, &pitch) != 0)
+            return -1;
+        for (int i = 0; i < R; i++) {
+            uint32_t *row = (uint32_t *)((uint8_t *)pixels + (size_t)i * pitch);
+            for (int j = 0; j < C; j++) {
+                Rgb c = colormap_scale_rgb(&cs, edit_value(s, i, j));
+                row[j] = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
+            }
+        }
+        SDL_UnlockTexture(v->edit_tex);
+        memcpy(v->edit_key, key, sizeof key);
+    }
+    SDL_Rect src = {0, 0, C, R};
+    SDL_Rect dst = {l->edit_grid.x, l->edit_grid.y, (int)(C * l->edit_cell_w), (int)(R * l->edit_cell_h)};
+    SDL_RenderCopy(r, v->edit_tex, &src, &dst);
+    return 0;
+}
+
+/* The editor's cells one by one, with their values when there is room. */
+static void draw_editor_cells(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    ColorScale cs = edit_scale(s, l->edit_rows, l->edit_cols);
+    int vpx = l->edit_cell_h >= S(s, 16) && l->edit_cell_w >= S(s, 30) ? S(s, 11) : 0;
+    int vlh = vpx ? text_line_height(v->text, vpx) : 0;
+    for (int i = 0; i < l->edit_rows; i++) {
+        int y = l->edit_grid.y + (int)(i * l->edit_cell_h);
+        int y1 = l->edit_grid.y + (int)((i + 1) * l->edit_cell_h);
+        for (int j = 0; j < l->edit_cols; j++) {
+            int x = l->edit_grid.x + (int)(j * l->edit_cell_w);
+            int x1 = l->edit_grid.x + (int)((j + 1) * l->edit_cell_w);
+            float val = edit_value(s, i, j);
+            Rgb c = colormap_scale_rgb(&cs, val);
+            SDL_Rect rc = {x, y, x1 - x - 1, y1 - y - 1};
+            fill(r, rc, rgb_color(c));
+            if (vpx && !(s->edit_text && i == s->edit_row && j == s->edit_col)) {
+                char buf[24];
+                snprintf(buf, sizeof buf, fabsf(val) < 10 ? "%.2f" : "%.1f", (double)val);
+                if (val == 0.0f)
+                    buf[0] = '\0';
+                text_draw(v->text, vpx, rgb_color(colormap_text_on(c)), buf, x + (x1 - x) / 2,
+                          y + (y1 - y - vlh) / 2, 1, 0);
+            }
+        }
+    }
+}
+
+/* The tabs: the edited matrix's highlighted. */
+static void draw_editor_tabs(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    const Theme *th = theme(s);
+    int px = ctl_px(s), lh = text_line_height(v->text, px);
+    for (int t = 0; t < EDIT_COUNT; t++) {
+        int on = t == (int)s->edit_target;
+        SDL_Rect b = l->edit_tab[t];
+        fill(r, b, on ? th->panel2 : th->panel);
+        outline(r, b, on ? th->accent : th->border, 1);
+        text_draw(v->text, px, on ? th->accent : th->dim, edit_tab_label[t], b.x + b.w / 2,
+                  b.y + (b.h - lh) / 2, 1, 0);
+    }
+}
+
+/* The line under the tabs: which matrix, its shape, and the cursor cell's
+ * exact value (small cells cannot print it). */
+static void editor_hint(const ViewState *s, char *hint, size_t n)
+{
+    const Model *m = s->m;
+    int basic = m->cfg.mode == ATTN_MODE_BASIC && s->edit_target != EDIT_X;
+    char cell[96] = "";
+    int head = s->head < 0 ? 0 : s->head;
+    int rows0 = s->edit_target == EDIT_X ? m->T : m->d;
+    int cols0 = s->edit_target == EDIT_X || s->edit_target == EDIT_WO ? m->d : m->params.dk;
+    if (s->edit_row < rows0 && s->edit_col < cols0) {
+        char colname[32];
+        const char *rowname = s->edit_target == EDIT_X ? tok_text(&m->toks, s->edit_row)
+                                                       : embed_dim_name(m->table, s->edit_row);
+        if (s->edit_target == EDIT_X || s->edit_target == EDIT_WO)
+            snprintf(colname, sizeof colname, "%s", embed_dim_name(m->table, s->edit_col));
+        else
+            snprintf(colname, sizeof colname, "%c%d", "qkv"[s->edit_target], s->edit_col);
+        snprintf(cell, sizeof cell, "[%s, %s] = %.3f", rowname, colname,
+                 (double)edit_value(s, s->edit_row, s->edit_col));
+    }
+    if (s->edit_target == EDIT_X)
+        snprintf(hint, n, "X (tokens \xC3\x97 d) \xC2\xB7 %s", cell);
+    else if (s->edit_target == EDIT_WO)
+        snprintf(hint, n, "W_o (d\xC3\x97" "d)%s \xC2\xB7 %s", basic ? ", unused in basic mode" : "", cell);
+    else
+        snprintf(hint, n, "W_%c head %d (d\xC3\x97" "dk)%s \xC2\xB7 %s", "qkv"[s->edit_target], head + 1,
+                 basic ? ", unused in basic mode" : "", cell);
+}
+
+/* Row labels (dimension names, or tokens for X) and column labels, when
+ * the cells leave room for them. */
+static void draw_editor_labels(View *v, const ViewState *s, const ViewLayout *l)
+{
+    const Theme *th = theme(s);
+    const Model *m = s->m;
+    if (l->edit_cell_h >= S(s, 9))
+        for (int i = 0; i < l->edit_rows; i++) {
+            int y = l->edit_grid.y + (int)(i * l->edit_cell_h);
+            const char *lab = s->edit_target == EDIT_X ? tok_text(&m->toks, i) : embed_dim_name(m->table, i);
+            int lp = S(s, 11), llh = text_line_height(v->text, lp);
+            text_draw(v->text, lp, i == s->edit_row ? th->accent : th->dim, lab, l->edit_grid.x - S(s, 4),
+                      y + ((int)l->edit_cell_h - llh) / 2, 2, 0);
+        }
+    int lp = S(s, 10), llh = text_line_height(v->text, lp);
+    if (l->edit_cell_w >= S(s, 18))
+        for (int j = 0; j < l->edit_cols; j++) {
+            char buf[32];
+            if (s->edit_target == EDIT_X || s->edit_target == EDIT_WO)
+                snprintf(buf, sizeof buf, "%.4s", embed_dim_name(m->table, j));
+            else
+                snprintf(buf, sizeof buf, "%c%d", "qkv"[s->edit_target], j);
+            text_draw(v->text, lp, th->dim, buf, l->edit_grid.x + (int)((j + 0.5f) * l->edit_cell_w),
+                      l->edit_grid.y - llh - S(s, 1), 1, 0);
+        }
+}
+
+/* The cursor cell's outline and the value being typed over it. */
+static void draw_editor_cursor(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    const Theme *th = theme(s);
+    if (s->edit_row >= l->edit_rows || s->edit_col >= l->edit_cols)
+        return;
+    SDL_Rect rc = {l->edit_grid.x + (int)(s->edit_col * l->edit_cell_w),
+                   l->edit_grid.y + (int)(s->edit_row * l->edit_cell_h),
+                   (int)l->edit_cell_w, (int)l->edit_cell_h};
+    outline(r, rc, s->edit_focus ? th->accent : th->dim, S(s, 2) > 1 ? S(s, 2) : 1);
+    if (s->edit_text) {
+        SDL_Rect box = {rc.x - S(s, 10), rc.y - S(s, 4), rc.w + S(s, 40), rc.h + S(s, 8)};
+        fill(r, box, th->bg);
+        outline(r, box, th->accent, 2);
+        char buf[80];
+        snprintf(buf, sizeof buf, "%s|", s->edit_text);
+        int ep = S(s, 13), elh = text_line_height(v->text, ep);
+        text_draw(v->text, ep, th->text, buf, box.x + S(s, 4), box.y + (box.h - elh) / 2, 0, 0);
+    }
+}
+
+/* The action buttons, and the last random seed right of them. */
+static void draw_editor_buttons(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    const Theme *th = theme(s);
+    for (int b = 0; b < EBTN_COUNT; b++) {
+        SDL_Rect rc = l->edit_btn[b];
+        fill(r, rc, th->panel2);
+        outline(r, rc, th->border, 1);
+        int bp = S(s, 12), blh = text_line_height(v->text, bp);
+        text_draw(v->text, bp, th->dim, edit_button_label[b], rc.x + rc.w / 2,
+                  rc.y + (rc.h - blh) / 2, 1, 0);
+    }
+    if (s->has_seed_shown) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "seed %llu", (unsigned long long)s->seed_shown);
+        SDL_Rect last = l->edit_btn[EBTN_COUNT - 1];
+        text_draw(v->text, S(s, 12), th->dim, buf, l->editor.x + l->editor.w - S(s, 8),
+                  last.y + (last.h - text_line_height(v->text, S(s, 12))) / 2, 2, 0);
+    }
+}
+
+void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    const Theme *th = theme(s);
+    if (!l->editor.w)
+        return;
+    fill(r, l->editor, th->panel);
+    draw_editor_tabs(v, r, s, l);
+    char hint[200];
+    editor_hint(s, hint, sizeof hint);
+    text_draw(v->text, S(s, 11), s->edit_focus ? th->accent : th->dim, hint, l->editor.x + S(s, 6),
+              l->edit_tab[0].y + l->edit_tab[0].h + S(s, 4), 0, 0);
+    if (!l->edit_rows || !l->edit_cols)
+        return;
+    int tiny = l->edit_cell_w < S(s, 6) || l->edit_cell_h < S(s, 6);
+    if (!tiny || draw_editor_texture(v, r, s, l) < 0)
+        draw_editor_cells(v, r, s, l);
+    draw_editor_labels(v, s, l);
+    draw_editor_cursor(v, r, s, l);
+    draw_editor_buttons(v, r, s, l);
+}

@@ -1,0 +1,246 @@
+/* The window's geometry: where the sentence bar, the controls, the heatmap,
+ * the line diagram, the weight editor, the step view and the status bar go
+ * for a window size and interface scale, and hit testing of a point against
+ * that layout (cells, row labels, line tokens, controls, editor). */
+#include "view_internal.h"
+
+#include <string.h>
+
+/* ---- layout ------------------------------------------------------------------ */
+
+/* Controls: full labels, or compact ones, wrapped onto a second row when
+ * even those do not fit (a narrow window or a large interface scale); the
+ * strip's top at y. */
+static void layout_controls(View *v, const ViewState *s, ViewLayout *l, int pad, int y)
+{
+    int w = l->w;
+    int px = ctl_px(s), gap = S(s, 6), bpad = S(s, 8), row_h = S(s, 32);
+    int right = pad + (w - 2 * pad), rows = 1;
+    for (int compact = 0; compact < 2; compact++) {
+        int x = pad;
+        rows = 1;
+        l->controls_compact = compact;
+        for (int c = 0; c < CTL_COUNT; c++) {
+            char buf[64];
+            int tw;
+            text_size(v->text, px, control_label(s, c, compact, buf, sizeof buf), &tw, NULL);
+            int bw = tw + 2 * bpad;
+            if (x > pad && x + bw > right) {
+                if (!compact)
+                    break; /* try the compact labels first */
+                x = pad;
+                rows++;
+            }
+            l->ctl[c] = (SDL_Rect){x, y + (rows - 1) * row_h + S(s, 2), bw, row_h - S(s, 4)};
+            x += bw + gap;
+            if (!compact && c == CTL_COUNT - 1)
+                compact = 2; /* everything fitted in full */
+        }
+    }
+    l->controls = (SDL_Rect){pad, y, w - 2 * pad, rows * row_h};
+}
+
+/* The panels below the controls (from y): status bar at the bottom, the
+ * step view above it when the window is tall enough, and between them the
+ * heatmap, the line diagram and, when the window is wide enough, the
+ * editor. */
+static void layout_panels(const ViewState *s, ViewLayout *l, int pad, int y, int show_editor)
+{
+    int w = l->w, h = l->h;
+    l->status = (SDL_Rect){0, h - S(s, 26), w, S(s, 26)};
+    int bottom = l->status.y - S(s, 6);
+    int step_h = h >= S(s, 640) ? S(s, 150) : 0;
+    if (step_h)
+        l->step = (SDL_Rect){pad, bottom - step_h, w - 2 * pad, step_h};
+    int mid_bottom = step_h ? l->step.y - S(s, 8) : bottom;
+    int mid_h = mid_bottom - y;
+    if (mid_h < 1)
+        mid_h = 1;
+    int avail = w - 2 * pad;
+    int hw = show_editor ? avail * 46 / 100 : avail * 60 / 100;
+    int lw = show_editor ? avail * 24 / 100 : avail - hw - S(s, 10);
+    l->heatmap = (SDL_Rect){pad, y, hw, mid_h};
+    l->lines = (SDL_Rect){pad + hw + S(s, 10), y, lw, mid_h};
+    if (show_editor) {
+        int ex = l->lines.x + lw + S(s, 10);
+        l->editor = (SDL_Rect){ex, y, w - pad - ex, mid_h};
+    }
+}
+
+/* The heatmap's cells and the line diagram's token columns, under their
+ * titles, for hit testing (the same geometry view_draw_window draws). */
+static void layout_heat_lines(View *v, const ViewState *s, ViewLayout *l)
+{
+    int th = S(s, 20);
+    SDL_Rect area = {l->heatmap.x, l->heatmap.y + th, l->heatmap.w, l->heatmap.h - th};
+    HeatGeom g;
+    heat_geometry(v, s, area, (float)S(s, 90), &g);
+    l->grid = g.grid;
+    l->colorbar = g.colorbar;
+    l->cell = g.cell;
+    l->rows_vis = g.rows;
+    l->cols_vis = g.cols;
+    l->row0 = g.row0;
+    l->col0 = g.col0;
+    SDL_Rect la = {l->lines.x, l->lines.y + th, l->lines.w, l->lines.h - th};
+    LinesGeom lg;
+    lines_geometry(v, s, la, &lg);
+    l->lines_left = (SDL_Rect){la.x, la.y, lg.xl - la.x + S(s, 4), la.h};
+    l->lines_right = (SDL_Rect){lg.xr - S(s, 4), la.y, la.x + la.w - lg.xr + S(s, 4), la.h};
+    l->line_step = lg.step;
+    l->lines0 = lg.first;
+    l->lines_vis = lg.count;
+}
+
+/* The weight editor: tabs, the grid of the edited matrix (cells at most
+ * 64×40 pixels) and the buttons under it, wrapped onto as many rows as the
+ * panel's width needs. */
+static void layout_editor(View *v, const ViewState *s, ViewLayout *l)
+{
+    int px = ctl_px(s), bpad = S(s, 8);
+    SDL_Rect e = l->editor;
+    int tx = e.x + S(s, 6), ty = e.y + S(s, 4);
+    for (int t = 0; t < EDIT_COUNT; t++) {
+        int tw;
+        text_size(v->text, px, edit_tab_label[t], &tw, NULL);
+        l->edit_tab[t] = (SDL_Rect){tx, ty, tw + 2 * bpad, S(s, 26)};
+        tx += l->edit_tab[t].w + S(s, 4);
+    }
+    int rows, cols;
+    if (s->edit_target == EDIT_X) {
+        rows = s->m->T;
+        cols = s->m->d;
+    } else {
+        rows = s->m->d;
+        cols = s->edit_target == EDIT_WO ? s->m->d : s->m->params.dk;
+    }
+    int bh = S(s, 26);
+    int top = ty + S(s, 26) + S(s, 8) + text_line_height(v->text, S(s, 11)) +
+              text_line_height(v->text, S(s, 10)) + S(s, 6);
+    /* buttons first: as many rows as the panel's width needs */
+    int bw[EBTN_COUNT], brow[EBTN_COUNT], bxs[EBTN_COUNT], n_rows = 1;
+    int bx = e.x + S(s, 6);
+    for (int b = 0; b < EBTN_COUNT; b++) {
+        int tw;
+        text_size(v->text, S(s, 12), edit_button_label[b], &tw, NULL);
+        bw[b] = tw + S(s, 10);
+        if (bx > e.x + S(s, 6) && bx + bw[b] > e.x + e.w - S(s, 6)) {
+            bx = e.x + S(s, 6);
+            n_rows++;
+        }
+        brow[b] = n_rows - 1;
+        bxs[b] = bx;
+        bx += bw[b] + S(s, 4);
+    }
+    int left = e.x + S(s, 70);
+    int gh = e.y + e.h - top - n_rows * (bh + S(s, 4)) - S(s, 12);
+    int gw = e.x + e.w - left - S(s, 8);
+    l->edit_rows = rows;
+    l->edit_cols = cols;
+    l->edit_cell_w = cols ? (float)gw / cols : 0;
+    l->edit_cell_h = rows ? fminf((float)gh / rows, (float)S(s, 40)) : 0;
+    if (l->edit_cell_w > S(s, 64))
+        l->edit_cell_w = (float)S(s, 64);
+    l->edit_grid = (SDL_Rect){left, top, (int)(l->edit_cell_w * cols), (int)(l->edit_cell_h * rows)};
+    int by = l->edit_grid.y + l->edit_grid.h + S(s, 8);
+    for (int b = 0; b < EBTN_COUNT; b++)
+        l->edit_btn[b] = (SDL_Rect){bxs[b], by + brow[b] * (bh + S(s, 4)), bw[b], bh};
+}
+
+void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
+{
+    memset(l, 0, sizeof *l);
+    l->w = w;
+    l->h = h;
+    int pad = S(s, 8);
+    int y = pad;
+    l->sentence = (SDL_Rect){pad, y, w - 2 * pad, S(s, 44)};
+    y += l->sentence.h + S(s, 6);
+    layout_controls(v, s, l, pad, y);
+    y += l->controls.h + S(s, 6);
+    int show_editor = w >= S(s, 1000);
+    layout_panels(s, l, pad, y, show_editor);
+    if (s->m && s->m->T)
+        layout_heat_lines(v, s, l);
+    if (show_editor && s->m)
+        layout_editor(v, s, l);
+}
+
+/* ---- hit testing ------------------------------------------------------------- */
+
+static int point_in(SDL_Rect rc, int x, int y)
+{
+    return x >= rc.x && y >= rc.y && x < rc.x + rc.w && y < rc.y + rc.h;
+}
+
+int view_hit_cell(const ViewLayout *l, int x, int y, int *i, int *j)
+{
+    if (!l->cell || !point_in(l->grid, x, y))
+        return 0;
+    int jj = l->col0 + (int)((x - l->grid.x) / l->cell);
+    int ii = l->row0 + (int)((y - l->grid.y) / l->cell);
+    if (ii >= l->row0 + l->rows_vis || jj >= l->col0 + l->cols_vis)
+        return 0;
+    *i = ii;
+    *j = jj;
+    return 1;
+}
+
+int view_hit_row_label(const ViewLayout *l, int x, int y, int *i)
+{
+    if (!l->cell || x >= l->grid.x || x < l->heatmap.x || y < l->grid.y ||
+        y >= l->grid.y + l->grid.h)
+        return 0;
+    *i = l->row0 + (int)((y - l->grid.y) / l->cell);
+    return 1;
+}
+
+int view_hit_line_token(const ViewLayout *l, int x, int y, int *i, int *side)
+{
+    if (l->line_step <= 0)
+        return 0;
+    int left = point_in(l->lines_left, x, y), right = point_in(l->lines_right, x, y);
+    if (!left && !right)
+        return 0;
+    float used = l->lines_vis * l->line_step;
+    float y0 = l->lines_left.y + (l->lines_left.h - used) / 2;
+    int k = (int)floorf((y - y0) / l->line_step);
+    if (k < 0 || k >= l->lines_vis)
+        return 0;
+    *i = l->lines0 + k;
+    *side = right;
+    return 1;
+}
+
+int view_hit_control(const ViewLayout *l, int x, int y)
+{
+    for (int c = 0; c < CTL_COUNT; c++)
+        if (point_in(l->ctl[c], x, y))
+            return c;
+    return -1;
+}
+
+int view_hit_editor(const ViewLayout *l, int x, int y, int *row, int *col)
+{
+    if (!l->editor.w)
+        return 0;
+    for (int t = 0; t < EDIT_COUNT; t++)
+        if (point_in(l->edit_tab[t], x, y)) {
+            *row = t;
+            return 2;
+        }
+    for (int b = 0; b < EBTN_COUNT; b++)
+        if (point_in(l->edit_btn[b], x, y)) {
+            *row = b;
+            return 3;
+        }
+    if (!point_in(l->edit_grid, x, y) || l->edit_cell_w <= 0 || l->edit_cell_h <= 0)
+        return 0;
+    int c = (int)((x - l->edit_grid.x) / l->edit_cell_w);
+    int r = (int)((y - l->edit_grid.y) / l->edit_cell_h);
+    if (r >= l->edit_rows || c >= l->edit_cols)
+        return 0;
+    *row = r;
+    *col = c;
+    return 1;
+}

@@ -1,0 +1,177 @@
+/* Internal to the view (the files of src/view): the View object, the two
+ * themes, the drawing helpers every panel uses, and the geometry and drawing
+ * entry points the panel files share. Where each thing is:
+ *   view.c      create and destroy a view; the window's frame, panel by panel
+ *   layout.c    the window's geometry and hit testing
+ *   draw.c      the theme colours; fills, outlines, anti-aliased lines, text
+ *               cut to a width, the widest token label
+ *   shown.c     which matrix the heatmap shows, the names of matrices and heads
+ *   heatmap.c   the heatmap: geometry, texture, cells, hatch, values, labels,
+ *               outlines
+ *   colorbar.c  the heatmap's colour bar
+ *   lines.c     the query → key line diagram
+ *   editor.c    the weight editor
+ *   step.c      the step view
+ *   chrome.c    sentence bar, controls strip, status bar, panel titles, help
+ *               overlay, tooltip
+ *   panel.c     the export panels: their size and drawing
+ */
+#ifndef ATTNVIZ_VIEW_INTERNAL_H
+#define ATTNVIZ_VIEW_INTERNAL_H
+
+#include <cglm/types.h>
+#include <math.h>
+
+#include "attnviz/view.h"
+#include "text.h"
+
+typedef struct Theme {
+    SDL_Color bg, panel, panel2, text, dim, accent, border, mask, error, pos, neg;
+} Theme;
+
+/* draw.c: the window's (dark) and paper's (light) colours */
+extern const Theme dark_theme, light_theme;
+
+struct View {
+    SDL_Renderer *r;
+    TextCache *text;
+    SDL_Texture *heat;     /* one texel per cell */
+    int heat_side;         /* the heat texture is heat_side² texels */
+    unsigned long heat_key[6]; /* what the texels show: skip unchanged uploads */
+    ColorScale heat_scale;     /* the shown matrix's colour scale (a scan of
+                                  T² values), for scale_key */
+    char ticks[5][32];         /* its colour bar's tick labels, bottom up */
+    unsigned long scale_key[6];
+    uint32_t heat_lut[COLORMAP_STEPS + 1]; /* the colour map as texels */
+    int heat_lut_id;           /* which map heat_lut holds, or -1 */
+    SDL_Texture *bar[CMAP_DIVERGING + 1]; /* colour bar gradients */
+    SDL_Texture *edit_tex;     /* the weight editor's cells, when they are tiny */
+    int edit_tw, edit_th;
+    unsigned long edit_key[5]; /* what edit_tex shows */
+};
+
+/* The colours of s's theme. */
+static inline const Theme *theme(const ViewState *s)
+{
+    return s->dark ? &dark_theme : &light_theme;
+}
+
+/* v scaled by the interface size, in whole pixels */
+static inline int S(const ViewState *s, float v)
+{
+    return (int)lroundf(v * s->scale);
+}
+
+static inline void set_color(SDL_Renderer *r, SDL_Color c)
+{
+    SDL_SetRenderDrawColor(r, c.r, c.g, c.b, c.a);
+}
+
+static inline SDL_Color rgb_color(Rgb c)
+{
+    SDL_Color o = {c.r, c.g, c.b, 255};
+    return o;
+}
+
+/* Tokens in the shown matrix (0 without a model result). */
+static inline int shown_T(const ViewState *s)
+{
+    return s->m ? s->m->res.Tq : 0;
+}
+
+/* ---- draw.c ---- */
+
+/* Opaque fills skip blending: the software renderer would otherwise blend
+ * every pixel of every panel. */
+void fill(SDL_Renderer *r, SDL_Rect rc, SDL_Color c);
+/* Rectangle outline of thickness t pixels, drawn inside rc. */
+void outline(SDL_Renderer *r, SDL_Rect rc, SDL_Color c, int t);
+/* A thick anti-aliased polyline of n points (at most 64), w pixels wide. */
+void thick_polyline(SDL_Renderer *r, const vec2 *pts, int n, float w, SDL_Color c);
+/* Text cut to max_w pixels with an ellipsis. */
+void draw_text_fit(View *v, int px, SDL_Color c, const char *t, int x, int y, int max_w);
+/* Width of the widest of the first T tokens at px. */
+int max_label_width(View *v, const ViewState *s, int px, int T);
+
+/* ---- shown.c ---- */
+
+/* The matrix drawn: the one asked for, or the weights when the model does
+ * not keep it. */
+ModelMatrix shown_kind(const ViewState *s);
+const float *shown_matrix(const ViewState *s);
+/* "weights", "raw scores" or "logits" */
+const char *matrix_name(ModelMatrix m);
+/* "head 2/4", "avg of 4 heads" */
+void head_label(const ViewState *s, char *buf, size_t n);
+
+/* ---- heatmap.c ---- */
+
+/* Heatmap geometry shared by the window and the export. */
+typedef struct HeatGeom {
+    SDL_Rect grid;       /* visible cells */
+    float cell;
+    int row0, col0, rows, cols;
+    int label_px;        /* font size of token labels */
+    int rotate;          /* key labels at -45° */
+    SDL_Rect colorbar;
+    int value_px;        /* font size of cell values, 0 = none */
+} HeatGeom;
+
+/* The shown matrix's colour scale (cached; fills v->ticks). */
+ColorScale heat_scale(View *v, const ViewState *s);
+/* Fit the heatmap with its labels and colour bar into area, cells at most
+ * max_cell pixels. */
+void heat_geometry(View *v, const ViewState *s, SDL_Rect area, float max_cell, HeatGeom *g);
+/* Cells, hatch, values, labels, outlines and the colour bar. */
+void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const HeatGeom *g);
+
+/* ---- colorbar.c ---- */
+
+/* Room right of the colour bar for its tick labels. */
+int tick_width(View *v, const ViewState *s);
+void draw_colorbar(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect bar);
+
+/* ---- lines.c ---- */
+
+/* Line diagram geometry shared by the window and the export. */
+typedef struct LinesGeom {
+    int xl, xr;          /* right edge of query labels, left edge of key labels */
+    int x0, x1;          /* line ends */
+    int y0;              /* centre of the first visible row */
+    float step;
+    int first, count;
+    int px;
+} LinesGeom;
+
+/* Fit the diagram into area: rows at least a line apart, scrolled by
+ * s->lines_scroll when they do not all fit. */
+void lines_geometry(View *v, const ViewState *s, SDL_Rect area, LinesGeom *g);
+void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g);
+
+/* ---- editor.c ---- */
+
+/* The editor's tab and button labels (the layout measures them). */
+extern const char *const edit_tab_label[EDIT_COUNT];
+extern const char *const edit_button_label[EBTN_COUNT];
+void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+
+/* ---- step.c ---- */
+
+void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+
+/* ---- chrome.c ---- */
+
+void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+/* A control's label: full ("[M] causal mask") or compact ("[M] mask"). */
+const char *control_label(const ViewState *s, int c, int compact, char *buf, size_t n);
+/* Font size of the controls (and the editor's tabs). */
+int ctl_px(const ViewState *s);
+void draw_controls(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+void draw_status(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+/* A panel's title in its top-left corner. */
+void draw_panel_title(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect p, const char *t);
+void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+/* Query, key and the numbers of the hovered cell, next to the mouse. */
+void draw_tooltip(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+
+#endif
