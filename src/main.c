@@ -162,11 +162,11 @@ int main(int argc, char **argv)
     /* with a session they apply after it (app_cli_overrides), read once */
     if (!o.session && o.has_seed)
         model_set_seed(&m, o.seed);
-    if (!o.session && o.weights && weights_load(&m, o.weights, &err) < 0)
+    if (!o.session && o.weights && app_load_weights(&m, o.weights, &err) < 0)
         goto done;
     SessionView sv;
     if (o.session) {
-        if (session_load(&m, &sv, o.session, &err) < 0 ||
+        if (app_load_session(&m, &sv, o.session, &err) < 0 ||
             app_cli_overrides(&m, &sv, &o, &err) < 0)
             goto done;
         if (o.query < 0 && sv.query >= 0 && sv.query < m.T)

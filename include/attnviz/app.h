@@ -22,6 +22,15 @@ int app_run(Model *m, const Options *o, SentenceList *sentences,
  * Returns 0, or an error (bad --weights file, heads not dividing d). */
 int app_cli_overrides(Model *m, SessionView *sv, const Options *o, AttnErr *err);
 
+/* Read a weights file (a --print json or session file) into m: heads,
+ * weights and seed; on error m is unchanged. */
+int app_load_weights(Model *m, const char *path, AttnErr *err);
+
+/* Read a session file into m (sentence, settings, weights, edited vectors;
+ * recompute it) and its view into *sv. On a file error m and sv are
+ * unchanged. */
+int app_load_session(Model *m, SessionView *sv, const char *path, AttnErr *err);
+
 /* Write one export; the format follows the extension (.png .svg .csv .json).
  * Atomic: a failure leaves nothing behind. */
 int export_file(const Model *m, const Options *o, const char *path, AttnErr *err);
