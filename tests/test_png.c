@@ -1,9 +1,6 @@
-/* Tests for the PNG encoder (src/io/png.c) on raw pixel buffers, no SDL:
- * every file is decoded here independently (chunk CRCs, zlib with its
- * Adler-32, all five PNG filters undone) and compared pixel for pixel with
- * what was given: a small non-symmetric image with repeated rows and padded
- * rows, one pixel, a large image that takes the two-thread path; and the
- * errors (missing folder, a directory, bad arguments, too large). */
+/* Tests for png_write (src/io/png.c) on raw buffers, no SDL: each file is
+ * decoded here on its own (CRCs, zlib, all five filters) and compared pixel
+ * for pixel; small, one-pixel and two-thread images, and the errors. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

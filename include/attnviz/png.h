@@ -1,8 +1,6 @@
-/* PNG writing from a raw pixel buffer, given as stb's stbi_write_png takes
- * it: width, height, pixels and the stride between rows. No SDL: the view
- * hands it an RGB888 surface's pixels (view_save_png), a test a plain array.
- * The encoder is fast rather than small: filters SUB and UP, zlib level 1,
- * two threads for a large image; see src/io/png.c. */
+/* PNG writing from a raw pixel buffer given as stb's stbi_write_png takes
+ * it (width, height, pixels, stride), fast rather than small. No SDL: the
+ * view hands it an RGB888 surface's pixels (view_save_png). */
 #ifndef ATTNVIZ_PNG_H
 #define ATTNVIZ_PNG_H
 

@@ -1,7 +1,6 @@
-/* What a weights file and a session file hold, as plain data: the parsers
- * (io/weights_json.c, io/session.c) fill these, model_set_weights and
- * model_apply_session (model.h) put them into a Model. No I/O and no SDL:
- * the core sees these types, never the parsers. */
+/* What a weights or session file holds, as plain data with no I/O: io's
+ * parsers fill it, model_set_weights / model_apply_session (model.h, core)
+ * put it into a Model, so the core never sees a parser. */
 #ifndef ATTNVIZ_SESSION_DATA_H
 #define ATTNVIZ_SESSION_DATA_H
 
