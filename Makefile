@@ -43,13 +43,17 @@ UI_OBJ   := $(UI_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/src/main.o
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+# the core alone (tests/core_only.c): src/core's objects with libm and
+# pthreads only, no SDL, cJSON, zlib or src/io; tests/layers.sh runs it
+CORE_ONLY_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/core/*.c))
+CORE_ONLY     := $(BUILD)/tests/core_only
 
 BIN := build/attnviz
 ifeq ($(SAN),1)
   BIN := build/attnviz-san
 endif
 
-.PHONY: all run test clean install help deps test-deps screenshot bench fuzz soak
+.PHONY: all run test clean install help deps test-deps screenshot bench fuzz soak layers
 
 all: $(BIN)
 
@@ -61,6 +65,7 @@ help:
 	@echo "make screenshot regenerate the README pictures from the real program"
 	@echo "make fuzz       run each libFuzzer target FUZZ_SECONDS (default 60)"
 	@echo "make soak       N random events through the real event handler (default 20000)"
+	@echo "make layers     the core links alone; core/ and io/ use no screen, core/ no file"
 	@echo "make install    install to PREFIX=$(PREFIX) (DESTDIR honoured)"
 	@echo "make clean      remove build/"
 
@@ -99,8 +104,14 @@ $(BIN): $(CORE_OBJ) $(UI_OBJ) $(MAIN_OBJ)
 $(BUILD)/tests/%: tests/%.c $(CORE_OBJ) $(UI_OBJ) | $(BUILD)/tests
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $< $(CORE_OBJ) $(UI_OBJ) -o $@ $(PKG_LIBS) $(CMOCKA_LIBS) $(LDLIBS)
 
+$(CORE_ONLY): tests/core_only.c $(CORE_ONLY_OBJ) | $(BUILD)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) $< $(CORE_ONLY_OBJ) -o $@ -lm -lpthread
+
 $(BUILD)/tests:
 	@mkdir -p $@
+
+layers: $(CORE_ONLY)
+	ATTNVIZ_CORE_ONLY=$(CORE_ONLY) bash tests/layers.sh
 
 run: deps
 	@$(MAKE) --no-print-directory all
@@ -110,11 +121,11 @@ test: test-deps
 	@$(MAKE) --no-print-directory test-run
 
 .PHONY: test-run
-test-run: $(BIN) $(TEST_BIN)
+test-run: $(BIN) $(TEST_BIN) $(CORE_ONLY)
 	@fail=0; for t in $(TEST_BIN); do \
 	  echo "== $$t"; ATTNVIZ_BIN=$(BIN) ATTNVIZ_SOAK_N=$(SOAK_N) SDL_VIDEODRIVER=dummy ./$$t || fail=1; done; \
 	for s in tests/*.sh; do [ -f "$$s" ] || continue; \
-	  echo "== $$s"; ATTNVIZ_BIN=$(BIN) bash $$s || fail=1; done; \
+	  echo "== $$s"; ATTNVIZ_BIN=$(BIN) ATTNVIZ_CORE_ONLY=$(CORE_ONLY) bash $$s || fail=1; done; \
 	if [ $$fail = 0 ]; then echo "make test: all suites passed"; else echo "make test: FAILED"; exit 1; fi
 
 install: $(BIN)

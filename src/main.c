@@ -101,146 +101,184 @@ static int headless(Model *m, const Options *o, AttnErr *err)
     return 0;
 }
 
+/* The exit status of a command line that ends before any work: 2 for a
+ * usage error, 1 for a bad value, 0 for --help and --version; else -1. */
+static int options_done(int rc, const Options *o, const AttnErr *err)
+{
+    if (rc == -ATTN_E_PARSE) {
+        fprintf(stderr, "attnviz: %s\nTry 'attnviz --help' for the options.\n", err->msg);
+        return 2;
+    }
+    if (rc < 0)
+        return fail(err);
+    if (o->help || o->version) {
+        fputs(o->help ? options_usage : "attnviz " ATTNVIZ_VERSION "\n", stdout);
+        return 0;
+    }
+    return -1;
+}
+
+/* The embedding table of -e, or the built-in one; warns of duplicates. */
+static int load_table(EmbedTable **table, const Options *o, AttnErr *err)
+{
+    char path[4096];
+    AttnErr warn = {0};
+    const char *emb = o->embeddings;
+    if (!emb) {
+        if (paths_find_data("embeddings.txt", path, sizeof path) < 0)
+            return attn_err_set(err, ATTN_E_IO, "embeddings.txt", 0,
+                                "built-in embedding table not found (set ATTNVIZ_DATADIR or use -e FILE)");
+        emb = path;
+    }
+    int rc = embed_load(table, emb, err, &warn);
+    if (rc < 0)
+        return rc;
+    if ((*table)->n_duplicates) {
+        char buf[1200];
+        attn_err_format(&warn, buf, sizeof buf);
+        fprintf(stderr, "attnviz: warning: %s (%d duplicate%s, the first wins)\n", buf,
+                (*table)->n_duplicates, (*table)->n_duplicates == 1 ? "" : "s");
+    }
+    return 0;
+}
+
+/* The model with the command line's settings, then its --seed and
+ * --weights; or the session's, with the command line's over them (and its
+ * query unless --query). *model_ok: m needs model_destroy. */
+static int setup_model(Model *m, int *model_ok, const EmbedTable *table, Options *o,
+                       SessionView *sv, AttnErr *err)
+{
+    if (o->cfg.mode == ATTN_MODE_LEARNED && table->d % o->cfg.heads != 0)
+        return attn_err_set(err, ATTN_E_HEADS, NULL, 0,
+                            "--heads %d does not divide d = %d (the embedding size)",
+                            o->cfg.heads, table->d);
+    int rc = model_init(m, table, &o->cfg);
+    if (rc < 0)
+        return attn_err_set(err, -rc, NULL, 0, "cannot set up the model");
+    *model_ok = 1;
+    /* with a session they apply after it (app_cli_overrides), read once */
+    if (!o->session && o->has_seed)
+        model_set_seed(m, o->seed);
+    if (!o->session && o->weights && (rc = app_load_weights(m, o->weights, err)) < 0)
+        return rc;
+    if (o->session) {
+        if ((rc = app_load_session(m, sv, o->session, err)) < 0 ||
+            (rc = app_cli_overrides(m, sv, o, err)) < 0)
+            return rc;
+        if (o->query < 0 && sv->query >= 0 && sv->query < m->T)
+            o->query = sv->query;
+    }
+    return 0;
+}
+
+/* The sentences of -f (checking --line), or sentences/default.txt when
+ * there is one. */
+static int load_sentences(SentenceList *sl, const Options *o, AttnErr *err)
+{
+    char path[4096];
+    if (o->sentence_file) {
+        int rc = sentences_load(sl, o->sentence_file, err);
+        if (rc < 0)
+            return rc;
+        if (o->line > sl->n)
+            return attn_err_set(err, ATTN_E_RANGE, o->sentence_file, 0,
+                                "--line %ld is out of range: the file has %d sentence%s",
+                                o->line, sl->n, sl->n == 1 ? "" : "s");
+    } else if (paths_find_data("sentences/default.txt", path, sizeof path) == 0) {
+        AttnErr ignore;
+        if (sentences_load(sl, path, &ignore) < 0)
+            memset(sl, 0, sizeof *sl);
+    }
+    return 0;
+}
+
+/* --all-lines: every sentence of the file, with numbered exports. */
+static int export_all_lines(Model *m, const Options *o, const SentenceList *sl, AttnErr *err)
+{
+    int rc;
+    m->keep_window_matrices = o->matrix != MODEL_WEIGHTS;
+    for (int k = 0; k < sl->n; k++) {
+        char where[1100];
+        snprintf(where, sizeof where, "%s:%ld", o->sentence_file, sl->line[k]);
+        if ((rc = set_sentence(m, sl->text[k], where, err)) < 0)
+            return rc;
+        if ((rc = model_compute(m)) < 0 || (rc = check_selection(m, o, err)) < 0)
+            return rc;
+        for (int e = 0; e < o->n_exports; e++) {
+            char name[4200];
+            numbered(name, sizeof name, o->exports[e], k + 1, sl->n);
+            if ((rc = export_file(m, o, name, err)) < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* The sentence to show: -s or the words, the session's, line N (or the
+ * first) of -f, the first default sentence, or a built-in one. *where
+ * names the file and line of one from -f (wbuf holds it), else NULL. */
+static const char *pick_sentence(const Model *m, const Options *o, const SentenceList *sl,
+                                 char *wbuf, size_t n, const char **where)
+{
+    const char *text = o->sentence;
+    *where = NULL;
+    if (!text && o->session)
+        text = m->text;
+    if (!text && o->sentence_file) {
+        int k = o->line ? (int)o->line - 1 : 0;
+        text = sl->text[k];
+        snprintf(wbuf, n, "%s:%ld", o->sentence_file, sl->line[k]);
+        *where = wbuf;
+    }
+    if (!text && sl->n > 0)
+        text = sl->text[0];
+    if (!text)
+        text = "the train left the station on time";
+    return text;
+}
+
 int main(int argc, char **argv)
 {
     Options o;
-    AttnErr err = {0}, warn = {0};
+    AttnErr err = {0};
     EmbedTable *table = NULL;
     SentenceList sl = {0};
     Model m;
-    int model_ok = 0, status = 1;
-    char path[4096];
+    SessionView sv;
+    int model_ok = 0, status;
 
     /* a file size limit (ulimit -f) makes writes fail with EFBIG, which the
      * atomic writers report and clean up, instead of killing the program */
     signal(SIGXFSZ, SIG_IGN);
     int rc = options_parse(&o, argc, argv, &err);
-    if (rc < 0) {
-        if (rc == -ATTN_E_PARSE) {
-            fprintf(stderr, "attnviz: %s\nTry 'attnviz --help' for the options.\n", err.msg);
-            options_free(&o);
-            return 2;
-        }
+    if ((status = options_done(rc, &o, &err)) >= 0) {
         options_free(&o);
-        return fail(&err);
+        return status;
     }
-    if (o.help || o.version) {
-        fputs(o.help ? options_usage : "attnviz " ATTNVIZ_VERSION "\n", stdout);
-        options_free(&o);
-        return 0;
-    }
-
-    const char *emb = o.embeddings;
-    if (!emb) {
-        if (paths_find_data("embeddings.txt", path, sizeof path) < 0) {
-            attn_err_set(&err, ATTN_E_IO, "embeddings.txt", 0,
-                         "built-in embedding table not found (set ATTNVIZ_DATADIR or use -e FILE)");
-            goto done;
-        }
-        emb = path;
-    }
-    if (embed_load(&table, emb, &err, &warn) < 0)
+    status = 1;
+    if (load_table(&table, &o, &err) < 0 ||
+        setup_model(&m, &model_ok, table, &o, &sv, &err) < 0 ||
+        load_sentences(&sl, &o, &err) < 0)
         goto done;
-    if (table->n_duplicates) {
-        char buf[1200];
-        attn_err_format(&warn, buf, sizeof buf);
-        fprintf(stderr, "attnviz: warning: %s (%d duplicate%s, the first wins)\n", buf,
-                table->n_duplicates, table->n_duplicates == 1 ? "" : "s");
-    }
-
-    if (o.cfg.mode == ATTN_MODE_LEARNED && table->d % o.cfg.heads != 0) {
-        attn_err_set(&err, ATTN_E_HEADS, NULL, 0,
-                     "--heads %d does not divide d = %d (the embedding size)",
-                     o.cfg.heads, table->d);
+    if (o.all_lines) {
+        status = export_all_lines(&m, &o, &sl, &err) < 0;
         goto done;
-    }
-    if ((rc = model_init(&m, table, &o.cfg)) < 0) {
-        attn_err_set(&err, -rc, NULL, 0, "cannot set up the model");
-        goto done;
-    }
-    model_ok = 1;
-    /* with a session they apply after it (app_cli_overrides), read once */
-    if (!o.session && o.has_seed)
-        model_set_seed(&m, o.seed);
-    if (!o.session && o.weights && weights_load(&m, o.weights, &err) < 0)
-        goto done;
-    SessionView sv;
-    if (o.session) {
-        if (session_load(&m, &sv, o.session, &err) < 0 ||
-            app_cli_overrides(&m, &sv, &o, &err) < 0)
-            goto done;
-        if (o.query < 0 && sv.query >= 0 && sv.query < m.T)
-            o.query = sv.query;
-    }
-
-    /* the sentence(s) */
-    if (o.sentence_file) {
-        if (sentences_load(&sl, o.sentence_file, &err) < 0)
-            goto done;
-        if (o.line > sl.n) {
-            attn_err_set(&err, ATTN_E_RANGE, o.sentence_file, 0,
-                         "--line %ld is out of range: the file has %d sentence%s",
-                         o.line, sl.n, sl.n == 1 ? "" : "s");
-            goto done;
-        }
-    } else if (paths_find_data("sentences/default.txt", path, sizeof path) == 0) {
-        AttnErr ignore;
-        if (sentences_load(&sl, path, &ignore) < 0)
-            memset(&sl, 0, sizeof sl);
     }
     int headless_mode = o.print != PRINT_NONE || o.n_exports > 0;
-
-    if (o.all_lines) {
-        m.keep_window_matrices = o.matrix != MODEL_WEIGHTS;
-        for (int k = 0; k < sl.n; k++) {
-            char where[1100];
-            snprintf(where, sizeof where, "%s:%ld", o.sentence_file, sl.line[k]);
-            if (set_sentence(&m, sl.text[k], where, &err) < 0)
-                goto done;
-            if (model_compute(&m) < 0 || check_selection(&m, &o, &err) < 0)
-                goto done;
-            for (int e = 0; e < o.n_exports; e++) {
-                char name[4200];
-                numbered(name, sizeof name, o.exports[e], k + 1, sl.n);
-                if (export_file(&m, &o, name, &err) < 0)
-                    goto done;
-            }
-        }
-        status = 0;
-        goto done;
-    }
-
-    const char *text = o.sentence;
-    if (!text && o.session)
-        text = m.text;
-    const char *where = NULL;
     char wbuf[1100];
-    if (!text && o.sentence_file) {
-        int k = o.line ? (int)o.line - 1 : 0;
-        text = sl.text[k];
-        snprintf(wbuf, sizeof wbuf, "%s:%ld", o.sentence_file, sl.line[k]);
-        where = wbuf;
-    }
-    if (!text && sl.n > 0)
-        text = sl.text[0];
-    if (!text)
-        text = "the train left the station on time";
+    const char *where;
+    const char *text = pick_sentence(&m, &o, &sl, wbuf, sizeof wbuf, &where);
     if (headless_mode || o.sentence || o.sentence_file) {
         if (set_sentence(&m, text, where, &err) < 0)
             goto done;
     } else {
         model_set_text(&m, text, strlen(text));
     }
-
-    if (headless_mode) {
-        if (headless(&m, &o, &err) < 0)
-            goto done;
-        status = 0;
-    } else {
-        if (app_run(&m, &o, &sl, o.session ? &sv : NULL, &err) < 0)
-            goto done;
-        status = 0;
-    }
+    if (headless_mode)
+        rc = headless(&m, &o, &err);
+    else
+        rc = app_run(&m, &o, &sl, o.session ? &sv : NULL, &err);
+    status = rc < 0;
 done:
     if (status != 0 && (err.code || err.msg[0]))
         fail(&err);

@@ -54,6 +54,24 @@ static void model_open(Model *m, AttnMode mode, int heads, const char *text)
     assert_int_equal(model_compute(m), 0);
 }
 
+/* weights_parse for m's d, then model_set_weights, as app_load_weights does
+ * for a file: on error the parser must leave its output zeroed (nothing to
+ * free) and m is not touched. */
+static int weights_into(Model *m, const char *data, size_t len, const char *name, AttnErr *err)
+{
+    ParsedWeights w, zero;
+    memset(&w, 0x5a, sizeof w);
+    memset(&zero, 0, sizeof zero);
+    int rc = weights_parse(&w, m->d, data, len, name, err);
+    if (rc < 0) {
+        assert_memory_equal(&w, &zero, sizeof w);
+        return rc;
+    }
+    rc = model_set_weights(m, &w);
+    parsed_weights_free(&w);
+    return rc;
+}
+
 static int tok_index(const Model *m, const char *word, int nth)
 {
     for (int i = 0; i < m->T; i++)
@@ -570,7 +588,7 @@ static void test_weights_round_trip(void **state)
         cfg.heads = 1;
         assert_int_equal(model_init(&b, table, &cfg), 0);
         AttnErr err = {0};
-        int rc = weights_parse(&b, js, len, "a.json", &err);
+        int rc = weights_into(&b, js, len, "a.json", &err);
         if (rc)
             print_error("weights_parse: %s\n", err.msg);
         assert_int_equal(rc, 0);
@@ -650,7 +668,7 @@ static int parse_keeps_model(const char *text, size_t len, AttnErr *err)
     char *exact = malloc(len ? len : 1); /* exact size: over-reads show under ASan */
     assert_non_null(exact);
     memcpy(exact, text, len);
-    int rc = weights_parse(&m, exact, len, "w.json", err);
+    int rc = weights_into(&m, exact, len, "w.json", err);
     free(exact);
     if (rc < 0) {
         assert_params_equal(&before, &m.params);
@@ -861,7 +879,7 @@ static void test_weights_seed_values(void **state)
         Model m;
         model_open(&m, ATTN_MODE_LEARNED, 1, "the");
         AttnErr err = {0};
-        int rc = weights_parse(&m, s, strlen(s), "seed.json", &err);
+        int rc = weights_into(&m, s, strlen(s), "seed.json", &err);
         free(s);
         if (rc == 0 && m.has_seed && (double)m.seed != want) {
             print_error("config.seed %s was loaded as seed %llu\n", seeds[i],
@@ -921,7 +939,7 @@ static void test_weights_truncated(void **state)
         assert_non_null(part);
         memcpy(part, js, cut);
         AttnErr err = {0};
-        int rc = weights_parse(&b, part, cut, "cut.json", &err);
+        int rc = weights_into(&b, part, cut, "cut.json", &err);
         free(part);
         if (rc == 0) {
             /* only the whole document (less its final newline) may load, and
@@ -947,13 +965,64 @@ static void test_weights_truncated(void **state)
 static void test_weights_load_file(void **state)
 {
     (void)state;
-    Model m;
-    model_open(&m, ATTN_MODE_LEARNED, 1, "the");
+    ParsedWeights w;
     AttnErr err = {0};
-    assert_true(weights_load(&m, "/nonexistent/attnviz/w.json", &err) < 0);
+    assert_int_equal(weights_load(&w, 16, "/nonexistent/attnviz/w.json", &err), -ATTN_E_IO);
     assert_string_equal(err.file, "/nonexistent/attnviz/w.json");
-    assert_true(weights_load(&m, "tests", &err) < 0); /* a directory */
-    model_destroy(&m);
+    assert_null(w.params.Wq);
+    assert_true(weights_load(&w, 16, "tests", &err) < 0); /* a directory */
+    assert_null(w.params.Wq);
+
+    /* a --print json file of a seeded 2-head model gives its weights as
+     * data, with no model to load them into */
+    Model a, b;
+    model_open(&a, ATTN_MODE_LEARNED, 2, "the train");
+    model_set_seed(&a, 77);
+    assert_int_equal(model_compute(&a), 0);
+    char path[] = "/tmp/attnviz-weights-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    assert_int_equal(print_json(f, &a, NULL), 0);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(weights_load(&w, 16, path, &err), 0);
+    assert_int_equal(w.params.d, 16);
+    assert_int_equal(w.params.h, 2);
+    assert_int_equal(w.has_seed, 1);
+    assert_true(w.seed == 77);
+    assert_params_equal(&w.params, &a.params);
+    /* the same file for a table of d = 8 is refused */
+    ParsedWeights w8;
+    memset(&err, 0, sizeof err);
+    assert_int_equal(weights_load(&w8, 8, path, &err), -ATTN_E_SHAPE);
+    assert_null(w8.params.Wq);
+    assert_non_null(strstr(err.msg, "d_model"));
+    unlink(path);
+
+    /* model_set_weights refuses weights of another d, the model unchanged */
+    model_open(&b, ATTN_MODE_LEARNED, 1, "the");
+    AttnParams before = {0};
+    assert_int_equal(attn_params_copy(&before, &b.params), 0);
+    ParsedWeights other = w;
+    other.params.d = 8;
+    assert_int_equal(model_set_weights(&b, &other), -ATTN_E_SHAPE);
+    assert_params_equal(&before, &b.params);
+    assert_int_equal(b.cfg.heads, 1);
+    assert_int_equal(b.has_seed, 0);
+    /* and takes these: heads, weights and seed */
+    assert_int_equal(model_set_weights(&b, &w), 0);
+    assert_int_equal(b.cfg.heads, 2);
+    assert_params_equal(&b.params, &a.params);
+    assert_int_equal(b.has_seed, 1);
+    assert_true(b.seed == 77);
+    parsed_weights_free(&w);
+    assert_null(w.params.Wq);
+    assert_int_equal(model_compute(&b), 0);
+    assert_int_equal(b.res.h, 2);
+    attn_params_destroy(&before);
+    model_destroy(&a);
+    model_destroy(&b);
 }
 
 /* ---- CSV ------------------------------------------------------------------------ */

@@ -2,7 +2,8 @@
  * (src/io/file.c) and the app's save/autosave/open (src/app/app.c):
  * the round trip (config, weights bit for bit, edited vectors, sentence,
  * view; --print json of both models byte-identical; weights_load reads a
- * session), every kind of bad file leaving the model unchanged, failed saves
+ * session), session_parse's plain data with no model, every kind of bad
+ * file leaving the model unchanged, failed saves
  * (failing writer, full disk, missing folder, a directory) leaving the old
  * file intact and no temp file, SIGKILL in the middle of saves never leaving
  * a partial session, and autosave/open through the AppState.
@@ -29,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attnviz/app.h"
 #include "attnviz/app_state.h"
 #include "attnviz/embed.h"
 #include "attnviz/io.h"
@@ -67,6 +69,27 @@ static int group_teardown(void **state)
 }
 
 /* ---- helpers ---------------------------------------------------------------- */
+
+/* session_parse for m's d and settings, then model_apply_session, as
+ * app_load_session does for a file: on error the parser must leave its
+ * output zeroed (nothing to free) and m and sv are not touched. */
+static int parse_into(Model *m, SessionView *sv, const char *data, size_t len,
+                      const char *name, AttnErr *err)
+{
+    Session s, zero;
+    memset(&s, 0x5a, sizeof s);
+    memset(&zero, 0, sizeof zero);
+    int rc = session_parse(&s, m->d, &m->cfg, data, len, name, err);
+    if (rc < 0) {
+        assert_memory_equal(&s, &zero, sizeof s);
+        return rc;
+    }
+    rc = model_apply_session(m, &s);
+    if (rc == 0)
+        *sv = s.view;
+    session_free(&s);
+    return rc;
+}
 
 static char *make_tmpdir(void)
 {
@@ -245,7 +268,7 @@ static void test_round_trip(void **state)
 
     model_plain(&b, "something else entirely");
     memset(&got, 0x55, sizeof got);
-    assert_int_equal(session_load(&b, &got, path, &err), 0);
+    assert_int_equal(app_load_session(&b, &got, path, &err), 0);
     /* config */
     assert_int_equal(b.cfg.mode, a.cfg.mode);
     assert_int_equal(b.cfg.heads, 2);
@@ -301,13 +324,103 @@ static void test_round_trip(void **state)
 
     /* a session is a weights file too */
     model_plain(&w, "the train");
-    assert_int_equal(weights_load(&w, path, &err), 0);
+    assert_int_equal(app_load_weights(&w, path, &err), 0);
     assert_int_equal(w.cfg.heads, 2);
     assert_params_equal(&w.params, &a.params);
 
     model_destroy(&a);
     model_destroy(&b);
     model_destroy(&w);
+    rm_dir(dir);
+}
+
+/* session_parse gives plain data, with no model: what the file says, and
+ * for what it leaves out the base settings it is given and the default
+ * view. model_apply_session then sets exactly that, and refuses a session
+ * of another d without touching the model. */
+static void test_parse_plain_data(void **state)
+{
+    (void)state;
+    char *dir = make_tmpdir();
+    char path[1024];
+    snprintf(path, sizeof path, "%s/s.json", dir);
+    Model a, b;
+    model_rich(&a, SENT_A);
+    SessionView sv;
+    view_rich(&sv);
+    AttnErr err = {0};
+    assert_int_equal(session_save(path, &a, &sv, &err), 0);
+    size_t len;
+    char *text = test_slurp(path, &len);
+    assert_non_null(text);
+    Session s;
+    assert_int_equal(session_parse(&s, a.d, NULL, text, len, "s.json", &err), 0);
+    free(text);
+    assert_string_equal(s.sentence, SENT_A);
+    assert_int_equal(s.d, a.d);
+    assert_memory_equal(&s.cfg, &a.cfg, sizeof a.cfg);
+    assert_int_equal(s.has_weights, 1);
+    assert_params_equal(&s.weights.params, &a.params);
+    assert_int_equal(s.weights.has_seed, 1);
+    assert_true(s.weights.seed == 12345);
+    assert_int_equal(s.n_vectors, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_string_equal(s.words[i], a.over_word[i]);
+        assert_memory_equal(s.vectors + (size_t)i * a.d, a.over_vec + (size_t)i * a.d,
+                            (size_t)a.d * sizeof(float));
+    }
+    assert_memory_equal(&s.view, &sv, sizeof sv);
+    session_free(&s);
+    assert_null(s.sentence);
+    assert_null(s.weights.params.Wq);
+    assert_int_equal(s.n_vectors, 0);
+
+    /* only a sentence: the base's settings, no weights, the default view */
+    const char *bare = "{\"session\":{\"sentence\":\"the bank\"}}";
+    AttnConfig base = attn_config_default();
+    base.causal = 1;
+    base.temperature = 2.5f;
+    base.heads = 4;
+    assert_int_equal(session_parse(&s, a.d, &base, bare, strlen(bare), "bare.json", &err), 0);
+    assert_memory_equal(&s.cfg, &base, sizeof base);
+    assert_int_equal(s.has_weights, 0);
+    assert_int_equal(s.n_vectors, 0);
+    SessionView def;
+    session_view_default(&def);
+    assert_memory_equal(&s.view, &def, sizeof def);
+
+    /* another d: refused, the model unchanged */
+    model_plain(&b, "something else");
+    model_set_seed(&b, 9);
+    float v[ATTN_MAX_DIM] = {0.25f};
+    assert_int_equal(model_set_word_vector(&b, "else", v), 0);
+    size_t blen, alen;
+    char *before = state_bytes(&b, &blen);
+    s.d = a.d / 2;
+    assert_int_equal(model_apply_session(&b, &s), -ATTN_E_SHAPE);
+    char *after = state_bytes(&b, &alen);
+    assert_int_equal(alen, blen);
+    assert_memory_equal(after, before, blen);
+    free(after);
+    /* applied: the sentence, the base's settings but the model's own heads
+     * and weights, no edited vectors */
+    s.d = a.d;
+    AttnParams keep = {0};
+    assert_int_equal(attn_params_copy(&keep, &b.params), 0);
+    assert_int_equal(model_apply_session(&b, &s), 0);
+    assert_string_equal(b.text, "the bank");
+    assert_int_equal(b.T, 2);
+    assert_int_equal(b.cfg.causal, 1);
+    assert_true(b.cfg.temperature == 2.5f);
+    assert_int_equal(b.cfg.heads, 1);
+    assert_params_equal(&b.params, &keep);
+    assert_int_equal(b.has_seed, 1);
+    assert_int_equal(b.n_over, 0);
+    session_free(&s);
+    attn_params_destroy(&keep);
+    free(before);
+    model_destroy(&a);
+    model_destroy(&b);
     rm_dir(dir);
 }
 
@@ -322,7 +435,7 @@ static int save_load(const Model *m, Model *out, AttnErr *err)
     int rc = session_save(path, m, &sv, err);
     assert_int_equal(rc, 0);
     model_plain(out, "x");
-    rc = session_load(out, &got, path, err);
+    rc = app_load_session(out, &got, path, err);
     rm_dir(dir);
     return rc;
 }
@@ -551,7 +664,7 @@ static void test_errors_leave_model(void **state)
         char *bad = mutate(good, cases[c].edit);
         memset(&err, 0, sizeof err);
         out_sv = keep_sv;
-        int rc = session_parse(&m, &out_sv, bad, strlen(bad), "bad.json", &err);
+        int rc = parse_into(&m, &out_sv, bad, strlen(bad), "bad.json", &err);
         if (rc != -cases[c].code)
             fprintf(stderr, "case '%s': rc %d (want %d): %s\n", cases[c].what, rc,
                     -cases[c].code, err.msg);
@@ -569,7 +682,7 @@ static void test_errors_leave_model(void **state)
         free(bad);
     }
 
-    /* not JSON, truncated, empty: from files, through session_load */
+    /* not JSON, truncated, empty: from files, through app_load_session */
     static const char *const texts[] = {"this is not json\n", "{\"session\": {\"sentence\": \"a b\"",
                                         "", "[1, 2, 3]\n", "null"};
     char bad_path[1100];
@@ -578,7 +691,7 @@ static void test_errors_leave_model(void **state)
         spit(bad_path, texts[c]);
         memset(&err, 0, sizeof err);
         out_sv = keep_sv;
-        assert_int_equal(session_load(&m, &out_sv, bad_path, &err), -ATTN_E_PARSE);
+        assert_int_equal(app_load_session(&m, &out_sv, bad_path, &err), -ATTN_E_PARSE);
         assert_true(err.msg[0] != '\0');
         assert_non_null(strstr(err.file, "bad.json"));
         assert_memory_equal(&out_sv, &keep_sv, sizeof keep_sv);
@@ -589,7 +702,7 @@ static void test_errors_leave_model(void **state)
         free(after);
     }
     /* the truncated real session */
-    assert_int_equal(session_parse(&m, &out_sv, good, glen / 2, "half.json", &err), -ATTN_E_PARSE);
+    assert_int_equal(parse_into(&m, &out_sv, good, glen / 2, "half.json", &err), -ATTN_E_PARSE);
     {
         size_t alen;
         char *after = state_bytes(&m, &alen);
@@ -599,13 +712,13 @@ static void test_errors_leave_model(void **state)
     }
     /* a missing file and a folder */
     snprintf(bad_path, sizeof bad_path, "%s/nope.json", dir);
-    assert_int_equal(session_load(&m, &out_sv, bad_path, &err), -ATTN_E_IO);
-    assert_int_equal(session_load(&m, &out_sv, dir, &err), -ATTN_E_IO);
+    assert_int_equal(app_load_session(&m, &out_sv, bad_path, &err), -ATTN_E_IO);
+    assert_int_equal(app_load_session(&m, &out_sv, dir, &err), -ATTN_E_IO);
     /* --print json output (no session) is refused with a hint */
     size_t jl;
     char *pj = json_of(&src, &jl);
     memset(&err, 0, sizeof err);
-    assert_int_equal(session_parse(&m, &out_sv, pj, jl, "p.json", &err), -ATTN_E_PARSE);
+    assert_int_equal(parse_into(&m, &out_sv, pj, jl, "p.json", &err), -ATTN_E_PARSE);
     assert_non_null(strstr(err.msg, "session"));
     free(pj);
     {
@@ -617,7 +730,7 @@ static void test_errors_leave_model(void **state)
     }
 
     /* and the unchanged good file does load (the mutations were the errors) */
-    assert_int_equal(session_parse(&m, &out_sv, good, glen, "good.json", &err), 0);
+    assert_int_equal(parse_into(&m, &out_sv, good, glen, "good.json", &err), 0);
     assert_string_equal(m.text, SENT_B);
     assert_params_equal(&m.params, &src.params);
 
@@ -838,7 +951,7 @@ static void test_sigkill_never_partial(void **state)
         assert_int_equal(WTERMSIG(status), SIGKILL);
         SessionView got;
         memset(&err, 0, sizeof err);
-        int rc = session_load(&r, &got, path, &err);
+        int rc = app_load_session(&r, &got, path, &err);
         if (rc < 0)
             fprintf(stderr, "round %d: the file does not load: %s\n", round, err.msg);
         assert_int_equal(rc, 0);
@@ -944,7 +1057,7 @@ static void test_app_autosave(void **state)
     model_plain(&n, "the bank");
     SessionView sv;
     AttnErr err = {0};
-    assert_int_equal(session_load(&n, &sv, a->autosave_path, &err), 0);
+    assert_int_equal(app_load_session(&n, &sv, a->autosave_path, &err), 0);
     assert_int_equal(n.cfg.causal, 1);
     assert_string_equal(n.text, SENT_A);
     assert_int_equal(sv.query, a->vs.query);
@@ -1083,6 +1196,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_parse_plain_data),
         cmocka_unit_test(test_round_trip_odd_sentences),
         cmocka_unit_test(test_round_trip_temperature_limits),
         cmocka_unit_test(test_round_trip_basic_mode_keeps_weights),

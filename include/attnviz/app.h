@@ -44,6 +44,15 @@ struct ViewState;
 struct SDL_Surface *export_heatmap_surface(const Model *m, const struct ViewState *s,
                                            const char *font, AttnErr *err);
 
+/* Read a weights file (a --print json or session file) into m: heads,
+ * weights and seed; on error m is unchanged. */
+int app_load_weights(Model *m, const char *path, AttnErr *err);
+
+/* Read a session file into m (sentence, settings, weights, edited vectors;
+ * recompute it) and its view into *sv. On a file error m and sv are
+ * unchanged. */
+int app_load_session(Model *m, SessionView *sv, const char *path, AttnErr *err);
+
 /* Write one export; the format follows the extension (.png .svg .csv .json).
  * Atomic: a failure leaves nothing behind. */
 int export_file(const Model *m, const Options *o, const char *path, AttnErr *err);

@@ -1,7 +1,8 @@
 /* Embedding table: word -> d-dimensional vector, read from GloVe or word2vec
- * text files. Offers embed_load / embed_parse (one pass, a few large
- * allocations, no malloc per word), lookup by exact word, the dimension names
- * from a "# dims: a b c" comment, and a deterministic vector for unknown words.
+ * text files. Offers embed_load / embed_parse (io/embed_file.c: one pass, a
+ * few large allocations, no malloc per word), and in the core (core/embed.c,
+ * no file) lookup by exact word, the dimension names from a "# dims: a b c"
+ * comment, and a deterministic vector for unknown words.
  * Not for: tokenizing (tokenizer.h) or positional encoding (attn.h). */
 #ifndef ATTNVIZ_EMBED_H
 #define ATTNVIZ_EMBED_H
@@ -40,6 +41,12 @@ void embed_destroy(EmbedTable *t); /* accepts NULL */
 
 /* Index of word (exact match), or -1. */
 int embed_find(const EmbedTable *t, const char *word);
+
+/* The slot of word [w, w+n) in t->slots (n_slots a power of two with at
+ * least one empty slot; w need not end in NUL): the slot that holds its
+ * index + 1, or the empty slot where it belongs. Whoever builds a table
+ * fills the index with it: t->slots[embed_hash_probe(t, w, n)] = i + 1. */
+size_t embed_hash_probe(const EmbedTable *t, const char *w, size_t n);
 
 static inline const float *embed_vector(const EmbedTable *t, int i)
 {

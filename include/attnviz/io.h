@@ -43,11 +43,12 @@ int print_csv(FILE *f, const Model *m, int head);
 int print_json(FILE *f, const Model *m, const char *session_json);
 
 /* ---- weights: read config.heads, heads[].Wq/Wk/Wv and Wo ------------------ */
-/* Parse text (a --print json output or a session file) and load its weights
- * into m (heads change to the file's). On error m is unchanged. */
-int weights_parse(Model *m, const char *data, size_t len, const char *name,
-                  AttnErr *err);
-int weights_load(Model *m, const char *path, AttnErr *err);
+/* Parse text (a --print json output or a session file) holding weights for
+ * d dimensions: on success *out holds them (parsed_weights_free it;
+ * model_set_weights puts them into a model), on error *out is zeroed. */
+int weights_parse(ParsedWeights *out, int d, const char *data, size_t len,
+                  const char *name, AttnErr *err);
+int weights_load(ParsedWeights *out, int d, const char *path, AttnErr *err);
 
 /* ---- atomic write: temp file in the same folder, fsync, rename ------------ */
 typedef int (*IoWriter)(FILE *f, void *ctx);

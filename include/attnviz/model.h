@@ -12,6 +12,7 @@
 #include "attnviz/attnmap.h"
 #include "attnviz/embed.h"
 #include "attnviz/error.h"
+#include "attnviz/session_data.h"
 #include "attnviz/tokenizer.h"
 
 /* Which matrix a view shows. */
@@ -87,6 +88,17 @@ int model_set_heads(Model *m, int h);
 /* Fresh weights: identity (has_seed = 0) or Xavier from seed. */
 void model_reset_params(Model *m);
 void model_set_seed(Model *m, uint64_t seed);
+
+/* Learned weights read from a file (weights_parse): copies w->params (the
+ * heads change to w's), has_seed and seed. Returns -ATTN_E_SHAPE when w is
+ * not for m's d, -ATTN_E_NOMEM; on error m is unchanged. */
+int model_set_weights(Model *m, const ParsedWeights *w);
+
+/* A session read from a file (session_parse): its weights when it has
+ * them, its settings, its edited vectors (the others are forgotten) and
+ * its sentence. Does not recompute. Returns -ATTN_E_SHAPE (s not for m's d;
+ * m unchanged) or -ATTN_E_NOMEM (m may hold part of the session). */
+int model_apply_session(Model *m, const Session *s);
 
 /* Edit the vector of the word of token i (every occurrence follows). */
 int model_set_word_vector(Model *m, const char *word, const float *vec);

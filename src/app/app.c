@@ -647,7 +647,7 @@ int app_cli_overrides(Model *m, SessionView *sv, const Options *o, AttnErr *err)
     }
     if (o->has_seed)
         model_set_seed(m, o->seed);
-    if (o->weights && weights_load(m, o->weights, err) < 0)
+    if (o->weights && app_load_weights(m, o->weights, err) < 0)
         return -err->code;
     if (sv) {
         if (o->colormap && colormap_from_name(o->colormap) >= 0)
@@ -723,7 +723,7 @@ int app_open_path(AppState *a, const char *path)
     if (ends_with(path, ".json")) {
         SessionView sv;
         undo_push(a);
-        if (session_load(a->m, &sv, path, &err) < 0) {
+        if (app_load_session(a->m, &sv, path, &err) < 0) {
             undo_drop_last(a); /* nothing changed */
             attn_err_format(&err, buf, sizeof buf);
             app_status(a, 1, "cannot open: %s", buf);

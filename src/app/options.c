@@ -116,137 +116,159 @@ static int is_json_file(const char *s)
            S_ISREG(st.st_mode);
 }
 
-int options_parse(Options *o, int argc, char **argv, AttnErr *err)
+/* --seed N: a whole number from 0 to 2^53. */
+static int parse_seed(Options *o, const char *a, AttnErr *err)
 {
-    memset(o, 0, sizeof *o);
-    o->cfg = attn_config_default();
-    o->query = -1;
-    o->scale = 2;
-    optind = 0; /* full reset of getopt's state (GNU) */
-    opterr = 0;
-    int c, rc = 0;
+    char *end;
+    if (!*a || *a == '-')
+        return usage_err(err, "--seed needs a number from 0 to 2^53, got '%s'%s", a, "");
+    unsigned long long s = strtoull(a, &end, 10);
+    if (*end || s > (1ULL << 53))
+        return usage_err(err, "--seed needs a number from 0 to 2^53, got '%s'%s", a, "");
+    o->has_seed = 1;
+    o->seed = s;
+    return 0;
+}
+
+/* -t X: τ from 1e-6 to 1e6. */
+static int parse_temperature(Options *o, const char *a, AttnErr *err)
+{
+    char *end;
+    double t = strtod(a, &end);
+    if (!*a || *end)
+        return usage_err(err, "--temperature needs a number, got '%s'%s", a, "");
+    if (!(t > 0) || !isfinite(t) || t > 1e6)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                            "--temperature %s: tau must be a number > 0 (and at most 1e6)", a);
+    if (t < 1e-6)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                            "--temperature %s: tau must be at least 1e-6", a);
+    o->cfg.temperature = (float)t;
+    o->temp_set = 1;
+    return 0;
+}
+
+/* The options that choose among names: --mode, --print, --view, --matrix,
+ * --theme. */
+static int parse_choice(Options *o, int c, const char *a, AttnErr *err)
+{
+    switch (c) {
+    case 'm':
+        if (strcmp(a, "basic") == 0)
+            o->cfg.mode = ATTN_MODE_BASIC;
+        else if (strcmp(a, "learned") == 0)
+            o->cfg.mode = ATTN_MODE_LEARNED;
+        else
+            return usage_err(err, "--mode must be basic or learned, got '%s'%s", a, "");
+        o->mode_set = 1;
+        break;
+    case O_PRINT:
+        if (strcmp(a, "text") == 0) o->print = PRINT_TEXT;
+        else if (strcmp(a, "csv") == 0) o->print = PRINT_CSV;
+        else if (strcmp(a, "json") == 0) o->print = PRINT_JSON;
+        else return usage_err(err, "--print must be text, csv or json, got '%s'%s", a, "");
+        break;
+    case O_VIEW:
+        if (strcmp(a, "heatmap") == 0) o->view = VIEW_HEATMAP;
+        else if (strcmp(a, "lines") == 0) o->view = VIEW_LINES;
+        else if (strcmp(a, "both") == 0) o->view = VIEW_BOTH;
+        else return usage_err(err, "--view must be heatmap, lines or both, got '%s'%s", a, "");
+        break;
+    case O_MATRIX:
+        o->matrix_set = 1;
+        if (strcmp(a, "weights") == 0) o->matrix = 0;
+        else if (strcmp(a, "scores") == 0) o->matrix = 1;
+        else if (strcmp(a, "logits") == 0) o->matrix = 2;
+        else return usage_err(err, "--matrix must be weights, scores or logits, got '%s'%s", a, "");
+        break;
+    case O_THEME:
+        if (strcmp(a, "light") == 0) o->theme_dark = 0;
+        else if (strcmp(a, "dark") == 0) o->theme_dark = 1;
+        else return usage_err(err, "--theme must be light or dark, got '%s'%s", a, "");
+        o->theme_set = 1;
+        break;
+    }
+    return 0;
+}
+
+/* The options that take a number: --line, --heads, --head, --scale,
+ * --query (--seed and -t have their own). */
+static int parse_number(Options *o, int c, const char *a, AttnErr *err)
+{
     long v;
-    while ((c = getopt_long(argc, argv, ":s:f:e:w:m:H:t:hV", longopts, NULL)) != -1) {
-        const char *a = optarg;
-        switch (c) {
-        case 's': o->sentence = a; break;
-        case 'f': o->sentence_file = a; break;
-        case O_LINE:
-            if ((rc = parse_long(a, 1, 1000000000L, &v, "--line", err)) < 0)
-                return rc;
+    int rc = 0;
+    switch (c) {
+    case O_LINE:
+        if ((rc = parse_long(a, 1, 1000000000L, &v, "--line", err)) == 0)
             o->line = v;
-            break;
-        case 'e': o->embeddings = a; break;
-        case 'w': o->weights = a; break;
-        case O_SESSION: o->session = a; break;
-        case O_FONT: o->font = a; break;
-        case O_EXPORTDIR: o->export_dir = a; break;
-        case 'm':
-            if (strcmp(a, "basic") == 0)
-                o->cfg.mode = ATTN_MODE_BASIC;
-            else if (strcmp(a, "learned") == 0)
-                o->cfg.mode = ATTN_MODE_LEARNED;
-            else
-                return usage_err(err, "--mode must be basic or learned, got '%s'%s", a, "");
-            o->mode_set = 1;
-            break;
-        case 'H':
-            if ((rc = parse_long(a, 1, ATTN_MAX_HEADS, &v, "--heads", err)) < 0)
-                return rc;
+        break;
+    case 'H':
+        if ((rc = parse_long(a, 1, ATTN_MAX_HEADS, &v, "--heads", err)) == 0) {
             o->cfg.heads = (int)v;
             o->heads_set = 1;
-            break;
-        case O_SEED: {
-            char *end;
-            if (!*a || *a == '-')
-                return usage_err(err, "--seed needs a number from 0 to 2^53, got '%s'%s", a, "");
-            unsigned long long s = strtoull(a, &end, 10);
-            if (*end || s > (1ULL << 53))
-                return usage_err(err, "--seed needs a number from 0 to 2^53, got '%s'%s", a, "");
-            o->has_seed = 1;
-            o->seed = s;
-            break;
         }
-        case O_CAUSAL: o->cfg.causal = 1; o->causal_set = 1; break;
-        case O_NOSCALE: o->cfg.scale = 0; o->scale_set = 1; break;
-        case O_POSENC: o->cfg.posenc = 1; o->posenc_set = 1; break;
-        case 't': {
-            char *end;
-            double t = strtod(a, &end);
-            if (!*a || *end)
-                return usage_err(err, "--temperature needs a number, got '%s'%s", a, "");
-            if (!(t > 0) || !isfinite(t) || t > 1e6)
-                return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
-                                    "--temperature %s: tau must be a number > 0 (and at most 1e6)", a);
-            if (t < 1e-6)
-                return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
-                                    "--temperature %s: tau must be at least 1e-6", a);
-            o->cfg.temperature = (float)t;
-            o->temp_set = 1;
-            break;
-        }
-        case O_HEAD:
-            o->head_set = 1;
-            if (strcmp(a, "avg") == 0) {
-                o->head = -1;
-            } else {
-                if ((rc = parse_long(a, 1, ATTN_MAX_HEADS, &v, "--head", err)) < 0)
-                    return rc;
-                o->head = (int)v - 1;
-            }
-            break;
-        case O_PRINT:
-            if (strcmp(a, "text") == 0) o->print = PRINT_TEXT;
-            else if (strcmp(a, "csv") == 0) o->print = PRINT_CSV;
-            else if (strcmp(a, "json") == 0) o->print = PRINT_JSON;
-            else return usage_err(err, "--print must be text, csv or json, got '%s'%s", a, "");
-            break;
-        case O_EXPORT:
-            if (o->n_exports == OPT_MAX_EXPORTS)
-                return usage_err(err, "at most %s --export options%s", "16", "");
-            o->exports[o->n_exports++] = a;
-            break;
-        case O_VIEW:
-            if (strcmp(a, "heatmap") == 0) o->view = VIEW_HEATMAP;
-            else if (strcmp(a, "lines") == 0) o->view = VIEW_LINES;
-            else if (strcmp(a, "both") == 0) o->view = VIEW_BOTH;
-            else return usage_err(err, "--view must be heatmap, lines or both, got '%s'%s", a, "");
-            break;
-        case O_SCALE:
-            if ((rc = parse_long(a, 1, 8, &v, "--scale", err)) < 0)
-                return rc;
+        break;
+    case O_HEAD:
+        o->head_set = 1;
+        if (strcmp(a, "avg") == 0)
+            o->head = -1;
+        else if ((rc = parse_long(a, 1, ATTN_MAX_HEADS, &v, "--head", err)) == 0)
+            o->head = (int)v - 1;
+        break;
+    case O_SCALE:
+        if ((rc = parse_long(a, 1, 8, &v, "--scale", err)) == 0)
             o->scale = (int)v;
-            break;
-        case O_QUERY:
-            if ((rc = parse_long(a, 1, 1000000, &v, "--query", err)) < 0)
-                return rc;
+        break;
+    case O_QUERY:
+        if ((rc = parse_long(a, 1, 1000000, &v, "--query", err)) == 0)
             o->query = (int)v - 1;
-            break;
-        case O_CMAP: o->colormap = a; break;
-        case O_MATRIX:
-            o->matrix_set = 1;
-            if (strcmp(a, "weights") == 0) o->matrix = 0;
-            else if (strcmp(a, "scores") == 0) o->matrix = 1;
-            else if (strcmp(a, "logits") == 0) o->matrix = 2;
-            else return usage_err(err, "--matrix must be weights, scores or logits, got '%s'%s", a, "");
-            break;
-        case O_THEME:
-            if (strcmp(a, "light") == 0) o->theme_dark = 0;
-            else if (strcmp(a, "dark") == 0) o->theme_dark = 1;
-            else return usage_err(err, "--theme must be light or dark, got '%s'%s", a, "");
-            o->theme_set = 1;
-            break;
-        case O_ALLLINES: o->all_lines = 1; break;
-        case O_FRESH: o->fresh = 1; break;
-        case 'h': o->help = 1; break;
-        case 'V': o->version = 1; break;
-        case ':':
-            return usage_err(err, "option '%s' needs a value%s", argv[optind - 1], "");
-        default:
-            return usage_err(err, "unknown option '%s'%s",
-                             optind > 0 && optind <= argc ? argv[optind - 1] : "?", "");
-        }
+        break;
     }
+    return rc;
+}
+
+/* One option c (getopt_long's value) with its argument a. */
+static int parse_option(Options *o, int c, const char *a, int argc, char **argv, AttnErr *err)
+{
+    switch (c) {
+    case 's': o->sentence = a; break;
+    case 'f': o->sentence_file = a; break;
+    case 'e': o->embeddings = a; break;
+    case 'w': o->weights = a; break;
+    case O_SESSION: o->session = a; break;
+    case O_FONT: o->font = a; break;
+    case O_EXPORTDIR: o->export_dir = a; break;
+    case O_CMAP: o->colormap = a; break;
+    case O_LINE: case 'H': case O_HEAD: case O_SCALE: case O_QUERY:
+        return parse_number(o, c, a, err);
+    case 'm': case O_PRINT: case O_VIEW: case O_MATRIX: case O_THEME:
+        return parse_choice(o, c, a, err);
+    case O_SEED: return parse_seed(o, a, err);
+    case 't': return parse_temperature(o, a, err);
+    case O_CAUSAL: o->cfg.causal = 1; o->causal_set = 1; break;
+    case O_NOSCALE: o->cfg.scale = 0; o->scale_set = 1; break;
+    case O_POSENC: o->cfg.posenc = 1; o->posenc_set = 1; break;
+    case O_EXPORT:
+        if (o->n_exports == OPT_MAX_EXPORTS)
+            return usage_err(err, "at most %s --export options%s", "16", "");
+        o->exports[o->n_exports++] = a;
+        break;
+    case O_ALLLINES: o->all_lines = 1; break;
+    case O_FRESH: o->fresh = 1; break;
+    case 'h': o->help = 1; break;
+    case 'V': o->version = 1; break;
+    case ':':
+        return usage_err(err, "option '%s' needs a value%s", argv[optind - 1], "");
+    default:
+        return usage_err(err, "unknown option '%s'%s",
+                         optind > 0 && optind <= argc ? argv[optind - 1] : "?", "");
+    }
+    return 0;
+}
+
+/* What follows the options: a lone session file, or the sentence's words. */
+static int parse_rest(Options *o, int argc, char **argv, AttnErr *err)
+{
     int rest = argc - optind;
     if (rest == 1 && !o->sentence && !o->session && is_json_file(argv[optind])) {
         o->session = argv[optind];
@@ -268,6 +290,23 @@ int options_parse(Options *o, int argc, char **argv, AttnErr *err)
         }
         o->sentence = o->sentence_buf;
     }
+    return 0;
+}
+
+int options_parse(Options *o, int argc, char **argv, AttnErr *err)
+{
+    memset(o, 0, sizeof *o);
+    o->cfg = attn_config_default();
+    o->query = -1;
+    o->scale = 2;
+    optind = 0; /* full reset of getopt's state (GNU) */
+    opterr = 0;
+    int c, rc;
+    while ((c = getopt_long(argc, argv, ":s:f:e:w:m:H:t:hV", longopts, NULL)) != -1)
+        if ((rc = parse_option(o, c, optarg, argc, argv, err)) < 0)
+            return rc;
+    if ((rc = parse_rest(o, argc, argv, err)) < 0)
+        return rc;
     if (o->sentence && o->sentence_file)
         return usage_err(err, "give either a sentence or --sentence-file, not both%s%s", "", "");
     if (o->line && !o->sentence_file)

@@ -134,7 +134,7 @@ static void autosave_setup(AppState *a, const Options *o, const SessionView *sv)
         return;
     SessionView asv;
     AttnErr err = {0};
-    if (session_load(a->m, &asv, a->autosave_path, &err) < 0) {
+    if (app_load_session(a->m, &asv, a->autosave_path, &err) < 0) {
         app_status(a, 1, "autosave %s not restored (damaged?); starting fresh", a->autosave_path);
         return;
     }

@@ -144,6 +144,37 @@ int model_set_heads(Model *m, int h)
     return 0;
 }
 
+int model_set_weights(Model *m, const ParsedWeights *w)
+{
+    if (w->params.d != m->d || w->params.h < 1 || !w->params.Wq)
+        return -ATTN_E_SHAPE;
+    int rc = attn_params_copy(&m->params, &w->params);
+    if (rc < 0)
+        return rc;
+    m->cfg.heads = w->params.h;
+    m->has_seed = w->has_seed;
+    if (w->has_seed)
+        m->seed = w->seed;
+    return 0;
+}
+
+int model_apply_session(Model *m, const Session *s)
+{
+    if (s->d != m->d)
+        return -ATTN_E_SHAPE;
+    int rc = s->has_weights ? model_set_weights(m, &s->weights) : 0;
+    if (rc < 0)
+        return rc;
+    m->cfg = s->cfg;
+    m->cfg.heads = m->params.h;
+    model_clear_word_vectors(m);
+    for (int i = 0; i < s->n_vectors; i++)
+        if ((rc = model_set_word_vector(m, s->words[i], s->vectors + (size_t)i * s->d)) < 0)
+            return rc;
+    const char *text = s->sentence ? s->sentence : "";
+    return model_set_text(m, text, strlen(text));
+}
+
 int model_set_word_vector(Model *m, const char *word, const float *vec)
 {
     int d = m->d, o = find_override(m, word);

@@ -1,6 +1,7 @@
 /* Reader for GloVe / word2vec text embeddings (see attnviz/embed.h): one pass
  * over the whole file held in memory, a locale-free float parser, geometric
- * growth of a few big arrays, and an open-addressing index for lookups. */
+ * growth of a few big arrays, and the open-addressing index that
+ * core/embed.c's lookup uses. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -55,24 +56,6 @@ static int is_sep(char c)
 static int is_digit(char c)
 {
     return (unsigned)(c - '0') < 10u;
-}
-
-static uint64_t fnv1a64(const char *s, size_t n)
-{
-    uint64_t h = 14695981039346656037ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
-static uint64_t splitmix64_next(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
 }
 
 /* Case-insensitive match of the lower-case word lit at [p, end). */
@@ -186,24 +169,6 @@ static int parse_float(const char **pp, const char *end, float *out)
     return FLOAT_OK;
 }
 
-/* Slot of word [w, w+n) in t->slots: its entry, or the empty slot to use. */
-static size_t hash_probe(const EmbedTable *t, const char *w, size_t n)
-{
-    size_t mask = t->n_slots - 1;
-    size_t s = (size_t)fnv1a64(w, n) & mask;
-    for (;;) {
-        uint32_t v = t->slots[s];
-        if (v == 0)
-            return s;
-        const char *cand = t->words + t->word_off[v - 1];
-        /* strncmp, not memcmp: cand may be shorter than n and end the buffer
-         * (w holds no NUL, so a shorter cand differs at its terminator) */
-        if (strncmp(cand, w, n) == 0 && cand[n] == '\0')
-            return s;
-        s = (s + 1) & mask;
-    }
-}
-
 static int nomem(Parser *ps, size_t bytes)
 {
     return attn_err_set(ps->err, ATTN_E_NOMEM, ps->name, ps->line,
@@ -261,7 +226,7 @@ static int rehash(Parser *ps, size_t n_slots)
     t->n_slots = n_slots;
     for (int i = 0; i < t->n; i++) {
         const char *w = t->words + t->word_off[i];
-        t->slots[hash_probe(t, w, strlen(w))] = (uint32_t)i + 1;
+        t->slots[embed_hash_probe(t, w, strlen(w))] = (uint32_t)i + 1;
     }
     return 0;
 }
@@ -479,7 +444,7 @@ static int parse_row(Parser *ps, const char *q, const char *eol,
     ps->rows++;
 
     /* 3. index it, or count it as a duplicate */
-    size_t s = hash_probe(t, w, wlen);
+    size_t s = embed_hash_probe(t, w, wlen);
     if (t->slots[s]) {
         if (t->n_duplicates++ == 0) {
             ps->dup_line = ps->line;
@@ -731,38 +696,4 @@ cleanup:
     if (f)
         fclose(f);
     return rc;
-}
-
-void embed_destroy(EmbedTable *t)
-{
-    if (!t)
-        return;
-    free(t->vectors);
-    free(t->words);
-    free(t->word_off);
-    free(t->dim_buf);
-    free(t->dim_off);
-    free(t->slots);
-    free(t);
-}
-
-int embed_find(const EmbedTable *t, const char *word)
-{
-    if (!t || !word || !t->slots || t->n_slots == 0)
-        return -1;
-    uint32_t v = t->slots[hash_probe(t, word, strlen(word))];
-    return (int)v - 1;
-}
-
-void embed_oov_vector(const char *word, int d, float *out)
-{
-    if (!out || d <= 0)
-        return;
-    if (!word)
-        word = "";
-    uint64_t state = fnv1a64(word, strlen(word));
-    for (int k = 0; k < d; k++) {
-        uint64_t r = splitmix64_next(&state);
-        out[k] = (float)(r >> 40) * (1.0f / 16777216.0f) - 0.5f;
-    }
 }

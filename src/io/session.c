@@ -1,5 +1,6 @@
 /* Session files: the --print json document with a trailing "session" object.
- * Reading validates the whole file before anything in the model changes. */
+ * Writing reads a Model; reading validates the whole file into a Session
+ * (session_data.h), which model_apply_session puts into a Model. */
 #include "attnviz/session.h"
 #include "attnviz/io.h"
 
@@ -7,15 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-void session_view_default(SessionView *sv)
-{
-    memset(sv, 0, sizeof *sv);
-    sv->query = 1;
-    sv->key = -1;
-    sv->dark = 1;
-    sv->ui_scale = 1.0f;
-}
 
 typedef struct {
     const Model *m;
@@ -149,158 +141,160 @@ static int get_int(const cJSON *o, const char *key, int lo, int hi, int *out,
     return 0;
 }
 
-int session_parse(Model *m, SessionView *sv, const char *data, size_t len,
-                  const char *name, AttnErr *err)
+/* session.settings over *cfg */
+static int parse_settings(const cJSON *s, AttnConfig *cfg, const char *name, AttnErr *err)
 {
-    int rc = 0, d = m->d;
-    float *vecs = NULL;
-    cJSON *root = cJSON_ParseWithLength(data, len);
-    if (!root)
-        return attn_err_set(err, ATTN_E_PARSE, name, 0, "not valid JSON");
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, "session");
-    if (!cJSON_IsObject(s)) {
-        rc = attn_err_set(err, ATTN_E_PARSE, name, 0,
-                          "no \"session\" object (use --weights for a --print json file)");
-        goto cleanup;
-    }
-    const cJSON *sentence = cJSON_GetObjectItemCaseSensitive(s, "sentence");
-    if (!cJSON_IsString(sentence)) {
-        rc = attn_err_set(err, ATTN_E_PARSE, name, 0, "session.sentence: expected a string");
-        goto cleanup;
-    }
-    /* settings */
-    AttnConfig cfg = m->cfg;
+    int rc;
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(s, "settings");
-    if (st) {
-        const cJSON *mode = cJSON_GetObjectItemCaseSensitive(st, "mode");
-        if (mode) {
-            if (cJSON_IsString(mode) && strcmp(mode->valuestring, "basic") == 0)
-                cfg.mode = ATTN_MODE_BASIC;
-            else if (cJSON_IsString(mode) && strcmp(mode->valuestring, "learned") == 0)
-                cfg.mode = ATTN_MODE_LEARNED;
-            else {
-                rc = attn_err_set(err, ATTN_E_PARSE, name, 0, "session.settings.mode: basic or learned");
-                goto cleanup;
-            }
-        }
-        if ((rc = get_bool(st, "scale", &cfg.scale, name, err)) < 0 ||
-            (rc = get_bool(st, "causal", &cfg.causal, name, err)) < 0 ||
-            (rc = get_bool(st, "posenc", &cfg.posenc, name, err)) < 0)
-            goto cleanup;
-        const cJSON *t = cJSON_GetObjectItemCaseSensitive(st, "temperature");
-        if (t) {
-            /* the range --temperature accepts, compared as the float it was */
-            if (!cJSON_IsNumber(t) || !((float)t->valuedouble >= 1e-6f && t->valuedouble <= 1e6)) {
-                rc = attn_err_set(err, ATTN_E_RANGE, name, 0,
-                                  "session.settings.temperature must be a number from 1e-6 to 1e6");
-                goto cleanup;
-            }
-            cfg.temperature = (float)t->valuedouble;
-        }
+    if (!st)
+        return 0;
+    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(st, "mode");
+    if (mode) {
+        if (cJSON_IsString(mode) && strcmp(mode->valuestring, "basic") == 0)
+            cfg->mode = ATTN_MODE_BASIC;
+        else if (cJSON_IsString(mode) && strcmp(mode->valuestring, "learned") == 0)
+            cfg->mode = ATTN_MODE_LEARNED;
+        else
+            return attn_err_set(err, ATTN_E_PARSE, name, 0, "session.settings.mode: basic or learned");
     }
-    /* view */
-    SessionView v;
-    session_view_default(&v);
+    if ((rc = get_bool(st, "scale", &cfg->scale, name, err)) < 0 ||
+        (rc = get_bool(st, "causal", &cfg->causal, name, err)) < 0 ||
+        (rc = get_bool(st, "posenc", &cfg->posenc, name, err)) < 0)
+        return rc;
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(st, "temperature");
+    if (t) {
+        /* the range --temperature accepts, compared as the float it was */
+        if (!cJSON_IsNumber(t) || !((float)t->valuedouble >= 1e-6f && t->valuedouble <= 1e6))
+            return attn_err_set(err, ATTN_E_RANGE, name, 0,
+                                "session.settings.temperature must be a number from 1e-6 to 1e6");
+        cfg->temperature = (float)t->valuedouble;
+    }
+    return 0;
+}
+
+/* session.view into *v (the defaults for what it leaves out) */
+static int parse_view(const cJSON *s, SessionView *v, const char *name, AttnErr *err)
+{
+    int rc;
+    session_view_default(v);
     const cJSON *vw = cJSON_GetObjectItemCaseSensitive(s, "view");
-    if (vw) {
-        if ((rc = get_int(vw, "query", -1, 1 << 20, &v.query, name, err)) < 0 ||
-            (rc = get_int(vw, "key", -1, 1 << 20, &v.key, name, err)) < 0 ||
-            (rc = get_int(vw, "head", -1, ATTN_MAX_HEADS - 1, &v.head, name, err)) < 0 ||
-            (rc = get_int(vw, "matrix", 0, 2, &v.matrix, name, err)) < 0 ||
-            (rc = get_int(vw, "colormap", 0, 3, &v.cmap, name, err)) < 0 ||
-            (rc = get_int(vw, "sentence_index", 0, 1 << 24, &v.sentence_index, name, err)) < 0 ||
-            (rc = get_int(vw, "edit_target", 0, 4, &v.edit_target, name, err)) < 0 ||
-            (rc = get_bool(vw, "all_lines", &v.all_lines, name, err)) < 0 ||
-            (rc = get_bool(vw, "dark", &v.dark, name, err)) < 0)
-            goto cleanup;
-        const cJSON *us = cJSON_GetObjectItemCaseSensitive(vw, "ui_scale");
-        if (cJSON_IsNumber(us) && us->valuedouble >= 0.5 && us->valuedouble <= 3.0)
-            v.ui_scale = (float)us->valuedouble;
-    }
-    /* edited word vectors */
+    if (!vw)
+        return 0;
+    if ((rc = get_int(vw, "query", -1, 1 << 20, &v->query, name, err)) < 0 ||
+        (rc = get_int(vw, "key", -1, 1 << 20, &v->key, name, err)) < 0 ||
+        (rc = get_int(vw, "head", -1, ATTN_MAX_HEADS - 1, &v->head, name, err)) < 0 ||
+        (rc = get_int(vw, "matrix", 0, 2, &v->matrix, name, err)) < 0 ||
+        (rc = get_int(vw, "colormap", 0, 3, &v->cmap, name, err)) < 0 ||
+        (rc = get_int(vw, "sentence_index", 0, 1 << 24, &v->sentence_index, name, err)) < 0 ||
+        (rc = get_int(vw, "edit_target", 0, 4, &v->edit_target, name, err)) < 0 ||
+        (rc = get_bool(vw, "all_lines", &v->all_lines, name, err)) < 0 ||
+        (rc = get_bool(vw, "dark", &v->dark, name, err)) < 0)
+        return rc;
+    const cJSON *us = cJSON_GetObjectItemCaseSensitive(vw, "ui_scale");
+    if (cJSON_IsNumber(us) && us->valuedouble >= 0.5 && us->valuedouble <= 3.0)
+        v->ui_scale = (float)us->valuedouble;
+    return 0;
+}
+
+/* session.embeddings (edited word vectors of d numbers) into out */
+static int parse_vectors(const cJSON *s, Session *out, int d, const char *name, AttnErr *err)
+{
     const cJSON *emb = cJSON_GetObjectItemCaseSensitive(s, "embeddings");
-    int n_emb = cJSON_IsObject(emb) ? cJSON_GetArraySize(emb) : 0;
-    if (emb && !cJSON_IsObject(emb)) {
-        rc = attn_err_set(err, ATTN_E_PARSE, name, 0, "session.embeddings: expected an object");
-        goto cleanup;
-    }
-    if (n_emb) {
-        vecs = malloc((size_t)n_emb * d * sizeof(float));
-        if (!vecs) {
-            rc = attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
-            goto cleanup;
+    if (emb && !cJSON_IsObject(emb))
+        return attn_err_set(err, ATTN_E_PARSE, name, 0, "session.embeddings: expected an object");
+    int n_emb = emb ? cJSON_GetArraySize(emb) : 0;
+    if (!n_emb)
+        return 0;
+    out->vectors = malloc((size_t)n_emb * d * sizeof(float));
+    out->words = calloc((size_t)n_emb, sizeof *out->words);
+    if (!out->vectors || !out->words)
+        return attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, emb) {
+        int i = out->n_vectors;
+        if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != d)
+            return attn_err_set(err, ATTN_E_SHAPE, name, 0,
+                                "session.embeddings.%s: expected %d numbers", e->string, d);
+        int k = 0;
+        const cJSON *x;
+        cJSON_ArrayForEach(x, e) {
+            if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > 1e4)
+                return attn_err_set(err, ATTN_E_RANGE, name, 0,
+                                    "session.embeddings.%s[%d]: a number from -10000 to 10000",
+                                    e->string, k);
+            out->vectors[(size_t)i * d + k++] = (float)x->valuedouble;
         }
-        int i = 0;
-        const cJSON *e;
-        cJSON_ArrayForEach(e, emb) {
-            if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != d) {
-                rc = attn_err_set(err, ATTN_E_SHAPE, name, 0,
-                                  "session.embeddings.%s: expected %d numbers", e->string, d);
-                goto cleanup;
-            }
-            int k = 0;
-            const cJSON *x;
-            cJSON_ArrayForEach(x, e) {
-                if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > 1e4) {
-                    rc = attn_err_set(err, ATTN_E_RANGE, name, 0,
-                                      "session.embeddings.%s[%d]: a number from -10000 to 10000",
-                                      e->string, k);
-                    goto cleanup;
-                }
-                vecs[(size_t)i * d + k++] = (float)x->valuedouble;
-            }
-            i++;
-        }
+        if (!(out->words[i] = strdup(e->string)))
+            return attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
+        out->n_vectors++;
     }
-    /* the weights (changes m->params only on success): the document's own
-     * in learned mode, session.learned in basic mode */
+    return 0;
+}
+
+/* The weights: the document's own in learned mode, session.learned in
+ * basic mode; none when the file has neither. */
+static int parse_weights(const cJSON *root, const cJSON *s, Session *out, int d,
+                         const char *data, size_t len, const char *name, AttnErr *err)
+{
+    int rc;
     const cJSON *wo = cJSON_GetObjectItemCaseSensitive(root, "Wo");
     const cJSON *learned = cJSON_GetObjectItemCaseSensitive(s, "learned");
     if (wo && !cJSON_IsNull(wo)) {
-        if ((rc = weights_parse(m, data, len, name, err)) < 0)
-            goto cleanup;
+        rc = weights_parse(&out->weights, d, data, len, name, err);
     } else if (cJSON_IsObject(learned)) {
         char *text = cJSON_PrintUnformatted(learned);
-        if (!text) {
-            rc = attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
-            goto cleanup;
-        }
-        rc = weights_parse(m, text, strlen(text), name, err);
+        if (!text)
+            return attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
+        rc = weights_parse(&out->weights, d, text, strlen(text), name, err);
         cJSON_free(text);
-        if (rc < 0)
-            goto cleanup;
+    } else {
+        return 0;
     }
-    /* nothing below can fail but for memory */
-    m->cfg = cfg;
-    m->cfg.heads = m->params.h;
-    model_clear_word_vectors(m);
-    int i = 0;
-    const cJSON *e;
-    if (n_emb)
-        cJSON_ArrayForEach(e, emb) {
-            model_set_word_vector(m, e->string, vecs + (size_t)i * d);
-            i++;
-        }
-    rc = model_set_text(m, sentence->valuestring, strlen(sentence->valuestring));
-    if (rc < 0) {
-        attn_err_set(err, -rc, name, 0, "cannot set the sentence");
-        goto cleanup;
-    }
-    *sv = v;
-cleanup:
-    free(vecs);
+    if (rc < 0)
+        return rc;
+    out->has_weights = 1;
+    out->cfg.heads = out->weights.params.h;
+    return 0;
+}
+
+int session_parse(Session *out, int d, const AttnConfig *base, const char *data,
+                  size_t len, const char *name, AttnErr *err)
+{
+    int rc = 0;
+    memset(out, 0, sizeof *out);
+    cJSON *root = cJSON_ParseWithLength(data, len);
+    if (!root)
+        return attn_err_set(err, ATTN_E_PARSE, name, 0, "not valid JSON");
+    out->d = d;
+    out->cfg = base ? *base : attn_config_default();
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, "session");
+    const cJSON *sentence = cJSON_GetObjectItemCaseSensitive(s, "sentence");
+    if (!cJSON_IsObject(s))
+        rc = attn_err_set(err, ATTN_E_PARSE, name, 0,
+                          "no \"session\" object (use --weights for a --print json file)");
+    else if (!cJSON_IsString(sentence))
+        rc = attn_err_set(err, ATTN_E_PARSE, name, 0, "session.sentence: expected a string");
+    else if (!(out->sentence = strdup(sentence->valuestring)))
+        rc = attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
+    if (rc == 0 && (rc = parse_settings(s, &out->cfg, name, err)) == 0 &&
+        (rc = parse_view(s, &out->view, name, err)) == 0 &&
+        (rc = parse_vectors(s, out, d, name, err)) == 0)
+        rc = parse_weights(root, s, out, d, data, len, name, err);
     cJSON_Delete(root);
+    if (rc < 0)
+        session_free(out);
     return rc;
 }
 
-int session_load(Model *m, SessionView *sv, const char *path, AttnErr *err)
+int session_load(Session *out, int d, const AttnConfig *base, const char *path, AttnErr *err)
 {
     char *data;
     size_t len;
+    memset(out, 0, sizeof *out);
     int rc = io_read_file(path, ATTN_MAX_FILE_BYTES, &data, &len, err);
     if (rc < 0)
         return rc;
-    rc = session_parse(m, sv, data, len, path, err);
+    rc = session_parse(out, d, base, data, len, path, err);
     free(data);
     return rc;
 }

@@ -1,6 +1,7 @@
 /* Reads learned weights back from JSON: a --print json document or a session
- * file (which has the same shape). Only config.heads, heads[].Wq/Wk/Wv and
- * Wo are used; every shape and value is checked before the model changes. */
+ * file (which has the same shape). Only config.heads, config.seed,
+ * heads[].Wq/Wk/Wv and Wo are used; every shape and value is checked. Fills
+ * a ParsedWeights: putting it into a Model is model_set_weights's. */
 #include "attnviz/io.h"
 
 #include <cjson/cJSON.h>
@@ -58,10 +59,11 @@ static int read_matrix(const cJSON *a, int rows, int cols, float *out,
     return 0;
 }
 
-int weights_parse(Model *m, const char *data, size_t len, const char *name,
-                  AttnErr *err)
+int weights_parse(ParsedWeights *out, int d, const char *data, size_t len,
+                  const char *name, AttnErr *err)
 {
     AttnParams p = {0};
+    memset(out, 0, sizeof *out);
     int rc = 0;
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
@@ -91,18 +93,18 @@ int weights_parse(Model *m, const char *data, size_t len, const char *name,
         goto cleanup;
     }
     double hd = heads->valuedouble;
-    if (hd != floor(hd) || hd < 1 || hd > ATTN_MAX_HEADS || m->d % (int)hd != 0) {
+    if (hd != floor(hd) || hd < 1 || hd > ATTN_MAX_HEADS || d % (int)hd != 0) {
         rc = attn_err_set(err, ATTN_E_HEADS, name, 0,
                           "config.heads = %g must be a whole number that divides d = %d",
-                          hd, m->d);
+                          hd, d);
         goto cleanup;
     }
     int h = (int)hd;
     const cJSON *dmod = cJSON_GetObjectItemCaseSensitive(config, "d_model");
-    if (cJSON_IsNumber(dmod) && dmod->valuedouble != m->d) {
+    if (cJSON_IsNumber(dmod) && dmod->valuedouble != d) {
         rc = attn_err_set(err, ATTN_E_SHAPE, name, 0,
                           "config.d_model = %g but the embeddings have d = %d",
-                          dmod->valuedouble, m->d);
+                          dmod->valuedouble, d);
         goto cleanup;
     }
     const cJSON *hs = cJSON_GetObjectItemCaseSensitive(root, "heads");
@@ -111,7 +113,7 @@ int weights_parse(Model *m, const char *data, size_t len, const char *name,
                           "expected \"heads\": an array of %d objects", h);
         goto cleanup;
     }
-    rc = attn_params_create(&p, m->d, h);
+    rc = attn_params_create(&p, d, h);
     if (rc < 0) {
         rc = attn_err_set(err, -rc, name, 0, "cannot make %d heads", h);
         goto cleanup;
@@ -148,18 +150,15 @@ int weights_parse(Model *m, const char *data, size_t len, const char *name,
     rc = read_matrix(wo, p.d, p.d, p.Wo, "Wo", name, err);
     if (rc < 0)
         goto cleanup;
-    attn_params_destroy(&m->params);
-    m->params = p;
+    out->params = p;
     memset(&p, 0, sizeof p);
-    m->cfg.heads = h;
-    m->has_seed = 0;
     const cJSON *seed = cJSON_GetObjectItemCaseSensitive(config, "seed");
     /* a seed is metadata here: kept only when it is a whole number that
      * --seed accepts (0 to 2^53), never converted out of range */
     if (cJSON_IsNumber(seed) && seed->valuedouble >= 0 && seed->valuedouble <= 9007199254740992.0 &&
         seed->valuedouble == floor(seed->valuedouble)) {
-        m->has_seed = 1;
-        m->seed = (uint64_t)seed->valuedouble;
+        out->has_seed = 1;
+        out->seed = (uint64_t)seed->valuedouble;
     }
     rc = 0;
 cleanup:
@@ -168,14 +167,15 @@ cleanup:
     return rc;
 }
 
-int weights_load(Model *m, const char *path, AttnErr *err)
+int weights_load(ParsedWeights *out, int d, const char *path, AttnErr *err)
 {
     char *data;
     size_t len;
+    memset(out, 0, sizeof *out);
     int rc = io_read_file(path, ATTN_MAX_FILE_BYTES, &data, &len, err);
     if (rc < 0)
         return rc;
-    rc = weights_parse(m, data, len, path, err);
+    rc = weights_parse(out, d, data, len, path, err);
     free(data);
     return rc;
 }

@@ -1,7 +1,9 @@
-/* libFuzzer target: weights_parse on the input (capped at 64 KiB) into a Model over a
- * tiny built-in GloVe table (d = 4, attn_config_default()); on error the model
- * must be unchanged, on success model_set_text + model_compute must give
- * NaN-free attention rows that sum to 1 (also causal, posenc, tau = 1e-3).
+/* libFuzzer target: weights_parse on the input (capped at 64 KiB) for d = 4,
+ * the d of a tiny built-in GloVe table (attn_config_default()); on error the
+ * parser gives nothing back, on success its weights are consistent and
+ * model_set_weights takes them into a Model, where model_set_text +
+ * model_compute must give NaN-free attention rows that sum to 1 (also
+ * causal, posenc, tau = 1e-3).
  * The logic lives in harness.h, shared with tests/test_fuzz_regress.c. */
 #include <stdint.h>
 #include <stdio.h>

@@ -353,9 +353,10 @@ static inline const char *fuzz_check_weights(const uint8_t *data, size_t size)
     }
     Model *m = calloc(1, sizeof *m);
     char *text = malloc(size ? size : 1);
-    float *snap = NULL;
     const char *bad = NULL;
     AttnConfig cfg = attn_config_default();
+    ParsedWeights w;
+    memset(&w, 0, sizeof w);
     if (!m || !text)
         goto out_nomodel;
     if (model_init(m, table, &cfg) != 0)
@@ -365,45 +366,47 @@ static inline const char *fuzz_check_weights(const uint8_t *data, size_t size)
     else
         text[0] = '\0'; /* not read: len is 0 */
 
-    /* Snapshot the weights: on error the model must stay unchanged. */
-    int d = m->d, h0 = m->cfg.heads;
-    size_t nqkv = (size_t)d * (size_t)d, nsnap = 3 * nqkv + nqkv;
-    snap = malloc(nsnap * sizeof(float));
-    if (!snap)
-        goto out;
-    memcpy(snap, m->params.Wq, nqkv * sizeof(float));
-    memcpy(snap + nqkv, m->params.Wk, nqkv * sizeof(float));
-    memcpy(snap + 2 * nqkv, m->params.Wv, nqkv * sizeof(float));
-    memcpy(snap + 3 * nqkv, m->params.Wo, nqkv * sizeof(float));
-
+    /* On error the parser must give nothing back (nothing to free). */
+    int d = m->d;
+    memset(&w, 0x5a, sizeof w);
     memset(&err, 0, sizeof err);
-    int rc = weights_parse(m, text, size, "fuzz", &err);
+    int rc = weights_parse(&w, d, text, size, "fuzz", &err);
     if (rc != 0) {
         bad = fuzz_check_err(rc, &err);
-        if (bad)
-            goto out;
-        if (m->cfg.heads != h0 || m->params.h != h0 || m->params.d != d ||
-            memcmp(snap, m->params.Wq, nqkv * sizeof(float)) ||
-            memcmp(snap + nqkv, m->params.Wk, nqkv * sizeof(float)) ||
-            memcmp(snap + 2 * nqkv, m->params.Wv, nqkv * sizeof(float)) ||
-            memcmp(snap + 3 * nqkv, m->params.Wo, nqkv * sizeof(float)))
-            bad = "weights_parse changed the model on error";
+        if (!bad && (w.params.Wq || w.params.Wk || w.params.Wv || w.params.Wo ||
+                     w.params.h || w.has_seed))
+            bad = "weights_parse left data behind on error";
+        memset(&w, 0, sizeof w); /* not freed: a bug here must not crash */
         goto out;
     }
     /* Success: a consistent set of finite, bounded weights. */
-    int h = m->cfg.heads;
-    if (h < 1 || h > ATTN_MAX_HEADS || d % h != 0 || m->params.h != h ||
-        m->params.d != d || m->params.dk != d / h) {
-        bad = "inconsistent heads after weights_parse";
+    int h = w.params.h;
+    size_t nqkv = (size_t)d * (size_t)d;
+    if (h < 1 || h > ATTN_MAX_HEADS || d % h != 0 || w.params.d != d ||
+        w.params.dk != d / h) {
+        bad = "inconsistent heads from weights_parse";
         goto out;
     }
-    const float *mats[4] = {m->params.Wq, m->params.Wk, m->params.Wv, m->params.Wo};
-    for (int w = 0; w < 4; w++)
+    const float *mats[4] = {w.params.Wq, w.params.Wk, w.params.Wv, w.params.Wo};
+    for (int k = 0; k < 4; k++)
         for (size_t e = 0; e < nqkv; e++)
-            if (!isfinite(mats[w][e]) || fabsf(mats[w][e]) > 1e6f) {
+            if (!isfinite(mats[k][e]) || fabsf(mats[k][e]) > 1e6f) {
                 bad = "non-finite or huge weight accepted";
                 goto out;
             }
+    /* ... which the model takes as they are */
+    rc = model_set_weights(m, &w);
+    if (rc == -ATTN_E_NOMEM)
+        goto out;
+    if (rc != 0) {
+        bad = "model_set_weights refused what weights_parse gave";
+        goto out;
+    }
+    if (m->cfg.heads != h || !attn_params_equal(&m->params, &w.params) ||
+        m->has_seed != w.has_seed) {
+        bad = "model_set_weights did not take the weights";
+        goto out;
+    }
     bad = fuzz_check_model(m);
     if (bad)
         goto out;
@@ -416,7 +419,7 @@ static inline const char *fuzz_check_weights(const uint8_t *data, size_t size)
 out:
     model_destroy(m);
 out_nomodel:
-    free(snap);
+    parsed_weights_free(&w);
     free(m);
     free(text);
     embed_destroy(table);

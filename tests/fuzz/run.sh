@@ -23,14 +23,15 @@ if ! command -v "$CC" >/dev/null 2>&1; then
     echo "fuzz: $CC not found (libFuzzer needs clang; apt-get install clang)" >&2
     exit 2
 fi
-if ! pkg-config --exists libcjson; then
-    echo "fuzz: libcjson not found (apt-get install libcjson-dev)" >&2
+if ! pkg-config --exists libcjson zlib; then
+    echo "fuzz: libcjson or zlib not found (apt-get install libcjson-dev zlib1g-dev)" >&2
     exit 2
 fi
 
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-CFLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Wall -Wextra -Iinclude $(pkg-config --cflags libcjson)"
-LIBS="$(pkg-config --libs libcjson) -lm"
+CFLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Wall -Wextra -Iinclude $(pkg-config --cflags libcjson zlib)"
+# src/io/png.c needs zlib and threads
+LIBS="$(pkg-config --libs libcjson zlib) -lm -lpthread"
 SRC=$(ls src/core/*.c src/io/*.c src/app/options.c)
 
 mkdir -p "$OUT/obj" || exit 2

@@ -1,0 +1,37 @@
+/* The plain data of weights and session files (see attnviz/session_data.h):
+ * defaults and freeing. Reading the files is io/'s; applying them to a
+ * Model is model_set_weights / model_apply_session. */
+#include "attnviz/session_data.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void session_view_default(SessionView *sv)
+{
+    memset(sv, 0, sizeof *sv);
+    sv->query = 1;
+    sv->key = -1;
+    sv->dark = 1;
+    sv->ui_scale = 1.0f;
+}
+
+void parsed_weights_free(ParsedWeights *w)
+{
+    if (!w)
+        return;
+    attn_params_destroy(&w->params);
+    memset(w, 0, sizeof *w);
+}
+
+void session_free(Session *s)
+{
+    if (!s)
+        return;
+    free(s->sentence);
+    for (int i = 0; i < s->n_vectors && s->words; i++)
+        free(s->words[i]);
+    free(s->words);
+    free(s->vectors);
+    parsed_weights_free(&s->weights);
+    memset(s, 0, sizeof *s);
+}

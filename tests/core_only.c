@@ -1,0 +1,197 @@
+/* The core alone, linked with src/core's objects, libm and pthreads only
+ * (tests/layers.sh runs it): a table made in memory, no file; a model, a
+ * session and weights from plain data. Exit 0 when every check holds. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attnviz/embed.h"
+#include "attnviz/model.h"
+#include "attnviz/session_data.h"
+
+static int failures;
+
+#define CHECK(cond)                                                              \
+    do {                                                                         \
+        if (!(cond)) {                                                           \
+            fprintf(stderr, "core_only: %s:%d: failed: %s\n", __FILE__, __LINE__, \
+                    #cond);                                                      \
+            failures++;                                                          \
+        }                                                                        \
+    } while (0)
+
+#define D 4
+
+static const char *const words[] = {"the", "train", "left", "station", "on", "time"};
+#define N_WORDS ((int)(sizeof words / sizeof words[0]))
+
+/* The table by hand: words, vectors, dimension names and the index,
+ * allocated as embed_destroy frees them. */
+static EmbedTable *table_by_hand(void)
+{
+    EmbedTable *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->n = N_WORDS;
+    t->d = D;
+    t->vectors = malloc(sizeof(float) * N_WORDS * D);
+    t->word_off = malloc(sizeof(size_t) * N_WORDS);
+    t->words = malloc(64);
+    t->dim_buf = malloc(16);
+    t->dim_off = malloc(sizeof(size_t) * D);
+    t->n_slots = 16;
+    t->slots = calloc(t->n_slots, sizeof *t->slots);
+    if (!t->vectors || !t->word_off || !t->words || !t->dim_buf || !t->dim_off || !t->slots) {
+        embed_destroy(t);
+        return NULL;
+    }
+    size_t off = 0;
+    for (int i = 0; i < N_WORDS; i++) {
+        size_t n = strlen(words[i]);
+        memcpy(t->words + off, words[i], n + 1);
+        t->word_off[i] = off;
+        off += n + 1;
+        for (int k = 0; k < D; k++)
+            t->vectors[i * D + k] = (float)((i + 1) * (k % 2 ? -1 : 1)) * 0.25f + (float)k * 0.1f;
+        t->slots[embed_hash_probe(t, words[i], n)] = (uint32_t)i + 1;
+    }
+    for (int k = 0; k < D; k++) {
+        snprintf(t->dim_buf + 3 * k, 4, "d%d", k);
+        t->dim_off[k] = (size_t)(3 * k);
+    }
+    return t;
+}
+
+/* Every row of head's weights (MODEL_HEAD_AVG: the mean) sums to 1, with
+ * masked entries 0 when causal. */
+static void check_rows(const Model *m, int head)
+{
+    const float *W = model_matrix(m, MODEL_WEIGHTS, head);
+    CHECK(W != NULL);
+    if (!W)
+        return;
+    for (int i = 0; i < m->T; i++) {
+        double sum = 0;
+        for (int j = 0; j < m->T; j++) {
+            float w = W[i * m->T + j];
+            CHECK(w >= 0.0f && w <= 1.0f);
+            if (m->cfg.causal && j > i)
+                CHECK(w == 0.0f);
+            sum += w;
+        }
+        CHECK(fabs(sum - 1.0) < 1e-5);
+    }
+}
+
+static void check_table(const EmbedTable *t)
+{
+    for (int i = 0; i < N_WORDS; i++)
+        CHECK(embed_find(t, words[i]) == i);
+    CHECK(embed_find(t, "bank") == -1);
+    CHECK(embed_find(t, "") == -1);
+    CHECK(strcmp(embed_dim_name(t, 2), "d2") == 0);
+    float a[D], b[D];
+    embed_oov_vector("bank", D, a);
+    embed_oov_vector("bank", D, b);
+    CHECK(memcmp(a, b, sizeof a) == 0);
+    for (int k = 0; k < D; k++)
+        CHECK(a[k] >= -0.5f && a[k] < 0.5f);
+    embed_oov_vector("river", D, b);
+    CHECK(memcmp(a, b, sizeof a) != 0);
+}
+
+static void check_model(Model *m)
+{
+    const char *s = "the train left the station bank";
+    CHECK(model_set_text(m, s, strlen(s)) == 0);
+    CHECK(m->T == 6);
+    CHECK(model_count_oov(m) == 1 && m->oov[5] == 1);
+    CHECK(memcmp(m->E + 1 * D, embed_vector(m->table, 1), sizeof(float) * D) == 0);
+    CHECK(model_compute(m) == 0);
+    CHECK(m->res.h == 2);
+    for (int h = 0; h < 2; h++)
+        check_rows(m, h);
+    check_rows(m, MODEL_HEAD_AVG);
+    m->cfg.causal = 1;
+    CHECK(model_compute(m) == 0);
+    check_rows(m, 0);
+    check_rows(m, MODEL_HEAD_AVG);
+}
+
+/* A session and weights as the parsers would give them, built by hand. */
+static void check_session(Model *m)
+{
+    Session s;
+    memset(&s, 0, sizeof s);
+    s.sentence = malloc(32);
+    s.words = calloc(1, sizeof *s.words);
+    s.vectors = malloc(sizeof(float) * D);
+    if (!s.sentence || !s.words || !s.vectors || !(s.words[0] = malloc(8)) ||
+        attn_params_create(&s.weights.params, D, 1) < 0) {
+        CHECK(!"out of memory");
+        session_free(&s);
+        return;
+    }
+    strcpy(s.sentence, "time on the station");
+    strcpy(s.words[0], "station");
+    for (int k = 0; k < D; k++)
+        s.vectors[k] = 0.5f - (float)k;
+    s.n_vectors = 1;
+    s.d = D;
+    s.cfg = attn_config_default();
+    s.cfg.scale = 0;
+    s.has_weights = 1;
+    attn_params_xavier(&s.weights.params, 7);
+    s.weights.has_seed = 1;
+    s.weights.seed = 7;
+    session_view_default(&s.view);
+
+    s.d = D + 1; /* not for this model: refused, nothing changes */
+    CHECK(model_apply_session(m, &s) == -ATTN_E_SHAPE);
+    CHECK(m->T == 6 && m->cfg.heads == 2);
+    s.d = D;
+    CHECK(model_apply_session(m, &s) == 0);
+    CHECK(m->T == 4 && strcmp(m->text, "time on the station") == 0);
+    CHECK(m->cfg.heads == 1 && m->cfg.scale == 0 && m->cfg.causal == 0);
+    CHECK(attn_params_equal(&m->params, &s.weights.params));
+    CHECK(m->has_seed == 1 && m->seed == 7);
+    CHECK(m->edited[3] == 1 && m->edited[0] == 0);
+    CHECK(memcmp(m->E + 3 * D, s.vectors, sizeof(float) * D) == 0);
+    CHECK(model_compute(m) == 0);
+    check_rows(m, 0);
+
+    /* weights for another d are refused */
+    ParsedWeights w;
+    memset(&w, 0, sizeof w);
+    CHECK(attn_params_create(&w.params, 2 * D, 2) == 0);
+    CHECK(model_set_weights(m, &w) == -ATTN_E_SHAPE);
+    CHECK(m->params.d == D && m->params.h == 1);
+    parsed_weights_free(&w);
+    session_free(&s);
+    CHECK(s.sentence == NULL && s.n_vectors == 0);
+}
+
+int main(void)
+{
+    EmbedTable *t = table_by_hand();
+    if (!t) {
+        fprintf(stderr, "core_only: out of memory\n");
+        return 1;
+    }
+    check_table(t);
+    AttnConfig cfg = attn_config_default();
+    cfg.heads = 2;
+    Model m;
+    CHECK(model_init(&m, t, &cfg) == 0);
+    check_model(&m);
+    check_session(&m);
+    model_destroy(&m);
+    embed_destroy(t);
+    if (failures) {
+        fprintf(stderr, "core_only: %d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("core_only: the core alone, on a table made in memory: all checks passed\n");
+    return 0;
+}
