@@ -71,7 +71,7 @@ static ModelFigure *figure_of(const Model *m, const SvgOptions *o)
 {
     ModelFigure *mf = malloc(sizeof *mf);
     assert_non_null(mf);
-    export_model_figure(mf, m, o->matrix, o->head, 1.0f, o->cmap);
+    export_model_figure(mf, m, o->matrix, o->head, 1.0f, o->cmap, o->query < m->T ? o->query : -1);
     return mf;
 }
 

@@ -116,8 +116,10 @@ static void window_state(ViewState *s, const Model *m)
     s->cursor = (int)strlen(m->text);
 }
 
-static void draw_window(Canvas *c, const ViewState *s, ViewLayout *l)
+/* As the app draws a frame: the maps of s's head and matrix, layout, draw. */
+static void draw_window(Canvas *c, ViewState *s, ViewLayout *l)
 {
+    view_state_set_model(s, s->m);
     view_layout(c->v, s, c->surf->w, c->surf->h, l);
     view_draw_window(c->v, c->r, s, l);
     SDL_RenderPresent(c->r);

@@ -1,6 +1,9 @@
-/* Pixel golden of the pre-split view: a guard for splitting src/view/view.c
- * into one file per panel (issue 12, point 3), which must not change a pixel.
- * The figure redesign will change pixels on purpose and replace these hashes.
+/* Pixel golden of the view: a guard for restructurings, which must not
+ * change a pixel. First recorded before src/view/view.c was split into one
+ * file per panel (issue 12, point 3; the split changed none); re-recorded
+ * once, on purpose, when the heatmap became the shared figure layout (axis
+ * titles, colour bar caption and masked legend, the facts line of the SVG;
+ * the images were looked at). Change them only for a change meant to be seen.
  *
  * Windows (view_render_window) and export panels (view_render_panel) are
  * drawn offscreen by the software renderer, in scenes that reach every part
@@ -9,7 +12,7 @@
  * with all queries' lines, weight editor cell by cell and as one texture, step
  * view fully and partly revealed, status bar, help overlay, tooltip, the
  * three export panels), and each image's FNV-1a hash over its R, G, B bytes
- * is compared with the one recorded from the code before the split. Every
+ * is compared with the one recorded below. Every
  * image is written to build/test-out/golden-NAME.png, and every hash printed
  * (ATTNVIZ_GOLDEN_PRINT=1 prints the table to paste below).
  * Run from the repository root with SDL_VIDEODRIVER=dummy. */
@@ -49,20 +52,20 @@ typedef struct Golden {
 } Golden;
 
 static const Golden expected[] = {
-    {"window-default", 0x21567099c1d15f22ULL},
-    {"window-heads4-tooltip", 0x3192a4c90e604daaULL},
-    {"window-heads4-help", 0x3773e9e5033eecabULL},
-    {"window-light-editing", 0xc588c9ac03dee919ULL},
-    {"window-narrow-zoom", 0xb46e4406b9037bfbULL},
-    {"window-prompt", 0x089dc571d2230a69ULL},
-    {"window-long", 0xd30f79c79f2a3af9ULL},
-    {"window-basic-scale150", 0x110f286950caea94ULL},
-    {"window-empty", 0xab6ef84d02329693ULL},
-    {"panel-heatmap", 0xb377c3baab1a776bULL},
-    {"panel-lines", 0x19ad7b2b97dd2e6dULL},
-    {"panel-both", 0xc5d0906ce788c971ULL},
-    {"panel-heatmap-causal-dark", 0xe2502e9ecfb72cb6ULL},
-    {"panel-both-long", 0x7a836662bb2ccd9eULL},
+    {"window-default", 0x838f3064d915afbfULL},
+    {"window-heads4-tooltip", 0x456a9062c2de5751ULL},
+    {"window-heads4-help", 0x14e21bc3f4de3203ULL},
+    {"window-light-editing", 0x623676dbd60dc770ULL},
+    {"window-narrow-zoom", 0xb194bc9e2ccb07a6ULL},
+    {"window-prompt", 0xad38ff6e38f145e4ULL},
+    {"window-long", 0x1752d08b18960991ULL},
+    {"window-basic-scale150", 0x83225feb842fd880ULL},
+    {"window-empty", 0x920cdaa9fd408bc2ULL},
+    {"panel-heatmap", 0x3fff840c12ba9fcfULL},
+    {"panel-lines", 0x7424447eb1a1ccfdULL},
+    {"panel-both", 0xd852b5b0f7137c11ULL},
+    {"panel-heatmap-causal-dark", 0x6a0bb30325948051ULL},
+    {"panel-both-long", 0xf0831adb48b21066ULL},
 };
 
 static int group_setup(void **state)
@@ -153,16 +156,21 @@ static void window_state(ViewState *s, const Model *m)
     s->cursor = (int)strlen(m->text);
 }
 
+/* Render s as the app does: its maps for its head and matrix first. */
 static void window(const char *name, const ViewState *s, int w, int h)
 {
     AttnErr err = {0};
-    check(name, view_render_window(NULL, s, w, h, &err), &err);
+    ViewState t = *s;
+    view_state_set_model(&t, t.m);
+    check(name, view_render_window(NULL, &t, w, h, &err), &err);
 }
 
 static void panel(const char *name, const ViewState *s, ViewPanel p)
 {
     AttnErr err = {0};
-    check(name, view_render_panel(NULL, s, p, &err), &err);
+    ViewState t = *s;
+    view_state_set_model(&t, t.m);
+    check(name, view_render_panel(NULL, &t, p, &err), &err);
 }
 
 /* A sentence of n words from a short list (some not in the table). */

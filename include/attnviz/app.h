@@ -35,11 +35,12 @@ typedef struct ModelFigure {
     Figure fig;
 } ModelFigure;
 void export_model_figure(ModelFigure *mf, const Model *m, ModelMatrix which, int head,
-                         float scale, ColormapId cmap);
+                         float scale, ColormapId cmap, int query);
 
 /* The heatmap PNG's pixels for the view state s (matrix, head, colour map,
- * theme, scale, query) of m: export_model_figure drawn by the software
- * renderer. Both the command line and the window export through it. */
+ * theme, scale, query) of m: the export panel (the same figure as
+ * export_model_figure's) drawn by the software renderer. Both the command
+ * line and the window export through it. */
 struct ViewState;
 struct SDL_Surface *export_heatmap_surface(const Model *m, const struct ViewState *s,
                                            const char *font, AttnErr *err);

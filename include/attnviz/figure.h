@@ -47,6 +47,8 @@ typedef struct FigureOptions {
     int pan_row, pan_col;/* first visible row/column when zoomed */
     int query, key;      /* selected row and column (labels give way), -1 */
     ColormapId cmap;     /* the sequential map (weights, targets) */
+    const ColorScale *cs;/* the map's colour scale when known (a view caches
+                            it), or NULL: scanned from the map */
 } FigureOptions;
 
 /* Options of an export figure at scale, with its title and facts. */

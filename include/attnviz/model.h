@@ -132,6 +132,10 @@ AttnMaps model_maps(const Model *m, ModelMatrix which);
  * scaling, mask, posenc, τ, separated by ", " in ASCII (ascii = 1: "scaled
  * 1/sqrt(dk)", "tau=1") or by " · " in UTF-8 ("scaled 1/√dk", "τ=1"). */
 void model_facts(const Model *m, int head, int ascii, char *buf, size_t n);
+/* A figure's title (the sentence in quotes, its first 1000 bytes) and facts
+ * line ("attention weights · learned · …") for matrix which of head. */
+void model_figure_text(const Model *m, ModelMatrix which, int head, char *title, size_t tn,
+                       char *facts, size_t fn);
 
 /* The step view's numbers for query i and key j of one head, as the seeds
  * teach them: q_i, k_j, v_j; score = q·k; logit = score·s/τ; the softmax's

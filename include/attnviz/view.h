@@ -33,7 +33,21 @@ typedef struct ViewHelpLine {
 } ViewHelpLine;
 
 typedef struct ViewState {
-    const Model *m;
+    /* What the map panels (heatmap, line diagram, colour bar, tooltip) draw:
+     * plain data (attnmap.h) borrowed from whoever made it.
+     * view_state_set_model fills these from a Model; the step view and the
+     * weight editor are the only panels that read the Model itself. */
+    AttnMap map;           /* the heatmap: the shown matrix */
+    AttnMap weights;       /* the line diagram; the tooltip's weight */
+    AttnMap scores, logits;/* the tooltip's other numbers (v NULL: none) */
+    unsigned long maps_gen;/* changes whenever the maps' numbers change */
+    const unsigned char *q_unknown; /* rows whose token is not in the table, or NULL */
+    char title[1100];      /* a figure's title: the sentence in quotes */
+    char facts[400];       /* a figure's facts line */
+    AttnConfig cfg;        /* settings the controls and the status bar show */
+    int d, dk, heads, n_unknown;
+    const TokenList *toks; /* the tokens' places in the sentence, or NULL */
+    const Model *m;        /* for the step view and the weight editor, or NULL */
     int head;              /* 0..h-1, or MODEL_HEAD_AVG */
     ModelMatrix matrix;    /* weights, scores or logits */
     ColormapId cmap;       /* sequential map for weights */
@@ -88,6 +102,7 @@ typedef struct ViewLayout {
     float edit_cell_w, edit_cell_h;
     int edit_rows, edit_cols;
     SDL_Rect edit_btn[EBTN_COUNT];
+    Figure heat;                  /* the heatmap panel's figure */
 } ViewLayout;
 
 typedef struct View View;
@@ -144,6 +159,10 @@ SDL_Surface *view_render_figure(const char *font_path, const Figure *f, const At
 /* The same for a grid of maps (figure_grid_layout). */
 SDL_Surface *view_render_grid(const char *font_path, const FigureGrid *g, const AttnMaps *ms,
                               int dark, AttnErr *err);
+
+/* Fill the map panels' data of s from m (NULL: nothing to show) for s's
+ * head and matrix: call it again after changing either, or m. */
+void view_state_set_model(ViewState *s, const Model *m);
 
 /* Default state for a model: head 0, weights, viridis, query 0 (or the
  * token with most attention on others), light theme, scale 1. */

@@ -1201,7 +1201,7 @@ void app_draw(AppState *a, SDL_Renderer *r)
         w = a->win_w;
         h = a->win_h;
     }
-    a->vs.m = a->m;
+    view_state_set_model(&a->vs, a->m);
     a->vs.sentence = a->prompt ? a->prompt_buf : a->text;
     int text_cursor = a->vs.cursor;
     if (a->prompt)

@@ -31,24 +31,16 @@ static int write_json(FILE *f, void *ctx)
 }
 
 void export_model_figure(ModelFigure *mf, const Model *m, ModelMatrix which, int head,
-                         float scale, ColormapId cmap)
+                         float scale, ColormapId cmap, int query)
 {
-    char facts[300];
-    const char *t = m->text ? m->text : "";
-    size_t n = strlen(t);
-    if (n > 1000) /* wider than any figure: cut at a character */
-        for (n = 1000; n > 0 && ((unsigned char)t[n] & 0xC0) == 0x80; n--)
-            ;
-    snprintf(mf->title, sizeof mf->title, "\xE2\x80\x9C%.*s\xE2\x80\x9D", (int)n, t);
     mf->map = model_map(m, which, head);
     if (!mf->map.v) /* a matrix the model does not keep: its weights */
         mf->map = model_map(m, MODEL_WEIGHTS, head);
-    model_facts(m, head, 0, facts, sizeof facts);
-    snprintf(mf->facts, sizeof mf->facts, "%s \xC2\xB7 %s",
-             mf->map.kind == ATTN_MAP_WEIGHTS ? "attention weights" : attn_map_kind_name(mf->map.kind),
-             facts);
+    model_figure_text(m, (ModelMatrix)mf->map.kind, head, mf->title, sizeof mf->title, mf->facts,
+                      sizeof mf->facts);
     FigureOptions fo = figure_options_export(scale, mf->title, mf->facts);
     fo.cmap = cmap;
+    fo.query = query;
     figure_layout(&mf->fig, &mf->map, &fo, &figure_measure_dejavu);
 }
 
@@ -58,8 +50,8 @@ static int write_svg(FILE *f, void *ctx)
     ModelFigure *mf = malloc(sizeof *mf);
     if (!mf)
         return -ATTN_E_NOMEM;
-    export_model_figure(mf, c->m, (ModelMatrix)c->o->matrix, c->o->head, (float)c->o->scale, c->cmap);
-    int q = c->o->query < mf->map.Tq ? c->o->query : -1;
+    int q = c->o->query < c->m->T ? c->o->query : -1;
+    export_model_figure(mf, c->m, (ModelMatrix)c->o->matrix, c->o->head, (float)c->o->scale, c->cmap, q);
     int rc = svg_write_figure(f, &mf->fig, &mf->map, c->o->theme_dark, q, -1);
     free(mf);
     return rc;
@@ -75,16 +67,9 @@ static const char *extension(const char *path)
 SDL_Surface *export_heatmap_surface(const Model *m, const ViewState *s, const char *font,
                                     AttnErr *err)
 {
-    ModelFigure *mf = malloc(sizeof *mf);
-    if (!mf) {
-        attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
-        return NULL;
-    }
-    export_model_figure(mf, m, s->matrix, s->head, s->scale, s->cmap);
-    int q = s->query < mf->map.Tq ? s->query : -1;
-    SDL_Surface *surf = view_render_figure(font, &mf->fig, &mf->map, s->dark, q, err);
-    free(mf);
-    return surf;
+    ViewState fig = *s;
+    view_state_set_model(&fig, m);
+    return view_render_panel(font, &fig, PANEL_HEATMAP, err);
 }
 
 /* The PNG: the same view state a window export would use, drawn by the
@@ -102,13 +87,13 @@ static int export_png(const Model *m, const Options *o, ColormapId cmap, const c
     s.cmap = cmap;
     if (o->view != VIEW_HEATMAP && s.query < 0)
         s.all_lines = 1;
+    view_state_set_model(&s, m); /* for this head and matrix */
     ViewPanel p = o->view == VIEW_LINES ? PANEL_LINES : o->view == VIEW_BOTH ? PANEL_BOTH : PANEL_HEATMAP;
     if (!SDL_WasInit(SDL_INIT_VIDEO)) {
         /* text and the software renderer need no display */
         SDL_SetHint(SDL_HINT_VIDEODRIVER, "dummy");
     }
-    SDL_Surface *surf = p == PANEL_HEATMAP ? export_heatmap_surface(m, &s, o->font, err)
-                                           : view_render_panel(o->font, &s, p, err);
+    SDL_Surface *surf = view_render_panel(o->font, &s, p, err);
     if (!surf)
         return -ATTN_E_IO;
     int rc = view_save_png(surf, path, err);

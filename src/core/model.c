@@ -465,3 +465,18 @@ void model_facts(const Model *m, int head, int ascii, char *buf, size_t n)
              sep, c->causal ? "causal mask" : "no mask", sep, c->posenc ? "posenc" : "no posenc",
              sep, ascii ? "tau" : "\xCF\x84", (double)c->temperature);
 }
+
+void model_figure_text(const Model *m, ModelMatrix which, int head, char *title, size_t tn,
+                       char *facts, size_t fn)
+{
+    char f[300];
+    const char *t = m->text ? m->text : "";
+    size_t n = strlen(t);
+    if (n > 1000) /* wider than any figure: cut at a character */
+        for (n = 1000; n > 0 && ((unsigned char)t[n] & 0xC0) == 0x80; n--)
+            ;
+    snprintf(title, tn, "\xE2\x80\x9C%.*s\xE2\x80\x9D", (int)n, t);
+    model_facts(m, head, 0, f, sizeof f);
+    snprintf(facts, fn, "%s \xC2\xB7 %s",
+             which == MODEL_WEIGHTS ? "attention weights" : attn_map_kind_name((AttnMapKind)which), f);
+}

@@ -20,8 +20,8 @@ static int sentence_text_x(const ViewState *s, const ViewLayout *l, View *v)
 /* The bar's right-hand note, and the width left for the sentence before it. */
 static void sentence_note(const ViewState *s, char *buf, size_t n)
 {
-    if (s->m && !s->prompt)
-        snprintf(buf, n, "T = %d  \xC2\xB7  PgUp/PgDn: more sentences", s->m->T);
+    if (s->toks && !s->prompt)
+        snprintf(buf, n, "T = %d  \xC2\xB7  PgUp/PgDn: more sentences", s->toks->n);
     else
         buf[0] = '\0';
 }
@@ -178,11 +178,11 @@ void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, const ViewL
         text_draw(v->text, px, th->dim, "type a sentence (click here or press /)", tx, cy, 0, 0);
     }
     /* unknown words: a dotted underline */
-    if (!s->prompt && s->m) {
-        const TokenList *tl = &s->m->toks;
-        for (int i = 0; i < s->m->T; i++) {
+    if (!s->prompt && s->toks && s->q_unknown) {
+        const TokenList *tl = s->toks;
+        for (int i = 0; i < tl->n; i++) {
             size_t a0 = tl->src_start[i], a1 = a0 + tl->src_len[i];
-            if (!s->m->oov[i] || a0 < v0 || a1 > v1)
+            if (!s->q_unknown[i] || a0 < v0 || a1 > v1)
                 continue;
             int a = span_width(v, px, t, v0, a0) + (a0 >= cur ? g.pw : 0),
                 b = span_width(v, px, t, v0, a1) + (a1 > cur ? g.pw : 0);
@@ -210,7 +210,7 @@ void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, const ViewL
 
 const char *control_label(const ViewState *s, int c, int compact, char *buf, size_t n)
 {
-    const AttnConfig *cfg = &s->m->cfg;
+    const AttnConfig *cfg = &s->cfg;
     char hb[40];
     switch (c) {
     case CTL_MODE:
@@ -220,13 +220,13 @@ const char *control_label(const ViewState *s, int c, int compact, char *buf, siz
     case CTL_MASK: snprintf(buf, n, compact ? "[M] mask" : "[M] causal mask"); break;
     case CTL_POSENC: snprintf(buf, n, compact ? "[P] pos" : "[P] pos. enc."); break;
     case CTL_HEAD:
-        head_label(s, hb, sizeof hb);
+        attn_head_label(s->head, s->heads, hb, sizeof hb);
         snprintf(buf, n, "[H] %s", hb);
         break;
     case CTL_HEADS_DOWN: snprintf(buf, n, "[[] \xE2\x88\x92"); break;
     case CTL_HEADS_UP: snprintf(buf, n, "[]] +"); break;
     case CTL_TEMP: snprintf(buf, n, "[T] \xCF\x84 = %.2f", (double)cfg->temperature); break;
-    case CTL_MATRIX: snprintf(buf, n, "[R] %s", matrix_name(s->matrix)); break;
+    case CTL_MATRIX: snprintf(buf, n, "[R] %s", attn_map_kind_name((AttnMapKind)s->matrix)); break;
     case CTL_CMAP: snprintf(buf, n, "[C] %s", colormap_name(s->cmap)); break;
     case CTL_ALL: snprintf(buf, n, compact ? "[A] all" : "[A] all queries"); break;
     case CTL_EXPORT: snprintf(buf, n, compact ? "[^E] PNG" : "[^E] export PNG"); break;
@@ -237,7 +237,7 @@ const char *control_label(const ViewState *s, int c, int compact, char *buf, siz
 
 static int control_active(const ViewState *s, int c)
 {
-    const AttnConfig *cfg = &s->m->cfg;
+    const AttnConfig *cfg = &s->cfg;
     switch (c) {
     case CTL_MODE: return cfg->mode == ATTN_MODE_LEARNED;
     case CTL_SCALE: return cfg->scale;
@@ -282,17 +282,17 @@ void draw_status(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout 
     SDL_Color line = th->border;
     set_color(r, line);
     SDL_RenderDrawLine(r, 0, l->status.y, l->w, l->status.y);
-    const AttnConfig *c = &s->m->cfg;
+    const AttnConfig *c = &s->cfg;
     char buf[512], q[160] = "";
-    if (s->query >= 0 && s->query < s->m->T)
-        snprintf(q, sizeof q, " \xC2\xB7 query: %s", tok_text(&s->m->toks, s->query));
-    int oov = model_count_oov(s->m);
+    const AttnMap *m = &s->map;
+    if (s->query >= 0 && s->query < m->Tq)
+        snprintf(q, sizeof q, " \xC2\xB7 query: %s", m->q_labels[s->query]);
+    int heads = s->heads > 0 ? s->heads : 1;
     snprintf(buf, sizeof buf,
              "%s \xC2\xB7 %d head%s \xC2\xB7 d=%d \xC2\xB7 dk=%d \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 \xCF\x84=%.2f \xC2\xB7 T=%d%s%s",
-             c->mode == ATTN_MODE_BASIC ? "basic" : "learned", s->m->res.h,
-             s->m->res.h == 1 ? "" : "s", s->m->d, s->m->res.h ? s->m->d / s->m->res.h : s->m->d,
-             c->scale ? "scaled" : "unscaled", c->causal ? "causal mask" : "no mask",
-             (double)c->temperature, s->m->T, q, oov ? " \xC2\xB7 dotted = not in the table" : "");
+             c->mode == ATTN_MODE_BASIC ? "basic" : "learned", heads, heads == 1 ? "" : "s", s->d,
+             s->dk, c->scale ? "scaled" : "unscaled", c->causal ? "causal mask" : "no mask",
+             (double)c->temperature, m->Tq, q, s->n_unknown ? " \xC2\xB7 dotted = not in the table" : "");
     int px = S(s, 13), lh = text_line_height(v->text, px);
     int w = text_draw(v->text, px, th->dim, buf, S(s, 12), l->status.y + (l->status.h - lh) / 2, 0, 0);
     const char *msg = s->status ? s->status : "F1 or ? for help  \xC2\xB7  Ctrl+E export PNG  \xC2\xB7  Ctrl+S save session";
@@ -367,27 +367,26 @@ void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l
     }
 }
 
+/* The hovered cell's query and key, and its numbers in the maps there are. */
 void draw_tooltip(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
-    const Model *m = s->m;
-    int i = s->hover_i, j = s->hover_j, T = m->res.Tq;
-    if (i < 0 || j < 0 || i >= T || j >= T)
+    const AttnMap *w = &s->weights, *sc = &s->scores, *lg = &s->logits;
+    int i = s->hover_i, j = s->hover_j;
+    if (!w->v || i < 0 || j < 0 || i >= w->Tq || j >= w->Tk)
         return;
     const Theme *th = theme(s);
-    int head = model_matrix(m, MODEL_SCORES, s->head) ? s->head : 0;
-    const float *sc = model_matrix(m, MODEL_SCORES, head);
-    const float *lg = model_matrix(m, MODEL_LOGITS, head);
-    const float *w = model_matrix(m, MODEL_WEIGHTS, head);
     char l1[200], l2[200];
-    snprintf(l1, sizeof l1, "query %s \xE2\x86\x92 key %s", tok_text(&m->toks, i), tok_text(&m->toks, j));
-    size_t e = (size_t)i * T + j;
-    if (attn_masked(&m->res, i, j))
+    snprintf(l1, sizeof l1, "query %s \xE2\x86\x92 key %s", w->q_labels[i], w->k_labels[j]);
+    if (attn_map_masked(w, i, j))
         snprintf(l2, sizeof l2, "masked (key after query): weight 0");
-    else if (lg)
+    else if (sc->v && lg->v)
         snprintf(l2, sizeof l2, "score %.3f \xC2\xB7 logit %.3f \xC2\xB7 weight %.3f",
-                 (double)sc[e], (double)lg[e], (double)w[e]);
+                 (double)attn_map_at(sc, i, j), (double)attn_map_at(lg, i, j), (double)attn_map_at(w, i, j));
+    else if (sc->v)
+        snprintf(l2, sizeof l2, "score %.3f \xC2\xB7 weight %.3f", (double)attn_map_at(sc, i, j),
+                 (double)attn_map_at(w, i, j));
     else
-        snprintf(l2, sizeof l2, "score %.3f \xC2\xB7 weight %.3f", (double)sc[e], (double)w[e]);
+        snprintf(l2, sizeof l2, "weight %.3f", (double)attn_map_at(w, i, j));
     int px = S(s, 13), lh = text_line_height(v->text, px), w1, w2;
     text_size(v->text, px, l1, &w1, NULL);
     text_size(v->text, px, l2, &w2, NULL);
@@ -396,8 +395,7 @@ void draw_tooltip(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout
         box.x = s->mouse_x - box.w - S(s, 8);
     if (box.y + box.h > l->h)
         box.y = s->mouse_y - box.h - S(s, 8);
-    SDL_Color bg = th->panel2;
-    fill(r, box, bg);
+    fill(r, box, th->panel2);
     outline(r, box, th->accent, 1);
     text_draw(v->text, px, th->text, l1, box.x + S(s, 8), box.y + S(s, 6), 0, 0);
     text_draw(v->text, px, th->text, l2, box.x + S(s, 8), box.y + S(s, 6) + lh, 0, 0);

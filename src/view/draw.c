@@ -1,4 +1,5 @@
-/* Drawing helpers every panel uses: the two themes' colours, fills and
+/* Drawing helpers every panel uses: the themes' colours (theme.h) as SDL
+ * colours, fills and
  * outlines, thick anti-aliased lines, text cut to a width, the widest token
  * label. */
 #include "view_internal.h"
@@ -6,16 +7,25 @@
 #include <cglm/cglm.h>
 #include <string.h>
 
-const Theme dark_theme = {
-    {20, 22, 26, 255}, {30, 33, 40, 255}, {37, 41, 50, 255},
-    {230, 230, 230, 255}, {150, 156, 168, 255}, {255, 179, 0, 255},
-    {62, 67, 80, 255}, {74, 76, 86, 255}, {255, 107, 107, 255},
-    {110, 170, 230, 255}, {240, 120, 100, 255}};
-const Theme light_theme = {
-    {255, 255, 255, 255}, {244, 245, 247, 255}, {232, 234, 238, 255},
-    {26, 26, 26, 255}, {90, 98, 112, 255}, {200, 110, 0, 255},
-    {200, 204, 212, 255}, {214, 216, 222, 255}, {200, 40, 40, 255},
-    {40, 110, 190, 255}, {200, 70, 50, 255}};
+/* theme.h's colours as opaque SDL colours, converted once */
+const Theme *theme_colors(int dark)
+{
+    static Theme t[2];
+    static int done[2];
+    dark = dark != 0;
+    if (!done[dark]) {
+        const AttnTheme *a = theme_get(dark);
+        const Rgb *src[] = {&a->bg, &a->panel, &a->panel2, &a->text, &a->dim, &a->accent,
+                            &a->border, &a->mask, &a->error, &a->pos, &a->neg};
+        SDL_Color *dst[] = {&t[dark].bg, &t[dark].panel, &t[dark].panel2, &t[dark].text,
+                            &t[dark].dim, &t[dark].accent, &t[dark].border, &t[dark].mask,
+                            &t[dark].error, &t[dark].pos, &t[dark].neg};
+        for (size_t k = 0; k < sizeof src / sizeof src[0]; k++)
+            *dst[k] = rgb_color(*src[k]);
+        done[dark] = 1;
+    }
+    return &t[dark];
+}
 
 /* Opaque fills skip blending: the software renderer would otherwise blend
  * every pixel of every panel. */
@@ -121,12 +131,12 @@ void draw_text_fit(View *v, int px, SDL_Color c, const char *t, int x, int y, in
     text_draw(v->text, px, c, buf, x, y, 0, 0);
 }
 
-int max_label_width(View *v, const ViewState *s, int px, int T)
+int max_label_width(View *v, const char *const *labels, int n, int px)
 {
     int mw = 0;
-    for (int i = 0; i < T; i++) {
+    for (int i = 0; i < n; i++) {
         int w;
-        text_size(v->text, px, tok_text(&s->m->toks, i), &w, NULL);
+        text_size(v->text, px, labels[i], &w, NULL);
         if (w > mw)
             mw = w;
     }

@@ -318,7 +318,7 @@ void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o, const 
     int cap = S(&c, 140);
     f->label_w = widest(&c, f->label_px, map->q_labels, f->Tq, cap);
     int key_w = widest(&c, f->label_px, map->k_labels, f->Tk, cap);
-    f->cb.cs = colormap_scale_for_map(map, o->cmap);
+    f->cb.cs = o->cs ? *o->cs : colormap_scale_for_map(map, o->cmap);
     int tick_w = tick_labels(&f->cb, &c);
     f->grid.x = x0 + f->label_w + S(&c, 10);
     f->grid.y = y0;
@@ -458,14 +458,18 @@ int figure_cell_y(const Figure *f, int i)
     return f->grid.y + (int)lroundf((i - f->row0) * f->cell);
 }
 
+/* Thinned labels give way to the selected one: those closer to it than one
+ * and a half label spacings are left out. */
 int figure_row_label_shown(const Figure *f, int i, int query)
 {
-    return i == query || (!(i % f->every_r) && (query < 0 || abs(i - query) >= f->every_r));
+    int gap = f->every_r + f->every_r / 2;
+    return i == query || (!(i % f->every_r) && (query < 0 || abs(i - query) >= gap));
 }
 
 int figure_col_label_shown(const Figure *f, int j, int key)
 {
-    return j == key || (!(j % f->every_c) && (key < 0 || abs(j - key) >= f->every_c));
+    int gap = f->every_c + f->every_c / 2;
+    return j == key || (!(j % f->every_c) && (key < 0 || abs(j - key) >= gap));
 }
 
 int figure_hit_cell(const Figure *f, int x, int y, int *i, int *j)

@@ -26,6 +26,21 @@ TextMeasure figure_measure_text(TextCache *t)
     return m;
 }
 
+SDL_Texture *figure_bar_texture(SDL_Renderer *r, ColormapId id)
+{
+    SDL_Texture *t = SDL_CreateTexture(r, SDL_PIXELFORMAT_RGB888, SDL_TEXTUREACCESS_STATIC, 1, 256);
+    if (!t)
+        return NULL;
+    uint32_t px[256];
+    for (int k = 0; k < 256; k++) {
+        Rgb c = colormap_rgb(id, 1.0f - k / 255.0f); /* top = high */
+        px[k] = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
+    }
+    SDL_UpdateTexture(t, NULL, px, 4);
+    SDL_SetTextureScaleMode(t, SDL_ScaleModeNearest); /* 256 steps: no visible bands */
+    return t;
+}
+
 static SDL_Color col(Rgb c)
 {
     SDL_Color o = {c.r, c.g, c.b, 255};

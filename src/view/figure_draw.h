@@ -22,6 +22,9 @@ typedef struct FigureDraw {
     int background;         /* 1: clear the figure's rectangle first */
 } FigureDraw;
 
+/* The colour map as a 1×256 gradient texture, top = high; NULL on error. */
+SDL_Texture *figure_bar_texture(SDL_Renderer *r, ColormapId id);
+
 /* Measuring through the text cache, for figure_layout. */
 TextMeasure figure_measure_text(TextCache *t);
 

@@ -26,21 +26,6 @@ static SDL_Texture *heat_texture(SDL_Renderer *r, const Figure *f, const AttnMap
     return t;
 }
 
-static SDL_Texture *bar_texture(SDL_Renderer *r, ColormapId id)
-{
-    SDL_Texture *t = SDL_CreateTexture(r, SDL_PIXELFORMAT_RGB888, SDL_TEXTUREACCESS_STATIC, 1, 256);
-    if (!t)
-        return NULL;
-    uint32_t px[256];
-    for (int k = 0; k < 256; k++) {
-        Rgb c = colormap_rgb(id, 1.0f - k / 255.0f); /* top = high */
-        px[k] = (uint32_t)c.r << 16 | (uint32_t)c.g << 8 | c.b;
-    }
-    SDL_UpdateTexture(t, NULL, px, 4);
-    SDL_SetTextureScaleMode(t, SDL_ScaleModeNearest);
-    return t;
-}
-
 /* A software renderer on a new w×h RGB888 surface with a text cache, the
  * theme's background, then draw(d, what): figure or grid. */
 static SDL_Surface *render(const char *font_path, int w, int h, int dark, int query,
@@ -84,7 +69,7 @@ static void draw_figure(FigureDraw *d, const void *fig, const void *map)
     const Figure *f = fig;
     d->scale = (float)f->label_px / 14.0f;
     d->heat = f->Tq && f->Tk ? heat_texture(d->r, f, map, d->th) : NULL;
-    d->bar = bar_texture(d->r, f->cb.cs.id);
+    d->bar = figure_bar_texture(d->r, f->cb.cs.id);
     figure_draw(d, f, map);
 }
 
@@ -92,7 +77,7 @@ static void draw_grid(FigureDraw *d, const void *grid, const void *maps)
 {
     const FigureGrid *g = grid;
     d->scale = (float)g->head_px / 12.0f;
-    d->bar = bar_texture(d->r, g->cb.cs.id);
+    d->bar = figure_bar_texture(d->r, g->cb.cs.id);
     figure_draw_grid(d, g, maps);
 }
 

@@ -73,15 +73,15 @@ static void layout_heat_lines(View *v, const ViewState *s, ViewLayout *l)
 {
     int th = S(s, 20);
     SDL_Rect area = {l->heatmap.x, l->heatmap.y + th, l->heatmap.w, l->heatmap.h - th};
-    HeatGeom g;
-    heat_geometry(v, s, area, (float)S(s, 90), &g);
-    l->grid = g.grid;
-    l->colorbar = g.colorbar;
-    l->cell = g.cell;
-    l->rows_vis = g.rows;
-    l->cols_vis = g.cols;
-    l->row0 = g.row0;
-    l->col0 = g.col0;
+    Figure *g = &l->heat;
+    heat_figure(v, s, area, (float)S(s, 90), g);
+    l->grid = (SDL_Rect){g->grid.x, g->grid.y, g->grid.w, g->grid.h};
+    l->colorbar = (SDL_Rect){g->cb.bar.x, g->cb.bar.y, g->cb.bar.w, g->cb.bar.h};
+    l->cell = g->cell;
+    l->rows_vis = g->rows;
+    l->cols_vis = g->cols;
+    l->row0 = g->row0;
+    l->col0 = g->col0;
     SDL_Rect la = {l->lines.x, l->lines.y + th, l->lines.w, l->lines.h - th};
     LinesGeom lg;
     lines_geometry(v, s, la, &lg);
@@ -160,7 +160,7 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
     y += l->controls.h + S(s, 6);
     int show_editor = w >= S(s, 1000);
     layout_panels(s, l, pad, y, show_editor);
-    if (s->m && s->m->T)
+    if (s->map.v && s->map.Tq && s->map.Tk)
         layout_heat_lines(v, s, l);
     if (show_editor && s->m)
         layout_editor(v, s, l);

@@ -1,7 +1,8 @@
-/* The line diagram: every token twice, queries on the left and keys on the
- * right, and a curve from the selected query to each key as thick as its
- * attention weight (faint curves for every other query with "all lines");
- * long sentences scroll. The window and the export panels share it. */
+/* The line diagram of a map of weights (s->weights): the query tokens on
+ * the left, the key tokens on the right, and a curve from the selected query
+ * to each key as thick as its weight (faint curves for every other query
+ * with "all lines"); long sentences scroll. The window and the export
+ * panels share it. */
 #include "view_internal.h"
 
 #include <cglm/cglm.h>
@@ -9,15 +10,17 @@
 
 void lines_geometry(View *v, const ViewState *s, SDL_Rect area, LinesGeom *g)
 {
-    int T = shown_T(s);
+    const AttnMap *m = &s->weights;
+    int T = m->v ? (m->Tq > m->Tk ? m->Tq : m->Tk) : 0;
     memset(g, 0, sizeof *g);
     g->px = S(s, 15);
-    int lw = T ? max_label_width(v, s, g->px, T) : 0;
-    if (lw > area.w / 3)
-        lw = area.w / 3;
+    int lq = m->v ? max_label_width(v, m->q_labels, m->Tq, g->px) : 0;
+    int lk = m->v ? max_label_width(v, m->k_labels, m->Tk, g->px) : 0;
+    lq = lq > area.w / 3 ? area.w / 3 : lq;
+    lk = lk > area.w / 3 ? area.w / 3 : lk;
     int pad = S(s, 12);
-    g->xl = area.x + pad + lw;
-    g->xr = area.x + area.w - pad - lw;
+    g->xl = area.x + pad + lq;
+    g->xr = area.x + area.w - pad - lk;
     g->x0 = g->xl + S(s, 8);
     g->x1 = g->xr - S(s, 8);
     int lh = text_line_height(v->text, g->px);
@@ -61,40 +64,45 @@ static void bezier_points(float x0, float y0, float x1, float y1, vec2 *pts, int
     }
 }
 
+/* Faint curves of every other query (all lines). */
+static void all_lines(SDL_Renderer *r, const ViewState *s, const LinesGeom *g, int last)
+{
+    const AttnMap *m = &s->weights;
+    vec2 pts[16];
+    for (int i = g->first; i < last && i < m->Tq; i++) {
+        if (i == s->query)
+            continue;
+        for (int j = g->first; j < last && j < m->Tk; j++) {
+            float w = attn_map_at(m, i, j);
+            if (w < 0.02f || attn_map_masked(m, i, j))
+                continue;
+            SDL_Color c = theme(s)->dim;
+            c.a = (Uint8)fminf(255.0f, 30.0f + 170.0f * w);
+            bezier_points((float)g->x0, lines_y(g, i), (float)g->x1, lines_y(g, j), pts, 16);
+            thick_polyline(r, pts, 16, fmaxf(0.8f, s->scale * (0.5f + 3.0f * w)), c);
+        }
+    }
+}
+
 void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g)
 {
     const Theme *th = theme(s);
-    int T = shown_T(s);
-    if (!T)
+    const AttnMap *m = &s->weights;
+    if (!m->v || !m->Tq || !m->Tk)
         return;
-    const float *W = model_matrix(s->m, MODEL_WEIGHTS, s->head);
     int lh = text_line_height(v->text, g->px);
     int last = g->first + g->count;
     vec2 pts[24];
-
-    if (s->all_lines) {
-        for (int i = g->first; i < last; i++) {
-            if (i == s->query)
-                continue;
-            for (int j = g->first; j < last; j++) {
-                float w = W[(size_t)i * T + j];
-                if (w < 0.02f)
-                    continue;
-                SDL_Color c = th->dim;
-                c.a = (Uint8)fminf(255.0f, 30.0f + 170.0f * w);
-                bezier_points((float)g->x0, lines_y(g, i), (float)g->x1, lines_y(g, j), pts, 16);
-                thick_polyline(r, pts, 16, fmaxf(0.8f, s->scale * (0.5f + 3.0f * w)), c);
-            }
-        }
-    }
+    if (s->all_lines)
+        all_lines(r, s, g, last);
     int q = s->query;
-    if (q >= 0 && q < T) {
+    if (q >= 0 && q < m->Tq) {
         float mx = 1e-9f;
-        for (int j = 0; j < T; j++)
-            mx = fmaxf(mx, W[(size_t)q * T + j]);
-        for (int j = g->first; j < last; j++) {
-            float w = W[(size_t)q * T + j];
-            if (attn_masked(&s->m->res, q, j) || w <= 0.0f)
+        for (int j = 0; j < m->Tk; j++)
+            mx = fmaxf(mx, attn_map_at(m, q, j));
+        for (int j = g->first; j < last && j < m->Tk; j++) {
+            float w = attn_map_at(m, q, j);
+            if (attn_map_masked(m, q, j) || w <= 0.0f)
                 continue;
             float wn = w / mx;
             SDL_Color c = th->accent;
@@ -106,14 +114,14 @@ void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g
         }
     }
     for (int i = g->first; i < last; i++) {
-        const char *t = tok_text(&s->m->toks, i);
         int y = (int)lines_y(g, i) - lh / 2;
-        SDL_Color cq = i == q ? th->accent : th->text;
-        SDL_Color ck = i == s->key ? th->accent : th->text;
-        if (s->m->oov[i]) {
-            cq.a = i == q ? 255 : 200;
+        if (i < m->Tq) {
+            SDL_Color cq = i == q ? th->accent : th->text;
+            if (s->q_unknown && s->q_unknown[i])
+                cq.a = i == q ? 255 : 200;
+            text_draw(v->text, g->px, cq, m->q_labels[i], g->xl, y, 2, 0);
         }
-        text_draw(v->text, g->px, cq, t, g->xl, y, 2, 0);
-        text_draw(v->text, g->px, ck, t, g->xr, y, 0, 0);
+        if (i < m->Tk)
+            text_draw(v->text, g->px, i == s->key ? th->accent : th->text, m->k_labels[i], g->xr, y, 0, 0);
     }
 }

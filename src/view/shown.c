@@ -1,34 +1,40 @@
-/* What the view shows: the matrix in the heatmap (the one asked for, or the
- * weights when the model does not keep it) and the names the panels give
- * matrices and heads. */
+/* What the map panels show, as plain data: view_state_set_model turns a
+ * Model into the ViewState's maps (the shown matrix, the weights, the
+ * tooltip's scores and logits), the figure's title and facts, and the
+ * settings the controls and the status bar name. The panels then draw the
+ * maps without reading the Model. */
 #include "view_internal.h"
 
-#include <stdio.h>
+#include <string.h>
 
-/* The matrix drawn: the one asked for, or the weights when the model does
- * not keep it (the heads' mean of scores outside the window). */
-ModelMatrix shown_kind(const ViewState *s)
+void view_state_set_model(ViewState *s, const Model *m)
 {
-    return model_matrix(s->m, s->matrix, s->head) ? s->matrix : MODEL_WEIGHTS;
-}
-
-const float *shown_matrix(const ViewState *s)
-{
-    return model_matrix(s->m, shown_kind(s), s->head);
-}
-
-const char *matrix_name(ModelMatrix m)
-{
-    return m == MODEL_WEIGHTS ? "weights" : m == MODEL_SCORES ? "raw scores" : "logits";
-}
-
-void head_label(const ViewState *s, char *buf, size_t n)
-{
-    int h = s->m->res.h;
-    if (h <= 1)
-        snprintf(buf, n, "head 1/1");
-    else if (s->head < 0)
-        snprintf(buf, n, "avg of %d heads", h);
-    else
-        snprintf(buf, n, "head %d/%d", s->head + 1, h);
+    static const AttnMap none;
+    s->m = m;
+    s->map = s->weights = s->scores = s->logits = none;
+    s->q_unknown = NULL;
+    s->toks = NULL;
+    s->title[0] = s->facts[0] = '\0';
+    s->d = s->dk = s->heads = s->n_unknown = 0;
+    if (!m)
+        return;
+    s->map = model_map(m, s->matrix, s->head);
+    if (!s->map.v) /* a matrix the model does not keep: its weights */
+        s->map = model_map(m, MODEL_WEIGHTS, s->head);
+    s->weights = model_map(m, MODEL_WEIGHTS, s->head);
+    /* the tooltip shows one head's numbers when the heads' mean of the
+     * scores is not kept */
+    int head = model_matrix(m, MODEL_SCORES, s->head) ? s->head : 0;
+    s->scores = model_map(m, MODEL_SCORES, head);
+    s->logits = model_map(m, MODEL_LOGITS, head);
+    s->maps_gen = m->generation;
+    s->q_unknown = m->oov;
+    s->toks = &m->toks;
+    model_figure_text(m, (ModelMatrix)s->map.kind, s->head, s->title, sizeof s->title, s->facts,
+                      sizeof s->facts);
+    s->cfg = m->cfg;
+    s->d = m->d;
+    s->heads = m->res.h;
+    s->dk = m->res.dk ? m->res.dk : m->d;
+    s->n_unknown = model_count_oov(m);
 }

@@ -48,7 +48,7 @@ void view_set_renderer(View *v, SDL_Renderer *r)
     if (v->heat)
         SDL_DestroyTexture(v->heat);
     v->heat = NULL;
-    v->heat_side = 0;
+    v->heat_w = v->heat_h = 0;
     if (v->edit_tex)
         SDL_DestroyTexture(v->edit_tex);
     v->edit_tex = NULL;
@@ -65,29 +65,37 @@ void view_set_renderer(View *v, SDL_Renderer *r)
 
 /* ---- the window's frame ------------------------------------------------------ */
 
-/* The heatmap's panel: its title (the formula of the shown matrix), then
- * the heatmap clipped to the panel, or an invitation to type. */
+/* The heatmap panel's title: the formula of the shown matrix. */
+static void heatmap_title(const ViewState *s, char *buf, size_t n)
+{
+    const AttnConfig *c = &s->cfg;
+    switch (s->map.kind) {
+    case ATTN_MAP_WEIGHTS:
+        snprintf(buf, n, "Attention weights  \xCE\xB1 = softmax(QK\xE1\xB5\x80%s%s)",
+                 c->scale ? "/\xE2\x88\x9A" "dk" : "", c->temperature != 1.0f ? "/\xCF\x84" : "");
+        break;
+    case ATTN_MAP_SCORES: snprintf(buf, n, "Raw scores  QK\xE1\xB5\x80   colours centred on 0"); break;
+    case ATTN_MAP_LOGITS:
+        snprintf(buf, n, "Logits  QK\xE1\xB5\x80\xC2\xB7s/\xCF\x84   colours centred on 0");
+        break;
+    default: snprintf(buf, n, "%s", attn_map_kind_name(s->map.kind)); break;
+    }
+}
+
+/* The heatmap's panel: its title, then the figure laid out by view_layout
+ * clipped to the panel, or an invitation to type. */
 static void window_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
     char title[200];
-    const AttnConfig *c = &s->m->cfg;
-    if (shown_kind(s) == MODEL_WEIGHTS)
-        snprintf(title, sizeof title, "Attention weights  \xCE\xB1 = softmax(QK\xE1\xB5\x80%s%s)   rows: queries \xC2\xB7 columns: keys",
-                 c->scale ? "/\xE2\x88\x9A" "dk" : "", c->temperature != 1.0f ? "/\xCF\x84" : "");
-    else
-        snprintf(title, sizeof title, "%s   rows: queries \xC2\xB7 columns: keys \xC2\xB7 colours centred on 0",
-                 s->matrix == MODEL_SCORES ? "Raw scores  QK\xE1\xB5\x80" : "Logits  QK\xE1\xB5\x80\xC2\xB7s/\xCF\x84");
+    heatmap_title(s, title, sizeof title);
     draw_panel_title(v, r, s, l->heatmap, title);
-    if (!s->m->T) {
+    if (!s->map.v || !s->map.Tq || !s->map.Tk) {
         text_draw(v->text, S(s, 18), theme(s)->dim, "Type a sentence to see its attention.",
                   l->heatmap.x + S(s, 20), l->heatmap.y + S(s, 60), 0, 0);
         return;
     }
-    SDL_Rect area = {l->heatmap.x, l->heatmap.y + S(s, 20), l->heatmap.w, l->heatmap.h - S(s, 20)};
-    HeatGeom g;
-    heat_geometry(v, s, area, (float)S(s, 90), &g);
     SDL_RenderSetClipRect(r, &l->heatmap);
-    draw_heatmap(v, r, s, &g);
+    draw_heatmap(v, r, s, &l->heat);
     SDL_RenderSetClipRect(r, NULL);
 }
 
@@ -95,11 +103,11 @@ static void window_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const V
  * clipped to the panel. */
 static void window_lines(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
-    if (!s->m->T)
+    if (!s->weights.v || !s->weights.Tq)
         return;
     fill(r, l->lines, theme(s)->panel);
-    char hb[40], lt[80];
-    head_label(s, hb, sizeof hb);
+    char hb[48], lt[96];
+    attn_head_label(s->weights.head, s->weights.n_heads, hb, sizeof hb);
     snprintf(lt, sizeof lt, "query \xE2\x86\x92 key (%s)", hb);
     draw_panel_title(v, r, s, l->lines, lt);
     SDL_Rect la = {l->lines.x, l->lines.y + S(s, 20), l->lines.w, l->lines.h - S(s, 20)};
@@ -114,14 +122,16 @@ void view_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
 {
     set_color(r, theme(s)->bg);
     SDL_RenderClear(r);
-    if (!s->m)
+    if (!s->m && !s->map.v)
         return;
     draw_sentence_bar(v, r, s, l);
     draw_controls(v, r, s, l);
     window_heatmap(v, r, s, l);
     window_lines(v, r, s, l);
-    draw_editor(v, r, s, l);
-    draw_step(v, r, s, l);
+    if (s->m) { /* the panels of a model's weights and steps */
+        draw_editor(v, r, s, l);
+        draw_step(v, r, s, l);
+    }
     draw_status(v, r, s, l);
     if (!s->help)
         draw_tooltip(v, r, s, l);
@@ -144,4 +154,5 @@ void view_state_init(ViewState *s, const Model *m)
     s->scale = 1.0f;
     s->zoom = 1.0f;
     s->step_reveal = 4;
+    view_state_set_model(s, m);
 }

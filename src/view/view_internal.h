@@ -5,16 +5,18 @@
  *   layout.c    the window's geometry and hit testing
  *   draw.c      the theme colours; fills, outlines, anti-aliased lines, text
  *               cut to a width, the widest token label
- *   shown.c     which matrix the heatmap shows, the names of matrices and heads
- *   heatmap.c   the heatmap: geometry, texture, cells, hatch, values, labels,
- *               outlines
- *   colorbar.c  the heatmap's colour bar
+ *   shown.c     the maps the panels show, from a Model (view_state_set_model)
+ *   heatmap.c   the window's heatmap panel: the figure (figure.c) fitted into
+ *               it, the map's texture and colour scale, drawn by figure_draw.c
+ *   colorbar.c  the colour bar gradients
  *   lines.c     the query → key line diagram
  *   editor.c    the weight editor
  *   step.c      the step view
  *   chrome.c    sentence bar, controls strip, status bar, panel titles, help
  *               overlay, tooltip
  *   panel.c     the export panels: their size and drawing
+ *   figure.c, figure_draw.c, figure_render.c, svg.c: the figure layout of a
+ *               map and its SDL and SVG back ends
  */
 #ifndef ATTNVIZ_VIEW_INTERNAL_H
 #define ATTNVIZ_VIEW_INTERNAL_H
@@ -22,26 +24,27 @@
 #include <cglm/types.h>
 #include <math.h>
 
+#include "attnviz/theme.h"
 #include "attnviz/view.h"
+#include "figure_draw.h"
 #include "text.h"
 
 typedef struct Theme {
     SDL_Color bg, panel, panel2, text, dim, accent, border, mask, error, pos, neg;
 } Theme;
 
-/* draw.c: the window's (dark) and paper's (light) colours */
-extern const Theme dark_theme, light_theme;
+/* draw.c: theme.h's colours as SDL colours */
+const Theme *theme_colors(int dark);
 
 struct View {
     SDL_Renderer *r;
     TextCache *text;
-    SDL_Texture *heat;     /* one texel per cell */
-    int heat_side;         /* the heat texture is heat_side² texels */
-    unsigned long heat_key[6]; /* what the texels show: skip unchanged uploads */
-    ColorScale heat_scale;     /* the shown matrix's colour scale (a scan of
-                                  T² values), for scale_key */
-    char ticks[5][32];         /* its colour bar's tick labels, bottom up */
-    unsigned long scale_key[6];
+    SDL_Texture *heat;     /* one texel per cell of the shown map */
+    int heat_w, heat_h;    /* the heat texture's size in texels */
+    unsigned long heat_key[8]; /* what the texels show: skip unchanged uploads */
+    ColorScale heat_scale;     /* the shown map's colour scale (a scan of its
+                                  Tq×Tk values), for scale_key */
+    unsigned long scale_key[8];
     uint32_t heat_lut[COLORMAP_STEPS + 1]; /* the colour map as texels */
     int heat_lut_id;           /* which map heat_lut holds, or -1 */
     SDL_Texture *bar[CMAP_DIVERGING + 1]; /* colour bar gradients */
@@ -53,7 +56,7 @@ struct View {
 /* The colours of s's theme. */
 static inline const Theme *theme(const ViewState *s)
 {
-    return s->dark ? &dark_theme : &light_theme;
+    return theme_colors(s->dark);
 }
 
 /* v scaled by the interface size, in whole pixels */
@@ -73,12 +76,6 @@ static inline SDL_Color rgb_color(Rgb c)
     return o;
 }
 
-/* Tokens in the shown matrix (0 without a model result). */
-static inline int shown_T(const ViewState *s)
-{
-    return s->m ? s->m->res.Tq : 0;
-}
-
 /* ---- draw.c ---- */
 
 /* Opaque fills skip blending: the software renderer would otherwise blend
@@ -90,46 +87,24 @@ void outline(SDL_Renderer *r, SDL_Rect rc, SDL_Color c, int t);
 void thick_polyline(SDL_Renderer *r, const vec2 *pts, int n, float w, SDL_Color c);
 /* Text cut to max_w pixels with an ellipsis. */
 void draw_text_fit(View *v, int px, SDL_Color c, const char *t, int x, int y, int max_w);
-/* Width of the widest of the first T tokens at px. */
-int max_label_width(View *v, const ViewState *s, int px, int T);
-
-/* ---- shown.c ---- */
-
-/* The matrix drawn: the one asked for, or the weights when the model does
- * not keep it. */
-ModelMatrix shown_kind(const ViewState *s);
-const float *shown_matrix(const ViewState *s);
-/* "weights", "raw scores" or "logits" */
-const char *matrix_name(ModelMatrix m);
-/* "head 2/4", "avg of 4 heads" */
-void head_label(const ViewState *s, char *buf, size_t n);
+/* Width of the widest of n labels at px. */
+int max_label_width(View *v, const char *const *labels, int n, int px);
 
 /* ---- heatmap.c ---- */
 
-/* Heatmap geometry shared by the window and the export. */
-typedef struct HeatGeom {
-    SDL_Rect grid;       /* visible cells */
-    float cell;
-    int row0, col0, rows, cols;
-    int label_px;        /* font size of token labels */
-    int rotate;          /* key labels at -45° */
-    SDL_Rect colorbar;
-    int value_px;        /* font size of cell values, 0 = none */
-} HeatGeom;
-
-/* The shown matrix's colour scale (cached; fills v->ticks). */
+/* The heatmap figure of s->map fitted into area (cells at most max_cell
+ * pixels, zoomed and panned), measured with the view's fonts. */
+void heat_figure(View *v, const ViewState *s, SDL_Rect area, float max_cell, Figure *f);
+/* Draw it: the map's texture (uploaded when the numbers change), labels,
+ * outlines, colour bar. */
+void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const Figure *f);
+/* The shown map's colour scale, scanned once per map. */
 ColorScale heat_scale(View *v, const ViewState *s);
-/* Fit the heatmap with its labels and colour bar into area, cells at most
- * max_cell pixels. */
-void heat_geometry(View *v, const ViewState *s, SDL_Rect area, float max_cell, HeatGeom *g);
-/* Cells, hatch, values, labels, outlines and the colour bar. */
-void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const HeatGeom *g);
 
 /* ---- colorbar.c ---- */
 
-/* Room right of the colour bar for its tick labels. */
-int tick_width(View *v, const ViewState *s);
-void draw_colorbar(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect bar);
+/* The colour map as a gradient texture, top = high (cached per map). */
+SDL_Texture *bar_texture(View *v, ColormapId id);
 
 /* ---- lines.c ---- */
 

@@ -387,7 +387,7 @@ static int mode_frame_parts(int T, int frames, const char *emb)
         if (model_compute(&w.m) < 0)
             die("model_compute failed", NULL);
         double t1 = now_s();
-        a->vs.m = a->m;
+        view_state_set_model(&a->vs, a->m);
         a->vs.sentence = a->text;
         a->vs.status = a->status[0] ? a->status : NULL;
         a->vs.scale = a->ui_scale * a->dpi_scale;
