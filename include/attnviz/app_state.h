@@ -1,11 +1,12 @@
-/* The application state and the one place where SDL events become actions
- * on it. Plain data, so the tests can build one, push events through
- * app_handle_event and check the result without a window. */
+/* The application state, app_apply (an action on it) and app_handle_event
+ * (an SDL event on it). Plain data, so the tests can build one, push events
+ * or actions through and check the result without a window. */
 #ifndef ATTNVIZ_APP_STATE_H
 #define ATTNVIZ_APP_STATE_H
 
 #include <SDL.h>
 
+#include "attnviz/action.h"
 #include "attnviz/io.h"
 #include "attnviz/model.h"
 #include "attnviz/options.h"
@@ -14,6 +15,7 @@
 
 #define APP_UNDO_MAX 256
 #define APP_TEXT_MAX (1 << 20)
+#define APP_HELP_MAX 48        /* help overlay lines */
 
 /* What an undo step restores: the weights and the edited word vectors. */
 typedef struct AppSnapshot {
@@ -69,12 +71,22 @@ typedef struct AppState {
     const char *export_dir;
     int export_count;          /* for tests: files written */
     char last_export[4096];
+
+    ViewHelpLine help[APP_HELP_MAX]; /* the help overlay, from the key table */
+    char help_text[2048];      /* its keys texts */
+    AppAction last_action;     /* for tests: the last action applied ... */
+    unsigned long n_actions;   /* ... and how many so far */
 } AppState;
 
 /* Set up around an existing model (not owned). sentences may be NULL. */
 int app_init(AppState *a, Model *m, const Options *o, SentenceList *sentences);
 void app_free(AppState *a);
-/* Apply one SDL event. Returns 1 when something visible changed. */
+/* Apply one action (action.h): the state changes, the model is recomputed,
+ * an edit of weights or vectors is an undo step. Returns 1 when something
+ * visible changed. */
+int app_apply(AppState *a, const AppAction *act);
+/* Apply one SDL event (through app_translate, input.h). Returns 1 when
+ * something visible changed. */
 int app_handle_event(AppState *a, const SDL_Event *e);
 /* Recompute the layout for the window size and draw. */
 void app_draw(AppState *a, SDL_Renderer *r);
