@@ -1290,6 +1290,40 @@ static void test_theme_toggle(void **state)
     remove(path);
 }
 
+/* app_tick: unsaved edits are written to the autosave file APP_AUTOSAVE_MS
+ * after the last autosave and not before; with nothing due the loop may
+ * block (wait -1), else it is told how long it may wait. */
+static void test_tick_autosave(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    struct stat st;
+    mkdir("build", 0755);
+    mkdir("build/test-out", 0755);
+    const char *path = "build/test-out/tick-autosave.json";
+    remove(path);
+    snprintf(a->autosave_path, sizeof a->autosave_path, "%s", path);
+    a->unsaved = 0;
+    a->autosave_at = 1000;
+    int wait = 0;
+    assert_int_equal(app_tick(a, 2000, &wait), 0);
+    assert_int_equal(wait, -1);
+    key(f, SDLK_m, 0); /* an edit */
+    assert_int_equal(a->unsaved, 1);
+    app_tick(a, 2000, &wait);
+    assert_int_equal(wait, APP_AUTOSAVE_MS - 1000 + 1);
+    app_tick(a, 1000 + APP_AUTOSAVE_MS - 1, &wait);
+    assert_int_equal(wait, 2);
+    assert_int_not_equal(stat(path, &st), 0); /* not yet */
+    assert_int_equal(a->unsaved, 1);
+    app_tick(a, 1000 + APP_AUTOSAVE_MS, &wait);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(a->unsaved, 0);
+    assert_int_equal(wait, -1);
+    assert_true(a->autosave_at == 1000 + APP_AUTOSAVE_MS);
+    remove(path);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -1323,6 +1357,7 @@ int main(void)
         T(test_editor_x),
         T(test_resize),
         T(test_ui_scale),
+        T(test_tick_autosave),
     };
 #undef T
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -1,6 +1,7 @@
-/* The application state, app_apply (an action on it) and app_handle_event
- * (an SDL event on it). Plain data, so the tests can build one, push events
- * or actions through and check the result without a window. */
+/* The application state, app_apply (an action on it), app_handle_event (an
+ * SDL event on it) and app_tick (time passing). Plain data, so the tests can
+ * build one, push events or actions through and check the result without a
+ * window. */
 #ifndef ATTNVIZ_APP_STATE_H
 #define ATTNVIZ_APP_STATE_H
 
@@ -15,6 +16,7 @@
 
 #define APP_UNDO_MAX 256
 #define APP_TEXT_MAX (1 << 20)
+#define APP_AUTOSAVE_MS 30000  /* unsaved edits are autosaved this often */
 #define APP_HELP_MAX 48        /* help overlay lines */
 
 /* What an undo step restores: the weights and the edited word vectors. */
@@ -68,6 +70,7 @@ typedef struct AppState {
     char session_path[1024];   /* Ctrl+S writes here; "" asks for a name */
     char autosave_path[1024];  /* "" = no autosave */
     int unsaved;               /* edits since the last save or autosave */
+    Uint32 autosave_at;        /* SDL_GetTicks() of the last autosave */
     const char *export_dir;
     int export_count;          /* for tests: files written */
     char last_export[4096];
@@ -88,6 +91,11 @@ int app_apply(AppState *a, const AppAction *act);
 /* Apply one SDL event (through app_translate, input.h). Returns 1 when
  * something visible changed. */
 int app_handle_event(AppState *a, const SDL_Event *e);
+/* Time passing: the window's loop calls it on every turn, with SDL_GetTicks().
+ * Does what is due (the autosave of unsaved edits); sets *wait_ms to how long
+ * the loop may wait for an event (-1: until one comes). Returns 1 when
+ * something visible changed. */
+int app_tick(AppState *a, Uint32 now_ms, int *wait_ms);
 /* Recompute the layout for the window size and draw. */
 void app_draw(AppState *a, SDL_Renderer *r);
 /* Replace the sentence and recompute (keeps the first 1024 tokens). */

@@ -1,7 +1,7 @@
 /* The application's state: set-up, the recompute after a change, the
  * sentence's text, undo and redo, sessions; and the glue: app_handle_event
- * (an event becomes actions, input.c; app_apply carries them out, actions.c)
- * and app_draw (hands the state to the view). */
+ * (an event becomes actions, input.c; app_apply carries them out, actions.c),
+ * app_tick (time passing) and app_draw (hands the state to the view). */
 #include "attnviz/app_state.h"
 #include "attnviz/app.h"
 
@@ -388,7 +388,7 @@ int app_open_path(AppState *a, const char *path)
     return 0;
 }
 
-/* ---- events, drawing ------------------------------------------------------------ */
+/* ---- events, time, drawing ------------------------------------------------------ */
 
 int app_handle_event(AppState *a, const SDL_Event *e)
 {
@@ -404,6 +404,16 @@ int app_handle_event(AppState *a, const SDL_Event *e)
     for (int k = 0; k < n; k++)
         app_apply(a, &act[k]);
     return a->dirty;
+}
+
+int app_tick(AppState *a, Uint32 now_ms, int *wait_ms)
+{
+    if (a->unsaved && now_ms - a->autosave_at >= APP_AUTOSAVE_MS) {
+        app_autosave(a, 0);
+        a->autosave_at = now_ms;
+    }
+    *wait_ms = a->unsaved ? (int)(APP_AUTOSAVE_MS - (now_ms - a->autosave_at)) + 1 : -1;
+    return 0;
 }
 
 void app_draw(AppState *a, SDL_Renderer *r)
