@@ -4,7 +4,6 @@
  * the text fields have their own files (editor.c, text.c). */
 #include "app_internal.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -64,6 +63,8 @@ const char *app_action_name(AppActionKind kind)
     int k = (int)kind;
     return k >= 0 && k < ACT_COUNT && action_names[k] ? action_names[k] : "?";
 }
+
+#define APP_COORD_MAX (1 << 20) /* pixels */
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -362,7 +363,10 @@ static void apply(AppState *a, const AppAction *c)
     case ACT_MOVE_KEY: move_key(a, c->i); break;
     case ACT_SELECT_CELL: select_cell(a, c->i, c->j); break;
     case ACT_HOVER: hover(a, c->i, c->j); break;
-    case ACT_POINTER: a->vs.mouse_x = c->i; a->vs.mouse_y = c->j; break;
+    case ACT_POINTER: /* kept in a range the hit tests can add to */
+        a->vs.mouse_x = SDL_clamp(c->i, -APP_COORD_MAX, APP_COORD_MAX);
+        a->vs.mouse_y = SDL_clamp(c->j, -APP_COORD_MAX, APP_COORD_MAX);
+        break;
     case ACT_TOGGLE_SCALE: toggle(a, &cfg->scale); break;
     case ACT_TOGGLE_MASK: toggle(a, &cfg->causal); break;
     case ACT_TOGGLE_POSENC: toggle(a, &cfg->posenc); break;
@@ -388,15 +392,15 @@ static void apply(AppState *a, const AppAction *c)
         a->vs.zoom = c->i > 0 ? fminf(a->vs.zoom * 1.25f, 64.0f) : fmaxf(a->vs.zoom / 1.25f, 1.0f);
         a->dirty = 1;
         break;
-    case ACT_PAN:
+    case ACT_PAN: /* past the end is drawn as the end; bounded, for sums */
         if (c->i)
-            a->vs.pan_row = add_clamped(a->vs.pan_row, c->i, 0, INT_MAX);
+            a->vs.pan_row = add_clamped(a->vs.pan_row, c->i, 0, ATTN_MAX_TOKENS);
         if (c->j)
-            a->vs.pan_col = add_clamped(a->vs.pan_col, c->j, 0, INT_MAX);
+            a->vs.pan_col = add_clamped(a->vs.pan_col, c->j, 0, ATTN_MAX_TOKENS);
         a->dirty = 1;
         break;
     case ACT_SCROLL_LINES:
-        a->vs.lines_scroll = add_clamped(a->vs.lines_scroll, c->i, 0, INT_MAX);
+        a->vs.lines_scroll = add_clamped(a->vs.lines_scroll, c->i, 0, ATTN_MAX_TOKENS);
         a->dirty = 1;
         break;
     case ACT_SENTENCE_STEP: if (c->i) sentence_step(a, sign(c->i)); break;

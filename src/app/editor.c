@@ -181,14 +181,14 @@ void editor_drag(AppState *a, int y, float step)
 {
     if (!a->dragging)
         return;
-    int dy = a->drag_y0 - y;
+    long long dy = (long long)a->drag_y0 - y;
     if (dy == 0 && !a->drag_moved)
         return;
     if (!a->drag_moved) {
         undo_push(a); /* the whole drag is one undo step */
         a->drag_moved = 1;
     }
-    editor_set(a, a->vs.edit_row, a->vs.edit_col, a->drag_v0 + dy * step);
+    editor_set(a, a->vs.edit_row, a->vs.edit_col, a->drag_v0 + (float)dy * step);
 }
 
 void editor_drag_end(AppState *a)
