@@ -1229,6 +1229,27 @@ static void test_apply_nudge_and_undo(void **state)
     free(w0);
 }
 
+/* A message in the status bar is something to draw: an action that only
+ * says something (nothing to undo, one head, saved) asks for a redraw. */
+static void test_status_is_drawn(void **state)
+{
+    Fix *f = *state;
+    SDL_Event e;
+    assert_int_equal(apply(f, ACT_UNDO, 0, 0, 0.0f), 1);
+    assert_non_null(strstr(f->a->status, "nothing to undo"));
+    key_ev(&e, SDLK_h, 0);
+    assert_int_equal(app_handle_event(f->a, &e), 1);
+    assert_non_null(strstr(f->a->status, "one head"));
+    mkdir("build", 0755);
+    mkdir("build/test-out", 0755);
+    const char *path = "build/test-out/status-session.json";
+    snprintf(f->a->session_path, sizeof f->a->session_path, "%s", path);
+    key_ev(&e, SDLK_s, KMOD_LCTRL);
+    assert_int_equal(app_handle_event(f->a, &e), 1);
+    assert_non_null(strstr(f->a->status, "saved"));
+    remove(path);
+}
+
 /* ---- tests: the key table and the help made from it -------------------------------- */
 
 /* The key a help label names, found without the app's own label code. */
@@ -1640,6 +1661,7 @@ int main(void)
         T(test_apply_toggle_mask),
         T(test_apply_select_query),
         T(test_apply_nudge_and_undo),
+        T(test_status_is_drawn),
         T(test_help_from_key_table),
         T(test_every_key_acts),
     };

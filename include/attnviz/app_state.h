@@ -48,6 +48,7 @@ typedef struct AppState {
     SDL_Rect caret;            /* last text cursor told to the input method */
     char status[4400];
     int status_err;
+    unsigned status_serial;    /* app_status calls so far: a new message is drawn */
     int quit, dirty, fullscreen;
     int win_w, win_h;
     float ui_scale;            /* Ctrl+Plus/Minus */

@@ -437,11 +437,12 @@ static void apply(AppState *a, const AppAction *c)
 int app_apply(AppState *a, const AppAction *act)
 {
     int before = a->dirty;
+    unsigned said = a->status_serial;
     a->dirty = 0;
     a->last_action = *act;
     a->n_actions++;
     apply(a, act);
-    int changed = a->dirty;
+    int changed = a->dirty || a->status_serial != said; /* a message is drawn too */
     a->dirty = before | changed;
     return changed;
 }

@@ -24,6 +24,7 @@ void app_status(AppState *a, int error, const char *fmt, ...)
     vsnprintf(a->status, sizeof a->status, fmt, ap);
     va_end(ap);
     a->status_err = error;
+    a->status_serial++;
 }
 
 void app_recompute(AppState *a)
@@ -393,6 +394,7 @@ int app_open_path(AppState *a, const char *path)
 int app_handle_event(AppState *a, const SDL_Event *e)
 {
     AppAction act[4];
+    unsigned said = a->status_serial;
     a->dirty = 0;
     int n = app_translate(a, e, act, 4);
     if (n < 0 && e->type == SDL_DROPFILE) {
@@ -403,6 +405,8 @@ int app_handle_event(AppState *a, const SDL_Event *e)
     }
     for (int k = 0; k < n; k++)
         app_apply(a, &act[k]);
+    if (a->status_serial != said)
+        a->dirty = 1; /* e.g. "the sentence is too long" while typing */
     return a->dirty;
 }
 
