@@ -9,7 +9,7 @@ typedef enum AppActionKind {
     /* selection */
     ACT_SELECT_QUERY,   /* i: query row */
     ACT_MOVE_QUERY,     /* i: rows to move (clamped); the row is scrolled into view */
-    ACT_FOCUS_KEY,      /* i: key column */
+    ACT_FOCUS_KEY,      /* i: key column, or -1 none */
     ACT_MOVE_KEY,       /* i: columns to move (clamped) */
     ACT_SELECT_CELL,    /* i, j: query and key (a heatmap click); the editor
                            gives the keyboard back */

@@ -1,7 +1,6 @@
-/* The application state, app_apply (an action on it), app_handle_event (an
- * SDL event on it) and app_tick (time passing). Plain data, so the tests can
- * build one, push events or actions through and check the result without a
- * window. */
+/* The application state; app_apply (an action on it), app_handle_event (an
+ * SDL event), app_tick (time passing). Plain data: tests build one, push
+ * events or actions through and check the result without a window. */
 #ifndef ATTNVIZ_APP_STATE_H
 #define ATTNVIZ_APP_STATE_H
 

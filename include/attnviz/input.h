@@ -1,7 +1,6 @@
-/* Input: the one place where SDL events become actions. Keys (and the mouse
- * wheel) through one table, which also writes the help overlay; clicks and
- * motion through the view's hit tests. Typing into a text field is not in the
- * table: app_translate answers -1 for it (src/app/text.c handles it). */
+/* Input: the one place where SDL events become actions. Keys and the wheel
+ * through one table, which also writes the help overlay; clicks and motion
+ * through the view's hit tests. Typing is not in the table (see text.c). */
 #ifndef ATTNVIZ_INPUT_H
 #define ATTNVIZ_INPUT_H
 

@@ -1,7 +1,6 @@
 /* app_apply: any action (action.h) carried out on the AppState, with the
- * recompute, undo step and status message it needs. Arguments out of range
- * are ignored or clamped, so random actions are safe. The editor's cells and
- * the text fields have their own files (editor.c, text.c). */
+ * recompute, undo step and status message it needs; arguments out of range
+ * are ignored or clamped. The editor's cells are in editor.c. */
 #include "app_internal.h"
 
 #include <math.h>

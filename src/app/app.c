@@ -1,7 +1,6 @@
-/* The application's state: set-up, the recompute after a change, the
- * sentence's text, undo and redo, sessions; and the glue: app_handle_event
- * (an event becomes actions, input.c; app_apply carries them out, actions.c),
- * app_tick (time passing) and app_draw (hands the state to the view). */
+/* The application's state: set-up, recompute, the sentence's text, undo,
+ * sessions; and the glue: app_handle_event (input.c's actions, applied by
+ * actions.c), app_tick (time passing), app_draw (the view draws the state). */
 #include "attnviz/app_state.h"
 #include "attnviz/app.h"
 

@@ -330,7 +330,9 @@ static int press_editor_cell(AppState *a, const SDL_MouseButtonEvent *b, int row
     return 2;
 }
 
-/* What a left press at (x, y) hits, after the sentence bar: one action. */
+/* What a left press hits, the sentence bar aside: a control, a cell, a label,
+ * a token of the line diagram or a part of the editor (two actions for a
+ * cell of it). Returns how many actions. */
 static int press(AppState *a, const SDL_MouseButtonEvent *b, AppAction *out)
 {
     const ViewLayout *l = &a->layout;
