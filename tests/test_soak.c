@@ -1,15 +1,17 @@
 /* Soak: a seeded stream of random but valid SDL events (keys, text, clicks,
  * drags, wheel, resizes, file drops) through the real event handler and the
- * real renderer (dummy video driver, software renderer). After every event
- * the invariants must hold: every weight row sums to 1 (or is fully masked),
- * the selection is in range, no NaN anywhere the screen reads.
- * ATTNVIZ_SOAK_N events (default 3000), ATTNVIZ_SOAK_SEED (default 1). */
+ * real renderer (dummy video driver, software renderer), and among them
+ * random actions (any kind, arguments in and out of range) through app_apply.
+ * After every step the invariants must hold: every weight row sums to 1 (or
+ * is fully masked), the selection is in range, no NaN anywhere the screen
+ * reads. ATTNVIZ_SOAK_N steps (default 3000), ATTNVIZ_SOAK_SEED (default 1). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +103,45 @@ static void make_event(Monkey *k, AppState *a, SDL_Event *e, const char *drop_fi
         e->type = SDL_DROPFILE;
         e->drop.file = SDL_strdup(drop_files[rnd(k, n_drop)]);
     }
+}
+
+/* A random action: any kind but those that would write or read files named
+ * by noise (save, open) or take long (export); integers mostly around the
+ * sentence's size, sometimes far outside any range; a value in -2..2, or
+ * now and then not a number. */
+static void make_action(Monkey *k, const AppState *a, AppAction *act)
+{
+    AppActionKind kind;
+    do
+        kind = (AppActionKind)(1 + rnd(k, ACT_COUNT - 1));
+    while (kind == ACT_SAVE || kind == ACT_OPEN_PROMPT || kind == ACT_EXPORT);
+    int span = a->m->T + 8;
+    act->kind = kind;
+    act->i = rnd(k, span) - 4;
+    act->j = rnd(k, span) - 4;
+    act->value = (float)(rnd(k, 2001) - 1000) / 500.0f;
+    if (kind == ACT_POINTER || kind == ACT_DRAG || kind == ACT_DRAG_BEGIN) {
+        act->i = rnd(k, 1400) - 60; /* pixels */
+        act->j = rnd(k, 900) - 50;
+    }
+    int wild = rnd(k, 40);
+    if (wild == 0)
+        act->i = rnd(k, 2) ? INT_MAX : INT_MIN;
+    else if (wild == 1)
+        act->j = rnd(k, 2) ? INT_MAX : INT_MIN;
+    else if (wild == 2)
+        act->value = rnd(k, 2) ? NAN : INFINITY;
+}
+
+static void soak_action(Monkey *k, AppState *a, long step, long trace)
+{
+    AppAction act;
+    make_action(k, a, &act);
+    if (trace && step >= trace)
+        fprintf(stderr, "step %ld: action %s(%d, %d, %g) T=%d q=%d k=%d\n", step,
+                app_action_name(act.kind), act.i, act.j, (double)act.value, a->m->T, a->vs.query,
+                a->vs.key);
+    app_apply(a, &act);
 }
 
 static void check_invariants(const AppState *a, long step)
@@ -199,45 +240,52 @@ static void test_soak(void **state)
     Monkey k = {{seed}, 0};
     long trace = getenv("ATTNVIZ_SOAK_TRACE") ? atol(getenv("ATTNVIZ_SOAK_TRACE")) : 0;
     long rss_start = 0;
+    long n_actions = 0;
     for (long step = 0; step < n; step++) {
-        SDL_Event e;
-        make_event(&k, a, &e, drops, (int)(sizeof drops / sizeof drops[0]));
-        if (e.type == SDL_WINDOWEVENT) {
-            /* a resize: a new target of that size, as the window would have */
-            SDL_Renderer *old = r;
-            SDL_Surface *os = surf;
-            view_destroy(a->view);
-            SDL_DestroyRenderer(old);
-            SDL_FreeSurface(os);
-            surf = SDL_CreateRGBSurfaceWithFormat(0, e.window.data1, e.window.data2, 24, SDL_PIXELFORMAT_RGB888);
-            assert_non_null(surf);
-            r = SDL_CreateSoftwareRenderer(surf);
-            assert_non_null(r);
-            a->view = view_create(r, NULL, &err);
-            assert_non_null(a->view);
+        int resized = 0;
+        if (rnd(&k, 5) == 0) {
+            soak_action(&k, a, step, trace);
+            n_actions++;
+        } else {
+            SDL_Event e;
+            make_event(&k, a, &e, drops, (int)(sizeof drops / sizeof drops[0]));
+            if (e.type == SDL_WINDOWEVENT) {
+                /* a resize: a new target of that size, as the window would have */
+                view_destroy(a->view);
+                SDL_DestroyRenderer(r);
+                SDL_FreeSurface(surf);
+                surf = SDL_CreateRGBSurfaceWithFormat(0, e.window.data1, e.window.data2, 24, SDL_PIXELFORMAT_RGB888);
+                assert_non_null(surf);
+                r = SDL_CreateSoftwareRenderer(surf);
+                assert_non_null(r);
+                a->view = view_create(r, NULL, &err);
+                assert_non_null(a->view);
+                resized = 1;
+            }
+            if (trace && step >= trace)
+                fprintf(stderr, "step %ld: type %#x key %d mod %#x text '%s' xy %d,%d T=%d q=%d k=%d\n", step,
+                        e.type, e.key.keysym.sym, e.key.keysym.mod,
+                        e.type == SDL_TEXTINPUT ? e.text.text : "", e.button.x, e.button.y, a->m->T,
+                        a->vs.query, a->vs.key);
+            app_handle_event(a, &e);
+            if (e.type == SDL_DROPFILE)
+                SDL_free(e.drop.file);
         }
-        if (trace && step >= trace)
-            fprintf(stderr, "step %ld: type %#x key %d mod %#x text '%s' xy %d,%d T=%d q=%d k=%d\n", step,
-                    e.type, e.key.keysym.sym, e.key.keysym.mod,
-                    e.type == SDL_TEXTINPUT ? e.text.text : "", e.button.x, e.button.y, a->m->T,
-                    a->vs.query, a->vs.key);
-        app_handle_event(a, &e);
-        if (e.type == SDL_DROPFILE)
-            SDL_free(e.drop.file);
         a->quit = 0;
         check_invariants(a, step);
-        if (step % 8 == 0 || e.type == SDL_WINDOWEVENT)
+        if (step % 8 == 0 || resized)
             app_draw(a, r);
         if (n >= 10 && (step + 1) % (n / 10) == 0) {
             long now = rss_kb();
             if (!rss_start)
                 rss_start = now;
-            fprintf(stderr, "soak: %ld%% (%ld events): RSS %ld KB\n", (step + 1) * 100 / n, step + 1, now);
+            fprintf(stderr, "soak: %ld%% (%ld steps): RSS %ld KB\n", (step + 1) * 100 / n, step + 1, now);
         }
     }
     long rss_end = rss_kb();
-    fprintf(stderr, "soak: %ld events, seed %llu, RSS %ld KB at 10%%, %ld KB at the end\n", n,
-            (unsigned long long)seed, rss_start, rss_end);
+    fprintf(stderr, "soak: %ld steps (%ld of them actions), seed %llu, RSS %ld KB at 10%%, %ld KB at the end\n",
+            n, n_actions, (unsigned long long)seed, rss_start, rss_end);
+    assert_true(n < 100 || n_actions > n / 10);
 
     view_destroy(a->view);
     SDL_DestroyRenderer(r);

@@ -1,11 +1,12 @@
-/* The application state and the one place where SDL events become actions
- * on it. Plain data, so the tests can build one, push events through
- * app_handle_event and check the result without a window. */
+/* The application state; app_apply (an action on it), app_handle_event (an
+ * SDL event), app_tick (time passing). Plain data: tests build one, push
+ * events or actions through and check the result without a window. */
 #ifndef ATTNVIZ_APP_STATE_H
 #define ATTNVIZ_APP_STATE_H
 
 #include <SDL.h>
 
+#include "attnviz/action.h"
 #include "attnviz/io.h"
 #include "attnviz/model.h"
 #include "attnviz/options.h"
@@ -14,6 +15,8 @@
 
 #define APP_UNDO_MAX 256
 #define APP_TEXT_MAX (1 << 20)
+#define APP_AUTOSAVE_MS 30000  /* unsaved edits are autosaved this often */
+#define APP_HELP_MAX 48        /* help overlay lines */
 
 /* What an undo step restores: the weights and the edited word vectors. */
 typedef struct AppSnapshot {
@@ -44,6 +47,7 @@ typedef struct AppState {
     SDL_Rect caret;            /* last text cursor told to the input method */
     char status[4400];
     int status_err;
+    unsigned status_serial;    /* app_status calls so far: a new message is drawn */
     int quit, dirty, fullscreen;
     int win_w, win_h;
     float ui_scale;            /* Ctrl+Plus/Minus */
@@ -66,16 +70,32 @@ typedef struct AppState {
     char session_path[1024];   /* Ctrl+S writes here; "" asks for a name */
     char autosave_path[1024];  /* "" = no autosave */
     int unsaved;               /* edits since the last save or autosave */
+    Uint32 autosave_at;        /* SDL_GetTicks() of the last autosave */
     const char *export_dir;
     int export_count;          /* for tests: files written */
     char last_export[4096];
+
+    ViewHelpLine help[APP_HELP_MAX]; /* the help overlay, from the key table */
+    char help_text[2048];      /* its keys texts */
+    AppAction last_action;     /* for tests: the last action applied ... */
+    unsigned long n_actions;   /* ... and how many so far */
 } AppState;
 
 /* Set up around an existing model (not owned). sentences may be NULL. */
 int app_init(AppState *a, Model *m, const Options *o, SentenceList *sentences);
 void app_free(AppState *a);
-/* Apply one SDL event. Returns 1 when something visible changed. */
+/* Apply one action (action.h): the state changes, the model is recomputed,
+ * an edit of weights or vectors is an undo step. Returns 1 when something
+ * visible changed. */
+int app_apply(AppState *a, const AppAction *act);
+/* Apply one SDL event (through app_translate, input.h). Returns 1 when
+ * something visible changed. */
 int app_handle_event(AppState *a, const SDL_Event *e);
+/* Time passing: the window's loop calls it on every turn, with SDL_GetTicks().
+ * Does what is due (the autosave of unsaved edits); sets *wait_ms to how long
+ * the loop may wait for an event (-1: until one comes). Returns 1 when
+ * something visible changed. */
+int app_tick(AppState *a, Uint32 now_ms, int *wait_ms);
 /* Recompute the layout for the window size and draw. */
 void app_draw(AppState *a, SDL_Renderer *r);
 /* Replace the sentence and recompute (keeps the first 1024 tokens). */

@@ -1,6 +1,7 @@
 #define _DEFAULT_SOURCE
-/* The window: SDL set-up, the event loop (SDL_WaitEvent: idle at 0% CPU,
- * redraw only when something changed) and the window's own exports. */
+/* The window: SDL set-up, the event loop (app_tick, then SDL_WaitEvent: idle
+ * at 0% CPU unless something is due; redraw only when something changed) and
+ * the window's own exports. */
 #include "attnviz/app.h"
 #include "attnviz/app_state.h"
 
@@ -116,7 +117,55 @@ static void scale_event(SDL_Event *e, float k)
     }
 }
 
-#define AUTOSAVE_MS 30000
+/* Until the user quits: app_tick, draw when something changed, then wait
+ * for events (blocking unless app_tick asked to be called back) and hand a
+ * batch of them over. */
+static void run_loop(AppState *a, SDL_Window *win, SDL_Renderer *r)
+{
+    char *shown_title = NULL;
+    a->autosave_at = SDL_GetTicks();
+    int fullscreen = 0;
+    a->dirty = 1;
+    while (!a->quit) {
+        int wait_ms;
+        if (app_tick(a, SDL_GetTicks(), &wait_ms))
+            a->dirty = 1;
+        if (a->dirty) {
+            if (!shown_title || strcmp(shown_title, a->text) != 0) {
+                free(shown_title);
+                shown_title = strdup(a->text);
+                set_title(win, a->text);
+            }
+            if (a->fullscreen != fullscreen) {
+                fullscreen = a->fullscreen;
+                SDL_SetWindowFullscreen(win, fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
+            }
+            app_draw(a, r);
+            SDL_RenderPresent(r);
+            a->dirty = 0;
+        }
+        /* block until an event, or wait at most as long as app_tick said
+         * (an autosave due) */
+        SDL_Event e;
+        int got = wait_ms < 0 ? SDL_WaitEvent(&e) : SDL_WaitEventTimeout(&e, wait_ms);
+        if (!got)
+            continue;
+        int changed = 0;
+        do {
+            /* of a run of queued motion events only the last counts (a weight
+             * drag depends on the pointer's position, not on its path) */
+            SDL_Event next;
+            if (e.type == SDL_MOUSEMOTION &&
+                SDL_PeepEvents(&next, 1, SDL_PEEKEVENT, SDL_FIRSTEVENT, SDL_LASTEVENT) == 1 &&
+                next.type == SDL_MOUSEMOTION)
+                continue;
+            scale_event(&e, a->dpi_scale);
+            changed |= app_handle_event(a, &e);
+        } while (!a->quit && SDL_PollEvent(&e));
+        a->dirty = changed;
+    }
+    free(shown_title);
+}
 
 /* The autosave file in SDL's per-user folder; restore it at start unless
  * the command line named a sentence, a file or a session, or --fresh. */
@@ -217,50 +266,7 @@ int app_run(Model *m, const Options *o, SentenceList *sentences,
     SDL_GetRendererOutputSize(r, &pw, &ph);
     a->dpi_scale = ww > 0 && pw > ww ? (float)pw / ww : 1.0f;
     a->vs.scale = a->ui_scale * a->dpi_scale;
-    char *shown_title = NULL;
-    Uint32 last_autosave = SDL_GetTicks();
-    int fullscreen = 0;
-    a->dirty = 1;
-    while (!a->quit) {
-        if (a->dirty) {
-            if (!shown_title || strcmp(shown_title, a->text) != 0) {
-                free(shown_title);
-                shown_title = strdup(a->text);
-                set_title(win, a->text);
-            }
-            if (a->fullscreen != fullscreen) {
-                fullscreen = a->fullscreen;
-                SDL_SetWindowFullscreen(win, fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
-            }
-            app_draw(a, r);
-            SDL_RenderPresent(r);
-            a->dirty = 0;
-        }
-        SDL_Event e;
-        Uint32 now = SDL_GetTicks();
-        if (a->unsaved && now - last_autosave >= AUTOSAVE_MS) {
-            app_autosave(a, 0);
-            last_autosave = now;
-        }
-        int got = a->unsaved ? SDL_WaitEventTimeout(&e, (int)(AUTOSAVE_MS - (now - last_autosave)) + 1)
-                             : SDL_WaitEvent(&e);
-        if (!got)
-            continue;
-        int changed = 0;
-        do {
-            /* of a run of queued motion events only the last counts (a weight
-             * drag depends on the pointer's position, not on its path) */
-            SDL_Event next;
-            if (e.type == SDL_MOUSEMOTION &&
-                SDL_PeepEvents(&next, 1, SDL_PEEKEVENT, SDL_FIRSTEVENT, SDL_LASTEVENT) == 1 &&
-                next.type == SDL_MOUSEMOTION)
-                continue;
-            scale_event(&e, a->dpi_scale);
-            changed |= app_handle_event(a, &e);
-        } while (!a->quit && SDL_PollEvent(&e));
-        a->dirty = changed;
-    }
-    free(shown_title);
+    run_loop(a, win, r);
     app_autosave(a, 1);
 cleanup:
     if (a) {

@@ -1,0 +1,447 @@
+/* app_apply: any action (action.h) carried out on the AppState, with the
+ * recompute, undo step and status message it needs; arguments out of range
+ * are ignored or clamped. The editor's cells are in editor.c. */
+#include "app_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static const char *const action_names[ACT_COUNT] = {
+    [ACT_NONE] = "none",
+    [ACT_SELECT_QUERY] = "select_query",
+    [ACT_MOVE_QUERY] = "move_query",
+    [ACT_FOCUS_KEY] = "focus_key",
+    [ACT_MOVE_KEY] = "move_key",
+    [ACT_SELECT_CELL] = "select_cell",
+    [ACT_HOVER] = "hover",
+    [ACT_POINTER] = "pointer",
+    [ACT_TOGGLE_SCALE] = "toggle_scale",
+    [ACT_TOGGLE_MASK] = "toggle_mask",
+    [ACT_TOGGLE_POSENC] = "toggle_posenc",
+    [ACT_TOGGLE_MODE] = "toggle_mode",
+    [ACT_CYCLE_HEAD] = "cycle_head",
+    [ACT_STEP_HEADS] = "step_heads",
+    [ACT_TEMPERATURE] = "temperature",
+    [ACT_CYCLE_MATRIX] = "cycle_matrix",
+    [ACT_CYCLE_CMAP] = "cycle_cmap",
+    [ACT_TOGGLE_THEME] = "toggle_theme",
+    [ACT_TOGGLE_ALL_LINES] = "toggle_all_lines",
+    [ACT_STEP_REVEAL] = "step_reveal",
+    [ACT_ZOOM] = "zoom",
+    [ACT_PAN] = "pan",
+    [ACT_SCROLL_LINES] = "scroll_lines",
+    [ACT_SENTENCE_STEP] = "sentence_step",
+    [ACT_EDIT_TARGET] = "edit_target",
+    [ACT_EDIT_MOVE] = "edit_move",
+    [ACT_EDIT_CELL] = "edit_cell",
+    [ACT_EDIT_FOCUS] = "edit_focus",
+    [ACT_EDIT_TYPE] = "edit_type",
+    [ACT_NUDGE_CELL] = "nudge_cell",
+    [ACT_SET_CELL] = "set_cell",
+    [ACT_EDITOR_BUTTON] = "editor_button",
+    [ACT_DRAG_BEGIN] = "drag_begin",
+    [ACT_DRAG] = "drag",
+    [ACT_DRAG_END] = "drag_end",
+    [ACT_UNDO] = "undo",
+    [ACT_REDO] = "redo",
+    [ACT_EXPORT] = "export",
+    [ACT_SAVE] = "save",
+    [ACT_OPEN_PROMPT] = "open_prompt",
+    [ACT_FOCUS_SENTENCE] = "focus_sentence",
+    [ACT_LEAVE_SENTENCE] = "leave_sentence",
+    [ACT_UI_SCALE] = "ui_scale",
+    [ACT_WINDOW_SIZE] = "window_size",
+    [ACT_REDRAW] = "redraw",
+    [ACT_FULLSCREEN] = "fullscreen",
+    [ACT_HELP] = "help",
+    [ACT_QUIT] = "quit",
+};
+
+const char *app_action_name(AppActionKind kind)
+{
+    int k = (int)kind;
+    return k >= 0 && k < ACT_COUNT && action_names[k] ? action_names[k] : "?";
+}
+
+#define APP_COORD_MAX (1 << 20) /* pixels */
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+static int sign(int v)
+{
+    return (v > 0) - (v < 0);
+}
+
+/* v + d kept in lo..hi, without overflow. */
+static int add_clamped(int v, int d, int lo, int hi)
+{
+    long long x = (long long)v + d;
+    return x < lo ? lo : x > hi ? hi : (int)x;
+}
+
+static void keep_query_visible(AppState *a)
+{
+    ViewLayout *l = &a->layout;
+    int q = a->vs.query;
+    if (l->lines_vis > 0) {
+        if (q < a->vs.lines_scroll)
+            a->vs.lines_scroll = q;
+        else if (q >= a->vs.lines_scroll + l->lines_vis)
+            a->vs.lines_scroll = q - l->lines_vis + 1;
+    }
+    if (l->rows_vis > 0 && l->rows_vis < a->m->T) {
+        if (q < a->vs.pan_row)
+            a->vs.pan_row = q;
+        else if (q >= a->vs.pan_row + l->rows_vis)
+            a->vs.pan_row = q - l->rows_vis + 1;
+    }
+}
+
+/* No edits the class cannot see: the editor's keys need it on screen. */
+static int editor_shown(AppState *a)
+{
+    if (a->view && a->layout.editor.w == 0) {
+        app_status(a, 1, "the weight editor needs a wider window (Ctrl+Minus makes the interface smaller)");
+        a->dirty = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- selection ------------------------------------------------------------------ */
+
+static void select_cell(AppState *a, int i, int j)
+{
+    int T = a->m->T;
+    if (i < 0 || i >= T || j < 0 || j >= T)
+        return;
+    a->vs.query = i;
+    a->vs.key = j;
+    a->vs.edit_focus = 0;
+    keep_query_visible(a);
+    a->dirty = 1;
+}
+
+static void move_query(AppState *a, int d)
+{
+    int T = a->m->T;
+    if (T)
+        a->vs.query = add_clamped(a->vs.query, d, 0, T - 1);
+    keep_query_visible(a);
+    a->dirty = 1;
+}
+
+static void move_key(AppState *a, int d)
+{
+    int T = a->m->T;
+    if (T)
+        a->vs.key = add_clamped(a->vs.key, d, 0, T - 1);
+    a->dirty = 1;
+}
+
+static void hover(AppState *a, int i, int j)
+{
+    int T = a->m->T, oi = a->vs.hover_i, oj = a->vs.hover_j;
+    if (i < 0 || i >= T || j < 0 || j >= T)
+        i = j = -1;
+    a->vs.hover_i = i;
+    a->vs.hover_j = j;
+    if (oi != i || oj != j || i >= 0)
+        a->dirty = 1;
+}
+
+/* ---- settings ------------------------------------------------------------------- */
+
+static void set_heads(AppState *a, int h)
+{
+    int d = a->m->d;
+    if (h < 1 || h > d || h > ATTN_MAX_HEADS) {
+        app_status(a, 1, "%d heads: must be between 1 and %d", h, d < ATTN_MAX_HEADS ? d : ATTN_MAX_HEADS);
+        return;
+    }
+    undo_push(a);
+    if (model_set_heads(a->m, h) < 0) {
+        app_status(a, 1, "%d heads do not divide d = %d", h, d);
+        return;
+    }
+    a->vs.head = 0;
+    app_status(a, 0, "%d head%s, dk = %d", h, h == 1 ? "" : "s", d / h);
+    app_recompute(a);
+}
+
+/* Next (dir 1) or previous number of heads that divides d. */
+static void step_heads(AppState *a, int dir)
+{
+    int d = a->m->d, h = a->m->params.h;
+    for (int k = h + dir; k >= 1 && k <= d && k <= ATTN_MAX_HEADS; k += dir)
+        if (d % k == 0) {
+            set_heads(a, k);
+            return;
+        }
+    app_status(a, 0, "already at %d head%s", h, h == 1 ? "" : "s");
+}
+
+static void cycle_head(AppState *a, int dir)
+{
+    int h = a->m->res.h;
+    if (h <= 1) {
+        app_status(a, 0, "one head: press ] for more heads");
+        return;
+    }
+    /* order: 0, 1, ..., h-1, avg */
+    int pos = a->vs.head < 0 ? h : a->vs.head;
+    pos = (pos + dir + h + 1) % (h + 1);
+    a->vs.head = pos == h ? MODEL_HEAD_AVG : pos;
+    a->dirty = 1;
+}
+
+static void set_temperature(AppState *a, float t)
+{
+    if (t < 0.05f)
+        t = 0.05f;
+    if (t > 20.0f)
+        t = 20.0f;
+    a->m->cfg.temperature = roundf(t * 100.0f) / 100.0f;
+    app_recompute(a);
+}
+
+static void toggle_mode(AppState *a)
+{
+    AttnConfig *cfg = &a->m->cfg;
+    cfg->mode = cfg->mode == ATTN_MODE_BASIC ? ATTN_MODE_LEARNED : ATTN_MODE_BASIC;
+    app_status(a, 0, cfg->mode == ATTN_MODE_BASIC ? "basic self-attention: Q = K = V = X"
+                                                  : "learned: Q = X\xC2\xB7Wq, K = X\xC2\xB7Wk, V = X\xC2\xB7Wv");
+    app_recompute(a);
+}
+
+static void toggle(AppState *a, int *flag)
+{
+    *flag = !*flag;
+    app_recompute(a);
+}
+
+static void sentence_step(AppState *a, int dir)
+{
+    if (!a->sentences || a->sentences->n == 0) {
+        app_status(a, 0, "no sentences file loaded");
+        return;
+    }
+    int n = a->sentences->n;
+    a->sentence_idx = ((a->sentence_idx + dir) % n + n) % n;
+    app_set_sentence(a, a->sentences->text[a->sentence_idx]);
+    app_status(a, 0, "sentence %d of %d", a->sentence_idx + 1, n);
+}
+
+/* ---- what is shown ---------------------------------------------------------------- */
+
+static void step_reveal(AppState *a, int dir)
+{
+    int r = a->vs.step_reveal;
+    a->vs.step_reveal = dir > 0 ? (r >= 4 ? 1 : r + 1) : (r > 1 ? r - 1 : 1);
+    a->dirty = 1;
+}
+
+static void toggle_theme(AppState *a)
+{
+    a->vs.dark = !a->vs.dark;
+    app_status(a, 0, "%s (D switches back)", a->vs.dark ? "dark theme" : "light theme, for a bright room");
+    a->dirty = 1;
+}
+
+static void set_ui_scale(AppState *a, float s)
+{
+    if (s < 0.5f)
+        s = 0.5f;
+    if (s > 3.0f)
+        s = 3.0f;
+    a->ui_scale = s;
+    a->vs.scale = a->ui_scale * a->dpi_scale;
+    app_status(a, 0, "interface %d%%", (int)lroundf(s * 100));
+    a->dirty = 1;
+}
+
+static void ui_scale(AppState *a, int dir)
+{
+    set_ui_scale(a, dir > 0 ? a->ui_scale * 1.15f : dir < 0 ? a->ui_scale / 1.15f : 1.0f);
+}
+
+/* ---- the sentence bar, files, the window --------------------------------------------- */
+
+static void focus_sentence(AppState *a, int cursor)
+{
+    a->vs.sentence_focus = 1;
+    if (!a->prompt) { /* a click in the prompt keeps its own cursor */
+        int len = (int)a->text_len;
+        cursor = cursor < 0 || cursor > len ? len : cursor;
+        while (cursor > 0 && ((unsigned char)a->text[cursor] & 0xC0) == 0x80)
+            cursor--; /* not inside a UTF-8 character */
+        a->vs.cursor = cursor;
+    }
+    SDL_StartTextInput();
+    a->dirty = 1;
+}
+
+static void leave_sentence(AppState *a)
+{
+    a->prompt = PROMPT_NONE;
+    a->vs.prompt = NULL;
+    a->vs.sentence_focus = 0;
+    SDL_StopTextInput();
+    a->dirty = 1;
+}
+
+static void save(AppState *a, int as)
+{
+    if (!as && a->session_path[0])
+        app_save_session(a, a->session_path);
+    else
+        text_prompt_start(a, PROMPT_SAVE, "Save session as:",
+                          a->session_path[0] ? a->session_path : "attnviz-session.json");
+}
+
+static void window_size(AppState *a, int w, int h)
+{
+    a->win_w = w > 1 ? w : 1;
+    a->win_h = h > 1 ? h : 1;
+    a->dirty = 1;
+}
+
+static void help(AppState *a, int how)
+{
+    a->vs.help = how == 0 ? !a->vs.help : how > 0;
+    a->dirty = 1;
+}
+
+/* ---- the weight editor ------------------------------------------------------------- */
+
+static void edit_target(AppState *a, int target, int focus)
+{
+    if (target < 0 || target >= EDIT_COUNT || !editor_shown(a))
+        return;
+    a->vs.edit_target = (EditTarget)target;
+    if (focus)
+        a->vs.edit_focus = 1;
+    editor_move(a, 0, 0);
+}
+
+static void edit_cell(AppState *a, int row, int col)
+{
+    int rows, cols;
+    if (!editor_cell(a, row, col, &rows, &cols))
+        return;
+    a->vs.edit_row = row;
+    a->vs.edit_col = col;
+    a->vs.edit_focus = 1;
+    a->dirty = 1;
+}
+
+static void edit_focus(AppState *a, int on)
+{
+    if (a->vs.edit_focus != !!on) {
+        a->vs.edit_focus = !!on;
+        a->dirty = 1;
+    }
+}
+
+static void press_button(AppState *a, int b)
+{
+    if (b >= 0 && b < EBTN_COUNT && editor_shown(a))
+        editor_button(a, b);
+}
+
+/* ---- app_apply ---------------------------------------------------------------------- */
+
+static void apply(AppState *a, const AppAction *c)
+{
+    AttnConfig *cfg = &a->m->cfg;
+    int T = a->m->T;
+    switch (c->kind) {
+    case ACT_SELECT_QUERY: if (c->i >= 0 && c->i < T) { a->vs.query = c->i; a->dirty = 1; } break;
+    case ACT_MOVE_QUERY: move_query(a, c->i); break;
+    case ACT_FOCUS_KEY: if (c->i >= -1 && c->i < T) { a->vs.key = c->i; a->dirty = 1; } break;
+    case ACT_MOVE_KEY: move_key(a, c->i); break;
+    case ACT_SELECT_CELL: select_cell(a, c->i, c->j); break;
+    case ACT_HOVER: hover(a, c->i, c->j); break;
+    case ACT_POINTER: /* kept in a range the hit tests can add to */
+        a->vs.mouse_x = SDL_clamp(c->i, -APP_COORD_MAX, APP_COORD_MAX);
+        a->vs.mouse_y = SDL_clamp(c->j, -APP_COORD_MAX, APP_COORD_MAX);
+        break;
+    case ACT_TOGGLE_SCALE: toggle(a, &cfg->scale); break;
+    case ACT_TOGGLE_MASK: toggle(a, &cfg->causal); break;
+    case ACT_TOGGLE_POSENC: toggle(a, &cfg->posenc); break;
+    case ACT_TOGGLE_MODE: toggle_mode(a); break;
+    case ACT_CYCLE_HEAD: if (c->i) cycle_head(a, sign(c->i)); break;
+    case ACT_STEP_HEADS: if (c->i) step_heads(a, sign(c->i)); break;
+    case ACT_TEMPERATURE:
+        if (c->i)
+            set_temperature(a, c->i > 0 ? cfg->temperature * 1.25f : cfg->temperature / 1.25f);
+        break;
+    case ACT_CYCLE_MATRIX:
+        a->vs.matrix = (ModelMatrix)((a->vs.matrix + (c->i < 0 ? 2 : 1)) % 3);
+        a->dirty = 1;
+        break;
+    case ACT_CYCLE_CMAP:
+        a->vs.cmap = (ColormapId)((a->vs.cmap + 1) % CMAP_SEQUENTIAL_COUNT);
+        a->dirty = 1;
+        break;
+    case ACT_TOGGLE_THEME: toggle_theme(a); break;
+    case ACT_TOGGLE_ALL_LINES: a->vs.all_lines = !a->vs.all_lines; a->dirty = 1; break;
+    case ACT_STEP_REVEAL: if (c->i) step_reveal(a, c->i); break;
+    case ACT_ZOOM:
+        a->vs.zoom = c->i > 0 ? fminf(a->vs.zoom * 1.25f, 64.0f) : fmaxf(a->vs.zoom / 1.25f, 1.0f);
+        a->dirty = 1;
+        break;
+    case ACT_PAN: /* past the end is drawn as the end; bounded, for sums */
+        if (c->i)
+            a->vs.pan_row = add_clamped(a->vs.pan_row, c->i, 0, ATTN_MAX_TOKENS);
+        if (c->j)
+            a->vs.pan_col = add_clamped(a->vs.pan_col, c->j, 0, ATTN_MAX_TOKENS);
+        a->dirty = 1;
+        break;
+    case ACT_SCROLL_LINES:
+        a->vs.lines_scroll = add_clamped(a->vs.lines_scroll, c->i, 0, ATTN_MAX_TOKENS);
+        a->dirty = 1;
+        break;
+    case ACT_SENTENCE_STEP: if (c->i) sentence_step(a, sign(c->i)); break;
+    case ACT_EDIT_TARGET: edit_target(a, c->i, c->j); break;
+    case ACT_EDIT_MOVE: editor_move(a, c->i, c->j); break;
+    case ACT_EDIT_CELL: edit_cell(a, c->i, c->j); break;
+    case ACT_EDIT_FOCUS: edit_focus(a, c->i); break;
+    case ACT_EDIT_TYPE: editor_begin_typing(a); break;
+    case ACT_NUDGE_CELL: editor_nudge(a, c->i, c->j, c->value); break;
+    case ACT_SET_CELL: editor_set_value(a, c->i, c->j, c->value); break;
+    case ACT_EDITOR_BUTTON: press_button(a, c->i); break;
+    case ACT_DRAG_BEGIN: editor_drag_begin(a, c->i); break;
+    case ACT_DRAG: editor_drag(a, c->i, c->value); break;
+    case ACT_DRAG_END: editor_drag_end(a); break;
+    case ACT_UNDO: app_undo(a); break;
+    case ACT_REDO: app_redo(a); break;
+    case ACT_EXPORT: if (c->i >= 0 && c->i <= 2) app_export(a, c->i); break;
+    case ACT_SAVE: save(a, c->i); break;
+    case ACT_OPEN_PROMPT: text_prompt_start(a, PROMPT_OPEN, "Open (session .json or sentences):", ""); break;
+    case ACT_FOCUS_SENTENCE: focus_sentence(a, c->i); break;
+    case ACT_LEAVE_SENTENCE: leave_sentence(a); break;
+    case ACT_UI_SCALE: ui_scale(a, c->i); break;
+    case ACT_WINDOW_SIZE: window_size(a, c->i, c->j); break;
+    case ACT_REDRAW: a->dirty = 1; break;
+    case ACT_FULLSCREEN: a->fullscreen = !a->fullscreen; a->dirty = 1; break;
+    case ACT_HELP: help(a, c->i); break;
+    case ACT_QUIT: a->quit = 1; break;
+    case ACT_NONE:
+    case ACT_COUNT:
+    default: break;
+    }
+}
+
+int app_apply(AppState *a, const AppAction *act)
+{
+    int before = a->dirty;
+    unsigned said = a->status_serial;
+    a->dirty = 0;
+    a->last_action = *act;
+    a->n_actions++;
+    apply(a, act);
+    int changed = a->dirty || a->status_serial != said; /* a message is drawn too */
+    a->dirty = before | changed;
+    return changed;
+}

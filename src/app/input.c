@@ -1,0 +1,428 @@
+/* Input: SDL events become actions here and nowhere else. Keys and the wheel
+ * through one table (which also writes the help overlay, so the help cannot
+ * list a key that does nothing); clicks and motion through the view's hits. */
+#include "attnviz/input.h"
+#include "app_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Help texts that several rows share (one help line each). */
+static const char H_SENTENCE[] = "edit the sentence (Esc leaves)";
+static const char H_QUERY[] = "select the query row";
+static const char H_KEY[] = "focus a key column";
+static const char H_HEAD[] = "next / previous head (then the average)";
+static const char H_HEADS[] = "fewer / more heads";
+static const char H_TEMP[] = "temperature \xCF\x84 up / down";
+static const char H_MATRIX[] = "weights / raw scores / logits";
+static const char H_LOOK[] = "next colour map / light or dark theme";
+static const char H_PAGES[] = "previous / next sentence";
+static const char H_TARGET[] = "weight editor: Wq, Wk, Wv, Wo, X";
+static const char H_EDIT_KEYS[] = "after a click in the editor: move the cell, type a value";
+static const char H_NUDGE[] = "nudge the editor's cell (Shift: finer)";
+static const char H_BUTTONS[] = "identity, zero, random, swap Wq\xE2\x86\x94Wk, reset";
+static const char H_STEP[] = "step view: reveal next / previous step";
+static const char H_ZOOM[] = "zoom / pan / scroll a large heatmap (and the lines)";
+static const char H_UNDO[] = "undo / redo";
+static const char H_SAVE[] = "save session / save as";
+static const char H_EXPORT[] = "export heatmap / lines / whole window (PNG)";
+static const char H_UI[] = "interface size (projector)";
+static const char H_HELP[] = "this help";
+
+#define CTRL KEYMOD_CTRL
+#define SHIFT KEYMOD_SHIFT
+#define NOSHIFT KEYMOD_NO_SHIFT
+#define ROW(key, mods, ctx, kind, i, j, v, what) {key, mods, KEYCTX_##ctx, {kind, i, j, v}, what}
+#define K(key, mods, ctx, kind, i, what) ROW(key, mods, ctx, kind, i, 0, 0.0f, what)
+
+/* Search order: by context (ANY, then HELP, EDITOR, MAIN, see input.h), then
+ * by row; rows here are in the help's order. */
+static const AppKey key_table[] = {
+    /* no text field has the keyboard */
+    K(SDLK_RETURN, 0, MAIN, ACT_FOCUS_SENTENCE, -1, H_SENTENCE),
+    K(SDLK_KP_ENTER, 0, MAIN, ACT_FOCUS_SENTENCE, -1, NULL),
+    K(SDLK_SLASH, NOSHIFT, MAIN, ACT_FOCUS_SENTENCE, -1, H_SENTENCE),
+    K(SDLK_SLASH, SHIFT, MAIN, ACT_HELP, 0, NULL), /* "?" on many keyboards */
+    K(SDLK_UP, 0, MAIN, ACT_MOVE_QUERY, -1, H_QUERY),
+    K(SDLK_DOWN, 0, MAIN, ACT_MOVE_QUERY, 1, H_QUERY),
+    K(SDLK_j, 0, MAIN, ACT_MOVE_QUERY, 1, H_QUERY),
+    K(SDLK_k, 0, MAIN, ACT_MOVE_QUERY, -1, H_QUERY),
+    K(SDLK_LEFT, 0, MAIN, ACT_MOVE_KEY, -1, H_KEY),
+    K(SDLK_RIGHT, 0, MAIN, ACT_MOVE_KEY, 1, H_KEY),
+    K(SDLK_s, 0, MAIN, ACT_TOGGLE_SCALE, 0, "scaling 1/\xE2\x88\x9A" "dk on/off"),
+    K(SDLK_m, 0, MAIN, ACT_TOGGLE_MASK, 0, "causal mask on/off"),
+    K(SDLK_p, 0, MAIN, ACT_TOGGLE_POSENC, 0, "positional encoding on/off"),
+    K(SDLK_b, 0, MAIN, ACT_TOGGLE_MODE, 0, "basic / learned attention"),
+    K(SDLK_h, NOSHIFT, MAIN, ACT_CYCLE_HEAD, 1, H_HEAD),
+    K(SDLK_h, SHIFT, MAIN, ACT_CYCLE_HEAD, -1, H_HEAD),
+    K(SDLK_LEFTBRACKET, 0, MAIN, ACT_STEP_HEADS, -1, H_HEADS),
+    K(SDLK_RIGHTBRACKET, 0, MAIN, ACT_STEP_HEADS, 1, H_HEADS),
+    K(SDLK_t, NOSHIFT, MAIN, ACT_TEMPERATURE, 1, H_TEMP),
+    K(SDLK_t, SHIFT, MAIN, ACT_TEMPERATURE, -1, H_TEMP),
+    K(SDLK_r, NOSHIFT, MAIN, ACT_CYCLE_MATRIX, 1, H_MATRIX),
+    K(SDLK_r, SHIFT, MAIN, ACT_CYCLE_MATRIX, -1, H_MATRIX),
+    K(SDLK_c, 0, MAIN, ACT_CYCLE_CMAP, 0, H_LOOK),
+    K(SDLK_d, 0, MAIN, ACT_TOGGLE_THEME, 0, H_LOOK),
+    K(SDLK_a, 0, MAIN, ACT_TOGGLE_ALL_LINES, 0, "all queries' lines"),
+    K(SDLK_PAGEUP, 0, MAIN, ACT_SENTENCE_STEP, -1, H_PAGES),
+    K(SDLK_PAGEDOWN, 0, MAIN, ACT_SENTENCE_STEP, 1, H_PAGES),
+    K(SDLK_1, 0, MAIN, ACT_EDIT_TARGET, EDIT_WQ, H_TARGET),
+    K(SDLK_2, 0, MAIN, ACT_EDIT_TARGET, EDIT_WK, H_TARGET),
+    K(SDLK_3, 0, MAIN, ACT_EDIT_TARGET, EDIT_WV, H_TARGET),
+    K(SDLK_4, 0, MAIN, ACT_EDIT_TARGET, EDIT_WO, H_TARGET),
+    K(SDLK_5, 0, MAIN, ACT_EDIT_TARGET, EDIT_X, H_TARGET),
+    /* the weight editor has the keyboard (after a click on it) */
+    K(SDLK_ESCAPE, 0, EDITOR, ACT_EDIT_FOCUS, 0, NULL),
+    ROW(SDLK_UP, 0, EDITOR, ACT_EDIT_MOVE, -1, 0, 0.0f, H_EDIT_KEYS),
+    ROW(SDLK_DOWN, 0, EDITOR, ACT_EDIT_MOVE, 1, 0, 0.0f, H_EDIT_KEYS),
+    ROW(SDLK_LEFT, 0, EDITOR, ACT_EDIT_MOVE, 0, -1, 0.0f, H_EDIT_KEYS),
+    ROW(SDLK_RIGHT, 0, EDITOR, ACT_EDIT_MOVE, 0, 1, 0.0f, H_EDIT_KEYS),
+    K(SDLK_RETURN, 0, EDITOR, ACT_EDIT_TYPE, 0, H_EDIT_KEYS),
+    K(SDLK_KP_ENTER, 0, EDITOR, ACT_EDIT_TYPE, 0, NULL),
+    ROW(SDLK_PLUS, NOSHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, 0.1f, H_NUDGE),
+    ROW(SDLK_EQUALS, NOSHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, 0.1f, NULL),
+    ROW(SDLK_KP_PLUS, NOSHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, 0.1f, NULL),
+    ROW(SDLK_PLUS, SHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, 0.01f, NULL),
+    ROW(SDLK_EQUALS, SHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, 0.01f, NULL),
+    ROW(SDLK_KP_PLUS, SHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, 0.01f, NULL),
+    ROW(SDLK_MINUS, NOSHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, -0.1f, H_NUDGE),
+    ROW(SDLK_KP_MINUS, NOSHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, -0.1f, NULL),
+    ROW(SDLK_MINUS, SHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, -0.01f, NULL),
+    ROW(SDLK_KP_MINUS, SHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, -0.01f, NULL),
+    /* the wheel over an editor cell (i, j: that cell) */
+    ROW(APP_KEY_WHEEL, NOSHIFT, EDIT_CELL, ACT_NUDGE_CELL, 0, 0, 0.1f, H_NUDGE),
+    ROW(APP_KEY_WHEEL, SHIFT, EDIT_CELL, ACT_NUDGE_CELL, 0, 0, 0.01f, NULL),
+    K(SDLK_0, 0, MAIN, ACT_EDITOR_BUTTON, EBTN_IDENTITY, H_BUTTONS),
+    K(SDLK_z, 0, MAIN, ACT_EDITOR_BUTTON, EBTN_ZERO, H_BUTTONS),
+    K(SDLK_n, 0, MAIN, ACT_EDITOR_BUTTON, EBTN_RANDOM, H_BUTTONS),
+    K(SDLK_x, 0, MAIN, ACT_EDITOR_BUTTON, EBTN_SWAP, H_BUTTONS),
+    K(SDLK_DELETE, 0, MAIN, ACT_EDITOR_BUTTON, EBTN_RESET, H_BUTTONS),
+    K(SDLK_SPACE, NOSHIFT, MAIN, ACT_STEP_REVEAL, 1, H_STEP),
+    K(SDLK_SPACE, SHIFT, MAIN, ACT_STEP_REVEAL, -1, H_STEP),
+    K(SDLK_PLUS, 0, MAIN, ACT_ZOOM, 1, H_ZOOM),
+    K(SDLK_EQUALS, 0, MAIN, ACT_ZOOM, 1, NULL),
+    K(SDLK_KP_PLUS, 0, MAIN, ACT_ZOOM, 1, NULL),
+    K(SDLK_MINUS, 0, MAIN, ACT_ZOOM, -1, H_ZOOM),
+    K(SDLK_KP_MINUS, 0, MAIN, ACT_ZOOM, -1, NULL),
+    /* the wheel over the heatmap and the line diagram */
+    K(APP_KEY_WHEEL, CTRL, HEATMAP, ACT_ZOOM, 1, H_ZOOM),
+    ROW(APP_KEY_WHEEL, SHIFT, HEATMAP, ACT_PAN, 0, -3, 0.0f, H_ZOOM),
+    ROW(APP_KEY_WHEEL, 0, HEATMAP, ACT_PAN, -3, 0, 0.0f, H_ZOOM),
+    K(APP_KEY_WHEEL, 0, LINES, ACT_SCROLL_LINES, -3, H_ZOOM),
+    /* always, even while typing */
+    K(SDLK_z, CTRL | NOSHIFT, ANY, ACT_UNDO, 0, H_UNDO),
+    K(SDLK_y, CTRL, ANY, ACT_REDO, 0, H_UNDO),
+    K(SDLK_z, CTRL | SHIFT, ANY, ACT_REDO, 0, H_UNDO),
+    K(SDLK_s, CTRL | NOSHIFT, ANY, ACT_SAVE, 0, H_SAVE),
+    K(SDLK_s, CTRL | SHIFT, ANY, ACT_SAVE, 1, H_SAVE),
+    K(SDLK_o, CTRL, ANY, ACT_OPEN_PROMPT, 0, "open a session or sentences file (or drop one)"),
+    K(SDLK_e, CTRL | NOSHIFT, ANY, ACT_EXPORT, 0, H_EXPORT),
+    K(SDLK_l, CTRL, ANY, ACT_EXPORT, 1, H_EXPORT),
+    K(SDLK_e, CTRL | SHIFT, ANY, ACT_EXPORT, 2, H_EXPORT),
+    K(SDLK_PLUS, CTRL, ANY, ACT_UI_SCALE, 1, H_UI),
+    K(SDLK_EQUALS, CTRL, ANY, ACT_UI_SCALE, 1, NULL),
+    K(SDLK_KP_PLUS, CTRL, ANY, ACT_UI_SCALE, 1, NULL),
+    K(SDLK_MINUS, CTRL, ANY, ACT_UI_SCALE, -1, H_UI),
+    K(SDLK_KP_MINUS, CTRL, ANY, ACT_UI_SCALE, -1, NULL),
+    K(SDLK_0, CTRL, ANY, ACT_UI_SCALE, 0, H_UI),
+    K(SDLK_KP_0, CTRL, ANY, ACT_UI_SCALE, 0, NULL),
+    K(SDLK_F11, 0, ANY, ACT_FULLSCREEN, 0, "fullscreen"),
+    K(SDLK_F1, 0, ANY, ACT_HELP, 0, H_HELP),
+    K(SDLK_QUESTION, 0, MAIN, ACT_HELP, 0, H_HELP),
+    K(SDLK_q, CTRL, ANY, ACT_QUIT, 0, "quit"),
+    /* the help is shown: these close it */
+    K(SDLK_ESCAPE, 0, HELP, ACT_HELP, -1, NULL),
+    K(SDLK_QUESTION, 0, HELP, ACT_HELP, -1, NULL),
+    K(SDLK_SLASH, 0, HELP, ACT_HELP, -1, NULL),
+};
+
+#undef K
+#undef ROW
+#undef CTRL
+#undef SHIFT
+#undef NOSHIFT
+
+const AppKey *app_key_table(int *n)
+{
+    *n = (int)(sizeof key_table / sizeof key_table[0]);
+    return key_table;
+}
+
+/* ---- labels and the help ------------------------------------------------------------ */
+
+static const struct {
+    SDL_Keycode key;
+    const char *name;
+} key_names[] = {
+    {APP_KEY_WHEEL, "wheel"}, {SDLK_RETURN, "Enter"}, {SDLK_KP_ENTER, "Keypad Enter"},
+    {SDLK_ESCAPE, "Esc"}, {SDLK_PLUS, "Plus"}, {SDLK_MINUS, "Minus"},
+    {SDLK_KP_PLUS, "Keypad Plus"}, {SDLK_KP_MINUS, "Keypad Minus"}, {SDLK_DELETE, "Del"},
+};
+
+char *app_key_label(const AppKey *k, char *buf, size_t size)
+{
+    const char *name = NULL;
+    for (size_t n = 0; n < sizeof key_names / sizeof key_names[0]; n++)
+        if (key_names[n].key == k->key)
+            name = key_names[n].name;
+    if (!name)
+        name = SDL_GetKeyName(k->key); /* "A", "PageUp", "[" ... */
+    snprintf(buf, size, "%s%s%s", k->mods & KEYMOD_CTRL ? "Ctrl+" : "",
+             k->mods & KEYMOD_SHIFT ? "Shift+" : "", name);
+    return buf;
+}
+
+/* Is label one of the ", "-separated keys of keys? */
+static int has_label(const char *keys, const char *label)
+{
+    size_t n = strlen(label);
+    for (const char *p = keys; *p;) {
+        const char *end = strstr(p, ", ");
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && memcmp(p, label, n) == 0)
+            return 1;
+        p += len + (end ? 2 : 0);
+    }
+    return 0;
+}
+
+int app_help_build(ViewHelpLine *lines, int max, char *text, size_t size)
+{
+    int n_rows, n = 0;
+    const AppKey *t = app_key_table(&n_rows);
+    size_t used = 0;
+    for (int r = 0; r < n_rows && n < max; r++) {
+        int seen = !t[r].what;
+        for (int k = 0; k < n && !seen; k++)
+            seen = strcmp(lines[k].what, t[r].what) == 0;
+        if (seen)
+            continue;
+        /* a new line: the keys of every row with this text, in table order */
+        char *keys = text + used;
+        size_t len = 0;
+        keys[0] = '\0';
+        for (int s = r; s < n_rows; s++) {
+            char label[64];
+            if (!t[s].what || strcmp(t[s].what, t[r].what) != 0 ||
+                has_label(keys, app_key_label(&t[s], label, sizeof label)))
+                continue;
+            int w = snprintf(keys + len, size - used - len, "%s%s", len ? ", " : "", label);
+            if (w < 0 || (size_t)w >= size - used - len)
+                return n; /* out of room: the lines so far */
+            len += (size_t)w;
+        }
+        lines[n].keys = keys;
+        lines[n].what = t[r].what;
+        n++;
+        used += len + 1;
+    }
+    return n;
+}
+
+/* ---- keys and the wheel ------------------------------------------------------------- */
+
+static int mods_fit(int need, Uint16 mod)
+{
+    if ((need & KEYMOD_CTRL) && !(mod & KMOD_CTRL))
+        return 0;
+    if ((need & KEYMOD_SHIFT) && !(mod & KMOD_SHIFT))
+        return 0;
+    if ((need & KEYMOD_NO_SHIFT) && (mod & KMOD_SHIFT))
+        return 0;
+    return 1;
+}
+
+static const AppKey *key_find(SDL_Keycode key, Uint16 mod, KeyContext ctx)
+{
+    for (size_t r = 0; r < sizeof key_table / sizeof key_table[0]; r++)
+        if (key_table[r].key == key && key_table[r].ctx == ctx && mods_fit(key_table[r].mods, mod))
+            return &key_table[r];
+    return NULL;
+}
+
+static int translate_key(AppState *a, const SDL_KeyboardEvent *ke, AppAction *out)
+{
+    SDL_Keycode k = ke->keysym.sym;
+    Uint16 mod = ke->keysym.mod;
+    const AppKey *row = key_find(k, mod, KEYCTX_ANY);
+    if (!row && (a->editing_value || a->vs.sentence_focus))
+        return -1; /* typing */
+    if (!row && a->vs.help)
+        row = key_find(k, mod, KEYCTX_HELP);
+    if (!row && a->vs.edit_focus)
+        row = key_find(k, mod, KEYCTX_EDITOR);
+    if (!row)
+        row = key_find(k, mod, KEYCTX_MAIN);
+    if (!row)
+        return 0;
+    *out = row->act;
+    return 1;
+}
+
+/* The wheel: its row by the part under the pointer; the row's arguments
+ * times the steps turned. */
+static int translate_wheel(AppState *a, const SDL_MouseWheelEvent *w, AppAction *out)
+{
+    const ViewLayout *l = &a->layout;
+    int mx = a->vs.mouse_x, my = a->vs.mouse_y, i, j, row, col;
+    SDL_Point p = {mx, my};
+    KeyContext ctx;
+    if (w->which == SDL_TOUCH_MOUSEID)
+        return 0;
+    if (view_hit_editor(l, mx, my, &row, &col) == 1)
+        ctx = KEYCTX_EDIT_CELL;
+    else if (SDL_PointInRect(&p, &l->heatmap) || view_hit_cell(l, mx, my, &i, &j))
+        ctx = KEYCTX_HEATMAP;
+    else if (SDL_PointInRect(&p, &l->lines))
+        ctx = KEYCTX_LINES;
+    else
+        return 0;
+    const AppKey *r = key_find(APP_KEY_WHEEL, (Uint16)SDL_GetModState(), ctx);
+    if (!r)
+        return 0;
+    *out = r->act;
+    out->i *= w->y;
+    out->j *= w->y;
+    out->value *= (float)w->y;
+    if (ctx == KEYCTX_EDIT_CELL) {
+        out->i = row;
+        out->j = col;
+    }
+    return 1;
+}
+
+/* ---- clicks and motion ---------------------------------------------------------------- */
+
+static const AppAction control_actions[CTL_COUNT] = {
+    [CTL_MODE] = {ACT_TOGGLE_MODE, 0, 0, 0.0f},
+    [CTL_SCALE] = {ACT_TOGGLE_SCALE, 0, 0, 0.0f},
+    [CTL_MASK] = {ACT_TOGGLE_MASK, 0, 0, 0.0f},
+    [CTL_POSENC] = {ACT_TOGGLE_POSENC, 0, 0, 0.0f},
+    [CTL_HEAD] = {ACT_CYCLE_HEAD, 1, 0, 0.0f},
+    [CTL_HEADS_DOWN] = {ACT_STEP_HEADS, -1, 0, 0.0f},
+    [CTL_HEADS_UP] = {ACT_STEP_HEADS, 1, 0, 0.0f},
+    [CTL_TEMP] = {ACT_TEMPERATURE, 1, 0, 0.0f},
+    [CTL_MATRIX] = {ACT_CYCLE_MATRIX, 1, 0, 0.0f},
+    [CTL_CMAP] = {ACT_CYCLE_CMAP, 0, 0, 0.0f},
+    [CTL_ALL] = {ACT_TOGGLE_ALL_LINES, 0, 0, 0.0f},
+    [CTL_EXPORT] = {ACT_EXPORT, 0, 0, 0.0f},
+    [CTL_HELP] = {ACT_HELP, 0, 0, 0.0f},
+};
+
+/* A press on a weight-editor cell: the cursor goes there; a double click
+ * types a value, a single one starts scrubbing. */
+static int press_editor_cell(AppState *a, const SDL_MouseButtonEvent *b, int row, int col,
+                             AppAction *out)
+{
+    int rows, cols;
+    Uint32 now = b->timestamp;
+    int dbl = b->clicks >= 2 || (now - a->last_click_time < 400 && a->last_click_row == row &&
+                                 a->last_click_col == col);
+    a->last_click_time = now;
+    a->last_click_row = row;
+    a->last_click_col = col;
+    /* the layout may predate the last change of T (events come in batches
+     * between frames): cells are checked against the model */
+    if (!editor_cell(a, row, col, &rows, &cols))
+        return 0;
+    out[0] = (AppAction){ACT_EDIT_CELL, row, col, 0.0f};
+    out[1] = dbl ? (AppAction){ACT_EDIT_TYPE, 0, 0, 0.0f} : (AppAction){ACT_DRAG_BEGIN, b->y, 0, 0.0f};
+    return 2;
+}
+
+/* What a left press hits, the sentence bar aside: a control, a cell, a label,
+ * a token of the line diagram or a part of the editor (two actions for a
+ * cell of it). Returns how many actions. */
+static int press(AppState *a, const SDL_MouseButtonEvent *b, AppAction *out)
+{
+    const ViewLayout *l = &a->layout;
+    int x = b->x, y = b->y, i, j, side, row, col, T = a->m->T;
+    int c = view_hit_control(l, x, y);
+    if (c >= 0) {
+        *out = control_actions[c];
+        return 1;
+    }
+    /* hits are checked against the model, not the layout (see above) */
+    if (view_hit_cell(l, x, y, &i, &j) && i < T && j < T) {
+        *out = (AppAction){ACT_SELECT_CELL, i, j, 0.0f};
+        return 1;
+    }
+    if (view_hit_row_label(l, x, y, &i) && i < T) {
+        *out = (AppAction){ACT_SELECT_QUERY, i, 0, 0.0f};
+        return 1;
+    }
+    if (view_hit_line_token(l, x, y, &i, &side) && i < T) {
+        *out = (AppAction){side ? ACT_FOCUS_KEY : ACT_SELECT_QUERY, i, 0, 0.0f};
+        return 1;
+    }
+    switch (view_hit_editor(l, x, y, &row, &col)) {
+    case 1: return press_editor_cell(a, b, row, col, out);
+    case 2: *out = (AppAction){ACT_EDIT_TARGET, row, 1, 0.0f}; return 1;
+    case 3: *out = (AppAction){ACT_EDITOR_BUTTON, row, 0, 0.0f}; return 1;
+    default: return 0;
+    }
+}
+
+static int translate_press(AppState *a, const SDL_MouseButtonEvent *b, AppAction *out)
+{
+    if (b->button != SDL_BUTTON_LEFT)
+        return 0;
+    if (a->vs.help) { /* a click closes the help and does nothing else */
+        *out = (AppAction){ACT_HELP, -1, 0, 0.0f};
+        return 1;
+    }
+    if (SDL_PointInRect(&(SDL_Point){b->x, b->y}, &a->layout.sentence)) {
+        int cursor = a->view && !a->prompt ? view_sentence_offset(a->view, &a->vs, &a->layout, b->x) : -1;
+        *out = (AppAction){ACT_FOCUS_SENTENCE, cursor, 0, 0.0f};
+        return 1;
+    }
+    int n = 0;
+    if (a->vs.sentence_focus && !a->prompt) /* a click elsewhere leaves the bar */
+        out[n++] = (AppAction){ACT_LEAVE_SENTENCE, 0, 0, 0.0f};
+    return n + press(a, b, out + n);
+}
+
+static int translate_motion(AppState *a, const SDL_MouseMotionEvent *mm, AppAction *out)
+{
+    int i, j;
+    out[0] = (AppAction){ACT_POINTER, mm->x, mm->y, 0.0f};
+    if (a->dragging) {
+        int fine = (SDL_GetModState() & KMOD_SHIFT) || (mm->state & SDL_BUTTON_RMASK);
+        out[1] = (AppAction){ACT_DRAG, mm->y, 0, fine ? 0.002f : 0.02f};
+        return 2;
+    }
+    if (!view_hit_cell(&a->layout, mm->x, mm->y, &i, &j) || i >= a->m->T || j >= a->m->T)
+        i = j = -1;
+    out[1] = (AppAction){ACT_HOVER, i, j, 0.0f};
+    return 2;
+}
+
+int app_translate(AppState *a, const SDL_Event *e, AppAction *out, int max)
+{
+    AppAction act[4];
+    int n = 0;
+    switch (e->type) {
+    case SDL_QUIT: act[n++] = (AppAction){ACT_QUIT, 0, 0, 0.0f}; break;
+    case SDL_KEYDOWN: n = translate_key(a, &e->key, act); break;
+    case SDL_TEXTINPUT: return a->editing_value || a->vs.sentence_focus ? -1 : 0;
+    case SDL_TEXTEDITING: return a->vs.sentence_focus && !a->editing_value ? -1 : 0;
+    case SDL_DROPFILE: return e->drop.file ? -1 : 0;
+    case SDL_MOUSEBUTTONDOWN: n = translate_press(a, &e->button, act); break;
+    case SDL_MOUSEBUTTONUP: act[n++] = (AppAction){ACT_DRAG_END, 0, 0, 0.0f}; break;
+    case SDL_MOUSEMOTION: n = translate_motion(a, &e->motion, act); break;
+    case SDL_MOUSEWHEEL: n = translate_wheel(a, &e->wheel, act); break;
+    case SDL_WINDOWEVENT:
+        if (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED || e->window.event == SDL_WINDOWEVENT_RESIZED)
+            act[n++] = (AppAction){ACT_WINDOW_SIZE, e->window.data1, e->window.data2, 0.0f};
+        else
+            act[n++] = (AppAction){ACT_REDRAW, 0, 0, 0.0f};
+        break;
+    default: break;
+    }
+    if (n < 0)
+        return n;
+    if (n > max)
+        n = max;
+    memcpy(out, act, (size_t)n * sizeof *act);
+    return n;
+}

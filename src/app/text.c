@@ -1,0 +1,236 @@
+/* Typing: the sentence bar (UTF-8 editing, paste, an input method's
+ * composition), the file-name prompt for Save as and Open, and the box that
+ * takes a weight's exact value. Keys here are text, not shortcuts. */
+#include "app_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void text_insert(AppState *a, const char *s)
+{
+    size_t n = strlen(s);
+    if (a->prompt) {
+        size_t l = strlen(a->prompt_buf);
+        if (l + n < sizeof a->prompt_buf) {
+            memmove(a->prompt_buf + a->prompt_cursor + n, a->prompt_buf + a->prompt_cursor,
+                    l - (size_t)a->prompt_cursor + 1);
+            memcpy(a->prompt_buf + a->prompt_cursor, s, n);
+            a->prompt_cursor += (int)n;
+        }
+        a->dirty = 1;
+        return;
+    }
+    if (a->text_len + n > APP_TEXT_MAX) {
+        app_status(a, 1, "the sentence is too long (at most %d bytes)", APP_TEXT_MAX);
+        return;
+    }
+    if (app_text_reserve(a, a->text_len + n) < 0)
+        return;
+    size_t c = (size_t)a->vs.cursor;
+    memmove(a->text + c + n, a->text + c, a->text_len - c + 1);
+    memcpy(a->text + c, s, n);
+    a->text_len += n;
+    a->vs.cursor += (int)n;
+    app_sync_text(a);
+}
+
+static int utf8_prev(const char *s, int pos)
+{
+    if (pos <= 0)
+        return 0;
+    pos--;
+    while (pos > 0 && ((unsigned char)s[pos] & 0xC0) == 0x80)
+        pos--;
+    return pos;
+}
+
+static int utf8_next(const char *s, int pos, int len)
+{
+    if (pos >= len)
+        return len;
+    pos++;
+    while (pos < len && ((unsigned char)s[pos] & 0xC0) == 0x80)
+        pos++;
+    return pos;
+}
+
+/* Editing keys of the bar (or the prompt): Backspace, Delete, Left, Right,
+ * Home, End, Ctrl+V, Ctrl+U. */
+static void bar_key(AppState *a, SDL_Keycode k, Uint16 mod)
+{
+    char *buf = a->prompt ? a->prompt_buf : a->text;
+    int *cur = a->prompt ? &a->prompt_cursor : &a->vs.cursor;
+    int len = (int)(a->prompt ? strlen(a->prompt_buf) : a->text_len);
+    int ctrl = mod & KMOD_CTRL;
+    switch (k) {
+    case SDLK_BACKSPACE:
+    case SDLK_DELETE: {
+        int from = k == SDLK_BACKSPACE ? utf8_prev(buf, *cur) : *cur;
+        int to = k == SDLK_BACKSPACE ? *cur : utf8_next(buf, *cur, len);
+        if (from == to)
+            return;
+        memmove(buf + from, buf + to, (size_t)(len - to) + 1);
+        *cur = from;
+        if (a->prompt)
+            a->dirty = 1;
+        else {
+            a->text_len -= (size_t)(to - from);
+            app_sync_text(a);
+        }
+        return;
+    }
+    case SDLK_LEFT: *cur = utf8_prev(buf, *cur); a->dirty = 1; return;
+    case SDLK_RIGHT: *cur = utf8_next(buf, *cur, len); a->dirty = 1; return;
+    case SDLK_HOME: *cur = 0; a->dirty = 1; return;
+    case SDLK_END: *cur = len; a->dirty = 1; return;
+    case SDLK_v:
+        if (ctrl) {
+            char *clip = SDL_GetClipboardText();
+            if (clip) {
+                for (char *p = clip; *p; p++)
+                    if (*p == '\n' || *p == '\r' || *p == '\t')
+                        *p = ' ';
+                text_insert(a, clip);
+                SDL_free(clip);
+            }
+        }
+        return;
+    case SDLK_u:
+        if (ctrl) {
+            buf[0] = '\0';
+            *cur = 0;
+            if (!a->prompt) {
+                a->text_len = 0;
+                app_sync_text(a);
+            }
+            a->dirty = 1;
+        }
+        return;
+    default:
+        return;
+    }
+}
+
+static void finish_prompt(AppState *a)
+{
+    AppPrompt p = a->prompt;
+    a->prompt = PROMPT_NONE;
+    a->vs.prompt = NULL;
+    a->vs.sentence_focus = 0;
+    a->dirty = 1;
+    if (p == PROMPT_OPEN)
+        app_open_path(a, a->prompt_buf);
+    else if (p == PROMPT_SAVE && app_save_session(a, a->prompt_buf) == 0)
+        snprintf(a->session_path, sizeof a->session_path, "%s", a->prompt_buf);
+}
+
+void text_prompt_start(AppState *a, AppPrompt p, const char *label, const char *initial)
+{
+    a->prompt = p;
+    a->vs.prompt = label;
+    snprintf(a->prompt_buf, sizeof a->prompt_buf, "%s", initial);
+    a->prompt_cursor = (int)strlen(a->prompt_buf);
+    a->vs.sentence_focus = 1;
+    SDL_StartTextInput();
+    a->dirty = 1;
+}
+
+/* Enter in the value box: a number sets the cell (one undo step); anything
+ * else keeps the box open with a message. */
+static void commit_typed_value(AppState *a)
+{
+    char *end;
+    double v = strtod(a->edit_buf, &end);
+    while (*end == ' ')
+        end++;
+    if (!a->edit_buf[0] || *end || !isfinite(v) || fabs(v) > 1e4) {
+        app_status(a, 1, "'%s' is not a number between -10000 and 10000: value kept", a->edit_buf);
+        a->dirty = 1;
+        return; /* stay in the box so the user can fix it */
+    }
+    app_apply(a, &(AppAction){ACT_SET_CELL, -1, -1, (float)v});
+    a->editing_value = 0;
+    a->vs.edit_text = NULL;
+    SDL_StopTextInput();
+    app_status(a, 0, "value set to %g", v);
+}
+
+/* A key while the value box is open: Esc cancels, Enter sets, Backspace. */
+static void value_key(AppState *a, SDL_Keycode k)
+{
+    if (k == SDLK_ESCAPE) {
+        a->editing_value = 0;
+        a->vs.edit_text = NULL;
+        app_status(a, 0, "edit cancelled");
+    } else if (k == SDLK_RETURN || k == SDLK_KP_ENTER) {
+        commit_typed_value(a);
+    } else if (k == SDLK_BACKSPACE) {
+        size_t l = strlen(a->edit_buf);
+        if (l)
+            a->edit_buf[l - 1] = '\0';
+        a->edit_fresh = 0;
+    }
+    if (!a->editing_value)
+        SDL_StopTextInput();
+    a->dirty = 1;
+}
+
+static void text_key(AppState *a, SDL_Keycode k, Uint16 mod)
+{
+    if (a->editing_value) {
+        value_key(a, k);
+        return;
+    }
+    if (!a->vs.sentence_focus)
+        return;
+    if (k == SDLK_ESCAPE || k == SDLK_RETURN || k == SDLK_KP_ENTER) {
+        if (a->prompt && k != SDLK_ESCAPE)
+            finish_prompt(a);
+        else
+            app_apply(a, &(AppAction){ACT_LEAVE_SENTENCE, 0, 0, 0.0f});
+        return;
+    }
+    bar_key(a, k, mod);
+}
+
+static void text_input(AppState *a, const char *s)
+{
+    if (a->editing_value) {
+        if (a->edit_fresh) {
+            /* the first key replaces the shown value, as in a spreadsheet */
+            a->edit_buf[0] = '\0';
+            a->edit_fresh = 0;
+        }
+        size_t l = strlen(a->edit_buf), n = strlen(s);
+        if (l + n < sizeof a->edit_buf)
+            memcpy(a->edit_buf + l, s, n + 1);
+        a->dirty = 1;
+    } else if (a->vs.sentence_focus) {
+        a->preedit[0] = '\0'; /* the composition is committed */
+        text_insert(a, s);
+    }
+}
+
+void text_event(AppState *a, const SDL_Event *e)
+{
+    switch (e->type) {
+    case SDL_KEYDOWN:
+        text_key(a, e->key.keysym.sym, e->key.keysym.mod);
+        break;
+    case SDL_TEXTINPUT:
+        text_input(a, e->text.text);
+        break;
+    case SDL_TEXTEDITING:
+        /* an input method composing (e.g. kana before kanji): shown at the
+         * cursor until it sends the text */
+        if (a->vs.sentence_focus && !a->editing_value) {
+            snprintf(a->preedit, sizeof a->preedit, "%s", e->edit.text);
+            a->dirty = 1;
+        }
+        break;
+    default:
+        break;
+    }
+}
