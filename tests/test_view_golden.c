@@ -28,6 +28,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "attnviz/app_state.h"
+#include "attnviz/input.h"
 #include "attnviz/model.h"
 #include "attnviz/view.h"
 
@@ -54,7 +56,7 @@ typedef struct Golden {
 static const Golden expected[] = {
     {"window-default", 0x838f3064d915afbfULL},
     {"window-heads4-tooltip", 0x456a9062c2de5751ULL},
-    {"window-heads4-help", 0x14e21bc3f4de3203ULL},
+    {"window-heads4-help", 0x4423ac0538c05317ULL},
     {"window-light-editing", 0x623676dbd60dc770ULL},
     {"window-narrow-zoom", 0xb194bc9e2ccb07a6ULL},
     {"window-prompt", 0xad38ff6e38f145e4ULL},
@@ -216,6 +218,10 @@ static void test_golden_windows(void **state)
     s.head = MODEL_HEAD_AVG;
     s.matrix = MODEL_WEIGHTS;
     s.help = 1;
+    static ViewHelpLine help[APP_HELP_MAX];
+    static char help_text[8192];
+    s.help_lines = help;
+    s.n_help_lines = app_help_build(help, APP_HELP_MAX, help_text, sizeof help_text);
     window("window-heads4-help", &s, 1280, 800);
     model_destroy(&m);
 

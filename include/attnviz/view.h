@@ -72,8 +72,8 @@ typedef struct ViewState {
     const char *status;    /* message, or NULL */
     int status_error;
     int help;              /* help overlay shown */
-    const ViewHelpLine *help_lines; /* its lines (the app's key table), or
-                              NULL for the view's own list */
+    const ViewHelpLine *help_lines; /* its lines, made by the app from its
+                              key table (the view knows no keys) */
     int n_help_lines;
     int step_reveal;       /* steps shown in the step view (1..4) */
     EditTarget edit_target;
