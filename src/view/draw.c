@@ -1,6 +1,5 @@
 /* Drawing helpers every panel uses: the themes' colours (theme.h) as SDL
- * colours, fills and
- * outlines, thick anti-aliased lines, text cut to a width, the widest token
+ * colours, fills and outlines, thick anti-aliased lines, text cut to a width, the widest token
  * label. */
 #include "view_internal.h"
 

@@ -1,6 +1,6 @@
-/* A figure drawn offscreen: software renderer on an RGB888 surface of the
- * figure's size, the cells from one texture, the SDL back end (figure_draw).
- * The PNG exports of the command line and of the window come from here. */
+/* A figure or a grid of maps drawn offscreen from plain data alone (no
+ * View, no Model): a software renderer on an RGB888 surface of the figure's
+ * size, the cells from one texture, the SDL back end (figure_draw). */
 #include "attnviz/view.h"
 #include "figure_draw.h"
 
