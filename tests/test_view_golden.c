@@ -63,11 +63,11 @@ static const Golden expected[] = {
     {"window-long", 0x1752d08b18960991ULL},
     {"window-basic-scale150", 0x83225feb842fd880ULL},
     {"window-empty", 0x920cdaa9fd408bc2ULL},
-    {"panel-heatmap", 0x3fff840c12ba9fcfULL},
+    {"panel-heatmap", 0xb0c8ad5428bce8c7ULL},
     {"panel-lines", 0x7424447eb1a1ccfdULL},
-    {"panel-both", 0xd852b5b0f7137c11ULL},
-    {"panel-heatmap-causal-dark", 0x6a0bb30325948051ULL},
-    {"panel-both-long", 0xf0831adb48b21066ULL},
+    {"panel-both", 0x00c5e766dd6d1ea2ULL},
+    {"panel-heatmap-causal-dark", 0x8bc36e5b3527060aULL},
+    {"panel-both-long", 0x3da4f122fab665ddULL},
 };
 
 static int group_setup(void **state)

@@ -56,12 +56,18 @@ FigureOptions figure_options_export(float scale, const char *title, const char *
 
 #define FIGURE_TICKS 5
 
-/* The title and facts lines at the top of a figure. */
+#define FIGURE_FACT_LINES 3
+
+/* The title and facts lines at the top of a figure. The facts wrap at
+ * their " · " separators onto up to three lines rather than widen the
+ * figure past its content. */
 typedef struct FigTitles {
     char title[512];           /* the title as drawn (cut with "…") */
-    const char *facts;         /* NULL: none */
+    char facts[FIGURE_FACT_LINES][320]; /* the facts lines as drawn */
+    int n_facts;               /* 0: none */
     int title_px, facts_px;
-    FigRect title_box, facts_box; /* title_box.h = 0: no title */
+    FigRect title_box;         /* h = 0: no title */
+    FigRect facts_box[FIGURE_FACT_LINES];
 } FigTitles;
 
 /* A colour bar with its ticks, its caption ("weight", turned 90°) and the

@@ -42,6 +42,8 @@ void app_recompute(AppState *a)
         a->vs.head = 0;
     if (a->vs.edit_target == EDIT_X && a->vs.edit_row >= T)
         a->vs.edit_row = T > 0 ? T - 1 : 0;
+    /* the view's maps point into the model's arrays, which may have moved */
+    view_state_set_model(&a->vs, a->m);
     a->dirty = 1;
     a->unsaved = 1;
 }

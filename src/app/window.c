@@ -35,7 +35,7 @@ int app_export(AppState *a, int what)
         snprintf(path, sizeof path, "%s/attnviz-%s-%s-%d.png", a->export_dir, kinds[what], stamp, k);
 
     ViewState s = a->vs;
-    s.m = a->m;
+    view_state_set_model(&s, a->m); /* the maps of now, not of the last frame */
     s.hover_i = s.hover_j = -1;
     s.key = -1;
     s.help = 0;

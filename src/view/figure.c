@@ -253,33 +253,87 @@ static void labels_thinning(Figure *f)
     f->every_c = f->every_c < 1 ? 1 : f->every_c;
 }
 
-/* The title and facts lines at the top; returns their height. */
+/* The title and facts lines at the top (the facts on one line for now);
+ * returns their height. */
 static int title_lines(FigTitles *t, const Ctx *c, const FigureOptions *o, int x, int y)
 {
     int h = 0;
-    t->title_px = S(c, 16);
+    t->title_px = S(c, 14);
     t->facts_px = S(c, 12);
     if (o->title) {
         t->title_box = (FigRect){x, y, 0, lh(c, t->title_px)};
         h += t->title_box.h + S(c, 2);
     }
     if (o->facts) {
-        t->facts = o->facts;
-        t->facts_box = (FigRect){x, y + h, tw(c, t->facts_px, o->facts), lh(c, t->facts_px)};
-        h += t->facts_box.h + S(c, 10);
+        snprintf(t->facts[0], sizeof t->facts[0], "%s", o->facts);
+        t->n_facts = 1;
+        t->facts_box[0] = (FigRect){x, y + h, tw(c, t->facts_px, t->facts[0]), lh(c, t->facts_px)};
+        h += t->facts_box[0].h + S(c, 10);
     }
     return h;
 }
 
-/* The width of an export: its content, the facts line, at least 360 px,
- * and wider for a long title (up to 720 px); then the title cut to it. */
+/* Wrap the facts line at its " · " separators into lines of at most max_w
+ * pixels (at least one part a line, at most FIGURE_FACT_LINES lines);
+ * returns how many pixels the extra lines take. */
+static int wrap_facts(FigTitles *t, const Ctx *c, int max_w)
+{
+    static const char sep[] = " \xC2\xB7 ";
+    if (t->n_facts != 1 || t->facts_box[0].w <= max_w)
+        return 0;
+    char all[320];
+    snprintf(all, sizeof all, "%s", t->facts[0]);
+    int n = 0;
+    char *p = all;
+    t->facts[0][0] = '\0';
+    while (p && *p) {
+        char *next = strstr(p, sep), part[320];
+        snprintf(part, sizeof part, "%.*s", next ? (int)(next - p) : (int)strlen(p), p);
+        char *line = t->facts[n];
+        char trial[640];
+        snprintf(trial, sizeof trial, "%s%s%s", line, line[0] ? sep : "", part);
+        if (line[0] && tw(c, t->facts_px, trial) > max_w && n + 1 < FIGURE_FACT_LINES) {
+            n++;
+            snprintf(t->facts[n], sizeof t->facts[n], "%s", part);
+        } else {
+            memcpy(line, trial, strlen(trial) < sizeof t->facts[n] ? strlen(trial) + 1 : 0);
+        }
+        p = next ? next + strlen(sep) : NULL;
+    }
+    t->n_facts = n + 1;
+    int line_h = t->facts_box[0].h;
+    for (int k = 0; k < t->n_facts; k++)
+        t->facts_box[k] = (FigRect){t->facts_box[0].x, t->facts_box[0].y + k * line_h,
+                                    tw(c, t->facts_px, t->facts[k]), line_h};
+    return n * line_h;
+}
+
+/* Everything under the titles moves down by dy (the facts wrapped). */
+static void shift_down(Figure *f, int dy)
+{
+    f->keys_y += dy;
+    f->queries_cy += dy;
+    f->grid.y += dy;
+    f->cb.bar.y += dy;
+    for (int k = 0; k < FIGURE_TICKS; k++)
+        f->cb.tick_y[k] += dy;
+    f->cb.caption_cy += dy;
+    f->cb.legend.y += dy;
+}
+
+/* The width of an export: its content, the facts (wrapped to the content
+ * when wider), at least 360 px, and wider for a long title (up to 720
+ * px); then the title cut to it. */
 static int finish_titles(FigTitles *t, const Ctx *c, const FigureOptions *o, int content_right,
                          int pad)
 {
-    int w = content_right + pad, fw = t->facts_box.w + 2 * pad, min_w = S(c, 360);
+    int w = content_right + pad, min_w = S(c, 360);
     if (!o->area_w) {
-        w = fw > w ? fw : w;
         w = min_w > w ? min_w : w;
+        int fw = 0;
+        for (int k = 0; k < t->n_facts; k++)
+            fw = t->facts_box[k].w + 2 * pad > fw ? t->facts_box[k].w + 2 * pad : fw;
+        w = fw > w ? fw : w;
         if (o->title) {
             int want = tw(c, t->title_px, o->title) + 2 * pad, most = S(c, 720);
             most = w > most ? w : most;
@@ -339,6 +393,10 @@ void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o, const 
     }
     f->keys_cx = f->grid.x + f->grid.w / 2;
     f->queries_cy = f->grid.y + f->grid.h / 2;
+    if (!o->area_w) {
+        int room = right - pad > S(&c, 360) - 2 * pad ? right - pad : S(&c, 360) - 2 * pad;
+        shift_down(f, wrap_facts(&f->t, &c, room));
+    }
     int bottom = colorbar_bottom(&f->cb);
     bottom = f->grid.y + f->grid.h > bottom ? f->grid.y + f->grid.h : bottom;
     bottom += lh(&c, f->cb.tick_px) / 2 + 1;
@@ -412,6 +470,16 @@ void figure_grid_layout(FigureGrid *g, const AttnMaps *ms, const FigureOptions *
     int grid_h = g->L * g->map_h + (g->L > 0 ? (g->L - 1) * g->gap : 0);
     int right = colorbar(&g->cb, &c, g->x0 + grid_w + S(&c, 14), g->y0, grid_h, ms->kind,
                          ok && maps_masked(ms), tick_w);
+    if (!o->area_w) {
+        int room = right - pad > S(&c, 360) - 2 * pad ? right - pad : S(&c, 360) - 2 * pad;
+        int dy = wrap_facts(&g->t, &c, room);
+        g->y0 += dy;
+        g->cb.bar.y += dy;
+        for (int k = 0; k < FIGURE_TICKS; k++)
+            g->cb.tick_y[k] += dy;
+        g->cb.caption_cy += dy;
+        g->cb.legend.y += dy;
+    }
     int bottom = colorbar_bottom(&g->cb);
     bottom = g->y0 + grid_h > bottom ? g->y0 + grid_h : bottom;
     g->w = finish_titles(&g->t, &c, o, right, pad);

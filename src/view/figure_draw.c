@@ -120,8 +120,9 @@ static void titles(const FigureDraw *d, const FigTitles *t)
 {
     if (t->title_box.h)
         text_draw(d->text, t->title_px, col(d->th->text), t->title, t->title_box.x, t->title_box.y, 0, 0);
-    if (t->facts)
-        text_draw(d->text, t->facts_px, col(d->th->dim), t->facts, t->facts_box.x, t->facts_box.y, 0, 0);
+    for (int k = 0; k < t->n_facts; k++)
+        text_draw(d->text, t->facts_px, col(d->th->dim), t->facts[k], t->facts_box[k].x,
+                  t->facts_box[k].y, 0, 0);
 }
 
 static void axis_titles(const FigureDraw *d, const Figure *f)

@@ -175,15 +175,7 @@ static int point_in(SDL_Rect rc, int x, int y)
 
 int view_hit_cell(const ViewLayout *l, int x, int y, int *i, int *j)
 {
-    if (!l->cell || !point_in(l->grid, x, y))
-        return 0;
-    int jj = l->col0 + (int)((x - l->grid.x) / l->cell);
-    int ii = l->row0 + (int)((y - l->grid.y) / l->cell);
-    if (ii >= l->row0 + l->rows_vis || jj >= l->col0 + l->cols_vis)
-        return 0;
-    *i = ii;
-    *j = jj;
-    return 1;
+    return l->cell > 0 && figure_hit_cell(&l->heat, x, y, i, j);
 }
 
 int view_hit_row_label(const ViewLayout *l, int x, int y, int *i)

@@ -163,8 +163,9 @@ static void titles(FILE *f, const FigTitles *t, const AttnTheme *th)
     if (t->title_box.h)
         text_at(f, "title", t->title_px, fg, "start", t->title_box.x, t->title_box.y, t->title,
                 sizeof t->title, 1e9);
-    if (t->facts)
-        text_at(f, "facts", t->facts_px, dim, "start", t->facts_box.x, t->facts_box.y, t->facts, 1024, 1e9);
+    for (int k = 0; k < t->n_facts; k++)
+        text_at(f, "facts", t->facts_px, dim, "start", t->facts_box[k].x, t->facts_box[k].y, t->facts[k],
+                sizeof t->facts[k], 1e9);
 }
 
 static void axis_titles(FILE *f, const Figure *fig, const AttnTheme *th)
