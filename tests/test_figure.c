@@ -1,8 +1,8 @@
 /* Tests for attention maps as plain data and the figure layout
  * (src/core/attnmap.c, src/view/figure.c, figure_draw.c, figure_render.c,
  * svg.c, src/io/print.c): a 3×5 map with two different label lists, not
- * square and not symmetric (a transpose fails), through the PNG, the SVG
- * and the CSV writers; a 2×3 grid of small maps from a plain array; no
+ * square and not symmetric (a transpose fails), through the window's
+ * heatmap and line diagram, the PNG, the SVG and the CSV writers; a 2×3 grid of small maps from a plain array; no
  * Model anywhere. Run with SDL_VIDEODRIVER=dummy from the repository root. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -284,6 +284,95 @@ static void test_3x5_csv_and_text(void **state)
     free(txt);
 }
 
+/* The window's heatmap and line diagram draw a map that no Model made:
+ * cells in their colours (three rows, five columns), the query's curves
+ * thickest to its heaviest key, the tooltip's labels from the map. */
+static int accent_run(SDL_Surface *s, int x, int y0, int y1, Rgb accent)
+{
+    int best = 0, run = 0;
+    for (int y = y0; y < y1; y++) {
+        Rgb p = pixel(s, x, y);
+        /* the accent blended over the panel: red well above blue */
+        int hit = p.r > 120 && p.r > p.b + 60 && abs(p.r - accent.r) < 140;
+        run = hit ? run + 1 : 0;
+        best = run > best ? run : best;
+    }
+    return best;
+}
+
+static void test_3x5_window(void **state)
+{
+    (void)state;
+    SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, 1280, 800, 24, SDL_PIXELFORMAT_RGB888);
+    assert_non_null(surf);
+    SDL_Renderer *r = SDL_CreateSoftwareRenderer(surf);
+    assert_non_null(r);
+    AttnErr err = {0};
+    View *v = view_create(r, NULL, &err);
+    assert_non_null(v);
+    ViewState *s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    s->map = s->weights = map_3x5();
+    s->heads = 1;
+    s->query = 1;
+    s->key = -1;
+    s->hover_i = 2;
+    s->hover_j = 4;
+    s->scale = 1.0f;
+    s->zoom = 1.0f;
+    s->dark = 1;
+    ViewLayout *l = calloc(1, sizeof *l);
+    assert_non_null(l);
+    view_layout(v, s, 1280, 800, l);
+    s->mouse_x = figure_cell_x(&l->heat, 4) + 2;
+    s->mouse_y = figure_cell_y(&l->heat, 2) + 2;
+    view_draw_window(v, r, s, l);
+    SDL_RenderPresent(r);
+    if (getenv("ATTNVIZ_TEST_DUMP"))
+        IMG_SavePNG(surf, "build/test-out/figure_3x5_window.png");
+    /* the heatmap: 3 rows × 5 columns in the map's colours */
+    assert_int_equal(l->heat.Tq, 3);
+    assert_int_equal(l->heat.Tk, 5);
+    assert_int_equal(l->rows_vis, 3);
+    assert_int_equal(l->cols_vis, 5);
+    AttnMap m = map_3x5();
+    int bad = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 5; j++) {
+            if (i == 2 && j == 4)
+                continue; /* under the tooltip */
+            int x = figure_cell_x(&l->heat, j) + 6, y = figure_cell_y(&l->heat, i) + 6;
+            bad += !rgb_eq(pixel(surf, x, y), colormap_scale_rgb(&l->heat.cb.cs, attn_map_at(&m, i, j)));
+        }
+    assert_int_equal(bad, 0);
+    int hi, hj;
+    assert_int_equal(view_hit_cell(l, figure_cell_x(&l->heat, 3) + 1, figure_cell_y(&l->heat, 2) + 1, &hi, &hj), 1);
+    assert_int_equal(hi, 2);
+    assert_int_equal(hj, 3);
+    /* the line diagram: five rows (the keys); beta's thickest curve ends at
+     * "three" (0.70), its thinnest at "one" */
+    assert_int_equal(l->lines_vis, 5);
+    float used = l->lines_vis * l->line_step;
+    int x = l->lines_right.x - 6, thick[5];
+    for (int j = 0; j < 5; j++) {
+        int yc = (int)(l->lines_right.y + (l->lines_right.h - used) / 2 + (j + 0.5f) * l->line_step);
+        thick[j] = accent_run(surf, x, yc - (int)l->line_step / 2, yc + (int)l->line_step / 2,
+                              theme_get(1)->accent);
+    }
+    for (int j = 0; j < 5; j++)
+        if (j != 2)
+            assert_true(thick[2] > thick[j]);
+    assert_true(thick[0] < thick[4] || thick[0] < thick[3]);
+    /* a query row is a label on the left only: "gamma" is drawn, "five" on
+     * the right; no fourth query label */
+    assert_true(l->lines_left.w > 0 && l->lines_right.w > 0);
+    view_destroy(v);
+    SDL_DestroyRenderer(r);
+    SDL_FreeSurface(surf);
+    free(s);
+    free(l);
+}
+
 /* 2 layers × 3 heads of 4×4 maps from one plain array: map (l, h) puts its
  * weight on key (l·3 + h) mod 4 (and half of it on key 0) */
 static void test_grid_2x3(void **state)
@@ -367,6 +456,7 @@ int main(void)
         cmocka_unit_test(test_3x5_png),
         cmocka_unit_test(test_3x5_svg),
         cmocka_unit_test(test_3x5_csv_and_text),
+        cmocka_unit_test(test_3x5_window),
         cmocka_unit_test(test_grid_2x3),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
