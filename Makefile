@@ -5,11 +5,11 @@ DESTDIR ?=
 SAN     ?= 0
 OPT     ?= -O2
 
-PKGS      := sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig x11 zlib
+PKGS      := sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig x11 zlib libzip
 TEST_PKGS := cmocka
 # Debian packages that provide the libraries and tools above.
 DEB_BUILD := pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev libcglm-dev \
-             libcjson-dev libfontconfig-dev libx11-dev zlib1g-dev fonts-dejavu-core
+             libcjson-dev libfontconfig-dev libx11-dev zlib1g-dev libzip-dev fonts-dejavu-core
 DEB_TEST  := libcmocka-dev xvfb xdotool imagemagick libxml2-utils python3-numpy valgrind \
              librsvg2-bin
 DEB_FUZZ  := clang libclang-rt-14-dev

@@ -1,0 +1,54 @@
+/* Reading attention files (attnfile.h): .npy (numpy's format 1.0/2.0/3.0,
+ * any header key order, C or Fortran order, little- or big-endian), .npz
+ * (np.savez / np.savez_compressed: a zip of .npy members, stored or
+ * deflated, ZIP64; read with libzip), .safetensors (the tensor "attention"
+ * or "layer_0", …; tokens in __metadata__) and .json ({"tokens": [...],
+ * "attention": nested lists}). The numbers are not converted: npy and
+ * safetensors files are memory-mapped, an npz member is inflated once (into
+ * memory), a JSON file's numbers are read into one float64 buffer. Every
+ * error names the file and what is wrong; nothing reads past the end. No
+ * SDL. */
+#ifndef ATTNVIZ_ATTNIO_H
+#define ATTNVIZ_ATTNIO_H
+
+#include <stddef.h>
+
+#include "attnviz/attnfile.h"
+#include "attnviz/error.h"
+
+/* 1 when path ends in .npy, .npz or .safetensors (case-insensitive): an
+ * attention file by its name. A .json is one when attn_json_is_attention
+ * says so of its content. */
+int attn_path_is_attention(const char *path);
+/* 1 when the JSON text is an object with an "attention" key (an attention
+ * file, not a session). */
+int attn_json_is_attention(const char *data, size_t len);
+
+/* Open path by its extension into f (zeroed first). On error f holds
+ * nothing to free and err names the file and the problem. */
+int attn_file_open(AttnFile *f, const char *path, AttnErr *err);
+/* Release what f holds (mapping, buffer, tokens); f is zeroed. */
+void attn_file_close(AttnFile *f);
+
+/* The parsers on bytes in memory (what attn_file_open maps or reads; the
+ * fuzzers call them). data must stay alive as long as f: f borrows it
+ * (f->map and f->buf stay NULL unless the parser made a buffer). name is
+ * used in messages. */
+int attn_npy_parse(AttnFile *f, const void *data, size_t len, const char *name, AttnErr *err);
+int attn_npz_parse(AttnFile *f, const void *data, size_t len, const char *name, AttnErr *err);
+int attn_safetensors_parse(AttnFile *f, const void *data, size_t len, const char *name,
+                           AttnErr *err);
+int attn_json_parse(AttnFile *f, const char *data, size_t len, const char *name, AttnErr *err);
+
+/* Tokens from a text file, one per line (UTF-8, "\n" or "\r\n"; the last
+ * line may lack its newline; an empty line is an empty token). *out is a
+ * NULL-terminated array of n strings, freed with attn_tokens_free. */
+int attn_tokens_load(char ***out, int *n, const char *path, AttnErr *err);
+void attn_tokens_free(char **t);
+/* Give f tokens from --tokens (q) and --key-tokens (k; NULL: self
+ * attention uses q for both), taking ownership; they win over the file's.
+ * A list whose length is not the map's side, or --tokens alone for a
+ * non-square map, is an error naming the list and both lengths. */
+int attn_file_set_tokens(AttnFile *f, char **q, int nq, char **k, int nk, AttnErr *err);
+
+#endif
