@@ -1,6 +1,8 @@
 /* attnviz: options, then either the headless path (--print, --export) or
  * the window. The only place that prints errors and picks exit codes. */
 #include "attnviz/app.h"
+#include "attnviz/attnio.h"
+#include "attnviz/import.h"
 #include "attnviz/embed.h"
 #include "attnviz/io.h"
 #include "attnviz/model.h"
@@ -237,6 +239,53 @@ static const char *pick_sentence(const Model *m, const Options *o, const Sentenc
     return text;
 }
 
+/* The attention file to open: --attention or a lone .npy/.npz/.safetensors,
+ * or a lone .json whose content is attention rather than a session. */
+static const char *attention_path(Options *o)
+{
+    if (o->attention)
+        return o->attention;
+    if (!o->session)
+        return NULL;
+    char *data = NULL;
+    size_t len = 0;
+    AttnErr ignore = {0};
+    int is = io_read_file(o->session, ATTN_MAX_FILE_BYTES, &data, &len, &ignore) == 0 &&
+             attn_json_is_attention(data, len);
+    free(data);
+    if (!is)
+        return NULL;
+    o->attention = o->session;
+    o->session = NULL;
+    return o->attention;
+}
+
+/* An attention file: open it and pick the map; then print and export it
+ * (0 returned, *window NULL), or hand it to the window (*window). */
+static int open_attention(const Options *o, const char *path, Imported **window, AttnErr *err)
+{
+    Imported *im = malloc(sizeof *im);
+    *window = NULL;
+    if (!im)
+        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+    if (import_open(im, path, o->tokens, o->key_tokens, err) < 0) {
+        free(im);
+        return -err->code;
+    }
+    int rc = import_pick(im, o->layer, o->head, o->rollout, o->drop, err);
+    if (rc == 0 && im->note[0])
+        fprintf(stderr, "attnviz: note: %s: %s\n", im->title, im->note);
+    if (rc == 0 && o->print == PRINT_NONE && o->n_exports == 0) {
+        *window = im;
+        return 0;
+    }
+    if (rc == 0)
+        rc = import_write(im, o, err);
+    import_close(im);
+    free(im);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     Options o;
@@ -256,10 +305,33 @@ int main(int argc, char **argv)
         return status;
     }
     status = 1;
+    const char *attn = attention_path(&o);
+    Imported *window_file = NULL; /* an attention file for the window */
+    if (attn) {
+        if (open_attention(&o, attn, &window_file, &err) < 0)
+            goto done;
+        if (!window_file) { /* printed and exported */
+            status = 0;
+            goto done;
+        }
+    } else if (o.tokens || o.key_tokens || o.layer_set || o.rollout || o.drop || o.view == VIEW_GRID) {
+        fprintf(stderr, "attnviz: %s is a session, not an attention file: --tokens, --layer, "
+                        "--rollout, --drop and --view grid need one\nTry 'attnviz --help' for the "
+                        "options.\n", o.session);
+        status = 2;
+        goto done;
+    }
     if (load_table(&table, &o, &err) < 0 ||
         setup_model(&m, &model_ok, table, &o, &sv, &err) < 0 ||
         load_sentences(&sl, &o, &err) < 0)
         goto done;
+    if (window_file) { /* the window owns it from here on */
+        Imported *im = window_file;
+        window_file = NULL;
+        model_set_text(&m, "", 0);
+        status = app_run(&m, &o, &sl, NULL, im, &err) < 0;
+        goto done;
+    }
     if (o.all_lines) {
         status = export_all_lines(&m, &o, &sl, &err) < 0;
         goto done;
@@ -277,9 +349,13 @@ int main(int argc, char **argv)
     if (headless_mode)
         rc = headless(&m, &o, &err);
     else
-        rc = app_run(&m, &o, &sl, o.session ? &sv : NULL, &err);
+        rc = app_run(&m, &o, &sl, o.session ? &sv : NULL, NULL, &err);
     status = rc < 0;
 done:
+    if (window_file) {
+        import_close(window_file);
+        free(window_file);
+    }
     if (status != 0 && (err.code || err.msg[0]))
         fail(&err);
     if (model_ok)

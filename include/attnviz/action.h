@@ -60,6 +60,13 @@ typedef enum AppActionKind {
     ACT_REDRAW,         /* the window needs drawing (exposed) */
     ACT_FULLSCREEN,
     ACT_HELP,           /* i: 0 show / hide the help, -1 hide it */
+    /* an attention file (a real model's layers and heads) */
+    ACT_CYCLE_LAYER,    /* i: +1 next, -1 previous (layer 1 .. L, then the average) */
+    ACT_TOGGLE_GRID,    /* the model view (every layer and head) / the head view */
+    ACT_TOGGLE_ROLLOUT, /* attention rollout through the layer on / off */
+    ACT_GRID_MOVE,      /* i layers, j heads: move the model view's selection */
+    ACT_GRID_OPEN,      /* open the selected map in the head view (i, j: layer,
+                           head, or -1 for the selection) */
     ACT_QUIT,
     ACT_COUNT
 } AppActionKind;

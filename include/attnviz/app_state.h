@@ -75,6 +75,17 @@ typedef struct AppState {
     int export_count;          /* for tests: files written */
     char last_export[4096];
 
+    /* an attention file shown instead of the sentence (issue 13) */
+    struct Imported *imp;      /* NULL: the sentence's model */
+    int grid;                  /* 1: the model view (every layer and head) */
+    int imp_layer, imp_head;   /* the head view's map (-1: average) */
+    int imp_rollout;
+    int grid_layer, grid_head; /* the model view's selection */
+    float *thumbs;             /* every map, small, for the model view */
+    AttnMaps thumb_maps;
+    char **thumb_labels;
+    unsigned long imp_gen;     /* changes when the picked map changes */
+
     ViewHelpLine help[APP_HELP_MAX]; /* the help overlay, from the key table */
     char help_text[2048];      /* its keys texts */
     AppAction last_action;     /* for tests: the last action applied ... */
@@ -114,6 +125,18 @@ int app_open_path(AppState *a, const char *path);
 void app_apply_session_view(AppState *a, const SessionView *sv);
 /* Write the autosave file when there are unsaved edits (or always). */
 int app_autosave(AppState *a, int always);
+
+/* Show the attention file im (opened and picked; the app owns it from
+ * now on and closes it) instead of the sentence: the head view of its
+ * picked map, G for the model view. Returns 0 or -ATTN_E_NOMEM. */
+int app_import_set(AppState *a, struct Imported *im);
+/* An attention file's actions (layer, head, rollout, model view) when one
+ * is shown, and the keys that mean nothing then; -1 for every other
+ * action (app_apply carries it out as for a sentence). */
+int app_import_apply(AppState *a, const AppAction *act);
+/* The view's maps from the attention file (app_draw calls it). */
+void app_import_view(AppState *a);
+void app_import_free(AppState *a);
 
 /* Export the heatmap (0), lines (1) or window (2) to the export folder. */
 int app_export(AppState *a, int what);

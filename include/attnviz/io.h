@@ -34,6 +34,10 @@ int io_read_file(const char *path, long max, char **data, size_t *len,
  * or -ATTN_E_IO. */
 int print_map_text(FILE *f, const AttnMap *map, const char *title);
 int print_map_csv(FILE *f, const AttnMap *map);
+/* One map as JSON: {fields, "kind", "query_tokens", "key_tokens", "values"}
+ * (non-finite values as null); fields, when not NULL, is a JSON object's
+ * members written first ("\"layer\": 1, \"head\": 2"). */
+int print_map_json(FILE *f, const AttnMap *map, const char *fields);
 /* A model's weights of head (0..h-1 or MODEL_HEAD_AVG) through those, the
  * text with the model's facts as its title and its unknown words after. */
 int print_text(FILE *f, const Model *m, int head);

@@ -12,7 +12,7 @@
 #define OPT_MAX_EXPORTS 16
 
 typedef enum PrintFormat { PRINT_NONE = 0, PRINT_TEXT, PRINT_CSV, PRINT_JSON } PrintFormat;
-typedef enum ViewKind { VIEW_HEATMAP = 0, VIEW_LINES, VIEW_BOTH } ViewKind;
+typedef enum ViewKind { VIEW_HEATMAP = 0, VIEW_LINES, VIEW_BOTH, VIEW_GRID } ViewKind;
 
 typedef struct Options {
     const char *sentence;       /* -s, or the words after the options */
@@ -43,6 +43,15 @@ typedef struct Options {
     int theme_set;
     int all_lines;              /* --all-lines */
     int fresh;                  /* --fresh: ignore the autosave */
+    /* an attention file (issue 13): --attention FILE, or a lone argument
+     * ending in .npy, .npz or .safetensors (a .json one is told from a
+     * session by its content, in main) */
+    const char *attention;
+    const char *tokens;         /* --tokens FILE: one token a line */
+    const char *key_tokens;     /* --key-tokens FILE (cross-attention) */
+    int layer, layer_set;       /* --layer: 0-based, or -1 = avg */
+    int rollout;                /* --rollout */
+    const char *drop;           /* --drop TOKENS, comma-separated */
     int help, version;
 } Options;
 

@@ -48,6 +48,11 @@ typedef struct ViewState {
     int d, dk, heads, n_unknown;
     const TokenList *toks; /* the tokens' places in the sentence, or NULL */
     const Model *m;        /* for the step view and the weight editor, or NULL */
+    const AttnMaps *grid;  /* non-NULL: the model view of these maps instead
+                              of the heatmap and the line diagram */
+    int grid_layer, grid_head; /* its selected map */
+    const char *no_model;  /* without a Model: what the editor and step view
+                              say instead (NULL: nothing drawn there) */
     int head;              /* 0..h-1, or MODEL_HEAD_AVG */
     ModelMatrix matrix;    /* weights, scores or logits */
     ColormapId cmap;       /* sequential map for weights */
@@ -103,6 +108,7 @@ typedef struct ViewLayout {
     int edit_rows, edit_cols;
     SDL_Rect edit_btn[EBTN_COUNT];
     Figure heat;                  /* the heatmap panel's figure */
+    FigureGrid grid_fig;          /* the model view's grid, when shown */
 } ViewLayout;
 
 typedef struct View View;
@@ -123,6 +129,8 @@ int view_hit_cell(const ViewLayout *l, int x, int y, int *i, int *j);
 int view_hit_row_label(const ViewLayout *l, int x, int y, int *i);
 /* Token in the line diagram: 1, i and side (0 query, 1 key), or 0. */
 int view_hit_line_token(const ViewLayout *l, int x, int y, int *i, int *side);
+/* Map of the model view under (x, y): 1 and its layer and head, or 0. */
+int view_hit_grid(const ViewLayout *l, int x, int y, int *layer, int *head);
 /* Control button: its ViewControl, or -1. */
 int view_hit_control(const ViewLayout *l, int x, int y);
 /* Editor cell: 1 and row/col, tab: 2 and target in *row, button: 3 and

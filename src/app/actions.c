@@ -55,6 +55,11 @@ static const char *const action_names[ACT_COUNT] = {
     [ACT_FULLSCREEN] = "fullscreen",
     [ACT_HELP] = "help",
     [ACT_QUIT] = "quit",
+    [ACT_CYCLE_LAYER] = "cycle_layer",
+    [ACT_TOGGLE_GRID] = "toggle_grid",
+    [ACT_TOGGLE_ROLLOUT] = "toggle_rollout",
+    [ACT_GRID_MOVE] = "grid_move",
+    [ACT_GRID_OPEN] = "grid_open",
 };
 
 const char *app_action_name(AppActionKind kind)
@@ -440,7 +445,8 @@ int app_apply(AppState *a, const AppAction *act)
     a->dirty = 0;
     a->last_action = *act;
     a->n_actions++;
-    apply(a, act);
+    if (app_import_apply(a, act) < 0) /* not an attention file's action */
+        apply(a, act);
     int changed = a->dirty || a->status_serial != said; /* a message is drawn too */
     a->dirty = before | changed;
     return changed;

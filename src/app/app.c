@@ -2,6 +2,8 @@
  * sessions; and the glue: app_handle_event (input.c's actions, applied by
  * actions.c), app_tick (time passing), app_draw (the view draws the state). */
 #include "attnviz/app_state.h"
+#include "attnviz/attnio.h"
+#include "attnviz/import.h"
 #include "attnviz/app.h"
 
 #include <math.h>
@@ -234,6 +236,7 @@ int app_init(AppState *a, Model *m, const Options *o, SentenceList *sentences)
 
 void app_free(AppState *a)
 {
+    app_import_free(a);
     for (int i = 0; i < a->undo_n; i++)
         snap_free(&a->undo[i]);
     free(a->text);
@@ -349,10 +352,46 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* An attention file by its name or (.json) its content. */
+static int is_attention_file(const char *path)
+{
+    if (attn_path_is_attention(path))
+        return 1;
+    char *data = NULL;
+    size_t len = 0;
+    AttnErr ignore = {0};
+    int is = ends_with(path, ".json") &&
+             io_read_file(path, ATTN_MAX_FILE_BYTES, &data, &len, &ignore) == 0 &&
+             attn_json_is_attention(data, len);
+    free(data);
+    return is;
+}
+
+/* Open an attention file in the window; what is shown stays on error. */
+static int open_attention(AppState *a, const char *path)
+{
+    AttnErr err = {0};
+    char buf[1200];
+    Imported *im = malloc(sizeof *im);
+    if (!im || import_open(im, path, NULL, NULL, &err) < 0 || import_pick(im, 0, 0, 0, NULL, &err) < 0) {
+        if (im && im->f.n_parts)
+            import_close(im);
+        free(im);
+        attn_err_format(&err, buf, sizeof buf);
+        app_status(a, 1, "cannot open: %s", buf);
+        return -1;
+    }
+    return app_import_set(a, im) < 0 ? -1 : 0;
+}
+
 int app_open_path(AppState *a, const char *path)
 {
     AttnErr err = {0};
     char buf[1200];
+    if (is_attention_file(path))
+        return open_attention(a, path);
+    if (a->imp) /* back to the sentence */
+        app_import_free(a);
     if (ends_with(path, ".json")) {
         SessionView sv;
         undo_push(a);
@@ -428,8 +467,11 @@ void app_draw(AppState *a, SDL_Renderer *r)
         w = a->win_w;
         h = a->win_h;
     }
-    view_state_set_model(&a->vs, a->m);
-    a->vs.sentence = a->prompt ? a->prompt_buf : a->text;
+    if (a->imp)
+        app_import_view(a);
+    else
+        view_state_set_model(&a->vs, a->m);
+    a->vs.sentence = a->prompt ? a->prompt_buf : a->imp ? a->imp->title : a->text;
     int text_cursor = a->vs.cursor;
     if (a->prompt)
         a->vs.cursor = a->prompt_cursor;

@@ -44,4 +44,8 @@ void text_event(AppState *a, const SDL_Event *e);
 /* The bar asks for a file name (PROMPT_SAVE or PROMPT_OPEN). */
 void text_prompt_start(AppState *a, AppPrompt p, const char *label, const char *initial);
 
+/* import_app.c: the rows and columns shown (an attention file's map, or
+ * the sentence's T × T), for hit tests. */
+void app_shown_size(const AppState *a, int *Tq, int *Tk);
+
 #endif

@@ -28,6 +28,8 @@ static const char H_SAVE[] = "save session / save as";
 static const char H_EXPORT[] = "export heatmap / lines / whole window (PNG)";
 static const char H_UI[] = "interface size (projector)";
 static const char H_HELP[] = "this help";
+static const char H_LAYER[] = "attention file: next / previous layer (then the average)";
+static const char H_GRID[] = "model view: move the selection, open it in the head view";
 
 #define CTRL KEYMOD_CTRL
 #define SHIFT KEYMOD_SHIFT
@@ -35,7 +37,7 @@ static const char H_HELP[] = "this help";
 #define ROW(key, mods, ctx, kind, i, j, v, what) {key, mods, KEYCTX_##ctx, {kind, i, j, v}, what}
 #define K(key, mods, ctx, kind, i, what) ROW(key, mods, ctx, kind, i, 0, 0.0f, what)
 
-/* Search order: by context (ANY, then HELP, EDITOR, MAIN, see input.h), then
+/* Search order: by context (ANY, then HELP, EDITOR, GRID, MAIN, see input.h), then
  * by row; rows here are in the help's order. */
 static const AppKey key_table[] = {
     /* no text field has the keyboard */
@@ -66,6 +68,17 @@ static const AppKey key_table[] = {
     K(SDLK_a, 0, MAIN, ACT_TOGGLE_ALL_LINES, 0, "all queries' lines"),
     K(SDLK_PAGEUP, 0, MAIN, ACT_SENTENCE_STEP, -1, H_PAGES),
     K(SDLK_PAGEDOWN, 0, MAIN, ACT_SENTENCE_STEP, 1, H_PAGES),
+    K(SDLK_l, NOSHIFT, MAIN, ACT_CYCLE_LAYER, 1, H_LAYER),
+    K(SDLK_l, SHIFT, MAIN, ACT_CYCLE_LAYER, -1, H_LAYER),
+    K(SDLK_g, 0, MAIN, ACT_TOGGLE_GRID, 0, "attention file: model view (every layer and head) / head view"),
+    K(SDLK_o, 0, MAIN, ACT_TOGGLE_ROLLOUT, 0, "attention file: rollout through the layer on / off"),
+    /* the model view is shown */
+    ROW(SDLK_UP, 0, GRID, ACT_GRID_MOVE, -1, 0, 0.0f, H_GRID),
+    ROW(SDLK_DOWN, 0, GRID, ACT_GRID_MOVE, 1, 0, 0.0f, H_GRID),
+    ROW(SDLK_LEFT, 0, GRID, ACT_GRID_MOVE, 0, -1, 0.0f, H_GRID),
+    ROW(SDLK_RIGHT, 0, GRID, ACT_GRID_MOVE, 0, 1, 0.0f, H_GRID),
+    ROW(SDLK_RETURN, 0, GRID, ACT_GRID_OPEN, -1, -1, 0.0f, H_GRID),
+    ROW(SDLK_KP_ENTER, 0, GRID, ACT_GRID_OPEN, -1, -1, 0.0f, NULL),
     K(SDLK_1, 0, MAIN, ACT_EDIT_TARGET, EDIT_WQ, H_TARGET),
     K(SDLK_2, 0, MAIN, ACT_EDIT_TARGET, EDIT_WK, H_TARGET),
     K(SDLK_3, 0, MAIN, ACT_EDIT_TARGET, EDIT_WV, H_TARGET),
@@ -251,6 +264,8 @@ static int translate_key(AppState *a, const SDL_KeyboardEvent *ke, AppAction *ou
         row = key_find(k, mod, KEYCTX_HELP);
     if (!row && a->vs.edit_focus)
         row = key_find(k, mod, KEYCTX_EDITOR);
+    if (!row && a->grid)
+        row = key_find(k, mod, KEYCTX_GRID);
     if (!row)
         row = key_find(k, mod, KEYCTX_MAIN);
     if (!row)
@@ -336,22 +351,27 @@ static int press_editor_cell(AppState *a, const SDL_MouseButtonEvent *b, int row
 static int press(AppState *a, const SDL_MouseButtonEvent *b, AppAction *out)
 {
     const ViewLayout *l = &a->layout;
-    int x = b->x, y = b->y, i, j, side, row, col, T = a->m->T;
+    int x = b->x, y = b->y, i, j, side, row, col, Tq, Tk;
+    app_shown_size(a, &Tq, &Tk);
     int c = view_hit_control(l, x, y);
     if (c >= 0) {
         *out = control_actions[c];
         return 1;
     }
+    if (a->grid && view_hit_grid(l, x, y, &i, &j)) {
+        *out = (AppAction){ACT_GRID_OPEN, i, j, 0.0f};
+        return 1;
+    }
     /* hits are checked against the model, not the layout (see above) */
-    if (view_hit_cell(l, x, y, &i, &j) && i < T && j < T) {
+    if (view_hit_cell(l, x, y, &i, &j) && i < Tq && j < Tk) {
         *out = (AppAction){ACT_SELECT_CELL, i, j, 0.0f};
         return 1;
     }
-    if (view_hit_row_label(l, x, y, &i) && i < T) {
+    if (view_hit_row_label(l, x, y, &i) && i < Tq) {
         *out = (AppAction){ACT_SELECT_QUERY, i, 0, 0.0f};
         return 1;
     }
-    if (view_hit_line_token(l, x, y, &i, &side) && i < T) {
+    if (view_hit_line_token(l, x, y, &i, &side) && i < (side ? Tk : Tq)) {
         *out = (AppAction){side ? ACT_FOCUS_KEY : ACT_SELECT_QUERY, i, 0, 0.0f};
         return 1;
     }
@@ -391,7 +411,9 @@ static int translate_motion(AppState *a, const SDL_MouseMotionEvent *mm, AppActi
         out[1] = (AppAction){ACT_DRAG, mm->y, 0, fine ? 0.002f : 0.02f};
         return 2;
     }
-    if (!view_hit_cell(&a->layout, mm->x, mm->y, &i, &j) || i >= a->m->T || j >= a->m->T)
+    int Tq, Tk;
+    app_shown_size(a, &Tq, &Tk);
+    if (!view_hit_cell(&a->layout, mm->x, mm->y, &i, &j) || i >= Tq || j >= Tk)
         i = j = -1;
     out[1] = (AppAction){ACT_HOVER, i, j, 0.0f};
     return 2;

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 const char options_usage[] =
@@ -21,6 +22,13 @@ const char options_usage[] =
     "  -e, --embeddings FILE    GloVe or word2vec text file (default: built-in table)\n"
     "  -w, --weights FILE       Wq/Wk/Wv/Wo from a --print json or session file\n"
     "      --session FILE       open a saved session\n"
+    "      --attention FILE     a real model's attention: .npy .npz .safetensors .json\n"
+    "                           (or give the file alone); tokens from the file or:\n"
+    "      --tokens FILE        tokens, one a line (queries of a cross-attention file)\n"
+    "      --key-tokens FILE    the key tokens of a cross-attention file\n"
+    "      --layer I|avg        layer of an attention file (1-based; default 1)\n"
+    "      --rollout            attention rollout through the layer (heads averaged)\n"
+    "      --drop TOKENS        drop these tokens (comma-separated), renormalise rows\n"
     "Attention:\n"
     "  -m, --mode basic|learned basic: Q = K = V = X; learned (default): X·Wq ...\n"
     "  -H, --heads N            number of heads (must divide d; default 1)\n"
@@ -34,7 +42,8 @@ const char options_usage[] =
     "      --head I|avg         head (1-based) for text/csv and PNG (default 1)\n"
     "      --export FILE        write .png .svg .csv or .json (repeatable)\n"
     "      --all-lines          with -f: one export per sentence (numbered)\n"
-    "      --view heatmap|lines|both  PNG content (default heatmap)\n"
+    "      --view heatmap|lines|both|grid  PNG content (default heatmap; grid: every\n"
+    "                           layer and head of an attention file)\n"
     "      --matrix weights|scores|logits  heatmap of PNG, SVG and window (default weights)\n"
     "      --scale N            PNG scale factor 1-8 (default 2)\n"
     "      --query I            selected query row (1-based)\n"
@@ -50,7 +59,8 @@ const char options_usage[] =
 enum {
     O_LINE = 256, O_SEED, O_CAUSAL, O_NOSCALE, O_POSENC, O_HEAD, O_PRINT,
     O_EXPORT, O_EXPORTDIR, O_VIEW, O_SCALE, O_QUERY, O_CMAP, O_THEME,
-    O_ALLLINES, O_SESSION, O_FRESH, O_FONT, O_MATRIX
+    O_ALLLINES, O_SESSION, O_FRESH, O_FONT, O_MATRIX, O_ATTN, O_TOKENS, O_KTOKENS,
+    O_LAYER, O_ROLLOUT, O_DROP
 };
 
 static const struct option longopts[] = {
@@ -80,6 +90,12 @@ static const struct option longopts[] = {
     {"session", required_argument, 0, O_SESSION},
     {"fresh", no_argument, 0, O_FRESH},
     {"font", required_argument, 0, O_FONT},
+    {"attention", required_argument, 0, O_ATTN},
+    {"tokens", required_argument, 0, O_TOKENS},
+    {"key-tokens", required_argument, 0, O_KTOKENS},
+    {"layer", required_argument, 0, O_LAYER},
+    {"rollout", no_argument, 0, O_ROLLOUT},
+    {"drop", required_argument, 0, O_DROP},
     {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},
     {0, 0, 0, 0},
@@ -114,6 +130,19 @@ static int is_json_file(const char *s)
     struct stat st;
     return n > 5 && strcmp(s + n - 5, ".json") == 0 && stat(s, &st) == 0 &&
            S_ISREG(st.st_mode);
+}
+
+/* .npy, .npz or .safetensors, in any case: an attention file by its name */
+static int is_attention_name(const char *s)
+{
+    static const char *const ext[] = {".npy", ".npz", ".safetensors"};
+    size_t n = strlen(s);
+    for (size_t k = 0; k < sizeof ext / sizeof ext[0]; k++) {
+        size_t e = strlen(ext[k]);
+        if (n > e && strcasecmp(s + n - e, ext[k]) == 0)
+            return 1;
+    }
+    return 0;
 }
 
 /* --seed N: a whole number from 0 to 2^53. */
@@ -172,7 +201,8 @@ static int parse_choice(Options *o, int c, const char *a, AttnErr *err)
         if (strcmp(a, "heatmap") == 0) o->view = VIEW_HEATMAP;
         else if (strcmp(a, "lines") == 0) o->view = VIEW_LINES;
         else if (strcmp(a, "both") == 0) o->view = VIEW_BOTH;
-        else return usage_err(err, "--view must be heatmap, lines or both, got '%s'%s", a, "");
+        else if (strcmp(a, "grid") == 0) o->view = VIEW_GRID;
+        else return usage_err(err, "--view must be heatmap, lines, both or grid, got '%s'%s", a, "");
         break;
     case O_MATRIX:
         o->matrix_set = 1;
@@ -212,8 +242,15 @@ static int parse_number(Options *o, int c, const char *a, AttnErr *err)
         o->head_set = 1;
         if (strcmp(a, "avg") == 0)
             o->head = -1;
-        else if ((rc = parse_long(a, 1, ATTN_MAX_HEADS, &v, "--head", err)) == 0)
+        else if ((rc = parse_long(a, 1, 1000000, &v, "--head", err)) == 0)
             o->head = (int)v - 1;
+        break;
+    case O_LAYER:
+        o->layer_set = 1;
+        if (strcmp(a, "avg") == 0)
+            o->layer = -1;
+        else if ((rc = parse_long(a, 1, 1000000, &v, "--layer", err)) == 0)
+            o->layer = (int)v - 1;
         break;
     case O_SCALE:
         if ((rc = parse_long(a, 1, 8, &v, "--scale", err)) == 0)
@@ -239,8 +276,13 @@ static int parse_option(Options *o, int c, const char *a, int argc, char **argv,
     case O_FONT: o->font = a; break;
     case O_EXPORTDIR: o->export_dir = a; break;
     case O_CMAP: o->colormap = a; break;
-    case O_LINE: case 'H': case O_HEAD: case O_SCALE: case O_QUERY:
+    case O_LINE: case 'H': case O_HEAD: case O_SCALE: case O_QUERY: case O_LAYER:
         return parse_number(o, c, a, err);
+    case O_ATTN: o->attention = a; break;
+    case O_TOKENS: o->tokens = a; break;
+    case O_KTOKENS: o->key_tokens = a; break;
+    case O_ROLLOUT: o->rollout = 1; break;
+    case O_DROP: o->drop = a; break;
     case 'm': case O_PRINT: case O_VIEW: case O_MATRIX: case O_THEME:
         return parse_choice(o, c, a, err);
     case O_SEED: return parse_seed(o, a, err);
@@ -270,7 +312,9 @@ static int parse_option(Options *o, int c, const char *a, int argc, char **argv,
 static int parse_rest(Options *o, int argc, char **argv, AttnErr *err)
 {
     int rest = argc - optind;
-    if (rest == 1 && !o->sentence && !o->session && is_json_file(argv[optind])) {
+    if (rest == 1 && !o->sentence && !o->session && !o->attention && is_attention_name(argv[optind])) {
+        o->attention = argv[optind]; /* opened (or said missing) in main */
+    } else if (rest == 1 && !o->sentence && !o->session && is_json_file(argv[optind])) {
         o->session = argv[optind];
     } else if (rest > 0) {
         if (o->sentence)
@@ -293,12 +337,30 @@ static int parse_rest(Options *o, int argc, char **argv, AttnErr *err)
     return 0;
 }
 
+/* The attention file's options make sense only with one (a .json given
+ * alone may still turn out to be one: main decides). */
+static int check_attention(const Options *o, AttnErr *err)
+{
+    int file = o->attention || o->session;
+    if (!file && (o->tokens || o->key_tokens || o->layer_set || o->rollout || o->drop))
+        return usage_err(err, "--tokens, --key-tokens, --layer, --rollout and --drop need an "
+                              "attention file (--attention FILE)%s%s", "", "");
+    if (o->key_tokens && !o->tokens)
+        return usage_err(err, "--key-tokens needs --tokens (the query tokens)%s%s", "", "");
+    if (o->attention && (o->sentence || o->sentence_file))
+        return usage_err(err, "give either an attention file or a sentence, not both%s%s", "", "");
+    if (o->view == VIEW_GRID && !file)
+        return usage_err(err, "--view grid needs an attention file%s%s", "", "");
+    return 0;
+}
+
 int options_parse(Options *o, int argc, char **argv, AttnErr *err)
 {
     memset(o, 0, sizeof *o);
     o->cfg = attn_config_default();
     o->query = -1;
     o->scale = 2;
+    o->layer = 0;
     optind = 0; /* full reset of getopt's state (GNU) */
     opterr = 0;
     int c, rc;
@@ -315,7 +377,7 @@ int options_parse(Options *o, int argc, char **argv, AttnErr *err)
         return usage_err(err, "--all-lines needs --sentence-file%s%s", "", "");
     if (o->all_lines && !o->n_exports)
         return usage_err(err, "--all-lines needs --export FILE%s%s", "", "");
-    return 0;
+    return check_attention(o, err);
 }
 
 void options_free(Options *o)

@@ -4,6 +4,7 @@
  * the window's own exports. */
 #include "attnviz/app.h"
 #include "attnviz/app_state.h"
+#include "attnviz/import.h"
 
 #include <SDL_syswm.h>
 #include <locale.h>
@@ -34,8 +35,11 @@ int app_export(AppState *a, int what)
     for (int k = 2; stat(path, &st) == 0 && k < 1000; k++)
         snprintf(path, sizeof path, "%s/attnviz-%s-%s-%d.png", a->export_dir, kinds[what], stamp, k);
 
+    if (a->imp) /* the maps of now, not of the last frame */
+        app_import_view(a);
     ViewState s = a->vs;
-    view_state_set_model(&s, a->m); /* the maps of now, not of the last frame */
+    if (!a->imp)
+        view_state_set_model(&s, a->m);
     s.hover_i = s.hover_j = -1;
     s.key = -1;
     s.help = 0;
@@ -48,8 +52,9 @@ int app_export(AppState *a, int what)
         s.sentence_focus = 0;
         surf = view_render_window(a->opt ? a->opt->font : NULL, &s, a->layout.w * 2, a->layout.h * 2, &err);
     } else {
-        surf = what == 0 ? export_heatmap_surface(a->m, &s, a->opt ? a->opt->font : NULL, &err)
-                         : view_render_panel(a->opt ? a->opt->font : NULL, &s, PANEL_LINES, &err);
+        const char *font = a->opt ? a->opt->font : NULL;
+        surf = what == 0 && !a->imp ? export_heatmap_surface(a->m, &s, font, &err)
+                                    : view_render_panel(font, &s, what == 0 ? PANEL_HEATMAP : PANEL_LINES, &err);
     }
     if (!surf || view_save_png(surf, path, &err) < 0) {
         char buf[1200];
@@ -131,10 +136,11 @@ static void run_loop(AppState *a, SDL_Window *win, SDL_Renderer *r)
         if (app_tick(a, SDL_GetTicks(), &wait_ms))
             a->dirty = 1;
         if (a->dirty) {
-            if (!shown_title || strcmp(shown_title, a->text) != 0) {
+            const char *title = a->imp ? a->imp->title : a->text;
+            if (!shown_title || strcmp(shown_title, title) != 0) {
                 free(shown_title);
-                shown_title = strdup(a->text);
-                set_title(win, a->text);
+                shown_title = strdup(title);
+                set_title(win, title);
             }
             if (a->fullscreen != fullscreen) {
                 fullscreen = a->fullscreen;
@@ -196,12 +202,12 @@ static void autosave_setup(AppState *a, const Options *o, const SessionView *sv)
 }
 
 int app_run(Model *m, const Options *o, SentenceList *sentences,
-            const SessionView *sv, AttnErr *err)
+            const SessionView *sv, struct Imported *imp, AttnErr *err)
 {
     SDL_Window *win = NULL;
     SDL_Renderer *r = NULL;
     AppState *a = NULL;
-    int rc = 0;
+    int rc = 0, taken = 0; /* imp given to the app (which closes it) */
     const char *asked = getenv("SDL_VIDEODRIVER");
     if (SDL_Init(SDL_INIT_VIDEO) != 0)
         return attn_err_set(err, ATTN_E_IO, NULL, 0,
@@ -255,7 +261,15 @@ int app_run(Model *m, const Options *o, SentenceList *sentences,
         app_apply_session_view(a, sv);
         a->unsaved = 0;
     }
-    autosave_setup(a, o, sv);
+    if (imp) {
+        taken = 1;
+        if ((rc = app_import_set(a, imp)) < 0) {
+            attn_err_set(err, -rc, NULL, 0, "cannot show the attention file");
+            goto cleanup;
+        }
+    } else {
+        autosave_setup(a, o, sv);
+    }
     a->view = view_create(r, o->font, err);
     if (!a->view) {
         rc = -ATTN_E_IO;
@@ -269,6 +283,10 @@ int app_run(Model *m, const Options *o, SentenceList *sentences,
     run_loop(a, win, r);
     app_autosave(a, 1);
 cleanup:
+    if (imp && !taken) {
+        import_close(imp);
+        free(imp);
+    }
     if (a) {
         view_destroy(a->view);
         app_free(a);

@@ -256,3 +256,27 @@ int print_json(FILE *f, const Model *m, const char *session_json)
     fputs("}\n", f);
     return ferror(f) ? -ATTN_E_IO : 0;
 }
+
+int print_map_json(FILE *f, const AttnMap *map, const char *fields)
+{
+    fputs("{", f);
+    if (fields && *fields)
+        fprintf(f, "%s,\n ", fields);
+    fprintf(f, "\"kind\": \"%s\",\n \"query_tokens\": [", attn_map_kind_name(map->kind));
+    for (int i = 0; i < map->Tq; i++) {
+        fputs(i ? ", " : "", f);
+        json_string(f, map->q_labels[i]);
+    }
+    fputs("],\n \"key_tokens\": [", f);
+    for (int j = 0; j < map->Tk; j++) {
+        fputs(j ? ", " : "", f);
+        json_string(f, map->k_labels[j]);
+    }
+    fputs("],\n \"values\": ", f);
+    if (map->Tq && map->Tk)
+        json_matrix(f, map->v, map->Tq, map->Tk, map->stride);
+    else
+        fputs("[]", f);
+    fputs("}\n", f);
+    return ferror(f) ? -ATTN_E_IO : 0;
+}

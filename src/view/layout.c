@@ -92,6 +92,26 @@ static void layout_heat_lines(View *v, const ViewState *s, ViewLayout *l)
     l->lines_vis = lg.count;
 }
 
+/* The model view: every map of s->grid in the heatmap's and the line
+ * diagram's room together, under a title line. */
+static void layout_grid(View *v, const ViewState *s, ViewLayout *l)
+{
+    int th = S(s, 20);
+    FigureOptions o;
+    memset(&o, 0, sizeof o);
+    o.scale = s->scale;
+    o.area_x = l->heatmap.x;
+    o.area_y = l->heatmap.y + th;
+    o.area_w = l->lines.x + l->lines.w - l->heatmap.x;
+    o.area_h = l->heatmap.h - th;
+    o.max_cell = (float)S(s, 24);
+    o.query = s->grid_layer;
+    o.key = s->grid_head;
+    o.cmap = s->cmap;
+    TextMeasure tm = figure_measure_text(v->text);
+    figure_grid_layout(&l->grid_fig, s->grid, &o, &tm);
+}
+
 /* The weight editor: tabs, the grid of the edited matrix (cells at most
  * 64×40 pixels) and the buttons under it, wrapped onto as many rows as the
  * panel's width needs. */
@@ -160,13 +180,20 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
     y += l->controls.h + S(s, 6);
     int show_editor = w >= S(s, 1000);
     layout_panels(s, l, pad, y, show_editor);
-    if (s->map.v && s->map.Tq && s->map.Tk)
+    if (s->grid)
+        layout_grid(v, s, l);
+    else if (s->map.v && s->map.Tq && s->map.Tk)
         layout_heat_lines(v, s, l);
     if (show_editor && s->m)
         layout_editor(v, s, l);
 }
 
 /* ---- hit testing ------------------------------------------------------------- */
+
+int view_hit_grid(const ViewLayout *l, int x, int y, int *layer, int *head)
+{
+    return l->grid_fig.L > 0 && figure_grid_hit(&l->grid_fig, x, y, layer, head);
+}
 
 static int point_in(SDL_Rect rc, int x, int y)
 {

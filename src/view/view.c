@@ -118,6 +118,39 @@ static void window_lines(View *v, SDL_Renderer *r, const ViewState *s, const Vie
     SDL_RenderSetClipRect(r, NULL);
 }
 
+/* The model view: every layer (rows) and head (columns) as small maps in
+ * the heatmap's and the line diagram's room. */
+static void window_grid(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    SDL_Rect area = {l->heatmap.x, l->heatmap.y, l->lines.x + l->lines.w - l->heatmap.x, l->heatmap.h};
+    fill(r, area, theme(s)->bg);
+    draw_panel_title(v, r, s, area, "Every layer (rows) and head (columns)   arrows: select \xC2\xB7 "
+                                    "Enter or click: open \xC2\xB7 G: back to one head");
+    const FigureGrid *g = &l->grid_fig;
+    FigureDraw d = {r, v->text, NULL, bar_texture(v, g->cb.cs.id), theme_get(s->dark), s->scale,
+                    -1, -1, -1, -1, 0};
+    SDL_RenderSetClipRect(r, &area);
+    figure_draw_grid(&d, g, s->grid);
+    SDL_RenderSetClipRect(r, NULL);
+}
+
+/* The editor's and step view's room when there is no Model: what they
+ * would show and why not. */
+static void no_model_panels(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    const SDL_Rect *panels[2] = {&l->editor, &l->step};
+    for (int k = 0; k < 2; k++) {
+        SDL_Rect p = *panels[k];
+        if (!p.w || !p.h || !s->no_model)
+            continue;
+        fill(r, p, theme(s)->panel);
+        SDL_RenderSetClipRect(r, &p);
+        draw_text_fit(v, S(s, 13), theme(s)->dim, s->no_model, p.x + S(s, 10), p.y + S(s, 10),
+                      p.w - S(s, 20));
+        SDL_RenderSetClipRect(r, NULL);
+    }
+}
+
 void view_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
     set_color(r, theme(s)->bg);
@@ -126,11 +159,17 @@ void view_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
         return;
     draw_sentence_bar(v, r, s, l);
     draw_controls(v, r, s, l);
-    window_heatmap(v, r, s, l);
-    window_lines(v, r, s, l);
+    if (s->grid) {
+        window_grid(v, r, s, l);
+    } else {
+        window_heatmap(v, r, s, l);
+        window_lines(v, r, s, l);
+    }
     if (s->m) { /* the panels of a model's weights and steps */
         draw_editor(v, r, s, l);
         draw_step(v, r, s, l);
+    } else {
+        no_model_panels(v, r, s, l);
     }
     draw_status(v, r, s, l);
     if (!s->help)

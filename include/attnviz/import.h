@@ -1,0 +1,53 @@
+/* Attention files in the application (issue 13): an opened file with its
+ * tokens, the map picked from it (a layer and head, a layer's or all
+ * layers' average, or the rollout; tokens dropped and rows renormalised),
+ * its labels, title and facts line; and the headless path: --print and
+ * --export of the picked map, --view grid of every layer and head. The
+ * numbers come from attnfile.h (core) and attnio.h (io). */
+#ifndef ATTNVIZ_IMPORT_H
+#define ATTNVIZ_IMPORT_H
+
+#include "attnviz/attnfile.h"
+#include "attnviz/attnmap.h"
+#include "attnviz/error.h"
+#include "attnviz/options.h"
+
+typedef struct Imported {
+    AttnFile f;
+    char **q_shown, **k_shown;  /* every token as shown (BPE markers dropped;
+                                   positions when the file has none) */
+    char **q_name, **k_name;    /* every token as stored (or its position) */
+    float *v;                   /* the picked map: Tq×Tk after any drop */
+    unsigned char *mask;        /* Tq×Tk: 1 where the value is −inf */
+    int Tq, Tk;
+    const char **q_lab, **k_lab;/* the picked rows' and columns' labels as shown */
+    const char **q_tok, **k_tok;/* … and as stored (CSV, text, JSON) */
+    AttnMapKind kind;           /* weights, or scores when a value is negative */
+    int layer, head, rollout;   /* what was picked (−1: average) */
+    char title[300];            /* the file's name */
+    char facts[400];            /* layer, head, kind, dtype, tokens */
+    char note[300];             /* "rows do not sum to 1 …", or "" */
+} Imported;
+
+/* Open path (an attention file), with --tokens and --key-tokens when not
+ * NULL; refuses a NaN anywhere (naming its place). im is zeroed first. */
+int import_open(Imported *im, const char *path, const char *tokens, const char *key_tokens,
+                AttnErr *err);
+/* Pick the map: layer and head 0-based or −1 for the average; rollout
+ * through layer (the last one when layer is −1); drop: comma-separated
+ * tokens to remove (as stored or as shown), or NULL. */
+int import_pick(Imported *im, int layer, int head, int rollout, const char *drop, AttnErr *err);
+/* The picked map, its labels as shown (shown = 1) or as stored. */
+AttnMap import_map(const Imported *im, int shown);
+/* Every layer and head, each block-averaged to at most side × side cells,
+ * as one (L, H, tq, tk) array in *out (caller frees) for a grid figure. */
+int import_thumbs(const Imported *im, int side, float **out, int *tq, int *tk, AttnErr *err);
+void import_close(Imported *im);
+
+/* The command line's output of the picked map: --print text|csv|json to
+ * stdout, then each --export by its extension (.png and .svg of the map,
+ * or with --view grid of every layer and head; .csv and .json of the map).
+ * Returns 0 or an error with err filled (main prints it, exit 1). */
+int import_write(const Imported *im, const Options *o, AttnErr *err);
+
+#endif

@@ -1,0 +1,299 @@
+/* Attention files in the application (see import.h): open one with its
+ * tokens, pick a map from it (layer and head, averages, rollout, dropped
+ * tokens), name it, and the command line's print and export of it. */
+#include "attnviz/import.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attnviz/attnio.h"
+
+static void free_names(char **t, int n)
+{
+    for (int i = 0; t && i < n; i++)
+        free(t[i]);
+    free(t);
+}
+
+void import_close(Imported *im)
+{
+    if (im->k_shown != im->q_shown)
+        free_names(im->k_shown, im->f.Tk);
+    free_names(im->q_shown, im->f.Tq);
+    if (im->k_name != im->q_name)
+        free_names(im->k_name, im->f.Tk);
+    free_names(im->q_name, im->f.Tq);
+    free(im->v);
+    free(im->mask);
+    free(im->q_lab);
+    free(im->k_lab);
+    free(im->q_tok);
+    free(im->k_tok);
+    attn_file_close(&im->f);
+    memset(im, 0, sizeof *im);
+}
+
+/* n labels: the tokens as stored (shown = 0) or as shown, or positions. */
+static char **names(char **tokens, int n, int shown)
+{
+    char **out = calloc((size_t)n + 1, sizeof *out);
+    for (int i = 0; out && i < n; i++) {
+        char buf[256];
+        const char *t = tokens ? (shown ? attn_token_shown(tokens[i], buf, sizeof buf) : tokens[i]) : NULL;
+        if (!t)
+            snprintf(buf, sizeof buf, "%d", i);
+        if (!(out[i] = strdup(t ? t : buf))) {
+            free_names(out, i);
+            return NULL;
+        }
+    }
+    return out;
+}
+
+static int load_tokens(Imported *im, const char *tokens, const char *key_tokens, AttnErr *err)
+{
+    char **q = NULL, **k = NULL;
+    int nq = 0, nk = 0;
+    if (!tokens)
+        return 0;
+    if (attn_tokens_load(&q, &nq, tokens, err) < 0)
+        return -err->code;
+    if (key_tokens && attn_tokens_load(&k, &nk, key_tokens, err) < 0) {
+        attn_tokens_free(q);
+        return -err->code;
+    }
+    return attn_file_set_tokens(&im->f, q, nq, k, nk, err);
+}
+
+int import_open(Imported *im, const char *path, const char *tokens, const char *key_tokens,
+                AttnErr *err)
+{
+    memset(im, 0, sizeof *im);
+    if (attn_file_open(&im->f, path, err) < 0)
+        return -err->code;
+    int rc = load_tokens(im, tokens, key_tokens, err);
+    int pos[4];
+    if (rc == 0 && attn_file_find_nan(&im->f, pos))
+        rc = attn_err_set(err, ATTN_E_NONFINITE, path, 0,
+                          "NaN at layer %d, head %d, row %d, column %d (1-based)", pos[0] + 1,
+                          pos[1] + 1, pos[2] + 1, pos[3] + 1);
+    if (rc < 0) {
+        import_close(im);
+        return rc;
+    }
+    AttnFile *f = &im->f;
+    im->q_shown = names(f->q_tokens, f->Tq, 1);
+    im->q_name = names(f->q_tokens, f->Tq, 0);
+    int same = !f->cross && f->k_tokens == f->q_tokens && f->Tq == f->Tk;
+    im->k_shown = same ? im->q_shown : names(f->k_tokens, f->Tk, 1);
+    im->k_name = same ? im->q_name : names(f->k_tokens, f->Tk, 0);
+    const char *slash = strrchr(path, '/');
+    snprintf(im->title, sizeof im->title, "%s", slash ? slash + 1 : path);
+    if (!im->q_shown || !im->q_name || !im->k_shown || !im->k_name) {
+        import_close(im);
+        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+    }
+    return 0;
+}
+
+/* Flags of the tokens named in drop ("a,b,c"), as stored or as shown. */
+static int drop_flags(const char *drop, char **stored, char **shown, int n, unsigned char *flags)
+{
+    int hits = 0;
+    memset(flags, 0, (size_t)n);
+    const char *p = drop;
+    while (p && *p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        for (int i = 0; i < n; i++)
+            if ((strlen(stored[i]) == len && strncmp(stored[i], p, len) == 0) ||
+                (strlen(shown[i]) == len && strncmp(shown[i], p, len) == 0)) {
+                hits += !flags[i];
+                flags[i] = 1;
+            }
+        p = comma ? comma + 1 : NULL;
+    }
+    return hits;
+}
+
+/* The facts line of the picked map. */
+static void pick_facts(Imported *im, const char *dropped)
+{
+    const AttnFile *f = &im->f;
+    char lb[64], hb[64];
+    if (im->rollout)
+        snprintf(lb, sizeof lb, "rollout through layer %d of %d", im->layer + 1, f->L);
+    else if (im->layer < 0)
+        snprintf(lb, sizeof lb, "average of %d layers", f->L);
+    else
+        snprintf(lb, sizeof lb, "layer %d of %d", im->layer + 1, f->L);
+    if (im->rollout)
+        snprintf(hb, sizeof hb, "heads averaged");
+    else
+        attn_head_label(im->head, f->H, hb, sizeof hb);
+    snprintf(im->facts, sizeof im->facts,
+             "%s \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 %d\xC3\x97%d%s%s%s", lb, hb,
+             attn_map_kind_name(im->kind), attn_dtype_name(f->parts[0].dtype), im->Tq, im->Tk,
+             f->cross ? " cross-attention" : "", dropped && *dropped ? " \xC2\xB7 without " : "",
+             dropped && *dropped ? dropped : "");
+}
+
+/* What the numbers are: −inf is a masked cell; a negative value makes them
+ * scores (diverging colours); rows of weights that do not sum to 1 are
+ * said in the note. */
+static void classify(Imported *im)
+{
+    int Tq = im->Tq, Tk = im->Tk, negative = 0, bad_row = -1;
+    double bad_sum = 0;
+    for (int i = 0; i < Tq; i++) {
+        double sum = 0;
+        for (int j = 0; j < Tk; j++) {
+            float x = im->v[(size_t)i * Tk + j];
+            im->mask[(size_t)i * Tk + j] = isinf(x) && x < 0;
+            negative |= x < 0 && !isinf(x);
+            sum += isfinite(x) ? x : 0;
+        }
+        if (bad_row < 0 && fabs(sum - 1.0) > 1e-3) {
+            bad_row = i;
+            bad_sum = sum;
+        }
+    }
+    im->kind = negative ? ATTN_MAP_SCORES : ATTN_MAP_WEIGHTS;
+    im->note[0] = '\0';
+    if (bad_row >= 0)
+        snprintf(im->note, sizeof im->note,
+                 "rows do not sum to 1 (row %d, \"%s\", sums to %.4g): values shown as they are",
+                 bad_row + 1, im->q_lab[bad_row], bad_sum);
+}
+
+static int check_pick(const AttnFile *f, int layer, int head, int rollout, const char *name,
+                      AttnErr *err)
+{
+    if (layer >= f->L)
+        return attn_err_set(err, ATTN_E_RANGE, name, 0, "--layer %d is out of range: the file has %d layer%s",
+                            layer + 1, f->L, f->L == 1 ? "" : "s");
+    if (head >= f->H)
+        return attn_err_set(err, ATTN_E_RANGE, name, 0, "--head %d is out of range: the file has %d head%s",
+                            head + 1, f->H, f->H == 1 ? "" : "s");
+    if (rollout && f->Tq != f->Tk)
+        return attn_err_set(err, ATTN_E_SHAPE, name, 0,
+                            "--rollout needs self-attention (square maps); this one is %d×%d",
+                            f->Tq, f->Tk);
+    return 0;
+}
+
+/* The labels of the rows and columns kept after the drop. */
+static int keep_labels(Imported *im, const unsigned char *dq, const unsigned char *dk)
+{
+    const AttnFile *f = &im->f;
+    free(im->q_lab), free(im->k_lab), free(im->q_tok), free(im->k_tok);
+    im->q_lab = malloc(sizeof *im->q_lab * (size_t)(f->Tq + 1));
+    im->q_tok = malloc(sizeof *im->q_tok * (size_t)(f->Tq + 1));
+    im->k_lab = malloc(sizeof *im->k_lab * (size_t)(f->Tk + 1));
+    im->k_tok = malloc(sizeof *im->k_tok * (size_t)(f->Tk + 1));
+    if (!im->q_lab || !im->q_tok || !im->k_lab || !im->k_tok)
+        return -1;
+    int a = 0, b = 0;
+    for (int i = 0; i < f->Tq; i++)
+        if (!dq[i]) {
+            im->q_lab[a] = im->q_shown[i];
+            im->q_tok[a++] = im->q_name[i];
+        }
+    for (int j = 0; j < f->Tk; j++)
+        if (!dk[j]) {
+            im->k_lab[b] = im->k_shown[j];
+            im->k_tok[b++] = im->k_name[j];
+        }
+    return 0;
+}
+
+int import_pick(Imported *im, int layer, int head, int rollout, const char *drop, AttnErr *err)
+{
+    const AttnFile *f = &im->f;
+    if (rollout && layer < 0)
+        layer = f->L - 1;
+    int rc = check_pick(f, layer, head, rollout, im->title, err);
+    if (rc < 0)
+        return rc;
+    AttnPick pick = rollout ? ATTN_PICK_ROLLOUT
+                    : layer >= 0 ? (head >= 0 ? ATTN_PICK_HEAD : ATTN_PICK_LAYER_AVG)
+                                 : (head >= 0 ? ATTN_PICK_HEAD_ALL_AVG : ATTN_PICK_ALL_AVG);
+    size_t n = (size_t)f->Tq * f->Tk;
+    float *v = malloc(n * sizeof *v);
+    unsigned char *mask = malloc(n), *dq = calloc((size_t)f->Tq + 1, 1), *dk = calloc((size_t)f->Tk + 1, 1);
+    rc = !v || !mask || !dq || !dk ? -ATTN_E_NOMEM : attn_file_map(f, pick, layer, head, v);
+    if (rc < 0) {
+        free(v), free(mask), free(dq), free(dk);
+        return attn_err_set(err, -rc, im->title, 0, "cannot pick the map: %s", attn_strerror(rc));
+    }
+    int Tq = f->Tq, Tk = f->Tk;
+    if (drop && (drop_flags(drop, im->q_name, im->q_shown, Tq, dq) +
+                 drop_flags(drop, im->k_name, im->k_shown, Tk, dk)) == 0)
+        rc = attn_err_set(err, ATTN_E_RANGE, im->title, 0, "--drop %s: no such token in the file", drop);
+    if (rc == 0) {
+        attn_map_drop(v, &Tq, &Tk, dq, dk);
+        if (Tq == 0 || Tk == 0)
+            rc = attn_err_set(err, ATTN_E_EMPTY, im->title, 0, "--drop %s leaves no tokens", drop);
+    }
+    if (rc == 0 && keep_labels(im, dq, dk) < 0)
+        rc = attn_err_set(err, ATTN_E_NOMEM, im->title, 0, "out of memory");
+    free(dq), free(dk);
+    if (rc < 0) {
+        free(v), free(mask);
+        return rc;
+    }
+    free(im->v), free(im->mask);
+    im->v = v;
+    im->mask = mask;
+    im->Tq = Tq;
+    im->Tk = Tk;
+    im->layer = layer;
+    im->head = rollout ? ATTN_MAP_AVG : head;
+    im->rollout = rollout;
+    classify(im);
+    pick_facts(im, drop);
+    return 0;
+}
+
+AttnMap import_map(const Imported *im, int shown)
+{
+    AttnMap m = attn_map_make(im->v, im->Tq, im->Tk, shown ? im->q_lab : im->q_tok,
+                              shown ? im->k_lab : im->k_tok, im->kind);
+    m.mask = im->mask;
+    m.layer = im->layer;
+    m.head = im->head;
+    m.n_layers = im->f.L;
+    m.n_heads = im->f.H;
+    return m;
+}
+
+int import_thumbs(const Imported *im, int side, float **out, int *tq, int *tk, AttnErr *err)
+{
+    const AttnFile *f = &im->f;
+    int bq = (f->Tq + side - 1) / side, bk = (f->Tk + side - 1) / side;
+    *tq = (f->Tq + bq - 1) / bq;
+    *tk = (f->Tk + bk - 1) / bk;
+    size_t one = (size_t)f->Tq * f->Tk, small = (size_t)*tq * *tk;
+    float *map = malloc(one * sizeof *map);
+    *out = calloc((size_t)f->L * f->H * small, sizeof **out);
+    if (!map || !*out) {
+        free(map), free(*out);
+        *out = NULL;
+        return attn_err_set(err, ATTN_E_NOMEM, im->title, 0, "out of memory");
+    }
+    for (int l = 0; l < f->L; l++)
+        for (int h = 0; h < f->H; h++) {
+            attn_file_map(f, ATTN_PICK_HEAD, l, h, map);
+            float *t = *out + ((size_t)l * f->H + h) * small;
+            /* the mean of each block of bq × bk cells (−inf counts as 0) */
+            for (int i = 0; i < f->Tq; i++)
+                for (int j = 0; j < f->Tk; j++) {
+                    float x = map[(size_t)i * f->Tk + j];
+                    t[(size_t)(i / bq) * *tk + j / bk] += isfinite(x) ? x / (float)(bq * bk) : 0.0f;
+                }
+        }
+    free(map);
+    return 0;
+}

@@ -1,0 +1,212 @@
+/* The command line's output of an attention file's map (see import.h):
+ * --print text|csv|json, and --export of the map (.png through the export
+ * panels, .svg through the figure layout, .csv, .json) or of every layer
+ * and head as a grid (--view grid). Files are written atomically. */
+#include "attnviz/import.h"
+
+#include <SDL.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "attnviz/figure.h"
+#include "attnviz/io.h"
+#include "attnviz/svg.h"
+#include "attnviz/view.h"
+
+typedef struct Out {
+    const Imported *im;
+    const Options *o;
+    ColormapId cmap;
+} Out;
+
+/* The JSON members naming what was picked: file, layer, head, rollout. */
+static void json_fields(const Imported *im, char *buf, size_t n)
+{
+    char name[600];
+    size_t k = 0;
+    for (const char *p = im->title; *p && k + 7 < sizeof name; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\')
+            name[k++] = '\\', name[k++] = (char)c;
+        else if (c < 0x20)
+            k += (size_t)snprintf(name + k, sizeof name - k, "\\u%04x", c);
+        else
+            name[k++] = (char)c;
+    }
+    name[k] = '\0';
+    char layer[16], head[16];
+    snprintf(layer, sizeof layer, im->layer < 0 ? "\"avg\"" : "%d", im->layer + 1);
+    snprintf(head, sizeof head, im->head < 0 ? "\"avg\"" : "%d", im->head + 1);
+    snprintf(buf, n, "\"file\": \"%s\", \"layers\": %d, \"heads\": %d, \"layer\": %s, \"head\": %s, "
+             "\"rollout\": %s", name, im->f.L, im->f.H, layer, head, im->rollout ? "true" : "false");
+}
+
+static int write_text(FILE *f, const Imported *im)
+{
+    char title[800];
+    AttnMap m = import_map(im, 0);
+    snprintf(title, sizeof title, "%s: %s", im->title, im->facts);
+    return print_map_text(f, &m, title);
+}
+
+static int write_csv(FILE *f, void *ctx)
+{
+    AttnMap m = import_map(((Out *)ctx)->im, 0);
+    return print_map_csv(f, &m);
+}
+
+static int write_json(FILE *f, void *ctx)
+{
+    char fields[900];
+    AttnMap m = import_map(((Out *)ctx)->im, 0);
+    json_fields(((Out *)ctx)->im, fields, sizeof fields);
+    return print_map_json(f, &m, fields);
+}
+
+/* Every layer and head as small maps of at most 64 × 64 cells. */
+static int grid_maps(const Imported *im, AttnMaps *ms, float **thumbs, char ***labels, AttnErr *err)
+{
+    int tq, tk;
+    if (import_thumbs(im, 64, thumbs, &tq, &tk, err) < 0)
+        return -err->code;
+    int n = tq > tk ? tq : tk;
+    *labels = calloc((size_t)n + 1, sizeof **labels);
+    for (int i = 0; *labels && i < n; i++)
+        (*labels)[i] = (char *)"";
+    if (!*labels)
+        return attn_err_set(err, ATTN_E_NOMEM, im->title, 0, "out of memory");
+    *ms = (AttnMaps){*thumbs, im->f.L, im->f.H, tq, tk, (const char *const *)*labels,
+                     (const char *const *)*labels, im->kind, 0, NULL};
+    return 0;
+}
+
+static void grid_layout(const Out *c, const AttnMaps *ms, FigureGrid *g)
+{
+    FigureOptions fo = figure_options_export((float)c->o->scale, c->im->title, NULL);
+    char facts[160];
+    snprintf(facts, sizeof facts, "%d layers \xC3\x97 %d heads \xC2\xB7 %s \xC2\xB7 %d\xC3\x97%d",
+             c->im->f.L, c->im->f.H, attn_map_kind_name(ms->kind), c->im->f.Tq, c->im->f.Tk);
+    fo.facts = facts;
+    fo.cmap = c->cmap;
+    figure_grid_layout(g, ms, &fo, &figure_measure_dejavu);
+}
+
+static int write_svg(FILE *f, void *ctx)
+{
+    Out *c = ctx;
+    AttnErr err = {0};
+    int rc;
+    if (c->o->view == VIEW_GRID) {
+        AttnMaps ms;
+        float *thumbs = NULL;
+        char **labels = NULL;
+        FigureGrid *g = malloc(sizeof *g);
+        rc = !g ? -ATTN_E_NOMEM : grid_maps(c->im, &ms, &thumbs, &labels, &err);
+        if (rc == 0) {
+            grid_layout(c, &ms, g);
+            rc = svg_write_grid(f, g, &ms, c->o->theme_dark);
+        }
+        free(g), free(thumbs), free(labels);
+        return rc;
+    }
+    AttnMap m = import_map(c->im, 1);
+    FigureOptions fo = figure_options_export((float)c->o->scale, c->im->title, c->im->facts);
+    fo.cmap = c->cmap;
+    fo.query = c->o->query < m.Tq ? c->o->query : -1;
+    Figure *fig = malloc(sizeof *fig);
+    if (!fig)
+        return -ATTN_E_NOMEM;
+    figure_layout(fig, &m, &fo, &figure_measure_dejavu);
+    rc = svg_write_figure(f, fig, &m, c->o->theme_dark, fo.query, -1);
+    free(fig);
+    return rc;
+}
+
+/* The PNG: the export panels on a ViewState of the map (no Model), or the grid. */
+static int write_png(const Out *c, const char *path, AttnErr *err)
+{
+    const Options *o = c->o;
+    SDL_Surface *surf = NULL;
+    if (!SDL_WasInit(SDL_INIT_VIDEO))
+        SDL_SetHint(SDL_HINT_VIDEODRIVER, "dummy"); /* text and the software renderer need no display */
+    if (o->view == VIEW_GRID) {
+        AttnMaps ms;
+        float *thumbs = NULL;
+        char **labels = NULL;
+        FigureGrid *g = malloc(sizeof *g);
+        if (g && grid_maps(c->im, &ms, &thumbs, &labels, err) == 0) {
+            grid_layout(c, &ms, g);
+            surf = view_render_grid(o->font, g, &ms, o->theme_dark, err);
+        }
+        free(g), free(thumbs), free(labels);
+    } else {
+        ViewState *s = malloc(sizeof *s);
+        if (s) {
+            view_state_init(s, NULL);
+            s->map = s->weights = import_map(c->im, 1);
+            s->heads = c->im->f.H;
+            snprintf(s->title, sizeof s->title, "%s", c->im->title);
+            snprintf(s->facts, sizeof s->facts, "%s", c->im->facts);
+            s->query = o->query < c->im->Tq ? o->query : -1;
+            s->all_lines = o->view != VIEW_HEATMAP && s->query < 0;
+            s->dark = o->theme_dark;
+            s->scale = (float)o->scale;
+            s->cmap = c->cmap;
+            ViewPanel p = o->view == VIEW_LINES ? PANEL_LINES : o->view == VIEW_BOTH ? PANEL_BOTH : PANEL_HEATMAP;
+            surf = view_render_panel(o->font, s, p, err);
+            free(s);
+        }
+    }
+    if (!surf)
+        return err->code ? -err->code : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+    int rc = view_save_png(surf, path, err);
+    SDL_FreeSurface(surf);
+    return rc;
+}
+
+static int export_one(const Out *c, const char *path, AttnErr *err)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    const char *ext = dot && (!slash || dot > slash) ? dot : "";
+    if (strcasecmp(ext, ".csv") == 0)
+        return io_write_atomic(path, write_csv, (void *)c, err);
+    if (strcasecmp(ext, ".json") == 0)
+        return io_write_atomic(path, write_json, (void *)c, err);
+    if (strcasecmp(ext, ".svg") == 0)
+        return io_write_atomic(path, write_svg, (void *)c, err);
+    if (strcasecmp(ext, ".png") == 0)
+        return write_png(c, path, err);
+    return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0,
+                        "unknown export format '%s' (use .png, .svg, .csv or .json)", *ext ? ext : "(none)");
+}
+
+int import_write(const Imported *im, const Options *o, AttnErr *err)
+{
+    Out c = {im, o, CMAP_VIRIDIS};
+    if (o->colormap) {
+        int k = colormap_from_name(o->colormap);
+        if (k < 0)
+            return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                                "--colormap %s: use viridis, cividis, magma or greys", o->colormap);
+        c.cmap = (ColormapId)k;
+    }
+    if (o->query >= im->Tq)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "--query %d is out of range: the map has %d rows",
+                            o->query + 1, im->Tq);
+    int rc = 0;
+    if (o->print == PRINT_TEXT)
+        rc = write_text(stdout, im);
+    else if (o->print == PRINT_CSV)
+        rc = write_csv(stdout, &c);
+    else if (o->print == PRINT_JSON)
+        rc = write_json(stdout, &c);
+    if (rc < 0 || fflush(stdout) != 0)
+        return attn_err_set(err, ATTN_E_IO, "stdout", 0, "write failed");
+    for (int k = 0; k < o->n_exports; k++)
+        if ((rc = export_one(&c, o->exports[k], err)) < 0)
+            return rc;
+    return 0;
+}
