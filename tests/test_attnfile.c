@@ -325,7 +325,23 @@ static void test_out_of_range(void **state)
     assert_int_equal(attn_file_map(f, ATTN_PICK_ALL_AVG, 99, 99, out), 0);
     assert_int_equal(attn_file_map(f, ATTN_PICK_LAYER_AVG, 1, 99, out), 0);
     assert_true(isnan(attn_file_at(f, L, 0, 0, 0)));
+    assert_true(isnan(attn_file_at(f, -1, 0, 0, 0)));
+    assert_true(isnan(attn_file_at(f, 0, -1, 0, 0)));
+    assert_true(isnan(attn_file_at(f, 0, 0, Tq, 0)));
     assert_true(isnan(attn_file_at(f, 0, 0, 0, Tk)));
+    /* parts holding fewer layers than the file says */
+    f->L = L + 1;
+    assert_int_equal(attn_file_map(f, ATTN_PICK_ALL_AVG, 0, 0, out), -ATTN_E_SHAPE);
+    f->L = L;
+    f->parts[1].fortran = 1;
+    f->L = L + 1;
+    assert_int_equal(attn_file_map(f, ATTN_PICK_HEAD_ALL_AVG, 0, 0, out), -ATTN_E_SHAPE);
+    f->L = L;
+    /* a part whose maps are not the file's size */
+    f->parts[1].Tk = Tk - 1;
+    assert_int_equal(attn_file_map(f, ATTN_PICK_ALL_AVG, 0, 0, out), -ATTN_E_SHAPE);
+    assert_int_equal(attn_file_map(f, ATTN_PICK_HEAD, 1, 0, out), -ATTN_E_SHAPE);
+    assert_int_equal(attn_file_map(f, ATTN_PICK_HEAD, 0, 0, out), 0);
     destroy(f);
     free(ref);
 }
@@ -408,6 +424,9 @@ static void test_rollout(void **state)
     check_rollout(3, 4, 5, ATTN_DT_F32, 1, 1);
     check_rollout(3, 3, 5, ATTN_DT_F16, 0, 1);
     check_rollout(4, 2, 11, ATTN_DT_F64, 0, 0);
+    check_rollout(3, 2, 5, ATTN_DT_BF16, 1, 0);
+    /* large enough for the product's two threads, rows left over in each half */
+    check_rollout(3, 2, 103, ATTN_DT_F32, 0, 0);
 }
 
 /* A rollout differs from its reverse product: the order is checked. */

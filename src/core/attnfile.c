@@ -4,6 +4,7 @@
 #include "attnviz/attnfile.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,10 +236,25 @@ static void row_double(const MapView *m, int i, double *restrict dst, int add)
     }
 }
 
+/* A map stored by columns (Fortran order) as floats into out: read down
+ * each column, where the elements are nearest. */
+static void map_by_columns(const MapView *m, float *out)
+{
+    for (int j = 0; j < m->Tk; j++) {
+        const unsigned char *p = m->base + (size_t)j * m->col_step;
+        for (int i = 0; i < m->Tq; i++, p += m->row_step)
+            out[(size_t)i * (size_t)m->Tk + (size_t)j] = (float)load(p, m->dt, m->swap);
+    }
+}
+
 /* The map as floats into out: native float32 rows are copied, the rest
- * converted element by element. */
+ * converted row by row (row: Tk doubles). */
 static void map_float(const MapView *m, float *out, double *row)
 {
+    if (m->col_step > m->row_step) {
+        map_by_columns(m, out);
+        return;
+    }
     for (int i = 0; i < m->Tq; i++) {
         float *o = out + (size_t)i * (size_t)m->Tk;
         if (m->dt == ATTN_DT_F32 && !m->swap && m->col_step == 4) {
@@ -265,28 +281,61 @@ static int map_add(const AttnFile *f, int l, int h, double *acc)
 
 /* ---- maps: a head, averages, the rollout ----------------------------------- */
 
+/* acc += the maps (l, h) of a Fortran-order part for its layers l in
+ * [a, b) and h in [h0, h1), in one pass over the storage: the L·H values
+ * of a cell (i, j) are next to each other. */
+static void part_sum_fortran(const AttnPart *p, int a, int b, int h0, int h1, double *acc)
+{
+    const size_t es = (size_t)attn_dtype_size(p->dtype), group = (size_t)p->L * (size_t)p->H;
+    const int swap = p->big_endian != host_big_endian();
+    const unsigned char *d = p->data;
+    for (int j = 0; j < p->Tk; j++)
+        for (int i = 0; i < p->Tq; i++) {
+            const unsigned char *g = d + ((size_t)i + (size_t)p->Tq * (size_t)j) * group * es;
+            double s = 0;
+            for (int h = h0; h < h1; h++)
+                for (int l = a; l < b; l++)
+                    s += load(g + ((size_t)l + (size_t)p->L * (size_t)h) * es, p->dtype, swap);
+            acc[(size_t)i * (size_t)p->Tk + (size_t)j] += s;
+        }
+}
+
 /* acc = the sum of the maps (l, h) for l in [l0, l1), h in [h0, h1). */
 static int sum_maps(const AttnFile *f, int l0, int l1, int h0, int h1, double *acc)
 {
     memset(acc, 0, sizeof(double) * (size_t)f->Tq * (size_t)f->Tk);
-    for (int l = l0; l < l1; l++)
-        for (int h = h0; h < h1; h++) {
-            int rc = map_add(f, l, h, acc);
+    int first = 0; /* the part's first layer */
+    for (int k = 0; k < f->n_parts && k < ATTN_FILE_MAX_LAYERS && first < l1; k++) {
+        const AttnPart *p = &f->parts[k];
+        const int a = l0 > first ? l0 - first : 0, b = l1 - first < p->L ? l1 - first : p->L;
+        if (a < b && p->fortran) {
+            MapView m; /* checks the part's shape */
+            int rc = map_view(f, first + a, h0, &m);
             if (rc < 0)
                 return rc;
+            part_sum_fortran(p, a, b, h0, h1, acc);
+        } else {
+            for (int l = a; l < b; l++)
+                for (int h = h0; h < h1; h++) {
+                    int rc = map_add(f, first + l, h, acc);
+                    if (rc < 0)
+                        return rc;
+                }
         }
-    return 0;
+        first += p->L;
+    }
+    return first < l1 ? -ATTN_E_SHAPE : 0; /* the parts hold fewer layers than f->L */
 }
 
-/* C = A·B, n×n, row-major, four rows of C at a time (each row of B is read
- * once for four rows of C). */
-static void matmul(double *restrict C, const double *restrict A, const double *restrict B,
-                   int n)
+/* Rows [i0, i1) of C = A·B, n×n, row-major, four rows of C at a time (each
+ * row of B is read once for four rows of C). */
+static void matmul_rows(double *restrict C, const double *restrict A, const double *restrict B,
+                        int n, int i0, int i1)
 {
     const size_t N = (size_t)n;
-    memset(C, 0, sizeof(double) * N * N);
-    int i = 0;
-    for (; i + 4 <= n; i += 4) {
+    memset(C + (size_t)i0 * N, 0, sizeof(double) * N * (size_t)(i1 - i0));
+    int i = i0;
+    for (; i + 4 <= i1; i += 4) {
         double *restrict c0 = C + (size_t)i * N, *restrict c1 = c0 + N;
         double *restrict c2 = c1 + N, *restrict c3 = c2 + N;
         const double *a = A + (size_t)i * N;
@@ -301,7 +350,7 @@ static void matmul(double *restrict C, const double *restrict A, const double *r
             }
         }
     }
-    for (; i < n; i++) {
+    for (; i < i1; i++) {
         double *restrict c = C + (size_t)i * N;
         for (size_t k = 0; k < N; k++) {
             const double a = A[(size_t)i * N + k];
@@ -310,6 +359,36 @@ static void matmul(double *restrict C, const double *restrict A, const double *r
                 c[j] += a * b[j];
         }
     }
+}
+
+typedef struct MatmulJob {
+    double *C;
+    const double *A, *B;
+    int n, i0, i1;
+} MatmulJob;
+
+static void *matmul_job(void *arg)
+{
+    MatmulJob *j = arg;
+    matmul_rows(j->C, j->A, j->B, j->n, j->i0, j->i1);
+    return NULL;
+}
+
+#define ROLLOUT_THREAD_MIN_N 96 /* smaller products: one thread */
+
+/* C = A·B, n×n: the rows in two halves on two threads when n is large. */
+static void matmul(double *C, const double *A, const double *B, int n)
+{
+    const int half = n / 2 / 4 * 4;
+    MatmulJob a = {C, A, B, n, 0, half}, b = {C, A, B, n, half, n};
+    pthread_t t;
+    if (n >= ROLLOUT_THREAD_MIN_N && pthread_create(&t, NULL, matmul_job, &b) == 0) {
+        matmul_job(&a);
+        pthread_join(t, NULL);
+        return;
+    }
+    a.i1 = n;
+    matmul_job(&a);
 }
 
 /* Ā_l into a: ½·(mean over heads of layer l) + ½·I, each row renormalised
