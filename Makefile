@@ -94,8 +94,9 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
-# the attention kernels and the heatmap's texel loop: vectorised loops
-$(BUILD)/src/core/attn.o $(BUILD)/src/view/colormap.o: CFLAGS += -O3
+# the attention kernels, the attention file's maps and rollout and the
+# heatmap's texel loop: vectorised loops
+$(BUILD)/src/core/attn.o $(BUILD)/src/core/attnfile.o $(BUILD)/src/view/colormap.o: CFLAGS += -O3
 
 $(BIN): $(CORE_OBJ) $(UI_OBJ) $(MAIN_OBJ)
 	@mkdir -p $(dir $@)

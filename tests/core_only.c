@@ -1,11 +1,13 @@
 /* The core alone, linked with src/core's objects, libm and pthreads only
  * (tests/layers.sh runs it): a table made in memory, no file; a model, a
- * session and weights from plain data. Exit 0 when every check holds. */
+ * session and weights from plain data; an attention file's maps over a
+ * buffer. Exit 0 when every check holds. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "attnviz/attnfile.h"
 #include "attnviz/embed.h"
 #include "attnviz/model.h"
 #include "attnviz/session_data.h"
@@ -172,6 +174,23 @@ static void check_session(Model *m)
     CHECK(s.sentence == NULL && s.n_vectors == 0);
 }
 
+/* An attention file by hand over a buffer: 2 layers of 1 head, 2×2 maps. */
+static void check_attnfile(void)
+{
+    static AttnFile f;
+    static const float v[8] = {1, 0, 0.5f, 0.5f, 0, 1, 1, 0};
+    memset(&f, 0, sizeof f);
+    f.n_parts = 1;
+    f.parts[0] = (AttnPart){.data = v, .dtype = ATTN_DT_F32, .L = 2, .H = 1, .Tq = 2, .Tk = 2};
+    f.L = 2, f.H = 1, f.Tq = 2, f.Tk = 2;
+    float out[4];
+    CHECK(attn_file_map(&f, ATTN_PICK_ALL_AVG, 0, 0, out) == 0);
+    CHECK(out[0] == 0.5f && out[1] == 0.5f && out[2] == 0.75f && out[3] == 0.25f);
+    /* Ā_0 = (1 0; ¼ ¾), Ā_1 = (½ ½; ½ ½): row 0 of Ā_1·Ā_0 = (⅝, ⅜) */
+    CHECK(attn_file_map(&f, ATTN_PICK_ROLLOUT, 1, 0, out) == 0);
+    CHECK(fabsf(out[0] - 0.625f) < 1e-6f && fabsf(out[1] - 0.375f) < 1e-6f);
+}
+
 int main(void)
 {
     EmbedTable *t = table_by_hand();
@@ -186,6 +205,7 @@ int main(void)
     CHECK(model_init(&m, t, &cfg) == 0);
     check_model(&m);
     check_session(&m);
+    check_attnfile();
     model_destroy(&m);
     embed_destroy(t);
     if (failures) {
