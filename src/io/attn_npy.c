@@ -141,19 +141,23 @@ static const char *parse_dict(Lex *x, NpyHeader *h)
     return NULL;
 }
 
-static const char *or_file(const char *what)
+/* "member: " before a message about an npz member, "" for a .npy file. */
+static const char *lead(const char *what, char *buf, size_t n)
 {
-    return what ? what : "file";
+    snprintf(buf, n, "%s%s", what ? what : "", what ? ": " : "");
+    return buf;
 }
 
 int attn_npy_header(NpyHeader *h, const void *data, size_t len, const char *what,
                     const char *name, AttnErr *err)
 {
+    char lb[80];
     const unsigned char *p = data;
     memset(h, 0, sizeof *h);
     if (len < 10 || memcmp(p, "\x93NUMPY", 6) != 0)
         return attn_err_set(err, ATTN_E_PARSE, name, 0,
-                            "%s is not a .npy array (no \\x93NUMPY magic)", or_file(what));
+                            "%snot a .npy array (no \\x93NUMPY magic)",
+                            lead(what, lb, sizeof lb));
     size_t hlen, start;
     if (p[6] == 1) {
         hlen = (size_t)p[8] | (size_t)p[9] << 8;
@@ -161,22 +165,23 @@ int attn_npy_header(NpyHeader *h, const void *data, size_t len, const char *what
     } else if (p[6] == 2 || p[6] == 3) {
         if (len < 12)
             return attn_err_set(err, ATTN_E_PARSE, name, 0,
-                                "%s: the header length runs past the end", or_file(what));
+                                "%sthe header length runs past the end",
+                                lead(what, lb, sizeof lb));
         hlen = (size_t)p[8] | (size_t)p[9] << 8 | (size_t)p[10] << 16 | (size_t)p[11] << 24;
         start = 12;
     } else {
-        return attn_err_set(err, ATTN_E_UNSUPPORTED, name, 0, "%s: unsupported .npy version %d.%d",
-                            or_file(what), p[6], p[7]);
+        return attn_err_set(err, ATTN_E_UNSUPPORTED, name, 0, "%sunsupported .npy version %d.%d",
+                            lead(what, lb, sizeof lb), p[6], p[7]);
     }
     if (hlen > len - start)
         return attn_err_set(err, ATTN_E_PARSE, name, 0,
-                            "%s: header length %zu runs past the end (%zu bytes)", or_file(what),
-                            hlen, len);
+                            "%sheader length %zu runs past the end (%zu bytes)",
+                            lead(what, lb, sizeof lb), hlen, len);
     Lex x = {(const char *)p + start, (const char *)p + start + hlen};
     const char *why = parse_dict(&x, h);
     if (why)
-        return attn_err_set(err, ATTN_E_PARSE, name, 0, "%s: bad .npy header: the dict %s",
-                            or_file(what), why);
+        return attn_err_set(err, ATTN_E_PARSE, name, 0, "%sbad .npy header: the dict %s",
+                            lead(what, lb, sizeof lb), why);
     h->data_off = start + hlen;
     h->data_len = len - h->data_off;
     return 0;
@@ -196,6 +201,7 @@ const char *attn_npy_shape_str(const NpyHeader *h, char *buf, size_t n)
 int attn_npy_float_dtype(const NpyHeader *h, AttnDtype *dt, int *big_endian, const char *what,
                          const char *name, AttnErr *err)
 {
+    char lb[80];
     const char *d = h->descr;
     if (strlen(d) == 3 && (d[0] == '<' || d[0] == '>' || d[0] == '=') && d[1] == 'f') {
         *big_endian = d[0] == '>';
@@ -205,8 +211,8 @@ int attn_npy_float_dtype(const NpyHeader *h, AttnDtype *dt, int *big_endian, con
         }
     }
     return attn_err_set(err, ATTN_E_UNSUPPORTED, name, 0,
-                        "%s: unknown dtype %s (float16, float32 or float64 expected)",
-                        or_file(what), d);
+                        "%sunknown dtype %s (float16, float32 or float64 expected)",
+                        lead(what, lb, sizeof lb), d);
 }
 
 /* The shape as (L, H, Tq, Tk), or a reason. */
@@ -243,6 +249,7 @@ static const char *shape4(const NpyHeader *h, int layer_only, size_t d[4])
 int attn_npy_part(AttnPart *part, const NpyHeader *h, const void *p, int layer_only,
                   const char *what, const char *name, AttnErr *err)
 {
+    char lb[80];
     char sh[128];
     size_t d[4];
     memset(part, 0, sizeof *part);
@@ -251,16 +258,16 @@ int attn_npy_part(AttnPart *part, const NpyHeader *h, const void *p, int layer_o
         return rc;
     const char *why = shape4(h, layer_only, d);
     if (why)
-        return attn_err_set(err, ATTN_E_SHAPE, name, 0, "%s: shape %s: %s", or_file(what),
-                            attn_npy_shape_str(h, sh, sizeof sh), why);
+        return attn_err_set(err, ATTN_E_SHAPE, name, 0, "%sshape %s: %s",
+                            lead(what, lb, sizeof lb), attn_npy_shape_str(h, sh, sizeof sh), why);
     /* each factor is at most 8192, so the products cannot overflow */
     size_t esize = (size_t)(h->descr[2] - '0');
     size_t need = d[0] * d[1] * d[2] * d[3] * esize;
     if (h->data_len < need)
         return attn_err_set(err, ATTN_E_PARSE, name, 0,
-                            "%s: truncated: shape %s of %s needs %zu bytes of data, found %zu",
-                            or_file(what), attn_npy_shape_str(h, sh, sizeof sh), h->descr, need,
-                            h->data_len);
+                            "%struncated: shape %s of %s needs %zu bytes of data, found %zu",
+                            lead(what, lb, sizeof lb), attn_npy_shape_str(h, sh, sizeof sh),
+                            h->descr, need, h->data_len);
     part->data = (const unsigned char *)p + h->data_off;
     part->fortran = h->fortran;
     part->L = (int)d[0];

@@ -86,8 +86,8 @@ static int find_members(Members *m, zip_t *za, const char *name, AttnErr *err)
         if (m->n_layers == 0) {
             list_names(za, names, sizeof names);
             return attn_err_set(err, ATTN_E_PARSE, name, 0,
-                                "neither attention.npy nor layer_0.npy in the archive (members: %s)",
-                                names);
+                                "neither attention.npy nor layer_0.npy in the archive "
+                                "(members: %s)", names);
         }
     }
     m->tok = add(m, za, "tokens.npy");
@@ -204,7 +204,8 @@ static int tokens_from(char ***out, const unsigned char *p, size_t len, int want
     long N = (utf32 || bytes) ? strtol(num, &end, 10) : 0;
     if (!(utf32 || bytes) || num[0] < '0' || num[0] > '9' || *end || N < 1 || N > MAX_TOKEN_CHARS)
         return attn_err_set(err, ATTN_E_UNSUPPORTED, name, 0,
-                            "%s: unknown dtype %s (a string array, '<U' or 'S', expected)", member, d);
+                            "%s: unknown dtype %s (a string array, '<U' or 'S', expected)",
+                            member, d);
     if (h.ndim != 1)
         return attn_err_set(err, ATTN_E_SHAPE, name, 0, "%s: shape %s is not a list", member,
                             attn_npy_shape_str(&h, sh, sizeof sh));
@@ -213,8 +214,9 @@ static int tokens_from(char ***out, const unsigned char *p, size_t len, int want
                             member, h.shape[0], want);
     size_t esize = (size_t)N * (utf32 ? 4 : 1);
     if (h.data_len / esize < (size_t)want)
-        return attn_err_set(err, ATTN_E_PARSE, name, 0, "%s: truncated: %d tokens of %s need %zu bytes, found %zu",
-                            member, want, d, esize * (size_t)want, h.data_len);
+        return attn_err_set(err, ATTN_E_PARSE, name, 0,
+                            "%s: truncated: %d tokens of %s need %zu bytes, found %zu", member,
+                            want, d, esize * (size_t)want, h.data_len);
     char **t = calloc((size_t)want + 1, sizeof *t);
     if (!t)
         return attn_err_set(err, ATTN_E_NOMEM, name, 0, "%s: out of memory", member);
@@ -271,7 +273,8 @@ static int tokens_all(AttnFile *f, const Members *m, const unsigned char *buf, c
                                 "tokens.npy is one list but the attention is %d×%d (not square): "
                                 "give query_tokens.npy and key_tokens.npy",
                                 f->Tq, f->Tk);
-        int rc = tokens_from(&f->q_tokens, buf + m->off[i], m->size[i], f->Tq, m->name[i], name, err);
+        int rc = tokens_from(&f->q_tokens, buf + m->off[i], m->size[i], f->Tq, m->name[i], name,
+                             err);
         f->k_tokens = f->q_tokens;
         return rc;
     }

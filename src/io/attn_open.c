@@ -179,7 +179,8 @@ int attn_file_set_tokens(AttnFile *f, char **q, int nq, char **k, int nk, AttnEr
                           k ? "query rows" : "tokens");
     else if (k && nk != f->Tk)
         rc = attn_err_set(err, ATTN_E_SHAPE, f->name, 0,
-                          "--key-tokens has %d tokens, the attention has %d key columns", nk, f->Tk);
+                          "--key-tokens has %d tokens, the attention has %d key columns", nk,
+                          f->Tk);
     if (rc < 0) {
         attn_tokens_free(q);
         if (k != q)
