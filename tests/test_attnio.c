@@ -170,6 +170,11 @@ static void test_npz_tokens(void **state)
     check_tokens(f->q_tokens, q, 2);
     check_tokens(f->k_tokens, k, 3);
     attn_file_close(f);
+    /* a lone surrogate and U+110000 become U+FFFD */
+    static const char *const w[] = {"a", "b\xef\xbf\xbd", "c\xef\xbf\xbd"};
+    assert_int_equal(attn_file_open(f, FIX "wins.npz", &err), 0);
+    check_tokens(f->q_tokens, w, 3);
+    attn_file_close(f);
     assert_int_equal(attn_file_open(f, FIX "layers.npz", &err), 0);
     assert_null(f->q_tokens);
     for (int p = 0; p < 3; p++)
@@ -199,6 +204,7 @@ static const Bad bads[] = {
     {"bad_layers_differ.npz", ATTN_E_SHAPE, "layer_1.npy: 2 heads of 4×4"},
     {"bad_layer_gap.npz", ATTN_E_PARSE, "layer_1.npy is missing before layer_2.npy"},
     {"bad_member_truncated.npz", ATTN_E_PARSE, "attention.npy: truncated"},
+    {"bad_crc.npz", ATTN_E_PARSE, "attention.npy: CRC error"},
     {"nothing_here.npy", ATTN_E_IO, "No such file"},
     {"make_npy.py", ATTN_E_UNSUPPORTED, "not an attention file"},
 };
