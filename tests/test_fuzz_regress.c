@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fuzz/attn_harness.h"
 #include "fuzz/harness.h"
 
 /* The embed target's own entry point, unchanged, under another name. */
@@ -55,6 +56,8 @@ static const Target targets[] = {
     {"options", fuzz_check_options},
     {"forward", fuzz_check_forward},
     {"embed", check_embed},
+    {"npy", fuzz_check_npy},
+    {"npz", fuzz_check_npz},
 };
 #define N_TARGETS ((int)(sizeof targets / sizeof targets[0]))
 
@@ -245,7 +248,7 @@ static void crash_files_name_a_target(void **state)
         }
         if (!ok) {
             print_error("%s: name it <target>-NAME (target: tokenizer, sentences, "
-                        "weights, options or embed)\n", files[i]);
+                        "weights, options, embed, npy or npz)\n", files[i]);
             bad++;
         }
     }
