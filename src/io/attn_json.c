@@ -268,6 +268,8 @@ static const char *json_kind(const cJSON *v)
         return "an object";
     if (cJSON_IsArray(v))
         return "a list";
+    if (cJSON_IsNumber(v))
+        return "a number";
     return "not a number";
 }
 
