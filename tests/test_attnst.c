@@ -340,6 +340,7 @@ static const Bad bad_files[] = {
     {"bad_not_object.json", ATTN_E_PARSE, "expected a JSON object"},
     {"bad_no_attention.json", ATTN_E_PARSE, "no \"attention\" key"},
     {"bad_ragged.json", ATTN_E_SHAPE, "attention[2][0] length 6, expected 7"},
+    {"bad_ragged_long.json", ATTN_E_SHAPE, "attention[1] length 3, expected 2"},
     {"bad_null.json", ATTN_E_PARSE, "attention[1][2][0] is null, expected a number"},
     {"bad_string.json", ATTN_E_PARSE, "attention[0][1] is a string, expected a number"},
     {"bad_bool.json", ATTN_E_PARSE, "attention[0][1] is a boolean"},
