@@ -150,9 +150,11 @@ int attn_parse_tokens(AttnFile *f, const cJSON *tok, const cJSON *qtok, const cJ
 
 /* ---- is it an attention file? --------------------------------------------- */
 
+/* White space as cJSON skips it (every byte up to 32), so that what the
+ * parser reads this check reads the same way. */
 static const char *skip_ws(const char *p, const char *end)
 {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+    while (p < end && (unsigned char)*p <= 32)
         p++;
     return p;
 }
