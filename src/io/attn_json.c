@@ -204,7 +204,7 @@ static const char *skip_value(const char *p, const char *end)
  * on a large file); a key spelled with escapes does not count. */
 int attn_json_is_attention(const char *data, size_t len)
 {
-    static const char key[] = "\"attention\"";
+    static const char key[] = "attention";
     if (!data)
         return 0;
     const char *end = data + len, *p = data;
@@ -222,7 +222,10 @@ int attn_json_is_attention(const char *data, size_t len)
         p = skip_string(p, end);
         if (!p)
             return 0;
-        if ((size_t)(p - k) == sizeof key - 1 && memcmp(k, key, sizeof key - 1) == 0)
+        /* a key with a raw NUL byte is cut there, as cJSON reads it */
+        const char *nul = memchr(k + 1, '\0', (size_t)(p - 1 - (k + 1)));
+        size_t klen = (size_t)((nul ? nul : p - 1) - (k + 1));
+        if (klen == sizeof key - 1 && memcmp(k + 1, key, sizeof key - 1) == 0)
             return 1;
         p = skip_ws(p, end);
         if (p >= end || *p != ':')
