@@ -26,6 +26,7 @@
 
 #include "fuzz/attn_harness.h"
 #include "fuzz/harness.h"
+#include "fuzz/harness_attn.h"
 
 /* The embed target's own entry point, unchanged, under another name. */
 #define LLVMFuzzerTestOneInput fuzz_embed_entry
@@ -58,6 +59,8 @@ static const Target targets[] = {
     {"embed", check_embed},
     {"npy", fuzz_check_npy},
     {"npz", fuzz_check_npz},
+    {"safetensors", fuzz_check_safetensors},
+    {"attn_json", fuzz_check_attn_json},
 };
 #define N_TARGETS ((int)(sizeof targets / sizeof targets[0]))
 
@@ -248,7 +251,7 @@ static void crash_files_name_a_target(void **state)
         }
         if (!ok) {
             print_error("%s: name it <target>-NAME (target: tokenizer, sentences, "
-                        "weights, options, embed, npy or npz)\n", files[i]);
+                        "weights, options, embed, forward, npy, npz, safetensors or attn_json)\n", files[i]);
             bad++;
         }
     }
@@ -271,6 +274,13 @@ static void harness_sanity(void **state)
     assert_null(fuzz_check_options((const uint8_t *)args, sizeof args - 1));
     static const char lines[] = "\xef\xbb\xbf# c\r\n a b \r\n\nc";
     assert_null(fuzz_check_sentences((const uint8_t *)lines, sizeof lines - 1));
+    static const char att[] = "{\"tokens\": [\"a\", \"b\"], \"attention\": [[1, 0], [0.5, 0.5]]}";
+    assert_null(fuzz_check_attn_json((const uint8_t *)att, sizeof att - 1));
+    static const char st[] = "\x50\0\0\0\0\0\0\0"
+        "{\"attention\": {\"dtype\": \"F16\", \"shape\": [1, 1], \"data_offsets\": [0, 2]}}"
+        "        " "\x00\x3c";
+    assert_int_equal(sizeof st - 1, 8 + 80 + 2);
+    assert_null(fuzz_check_safetensors((const uint8_t *)st, sizeof st - 1));
 }
 
 int main(void)

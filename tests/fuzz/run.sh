@@ -16,7 +16,7 @@ SECS=${FUZZ_SECONDS:-60}
 CC=${FUZZ_CC:-clang}
 JOBS=${FUZZ_JOBS:-1}
 OUT=build/fuzz
-ALL_TARGETS="tokenizer sentences weights options embed forward npy npz"
+ALL_TARGETS="tokenizer sentences weights options embed forward npy npz safetensors attn_json"
 TARGETS=${FUZZ_TARGETS:-$ALL_TARGETS}
 
 if ! command -v "$CC" >/dev/null 2>&1; then
@@ -87,7 +87,7 @@ done
 wait
 
 fail=0
-printf '%-10s %12s %10s %8s  %s\n' target execs exec/s corpus result
+printf '%-12s %12s %10s %8s  %s\n' target execs exec/s corpus result
 for t in $TARGETS; do
     log="$OUT/$t.log"
     rc=$(cat "$OUT/work/$t/rc" 2>/dev/null || echo 99)
@@ -102,7 +102,7 @@ for t in $TARGETS; do
         what=$(grep -m1 -oE 'ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|libFuzzer)[^(]*|runtime error: .*|invariant violated: .*' "$log")
         result="FAILED (rc $rc) ${what:-see $log} ${art:+-> $art}"
     fi
-    printf '%-10s %12s %10s %8s  %s\n' "$t" "${execs:-?}" "${speed:-?}" "$ncorp" "$result"
+    printf '%-12s %12s %10s %8s  %s\n' "$t" "${execs:-?}" "${speed:-?}" "$ncorp" "$result"
 done
 if [ "$fail" != 0 ]; then
     echo "fuzz: FAILED; reproduce with $OUT/fuzz_<target> <file>, then copy the file to tests/fuzz/crashes/<target>-NAME" >&2
