@@ -272,7 +272,9 @@ static int open_attention(const Options *o, const char *path, Imported **window,
         free(im);
         return -err->code;
     }
-    int rc = import_pick(im, o->layer, o->head, o->rollout, o->drop, err);
+    /* the rollout goes through the last layer unless --layer says */
+    int layer = o->rollout && !o->layer_set ? -1 : o->layer;
+    int rc = import_pick(im, layer, o->head, o->rollout, o->drop, err);
     if (rc == 0 && im->note[0])
         fprintf(stderr, "attnviz: note: %s: %s\n", im->title, im->note);
     if (rc == 0 && o->print == PRINT_NONE && o->n_exports == 0) {

@@ -300,6 +300,7 @@ static void test_every_key_acts(void **state)
                     break;
                 a->vs.help = t[r].ctx == KEYCTX_HELP;
                 a->vs.edit_focus = t[r].ctx == KEYCTX_EDITOR;
+                a->grid = t[r].ctx == KEYCTX_GRID; /* the model view's keys */
                 a->vs.sentence_focus = typing;
                 Uint16 mod = (t[r].mods & KEYMOD_CTRL ? KMOD_LCTRL : 0) |
                              (t[r].mods & KEYMOD_SHIFT ? KMOD_LSHIFT : 0);
@@ -311,6 +312,7 @@ static void test_every_key_acts(void **state)
         }
     }
     reset_focus(a);
+    a->grid = 0;
     assert_int_equal(a->export_count, exports + 6); /* Ctrl+E, L, Shift+E, twice */
     assert_int_equal(test_count_entries("build/test-out/keys"), 6);
     DIR *d = opendir("build/test-out/keys");

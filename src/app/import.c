@@ -64,7 +64,13 @@ static int load_tokens(Imported *im, const char *tokens, const char *key_tokens,
         attn_tokens_free(q);
         return -err->code;
     }
-    return attn_file_set_tokens(&im->f, q, nq, k, nk, err);
+    int rc = attn_file_set_tokens(&im->f, q, nq, k, nk, err);
+    if (rc < 0) { /* name the token list too */
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        attn_err_set(err, -rc, key_tokens && nk != im->f.Tk ? key_tokens : tokens, 0, "%s", msg);
+    }
+    return rc;
 }
 
 int import_open(Imported *im, const char *path, const char *tokens, const char *key_tokens,
@@ -232,7 +238,7 @@ int import_pick(Imported *im, int layer, int head, int rollout, const char *drop
     if (drop && (drop_flags(drop, im->q_name, im->q_shown, Tq, dq) +
                  drop_flags(drop, im->k_name, im->k_shown, Tk, dk)) == 0)
         rc = attn_err_set(err, ATTN_E_RANGE, im->title, 0, "--drop %s: no such token in the file", drop);
-    if (rc == 0) {
+    if (rc == 0 && drop) { /* without --drop the values stay as they are */
         attn_map_drop(v, &Tq, &Tk, dq, dk);
         if (Tq == 0 || Tk == 0)
             rc = attn_err_set(err, ATTN_E_EMPTY, im->title, 0, "--drop %s leaves no tokens", drop);

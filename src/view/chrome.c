@@ -10,10 +10,16 @@
 
 /* ---- sentence bar ---------------------------------------------------------- */
 
+/* The bar's label: a prompt, "File" for an attention file, or "Sentence". */
+static const char *bar_label(const ViewState *s)
+{
+    return s->prompt ? s->prompt : !s->m && s->map.v ? "File" : "Sentence";
+}
+
 static int sentence_text_x(const ViewState *s, const ViewLayout *l, View *v)
 {
     int lw;
-    text_size(v->text, S(s, 13), s->prompt ? s->prompt : "Sentence", &lw, NULL);
+    text_size(v->text, S(s, 13), bar_label(s), &lw, NULL);
     return l->sentence.x + S(s, 14) + lw + S(s, 16);
 }
 
@@ -149,7 +155,7 @@ void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, const ViewL
     if (s->sentence_focus)
         outline(r, l->sentence, th->accent, S(s, 2) > 0 ? S(s, 2) : 1);
     int sp = S(s, 13), slh = text_line_height(v->text, sp);
-    text_draw(v->text, sp, th->dim, s->prompt ? s->prompt : "Sentence",
+    text_draw(v->text, sp, th->dim, bar_label(s),
               l->sentence.x + S(s, 14), l->sentence.y + (l->sentence.h - slh) / 2, 0, 0);
     const char *t = s->sentence ? s->sentence : "";
     BarGeom g;
@@ -259,6 +265,17 @@ void draw_controls(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayou
 {
     const Theme *th = theme(s);
     fill(r, l->controls, th->panel);
+    if (!s->m) { /* an attention file: what is shown and the keys that pick it */
+        char buf[600];
+        int px = ctl_px(s), lh = text_line_height(v->text, px);
+        snprintf(buf, sizeof buf, "%s   \xC2\xB7   L / H: layer / head   O: rollout   "
+                                  "G: every layer and head   C: colours   ?: help", s->facts);
+        SDL_RenderSetClipRect(r, &l->controls);
+        text_draw(v->text, px, th->text, buf, l->controls.x + S(s, 8),
+                  l->controls.y + (l->controls.h - lh) / 2, 0, 0);
+        SDL_RenderSetClipRect(r, NULL);
+        return;
+    }
     int px = ctl_px(s), lh = text_line_height(v->text, px);
     int compact = l->controls_compact == 1;
     for (int c = 0; c < CTL_COUNT; c++) {
@@ -288,7 +305,10 @@ void draw_status(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout 
     if (s->query >= 0 && s->query < m->Tq)
         snprintf(q, sizeof q, " \xC2\xB7 query: %s", m->q_labels[s->query]);
     int heads = s->heads > 0 ? s->heads : 1;
-    snprintf(buf, sizeof buf,
+    if (!s->m) /* an attention file: its own facts */
+        snprintf(buf, sizeof buf, "%.300s%s", s->title, q);
+    else
+        snprintf(buf, sizeof buf,
              "%s \xC2\xB7 %d head%s \xC2\xB7 d=%d \xC2\xB7 dk=%d \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 \xCF\x84=%.2f \xC2\xB7 T=%d%s%s",
              c->mode == ATTN_MODE_BASIC ? "basic" : "learned", heads, heads == 1 ? "" : "s", s->d,
              s->dk, c->scale ? "scaled" : "unscaled", c->causal ? "causal mask" : "no mask",

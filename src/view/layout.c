@@ -14,6 +14,10 @@
 static void layout_controls(View *v, const ViewState *s, ViewLayout *l, int pad, int y)
 {
     int w = l->w;
+    if (!s->m) { /* an attention file: one line of facts and keys, no buttons */
+        l->controls = (SDL_Rect){pad, y, w - 2 * pad, S(s, 32)};
+        return;
+    }
     int px = ctl_px(s), gap = S(s, 6), bpad = S(s, 8), row_h = S(s, 32);
     int right = pad + (w - 2 * pad), rows = 1;
     for (int compact = 0; compact < 2; compact++) {

@@ -69,6 +69,12 @@ void view_set_renderer(View *v, SDL_Renderer *r)
 static void heatmap_title(const ViewState *s, char *buf, size_t n)
 {
     const AttnConfig *c = &s->cfg;
+    if (!s->m) { /* an attention file: the numbers are the file's */
+        snprintf(buf, n, "%s", s->map.kind == ATTN_MAP_WEIGHTS
+                                   ? "Attention weights from the file"
+                                   : "Values from the file (not softmax rows)   colours centred on 0");
+        return;
+    }
     switch (s->map.kind) {
     case ATTN_MAP_WEIGHTS:
         snprintf(buf, n, "Attention weights  \xCE\xB1 = softmax(QK\xE1\xB5\x80%s%s)",
@@ -145,8 +151,30 @@ static void no_model_panels(View *v, SDL_Renderer *r, const ViewState *s, const 
             continue;
         fill(r, p, theme(s)->panel);
         SDL_RenderSetClipRect(r, &p);
-        draw_text_fit(v, S(s, 13), theme(s)->dim, s->no_model, p.x + S(s, 10), p.y + S(s, 10),
-                      p.w - S(s, 20));
+        /* word-wrapped to the panel */
+        int px = S(s, 13), lh = text_line_height(v->text, px), y = p.y + S(s, 10);
+        const char *t = s->no_model;
+        while (*t && y + lh <= p.y + p.h) {
+            char line[400];
+            size_t n = 0, fit = 0;
+            while (t[n] && n < sizeof line - 1) {
+                line[n] = t[n];
+                line[++n] = '\0';
+                int w;
+                text_size(v->text, px, line, &w, NULL);
+                if (w > p.w - S(s, 20))
+                    break;
+                if (t[n] == ' ' || !t[n])
+                    fit = n;
+            }
+            fit = fit ? fit : n;
+            snprintf(line, sizeof line, "%.*s", (int)fit, t);
+            text_draw(v->text, px, theme(s)->dim, line, p.x + S(s, 10), y, 0, 0);
+            t += fit;
+            while (*t == ' ')
+                t++;
+            y += lh;
+        }
         SDL_RenderSetClipRect(r, NULL);
     }
 }

@@ -30,7 +30,7 @@ static inline void fuzz_attn_release(AttnFile *f)
     memset(f, 0, sizeof *f);
 }
 
-static inline const char *fuzz_attn_tokens(char **t, int n)
+static inline const char *fuzz_st_tokens(char **t, int n)
 {
     if (!t)
         return NULL;
@@ -68,9 +68,9 @@ static inline const char *fuzz_attn_file(const AttnFile *f, const void *lo, size
     }
     if (L != f->L)
         return "the parts' layers do not add up to L";
-    const char *bad = fuzz_attn_tokens(f->q_tokens, f->Tq);
+    const char *bad = fuzz_st_tokens(f->q_tokens, f->Tq);
     if (!bad)
-        bad = fuzz_attn_tokens(f->k_tokens, f->Tk);
+        bad = fuzz_st_tokens(f->k_tokens, f->Tk);
     if (!bad && (!f->q_tokens) != (!f->k_tokens))
         bad = "query tokens without key tokens";
     if (!bad && f->cross != (f->Tq != f->Tk || f->q_tokens != f->k_tokens))
