@@ -208,7 +208,7 @@ static inline void wheel(Fix *f, int dy)
 
 /* ---- model checks ------------------------------------------------------------------ */
 
-static const float *weights(const Fix *f)
+static inline const float *weights(const Fix *f)
 {
     return model_matrix(&f->m, MODEL_WEIGHTS, f->a->vs.head < 0 ? 0 : f->a->vs.head);
 }
@@ -245,7 +245,7 @@ static inline void assert_up_to_date(Fix *f)
     free(before);
 }
 
-static float *copy_weights(const Fix *f)
+static inline float *copy_weights(const Fix *f)
 {
     size_t n = (size_t)f->m.res.h * f->m.T * f->m.T;
     float *w = malloc(n * sizeof(float));
@@ -265,7 +265,7 @@ static inline int weights_differ(const Fix *f, const float *old)
 
 /* ---- editor helpers -------------------------------------------------------------- */
 
-static float *wq(Fix *f, int row, int col)
+static inline float *wq(Fix *f, int row, int col)
 {
     int rows, cols;
     float *W = attn_params_matrix(&f->m.params, 0, 0, &rows, &cols);

@@ -1,0 +1,192 @@
+/* Tests for an attention file in the window (src/app/import_app.c,
+ * import.c, the view's model view): opened like a session (Ctrl+O's path),
+ * the head view's map is the file's (checked against attn_file_map), L / H /
+ * O step through layers, heads and the rollout, G shows every layer and
+ * head, arrows and Enter (or a click) open one; the sentence's editing
+ * actions are refused; a bad file leaves what was shown. Uses the PyTorch
+ * fixtures of tests/fixtures/attention. Run from the repository root. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <SDL.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attnviz/app_state.h"
+#include "attnviz/attnfile.h"
+#include "attnviz/import.h"
+#include "attnviz/input.h"
+#include "attnviz/model.h"
+#include "attnviz/options.h"
+#include "attnviz/view.h"
+
+#include "test_util.h"
+#include "test_app_util.h"
+
+#define LAYERS "tests/fixtures/attention/torch_layers.npz"
+#define CROSS "tests/fixtures/attention/torch_cross.npz"
+
+/* The view's heatmap map equals the file's map (pick, layer, head). */
+static void assert_shows(Fix *f, AttnPick pick, int layer, int head)
+{
+    AppState *a = f->a;
+    app_draw(a, f->r);
+    const AttnMap *m = &a->vs.map;
+    assert_non_null(a->imp);
+    assert_int_equal(m->Tq, a->imp->f.Tq);
+    assert_int_equal(m->Tk, a->imp->f.Tk);
+    float *want = malloc(sizeof(float) * (size_t)m->Tq * m->Tk);
+    assert_non_null(want);
+    assert_int_equal(attn_file_map(&a->imp->f, pick, layer, head, want), 0);
+    for (int i = 0; i < m->Tq; i++)
+        for (int j = 0; j < m->Tk; j++)
+            assert_float_equal(attn_map_at(m, i, j), want[(size_t)i * m->Tk + j], 1e-6);
+    free(want);
+}
+
+static void test_open_and_pick(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    assert_int_equal(app_open_path(a, LAYERS), 0);
+    assert_non_null(a->imp);
+    assert_int_equal(a->imp->f.L, 3);
+    assert_int_equal(a->imp->f.H, 4);
+    assert_shows(f, ATTN_PICK_HEAD, 0, 0);
+    assert_null(a->vs.m); /* no Model behind the panels */
+    assert_string_equal(a->vs.map.q_labels[2], "train"); /* Ġ dropped when shown */
+    key(f, SDLK_l, 0);
+    assert_shows(f, ATTN_PICK_HEAD, 1, 0);
+    key(f, SDLK_h, 0);
+    key(f, SDLK_h, 0);
+    assert_shows(f, ATTN_PICK_HEAD, 1, 2);
+    key(f, SDLK_h, KMOD_LSHIFT);
+    assert_shows(f, ATTN_PICK_HEAD, 1, 1);
+    for (int k = 0; k < 3; k++) /* heads 3, 4, then the average */
+        key(f, SDLK_h, 0);
+    assert_shows(f, ATTN_PICK_LAYER_AVG, 1, -1);
+    key(f, SDLK_o, 0);
+    assert_shows(f, ATTN_PICK_ROLLOUT, 1, -1);
+    key(f, SDLK_l, 0);
+    assert_shows(f, ATTN_PICK_ROLLOUT, 2, -1);
+    key(f, SDLK_o, 0);
+    assert_shows(f, ATTN_PICK_HEAD, 2, 0);
+    key(f, SDLK_l, 0); /* after the last layer: the average of the layers */
+    assert_shows(f, ATTN_PICK_HEAD_ALL_AVG, -1, 0);
+    /* the query row moves within the file's tokens */
+    for (int k = 0; k < 20; k++)
+        key(f, SDLK_DOWN, 0);
+    assert_int_equal(a->vs.query, 6);
+}
+
+static void test_model_view(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    assert_int_equal(app_open_path(a, LAYERS), 0);
+    key(f, SDLK_g, 0);
+    assert_int_equal(a->grid, 1);
+    app_draw(a, f->r);
+    assert_non_null(a->vs.grid);
+    assert_int_equal(a->layout.grid_fig.L, 3);
+    assert_int_equal(a->layout.grid_fig.H, 4);
+    /* arrows move the selection, Enter opens it in the head view */
+    key(f, SDLK_DOWN, 0);
+    key(f, SDLK_DOWN, 0);
+    key(f, SDLK_RIGHT, 0);
+    key(f, SDLK_RIGHT, 0);
+    key(f, SDLK_RIGHT, 0);
+    key(f, SDLK_RIGHT, 0); /* clamped at head 4 */
+    assert_int_equal(a->grid_layer, 2);
+    assert_int_equal(a->grid_head, 3);
+    key(f, SDLK_RETURN, 0);
+    assert_int_equal(a->grid, 0);
+    assert_shows(f, ATTN_PICK_HEAD, 2, 3);
+    /* a click on a small map opens that one */
+    key(f, SDLK_g, 0);
+    app_draw(a, f->r);
+    FigRect r = figure_grid_map_rect(&a->layout.grid_fig, 1, 2);
+    click(f, r.x + r.w / 2, r.y + r.h / 2);
+    assert_int_equal(a->grid, 0);
+    assert_shows(f, ATTN_PICK_HEAD, 1, 2);
+}
+
+static void test_model_actions_refused(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    float tau = f->m.cfg.temperature;
+    int causal = f->m.cfg.causal;
+    assert_int_equal(app_open_path(a, LAYERS), 0);
+    unsigned long gen = a->imp_gen;
+    key(f, SDLK_m, 0); /* the mask */
+    key(f, SDLK_t, 0); /* τ */
+    key(f, SDLK_RETURN, 0); /* the sentence bar */
+    assert_int_equal(f->m.cfg.causal, causal);
+    assert_float_equal(f->m.cfg.temperature, tau, 0.0f);
+    assert_int_equal(a->vs.sentence_focus, 0);
+    assert_int_equal(a->imp_gen, gen);
+    assert_non_null(strstr(a->status, "no sentence, weights or settings"));
+    /* the editor and the step view say why they are empty */
+    app_draw(a, f->r);
+    assert_non_null(a->vs.no_model);
+}
+
+static void test_cross_and_bad_files(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    assert_int_equal(app_open_path(a, CROSS), 0);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.map.Tq, 5);
+    assert_int_equal(a->vs.map.Tk, 7);
+    assert_string_equal(a->vs.map.q_labels[1], "Der"); /* ▁ dropped */
+    assert_string_equal(a->vs.map.k_labels[6], "</s>");
+    key(f, SDLK_o, 0); /* no rollout of cross-attention: said, map kept */
+    assert_int_equal(a->status_err, 1);
+    assert_int_equal(a->vs.map.Tq, 5);
+    /* a broken file: an error in the status bar, the file stays shown */
+    char path[96], sp[96];
+    snprintf(path, sizeof path, "/tmp/attnviz-test-import-%d.npy", (int)getpid());
+    snprintf(sp, sizeof sp, "/tmp/attnviz-test-import-%d.txt", (int)getpid());
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    fwrite("\x93NUMPY\x01\x00garbage", 1, 15, fp);
+    fclose(fp);
+    assert_int_equal(app_open_path(a, path), -1);
+    assert_int_equal(a->status_err, 1);
+    assert_non_null(strstr(a->status, path));
+    assert_non_null(a->imp);
+    assert_int_equal(a->vs.map.Tk, 7);
+    unlink(path);
+    /* a sentences file brings the sentence back */
+    fp = fopen(sp, "w");
+    assert_non_null(fp);
+    fputs("the cat sat\n", fp);
+    fclose(fp);
+    assert_int_equal(app_open_path(a, sp), 0);
+    assert_null(a->imp);
+    app_draw(a, f->r);
+    assert_ptr_equal(a->vs.m, &f->m);
+    assert_int_equal(a->vs.map.Tq, 3);
+    unlink(sp);
+}
+
+int main(void)
+{
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+    const struct CMUnitTest tests[] = {
+        T(test_open_and_pick),
+        T(test_model_view),
+        T(test_model_actions_refused),
+        T(test_cross_and_bad_files),
+    };
+#undef T
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
