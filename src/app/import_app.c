@@ -34,7 +34,12 @@ static int make_thumbs(AppState *a)
     Imported *im = a->imp;
     AttnErr err = {0};
     int tq, tk;
-    if (import_thumbs(im, 64, &a->thumbs, &tq, &tk, &err) < 0)
+    /* small enough that every layer fits the window's height (12 layers:
+     * 32 cells a side), never over 64 */
+    int most = im->f.L > im->f.H / 2 ? im->f.L : im->f.H / 2;
+    int side = 384 / (most > 0 ? most : 1);
+    side = side > 64 ? 64 : side < 4 ? 4 : side;
+    if (import_thumbs(im, side, &a->thumbs, &tq, &tk, &err) < 0)
         return -ATTN_E_NOMEM;
     int n = tq > tk ? tq : tk;
     a->thumb_labels = calloc((size_t)n + 1, sizeof *a->thumb_labels);

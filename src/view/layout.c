@@ -106,7 +106,9 @@ static void layout_grid(View *v, const ViewState *s, ViewLayout *l)
     o.scale = s->scale;
     o.area_x = l->heatmap.x;
     o.area_y = l->heatmap.y + th;
-    o.area_w = l->lines.x + l->lines.w - l->heatmap.x;
+    /* the editor's room too: a file has no weights to edit */
+    SDL_Rect last = l->editor.w ? l->editor : l->lines;
+    o.area_w = last.x + last.w - l->heatmap.x;
     o.area_h = l->heatmap.h - th;
     o.max_cell = (float)S(s, 24);
     o.query = s->grid_layer;

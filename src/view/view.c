@@ -128,7 +128,8 @@ static void window_lines(View *v, SDL_Renderer *r, const ViewState *s, const Vie
  * the heatmap's and the line diagram's room. */
 static void window_grid(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
-    SDL_Rect area = {l->heatmap.x, l->heatmap.y, l->lines.x + l->lines.w - l->heatmap.x, l->heatmap.h};
+    SDL_Rect last = l->editor.w ? l->editor : l->lines;
+    SDL_Rect area = {l->heatmap.x, l->heatmap.y, last.x + last.w - l->heatmap.x, l->heatmap.h};
     fill(r, area, theme(s)->bg);
     draw_panel_title(v, r, s, area, "Every layer (rows) and head (columns)   arrows: select \xC2\xB7 "
                                     "Enter or click: open \xC2\xB7 G: back to one head");
@@ -145,7 +146,7 @@ static void window_grid(View *v, SDL_Renderer *r, const ViewState *s, const View
 static void no_model_panels(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
     const SDL_Rect *panels[2] = {&l->editor, &l->step};
-    for (int k = 0; k < 2; k++) {
+    for (int k = s->grid ? 1 : 0; k < 2; k++) { /* the model view takes the editor's room */
         SDL_Rect p = *panels[k];
         if (!p.w || !p.h || !s->no_model)
             continue;
