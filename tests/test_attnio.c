@@ -205,6 +205,9 @@ static const Bad bads[] = {
     {"bad_layer_gap.npz", ATTN_E_PARSE, "layer_1.npy is missing before layer_2.npy"},
     {"bad_member_truncated.npz", ATTN_E_PARSE, "attention.npy: truncated"},
     {"bad_crc.npz", ATTN_E_PARSE, "attention.npy: CRC error"},
+    {"bad_layer_shape.npz", ATTN_E_SHAPE, "layer_0.npy: shape (2, 2, 3, 3): a layer must be"},
+    {"bad_query_only.npz", ATTN_E_PARSE, "query_tokens.npy without key_tokens.npy"},
+    {"bad_tokens_dtype.npz", ATTN_E_UNSUPPORTED, "tokens.npy: unknown dtype <i8"},
     {"nothing_here.npy", ATTN_E_IO, "No such file"},
     {"make_npy.py", ATTN_E_UNSUPPORTED, "not an attention file"},
 };

@@ -106,6 +106,7 @@ static int find_members(Members *m, zip_t *za, const char *name, AttnErr *err)
 static int plan(Members *m, zip_t *za, size_t len, size_t *total, const char *name, AttnErr *err)
 {
     size_t at = 0;
+    zip_uint64_t packed = 0;
     for (int i = 0; i < m->n; i++) {
         zip_stat_t st;
         zip_stat_init(&st);
@@ -119,6 +120,11 @@ static int plan(Members *m, zip_t *za, size_t len, size_t *total, const char *na
                                 "%s: %llu bytes from %llu compressed: a damaged archive",
                                 m->name[i], (unsigned long long)st.size,
                                 (unsigned long long)st.comp_size);
+        packed += st.comp_size; /* members that overlap would inflate without bound */
+        if (packed > len)
+            return attn_err_set(err, ATTN_E_PARSE, name, 0,
+                                "%s: the members overlap (%llu compressed bytes in %zu): a damaged "
+                                "archive", m->name[i], (unsigned long long)packed, len);
         m->off[i] = at;
         m->size[i] = (size_t)st.size;
         at += ((size_t)st.size + ALIGN - 1) / ALIGN * ALIGN;
