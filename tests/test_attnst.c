@@ -427,8 +427,11 @@ static void refuses_truncated_files(void **state)
             if (rc == 0) {
                 if (c == 1)
                     assert_true(n >= len - 32);
-                else
-                    assert_true(c == 2 && strspn((const char *)data + n, " \n") == len - n);
+                else {
+                    assert_int_equal(c, 2);
+                    for (size_t k = n; k < len; k++) /* only white space was cut */
+                        assert_true(data[k] == ' ' || data[k] == '\n');
+                }
                 release(&f);
             } else {
                 assert_true(err.msg[0] != '\0');
