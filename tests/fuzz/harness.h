@@ -496,8 +496,12 @@ static inline const char *fuzz_check_options(const uint8_t *data, size_t size)
         bad = "mode out of range";
     if (!bad && !(o.cfg.temperature >= 1e-6f && o.cfg.temperature <= 1e6f))
         bad = "temperature out of range";
-    if (!bad && (o.head < -1 || o.head >= ATTN_MAX_HEADS))
+    /* --head and --layer also pick an attention file's (up to 10^6; the
+     * file's own count is checked when it is open) */
+    if (!bad && (o.head < -1 || o.head >= 1000000))
         bad = "head out of range";
+    if (!bad && (o.layer < -1 || o.layer >= 1000000))
+        bad = "layer out of range";
     if (!bad && (o.scale < 1 || o.scale > 8))
         bad = "scale out of range";
     if (!bad && (o.query < -1 || o.query >= 1000000))
@@ -507,7 +511,7 @@ static inline const char *fuzz_check_options(const uint8_t *data, size_t size)
     if (!bad && o.has_seed && o.seed > (1ULL << 53))
         bad = "seed above 2^53";
     if (!bad && ((int)o.print < (int)PRINT_NONE || (int)o.print > (int)PRINT_JSON ||
-                 (int)o.view < (int)VIEW_HEATMAP || (int)o.view > (int)VIEW_BOTH))
+                 (int)o.view < (int)VIEW_HEATMAP || (int)o.view > (int)VIEW_GRID))
         bad = "print or view out of range";
     if (!bad && o.sentence && o.sentence_file)
         bad = "both a sentence and a sentence file";
