@@ -85,6 +85,37 @@ static void test_open_and_pick(void **state)
     assert_int_equal(a->vs.query, 6);
 }
 
+/* E hides the special tokens (<s>, </s>) and renormalises the rows; E
+ * again shows them */
+static void test_special_tokens(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    assert_int_equal(app_open_path(a, LAYERS), 0);
+    assert_int_equal(a->imp->n_special, 2);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.q_special[0], 1); /* <s> */
+    assert_int_equal(a->vs.q_special[1], 0);
+    assert_int_equal(a->vs.k_special[6], 1); /* </s> */
+    key(f, SDLK_e, 0);
+    app_draw(a, f->r);
+    const AttnMap *m = &a->vs.map;
+    assert_int_equal(m->Tq, 5);
+    assert_int_equal(m->Tk, 5);
+    assert_string_equal(m->q_labels[0], "The");
+    for (int i = 0; i < m->Tq; i++) {
+        double sum = 0;
+        for (int j = 0; j < m->Tk; j++)
+            sum += attn_map_at(m, i, j);
+        assert_float_equal(sum, 1.0, 1e-5);
+    }
+    key(f, SDLK_l, 0); /* stays hidden on another layer */
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.map.Tq, 5);
+    key(f, SDLK_e, 0);
+    assert_shows(f, ATTN_PICK_HEAD, 1, 0);
+}
+
 static void test_model_view(void **state)
 {
     Fix *f = *state;
@@ -183,6 +214,7 @@ int main(void)
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(test_open_and_pick),
+        T(test_special_tokens),
         T(test_model_view),
         T(test_model_actions_refused),
         T(test_cross_and_bad_files),

@@ -56,7 +56,7 @@ typedef struct Golden {
 static const Golden expected[] = {
     {"window-default", 0x838f3064d915afbfULL},
     {"window-heads4-tooltip", 0x456a9062c2de5751ULL},
-    {"window-heads4-help", 0x636ed4f40e9f9291ULL},
+    {"window-heads4-help", 0x2e9a4c05e510e68dULL},
     {"window-light-editing", 0x623676dbd60dc770ULL},
     {"window-narrow-zoom", 0xb194bc9e2ccb07a6ULL},
     {"window-prompt", 0xad38ff6e38f145e4ULL},

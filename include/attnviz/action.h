@@ -67,6 +67,8 @@ typedef enum AppActionKind {
     ACT_GRID_MOVE,      /* i layers, j heads: move the model view's selection */
     ACT_GRID_OPEN,      /* open the selected map in the head view (i, j: layer,
                            head, or -1 for the selection) */
+    ACT_TOGGLE_SPECIAL, /* hide the special tokens ([CLS], <s> …) and renormalise
+                           the rows / show them again */
     ACT_QUIT,
     ACT_COUNT
 } AppActionKind;

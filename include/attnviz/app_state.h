@@ -80,6 +80,7 @@ typedef struct AppState {
     int grid;                  /* 1: the model view (every layer and head) */
     int imp_layer, imp_head;   /* the head view's map (-1: average) */
     int imp_rollout;
+    int imp_hide_special;      /* the special tokens dropped, rows renormalised */
     int grid_layer, grid_head; /* the model view's selection */
     float *thumbs;             /* every map, small, for the model view */
     AttnMaps thumb_maps;

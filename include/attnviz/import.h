@@ -22,6 +22,9 @@ typedef struct Imported {
     int Tq, Tk;
     const char **q_lab, **k_lab;/* the picked rows' and columns' labels as shown */
     const char **q_tok, **k_tok;/* … and as stored (CSV, text, JSON) */
+    unsigned char *q_special, *k_special; /* which of them are special tokens */
+    int n_special;              /* special tokens in the file (rows and columns) */
+    char specials[400];         /* their names, comma-separated, for --drop */
     AttnMapKind kind;           /* weights, or scores when a value is negative */
     int layer, head, rollout;   /* what was picked (−1: average) */
     char title[300];            /* the file's name */

@@ -42,6 +42,8 @@ typedef struct ViewState {
     AttnMap scores, logits;/* the tooltip's other numbers (v NULL: none) */
     unsigned long maps_gen;/* changes whenever the maps' numbers change */
     const unsigned char *q_unknown; /* rows whose token is not in the table, or NULL */
+    const unsigned char *q_special, *k_special; /* special tokens ([CLS], <s> …)
+                              among the rows and columns, drawn apart; or NULL */
     char title[1100];      /* a figure's title: the sentence in quotes */
     char facts[400];       /* a figure's facts line */
     AttnConfig cfg;        /* settings the controls and the status bar show */

@@ -60,6 +60,7 @@ static const char *const action_names[ACT_COUNT] = {
     [ACT_TOGGLE_ROLLOUT] = "toggle_rollout",
     [ACT_GRID_MOVE] = "grid_move",
     [ACT_GRID_OPEN] = "grid_open",
+    [ACT_TOGGLE_SPECIAL] = "toggle_special",
 };
 
 const char *app_action_name(AppActionKind kind)

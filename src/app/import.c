@@ -31,6 +31,8 @@ void import_close(Imported *im)
     free(im->k_lab);
     free(im->q_tok);
     free(im->k_tok);
+    free(im->q_special);
+    free(im->k_special);
     attn_file_close(&im->f);
     memset(im, 0, sizeof *im);
 }
@@ -97,6 +99,15 @@ int import_open(Imported *im, const char *path, const char *tokens, const char *
     im->k_name = same ? im->q_name : names(f->k_tokens, f->Tk, 0);
     const char *slash = strrchr(path, '/');
     snprintf(im->title, sizeof im->title, "%s", slash ? slash + 1 : path);
+    for (int pass = 0; pass < 2 && im->q_name && im->k_name; pass++) /* the special tokens' names */
+        for (int i = 0; i < (pass ? f->Tk : f->Tq); i++) {
+            const char *t = pass ? im->k_name[i] : im->q_name[i];
+            size_t n = strlen(im->specials);
+            if (attn_token_special(t) && !strstr(im->specials, t) && n + strlen(t) + 2 < sizeof im->specials) {
+                snprintf(im->specials + n, sizeof im->specials - n, "%s%s", n ? "," : "", t);
+                im->n_special++;
+            }
+        }
     if (!im->q_shown || !im->q_name || !im->k_shown || !im->k_name) {
         import_close(im);
         return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
@@ -195,20 +206,25 @@ static int keep_labels(Imported *im, const unsigned char *dq, const unsigned cha
 {
     const AttnFile *f = &im->f;
     free(im->q_lab), free(im->k_lab), free(im->q_tok), free(im->k_tok);
+    free(im->q_special), free(im->k_special);
     im->q_lab = malloc(sizeof *im->q_lab * (size_t)(f->Tq + 1));
     im->q_tok = malloc(sizeof *im->q_tok * (size_t)(f->Tq + 1));
     im->k_lab = malloc(sizeof *im->k_lab * (size_t)(f->Tk + 1));
     im->k_tok = malloc(sizeof *im->k_tok * (size_t)(f->Tk + 1));
-    if (!im->q_lab || !im->q_tok || !im->k_lab || !im->k_tok)
+    im->q_special = calloc((size_t)f->Tq + 1, 1);
+    im->k_special = calloc((size_t)f->Tk + 1, 1);
+    if (!im->q_lab || !im->q_tok || !im->k_lab || !im->k_tok || !im->q_special || !im->k_special)
         return -1;
     int a = 0, b = 0;
     for (int i = 0; i < f->Tq; i++)
         if (!dq[i]) {
+            im->q_special[a] = (unsigned char)attn_token_special(im->q_name[i]);
             im->q_lab[a] = im->q_shown[i];
             im->q_tok[a++] = im->q_name[i];
         }
     for (int j = 0; j < f->Tk; j++)
         if (!dk[j]) {
+            im->k_special[b] = (unsigned char)attn_token_special(im->k_name[j]);
             im->k_lab[b] = im->k_shown[j];
             im->k_tok[b++] = im->k_name[j];
         }

@@ -69,6 +69,7 @@ int app_import_set(AppState *a, Imported *im)
     a->imp_layer = im->layer;
     a->imp_head = im->head;
     a->imp_rollout = im->rollout;
+    a->imp_hide_special = 0;
     a->grid_layer = im->layer >= 0 ? im->layer : 0;
     a->grid_head = im->head >= 0 ? im->head : 0;
     a->imp_gen++;
@@ -83,7 +84,7 @@ int app_import_set(AppState *a, Imported *im)
         return -ATTN_E_NOMEM;
     }
     app_status(a, 0, "%s: %d layer%s \xC3\x97 %d head%s, %d\xC3\x97%d \xC2\xB7 L, H: layer, head \xC2\xB7 "
-               "G: every layer and head \xC2\xB7 O: rollout%s%s", im->title, im->f.L,
+               "G: every layer and head \xC2\xB7 O: rollout \xC2\xB7 E: special tokens%s%s", im->title, im->f.L,
                im->f.L == 1 ? "" : "s", im->f.H, im->f.H == 1 ? "" : "s", im->f.Tq, im->f.Tk,
                im->note[0] ? " \xC2\xB7 " : "", im->note);
     a->dirty = 1;
@@ -94,7 +95,8 @@ int app_import_set(AppState *a, Imported *im)
 static void repick(AppState *a, int layer, int head, int rollout)
 {
     AttnErr err = {0};
-    if (import_pick(a->imp, layer, head, rollout, NULL, &err) < 0) {
+    const char *drop = a->imp_hide_special && a->imp->n_special ? a->imp->specials : NULL;
+    if (import_pick(a->imp, layer, head, rollout, drop, &err) < 0) {
         app_status(a, 1, "%s", err.msg);
         return;
     }
@@ -200,7 +202,7 @@ int app_import_apply(AppState *a, const AppAction *act)
 {
     int file_action = act->kind == ACT_CYCLE_LAYER || act->kind == ACT_TOGGLE_GRID ||
                       act->kind == ACT_TOGGLE_ROLLOUT || act->kind == ACT_GRID_MOVE ||
-                      act->kind == ACT_GRID_OPEN;
+                      act->kind == ACT_GRID_OPEN || act->kind == ACT_TOGGLE_SPECIAL;
     if (!a->imp) {
         if (!file_action)
             return -1;
@@ -222,6 +224,14 @@ int app_import_apply(AppState *a, const AppAction *act)
         return 0;
     case ACT_TOGGLE_ROLLOUT:
         repick(a, a->imp_layer, a->imp_rollout ? 0 : -1, !a->imp_rollout);
+        return 0;
+    case ACT_TOGGLE_SPECIAL:
+        if (!a->imp->n_special) {
+            app_status(a, 0, "no special tokens ([CLS], <s> \xE2\x80\xA6) in this file");
+            return 0;
+        }
+        a->imp_hide_special = !a->imp_hide_special;
+        repick(a, a->imp_layer, a->imp_head, a->imp_rollout);
         return 0;
     default:
         break;
@@ -247,6 +257,8 @@ void app_import_view(AppState *a)
     s->heads = im->f.H;
     snprintf(s->title, sizeof s->title, "%s", im->title);
     snprintf(s->facts, sizeof s->facts, "%s", im->facts);
+    s->q_special = im->q_special;
+    s->k_special = im->k_special;
     s->grid = a->grid ? &a->thumb_maps : NULL;
     s->grid_layer = a->grid_layer;
     s->grid_head = a->grid_head;

@@ -147,6 +147,8 @@ static int write_png(const Out *c, const char *path, AttnErr *err)
         if (s) {
             view_state_init(s, NULL);
             s->map = s->weights = import_map(c->im, 1);
+            s->q_special = c->im->q_special;
+            s->k_special = c->im->k_special;
             s->heads = c->im->f.H;
             snprintf(s->title, sizeof s->title, "%s", c->im->title);
             snprintf(s->facts, sizeof s->facts, "%s", c->im->facts);

@@ -72,6 +72,7 @@ static const AppKey key_table[] = {
     K(SDLK_l, SHIFT, MAIN, ACT_CYCLE_LAYER, -1, H_LAYER),
     K(SDLK_g, 0, MAIN, ACT_TOGGLE_GRID, 0, "attention file: model view (every layer and head) / head view"),
     K(SDLK_o, 0, MAIN, ACT_TOGGLE_ROLLOUT, 0, "attention file: rollout through the layer on / off"),
+    K(SDLK_e, 0, MAIN, ACT_TOGGLE_SPECIAL, 0, "attention file: hide / show the special tokens ([CLS], <s> \xE2\x80\xA6)"),
     /* the model view is shown */
     ROW(SDLK_UP, 0, GRID, ACT_GRID_MOVE, -1, 0, 0.0f, H_GRID),
     ROW(SDLK_DOWN, 0, GRID, ACT_GRID_MOVE, 1, 0, 0.0f, H_GRID),

@@ -269,7 +269,7 @@ void draw_controls(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayou
         char buf[600];
         int px = ctl_px(s), lh = text_line_height(v->text, px);
         snprintf(buf, sizeof buf, "%s   \xC2\xB7   L / H: layer / head   O: rollout   "
-                                  "G: every layer and head   C: colours   ?: help", s->facts);
+                                  "G: every layer and head   E: special tokens   ?: help", s->facts);
         SDL_RenderSetClipRect(r, &l->controls);
         text_draw(v->text, px, th->text, buf, l->controls.x + S(s, 8),
                   l->controls.y + (l->controls.h - lh) / 2, 0, 0);

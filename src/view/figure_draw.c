@@ -183,13 +183,13 @@ static void labels(const FigureDraw *d, const Figure *f, const AttnMap *map)
     int px = f->label_px, lh = f->label_lh;
     for (int i = f->row0; i < f->row0 + f->rows; i++)
         if (figure_row_label_shown(f, i, d->query))
-            text_fit(d->text, px, col(i == d->query ? d->th->accent : d->th->text), map->q_labels[i],
+            text_fit(d->text, px, col(i == d->query ? d->th->accent : d->q_special && d->q_special[i] ? d->th->pos : d->th->text), map->q_labels[i],
                      f->grid.x - px / 2, figure_cell_y(f, i) + (int)(f->cell / 2) - lh / 2, 2, 0,
                      f->label_w);
     for (int j = f->col0; j < f->col0 + f->cols; j++) {
         if (!figure_col_label_shown(f, j, d->key))
             continue;
-        SDL_Color c = col(j == d->key ? d->th->accent : d->th->text);
+        SDL_Color c = col(j == d->key ? d->th->accent : d->k_special && d->k_special[j] ? d->th->pos : d->th->text);
         int cx = figure_cell_x(f, j) + (int)(f->cell / 2);
         if (f->rotate) /* -45° about the label's start, just above the column */
             text_fit(d->text, px, c, map->k_labels[j], cx - lh / 3, f->grid.y - px / 2 - lh, 0, -45.0,

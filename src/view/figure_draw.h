@@ -20,6 +20,8 @@ typedef struct FigureDraw {
     int query, key;         /* selected row and column, -1 */
     int hover_i, hover_j;   /* hovered cell, -1 */
     int background;         /* 1: clear the figure's rectangle first */
+    const unsigned char *q_special, *k_special; /* labels drawn in the theme's
+                               blue (special tokens like [CLS]), or NULL */
 } FigureDraw;
 
 /* The colour map as a 1×256 gradient texture, top = high; NULL on error. */

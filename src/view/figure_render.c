@@ -46,7 +46,7 @@ static SDL_Surface *render(const char *font_path, int w, int h, int dark, int qu
     if (!(tc = text_create(r, font_path, err)))
         goto fail;
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
-    FigureDraw d = {r, tc, NULL, NULL, theme_get(dark), 1.0f, query, -1, -1, -1, 1};
+    FigureDraw d = {r, tc, NULL, NULL, theme_get(dark), 1.0f, query, -1, -1, -1, 1, NULL, NULL};
     draw(&d, fig, maps);
     SDL_RenderPresent(r);
     if (d.heat)

@@ -116,12 +116,13 @@ void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g
     for (int i = g->first; i < last; i++) {
         int y = (int)lines_y(g, i) - lh / 2;
         if (i < m->Tq) {
-            SDL_Color cq = i == q ? th->accent : th->text;
+            SDL_Color cq = i == q ? th->accent : s->q_special && s->q_special[i] ? th->pos : th->text;
             if (s->q_unknown && s->q_unknown[i])
                 cq.a = i == q ? 255 : 200;
             text_draw(v->text, g->px, cq, m->q_labels[i], g->xl, y, 2, 0);
         }
         if (i < m->Tk)
-            text_draw(v->text, g->px, i == s->key ? th->accent : th->text, m->k_labels[i], g->xr, y, 0, 0);
+            text_draw(v->text, g->px, i == s->key ? th->accent : s->k_special && s->k_special[i] ? th->pos : th->text,
+                      m->k_labels[i], g->xr, y, 0, 0);
     }
 }

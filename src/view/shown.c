@@ -12,7 +12,7 @@ void view_state_set_model(ViewState *s, const Model *m)
     static const AttnMap none;
     s->m = m;
     s->map = s->weights = s->scores = s->logits = none;
-    s->q_unknown = NULL;
+    s->q_unknown = s->q_special = s->k_special = NULL;
     s->toks = NULL;
     s->title[0] = s->facts[0] = '\0';
     s->d = s->dk = s->heads = s->n_unknown = 0;

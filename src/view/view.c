@@ -135,7 +135,7 @@ static void window_grid(View *v, SDL_Renderer *r, const ViewState *s, const View
                                     "Enter or click: open \xC2\xB7 G: back to one head");
     const FigureGrid *g = &l->grid_fig;
     FigureDraw d = {r, v->text, NULL, bar_texture(v, g->cb.cs.id), theme_get(s->dark), s->scale,
-                    -1, -1, -1, -1, 0};
+                    -1, -1, -1, -1, 0, NULL, NULL};
     SDL_RenderSetClipRect(r, &area);
     figure_draw_grid(&d, g, s->grid);
     SDL_RenderSetClipRect(r, NULL);
