@@ -299,23 +299,31 @@ int import_thumbs(const Imported *im, int side, float **out, int *tq, int *tk, A
     *tk = (f->Tk + bk - 1) / bk;
     size_t one = (size_t)f->Tq * f->Tk, small = (size_t)*tq * *tk;
     float *map = malloc(one * sizeof *map);
+    int *jb = malloc(sizeof *jb * (size_t)f->Tk);
     *out = calloc((size_t)f->L * f->H * small, sizeof **out);
-    if (!map || !*out) {
-        free(map), free(*out);
+    if (!map || !jb || !*out) {
+        free(map), free(jb), free(*out);
         *out = NULL;
         return attn_err_set(err, ATTN_E_NOMEM, im->title, 0, "out of memory");
     }
+    for (int j = 0; j < f->Tk; j++)
+        jb[j] = j / bk;
+    float inv = 1.0f / (float)(bq * bk);
     for (int l = 0; l < f->L; l++)
         for (int h = 0; h < f->H; h++) {
             attn_file_map(f, ATTN_PICK_HEAD, l, h, map);
             float *t = *out + ((size_t)l * f->H + h) * small;
-            /* the mean of each block of bq × bk cells (−inf counts as 0) */
-            for (int i = 0; i < f->Tq; i++)
-                for (int j = 0; j < f->Tk; j++) {
-                    float x = map[(size_t)i * f->Tk + j];
-                    t[(size_t)(i / bq) * *tk + j / bk] += isfinite(x) ? x / (float)(bq * bk) : 0.0f;
-                }
+            /* the mean of each block of bq × bk cells (±inf counts as 0) */
+            for (int i = 0; i < f->Tq; i++) {
+                const float *row = map + (size_t)i * f->Tk;
+                float *trow = t + (size_t)(i / bq) * *tk;
+                for (int j = 0; j < f->Tk; j++)
+                    trow[jb[j]] += fabsf(row[j]) <= 3.4e38f ? row[j] : 0.0f;
+            }
+            for (size_t k = 0; k < small; k++)
+                t[k] *= inv;
         }
     free(map);
+    free(jb);
     return 0;
 }

@@ -568,7 +568,17 @@ int attn_file_find_nan(const AttnFile *f, int pos[4])
         const size_t n = (size_t)p->L * (size_t)p->H * (size_t)p->Tq * (size_t)p->Tk;
         const unsigned char *b = p->data;
         const int swap = p->big_endian != host_big_endian();
-        for (size_t x = 0; b && es && x < n; x++) {
+        size_t x = 0;
+        if (b && p->dtype == ATTN_DT_F32 && !swap) /* the common case: blocks, no NaN in them */
+            for (float blk[1024]; x + 1024 <= n; x += 1024) {
+                memcpy(blk, b + x * 4, sizeof blk);
+                int any = 0;
+                for (int k = 0; k < 1024; k++)
+                    any |= blk[k] != blk[k];
+                if (any)
+                    break; /* found in this block: the element loop names it */
+            }
+        for (; b && es && x < n; x++) {
             if (!isnan(load(b + x * es, p->dtype, swap)))
                 continue;
             size_t r = x; /* the storage index as (l, h, i, j) */

@@ -6,6 +6,7 @@
 #include <cglm/cglm.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int measure_width(void *ctx, int px, const char *s)
@@ -262,10 +263,43 @@ void figure_draw(const FigureDraw *d, const Figure *f, const AttnMap *map)
     colorbar(d, &f->cb);
 }
 
+SDL_Texture *figure_grid_texture(SDL_Renderer *r, const FigureGrid *g, const AttnMaps *ms,
+                                 const AttnTheme *th)
+{
+    int w = g->H * g->Tk, h = g->L * g->Tq;
+    if (w < 1 || h < 1)
+        return NULL;
+    uint32_t *px = malloc((size_t)w * h * sizeof *px), *lut = malloc((COLORMAP_STEPS + 1) * sizeof *lut);
+    SDL_Texture *t = NULL;
+    if (px && lut) {
+        colormap_lut(g->cb.cs.id, lut);
+        for (int l = 0; l < g->L; l++)
+            for (int k = 0; k < g->H; k++) {
+                AttnMap m = attn_maps_get(ms, l, k);
+                colormap_map_texels(&g->cb.cs, &m, lut, th->mask,
+                                    px + (size_t)l * g->Tq * w + (size_t)k * g->Tk, w);
+            }
+        t = SDL_CreateTexture(r, SDL_PIXELFORMAT_RGB888, SDL_TEXTUREACCESS_STATIC, w, h);
+        if (t) {
+            SDL_UpdateTexture(t, NULL, px, w * 4);
+            SDL_SetTextureScaleMode(t, SDL_ScaleModeNearest);
+        }
+    }
+    free(px);
+    free(lut);
+    return t;
+}
+
 /* One map of a grid: its cells one rectangle each, or scaled from the
  * texels of its rows when cells are smaller than 3 pixels. */
 static void grid_map(const FigureDraw *d, const FigureGrid *g, const AttnMap *m, int l, int h)
 {
+    if (d->heat) { /* the grid's texture: map (l, h) at (h·Tk, l·Tq) */
+        FigRect r = figure_grid_map_rect(g, l, h);
+        SDL_Rect src = {h * g->Tk, l * g->Tq, g->Tk, g->Tq}, dst = {r.x, r.y, r.w, r.h};
+        SDL_RenderCopy(d->r, d->heat, &src, &dst);
+        return;
+    }
     for (int i = 0; i < m->Tq; i++) {
         int y = figure_grid_cell_y(g, l, i), y1 = figure_grid_cell_y(g, l, i + 1);
         for (int j = 0; j < m->Tk; j++) {

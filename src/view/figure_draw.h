@@ -31,7 +31,12 @@ SDL_Texture *figure_bar_texture(SDL_Renderer *r, ColormapId id);
 TextMeasure figure_measure_text(TextCache *t);
 
 void figure_draw(const FigureDraw *d, const Figure *f, const AttnMap *map);
-/* A grid of maps (figure_grid_layout) with its headers and colour bar. */
+/* Every map of a grid as one texture (map (l, h) at texel (h·Tk, l·Tq)),
+ * for figure_draw_grid's FigureDraw.heat; NULL on error. */
+SDL_Texture *figure_grid_texture(SDL_Renderer *r, const FigureGrid *g, const AttnMaps *ms,
+                                 const AttnTheme *th);
+/* A grid of maps (figure_grid_layout) with its headers and colour bar; the
+ * cells from d->heat when it is figure_grid_texture's, else cell by cell. */
 void figure_draw_grid(const FigureDraw *d, const FigureGrid *g, const AttnMaps *ms);
 
 #endif

@@ -78,6 +78,7 @@ static void draw_grid(FigureDraw *d, const void *grid, const void *maps)
     const FigureGrid *g = grid;
     d->scale = (float)g->head_px / 12.0f;
     d->bar = figure_bar_texture(d->r, g->cb.cs.id);
+    d->heat = figure_grid_texture(d->r, g, maps, d->th);
     figure_draw_grid(d, g, maps);
 }
 

@@ -36,6 +36,8 @@ void view_destroy(View *v)
         SDL_DestroyTexture(v->heat);
     if (v->edit_tex)
         SDL_DestroyTexture(v->edit_tex);
+    if (v->grid_tex)
+        SDL_DestroyTexture(v->grid_tex);
     for (int i = 0; i <= CMAP_DIVERGING; i++)
         if (v->bar[i])
             SDL_DestroyTexture(v->bar[i]);
@@ -53,6 +55,9 @@ void view_set_renderer(View *v, SDL_Renderer *r)
         SDL_DestroyTexture(v->edit_tex);
     v->edit_tex = NULL;
     v->edit_tw = v->edit_th = 0;
+    if (v->grid_tex)
+        SDL_DestroyTexture(v->grid_tex);
+    v->grid_tex = NULL;
     for (int i = 0; i <= CMAP_DIVERGING; i++) {
         if (v->bar[i])
             SDL_DestroyTexture(v->bar[i]);
@@ -134,7 +139,16 @@ static void window_grid(View *v, SDL_Renderer *r, const ViewState *s, const View
     draw_panel_title(v, r, s, area, "Every layer (rows) and head (columns)   arrows: select \xC2\xB7 "
                                     "Enter or click: open \xC2\xB7 G: back to one head");
     const FigureGrid *g = &l->grid_fig;
-    FigureDraw d = {r, v->text, NULL, bar_texture(v, g->cb.cs.id), theme_get(s->dark), s->scale,
+    /* the maps' texture, made again only when the maps or colours change */
+    unsigned long key[5] = {(unsigned long)(uintptr_t)s->grid->v, s->maps_gen, (unsigned long)g->cb.cs.id,
+                            (unsigned long)s->dark, (unsigned long)(g->L * 65536 + g->H)};
+    if (!v->grid_tex || memcmp(key, v->grid_key, sizeof key) != 0) {
+        if (v->grid_tex)
+            SDL_DestroyTexture(v->grid_tex);
+        v->grid_tex = figure_grid_texture(r, g, s->grid, theme_get(s->dark));
+        memcpy(v->grid_key, key, sizeof key);
+    }
+    FigureDraw d = {r, v->text, v->grid_tex, bar_texture(v, g->cb.cs.id), theme_get(s->dark), s->scale,
                     -1, -1, -1, -1, 0, NULL, NULL};
     SDL_RenderSetClipRect(r, &area);
     figure_draw_grid(&d, g, s->grid);

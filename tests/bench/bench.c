@@ -9,6 +9,7 @@
  *   bench frame T [frames]           app_draw + present, 1280×800 software
  *   bench edit T [edits]             one Wq value → model_compute → redraw
  *   bench frame-parts T [frames]     layout / draw / present separately
+ *   bench import FILE [frames]       attention file: open → model view, frames, memory
  *   bench load FILE [reps]           embed_load throughput
  *   bench alt N A... :: B...         wall time of two commands, alternated
  *   bench startup N HOOK.so -- CMD...  launch → first present / visible window
@@ -16,6 +17,7 @@
 #include "attnviz/app_state.h"
 #include "attnviz/attn.h"
 #include "attnviz/embed.h"
+#include "attnviz/import.h"
 #include "attnviz/model.h"
 #include "attnviz/prng.h"
 #include "attnviz/view.h"
@@ -372,6 +374,60 @@ static int mode_frame(int T, int frames, int edit, const char *emb)
 
 /* Where a frame's time goes: layout, the draw calls (queued by the software
  * renderer) and the present (the batch rasterized). */
+/* Resident anonymous memory (RssAnon of /proc/self/status) in MB. */
+static double rss_anon_mb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    double kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "RssAnon: %lf kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb * 1024 / 1e6;
+}
+
+/* An attention file: open it to the first frame of the model view (G), a
+ * model-view frame, a frame after moving the selection, and the anonymous
+ * memory while it is shown. */
+static int mode_import(const char *path, int frames, const char *emb)
+{
+    Win w;
+    win_setup(&w, 1, emb);
+    AppState *a = w.a;
+    double t0 = now_s();
+    Imported *im = malloc(sizeof *im);
+    AttnErr err = {0};
+    if (!im || import_open(im, path, NULL, NULL, &err) < 0 || import_pick(im, 0, 0, 0, NULL, &err) < 0)
+        die("import_open", &err);
+    if (app_import_set(a, im) < 0)
+        die("app_import_set failed", NULL);
+    AppAction g = {ACT_TOGGLE_GRID, 0, 0, 0.0f};
+    app_apply(a, &g);
+    win_frame(&w);
+    double open_ms = (now_s() - t0) * 1e3;
+    double *t = calloc((size_t)frames, sizeof *t), *tm = calloc((size_t)frames, sizeof *tm);
+    for (int i = 0; i < frames; i++) {
+        double t1 = now_s();
+        win_frame(&w);
+        t[i] = (now_s() - t1) * 1e3;
+        AppAction mv = {ACT_GRID_MOVE, (i % 4) < 2 ? 1 : -1, (i % 2) ? 1 : -1, 0.0f};
+        double t2 = now_s();
+        app_apply(a, &mv);
+        win_frame(&w);
+        tm[i] = (now_s() - t2) * 1e3;
+    }
+    printf("import L=%d H=%d Tq=%d Tk=%d open_ms=%.1f frame_median_ms=%.3f frame_worst_ms=%.3f "
+           "move_median_ms=%.3f move_worst_ms=%.3f anon_MB=%.1f\n", im->f.L, im->f.H, im->f.Tq, im->f.Tk,
+           open_ms, median(t, frames), maxof(t, frames), median(tm, frames), maxof(tm, frames),
+           rss_anon_mb());
+    free(t);
+    free(tm);
+    win_free(&w);
+    return 0;
+}
+
 static int mode_frame_parts(int T, int frames, const char *emb)
 {
     Win w;
@@ -657,7 +713,7 @@ static int mode_startup(int rounds, const char *hook, const char *stamp, int arg
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench forward|frame|edit|frame-parts|load|alt|startup ...\n");
+        fprintf(stderr, "usage: bench forward|frame|edit|frame-parts|import|load|alt|startup ...\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -670,6 +726,8 @@ int main(int argc, char **argv)
         return mode_frame(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 50, 1, emb);
     if (strcmp(mode, "frame-parts") == 0 && argc >= 3)
         return mode_frame_parts(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 30, emb);
+    if (strcmp(mode, "import") == 0 && argc >= 3)
+        return mode_import(argv[2], argc > 3 ? atoi(argv[3]) : 30, emb);
     if (strcmp(mode, "peak") == 0)
         return mode_peak();
     if (strcmp(mode, "type") == 0 && argc >= 3)

@@ -179,7 +179,44 @@ for r in 1 2 3; do
 done
 put peak_rss_T1024_MB "$(calc "$(median <"$OUT/rss")" ' * 1024 / 1e6')"
 
-# ---- 7. start-up under Xvfb ----------------------------------------------------------------
+# ---- 7. attention files: a 151 MB file to the model view; memory with a 1.2 GB one ---------
+# written slice by slice through numpy's memory map (softmax rows), kept in build/bench
+make_attn() { # FILE L H T
+    [ -s "$1" ] || "$PY" - "$@" <<'PY'
+import sys
+import numpy as np
+path, L, H, T = sys.argv[1], *map(int, sys.argv[2:])
+a = np.lib.format.open_memmap(path + ".tmp", mode="w+", dtype=np.float32, shape=(L, H, T, T))
+rng = np.random.default_rng(7)
+for l in range(L):
+    for h in range(H):
+        x = rng.standard_normal((T, T), dtype=np.float32) * 2
+        x = np.exp(x - x.max(axis=1, keepdims=True))
+        a[l, h] = x / x.sum(axis=1, keepdims=True)
+a.flush()
+del a
+import os
+os.replace(path + ".tmp", path)
+PY
+}
+A151=$OUT/attn-12x12x512.npy
+A1200=$OUT/attn-24x16x896.npy
+make_attn "$A151" 12 12 512
+make_attn "$A1200" 24 16 896
+say "attention file: open to the model view, frames, moving the selection"
+: >"$OUT/import"
+for r in $(seq "$ROUNDS"); do "$B" import "$A151" 40 | tee -a "$OUT/import.log" | field open_ms >>"$OUT/import"; done
+line=$("$B" import "$A151" 60 | tee -a "$OUT/import.log" | tail -n 1)
+put import_open_ms "$(median <"$OUT/import")"
+put model_view_frame_ms "$(echo "$line" | field frame_median_ms)"
+put model_view_frame_worst_ms "$(echo "$line" | field frame_worst_ms)"
+put model_view_move_ms "$(echo "$line" | field move_median_ms)"
+put model_view_move_worst_ms "$(echo "$line" | field move_worst_ms)"
+line=$("$B" import "$A1200" 10 | tee -a "$OUT/import.log" | tail -n 1)
+put import_anon_MB "$(echo "$line" | field anon_MB)"
+put import_big_MB "$(calc "$(stat -c %s "$A1200")" ' / 1e6')"
+
+# ---- 8. start-up under Xvfb ----------------------------------------------------------------
 # A private Xvfb on a free display; a failure here (the X server lost, say)
 # gives "n/a" and a warning instead of losing every other figure.
 say "start-up under Xvfb, $ROUNDS rounds"
