@@ -115,6 +115,7 @@ expect_fail "--tokens length mismatch" 1 "t2" "$FIX/torch_attention.npy" --token
 : > "$TMP/t0"
 expect_fail "an empty tokens file" 1 "t0" "$FIX/torch_attention.npy" --tokens "$TMP/t0"
 expect_fail "--rollout of cross-attention" 1 "rollout" "$FIX/torch_cross.npz" --rollout
+expect_fail "--tokens alone for cross-attention" 1 "key" "$FIX/torch_cross.npz" --tokens "$TMP/t7"
 expect_fail "--key-tokens without --tokens" 2 "key-tokens" "$S" --key-tokens "$TMP/t7"
 expect_fail "--layer without an attention file" 2 "attention file" -s "the cat" --layer 2
 expect_fail "--drop of an unknown token" 1 "no such token" "$S" --drop zebra

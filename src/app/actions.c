@@ -2,6 +2,7 @@
  * recompute, undo step and status message it needs; arguments out of range
  * are ignored or clamped. The editor's cells are in editor.c. */
 #include "app_internal.h"
+#include "attnviz/attnfile.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -399,13 +400,13 @@ static void apply(AppState *a, const AppAction *c)
         break;
     case ACT_PAN: /* past the end is drawn as the end; bounded, for sums */
         if (c->i)
-            a->vs.pan_row = add_clamped(a->vs.pan_row, c->i, 0, ATTN_MAX_TOKENS);
+            a->vs.pan_row = add_clamped(a->vs.pan_row, c->i, 0, ATTN_FILE_MAX_TOKENS);
         if (c->j)
-            a->vs.pan_col = add_clamped(a->vs.pan_col, c->j, 0, ATTN_MAX_TOKENS);
+            a->vs.pan_col = add_clamped(a->vs.pan_col, c->j, 0, ATTN_FILE_MAX_TOKENS);
         a->dirty = 1;
         break;
     case ACT_SCROLL_LINES:
-        a->vs.lines_scroll = add_clamped(a->vs.lines_scroll, c->i, 0, ATTN_MAX_TOKENS);
+        a->vs.lines_scroll = add_clamped(a->vs.lines_scroll, c->i, 0, ATTN_FILE_MAX_TOKENS);
         a->dirty = 1;
         break;
     case ACT_SENTENCE_STEP: if (c->i) sentence_step(a, sign(c->i)); break;
