@@ -239,25 +239,40 @@ static const char *pick_sentence(const Model *m, const Options *o, const Sentenc
     return text;
 }
 
-/* The attention file to open: --attention or a lone .npy/.npz/.safetensors,
- * or a lone .json whose content is attention rather than a session. */
-static const char *attention_path(Options *o)
+/* The attention file to open (*path, or NULL): --attention or a lone
+ * .npy/.npz/.safetensors, a lone .json whose content is attention rather
+ * than a session, or the file a session of an attention file names (its
+ * layer, head, rollout and query unless flags say otherwise). */
+static int attention_path(Options *o, const char **path, AttnErr *err)
 {
-    if (o->attention)
-        return o->attention;
-    if (!o->session)
-        return NULL;
+    *path = o->attention;
+    if (o->attention || !o->session)
+        return 0;
     char *data = NULL;
     size_t len = 0;
     AttnErr ignore = {0};
-    int is = io_read_file(o->session, ATTN_MAX_FILE_BYTES, &data, &len, &ignore) == 0 &&
-             attn_json_is_attention(data, len);
+    static AttnSession sn;
+    int read = io_read_file(o->session, ATTN_MAX_FILE_BYTES, &data, &len, &ignore) == 0;
+    int is = read && attn_json_is_attention(data, len);
+    int sess = read && !is && attn_session_is(data, len);
+    int rc = sess ? attn_session_parse(&sn, data, len, o->session, err) : 0;
     free(data);
-    if (!is)
-        return NULL;
-    o->attention = o->session;
+    if (rc < 0)
+        return rc;
+    if (sess) { /* flags given now win over the session's */
+        o->layer = o->layer_set ? o->layer : sn.layer;
+        o->head = o->head_set ? o->head : sn.head;
+        o->rollout = o->rollout || sn.rollout;
+        o->query = o->query >= 0 ? o->query : sn.query;
+        o->attention = sn.file;
+    } else if (is) {
+        o->attention = o->session;
+    } else {
+        return 0;
+    }
     o->session = NULL;
-    return o->attention;
+    *path = o->attention;
+    return 0;
 }
 
 /* An attention file: open it and pick the map; then print and export it
@@ -307,8 +322,10 @@ int main(int argc, char **argv)
         return status;
     }
     status = 1;
-    const char *attn = attention_path(&o);
+    const char *attn;
     Imported *window_file = NULL; /* an attention file for the window */
+    if (attention_path(&o, &attn, &err) < 0)
+        goto done;
     if (attn) {
         if (open_attention(&o, attn, &window_file, &err) < 0)
             goto done;

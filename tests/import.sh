@@ -90,6 +90,11 @@ json.dump({"tokens": [str(t) for t in z["tokens"]], "attention": z["attention"].
 PY
 compare_json ".json attention file (by content)" 'e["maps"][1]["map"]' "$TMP/a.json" --layer 2 --head 3
 
+# a session of an attention file: the file, its layer and head; flags win
+printf '{"attention_file": "%s", "layer": 1, "head": 2}\n' "$PWD/$S" > "$TMP/sess.json"
+compare_json "a session names the file, layer and head" 'e["maps"][1]["map"]' "$TMP/sess.json"
+compare_json "flags win over the session's" 'e["maps"][2]["map"]' "$TMP/sess.json" --layer 3 --head 4
+
 # exports: PNG and SVG of the map and of every layer and head
 run "$S" --layer 2 --head 3 --export "$TMP/m.png" --export "$TMP/m.svg" --export "$TMP/m.csv" --export "$TMP/m.json"
 if [ "$rc" -eq 0 ] && [ -s "$TMP/m.png" ] && xmllint --noout "$TMP/m.svg" 2>/dev/null && [ -s "$TMP/m.csv" ] &&
@@ -127,6 +132,10 @@ printf 'not a numpy file at all, just some text here\n' > "$TMP/magic.npy"
 expect_fail "wrong magic" 1 "magic.npy" "$TMP/magic.npy"
 "$PY" -c 'import numpy as np, sys; np.save(sys.argv[1], np.zeros((3, 4, 5), np.int32))' "$TMP/int.npy"
 expect_fail "an integer dtype" 1 "int.npy" "$TMP/int.npy"
+printf '{"attention_file": "%s", "layer": "x"}\n' "$PWD/$S" > "$TMP/badsess.json"
+expect_fail "a bad session of an attention file" 1 '"layer" must be a whole number' "$TMP/badsess.json"
+printf '{"attention_file": "%s"}\n' "$TMP/gone.npz" > "$TMP/gonesess.json"
+expect_fail "a session whose file is gone names it" 1 "gone.npz" "$TMP/gonesess.json"
 
 # values that are not softmax output: said, shown as they are
 "$PY" -c 'import numpy as np, sys; np.save(sys.argv[1], np.array([[1.5, -2.0], [0.25, 3.0]], np.float64))' "$TMP/scores.npy"

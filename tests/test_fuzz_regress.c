@@ -61,6 +61,7 @@ static const Target targets[] = {
     {"npz", fuzz_check_npz},
     {"safetensors", fuzz_check_safetensors},
     {"attn_json", fuzz_check_attn_json},
+    {"attn_session", fuzz_check_attn_session},
 };
 #define N_TARGETS ((int)(sizeof targets / sizeof targets[0]))
 
@@ -251,7 +252,8 @@ static void crash_files_name_a_target(void **state)
         }
         if (!ok) {
             print_error("%s: name it <target>-NAME (target: tokenizer, sentences, "
-                        "weights, options, embed, forward, npy, npz, safetensors or attn_json)\n", files[i]);
+                        "weights, options, embed, forward, npy, npz, safetensors, attn_json or "
+                        "attn_session)\n", files[i]);
             bad++;
         }
     }

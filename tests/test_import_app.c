@@ -148,6 +148,43 @@ static void test_model_view(void **state)
     assert_shows(f, ATTN_PICK_HEAD, 1, 2);
 }
 
+/* Ctrl+S keeps the file, layer, head and view; opening the session (after
+ * the sentence came back) shows them again. */
+static void test_session(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    char path[96], sp[96];
+    snprintf(path, sizeof path, "/tmp/attnviz-test-attn-session-%d.json", (int)getpid());
+    snprintf(sp, sizeof sp, "/tmp/attnviz-test-attn-session-%d.txt", (int)getpid());
+    assert_int_equal(app_open_path(a, LAYERS), 0);
+    key(f, SDLK_l, 0);
+    key(f, SDLK_h, 0);
+    key(f, SDLK_h, 0); /* layer 2, head 3 */
+    key(f, SDLK_e, 0); /* special tokens hidden */
+    key(f, SDLK_DOWN, 0);
+    int query = a->vs.query;
+    assert_int_equal(app_save_session(a, path), 0);
+    assert_null(strstr(a->status, "not saved"));
+    FILE *fp = fopen(sp, "w");
+    assert_non_null(fp);
+    fputs("the cat sat\n", fp);
+    fclose(fp);
+    assert_int_equal(app_open_path(a, sp), 0); /* the sentence again */
+    assert_null(a->imp);
+    assert_int_equal(app_open_path(a, path), 0);
+    assert_non_null(a->imp);
+    assert_int_equal(a->imp_layer, 1);
+    assert_int_equal(a->imp_head, 2);
+    assert_int_equal(a->imp_hide_special, 1);
+    assert_int_equal(a->vs.query, query);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.map.Tq, 5); /* without <s> and </s> */
+    assert_string_equal(a->session_path, path); /* Ctrl+S saves here now */
+    unlink(path);
+    unlink(sp);
+}
+
 static void test_model_actions_refused(void **state)
 {
     Fix *f = *state;
@@ -216,6 +253,7 @@ int main(void)
         T(test_open_and_pick),
         T(test_special_tokens),
         T(test_model_view),
+        T(test_session),
         T(test_model_actions_refused),
         T(test_cross_and_bad_files),
     };

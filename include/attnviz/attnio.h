@@ -51,4 +51,20 @@ void attn_tokens_free(char **t);
  * non-square map, is an error naming the list and both lengths. */
 int attn_file_set_tokens(AttnFile *f, char **q, int nq, char **k, int nk, AttnErr *err);
 
+/* A session of an attention file: the file (its full path) and what was
+ * shown of it. A JSON object with "attention_file", told from a sentence's
+ * session and from an attention JSON file by that key. */
+typedef struct AttnSession {
+    char file[4096];
+    int layer, head;            /* −1: the average */
+    int rollout, hide_special, grid;
+    int grid_layer, grid_head;  /* the model view's selection */
+    int query, key;             /* −1: none */
+} AttnSession;
+
+int attn_session_save(const char *path, const AttnSession *s, AttnErr *err);
+int attn_session_is(const char *data, size_t len);
+/* Fills s; on error s is zeroed and err names the file. */
+int attn_session_parse(AttnSession *s, const char *data, size_t len, const char *name, AttnErr *err);
+
 #endif

@@ -321,6 +321,8 @@ int app_save_session(AppState *a, const char *path)
 {
     SessionView sv;
     AttnErr err = {0};
+    if (a->imp)
+        return app_import_save(a, path);
     session_view_of(a, &sv);
     if (session_save(path, a->m, &sv, &err) < 0) {
         char buf[1200];
@@ -367,6 +369,21 @@ static int is_attention_file(const char *path)
     return is;
 }
 
+/* A session of an attention file (attn_session_is): 1, else 0. */
+static int open_if_attention_session(AppState *a, const char *path, int *rc)
+{
+    char *data = NULL;
+    size_t len = 0;
+    AttnErr ignore = {0};
+    if (!ends_with(path, ".json") || io_read_file(path, ATTN_MAX_FILE_BYTES, &data, &len, &ignore) < 0)
+        return 0;
+    int is = attn_session_is(data, len);
+    if (is)
+        *rc = app_import_open_session(a, path, data, len);
+    free(data);
+    return is;
+}
+
 /* Open an attention file in the window; what is shown stays on error. */
 static int open_attention(AppState *a, const char *path)
 {
@@ -388,6 +405,9 @@ int app_open_path(AppState *a, const char *path)
 {
     AttnErr err = {0};
     char buf[1200];
+    int rc;
+    if (open_if_attention_session(a, path, &rc))
+        return rc;
     if (is_attention_file(path))
         return open_attention(a, path);
     if (a->imp) /* back to the sentence */

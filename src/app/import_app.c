@@ -1,8 +1,10 @@
+#define _DEFAULT_SOURCE
 /* An attention file in the window (issue 13): the head view of one map
  * (L / H pick the layer and head, O the rollout), the model view of every
  * layer and head (G; arrows move, Enter opens), and what the sentence's
  * actions do while a file is shown (nothing that needs weights). */
 #include "attnviz/app_state.h"
+#include "attnviz/attnio.h"
 #include "attnviz/import.h"
 #include "app_internal.h"
 
@@ -70,6 +72,7 @@ int app_import_set(AppState *a, Imported *im)
     a->imp_head = im->head;
     a->imp_rollout = im->rollout;
     a->imp_hide_special = 0;
+    a->session_path[0] = '\0'; /* Ctrl+S asks where this file's session goes */
     a->grid_layer = im->layer >= 0 ? im->layer : 0;
     a->grid_head = im->head >= 0 ? im->head : 0;
     a->imp_gen++;
@@ -191,7 +194,7 @@ static int model_only(AppActionKind k)
     case ACT_SENTENCE_STEP: case ACT_EDIT_TARGET: case ACT_EDIT_MOVE: case ACT_EDIT_CELL:
     case ACT_EDIT_FOCUS: case ACT_EDIT_TYPE: case ACT_NUDGE_CELL: case ACT_SET_CELL:
     case ACT_EDITOR_BUTTON: case ACT_DRAG_BEGIN: case ACT_DRAG: case ACT_UNDO: case ACT_REDO:
-    case ACT_FOCUS_SENTENCE: case ACT_SAVE:
+    case ACT_FOCUS_SENTENCE:
         return 1;
     default:
         return 0;
@@ -269,4 +272,65 @@ void app_shown_size(const AppState *a, int *Tq, int *Tk)
 {
     *Tq = a->imp ? a->imp->Tq : a->m->T;
     *Tk = a->imp ? a->imp->Tk : a->m->T;
+}
+
+int app_import_save(AppState *a, const char *path)
+{
+    AttnSession sn;
+    AttnErr err = {0};
+    memset(&sn, 0, sizeof sn);
+    if (!realpath(a->imp->f.name, sn.file))
+        snprintf(sn.file, sizeof sn.file, "%s", a->imp->f.name);
+    sn.layer = a->imp_layer;
+    sn.head = a->imp_head;
+    sn.rollout = a->imp_rollout;
+    sn.hide_special = a->imp_hide_special;
+    sn.grid = a->grid;
+    sn.grid_layer = a->grid_layer;
+    sn.grid_head = a->grid_head;
+    sn.query = a->vs.query;
+    sn.key = a->vs.key;
+    if (attn_session_save(path, &sn, &err) < 0) {
+        char buf[1200];
+        attn_err_format(&err, buf, sizeof buf);
+        app_status(a, 1, "not saved: %s (the old file is unchanged)", buf);
+        return -1;
+    }
+    app_status(a, 0, "saved %s (the file %s, layer, head and view)", path, a->imp->title);
+    return 0;
+}
+
+int app_import_open_session(AppState *a, const char *path, const char *data, size_t len)
+{
+    AttnSession sn;
+    AttnErr err = {0};
+    char buf[1200];
+    Imported *im = malloc(sizeof *im);
+    int rc = attn_session_parse(&sn, data, len, path, &err);
+    if (rc == 0 && im && import_open(im, sn.file, NULL, NULL, &err) == 0) {
+        if (import_pick(im, sn.layer, sn.head, sn.rollout, sn.hide_special && im->n_special ? im->specials : NULL,
+                         &err) < 0) {
+            import_close(im);
+            rc = -1;
+        }
+    } else {
+        rc = -1;
+    }
+    if (rc < 0 || !im) {
+        free(im);
+        attn_err_format(&err, buf, sizeof buf);
+        app_status(a, 1, "cannot open: %s", buf);
+        return -1;
+    }
+    if (app_import_set(a, im) < 0)
+        return -1;
+    a->imp_hide_special = sn.hide_special && im->n_special;
+    a->grid = sn.grid;
+    a->grid_layer = sn.grid_layer >= 0 && sn.grid_layer < im->f.L ? sn.grid_layer : 0;
+    a->grid_head = sn.grid_head >= 0 && sn.grid_head < im->f.H ? sn.grid_head : 0;
+    a->vs.query = sn.query >= 0 && sn.query < im->Tq ? sn.query : a->vs.query;
+    a->vs.key = sn.key >= 0 && sn.key < im->Tk ? sn.key : -1;
+    snprintf(a->session_path, sizeof a->session_path, "%s", path);
+    app_status(a, 0, "opened %s: %s", path, im->facts);
+    return 0;
 }

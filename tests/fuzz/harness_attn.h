@@ -173,4 +173,45 @@ out:
     return bad;
 }
 
+/* attn_session_parse: on error err names the file and s is all zero; on
+ * success the file is a non-empty string and the picks are in range;
+ * attn_session_is agrees with a successful parse. */
+static inline const char *fuzz_check_attn_session(const uint8_t *data, size_t size)
+{
+    if (size > FUZZ_ATTN_JSON_MAX)
+        return NULL;
+    char *copy = malloc(size ? size : 1);
+    AttnSession *s = malloc(sizeof *s);
+    const char *bad = NULL;
+    if (!copy || !s)
+        goto out;
+    if (size)
+        memcpy(copy, data, size);
+    memset(s, 0x5a, sizeof *s);
+    AttnErr err;
+    memset(&err, 0, sizeof err);
+    int rc = attn_session_parse(s, copy, size, "fuzz", &err);
+    if (rc == -ATTN_E_NOMEM)
+        goto out;
+    if (rc != 0) {
+        static const AttnSession zero;
+        if (rc != -ATTN_E_PARSE || strcmp(err.file, "fuzz") != 0 || !err.msg[0])
+            bad = "error without its code, file or message";
+        else if (memcmp(s, &zero, sizeof zero) != 0)
+            bad = "session not zeroed on error";
+        goto out;
+    }
+    if (!s->file[0] || memchr(s->file, 0, sizeof s->file) == NULL)
+        bad = "empty or unterminated file";
+    else if (s->layer < -1 || s->head < -1 || s->query < -1 || s->key < -1 ||
+             s->layer > ATTN_FILE_MAX_TOKENS || s->head > ATTN_FILE_MAX_TOKENS)
+        bad = "pick out of range";
+    else if (!attn_session_is(copy, size))
+        bad = "attn_session_is says no to a session that parses";
+out:
+    free(copy);
+    free(s);
+    return bad;
+}
+
 #endif

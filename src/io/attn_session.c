@@ -1,0 +1,94 @@
+/* Sessions of an attention file: which file, layer, head and view were
+ * shown, so Ctrl+S and a later start come back to them. A small JSON
+ * object ({"attention_file": "...", "layer": 2, ...}) written atomically;
+ * the numbers stay in the attention file. */
+#include "attnviz/attnio.h"
+#include "attnviz/io.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static int write_session(FILE *f, void *ctx)
+{
+    const AttnSession *s = ctx;
+    fputs("{\"attention_file\": ", f);
+    json_string(f, s->file);
+    fprintf(f, ",\n \"layer\": %d, \"head\": %d, \"rollout\": %s, \"hide_special\": %s,\n"
+               " \"grid\": %s, \"grid_layer\": %d, \"grid_head\": %d, \"query\": %d, \"key\": %d}\n",
+            s->layer, s->head, s->rollout ? "true" : "false", s->hide_special ? "true" : "false",
+            s->grid ? "true" : "false", s->grid_layer, s->grid_head, s->query, s->key);
+    return ferror(f) ? -ATTN_E_IO : 0;
+}
+
+int attn_session_save(const char *path, const AttnSession *s, AttnErr *err)
+{
+    return io_write_atomic(path, write_session, (void *)s, err);
+}
+
+int attn_session_is(const char *data, size_t len)
+{
+    cJSON *root = cJSON_ParseWithLength(data, len);
+    int is = cJSON_IsObject(root) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "attention_file"));
+    cJSON_Delete(root);
+    return is;
+}
+
+/* An integer member in [lo, hi], or def when absent. */
+static int member(const cJSON *root, const char *key, int lo, int hi, int def, int *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
+    if (!v) {
+        *out = def;
+        return 0;
+    }
+    if (cJSON_IsBool(v)) {
+        *out = cJSON_IsTrue(v);
+        return 0;
+    }
+    if (!cJSON_IsNumber(v) || v->valuedouble < lo || v->valuedouble > hi ||
+        v->valuedouble != (double)(int)v->valuedouble)
+        return -1;
+    *out = (int)v->valuedouble;
+    return 0;
+}
+
+int attn_session_parse(AttnSession *s, const char *data, size_t len, const char *name, AttnErr *err)
+{
+    memset(s, 0, sizeof *s);
+    cJSON *root = cJSON_ParseWithLength(data, len);
+    const cJSON *file = cJSON_GetObjectItemCaseSensitive(root, "attention_file");
+    int rc = 0;
+    if (!cJSON_IsObject(root) || !cJSON_IsString(file) || !file->valuestring[0] ||
+        strlen(file->valuestring) >= sizeof s->file)
+        rc = attn_err_set(err, ATTN_E_PARSE, name, 0, "not an attention session (no \"attention_file\")");
+    static const char *const keys[] = {"layer", "head", "rollout", "hide_special", "grid",
+                                       "grid_layer", "grid_head", "query", "key"};
+    int *fields[] = {&s->layer, &s->head, &s->rollout, &s->hide_special, &s->grid,
+                     &s->grid_layer, &s->grid_head, &s->query, &s->key};
+    for (size_t k = 0; rc == 0 && k < sizeof keys / sizeof keys[0]; k++)
+        if (member(root, keys[k], -1, ATTN_FILE_MAX_TOKENS, k < 2 ? 0 : k >= 7 ? -1 : 0, fields[k]) < 0)
+            rc = attn_err_set(err, ATTN_E_PARSE, name, 0, "\"%s\" must be a whole number from -1 to %d",
+                              keys[k], ATTN_FILE_MAX_TOKENS);
+    if (rc == 0)
+        snprintf(s->file, sizeof s->file, "%s", file->valuestring);
+    cJSON_Delete(root);
+    if (rc < 0)
+        memset(s, 0, sizeof *s);
+    return rc;
+}
