@@ -24,6 +24,7 @@
 #include "attnviz/input.h"
 #include "attnviz/model.h"
 #include "attnviz/options.h"
+#include "attnviz/theme.h"
 #include "attnviz/view.h"
 
 #include "test_util.h"
@@ -139,6 +140,31 @@ static void test_model_view(void **state)
     key(f, SDLK_RETURN, 0);
     assert_int_equal(a->grid, 0);
     assert_shows(f, ATTN_PICK_HEAD, 2, 3);
+    /* the pointer over a cell of one small map marks its row and column in
+     * every map and names its tokens */
+    key(f, SDLK_g, 0);
+    app_draw(a, f->r);
+    const FigureGrid *g = &a->layout.grid_fig;
+    FigRect m0 = figure_grid_map_rect(g, 0, 1);
+    motion(f, m0.x + (int)(4.5f * g->cell), m0.y + (int)(2.5f * g->cell), 0);
+    assert_int_equal(a->vs.hover_i, 2);
+    assert_int_equal(a->vs.hover_j, 4);
+    assert_non_null(strstr(a->status, "\xE2\x80\x9Ctrain\xE2\x80\x9D")); /* row 3: Ġtrain, shown as train */
+    assert_non_null(strstr(a->status, "\xE2\x80\x9Cthe\xE2\x80\x9D"));   /* column 5 */
+    app_draw(a, f->r);
+    SDL_RenderPresent(f->r); /* the software renderer draws its batch */
+    FigRect m1 = figure_grid_map_rect(g, 2, 3); /* another map: its row 3 outlined on the left edge */
+    Rgb ac = theme_get(a->vs.dark)->accent;
+    const uint8_t *px = (const uint8_t *)f->surf->pixels + (size_t)figure_grid_cell_y(g, 2, 2) * f->surf->pitch +
+                        (size_t)m1.x * 4;
+    Uint32 v;
+    memcpy(&v, px, 4);
+    Uint8 r8, g8, b8;
+    SDL_GetRGB(v, f->surf->format, &r8, &g8, &b8);
+    if (!(r8 == ac.r && g8 == ac.g && b8 == ac.b))
+        SDL_SaveBMP(f->surf, "build/test-out/import_hover.bmp"); /* to look at */
+    assert_true(r8 == ac.r && g8 == ac.g && b8 == ac.b);
+    key(f, SDLK_g, 0);
     /* a click on a small map opens that one */
     key(f, SDLK_g, 0);
     app_draw(a, f->r);

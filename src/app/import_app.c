@@ -158,6 +158,7 @@ static int grid_action(AppState *a, const AppAction *act)
     switch (act->kind) {
     case ACT_TOGGLE_GRID:
         a->grid = !a->grid;
+        a->vs.hover_i = a->vs.hover_j = -1;
         a->grid_layer = a->imp_layer >= 0 ? a->imp_layer : a->grid_layer;
         a->grid_head = a->imp_head >= 0 ? a->imp_head : a->grid_head;
         app_status(a, 0, a->grid ? "every layer (rows) and head (columns): arrows move, Enter opens, G goes back"
@@ -176,6 +177,7 @@ static int grid_action(AppState *a, const AppAction *act)
             a->grid_head = clamp(act->j, 0, f->H - 1);
         }
         a->grid = 0;
+        a->vs.hover_i = a->vs.hover_j = -1;
         repick(a, a->grid_layer, a->grid_head, 0);
         break;
     default:
@@ -183,6 +185,40 @@ static int grid_action(AppState *a, const AppAction *act)
     }
     a->dirty = 1;
     return 0;
+}
+
+/* Tokens first … last of the file's rows or columns, for the status bar. */
+static void token_span(char **names, int first, int last, char *buf, size_t n)
+{
+    if (first == last)
+        snprintf(buf, n, "\xE2\x80\x9C%.60s\xE2\x80\x9D", names[first]);
+    else
+        snprintf(buf, n, "%d\xE2\x80\x93%d (\xE2\x80\x9C%.30s\xE2\x80\x9D \xE2\x80\xA6 \xE2\x80\x9C%.30s\xE2\x80\x9D)",
+                 first + 1, last + 1, names[first], names[last]);
+}
+
+/* The pointer over a cell (i, j) of a small map of the model view: that
+ * row and column are marked in every map, their tokens named. */
+static void grid_hover(AppState *a, int i, int j)
+{
+    const AttnMaps *t = &a->thumb_maps;
+    if (i < 0 || j < 0 || i >= t->Tq || j >= t->Tk) {
+        a->vs.hover_i = a->vs.hover_j = -1;
+        a->dirty = 1;
+        return;
+    }
+    if (i == a->vs.hover_i && j == a->vs.hover_j)
+        return;
+    a->vs.hover_i = i;
+    a->vs.hover_j = j;
+    const AttnFile *f = &a->imp->f;
+    int bq = (f->Tq + t->Tq - 1) / t->Tq, bk = (f->Tk + t->Tk - 1) / t->Tk;
+    int q1 = (i + 1) * bq - 1, k1 = (j + 1) * bk - 1;
+    char qs[160], ks[160];
+    token_span(a->imp->q_shown, i * bq, q1 < f->Tq ? q1 : f->Tq - 1, qs, sizeof qs);
+    token_span(a->imp->k_shown, j * bk, k1 < f->Tk ? k1 : f->Tk - 1, ks, sizeof ks);
+    app_status(a, 0, "query %s \xE2\x86\x92 key %s, marked in every layer and head", qs, ks);
+    a->dirty = 1;
 }
 
 /* The sentence's actions that need a Model: refused, saying why. */
@@ -238,6 +274,10 @@ int app_import_apply(AppState *a, const AppAction *act)
         return 0;
     default:
         break;
+    }
+    if (act->kind == ACT_HOVER && a->grid) {
+        grid_hover(a, act->i, act->j);
+        return 0;
     }
     if (grid_action(a, act) == 0 || select_action(a, act) == 0)
         return 0;

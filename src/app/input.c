@@ -412,8 +412,19 @@ static int translate_motion(AppState *a, const SDL_MouseMotionEvent *mm, AppActi
         out[1] = (AppAction){ACT_DRAG, mm->y, 0, fine ? 0.002f : 0.02f};
         return 2;
     }
-    int Tq, Tk;
+    int Tq, Tk, l, h;
     app_shown_size(a, &Tq, &Tk);
+    if (a->grid) { /* the model view: the cell of the small map under the pointer */
+        const FigureGrid *g = &a->layout.grid_fig;
+        i = j = -1;
+        if (view_hit_grid(&a->layout, mm->x, mm->y, &l, &h) && g->cell > 0) {
+            FigRect r = figure_grid_map_rect(g, l, h);
+            i = (int)((mm->y - r.y) / g->cell);
+            j = (int)((mm->x - r.x) / g->cell);
+        }
+        out[1] = (AppAction){ACT_HOVER, i, j, 0.0f};
+        return 2;
+    }
     if (!view_hit_cell(&a->layout, mm->x, mm->y, &i, &j) || i >= Tq || j >= Tk)
         i = j = -1;
     out[1] = (AppAction){ACT_HOVER, i, j, 0.0f};

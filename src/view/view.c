@@ -152,6 +152,18 @@ static void window_grid(View *v, SDL_Renderer *r, const ViewState *s, const View
                     -1, -1, -1, -1, 0, NULL, NULL};
     SDL_RenderSetClipRect(r, &area);
     figure_draw_grid(&d, g, s->grid);
+    /* the hovered cell's row and column, marked in every map */
+    if (s->hover_i >= 0 && s->hover_j >= 0 && s->hover_i < g->Tq && s->hover_j < g->Tk) {
+        SDL_Color c = theme(s)->accent;
+        for (int gl = 0; gl < g->L; gl++)
+            for (int gh = 0; gh < g->H; gh++) {
+                int y0 = figure_grid_cell_y(g, gl, s->hover_i), y1 = figure_grid_cell_y(g, gl, s->hover_i + 1);
+                int x0 = figure_grid_cell_x(g, gh, s->hover_j), x1 = figure_grid_cell_x(g, gh, s->hover_j + 1);
+                FigRect m = figure_grid_map_rect(g, gl, gh);
+                outline(r, (SDL_Rect){m.x, y0, m.w, y1 - y0 > 0 ? y1 - y0 : 1}, c, 1);
+                outline(r, (SDL_Rect){x0, m.y, x1 - x0 > 0 ? x1 - x0 : 1, m.h}, c, 1);
+            }
+    }
     SDL_RenderSetClipRect(r, NULL);
 }
 
@@ -215,10 +227,10 @@ void view_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
         no_model_panels(v, r, s, l);
     }
     draw_status(v, r, s, l);
-    if (!s->help)
-        draw_tooltip(v, r, s, l);
-    else
+    if (s->help)
         draw_help(v, r, s, l);
+    else if (!s->grid) /* the model view names its hovered tokens in the status bar */
+        draw_tooltip(v, r, s, l);
 }
 
 /* ---- state ---------------------------------------------------------------------- */
