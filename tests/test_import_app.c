@@ -80,6 +80,18 @@ static void test_open_and_pick(void **state)
     assert_shows(f, ATTN_PICK_HEAD, 2, 0);
     key(f, SDLK_l, 0); /* after the last layer: the average of the layers */
     assert_shows(f, ATTN_PICK_HEAD_ALL_AVG, -1, 0);
+    /* the controls strip: layer, head, rollout, special tokens, model view */
+    assert_int_equal(a->layout.ctl[CTL_TEMP].w, 0); /* τ means nothing here */
+    click_rect(f, a->layout.ctl[CTL_MODE]);
+    assert_shows(f, ATTN_PICK_HEAD, 0, 0); /* after the average: layer 1 */
+    click_rect(f, a->layout.ctl[CTL_HEAD]);
+    assert_shows(f, ATTN_PICK_HEAD, 0, 1);
+    click_rect(f, a->layout.ctl[CTL_SCALE]);
+    assert_shows(f, ATTN_PICK_ROLLOUT, 0, -1);
+    click_rect(f, a->layout.ctl[CTL_SCALE]);
+    click_rect(f, a->layout.ctl[CTL_POSENC]);
+    assert_int_equal(a->grid, 1);
+    key(f, SDLK_g, 0);
     /* the query row moves within the file's tokens */
     for (int k = 0; k < 20; k++)
         key(f, SDLK_DOWN, 0);

@@ -86,6 +86,9 @@ typedef struct AppState {
     AttnMaps thumb_maps;
     char **thumb_labels;
     unsigned long imp_gen;     /* changes when the picked map changes */
+    char imp_ctl[CTL_COUNT][64];   /* the controls strip for a file */
+    const char *imp_ctl_label[CTL_COUNT];
+    unsigned char imp_ctl_on[CTL_COUNT];
 
     ViewHelpLine help[APP_HELP_MAX]; /* the help overlay, from the key table */
     char help_text[2048];      /* its keys texts */

@@ -55,6 +55,10 @@ typedef struct ViewState {
     int grid_layer, grid_head; /* its selected map */
     const char *no_model;  /* without a Model: what the editor and step view
                               say instead (NULL: nothing drawn there) */
+    const char *const *ctl_labels; /* CTL_COUNT labels of the controls strip
+                              in another mode (an attention file), NULL entries
+                              hidden; NULL: the model's controls */
+    const unsigned char *ctl_on;   /* which of those are on */
     int head;              /* 0..h-1, or MODEL_HEAD_AVG */
     ModelMatrix matrix;    /* weights, scores or logits */
     ColormapId cmap;       /* sequential map for weights */

@@ -290,6 +290,32 @@ int app_import_apply(AppState *a, const AppAction *act)
     return -1;
 }
 
+/* The controls strip for a file: layer, head, rollout, special tokens,
+ * model view, and the controls that do not need a model. */
+static void import_controls(AppState *a)
+{
+    const Imported *im = a->imp;
+    char hb[48];
+    for (int c = 0; c < CTL_COUNT; c++)
+        a->imp_ctl_label[c] = NULL;
+#define CTL(c, on, ...) (snprintf(a->imp_ctl[c], sizeof a->imp_ctl[c], __VA_ARGS__), \
+                         a->imp_ctl_label[c] = a->imp_ctl[c], a->imp_ctl_on[c] = (unsigned char)(on))
+    if (a->imp_layer < 0)
+        CTL(CTL_MODE, 1, "[L] all %d layers", im->f.L);
+    else
+        CTL(CTL_MODE, 1, "[L] layer %d of %d", a->imp_layer + 1, im->f.L);
+    attn_head_label(a->imp_rollout ? -1 : a->imp_head, im->f.H, hb, sizeof hb);
+    CTL(CTL_HEAD, !a->imp_rollout, "[H] %s", hb);
+    CTL(CTL_SCALE, a->imp_rollout, "[O] rollout");
+    CTL(CTL_MASK, a->imp_hide_special, "[E] hide special tokens");
+    CTL(CTL_POSENC, a->grid, "[G] every layer and head");
+    CTL(CTL_CMAP, 1, "[C] %s", colormap_name(a->vs.cmap));
+    CTL(CTL_ALL, a->vs.all_lines, "[A] all queries");
+    CTL(CTL_EXPORT, 0, "[^E] export PNG");
+    CTL(CTL_HELP, a->vs.help, "[?] help");
+#undef CTL
+}
+
 void app_import_view(AppState *a)
 {
     Imported *im = a->imp;
@@ -306,6 +332,9 @@ void app_import_view(AppState *a)
     s->grid_layer = a->grid_layer;
     s->grid_head = a->grid_head;
     s->no_model = NO_MODEL;
+    import_controls(a);
+    s->ctl_labels = a->imp_ctl_label;
+    s->ctl_on = a->imp_ctl_on;
 }
 
 void app_shown_size(const AppState *a, int *Tq, int *Tk)

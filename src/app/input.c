@@ -325,6 +325,19 @@ static const AppAction control_actions[CTL_COUNT] = {
     [CTL_HELP] = {ACT_HELP, 0, 0, 0.0f},
 };
 
+/* The controls while an attention file is shown (see import_app.c). */
+static const AppAction file_control_actions[CTL_COUNT] = {
+    [CTL_MODE] = {ACT_CYCLE_LAYER, 1, 0, 0.0f},
+    [CTL_HEAD] = {ACT_CYCLE_HEAD, 1, 0, 0.0f},
+    [CTL_SCALE] = {ACT_TOGGLE_ROLLOUT, 0, 0, 0.0f},
+    [CTL_MASK] = {ACT_TOGGLE_SPECIAL, 0, 0, 0.0f},
+    [CTL_POSENC] = {ACT_TOGGLE_GRID, 0, 0, 0.0f},
+    [CTL_CMAP] = {ACT_CYCLE_CMAP, 0, 0, 0.0f},
+    [CTL_ALL] = {ACT_TOGGLE_ALL_LINES, 0, 0, 0.0f},
+    [CTL_EXPORT] = {ACT_EXPORT, 0, 0, 0.0f},
+    [CTL_HELP] = {ACT_HELP, 0, 0, 0.0f},
+};
+
 /* A press on a weight-editor cell: the cursor goes there; a double click
  * types a value, a single one starts scrubbing. */
 static int press_editor_cell(AppState *a, const SDL_MouseButtonEvent *b, int row, int col,
@@ -356,7 +369,7 @@ static int press(AppState *a, const SDL_MouseButtonEvent *b, AppAction *out)
     app_shown_size(a, &Tq, &Tk);
     int c = view_hit_control(l, x, y);
     if (c >= 0) {
-        *out = control_actions[c];
+        *out = a->imp ? file_control_actions[c] : control_actions[c];
         return 1;
     }
     if (a->grid && view_hit_grid(l, x, y, &i, &j)) {

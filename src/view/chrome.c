@@ -216,6 +216,10 @@ void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, const ViewL
 
 const char *control_label(const ViewState *s, int c, int compact, char *buf, size_t n)
 {
+    if (s->ctl_labels) { /* another mode's controls */
+        snprintf(buf, n, "%s", s->ctl_labels[c] ? s->ctl_labels[c] : "");
+        return buf;
+    }
     const AttnConfig *cfg = &s->cfg;
     char hb[40];
     switch (c) {
@@ -243,6 +247,8 @@ const char *control_label(const ViewState *s, int c, int compact, char *buf, siz
 
 static int control_active(const ViewState *s, int c)
 {
+    if (s->ctl_labels)
+        return s->ctl_on && s->ctl_on[c];
     const AttnConfig *cfg = &s->cfg;
     switch (c) {
     case CTL_MODE: return cfg->mode == ATTN_MODE_LEARNED;
@@ -265,21 +271,12 @@ void draw_controls(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayou
 {
     const Theme *th = theme(s);
     fill(r, l->controls, th->panel);
-    if (!s->m) { /* an attention file: what is shown and the keys that pick it */
-        char buf[600];
-        int px = ctl_px(s), lh = text_line_height(v->text, px);
-        snprintf(buf, sizeof buf, "%s   \xC2\xB7   L / H: layer / head   O: rollout   "
-                                  "G: every layer and head   E: special tokens   ?: help", s->facts);
-        SDL_RenderSetClipRect(r, &l->controls);
-        text_draw(v->text, px, th->text, buf, l->controls.x + S(s, 8),
-                  l->controls.y + (l->controls.h - lh) / 2, 0, 0);
-        SDL_RenderSetClipRect(r, NULL);
-        return;
-    }
     int px = ctl_px(s), lh = text_line_height(v->text, px);
     int compact = l->controls_compact == 1;
     for (int c = 0; c < CTL_COUNT; c++) {
         char buf[64];
+        if (!l->ctl[c].w)
+            continue;
         int on = control_active(s, c);
         SDL_Rect b = l->ctl[c];
         fill(r, b, th->panel2);

@@ -14,10 +14,6 @@
 static void layout_controls(View *v, const ViewState *s, ViewLayout *l, int pad, int y)
 {
     int w = l->w;
-    if (!s->m) { /* an attention file: one line of facts and keys, no buttons */
-        l->controls = (SDL_Rect){pad, y, w - 2 * pad, S(s, 32)};
-        return;
-    }
     int px = ctl_px(s), gap = S(s, 6), bpad = S(s, 8), row_h = S(s, 32);
     int right = pad + (w - 2 * pad), rows = 1;
     for (int compact = 0; compact < 2; compact++) {
@@ -27,6 +23,10 @@ static void layout_controls(View *v, const ViewState *s, ViewLayout *l, int pad,
         for (int c = 0; c < CTL_COUNT; c++) {
             char buf[64];
             int tw;
+            if (s->ctl_labels && !s->ctl_labels[c]) { /* not in this mode */
+                l->ctl[c] = (SDL_Rect){0, 0, 0, 0};
+                continue;
+            }
             text_size(v->text, px, control_label(s, c, compact, buf, sizeof buf), &tw, NULL);
             int bw = tw + 2 * bpad;
             if (x > pad && x + bw > right) {
