@@ -4,6 +4,8 @@
 #   assets/screenshots/window.png   the window at 1280x800 under a private Xvfb,
 #                                   query "train" selected, taken with import
 #   assets/screenshots/heatmap.png  attnviz --export ... --query 2
+#   assets/screenshots/model-view.png  every layer and head of a PyTorch
+#                                   fixture (--view grid --export)
 # Needs Xvfb, xdotool and ImageMagick (sudo apt-get install xvfb xdotool imagemagick).
 # Usage: bash tests/tools/screenshot.sh   (ATTNVIZ_BIN picks the binary)
 # shellcheck disable=SC2317 # functions called through trap and wait_for
@@ -58,6 +60,10 @@ wait_for() {
 "$BIN" --export "$tmp/heatmap.png" --query 2 "$SENTENCE" || die "the export failed"
 mv -f "$tmp/heatmap.png" "$OUT/heatmap.png" || die "cannot write $OUT/heatmap.png"
 echo "screenshot: wrote $OUT/heatmap.png"
+"$BIN" tests/fixtures/attention/torch_layers.npz --view grid --export "$tmp/model-view.png" ||
+  die "the model-view export failed"
+mv -f "$tmp/model-view.png" "$OUT/model-view.png" || die "cannot write $OUT/model-view.png"
+echo "screenshot: wrote $OUT/model-view.png"
 
 # ---- the window under Xvfb ------------------------------------------------------------
 d=120
