@@ -223,6 +223,38 @@ static void test_session(void **state)
     unlink(sp);
 }
 
+/* The head view's overview: every map, small, in the editor's room; the
+ * heatmap's hovered cell marked in each; a click opens one. */
+static void test_overview(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    assert_int_equal(app_open_path(a, LAYERS), 0);
+    app_draw(a, f->r);
+    const FigureGrid *g = &a->layout.grid_fig;
+    assert_int_equal(a->grid, 0);
+    assert_int_equal(g->L, 3);
+    assert_int_equal(g->H, 4);
+    assert_true(a->layout.cell > 0); /* the heatmap is there too */
+    int x = figure_cell_x(&a->layout.heat, 4) + 3, y = figure_cell_y(&a->layout.heat, 2) + 3;
+    motion(f, x, y, 0);
+    assert_int_equal(a->vs.hover_i, 2);
+    assert_int_equal(a->vs.hover_j, 4);
+    app_draw(a, f->r);
+    SDL_RenderPresent(f->r);
+    FigRect m = figure_grid_map_rect(g, 2, 3);
+    Rgb ac = theme_get(a->vs.dark)->accent;
+    const uint8_t *px = (const uint8_t *)f->surf->pixels + (size_t)figure_grid_cell_y(g, 2, 2) * f->surf->pitch +
+                        (size_t)m.x * 4;
+    Uint32 v;
+    memcpy(&v, px, 4);
+    Uint8 r8, g8, b8;
+    SDL_GetRGB(v, f->surf->format, &r8, &g8, &b8);
+    assert_true(r8 == ac.r && g8 == ac.g && b8 == ac.b);
+    click(f, m.x + m.w / 2, m.y + m.h / 2);
+    assert_shows(f, ATTN_PICK_HEAD, 2, 3);
+}
+
 static void test_model_actions_refused(void **state)
 {
     Fix *f = *state;
@@ -292,6 +324,7 @@ int main(void)
         T(test_special_tokens),
         T(test_model_view),
         T(test_session),
+        T(test_overview),
         T(test_model_actions_refused),
         T(test_cross_and_bad_files),
     };

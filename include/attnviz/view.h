@@ -53,6 +53,9 @@ typedef struct ViewState {
     const AttnMaps *grid;  /* non-NULL: the model view of these maps instead
                               of the heatmap and the line diagram */
     int grid_layer, grid_head; /* its selected map */
+    const AttnMaps *overview; /* non-NULL: every map, small, in the editor's
+                              room beside the heatmap (the hovered cell's row
+                              and column marked in each) */
     const char *no_model;  /* without a Model: what the editor and step view
                               say instead (NULL: nothing drawn there) */
     const char *const *ctl_labels; /* CTL_COUNT labels of the controls strip

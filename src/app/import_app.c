@@ -329,8 +329,10 @@ void app_import_view(AppState *a)
     s->q_special = im->q_special;
     s->k_special = im->k_special;
     s->grid = a->grid ? &a->thumb_maps : NULL;
-    s->grid_layer = a->grid_layer;
-    s->grid_head = a->grid_head;
+    s->overview = a->grid ? NULL : &a->thumb_maps;
+    /* the model view's selection, or in the overview the map shown */
+    s->grid_layer = a->grid || a->imp_layer < 0 ? a->grid_layer : a->imp_layer;
+    s->grid_head = a->grid || a->imp_head < 0 ? a->grid_head : a->imp_head;
     s->no_model = NO_MODEL;
     import_controls(a);
     s->ctl_labels = a->imp_ctl_label;

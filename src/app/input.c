@@ -372,7 +372,7 @@ static int press(AppState *a, const SDL_MouseButtonEvent *b, AppAction *out)
         *out = a->imp ? file_control_actions[c] : control_actions[c];
         return 1;
     }
-    if (a->grid && view_hit_grid(l, x, y, &i, &j)) {
+    if (a->imp && view_hit_grid(l, x, y, &i, &j)) { /* the model view or the overview */
         *out = (AppAction){ACT_GRID_OPEN, i, j, 0.0f};
         return 1;
     }

@@ -118,6 +118,25 @@ static void layout_grid(View *v, const ViewState *s, ViewLayout *l)
     figure_grid_layout(&l->grid_fig, s->grid, &o, &tm);
 }
 
+/* Every map, small, in the editor's room (an attention file's head view). */
+static void layout_overview(View *v, const ViewState *s, ViewLayout *l)
+{
+    int th = S(s, 22);
+    FigureOptions o;
+    memset(&o, 0, sizeof o);
+    o.scale = s->scale;
+    o.area_x = l->editor.x + S(s, 6);
+    o.area_y = l->editor.y + th;
+    o.area_w = l->editor.w - S(s, 12);
+    o.area_h = l->editor.h - th - S(s, 6);
+    o.max_cell = (float)S(s, 12);
+    o.query = s->grid_layer;
+    o.key = s->grid_head;
+    o.cmap = s->cmap;
+    TextMeasure tm = figure_measure_text(v->text);
+    figure_grid_layout(&l->grid_fig, s->overview, &o, &tm);
+}
+
 /* The weight editor: tabs, the grid of the edited matrix (cells at most
  * 64×40 pixels) and the buttons under it, wrapped onto as many rows as the
  * panel's width needs. */
@@ -186,10 +205,14 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
     y += l->controls.h + S(s, 6);
     int show_editor = w >= S(s, 1000);
     layout_panels(s, l, pad, y, show_editor);
-    if (s->grid)
+    if (s->grid) {
         layout_grid(v, s, l);
-    else if (s->map.v && s->map.Tq && s->map.Tk)
-        layout_heat_lines(v, s, l);
+    } else {
+        if (s->map.v && s->map.Tq && s->map.Tk)
+            layout_heat_lines(v, s, l);
+        if (s->overview && l->editor.w)
+            layout_overview(v, s, l);
+    }
     if (show_editor && s->m)
         layout_editor(v, s, l);
 }

@@ -13,7 +13,7 @@ void view_state_set_model(ViewState *s, const Model *m)
     s->m = m;
     s->map = s->weights = s->scores = s->logits = none;
     s->q_unknown = s->q_special = s->k_special = NULL;
-    s->grid = NULL; /* another mode's (an attention file's) parts */
+    s->grid = s->overview = NULL; /* another mode's (an attention file's) parts */
     s->no_model = NULL;
     s->ctl_labels = NULL;
     s->ctl_on = NULL;

@@ -129,6 +129,11 @@ static void window_lines(View *v, SDL_Renderer *r, const ViewState *s, const Vie
     SDL_RenderSetClipRect(r, NULL);
 }
 
+/* Every small map of the grid in area, from one texture, the hovered
+ * cell's row and column (mi, mj in the small maps' cells) marked in each. */
+static void draw_grid_maps(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l,
+                           SDL_Rect area, const AttnMaps *ms, int mi, int mj);
+
 /* The model view: every layer (rows) and head (columns) as small maps in
  * the heatmap's and the line diagram's room. */
 static void window_grid(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
@@ -138,27 +143,49 @@ static void window_grid(View *v, SDL_Renderer *r, const ViewState *s, const View
     fill(r, area, theme(s)->bg);
     draw_panel_title(v, r, s, area, "Every layer (rows) and head (columns)   arrows: select \xC2\xB7 "
                                     "Enter or click: open \xC2\xB7 G: back to one head");
+    draw_grid_maps(v, r, s, l, area, s->grid, s->hover_i, s->hover_j);
+}
+
+/* The head view's overview: every map, small, in the editor's room, the
+ * row and column of the heatmap's hovered cell marked in each. */
+static void window_overview(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    SDL_Rect area = l->editor;
+    fill(r, area, theme(s)->panel);
+    draw_panel_title(v, r, s, area, "Every layer and head (G; a click opens one)");
+    const FigureGrid *g = &l->grid_fig;
+    int mi = -1, mj = -1;
+    if (s->hover_i >= 0 && s->hover_j >= 0 && s->map.Tq > 0 && s->map.Tk > 0) {
+        mi = s->hover_i * g->Tq / s->map.Tq;
+        mj = s->hover_j * g->Tk / s->map.Tk;
+    }
+    draw_grid_maps(v, r, s, l, area, s->overview, mi, mj);
+}
+
+static void draw_grid_maps(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l,
+                           SDL_Rect area, const AttnMaps *ms, int mi, int mj)
+{
     const FigureGrid *g = &l->grid_fig;
     /* the maps' texture, made again only when the maps or colours change */
-    unsigned long key[5] = {(unsigned long)(uintptr_t)s->grid->v, s->maps_gen, (unsigned long)g->cb.cs.id,
+    unsigned long key[5] = {(unsigned long)(uintptr_t)ms->v, s->maps_gen, (unsigned long)g->cb.cs.id,
                             (unsigned long)s->dark, (unsigned long)(g->L * 65536 + g->H)};
     if (!v->grid_tex || memcmp(key, v->grid_key, sizeof key) != 0) {
         if (v->grid_tex)
             SDL_DestroyTexture(v->grid_tex);
-        v->grid_tex = figure_grid_texture(r, g, s->grid, theme_get(s->dark));
+        v->grid_tex = figure_grid_texture(r, g, ms, theme_get(s->dark));
         memcpy(v->grid_key, key, sizeof key);
     }
     FigureDraw d = {r, v->text, v->grid_tex, bar_texture(v, g->cb.cs.id), theme_get(s->dark), s->scale,
                     -1, -1, -1, -1, 0, NULL, NULL};
     SDL_RenderSetClipRect(r, &area);
-    figure_draw_grid(&d, g, s->grid);
+    figure_draw_grid(&d, g, ms);
     /* the hovered cell's row and column, marked in every map */
-    if (s->hover_i >= 0 && s->hover_j >= 0 && s->hover_i < g->Tq && s->hover_j < g->Tk) {
+    if (mi >= 0 && mj >= 0 && mi < g->Tq && mj < g->Tk) {
         SDL_Color c = theme(s)->accent;
         for (int gl = 0; gl < g->L; gl++)
             for (int gh = 0; gh < g->H; gh++) {
-                int y0 = figure_grid_cell_y(g, gl, s->hover_i), y1 = figure_grid_cell_y(g, gl, s->hover_i + 1);
-                int x0 = figure_grid_cell_x(g, gh, s->hover_j), x1 = figure_grid_cell_x(g, gh, s->hover_j + 1);
+                int y0 = figure_grid_cell_y(g, gl, mi), y1 = figure_grid_cell_y(g, gl, mi + 1);
+                int x0 = figure_grid_cell_x(g, gh, mj), x1 = figure_grid_cell_x(g, gh, mj + 1);
                 FigRect m = figure_grid_map_rect(g, gl, gh);
                 outline(r, (SDL_Rect){m.x, y0, m.w, y1 - y0 > 0 ? y1 - y0 : 1}, c, 1);
                 outline(r, (SDL_Rect){x0, m.y, x1 - x0 > 0 ? x1 - x0 : 1, m.h}, c, 1);
@@ -172,7 +199,7 @@ static void window_grid(View *v, SDL_Renderer *r, const ViewState *s, const View
 static void no_model_panels(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
     const SDL_Rect *panels[2] = {&l->editor, &l->step};
-    for (int k = s->grid ? 1 : 0; k < 2; k++) { /* the model view takes the editor's room */
+    for (int k = s->grid || s->overview ? 1 : 0; k < 2; k++) { /* the maps take the editor's room */
         SDL_Rect p = *panels[k];
         if (!p.w || !p.h || !s->no_model)
             continue;
@@ -219,6 +246,8 @@ void view_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
     } else {
         window_heatmap(v, r, s, l);
         window_lines(v, r, s, l);
+        if (s->overview && l->editor.w)
+            window_overview(v, r, s, l);
     }
     if (s->m) { /* the panels of a model's weights and steps */
         draw_editor(v, r, s, l);
