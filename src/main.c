@@ -288,8 +288,17 @@ static int open_attention(const Options *o, const char *path, Imported **window,
         return -err->code;
     }
     /* the rollout goes through the last layer unless --layer says */
-    int layer = o->rollout && !o->layer_set ? -1 : o->layer;
-    int rc = import_pick(im, layer, o->head, o->rollout, o->drop, err);
+    int layer = o->rollout && !o->layer_set ? -1 : o->layer, rc = 0;
+    if (o->matrix_set && o->matrix != 0) { /* --matrix scores: the file's own scores */
+        if (o->matrix != 1 || !im->has_scores)
+            rc = attn_err_set(err, ATTN_E_RANGE, path, 0, o->matrix != 1
+                              ? "an attention file has weights (and maybe scores), no logits"
+                              : "no scores beside the attention (scores.npy in an .npz, the tensor "
+                                "\"scores\" in a .safetensors)");
+        im->matrix = 1;
+    }
+    if (rc == 0)
+        rc = import_pick(im, layer, o->head, o->rollout, o->drop, err);
     if (rc == 0 && im->note[0])
         fprintf(stderr, "attnviz: note: %s: %s\n", im->title, im->note);
     if (rc == 0 && o->print == PRINT_NONE && o->n_exports == 0) {

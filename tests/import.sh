@@ -90,6 +90,16 @@ json.dump({"tokens": [str(t) for t in z["tokens"]], "attention": z["attention"].
 PY
 compare_json ".json attention file (by content)" 'e["maps"][1]["map"]' "$TMP/a.json" --layer 2 --head 3
 
+# scores beside the weights (make_scores.py): --matrix scores picks them
+for ext in npz safetensors; do
+    compare_json "$ext with scores: the weights by default" \
+        'np.load("'"$FIX"'/scores.npz")["attention"][1][0]' "$FIX/scores.$ext" --layer 2 --head 1
+    compare_json "$ext with scores: --matrix scores" \
+        'np.load("'"$FIX"'/scores.npz")["scores"][1][0]' "$FIX/scores.$ext" --layer 2 --head 1 --matrix scores
+done
+compare_json "scores averaged over the heads" \
+    'np.load("'"$FIX"'/scores.npz")["scores"][0].mean(axis=0)' "$FIX/scores.npz" --head avg --matrix scores
+
 # a session of an attention file: the file, its layer and head; flags win
 printf '{"attention_file": "%s", "layer": 1, "head": 2}\n' "$PWD/$S" > "$TMP/sess.json"
 compare_json "a session names the file, layer and head" 'e["maps"][1]["map"]' "$TMP/sess.json"
@@ -124,6 +134,8 @@ expect_fail "--tokens alone for cross-attention" 1 "key" "$FIX/torch_cross.npz" 
 expect_fail "--key-tokens without --tokens" 2 "key-tokens" "$S" --key-tokens "$TMP/t7"
 expect_fail "--layer without an attention file" 2 "attention file" -s "the cat" --layer 2
 expect_fail "--drop of an unknown token" 1 "no such token" "$S" --drop zebra
+expect_fail "--matrix scores without scores in the file" 1 "no scores beside" "$S" --matrix scores
+expect_fail "--matrix logits of an attention file" 1 "no logits" "$FIX/scores.npz" --matrix logits
 "$PY" -c 'import numpy as np, sys; a = np.full((2, 5, 5), 0.2, np.float32); a[1, 3, 2] = np.nan; np.save(sys.argv[1], a)' "$TMP/nan.npy"
 expect_fail "a NaN is named by its place" 1 "NaN at layer 1, head 2, row 4, column 3" "$TMP/nan.npy"
 head -c 100 "$FIX/torch_attention.npy" > "$TMP/trunc.npy"

@@ -255,6 +255,30 @@ static void test_overview(void **state)
     assert_shows(f, ATTN_PICK_HEAD, 2, 3);
 }
 
+/* A file with scores beside the weights: R (or its control) switches. */
+static void test_scores(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    assert_int_equal(app_open_path(a, "tests/fixtures/attention/scores.npz"), 0);
+    assert_int_equal(a->imp->has_scores, 1);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.map.kind, ATTN_MAP_WEIGHTS);
+    key(f, SDLK_r, 0);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.map.kind, ATTN_MAP_SCORES);
+    float want[25];
+    assert_int_equal(attn_file_map(&a->imp->sf, ATTN_PICK_HEAD, 0, 0, want), 0);
+    for (int k = 0; k < 25; k++)
+        assert_float_equal(attn_map_at(&a->vs.map, k / 5, k % 5), want[k], 1e-6);
+    click_rect(f, a->layout.ctl[CTL_MATRIX]);
+    assert_shows(f, ATTN_PICK_HEAD, 0, 0); /* the weights again */
+    /* a file without scores says so */
+    assert_int_equal(app_open_path(a, LAYERS), 0);
+    key(f, SDLK_r, 0);
+    assert_non_null(strstr(a->status, "no scores"));
+}
+
 static void test_model_actions_refused(void **state)
 {
     Fix *f = *state;
@@ -325,6 +349,7 @@ int main(void)
         T(test_model_view),
         T(test_session),
         T(test_overview),
+        T(test_scores),
         T(test_model_actions_refused),
         T(test_cross_and_bad_files),
     };

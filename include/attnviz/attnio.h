@@ -40,6 +40,16 @@ int attn_safetensors_parse(AttnFile *f, const void *data, size_t len, const char
                            AttnErr *err);
 int attn_json_parse(AttnFile *f, const char *data, size_t len, const char *name, AttnErr *err);
 
+/* Another tensor of the same file beside "attention": "scores" (the
+ * pre-softmax numbers of the same shape, in .npz as scores.npy and in
+ * .safetensors as the tensor "scores"). A .npy or .json holds one array:
+ * -ATTN_E_UNSUPPORTED. */
+int attn_file_open_tensor(AttnFile *f, const char *path, const char *tensor, AttnErr *err);
+int attn_npz_parse_tensor(AttnFile *f, const void *data, size_t len, const char *name,
+                          const char *tensor, AttnErr *err);
+int attn_safetensors_parse_tensor(AttnFile *f, const void *data, size_t len, const char *name,
+                                  const char *tensor, AttnErr *err);
+
 /* Tokens from a text file, one per line (UTF-8, "\n" or "\r\n"; the last
  * line may lack its newline; an empty line is an empty token). *out is a
  * NULL-terminated array of n strings, freed with attn_tokens_free. */

@@ -14,6 +14,9 @@
 
 typedef struct Imported {
     AttnFile f;
+    AttnFile sf;                /* the file's "scores" beside "attention", when it has them */
+    int has_scores;
+    int matrix;                 /* 1: pick from the scores, 0: the attention */
     char **q_shown, **k_shown;  /* every token as shown (BPE markers dropped;
                                    positions when the file has none) */
     char **q_name, **k_name;    /* every token as stored (or its position) */

@@ -34,6 +34,7 @@ void import_close(Imported *im)
     free(im->q_special);
     free(im->k_special);
     attn_file_close(&im->f);
+    attn_file_close(&im->sf);
     memset(im, 0, sizeof *im);
 }
 
@@ -92,6 +93,16 @@ int import_open(Imported *im, const char *path, const char *tokens, const char *
         return rc;
     }
     AttnFile *f = &im->f;
+    /* scores of the same shape beside the attention (npz, safetensors) */
+    AttnErr none = {0};
+    const char *dot = strrchr(path, '.');
+    if (dot && (strcmp(dot, ".npz") == 0 || strcmp(dot, ".safetensors") == 0) &&
+        attn_file_open_tensor(&im->sf, path, "scores", &none) == 0) {
+        im->has_scores = im->sf.L == f->L && im->sf.H == f->H && im->sf.Tq == f->Tq && im->sf.Tk == f->Tk &&
+                         !attn_file_find_nan(&im->sf, pos);
+        if (!im->has_scores)
+            attn_file_close(&im->sf);
+    }
     im->q_shown = names(f->q_tokens, f->Tq, 1);
     im->q_name = names(f->q_tokens, f->Tq, 0);
     int same = !f->cross && f->k_tokens == f->q_tokens && f->Tq == f->Tk;
@@ -177,9 +188,9 @@ static void classify(Imported *im)
             bad_sum = sum;
         }
     }
-    im->kind = negative ? ATTN_MAP_SCORES : ATTN_MAP_WEIGHTS;
+    im->kind = negative || im->matrix ? ATTN_MAP_SCORES : ATTN_MAP_WEIGHTS;
     im->note[0] = '\0';
-    if (bad_row >= 0)
+    if (bad_row >= 0 && !im->matrix) /* scores need not sum to 1 */
         snprintf(im->note, sizeof im->note,
                  "rows do not sum to 1 (row %d, \"%s\", sums to %.4g): values shown as they are",
                  bad_row + 1, im->q_lab[bad_row], bad_sum);
@@ -245,7 +256,8 @@ int import_pick(Imported *im, int layer, int head, int rollout, const char *drop
     size_t n = (size_t)f->Tq * f->Tk;
     float *v = malloc(n * sizeof *v);
     unsigned char *mask = malloc(n), *dq = calloc((size_t)f->Tq + 1, 1), *dk = calloc((size_t)f->Tk + 1, 1);
-    rc = !v || !mask || !dq || !dk ? -ATTN_E_NOMEM : attn_file_map(f, pick, layer, head, v);
+    const AttnFile *src = im->matrix && im->has_scores ? &im->sf : f;
+    rc = !v || !mask || !dq || !dk ? -ATTN_E_NOMEM : attn_file_map(src, pick, layer, head, v);
     if (rc < 0) {
         free(v), free(mask), free(dq), free(dk);
         return attn_err_set(err, -rc, im->title, 0, "cannot pick the map: %s", attn_strerror(rc));

@@ -226,7 +226,7 @@ static int model_only(AppActionKind k)
 {
     switch (k) {
     case ACT_TOGGLE_SCALE: case ACT_TOGGLE_MASK: case ACT_TOGGLE_POSENC: case ACT_TOGGLE_MODE:
-    case ACT_STEP_HEADS: case ACT_TEMPERATURE: case ACT_CYCLE_MATRIX: case ACT_STEP_REVEAL:
+    case ACT_STEP_HEADS: case ACT_TEMPERATURE: case ACT_STEP_REVEAL:
     case ACT_SENTENCE_STEP: case ACT_EDIT_TARGET: case ACT_EDIT_MOVE: case ACT_EDIT_CELL:
     case ACT_EDIT_FOCUS: case ACT_EDIT_TYPE: case ACT_NUDGE_CELL: case ACT_SET_CELL:
     case ACT_EDITOR_BUTTON: case ACT_DRAG_BEGIN: case ACT_DRAG: case ACT_UNDO: case ACT_REDO:
@@ -263,6 +263,14 @@ int app_import_apply(AppState *a, const AppAction *act)
         return 0;
     case ACT_TOGGLE_ROLLOUT:
         repick(a, a->imp_layer, a->imp_rollout ? 0 : -1, !a->imp_rollout);
+        return 0;
+    case ACT_CYCLE_MATRIX:
+        if (!a->imp->has_scores) {
+            app_status(a, 0, "this file holds one array (weights): no scores beside it");
+            return 0;
+        }
+        a->imp->matrix = !a->imp->matrix;
+        repick(a, a->imp_layer, a->imp_head, a->imp_rollout);
         return 0;
     case ACT_TOGGLE_SPECIAL:
         if (!a->imp->n_special) {
@@ -309,6 +317,8 @@ static void import_controls(AppState *a)
     CTL(CTL_SCALE, a->imp_rollout, "[O] rollout");
     CTL(CTL_MASK, a->imp_hide_special, "[E] hide special tokens");
     CTL(CTL_POSENC, a->grid, "[G] every layer and head");
+    if (im->has_scores)
+        CTL(CTL_MATRIX, 1, "[R] %s", im->matrix ? "scores" : "weights");
     CTL(CTL_CMAP, 1, "[C] %s", colormap_name(a->vs.cmap));
     CTL(CTL_ALL, a->vs.all_lines, "[A] all queries");
     CTL(CTL_EXPORT, 0, "[^E] export PNG");

@@ -332,6 +332,7 @@ static const AppAction file_control_actions[CTL_COUNT] = {
     [CTL_SCALE] = {ACT_TOGGLE_ROLLOUT, 0, 0, 0.0f},
     [CTL_MASK] = {ACT_TOGGLE_SPECIAL, 0, 0, 0.0f},
     [CTL_POSENC] = {ACT_TOGGLE_GRID, 0, 0, 0.0f},
+    [CTL_MATRIX] = {ACT_CYCLE_MATRIX, 1, 0, 0.0f},
     [CTL_CMAP] = {ACT_CYCLE_CMAP, 0, 0, 0.0f},
     [CTL_ALL] = {ACT_TOGGLE_ALL_LINES, 0, 0, 0.0f},
     [CTL_EXPORT] = {ACT_EXPORT, 0, 0, 0.0f},

@@ -64,12 +64,18 @@ static int layer_past(zip_t *za, int n)
     return -1;
 }
 
-static int find_members(Members *m, zip_t *za, const char *name, AttnErr *err)
+static int find_members(Members *m, zip_t *za, const char *name, const char *tensor, AttnErr *err)
 {
     char member[32], names[512];
     memset(m, 0, sizeof *m);
     m->tok = m->qtok = m->ktok = -1;
-    if (add(m, za, "attention.npy") < 0) {
+    snprintf(member, sizeof member, "%.20s.npy", tensor); /* "attention" or "scores" */
+    int found = add(m, za, member) >= 0;
+    if (!found && strcmp(tensor, "attention") != 0) {
+        list_names(za, names, sizeof names);
+        return attn_err_set(err, ATTN_E_PARSE, name, 0, "no %s in the archive (members: %s)", member, names);
+    }
+    if (!found) {
         while (m->n_layers <= ATTN_FILE_MAX_LAYERS) {
             snprintf(member, sizeof member, "layer_%d.npy", m->n_layers);
             if (add(m, za, member) < 0)
@@ -295,13 +301,14 @@ static int tokens_all(AttnFile *f, const Members *m, const unsigned char *buf, c
     return rc;
 }
 
-static int parse_zip(AttnFile *f, zip_t *za, size_t len, const char *name, AttnErr *err)
+static int parse_zip(AttnFile *f, zip_t *za, size_t len, const char *name, const char *tensor,
+                     AttnErr *err)
 {
     Members *m = malloc(sizeof *m);
     size_t total = 0;
     if (!m)
         return attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
-    int rc = find_members(m, za, name, err);
+    int rc = find_members(m, za, name, tensor, err);
     if (rc == 0)
         rc = plan(m, za, len, &total, name, err);
     if (rc == 0) {
@@ -322,6 +329,12 @@ static int parse_zip(AttnFile *f, zip_t *za, size_t len, const char *name, AttnE
 
 int attn_npz_parse(AttnFile *f, const void *data, size_t len, const char *name, AttnErr *err)
 {
+    return attn_npz_parse_tensor(f, data, len, name, "attention", err);
+}
+
+int attn_npz_parse_tensor(AttnFile *f, const void *data, size_t len, const char *name,
+                          const char *tensor, AttnErr *err)
+{
     zip_error_t ze;
     memset(f, 0, sizeof *f);
     zip_error_init(&ze);
@@ -335,7 +348,7 @@ int attn_npz_parse(AttnFile *f, const void *data, size_t len, const char *name, 
         return rc;
     }
     zip_error_fini(&ze);
-    int rc = parse_zip(f, za, len, name, err);
+    int rc = parse_zip(f, za, len, name, tensor, err);
     zip_discard(za);
     if (rc < 0) {
         attn_file_close(f);

@@ -77,9 +77,16 @@ static int open_json(AttnFile *f, const char *path, AttnErr *err)
 
 int attn_file_open(AttnFile *f, const char *path, AttnErr *err)
 {
+    return attn_file_open_tensor(f, path, "attention", err);
+}
+
+int attn_file_open_tensor(AttnFile *f, const char *path, const char *tensor, AttnErr *err)
+{
     memset(f, 0, sizeof *f);
     int npy = ends_with(path, ".npy"), npz = ends_with(path, ".npz");
-    int st = ends_with(path, ".safetensors");
+    int st = ends_with(path, ".safetensors"), attention = strcmp(tensor, "attention") == 0;
+    if (!attention && (npy || ends_with(path, ".json")))
+        return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0, "holds one array: no %s beside it", tensor);
     if (ends_with(path, ".json"))
         return open_json(f, path, err);
     if (!npy && !npz && !st)
@@ -91,8 +98,8 @@ int attn_file_open(AttnFile *f, const char *path, AttnErr *err)
     if (rc < 0)
         return rc;
     rc = npy ? attn_npy_parse(f, map, len, path, err)
-       : npz ? attn_npz_parse(f, map, len, path, err)
-             : attn_safetensors_parse(f, map, len, path, err);
+       : npz ? attn_npz_parse_tensor(f, map, len, path, tensor, err)
+             : attn_safetensors_parse_tensor(f, map, len, path, tensor, err);
     if (rc < 0 || npz) { /* an npz's members are inflated: the mapping is not needed */
         munmap(map, len);
         return rc;

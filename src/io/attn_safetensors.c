@@ -150,11 +150,13 @@ static int st_is_layer_key(const char *key)
 
 /* The tensor "attention" (one part), else layer_0, layer_1, … (a part each,
  * of one layer, all of the same heads and sizes). */
-static int st_parts(AttnFile *f, const cJSON *root, const StData *d)
+static int st_parts(AttnFile *f, const cJSON *root, const StData *d, const char *tensor)
 {
-    const cJSON *att = cJSON_GetObjectItemCaseSensitive(root, "attention");
+    const cJSON *att = cJSON_GetObjectItemCaseSensitive(root, tensor);
+    if (!att && strcmp(tensor, "attention") != 0)
+        return attn_err_set(d->err, ATTN_E_PARSE, d->name, 0, "no tensor \"%s\"", tensor);
     if (att) {
-        int rc = st_tensor(&f->parts[0], att, "attention", d);
+        int rc = st_tensor(&f->parts[0], att, tensor, d);
         if (rc < 0)
             return rc;
         f->n_parts = 1;
@@ -255,6 +257,12 @@ static int st_tokens(AttnFile *f, const cJSON *root, const StData *d)
 int attn_safetensors_parse(AttnFile *f, const void *data, size_t len, const char *name,
                            AttnErr *err)
 {
+    return attn_safetensors_parse_tensor(f, data, len, name, "attention", err);
+}
+
+int attn_safetensors_parse_tensor(AttnFile *f, const void *data, size_t len, const char *name,
+                                  const char *tensor, AttnErr *err)
+{
     const unsigned char *bytes = data;
     memset(f, 0, sizeof *f);
     if (!name)
@@ -285,7 +293,7 @@ int attn_safetensors_parse(AttnFile *f, const void *data, size_t len, const char
                             (unsigned long long)n);
     }
     StData d = {bytes + 8 + n, len - 8 - (size_t)n, name, err};
-    int rc = st_parts(f, root, &d);
+    int rc = st_parts(f, root, &d, tensor);
     if (rc == 0) {
         f->cross = f->Tq != f->Tk;
         rc = st_tokens(f, root, &d);
