@@ -30,6 +30,11 @@ extern const TextMeasure figure_measure_dejavu;
 double figure_ascent(int px);
 double figure_dejavu_em(unsigned cp);
 
+/* t cut to max_w pixels at px with "…" (whole characters) into out (n
+ * bytes, at least 8); the whole of t when it fits. Every back end and the
+ * layout cut text with it. */
+void figure_fit_text(const TextMeasure *tm, int px, const char *t, int max_w, char *out, size_t n);
+
 typedef struct FigRect {
     int x, y, w, h;
 } FigRect;
@@ -135,6 +140,11 @@ int figure_grid_hit(const FigureGrid *g, int x, int y, int *l, int *h);
 /* Pixel edge of cell column j (row i) inside a map of the grid. */
 int figure_grid_cell_x(const FigureGrid *g, int h, int j);
 int figure_grid_cell_y(const FigureGrid *g, int l, int i);
+
+/* An export's figure (PNG and SVG alike): the natural size at scale, title
+ * and facts on top, DejaVu Sans metrics, query row selected (-1: none). */
+void figure_layout_export(Figure *f, const AttnMap *map, float scale, const char *title,
+                          const char *facts, ColormapId cmap, int query);
 
 /* Pixel edges of cell column j and row i (j = col0 + cols gives the right
  * edge): cells tile the grid with no gap and no overlap. */

@@ -38,10 +38,7 @@ void export_model_figure(ModelFigure *mf, const Model *m, ModelMatrix which, int
         mf->map = model_map(m, MODEL_WEIGHTS, head);
     model_figure_text(m, (ModelMatrix)mf->map.kind, head, mf->title, sizeof mf->title, mf->facts,
                       sizeof mf->facts);
-    FigureOptions fo = figure_options_export(scale, mf->title, mf->facts);
-    fo.cmap = cmap;
-    fo.query = query;
-    figure_layout(&mf->fig, &mf->map, &fo, &figure_measure_dejavu);
+    figure_layout_export(&mf->fig, &mf->map, scale, mf->title, mf->facts, cmap, query);
 }
 
 static int write_svg(FILE *f, void *ctx)

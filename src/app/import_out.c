@@ -113,14 +113,12 @@ static int write_svg(FILE *f, void *ctx)
         return rc;
     }
     AttnMap m = import_map(c->im, 1);
-    FigureOptions fo = figure_options_export((float)c->o->scale, c->im->title, c->im->facts);
-    fo.cmap = c->cmap;
-    fo.query = c->o->query < m.Tq ? c->o->query : -1;
+    int query = c->o->query < m.Tq ? c->o->query : -1;
     Figure *fig = malloc(sizeof *fig);
     if (!fig)
         return -ATTN_E_NOMEM;
-    figure_layout(fig, &m, &fo, &figure_measure_dejavu);
-    rc = svg_write_figure(f, fig, &m, c->o->theme_dark, fo.query, -1);
+    figure_layout_export(fig, &m, (float)c->o->scale, c->im->title, c->im->facts, c->cmap, query);
+    rc = svg_write_figure(f, fig, &m, c->o->theme_dark, query, -1);
     free(fig);
     return rc;
 }

@@ -98,35 +98,9 @@ void thick_polyline(SDL_Renderer *r, const vec2 *pts, int n, float w,
  * one texture would be tens of thousands of pixels wide. */
 void draw_text_fit(View *v, int px, SDL_Color c, const char *t, int x, int y, int max_w)
 {
-    int w;
-    size_t len = strlen(t);
-    if (len < 400) {
-        text_size(v->text, px, t, &w, NULL);
-        if (w <= max_w) {
-            text_draw(v->text, px, c, t, x, y, 0, 0);
-            return;
-        }
-    }
-    /* the longest prefix (whole characters) that fits with the ellipsis */
     char buf[1024];
-    size_t lo = 0, hi = len < sizeof buf - 8 ? len : sizeof buf - 8;
-    while (lo < hi) {
-        size_t mid = (lo + hi + 1) / 2;
-        while (mid > lo && ((unsigned char)t[mid] & 0xC0) == 0x80)
-            mid--;
-        if (mid == lo) {
-            break;
-        }
-        memcpy(buf, t, mid);
-        memcpy(buf + mid, "\xE2\x80\xA6", 4);
-        text_size(v->text, px, buf, &w, NULL);
-        if (w <= max_w)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    memcpy(buf, t, lo);
-    memcpy(buf + lo, "\xE2\x80\xA6", 4);
+    TextMeasure tm = figure_measure_text(v->text);
+    figure_fit_text(&tm, px, t, max_w, buf, sizeof buf);
     text_draw(v->text, px, c, buf, x, y, 0, 0);
 }
 

@@ -104,14 +104,23 @@ FigureOptions figure_options_export(float scale, const char *title, const char *
     return o;
 }
 
-/* Copy t into out cut to max_w pixels at px with "…" (whole characters). */
-static void fit_text(const Ctx *c, int px, const char *t, int max_w, char *out, size_t n)
+void figure_layout_export(Figure *f, const AttnMap *map, float scale, const char *title,
+                          const char *facts, ColormapId cmap, int query)
+{
+    FigureOptions o = figure_options_export(scale, title, facts);
+    o.cmap = cmap;
+    o.query = query;
+    figure_layout(f, map, &o, &figure_measure_dejavu);
+}
+
+void figure_fit_text(const TextMeasure *tm, int px, const char *t, int max_w, char *out, size_t n)
 {
     size_t len = strlen(t);
-    if (len < n && tw(c, px, t) <= max_w) {
+    if (len < n && tm->width(tm->ctx, px, t) <= max_w) {
         memcpy(out, t, len + 1);
         return;
     }
+    /* the longest prefix (whole characters) that fits with the ellipsis */
     size_t lo = 0, hi = len < n - 8 ? len : n - 8;
     while (lo < hi) {
         size_t mid = (lo + hi + 1) / 2;
@@ -121,7 +130,7 @@ static void fit_text(const Ctx *c, int px, const char *t, int max_w, char *out, 
             break;
         memcpy(out, t, mid);
         memcpy(out + mid, "\xE2\x80\xA6", 4);
-        if (tw(c, px, out) <= max_w)
+        if (tm->width(tm->ctx, px, out) <= max_w)
             lo = mid;
         else
             hi = mid - 1;
@@ -345,7 +354,7 @@ static int finish_titles(FigTitles *t, const Ctx *c, const FigureOptions *o, int
     }
     if (o->title) {
         t->title_box.w = o->area_w ? o->area_w : w - 2 * pad;
-        fit_text(c, t->title_px, o->title, t->title_box.w, t->title, sizeof t->title);
+        figure_fit_text(c->tm, t->title_px, o->title, t->title_box.w, t->title, sizeof t->title);
     }
     return w;
 }

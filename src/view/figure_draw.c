@@ -96,24 +96,9 @@ static void aa_line(SDL_Renderer *r, float x0, float y0, float x1, float y1, flo
 static void text_fit(TextCache *t, int px, SDL_Color c, const char *s, int x, int y, int align,
                      double angle, int max_w)
 {
-    int w;
-    text_size(t, px, s, &w, NULL);
-    if (w <= max_w || strlen(s) >= 256) {
-        text_draw(t, px, c, s, x, y, align, angle);
-        return;
-    }
     char buf[264];
-    size_t n = strlen(s);
-    while (n > 0) {
-        do
-            n--;
-        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80);
-        memcpy(buf, s, n);
-        memcpy(buf + n, "\xE2\x80\xA6", 4);
-        text_size(t, px, buf, &w, NULL);
-        if (w <= max_w)
-            break;
-    }
+    TextMeasure tm = figure_measure_text(t);
+    figure_fit_text(&tm, px, s, max_w, buf, sizeof buf);
     text_draw(t, px, c, buf, x, y, align, angle);
 }
 

@@ -10,10 +10,7 @@
 
 static void export_figure(const ViewState *s, Figure *f)
 {
-    FigureOptions o = figure_options_export(s->scale, s->title, s->facts);
-    o.cmap = s->cmap;
-    o.query = s->query;
-    figure_layout(f, &s->map, &o, &figure_measure_dejavu);
+    figure_layout_export(f, &s->map, s->scale, s->title, s->facts, s->cmap, s->query);
 }
 
 /* Sizes of the export layout parts, in pixels. */
