@@ -248,24 +248,18 @@ static int attention_path(Options *o, const char **path, AttnErr *err)
     *path = o->attention;
     if (o->attention || !o->session)
         return 0;
-    char *data = NULL;
-    size_t len = 0;
-    AttnErr ignore = {0};
     static AttnSession sn;
-    int read = io_read_file(o->session, ATTN_MAX_FILE_BYTES, &data, &len, &ignore) == 0;
-    int is = read && attn_json_is_attention(data, len);
-    int sess = read && !is && attn_session_is(data, len);
-    int rc = sess ? attn_session_parse(&sn, data, len, o->session, err) : 0;
-    free(data);
-    if (rc < 0)
-        return rc;
-    if (sess) { /* flags given now win over the session's */
+    AttnPathKind kind = attn_path_kind(o->session);
+    if (kind == ATTN_PATH_SESSION) {
+        if (attn_session_load(&sn, o->session, err) < 0)
+            return -err->code;
+        /* flags given now win over the session's */
         o->layer = o->layer_set ? o->layer : sn.layer;
         o->head = o->head_set ? o->head : sn.head;
         o->rollout = o->rollout || sn.rollout;
         o->query = o->query >= 0 ? o->query : sn.query;
         o->attention = sn.file;
-    } else if (is) {
+    } else if (kind == ATTN_PATH_FILE) {
         o->attention = o->session;
     } else {
         return 0;

@@ -141,10 +141,10 @@ int app_import_apply(AppState *a, const AppAction *act);
 /* The view's maps from the attention file (app_draw calls it). */
 void app_import_view(AppState *a);
 /* Save what is shown of the attention file as a session (its path, layer,
- * head, rollout, special tokens, view, selection); open one (data: the
- * session file's text). The status bar says how it went; 0 or -1. */
+ * head, rollout, special tokens, view, selection); open one. The status
+ * bar says how it went; 0 or -1. */
 int app_import_save(AppState *a, const char *path);
-int app_import_open_session(AppState *a, const char *path, const char *data, size_t len);
+int app_import_open_session(AppState *a, const char *path);
 void app_import_free(AppState *a);
 
 /* Export the heatmap (0), lines (1) or window (2) to the export folder. */

@@ -76,5 +76,12 @@ int attn_session_save(const char *path, const AttnSession *s, AttnErr *err);
 int attn_session_is(const char *data, size_t len);
 /* Fills s; on error s is zeroed and err names the file. */
 int attn_session_parse(AttnSession *s, const char *data, size_t len, const char *name, AttnErr *err);
+int attn_session_load(AttnSession *s, const char *path, AttnErr *err);
+
+/* What a path is to open: an attention file (by its name, or a .json by its
+ * content), a session of one (.json), or something else (a sentence's
+ * session, a sentences file, a missing file). Reads a .json once. */
+typedef enum AttnPathKind { ATTN_PATH_OTHER = 0, ATTN_PATH_FILE, ATTN_PATH_SESSION } AttnPathKind;
+AttnPathKind attn_path_kind(const char *path);
 
 #endif

@@ -38,6 +38,8 @@ int print_map_csv(FILE *f, const AttnMap *map);
  * (non-finite values as null); fields, when not NULL, is a JSON object's
  * members written first ("\"layer\": 1, \"head\": 2"). */
 int print_map_json(FILE *f, const AttnMap *map, const char *fields);
+/* s as a JSON string, quoted and escaped (every writer of JSON uses it). */
+void io_json_string(FILE *f, const char *s);
 /* A model's weights of head (0..h-1 or MODEL_HEAD_AVG) through those, the
  * text with the model's facts as its title and its unknown words after. */
 int print_text(FILE *f, const Model *m, int head);

@@ -354,36 +354,6 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* An attention file by its name or (.json) its content. */
-static int is_attention_file(const char *path)
-{
-    if (attn_path_is_attention(path))
-        return 1;
-    char *data = NULL;
-    size_t len = 0;
-    AttnErr ignore = {0};
-    int is = ends_with(path, ".json") &&
-             io_read_file(path, ATTN_MAX_FILE_BYTES, &data, &len, &ignore) == 0 &&
-             attn_json_is_attention(data, len);
-    free(data);
-    return is;
-}
-
-/* A session of an attention file (attn_session_is): 1, else 0. */
-static int open_if_attention_session(AppState *a, const char *path, int *rc)
-{
-    char *data = NULL;
-    size_t len = 0;
-    AttnErr ignore = {0};
-    if (!ends_with(path, ".json") || io_read_file(path, ATTN_MAX_FILE_BYTES, &data, &len, &ignore) < 0)
-        return 0;
-    int is = attn_session_is(data, len);
-    if (is)
-        *rc = app_import_open_session(a, path, data, len);
-    free(data);
-    return is;
-}
-
 /* Open an attention file in the window; what is shown stays on error. */
 static int open_attention(AppState *a, const char *path)
 {
@@ -405,11 +375,11 @@ int app_open_path(AppState *a, const char *path)
 {
     AttnErr err = {0};
     char buf[1200];
-    int rc;
-    if (open_if_attention_session(a, path, &rc))
-        return rc;
-    if (is_attention_file(path))
-        return open_attention(a, path);
+    switch (attn_path_kind(path)) {
+    case ATTN_PATH_SESSION: return app_import_open_session(a, path);
+    case ATTN_PATH_FILE: return open_attention(a, path);
+    default: break;
+    }
     if (a->imp) /* back to the sentence */
         app_import_free(a);
     if (ends_with(path, ".json")) {

@@ -381,13 +381,13 @@ int app_import_save(AppState *a, const char *path)
     return 0;
 }
 
-int app_import_open_session(AppState *a, const char *path, const char *data, size_t len)
+int app_import_open_session(AppState *a, const char *path)
 {
     AttnSession sn;
     AttnErr err = {0};
     char buf[1200];
     Imported *im = malloc(sizeof *im);
-    int rc = attn_session_parse(&sn, data, len, path, &err);
+    int rc = attn_session_load(&sn, path, &err);
     if (rc == 0 && im && import_open(im, sn.file, NULL, NULL, &err) == 0) {
         if (import_pick(im, sn.layer, sn.head, sn.rollout, sn.hide_special && im->n_special ? im->specials : NULL,
                          &err) < 0) {

@@ -7,28 +7,14 @@
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
 
 static int write_session(FILE *f, void *ctx)
 {
     const AttnSession *s = ctx;
     fputs("{\"attention_file\": ", f);
-    json_string(f, s->file);
+    io_json_string(f, s->file);
     fprintf(f, ",\n \"layer\": %d, \"head\": %d, \"rollout\": %s, \"hide_special\": %s,\n"
                " \"grid\": %s, \"grid_layer\": %d, \"grid_head\": %d, \"query\": %d, \"key\": %d}\n",
             s->layer, s->head, s->rollout ? "true" : "false", s->hide_special ? "true" : "false",
@@ -91,4 +77,35 @@ int attn_session_parse(AttnSession *s, const char *data, size_t len, const char 
     if (rc < 0)
         memset(s, 0, sizeof *s);
     return rc;
+}
+
+int attn_session_load(AttnSession *s, const char *path, AttnErr *err)
+{
+    char *data = NULL;
+    size_t len = 0;
+    memset(s, 0, sizeof *s);
+    if (io_read_file(path, ATTN_MAX_FILE_BYTES, &data, &len, err) < 0)
+        return -err->code;
+    int rc = attn_session_parse(s, data, len, path, err);
+    free(data);
+    return rc;
+}
+
+AttnPathKind attn_path_kind(const char *path)
+{
+    if (attn_path_is_attention(path))
+        return ATTN_PATH_FILE;
+    size_t n = strlen(path);
+    if (n < 5 || strcmp(path + n - 5, ".json") != 0)
+        return ATTN_PATH_OTHER;
+    char *data = NULL;
+    size_t len = 0;
+    AttnErr ignore = {0};
+    AttnPathKind k = ATTN_PATH_OTHER;
+    if (io_read_file(path, ATTN_MAX_FILE_BYTES, &data, &len, &ignore) == 0)
+        k = attn_json_is_attention(data, len) ? ATTN_PATH_FILE
+            : attn_session_is(data, len)      ? ATTN_PATH_SESSION
+                                              : ATTN_PATH_OTHER;
+    free(data);
+    return k;
 }

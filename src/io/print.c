@@ -131,7 +131,7 @@ int print_csv(FILE *f, const Model *m, int head)
     return print_map_csv(f, &map);
 }
 
-static void json_string(FILE *f, const char *s)
+void io_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
@@ -196,7 +196,7 @@ int print_json(FILE *f, const Model *m, const char *session_json)
     for (int i = 0; i < T; i++) {
         if (i)
             fputs(", ", f);
-        json_string(f, tok_text(&m->toks, i));
+        io_json_string(f, tok_text(&m->toks, i));
     }
     fputs("], \"oov\": [", f);
     for (int i = 0; i < T; i++)
@@ -215,7 +215,7 @@ int print_json(FILE *f, const Model *m, const char *session_json)
     for (int k = 0; k < d; k++) {
         if (k)
             fputs(", ", f);
-        json_string(f, embed_dim_name(m->table, k));
+        io_json_string(f, embed_dim_name(m->table, k));
     }
     fputs("]},\n \"X\": ", f);
     json_matrix(f, m->X, T, d, d);
@@ -265,12 +265,12 @@ int print_map_json(FILE *f, const AttnMap *map, const char *fields)
     fprintf(f, "\"kind\": \"%s\",\n \"query_tokens\": [", attn_map_kind_name(map->kind));
     for (int i = 0; i < map->Tq; i++) {
         fputs(i ? ", " : "", f);
-        json_string(f, map->q_labels[i]);
+        io_json_string(f, map->q_labels[i]);
     }
     fputs("],\n \"key_tokens\": [", f);
     for (int j = 0; j < map->Tk; j++) {
         fputs(j ? ", " : "", f);
-        json_string(f, map->k_labels[j]);
+        io_json_string(f, map->k_labels[j]);
     }
     fputs("],\n \"values\": ", f);
     if (map->Tq && map->Tk)
