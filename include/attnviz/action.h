@@ -23,6 +23,7 @@ typedef enum AppActionKind {
     ACT_CYCLE_HEAD,     /* i: +1 next, -1 previous (head 1 .. h, then the average) */
     ACT_STEP_HEADS,     /* i: +1 more, -1 fewer heads (a number dividing d); undoable */
     ACT_TEMPERATURE,    /* i: +1 up (x 1.25), -1 down (/ 1.25) */
+    ACT_CYCLE_SCORE,    /* i: +1 / -1 through dot, cosine, additive */
     /* what is shown */
     ACT_CYCLE_MATRIX,   /* i: +1 / -1 through weights, scores, logits */
     ACT_CYCLE_CMAP,
@@ -55,6 +56,8 @@ typedef enum AppActionKind {
     ACT_OPEN_PROMPT,    /* ask for a session or sentences file to open */
     ACT_FOCUS_SENTENCE, /* i: text cursor (byte offset), -1 the end */
     ACT_LEAVE_SENTENCE, /* the bar gives the keyboard back (a prompt is cancelled) */
+    ACT_FOCUS_KEYS,     /* i: the second sentence bar's text cursor, -1 the end */
+    ACT_COMPARE,        /* pin what is shown as the reference / unpin */
     ACT_UI_SCALE,       /* i: +1 bigger, -1 smaller, 0 back to 100% */
     ACT_WINDOW_SIZE,    /* i, j: the window's new size */
     ACT_REDRAW,         /* the window needs drawing (exposed) */

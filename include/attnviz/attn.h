@@ -24,6 +24,26 @@
 
 typedef enum AttnMode { ATTN_MODE_BASIC = 0, ATTN_MODE_LEARNED = 1 } AttnMode;
 
+/* How a query and a key make a score (the seeds: the dot product, its
+ * cosine, and Bahdanau's additive attention):
+ *   dot       score = q·k                      logit = score · s / τ
+ *   cosine    score = q·k / (‖q‖ ‖k‖)          logit = score / τ
+ *             (0 when either norm is 0)
+ *   additive  score = vᵀ tanh(q + k)           logit = score / τ
+ *             (v: dk numbers per head, AttnParams.v; d in basic mode, .vb)
+ * The √dk switch (s) applies to dot only. */
+typedef enum AttnScore {
+    ATTN_SCORE_DOT = 0, ATTN_SCORE_COSINE = 1, ATTN_SCORE_ADDITIVE = 2, ATTN_SCORE_COUNT
+} AttnScore;
+
+/* "dot", "cosine", "additive"; attn_score_parse gives -1 for another name. */
+const char *attn_score_name(int score);
+int attn_score_parse(const char *name);
+/* The formula a figure's title shows, e.g. "softmax(q·k / √dk / τ)",
+ * "softmax(cos(q, k) / τ)", "softmax(vᵀ tanh(q + k) / τ)" (UTF-8), or in
+ * ASCII with ascii = 1 ("softmax(q.k / sqrt(dk) / tau)"). */
+const char *attn_score_formula(int score, int scale, int ascii);
+
 typedef struct AttnConfig {
     AttnMode mode;
     int heads;          /* h in learned mode (must divide d); basic uses 1 */
@@ -31,9 +51,10 @@ typedef struct AttnConfig {
     int causal;         /* 1: key j > query i is masked */
     int posenc;         /* 1: X = E + sinusoidal PE */
     float temperature;  /* τ > 0 */
+    int score;          /* AttnScore */
 } AttnConfig;
 
-/* Defaults: learned, 1 head, scaled, no mask, no posenc, τ = 1. */
+/* Defaults: learned, 1 head, scaled, no mask, no posenc, τ = 1, dot. */
 AttnConfig attn_config_default(void);
 
 /* The learnable weights of one multi-head attention layer. */
@@ -41,19 +62,28 @@ typedef struct AttnParams {
     int d, h, dk;
     float *Wq, *Wk, *Wv; /* h × d × dk each, head-major */
     float *Wo;           /* d × d */
+    float *v;            /* h × dk: additive attention's vector, per head */
+    float *vb;           /* d: additive attention's vector in basic mode */
 } AttnParams;
 
-/* Allocate for d and h (h must divide d) and set the identity slices. */
+/* Allocate for d and h (h must divide d) and set the identity slices
+ * (and v, vb to their defaults). */
 int attn_params_create(AttnParams *p, int d, int h);
 void attn_params_destroy(AttnParams *p);
 int attn_params_copy(AttnParams *dst, const AttnParams *src);
 /* 1 when a and b have the same shape and the same bits in every weight. */
 int attn_params_equal(const AttnParams *a, const AttnParams *b);
-/* Head k's Wq = Wk = Wv = columns k·dk … (k+1)·dk−1 of I_d; Wo = I_d. */
+/* Head k's Wq = Wk = Wv = columns k·dk … (k+1)·dk−1 of I_d; Wo = I_d;
+ * every entry of v 1/√dk and of vb 1/√d (attn_params_default_v). */
 void attn_params_identity(AttnParams *p);
-/* Xavier-uniform from seed: Wq, Wk, Wv of head 0, head 1, ..., then Wo. */
+/* v = 1/√dk, vb = 1/√d: the additive score's default vectors. */
+void attn_params_default_v(AttnParams *p);
+/* Xavier-uniform from seed: Wq, Wk, Wv of head 0, head 1, ..., then Wo,
+ * then v (head 0, 1, …, each a dk × 1 matrix) and vb (d × 1): the draws
+ * of the weights before v are those of a seed before v existed. */
 void attn_params_xavier(AttnParams *p, uint64_t seed);
-/* One matrix by index: 0 Wq, 1 Wk, 2 Wv of head, 3 Wo (head ignored). */
+/* One matrix by index: 0 Wq, 1 Wk, 2 Wv of head, 3 Wo (head ignored),
+ * 4 v of head (1 × dk), 5 vb (1 × d, head ignored). */
 float *attn_params_matrix(const AttnParams *p, int which, int head,
                           int *rows, int *cols);
 
@@ -80,12 +110,14 @@ typedef struct AttnResult {
 void attn_result_init(AttnResult *r);
 void attn_result_destroy(AttnResult *r);
 
-/* The factor from scores to logits: s/τ with s = 1/√dk when scaling is on.
- * logits = scores · this, one float multiplication, as the forward pass does. */
+/* The factor from scores to logits: s/τ with s = 1/√dk when scaling is on
+ * and the score is dot, else 1/τ. logits = scores · this, one float
+ * multiplication, as the forward pass does. */
 float attn_logit_scale(const AttnConfig *cfg, int dk);
 
 /* The forward pass. Xq is Tq×d (queries), Xkv is Tk×d (keys and values; pass
- * Xq again for self-attention). p is ignored in basic mode. */
+ * Xq again for self-attention). In basic mode only p->vb is read (the
+ * additive score), and p may be NULL (then vb is 1/√d). */
 int attn_forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv,
                  int Tk, int d, const AttnParams *p, const AttnConfig *cfg);
 
@@ -135,6 +167,14 @@ float attn_posenc(int pos, int k, int d);
  * attn_use_kernels switches (for tests), -1 if the set cannot run here. */
 const char *attn_kernels(void);
 int attn_use_kernels(const char *name);
+
+/* One query-key score of cfg's function over n numbers (q, k: the
+ * projected query and key; v: the additive vector, ignored otherwise), the
+ * same float the forward pass stores in scores. The step view's numbers:
+ * attn_additive_term(q[c], k[c], v[c]) = v[c] · tanh(q[c] + k[c]) is term c
+ * of the additive sum, the sum taken in the order c = 0, 1, … as here. */
+float attn_score_one(int score, const float *q, const float *k, const float *v, int n);
+float attn_additive_term(float q, float k, float v);
 
 /* Row softmax in place, numerically stable (subtract the max). Entries at
  * j >= n_valid (the causal mask) become exactly 0; n_valid = 0 gives all 0. */

@@ -11,9 +11,13 @@
 #include "attnviz/model.h"
 
 /* ---- sentences files: one sentence a line, '#' comments ----------------- */
+/* A line may hold a pair for cross-attention, "query sentence ||| key
+ * sentence": text is the first, keys the second (both trimmed; a side left
+ * empty is an error naming the line). keys[i] is "" for a plain line. */
 typedef struct SentenceList {
     int n;
     char **text;    /* n sentences, NUL-terminated, trimmed */
+    char **keys;    /* n second sentences ("" when the line has none) */
     long *line;     /* their 1-based line numbers */
 } SentenceList;
 

@@ -42,6 +42,22 @@ typedef struct Model {
     unsigned char *edited;    /* T flags: vector edited this session */
     int cap_T;
 
+    /* Cross-attention (issue 14): a second sentence gives the keys and
+     * values. keys_text "" (or a text without tokens) means self-attention,
+     * and then Tk = T, klabels = labels, Ek = E, Xk = X, koov = oov,
+     * kedited = edited (the same arrays). Each sentence's positional
+     * encoding starts at position 0. A word has one vector in both. */
+    char *keys_text;          /* the second sentence as given, never NULL */
+    TokenList ktoks;
+    int cross;                /* 1: the second sentence has tokens */
+    int Tk;                   /* keys in use (<= ATTN_MAX_TOKENS) */
+    const char *klabels[ATTN_MAX_TOKENS];
+    float *Ek, *Xk;           /* Tk×d */
+    unsigned char *koov, *kedited;
+    float *own_Ek, *own_Xk;   /* the second sentence's own arrays */
+    unsigned char *own_koov, *own_kedited;
+    int cap_Tk;
+
     int n_over;               /* edited word vectors, by word */
     char **over_word;
     float *over_vec;          /* n_over × d */
@@ -81,6 +97,17 @@ void model_destroy(Model *m);
 /* Tokenize and embed text; keeps the first ATTN_MAX_TOKENS tokens
  * (m->toks.n_total tells how many there were). Does not recompute. */
 int model_set_text(Model *m, const char *text, size_t len);
+
+/* The second sentence (cross-attention): queries from the text, keys and
+ * values from this one. len 0, or a text without tokens: self-attention.
+ * Keeps the first ATTN_MAX_TOKENS tokens (m->ktoks.n_total tells how many
+ * there were). The causal mask applies to self-attention only: with two
+ * sentences the forward runs without it (m->cfg.causal keeps the setting
+ * for when the second sentence is cleared; model_causal tells what is
+ * applied). Does not recompute. */
+int model_set_keys(Model *m, const char *text, size_t len);
+/* The mask in effect: cfg.causal, and 0 with two sentences. */
+int model_causal(const Model *m);
 
 /* Change the number of heads: new identity weights, or Xavier from the
  * model's seed when it has one. Returns -ATTN_E_HEADS if h does not divide d. */
@@ -129,11 +156,14 @@ AttnMap model_map(const Model *m, ModelMatrix which, int head);
 AttnMaps model_maps(const Model *m, ModelMatrix which);
 
 /* The facts line of a figure or printout: mode, head label, d and dk,
- * scaling, mask, posenc, τ, separated by ", " in ASCII (ascii = 1: "scaled
- * 1/sqrt(dk)", "tau=1") or by " · " in UTF-8 ("scaled 1/√dk", "τ=1"). */
+ * score function (when not dot), scaling, mask, posenc, τ, separated by
+ * ", " in ASCII (ascii = 1: "scaled 1/sqrt(dk)", "tau=1") or by " · " in
+ * UTF-8 ("scaled 1/√dk", "τ=1"); "cross-attention" with two sentences. */
 void model_facts(const Model *m, int head, int ascii, char *buf, size_t n);
-/* A figure's title (the sentence in quotes, its first 1000 bytes) and facts
- * line ("attention weights · learned · …") for matrix which of head. */
+/* A figure's title (the sentence in quotes, its first 1000 bytes; with two
+ * sentences “queries” → “keys”, each cut to fit) and facts line
+ * ("attention weights · softmax(q·k / √dk / τ) · learned · …": the
+ * formula in use, attn_score_formula) for matrix which of head. */
 void model_figure_text(const Model *m, ModelMatrix which, int head, char *title, size_t tn,
                        char *facts, size_t fn);
 
@@ -154,6 +184,12 @@ typedef struct ModelStep {
     double exp_sum;           /* Σ over unmasked keys of e^(logit − row_max) */
     float weight;             /* α_ij */
     int masked;
+    int score_fn;             /* AttnScore of the forward */
+    float dot;                /* q·k (every function: the dot product) */
+    float qnorm, knorm;       /* ‖q‖, ‖k‖ (cosine's denominators) */
+    const float *va;          /* additive: v of the head (dk values; d in
+                                 basic mode), else NULL; term c of the sum
+                                 is attn_additive_term(q[c], k[c], va[c]) */
 } ModelStep;
 
 /* Fill out for head (MODEL_HEAD_AVG counts as head 0); -ATTN_E_RANGE when

@@ -18,6 +18,8 @@ typedef struct Options {
     const char *sentence;       /* -s, or the words after the options */
     char *sentence_buf;         /* owned join of the positional words */
     const char *sentence_file;  /* -f */
+    const char *keys;           /* --keys TEXT: the second sentence (keys and
+                                   values, cross-attention); NULL: self */
     long line;                  /* --line N (1-based sentence number), 0 = first */
     const char *embeddings;     /* -e */
     const char *weights;        /* -w */
@@ -28,6 +30,7 @@ typedef struct Options {
     int n_exports;
     AttnConfig cfg;
     int heads_set, mode_set, scale_set, causal_set, posenc_set, temp_set;
+    int score_set;              /* --score given (cfg.score) */
     int head_set, matrix_set;   /* --head, --matrix given */
     int has_seed;
     uint64_t seed;

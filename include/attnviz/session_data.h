@@ -26,7 +26,8 @@ void session_view_default(SessionView *sv);
 /* Learned weights read from a file: params.h heads over params.d
  * dimensions, and the seed they came from when the file names one. */
 typedef struct ParsedWeights {
-    AttnParams params;
+    AttnParams params;      /* v and vb: the file's, or the defaults
+                               (attn_params_default_v) when it has none */
     int has_seed;           /* config.seed was a whole number 0 … 2^53 */
     uint64_t seed;
 } ParsedWeights;
@@ -37,6 +38,8 @@ void parsed_weights_free(ParsedWeights *w);
 /* Everything a session file sets. */
 typedef struct Session {
     char *sentence;         /* the sentence as saved, NUL-terminated */
+    char *keys;             /* the second sentence (cross-attention), or
+                               NULL: self-attention */
     AttnConfig cfg;         /* the settings (those the file left out: the
                                ones the parser was given); cfg.heads is
                                weights.params.h, or the base's when the file

@@ -15,12 +15,14 @@
 /* Clickable controls, in strip order. */
 typedef enum ViewControl {
     CTL_MODE = 0, CTL_SCALE, CTL_MASK, CTL_POSENC, CTL_HEAD, CTL_HEADS_DOWN,
-    CTL_HEADS_UP, CTL_TEMP, CTL_MATRIX, CTL_CMAP, CTL_ALL, CTL_EXPORT,
-    CTL_HELP, CTL_COUNT
+    CTL_HEADS_UP, CTL_TEMP, CTL_SCORE, CTL_MATRIX, CTL_CMAP, CTL_ALL, CTL_COMPARE,
+    CTL_EXPORT, CTL_HELP, CTL_COUNT
 } ViewControl;
 
 /* Weight editor tabs. */
-typedef enum EditTarget { EDIT_WQ = 0, EDIT_WK, EDIT_WV, EDIT_WO, EDIT_X, EDIT_COUNT } EditTarget;
+/* Weight editor tabs (EDIT_V: the additive score's v; with two sentences
+ * EDIT_X shows both sentences' vectors, the second's rows after the first's). */
+typedef enum EditTarget { EDIT_WQ = 0, EDIT_WK, EDIT_WV, EDIT_WO, EDIT_X, EDIT_V, EDIT_COUNT } EditTarget;
 
 /* Editor actions (buttons under the grid). */
 typedef enum EditButton {
@@ -76,10 +78,26 @@ typedef struct ViewState {
     int pan_row, pan_col;  /* first visible row/column when zoomed */
     int lines_scroll;      /* first visible row of the line diagram */
 
+    /* The compare view (issue 14): with cmp_ref non-NULL the heatmap area
+     * shows the pinned reference, the current map (map) and their
+     * difference (current − reference, diverging, centred on 0) side by
+     * side, each a figure with its label; the PNG export of the heatmap
+     * draws the three. */
+    const AttnMap *cmp_ref;   /* the pinned map, or NULL: no comparison */
+    const AttnMap *cmp_diff;  /* current − reference (ATTN_MAP_DIFFERENCE) */
+    const char *cmp_ref_label;/* "reference: dot, head 1" */
+    const char *cmp_cur_label;/* "current: cosine, head 1" */
+    const char *cmp_what;     /* what differs: "dot vs cosine", "edited Wq" */
+
     /* window-only parts (ignored by the panel exports) */
     const char *sentence;  /* the text in the sentence bar */
     int sentence_focus;
     int cursor;            /* byte offset of the text cursor */
+    const char *keys_sentence; /* the second sentence bar (cross-attention:
+                              keys and values); "" means self-attention */
+    int keys_focus;        /* the keyboard is in the second bar (its text
+                              cursor is keys_cursor) */
+    int keys_cursor;
     const char *preedit;   /* text an input method is composing, drawn
                               underlined at the cursor, or NULL */
     const char *prompt;    /* non-NULL: the bar asks for a file name */
@@ -100,7 +118,7 @@ typedef struct ViewState {
 
 typedef struct ViewLayout {
     int w, h;
-    SDL_Rect sentence, controls, heatmap, lines, editor, step, status;
+    SDL_Rect sentence, keys_bar, controls, heatmap, lines, editor, step, status;
     SDL_Rect ctl[CTL_COUNT];      /* control buttons */
     int controls_compact;         /* 1: the short labels are shown */
     SDL_Rect grid;                /* visible heatmap cells */
@@ -118,6 +136,8 @@ typedef struct ViewLayout {
     SDL_Rect edit_btn[EBTN_COUNT];
     Figure heat;                  /* the heatmap panel's figure */
     FigureGrid grid_fig;          /* the model view's grid, when shown */
+    Figure cmp[3];                /* the compare view: reference, current,
+                                     difference (when cmp_ref is set) */
 } ViewLayout;
 
 typedef struct View View;

@@ -318,9 +318,11 @@ static const AppAction control_actions[CTL_COUNT] = {
     [CTL_HEADS_DOWN] = {ACT_STEP_HEADS, -1, 0, 0.0f},
     [CTL_HEADS_UP] = {ACT_STEP_HEADS, 1, 0, 0.0f},
     [CTL_TEMP] = {ACT_TEMPERATURE, 1, 0, 0.0f},
+    [CTL_SCORE] = {ACT_CYCLE_SCORE, 1, 0, 0.0f},
     [CTL_MATRIX] = {ACT_CYCLE_MATRIX, 1, 0, 0.0f},
     [CTL_CMAP] = {ACT_CYCLE_CMAP, 0, 0, 0.0f},
     [CTL_ALL] = {ACT_TOGGLE_ALL_LINES, 0, 0, 0.0f},
+    [CTL_COMPARE] = {ACT_COMPARE, 0, 0, 0.0f},
     [CTL_EXPORT] = {ACT_EXPORT, 0, 0, 0.0f},
     [CTL_HELP] = {ACT_HELP, 0, 0, 0.0f},
 };

@@ -15,9 +15,24 @@ float attn_logit_scale(const AttnConfig *cfg, int dk)
     return (cfg->scale ? 1.0f / sqrtf((float)dk) : 1.0f) / cfg->temperature;
 }
 
+static const char *const score_names[ATTN_SCORE_COUNT] = {"dot", "cosine", "additive"};
+
+const char *attn_score_name(int score)
+{
+    return score >= 0 && score < ATTN_SCORE_COUNT ? score_names[score] : "?";
+}
+
+int attn_score_parse(const char *name)
+{
+    for (int k = 0; k < ATTN_SCORE_COUNT; k++)
+        if (name && strcmp(name, score_names[k]) == 0)
+            return k;
+    return -1;
+}
+
 AttnConfig attn_config_default(void)
 {
-    AttnConfig c = {ATTN_MODE_LEARNED, 1, 1, 0, 0, 1.0f};
+    AttnConfig c = {ATTN_MODE_LEARNED, 1, 1, 0, 0, 1.0f, ATTN_SCORE_DOT};
     return c;
 }
 

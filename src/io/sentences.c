@@ -24,7 +24,7 @@ static int is_blank(char c)
 int sentences_parse(SentenceList *out, const char *data, size_t len,
                     const char *name, AttnErr *err)
 {
-    SentenceList s = {0, NULL, NULL};
+    SentenceList s = {0};
     int cap = 0, rc = 0;
     long line = 0;
     size_t i = 0;

@@ -236,9 +236,11 @@ const char *control_label(const ViewState *s, int c, int compact, char *buf, siz
     case CTL_HEADS_DOWN: snprintf(buf, n, "[[] \xE2\x88\x92"); break;
     case CTL_HEADS_UP: snprintf(buf, n, "[]] +"); break;
     case CTL_TEMP: snprintf(buf, n, "[T] \xCF\x84 = %.2f", (double)cfg->temperature); break;
+    case CTL_SCORE: snprintf(buf, n, "[F] %s", attn_score_name(cfg->score)); break;
     case CTL_MATRIX: snprintf(buf, n, "[R] %s", attn_map_kind_name((AttnMapKind)s->matrix)); break;
     case CTL_CMAP: snprintf(buf, n, "[C] %s", colormap_name(s->cmap)); break;
     case CTL_ALL: snprintf(buf, n, compact ? "[A] all" : "[A] all queries"); break;
+    case CTL_COMPARE: snprintf(buf, n, compact ? "[V] vs" : "[V] compare"); break;
     case CTL_EXPORT: snprintf(buf, n, compact ? "[^E] PNG" : "[^E] export PNG"); break;
     default: snprintf(buf, n, "[?] help"); break;
     }
@@ -257,7 +259,8 @@ static int control_active(const ViewState *s, int c)
     case CTL_POSENC: return cfg->posenc;
     case CTL_ALL: return s->all_lines;
     case CTL_HELP: return s->help;
-    case CTL_HEAD: case CTL_TEMP: case CTL_MATRIX: case CTL_CMAP: return 1;
+    case CTL_COMPARE: return s->cmp_ref != NULL;
+    case CTL_HEAD: case CTL_TEMP: case CTL_SCORE: case CTL_MATRIX: case CTL_CMAP: return 1;
     default: return 0;
     }
 }

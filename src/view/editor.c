@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const edit_tab_label[EDIT_COUNT] = {"[1] Wq", "[2] Wk", "[3] Wv", "[4] Wo", "[5] X"};
+const char *const edit_tab_label[EDIT_COUNT] = {"[1] Wq", "[2] Wk", "[3] Wv", "[4] Wo", "[5] X", "[6] v"};
 const char *const edit_button_label[EBTN_COUNT] = {"[0] identity", "[Z] zero", "[N] random",
                                                    "[X] swap q\xE2\x86\x94k", "[Del] reset all"};
 
