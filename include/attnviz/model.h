@@ -83,6 +83,10 @@ typedef struct Model {
     float *last_X;
     int last_ok;
     size_t cap_last;
+    float *last_Xk;           /* with two sentences: the keys' X as well */
+    size_t cap_lastk;
+    int last_cross;           /* the last forward had two sentences */
+    int last_klo, last_khi;   /* key rows it recomputed (two sentences) */
     AttnParams last_params;
     AttnConfig last_cfg;
     int last_lo, last_hi;     /* rows the last model_compute recomputed
