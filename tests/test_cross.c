@@ -148,9 +148,6 @@ static void make(Model *m, AttnConfig cfg, uint64_t seed, const char *q, const c
     assert_int_equal(model_compute(m), 0);
 }
 
-/* The score functions other than dot come with the core's score code. */
-#define N_CASES 4
-
 static void test_cross_against_reference(void **state)
 {
     (void)state;
@@ -169,7 +166,7 @@ static void test_cross_against_reference(void **state)
         {"the check was cashed", "at the bank zzqx", 4, 0, 0, ATTN_SCORE_ADDITIVE, 5, 1.0f},
         {"river bank", "the bank of the river", 1, 1, 1, ATTN_SCORE_ADDITIVE, 0, 2.0f},
     };
-    for (size_t c = 0; c < N_CASES; c++) {
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         AttnConfig cfg = attn_config_default();
         cfg.heads = cases[c].heads;
         cfg.mode = cases[c].basic ? ATTN_MODE_BASIC : ATTN_MODE_LEARNED;

@@ -326,7 +326,7 @@ static void help(AppState *a, int how)
 
 static void edit_target(AppState *a, int target, int focus)
 {
-    if (target < 0 || target >= EDIT_COUNT || !editor_shown(a))
+    if (target < 0 || target >= EDIT_V || !editor_shown(a)) /* the v tab: not yet */
         return;
     a->vs.edit_target = (EditTarget)target;
     if (focus)
