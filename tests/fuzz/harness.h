@@ -613,6 +613,7 @@ static inline const char *fuzz_check_forward(const uint8_t *data, size_t size)
     cfg.mode = fl & 4 ? ATTN_MODE_BASIC : ATTN_MODE_LEARNED;
     static const float taus[] = {1.0f, 0.5f, 2.0f, 1e-3f};
     cfg.temperature = taus[(fl >> 4) & 3];
+    cfg.score = (fl >> 6) % ATTN_SCORE_COUNT; /* dot, cosine, additive (and dot) */
     AttnParams p;
     if (attn_params_create(&p, d, h) < 0)
         return NULL;
@@ -622,6 +623,10 @@ static inline const char *fuzz_check_forward(const uint8_t *data, size_t size)
         p.Wk[e] = fuzz_float(&b);
         p.Wv[e] = fuzz_float(&b);
         p.Wo[e] = fuzz_float(&b);
+    }
+    for (int e = 0; cfg.score == ATTN_SCORE_ADDITIVE && e < d; e++) {
+        p.v[e] = fuzz_float(&b);
+        p.vb[e] = fuzz_float(&b);
     }
     float *Xq = malloc((size_t)40 * d * sizeof(float));
     float *Xk = self ? Xq : malloc((size_t)40 * d * sizeof(float));
