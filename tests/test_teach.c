@@ -169,7 +169,7 @@ static void check_case(const Case *c, uint64_t seed)
     assert_true(teach_target_prepare(t, c->Tq, c->Tk, c->causal, &dropped, &bi, &bj) >= 0);
 
     TeachInput in = {c->Tq, c->Tk, c->d, Xq, c->self ? Xq : Xk, &p, attn_config_default(),
-                     c->head, t};
+                     c->head, t, 0};
     in.cfg.mode = c->learned ? ATTN_MODE_LEARNED : ATTN_MODE_BASIC;
     in.cfg.scale = c->scale;
     in.cfg.causal = c->causal;
@@ -239,7 +239,7 @@ static void test_cosine_zero_vector(void **state)
     AttnParams p;
     assert_int_equal(attn_params_create(&p, 4, 1), 0);
     float X[12] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0}, t[9] = {0, 1, 0, 1, 0, 0, 0, 0, 1};
-    TeachInput in = {3, 3, 4, X, X, &p, attn_config_default(), 0, t};
+    TeachInput in = {3, 3, 4, X, X, &p, attn_config_default(), 0, t, 0};
     in.cfg.mode = ATTN_MODE_BASIC;
     in.cfg.score = ATTN_SCORE_COSINE;
     in.cfg.temperature = c.tau;

@@ -182,6 +182,10 @@ int attn_use_kernels(const char *name);
 float attn_score_one(int score, const float *q, const float *k, const float *v, int n);
 float attn_additive_term(float q, float k, float v);
 
+/* out (n×m) = A (n×k, row stride lda) · B (k×m) with the kernels the
+ * forward pass uses (each output summed over k in order). */
+void attn_matmul(float *out, const float *A, int lda, const float *B, int n, int k, int m);
+
 /* Row softmax in place, numerically stable (subtract the max). Entries at
  * j >= n_valid (the causal mask) become exactly 0; n_valid = 0 gives all 0. */
 void attn_softmax_row(float *row, int n, int n_valid);

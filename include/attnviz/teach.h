@@ -53,6 +53,8 @@ typedef struct TeachInput {
     AttnConfig cfg;          /* mode, scale, τ, score; causal as applied */
     int head;                /* 0 … h−1, or -1: the heads' mean */
     const float *target;     /* Tq×Tk, prepared (teach_target_prepare) */
+    int want;                /* TEACH_* bits: the gradients to compute
+                                (TEACH_X: dXq, dXk); 0: all of them */
 } TeachInput;
 
 /* Gradients of the loss, shaped as what they differentiate. */
@@ -64,15 +66,16 @@ typedef struct TeachGrad {
                                 gradient to X (as queries and as keys) */
     float *dXk;              /* Tk × d; cross-attention only */
     /* scratch */
-    float *Q, *K, *dQ, *dK, *S, *G;
-    size_t cap_q, cap_k, cap_s, cap_w, cap_h, cap_xq, cap_xk;
+    float *Q, *K, *dQ, *dK, *S, *G, *Xtq, *Xtk;
+    size_t cap_q, cap_k, cap_s, cap_w, cap_h, cap_xq, cap_xk, cap_xt;
 } TeachGrad;
 
 void teach_grad_init(TeachGrad *g);
 void teach_grad_free(TeachGrad *g);
 
-/* The loss of in (into *loss) and, with g non-NULL, every gradient
- * (zero where in does not depend on it: dv without the additive score).
+/* The loss of in (into *loss) and, with g non-NULL, the gradients in->want
+ * asks for (zero where in does not depend on them: dv without the additive
+ * score; those not asked for are left as they are).
  * -ATTN_E_SHAPE for shapes that do not fit, -ATTN_E_NOMEM; 0 otherwise.
  * A row with a target all on masked keys cannot happen (prepared). */
 int teach_loss(const TeachInput *in, TeachGrad *g, double *loss);

@@ -406,6 +406,11 @@ int attn_use_kernels(const char *name)
     return -1;
 }
 
+void attn_matmul(float *out, const float *A, int lda, const float *B, int n, int k, int m)
+{
+    kernels()->matmul(out, A, lda, B, n, k, m);
+}
+
 void attn_softmax_row(float *row, int n, int n_valid)
 {
     kernels()->softmax_row(row, n, n_valid);

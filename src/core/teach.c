@@ -81,6 +81,7 @@ void teach_grad_free(TeachGrad *g)
 {
     free(g->dWq), free(g->dWk), free(g->dv), free(g->dvb), free(g->dXq), free(g->dXk);
     free(g->Q), free(g->K), free(g->dQ), free(g->dK), free(g->S), free(g->G);
+    free(g->Xtq), free(g->Xtk);
     memset(g, 0, sizeof *g);
 }
 
@@ -110,7 +111,9 @@ static int reserve(TeachGrad *g, const TeachInput *in, int h, int hu, int dk, in
     if (grow2(&g->Q, &g->dQ, &g->cap_q, q) || grow2(&g->K, &g->dK, &g->cap_k, k) ||
         grow2(&g->S, &g->G, &g->cap_s, s))
         return -ATTN_E_NOMEM;
+    size_t xt = (size_t)(in->Tq > in->Tk ? in->Tq : in->Tk) * in->d;
     if (with_grad && (grow2(&g->dWq, &g->dWk, &g->cap_w, w) ||
+                      grow2(&g->Xtq, &g->Xtk, &g->cap_xt, xt) ||
                       grow2(&g->dv, &g->dvb, &g->cap_h, (size_t)in->d) ||
                       grow2(&g->dXq, NULL, &g->cap_xq, (size_t)in->Tq * in->d) ||
                       grow2(&g->dXk, NULL, &g->cap_xk, (size_t)in->Tk * in->d)))
@@ -118,22 +121,21 @@ static int reserve(TeachGrad *g, const TeachInput *in, int h, int hu, int dk, in
     return 0;
 }
 
-/* out (rows×dk) = X (rows×d) · W (d×dk). */
-static void project(float *out, const float *X, int rows, int d, const float *W, int dk)
+/* out (cols×rows) = in (rows×cols)ᵀ. */
+static void transpose(float *out, const float *in, int rows, int cols)
 {
-    for (int i = 0; i < rows; i++) {
-        float *o = out + (size_t)i * dk;
-        memset(o, 0, (size_t)dk * sizeof(float));
-        for (int r = 0; r < d; r++) {
-            float x = X[(size_t)i * d + r];
-            const float *w = W + (size_t)r * dk;
-            for (int c = 0; c < dk; c++)
-                o[c] += x * w[c];
-        }
-    }
+    for (int i = 0; i < rows; i++)
+        for (int c = 0; c < cols; c++)
+            out[(size_t)c * rows + i] = in[(size_t)i * cols + c];
 }
 
 /* ---- the loss and its gradients ----------------------------------------- */
+
+/* e^x, 0 far below (libm's underflow path is slow, and α that small is 0). */
+static inline float exp_or_0(float x)
+{
+    return x < -87.0f ? 0.0f : expf(x);
+}
 
 typedef struct Shape {
     int Tq, Tk, d, h, dk, hu, h0; /* hu heads from h0 are in the loss */
@@ -149,27 +151,41 @@ static void forward(const TeachInput *in, const Shape *sh, TeachGrad *g)
         int hh = sh->h0 + u;
         float *Q = g->Q + (size_t)u * Tq * dk, *K = g->K + (size_t)u * Tk * dk;
         if (sh->learned) { /* Q = Xq·Wq_h, K = Xk·Wk_h */
-            project(Q, in->Xq, Tq, d, in->p->Wq + (size_t)hh * d * dk, dk);
-            project(K, in->Xk, Tk, d, in->p->Wk + (size_t)hh * d * dk, dk);
+            attn_matmul(Q, in->Xq, d, in->p->Wq + (size_t)hh * d * dk, Tq, d, dk);
+            attn_matmul(K, in->Xk, d, in->p->Wk + (size_t)hh * d * dk, Tk, d, dk);
         } else { /* Q = Xq, K = Xk */
             memcpy(Q, in->Xq, (size_t)Tq * d * sizeof(float));
             memcpy(K, in->Xk, (size_t)Tk * d * sizeof(float));
         }
         const float *va = !sh->learned ? in->p->vb : in->p->v + (size_t)hh * dk;
         float *S = g->S + (size_t)u * Tq * Tk;
+        float *Kt = g->dK + (size_t)u * Tk * dk; /* dK's room, free until the backward */
+        if (in->cfg.score == ATTN_SCORE_DOT)
+            for (int j = 0; j < Tk; j++)
+                for (int c = 0; c < dk; c++)
+                    Kt[(size_t)c * Tk + j] = K[(size_t)j * dk + c];
         for (int i = 0; i < Tq; i++) {
             float *row = S + (size_t)i * Tk;
             int nv = attn_causal_row_len(in->cfg.causal, i, Tk);
-            float mx = -INFINITY;
-            for (int j = 0; j < nv; j++) { /* s_ij = score(q_i, k_j), l = s·c */
-                row[j] = attn_score_one(in->cfg.score, Q + (size_t)i * dk, K + (size_t)j * dk,
-                                        va, dk) * sh->mult;
+            if (in->cfg.score == ATTN_SCORE_DOT) { /* s_ij = q_i·k_j, a row at a time */
+                const float *q = Q + (size_t)i * dk;
+                memset(row, 0, (size_t)nv * sizeof(float));
+                for (int c = 0; c < dk; c++)
+                    for (int j = 0; j < nv; j++)
+                        row[j] += q[c] * Kt[(size_t)c * Tk + j];
+            } else {
+                for (int j = 0; j < nv; j++)
+                    row[j] = attn_score_one(in->cfg.score, Q + (size_t)i * dk,
+                                            K + (size_t)j * dk, va, dk);
+            }
+            float mx = -INFINITY, sum = 0.0f;
+            for (int j = 0; j < nv; j++) { /* l = s·c */
+                row[j] *= sh->mult;
                 mx = row[j] > mx ? row[j] : mx;
             }
-            double sum = 0.0;
             for (int j = 0; j < nv; j++)
-                sum += exp((double)row[j] - mx);
-            float lse = mx + (float)log(sum);
+                sum += exp_or_0(row[j] - mx);
+            float lse = mx + logf(sum);
             for (int j = 0; j < nv; j++) /* log α = l − LSE */
                 row[j] -= lse;
             for (int j = nv; j < Tk; j++)
@@ -217,8 +233,9 @@ static double loss_and_dlogits(const TeachInput *in, const Shape *sh, TeachGrad 
                 c += t[j] * r;
             }
             /* ∂/∂l of the softmax: α (g − Σ α g) with α g = −t r / R */
+            float cr = (float)(c * invR);
             for (int j = 0; j < nv; j++)
-                G[j] += (float)(exp(la[j]) * c * invR);
+                G[j] += exp_or_0(la[j]) * cr;
         }
     }
     return loss;
@@ -282,34 +299,35 @@ static void score_backward(const TeachInput *in, const Shape *sh, TeachGrad *g, 
 /* ∂loss/∂Q, ∂loss/∂K → Wq, Wk and the inputs (Q = Xq·Wq, K = Xk·Wk). */
 static void projection_backward(const TeachInput *in, const Shape *sh, TeachGrad *g, int u)
 {
+    int want = in->want ? in->want : TEACH_WQ | TEACH_WK | TEACH_X | TEACH_V;
     int Tq = sh->Tq, Tk = sh->Tk, d = sh->d, dk = sh->dk, hh = sh->h0 + u;
     const float *dQ = g->dQ + (size_t)u * Tq * dk, *dK = g->dK + (size_t)u * Tk * dk;
     int self = in->Xq == in->Xk;
     float *dXk = self ? g->dXq : g->dXk;
-    if (!sh->learned) { /* Q = Xq, K = Xk */
+    if (!sh->learned && (want & TEACH_X)) { /* Q = Xq, K = Xk */
         for (size_t e = 0; e < (size_t)Tq * d; e++)
             g->dXq[e] += dQ[e];
         for (size_t e = 0; e < (size_t)Tk * d; e++)
             dXk[e] += dK[e];
-        return;
     }
+    if (!sh->learned)
+        return;
     size_t sl = (size_t)hh * d * dk;
     const float *Wq = in->p->Wq + sl, *Wk = in->p->Wk + sl;
     for (int pass = 0; pass < 2; pass++) {
-        const float *X = pass ? in->Xk : in->Xq, *dP = pass ? dK : dQ, *W = pass ? Wk : Wq;
+        const float *dP = pass ? dK : dQ, *W = pass ? Wk : Wq;
         float *dW = (pass ? g->dWk : g->dWq) + sl, *dX = pass ? dXk : g->dXq;
         int T = pass ? Tk : Tq;
-        for (int i = 0; i < T; i++) {
-            const float *x = X + (size_t)i * d, *dp = dP + (size_t)i * dk;
+        if (want & (pass ? TEACH_WK : TEACH_WQ)) /* dW = Xᵀ·dP */
+            attn_matmul(dW, pass ? g->Xtk : g->Xtq, T, dP, d, T, dk);
+        for (int i = 0; (want & TEACH_X) && i < T; i++) {
+            const float *dp = dP + (size_t)i * dk;
             float *dx = dX + (size_t)i * d;
-            for (int r = 0; r < d; r++) {
-                float *dw = dW + (size_t)r * dk;
+            for (int r = 0; r < d; r++) { /* dX = dP·Wᵀ */
                 const float *w = W + (size_t)r * dk;
                 float acc = 0.0f;
-                for (int c = 0; c < dk; c++) {
-                    dw[c] += x[r] * dp[c];  /* dW = Xᵀ·dP */
-                    acc += dp[c] * w[c];    /* dX = dP·Wᵀ */
-                }
+                for (int c = 0; c < dk; c++)
+                    acc += dp[c] * w[c];
                 dx[r] += acc;
             }
         }
@@ -349,6 +367,8 @@ int teach_loss(const TeachInput *in, TeachGrad *g, double *loss)
         memset(g->dvb, 0, (size_t)in->d * sizeof(float));
         memset(g->dXq, 0, (size_t)in->Tq * in->d * sizeof(float));
         memset(g->dXk, 0, (size_t)in->Tk * in->d * sizeof(float));
+        transpose(g->Xtq, in->Xq, in->Tq, in->d);
+        transpose(g->Xtk, in->Xk, in->Tk, in->d);
         for (int u = 0; u < sh.hu; u++) {
             score_backward(in, &sh, g, u);
             projection_backward(in, &sh, g, u);

@@ -127,7 +127,8 @@ int teacher_start(Teacher *t, const Model *m, const float *target, int head, int
 
 static TeachInput teacher_input(const Teacher *t, const Model *m)
 {
-    TeachInput in = {m->T, m->Tk, m->d, m->X, m->Xk, &m->params, m->cfg, t->head, t->target};
+    TeachInput in = {m->T, m->Tk, m->d, m->X, m->Xk, &m->params, m->cfg, t->head, t->target,
+                     t->train};
     in.cfg.causal = model_causal(m);
     if (m->cfg.mode == ATTN_MODE_BASIC)
         in.head = 0;
