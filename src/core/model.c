@@ -241,6 +241,36 @@ int model_set_heads(Model *m, int h)
     return 0;
 }
 
+/* dst (h2 heads) = src (h1 heads) re-sliced: both are the same d×d matrix
+ * of head-major d×dk slices. */
+static void reslice(float *dst, int h2, const float *src, int h1, int d)
+{
+    int dk1 = d / h1, dk2 = d / h2;
+    for (int r = 0; r < d; r++)
+        for (int col = 0; col < d; col++)
+            dst[((size_t)(col / dk2) * d + r) * dk2 + col % dk2] =
+                src[((size_t)(col / dk1) * d + r) * dk1 + col % dk1];
+}
+
+int model_split_heads(Model *m, int h)
+{
+    AttnParams p;
+    int rc = attn_params_create(&p, m->d, h);
+    if (rc < 0)
+        return rc;
+    const AttnParams *o = &m->params;
+    reslice(p.Wq, h, o->Wq, o->h, m->d);
+    reslice(p.Wk, h, o->Wk, o->h, m->d);
+    reslice(p.Wv, h, o->Wv, o->h, m->d);
+    memcpy(p.Wo, o->Wo, (size_t)m->d * m->d * sizeof(float));
+    memcpy(p.v, o->v, (size_t)m->d * sizeof(float));
+    memcpy(p.vb, o->vb, (size_t)m->d * sizeof(float));
+    attn_params_destroy(&m->params);
+    m->params = p;
+    m->cfg.heads = h;
+    return 0;
+}
+
 int model_set_weights(Model *m, const ParsedWeights *w)
 {
     if (w->params.d != m->d || w->params.h < 1 || !w->params.Wq)
