@@ -1,9 +1,11 @@
-/* Teach targets from CSV files in the `--print csv` format: the header
- * names the key tokens, each row a query token and its target weights. */
+/* Teach mode's files: targets from CSV files in the `--print csv` format
+ * (the header names the key tokens, each row a query token and its target
+ * weights), what trains as a list of names, the "teach" JSON object. */
 #include "attnviz/teach_io.h"
 #include "attnviz/io.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,4 +168,74 @@ int target_csv_load(const char *path, const char *const *q_labels, int Tq,
     rc = target_csv_parse(data, len, path, q_labels, Tq, k_labels, Tk, out, err);
     free(data);
     return rc;
+}
+
+static const char *const train_names[4] = {"wq", "wk", "x", "v"};
+
+int teach_train_parse(const char *list)
+{
+    int bits = 0;
+    const char *p = list;
+    if (!p || !*p)
+        return -1;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        int k = 0;
+        while (k < 4 && !(strlen(train_names[k]) == n && strncmp(p, train_names[k], n) == 0))
+            k++;
+        if (k == 4 || (bits & (1 << k)))
+            return -1;
+        bits |= 1 << k;
+        if (!end)
+            return bits;
+        p = end + 1;
+    }
+}
+
+void teach_train_names(int train, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < 4; k++)
+        if ((train & (1 << k)) && len + 4 < n)
+            len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "," : "", train_names[k]);
+}
+
+static void json_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.9g", v);
+    else
+        fputs("null", f);
+}
+
+int teach_print_json(FILE *f, const Teacher *t)
+{
+    fputs("{\"target\": [", f);
+    for (int i = 0; i < t->Tq; i++) {
+        fputs(i ? ", [" : "[", f);
+        for (int j = 0; j < t->Tk; j++) {
+            fputs(j ? ", " : "", f);
+            json_num(f, t->target[(size_t)i * t->Tk + j]);
+        }
+        fputc(']', f);
+    }
+    fputs("],\n  \"head\": ", f);
+    if (t->head < 0)
+        fputs("\"avg\"", f);
+    else
+        fprintf(f, "%d", t->head + 1);
+    fputs(", \"train\": [", f);
+    for (int k = 0, n = 0; k < 4; k++)
+        if (t->train & (1 << k))
+            fprintf(f, "%s\"%s\"", n++ ? ", " : "", train_names[k]);
+    fprintf(f, "], \"optimizer\": \"%s\", \"lr\": %.9g, \"steps\": %ld,\n  \"loss\": [",
+            teach_opt_name(t->opt.kind), (double)t->opt.lr, t->steps);
+    for (long k = 0; k < t->n_loss; k++) {
+        fputs(k ? ", " : "", f);
+        json_num(f, t->loss[k]);
+    }
+    fputs("]}", f);
+    return ferror(f) ? -ATTN_E_IO : 0;
 }

@@ -1,7 +1,8 @@
-/* Teach targets from CSV (issue 15): what --print csv writes reads back to
- * the same floats (tokens with commas and quotes included), CRLF and blank
- * lines at the end are fine, and every mismatch or bad value is refused
- * with the line and column named. */
+/* Teach mode's files (issue 15): what --print csv writes reads back as a
+ * target to the same floats (tokens with commas and quotes included), CRLF
+ * and blank lines at the end are fine, every mismatch or bad value is
+ * refused with the line and column named; --train lists; the "teach" JSON
+ * object read back by cJSON. */
 #define _GNU_SOURCE /* open_memstream */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "attnviz/io.h"
 #include "attnviz/teach_io.h"
@@ -90,9 +93,68 @@ static void test_errors(void **state)
     expect_error("query,the,train,left\nthe,1,\"0\"x,0\n", ATTN_E_PARSE, 2, "quote");
 }
 
+static void test_train_lists(void **state)
+{
+    (void)state;
+    assert_int_equal(teach_train_parse("wq,wk"), TEACH_WQ | TEACH_WK);
+    assert_int_equal(teach_train_parse("v,x,wq"), TEACH_V | TEACH_X | TEACH_WQ);
+    assert_int_equal(teach_train_parse("wk"), TEACH_WK);
+    assert_int_equal(teach_train_parse(""), -1);
+    assert_int_equal(teach_train_parse("wq,"), -1);
+    assert_int_equal(teach_train_parse("wq,wq"), -1);
+    assert_int_equal(teach_train_parse("wo"), -1);
+    assert_int_equal(teach_train_parse("WQ"), -1);
+    char buf[32];
+    teach_train_names(TEACH_V | TEACH_WK | TEACH_X, buf, sizeof buf);
+    assert_string_equal(buf, "wk,x,v");
+}
+
+static void test_teach_json(void **state)
+{
+    (void)state;
+    float target[6] = {0, 1, 0, 0.5f, 0.5f, 0};
+    double loss[3] = {1.5, 0.75, 0.25};
+    Teacher t = {0};
+    t.Tq = 2, t.Tk = 3, t.target = target, t.head = -1, t.train = TEACH_WQ | TEACH_X;
+    t.opt.kind = TEACH_OPT_SGD, t.opt.lr = 0.5f, t.steps = 2, t.loss = loss, t.n_loss = 3;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(teach_print_json(f, &t), 0);
+    fclose(f);
+    cJSON *j = cJSON_Parse(buf);
+    assert_non_null(j);
+    assert_string_equal(cJSON_GetObjectItem(j, "head")->valuestring, "avg");
+    assert_string_equal(cJSON_GetObjectItem(j, "optimizer")->valuestring, "sgd");
+    assert_true(cJSON_GetObjectItem(j, "lr")->valuedouble == 0.5);
+    assert_int_equal(cJSON_GetObjectItem(j, "steps")->valueint, 2);
+    cJSON *tr = cJSON_GetObjectItem(j, "train");
+    assert_int_equal(cJSON_GetArraySize(tr), 2);
+    assert_string_equal(cJSON_GetArrayItem(tr, 1)->valuestring, "x");
+    cJSON *l = cJSON_GetObjectItem(j, "loss");
+    assert_int_equal(cJSON_GetArraySize(l), 3);
+    assert_true(cJSON_GetArrayItem(l, 2)->valuedouble == 0.25);
+    cJSON *tg = cJSON_GetObjectItem(j, "target");
+    assert_int_equal(cJSON_GetArraySize(tg), 2);
+    assert_true(cJSON_GetArrayItem(cJSON_GetArrayItem(tg, 1), 1)->valuedouble == 0.5);
+    cJSON_Delete(j);
+    free(buf);
+    t.head = 1;
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    teach_print_json(f, &t);
+    fclose(f);
+    j = cJSON_Parse(buf);
+    assert_int_equal(cJSON_GetObjectItem(j, "head")->valueint, 2);
+    cJSON_Delete(j);
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_train_lists),
+        cmocka_unit_test(test_teach_json),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_crlf_and_blank_end),
         cmocka_unit_test(test_errors),
