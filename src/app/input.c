@@ -235,9 +235,11 @@ int app_help_build(ViewHelpLine *lines, int max, char *text, size_t size)
 
 /* ---- keys and the wheel ------------------------------------------------------------- */
 
+/* A row fits the held modifiers when it asks for what is held: a chord
+ * with Ctrl does only what a Ctrl row binds (Ctrl+C is not C). */
 static int mods_fit(int need, Uint16 mod)
 {
-    if ((need & KEYMOD_CTRL) && !(mod & KMOD_CTRL))
+    if (!(need & KEYMOD_CTRL) != !(mod & KMOD_CTRL))
         return 0;
     if ((need & KEYMOD_SHIFT) && !(mod & KMOD_SHIFT))
         return 0;
