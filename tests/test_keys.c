@@ -64,11 +64,36 @@ static void test_bound_chords_act(void **state)
     }
 }
 
+/* + and − are mirror images in the editor (issue 16, item 2): ten presses
+ * of + (Shift+= on a US keyboard, or =, or keypad +) are undone by ten of
+ * −; Alt makes both the fine step. */
+static void test_plus_minus_mirror(void **state)
+{
+    Fix *f = *state;
+    app_apply(f->a, &(AppAction){ACT_EDIT_TARGET, EDIT_WQ, 1, 0.0f});
+    assert_int_equal(f->a->vs.edit_focus, 1);
+    float w0 = f->m.params.Wq[0];
+    for (int k = 0; k < 10; k++)
+        key(f, SDLK_EQUALS, k % 2 ? KMOD_LSHIFT : 0); /* "+" and "=" */
+    assert_float_equal(f->m.params.Wq[0], w0 + 1.0f, 1e-5);
+    for (int k = 0; k < 10; k++)
+        key(f, k % 2 ? SDLK_MINUS : SDLK_KP_MINUS, 0);
+    assert_float_equal(f->m.params.Wq[0], w0, 1e-5);
+    key(f, SDLK_KP_PLUS, 0);
+    assert_float_equal(f->m.params.Wq[0], w0 + 0.1f, 1e-5);
+    key(f, SDLK_EQUALS, KMOD_LALT | KMOD_LSHIFT);
+    assert_float_equal(f->m.params.Wq[0], w0 + 0.11f, 1e-5);
+    key(f, SDLK_MINUS, KMOD_LALT);
+    key(f, SDLK_MINUS, KMOD_LALT);
+    assert_float_equal(f->m.params.Wq[0], w0 + 0.09f, 1e-5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_ctrl_letter_does_not_fall_through, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bound_chords_act, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_plus_minus_mirror, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
