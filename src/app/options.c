@@ -366,7 +366,10 @@ static int check_attention(const Options *o, AttnErr *err)
                               "attention file (--attention FILE)%s%s", "", "");
     if (o->key_tokens && !o->tokens)
         return usage_err(err, "--key-tokens needs --tokens (the query tokens)%s%s", "", "");
-    if (o->attention && (o->sentence || o->sentence_file || o->keys))
+    if (o->attention && (o->keys || o->score_set))
+        return usage_err(err, "--keys and --score apply to a sentence; an attention file has its "
+                              "maps (and its key tokens: --key-tokens FILE)%s%s", "", "");
+    if (o->attention && (o->sentence || o->sentence_file))
         return usage_err(err, "give either an attention file or a sentence, not both%s%s", "", "");
     if (o->view == VIEW_GRID && !file)
         return usage_err(err, "--view grid needs an attention file%s%s", "", "");
