@@ -22,11 +22,33 @@ static void map_desc(const AttnMap *m, char *buf, size_t n)
     snprintf(buf, n, "%s \xC2\xB7 %s", attn_map_kind_name(m->kind), hb);
 }
 
+/* Over the same tokens the rows line up: the reference's row labels serve
+ * the three, and the other two give their room to the cells. */
+static const char *const *no_labels(void)
+{
+    static const char *blank[ATTN_MAX_TOKENS];
+    if (!blank[0])
+        for (int k = 0; k < ATTN_MAX_TOKENS; k++)
+            blank[k] = "";
+    return blank;
+}
+
+/* The map figure k draws: 0 the reference, 1 the current map, 2 the
+ * difference (the last two without row labels when there is one). */
+static AttnMap shown_map(const ViewState *s, int k)
+{
+    static const AttnMap none;
+    AttnMap m = k == 0 ? *s->cmp_ref : k == 1 ? s->map : s->cmp_diff ? *s->cmp_diff : none;
+    if (k > 0 && s->cmp_diff && m.Tq <= ATTN_MAX_TOKENS)
+        m.q_labels = no_labels();
+    return m;
+}
+
 /* Figure k (0 reference, 1 current, 2 difference) fitted into area. */
 static void lay_one(View *v, const ViewState *s, int k, SDL_Rect area, float max_cell, Figure *f)
 {
-    static const AttnMap none;
-    const AttnMap *map = k == 0 ? s->cmp_ref : k == 1 ? &s->map : s->cmp_diff ? s->cmp_diff : &none;
+    AttnMap shown = shown_map(s, k);
+    const AttnMap *map = &shown;
     char desc[160], facts[600];
     const char *title = k == 0 ? s->cmp_ref_label : k == 1 ? s->cmp_cur_label
                         : s->cmp_diff ? CMP_DIFF_TITLE : "no difference map";
@@ -126,10 +148,13 @@ void compare_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const Vie
     draw_panel_title(v, r, s, l->heatmap, fitted);
     SDL_RenderSetClipRect(r, &l->heatmap);
     draw_other(v, r, s, &l->cmp[0], s->cmp_ref, 0);
-    draw_heatmap(v, r, s, &l->cmp[1]);
+    ViewState cur = *s;
+    cur.map = shown_map(s, 1);
+    draw_heatmap(v, r, &cur, &l->cmp[1]);
     const Figure *d = &l->cmp[2];
     if (s->cmp_diff) {
-        draw_other(v, r, s, d, s->cmp_diff, 0);
+        AttnMap dm = shown_map(s, 2);
+        draw_other(v, r, s, d, &dm, 0);
     } else { /* the title ("no difference map") and why */
         const FigTitles *t = &d->t;
         text_draw(v->text, t->title_px, theme(s)->text, t->title, t->title_box.x, t->title_box.y, 0, 0);
