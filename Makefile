@@ -142,7 +142,7 @@ test-run: $(BIN) $(TEST_BIN) $(CORE_ONLY)
 	if [ $$fail = 0 ]; then echo "make test: all suites passed"; else echo "make test: FAILED"; exit 1; fi
 
 # the man page from the program's own --help (one text for both)
-MAN := build/attnviz.1
+MAN := $(BUILD)/attnviz.1
 $(MAN): $(BIN) assets/mkman.sh
 	sh assets/mkman.sh $(BIN) > $@.tmp && mv $@.tmp $@
 

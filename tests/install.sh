@@ -38,16 +38,19 @@ extra=$(cd "$root" && find . -type f | sed 's|^\./||' | sort | while read -r f; 
 if [ -z "$extra" ]; then ok "nothing else installed"; else bad "unexpected files: $extra"; fi
 
 # --- the man page: the same text as --help --------------------------------
+# overstrikes (bold, underline) out of formatted text; col is not in every
+# minimal system
+plain() { if command -v col >/dev/null 2>&1; then col -b; else sed 's/.\x08//g'; fi; }
 page=$root/share/man/man1/attnviz.1
 if head -1 "$page" | grep -q '^\.TH ATTNVIZ 1 '; then ok "man page starts with .TH"; else bad "man page has no .TH"; fi
 if command -v man >/dev/null 2>&1; then
-    text=$(MANWIDTH=100 MANPAGER=cat PAGER=cat man -l "$page" 2>"$dest.err" | col -b)
+    text=$(MANWIDTH=100 MANPAGER=cat PAGER=cat man -l "$page" 2>"$dest.err" | plain)
     if [ -n "$text" ] && [ ! -s "$dest.err" ]; then ok "man -l renders it"; else bad "man -l: $(cat "$dest.err")"; fi
     rm -f "$dest.err"
 elif command -v groff >/dev/null 2>&1; then
-    text=$(groff -man -Tutf8 "$page" | col -b)
+    text=$(groff -man -Tutf8 "$page" | plain)
 else
-    text=$(sed 's/\\-/-/g; s/\\f[BRI]//g' "$page")
+    text=$(sed 's/\\-/-/g; s/\\f[BRI]//g; s/^\.S[SH] //' "$page")
 fi
 if command -v groff >/dev/null 2>&1; then
     warn=$(groff -man -Tutf8 -ww -z "$page" 2>&1)

@@ -30,7 +30,7 @@
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
 {
-    return "leak:FcInitLoadConfigAndFonts\n";
+    return "leak:FcInitLoadConfigAndFonts\nleak:libfontconfig.so\n";
 }
 
 /* An ink mask: 1 where a pixel is inked, cropped to the ink's bounding box. */
