@@ -15,8 +15,10 @@ so each of 4 attention heads can look at one coherent group of four.
 
 Spec format (SPEC below): one word a line, then its features.
     word   feature=value feature ...
-A bare feature means 1.0; features not named are 0. Lines starting with
-"##" are section comments. Typical values:
+A bare feature means 1.0; features not named are 0. "as=other" (first)
+starts from the vector of a word specified earlier, so a translation reads
+"voiture  as=car": the same features as its English word. Lines starting
+with "##" are section comments. Typical values:
     content word    noun/verb/adj = 1, its topic(s) 0.6-1.5
     function word   func 0.3-0.5, maybe a small hint (place/time)
     punctuation     func 0.2
@@ -954,7 +956,62 @@ real         adj
 well-known   adj
 ready        adj
 sure         adj feeling=.3
+
+## ---- translations (sentences/translation.txt) ----------------------------
+## A translation starts from its English word's vector ("as=..."), so in
+## cross-attention (queries from one sentence, keys from the other) each word
+## finds its translation whatever the word order. No accents: the table is
+## ASCII. (je, suis and heureux of lecture seed 002 are above, same idea.)
+## French
+la           as=the
+le           as=the
+un           as=a
+une          as=a
+elle         as=she
+j'ai         verb=.4 func=.5 noun=.3 person
+vu           as=saw
+voiture      as=car
+chien        as=dog
+pomme        as=apple
+chocolat     as=chocolate
+rouge        as=red
+noir         as=black
+chaud        as=hot
+aime         as=loves
+mange        as=eats
+## German ("an" of "kommt ... an" is the English "an" above: one table)
+der          as=the
+den          as=the
+dem          as=the
+ich          as=i
+habe         as=have
+bin          as=am
+mit          as=with
+nach         as=to
+um           as=at
+im           as=in
+gern         as=like
+heute        as=today
+sieben       as=seven
+zug          as=train
+junge        as=boy
+garten       as=garden
+kaffee       as=coffee
+gesehen      as=seen
+spielt       as=plays
+trinke       as=drink
+kommt        as=comes
+## "gefahren": went by vehicle, so motion with a little transport
+gefahren     verb motion transport=.5
 """
+
+
+def copy_of(other, rows, lineno):
+    """The vector of a word specified earlier (for "as=other")."""
+    for word, vec in rows:
+        if word == other:
+            return list(vec)
+    raise SystemExit(f"spec line {lineno}: as={other}: no such word above")
 
 
 def parse_spec(text):
@@ -971,6 +1028,8 @@ def parse_spec(text):
                              f"(first on spec line {seen[word]})")
         seen[word] = lineno
         vec = [0.0] * len(DIMS)
+        if feats and feats[0].startswith("as="):
+            vec = copy_of(feats.pop(0)[3:], rows, lineno)
         for f in feats:
             name, _, val = f.partition("=")
             if name not in DIMS:

@@ -8,6 +8,12 @@ Basic self-attention as attnviz shows it: Q = K = V = X (the embeddings of
 the sentence's tokens), weights = row-wise softmax(X X^T / sqrt(d)).
 The checks make sure the hand-made vectors give the classroom stories their
 intended pictures (train -> station, bank -> river / money, it -> animal, ...).
+
+Basic cross-attention (sentences/translation.txt, lines "query ||| keys"):
+Q = X of the first sentence, K = V = X of the second, weights = row-wise
+softmax(Xq Xk^T / sqrt(d)). Each pair line is followed by a comment
+"# align: q=k q=k ..." naming, for its content words, the key each query
+must weigh most (its translation); the check holds the table to it.
 """
 import glob
 import os
@@ -18,6 +24,9 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EMB = os.path.join(ROOT, "assets", "embeddings.txt")
 SENT_DIR = os.path.join(ROOT, "sentences")
+TRANSLATION = os.path.join(SENT_DIR, "translation.txt")
+PAIR_MARK = "|||"
+SEED_PAIR = ("je suis heureux", "i am happy")   # lecture seed 002
 
 DIMS = ("noun verb adj func person place time motion "
         "transport finance sport nature feeling food animal plural").split()
@@ -92,6 +101,85 @@ def sentence_lines():
                     yield os.path.relpath(path, ROOT), lineno, line
 
 
+def sides(line):
+    """A sentences-file line as its sentences: one, or two for a pair."""
+    return [p.strip() for p in line.split(PAIR_MARK)]
+
+
+def translation_pairs(path):
+    """(lineno, query, keys, align, problems) for each pair line of path;
+    align is the list of (query word, key word) from the "# align:" comment
+    on the next line."""
+    with open(path, encoding="utf-8") as f:
+        lines = [raw.strip() for raw in f]
+    out = []
+    for i, line in enumerate(lines):
+        if not line or line.startswith("#"):
+            continue
+        problems, align = [], []
+        parts = sides(line)
+        if len(parts) != 2 or not all(parts):
+            problems.append("not a pair 'query ||| keys' with two sides")
+            parts = (parts + ["", ""])[:2]
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if not nxt.startswith("# align:"):
+            problems.append("no '# align:' comment on the next line")
+            nxt = "# align:"
+        for item in nxt[len("# align:"):].split():
+            q, eq, k = item.partition("=")
+            if not eq or not q or not k:
+                problems.append(f"align item {item!r} is not query=key")
+            elif q not in tokenize(parts[0]) or k not in tokenize(parts[1]):
+                problems.append(f"align {item}: {q!r} not a query or {k!r} not a key")
+            else:
+                align.append((q, k))
+        out.append((i + 1, parts[0], parts[1], align, problems))
+    return out
+
+
+def cross_attention(table, query, keys):
+    """Basic cross-attention: softmax(Xq Xk^T / sqrt(d)) row by row."""
+    qt, kt = tokenize(query), tokenize(keys)
+    Xq = np.array([table[t] for t in qt])
+    Xk = np.array([table[t] for t in kt])
+    S = Xq @ Xk.T / np.sqrt(Xq.shape[1])
+    S -= S.max(axis=1, keepdims=True)
+    W = np.exp(S)
+    W /= W.sum(axis=1, keepdims=True)
+    return qt, kt, W
+
+
+def check_translations(table):
+    pairs = translation_pairs(TRANSLATION)
+    check(len(pairs) >= 7, f"translation.txt has at least 7 pairs ({len(pairs)})")
+    check(bool(pairs) and pairs[0][1:3] == SEED_PAIR,
+          "translation.txt starts with the seed's 'je suis heureux ||| i am happy'")
+    for lineno, query, keys, align, problems in pairs:
+        where = f"translation.txt:{lineno}"
+        check(not problems, f"{where} is a pair with its alignment"
+              + ("" if not problems else ": " + "; ".join(problems)))
+        check(len(align) >= 2, f"{where} aligns at least 2 words ({len(align)})")
+        if problems:
+            continue
+        print(f"  {query} ||| {keys}")
+        qt, kt, W = cross_attention(table, query, keys)
+        for q, k in align:
+            row = W[qt.index(q)]
+            cells = "  ".join(f"{t}:{w:.3f}" for t, w in zip(kt, row))
+            print(f"    {q:>8} -> {cells}")
+            # The best key must be the translation and win clearly: a tie
+            # (two keys with the same vector) would make argmax a coin toss.
+            wk = max(w for t, w in zip(kt, row) if t == k)
+            rest = [(w, t) for t, w in zip(kt, row) if t != k] or [(0.0, "-")]
+            second, other = max(rest)
+            check(wk > second + 1e-3,
+                  f"{where}: {q} -> {k} ({k} {wk:.3f}, best other {other} {second:.3f})")
+        # Information only: the other way round (keys' words as queries).
+        kt2, qt2, W2 = cross_attention(table, keys, query)
+        back = [f"{k}->{qt2[int(np.argmax(W2[kt2.index(k)]))]}" for _, k in align]
+        print("    the other way round: " + "  ".join(back))
+
+
 def attention(table, sentence):
     toks = tokenize(sentence)
     X = np.array([table[t] for t in toks])
@@ -144,16 +232,22 @@ def main():
 
     print("== sentences")
     n_lines, missing = 0, []
+    bad_pairs = []
     for rel, lineno, line in sentence_lines():
         n_lines += 1
         if not line.isascii():
             missing.append(f"{rel}:{lineno} non-ASCII text")
-        for t in tokenize(line):
+        parts = sides(line)
+        if len(parts) > 2 or not all(parts):
+            bad_pairs.append(f"{rel}:{lineno}")
+        for t in (t for part in parts for t in tokenize(part)):
             if t not in table:
                 missing.append(f"{rel}:{lineno} {t!r}")
     check(n_lines > 0, f"sentence files have lines ({n_lines})")
-    check(not missing, "every sentence token is in the table"
+    check(not missing, "every sentence token is in the table (both sides of a pair)"
           + ("" if not missing else ": " + ", ".join(missing[:20])))
+    check(not bad_pairs, "every '|||' line is one pair with two non-empty sides"
+          + ("" if not bad_pairs else ": " + ", ".join(bad_pairs[:20])))
     with open(os.path.join(SENT_DIR, "default.txt"), encoding="utf-8") as f:
         first = f.readline().rstrip("\n")
     check(first == "the train left the station on time",
@@ -215,6 +309,9 @@ def main():
     toks, W = attention(table, "the animal didn't cross the street because it was too wide")
     show_row(toks, W, "it")
     print("    (information only: basic attention cannot use 'wide' to pick street)")
+
+    print("== cross-attention: translations find each other")
+    check_translations(table)
 
     print("== information only")
     for s, q in [("the keys to the cabinet are on the table", "are"),

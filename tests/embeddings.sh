@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The embedding table reads right in basic self-attention (train→station,
-# check→cashed/bank, both banks, it→animal) and covers every sentence file:
+# check→cashed/bank, both banks, it→animal), in basic cross-attention each
+# word of sentences/translation.txt finds its translation (heureux→happy),
+# and it covers every sentence file (both sides of a "|||" pair):
 # tests/check_embeddings.py, with Debian's numpy.
 set -u
 cd "$(dirname "$0")/.." || exit 1

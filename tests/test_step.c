@@ -148,9 +148,73 @@ static void test_learned_random(void **state)
     run_config(ATTN_MODE_LEARNED, 4, 0, 1, 0, 0.8f, 1);
 }
 
+/* Cosine and additive: the step's dot, norms and v against double sums;
+ * the additive terms summed in order give the score bit for bit; with two
+ * sentences the key comes from the second. */
+static void check_other_scores(int score, AttnMode mode, int heads, const char *keys)
+{
+    AttnConfig cfg = attn_config_default();
+    cfg.mode = mode;
+    cfg.heads = heads;
+    cfg.score = score;
+    cfg.temperature = 0.5f;
+    Model m;
+    assert_int_equal(model_init(&m, table, &cfg), 0);
+    model_set_seed(&m, 17);
+    const char *text = "the check was cashed at the bank";
+    assert_int_equal(model_set_text(&m, text, strlen(text)), 0);
+    assert_int_equal(model_set_keys(&m, keys, strlen(keys)), 0);
+    assert_int_equal(model_compute(&m), 0);
+    for (int h = 0; h < m.res.h; h++)
+        for (int i = 0; i < m.T; i += 2)
+            for (int j = 0; j < m.Tk; j += 3) {
+                ModelStep st;
+                assert_int_equal(model_step(&m, h, i, j, &st), 0);
+                assert_int_equal(st.score_fn, score);
+                assert_true(st.scale == 1.0f); /* √dk is for dot only */
+                double dot = 0, qq = 0, kk = 0, add = 0;
+                for (int c = 0; c < st.dk; c++) {
+                    dot += (double)st.q[c] * st.k[c];
+                    qq += (double)st.q[c] * st.q[c];
+                    kk += (double)st.k[c] * st.k[c];
+                }
+                assert_true(fabs(st.dot - dot) < 1e-5 * (1 + fabs(dot)));
+                assert_true(fabs(st.qnorm - sqrt(qq)) < 1e-5 * (1 + sqrt(qq)));
+                assert_true(fabs(st.knorm - sqrt(kk)) < 1e-5 * (1 + sqrt(kk)));
+                if (score == ATTN_SCORE_COSINE) {
+                    assert_null(st.va);
+                    assert_true(fabs(st.score - dot / sqrt(qq * kk)) < 1e-5);
+                } else {
+                    const float *v = mode == ATTN_MODE_BASIC ? m.params.vb : m.params.v + h * st.dk;
+                    assert_ptr_equal(st.va, v);
+                    float sum = 0.0f;
+                    for (int c = 0; c < st.dk; c++) {
+                        sum += attn_additive_term(st.q[c], st.k[c], st.va[c]);
+                        add += v[c] * tanh((double)st.q[c] + st.k[c]);
+                    }
+                    assert_true(sum == st.score);
+                    assert_true(fabs(st.score - add) < 1e-4 * (1 + fabs(add)));
+                }
+                assert_true(fabs(st.logit - st.score / 0.5) < 1e-5 * (1 + fabs(st.score)));
+                if (m.cross) /* the key vector is the second sentence's */
+                    assert_ptr_equal(st.k, m.res.K + ((size_t)h * m.Tk + j) * st.dk);
+            }
+    model_destroy(&m);
+}
+
+static void test_cosine_and_additive(void **state)
+{
+    (void)state;
+    check_other_scores(ATTN_SCORE_COSINE, ATTN_MODE_LEARNED, 2, "");
+    check_other_scores(ATTN_SCORE_COSINE, ATTN_MODE_BASIC, 1, "the bank of the river");
+    check_other_scores(ATTN_SCORE_ADDITIVE, ATTN_MODE_LEARNED, 4, "money at the bank");
+    check_other_scores(ATTN_SCORE_ADDITIVE, ATTN_MODE_BASIC, 1, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cosine_and_additive),
         cmocka_unit_test(test_basic),
         cmocka_unit_test(test_learned_identity),
         cmocka_unit_test(test_learned_random),

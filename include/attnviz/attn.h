@@ -93,9 +93,10 @@ typedef struct AttnResult {
     float *Q;        /* h × Tq × dk */
     float *K;        /* h × Tk × dk */
     float *V;        /* h × Tk × dk */
-    float *scores;   /* h × Tq × Tk, raw Q·Kᵀ */
-    float *logits;   /* h × Tq × Tk, scores·s/τ (also where masked); NULL
-                        when skip_logits was set for the last forward */
+    float *scores;   /* h × Tq × Tk, cfg->score's scores (raw Q·Kᵀ for dot) */
+    float *logits;   /* h × Tq × Tk, scores · attn_logit_scale (also where
+                        masked); NULL when skip_logits was set for the
+                        last forward */
     int skip_logits; /* set by the caller: do not keep the logits (they
                         are scores · attn_logit_scale, bit for bit) */
     float *weights;  /* h × Tq × Tk, softmax; masked = 0 */
@@ -169,12 +170,21 @@ const char *attn_kernels(void);
 int attn_use_kernels(const char *name);
 
 /* One query-key score of cfg's function over n numbers (q, k: the
- * projected query and key; v: the additive vector, ignored otherwise), the
- * same float the forward pass stores in scores. The step view's numbers:
+ * projected query and key; v: the additive vector, ignored otherwise, NULL
+ * for the default 1/√n in every entry), the same float the forward pass
+ * stores in scores (cosine is computed in double and rounded once; it is
+ * clamped to [−1, 1] and exactly 0 when q or k is all zeros; NaN or
+ * infinite inputs may give NaN, which the softmax treats as −∞). Partial
+ * updates (attn_forward_update, _resize) hold for every function: a score
+ * depends only on its own query and key. The step view's numbers:
  * attn_additive_term(q[c], k[c], v[c]) = v[c] · tanh(q[c] + k[c]) is term c
  * of the additive sum, the sum taken in the order c = 0, 1, … as here. */
 float attn_score_one(int score, const float *q, const float *k, const float *v, int n);
 float attn_additive_term(float q, float k, float v);
+
+/* out (n×m) = A (n×k, row stride lda) · B (k×m) with the kernels the
+ * forward pass uses (each output summed over k in order). */
+void attn_matmul(float *out, const float *A, int lda, const float *B, int n, int k, int m);
 
 /* Row softmax in place, numerically stable (subtract the max). Entries at
  * j >= n_valid (the causal mask) become exactly 0; n_valid = 0 gives all 0. */

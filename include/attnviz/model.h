@@ -83,6 +83,10 @@ typedef struct Model {
     float *last_X;
     int last_ok;
     size_t cap_last;
+    float *last_Xk;           /* with two sentences: the keys' X as well */
+    size_t cap_lastk;
+    int last_cross;           /* the last forward had two sentences */
+    int last_klo, last_khi;   /* key rows it recomputed (two sentences) */
     AttnParams last_params;
     AttnConfig last_cfg;
     int last_lo, last_hi;     /* rows the last model_compute recomputed
@@ -112,6 +116,13 @@ int model_causal(const Model *m);
 /* Change the number of heads: new identity weights, or Xavier from the
  * model's seed when it has one. Returns -ATTN_E_HEADS if h does not divide d. */
 int model_set_heads(Model *m, int h);
+/* Change the number of heads keeping the weights: the heads' Wq, Wk, Wv
+ * slices side by side are d×d matrices (column k·dk + c is head k's column
+ * c), and they stay as they are, split into h heads; Wo, v (d numbers in
+ * all) and vb stay too. So Q, K, V and the output of every position are
+ * unchanged; only which columns form a head changes. -ATTN_E_HEADS if h
+ * does not divide d, -ATTN_E_NOMEM (m unchanged on error). */
+int model_split_heads(Model *m, int h);
 /* Fresh weights: identity (has_seed = 0) or Xavier from seed. */
 void model_reset_params(Model *m);
 void model_set_seed(Model *m, uint64_t seed);

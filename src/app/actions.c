@@ -170,12 +170,14 @@ static void set_heads(AppState *a, int h)
         return;
     }
     undo_push(a);
-    if (model_set_heads(a->m, h) < 0) {
+    int h0 = a->m->params.h;
+    if (model_split_heads(a->m, h) < 0) {
         app_status(a, 1, "%d heads do not divide d = %d", h, d);
         return;
     }
     a->vs.head = 0;
-    app_status(a, 0, "%d head%s, dk = %d", h, h == 1 ? "" : "s", d / h);
+    app_status(a, 0, "%d head%s, dk = %d: the same Wq, Wk, Wv (d \xC3\x97 d) split into %d, Wo kept "
+               "(Ctrl+Z: back to %d)", h, h == 1 ? "" : "s", d / h, h, h0);
     app_recompute(a);
 }
 
@@ -326,7 +328,7 @@ static void help(AppState *a, int how)
 
 static void edit_target(AppState *a, int target, int focus)
 {
-    if (target < 0 || target >= EDIT_COUNT || !editor_shown(a))
+    if (target < 0 || target >= EDIT_V || !editor_shown(a)) /* the v tab: not yet */
         return;
     a->vs.edit_target = (EditTarget)target;
     if (focus)

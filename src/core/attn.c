@@ -10,9 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 1/√n: the dot product's scale for dk = n, and every entry of the additive
+ * score's default vector of n numbers. */
+static float inv_sqrt(int n)
+{
+    return 1.0f / sqrtf((float)n);
+}
+
 float attn_logit_scale(const AttnConfig *cfg, int dk)
 {
-    return (cfg->scale ? 1.0f / sqrtf((float)dk) : 1.0f) / cfg->temperature;
+    int s = cfg->scale && cfg->score == ATTN_SCORE_DOT;
+    return (s ? inv_sqrt(dk) : 1.0f) / cfg->temperature;
 }
 
 static const char *const score_names[ATTN_SCORE_COUNT] = {"dot", "cosine", "additive"};
@@ -28,6 +36,58 @@ int attn_score_parse(const char *name)
         if (name && strcmp(name, score_names[k]) == 0)
             return k;
     return -1;
+}
+
+const char *attn_score_formula(int score, int scale, int ascii)
+{
+    /* [score][ascii]; dot has a second pair without the √dk */
+    static const char *const f[ATTN_SCORE_COUNT + 1][2] = {
+        {"softmax(q·k / √dk / τ)", "softmax(q.k / sqrt(dk) / tau)"},
+        {"softmax(cos(q, k) / τ)", "softmax(cos(q, k) / tau)"},
+        {"softmax(vᵀ tanh(q + k) / τ)", "softmax(v^T tanh(q + k) / tau)"},
+        {"softmax(q·k / τ)", "softmax(q.k / tau)"},
+    };
+    if (score < 0 || score >= ATTN_SCORE_COUNT)
+        return "?";
+    int row = score == ATTN_SCORE_DOT && !scale ? ATTN_SCORE_COUNT : score;
+    return f[row][ascii ? 1 : 0];
+}
+
+float attn_additive_term(float q, float k, float v)
+{
+    return v * tanhf(q + k);
+}
+
+/* The cosine in double: no overflow or underflow of the squares of any
+ * finite float, and |cos| <= 1 after rounding. */
+static float cosine_score(const float *q, const float *k, int n)
+{
+    double dot = 0.0, qq = 0.0, kk = 0.0;
+    for (int c = 0; c < n; c++) {
+        dot += (double)q[c] * k[c];
+        qq += (double)q[c] * q[c];
+        kk += (double)k[c] * k[c];
+    }
+    if (qq == 0.0 || kk == 0.0)
+        return 0.0f; /* a zero vector has no direction: score 0, not NaN */
+    double cs = dot / (sqrt(qq) * sqrt(kk));
+    return (float)(cs > 1.0 ? 1.0 : cs < -1.0 ? -1.0 : cs);
+}
+
+float attn_score_one(int score, const float *q, const float *k, const float *v, int n)
+{
+    float s = 0.0f;
+    if (score == ATTN_SCORE_COSINE)
+        return cosine_score(q, k, n);
+    if (score == ATTN_SCORE_ADDITIVE) {
+        float dv = inv_sqrt(n);
+        for (int c = 0; c < n; c++)
+            s += attn_additive_term(q[c], k[c], v ? v[c] : dv);
+        return s;
+    }
+    for (int c = 0; c < n; c++) /* in order, as every kernel sums */
+        s += q[c] * k[c];
+    return s;
 }
 
 AttnConfig attn_config_default(void)
@@ -51,7 +111,9 @@ int attn_params_create(AttnParams *p, int d, int h)
     p->Wk = calloc(n, sizeof(float));
     p->Wv = calloc(n, sizeof(float));
     p->Wo = calloc(n, sizeof(float));
-    if (!p->Wq || !p->Wk || !p->Wv || !p->Wo) {
+    p->v = calloc((size_t)d, sizeof(float)); /* h × dk = d */
+    p->vb = calloc((size_t)d, sizeof(float));
+    if (!p->Wq || !p->Wk || !p->Wv || !p->Wo || !p->v || !p->vb) {
         attn_params_destroy(p);
         return -ATTN_E_NOMEM;
     }
@@ -67,6 +129,8 @@ void attn_params_destroy(AttnParams *p)
     free(p->Wk);
     free(p->Wv);
     free(p->Wo);
+    free(p->v);
+    free(p->vb);
     memset(p, 0, sizeof *p);
 }
 
@@ -81,6 +145,11 @@ int attn_params_copy(AttnParams *dst, const AttnParams *src)
     memcpy(tmp.Wk, src->Wk, bytes);
     memcpy(tmp.Wv, src->Wv, bytes);
     memcpy(tmp.Wo, src->Wo, bytes);
+    /* a hand-made source without v keeps the defaults create set */
+    if (src->v)
+        memcpy(tmp.v, src->v, (size_t)src->d * sizeof(float));
+    if (src->vb)
+        memcpy(tmp.vb, src->vb, (size_t)src->d * sizeof(float));
     attn_params_destroy(dst);
     *dst = tmp;
     return 0;
@@ -90,9 +159,22 @@ int attn_params_equal(const AttnParams *a, const AttnParams *b)
 {
     if (a->d != b->d || a->h != b->h || !a->Wq || !b->Wq)
         return 0;
-    size_t bytes = (size_t)a->d * (size_t)a->d * sizeof(float);
+    size_t bytes = (size_t)a->d * (size_t)a->d * sizeof(float), vbytes = (size_t)a->d * sizeof(float);
+    if ((!a->v) != (!b->v) || (!a->vb) != (!b->vb))
+        return 0;
     return memcmp(a->Wq, b->Wq, bytes) == 0 && memcmp(a->Wk, b->Wk, bytes) == 0 &&
-           memcmp(a->Wv, b->Wv, bytes) == 0 && memcmp(a->Wo, b->Wo, bytes) == 0;
+           memcmp(a->Wv, b->Wv, bytes) == 0 && memcmp(a->Wo, b->Wo, bytes) == 0 &&
+           (!a->v || memcmp(a->v, b->v, vbytes) == 0) &&
+           (!a->vb || memcmp(a->vb, b->vb, vbytes) == 0);
+}
+
+void attn_params_default_v(AttnParams *p)
+{
+    float v = inv_sqrt(p->dk), vb = inv_sqrt(p->d);
+    for (int c = 0; p->v && c < p->d; c++)
+        p->v[c] = v;
+    for (int c = 0; p->vb && c < p->d; c++)
+        p->vb[c] = vb;
 }
 
 void attn_params_identity(AttnParams *p)
@@ -108,6 +190,7 @@ void attn_params_identity(AttnParams *p)
     memset(p->Wo, 0, (size_t)d * d * sizeof(float));
     for (int r = 0; r < d; r++)
         p->Wo[(size_t)r * d + r] = 1.0f;
+    attn_params_default_v(p);
 }
 
 static void xavier_fill(float *W, int rows, int cols, Prng *rng)
@@ -128,15 +211,23 @@ void attn_params_xavier(AttnParams *p, uint64_t seed)
         xavier_fill(p->Wv + k * slice, p->d, p->dk, &rng);
     }
     xavier_fill(p->Wo, p->d, p->d, &rng);
+    /* v and vb after every weight of a seed before they existed, so those
+     * draws (and the seeded printouts) stay as they were */
+    for (int k = 0; p->v && k < p->h; k++)
+        xavier_fill(p->v + (size_t)k * p->dk, p->dk, 1, &rng);
+    if (p->vb)
+        xavier_fill(p->vb, p->d, 1, &rng);
 }
 
 float *attn_params_matrix(const AttnParams *p, int which, int head, int *rows,
                           int *cols)
 {
     size_t slice = (size_t)p->d * p->dk;
-    *rows = p->d;
-    *cols = which == 3 ? p->d : p->dk;
+    *rows = which >= 4 ? 1 : p->d;
+    *cols = which == 3 || which == 5 ? p->d : p->dk;
     switch (which) {
+    case 4: return p->v + (size_t)head * p->dk;
+    case 5: return p->vb;
     case 0: return p->Wq + head * slice;
     case 1: return p->Wk + head * slice;
     case 2: return p->Wv + head * slice;
@@ -315,6 +406,11 @@ int attn_use_kernels(const char *name)
     return -1;
 }
 
+void attn_matmul(float *out, const float *A, int lda, const float *B, int n, int k, int m)
+{
+    kernels()->matmul(out, A, lda, B, n, k, m);
+}
+
 void attn_softmax_row(float *row, int n, int n_valid)
 {
     kernels()->softmax_row(row, n, n_valid);
@@ -401,17 +497,56 @@ static int keys_changed(const Change *ch)
     return ch->k_hi > ch->k_lo || ch->k_removed;
 }
 
+/* The score function of a forward pass: cfg's, the additive vector of
+ * head k at v + k · v_stride (NULL: the default 1/√dk), and the factor
+ * from scores to logits. */
+typedef struct ScoreFn {
+    int score;
+    const float *v;
+    size_t v_stride;
+    float mult;
+} ScoreFn;
+
+/* Pass 2 for query rows [i, i + nr) and keys [j0, j0 + n) of a head: the
+ * scores, and logits = weights = scores · mult (lg, w may be NULL), at sc,
+ * lg, w (row stride Tk). The dot product by the kernels; the other
+ * functions pair by pair with attn_score_one, the float the step view
+ * shows. A score depends only on its query and key, so any block of rows
+ * and keys gives the same floats. */
+static void scores_block(const AttnResult *r, const ScoreFn *f, int head, int i, int nr, int j0,
+                         int n, float *sc, float *lg, float *w)
+{
+    int Tq = r->Tq, Tk = r->Tk, dk = r->dk;
+    const float *Q = r->Q + ((size_t)head * Tq + i) * dk;
+    if (f->score == ATTN_SCORE_DOT) {
+        const float *Kt = r->Kt + (size_t)head * Tk * dk + j0;
+        kernels()->scores_rows(Q, nr, dk, Kt, Tk, n, Tk, f->mult, sc, lg, w);
+        return;
+    }
+    const float *K = r->K + ((size_t)head * Tk + j0) * dk;
+    const float *v = f->v ? f->v + (size_t)head * f->v_stride : NULL;
+    for (int a = 0; a < nr; a++)
+        for (int j = 0; j < n; j++) {
+            float s = attn_score_one(f->score, Q + (size_t)a * dk, K + (size_t)j * dk, v, dk);
+            size_t o = (size_t)a * Tk + j;
+            sc[o] = s;
+            if (lg)
+                lg[o] = s * f->mult;
+            if (w)
+                w[o] = s * f->mult;
+        }
+}
+
 /* One head, query rows [i0, i1): passes 2-4, RB rows at a time. Blocks
  * without a changed query recompute only the changed keys' scores; their
  * rows are softmaxed again only when a changed key is visible to them
  * (always, unless causal). Unchanged outputs are left as they are. */
-static void head_rows(AttnResult *r, int head, float mult, const Change *ch, int i0, int i1)
+static void head_rows(AttnResult *r, int head, const ScoreFn *f, const Change *ch, int i0, int i1)
 {
     const Kernels *K = kernels();
     int Tq = r->Tq, Tk = r->Tk, dk = r->dk;
-    const float *Q = r->Q + (size_t)head * Tq * dk;
+    float mult = f->mult;
     const float *V = r->V + (size_t)head * Tk * dk;
-    const float *Kt = r->Kt + (size_t)head * Tk * dk;
     float *Z = r->Z + (size_t)head * Tq * dk;
     size_t base = (size_t)head * Tq * Tk;
     for (int i = i0; i < i1; i += RB) {
@@ -423,15 +558,15 @@ static void head_rows(AttnResult *r, int head, float mult, const Change *ch, int
             nv[k] = attn_causal_row_len(r->causal, i + k, Tk);
         if (i + nr > ch->q_lo && i < ch->q_hi) {
             /* pass 2: scores, logits = scores · s / τ */
-            K->scores_rows(Q + (size_t)i * dk, nr, dk, Kt, Tk, Tk, Tk, mult, r->scores + o, lg, w);
+            scores_block(r, f, head, i, nr, 0, Tk, r->scores + o, lg, w);
             for (int k = 0; k < nr; k++)
                 redo[k] = 1;
             any = 1;
         } else {
             int n = ch->k_hi - ch->k_lo;
             if (n > 0)
-                K->scores_rows(Q + (size_t)i * dk, nr, dk, Kt + ch->k_lo, Tk, n, Tk, mult,
-                            r->scores + o + ch->k_lo, lg ? lg + ch->k_lo : NULL, NULL);
+                scores_block(r, f, head, i, nr, ch->k_lo, n, r->scores + o + ch->k_lo,
+                             lg ? lg + ch->k_lo : NULL, NULL);
             for (int k = 0; k < nr; k++) {
                 redo[k] = keys_changed(ch) && (!r->causal || ch->k_lo <= i + k);
                 any |= redo[k];
@@ -454,7 +589,7 @@ static void head_rows(AttnResult *r, int head, float mult, const Change *ch, int
 typedef struct {
     AttnResult *r;
     const Change *ch;
-    float mult;
+    const ScoreFn *f;
     int i0, i1;
 } RowJob;
 
@@ -462,17 +597,17 @@ static void *row_job(void *arg)
 {
     RowJob *j = arg;
     for (int k = 0; k < j->r->h; k++)
-        head_rows(j->r, k, j->mult, j->ch, j->i0, j->i1);
+        head_rows(j->r, k, j->f, j->ch, j->i0, j->i1);
     return NULL;
 }
 
 #define ATTN_THREAD_MIN_WORK (1L << 22) /* h·Tq·Tk·dk below this: one thread */
 
-static void run_heads(AttnResult *r, float mult, const Change *ch)
+static void run_heads(AttnResult *r, const ScoreFn *f, const Change *ch)
 {
     long work = (long)r->h * r->Tq * r->Tk * r->dk;
     int half = r->Tq / 2;
-    RowJob a = {r, ch, mult, 0, half}, b = {r, ch, mult, half, r->Tq};
+    RowJob a = {r, ch, f, 0, half}, b = {r, ch, f, half, r->Tq};
     pthread_t t;
     if (work >= ATTN_THREAD_MIN_WORK && half > 0 &&
         pthread_create(&t, NULL, row_job, &b) == 0) {
@@ -534,8 +669,11 @@ static int forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int
     if (learned && (!p || p->d != d || p->h < 1 || d % p->h != 0))
         return -ATTN_E_SHAPE;
     int h = learned ? p->h : 1;
-    if (!(cfg->temperature > 0.0f) || !isfinite(cfg->temperature))
+    if (!(cfg->temperature > 0.0f) || !isfinite(cfg->temperature) || cfg->score < 0 ||
+        cfg->score >= ATTN_SCORE_COUNT)
         return -ATTN_E_RANGE;
+    if (!learned && cfg->score == ATTN_SCORE_ADDITIVE && p && p->vb && p->d != d)
+        return -ATTN_E_SHAPE; /* vb holds p->d numbers, not d */
     int dk = d / h;
     /* a partial update needs the last forward's buffers, and its shapes
      * unless it says they changed (then only both growing or both shrinking:
@@ -568,7 +706,10 @@ static int forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int
     r->h = h;
     r->dk = dk;
     r->causal = cfg->causal;
-    float mult = attn_logit_scale(cfg, dk);
+    /* the additive vector: each head's v, or in basic mode vb (p may be
+     * NULL there: the defaults) */
+    ScoreFn fn = {cfg->score, learned ? p->v : p ? p->vb : NULL, (size_t)dk,
+                  attn_logit_scale(cfg, dk)};
     const Kernels *kn = kernels();
 
     /* pass 1: projections Q = Xq·Wq, K = Xkv·Wk, V = Xkv·Wv per head, of the
@@ -597,7 +738,7 @@ static int forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int
 
     /* passes 2-4 per head: scores, softmax, context vectors; large inputs
      * split the query rows between two threads */
-    run_heads(r, mult, &ch);
+    run_heads(r, &fn, &ch);
 
     /* pass 5: concatenate the heads' Z, then output = concat·Wo, from the
      * first row whose Z may have changed: a changed query's row; without the

@@ -14,11 +14,14 @@ int model_init(Model *m, const EmbedTable *table, const AttnConfig *cfg)
     m->d = table->d;
     m->cfg = *cfg;
     tok_init(&m->toks);
+    tok_init(&m->ktoks);
     attn_result_init(&m->res);
     if (m->cfg.heads < 1)
         m->cfg.heads = 1;
     int rc = attn_params_create(&m->params, m->d, m->cfg.heads);
     if (rc < 0)
+        return rc;
+    if ((rc = model_set_keys(m, "", 0)) < 0)
         return rc;
     return model_set_text(m, "", 0);
 }
@@ -29,6 +32,13 @@ void model_destroy(Model *m)
         return;
     free(m->text);
     tok_free(&m->toks);
+    free(m->keys_text);
+    tok_free(&m->ktoks);
+    free(m->own_Ek);
+    free(m->own_Xk);
+    free(m->own_koov);
+    free(m->own_kedited);
+    free(m->last_Xk);
     free(m->E);
     free(m->X);
     free(m->oov);
@@ -55,16 +65,19 @@ static int find_override(const Model *m, const char *word)
     return -1;
 }
 
-void model_embed(Model *m)
+/* The vectors of n tokens of tl: an edited word's, the table's, or the
+ * OOV vector, with their flags. */
+static void embed_tokens(const Model *m, const TokenList *tl, int n, float *E,
+                         unsigned char *oov, unsigned char *edited)
 {
     int d = m->d;
-    for (int i = 0; i < m->T; i++) {
-        const char *w = tok_text(&m->toks, i);
-        float *e = m->E + (size_t)i * d;
+    for (int i = 0; i < n; i++) {
+        const char *w = tok_text(tl, i);
+        float *e = E + (size_t)i * d;
         int o = find_override(m, w);
         int k = embed_find(m->table, w);
-        m->oov[i] = k < 0;
-        m->edited[i] = o >= 0;
+        oov[i] = k < 0;
+        edited[i] = o >= 0;
         if (o >= 0)
             memcpy(e, m->over_vec + (size_t)o * d, (size_t)d * sizeof(float));
         else if (k >= 0)
@@ -72,6 +85,27 @@ void model_embed(Model *m)
         else
             embed_oov_vector(w, d, e);
     }
+}
+
+/* Self-attention: the keys are the queries (the same arrays). */
+static void alias_keys(Model *m)
+{
+    if (m->cross)
+        return;
+    m->Tk = m->T;
+    m->Ek = m->E;
+    m->Xk = m->X;
+    m->koov = m->oov;
+    m->kedited = m->edited;
+    memcpy(m->klabels, m->labels, (size_t)m->T * sizeof m->labels[0]);
+}
+
+void model_embed(Model *m)
+{
+    embed_tokens(m, &m->toks, m->T, m->E, m->oov, m->edited);
+    if (m->cross)
+        embed_tokens(m, &m->ktoks, m->Tk, m->Ek, m->koov, m->kedited);
+    alias_keys(m);
 }
 
 int model_set_text(Model *m, const char *text, size_t len)
@@ -105,6 +139,7 @@ int model_set_text(Model *m, const char *text, size_t len)
             m->edited = ed;
         if (!E || !X || !oov || !ed) {
             m->T = 0;
+            alias_keys(m);
             return -ATTN_E_NOMEM;
         }
         m->cap_T = T;
@@ -114,6 +149,68 @@ int model_set_text(Model *m, const char *text, size_t len)
         m->labels[i] = tok_text(&m->toks, i);
     model_embed(m);
     return 0;
+}
+
+/* Grow the second sentence's arrays to Tk rows. */
+static int reserve_keys(Model *m, int Tk)
+{
+    if (Tk <= m->cap_Tk)
+        return 0;
+    size_t n = (size_t)Tk * m->d;
+    float *E = realloc(m->own_Ek, n * sizeof(float));
+    if (E)
+        m->own_Ek = E;
+    float *X = realloc(m->own_Xk, n * sizeof(float));
+    if (X)
+        m->own_Xk = X;
+    unsigned char *oov = realloc(m->own_koov, (size_t)Tk);
+    if (oov)
+        m->own_koov = oov;
+    unsigned char *ed = realloc(m->own_kedited, (size_t)Tk);
+    if (ed)
+        m->own_kedited = ed;
+    if (!E || !X || !oov || !ed)
+        return -ATTN_E_NOMEM;
+    m->cap_Tk = Tk;
+    return 0;
+}
+
+int model_set_keys(Model *m, const char *text, size_t len)
+{
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return -ATTN_E_NOMEM;
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    int rc = tok_split(&m->ktoks, text, len);
+    if (rc == 0)
+        rc = reserve_keys(m, m->ktoks.n);
+    if (rc < 0) {
+        free(copy);
+        tok_split(&m->ktoks, "", 0);
+        m->cross = 0;
+        alias_keys(m);
+        return rc;
+    }
+    free(m->keys_text);
+    m->keys_text = copy;
+    m->cross = m->ktoks.n > 0;
+    if (m->cross) {
+        m->Tk = m->ktoks.n;
+        m->Ek = m->own_Ek;
+        m->Xk = m->own_Xk;
+        m->koov = m->own_koov;
+        m->kedited = m->own_kedited;
+        for (int j = 0; j < m->Tk; j++)
+            m->klabels[j] = tok_text(&m->ktoks, j);
+    }
+    model_embed(m);
+    return 0;
+}
+
+int model_causal(const Model *m)
+{
+    return m->cfg.causal && !m->cross;
 }
 
 void model_reset_params(Model *m)
@@ -144,6 +241,36 @@ int model_set_heads(Model *m, int h)
     return 0;
 }
 
+/* dst (h2 heads) = src (h1 heads) re-sliced: both are the same d×d matrix
+ * of head-major d×dk slices. */
+static void reslice(float *dst, int h2, const float *src, int h1, int d)
+{
+    int dk1 = d / h1, dk2 = d / h2;
+    for (int r = 0; r < d; r++)
+        for (int col = 0; col < d; col++)
+            dst[((size_t)(col / dk2) * d + r) * dk2 + col % dk2] =
+                src[((size_t)(col / dk1) * d + r) * dk1 + col % dk1];
+}
+
+int model_split_heads(Model *m, int h)
+{
+    AttnParams p;
+    int rc = attn_params_create(&p, m->d, h);
+    if (rc < 0)
+        return rc;
+    const AttnParams *o = &m->params;
+    reslice(p.Wq, h, o->Wq, o->h, m->d);
+    reslice(p.Wk, h, o->Wk, o->h, m->d);
+    reslice(p.Wv, h, o->Wv, o->h, m->d);
+    memcpy(p.Wo, o->Wo, (size_t)m->d * m->d * sizeof(float));
+    memcpy(p.v, o->v, (size_t)m->d * sizeof(float));
+    memcpy(p.vb, o->vb, (size_t)m->d * sizeof(float));
+    attn_params_destroy(&m->params);
+    m->params = p;
+    m->cfg.heads = h;
+    return 0;
+}
+
 int model_set_weights(Model *m, const ParsedWeights *w)
 {
     if (w->params.d != m->d || w->params.h < 1 || !w->params.Wq)
@@ -171,6 +298,9 @@ int model_apply_session(Model *m, const Session *s)
     for (int i = 0; i < s->n_vectors; i++)
         if ((rc = model_set_word_vector(m, s->words[i], s->vectors + (size_t)i * s->d)) < 0)
             return rc;
+    const char *keys = s->keys ? s->keys : "";
+    if ((rc = model_set_keys(m, keys, strlen(keys))) < 0)
+        return rc;
     const char *text = s->sentence ? s->sentence : "";
     return model_set_text(m, text, strlen(text));
 }
@@ -210,12 +340,11 @@ void model_clear_word_vectors(Model *m)
     model_embed(m);
 }
 
-/* X = E + PE, with the encoding of each position computed once per model
- * (T×d sines and cosines per keystroke otherwise). The same floats as
- * attn_posenc_add. */
-static int add_posenc(Model *m)
+/* The encoding of positions 0 … T−1, computed once per model (T×d sines
+ * and cosines per keystroke otherwise): the same floats as attn_posenc. */
+static int posenc_rows(Model *m, int T)
 {
-    int T = m->T, d = m->d;
+    int d = m->d;
     if (T > m->n_pe) {
         float *pe = realloc(m->pe, (size_t)T * d * sizeof(float));
         if (!pe)
@@ -226,77 +355,118 @@ static int add_posenc(Model *m)
                 pe[(size_t)p * d + k] = attn_posenc(p, k, d);
         m->n_pe = T;
     }
-    for (size_t e = 0; e < (size_t)T * d; e++)
-        m->X[e] += m->pe[e];
     return 0;
 }
 
-/* The rows [lo, hi) of X that differ from the last forward's, when that
- * forward can be updated (same weights and settings): 1. With another T
- * (a word typed or deleted) every row from the first difference on counts
- * as new. Else 0, with [0, T). */
-static int changed_rows(const Model *m, int *lo, int *hi)
+/* X = E (+ PE) for T rows; each sentence's positions start at 0. */
+static int make_input(Model *m, float *X, const float *E, int T)
 {
-    int T = m->T, d = m->d;
+    size_t n = (size_t)T * m->d;
+    memcpy(X, E, n * sizeof(float));
+    if (!m->cfg.posenc)
+        return 0;
+    int rc = posenc_rows(m, T);
+    if (rc < 0)
+        return rc;
+    for (size_t e = 0; e < n; e++)
+        X[e] += m->pe[e];
+    return 0;
+}
+
+/* The rows [lo, hi) of the T rows of X that differ from the last
+ * forward's last_T rows of last; with another T (a word typed or deleted)
+ * every row from the first difference on counts as new. */
+static void diff_rows(const float *X, int T, const float *last, int last_T, int d, int *lo,
+                      int *hi)
+{
+    int n = T < last_T ? T : last_T;
+    size_t row = (size_t)d * sizeof(float);
     *lo = 0;
     *hi = T;
-    /* the last forward kept the logits exactly when it kept the window's
-     * matrices; its T is the result's */
-    if (!m->last_ok || (m->res.logits != NULL) != (m->keep_window_matrices != 0) ||
-        memcmp(&m->last_cfg, &m->cfg, sizeof m->cfg) != 0 ||
-        !attn_params_equal(&m->last_params, &m->params))
-        return 0;
-    int last_T = m->res.Tq, n = T < last_T ? T : last_T;
-    size_t row = (size_t)d * sizeof(float);
-    while (*lo < n && memcmp(m->X + (size_t)*lo * d, m->last_X + (size_t)*lo * d, row) == 0)
+    while (*lo < n && memcmp(X + (size_t)*lo * d, last + (size_t)*lo * d, row) == 0)
         (*lo)++;
     if (last_T != T)
-        return 1;
-    while (*hi > *lo &&
-           memcmp(m->X + (size_t)(*hi - 1) * d, m->last_X + (size_t)(*hi - 1) * d, row) == 0)
+        return;
+    while (*hi > *lo && memcmp(X + (size_t)(*hi - 1) * d, last + (size_t)(*hi - 1) * d, row) == 0)
         (*hi)--;
     if (*lo == T)
         *hi = T;
+}
+
+/* Can the last forward be updated (same weights, settings, and one or two
+ * sentences as before)? Then the changed query rows [q[0], q[1]) and key
+ * rows [k[0], k[1]) and 1; else 0 with everything. */
+static int changed_rows(const Model *m, int q[2], int k[2])
+{
+    q[0] = 0, q[1] = m->T, k[0] = 0, k[1] = m->Tk;
+    /* the last forward kept the logits exactly when it kept the window's
+     * matrices; its T is the result's */
+    if (!m->last_ok || m->last_cross != m->cross ||
+        (m->res.logits != NULL) != (m->keep_window_matrices != 0) ||
+        memcmp(&m->last_cfg, &m->cfg, sizeof m->cfg) != 0 ||
+        !attn_params_equal(&m->last_params, &m->params))
+        return 0;
+    diff_rows(m->X, m->T, m->last_X, m->res.Tq, m->d, &q[0], &q[1]);
+    if (!m->cross) {
+        k[0] = q[0], k[1] = q[1];
+        return 1;
+    }
+    /* two sentences: their sizes may not change (no resize then) */
+    if (m->res.Tq != m->T || m->res.Tk != m->Tk)
+        return 0;
+    diff_rows(m->Xk, m->Tk, m->last_Xk, m->res.Tk, m->d, &k[0], &k[1]);
     return 1;
+}
+
+/* Copy rows [lo, hi) of T rows of X into *last (grown to T rows; then all
+ * of them). 0, or -1 when memory ran out. */
+static int keep_rows(float **last, size_t *cap, const float *X, int T, int d, int lo, int hi)
+{
+    size_t n = (size_t)T * d;
+    if (n > *cap) {
+        float *x = realloc(*last, n * sizeof(float));
+        if (!x)
+            return -1;
+        *last = x;
+        *cap = n;
+        lo = 0, hi = T;
+    }
+    memcpy(*last + (size_t)lo * d, X + (size_t)lo * d, (size_t)(hi - lo) * d * sizeof(float));
+    return 0;
 }
 
 /* Remember what this forward saw (same_params: the weights are known to
  * equal the remembered ones); on failure the next one is whole. */
-static void remember(Model *m, int lo, int hi, int same_params)
+static void remember(Model *m, const int q[2], const int k[2], int same_params)
 {
-    int T = m->T, d = m->d;
-    size_t n = (size_t)T * d;
     m->last_ok = 0;
-    if (n > m->cap_last) {
-        float *x = realloc(m->last_X, n * sizeof(float));
-        if (!x)
-            return;
-        m->last_X = x;
-        m->cap_last = n;
-        lo = 0, hi = T;
-    }
+    if (keep_rows(&m->last_X, &m->cap_last, m->X, m->T, m->d, q[0], q[1]) < 0)
+        return;
+    if (m->cross && keep_rows(&m->last_Xk, &m->cap_lastk, m->Xk, m->Tk, m->d, k[0], k[1]) < 0)
+        return;
     if (!same_params && attn_params_copy(&m->last_params, &m->params) < 0)
         return;
-    memcpy(m->last_X + (size_t)lo * d, m->X + (size_t)lo * d, (size_t)(hi - lo) * d * sizeof(float));
     m->last_cfg = m->cfg;
+    m->last_cross = m->cross;
     m->last_ok = 1;
 }
 
 /* The heads' mean of the scores and logits over the entries that changed:
- * rows [lo, hi) and, in the other rows, columns [lo, hi). */
-static void heads_mean(Model *m, int lo, int hi)
+ * rows [q[0], q[1]) whole and, in the other rows, columns [k[0], k[1]). */
+static void heads_mean(Model *m, const int q[2], const int k[2])
 {
-    int T = m->T, h = m->res.h;
-    size_t qk = (size_t)T * T;
+    int Tq = m->res.Tq, Tk = m->res.Tk, h = m->res.h;
+    size_t qk = (size_t)Tq * Tk;
     float inv = 1.0f / (float)h;
-    for (int i = 0; i < T; i++) {
-        int j0 = i >= lo && i < hi ? 0 : lo, j1 = i >= lo && i < hi ? T : hi;
+    for (int i = 0; i < Tq; i++) {
+        int row = i >= q[0] && i < q[1];
+        int j0 = row ? 0 : k[0], j1 = row ? Tk : k[1];
         for (int j = j0; j < j1; j++) {
-            size_t e = (size_t)i * T + j;
+            size_t e = (size_t)i * Tk + j;
             float s = m->res.scores[e], l = m->res.logits[e];
-            for (int k = 1; k < h; k++) {
-                s += m->res.scores[(size_t)k * qk + e];
-                l += m->res.logits[(size_t)k * qk + e];
+            for (int c = 1; c < h; c++) {
+                s += m->res.scores[(size_t)c * qk + e];
+                l += m->res.logits[(size_t)c * qk + e];
             }
             m->avg_scores[e] = s * inv;
             m->avg_logits[e] = l * inv;
@@ -304,59 +474,73 @@ static void heads_mean(Model *m, int lo, int hi)
     }
 }
 
+/* Keep the heads' means of scores and logits for the window. */
+static int window_means(Model *m, const int q[2], const int k[2], int whole)
+{
+    size_t qk = (size_t)m->res.Tq * m->res.Tk;
+    if (qk > m->cap_avg) {
+        float *s = realloc(m->avg_scores, qk * sizeof(float));
+        if (s)
+            m->avg_scores = s;
+        float *l = realloc(m->avg_logits, qk * sizeof(float));
+        if (l)
+            m->avg_logits = l;
+        if (!s || !l)
+            return -ATTN_E_NOMEM;
+        m->cap_avg = qk;
+        whole = 1;
+    }
+    int all_q[2] = {0, m->res.Tq}, all_k[2] = {0, m->res.Tk};
+    heads_mean(m, whole ? all_q : q, whole ? all_k : k);
+    return 0;
+}
+
 int model_compute(Model *m)
 {
     static unsigned long generations;
-    int T = m->T, d = m->d;
-    if (T == 0) {
+    int T = m->T, Tk = m->Tk, d = m->d;
+    if (T == 0 || Tk == 0) {
         m->generation = ++generations;
         m->res.Tq = m->res.Tk = 0;
         m->last_ok = 0;
         return 0;
     }
-    memcpy(m->X, m->E, (size_t)T * d * sizeof(float));
-    int rc = m->cfg.posenc ? add_posenc(m) : 0;
+    int rc = make_input(m, m->X, m->E, T);
+    if (rc == 0 && m->cross)
+        rc = make_input(m, m->Xk, m->Ek, Tk);
     if (rc < 0) {
         m->last_ok = 0;
         return rc;
     }
-    int lo, hi;
-    int inc = changed_rows(m, &lo, &hi);
-    int resized = inc && m->res.Tq != T;
-    m->last_lo = lo;
-    m->last_hi = hi;
-    if (inc && !resized && lo == T)
+    int q[2], k[2];
+    int inc = changed_rows(m, q, k);
+    int resized = inc && (m->res.Tq != T || m->res.Tk != Tk);
+    m->last_lo = q[0];
+    m->last_hi = q[1];
+    m->last_klo = k[0];
+    m->last_khi = k[1];
+    if (inc && !resized && q[0] == T && k[0] == Tk)
         return 0; /* the same input as last time: the same results */
     m->generation = ++generations;
     m->res.skip_logits = !m->keep_window_matrices;
-    if (resized)
-        rc = attn_forward_resize(&m->res, m->X, T, m->X, T, d, &m->params, &m->cfg, lo, lo);
+    AttnConfig cfg = m->cfg;
+    cfg.causal = model_causal(m);
+    if (resized) /* one sentence: queries and keys are the same rows */
+        rc = attn_forward_resize(&m->res, m->X, T, m->X, T, d, &m->params, &cfg, q[0], q[0]);
     else
-        rc = attn_forward_update(&m->res, m->X, T, m->X, T, d, &m->params, &m->cfg, lo, hi, lo, hi);
+        rc = attn_forward_update(&m->res, m->X, T, m->Xk, Tk, d, &m->params, &cfg, q[0], q[1],
+                                 k[0], k[1]);
     if (rc < 0) {
         m->last_ok = 0;
         return rc;
     }
-    size_t qk = (size_t)T * T;
-    int whole = (lo == 0 && hi == T) || resized; /* the means' stride changed */
-    if (m->keep_window_matrices && m->res.h > 1) {
-        if (qk > m->cap_avg) {
-            float *s = realloc(m->avg_scores, qk * sizeof(float));
-            if (s)
-                m->avg_scores = s;
-            float *l = realloc(m->avg_logits, qk * sizeof(float));
-            if (l)
-                m->avg_logits = l;
-            if (!s || !l) {
-                m->last_ok = 0;
-                return -ATTN_E_NOMEM;
-            }
-            m->cap_avg = qk;
-            whole = 1;
-        }
-        heads_mean(m, whole ? 0 : lo, whole ? T : hi);
+    /* the means' stride changed, or everything was recomputed */
+    int whole = (q[0] == 0 && q[1] == T) || resized;
+    if (m->keep_window_matrices && m->res.h > 1 && window_means(m, q, k, whole) < 0) {
+        m->last_ok = 0;
+        return -ATTN_E_NOMEM;
     }
-    remember(m, lo, hi, inc);
+    remember(m, q, k, inc);
     return 0;
 }
 
@@ -383,6 +567,8 @@ int model_count_oov(const Model *m)
     int n = 0;
     for (int i = 0; i < m->T; i++)
         n += m->oov[i];
+    for (int j = 0; m->cross && j < m->Tk; j++)
+        n += m->koov[j];
     return n;
 }
 
@@ -406,7 +592,19 @@ int model_step(const Model *m, int head, int i, int j, ModelStep *out)
     out->v = r->V + hk + (size_t)j * dk;
     out->z = r->Z + hq + (size_t)i * dk;
     out->score = r->scores[row + j];
-    out->scale = m->cfg.scale ? 1.0f / sqrtf((float)dk) : 1.0f;
+    out->score_fn = m->cfg.score;
+    out->scale = m->cfg.scale && m->cfg.score == ATTN_SCORE_DOT ? 1.0f / sqrtf((float)dk) : 1.0f;
+    double dot = 0.0, qq = 0.0, kk = 0.0;
+    for (int c = 0; c < dk; c++) {
+        dot += (double)out->q[c] * out->k[c];
+        qq += (double)out->q[c] * out->q[c];
+        kk += (double)out->k[c] * out->k[c];
+    }
+    out->dot = (float)dot;
+    out->qnorm = (float)sqrt(qq);
+    out->knorm = (float)sqrt(kk);
+    if (m->cfg.score == ATTN_SCORE_ADDITIVE)
+        out->va = m->cfg.mode == ATTN_MODE_LEARNED ? m->params.v + (size_t)head * dk : m->params.vb;
     out->temperature = m->cfg.temperature;
     /* the logits as the forward pass computed them, kept or not */
     float mult = attn_logit_scale(&m->cfg, dk);
@@ -429,9 +627,9 @@ int model_step(const Model *m, int head, int i, int j, ModelStep *out)
 AttnMap model_map(const Model *m, ModelMatrix which, int head)
 {
     const AttnResult *r = &m->res;
-    int fresh = r->Tq == m->T && r->Tk == m->T; /* else text set, not recomputed */
+    int fresh = r->Tq == m->T && r->Tk == m->Tk; /* else text set, not recomputed */
     AttnMap map = attn_map_make(fresh ? model_matrix(m, which, head) : NULL, fresh ? m->T : 0,
-                                fresh ? m->T : 0, m->labels, m->labels, (AttnMapKind)which);
+                                fresh ? m->Tk : 0, m->labels, m->klabels, (AttnMapKind)which);
     map.causal = r->causal;
     map.n_heads = r->h > 0 ? r->h : 1;
     map.head = head >= 0 && head < map.n_heads ? head : map.n_heads == 1 ? 0 : ATTN_MAP_AVG;
@@ -442,12 +640,14 @@ AttnMaps model_maps(const Model *m, ModelMatrix which)
 {
     const AttnResult *r = &m->res;
     AttnMaps ms = {0};
-    int fresh = r->Tq == m->T && r->Tk == m->T;
+    int fresh = r->Tq == m->T && r->Tk == m->Tk;
     ms.v = fresh ? model_matrix(m, which, 0) : NULL;
     ms.L = 1;
     ms.H = r->h > 0 ? r->h : 1;
-    ms.Tq = ms.Tk = fresh ? m->T : 0;
-    ms.q_labels = ms.k_labels = m->labels;
+    ms.Tq = fresh ? m->T : 0;
+    ms.Tk = fresh ? m->Tk : 0;
+    ms.q_labels = m->labels;
+    ms.k_labels = m->klabels;
     ms.kind = (AttnMapKind)which;
     ms.causal = r->causal;
     return ms;
@@ -457,13 +657,27 @@ void model_facts(const Model *m, int head, int ascii, char *buf, size_t n)
 {
     const AttnConfig *c = &m->cfg;
     const char *sep = ascii ? ", " : " \xC2\xB7 ";
-    char hb[48];
+    char hb[48], fn[48] = "";
     attn_head_label(head, m->res.h, hb, sizeof hb);
-    snprintf(buf, n, "%s%s%s%sd=%d, dk=%d%s%s%s%s%s%s%s%s=%g",
-             c->mode == ATTN_MODE_BASIC ? "basic" : "learned", sep, hb, sep, m->d, m->res.dk,
-             sep, c->scale ? (ascii ? "scaled 1/sqrt(dk)" : "scaled 1/\xE2\x88\x9A" "dk") : "unscaled",
-             sep, c->causal ? "causal mask" : "no mask", sep, c->posenc ? "posenc" : "no posenc",
-             sep, ascii ? "tau" : "\xCF\x84", (double)c->temperature);
+    if (c->score != ATTN_SCORE_DOT)
+        snprintf(fn, sizeof fn, "%s score%s", attn_score_name(c->score), sep);
+    const char *scale = c->score != ATTN_SCORE_DOT ? "" : c->scale ? (ascii ? "scaled 1/sqrt(dk)" : "scaled 1/\xE2\x88\x9A" "dk") : "unscaled";
+    snprintf(buf, n, "%s%s%s%s%s%sd=%d, dk=%d%s%s%s%s%s%s%s%s%s=%g",
+             c->mode == ATTN_MODE_BASIC ? "basic" : "learned", sep,
+             m->cross ? "cross-attention" : "", m->cross ? sep : "", hb, sep, m->d, m->res.dk,
+             sep, fn, scale, *scale ? sep : "",
+             m->cross ? "" : model_causal(m) ? "causal mask" : "no mask", m->cross ? "" : sep,
+             c->posenc ? "posenc" : "no posenc", sep, ascii ? "tau" : "\xCF\x84", (double)c->temperature);
+}
+
+/* The first bytes of t that fit in max, cut at a character. */
+static int fit_bytes(const char *t, int max)
+{
+    int n = (int)strlen(t);
+    if (n > max)
+        for (n = max; n > 0 && ((unsigned char)t[n] & 0xC0) == 0x80; n--)
+            ;
+    return n;
 }
 
 void model_figure_text(const Model *m, ModelMatrix which, int head, char *title, size_t tn,
@@ -471,11 +685,12 @@ void model_figure_text(const Model *m, ModelMatrix which, int head, char *title,
 {
     char f[300];
     const char *t = m->text ? m->text : "";
-    size_t n = strlen(t);
-    if (n > 1000) /* wider than any figure: cut at a character */
-        for (n = 1000; n > 0 && ((unsigned char)t[n] & 0xC0) == 0x80; n--)
-            ;
-    snprintf(title, tn, "\xE2\x80\x9C%.*s\xE2\x80\x9D", (int)n, t);
+    /* wider than any figure: cut at a character */
+    if (m->cross)
+        snprintf(title, tn, "\xE2\x80\x9C%.*s\xE2\x80\x9D \xE2\x86\x92 \xE2\x80\x9C%.*s\xE2\x80\x9D",
+                 fit_bytes(t, 500), t, fit_bytes(m->keys_text, 500), m->keys_text);
+    else
+        snprintf(title, tn, "\xE2\x80\x9C%.*s\xE2\x80\x9D", fit_bytes(t, 1000), t);
     model_facts(m, head, 0, f, sizeof f);
     snprintf(facts, fn, "%s \xC2\xB7 %s",
              which == MODEL_WEIGHTS ? "attention weights" : attn_map_kind_name((AttnMapKind)which), f);

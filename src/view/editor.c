@@ -11,16 +11,26 @@ const char *const edit_tab_label[EDIT_COUNT] = {"[1] Wq", "[2] Wk", "[3] Wv", "[
 const char *const edit_button_label[EBTN_COUNT] = {"[0] identity", "[Z] zero", "[N] random",
                                                    "[X] swap q\xE2\x86\x94k", "[Del] reset all"};
 
+const float *edit_matrix(const ViewState *s, int *rows, int *cols)
+{
+    const Model *m = s->m;
+    if (s->edit_target == EDIT_X) {
+        *rows = m->T;
+        *cols = m->d;
+        return m->E;
+    }
+    int which = (int)s->edit_target; /* the v tab: the head's v, or vb in basic mode */
+    if (s->edit_target == EDIT_V)
+        which = m->cfg.mode == ATTN_MODE_BASIC ? 5 : 4;
+    return attn_params_matrix(&m->params, which, s->head < 0 ? 0 : s->head, rows, cols);
+}
+
 /* The edited matrix's value at (row, col): X, or the shown head's slice of a
  * weight matrix (head 1's for the average). */
 static float edit_value(const ViewState *s, int row, int col)
 {
-    const Model *m = s->m;
-    if (s->edit_target == EDIT_X)
-        return m->E[(size_t)row * m->d + col];
     int rows, cols;
-    int head = s->head < 0 ? 0 : s->head;
-    const float *W = attn_params_matrix(&m->params, (int)s->edit_target, head, &rows, &cols);
+    const float *W = edit_matrix(s, &rows, &cols);
     return W[(size_t)row * cols + col];
 }
 
@@ -127,8 +137,8 @@ static void editor_hint(const ViewState *s, char *hint, size_t n)
     int basic = m->cfg.mode == ATTN_MODE_BASIC && s->edit_target != EDIT_X;
     char cell[96] = "";
     int head = s->head < 0 ? 0 : s->head;
-    int rows0 = s->edit_target == EDIT_X ? m->T : m->d;
-    int cols0 = s->edit_target == EDIT_X || s->edit_target == EDIT_WO ? m->d : m->params.dk;
+    int rows0, cols0;
+    edit_matrix(s, &rows0, &cols0);
     if (s->edit_row < rows0 && s->edit_col < cols0) {
         char colname[32];
         const char *rowname = s->edit_target == EDIT_X ? tok_text(&m->toks, s->edit_row)
@@ -136,7 +146,7 @@ static void editor_hint(const ViewState *s, char *hint, size_t n)
         if (s->edit_target == EDIT_X || s->edit_target == EDIT_WO)
             snprintf(colname, sizeof colname, "%s", embed_dim_name(m->table, s->edit_col));
         else
-            snprintf(colname, sizeof colname, "%c%d", "qkv"[s->edit_target], s->edit_col);
+            snprintf(colname, sizeof colname, "%c%d", s->edit_target < 3 ? "qkv"[s->edit_target] : 'v', s->edit_col);
         snprintf(cell, sizeof cell, "[%s, %s] = %.3f", rowname, colname,
                  (double)edit_value(s, s->edit_row, s->edit_col));
     }
@@ -145,7 +155,7 @@ static void editor_hint(const ViewState *s, char *hint, size_t n)
     else if (s->edit_target == EDIT_WO)
         snprintf(hint, n, "W_o (d\xC3\x97" "d)%s \xC2\xB7 %s", basic ? ", unused in basic mode" : "", cell);
     else
-        snprintf(hint, n, "W_%c head %d (d\xC3\x97" "dk)%s \xC2\xB7 %s", "qkv"[s->edit_target], head + 1,
+        snprintf(hint, n, "W_%c head %d (d\xC3\x97" "dk)%s \xC2\xB7 %s", s->edit_target < 3 ? "qkv"[s->edit_target] : 'v', head + 1,
                  basic ? ", unused in basic mode" : "", cell);
 }
 
@@ -170,7 +180,7 @@ static void draw_editor_labels(View *v, const ViewState *s, const ViewLayout *l)
             if (s->edit_target == EDIT_X || s->edit_target == EDIT_WO)
                 snprintf(buf, sizeof buf, "%.4s", embed_dim_name(m->table, j));
             else
-                snprintf(buf, sizeof buf, "%c%d", "qkv"[s->edit_target], j);
+                snprintf(buf, sizeof buf, "%c%d", s->edit_target < 3 ? "qkv"[s->edit_target] : 'v', j);
             text_draw(v->text, lp, th->dim, buf, l->edit_grid.x + (int)((j + 0.5f) * l->edit_cell_w),
                       l->edit_grid.y - llh - S(s, 1), 1, 0);
         }

@@ -152,13 +152,7 @@ static void layout_editor(View *v, const ViewState *s, ViewLayout *l)
         tx += l->edit_tab[t].w + S(s, 4);
     }
     int rows, cols;
-    if (s->edit_target == EDIT_X) {
-        rows = s->m->T;
-        cols = s->m->d;
-    } else {
-        rows = s->m->d;
-        cols = s->edit_target == EDIT_WO ? s->m->d : s->m->params.dk;
-    }
+    edit_matrix(s, &rows, &cols);
     int bh = S(s, 26);
     int top = ty + S(s, 26) + S(s, 8) + text_line_height(v->text, S(s, 11)) +
               text_line_height(v->text, S(s, 10)) + S(s, 6);

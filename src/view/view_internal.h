@@ -129,6 +129,10 @@ void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g
 
 /* The editor's tab and button labels (the layout measures them). */
 extern const char *const edit_tab_label[EDIT_COUNT];
+/* The weight editor's matrix (rows × cols, row-major): the table's vectors
+ * E for the X tab, else the shown head's Wq/Wk/Wv, Wo, or the additive v
+ * (vb in basic mode). */
+const float *edit_matrix(const ViewState *s, int *rows, int *cols);
 extern const char *const edit_button_label[EBTN_COUNT];
 void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
 

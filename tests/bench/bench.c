@@ -19,6 +19,7 @@
 #include "attnviz/embed.h"
 #include "attnviz/import.h"
 #include "attnviz/model.h"
+#include "attnviz/teach_model.h"
 #include "attnviz/prng.h"
 #include "attnviz/view.h"
 
@@ -165,6 +166,68 @@ static int mode_forward(int T, double budget)
     printf("forward T=%d median_us=%.3f gflops=%.3f batches=%d per_batch=%d checksum=%.6g\n",
            T, med * 1e6, forward_flops(T) / med * 1e-9, nb, k, sum);
     fwd_free(&f);
+    return 0;
+}
+
+/* ---- teach mode: gradient steps per second ---------------------------------------- */
+
+/* A table of T words w0 … w(T−1) with random d-dimensional vectors, the
+ * sentence of all of them, h heads (seed 42), the "previous" preset for
+ * head 0 (h = 1) or the heads' mean, Adam, Wq and Wk: the median rate of
+ * batches of steps over budget seconds. */
+static int mode_teach(int T, int d, int h, double budget)
+{
+    size_t cap = (size_t)T * (12 + 12 * d) + 1, len = 0;
+    char *text = malloc(cap), *sent = malloc((size_t)T * 8 + 1);
+    if (!text || !sent)
+        die("out of memory", NULL);
+    Prng rng;
+    prng_seed(&rng, 11);
+    size_t sl = 0;
+    for (int i = 0; i < T; i++) {
+        len += (size_t)snprintf(text + len, cap - len, "w%d", i);
+        for (int k = 0; k < d; k++)
+            len += (size_t)snprintf(text + len, cap - len, " %.4f", 2.0f * prng_uniform(&rng) - 1.0f);
+        text[len++] = '\n';
+        sl += (size_t)sprintf(sent + sl, "%sw%d", i ? " " : "", i);
+    }
+    AttnErr err = {0}, warn = {0};
+    EmbedTable *tab;
+    if (embed_parse(&tab, text, len, "teach-bench", &err, &warn) < 0)
+        die("embed_parse failed", &err);
+    AttnConfig cfg = attn_config_default();
+    cfg.heads = h;
+    Model m;
+    if (model_init(&m, tab, &cfg) < 0)
+        die("model_init failed", NULL);
+    model_set_seed(&m, 42);
+    if (model_set_text(&m, sent, sl) < 0 || model_compute(&m) < 0)
+        die("model_compute failed", NULL);
+    float *target = malloc((size_t)T * T * sizeof(float));
+    teach_preset(TEACH_PREVIOUS, T, T, target);
+    Teacher t;
+    if (teacher_start(&t, &m, target, h == 1 ? 0 : MODEL_HEAD_AVG, TEACH_WQ | TEACH_WK,
+                      TEACH_OPT_ADAM, 0.1f, &err) < 0)
+        die("teacher_start failed", &err);
+    enum { MAXB = 4000, K = 20 };
+    static double per[MAXB];
+    int nb = 0;
+    double start = now_s();
+    while (nb < MAXB && (nb < 15 || now_s() - start < budget)) {
+        double a = now_s();
+        for (int k = 0; k < K; k++)
+            if (teacher_step(&t, &m) < 0)
+                die("teacher_step failed", NULL);
+        per[nb++] = (now_s() - a) / K;
+    }
+    double med = median(per, nb), loss;
+    teacher_loss_now(&t, &m, &loss);
+    printf("teach T=%d d=%d heads=%d steps_per_s=%.0f median_us=%.2f steps=%ld loss0=%.4f loss=%.4f\n",
+           T, d, h, 1.0 / med, med * 1e6, t.steps, t.loss[0], loss);
+    teacher_free(&t);
+    model_destroy(&m);
+    embed_destroy(tab);
+    free(target), free(text), free(sent);
     return 0;
 }
 
@@ -713,7 +776,7 @@ static int mode_startup(int rounds, const char *hook, const char *stamp, int arg
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench forward|frame|edit|frame-parts|import|load|alt|startup ...\n");
+        fprintf(stderr, "usage: bench forward|teach|frame|edit|frame-parts|import|load|alt|startup ...\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -728,6 +791,8 @@ int main(int argc, char **argv)
         return mode_frame_parts(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 30, emb);
     if (strcmp(mode, "import") == 0 && argc >= 3)
         return mode_import(argv[2], argc > 3 ? atoi(argv[3]) : 30, emb);
+    if (strcmp(mode, "teach") == 0 && argc >= 5)
+        return mode_teach(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), argc > 5 ? atof(argv[5]) : 0.5);
     if (strcmp(mode, "peak") == 0)
         return mode_peak();
     if (strcmp(mode, "type") == 0 && argc >= 3)

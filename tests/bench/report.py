@@ -17,6 +17,8 @@ SUMMARY = [
     ("forward_T64_vs_numpy", "x", (">=", 20)),
     ("forward_T256_vs_numpy", "x", None),
     ("forward_T1024_vs_numpy", "x", (">=", 1.5)),
+    ("teach_steps_per_s_T8", "", (">=", 20000)),
+    ("teach_steps_per_s_T64", "", (">=", 2000)),
     ("frame_T8_ms", "", None),
     ("frame_T64_ms", "", ("<=", 4)),
     ("frame_T512_ms", "", ("<=", 12)),
@@ -110,6 +112,10 @@ def table(res):
             "%s µs (%s GFLOP/s)" % (fmt(num(res, "fwd_c_us_%d" % T)), fmt(num(res, "fwd_c_gflops_%d" % T))),
             "numpy %s µs (%s GFLOP/s)" % (fmt(num(res, "fwd_np_us_%d" % T)), fmt(num(res, "fwd_np_gflops_%d" % T))),
             "forward_T%d_vs_numpy" % T, "x")
+    row("teach mode, T = 8, d = 16, 1 head (Adam on Wq, Wk)", "steps/s", "–",
+        "teach_steps_per_s_T8", "")
+    row("teach mode, T = 64, d = 64, 4 heads' mean (Adam on Wq, Wk)", "steps/s", "–",
+        "teach_steps_per_s_T64", "")
     for T in (8, 64, 512):
         row("window frame, T = %d" % T,
             "median %s ms, worst %s ms" % (fmt(num(res, "frame_T%d_ms" % T)), fmt(num(res, "frame_worst_T%d_ms" % T))),

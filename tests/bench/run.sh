@@ -111,6 +111,17 @@ if command -v perf >/dev/null 2>&1 && perf record -q -o "$OUT/perf.probe" true >
     done
 fi
 
+# ---- teach mode: gradient steps per second (issue 15) ----------------------------------
+for spec in "8 16 1" "64 64 4"; do
+    set -- $spec
+    say "teach T=$1 d=$2 heads=$3: 5 runs"
+    : >"$OUT/t"
+    for r in 1 2 3 4 5; do
+        "$B" teach "$1" "$2" "$3" 0.5 | tee -a "$OUT/teach.log" | field steps_per_s >>"$OUT/t"
+    done
+    put "teach_steps_per_s_T$1" "$(median <"$OUT/t")"
+done
+
 # ---- 2./3. window frames, edits and keystrokes (software renderer, 1280x800, dummy video)
 export SDL_VIDEODRIVER=dummy
 for kind in frame edit type type-words; do
