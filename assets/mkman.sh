@@ -10,7 +10,8 @@ version=$("$bin" --version | awk '{print $NF}')
 function esc(s) {
     gsub(/\\/, "\\e", s)
     s = minus(s)
-    sub(/^[.'\'']/, "\\\\&&", s)
+    # a line starting with a dot or a quote would be a request: put \\& first
+    if (s ~ /^[.'\'']/) s = "\\&" s
     return s
 }
 # Options are typed: their dashes are minus signs (\-), also inside a name
@@ -29,6 +30,9 @@ function minus(s,    out, i, c, opt) {
 }
 BEGIN {
     print ".TH ATTNVIZ 1 \"\" \"attnviz " version "\" \"User Commands\""
+    # option names are typed: never hyphenated, no stretched spaces
+    print ".nh"
+    print ".ad l"
     print ".SH NAME"
     print "attnviz \\- see self-attention: a sentence'\''s attention as a heatmap and lines, with editable weights"
 }

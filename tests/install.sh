@@ -71,11 +71,21 @@ heads=$("$bin" --help | grep -E '^[A-Z][a-z ()]*:$' | tr -d ':')
 absent=""
 while read -r h; do [ -z "$h" ] || printf '%s\n' "$text" | grep -qx " *$h" || absent="$absent [$h]"; done <<<"$heads"
 if [ -z "$absent" ]; then ok "man page has the sections of --help"; else bad "man page lacks sections:$absent"; fi
-# each option's help text too: its first words follow it in the page
-line=$("$bin" --help | grep -E '^ +--seed ')
-words=$(echo "$line" | sed -E 's/^ +--seed +N +//')
-if printf '%s\n' "$text" | tr -s '[:space:]' ' ' | grep -qF -- "--seed N $words"; then ok "an option's text follows it"
-else bad "--seed's help text not found after it: $words"; fi
+# each option with its whole text, as --help words it (continuation lines
+# joined, white space squeezed): the page says the same
+flat=$(printf '%s\n' "$text" | tr -s '[:space:]' ' ')
+entries=$("$bin" --help | awk '
+    /^ +-/ { if (e != "") print e; e = $0; next }
+    /^       +[^ -]/ && e != "" { e = e " " $0; next }
+    { if (e != "") print e; e = "" }
+    END { if (e != "") print e }' | tr -s ' \t' ' ' | sed 's/^ //; s/ $//')
+differ=0 n=0
+while IFS= read -r e; do
+    n=$((n + 1))
+    case "$flat" in *"$e"*) ;; *) differ=$((differ + 1)); echo "  not in the page: $e" ;; esac
+done <<<"$entries"
+if [ "$differ" = 0 ] && [ "$n" -gt 20 ]; then ok "every option's text of --help is in the page ($n)"
+else bad "$differ of $n options' texts differ from --help"; fi
 
 # --- the .desktop entry -----------------------------------------------------
 desk=$root/share/applications/attnviz.desktop
