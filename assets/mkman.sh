@@ -10,7 +10,7 @@ version=$("$bin" --version | awk '{print $NF}')
 function esc(s) {
     gsub(/\\/, "\\e", s)
     s = minus(s)
-    # a line starting with a dot or a quote would be a request: put \\& first
+    # a line starting with a dot or a quote would be a request: put \& first
     if (s ~ /^[.'\'']/) s = "\\&" s
     return s
 }
