@@ -63,6 +63,7 @@ all: $(BIN)
 help:
 	@echo "make            build $(BIN)"
 	@echo "make run        install missing packages, build, open the window"
+	@echo "                (APT_DRY=1: print the apt-get line instead of running it)"
 	@echo "make test       install missing packages, build and run every test (SAN=1: ASan+UBSan)"
 	@echo "make bench      speed figures against numpy/matplotlib, written into README.md"
 	@echo "make screenshot regenerate the README pictures from the real program"
