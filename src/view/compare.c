@@ -44,6 +44,20 @@ static AttnMap shown_map(const ViewState *s, int k)
     return m;
 }
 
+/* One colour scale for the reference and the current map when both are
+ * of a kind (weights with weights): the same colour is the same number in
+ * both, so a paler current map means smaller weights. */
+static ColorScale pair_scale(const ViewState *s, int k)
+{
+    ColorScale a = colormap_scale_for_map(s->cmp_ref, s->cmap);
+    ColorScale b = colormap_scale_for_map(&s->map, s->cmap);
+    if (a.id != b.id)
+        return k == 0 ? a : b;
+    a.lo = a.lo < b.lo ? a.lo : b.lo;
+    a.hi = a.hi > b.hi ? a.hi : b.hi;
+    return a;
+}
+
 /* Figure k (0 reference, 1 current, 2 difference) fitted into area. */
 static void lay_one(View *v, const ViewState *s, int k, SDL_Rect area, float max_cell, Figure *f)
 {
@@ -73,7 +87,7 @@ static void lay_one(View *v, const ViewState *s, int k, SDL_Rect area, float max
     o.query = s->query;
     o.key = s->key;
     o.cmap = s->cmap;
-    ColorScale cs = k == 1 ? heat_scale(v, s) : colormap_scale_for_map(map, s->cmap);
+    ColorScale cs = k < 2 ? pair_scale(s, k) : colormap_scale_for_map(map, s->cmap);
     o.cs = &cs;
     figure_layout(f, map, &o, &tm);
 }
@@ -148,9 +162,8 @@ void compare_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const Vie
     draw_panel_title(v, r, s, l->heatmap, fitted);
     SDL_RenderSetClipRect(r, &l->heatmap);
     draw_other(v, r, s, &l->cmp[0], s->cmp_ref, 0);
-    ViewState cur = *s;
-    cur.map = shown_map(s, 1);
-    draw_heatmap(v, r, &cur, &l->cmp[1]);
+    AttnMap cur = shown_map(s, 1); /* drawn in the pair's colours, not the heatmap's own */
+    draw_other(v, r, s, &l->cmp[1], &cur, 0);
     const Figure *d = &l->cmp[2];
     if (s->cmp_diff) {
         AttnMap dm = shown_map(s, 2);
@@ -168,8 +181,16 @@ void compare_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const Vie
 
 void view_compare_export_layout(const ViewState *s, const char *ref_facts, Figure f[3], int x[3])
 {
-    figure_layout_export(&f[0], s->cmp_ref, s->scale, s->cmp_ref_label, ref_facts, s->cmap, s->query);
-    figure_layout_export(&f[1], &s->map, s->scale, s->cmp_cur_label, s->facts, s->cmap, s->query);
+    const AttnMap *pair[2] = {s->cmp_ref, &s->map};
+    const char *titles[2] = {s->cmp_ref_label, s->cmp_cur_label}, *facts[2] = {ref_facts, s->facts};
+    for (int k = 0; k < 2; k++) {
+        FigureOptions o = figure_options_export(s->scale, titles[k], facts[k]);
+        ColorScale cs = pair_scale(s, k);
+        o.cmap = s->cmap;
+        o.query = s->query;
+        o.cs = &cs;
+        figure_layout(&f[k], pair[k], &o, &figure_measure_dejavu);
+    }
     memset(&f[2], 0, sizeof f[2]);
     if (s->cmp_diff) /* without one (different tokens) the two maps alone */
         figure_layout_export(&f[2], s->cmp_diff, s->scale, CMP_DIFF_TITLE, s->cmp_what, s->cmap,

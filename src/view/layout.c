@@ -70,6 +70,10 @@ static void layout_panels(const ViewState *s, ViewLayout *l, int pad, int y, int
         int ex = l->lines.x + lw + S(s, 10);
         l->editor = (SDL_Rect){ex, y, w - pad - ex, mid_h};
     }
+    if (s->cmp_ref && s->map.v) { /* the compare view's three figures take the lines' room */
+        l->heatmap.w = l->lines.x + l->lines.w - pad;
+        l->lines.w = 0;
+    }
 }
 
 /* The heatmap's cells and the line diagram's token columns, under their
@@ -97,6 +101,10 @@ static void layout_heat_lines(View *v, const ViewState *s, ViewLayout *l)
     l->line_step = lg.step;
     l->lines0 = lg.first;
     l->lines_vis = lg.count;
+    if (l->lines.w <= 0) { /* not shown: nothing to hit */
+        l->lines_left = l->lines_right = (SDL_Rect){0, 0, 0, 0};
+        l->lines_vis = 0;
+    }
 }
 
 /* The model view: every map of s->grid in the heatmap's and the line

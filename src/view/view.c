@@ -119,7 +119,7 @@ static void window_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const V
  * clipped to the panel. */
 static void window_lines(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
-    if (!s->weights.v || !s->weights.Tq)
+    if (!s->weights.v || !s->weights.Tq || l->lines.w <= 0) /* none beside a comparison */
         return;
     fill(r, l->lines, theme(s)->panel);
     char hb[48], lt[96];
