@@ -1,4 +1,4 @@
-/* The window's geometry: where the sentence bar, the controls, the heatmap,
+/* The window's geometry: where the two sentence bars, the controls, the heatmap,
  * the line diagram, the weight editor, the step view and the status bar go
  * for a window size and interface scale, and hit testing of a point against
  * that layout (cells, row labels, line tokens, controls, editor). */
@@ -195,6 +195,10 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
     int y = pad;
     l->sentence = (SDL_Rect){pad, y, w - 2 * pad, S(s, 44)};
     y += l->sentence.h + S(s, 6);
+    if (s->m) { /* the second sentence (cross-attention's keys); not for a file */
+        l->keys_bar = (SDL_Rect){pad, y - S(s, 2), w - 2 * pad, S(s, 36)};
+        y += l->keys_bar.h + S(s, 4);
+    }
     layout_controls(v, s, l, pad, y);
     y += l->controls.h + S(s, 6);
     int show_editor = w >= S(s, 1000);
