@@ -281,7 +281,7 @@ void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout 
     char hint[200];
     editor_hint(s, hint, sizeof hint);
     text_draw(v->text, S(s, 11), s->edit_focus ? th->accent : th->dim, hint, l->editor.x + S(s, 6),
-              l->edit_tab[0].y + l->edit_tab[0].h + S(s, 4), 0, 0);
+              l->edit_tab[EDIT_COUNT - 1].y + l->edit_tab[EDIT_COUNT - 1].h + S(s, 4), 0, 0);
     if (!l->edit_rows || !l->edit_cols)
         return;
     int tiny = l->edit_cell_w < S(s, 6) || l->edit_cell_h < S(s, 6);

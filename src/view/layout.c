@@ -145,10 +145,20 @@ static void layout_editor(View *v, const ViewState *s, ViewLayout *l)
     int px = ctl_px(s), bpad = S(s, 8);
     SDL_Rect e = l->editor;
     int tx = e.x + S(s, 6), ty = e.y + S(s, 4);
+    /* the tabs: narrower when they do not fit, then on a second row */
+    int tws[EDIT_COUNT], total = 0;
     for (int t = 0; t < EDIT_COUNT; t++) {
-        int tw;
-        text_size(v->text, px, edit_tab_label[t], &tw, NULL);
-        l->edit_tab[t] = (SDL_Rect){tx, ty, tw + 2 * bpad, S(s, 26)};
+        text_size(v->text, px, edit_tab_label[t], &tws[t], NULL);
+        total += tws[t] + 2 * bpad + S(s, 4);
+    }
+    if (total > e.w - S(s, 12))
+        bpad = S(s, 4);
+    for (int t = 0; t < EDIT_COUNT; t++) {
+        if (tx > e.x + S(s, 6) && tx + tws[t] + 2 * bpad > e.x + e.w - S(s, 6)) {
+            tx = e.x + S(s, 6);
+            ty += S(s, 30);
+        }
+        l->edit_tab[t] = (SDL_Rect){tx, ty, tws[t] + 2 * bpad, S(s, 26)};
         tx += l->edit_tab[t].w + S(s, 4);
     }
     int rows, cols;
