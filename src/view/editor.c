@@ -192,7 +192,7 @@ static void editor_hint(const ViewState *s, char *hint, size_t n)
         snprintf(hint, n, "%s%s \xC2\xB7 %s", m->cfg.mode == ATTN_MODE_BASIC ? "v (1\xC3\x97" "d, basic)"
                                                                              : "v of the head (1\xC3\x97" "dk)",
                  m->cfg.score == ATTN_SCORE_ADDITIVE ? ", v\xE1\xB5\x80 tanh(q + k)"
-                                                      : ": v is used by the additive score (F)", cell);
+                                                      : ": used by the additive score (F)", cell);
     else if (t == EDIT_WO)
         snprintf(hint, n, "W_o (d\xC3\x97" "d)%s \xC2\xB7 %s", basic ? ", unused in basic mode" : "", cell);
     else
@@ -280,8 +280,8 @@ void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout 
     draw_editor_tabs(v, r, s, l);
     char hint[200];
     editor_hint(s, hint, sizeof hint);
-    text_draw(v->text, S(s, 11), s->edit_focus ? th->accent : th->dim, hint, l->editor.x + S(s, 6),
-              l->edit_tab[EDIT_COUNT - 1].y + l->edit_tab[EDIT_COUNT - 1].h + S(s, 4), 0, 0);
+    draw_text_fit(v, S(s, 11), s->edit_focus ? th->accent : th->dim, hint, l->editor.x + S(s, 6),
+                  l->edit_tab[EDIT_COUNT - 1].y + l->edit_tab[EDIT_COUNT - 1].h + S(s, 4), l->editor.w - S(s, 12));
     if (!l->edit_rows || !l->edit_cols)
         return;
     int tiny = l->edit_cell_w < S(s, 6) || l->edit_cell_h < S(s, 6);
