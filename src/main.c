@@ -68,6 +68,36 @@ static int set_sentence(Model *m, const char *text, const char *where, AttnErr *
     return 0;
 }
 
+/* The second sentence (keys and values): text "" is self-attention. Over
+ * ATTN_MAX_TOKENS tokens it is kept, cut, with a note (the first sentence
+ * is refused instead: its rows are what the printout is about). */
+static int set_keys(Model *m, const char *text, const char *where, AttnErr *err)
+{
+    int rc = model_set_keys(m, text, strlen(text));
+    if (rc < 0)
+        return attn_err_set(err, -rc, where, 0, "cannot tokenize the second sentence");
+    if (*text && !m->cross)
+        return attn_err_set(err, ATTN_E_EMPTY, where, 0,
+                            "the second sentence (keys) is empty (no tokens): '%s'", text);
+    if (m->ktoks.n_total > ATTN_MAX_TOKENS)
+        fprintf(stderr, "attnviz: note: %s: %d tokens, the first %d are used\n",
+                where, m->ktoks.n_total, ATTN_MAX_TOKENS);
+    if (m->ktoks.n_replaced)
+        fprintf(stderr, "attnviz: warning: %s: invalid UTF-8: %d byte(s) shown as U+FFFD\n",
+                where, m->ktoks.n_replaced);
+    int n_oov = 0;
+    for (int j = 0; m->cross && j < m->Tk; j++)
+        n_oov += m->koov[j] != 0;
+    if (n_oov) {
+        fprintf(stderr, "attnviz: note: %s: not in the embedding table (hashed vectors):", where);
+        for (int j = 0; j < m->Tk; j++)
+            if (m->koov[j])
+                fprintf(stderr, " %s", m->klabels[j]);
+        fputc('\n', stderr);
+    }
+    return 0;
+}
+
 static int check_selection(const Model *m, const Options *o, AttnErr *err)
 {
     if (o->query >= m->T)
@@ -169,6 +199,8 @@ static int setup_model(Model *m, int *model_ok, const EmbedTable *table, Options
             return rc;
         if (o->query < 0 && sv->query >= 0 && sv->query < m->T)
             o->query = sv->query;
+        if (o->score_set) /* a flag given now wins over the session's */
+            m->cfg.score = o->cfg.score;
     }
     return 0;
 }
@@ -194,6 +226,25 @@ static int load_sentences(SentenceList *sl, const Options *o, AttnErr *err)
     return 0;
 }
 
+/* The second sentence for sentence k of sl: --keys, else the file's pair
+ * (where names its line), else none; the session's stays when neither is
+ * given (k < 0: no line of the file). */
+static int pick_keys(Model *m, const Options *o, const SentenceList *sl, int k,
+                     const char *where, AttnErr *err)
+{
+    int rc = 0;
+    if (o->keys)
+        rc = set_keys(m, o->keys, "--keys", err);
+    else if (k >= 0 && k < sl->n && sl->keys && sl->keys[k][0])
+        rc = set_keys(m, sl->keys[k], where, err);
+    else if (k >= 0)
+        rc = set_keys(m, "", where, err);
+    if (rc == 0 && m->cross && m->cfg.causal)
+        fprintf(stderr, "attnviz: note: %s: two sentences: the causal mask applies to "
+                        "self-attention only, it is off\n", o->keys ? "--keys" : where);
+    return rc;
+}
+
 /* --all-lines: every sentence of the file, with numbered exports. */
 static int export_all_lines(Model *m, const Options *o, const SentenceList *sl, AttnErr *err)
 {
@@ -202,7 +253,8 @@ static int export_all_lines(Model *m, const Options *o, const SentenceList *sl, 
     for (int k = 0; k < sl->n; k++) {
         char where[1100];
         snprintf(where, sizeof where, "%s:%ld", o->sentence_file, sl->line[k]);
-        if ((rc = set_sentence(m, sl->text[k], where, err)) < 0)
+        if ((rc = set_sentence(m, sl->text[k], where, err)) < 0 ||
+            (rc = pick_keys(m, o, sl, k, where, err)) < 0)
             return rc;
         if ((rc = model_compute(m)) < 0 || (rc = check_selection(m, o, err)) < 0)
             return rc;
@@ -329,6 +381,12 @@ int main(int argc, char **argv)
     Imported *window_file = NULL; /* an attention file for the window */
     if (attention_path(&o, &attn, &err) < 0)
         goto done;
+    if (attn && (o.keys || o.score_set)) {
+        fprintf(stderr, "attnviz: %s is an attention file: its maps are given, --keys and --score "
+                        "apply to a sentence\nTry 'attnviz --help' for the options.\n", attn);
+        status = 2;
+        goto done;
+    }
     if (attn) {
         if (open_attention(&o, attn, &window_file, &err) < 0)
             goto done;
@@ -368,6 +426,10 @@ int main(int argc, char **argv)
     } else {
         model_set_text(&m, text, strlen(text));
     }
+    /* a line of -f may be a pair; --keys wins over it and over a session's */
+    int line_k = o.sentence_file && !o.sentence ? (o.line ? (int)o.line - 1 : 0) : -1;
+    if (pick_keys(&m, &o, &sl, line_k, where, &err) < 0)
+        goto done;
     if (headless_mode)
         rc = headless(&m, &o, &err);
     else

@@ -468,9 +468,118 @@ if [ "$rc" -eq 0 ] && "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1]));
 then ok "--session with -H 4: four heads"; else bad "--session -H 4: exit $rc"; fi
 expect_error "--session with -H 5 (d = 16) -> 1" 1 "--heads 5" --session "$TMP/s.json" -H 5 --print json
 
+# ---- issue 14: a second sentence (--keys, '|||' pairs) and the score functions -------
+expect_error "--keys \"\" -> 2" 2 "--keys needs a sentence" --keys "" --print json "$S"
+expect_error "--keys with --causal -> 2 saying why" 2 "the causal mask applies to self-attention only" \
+    --keys "i am happy" --causal --print json "$S"
+expect_error "--score bogus -> 2 naming the value and the choices" 2 \
+    "--score must be dot, cosine or additive, got 'bogus'" --score bogus --print json "$S"
+expect_error "--keys of only spaces -> 1" 1 "no tokens" --keys "   " --print json "$S"
+expect_error "--keys with an attention file -> 2" 2 "--keys" --keys "a b" \
+    --attention "$TMP/none.npz" --print csv
+printf 'je suis heureux ||| i am happy\nfirst |||   \n' > "$TMP/translation.txt"
+expect_error "'|||' with an empty side -> 1 naming file and line" 1 \
+    "translation.txt:2: empty key sentence after '|||'" -f "$TMP/translation.txt" --print text
+printf '  ||| keys\n' > "$TMP/t2.txt"
+expect_error "'|||' with an empty query side -> 1" 1 "t2.txt:1: empty query sentence before '|||'" \
+    -f "$TMP/t2.txt" --print text
+long_keys=$("$PY" -c 'print(" ".join(["word"] * 1500))')
+run -s "je suis heureux" --keys "$long_keys" --print csv
+if [ "$rc" -eq 0 ] && grep -qF -- "--keys: 1500 tokens, the first 1024 are used" "$TMP/err" &&
+   [ "$(head -n 1 "$TMP/out" | tr ',' '\n' | wc -l)" -eq 1025 ]; then
+    ok "--keys of 1500 tokens: kept, the first 1024 used, a note on stderr"
+else bad "--keys 1500 tokens: exit $rc: $(head -c 300 "$TMP/err")"; fi
+
+# --keys: JSON with key_tokens, key_oov and X_keys, K and V Tk rows, maps Tq x Tk
+run -s "je suis heureux" --keys "i am very happy today" --heads 2 --seed 4 --print json
+if [ "$rc" -eq 0 ] && "$PY" - "$TMP/out" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["tokens"] == ["je", "suis", "heureux"], d["tokens"]
+assert d["key_tokens"] == ["i", "am", "very", "happy", "today"], d["key_tokens"]
+assert len(d["key_oov"]) == 5 and len(d["X_keys"]) == 5 and len(d["X_keys"][0]) == 16
+assert d["config"]["causal"] is False and d["config"]["score"] == "dot"
+for h in d["heads"]:
+    assert len(h["Q"]) == 3 and len(h["K"]) == 5 and len(h["V"]) == 5 and len(h["K"][0]) == 8
+    assert len(h["scores"]) == 3 and all(len(r) == 5 for r in h["scores"])
+    assert all(abs(sum(r) - 1) < 1e-5 for r in h["weights"]) and len(h["weights"][0]) == 5
+    assert len(h["Z"]) == 3 and len(h["v"]) == 8
+assert len(d["output"]) == 3
+EOF
+then ok "--keys --print json: key_tokens, key_oov, X_keys, K/V 5 rows, maps 3 x 5"
+else bad "--keys --print json: exit $rc: $(head -c 300 "$TMP/err")"; fi
+run -s "je suis heureux" --keys "i am very happy today" --print csv
+if [ "$rc" -eq 0 ] && [ "$(head -n 1 "$TMP/out")" = "query,i,am,very,happy,today" ] &&
+   [ "$(wc -l < "$TMP/out")" -eq 4 ]; then ok "--keys --print csv: header of key tokens, one row a query"
+else bad "--keys --print csv: $(head -n 1 "$TMP/out")"; fi
+run -s "je suis heureux" --keys "i am happy zyzzyva" --print text
+if [ "$rc" -eq 0 ] && grep -q "cross-attention" "$TMP/out" && grep -q "^keys not in the embedding table.* zyzzyva" "$TMP/out"
+then ok "--keys --print text: cross-attention, the keys' unknown words listed"
+else bad "--keys --print text: exit $rc: $(head -c 300 "$TMP/out")"; fi
+# a pair line gives both sentences; --keys wins over it
+printf '# pairs\nthe train left\nje suis heureux ||| i am happy\n' > "$TMP/pairs.txt"
+run -f "$TMP/pairs.txt" --line 2 --print csv
+if [ "$rc" -eq 0 ] && [ "$(head -n 1 "$TMP/out")" = "query,i,am,happy" ] && sed -n 2p "$TMP/out" | grep -q "^je,"
+then ok "-f --line 2 with a pair: queries from the first side, keys from the second"
+else bad "-f pair line: exit $rc: $(head -n 2 "$TMP/out")"; fi
+run -f "$TMP/pairs.txt" --line 2 --keys "you are sad" --print csv
+if [ "$rc" -eq 0 ] && [ "$(head -n 1 "$TMP/out")" = "query,you,are,sad" ]
+then ok "--keys overrides the file's second sentence"; else bad "--keys over a pair: $(head -n 1 "$TMP/out")"; fi
+run -f "$TMP/pairs.txt" --line 1 --print csv
+if [ "$rc" -eq 0 ] && [ "$(head -n 1 "$TMP/out")" = "query,the,train,left" ]
+then ok "-f a plain line: self-attention"; else bad "-f plain line: $(head -n 1 "$TMP/out")"; fi
+run -f "$TMP/pairs.txt" --line 2 --causal --print json
+if [ "$rc" -eq 0 ] && grep -q "causal mask applies to self-attention only" "$TMP/err" &&
+   "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["config"]["causal"] is False and d["heads"][0]["weights"][0][2] > 0' "$TMP/out"
+then ok "a pair line with --causal: a note, no mask"; else bad "pair + --causal: exit $rc: $(head -c 200 "$TMP/err")"; fi
+
+# --score: config.score, each head's v (dk numbers; basic: vb, d numbers)
+run --score additive --heads 4 --print json "$S"
+if [ "$rc" -eq 0 ] && "$PY" - "$TMP/out" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["config"]["score"] == "additive"
+assert len(d["heads"]) == 4 and all(len(h["v"]) == 4 for h in d["heads"])
+assert all(abs(x - 0.5) < 1e-7 for h in d["heads"] for x in h["v"]), "default v = 1/sqrt(dk)"
+EOF
+then ok "--score additive --print json: config.score, v of dk = 4 numbers per head"
+else bad "--score additive: exit $rc: $(head -c 300 "$TMP/err")"; fi
+run --score cosine --mode basic --print json "$S"
+if [ "$rc" -eq 0 ] && "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["config"]["score"] == "cosine" and len(d["heads"][0]["v"]) == 16' "$TMP/out"
+then ok "--score cosine --mode basic: heads[0].v is vb, 16 numbers"; else bad "--score cosine basic: exit $rc"; fi
+
+# weights and sessions: v read back; a wrong length refused naming file and head
+run --score additive --heads 2 --seed 8 --print json "$S"
+cp "$TMP/out" "$TMP/wv.json"
+run -w "$TMP/wv.json" --score additive --heads 2 --print json "$S"
+if [ "$rc" -eq 0 ] && "$PY" -c 'import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:3]); assert [h["v"] for h in a["heads"]] == [h["v"] for h in b["heads"]] and a["heads"][1]["weights"] == b["heads"][1]["weights"]' "$TMP/wv.json" "$TMP/out"
+then ok "-w: each head's v read back (same v, same weights)"; else bad "-w v round trip: exit $rc: $(head -c 200 "$TMP/err")"; fi
+"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); d["heads"][1]["v"] = d["heads"][1]["v"][:3]; json.dump(d, open(sys.argv[2], "w"))' "$TMP/wv.json" "$TMP/w.json"
+expect_error "-w with heads[1].v of 3 numbers -> 1" 1 "w.json: heads[1].v: expected 8 numbers, found 3" \
+    -w "$TMP/w.json" --print json "$S"
+"$PY" - "$TMP/wv.json" "$TMP/sk.json" "$TMP/sbad.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["session"] = {"version": 1, "sentence": "je suis heureux", "keys": "i am happy",
+                "settings": {"score": "additive"}}
+json.dump(d, open(sys.argv[2], "w"))
+d["heads"][0]["v"] = [1, 2]
+json.dump(d, open(sys.argv[3], "w"))
+EOF
+run --session "$TMP/sk.json" --print json
+if [ "$rc" -eq 0 ] && "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["key_tokens"] == ["i","am","happy"] and d["config"]["score"] == "additive"' "$TMP/out"
+then ok "--session with keys and score: both sentences, additive"; else bad "--session keys: exit $rc: $(head -c 200 "$TMP/err")"; fi
+run --session "$TMP/sk.json" --keys "you are sad" --score cosine --print json
+if [ "$rc" -eq 0 ] && "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["key_tokens"] == ["you","are","sad"] and d["config"]["score"] == "cosine"' "$TMP/out"
+then ok "--session with --keys and --score: the flags win"; else bad "--session --keys: exit $rc: $(head -c 200 "$TMP/err")"; fi
+expect_error "--session whose heads[0].v has 2 numbers -> 1" 1 "sbad.json: heads[0].v: expected 8 numbers, found 2" \
+    --session "$TMP/sbad.json" --print json
+
 # ---- help and version ---------------------------------------------------------------
 run -h
 if [ "$rc" -eq 0 ] && grep -q "^usage: attnviz" "$TMP/out"; then ok "-h -> 0 with the usage"; else bad "-h: exit $rc"; fi
+if grep -q -- "--keys TEXT" "$TMP/out" && grep -q -- "--score dot|cosine|additive" "$TMP/out"
+then ok "-h lists --keys and --score"; else bad "-h lacks --keys or --score"; fi
 run -V
 if [ "$rc" -eq 0 ] && grep -Eq "^attnviz [0-9]+\.[0-9]+" "$TMP/out"; then ok "-V -> 0 with the version"; else bad "-V: exit $rc"; fi
 

@@ -2,7 +2,10 @@
 # Golden test: --print text, csv and json are byte-identical to the files in
 # tests/golden/ for every configuration of tests/golden/cases.txt (written
 # by tests/golden/make.sh before the redesign of issue 12: a restructuring
-# must not change one number or one byte). Run from the repository root.
+# must not change one number or one byte; issue 14 added config.score and
+# each head's "v" to the JSON only, shown by tests/golden/check_json_additions.py,
+# and the cases with --keys and --score, whose numbers tests/score_oracle.sh
+# checks against numpy). Run from the repository root.
 set -u
 BIN=${ATTNVIZ_BIN:-build/attnviz}
 pass=0 failed=0

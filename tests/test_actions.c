@@ -203,6 +203,10 @@ static void test_help_from_key_table(void **state)
                 mods |= KEYMOD_CTRL;
                 name += 5;
             }
+            if (strncmp(name, "Alt+", 4) == 0 && name[4]) {
+                mods |= KEYMOD_ALT;
+                name += 4;
+            }
             if (strncmp(name, "Shift+", 6) == 0 && name[6]) {
                 mods |= KEYMOD_SHIFT;
                 name += 6;
@@ -211,7 +215,7 @@ static void test_help_from_key_table(void **state)
             int found = 0;
             for (int r = 0; r < n_rows; r++)
                 if (t[r].what && strcmp(t[r].what, h->what) == 0 && t[r].key == key &&
-                    (t[r].mods & (KEYMOD_CTRL | KEYMOD_SHIFT)) == mods)
+                    (t[r].mods & (KEYMOD_CTRL | KEYMOD_ALT | KEYMOD_SHIFT)) == mods)
                     found = shown[r] = 1;
             if (!found)
                 fail_msg("help line '%s  %s': key '%s' is not in the key table with that help",
@@ -268,7 +272,8 @@ static void wheel_row(Fix *f, const AppKey *r, AppAction *want)
         p = (SDL_Point){l->lines.x + l->lines.w / 2, l->lines.y + l->lines.h / 2};
     }
     motion(f, p.x, p.y, 0);
-    SDL_SetModState((r->mods & KEYMOD_CTRL ? KMOD_LCTRL : 0) | (r->mods & KEYMOD_SHIFT ? KMOD_LSHIFT : 0));
+    SDL_SetModState((r->mods & KEYMOD_CTRL ? KMOD_LCTRL : 0) | (r->mods & KEYMOD_ALT ? KMOD_LALT : 0) |
+                    (r->mods & KEYMOD_SHIFT ? KMOD_LSHIFT : 0));
     wheel(f, 1);
     SDL_SetModState(KMOD_NONE);
 }
@@ -306,6 +311,7 @@ static void test_every_key_acts(void **state)
                 a->grid = t[r].ctx == KEYCTX_GRID; /* the model view's keys */
                 a->vs.sentence_focus = typing;
                 Uint16 mod = (t[r].mods & KEYMOD_CTRL ? KMOD_LCTRL : 0) |
+                             (t[r].mods & KEYMOD_ALT ? KMOD_LALT : 0) |
                              (t[r].mods & KEYMOD_SHIFT ? KMOD_LSHIFT : 0);
                 key(f, t[r].key, mod);
             }

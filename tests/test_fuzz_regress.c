@@ -27,6 +27,7 @@
 #include "fuzz/attn_harness.h"
 #include "fuzz/harness.h"
 #include "fuzz/harness_attn.h"
+#include "fuzz/harness_teach.h"
 
 /* The embed target's own entry point, unchanged, under another name. */
 #define LLVMFuzzerTestOneInput fuzz_embed_entry
@@ -62,6 +63,7 @@ static const Target targets[] = {
     {"safetensors", fuzz_check_safetensors},
     {"attn_json", fuzz_check_attn_json},
     {"attn_session", fuzz_check_attn_session},
+    {"target_csv", fuzz_check_target_csv},
 };
 #define N_TARGETS ((int)(sizeof targets / sizeof targets[0]))
 
@@ -252,7 +254,7 @@ static void crash_files_name_a_target(void **state)
         }
         if (!ok) {
             print_error("%s: name it <target>-NAME (target: tokenizer, sentences, "
-                        "weights, options, embed, forward, npy, npz, safetensors, attn_json or "
+                        "weights, options, embed, forward, npy, npz, safetensors, attn_json, target_csv or "
                         "attn_session)\n", files[i]);
             bad++;
         }

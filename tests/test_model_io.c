@@ -382,6 +382,69 @@ static void check_matrix(const cJSON *a, const float *M, int rows, int cols, int
     }
 }
 
+/* name (and oov_name) hold the n labels and oov flags */
+static void check_json_tokens(const cJSON *root, const char *name, const char *oov_name,
+                              const char *const *labels, const unsigned char *flags, int n)
+{
+    const cJSON *toks = cJSON_GetObjectItemCaseSensitive(root, name);
+    const cJSON *oov = cJSON_GetObjectItemCaseSensitive(root, oov_name);
+    assert_int_equal(cJSON_GetArraySize(toks), n);
+    assert_int_equal(cJSON_GetArraySize(oov), n);
+    for (int i = 0; i < n; i++) {
+        const cJSON *t = cJSON_GetArrayItem(toks, i), *o = cJSON_GetArrayItem(oov, i);
+        assert_true(cJSON_IsString(t));
+        assert_string_equal(t->valuestring, labels[i]);
+        assert_true(cJSON_IsBool(o));
+        assert_int_equal(cJSON_IsTrue(o), flags[i]);
+    }
+}
+
+/* a is an array of n numbers equal to v */
+static void check_vector(const cJSON *a, const float *v, int n, const char *what)
+{
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n) {
+        print_error("%s: expected %d numbers\n", what, n);
+        fail();
+    }
+    for (int j = 0; j < n; j++)
+        assert_true((float)cJSON_GetArrayItem(a, j)->valuedouble == v[j]);
+}
+
+/* Head k of the document: weights (null in basic mode), v (learned: its dk
+ * numbers of params.v; basic: vb, d numbers), Q and Z Tq rows, K and V Tk
+ * rows, scores and weights Tq × Tk. */
+static void check_json_head(const Model *m, const cJSON *ho, int k, int dk)
+{
+    static const char *const hk[] = {"Wq", "Wk", "Wv", "Q", "K", "V", "scores", "weights", "Z", "v"};
+    const AttnResult *r = &m->res;
+    int d = m->d, Tq = m->T, Tk = m->Tk, learned = m->cfg.mode == ATTN_MODE_LEARNED;
+    assert_true(has_exact_keys(ho, hk, 10));
+    const float *W[3] = {m->params.Wq, m->params.Wk, m->params.Wv};
+    const float *R[3] = {r->Q + (size_t)k * Tq * dk, r->K + (size_t)k * Tk * dk,
+                         r->V + (size_t)k * Tk * dk};
+    int rows[3] = {Tq, Tk, Tk};
+    for (int w = 0; w < 3; w++) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(ho, hk[w]);
+        if (learned)
+            check_matrix(a, W[w] + (size_t)k * d * dk, d, dk, dk, hk[w]);
+        else
+            assert_true(cJSON_IsNull(a));
+        check_matrix(cJSON_GetObjectItemCaseSensitive(ho, hk[3 + w]), R[w], rows[w], dk, dk,
+                     hk[3 + w]);
+    }
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(ho, "v");
+    if (learned)
+        check_vector(v, m->params.v + (size_t)k * dk, dk, "v");
+    else
+        check_vector(v, m->params.vb, d, "v (vb)");
+    check_matrix(cJSON_GetObjectItemCaseSensitive(ho, "scores"),
+                 r->scores + (size_t)k * Tq * Tk, Tq, Tk, Tk, "scores");
+    check_matrix(cJSON_GetObjectItemCaseSensitive(ho, "weights"),
+                 r->weights + (size_t)k * Tq * Tk, Tq, Tk, Tk, "weights");
+    check_matrix(cJSON_GetObjectItemCaseSensitive(ho, "Z"),
+                 r->Z + (size_t)k * Tq * dk, Tq, dk, dk, "Z");
+}
+
 static void check_json_document(const Model *m, const char *text, int with_session)
 {
     cJSON *root = cJSON_Parse(text);
@@ -390,29 +453,32 @@ static void check_json_document(const Model *m, const char *text, int with_sessi
     assert_non_null(root);
     static const char *const top[] = {"tokens", "oov", "config", "X", "heads", "Wo",
                                       "output", "session"};
-    assert_true(has_exact_keys(root, top, with_session ? 8 : 7));
+    static const char *const top_cross[] = {"tokens", "oov", "key_tokens", "key_oov", "config",
+                                            "X", "X_keys", "heads", "Wo", "output", "session"};
+    if (m->cross)
+        assert_true(has_exact_keys(root, top_cross, with_session ? 11 : 10));
+    else
+        assert_true(has_exact_keys(root, top, with_session ? 8 : 7));
     int T = m->T, d = m->d, learned = m->cfg.mode == ATTN_MODE_LEARNED;
     int h = learned ? m->params.h : 1, dk = d / h;
     /* tokens and oov */
-    const cJSON *toks = cJSON_GetObjectItemCaseSensitive(root, "tokens");
-    const cJSON *oov = cJSON_GetObjectItemCaseSensitive(root, "oov");
-    assert_int_equal(cJSON_GetArraySize(toks), T);
-    assert_int_equal(cJSON_GetArraySize(oov), T);
-    for (int i = 0; i < T; i++) {
-        const cJSON *t = cJSON_GetArrayItem(toks, i), *o = cJSON_GetArrayItem(oov, i);
-        assert_true(cJSON_IsString(t));
-        assert_string_equal(t->valuestring, tok_text(&m->toks, i));
-        assert_true(cJSON_IsBool(o));
-        assert_int_equal(cJSON_IsTrue(o), m->oov[i]);
+    check_json_tokens(root, "tokens", "oov", m->labels, m->oov, T);
+    if (m->cross) {
+        check_json_tokens(root, "key_tokens", "key_oov", m->klabels, m->koov, m->Tk);
+        check_matrix(cJSON_GetObjectItemCaseSensitive(root, "X_keys"), m->Xk, m->Tk, d, d,
+                     "X_keys");
     }
     /* config */
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "config");
     static const char *const ck[] = {"mode", "heads", "d_model", "d_k", "scale", "causal",
-                                     "posenc", "temperature", "seed", "dims"};
-    assert_true(has_exact_keys(c, ck, 10));
+                                     "posenc", "temperature", "seed", "dims", "score"};
+    assert_true(has_exact_keys(c, ck, 11));
     const cJSON *it = cJSON_GetObjectItemCaseSensitive(c, "mode");
     assert_true(cJSON_IsString(it));
     assert_string_equal(it->valuestring, learned ? "learned" : "basic");
+    it = cJSON_GetObjectItemCaseSensitive(c, "score");
+    assert_true(cJSON_IsString(it));
+    assert_string_equal(it->valuestring, attn_score_name(m->cfg.score));
     it = cJSON_GetObjectItemCaseSensitive(c, "heads");
     assert_true(cJSON_IsNumber(it) && it->valuedouble == h);
     it = cJSON_GetObjectItemCaseSensitive(c, "d_model");
@@ -421,8 +487,9 @@ static void check_json_document(const Model *m, const char *text, int with_sessi
     assert_true(cJSON_IsNumber(it) && it->valuedouble == dk);
     it = cJSON_GetObjectItemCaseSensitive(c, "scale");
     assert_true(cJSON_IsBool(it) && cJSON_IsTrue(it) == !!m->cfg.scale);
+    /* the mask in effect: none with two sentences */
     it = cJSON_GetObjectItemCaseSensitive(c, "causal");
-    assert_true(cJSON_IsBool(it) && cJSON_IsTrue(it) == !!m->cfg.causal);
+    assert_true(cJSON_IsBool(it) && cJSON_IsTrue(it) == (m->cfg.causal && !m->cross));
     it = cJSON_GetObjectItemCaseSensitive(c, "posenc");
     assert_true(cJSON_IsBool(it) && cJSON_IsTrue(it) == !!m->cfg.posenc);
     it = cJSON_GetObjectItemCaseSensitive(c, "temperature");
@@ -441,35 +508,14 @@ static void check_json_document(const Model *m, const char *text, int with_sessi
     const cJSON *hs = cJSON_GetObjectItemCaseSensitive(root, "heads");
     assert_true(cJSON_IsArray(hs));
     assert_int_equal(cJSON_GetArraySize(hs), h);
-    static const char *const hk[] = {"Wq", "Wk", "Wv", "Q", "K", "V", "scores", "weights", "Z"};
-    const AttnResult *r = &m->res;
-    for (int k = 0; k < h; k++) {
-        const cJSON *ho = cJSON_GetArrayItem(hs, k);
-        assert_true(has_exact_keys(ho, hk, 9));
-        const float *W[3] = {m->params.Wq, m->params.Wk, m->params.Wv};
-        const float *R[3] = {r->Q, r->K, r->V};
-        for (int w = 0; w < 3; w++) {
-            const cJSON *a = cJSON_GetObjectItemCaseSensitive(ho, hk[w]);
-            if (learned)
-                check_matrix(a, W[w] + (size_t)k * d * dk, d, dk, dk, hk[w]);
-            else
-                assert_true(cJSON_IsNull(a));
-            check_matrix(cJSON_GetObjectItemCaseSensitive(ho, hk[3 + w]),
-                         R[w] + (size_t)k * T * dk, T, dk, dk, hk[3 + w]);
-        }
-        check_matrix(cJSON_GetObjectItemCaseSensitive(ho, "scores"),
-                     r->scores + (size_t)k * T * T, T, T, T, "scores");
-        check_matrix(cJSON_GetObjectItemCaseSensitive(ho, "weights"),
-                     r->weights + (size_t)k * T * T, T, T, T, "weights");
-        check_matrix(cJSON_GetObjectItemCaseSensitive(ho, "Z"),
-                     r->Z + (size_t)k * T * dk, T, dk, dk, "Z");
-    }
+    for (int k = 0; k < h; k++)
+        check_json_head(m, cJSON_GetArrayItem(hs, k), k, dk);
     const cJSON *wo = cJSON_GetObjectItemCaseSensitive(root, "Wo");
     if (learned)
         check_matrix(wo, m->params.Wo, d, d, d, "Wo");
     else
         assert_true(cJSON_IsNull(wo));
-    check_matrix(cJSON_GetObjectItemCaseSensitive(root, "output"), r->output, T, d, d,
+    check_matrix(cJSON_GetObjectItemCaseSensitive(root, "output"), m->res.output, T, d, d,
                  "output");
     if (with_session) {
         const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, "session");
@@ -482,13 +528,20 @@ static void check_json_document(const Model *m, const char *text, int with_sessi
 static void test_print_json_document(void **state)
 {
     (void)state;
-    static const struct { AttnMode mode; int heads, causal, posenc, scale; float tau; uint64_t seed; }
-        cases[] = {
-            {ATTN_MODE_LEARNED, 1, 0, 0, 1, 1.0f, 0},
-            {ATTN_MODE_LEARNED, 2, 1, 1, 1, 0.7f, 7},
-            {ATTN_MODE_LEARNED, 4, 0, 1, 0, 2.3f, 123456789},
-            {ATTN_MODE_BASIC, 1, 1, 0, 1, 1.0f, 0},
-            {ATTN_MODE_BASIC, 2, 0, 1, 0, 0.5f, 3},
+    static const struct {
+        AttnMode mode; int heads, causal, posenc, scale; float tau; uint64_t seed;
+        int score; const char *keys;
+    } cases[] = {
+            {ATTN_MODE_LEARNED, 1, 0, 0, 1, 1.0f, 0, ATTN_SCORE_DOT, ""},
+            {ATTN_MODE_LEARNED, 2, 1, 1, 1, 0.7f, 7, ATTN_SCORE_DOT, ""},
+            {ATTN_MODE_LEARNED, 4, 0, 1, 0, 2.3f, 123456789, ATTN_SCORE_DOT, ""},
+            {ATTN_MODE_BASIC, 1, 1, 0, 1, 1.0f, 0, ATTN_SCORE_DOT, ""},
+            {ATTN_MODE_BASIC, 2, 0, 1, 0, 0.5f, 3, ATTN_SCORE_DOT, ""},
+            /* issue 14: the score functions and a second sentence */
+            {ATTN_MODE_LEARNED, 4, 0, 0, 1, 1.0f, 5, ATTN_SCORE_ADDITIVE, ""},
+            {ATTN_MODE_LEARNED, 2, 1, 1, 1, 0.3f, 9, ATTN_SCORE_COSINE, "je suis heureux , Zyx"},
+            {ATTN_MODE_LEARNED, 1, 0, 1, 1, 1.0f, 0, ATTN_SCORE_ADDITIVE, "a"},
+            {ATTN_MODE_BASIC, 1, 0, 1, 1, 1.0f, 11, ATTN_SCORE_ADDITIVE, "the bank of a river"},
         };
     for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
         AttnConfig cfg = attn_config_default();
@@ -498,12 +551,17 @@ static void test_print_json_document(void **state)
         cfg.posenc = cases[t].posenc;
         cfg.scale = cases[t].scale;
         cfg.temperature = cases[t].tau;
+        cfg.score = cases[t].score;
         Model m;
         assert_int_equal(model_init(&m, table, &cfg), 0);
         if (cases[t].seed)
             model_set_seed(&m, cases[t].seed);
         const char *s = "The train (the one from Zzyzx) left, \"on time\"!";
         assert_int_equal(model_set_text(&m, s, strlen(s)), 0);
+        assert_int_equal(model_set_keys(&m, cases[t].keys, strlen(cases[t].keys)), 0);
+        assert_int_equal(m.cross, cases[t].keys[0] != '\0');
+        if (m.cross)
+            assert_int_not_equal(m.Tk, m.T); /* a transposed shape would fail */
         assert_int_equal(model_compute(&m), 0);
         size_t len;
         char *js = json_of(&m, NULL, &len);
@@ -692,6 +750,85 @@ static int parse_doc(cJSON *doc, AttnErr *err)
     cJSON_free(s);
     cJSON_Delete(doc);
     return rc;
+}
+
+/* Issue 14: each head's "v" (dk numbers) and a top-level "vb" (d numbers)
+ * are read; in a basic-mode document heads[0].v is vb; a file without
+ * them gives the defaults 1/sqrt(dk) and 1/sqrt(d) (computed here in
+ * double, not by the program); a wrong length is refused naming the head. */
+static void test_weights_v(void **state)
+{
+    (void)state;
+    AttnErr err = {0};
+    ParsedWeights w;
+    /* no v, no vb: the defaults */
+    cJSON *doc = make_doc(4, 3);
+    char *txt = cJSON_PrintUnformatted(doc);
+    assert_int_equal(weights_parse(&w, 16, txt, strlen(txt), "w.json", &err), 0);
+    for (int j = 0; j < 16; j++) {
+        assert_true(fabs(w.params.v[j] - 1.0 / sqrt(4.0)) < 1e-7);
+        assert_true(fabs(w.params.vb[j] - 1.0 / sqrt(16.0)) < 1e-7);
+    }
+    parsed_weights_free(&w);
+    cJSON_free(txt);
+    /* each head's own v, and vb */
+    cJSON *hs = cJSON_GetObjectItem(doc, "heads");
+    for (int k = 0; k < 4; k++) {
+        float v[4];
+        for (int j = 0; j < 4; j++)
+            v[j] = 0.25f * (float)(k * 4 + j) - 1.5f;
+        cJSON_AddItemToObject(cJSON_GetArrayItem(hs, k), "v", cJSON_CreateFloatArray(v, 4));
+    }
+    float vb[16];
+    for (int j = 0; j < 16; j++)
+        vb[j] = -0.125f * (float)j;
+    cJSON_AddItemToObject(doc, "vb", cJSON_CreateFloatArray(vb, 16));
+    txt = cJSON_PrintUnformatted(doc);
+    assert_int_equal(weights_parse(&w, 16, txt, strlen(txt), "w.json", &err), 0);
+    for (int j = 0; j < 16; j++) {
+        assert_true(w.params.v[j] == 0.25f * (float)j - 1.5f);
+        assert_true(w.params.vb[j] == -0.125f * (float)j);
+    }
+    parsed_weights_free(&w);
+    cJSON_free(txt);
+    /* heads[1].v of 3 numbers: refused, naming the file and the head */
+    cJSON *d2 = cJSON_Duplicate(doc, 1);
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(d2, "heads"), 1), "v"), 0);
+    txt = cJSON_PrintUnformatted(d2);
+    cJSON_Delete(d2);
+    assert_int_equal(weights_parse(&w, 16, txt, strlen(txt), "w.json", &err), -ATTN_E_SHAPE);
+    char msg[1200];
+    attn_err_format(&err, msg, sizeof msg);
+    assert_string_equal(msg, "w.json: heads[1].v: expected 4 numbers, found 3");
+    cJSON_free(txt);
+    /* a string inside v, v not an array, vb of 15: refused, the model kept */
+    static const char *const bad_v[] = {"[1, 2, \"x\", 4]", "7", "[1, 2, 3, 1e9]"};
+    for (size_t i = 0; i < 3; i++) {
+        d2 = cJSON_Duplicate(doc, 1);
+        cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(d2, "heads"), 2), "v",
+                                  cJSON_Parse(bad_v[i]));
+        assert_true(parse_doc(d2, &err) < 0);
+        assert_non_null(strstr(err.msg, "heads[2].v"));
+    }
+    d2 = cJSON_Duplicate(doc, 1);
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItem(d2, "vb"), 15);
+    assert_int_equal(parse_doc(d2, &err), -ATTN_E_SHAPE);
+    assert_non_null(strstr(err.msg, "vb: expected 16 numbers, found 15"));
+    /* basic mode: heads[0].v is vb (d numbers) */
+    d2 = make_doc(1, 3);
+    cJSON_AddStringToObject(cJSON_GetObjectItem(d2, "config"), "mode", "basic");
+    cJSON_AddItemToObject(cJSON_GetArrayItem(cJSON_GetObjectItem(d2, "heads"), 0), "v",
+                          cJSON_CreateFloatArray(vb, 16));
+    txt = cJSON_PrintUnformatted(d2);
+    assert_int_equal(weights_parse(&w, 16, txt, strlen(txt), "b.json", &err), 0);
+    for (int j = 0; j < 16; j++) {
+        assert_true(w.params.vb[j] == vb[j]);
+        assert_true(fabs(w.params.v[j] - 0.25) < 1e-7); /* 1/sqrt(16), h = 1 */
+    }
+    parsed_weights_free(&w);
+    cJSON_free(txt);
+    cJSON_Delete(d2);
+    cJSON_Delete(doc);
 }
 
 static void test_weights_errors_syntax(void **state)
@@ -1123,6 +1260,51 @@ static void test_print_text(void **state)
 
 /* ---- sentences files ------------------------------------------------------------- */
 
+/* '|||' pairs: both sides trimmed, keys "" for plain lines, an empty side
+ * an error naming the file and line; the first '|||' splits. */
+static void test_sentences_pairs(void **state)
+{
+    (void)state;
+    const char data[] = "# pairs\n je suis heureux ||| i am happy \nplain line\n"
+                        "a|||b\n\tx ||| y ||| z\r\n";
+    SentenceList s = {0};
+    AttnErr err = {0};
+    assert_int_equal(sentences_parse(&s, data, sizeof data - 1, "t.txt", &err), 0);
+    assert_int_equal(s.n, 4);
+    static const char *const q[] = {"je suis heureux", "plain line", "a", "x"};
+    static const char *const k[] = {"i am happy", "", "b", "y ||| z"};
+    static const long line[] = {2, 3, 4, 5};
+    for (int i = 0; i < 4; i++) {
+        assert_string_equal(s.text[i], q[i]);
+        assert_string_equal(s.keys[i], k[i]);
+        assert_int_equal(s.line[i], line[i]);
+    }
+    sentences_free(&s);
+    assert_null(s.keys);
+    static const struct { const char *text, *msg; } bad[] = {
+        {"ok\nfine ||| good\nfirst |||   \n", "translation.txt:3: empty key sentence after '|||'"},
+        {"ok\n|||keys\n", "translation.txt:2: empty query sentence before '|||'"},
+        {"  |||  \n", "translation.txt:1: empty query sentence before '|||'"},
+        {"q |||\r\n", "translation.txt:1: empty key sentence after '|||'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char msg[1200];
+        memset(&err, 0, sizeof err);
+        assert_int_equal(sentences_parse(&s, bad[i].text, strlen(bad[i].text), "translation.txt",
+                                         &err), -ATTN_E_PARSE);
+        attn_err_format(&err, msg, sizeof msg);
+        assert_string_equal(msg, bad[i].msg);
+        assert_int_equal(s.n, 0);
+    }
+    /* the shipped file: every line a pair */
+    assert_int_equal(sentences_load(&s, "sentences/translation.txt", &err), 0);
+    assert_true(s.n >= 5);
+    for (int i = 0; i < s.n; i++)
+        assert_true(s.text[i][0] && s.keys[i][0]);
+    assert_string_equal(s.keys[0], "i am happy");
+    sentences_free(&s);
+}
+
 static void test_sentences_parse(void **state)
 {
     (void)state;
@@ -1287,6 +1469,8 @@ int main(void)
         cmocka_unit_test(test_print_csv_quoting),
         cmocka_unit_test(test_print_text),
         cmocka_unit_test(test_sentences_parse),
+        cmocka_unit_test(test_sentences_pairs),
+        cmocka_unit_test(test_weights_v),
         cmocka_unit_test(test_io_write_atomic),
     };
     return cmocka_run_group_tests(tests, setup_table, teardown_table);

@@ -178,6 +178,9 @@ static char *state_bytes(const Model *m, size_t *len)
     fwrite(p->Wk, sizeof(float), slice, f);
     fwrite(p->Wv, sizeof(float), slice, f);
     fwrite(p->Wo, sizeof(float), (size_t)p->d * p->d, f);
+    fwrite(p->v, sizeof(float), (size_t)p->d, f); /* h × dk = d */
+    fwrite(p->vb, sizeof(float), (size_t)p->d, f);
+    fprintf(f, "\nscore %d keys %s Tk %d\n", c->score, m->keys_text ? m->keys_text : "(null)", m->Tk);
     fprintf(f, "\nover %d\n", m->n_over);
     for (int i = 0; i < m->n_over; i++) {
         fprintf(f, "%s:", m->over_word[i]);
@@ -440,6 +443,93 @@ static int save_load(const Model *m, Model *out, AttnErr *err)
     return rc;
 }
 
+/* Issue 14: a session with a second sentence, each score function and
+ * edited v and vb comes back field by field, in learned and in basic mode
+ * (v and vb both kept whatever the mode): config (score included), every
+ * weight and v/vb bit for bit, both sentences, Tk and the key tokens, and
+ * the --print json of both models byte for byte. */
+static void test_round_trip_keys_score_v(void **state)
+{
+    (void)state;
+    static const struct { AttnMode mode; int score; const char *keys; } cases[] = {
+        {ATTN_MODE_LEARNED, ATTN_SCORE_ADDITIVE, "je suis heureux , Zyzzx"},
+        {ATTN_MODE_LEARNED, ATTN_SCORE_COSINE, "  la voiture rouge  "},
+        {ATTN_MODE_BASIC, ATTN_SCORE_ADDITIVE, "i am happy"},
+        {ATTN_MODE_BASIC, ATTN_SCORE_COSINE, ""},
+        {ATTN_MODE_LEARNED, ATTN_SCORE_DOT, "one"},
+    };
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        Model a, b;
+        model_rich(&a, SENT_A);
+        a.cfg.mode = cases[t].mode;
+        a.cfg.score = cases[t].score;
+        for (int j = 0; j < a.d; j++) { /* not the defaults, not round in binary */
+            a.params.v[j] = 0.1f * (float)j - 0.77f;
+            a.params.vb[j] = 1.0f / (float)(j + 7) - 0.3f;
+        }
+        assert_int_equal(model_set_keys(&a, cases[t].keys, strlen(cases[t].keys)), 0);
+        assert_int_equal(model_compute(&a), 0);
+        AttnErr err = {0};
+        assert_int_equal(save_load(&a, &b, &err), 0);
+        assert_memory_equal(&b.cfg, &a.cfg, sizeof a.cfg);
+        assert_int_equal(b.cfg.score, cases[t].score);
+        assert_params_equal(&b.params, &a.params);
+        assert_memory_equal(b.params.v, a.params.v, (size_t)a.d * sizeof(float));
+        assert_memory_equal(b.params.vb, a.params.vb, (size_t)a.d * sizeof(float));
+        assert_string_equal(b.text, SENT_A);
+        assert_int_equal(b.cross, a.cross);
+        assert_int_equal(b.cross, cases[t].keys[0] != '\0');
+        if (a.cross) {
+            assert_string_equal(b.keys_text, a.keys_text);
+            assert_int_equal(b.Tk, a.Tk);
+            for (int j = 0; j < a.Tk; j++)
+                assert_string_equal(b.klabels[j], a.klabels[j]);
+        }
+        assert_int_equal(model_compute(&b), 0);
+        size_t la, lb;
+        char *ja = json_of(&a, &la), *jb = json_of(&b, &lb);
+        assert_int_equal(la, lb);
+        assert_memory_equal(ja, jb, la);
+        free(ja);
+        free(jb);
+        model_destroy(&a);
+        model_destroy(&b);
+    }
+}
+
+/* A basic-mode session's heads[0].v is vb; session_parse also gives Session.keys
+ * (NULL for "") and the score as plain data. */
+static void test_parse_keys_score(void **state)
+{
+    (void)state;
+    Model a;
+    model_rich(&a, SENT_A);
+    a.cfg.score = ATTN_SCORE_COSINE;
+    assert_int_equal(model_set_keys(&a, "i am happy", 10), 0);
+    assert_int_equal(model_compute(&a), 0);
+    char *dir = make_tmpdir();
+    char path[1024];
+    snprintf(path, sizeof path, "%s/k.json", dir);
+    SessionView sv;
+    session_view_default(&sv);
+    AttnErr err = {0};
+    assert_int_equal(session_save(path, &a, &sv, &err), 0);
+    Session s;
+    assert_int_equal(session_load(&s, a.d, NULL, path, &err), 0);
+    assert_non_null(s.keys);
+    assert_string_equal(s.keys, "i am happy");
+    assert_int_equal(s.cfg.score, ATTN_SCORE_COSINE);
+    session_free(&s);
+    assert_int_equal(model_set_keys(&a, "", 0), 0);
+    assert_int_equal(model_compute(&a), 0);
+    assert_int_equal(session_save(path, &a, &sv, &err), 0);
+    assert_int_equal(session_load(&s, a.d, NULL, path, &err), 0);
+    assert_null(s.keys);
+    session_free(&s);
+    model_destroy(&a);
+    rm_dir(dir);
+}
+
 /* Sentences with quotes, backslashes, control characters, tabs, newlines,
  * non-ASCII and invalid UTF-8 come back byte for byte. */
 static void test_round_trip_odd_sentences(void **state)
@@ -615,6 +705,32 @@ static void edit_view_cmap_big(cJSON *root)
                               cJSON_CreateNumber(99));
 }
 
+static cJSON *head_of(cJSON *root, int k)
+{
+    return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "heads"), k);
+}
+static void edit_v_short(cJSON *root)
+{
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItemCaseSensitive(head_of(root, 1), "v"), 0);
+}
+static void edit_v_string(cJSON *root)
+{
+    cJSON_ReplaceItemInObject(head_of(root, 0), "v", cJSON_CreateString("v"));
+}
+static void edit_vb_long(cJSON *root)
+{
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(sess(root), "vb"), cJSON_CreateNumber(1));
+}
+static void edit_score_bad(cJSON *root)
+{
+    cJSON *st = cJSON_GetObjectItemCaseSensitive(sess(root), "settings");
+    cJSON_ReplaceItemInObject(st, "score", cJSON_CreateString("dotty"));
+}
+static void edit_keys_number(cJSON *root)
+{
+    cJSON_ReplaceItemInObject(sess(root), "keys", cJSON_CreateNumber(3));
+}
+
 static void test_errors_leave_model(void **state)
 {
     (void)state;
@@ -658,6 +774,11 @@ static void test_errors_leave_model(void **state)
         {"config.heads 3", edit_heads_3, ATTN_E_HEADS},
         {"Wo a row short", edit_wo_short, ATTN_E_SHAPE},
         {"view.query 1.5", edit_view_query_frac, ATTN_E_RANGE},
+        {"heads[1].v a number short", edit_v_short, ATTN_E_SHAPE},
+        {"heads[0].v a string", edit_v_string, ATTN_E_SHAPE},
+        {"session.vb d+1 numbers", edit_vb_long, ATTN_E_SHAPE},
+        {"settings.score unknown", edit_score_bad, ATTN_E_PARSE},
+        {"keys a number", edit_keys_number, ATTN_E_PARSE},
         {"view.colormap 99", edit_view_cmap_big, ATTN_E_RANGE},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -1198,6 +1319,8 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_parse_plain_data),
         cmocka_unit_test(test_round_trip_odd_sentences),
+        cmocka_unit_test(test_round_trip_keys_score_v),
+        cmocka_unit_test(test_parse_keys_score),
         cmocka_unit_test(test_round_trip_temperature_limits),
         cmocka_unit_test(test_round_trip_basic_mode_keeps_weights),
         cmocka_unit_test(test_errors_leave_model),

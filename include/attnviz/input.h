@@ -13,11 +13,13 @@
  * by the wheel's steps (up positive). Not a key SDL sends. */
 #define APP_KEY_WHEEL ((SDL_Keycode)(SDLK_SCANCODE_MASK | 0xFFFF))
 
-/* Modifiers a row asks for (none: any modifiers). */
+/* Modifiers a row asks for (none: any Shift, no Ctrl, no Alt). */
 enum {
     KEYMOD_CTRL = 1,     /* a Ctrl key held */
     KEYMOD_SHIFT = 2,    /* a Shift key held */
-    KEYMOD_NO_SHIFT = 4  /* no Shift key held */
+    KEYMOD_NO_SHIFT = 4, /* no Shift key held */
+    KEYMOD_ALT = 8       /* an Alt key held (rows without it do not fit
+                            while Alt is held, as for Ctrl) */
 };
 
 /* When a row applies. Keys: the table is searched for KEYCTX_ANY, then (when

@@ -21,7 +21,8 @@ static const char H_TARGET[] = "weight editor: Wq, Wk, Wv, Wo, X, v (additive sc
 static const char H_KEYS[] = "second sentence: keys and values (cross-attention; Tab moves on, empty = self)";
 static const char H_SCORE[] = "score function: dot / cosine / additive";
 static const char H_EDIT_KEYS[] = "after a click in the editor: move the cell, type a value";
-static const char H_NUDGE[] = "nudge the editor's cell (Shift: finer)";
+static const char H_NUDGE[] = "nudge the editor's cell by 0.1 (Alt: by 0.01)";
+static const char H_NUDGE_WHEEL[] = "wheel over an editor cell: nudge it by 0.1 (Shift: by 0.01)";
 static const char H_BUTTONS[] = "identity, zero, random, swap Wq\xE2\x86\x94Wk, reset";
 static const char H_STEP[] = "step view: reveal next / previous step";
 static const char H_ZOOM[] = "zoom / pan / scroll a large heatmap (and the lines)";
@@ -36,6 +37,7 @@ static const char H_GRID[] = "model view: move the selection, open it in the hea
 #define CTRL KEYMOD_CTRL
 #define SHIFT KEYMOD_SHIFT
 #define NOSHIFT KEYMOD_NO_SHIFT
+#define ALT KEYMOD_ALT
 #define ROW(key, mods, ctx, kind, i, j, v, what) {key, mods, KEYCTX_##ctx, {kind, i, j, v}, what}
 #define K(key, mods, ctx, kind, i, what) ROW(key, mods, ctx, kind, i, 0, 0.0f, what)
 
@@ -100,18 +102,20 @@ static const AppKey key_table[] = {
     ROW(SDLK_RIGHT, 0, EDITOR, ACT_EDIT_MOVE, 0, 1, 0.0f, H_EDIT_KEYS),
     K(SDLK_RETURN, 0, EDITOR, ACT_EDIT_TYPE, 0, H_EDIT_KEYS),
     K(SDLK_KP_ENTER, 0, EDITOR, ACT_EDIT_TYPE, 0, NULL),
-    ROW(SDLK_PLUS, NOSHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, 0.1f, H_NUDGE),
-    ROW(SDLK_EQUALS, NOSHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, 0.1f, NULL),
-    ROW(SDLK_KP_PLUS, NOSHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, 0.1f, NULL),
-    ROW(SDLK_PLUS, SHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, 0.01f, NULL),
-    ROW(SDLK_EQUALS, SHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, 0.01f, NULL),
-    ROW(SDLK_KP_PLUS, SHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, 0.01f, NULL),
-    ROW(SDLK_MINUS, NOSHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, -0.1f, H_NUDGE),
-    ROW(SDLK_KP_MINUS, NOSHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, -0.1f, NULL),
-    ROW(SDLK_MINUS, SHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, -0.01f, NULL),
-    ROW(SDLK_KP_MINUS, SHIFT, EDITOR, ACT_NUDGE_CELL, -1, -1, -0.01f, NULL),
+    /* + and − are mirror images: Shift (which makes + on a US keyboard)
+     * changes nothing; Alt is the fine step */
+    ROW(SDLK_PLUS, 0, EDITOR, ACT_NUDGE_CELL, -1, -1, 0.1f, H_NUDGE),
+    ROW(SDLK_EQUALS, 0, EDITOR, ACT_NUDGE_CELL, -1, -1, 0.1f, NULL),
+    ROW(SDLK_KP_PLUS, 0, EDITOR, ACT_NUDGE_CELL, -1, -1, 0.1f, NULL),
+    ROW(SDLK_MINUS, 0, EDITOR, ACT_NUDGE_CELL, -1, -1, -0.1f, H_NUDGE),
+    ROW(SDLK_KP_MINUS, 0, EDITOR, ACT_NUDGE_CELL, -1, -1, -0.1f, NULL),
+    ROW(SDLK_PLUS, ALT, EDITOR, ACT_NUDGE_CELL, -1, -1, 0.01f, H_NUDGE),
+    ROW(SDLK_EQUALS, ALT, EDITOR, ACT_NUDGE_CELL, -1, -1, 0.01f, NULL),
+    ROW(SDLK_KP_PLUS, ALT, EDITOR, ACT_NUDGE_CELL, -1, -1, 0.01f, NULL),
+    ROW(SDLK_MINUS, ALT, EDITOR, ACT_NUDGE_CELL, -1, -1, -0.01f, H_NUDGE),
+    ROW(SDLK_KP_MINUS, ALT, EDITOR, ACT_NUDGE_CELL, -1, -1, -0.01f, NULL),
     /* the wheel over an editor cell (i, j: that cell) */
-    ROW(APP_KEY_WHEEL, NOSHIFT, EDIT_CELL, ACT_NUDGE_CELL, 0, 0, 0.1f, H_NUDGE),
+    ROW(APP_KEY_WHEEL, NOSHIFT, EDIT_CELL, ACT_NUDGE_CELL, 0, 0, 0.1f, H_NUDGE_WHEEL),
     ROW(APP_KEY_WHEEL, SHIFT, EDIT_CELL, ACT_NUDGE_CELL, 0, 0, 0.01f, NULL),
     K(SDLK_0, 0, MAIN, ACT_EDITOR_BUTTON, EBTN_IDENTITY, H_BUTTONS),
     K(SDLK_z, 0, MAIN, ACT_EDITOR_BUTTON, EBTN_ZERO, H_BUTTONS),
@@ -162,6 +166,7 @@ static const AppKey key_table[] = {
 #undef CTRL
 #undef SHIFT
 #undef NOSHIFT
+#undef ALT
 
 const AppKey *app_key_table(int *n)
 {
@@ -188,8 +193,8 @@ char *app_key_label(const AppKey *k, char *buf, size_t size)
             name = key_names[n].name;
     if (!name)
         name = SDL_GetKeyName(k->key); /* "A", "PageUp", "[" ... */
-    snprintf(buf, size, "%s%s%s", k->mods & KEYMOD_CTRL ? "Ctrl+" : "",
-             k->mods & KEYMOD_SHIFT ? "Shift+" : "", name);
+    snprintf(buf, size, "%s%s%s%s", k->mods & KEYMOD_CTRL ? "Ctrl+" : "",
+             k->mods & KEYMOD_ALT ? "Alt+" : "", k->mods & KEYMOD_SHIFT ? "Shift+" : "", name);
     return buf;
 }
 
@@ -242,9 +247,11 @@ int app_help_build(ViewHelpLine *lines, int max, char *text, size_t size)
 
 /* ---- keys and the wheel ------------------------------------------------------------- */
 
+/* A row fits the held modifiers when it asks for what is held: a chord
+ * with Ctrl does only what a Ctrl row binds (Ctrl+C is not C). */
 static int mods_fit(int need, Uint16 mod)
 {
-    if ((need & KEYMOD_CTRL) && !(mod & KMOD_CTRL))
+    if (!(need & KEYMOD_CTRL) != !(mod & KMOD_CTRL) || !(need & KEYMOD_ALT) != !(mod & KMOD_ALT))
         return 0;
     if ((need & KEYMOD_SHIFT) && !(mod & KMOD_SHIFT))
         return 0;

@@ -18,7 +18,10 @@ const char options_usage[] =
     "Input:\n"
     "  -s, --sentence TEXT      the sentence (or give it as words at the end)\n"
     "  -f, --sentence-file FILE a sentences file (first sentence, or --line N)\n"
-    "      --line N             use sentence N (1-based) of the file\n"
+    "      --line N             use sentence N (1-based) of the file; a line\n"
+    "                           'query ||| keys' gives both sentences\n"
+    "      --keys TEXT          a second sentence: keys and values (cross-attention;\n"
+    "                           queries from the first); overrides a file's pair\n"
     "  -e, --embeddings FILE    GloVe or word2vec text file (default: built-in table)\n"
     "  -w, --weights FILE       Wq/Wk/Wv/Wo from a --print json or session file\n"
     "      --session FILE       open a saved session\n"
@@ -33,8 +36,9 @@ const char options_usage[] =
     "  -m, --mode basic|learned basic: Q = K = V = X; learned (default): X·Wq ...\n"
     "  -H, --heads N            number of heads (must divide d; default 1)\n"
     "      --seed N             Xavier-uniform random weights from seed N\n"
-    "      --causal             mask keys after the query\n"
-    "      --no-scale           do not divide scores by sqrt(dk)\n"
+    "      --score dot|cosine|additive  q.k (default), cos(q, k), or v.tanh(q + k)\n"
+    "      --causal             mask keys after the query (self-attention only)\n"
+    "      --no-scale           do not divide scores by sqrt(dk) (dot only)\n"
     "      --posenc             add sinusoidal positional encoding\n"
     "  -t, --temperature X      softmax temperature tau > 0 (default 1)\n"
     "Output (no window):\n"
@@ -60,7 +64,7 @@ enum {
     O_LINE = 256, O_SEED, O_CAUSAL, O_NOSCALE, O_POSENC, O_HEAD, O_PRINT,
     O_EXPORT, O_EXPORTDIR, O_VIEW, O_SCALE, O_QUERY, O_CMAP, O_THEME,
     O_ALLLINES, O_SESSION, O_FRESH, O_FONT, O_MATRIX, O_ATTN, O_TOKENS, O_KTOKENS,
-    O_LAYER, O_ROLLOUT, O_DROP
+    O_LAYER, O_ROLLOUT, O_DROP, O_KEYS, O_SCORE
 };
 
 static const struct option longopts[] = {
@@ -96,6 +100,8 @@ static const struct option longopts[] = {
     {"layer", required_argument, 0, O_LAYER},
     {"rollout", no_argument, 0, O_ROLLOUT},
     {"drop", required_argument, 0, O_DROP},
+    {"keys", required_argument, 0, O_KEYS},
+    {"score", required_argument, 0, O_SCORE},
     {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},
     {0, 0, 0, 0},
@@ -178,7 +184,7 @@ static int parse_temperature(Options *o, const char *a, AttnErr *err)
 }
 
 /* The options that choose among names: --mode, --print, --view, --matrix,
- * --theme. */
+ * --score, --theme. */
 static int parse_choice(Options *o, int c, const char *a, AttnErr *err)
 {
     switch (c) {
@@ -210,6 +216,13 @@ static int parse_choice(Options *o, int c, const char *a, AttnErr *err)
         else if (strcmp(a, "scores") == 0) o->matrix = 1;
         else if (strcmp(a, "logits") == 0) o->matrix = 2;
         else return usage_err(err, "--matrix must be weights, scores or logits, got '%s'%s", a, "");
+        break;
+    case O_SCORE:
+        if ((o->cfg.score = attn_score_parse(a)) < 0) {
+            o->cfg.score = ATTN_SCORE_DOT;
+            return usage_err(err, "--score must be dot, cosine or additive, got '%s'%s", a, "");
+        }
+        o->score_set = 1;
         break;
     case O_THEME:
         if (strcmp(a, "light") == 0) o->theme_dark = 0;
@@ -283,7 +296,13 @@ static int parse_option(Options *o, int c, const char *a, int argc, char **argv,
     case O_KTOKENS: o->key_tokens = a; break;
     case O_ROLLOUT: o->rollout = 1; break;
     case O_DROP: o->drop = a; break;
-    case 'm': case O_PRINT: case O_VIEW: case O_MATRIX: case O_THEME:
+    case O_KEYS:
+        if (!*a) /* the window's empty second bar means self-attention; here it is a slip */
+            return usage_err(err, "--keys needs a sentence, got ''%s%s "
+                                  "(leave --keys out for self-attention)", "", "");
+        o->keys = a;
+        break;
+    case 'm': case O_PRINT: case O_VIEW: case O_MATRIX: case O_THEME: case O_SCORE:
         return parse_choice(o, c, a, err);
     case O_SEED: return parse_seed(o, a, err);
     case 't': return parse_temperature(o, a, err);
@@ -347,6 +366,9 @@ static int check_attention(const Options *o, AttnErr *err)
                               "attention file (--attention FILE)%s%s", "", "");
     if (o->key_tokens && !o->tokens)
         return usage_err(err, "--key-tokens needs --tokens (the query tokens)%s%s", "", "");
+    if (o->attention && (o->keys || o->score_set))
+        return usage_err(err, "--keys and --score apply to a sentence; an attention file has its "
+                              "maps (and its key tokens: --key-tokens FILE)%s%s", "", "");
     if (o->attention && (o->sentence || o->sentence_file))
         return usage_err(err, "give either an attention file or a sentence, not both%s%s", "", "");
     if (o->view == VIEW_GRID && !file)
@@ -377,6 +399,10 @@ int options_parse(Options *o, int argc, char **argv, AttnErr *err)
         return usage_err(err, "--all-lines needs --sentence-file%s%s", "", "");
     if (o->all_lines && !o->n_exports)
         return usage_err(err, "--all-lines needs --export FILE%s%s", "", "");
+    if (o->keys && o->causal_set)
+        return usage_err(err, "--keys and --causal do not go together: the causal mask applies "
+                              "to self-attention only (a key sentence has no 'after the query')%s%s",
+                         "", "");
     return check_attention(o, err);
 }
 

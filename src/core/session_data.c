@@ -28,6 +28,7 @@ void session_free(Session *s)
     if (!s)
         return;
     free(s->sentence);
+    free(s->keys);
     for (int i = 0; i < s->n_vectors && s->words; i++)
         free(s->words[i]);
     free(s->words);

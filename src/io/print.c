@@ -82,12 +82,21 @@ int print_text(FILE *f, const Model *m, int head)
     model_facts(m, head, 1, facts, sizeof facts);
     snprintf(title, sizeof title, "attention %s (%s)", attn_map_kind_name(map.kind), facts);
     int rc = print_map_text(f, &map, title);
-    int n_oov = model_count_oov(m);
+    int n_oov = model_count_oov(m), k_oov = 0;
     if (n_oov) {
         fprintf(f, "\nnot in the embedding table (hashed vectors):");
         for (int i = 0; i < m->T; i++)
             if (m->oov[i])
                 fprintf(f, " %s", tok_text(&m->toks, i));
+        fputc('\n', f);
+    }
+    for (int j = 0; m->cross && j < m->Tk; j++)
+        k_oov += m->koov[j] != 0;
+    if (k_oov) {
+        fprintf(f, "%skeys not in the embedding table (hashed vectors):", n_oov ? "" : "\n");
+        for (int j = 0; j < m->Tk; j++)
+            if (m->koov[j])
+                fprintf(f, " %s", m->klabels[j]);
         fputc('\n', f);
     }
     return rc < 0 || ferror(f) ? -ATTN_E_IO : 0;
@@ -186,59 +195,112 @@ static void json_field(FILE *f, const char *name, const float *a, int rows, int 
         fputs("[]", f);
 }
 
-int print_json(FILE *f, const Model *m, const char *session_json)
+/* A list of n floats as a JSON array. */
+static void json_vector(FILE *f, const float *a, int n)
 {
-    const AttnResult *r = &m->res;
-    const AttnConfig *c = &m->cfg;
-    int T = m->T, d = m->d, learned = c->mode == ATTN_MODE_LEARNED;
-    int h = learned ? m->params.h : 1, dk = d / h;
-    fputs("{\"tokens\": [", f);
-    for (int i = 0; i < T; i++) {
+    fputc('[', f);
+    for (int j = 0; j < n; j++) {
+        if (j)
+            fputs(", ", f);
+        json_number(f, a[j]);
+    }
+    fputc(']', f);
+}
+
+/* "tokens" and "oov" of one sentence's n labels, e.g. key_tokens, key_oov */
+static void json_tokens(FILE *f, const char *tok_name, const char *oov_name,
+                        const char *const *labels, const unsigned char *oov, int n)
+{
+    fprintf(f, "\"%s\": [", tok_name);
+    for (int i = 0; i < n; i++) {
         if (i)
             fputs(", ", f);
-        io_json_string(f, tok_text(&m->toks, i));
+        io_json_string(f, labels[i]);
     }
-    fputs("], \"oov\": [", f);
-    for (int i = 0; i < T; i++)
-        fprintf(f, "%s%s", i ? ", " : "", m->oov[i] ? "true" : "false");
-    fprintf(f, "],\n \"config\": {\"mode\": \"%s\", \"heads\": %d, \"d_model\": %d, "
+    fprintf(f, "], \"%s\": [", oov_name);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%s", i ? ", " : "", oov[i] ? "true" : "false");
+    fputc(']', f);
+}
+
+static void json_config(FILE *f, const Model *m, int h, int dk)
+{
+    const AttnConfig *c = &m->cfg;
+    fprintf(f, ",\n \"config\": {\"mode\": \"%s\", \"heads\": %d, \"d_model\": %d, "
                "\"d_k\": %d, \"scale\": %s, \"causal\": %s, \"posenc\": %s, "
-               "\"temperature\": %.9g, \"seed\": ",
-            learned ? "learned" : "basic", h, d, dk, c->scale ? "true" : "false",
-            c->causal ? "true" : "false", c->posenc ? "true" : "false",
-            (double)c->temperature);
+               "\"temperature\": %.9g, \"score\": \"%s\", \"seed\": ",
+            c->mode == ATTN_MODE_LEARNED ? "learned" : "basic", h, m->d, dk,
+            c->scale ? "true" : "false", model_causal(m) ? "true" : "false",
+            c->posenc ? "true" : "false", (double)c->temperature, attn_score_name(c->score));
     if (m->has_seed)
         fprintf(f, "%llu", (unsigned long long)m->seed);
     else
         fputs("null", f);
     fputs(", \"dims\": [", f);
-    for (int k = 0; k < d; k++) {
+    for (int k = 0; k < m->d; k++) {
         if (k)
             fputs(", ", f);
         io_json_string(f, embed_dim_name(m->table, k));
     }
-    fputs("]},\n \"X\": ", f);
-    json_matrix(f, m->X, T, d, d);
-    fputs(",\n \"heads\": [", f);
+    fputs("]}", f);
+}
+
+/* Head k: its weights (null in basic mode), its additive vector v (dk
+ * numbers; basic mode's one head: vb, d numbers), then Q (Tq × dk), K and
+ * V (Tk × dk), scores and weights (Tq × Tk), Z (Tq × dk). */
+static void json_head(FILE *f, const Model *m, int k, int dk, int Tq, int Tk)
+{
+    const AttnResult *r = &m->res;
+    int d = m->d, learned = m->cfg.mode == ATTN_MODE_LEARNED;
     size_t slice = (size_t)d * dk;
+    static const char *const wn[3] = {"Wq", "Wk", "Wv"};
+    const float *W[3] = {m->params.Wq, m->params.Wk, m->params.Wv};
+    for (int w = 0; w < 3; w++) {
+        fprintf(f, "%s\"%s\": ", w ? ", " : "", wn[w]);
+        if (learned)
+            json_matrix(f, W[w] + k * slice, d, dk, dk);
+        else
+            fputs("null", f);
+    }
+    fputs(", \"v\": ", f);
+    if (learned)
+        json_vector(f, m->params.v + (size_t)k * dk, dk);
+    else
+        json_vector(f, m->params.vb, d);
+    size_t qo = (size_t)k * Tq * dk, ko = (size_t)k * Tk * dk, mo = (size_t)k * Tq * Tk;
+    json_field(f, "Q", r->Q + qo, Tq, dk);
+    json_field(f, "K", r->K + ko, Tk, dk);
+    json_field(f, "V", r->V + ko, Tk, dk);
+    json_field(f, "scores", r->scores + mo, Tq, Tk);
+    json_field(f, "weights", r->weights + mo, Tq, Tk);
+    json_field(f, "Z", r->Z + qo, Tq, dk);
+}
+
+int print_json(FILE *f, const Model *m, const char *session_json)
+{
+    const AttnResult *r = &m->res;
+    int T = m->T, d = m->d, learned = m->cfg.mode == ATTN_MODE_LEARNED;
+    int h = learned ? m->params.h : 1, dk = d / h;
+    /* the computed sizes (Tq × Tk); none when the text changed since */
+    int fresh = r->Tq == T && r->Tk == m->Tk;
+    int Tq = fresh ? T : 0, Tk = fresh ? m->Tk : 0;
+    fputc('{', f);
+    json_tokens(f, "tokens", "oov", m->labels, m->oov, T);
+    if (m->cross) {
+        fputs(",\n ", f);
+        json_tokens(f, "key_tokens", "key_oov", m->klabels, m->koov, m->Tk);
+    }
+    json_config(f, m, h, dk);
+    fputs(",\n \"X\": ", f);
+    json_matrix(f, m->X, T, d, d);
+    if (m->cross) {
+        fputs(",\n \"X_keys\": ", f);
+        json_matrix(f, m->Xk, m->Tk, d, d);
+    }
+    fputs(",\n \"heads\": [", f);
     for (int k = 0; k < h; k++) {
         fputs(k ? ",\n  {" : "\n  {", f);
-        static const char *const wn[3] = {"Wq", "Wk", "Wv"};
-        const float *W[3] = {m->params.Wq, m->params.Wk, m->params.Wv};
-        for (int w = 0; w < 3; w++) {
-            fprintf(f, "%s\"%s\": ", w ? ", " : "", wn[w]);
-            if (learned)
-                json_matrix(f, W[w] + k * slice, d, dk, dk);
-            else
-                fputs("null", f);
-        }
-        size_t qo = (size_t)k * T * dk, mo = (size_t)k * T * T;
-        json_field(f, "Q", r->Q + qo, T, dk);
-        json_field(f, "K", r->K + qo, T, dk);
-        json_field(f, "V", r->V + qo, T, dk);
-        json_field(f, "scores", r->scores + mo, T, T);
-        json_field(f, "weights", r->weights + mo, T, T);
-        json_field(f, "Z", r->Z + qo, T, dk);
+        json_head(f, m, k, dk, Tq, Tk);
         fputc('}', f);
     }
     fputs("],\n \"Wo\": ", f);
@@ -247,8 +309,8 @@ int print_json(FILE *f, const Model *m, const char *session_json)
     else
         fputs("null", f);
     fputs(",\n \"output\": ", f);
-    if (T)
-        json_matrix(f, r->output, T, d, d);
+    if (Tq)
+        json_matrix(f, r->output, Tq, d, d);
     else
         fputs("[]", f);
     if (session_json)

@@ -1,5 +1,7 @@
 /* Sentences files: plain text, one sentence a line, '#' starts a comment
- * line, blank lines skipped, CRLF accepted. NUL bytes mean a binary file. */
+ * line, blank lines skipped, CRLF accepted. NUL bytes mean a binary file.
+ * A line "query ||| keys" is a pair for cross-attention (the first "|||"
+ * splits it; both sides trimmed, neither may be empty). */
 #include "attnviz/io.h"
 
 #include <stdlib.h>
@@ -9,9 +11,13 @@ void sentences_free(SentenceList *s)
 {
     if (!s)
         return;
-    for (int i = 0; i < s->n; i++)
+    for (int i = 0; i < s->n; i++) {
         free(s->text[i]);
+        if (s->keys)
+            free(s->keys[i]);
+    }
     free(s->text);
+    free(s->keys);
     free(s->line);
     memset(s, 0, sizeof *s);
 }
@@ -19,6 +25,77 @@ void sentences_free(SentenceList *s)
 static int is_blank(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static char *copy_range(const char *a, size_t n)
+{
+    char *c = malloc(n + 1);
+    if (c) {
+        memcpy(c, a, n);
+        c[n] = '\0';
+    }
+    return c;
+}
+
+/* Room for one more sentence in s (capacity *cap). */
+static int grow(SentenceList *s, int *cap)
+{
+    if (s->n < *cap)
+        return 0;
+    int c = *cap ? *cap * 2 : 16;
+    char **t = realloc(s->text, (size_t)c * sizeof *t);
+    if (!t)
+        return -1;
+    s->text = t;
+    char **k = realloc(s->keys, (size_t)c * sizeof *k);
+    if (!k)
+        return -1;
+    s->keys = k;
+    long *l = realloc(s->line, (size_t)c * sizeof *l);
+    if (!l)
+        return -1;
+    s->line = l;
+    *cap = c;
+    return 0;
+}
+
+/* The trimmed line data[start, end) into s: one sentence, or a pair split
+ * at its first "|||". An empty side is an error. */
+static int add_line(SentenceList *s, const char *data, size_t start, size_t end, long line,
+                    const char *name, AttnErr *err)
+{
+    const char *p = data + start, *bar = NULL;
+    for (size_t i = start; i + 3 <= end; i++)
+        if (memcmp(data + i, "|||", 3) == 0) {
+            bar = data + i;
+            break;
+        }
+    size_t qn = bar ? (size_t)(bar - p) : end - start;
+    const char *k = bar ? bar + 3 : data + end;
+    size_t kn = (size_t)(data + end - k);
+    while (qn > 0 && is_blank(p[qn - 1]))
+        qn--;
+    while (kn > 0 && is_blank(*k)) {
+        k++;
+        kn--;
+    }
+    if (bar && qn == 0)
+        return attn_err_set(err, ATTN_E_PARSE, name, line,
+                            "empty query sentence before '|||'");
+    if (bar && kn == 0)
+        return attn_err_set(err, ATTN_E_PARSE, name, line,
+                            "empty key sentence after '|||'");
+    char *q = copy_range(p, qn), *kc = copy_range(k, kn);
+    if (!q || !kc) {
+        free(q);
+        free(kc);
+        return attn_err_set(err, ATTN_E_NOMEM, name, line, "out of memory");
+    }
+    s->text[s->n] = q;
+    s->keys[s->n] = kc;
+    s->line[s->n] = line;
+    s->n++;
+    return 0;
 }
 
 int sentences_parse(SentenceList *out, const char *data, size_t len,
@@ -49,25 +126,12 @@ int sentences_parse(SentenceList *out, const char *data, size_t len,
             end--;
         if (start == end || data[start] == '#')
             continue;
-        if (s.n == cap) {
-            cap = cap ? cap * 2 : 16;
-            char **t = realloc(s.text, (size_t)cap * sizeof *t);
-            if (!t)
-                goto nomem;
-            s.text = t;
-            long *l = realloc(s.line, (size_t)cap * sizeof *l);
-            if (!l)
-                goto nomem;
-            s.line = l;
+        if (grow(&s, &cap) < 0) {
+            rc = attn_err_set(err, ATTN_E_NOMEM, name, line, "out of memory");
+            goto fail;
         }
-        char *copy = malloc(end - start + 1);
-        if (!copy)
-            goto nomem;
-        memcpy(copy, data + start, end - start);
-        copy[end - start] = '\0';
-        s.text[s.n] = copy;
-        s.line[s.n] = line;
-        s.n++;
+        if ((rc = add_line(&s, data, start, end, line, name, err)) < 0)
+            goto fail;
     }
     if (s.n == 0) {
         rc = attn_err_set(err, ATTN_E_EMPTY, name, 0,
@@ -76,8 +140,6 @@ int sentences_parse(SentenceList *out, const char *data, size_t len,
     }
     *out = s;
     return 0;
-nomem:
-    rc = attn_err_set(err, ATTN_E_NOMEM, name, line, "out of memory");
 fail:
     sentences_free(&s);
     return rc;

@@ -1,6 +1,15 @@
 /* Session files: the --print json document with a trailing "session" object.
  * Writing reads a Model; reading validates the whole file into a Session
- * (session_data.h), which model_apply_session puts into a Model. */
+ * (session_data.h), which model_apply_session puts into a Model.
+ * The session object: "version", "sentence", "keys" (the second sentence,
+ * "" for self-attention), "settings" (mode, heads, scale, causal, posenc,
+ * temperature, score), "view", "embeddings" (edited word vectors), "vb"
+ * (basic mode's additive vector, d numbers, written in every mode) and, in
+ * basic mode, "learned" (config, heads[{Wq, Wk, Wv, v}], Wo: the learned
+ * weights the document itself prints as null). So v (each head's "v": the
+ * document's heads in learned mode, session.learned's in basic mode) and
+ * vb (session.vb) both round-trip whatever the mode; vb is read only
+ * with weights (every session written has them). */
 #include "attnviz/session.h"
 #include "attnviz/io.h"
 
@@ -58,6 +67,7 @@ static int add_learned(cJSON *s, const Model *m)
         cJSON_AddItemToObject(h, "Wq", matrix_json(p->Wq + k * slice, p->d, p->dk));
         cJSON_AddItemToObject(h, "Wk", matrix_json(p->Wk + k * slice, p->d, p->dk));
         cJSON_AddItemToObject(h, "Wv", matrix_json(p->Wv + k * slice, p->d, p->dk));
+        cJSON_AddItemToObject(h, "v", cJSON_CreateFloatArray(p->v + (size_t)k * p->dk, p->dk));
     }
     cJSON_AddItemToObject(l, "Wo", matrix_json(p->Wo, p->d, p->d));
     return 1;
@@ -76,6 +86,8 @@ int session_save(const char *path, const Model *m, const SessionView *sv, AttnEr
     }
     cJSON_AddNumberToObject(s, "version", 1);
     cJSON_AddStringToObject(s, "sentence", m->text ? m->text : "");
+    cJSON_AddStringToObject(s, "keys", m->keys_text ? m->keys_text : "");
+    cJSON_AddItemToObject(s, "vb", cJSON_CreateFloatArray(m->params.vb, m->d));
     const AttnConfig *c = &m->cfg;
     cJSON_AddStringToObject(settings, "mode", c->mode == ATTN_MODE_BASIC ? "basic" : "learned");
     cJSON_AddNumberToObject(settings, "heads", m->params.h);
@@ -83,6 +95,7 @@ int session_save(const char *path, const Model *m, const SessionView *sv, AttnEr
     cJSON_AddBoolToObject(settings, "causal", c->causal);
     cJSON_AddBoolToObject(settings, "posenc", c->posenc);
     cJSON_AddNumberToObject(settings, "temperature", c->temperature);
+    cJSON_AddStringToObject(settings, "score", attn_score_name(c->score));
     cJSON_AddNumberToObject(view, "query", sv->query);
     cJSON_AddNumberToObject(view, "key", sv->key);
     cJSON_AddNumberToObject(view, "head", sv->head);
@@ -157,6 +170,14 @@ static int parse_settings(const cJSON *s, AttnConfig *cfg, const char *name, Att
         else
             return attn_err_set(err, ATTN_E_PARSE, name, 0, "session.settings.mode: basic or learned");
     }
+    const cJSON *score = cJSON_GetObjectItemCaseSensitive(st, "score");
+    if (score) {
+        int sc = cJSON_IsString(score) ? attn_score_parse(score->valuestring) : -1;
+        if (sc < 0)
+            return attn_err_set(err, ATTN_E_PARSE, name, 0,
+                                "session.settings.score: dot, cosine or additive");
+        cfg->score = sc;
+    }
     if ((rc = get_bool(st, "scale", &cfg->scale, name, err)) < 0 ||
         (rc = get_bool(st, "causal", &cfg->causal, name, err)) < 0 ||
         (rc = get_bool(st, "posenc", &cfg->posenc, name, err)) < 0)
@@ -186,7 +207,7 @@ static int parse_view(const cJSON *s, SessionView *v, const char *name, AttnErr 
         (rc = get_int(vw, "matrix", 0, 2, &v->matrix, name, err)) < 0 ||
         (rc = get_int(vw, "colormap", 0, 3, &v->cmap, name, err)) < 0 ||
         (rc = get_int(vw, "sentence_index", 0, 1 << 24, &v->sentence_index, name, err)) < 0 ||
-        (rc = get_int(vw, "edit_target", 0, 4, &v->edit_target, name, err)) < 0 ||
+        (rc = get_int(vw, "edit_target", 0, 5, &v->edit_target, name, err)) < 0 || /* EDIT_V */
         (rc = get_bool(vw, "all_lines", &v->all_lines, name, err)) < 0 ||
         (rc = get_bool(vw, "dark", &v->dark, name, err)) < 0)
         return rc;
@@ -231,6 +252,26 @@ static int parse_vectors(const cJSON *s, Session *out, int d, const char *name, 
     return 0;
 }
 
+/* session.vb (d numbers) into the weights' vb; absent: as they are */
+static int parse_vb(const cJSON *s, Session *out, int d, const char *name, AttnErr *err)
+{
+    const cJSON *vb = cJSON_GetObjectItemCaseSensitive(s, "vb");
+    if (!vb)
+        return 0;
+    if (!cJSON_IsArray(vb) || cJSON_GetArraySize(vb) != d)
+        return attn_err_set(err, ATTN_E_SHAPE, name, 0, "session.vb: expected %d numbers, found %d",
+                            d, cJSON_IsArray(vb) ? cJSON_GetArraySize(vb) : 0);
+    int k = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, vb) {
+        if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || fabs(x->valuedouble) > 1e6)
+            return attn_err_set(err, ATTN_E_RANGE, name, 0,
+                                "session.vb[%d]: a number from -1e6 to 1e6", k);
+        out->weights.params.vb[k++] = (float)x->valuedouble;
+    }
+    return 0;
+}
+
 /* The weights: the document's own in learned mode, session.learned in
  * basic mode; none when the file has neither. */
 static int parse_weights(const cJSON *root, const cJSON *s, Session *out, int d,
@@ -254,6 +295,19 @@ static int parse_weights(const cJSON *root, const cJSON *s, Session *out, int d,
         return rc;
     out->has_weights = 1;
     out->cfg.heads = out->weights.params.h;
+    return parse_vb(s, out, d, name, err);
+}
+
+/* session.keys: the second sentence ("" or absent: self-attention, NULL) */
+static int parse_keys(const cJSON *s, Session *out, const char *name, AttnErr *err)
+{
+    const cJSON *keys = cJSON_GetObjectItemCaseSensitive(s, "keys");
+    if (!keys)
+        return 0;
+    if (!cJSON_IsString(keys))
+        return attn_err_set(err, ATTN_E_PARSE, name, 0, "session.keys: expected a string");
+    if (keys->valuestring[0] && !(out->keys = strdup(keys->valuestring)))
+        return attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
     return 0;
 }
 
@@ -276,6 +330,8 @@ int session_parse(Session *out, int d, const AttnConfig *base, const char *data,
         rc = attn_err_set(err, ATTN_E_PARSE, name, 0, "session.sentence: expected a string");
     else if (!(out->sentence = strdup(sentence->valuestring)))
         rc = attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
+    else
+        rc = parse_keys(s, out, name, err);
     if (rc == 0 && (rc = parse_settings(s, &out->cfg, name, err)) == 0 &&
         (rc = parse_view(s, &out->view, name, err)) == 0 &&
         (rc = parse_vectors(s, out, d, name, err)) == 0)

@@ -1,7 +1,12 @@
 /* Reads learned weights back from JSON: a --print json document or a session
  * file (which has the same shape). Only config.heads, config.seed,
- * heads[].Wq/Wk/Wv and Wo are used; every shape and value is checked. Fills
- * a ParsedWeights: putting it into a Model is model_set_weights's. */
+ * heads[].Wq/Wk/Wv, heads[].v, Wo and vb are used; every shape and value is
+ * checked. The additive score's vectors: each head's "v" is its dk numbers
+ * of params.v, except in a document whose config.mode is "basic", where
+ * heads[0].v is vb (d numbers, as --print json writes it); a top-level
+ * "vb" (d numbers, sessions write it) sets vb too. What the file leaves
+ * out keeps the defaults (attn_params_default_v). Fills a ParsedWeights:
+ * putting it into a Model is model_set_weights's. */
 #include "attnviz/io.h"
 
 #include <cjson/cJSON.h>
@@ -59,6 +64,44 @@ static int read_matrix(const cJSON *a, int rows, int cols, float *out,
     return 0;
 }
 
+/* A JSON array of n numbers into out (what names it in messages); NULL
+ * leaves out untouched. */
+static int read_vector(const cJSON *a, int n, float *out, const char *what,
+                       const char *name, AttnErr *err)
+{
+    if (!a)
+        return 0;
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n)
+        return attn_err_set(err, ATTN_E_SHAPE, name, 0, "%s: expected %d numbers, found %d%s",
+                            what, n, cJSON_IsArray(a) ? cJSON_GetArraySize(a) : 0,
+                            cJSON_IsArray(a) ? "" : " (not an array)");
+    int j = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, a) {
+        if (!cJSON_IsNumber(v))
+            return attn_err_set(err, ATTN_E_PARSE, name, 0, "%s[%d]: expected a number", what, j);
+        double x = v->valuedouble;
+        if (!isfinite(x) || fabs(x) > MAX_WEIGHT)
+            return attn_err_set(err, ATTN_E_RANGE, name, 0,
+                                "%s[%d] = %g: weights must be finite and at most %g in size",
+                                what, j, x, MAX_WEIGHT);
+        out[j++] = (float)x;
+    }
+    return 0;
+}
+
+/* Head k's "v": its dk numbers of p->v, or vb (d numbers) when basic. */
+static int read_head_v(const cJSON *hobj, AttnParams *p, int k, int basic,
+                       const char *name, AttnErr *err)
+{
+    char what[32];
+    snprintf(what, sizeof what, "heads[%d].v", k);
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(hobj, "v");
+    if (basic)
+        return k == 0 ? read_vector(a, p->d, p->vb, what, name, err) : 0;
+    return read_vector(a, p->dk, p->v + (size_t)k * p->dk, what, name, err);
+}
+
 int weights_parse(ParsedWeights *out, int d, const char *data, size_t len,
                   const char *name, AttnErr *err)
 {
@@ -100,6 +143,8 @@ int weights_parse(ParsedWeights *out, int d, const char *data, size_t len,
         goto cleanup;
     }
     int h = (int)hd;
+    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(config, "mode");
+    int basic = cJSON_IsString(mode) && strcmp(mode->valuestring, "basic") == 0;
     const cJSON *dmod = cJSON_GetObjectItemCaseSensitive(config, "d_model");
     if (cJSON_IsNumber(dmod) && dmod->valuedouble != d) {
         rc = attn_err_set(err, ATTN_E_SHAPE, name, 0,
@@ -140,8 +185,13 @@ int weights_parse(ParsedWeights *out, int d, const char *data, size_t len,
             if (rc < 0)
                 goto cleanup;
         }
+        if ((rc = read_head_v(hobj, &p, k, basic, name, err)) < 0)
+            goto cleanup;
         k++;
     }
+    rc = read_vector(cJSON_GetObjectItemCaseSensitive(root, "vb"), p.d, p.vb, "vb", name, err);
+    if (rc < 0)
+        goto cleanup;
     const cJSON *wo = cJSON_GetObjectItemCaseSensitive(root, "Wo");
     if (!wo) {
         rc = attn_err_set(err, ATTN_E_PARSE, name, 0, "missing Wo");

@@ -218,7 +218,7 @@ static inline const char *fuzz_check_sentences(const uint8_t *data, size_t size)
     int rc = sentences_parse(&s, text, size, "fuzz", &err);
     if (rc != 0) {
         bad = fuzz_check_err(rc, &err);
-        if (!bad && (s.n != 0 || s.text || s.line))
+        if (!bad && (s.n != 0 || s.text || s.keys || s.line))
             bad = "output changed on error";
         if (!bad && err.code != ATTN_E_NOMEM && err.code != ATTN_E_EMPTY &&
             err.code != ATTN_E_PARSE)
@@ -253,13 +253,30 @@ static inline const char *fuzz_check_sentences(const uint8_t *data, size_t size)
             bad = "a sentence line is missing from the list";
             break;
         }
-        const char *t = s.text[next];
-        if (!t || s.line[next] != line) {
-            bad = "sentence has the wrong line number";
+        const char *t = s.text[next], *k = s.keys ? s.keys[next] : NULL;
+        if (!t || !k || s.line[next] != line) {
+            bad = "sentence has the wrong line number (or no keys)";
             break;
         }
-        if (strlen(t) != en - st || memcmp(t, data + st, en - st) != 0) {
-            bad = "sentence text is not its trimmed line";
+        /* a pair: split at the first "|||", each side trimmed (issue 14) */
+        size_t qe = en, ks = en;
+        for (size_t i = st; i + 3 <= en; i++)
+            if (memcmp(data + i, "|||", 3) == 0) {
+                qe = i;
+                ks = i + 3;
+                break;
+            }
+        while (qe > st && strchr(blank, data[qe - 1]))
+            qe--;
+        while (ks < en && strchr(blank, data[ks]))
+            ks++;
+        if (strlen(t) != qe - st || memcmp(t, data + st, qe - st) != 0 || !*t) {
+            bad = "sentence text is not its trimmed line (or the side before '|||')";
+            break;
+        }
+        if (strlen(k) != en - ks || memcmp(k, data + ks, en - ks) != 0 ||
+            (qe != en && !*k)) {
+            bad = "keys are not the trimmed side after '|||'";
             break;
         }
         next++;
@@ -267,7 +284,7 @@ static inline const char *fuzz_check_sentences(const uint8_t *data, size_t size)
     if (!bad && next != s.n)
         bad = "more sentences than sentence lines";
     sentences_free(&s);
-    if (!bad && (s.n != 0 || s.text || s.line))
+    if (!bad && (s.n != 0 || s.text || s.keys || s.line))
         bad = "sentences_free did not reset the list";
     free(text);
     return bad;

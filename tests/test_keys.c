@@ -1,0 +1,99 @@
+/* Keys with modifiers (issue 16, item 10): a chord with Ctrl does only what
+ * a Ctrl row of the key table binds; Ctrl plus a letter bound without Ctrl
+ * does nothing (it used to fall through: Ctrl+C changed the colour map,
+ * Ctrl+N drew new weights). The bound chords still act. Same fixture as
+ * test_app.c. Run from the repository root, SDL dummy driver. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "attnviz/input.h"
+
+#include "test_util.h"
+#include "test_app_util.h"
+
+static void test_ctrl_letter_does_not_fall_through(void **state)
+{
+    Fix *f = *state;
+    AttnParams before;
+    memset(&before, 0, sizeof before);
+    assert_int_equal(attn_params_copy(&before, &f->m.params), 0);
+    ColormapId cmap = f->a->vs.cmap;
+    int scale = f->m.cfg.scale, causal = f->m.cfg.causal;
+    unsigned long n = f->a->n_actions;
+    static const SDL_Keycode letters[] = {SDLK_c, SDLK_n, SDLK_s, SDLK_m, SDLK_x, SDLK_b, SDLK_r};
+    for (size_t k = 0; k < sizeof letters / sizeof letters[0]; k++)
+        key(f, letters[k], KMOD_LCTRL);
+    assert_int_equal(f->a->vs.cmap, cmap);
+    assert_true(attn_params_equal(&f->m.params, &before));
+    assert_int_equal(f->m.cfg.scale, scale);
+    assert_int_equal(f->m.cfg.causal, causal);
+    /* Ctrl+S is bound (save); the others did nothing at all */
+    assert_int_equal(f->a->n_actions, n + 1);
+    assert_int_equal(f->a->last_action.kind, ACT_SAVE);
+    app_apply(f->a, &(AppAction){ACT_LEAVE_SENTENCE, 0, 0, 0.0f}); /* its name prompt */
+    /* without Ctrl the letters act */
+    key(f, SDLK_c, 0);
+    assert_int_not_equal(f->a->vs.cmap, cmap);
+    key(f, SDLK_n, 0);
+    assert_false(attn_params_equal(&f->m.params, &before));
+    attn_params_destroy(&before);
+}
+
+/* Every Ctrl row of the table still acts with Ctrl held (and Shift where
+ * it asks for Shift). */
+static void test_bound_chords_act(void **state)
+{
+    Fix *f = *state;
+    int n;
+    const AppKey *rows = app_key_table(&n);
+    for (int r = 0; r < n; r++) {
+        if (!(rows[r].mods & KEYMOD_CTRL) || rows[r].key == APP_KEY_WHEEL || rows[r].ctx != KEYCTX_ANY)
+            continue;
+        if (rows[r].act.kind == ACT_QUIT || rows[r].act.kind == ACT_SAVE ||
+            rows[r].act.kind == ACT_EXPORT || rows[r].act.kind == ACT_OPEN_PROMPT)
+            continue; /* these write files or ask for names: tested elsewhere */
+        Uint16 mod = KMOD_LCTRL | (rows[r].mods & KEYMOD_SHIFT ? KMOD_LSHIFT : 0);
+        unsigned long before = f->a->n_actions;
+        key(f, rows[r].key, mod);
+        if (f->a->n_actions != before + 1 || f->a->last_action.kind != rows[r].act.kind)
+            fail_msg("row %d (%s) did not act", r, app_action_name(rows[r].act.kind));
+        app_apply(f->a, &(AppAction){ACT_LEAVE_SENTENCE, 0, 0, 0.0f});
+    }
+}
+
+/* + and − are mirror images in the editor (issue 16, item 2): ten presses
+ * of + (Shift+= on a US keyboard, or =, or keypad +) are undone by ten of
+ * −; Alt makes both the fine step. */
+static void test_plus_minus_mirror(void **state)
+{
+    Fix *f = *state;
+    app_apply(f->a, &(AppAction){ACT_EDIT_TARGET, EDIT_WQ, 1, 0.0f});
+    assert_int_equal(f->a->vs.edit_focus, 1);
+    float w0 = f->m.params.Wq[0];
+    for (int k = 0; k < 10; k++)
+        key(f, SDLK_EQUALS, k % 2 ? KMOD_LSHIFT : 0); /* "+" and "=" */
+    assert_float_equal(f->m.params.Wq[0], w0 + 1.0f, 1e-5);
+    for (int k = 0; k < 10; k++)
+        key(f, k % 2 ? SDLK_MINUS : SDLK_KP_MINUS, 0);
+    assert_float_equal(f->m.params.Wq[0], w0, 1e-5);
+    key(f, SDLK_KP_PLUS, 0);
+    assert_float_equal(f->m.params.Wq[0], w0 + 0.1f, 1e-5);
+    key(f, SDLK_EQUALS, KMOD_LALT | KMOD_LSHIFT);
+    assert_float_equal(f->m.params.Wq[0], w0 + 0.11f, 1e-5);
+    key(f, SDLK_MINUS, KMOD_LALT);
+    key(f, SDLK_MINUS, KMOD_LALT);
+    assert_float_equal(f->m.params.Wq[0], w0 + 0.09f, 1e-5);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_ctrl_letter_does_not_fall_through, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bound_chords_act, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_plus_minus_mirror, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
