@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "attnviz/app_state.h"
 #include "attnviz/attn.h"
@@ -364,6 +365,32 @@ static void test_bar_follows_model(void **state)
     assert_cross_weights(f, ATTN_SCORE_DOT);
 }
 
+/* A session keeps the second sentence: saved with it, the bar cleared,
+ * the session opened again: the bar and the model have it back. */
+static void test_session_round_trip(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    mkdir("build", 0755);
+    mkdir("build/test-out", 0755);
+    const char *path = "build/test-out/cross-session.json";
+    type_keys(f);
+    key(f, SDLK_TAB, 0);
+    key(f, SDLK_f, 0); /* cosine, saved too */
+    assert_int_equal(app_save_session(a, path), 0);
+    app_set_keys(a, "");
+    key(f, SDLK_f, 0);
+    assert_int_equal(f->m.cross, 0);
+    assert_int_equal(app_open_path(a, path), 0);
+    app_draw(a, f->r);
+    assert_string_equal(a->keys, KEYS);
+    assert_string_equal(a->vs.keys_sentence, KEYS);
+    assert_int_equal(f->m.cross, 1);
+    assert_int_equal(f->m.cfg.score, ATTN_SCORE_COSINE);
+    assert_cross_weights(f, ATTN_SCORE_COSINE);
+    remove(path);
+}
+
 /* The window's heatmap and line diagram of a 7 × 3 map: 7 rows of cells
  * and 3 columns (a transposed drawing has 3 rows), the hit tests agree,
  * the key cursor stops at Tk, the line diagram's right column has 3
@@ -428,6 +455,7 @@ int main(void)
         T(test_x_tab_two_sentences),
         T(test_pages_through_pairs),
         T(test_bar_follows_model),
+        T(test_session_round_trip),
         T(test_render_non_square),
     };
 #undef T
