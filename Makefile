@@ -7,9 +7,12 @@ OPT     ?= -O2
 
 PKGS      := sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig x11 zlib libzip
 TEST_PKGS := cmocka
-# Debian packages that provide the libraries and tools above.
-DEB_BUILD := pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev libcglm-dev \
-             libcjson-dev libfontconfig-dev libx11-dev zlib1g-dev libzip-dev fonts-dejavu-core
+# Debian packages that provide the compiler, the libraries and tools above
+# and the fonts (a minimal Debian has make and git, no C compiler;
+# fonts-noto-cjk draws Chinese, Japanese and Korean text).
+DEB_BUILD := gcc libc6-dev pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev libcglm-dev \
+             libcjson-dev libfontconfig-dev libx11-dev zlib1g-dev libzip-dev fonts-dejavu-core \
+             fonts-noto-cjk
 DEB_TEST  := libcmocka-dev xvfb xdotool imagemagick libxml2-utils python3-numpy valgrind \
              librsvg2-bin
 DEB_FUZZ  := clang libclang-rt-14-dev
@@ -53,34 +56,44 @@ ifeq ($(SAN),1)
   BIN := build/attnviz-san
 endif
 
-.PHONY: all run test clean install help deps test-deps screenshot bench fuzz soak layers
+.PHONY: all run test clean install uninstall man help deps test-deps screenshot bench fuzz soak layers
 
 all: $(BIN)
 
 help:
 	@echo "make            build $(BIN)"
 	@echo "make run        install missing packages, build, open the window"
+	@echo "                (APT_DRY=1: print the apt-get line instead of running it)"
 	@echo "make test       install missing packages, build and run every test (SAN=1: ASan+UBSan)"
 	@echo "make bench      speed figures against numpy/matplotlib, written into README.md"
 	@echo "make screenshot regenerate the README pictures from the real program"
 	@echo "make fuzz       run each libFuzzer target FUZZ_SECONDS (default 60)"
 	@echo "make soak       N random events through the real event handler (default 20000)"
 	@echo "make layers     the core links alone; core/ and io/ use no screen, core/ no file"
-	@echo "make install    install to PREFIX=$(PREFIX) (DESTDIR honoured)"
+	@echo "make install    install to PREFIX=$(PREFIX) (DESTDIR honoured): the program, its data,"
+	@echo "                a .desktop entry, an icon and the man page (from --help)"
+	@echo "make uninstall  remove what make install added"
 	@echo "make clean      remove build/"
 
 # --- packages: install what is missing (apt-get; sudo when not root) ------
+# APT_DRY=1 prints the apt-get line instead of running it (to check this
+# logic without installing: make deps APT_DRY=1 DEB_BUILD="gcc no-such-pkg").
+APT_DRY ?= 0
 define ensure_debs
-	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-	  if ! command -v apt-get >/dev/null 2>&1; then \
-	    echo "attnviz: missing packages:$$missing (install them with your package manager)"; exit 1; fi; \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else \
-	    echo "attnviz: missing packages; run: sudo apt-get install -y --no-install-recommends$$missing"; exit 1; fi; \
-	  echo "attnviz: installing$$missing"; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing \
-	    || { echo "attnviz: install failed; run: sudo apt-get install -y --no-install-recommends$$missing"; exit 1; }; \
-	fi
+	@if ! command -v dpkg-query >/dev/null 2>&1; then \
+	  echo "attnviz: not a Debian system; it needs (Debian names):$(foreach p,$(1), $(p))"; exit 0; fi; \
+	missing=""; for p in $(1); do \
+	  [ "$$(dpkg-query -W -f='$${db:Status-Status}' $$p 2>/dev/null)" = installed ] || missing="$$missing $$p"; done; \
+	[ -n "$$missing" ] || exit 0; \
+	if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo "; fi; \
+	line="$${SUDO}apt-get update && $${SUDO}apt-get install -y --no-install-recommends$$missing"; \
+	if [ "$(APT_DRY)" = 1 ]; then echo "attnviz: would run: $$line"; exit 0; fi; \
+	if ! command -v apt-get >/dev/null 2>&1 || { [ -n "$$SUDO" ] && ! command -v sudo >/dev/null 2>&1; }; then \
+	  echo "attnviz: missing packages:$$missing; as root run:"; \
+	  echo "  apt-get update && apt-get install -y --no-install-recommends$$missing"; exit 1; fi; \
+	echo "attnviz: installing$$missing"; \
+	$${SUDO}apt-get update -qq && DEBIAN_FRONTEND=noninteractive $${SUDO}apt-get install -y -qq --no-install-recommends $$missing \
+	  || { echo "attnviz: could not install the packages; run:"; echo "  $$line"; exit 1; }
 endef
 
 deps:
@@ -129,11 +142,33 @@ test-run: $(BIN) $(TEST_BIN) $(CORE_ONLY)
 	  echo "== $$s"; ATTNVIZ_BIN=$(BIN) ATTNVIZ_CORE_ONLY=$(CORE_ONLY) bash $$s || fail=1; done; \
 	if [ $$fail = 0 ]; then echo "make test: all suites passed"; else echo "make test: FAILED"; exit 1; fi
 
-install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/attnviz/sentences
+# the man page from the program's own --help (one text for both)
+MAN := $(BUILD)/attnviz.1
+$(MAN): $(BIN) assets/mkman.sh
+	sh assets/mkman.sh $(BIN) > $@.tmp && mv $@.tmp $@
+
+man: $(MAN)
+
+# what `make install` puts under $(DESTDIR)$(PREFIX), and `make uninstall`
+# takes away again: exactly these files, and the share/attnviz folder
+SHARE := $(DESTDIR)$(PREFIX)/share
+INSTALLED := $(DESTDIR)$(PREFIX)/bin/attnviz $(SHARE)/applications/attnviz.desktop \
+             $(SHARE)/icons/hicolor/scalable/apps/attnviz.svg $(SHARE)/man/man1/attnviz.1 \
+             $(SHARE)/attnviz/embeddings.txt $(addprefix $(SHARE)/attnviz/,$(wildcard sentences/*.txt))
+
+install: $(BIN) $(MAN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/attnviz/sentences $(SHARE)/applications \
+	  $(SHARE)/icons/hicolor/scalable/apps $(SHARE)/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/attnviz
-	install -m 644 assets/embeddings.txt $(DESTDIR)$(PREFIX)/share/attnviz/
-	install -m 644 sentences/*.txt $(DESTDIR)$(PREFIX)/share/attnviz/sentences/
+	install -m 644 assets/embeddings.txt $(SHARE)/attnviz/
+	install -m 644 sentences/*.txt $(SHARE)/attnviz/sentences/
+	install -m 644 assets/attnviz.desktop $(SHARE)/applications/attnviz.desktop
+	install -m 644 assets/attnviz.svg $(SHARE)/icons/hicolor/scalable/apps/attnviz.svg
+	install -m 644 $(MAN) $(SHARE)/man/man1/attnviz.1
+
+uninstall:
+	rm -f $(INSTALLED)
+	rmdir $(SHARE)/attnviz/sentences $(SHARE)/attnviz 2>/dev/null || true
 
 FUZZ_SECONDS ?= 60
 N ?= 20000

@@ -9,6 +9,8 @@
 #include "attnviz/options.h"
 #include "attnviz/paths.h"
 #include "attnviz/session.h"
+#include "attnviz/teach_app.h"
+#include "attnviz/teach_io.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -111,7 +113,23 @@ static int check_selection(const Model *m, const Options *o, AttnErr *err)
     return 0;
 }
 
-static int headless(Model *m, const Options *o, AttnErr *err)
+/* --print json's "teach" object as text (the caller frees it), or NULL. */
+static char *teach_json(const Teacher *t)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = t->target ? open_memstream(&buf, &len) : NULL;
+    if (!f)
+        return NULL;
+    int rc = teach_print_json(f, t);
+    if (fclose(f) != 0 || rc < 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static int headless(Model *m, const Options *o, const Teacher *t, AttnErr *err)
 {
     m->keep_window_matrices = o->matrix != MODEL_WEIGHTS; /* logits, heads' mean */
     int rc = model_compute(m);
@@ -123,8 +141,13 @@ static int headless(Model *m, const Options *o, AttnErr *err)
         rc = print_text(stdout, m, o->head);
     else if (o->print == PRINT_CSV)
         rc = print_csv(stdout, m, o->head);
-    else if (o->print == PRINT_JSON)
-        rc = print_json(stdout, m, NULL);
+    else if (o->print == PRINT_JSON) {
+        char *teach = teach_json(t);
+        if (t->target && !teach)
+            return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+        rc = print_json_member(stdout, m, "teach", teach);
+        free(teach);
+    }
     if (rc < 0 || fflush(stdout) != 0)
         return attn_err_set(err, ATTN_E_IO, "stdout", 0, "write failed");
     for (int k = 0; k < o->n_exports; k++)
@@ -366,6 +389,7 @@ int main(int argc, char **argv)
     SentenceList sl = {0};
     Model m;
     SessionView sv;
+    Teacher teacher = {0};
     int model_ok = 0, status;
 
     /* a file size limit (ulimit -f) makes writes fail with EFBIG, which the
@@ -430,12 +454,18 @@ int main(int argc, char **argv)
     int line_k = o.sentence_file && !o.sentence ? (o.line ? (int)o.line - 1 : 0) : -1;
     if (pick_keys(&m, &o, &sl, line_k, where, &err) < 0)
         goto done;
+    if (o.teach && teach_run(&m, &o, &teacher, &err) < 0)
+        goto done;
+    if (o.teach && !headless_mode) /* the window opens on what was learned */
+        fprintf(stderr, "attnviz: taught %s: loss %.4g -> %.4g in %ld steps\n", o.teach,
+                teacher.loss[0], teacher.loss[teacher.n_loss - 1], teacher.steps);
     if (headless_mode)
-        rc = headless(&m, &o, &err);
+        rc = headless(&m, &o, &teacher, &err);
     else
         rc = app_run(&m, &o, &sl, o.session ? &sv : NULL, NULL, &err);
     status = rc < 0;
 done:
+    teacher_free(&teacher);
     if (window_file) {
         import_close(window_file);
         free(window_file);

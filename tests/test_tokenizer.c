@@ -1,7 +1,8 @@
 /* Tests for the tokenizer (src/core/tokenizer.c): ASCII-only lower-casing,
  * punctuation tokens, apostrophes and hyphens inside words, UTF-8 kept whole,
  * invalid bytes replaced by U+FFFD and counted, NUL as space, the token cap,
- * the map back to the source bytes, and seeded random byte strings. */
+ * the map back to the source bytes, CJK characters one token each, and
+ * seeded random byte strings. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -185,6 +186,48 @@ static void check_invariants(const TokenList *tl, const unsigned char *s, size_t
     free(buf);
 }
 
+/* The characters that are tokens of their own (written from BERT's
+ * _is_chinese_char ranges plus kana and Hangul syllables), decoded here
+ * without the tokenizer's decoder. */
+static int cjk_ref(const unsigned char *s, int l)
+{
+    unsigned long cp;
+    if (l == 3)
+        cp = (s[0] & 0x0Ful) << 12 | (s[1] & 0x3Ful) << 6 | (s[2] & 0x3Ful);
+    else if (l == 4)
+        cp = (s[0] & 0x07ul) << 18 | (s[1] & 0x3Ful) << 12 | (s[2] & 0x3Ful) << 6 |
+             (s[3] & 0x3Ful);
+    else
+        return 0;
+    static const unsigned long r[][2] = {
+        {0x4E00, 0x9FFF}, {0x3400, 0x4DBF}, {0x20000, 0x2A6DF}, {0x2A700, 0x2B73F},
+        {0x2B740, 0x2B81F}, {0x2B820, 0x2CEAF}, {0xF900, 0xFAFF}, {0x2F800, 0x2FA1F},
+        {0x3040, 0x309F}, {0x30A0, 0x30FF}, {0xFF66, 0xFF9F}, {0xAC00, 0xD7A3},
+    };
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+        if (cp >= r[i][0] && cp <= r[i][1])
+            return 1;
+    return 0;
+}
+
+/* Every CJK character in the text is a token of one character. */
+static void check_cjk_alone(const TokenList *tl)
+{
+    for (int i = 0; i < tl->n; i++) {
+        const unsigned char *t = (const unsigned char *)tok_text(tl, i);
+        size_t n = strlen((const char *)t);
+        for (size_t k = 0; k < n;) {
+            int l = wf_len(t + k, n - k);
+            assert_true(l > 0);
+            if (cjk_ref(t + k, l) && (size_t)l != n) {
+                print_error("token %d [%s] holds a CJK character and more\n", i, t);
+                fail();
+            }
+            k += (size_t)l;
+        }
+    }
+}
+
 /* ---- tests ------------------------------------------------------------------ */
 
 static void test_lowercase_ascii_only(void **state)
@@ -245,7 +288,8 @@ static void test_multibyte_never_cut(void **state)
     const char *s = "caf\xC3\xA9 na\xC3\xAFve \xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E "
                     "\xF0\x9F\x98\x80\xF0\x9F\x98\x81 \xD0\x9C\xD0\xBE\xD1\x81\xD0\xBA\xD0\xB2\xD0\xB0"
                     ", \xE2\x82\xAC" "5";
-    EXPECT(s, "caf\xC3\xA9", "na\xC3\xAFve", "\xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E",
+    /* 日本語: three ideographs, three tokens (test_cjk) */
+    EXPECT(s, "caf\xC3\xA9", "na\xC3\xAFve", "\xE6\x97\xA5", "\xE6\x9C\xAC", "\xE8\xAA\x9E",
            "\xF0\x9F\x98\x80\xF0\x9F\x98\x81", "\xD0\x9C\xD0\xBE\xD1\x81\xD0\xBA\xD0\xB2\xD0\xB0",
            ",", "\xE2\x82\xAC" "5");
     TokenList *tl = new_list();
@@ -486,9 +530,12 @@ static void test_random_bytes(void **state)
         " ", ".", ",", "\"", "(", "A", "z", "-", "'", "\0", "\t", "\xC3\xA9",
         "\xE2\x80\x9C", "\xE2\x80\xA6", "\xF0\x9F\x98\x80", "\xC2\xA0", "\xE3\x80\x80",
         "\xC3", "\xE2\x82", "\xF0\x9F", "\x80", "\xBF", "\xFF", "\xED\xA0\x80",
+        "\xE6\x88\x91" /* 我 */, "\xF0\xA0\x80\x80" /* U+20000 */, "\xE3\x81\x82" /* あ */,
+        "\xEA\xB0\x80" /* 가 */, "\xE4\xB8\x80" /* U+4E00 */, "\xE9\xBF\xBF" /* U+9FFF */,
+        "\xE3\x80\x8C" /* 「 */, "\xEF\xBC\x8C" /* ， */, "\xE4\xB8" /* 我 cut short */,
     };
     static const size_t plen[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 3, 4, 2, 3,
-                                  1, 2, 2, 1, 1, 1, 3};
+                                  1, 2, 2, 1, 1, 1, 3, 3, 4, 3, 3, 3, 3, 3, 3, 2};
     rs = 0x2545F4914F6CDD1DULL;
     TokenList *tl = new_list();
     unsigned char *buf = malloc(4096);
@@ -511,9 +558,54 @@ static void test_random_bytes(void **state)
         memcpy(exact, buf, len);
         assert_int_equal(tok_split(tl, (const char *)exact, len), 0);
         check_invariants(tl, exact, len);
+        check_cjk_alone(tl);
         free(exact);
     }
     free(buf);
+    free_list(tl);
+}
+
+/* CJK text: one token per character, Latin words kept whole, the source
+ * byte ranges right (the sentence bar draws from them). */
+static void test_cjk(void **state)
+{
+    (void)state;
+    /* 我很高兴 */
+    EXPECT("\xE6\x88\x91\xE5\xBE\x88\xE9\xAB\x98\xE5\x85\xB4", "\xE6\x88\x91",
+           "\xE5\xBE\x88", "\xE9\xAB\x98", "\xE5\x85\xB4");
+    /* I am 高兴 */
+    EXPECT("I am \xE9\xAB\x98\xE5\x85\xB4", "i", "am", "\xE9\xAB\x98", "\xE5\x85\xB4");
+    /* glued to Latin on both sides; a word continues after the ideograph */
+    EXPECT("abc\xE9\xAB\x98" "Def", "abc", "\xE9\xAB\x98", "def");
+    /* CJK punctuation: 我，你。「好」！ */
+    EXPECT("\xE6\x88\x91\xEF\xBC\x8C\xE4\xBD\xA0\xE3\x80\x82\xE3\x80\x8C\xE5\xA5\xBD"
+           "\xE3\x80\x8D\xEF\xBC\x81",
+           "\xE6\x88\x91", "\xEF\xBC\x8C", "\xE4\xBD\xA0", "\xE3\x80\x82", "\xE3\x80\x8C",
+           "\xE5\xA5\xBD", "\xE3\x80\x8D", "\xEF\xBC\x81");
+    /* kana and Hangul: こんにちは → five, 한국 → two */
+    EXPECT("\xE3\x81\x93\xE3\x82\x93\xE3\x81\xAB\xE3\x81\xA1\xE3\x81\xAF",
+           "\xE3\x81\x93", "\xE3\x82\x93", "\xE3\x81\xAB", "\xE3\x81\xA1", "\xE3\x81\xAF");
+    EXPECT("\xED\x95\x9C\xEA\xB5\xAD", "\xED\x95\x9C", "\xEA\xB5\xAD");
+    /* the range ends: U+4E00, U+9FFF, U+20000, U+2FA1F each alone; U+A000
+     * (Yi, outside) and U+2FA20 stay in their word */
+    EXPECT("\xE4\xB8\x80\xE9\xBF\xBF\xF0\xA0\x80\x80\xF0\xAF\xA8\x9F",
+           "\xE4\xB8\x80", "\xE9\xBF\xBF", "\xF0\xA0\x80\x80", "\xF0\xAF\xA8\x9F");
+    EXPECT("x\xEA\x80\x80\xF0\xAF\xA8\xA0y", "x\xEA\x80\x80\xF0\xAF\xA8\xA0y");
+
+    /* byte ranges of "I am 高兴!": I=0 am=2..3 高=5..7 兴=8..10 !=11 */
+    const char *s = "I am \xE9\xAB\x98\xE5\x85\xB4!";
+    static const size_t start[] = {0, 2, 5, 8, 11}, len[] = {1, 2, 3, 3, 1};
+    TokenList *tl = new_list();
+    assert_int_equal(tok_split(tl, s, strlen(s)), 0);
+    assert_int_equal(tl->n, 5);
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(tl->src_start[i], start[i]);
+        assert_int_equal(tl->src_len[i], len[i]);
+    }
+    assert_true(tok_is_punct(tl, 4));
+    assert_false(tok_is_punct(tl, 2));
+    check_invariants(tl, (const unsigned char *)s, strlen(s));
+    check_cjk_alone(tl);
     free_list(tl);
 }
 
@@ -531,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_token_cap),
         cmocka_unit_test(test_source_map),
         cmocka_unit_test(test_random_bytes),
+        cmocka_unit_test(test_cjk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

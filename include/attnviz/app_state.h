@@ -93,6 +93,10 @@ typedef struct AppState {
     const char *imp_ctl_label[CTL_COUNT];
     unsigned char imp_ctl_on[CTL_COUNT];
 
+    /* the compare view (issue 14): the pinned reference and what made it
+     * (src/app/compare.c), or NULL */
+    struct AppCompare *cmp;
+
     ViewHelpLine help[APP_HELP_MAX]; /* the help overlay, from the key table */
     char help_text[2048];      /* its keys texts */
     AppAction last_action;     /* for tests: the last action applied ... */

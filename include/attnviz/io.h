@@ -51,6 +51,9 @@ int print_csv(FILE *f, const Model *m, int head);
 /* The JSON document; session_json, when not NULL, is a JSON object's text
  * written as the value of a trailing "session" key. */
 int print_json(FILE *f, const Model *m, const char *session_json);
+/* The same with a trailing member "name": value_json (JSON text), or none
+ * when value_json is NULL. */
+int print_json_member(FILE *f, const Model *m, const char *name, const char *value_json);
 
 /* ---- weights: read config.heads, heads[].Wq/Wk/Wv and Wo ------------------ */
 /* Parse text (a --print json output or a session file) holding weights for

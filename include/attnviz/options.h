@@ -55,6 +55,15 @@ typedef struct Options {
     int layer, layer_set;       /* --layer: 0-based, or -1 = avg */
     int rollout;                /* --rollout */
     const char *drop;           /* --drop TOKENS, comma-separated */
+    /* teach mode (issue 15): --teach TARGET, a CSV file in the --print csv
+     * format or a preset (self, previous, next, first); --head picks the
+     * head the target is for */
+    const char *teach;
+    long steps;                 /* --steps N (default 200) */
+    float lr;                   /* --lr X (default 0.1) */
+    int optimizer;              /* --optimizer sgd|adam (TeachOptKind; adam) */
+    int train;                  /* --train wq,wk[,x][,v] (TEACH_* bits) */
+    int teach_set;              /* --steps, --lr, --optimizer or --train given */
     int help, version;
 } Options;
 

@@ -1,7 +1,9 @@
 /* Tokenizer: UTF-8 text in, word and punctuation tokens out.
  * ASCII letters are lower-cased, white space separates tokens, punctuation
  * (. , ; : ! ? " ( ) [ ] { } and their Unicode friends) becomes tokens of its
- * own, everything else stays whole (a multi-byte character is never cut).
+ * own, and so does each CJK ideograph, kana and Hangul syllable (as BERT's
+ * BasicTokenizer does with ideographs: Chinese has no spaces between words);
+ * everything else stays whole (a multi-byte character is never cut).
  * Invalid UTF-8 bytes become U+FFFD. At most ATTN_MAX_TOKENS are kept;
  * n_total counts all of them so callers can report the cut. */
 #ifndef ATTNVIZ_TOKENIZER_H

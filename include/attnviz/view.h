@@ -201,6 +201,15 @@ SDL_Surface *view_render_figure(const char *font_path, const Figure *f, const At
 SDL_Surface *view_render_grid(const char *font_path, const FigureGrid *g, const AttnMaps *ms,
                               int dark, AttnErr *err);
 
+/* The compare view's PNG (s->cmp_ref set): the reference, current and
+ * difference figures at their export size side by side, figure k's left
+ * edge at x[k] and top at 0 (no difference map, when the tokens differ:
+ * f[2].w = 0, the two maps alone); the reference's facts line ref_facts.
+ * view_render_compare draws them offscreen into a new RGB888 surface. */
+void view_compare_export_layout(const ViewState *s, const char *ref_facts, Figure f[3], int x[3]);
+SDL_Surface *view_render_compare(const char *font_path, const ViewState *s, const char *ref_facts,
+                                 AttnErr *err);
+
 /* Fill the map panels' data of s from m (NULL: nothing to show) for s's
  * head and matrix: call it again after changing either, or m. */
 void view_state_set_model(ViewState *s, const Model *m);

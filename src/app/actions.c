@@ -500,6 +500,7 @@ static void apply(AppState *a, const AppAction *c)
     case ACT_UNDO: app_undo(a); break;
     case ACT_REDO: app_redo(a); break;
     case ACT_EXPORT: if (c->i >= 0 && c->i <= 2) app_export(a, c->i); break;
+    case ACT_COMPARE: compare_toggle(a); break;
     case ACT_SAVE: save(a, c->i); break;
     case ACT_OPEN_PROMPT: text_prompt_start(a, PROMPT_OPEN, "Open (session .json or sentences):", ""); break;
     case ACT_FOCUS_SENTENCE: focus_sentence(a, c->i); break;

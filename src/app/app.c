@@ -284,6 +284,7 @@ int app_init(AppState *a, Model *m, const Options *o, SentenceList *sentences)
 
 void app_free(AppState *a)
 {
+    compare_free(a);
     app_import_free(a);
     for (int i = 0; i < a->undo_n; i++)
         snap_free(&a->undo[i]);
@@ -511,6 +512,7 @@ void app_draw(AppState *a, SDL_Renderer *r)
         app_import_view(a);
     else
         view_state_set_model(&a->vs, a->m);
+    compare_view(a); /* the compare view's maps and labels, when pinned */
     a->vs.sentence = a->prompt ? a->prompt_buf : a->imp ? a->imp->title : a->text;
     a->vs.keys_sentence = a->keys ? a->keys : "";
     int text_cursor = a->vs.cursor;

@@ -52,4 +52,19 @@ void text_prompt_start(AppState *a, AppPrompt p, const char *label, const char *
  * the sentence's T × T), for hit tests. */
 void app_shown_size(const AppState *a, int *Tq, int *Tk);
 
+/* compare.c: V pins what the heatmap shows as the reference (the map and
+ * the settings, weights, sentences and edited vectors that made it), V
+ * again unpins; the status bar says which. */
+void compare_toggle(AppState *a);
+/* Fill a->vs's compare fields (cmp_ref, cmp_diff, the labels, what differs)
+ * for the maps a->vs shows now: after view_state_set_model, every draw.
+ * Unpinned, or showing an attention file: cmp_ref NULL. */
+void compare_view(AppState *a);
+/* The window's export of a comparison: the three panels as one PNG at
+ * png_path (s: the export's view state, its maps set from the model) and
+ * the difference matrix as CSV beside it (.csv); the status bar names
+ * both. 0 or -1. */
+int compare_export(AppState *a, ViewState *s, const char *png_path);
+void compare_free(AppState *a);
+
 #endif

@@ -74,6 +74,7 @@ static const AppKey key_table[] = {
     K(SDLK_c, 0, MAIN, ACT_CYCLE_CMAP, 0, H_LOOK),
     K(SDLK_d, 0, MAIN, ACT_TOGGLE_THEME, 0, H_LOOK),
     K(SDLK_a, 0, MAIN, ACT_TOGGLE_ALL_LINES, 0, "all queries' lines"),
+    K(SDLK_v, 0, MAIN, ACT_COMPARE, 0, "compare: pin what is shown as the reference / unpin"),
     K(SDLK_PAGEUP, 0, MAIN, ACT_SENTENCE_STEP, -1, H_PAGES),
     K(SDLK_PAGEDOWN, 0, MAIN, ACT_SENTENCE_STEP, 1, H_PAGES),
     K(SDLK_l, NOSHIFT, MAIN, ACT_CYCLE_LAYER, 1, H_LAYER),

@@ -2,6 +2,7 @@
  * whole (no trailing junk), every value range-checked. No SDL. */
 #define _GNU_SOURCE
 #include "attnviz/options.h"
+#include "attnviz/teach_io.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -41,6 +42,13 @@ const char options_usage[] =
     "      --no-scale           do not divide scores by sqrt(dk) (dot only)\n"
     "      --posenc             add sinusoidal positional encoding\n"
     "  -t, --temperature X      softmax temperature tau > 0 (default 1)\n"
+    "Teach (gradient descent learns Wq and Wk to give a target pattern):\n"
+    "      --teach TARGET       a CSV file (the --print csv format) or a preset:\n"
+    "                           self, previous, next, first (for --head I|avg)\n"
+    "      --steps N            steps (default 200; 0: the loss before any)\n"
+    "      --lr X               learning rate (default 0.1)\n"
+    "      --optimizer sgd|adam as PyTorch's (default adam)\n"
+    "      --train LIST         what learns: wq,wk (default), x (word vectors), v\n"
     "Output (no window):\n"
     "      --print text|csv|json  print the computation and exit\n"
     "      --head I|avg         head (1-based) for text/csv and PNG (default 1)\n"
@@ -64,7 +72,8 @@ enum {
     O_LINE = 256, O_SEED, O_CAUSAL, O_NOSCALE, O_POSENC, O_HEAD, O_PRINT,
     O_EXPORT, O_EXPORTDIR, O_VIEW, O_SCALE, O_QUERY, O_CMAP, O_THEME,
     O_ALLLINES, O_SESSION, O_FRESH, O_FONT, O_MATRIX, O_ATTN, O_TOKENS, O_KTOKENS,
-    O_LAYER, O_ROLLOUT, O_DROP, O_KEYS, O_SCORE
+    O_LAYER, O_ROLLOUT, O_DROP, O_KEYS, O_SCORE, O_TEACH, O_STEPS, O_LR, O_OPTIMIZER,
+    O_TRAIN
 };
 
 static const struct option longopts[] = {
@@ -102,6 +111,11 @@ static const struct option longopts[] = {
     {"drop", required_argument, 0, O_DROP},
     {"keys", required_argument, 0, O_KEYS},
     {"score", required_argument, 0, O_SCORE},
+    {"teach", required_argument, 0, O_TEACH},
+    {"steps", required_argument, 0, O_STEPS},
+    {"lr", required_argument, 0, O_LR},
+    {"optimizer", required_argument, 0, O_OPTIMIZER},
+    {"train", required_argument, 0, O_TRAIN},
     {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},
     {0, 0, 0, 0},
@@ -277,6 +291,51 @@ static int parse_number(Options *o, int c, const char *a, AttnErr *err)
     return rc;
 }
 
+/* Teach mode's options: --teach TARGET, --steps, --lr, --optimizer, --train. */
+static int parse_teach(Options *o, int c, const char *a, AttnErr *err)
+{
+    char *end;
+    long v;
+    int rc = 0;
+    o->teach_set |= c != O_TEACH;
+    switch (c) {
+    case O_TEACH:
+        if (!*a)
+            return usage_err(err, "--teach needs a target: a CSV file (--print csv format) or "
+                                  "self, previous, next, first%s%s", "", "");
+        o->teach = a;
+        break;
+    case O_STEPS:
+        if ((rc = parse_long(a, -1000000000L, 1000000000L, &v, "--steps", err)) < 0)
+            return rc;
+        if (v < 0)
+            return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "--steps %s: must be 0 or more", a);
+        o->steps = v;
+        break;
+    case O_LR: {
+        double x = strtod(a, &end);
+        if (!*a || *end)
+            return usage_err(err, "--lr needs a number, got '%s'%s", a, "");
+        if (!(x > 0.0) || !isfinite(x) || x > 1e6)
+            return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                                "--lr %s: the learning rate must be above 0 (and at most 1e6)", a);
+        o->lr = (float)x;
+        break;
+    }
+    case O_OPTIMIZER:
+        if ((o->optimizer = teach_opt_parse(a)) < 0)
+            return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                                "--optimizer %s: unknown optimiser (sgd or adam)", a);
+        break;
+    default: /* O_TRAIN */
+        if ((o->train = teach_train_parse(a)) < 0)
+            return usage_err(err, "--train needs a list of wq, wk, x and v (each once, comma-"
+                                  "separated), got '%s'%s", a, "");
+        break;
+    }
+    return 0;
+}
+
 /* One option c (getopt_long's value) with its argument a. */
 static int parse_option(Options *o, int c, const char *a, int argc, char **argv, AttnErr *err)
 {
@@ -304,6 +363,8 @@ static int parse_option(Options *o, int c, const char *a, int argc, char **argv,
         break;
     case 'm': case O_PRINT: case O_VIEW: case O_MATRIX: case O_THEME: case O_SCORE:
         return parse_choice(o, c, a, err);
+    case O_TEACH: case O_STEPS: case O_LR: case O_OPTIMIZER: case O_TRAIN:
+        return parse_teach(o, c, a, err);
     case O_SEED: return parse_seed(o, a, err);
     case 't': return parse_temperature(o, a, err);
     case O_CAUSAL: o->cfg.causal = 1; o->causal_set = 1; break;
@@ -376,6 +437,21 @@ static int check_attention(const Options *o, AttnErr *err)
     return 0;
 }
 
+/* Teach mode's options need --teach; v trains only with the additive score;
+ * an attention file has nothing to teach. */
+static int check_teach(const Options *o, AttnErr *err)
+{
+    if (o->teach_set && !o->teach)
+        return usage_err(err, "--steps, --lr, --optimizer and --train need --teach TARGET%s%s", "", "");
+    if (o->teach && (o->train & TEACH_V) && o->cfg.score != ATTN_SCORE_ADDITIVE)
+        return usage_err(err, "--train v needs --score additive: v is the additive score's "
+                              "vector%s%s", "", "");
+    if (o->teach && (o->attention || o->all_lines))
+        return usage_err(err, "--teach teaches one sentence's attention: not with %s%s",
+                         o->attention ? "an attention file" : "--all-lines", "");
+    return 0;
+}
+
 int options_parse(Options *o, int argc, char **argv, AttnErr *err)
 {
     memset(o, 0, sizeof *o);
@@ -383,6 +459,10 @@ int options_parse(Options *o, int argc, char **argv, AttnErr *err)
     o->query = -1;
     o->scale = 2;
     o->layer = 0;
+    o->steps = 200;
+    o->lr = 0.1f;
+    o->optimizer = TEACH_OPT_ADAM;
+    o->train = TEACH_WQ | TEACH_WK;
     optind = 0; /* full reset of getopt's state (GNU) */
     opterr = 0;
     int c, rc;
@@ -403,6 +483,8 @@ int options_parse(Options *o, int argc, char **argv, AttnErr *err)
         return usage_err(err, "--keys and --causal do not go together: the causal mask applies "
                               "to self-attention only (a key sentence has no 'after the query')%s%s",
                          "", "");
+    if ((rc = check_teach(o, err)) < 0)
+        return rc;
     return check_attention(o, err);
 }
 

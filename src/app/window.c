@@ -5,6 +5,7 @@
 #include "attnviz/app.h"
 #include "attnviz/app_state.h"
 #include "attnviz/import.h"
+#include "app_internal.h"
 
 #include <SDL_syswm.h>
 #include <locale.h>
@@ -45,6 +46,8 @@ int app_export(AppState *a, int what)
     s.help = 0;
     s.dark = a->opt ? a->opt->theme_dark : 0;
     s.scale = 2.0f * a->ui_scale * a->dpi_scale;
+    if (what == 0 && a->cmp && !a->imp) /* a comparison: its three panels and the CSV */
+        return compare_export(a, &s, path);
     AttnErr err = {0};
     SDL_Surface *surf;
     if (what == 2) {

@@ -1,4 +1,5 @@
-/* Tokenizer: splits UTF-8 text into lower-cased words and punctuation.
+/* Tokenizer: splits UTF-8 text into lower-cased words, punctuation and CJK
+ * characters.
  * Pure C, no allocation per token: one growing buffer holds every text. */
 #include "attnviz/tokenizer.h"
 #include "attnviz/error.h"
@@ -67,11 +68,32 @@ static int is_punct(unsigned cp)
     case 0x00AB: case 0x00BB:                 /* « » */
     case 0x201C: case 0x201D: case 0x201E:    /* “ ” „ */
     case 0x2026: case 0x2014: case 0x2013:    /* … — – */
-    case 0x3001: case 0x3002:                 /* 、 。 */
+    case 0x3001: case 0x3002: case 0x30FB:    /* 、 。 ・ */
+    case 0xFF01: case 0xFF08: case 0xFF09:    /* fullwidth ! ( ) */
+    case 0xFF0C: case 0xFF0E: case 0xFF1A:    /* fullwidth , . : */
+    case 0xFF1B: case 0xFF1F:                 /* fullwidth ; ? */
+    case 0xFF3B: case 0xFF3D: case 0xFF5B: case 0xFF5D: /* fullwidth [ ] { } */
         return 1;
     default:
-        return 0;
+        /* CJK brackets: 〈 〉 《 》 「 」 『 』 【 】 and 〔 … 〛 */
+        return (cp >= 0x3008 && cp <= 0x3011) || (cp >= 0x3014 && cp <= 0x301B);
     }
+}
+
+/* Characters that are words on their own. BERT's BasicTokenizer puts spaces
+ * around CJK ideographs (its _is_chinese_char ranges, the first eight below)
+ * because Chinese is written without spaces; kana and Hangul syllables are
+ * split the same way here so that Japanese and Korean text is never one
+ * long token either: one token per character. */
+static int is_cjk(unsigned cp)
+{
+    return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
+           (cp >= 0x20000 && cp <= 0x2A6DF) || (cp >= 0x2A700 && cp <= 0x2B73F) ||
+           (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B820 && cp <= 0x2CEAF) ||
+           (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F) ||
+           (cp >= 0x3040 && cp <= 0x30FF) ||   /* hiragana, katakana */
+           (cp >= 0xFF66 && cp <= 0xFF9F) ||   /* halfwidth katakana */
+           (cp >= 0xAC00 && cp <= 0xD7A3);     /* Hangul syllables */
 }
 
 static int reserve(TokenList *tl, size_t need)
@@ -166,7 +188,7 @@ int tok_split(TokenList *tl, const char *text, size_t len)
         }
         if (is_space(cp)) {
             token_end(&sc);
-        } else if (is_punct(cp)) {
+        } else if (is_punct(cp) || is_cjk(cp)) {
             token_end(&sc);
             token_begin(&sc, i);
             token_put(&sc, bytes, nbytes, i + (size_t)n);

@@ -276,7 +276,7 @@ static void json_head(FILE *f, const Model *m, int k, int dk, int Tq, int Tk)
     json_field(f, "Z", r->Z + qo, Tq, dk);
 }
 
-int print_json(FILE *f, const Model *m, const char *session_json)
+int print_json_member(FILE *f, const Model *m, const char *name, const char *value_json)
 {
     const AttnResult *r = &m->res;
     int T = m->T, d = m->d, learned = m->cfg.mode == ATTN_MODE_LEARNED;
@@ -313,10 +313,15 @@ int print_json(FILE *f, const Model *m, const char *session_json)
         json_matrix(f, r->output, Tq, d, d);
     else
         fputs("[]", f);
-    if (session_json)
-        fprintf(f, ",\n \"session\": %s", session_json);
+    if (value_json)
+        fprintf(f, ",\n \"%s\": %s", name, value_json);
     fputs("}\n", f);
     return ferror(f) ? -ATTN_E_IO : 0;
+}
+
+int print_json(FILE *f, const Model *m, const char *session_json)
+{
+    return print_json_member(f, m, "session", session_json);
 }
 
 int print_map_json(FILE *f, const AttnMap *map, const char *fields)

@@ -27,6 +27,11 @@ typedef struct FigureDraw {
 /* The colour map as a 1×256 gradient texture, top = high; NULL on error. */
 SDL_Texture *figure_bar_texture(SDL_Renderer *r, ColormapId id);
 
+/* The map's cells as a Tk×Tq texture of f's colour scale (masked cells
+ * in th's mask colour), for FigureDraw.heat; NULL on error (figure_render.c). */
+SDL_Texture *figure_heat_texture(SDL_Renderer *r, const Figure *f, const AttnMap *map,
+                                 const AttnTheme *th);
+
 /* Measuring through the text cache, for figure_layout. */
 TextMeasure figure_measure_text(TextCache *t);
 

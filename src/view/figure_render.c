@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-static SDL_Texture *heat_texture(SDL_Renderer *r, const Figure *f, const AttnMap *map,
+SDL_Texture *figure_heat_texture(SDL_Renderer *r, const Figure *f, const AttnMap *map,
                                  const AttnTheme *th)
 {
     uint32_t *px = malloc((size_t)f->Tq * f->Tk * sizeof *px);
@@ -68,7 +68,7 @@ static void draw_figure(FigureDraw *d, const void *fig, const void *map)
 {
     const Figure *f = fig;
     d->scale = (float)f->label_px / 14.0f;
-    d->heat = f->Tq && f->Tk ? heat_texture(d->r, f, map, d->th) : NULL;
+    d->heat = f->Tq && f->Tk ? figure_heat_texture(d->r, f, map, d->th) : NULL;
     d->bar = figure_bar_texture(d->r, f->cb.cs.id);
     figure_draw(d, f, map);
 }

@@ -3,6 +3,7 @@
  * for a window size and interface scale, and hit testing of a point against
  * that layout (cells, row labels, line tokens, controls, editor). */
 #include "view_internal.h"
+#include "compare.h"
 
 #include <string.h>
 
@@ -79,6 +80,8 @@ static void layout_heat_lines(View *v, const ViewState *s, ViewLayout *l)
     SDL_Rect area = {l->heatmap.x, l->heatmap.y + th, l->heatmap.w, l->heatmap.h - th};
     Figure *g = &l->heat;
     heat_figure(v, s, area, (float)S(s, 90), g);
+    if (s->cmp_ref) /* the compare view: l->heat becomes its middle figure */
+        compare_layout(v, s, area, l);
     l->grid = (SDL_Rect){g->grid.x, g->grid.y, g->grid.w, g->grid.h};
     l->colorbar = (SDL_Rect){g->cb.bar.x, g->cb.bar.y, g->cb.bar.w, g->cb.bar.h};
     l->cell = g->cell;

@@ -1,9 +1,12 @@
 /* Fonts and the text cache: strings are rendered once into textures keyed by
  * (size, colour, text) and reused every frame; the cache empties itself
- * when full. Fonts are opened per pixel size on first use. */
+ * when full. Fonts are opened per pixel size on first use. Characters the
+ * main font lacks (Chinese, Japanese, Korean in DejaVu Sans) are drawn with
+ * a fallback font that fontconfig finds for them, run by run. */
 #include "text.h"
 
 #include "attnviz/io.h"
+#include "attnviz/tokenizer.h"
 
 #include <fontconfig/fontconfig.h>
 #include <stdio.h>
@@ -34,16 +37,31 @@ typedef struct SizeEntry {
     int px, w, h;
 } SizeEntry;
 
+/* A font file (a face of it: .ttc files hold several), opened per size;
+ * fonts[0] is open from the start. */
+typedef struct Face {
+    char *path;
+    void *data;                /* the whole font file, opened at each size */
+    size_t size;
+    long index;                /* the face in a collection */
+    int sizes[MAX_SIZES];
+    TTF_Font *fonts[MAX_SIZES];
+    int n_sizes;
+} Face;
+
+#define MAX_FACES 8     /* the main font and the fallbacks */
+#define MISS_SLOTS 512  /* characters no font has, power of two */
+
 struct TextCache {
     SizeEntry sizes_cache[SIZE_SLOTS];
     int sizes_used;
     SDL_Renderer *r;
-    char *font_path;
-    void *font_data;           /* the whole font file, opened at each size */
-    size_t font_size;
-    int sizes[MAX_SIZES];
-    TTF_Font *fonts[MAX_SIZES];
-    int n_sizes;
+    Face faces[MAX_FACES];     /* faces[0]: the main font */
+    int n_faces;
+    FcConfig *fc;              /* loaded at the first character missing */
+    int fc_failed;
+    unsigned miss[MISS_SLOTS]; /* code point + 1 of characters no font has */
+    int n_miss;
     Entry slots[CACHE_SLOTS];
     int used;
 };
@@ -168,13 +186,13 @@ static char *slurp(const char *path, size_t *size)
     return data;
 }
 
-static TTF_Font *open_font(const char *path, const void *data, size_t size, int px)
+static TTF_Font *open_face(const Face *f, int px)
 {
-    if (data) {
-        SDL_RWops *rw = SDL_RWFromConstMem(data, (int)size);
-        return rw ? TTF_OpenFontRW(rw, 1, px) : NULL;
+    if (f->data) {
+        SDL_RWops *rw = SDL_RWFromConstMem(f->data, (int)f->size);
+        return rw ? TTF_OpenFontIndexRW(rw, 1, px, f->index) : NULL;
     }
-    return TTF_OpenFont(path, px);
+    return TTF_OpenFontIndex(f->path, px, f->index);
 }
 
 TextCache *text_create(SDL_Renderer *r, const char *font_path, AttnErr *err)
@@ -193,30 +211,31 @@ TextCache *text_create(SDL_Renderer *r, const char *font_path, AttnErr *err)
         }
         font_path = found;
     }
-    size_t size = 0;
-    void *data = slurp(font_path, &size);
-    TTF_Font *probe = open_font(font_path, data, size, 14);
+    Face main = {0};
+    main.path = (char *)font_path;
+    main.data = slurp(font_path, &main.size);
+    TTF_Font *probe = open_face(&main, 14);
     if (!probe) {
         attn_err_set(err, ATTN_E_IO, font_path, 0,
                      "cannot open font: %s (use --font FILE with a .ttf file, "
                      "or sudo apt-get install fonts-dejavu-core)", TTF_GetError());
-        free(data);
+        free(main.data);
         return NULL;
     }
     TextCache *t = calloc(1, sizeof *t);
-    if (!t || !(t->font_path = strdup(font_path))) {
+    if (!t || !(main.path = strdup(font_path))) {
         free(t);
         TTF_CloseFont(probe);
-        free(data);
+        free(main.data);
         attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
         return NULL;
     }
-    t->font_data = data;
-    t->font_size = size;
+    main.sizes[0] = 14;
+    main.fonts[0] = probe;
+    main.n_sizes = 1;
+    t->faces[0] = main;
+    t->n_faces = 1;
     t->r = r;
-    t->sizes[0] = 14;
-    t->fonts[0] = probe;
-    t->n_sizes = 1;
     return t;
 }
 
@@ -248,35 +267,279 @@ void text_destroy(TextCache *t)
         return;
     flush(t);
     flush_sizes(t);
-    for (int i = 0; i < t->n_sizes; i++)
-        TTF_CloseFont(t->fonts[i]);
-    free(t->font_data); /* after the fonts that read from it */
-    free(t->font_path);
+    for (int k = 0; k < t->n_faces; k++) {
+        Face *f = &t->faces[k];
+        for (int i = 0; i < f->n_sizes; i++)
+            TTF_CloseFont(f->fonts[i]);
+        free(f->data); /* after the fonts that read from it */
+        free(f->path);
+    }
+    if (t->fc)
+        FcConfigDestroy(t->fc);
     free(t);
 }
 
-static TTF_Font *font_at(TextCache *t, int px)
+/* Face k at px pixels. */
+static TTF_Font *face_at(TextCache *t, int k, int px)
 {
+    Face *f = &t->faces[k];
     if (px < 4)
         px = 4;
     if (px > 400)
         px = 400;
-    for (int i = 0; i < t->n_sizes; i++)
-        if (t->sizes[i] == px)
-            return t->fonts[i];
-    if (t->n_sizes == MAX_SIZES) {
+    for (int i = 0; i < f->n_sizes; i++)
+        if (f->sizes[i] == px)
+            return f->fonts[i];
+    if (f->n_sizes == MAX_SIZES) {
         /* sizes change only when the UI scale does: start over */
         flush(t);
-        for (int i = 1; i < t->n_sizes; i++)
-            TTF_CloseFont(t->fonts[i]);
-        t->n_sizes = 1;
+        for (int i = 1; i < f->n_sizes; i++)
+            TTF_CloseFont(f->fonts[i]);
+        f->n_sizes = 1;
     }
-    TTF_Font *f = open_font(t->font_path, t->font_data, t->font_size, px);
-    if (!f)
-        return t->fonts[0];
-    t->sizes[t->n_sizes] = px;
-    t->fonts[t->n_sizes++] = f;
-    return f;
+    TTF_Font *font = open_face(f, px);
+    if (!font)
+        return f->fonts[0];
+    f->sizes[f->n_sizes] = px;
+    f->fonts[f->n_sizes++] = font;
+    return font;
+}
+
+static TTF_Font *font_at(TextCache *t, int px)
+{
+    return face_at(t, 0, px);
+}
+
+/* ---- fallback fonts ------------------------------------------------------ */
+
+/* The language that picks a collection's face (Noto Sans CJK SC, JP or KR)
+ * for the scripts whose glyphs differ between them. */
+static const char *cjk_lang(unsigned cp)
+{
+    if ((cp >= 0x3040 && cp <= 0x30FF) || (cp >= 0xFF66 && cp <= 0xFF9F))
+        return "ja";
+    if ((cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0x1100 && cp <= 0x11FF) ||
+        (cp >= 0x3130 && cp <= 0x318F))
+        return "ko";
+    if ((cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+        (cp >= 0xFF00 && cp <= 0xFF65) || (cp >= 0x20000 && cp <= 0x3FFFF))
+        return "zh-cn";
+    return NULL;
+}
+
+static int scalable_file(const char *file)
+{
+    size_t len = strlen(file);
+    const char *ext = len > 4 ? file + len - 4 : "";
+    return strcmp(ext, ".ttf") == 0 || strcmp(ext, ".otf") == 0 ||
+           strcmp(ext, ".ttc") == 0 || strcmp(ext, ".otc") == 0;
+}
+
+/* The best sans font (file and face index) that has cp, by fontconfig's
+ * order for "sans-serif" with that character; 0 or -1. */
+static int fallback_file(FcConfig *fc, unsigned cp, char *out, size_t n, long *index)
+{
+    FcPattern *pat = FcPatternCreate();
+    FcCharSet *cs = FcCharSetCreate();
+    int rc = -1;
+    if (pat && cs && FcCharSetAddChar(cs, cp)) {
+        const char *lang = cjk_lang(cp);
+        FcPatternAddCharSet(pat, FC_CHARSET, cs);
+        FcPatternAddString(pat, FC_FAMILY, (const FcChar8 *)"sans-serif");
+        FcPatternAddBool(pat, FC_SCALABLE, FcTrue);
+        if (lang)
+            FcPatternAddString(pat, FC_LANG, (const FcChar8 *)lang);
+        FcConfigSubstitute(fc, pat, FcMatchPattern);
+        FcDefaultSubstitute(pat);
+        FcResult res;
+        FcFontSet *set = FcFontSort(fc, pat, FcFalse, NULL, &res);
+        for (int i = 0; set && i < set->nfont && rc < 0; i++) {
+            FcCharSet *have = NULL;
+            FcChar8 *file = NULL;
+            int idx = 0;
+            if (FcPatternGetCharSet(set->fonts[i], FC_CHARSET, 0, &have) != FcResultMatch ||
+                !FcCharSetHasChar(have, cp) ||
+                FcPatternGetString(set->fonts[i], FC_FILE, 0, &file) != FcResultMatch ||
+                !scalable_file((const char *)file) || strlen((const char *)file) >= n)
+                continue;
+            FcPatternGetInteger(set->fonts[i], FC_INDEX, 0, &idx);
+            memcpy(out, file, strlen((const char *)file) + 1);
+            *index = idx & 0xFFFF; /* the upper bits name a variable instance */
+            rc = 0;
+        }
+        if (set)
+            FcFontSetDestroy(set);
+    }
+    if (cs)
+        FcCharSetDestroy(cs);
+    if (pat)
+        FcPatternDestroy(pat);
+    return rc;
+}
+
+/* A fallback face for cp, opened (or one already open), or -1. Fallback
+ * fonts are opened from their file, not read whole: a CJK collection is
+ * 20 MB of which a label uses a few glyphs. */
+static int add_fallback(TextCache *t, unsigned cp)
+{
+    char path[4096];
+    long index = 0;
+    if (t->n_faces == MAX_FACES)
+        return -1;
+    if (!t->fc && !t->fc_failed && !(t->fc = FcInitLoadConfigAndFonts()))
+        t->fc_failed = 1;
+    if (!t->fc || fallback_file(t->fc, cp, path, sizeof path, &index) < 0)
+        return -1;
+    for (int k = 0; k < t->n_faces; k++)
+        if (t->faces[k].index == index && strcmp(t->faces[k].path, path) == 0)
+            return -1; /* open already, and it lacks cp after all */
+    Face *f = &t->faces[t->n_faces];
+    memset(f, 0, sizeof *f);
+    f->index = index;
+    f->path = path;
+    TTF_Font *font = open_face(f, 14);
+    if (!font || !TTF_GlyphIsProvided32(font, cp) || !(f->path = strdup(path))) {
+        if (font)
+            TTF_CloseFont(font);
+        memset(f, 0, sizeof *f);
+        return -1;
+    }
+    f->sizes[0] = 14;
+    f->fonts[0] = font;
+    f->n_sizes = 1;
+    return t->n_faces++;
+}
+
+static int missed(TextCache *t, unsigned cp, int add)
+{
+    unsigned h = (cp * 2654435761u) & (MISS_SLOTS - 1);
+    for (int probe = 0; probe < MISS_SLOTS; probe++) {
+        unsigned *e = &t->miss[(h + (unsigned)probe) & (MISS_SLOTS - 1)];
+        if (*e == cp + 1)
+            return 1;
+        if (*e == 0) {
+            if (add && t->n_miss < MISS_SLOTS / 2) {
+                *e = cp + 1;
+                t->n_miss++;
+            }
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* The face that draws cp: the main font when it has it (or when no font
+ * has it: its missing-glyph box then), else a fallback. */
+static int face_for(TextCache *t, unsigned cp)
+{
+    if (cp < 0x80 || TTF_GlyphIsProvided32(t->faces[0].fonts[0], cp))
+        return 0;
+    for (int k = 1; k < t->n_faces; k++)
+        if (TTF_GlyphIsProvided32(t->faces[k].fonts[0], cp))
+            return k;
+    if (missed(t, cp, 0))
+        return 0;
+    int k = add_fallback(t, cp);
+    if (k < 0)
+        missed(t, cp, 1);
+    return k < 0 ? 0 : k;
+}
+
+/* Length in bytes of the run at s drawn by one face (*face). */
+static size_t next_run(TextCache *t, const char *s, int *face)
+{
+    size_t len = strlen(s), i = 0;
+    *face = -1;
+    while (i < len) {
+        unsigned cp;
+        int n = tok_utf8_decode((const unsigned char *)s + i, len - i, &cp);
+        int k = n ? face_for(t, cp) : 0;
+        if (*face >= 0 && k != *face)
+            break;
+        *face = k;
+        i += (size_t)(n ? n : 1);
+    }
+    return i;
+}
+
+/* Whether all of s is drawn by the main font (the common case: one call). */
+static int main_font_only(TextCache *t, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p && *p < 0x80)
+        p++;
+    if (!*p)
+        return 1;
+    int face;
+    return next_run(t, s, &face) == strlen(s) && face == 0;
+}
+
+/* Width of s at px, run by run; rendering copies each run into buf. */
+static int runs_width(TextCache *t, int px, const char *s, char *buf)
+{
+    int w = 0;
+    for (size_t i = 0; s[i];) {
+        int face, rw = 0;
+        size_t n = next_run(t, s + i, &face);
+        memcpy(buf, s + i, n);
+        buf[n] = '\0';
+        TTF_SizeUTF8(face_at(t, face, px), buf, &rw, NULL);
+        w += rw;
+        i += n;
+    }
+    return w;
+}
+
+/* s drawn run by run into one surface as high as a line of the main font,
+ * the runs on its baseline. */
+static SDL_Surface *render_runs(TextCache *t, int px, SDL_Color c, const char *s)
+{
+    char *buf = malloc(strlen(s) + 1);
+    if (!buf)
+        return NULL;
+    TTF_Font *main = font_at(t, px);
+    int w = runs_width(t, px, s, buf), asc = TTF_FontAscent(main);
+    SDL_Surface *out = SDL_CreateRGBSurfaceWithFormat(0, w > 0 ? w : 1, TTF_FontHeight(main),
+                                                      32, SDL_PIXELFORMAT_ARGB8888);
+    int x = 0;
+    for (size_t i = 0; out && s[i];) {
+        int face, rw = 0;
+        size_t n = next_run(t, s + i, &face);
+        memcpy(buf, s + i, n);
+        buf[n] = '\0';
+        TTF_Font *f = face_at(t, face, px);
+        TTF_SizeUTF8(f, buf, &rw, NULL);
+        SDL_Surface *run = TTF_RenderUTF8_Blended(f, buf, c);
+        if (run) {
+            SDL_Rect dst = {x, asc - TTF_FontAscent(f), run->w, run->h};
+            SDL_SetSurfaceBlendMode(run, SDL_BLENDMODE_NONE);
+            SDL_BlitSurface(run, NULL, out, &dst);
+            SDL_FreeSurface(run);
+        }
+        x += rw;
+        i += n;
+    }
+    free(buf);
+    return out;
+}
+
+static SDL_Surface *render_text(TextCache *t, int px, SDL_Color c, const char *s)
+{
+    if (main_font_only(t, s))
+        return TTF_RenderUTF8_Blended(font_at(t, px), s, c);
+    return render_runs(t, px, c, s);
+}
+
+static void size_text(TextCache *t, int px, const char *s, int *w, int *h)
+{
+    if (main_font_only(t, s)) {
+        TTF_SizeUTF8(font_at(t, px), s, w, h);
+        return;
+    }
+    char *buf = malloc(strlen(s) + 1);
+    *w = buf ? runs_width(t, px, s, buf) : 0;
+    *h = TTF_FontHeight(font_at(t, px));
+    free(buf);
 }
 
 static uint32_t hash(const char *s, int px, uint32_t rgba)
@@ -300,8 +563,7 @@ static Entry *lookup(TextCache *t, int px, SDL_Color c, const char *s)
     }
     if (t->used >= CACHE_MAX)
         flush(t);
-    TTF_Font *f = font_at(t, px);
-    SDL_Surface *surf = TTF_RenderUTF8_Blended(f, s, c);
+    SDL_Surface *surf = render_text(t, px, c, s);
     if (!surf)
         return NULL;
     SDL_Texture *tex = SDL_CreateTextureFromSurface(t->r, surf);
@@ -374,7 +636,7 @@ void text_size(TextCache *t, int px, const char *s, int *w, int *h)
                 return;
             }
         }
-        TTF_SizeUTF8(font_at(t, px), s, &ww, &hh);
+        size_text(t, px, s, &ww, &hh);
         if (t->sizes_used >= SIZE_SLOTS * 3 / 4) {
             flush_sizes(t);
             e = &t->sizes_cache[k & (SIZE_SLOTS - 1)];

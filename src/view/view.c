@@ -3,6 +3,7 @@
  * order. Each panel is drawn in its own file (see view_internal.h); the same
  * heatmap and line drawing serve the window and the PNG export. */
 #include "view_internal.h"
+#include "compare.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,6 +106,10 @@ static void heatmap_title(const ViewState *s, char *buf, size_t n)
  * clipped to the panel, or an invitation to type. */
 static void window_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
+    if (s->cmp_ref && s->map.v && s->map.Tq && s->map.Tk) { /* the compare view (compare.c) */
+        compare_draw_window(v, r, s, l);
+        return;
+    }
     char title[200];
     heatmap_title(s, title, sizeof title);
     draw_panel_title(v, r, s, l->heatmap, title);

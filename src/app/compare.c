@@ -1,0 +1,436 @@
+#define _DEFAULT_SOURCE
+/* The compare view (issue 14): V pins the map on screen as the reference,
+ * with a snapshot of what made it (settings, head, matrix, weights, the
+ * sentences, the edited word vectors). Every draw then gives the view the
+ * reference, the current map and their difference (current − reference),
+ * and says what differs by comparing the snapshot with the model now
+ * ("scaled vs unscaled", "head 1 vs head 2", "edited Wq", …). Maps over
+ * other tokens get no difference, and the reason. The window's export of a
+ * comparison writes the three panels as one PNG and the difference as CSV. */
+#include "app_internal.h"
+#include "attnviz/view.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What produced a map. The reference owns its copies (params, texts); the
+ * current one borrows the model's. */
+typedef struct CmpSnap {
+    AttnConfig cfg;
+    int causal;                 /* the mask in effect (model_causal) */
+    int head, n_heads;
+    AttnMapKind kind;
+    AttnParams params;
+    char *text, *keys_text;
+    int n_over;                 /* edited word vectors */
+    uint64_t over_hash;         /* of their words and numbers */
+} CmpSnap;
+
+struct AppCompare {
+    CmpSnap ref;
+    float *v;                   /* the reference map, Tq×Tk */
+    unsigned char *mask;        /* its masked entries, Tq×Tk */
+    char **q_labels, **k_labels;
+    AttnMap map;
+    char ref_facts[400];        /* the reference figure's facts line */
+    float *diff;                /* current − reference */
+    unsigned char *dmask;
+    size_t cap;
+    AttnMap dmap;
+    char ref_label[300], cur_label[300], what[600];
+};
+
+/* ---- snapshots --------------------------------------------------------------------- */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t k = 0; k < n; k++)
+        h = (h ^ b[k]) * 1099511628211ULL;
+    return h;
+}
+
+/* The model's state now, borrowing its arrays. */
+static CmpSnap snap_of(const AppState *a, const AttnMap *shown)
+{
+    const Model *m = a->m;
+    CmpSnap c;
+    memset(&c, 0, sizeof c);
+    c.cfg = m->cfg;
+    c.causal = model_causal(m);
+    c.head = a->vs.head;
+    c.n_heads = m->res.h ? m->res.h : 1;
+    c.kind = shown->kind;
+    c.params = m->params;
+    c.text = m->text ? m->text : "";
+    c.keys_text = m->keys_text ? m->keys_text : "";
+    c.n_over = m->n_over;
+    c.over_hash = 14695981039346656037ULL;
+    for (int k = 0; k < m->n_over; k++) {
+        c.over_hash = fnv(c.over_hash, m->over_word[k], strlen(m->over_word[k]) + 1);
+        c.over_hash = fnv(c.over_hash, m->over_vec + (size_t)k * m->d, (size_t)m->d * sizeof(float));
+    }
+    return c;
+}
+
+static void snap_free(CmpSnap *c)
+{
+    attn_params_destroy(&c->params);
+    free(c->text);
+    free(c->keys_text);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- what differs -------------------------------------------------------------------- */
+
+typedef struct Diffs {
+    char what[500], ref[280], cur[280];
+    int n;
+} Diffs;
+
+static void add(Diffs *d, const char *what, const char *ref, const char *cur)
+{
+    size_t w = strlen(d->what), r = strlen(d->ref), c = strlen(d->cur);
+    snprintf(d->what + w, sizeof d->what - w, "%s%s", d->n ? ", " : "", what);
+    snprintf(d->ref + r, sizeof d->ref - r, "%s%s", d->n ? ", " : "", ref);
+    snprintf(d->cur + c, sizeof d->cur - c, "%s%s", d->n ? ", " : "", cur);
+    d->n++;
+}
+
+/* "a vs b" of two values; ref and cur the values alone */
+static void add_vs(Diffs *d, const char *ref, const char *cur)
+{
+    char w[200];
+    snprintf(w, sizeof w, "%s vs %s", ref, cur);
+    add(d, w, ref, cur);
+}
+
+/* "mask off vs on" */
+static void add_switch(Diffs *d, const char *name, int ref, int cur)
+{
+    char w[120], r[60], c[60];
+    snprintf(w, sizeof w, "%s %s vs %s", name, ref ? "on" : "off", cur ? "on" : "off");
+    snprintf(r, sizeof r, "%s %s", name, ref ? "on" : "off");
+    snprintf(c, sizeof c, "%s %s", name, cur ? "on" : "off");
+    add(d, w, r, c);
+}
+
+static const char *kind_word(AttnMapKind k)
+{
+    return k == ATTN_MAP_WEIGHTS ? "weights" : k == ATTN_MAP_SCORES ? "scores"
+           : k == ATTN_MAP_LOGITS ? "logits" : attn_map_kind_name(k);
+}
+
+static void head_word(int head, char *buf, size_t n)
+{
+    if (head < 0)
+        snprintf(buf, n, "average of heads");
+    else
+        snprintf(buf, n, "head %d", head + 1);
+}
+
+/* The weights matrices that differ: "edited Wq", … (same shape only: a
+ * change of heads is said as such). */
+static void params_diffs(Diffs *d, const AttnParams *r, const AttnParams *c)
+{
+    static const char *const names[6] = {"Wq", "Wk", "Wv", "Wo", "v", "v"};
+    if (r->d != c->d || r->h != c->h || r->dk != c->dk)
+        return;
+    size_t dd = (size_t)r->d * (size_t)r->d;
+    const float *ra[6] = {r->Wq, r->Wk, r->Wv, r->Wo, r->v, r->vb};
+    const float *ca[6] = {c->Wq, c->Wk, c->Wv, c->Wo, c->v, c->vb};
+    size_t n[6] = {dd, dd, dd, dd, (size_t)r->h * (size_t)r->dk, (size_t)r->d};
+    int said_v = 0;
+    for (int k = 0; k < 6; k++) {
+        if (!ra[k] || !ca[k] || memcmp(ra[k], ca[k], n[k] * sizeof(float)) == 0)
+            continue;
+        if (k >= 4 && said_v++)
+            continue;
+        char w[40], rb[40];
+        snprintf(w, sizeof w, "edited %s", names[k]);
+        snprintf(rb, sizeof rb, "%s as pinned", names[k]);
+        add(d, w, rb, w);
+    }
+}
+
+static void what_differs(Diffs *d, const CmpSnap *r, const CmpSnap *c)
+{
+    char a[80], b[80];
+    memset(d, 0, sizeof *d);
+    if (strcmp(r->text, c->text) != 0 || strcmp(r->keys_text, c->keys_text) != 0)
+        add(d, "another sentence", "pinned sentence", "another sentence");
+    if (r->kind != c->kind)
+        add_vs(d, kind_word(r->kind), kind_word(c->kind));
+    if (r->cfg.mode != c->cfg.mode)
+        add_vs(d, r->cfg.mode == ATTN_MODE_BASIC ? "basic" : "learned",
+               c->cfg.mode == ATTN_MODE_BASIC ? "basic" : "learned");
+    if (r->cfg.score != c->cfg.score)
+        add_vs(d, attn_score_name(r->cfg.score), attn_score_name(c->cfg.score));
+    if (!r->cfg.scale != !c->cfg.scale)
+        add_vs(d, r->cfg.scale ? "scaled" : "unscaled", c->cfg.scale ? "scaled" : "unscaled");
+    if (r->causal != c->causal)
+        add_switch(d, "mask", r->causal, c->causal);
+    if (!r->cfg.posenc != !c->cfg.posenc)
+        add_switch(d, "posenc", r->cfg.posenc, c->cfg.posenc);
+    if (r->cfg.temperature != c->cfg.temperature) {
+        int p = 2; /* enough decimals to tell them apart */
+        do {
+            snprintf(a, sizeof a, "\xCF\x84 %.*f", p, (double)r->cfg.temperature);
+            snprintf(b, sizeof b, "\xCF\x84 %.*f", p, (double)c->cfg.temperature);
+        } while (strcmp(a, b) == 0 && ++p < 9);
+        add_vs(d, a, b);
+    }
+    if (r->n_heads != c->n_heads) {
+        snprintf(a, sizeof a, "%d head%s", r->n_heads, r->n_heads == 1 ? "" : "s");
+        snprintf(b, sizeof b, "%d head%s", c->n_heads, c->n_heads == 1 ? "" : "s");
+        add_vs(d, a, b);
+    }
+    if (r->head != c->head) {
+        head_word(r->head, a, sizeof a);
+        head_word(c->head, b, sizeof b);
+        add_vs(d, a, b);
+    }
+    params_diffs(d, &r->params, &c->params);
+    if (r->n_over != c->n_over || r->over_hash != c->over_hash)
+        add(d, "edited word vectors", "word vectors as pinned", "edited word vectors");
+}
+
+/* ---- pin, unpin --------------------------------------------------------------------- */
+
+static void labels_free(char **l, int n)
+{
+    for (int k = 0; l && k < n; k++)
+        free(l[k]);
+    free(l);
+}
+
+static void cmp_destroy(struct AppCompare *c)
+{
+    if (!c)
+        return;
+    snap_free(&c->ref);
+    free(c->v);
+    free(c->mask);
+    labels_free(c->q_labels, c->map.Tq);
+    labels_free(c->k_labels, c->map.Tk);
+    free(c->diff);
+    free(c->dmask);
+    free(c);
+}
+
+void compare_free(AppState *a)
+{
+    cmp_destroy(a->cmp);
+    a->cmp = NULL;
+    a->vs.cmp_ref = a->vs.cmp_diff = NULL;
+    a->vs.cmp_ref_label = a->vs.cmp_cur_label = a->vs.cmp_what = NULL;
+}
+
+static char **labels_copy(const char *const *l, int n)
+{
+    char **out = calloc((size_t)n + 1, sizeof *out);
+    for (int k = 0; out && k < n; k++)
+        if (!(out[k] = strdup(l && l[k] ? l[k] : ""))) {
+            labels_free(out, k);
+            return NULL;
+        }
+    return out;
+}
+
+/* Copy the shown map (its numbers, masked entries, labels) and what made it. */
+static struct AppCompare *pin(const AppState *a)
+{
+    const AttnMap *m = &a->vs.map;
+    struct AppCompare *c = calloc(1, sizeof *c);
+    size_t n = (size_t)m->Tq * (size_t)m->Tk;
+    if (!c)
+        return NULL;
+    c->v = malloc(n * sizeof *c->v);
+    c->mask = malloc(n);
+    c->q_labels = labels_copy(m->q_labels, m->Tq);
+    c->k_labels = labels_copy(m->k_labels, m->Tk);
+    c->map = *m;
+    CmpSnap now = snap_of(a, m);
+    c->ref = now;
+    c->ref.params = (AttnParams){0};
+    c->ref.text = strdup(now.text);
+    c->ref.keys_text = strdup(now.keys_text);
+    if (!c->v || !c->mask || !c->q_labels || !c->k_labels || !c->ref.text || !c->ref.keys_text ||
+        attn_params_copy(&c->ref.params, &a->m->params) < 0) {
+        cmp_destroy(c);
+        return NULL;
+    }
+    for (int i = 0; i < m->Tq; i++)
+        for (int j = 0; j < m->Tk; j++) {
+            c->v[(size_t)i * m->Tk + j] = attn_map_at(m, i, j);
+            c->mask[(size_t)i * m->Tk + j] = (unsigned char)attn_map_masked(m, i, j);
+        }
+    c->map.v = c->v;
+    c->map.stride = m->Tk;
+    c->map.mask = c->mask;
+    c->map.causal = 0; /* in the mask now */
+    c->map.q_labels = (const char *const *)c->q_labels;
+    c->map.k_labels = (const char *const *)c->k_labels;
+    snprintf(c->ref_facts, sizeof c->ref_facts, "%s", a->vs.facts);
+    return c;
+}
+
+void compare_toggle(AppState *a)
+{
+    a->dirty = 1;
+    if (a->cmp) {
+        compare_free(a);
+        app_status(a, 0, "compare: unpinned, the heatmap alone again");
+        return;
+    }
+    if (a->imp) {
+        app_status(a, 1, "compare: works on a sentence's attention, not on a file's");
+        return;
+    }
+    view_state_set_model(&a->vs, a->m); /* the maps of now */
+    if (!a->vs.map.v || !a->vs.map.Tq || !a->vs.map.Tk) {
+        app_status(a, 1, "compare: nothing to pin (type a sentence)");
+        return;
+    }
+    if (!(a->cmp = pin(a))) {
+        app_status(a, 1, "compare: out of memory");
+        return;
+    }
+    compare_view(a);
+    app_status(a, 0, "compare: pinned as the reference; change a setting, head or weight to see "
+                     "the difference (V unpins)");
+}
+
+/* ---- every draw ------------------------------------------------------------------------ */
+
+/* The same tokens in the same places: a difference means something. */
+static int same_tokens(const AttnMap *r, const AttnMap *c)
+{
+    if (r->Tq != c->Tq || r->Tk != c->Tk)
+        return 0;
+    for (int i = 0; i < r->Tq; i++)
+        if (strcmp(r->q_labels[i], c->q_labels && c->q_labels[i] ? c->q_labels[i] : "") != 0)
+            return 0;
+    for (int j = 0; j < r->Tk; j++)
+        if (strcmp(r->k_labels[j], c->k_labels && c->k_labels[j] ? c->k_labels[j] : "") != 0)
+            return 0;
+    return 1;
+}
+
+/* current − reference. A masked weight is a weight of 0 (the mask is part
+ * of the change): masked only where both are. Scores and logits under a
+ * mask are not used: masked where either is. */
+static int difference(struct AppCompare *c, const AttnMap *cur)
+{
+    size_t n = (size_t)cur->Tq * (size_t)cur->Tk;
+    if (n > c->cap) {
+        float *d = realloc(c->diff, n * sizeof *d);
+        if (d)
+            c->diff = d;
+        unsigned char *mk = realloc(c->dmask, n);
+        if (mk)
+            c->dmask = mk;
+        if (!d || !mk)
+            return -1;
+        c->cap = n;
+    }
+    int weights = cur->kind == ATTN_MAP_WEIGHTS && c->map.kind == ATTN_MAP_WEIGHTS;
+    for (int i = 0; i < cur->Tq; i++)
+        for (int j = 0; j < cur->Tk; j++) {
+            size_t k = (size_t)i * cur->Tk + j;
+            int mr = c->mask[k], mc = attn_map_masked(cur, i, j);
+            float r = c->v[k], v = attn_map_at(cur, i, j);
+            if (weights) {
+                r = mr ? 0.0f : r;
+                v = mc ? 0.0f : v;
+            }
+            c->diff[k] = v - r;
+            c->dmask[k] = (unsigned char)(weights ? mr && mc : mr || mc);
+        }
+    c->dmap = attn_map_make(c->diff, cur->Tq, cur->Tk, cur->q_labels, cur->k_labels, ATTN_MAP_DIFF);
+    c->dmap.mask = c->dmask;
+    c->dmap.head = cur->head;
+    c->dmap.n_heads = cur->n_heads;
+    return 0;
+}
+
+/* The labels and the difference for the view state s (its maps set). */
+static void fill_view(struct AppCompare *c, const AppState *a, ViewState *s)
+{
+    CmpSnap now = snap_of(a, &s->map);
+    Diffs d;
+    what_differs(&d, &c->ref, &now);
+    char base[120], hb[48];
+    head_word(c->ref.head, hb, sizeof hb);
+    snprintf(base, sizeof base, "%s, %s", kind_word(c->ref.kind), hb);
+    snprintf(c->ref_label, sizeof c->ref_label, "reference: %s", d.n ? d.ref : base);
+    snprintf(c->cur_label, sizeof c->cur_label, "current: %s", d.n ? d.cur : base);
+    int same = same_tokens(&c->map, &s->map);
+    if (same && difference(c, &s->map) == 0)
+        snprintf(c->what, sizeof c->what, "%s", d.n ? d.what : "no difference");
+    else
+        snprintf(c->what, sizeof c->what, "%s%s%s", d.n ? d.what : "", d.n ? " \xE2\x80\x94 " : "",
+                 same ? "out of memory: no difference map" : "different tokens: no difference map");
+    s->cmp_ref = &c->map;
+    s->cmp_diff = same && c->dmap.v == c->diff && c->diff ? &c->dmap : NULL;
+    s->cmp_ref_label = c->ref_label;
+    s->cmp_cur_label = c->cur_label;
+    s->cmp_what = c->what;
+}
+
+void compare_view(AppState *a)
+{
+    if (!a->cmp || a->imp || !a->vs.map.v) {
+        a->vs.cmp_ref = a->vs.cmp_diff = NULL;
+        a->vs.cmp_ref_label = a->vs.cmp_cur_label = a->vs.cmp_what = NULL;
+        return;
+    }
+    a->cmp->dmap.v = NULL;
+    fill_view(a->cmp, a, &a->vs);
+}
+
+/* ---- the export ------------------------------------------------------------------------- */
+
+static int write_diff_csv(FILE *f, void *ctx)
+{
+    return print_map_csv(f, ctx);
+}
+
+int compare_export(AppState *a, ViewState *s, const char *png_path)
+{
+    AttnErr err = {0};
+    struct AppCompare *c = a->cmp;
+    c->dmap.v = NULL;
+    fill_view(c, a, s);
+    SDL_Surface *surf = view_render_compare(a->opt ? a->opt->font : NULL, s, c->ref_facts, &err);
+    int rc = surf ? view_save_png(surf, png_path, &err) : -1;
+    SDL_FreeSurface(surf);
+    char csv[1300] = "";
+    if (rc >= 0 && s->cmp_diff) {
+        size_t n = strlen(png_path);
+        snprintf(csv, sizeof csv, "%.*s.csv", (int)(n > 4 ? n - 4 : n), png_path);
+        rc = io_write_atomic(csv, write_diff_csv, (void *)s->cmp_diff, &err);
+    }
+    if (rc < 0) {
+        char buf[1200];
+        attn_err_format(&err, buf, sizeof buf);
+        app_status(a, 1, "export failed: %s", buf);
+        return -1;
+    }
+    char full[4096], full_csv[4096];
+    if (!realpath(png_path, full))
+        snprintf(full, sizeof full, "%s", png_path);
+    snprintf(a->last_export, sizeof a->last_export, "%s", full);
+    a->export_count++;
+    if (!csv[0]) {
+        app_status(a, 0, "wrote %s (reference and current; different tokens: no difference CSV)", full);
+        return 0;
+    }
+    if (!realpath(csv, full_csv))
+        snprintf(full_csv, sizeof full_csv, "%s", csv);
+    a->export_count++;
+    app_status(a, 0, "wrote %s and the difference %s", full, full_csv);
+    return 0;
+}

@@ -1,0 +1,233 @@
+/* The compare view (issue 14): the pinned reference, the current map and
+ * their difference (current − reference: the diverging colours centred on
+ * 0, scaled to ± the largest |difference|, as colormap_scale_for_map gives
+ * any ATTN_MAP_DIFF) side by side, each a figure (figure.c) with its
+ * label; in the window's heatmap panel (fitted, one cell size for the
+ * three, the middle one answering the hit tests) and as one PNG (each
+ * figure at its export size, reference | current | difference). The maps
+ * and labels are the app's (ViewState.cmp_*); nothing here knows a Model. */
+#include "compare.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CMP_DIFF_TITLE "difference: current \xE2\x88\x92 reference"
+
+/* "weights · head 1 of 2": what a map is, under its label. */
+static void map_desc(const AttnMap *m, char *buf, size_t n)
+{
+    char hb[48];
+    attn_head_label(m->head, m->n_heads, hb, sizeof hb);
+    snprintf(buf, n, "%s \xC2\xB7 %s", attn_map_kind_name(m->kind), hb);
+}
+
+/* Over the same tokens the rows line up: the reference's row labels serve
+ * the three, and the other two give their room to the cells. */
+static const char *const *no_labels(void)
+{
+    static const char *blank[ATTN_MAX_TOKENS];
+    if (!blank[0])
+        for (int k = 0; k < ATTN_MAX_TOKENS; k++)
+            blank[k] = "";
+    return blank;
+}
+
+/* The map figure k draws: 0 the reference, 1 the current map, 2 the
+ * difference (the last two without row labels when there is one). */
+static AttnMap shown_map(const ViewState *s, int k)
+{
+    static const AttnMap none;
+    AttnMap m = k == 0 ? *s->cmp_ref : k == 1 ? s->map : s->cmp_diff ? *s->cmp_diff : none;
+    if (k > 0 && s->cmp_diff && m.Tq <= ATTN_MAX_TOKENS)
+        m.q_labels = no_labels();
+    return m;
+}
+
+/* Figure k (0 reference, 1 current, 2 difference) fitted into area. */
+static void lay_one(View *v, const ViewState *s, int k, SDL_Rect area, float max_cell, Figure *f)
+{
+    AttnMap shown = shown_map(s, k);
+    const AttnMap *map = &shown;
+    char desc[160], facts[600];
+    const char *title = k == 0 ? s->cmp_ref_label : k == 1 ? s->cmp_cur_label
+                        : s->cmp_diff ? CMP_DIFF_TITLE : "no difference map";
+    if (k < 2)
+        map_desc(map, desc, sizeof desc);
+    TextMeasure tm = figure_measure_text(v->text);
+    figure_fit_text(&tm, S(s, 12), k < 2 ? desc : s->cmp_what ? s->cmp_what : "", area.w, facts,
+                    sizeof facts);
+    FigureOptions o;
+    memset(&o, 0, sizeof o);
+    o.scale = s->scale;
+    o.title = title ? title : "";
+    o.facts = facts;
+    o.area_x = area.x;
+    o.area_y = area.y;
+    o.area_w = area.w;
+    o.area_h = area.h;
+    o.max_cell = max_cell;
+    o.zoom = s->zoom;
+    o.pan_row = s->pan_row;
+    o.pan_col = s->pan_col;
+    o.query = s->query;
+    o.key = s->key;
+    o.cmap = s->cmap;
+    ColorScale cs = k == 1 ? heat_scale(v, s) : colormap_scale_for_map(map, s->cmap);
+    o.cs = &cs;
+    figure_layout(f, map, &o, &tm);
+}
+
+void compare_layout(View *v, const ViewState *s, SDL_Rect area, ViewLayout *l)
+{
+    int gap = S(s, 14), w3 = (area.w - 2 * gap) / 3;
+    float max_cell = (float)S(s, 90);
+    /* twice at most: the second time with the smallest cell of the three,
+     * so the rows line up across the figures */
+    for (int pass = 0; pass < 2; pass++) {
+        float smallest = max_cell;
+        for (int k = 0; k < 3; k++) {
+            SDL_Rect a = {area.x + k * (w3 + gap), area.y, w3 > 1 ? w3 : 1, area.h};
+            lay_one(v, s, k, a, max_cell, &l->cmp[k]);
+            if (l->cmp[k].Tq && l->cmp[k].Tk && l->cmp[k].cell < smallest)
+                smallest = l->cmp[k].cell;
+        }
+        if (!(smallest < max_cell))
+            break;
+        max_cell = smallest;
+    }
+    l->heat = l->cmp[1];
+}
+
+/* A figure of a map the view keeps no texture for: one made and dropped. */
+static void draw_other(View *v, SDL_Renderer *r, const ViewState *s, const Figure *f,
+                       const AttnMap *map, int background)
+{
+    const AttnTheme *th = theme_get(s->dark);
+    SDL_Texture *heat = f->Tq && f->Tk ? figure_heat_texture(r, f, map, th) : NULL;
+    FigureDraw d = {r, v->text, heat, bar_texture(v, f->cb.cs.id), th, s->scale, s->query, s->key,
+                    s->hover_i, s->hover_j, background, NULL, NULL};
+    figure_draw(&d, f, map);
+    if (heat)
+        SDL_DestroyTexture(heat);
+}
+
+/* text word-wrapped into width w from (x, y) */
+static void draw_wrapped(View *v, int px, SDL_Color c, const char *t, int x, int y, int w)
+{
+    int lh = text_line_height(v->text, px);
+    while (*t) {
+        char line[400];
+        size_t n = 0, fit = 0;
+        while (t[n] && n < sizeof line - 1) {
+            line[n] = t[n];
+            line[++n] = '\0';
+            int tw;
+            text_size(v->text, px, line, &tw, NULL);
+            if (tw > w)
+                break;
+            if (t[n] == ' ' || !t[n])
+                fit = n;
+        }
+        fit = fit ? fit : n;
+        snprintf(line, sizeof line, "%.*s", (int)fit, t);
+        text_draw(v->text, px, c, line, x, y, 0, 0);
+        t += fit;
+        while (*t == ' ')
+            t++;
+        y += lh;
+    }
+}
+
+void compare_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    char title[700], fitted[700];
+    snprintf(title, sizeof title, "Compare: %s   (V unpins)", s->cmp_what ? s->cmp_what : "");
+    TextMeasure tm = figure_measure_text(v->text);
+    figure_fit_text(&tm, S(s, 13), title, l->heatmap.w - S(s, 12), fitted, sizeof fitted);
+    draw_panel_title(v, r, s, l->heatmap, fitted);
+    SDL_RenderSetClipRect(r, &l->heatmap);
+    draw_other(v, r, s, &l->cmp[0], s->cmp_ref, 0);
+    ViewState cur = *s;
+    cur.map = shown_map(s, 1);
+    draw_heatmap(v, r, &cur, &l->cmp[1]);
+    const Figure *d = &l->cmp[2];
+    if (s->cmp_diff) {
+        AttnMap dm = shown_map(s, 2);
+        draw_other(v, r, s, d, &dm, 0);
+    } else { /* the title ("no difference map") and why */
+        const FigTitles *t = &d->t;
+        text_draw(v->text, t->title_px, theme(s)->text, t->title, t->title_box.x, t->title_box.y, 0, 0);
+        draw_wrapped(v, S(s, 13), theme(s)->dim, s->cmp_what ? s->cmp_what : "", t->title_box.x,
+                     t->title_box.y + t->title_box.h + S(s, 6), t->title_box.w);
+    }
+    SDL_RenderSetClipRect(r, NULL);
+}
+
+/* ---- the export ------------------------------------------------------------------ */
+
+void view_compare_export_layout(const ViewState *s, const char *ref_facts, Figure f[3], int x[3])
+{
+    figure_layout_export(&f[0], s->cmp_ref, s->scale, s->cmp_ref_label, ref_facts, s->cmap, s->query);
+    figure_layout_export(&f[1], &s->map, s->scale, s->cmp_cur_label, s->facts, s->cmap, s->query);
+    memset(&f[2], 0, sizeof f[2]);
+    if (s->cmp_diff) /* without one (different tokens) the two maps alone */
+        figure_layout_export(&f[2], s->cmp_diff, s->scale, CMP_DIFF_TITLE, s->cmp_what, s->cmap,
+                             s->query);
+    x[0] = 0;
+    x[1] = f[0].w;
+    x[2] = f[0].w + f[1].w;
+}
+
+SDL_Surface *view_render_compare(const char *font_path, const ViewState *s, const char *ref_facts,
+                                 AttnErr *err)
+{
+    Figure *f = malloc(3 * sizeof *f);
+    int x[3];
+    if (!f || !s->cmp_ref || !s->map.v) {
+        free(f);
+        attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "nothing to compare");
+        return NULL;
+    }
+    view_compare_export_layout(s, ref_facts, f, x);
+    int w = x[2] + f[2].w, h = f[0].h > f[1].h ? f[0].h : f[1].h;
+    h = f[2].h > h ? f[2].h : h;
+    SDL_Surface *out = NULL;
+    SDL_Renderer *r = NULL;
+    View *v = NULL;
+    if (w < 1 || h < 1 || w > 16384 || h > 16384) {
+        attn_err_set(err, ATTN_E_TOO_LARGE, NULL, 0, "image of %d×%d pixels is too large", w, h);
+        goto done;
+    }
+    out = SDL_CreateRGBSurfaceWithFormat(0, w, h, 24, SDL_PIXELFORMAT_RGB888);
+    r = out ? SDL_CreateSoftwareRenderer(out) : NULL;
+    v = r ? view_create(r, font_path, err) : NULL;
+    if (!v) {
+        if (!r)
+            attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "cannot create a %d×%d image: %s", w, h,
+                         SDL_GetError());
+        SDL_FreeSurface(out);
+        out = NULL;
+        goto done;
+    }
+    set_color(r, theme(s)->bg);
+    SDL_RenderClear(r);
+    ViewState e = *s;
+    e.key = e.hover_i = e.hover_j = -1;
+    const AttnMap *maps[3] = {s->cmp_ref, &s->map, s->cmp_diff};
+    for (int k = 0; k < 3; k++) {
+        if (!f[k].w)
+            continue;
+        SDL_Rect vp = {x[k], 0, f[k].w, f[k].h};
+        SDL_RenderSetViewport(r, &vp);
+        draw_other(v, r, &e, &f[k], maps[k], 1);
+    }
+    SDL_RenderSetViewport(r, NULL);
+    SDL_RenderPresent(r);
+done:
+    view_destroy(v);
+    if (r)
+        SDL_DestroyRenderer(r);
+    free(f);
+    return out;
+}

@@ -1,0 +1,348 @@
+/* Tests for the compare view (src/app/compare.c, src/view/compare.c): the
+ * difference matrix against two separate Model computations in double, the
+ * line saying what differs, unpinning, another sentence (no difference), the
+ * export (one PNG of three panels, the difference as CSV) and the window's
+ * three figures at two sizes. Same fixture as test_app.c; SDL dummy driver. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <SDL.h>
+#include <SDL_image.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attnviz/app_state.h"
+#include "attnviz/colormap.h"
+#include "attnviz/model.h"
+#include "attnviz/view.h"
+
+#include "test_util.h"
+#include "test_app_util.h"
+
+static int apply(Fix *f, AppActionKind kind, int i, int j, float value)
+{
+    AppAction act = {kind, i, j, value};
+    int changed = app_apply(f->a, &act);
+    if (changed)
+        app_draw(f->a, f->r);
+    return changed;
+}
+
+/* The weights of head 0 of a fresh model with the fixture's weights and
+ * sentence, cfg's settings (scale, causal) as given: double precision. */
+static double *weights_with(Fix *f, int scale, int causal)
+{
+    Model m;
+    AttnConfig cfg = f->m.cfg;
+    cfg.scale = scale;
+    cfg.causal = causal;
+    assert_int_equal(model_init(&m, table, &cfg), 0);
+    assert_int_equal(attn_params_copy(&m.params, &f->m.params), 0);
+    assert_int_equal(model_set_text(&m, f->m.text, strlen(f->m.text)), 0);
+    assert_int_equal(model_compute(&m), 0);
+    int T = m.T;
+    const float *W = model_matrix(&m, MODEL_WEIGHTS, 0);
+    double *out = malloc((size_t)T * T * sizeof *out);
+    assert_non_null(out);
+    for (int k = 0; k < T * T; k++)
+        out[k] = W[k];
+    model_destroy(&m);
+    return out;
+}
+
+/* current − reference, from the two separate computations */
+static double *expected_diff(Fix *f, int ref_scale, int cur_scale, int causal)
+{
+    double *r = weights_with(f, ref_scale, causal), *c = weights_with(f, cur_scale, causal);
+    int T = f->m.T;
+    for (int k = 0; k < T * T; k++)
+        c[k] -= r[k];
+    free(r);
+    return c;
+}
+
+static void test_pin_scale_difference(void **state)
+{
+    Fix *f = *state;
+    assert_null(f->a->vs.cmp_ref);
+    assert_int_equal(apply(f, ACT_COMPARE, 0, 0, 0.0f), 1);
+    assert_non_null(f->a->vs.cmp_ref);
+    assert_string_equal(f->a->vs.cmp_what, "no difference");
+    assert_int_equal(apply(f, ACT_TOGGLE_SCALE, 0, 0, 0.0f), 1);
+    const ViewState *s = &f->a->vs;
+    assert_non_null(s->cmp_diff);
+    assert_string_equal(s->cmp_what, "scaled vs unscaled");
+    assert_non_null(strstr(s->cmp_ref_label, "reference: scaled"));
+    assert_non_null(strstr(s->cmp_cur_label, "current: unscaled"));
+    assert_int_equal(s->cmp_diff->kind, ATTN_MAP_DIFF);
+    int T = f->m.T;
+    assert_int_equal(s->cmp_diff->Tq, T);
+    assert_int_equal(s->cmp_diff->Tk, T);
+    double *want = expected_diff(f, 1, 0, 0);
+    double *ref = weights_with(f, 1, 0);
+    for (int i = 0; i < T; i++)
+        for (int j = 0; j < T; j++) {
+            assert_true(fabs(attn_map_at(s->cmp_diff, i, j) - want[i * T + j]) < 1e-6);
+            assert_true(fabs(attn_map_at(s->cmp_ref, i, j) - ref[i * T + j]) < 1e-6);
+        }
+    /* not all zero: the difference is there */
+    double most = 0;
+    for (int k = 0; k < T * T; k++)
+        most = fabs(want[k]) > most ? fabs(want[k]) : most;
+    assert_true(most > 1e-3);
+    free(want);
+    free(ref);
+    /* unpin: the heatmap alone, laid out as before the pin */
+    assert_int_equal(apply(f, ACT_COMPARE, 0, 0, 0.0f), 1);
+    assert_null(f->a->vs.cmp_ref);
+    assert_null(f->a->vs.cmp_diff);
+    ViewLayout l;
+    view_layout(f->a->view, &f->a->vs, 1280, 800, &l);
+    assert_memory_equal(&l.heat.grid, &f->a->layout.heat.grid, sizeof l.heat.grid);
+    assert_true(f->a->layout.heat.grid.w > f->a->layout.heatmap.w / 3);
+}
+
+static void test_head_and_wq(void **state)
+{
+    Fix *f = *state;
+    apply(f, ACT_STEP_HEADS, 1, 0, 0.0f); /* 2 heads */
+    assert_int_equal(f->m.res.h, 2);
+    apply(f, ACT_COMPARE, 0, 0, 0.0f);
+    apply(f, ACT_CYCLE_HEAD, 1, 0, 0.0f);
+    assert_int_equal(f->a->vs.head, 1);
+    assert_string_equal(f->a->vs.cmp_what, "head 1 vs head 2");
+    /* the difference is head 2's weights − head 1's */
+    int T = f->m.T;
+    const float *w0 = model_matrix(&f->m, MODEL_WEIGHTS, 0), *w1 = model_matrix(&f->m, MODEL_WEIGHTS, 1);
+    for (int k = 0; k < T * T; k++)
+        assert_true(fabs(attn_map_at(f->a->vs.cmp_diff, k / T, k % T) - ((double)w1[k] - w0[k])) < 1e-6);
+    apply(f, ACT_CYCLE_HEAD, -1, 0, 0.0f);
+    assert_string_equal(f->a->vs.cmp_what, "no difference");
+    /* an edit of Wq (head 1's, shown) */
+    apply(f, ACT_EDIT_TARGET, EDIT_WQ, 0, 0.0f);
+    apply(f, ACT_SET_CELL, 0, 1, 0.75f);
+    assert_string_equal(f->a->vs.cmp_what, "edited Wq");
+    assert_non_null(strstr(f->a->vs.cmp_cur_label, "edited Wq"));
+    /* undone: nothing differs again */
+    apply(f, ACT_UNDO, 0, 0, 0.0f);
+    assert_string_equal(f->a->vs.cmp_what, "no difference");
+    /* two at once */
+    apply(f, ACT_TOGGLE_SCALE, 0, 0, 0.0f);
+    apply(f, ACT_CYCLE_HEAD, 1, 0, 0.0f);
+    assert_string_equal(f->a->vs.cmp_what, "scaled vs unscaled, head 1 vs head 2");
+}
+
+static void test_another_sentence(void **state)
+{
+    Fix *f = *state;
+    apply(f, ACT_COMPARE, 0, 0, 0.0f);
+    app_set_sentence(f->a, "i am happy");
+    app_draw(f->a, f->r);
+    const ViewState *s = &f->a->vs;
+    assert_non_null(s->cmp_ref);
+    assert_null(s->cmp_diff);
+    assert_non_null(strstr(s->cmp_what, "another sentence"));
+    assert_non_null(strstr(s->cmp_what, "different tokens: no difference map"));
+    assert_int_equal(s->cmp_ref->Tq, 7);
+    assert_int_equal(s->map.Tq, 3);
+    /* back to the pinned sentence: a difference again */
+    app_set_sentence(f->a, SENTENCE);
+    app_draw(f->a, f->r);
+    assert_non_null(f->a->vs.cmp_diff);
+    assert_string_equal(f->a->vs.cmp_what, "no difference");
+}
+
+static Rgb pixel(SDL_Surface *s, int x, int y)
+{
+    Rgb o = {0, 0, 0};
+    if (x < 0 || y < 0 || x >= s->w || y >= s->h)
+        return o;
+    const uint8_t *p = (const uint8_t *)s->pixels + (size_t)y * s->pitch +
+                       (size_t)x * s->format->BytesPerPixel;
+    Uint32 v = 0;
+    memcpy(&v, p, s->format->BytesPerPixel);
+    Uint8 a;
+    SDL_GetRGBA(v, s->format, &o.r, &o.g, &o.b, &a);
+    return o;
+}
+
+/* the inner top-left corner of cell (i, j) of figure fg at x offset ox */
+static Rgb cell_rgb(SDL_Surface *img, const Figure *fg, int ox, int i, int j)
+{
+    return pixel(img, ox + figure_cell_x(fg, j) + 5, figure_cell_y(fg, i) + 5);
+}
+
+static int same_rgb(Rgb a, Rgb b)
+{
+    return a.r == b.r && a.g == b.g && a.b == b.b;
+}
+
+/* The CSV's numbers (after the header and each row's label) into v. */
+static int read_csv(const char *path, double *v, int n)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return -1;
+    char line[8192];
+    int k = 0;
+    if (!fgets(line, sizeof line, fp) || strncmp(line, "query,", 6) != 0) {
+        fclose(fp);
+        return -1;
+    }
+    while (fgets(line, sizeof line, fp)) {
+        char *p = strchr(line, ',');
+        while (p && k < n) {
+            v[k++] = strtod(p + 1, NULL);
+            p = strchr(p + 1, ',');
+        }
+    }
+    fclose(fp);
+    return k;
+}
+
+static void test_export(void **state)
+{
+    Fix *f = *state;
+    char dir[] = "/tmp/attnviz-test-compare-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    f->a->export_dir = dir;
+    apply(f, ACT_TOGGLE_MASK, 0, 0, 0.0f); /* row 0: weight 1 on key 0, scaled or not */
+    apply(f, ACT_COMPARE, 0, 0, 0.0f);
+    apply(f, ACT_TOGGLE_SCALE, 0, 0, 0.0f);
+    int n0 = f->a->export_count;
+    assert_int_equal(apply(f, ACT_EXPORT, 0, 0, 0.0f), 1);
+    assert_int_equal(f->a->export_count, n0 + 2);
+    assert_int_equal(f->a->status_err, 0);
+    char png[4200], csv[4200];
+    snprintf(png, sizeof png, "%s", f->a->last_export);
+    size_t n = strlen(png);
+    assert_true(n > 4 && strcmp(png + n - 4, ".png") == 0);
+    snprintf(csv, sizeof csv, "%.*s.csv", (int)(n - 4), png);
+    assert_non_null(strstr(f->a->status, png));
+    assert_non_null(strstr(f->a->status, csv));
+
+    int T = f->m.T;
+    double *want = expected_diff(f, 1, 0, 1);
+    double *got = calloc((size_t)T * T, sizeof *got);
+    assert_int_equal(read_csv(csv, got, T * T), T * T);
+    for (int k = 0; k < T * T; k++)
+        assert_true(fabs(got[k] - want[k]) < 1e-6);
+
+    /* the PNG: three panels' width; the middle's cells in the current
+     * weights' colours; the difference diverging (0: the centre colour) */
+    SDL_Surface *raw = IMG_Load(png);
+    assert_non_null(raw);
+    SDL_Surface *img = SDL_ConvertSurfaceFormat(raw, SDL_PIXELFORMAT_RGB888, 0);
+    SDL_FreeSurface(raw);
+    ViewState s = f->a->vs;
+    view_state_set_model(&s, &f->m);
+    s.scale = 2.0f * f->a->ui_scale * f->a->dpi_scale;
+    Figure fg[3];
+    int x[3];
+    view_compare_export_layout(&s, s.facts, fg, x);
+    assert_int_equal(img->w, fg[0].w + fg[1].w + fg[2].w);
+    assert_true(img->h >= fg[1].h && img->h >= fg[2].h);
+    assert_int_equal(fg[1].Tq, T);
+    assert_int_equal(fg[2].Tq, T);
+    const float *W = model_matrix(&f->m, MODEL_WEIGHTS, 0);
+    ColorScale cs = colormap_scale_for(W, T, T, 1, 0, s.cmap);
+    double most = 0;
+    for (int k = 0; k < T * T; k++)
+        most = fabs(want[k]) > most ? fabs(want[k]) : most;
+    int bad = 0;
+    for (int i = 0; i < T; i++) {
+        if (i == s.query)
+            continue; /* its outline */
+        for (int j = 0; j <= i; j++) {
+            Rgb c = cell_rgb(img, &fg[1], x[1], i, j);
+            bad += !same_rgb(c, colormap_scale_rgb(&cs, W[i * T + j]));
+            /* the difference: t = (d + max) / 2 max on the diverging map */
+            Rgb dc = cell_rgb(img, &fg[2], x[2], i, j);
+            Rgb dw = colormap_rgb(CMAP_DIVERGING, (float)((want[i * T + j] + most) / (2 * most)));
+            bad += abs(dc.r - dw.r) + abs(dc.g - dw.g) + abs(dc.b - dw.b) > 6;
+        }
+    }
+    assert_int_equal(bad, 0);
+    assert_true(fabs(want[0]) == 0.0);
+    assert_true(same_rgb(cell_rgb(img, &fg[2], x[2], 0, 0), colormap_rgb(CMAP_DIVERGING, 0.5f)));
+    SDL_FreeSurface(img);
+    free(want);
+    free(got);
+    remove(png);
+    remove(csv);
+    rmdir(dir);
+}
+
+/* The three figures side by side inside the heatmap panel, apart. */
+static void check_figures(const ViewLayout *l)
+{
+    SDL_Rect hm = l->heatmap;
+    print_message("heatmap %d wide: cells %.1f %.1f %.1f\n", hm.w, l->cmp[0].cell, l->cmp[1].cell,
+                  l->cmp[2].cell);
+    for (int k = 0; k < 3; k++) {
+        const Figure *g = &l->cmp[k];
+        assert_true(g->Tq > 0 && g->cell >= 1.0f);
+        assert_true(g->grid.x >= hm.x && g->grid.y >= hm.y);
+        assert_true(g->grid.y + g->grid.h <= hm.y + hm.h);
+        int right = g->cb.tick_x + 1; /* the ticks' left edge; their text after */
+        assert_true(g->cb.bar.x >= g->grid.x + g->grid.w);
+        assert_true(right <= hm.x + hm.w);
+        assert_true(g->t.title_box.x >= hm.x);
+        assert_true(g->t.title_box.x + g->t.title_box.w <= hm.x + hm.w);
+        if (k < 2) {
+            const Figure *n = &l->cmp[k + 1];
+            /* this one's colour bar caption ends before the next one's cells
+             * and labels start; titles do not run into each other */
+            assert_true(g->cb.caption_x + g->cb.tick_px + 4 <= n->grid.x - n->label_w);
+            assert_true(g->t.title_box.x + g->t.title_box.w <= n->t.title_box.x);
+        }
+    }
+    /* the current map is the one the hit tests answer for */
+    assert_memory_equal(&l->heat.grid, &l->cmp[1].grid, sizeof l->heat.grid);
+    assert_true(l->heat.cell == l->cmp[1].cell);
+    int i, j;
+    const Figure *m = &l->cmp[1];
+    assert_int_equal(view_hit_cell(l, figure_cell_x(m, m->col0), figure_cell_y(m, m->row0), &i, &j), 1);
+    assert_int_equal(i, l->cmp[1].row0);
+    assert_int_equal(j, l->cmp[1].col0);
+}
+
+static void test_render_sizes(void **state)
+{
+    Fix *f = *state;
+    apply(f, ACT_COMPARE, 0, 0, 0.0f);
+    apply(f, ACT_TOGGLE_SCALE, 0, 0, 0.0f);
+    check_figures(&f->a->layout);
+    ViewLayout l;
+    view_layout(f->a->view, &f->a->vs, 1024, 768, &l);
+    check_figures(&l);
+    /* a click on the middle figure's cell selects it */
+    const Figure *g = &f->a->layout.cmp[1];
+    int cx = figure_cell_x(g, 2) + 2, cy = figure_cell_y(g, 3) + 2;
+    click(f, cx, cy);
+    assert_int_equal(f->a->vs.query, 3);
+    /* drawn: the difference's colour bar is the diverging map's */
+    SDL_Surface *surf = view_render_window(NULL, &f->a->vs, 1280, 800, NULL);
+    assert_non_null(surf);
+    SDL_FreeSurface(surf);
+    assert_int_equal(f->a->layout.cmp[2].cb.cs.id, CMAP_DIVERGING);
+    assert_true(f->a->layout.cmp[2].cb.cs.lo == -f->a->layout.cmp[2].cb.cs.hi);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_pin_scale_difference, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_head_and_wq, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_another_sentence, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_render_sizes, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
