@@ -323,6 +323,13 @@ int app_cli_overrides(Model *m, SessionView *sv, const Options *o, AttnErr *err)
         m->cfg.posenc = o->cfg.posenc;
     if (o->temp_set)
         m->cfg.temperature = o->cfg.temperature;
+    if (o->score_set)
+        m->cfg.score = o->cfg.score;
+    if (o->keys) { /* --keys over a session's (or the autosave's) second sentence */
+        int rc = model_set_keys(m, o->keys, strlen(o->keys));
+        if (rc < 0)
+            return attn_err_set(err, -rc, NULL, 0, "cannot set the second sentence");
+    }
     if (o->heads_set && o->cfg.heads != m->cfg.heads) {
         if (m->d % o->cfg.heads != 0)
             return attn_err_set(err, ATTN_E_HEADS, NULL, 0,
