@@ -56,7 +56,7 @@ typedef struct Golden {
 static const Golden expected[] = {
     {"window-default", 0x9699871cc01d2536ULL},
     {"window-heads4-tooltip", 0x9fffd445a78e964dULL},
-    {"window-heads4-help", 0xa153f9e31b01198dULL},
+    {"window-heads4-help", 0x68e3b272be08794eULL},
     {"window-light-editing", 0x57ecfa6abcac0b26ULL},
     {"window-narrow-zoom", 0x96c39aa3c9c60381ULL},
     {"window-prompt", 0xcda7c05262d789cdULL},
