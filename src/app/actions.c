@@ -332,6 +332,7 @@ static void focus_sentence(AppState *a, int cursor)
 {
     a->vs.sentence_focus = 1;
     a->vs.keys_focus = 0;
+    a->vs.edit_focus = 0; /* one panel has the keyboard */
     if (!a->prompt) { /* a click in the prompt keeps its own cursor */
         int len = (int)a->text_len;
         cursor = cursor < 0 || cursor > len ? len : cursor;
@@ -351,6 +352,7 @@ static void focus_keys(AppState *a, int cursor)
         return; /* a file name is being asked for in the first bar */
     a->vs.sentence_focus = 1;
     a->vs.keys_focus = 1;
+    a->vs.edit_focus = 0;
     int len = (int)a->keys_len;
     cursor = cursor < 0 || cursor > len ? len : cursor;
     while (cursor > 0 && ((unsigned char)a->keys[cursor] & 0xC0) == 0x80)
@@ -419,6 +421,10 @@ static void edit_cell(AppState *a, int row, int col)
 
 static void edit_focus(AppState *a, int on)
 {
+    if (on && !editor_shown(a)) { /* no editor to type into: the sentence is next */
+        focus_sentence(a, -1);
+        return;
+    }
     if (a->vs.edit_focus != !!on) {
         a->vs.edit_focus = !!on;
         a->dirty = 1;
