@@ -289,8 +289,19 @@ static void sentence_step(AppState *a, int dir)
     if (model_set_keys(a->m, keys ? keys : "", keys ? strlen(keys) : 0) < 0)
         app_status(a, 1, "out of memory");
     app_set_sentence(a, a->sentences->text[a->sentence_idx]);
-    app_status(a, 0, "sentence %d of %d%s", a->sentence_idx + 1, n,
-               a->m->cross ? " (a pair: keys from the second bar)" : "");
+    /* with the whole folder: the file, and the sentence's place in it */
+    const SentenceList *sl = a->sentences;
+    int k = a->sentence_idx, first = k, count = 0;
+    while (sl->src && first > 0 && strcmp(sl->src[first - 1], sl->src[k]) == 0)
+        first--;
+    while (sl->src && first + count < n && strcmp(sl->src[first + count], sl->src[k]) == 0)
+        count++;
+    if (sl->src)
+        app_status(a, 0, "%s: sentence %d of %d%s", sl->src[k], k - first + 1, count,
+                   a->m->cross ? " (a pair: keys in the second bar)" : "");
+    else
+        app_status(a, 0, "sentence %d of %d%s", k + 1, n,
+                   a->m->cross ? " (a pair: keys in the second bar)" : "");
 }
 
 /* ---- what is shown ---------------------------------------------------------------- */
