@@ -166,7 +166,8 @@ static SDL_Keycode key_named(const char *name)
         const char *name;
         SDL_Keycode key;
     } own[] = {{"Enter", SDLK_RETURN}, {"Esc", SDLK_ESCAPE}, {"Plus", SDLK_PLUS},
-               {"Minus", SDLK_MINUS}, {"Del", SDLK_DELETE}, {"wheel", APP_KEY_WHEEL}};
+               {"Minus", SDLK_MINUS}, {"Del", SDLK_DELETE}, {"wheel", APP_KEY_WHEEL},
+               {"Comma", SDLK_COMMA}, {"Period", SDLK_PERIOD}};
     for (size_t k = 0; k < sizeof own / sizeof own[0]; k++)
         if (strcmp(own[k].name, name) == 0)
             return own[k].key;

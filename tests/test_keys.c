@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "attnviz/input.h"
+#include "attnviz/theme.h"
 
 #include "test_util.h"
 #include "test_app_util.h"
@@ -131,6 +132,49 @@ static void test_tab_cycle(void **state)
     assert_int_equal(a->vs.query, q + 1);
 }
 
+/* Pixels of the line diagram's panel near the accent colour (the selected
+ * query's lines). */
+static long accent_pixels(Fix *f)
+{
+    app_draw(f->a, f->r);
+    SDL_Rect rc = f->a->layout.lines;
+    Rgb ac = theme_get(f->a->vs.dark)->accent;
+    long n = 0;
+    SDL_LockSurface(f->surf);
+    for (int y = rc.y; y < rc.y + rc.h; y++)
+        for (int x = rc.x; x < rc.x + rc.w; x++) {
+            Uint32 px = ((Uint32 *)((Uint8 *)f->surf->pixels + (size_t)y * f->surf->pitch))[x];
+            Uint8 r, g, b;
+            SDL_GetRGB(px, f->surf->format, &r, &g, &b);
+            n += abs(r - ac.r) + abs(g - ac.g) + abs(b - ac.b) < 90;
+        }
+    SDL_UnlockSurface(f->surf);
+    return n;
+}
+
+/* Long sentences (issue 16, item 8): the line diagram draws each query's
+ * strongest lines only, as many as , and . choose (the title says so). */
+static void test_lines_top(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    assert_int_equal(a->vs.lines_top, 8); /* the window's default */
+    a->vs.lines_top = 0;
+    long every = accent_pixels(f);
+    key(f, SDLK_PERIOD, 0); /* every line is already the most */
+    assert_int_equal(a->vs.lines_top, 0);
+    for (int k = 0; k < 7; k++)
+        key(f, SDLK_COMMA, 0);
+    assert_int_equal(a->vs.lines_top, 1);
+    assert_non_null(strstr(a->status, "1 strongest line"));
+    long one = accent_pixels(f);
+    key(f, SDLK_PERIOD, 0);
+    assert_int_equal(a->vs.lines_top, 2);
+    long two = accent_pixels(f);
+    if (!(one < two && two < every))
+        fail_msg("accent pixels: top 1 %ld, top 2 %ld, every line %ld", one, two, every);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -138,6 +182,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bound_chords_act, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plus_minus_mirror, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tab_cycle, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lines_top, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -56,7 +56,7 @@ typedef struct Golden {
 static const Golden expected[] = {
     {"window-default", 0x6004f766e56e5c52ULL},
     {"window-heads4-tooltip", 0x346e747284ce9081ULL},
-    {"window-heads4-help", 0x97f8289794a849dcULL},
+    {"window-heads4-help", 0x2ab5cccd782eed09ULL},
     {"window-light-editing", 0x57ecfa6abcac0b26ULL},
     {"window-narrow-zoom", 0x8737813a24d0d3a9ULL},
     {"window-prompt", 0xcda7c05262d789cdULL},

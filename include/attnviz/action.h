@@ -29,6 +29,8 @@ typedef enum AppActionKind {
     ACT_CYCLE_CMAP,
     ACT_TOGGLE_THEME,
     ACT_TOGGLE_ALL_LINES,
+    ACT_LINES_TOP,      /* i: +1 more, -1 fewer of each query's strongest lines
+                           (1, 2, 3, 5, 8, 13, 21, then every line) */
     ACT_STEP_REVEAL,    /* i: +1 next step of the step view (wraps), -1 previous */
     ACT_ZOOM,           /* i > 0: zoom the heatmap in, else out */
     ACT_PAN,            /* i rows, j columns to pan the heatmap */

@@ -72,6 +72,8 @@ typedef struct ViewState {
     int hover_i, hover_j;  /* hovered cell, or -1 */
     int mouse_x, mouse_y;
     int all_lines;         /* draw every query's lines faintly */
+    int lines_top;         /* only each query's strongest lines: this many
+                              (0: every line); ties at the cut are kept */
     int dark;              /* dark theme (window); light for paper */
     float scale;           /* UI scale, 1 = 100% */
     float zoom;            /* heatmap zoom, 1 = fit */

@@ -29,6 +29,7 @@ static const char *const action_names[ACT_COUNT] = {
     [ACT_CYCLE_CMAP] = "cycle_cmap",
     [ACT_TOGGLE_THEME] = "toggle_theme",
     [ACT_TOGGLE_ALL_LINES] = "toggle_all_lines",
+    [ACT_LINES_TOP] = "lines_top",
     [ACT_STEP_REVEAL] = "step_reveal",
     [ACT_ZOOM] = "zoom",
     [ACT_PAN] = "pan",
@@ -306,6 +307,25 @@ static void sentence_step(AppState *a, int dir)
 
 /* ---- what is shown ---------------------------------------------------------------- */
 
+/* The line diagram's strongest lines per query: 1, 2, 3, 5, 8, 13, 21 or
+ * every line (0), one step up (more) or down (fewer). */
+static void lines_top(AppState *a, int dir)
+{
+    static const int steps[] = {1, 2, 3, 5, 8, 13, 21, 0};
+    int n = (int)(sizeof steps / sizeof steps[0]), k = n - 1;
+    for (int t = 0; t < n; t++)
+        if (steps[t] == a->vs.lines_top)
+            k = t;
+    k = k + (dir > 0 ? 1 : -1);
+    k = k < 0 ? 0 : k >= n ? n - 1 : k;
+    a->vs.lines_top = steps[k];
+    if (steps[k])
+        app_status(a, 0, "line diagram: each query's %d strongest line%s (, and . change it)", steps[k],
+                   steps[k] == 1 ? "" : "s");
+    else
+        app_status(a, 0, "line diagram: every line (, and . change it)");
+}
+
 static void step_reveal(AppState *a, int dir)
 {
     int r = a->vs.step_reveal;
@@ -486,6 +506,7 @@ static void apply(AppState *a, const AppAction *c)
         break;
     case ACT_TOGGLE_THEME: toggle_theme(a); break;
     case ACT_TOGGLE_ALL_LINES: a->vs.all_lines = !a->vs.all_lines; a->dirty = 1; break;
+    case ACT_LINES_TOP: lines_top(a, c->i); break;
     case ACT_STEP_REVEAL: if (c->i) step_reveal(a, c->i); break;
     case ACT_ZOOM:
         a->vs.zoom = c->i > 0 ? fminf(a->vs.zoom * 1.25f, 64.0f) : fmaxf(a->vs.zoom / 1.25f, 1.0f);

@@ -263,6 +263,7 @@ int app_init(AppState *a, Model *m, const Options *o, SentenceList *sentences)
     a->export_dir = o && o->export_dir ? o->export_dir : ".";
     a->last_click_row = a->last_click_col = -1;
     view_state_init(&a->vs, m);
+    a->vs.lines_top = 8; /* a long sentence's lines would be a solid wedge */
     a->vs.dark = o && o->theme_set ? o->theme_dark : 1;
     int cmap = o && o->colormap ? colormap_from_name(o->colormap) : -1;
     if (cmap >= 0)

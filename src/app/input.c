@@ -75,6 +75,8 @@ static const AppKey key_table[] = {
     K(SDLK_c, 0, MAIN, ACT_CYCLE_CMAP, 0, H_LOOK),
     K(SDLK_d, 0, MAIN, ACT_TOGGLE_THEME, 0, H_LOOK),
     K(SDLK_a, 0, MAIN, ACT_TOGGLE_ALL_LINES, 0, "all queries' lines"),
+    K(SDLK_COMMA, 0, MAIN, ACT_LINES_TOP, -1, "fewer / more lines: each query's strongest"),
+    K(SDLK_PERIOD, 0, MAIN, ACT_LINES_TOP, 1, "fewer / more lines: each query's strongest"),
     K(SDLK_v, 0, MAIN, ACT_COMPARE, 0, "compare: pin what is shown as the reference / unpin"),
     K(SDLK_PAGEUP, 0, MAIN, ACT_SENTENCE_STEP, -1, H_PAGES),
     K(SDLK_PAGEDOWN, 0, MAIN, ACT_SENTENCE_STEP, 1, H_PAGES),
@@ -191,6 +193,7 @@ static const struct {
     {APP_KEY_WHEEL, "wheel"}, {SDLK_RETURN, "Enter"}, {SDLK_KP_ENTER, "Keypad Enter"},
     {SDLK_ESCAPE, "Esc"}, {SDLK_PLUS, "Plus"}, {SDLK_MINUS, "Minus"},
     {SDLK_KP_PLUS, "Keypad Plus"}, {SDLK_KP_MINUS, "Keypad Minus"}, {SDLK_DELETE, "Del"},
+    {SDLK_COMMA, "Comma"}, {SDLK_PERIOD, "Period"},
 };
 
 char *app_key_label(const AppKey *k, char *buf, size_t size)

@@ -64,6 +64,31 @@ static void bezier_points(float x0, float y0, float x1, float y1, vec2 *pts, int
     }
 }
 
+/* The weight a line of row i needs to be drawn: the s->lines_top-th
+ * largest of the row (ties kept), or 0 for every line. */
+static float row_cut(const ViewState *s, const AttnMap *m, int i)
+{
+    int k = s->lines_top;
+    if (k <= 0 || k >= m->Tk)
+        return 0.0f;
+    float top[32]; /* the k largest so far, largest first (k <= 21) */
+    int n = 0;
+    for (int j = 0; j < m->Tk; j++) {
+        float w = attn_map_at(m, i, j);
+        if (attn_map_masked(m, i, j) || !(w > 0.0f))
+            continue;
+        if (n == k && w <= top[k - 1])
+            continue;
+        int p = n < k ? n++ : k - 1;
+        while (p > 0 && top[p - 1] < w) {
+            top[p] = top[p - 1];
+            p--;
+        }
+        top[p] = w;
+    }
+    return n == k ? top[k - 1] : 0.0f;
+}
+
 /* Faint curves of every other query (all lines). */
 static void all_lines(SDL_Renderer *r, const ViewState *s, const LinesGeom *g, int last)
 {
@@ -72,9 +97,10 @@ static void all_lines(SDL_Renderer *r, const ViewState *s, const LinesGeom *g, i
     for (int i = g->first; i < last && i < m->Tq; i++) {
         if (i == s->query)
             continue;
+        float cut = row_cut(s, m, i);
         for (int j = g->first; j < last && j < m->Tk; j++) {
             float w = attn_map_at(m, i, j);
-            if (w < 0.02f || attn_map_masked(m, i, j))
+            if (w < 0.02f || w < cut || attn_map_masked(m, i, j))
                 continue;
             SDL_Color c = theme(s)->dim;
             c.a = (Uint8)fminf(255.0f, 30.0f + 170.0f * w);
@@ -97,12 +123,12 @@ void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g
         all_lines(r, s, g, last);
     int q = s->query;
     if (q >= 0 && q < m->Tq) {
-        float mx = 1e-9f;
+        float mx = 1e-9f, cut = row_cut(s, m, q);
         for (int j = 0; j < m->Tk; j++)
             mx = fmaxf(mx, attn_map_at(m, q, j));
         for (int j = g->first; j < last && j < m->Tk; j++) {
             float w = attn_map_at(m, q, j);
-            if (attn_map_masked(m, q, j) || w <= 0.0f)
+            if (attn_map_masked(m, q, j) || w <= 0.0f || w < cut)
                 continue;
             float wn = w / mx;
             SDL_Color c = th->accent;

@@ -136,6 +136,8 @@ static void window_lines(View *v, SDL_Renderer *r, const ViewState *s, const Vie
     attn_head_label(s->weights.head, s->weights.n_heads, hb, sizeof hb);
     snprintf(lt, sizeof lt, s->m && s->m->cross ? "query \xE2\x86\x92 key of the 2nd sentence (%s)"
                                                  : "query \xE2\x86\x92 key (%s)", hb);
+    if (s->lines_top > 0 && s->lines_top < s->weights.Tk) /* say that some are left out */
+        snprintf(lt + strlen(lt), sizeof lt - strlen(lt), " \xC2\xB7 top %d", s->lines_top);
     draw_panel_title(v, r, s, l->lines, lt);
     SDL_Rect la = {l->lines.x, l->lines.y + S(s, 20), l->lines.w, l->lines.h - S(s, 20)};
     LinesGeom lg;
