@@ -175,6 +175,36 @@ static void test_lines_top(void **state)
         fail_msg("accent pixels: top 1 %ld, top 2 %ld, every line %ld", one, two, every);
 }
 
+/* Zoomed in on a long sentence (issue 16, item 8): Right starts at the
+ * first column shown, not at column 0, and the heatmap pans to keep the
+ * key cursor in view, as it does for the query cursor. */
+static void test_key_cursor_when_zoomed(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    char text[2000] = "";
+    for (int k = 0; k < 60; k++)
+        strcat(text, k % 3 ? "train station " : "the ");
+    app_set_sentence(a, text);
+    for (int k = 0; k < 8; k++)
+        app_apply(a, &(AppAction){ACT_ZOOM, 1, 0, 0.0f});
+    app_apply(a, &(AppAction){ACT_PAN, 0, 30, 0.0f});
+    app_draw(a, f->r);
+    const ViewLayout *l = &a->layout;
+    assert_true(l->cols_vis > 0 && l->cols_vis < a->m->Tk);
+    int col0 = l->col0;
+    assert_true(col0 > 0);
+    assert_int_equal(a->vs.key, -1);
+    key(f, SDLK_RIGHT, 0);
+    assert_int_equal(a->vs.key, col0);
+    for (int k = 0; k < l->cols_vis + 3; k++)
+        key(f, SDLK_RIGHT, 0);
+    app_draw(a, f->r);
+    int kc = a->vs.key;
+    assert_true(kc >= l->col0 && kc < l->col0 + l->cols_vis); /* still in view */
+    assert_true(l->col0 > col0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -183,6 +213,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_plus_minus_mirror, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tab_cycle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lines_top, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_key_cursor_when_zoomed, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -143,11 +143,24 @@ static void move_query(AppState *a, int d)
     a->dirty = 1;
 }
 
+/* The key cursor moves from the key shown: with none focused yet, Right
+ * starts at the first visible column (zoomed in, not at column 0), Left at
+ * the last; a zoomed heatmap pans to keep the cursor's column in view. */
 static void move_key(AppState *a, int d)
 {
     int Tk = a->m->Tk; /* the second sentence's keys with two */
-    if (Tk)
+    const ViewLayout *l = &a->layout;
+    int zoomed = l->cols_vis > 0 && l->cols_vis < Tk;
+    if (Tk && a->vs.key < 0 && zoomed)
+        a->vs.key = d > 0 ? l->col0 : l->col0 + l->cols_vis - 1;
+    else if (Tk)
         a->vs.key = add_clamped(a->vs.key, d, 0, Tk - 1);
+    if (zoomed && a->vs.key >= 0) {
+        if (a->vs.key < a->vs.pan_col)
+            a->vs.pan_col = a->vs.key;
+        else if (a->vs.key >= a->vs.pan_col + l->cols_vis)
+            a->vs.pan_col = a->vs.key - l->cols_vis + 1;
+    }
     a->dirty = 1;
 }
 
