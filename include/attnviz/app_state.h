@@ -93,6 +93,8 @@ typedef struct AppState {
     /* the compare view (issue 14): the pinned reference and what made it
      * (src/app/compare.c), or NULL */
     struct AppCompare *cmp;
+    /* teach mode (issue 15, src/app/teach_app.c), or NULL: never used */
+    struct AppTeach *teach;
 
     ViewHelpLine help[APP_HELP_MAX]; /* the help overlay, from the key table */
     char help_text[2048];      /* its keys texts */
