@@ -56,7 +56,7 @@ typedef struct Golden {
 static const Golden expected[] = {
     {"window-default", 0x2e738b7940e652a8ULL},
     {"window-heads4-tooltip", 0x7b313f2bbd8b7a22ULL},
-    {"window-heads4-help", 0xa72174282a2afb8bULL},
+    {"window-heads4-help", 0xd7b87add2b8ec436ULL},
     {"window-light-editing", 0x6f25cae8e0726782ULL},
     {"window-narrow-zoom", 0xb78efc6b42c7d9b7ULL},
     {"window-prompt", 0x6504231ef14494bbULL},

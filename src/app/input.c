@@ -32,7 +32,7 @@ static const char H_UI[] = "interface size (projector)";
 static const char H_HELP[] = "this help";
 static const char H_LAYER[] = "attention file: next / previous layer (then the average)";
 static const char H_GRID[] = "model view: move the selection, open it in the head view";
-static const char H_TEACH_PRESET[] = "teach: target each to itself / the previous / the next / the first; the current map; none";
+static const char H_TEACH_PRESET[] = "teach: target self / previous / next / first; the current map; none";
 static const char H_TEACH_LR[] = "teach: learning rate \xC3\x97" "2 / \xC3\xB7" "2";
 
 #define CTRL KEYMOD_CTRL
@@ -92,7 +92,7 @@ static const AppKey key_table[] = {
     K(SDLK_PERIOD, 0, TEACH, ACT_TEACH_STEP, 0, "teach: one step"),
     K(SDLK_BACKSPACE, 0, TEACH, ACT_TEACH_RESET, 0, "teach: back to the weights from before teaching"),
     ROW(SDLK_RETURN, 0, TEACH, ACT_TEACH_PAINT, -1, -1, -1.0f,
-        "teach: paint / erase the query row's cell at the focused key (click, drag; right button erases)"),
+        "teach: paint / erase the query row's cell at the focused key (or click, drag)"),
     K(SDLK_1, 0, TEACH, ACT_TEACH_PRESET, TEACH_SELF, H_TEACH_PRESET),
     K(SDLK_2, 0, TEACH, ACT_TEACH_PRESET, TEACH_PREVIOUS, H_TEACH_PRESET),
     K(SDLK_3, 0, TEACH, ACT_TEACH_PRESET, TEACH_NEXT, H_TEACH_PRESET),

@@ -328,6 +328,21 @@ void draw_panel_title(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect p, 
     SDL_RenderSetClipRect(r, NULL);
 }
 
+/* The widest keys and description of help lines [k0, k1) at px. */
+static void help_widths(View *v, const ViewHelpLine *keys, int k0, int k1, int px, int *kw, int *dw)
+{
+    *kw = *dw = 0;
+    for (int k = k0; k < k1; k++) {
+        int a, b;
+        text_size(v->text, px, keys[k].keys, &a, NULL);
+        text_size(v->text, px, keys[k].what, &b, NULL);
+        *kw = a > *kw ? a : *kw;
+        *dw = b > *dw ? b : *dw;
+    }
+}
+
+/* The help overlay: one column when its lines fit the window's height,
+ * else two (the text smaller when two are wider than the window). */
 void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
     const Theme *th = theme(s);
@@ -335,15 +350,20 @@ void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l
     const ViewHelpLine *keys = s->help_lines;
     int n = s->help_lines ? s->n_help_lines : 0;
     int px = S(s, 14), lh = text_line_height(v->text, px) + S(s, 3);
-    int kw = 0, dw = 0;
-    for (int k = 0; k < n; k++) {
-        int a, b;
-        text_size(v->text, px, keys[k].keys, &a, NULL);
-        text_size(v->text, px, keys[k].what, &b, NULL);
-        kw = a > kw ? a : kw;
-        dw = b > dw ? b : dw;
+    int cols = n * lh + S(s, 60) > l->h ? 2 : 1, rows = (n + cols - 1) / cols;
+    int kw[2] = {0, 0}, dw[2] = {0, 0}, w = 0;
+    for (int tries = 0; tries < 4; tries++) {
+        w = S(s, 20);
+        for (int c = 0; c < cols; c++) {
+            help_widths(v, keys, c * rows, c + 1 == cols ? n : (c + 1) * rows, px, &kw[c], &dw[c]);
+            w += kw[c] + dw[c] + S(s, 40);
+        }
+        if (w <= l->w || px <= S(s, 10))
+            break;
+        px = px * l->w / w > S(s, 10) ? px * l->w / w : S(s, 10);
+        lh = text_line_height(v->text, px) + S(s, 3);
     }
-    SDL_Rect box = {0, 0, kw + dw + S(s, 60), n * lh + S(s, 60)};
+    SDL_Rect box = {0, 0, w < l->w ? w : l->w, rows * lh + S(s, 60)};
     box.x = (l->w - box.w) / 2;
     box.y = (l->h - box.h) / 2;
     if (box.y < 0)
@@ -353,10 +373,15 @@ void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l
     fill(r, box, th->panel);
     outline(r, box, th->accent, 2);
     text_draw(v->text, S(s, 16), th->text, "attnviz keys  (Esc closes)", box.x + S(s, 20), box.y + S(s, 12), 0, 0);
-    for (int k = 0; k < n; k++) {
-        int y = box.y + S(s, 44) + k * lh;
-        text_draw(v->text, px, th->accent, keys[k].keys, box.x + S(s, 20), y, 0, 0);
-        text_draw(v->text, px, th->text, keys[k].what, box.x + S(s, 40) + kw, y, 0, 0);
+    int x = box.x + S(s, 20);
+    for (int c = 0; c < cols; c++) {
+        for (int k = c * rows; k < n && k < (c + 1) * rows; k++) {
+            int y = box.y + S(s, 44) + (k - c * rows) * lh;
+            text_draw(v->text, px, th->accent, keys[k].keys, x, y, 0, 0);
+            draw_text_fit(v, px, th->text, keys[k].what, x + kw[c] + S(s, 20), y,
+                          box.x + box.w - (x + kw[c] + S(s, 20)) - S(s, 10));
+        }
+        x += kw[c] + dw[c] + S(s, 40);
     }
 }
 
