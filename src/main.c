@@ -12,7 +12,9 @@
 #include "attnviz/teach_app.h"
 #include "attnviz/teach_io.h"
 
+#include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,6 +199,22 @@ static int load_table(EmbedTable **table, const Options *o, AttnErr *err)
     return 0;
 }
 
+/* --session FILE for a lesson not written yet (like an editor's new file):
+ * FILE is missing but its folder is there. */
+static int new_session(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 || errno != ENOENT)
+        return 0;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return 1;
+    *slash = '\0';
+    return stat(dir[0] ? dir : "/", &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* The model with the command line's settings, then its --seed and
  * --weights; or the session's, with the command line's over them (and its
  * query unless --query). *model_ok: m needs model_destroy. */
@@ -211,12 +229,17 @@ static int setup_model(Model *m, int *model_ok, const EmbedTable *table, Options
     if (rc < 0)
         return attn_err_set(err, -rc, NULL, 0, "cannot set up the model");
     *model_ok = 1;
+    session_view_default(sv);
+    int fresh = o->session && new_session(o->session);
     /* with a session they apply after it (app_cli_overrides), read once */
-    if (!o->session && o->has_seed)
+    if ((!o->session || fresh) && o->has_seed)
         model_set_seed(m, o->seed);
-    if (!o->session && o->weights && (rc = app_load_weights(m, o->weights, err)) < 0)
+    if ((!o->session || fresh) && o->weights && (rc = app_load_weights(m, o->weights, err)) < 0)
         return rc;
-    if (o->session) {
+    if (fresh) {
+        fprintf(stderr, "attnviz: note: %s does not exist yet: a new lesson (Ctrl+S writes it)\n",
+                o->session);
+    } else if (o->session) {
         if ((rc = app_load_session(m, sv, o->session, err)) < 0 ||
             (rc = app_cli_overrides(m, sv, o, err)) < 0)
             return rc;

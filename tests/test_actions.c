@@ -262,6 +262,9 @@ static void wheel_row(Fix *f, const AppKey *r, AppAction *want)
     int repin = 0;
     *want = r->act;
     if (r->ctx == KEYCTX_EDIT_CELL) {
+        /* a tab with a cell (1, 2): the v tab (key 6, pressed earlier) has one row */
+        f->a->vs.edit_target = EDIT_WQ;
+        app_draw(f->a, f->r);
         p = edit_cell_centre(f, 1, 2);
         want->i = 1;
         want->j = 2;

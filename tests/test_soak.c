@@ -147,21 +147,23 @@ static void soak_action(Monkey *k, AppState *a, long step, long trace)
 static void check_invariants(const AppState *a, long step)
 {
     const Model *m = a->m;
-    int T = m->T;
+    int T = m->T, Tk = m->Tk; /* Tk: the second sentence's keys (cross-attention), else T */
     if (T > 0) {
         if (a->vs.query < 0 || a->vs.query >= T)
             fail_msg("step %ld: query %d out of range (T=%d)", step, a->vs.query, T);
     }
-    if (a->vs.key < -1 || a->vs.key >= (T > 0 ? T : 1))
-        fail_msg("step %ld: key %d out of range (T=%d)", step, a->vs.key, T);
+    if (a->vs.key < -1 || a->vs.key >= (Tk > 0 ? Tk : 1))
+        fail_msg("step %ld: key %d out of range (Tk=%d)", step, a->vs.key, Tk);
+    if (m->res.Tk != Tk)
+        fail_msg("step %ld: result has Tk=%d but Tk=%d", step, m->res.Tk, Tk);
     if (m->res.Tq != T)
         fail_msg("step %ld: result has Tq=%d but T=%d", step, m->res.Tq, T);
     for (int head = -1; head < m->res.h; head++) {
         const float *W = model_matrix(m, MODEL_WEIGHTS, head);
         for (int i = 0; i < T; i++) {
             double s = 0;
-            for (int j = 0; j < T; j++) {
-                float w = W[(size_t)i * T + j];
+            for (int j = 0; j < Tk; j++) {
+                float w = W[(size_t)i * Tk + j];
                 if (!isfinite(w) || w < 0.0f || w > 1.0f + 1e-6f)
                     fail_msg("step %ld: weight[%d][%d] = %g (head %d)", step, i, j, (double)w, head);
                 if (attn_masked(&m->res, i, j) && w != 0.0f)
@@ -173,7 +175,7 @@ static void check_invariants(const AppState *a, long step)
         }
     }
     const float *L = model_matrix(m, MODEL_LOGITS, a->vs.head);
-    for (size_t e = 0; e < (size_t)T * T; e++)
+    for (size_t e = 0; e < (size_t)T * Tk; e++)
         if (isnan(L[e]))
             fail_msg("step %ld: NaN logit", step);
 }

@@ -298,6 +298,19 @@ if start_app "$tmp/home" --fresh; then
 else
   fail "the window appears with --fresh"
 fi
+# --session FILE for a lesson not written yet starts it; Ctrl+S writes FILE
+if start_app "$tmp/home" --session "$tmp/lesson1.json" "the check was cashed at the bank"; then
+  wait_for 5 title_is "attnviz — the check was cashed at the bank"
+  xdotool key m ctrl+s
+  lesson_saved() { [ -s "$tmp/lesson1.json" ]; }
+  wait_for 5 lesson_saved
+  check "Ctrl+S writes the new lesson's file" [ -s "$tmp/lesson1.json" ]
+  check "the new lesson holds its sentence and the mask" \
+    sh -c "grep -q 'the check was cashed at the bank' '$tmp/lesson1.json' && grep -q '\"causal\": *true' '$tmp/lesson1.json'"
+  quit_app
+else
+  fail "the window appears with --session for a file not written yet"
+fi
 
 if [ "$failed" -gt 0 ] && [ -s "$tmp/app.err" ]; then
   echo "--- program stderr:"

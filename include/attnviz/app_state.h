@@ -39,6 +39,9 @@ typedef struct AppState {
 
     char *text;                /* sentence bar contents */
     size_t text_len, text_cap;
+    char *keys;                /* the second bar's (cross-attention's keys
+                                  and values; "" = self-attention) */
+    size_t keys_len, keys_cap;
     AppPrompt prompt;
     char prompt_buf[1024];
     int prompt_cursor;
@@ -119,8 +122,12 @@ int app_handle_event(AppState *a, const SDL_Event *e);
 int app_tick(AppState *a, Uint32 now_ms, int *wait_ms);
 /* Recompute the layout for the window size and draw. */
 void app_draw(AppState *a, SDL_Renderer *r);
-/* Replace the sentence and recompute (keeps the first 1024 tokens). */
+/* Replace the sentence and recompute (keeps the first 1024 tokens); the
+ * second bar then shows the model's second sentence (m->keys_text), so a
+ * session load followed by this shows both. */
 void app_set_sentence(AppState *a, const char *text);
+/* Replace the second sentence ("" = self-attention) and recompute. */
+void app_set_keys(AppState *a, const char *text);
 /* Set the status-bar message. */
 void app_status(AppState *a, int error, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -108,7 +108,8 @@ typedef struct ViewState {
     const char *keys_sentence; /* the second sentence bar (cross-attention:
                               keys and values); "" means self-attention */
     int keys_focus;        /* the keyboard is in the second bar (its text
-                              cursor is keys_cursor) */
+                              cursor is keys_cursor); sentence_focus is
+                              then set too: it says a bar has the keyboard */
     int keys_cursor;
     const char *preedit;   /* text an input method is composing, drawn
                               underlined at the cursor, or NULL */
@@ -179,8 +180,11 @@ int view_hit_control(const ViewLayout *l, int x, int y);
 int view_hit_editor(const ViewLayout *l, int x, int y, int *row, int *col);
 /* Byte offset in the sentence nearest to x (for clicks in the bar). */
 int view_sentence_offset(View *v, const ViewState *s, const ViewLayout *l, int x);
-/* The text cursor's rectangle in the sentence bar (after any pre-edit text):
- * where an input method shows its candidates. */
+/* The same in the second sentence bar (keys_sentence). */
+int view_keys_offset(View *v, const ViewState *s, const ViewLayout *l, int x);
+/* The text cursor's rectangle in the bar that has the keyboard (the second
+ * with keys_focus; after any pre-edit text): where an input method shows
+ * its candidates. */
 void view_sentence_caret(View *v, const ViewState *s, const ViewLayout *l, SDL_Rect *out);
 
 /* Draw the whole window. */

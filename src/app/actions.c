@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *const action_names[ACT_COUNT] = {
     [ACT_NONE] = "none",
@@ -133,7 +134,7 @@ static int editor_shown(AppState *a)
 static void select_cell(AppState *a, int i, int j)
 {
     int T = a->m->T;
-    if (i < 0 || i >= T || j < 0 || j >= T)
+    if (i < 0 || i >= T || j < 0 || j >= a->m->Tk)
         return;
     a->vs.query = i;
     a->vs.key = j;
@@ -153,16 +154,16 @@ static void move_query(AppState *a, int d)
 
 static void move_key(AppState *a, int d)
 {
-    int T = a->m->T;
-    if (T)
-        a->vs.key = add_clamped(a->vs.key, d, 0, T - 1);
+    int Tk = a->m->Tk; /* the second sentence's keys with two */
+    if (Tk)
+        a->vs.key = add_clamped(a->vs.key, d, 0, Tk - 1);
     a->dirty = 1;
 }
 
 static void hover(AppState *a, int i, int j)
 {
     int T = a->m->T, oi = a->vs.hover_i, oj = a->vs.hover_j;
-    if (i < 0 || i >= T || j < 0 || j >= T)
+    if (i < 0 || i >= T || j < 0 || j >= a->m->Tk)
         i = j = -1;
     a->vs.hover_i = i;
     a->vs.hover_j = j;
@@ -242,6 +243,49 @@ static void toggle(AppState *a, int *flag)
     app_recompute(a);
 }
 
+/* M: the mask hides later keys of the same sentence; with two sentences
+ * there is no "later", so it stays off and says why. */
+static void toggle_mask(AppState *a)
+{
+    if (a->m->cross) {
+        app_status(a, 0, "the causal mask applies to self-attention only: clear the second sentence "
+                         "to use it");
+        return;
+    }
+    toggle(a, &a->m->cfg.causal);
+}
+
+/* S: the 1/√dk factor belongs to the dot product (cosine lies in [−1, 1],
+ * additive's size is v's). */
+static void toggle_scale(AppState *a)
+{
+    if (a->m->cfg.score != ATTN_SCORE_DOT) {
+        app_status(a, 0, "the 1/\xE2\x88\x9A" "dk scaling applies to the dot score only "
+                         "(F: score function, now %s)", attn_score_name(a->m->cfg.score));
+        return;
+    }
+    toggle(a, &a->m->cfg.scale);
+}
+
+/* F / Shift+F: dot → cosine → additive, with what each means. */
+static void cycle_score(AppState *a, int dir)
+{
+    AttnConfig *cfg = &a->m->cfg;
+    cfg->score = (cfg->score + (dir < 0 ? ATTN_SCORE_COUNT - 1 : 1)) % ATTN_SCORE_COUNT;
+    switch (cfg->score) {
+    case ATTN_SCORE_COSINE:
+        app_status(a, 0, "cosine: q\xC2\xB7k / (\xE2\x80\x96q\xE2\x80\x96 \xE2\x80\x96k\xE2\x80\x96). "
+                         "cosine scores lie in [\xE2\x88\x92" "1, 1]: try \xCF\x84 \xE2\x89\x88 0.1 (Shift+T)");
+        break;
+    case ATTN_SCORE_ADDITIVE:
+        app_status(a, 0, "additive (Bahdanau): v\xE1\xB5\x80 tanh(q + k); v is editable in the "
+                         "editor's tab 6");
+        break;
+    default: app_status(a, 0, "dot product: q\xC2\xB7k (S scales it by 1/\xE2\x88\x9A" "dk)"); break;
+    }
+    app_recompute(a);
+}
+
 static void sentence_step(AppState *a, int dir)
 {
     if (!a->sentences || a->sentences->n == 0) {
@@ -250,8 +294,13 @@ static void sentence_step(AppState *a, int dir)
     }
     int n = a->sentences->n;
     a->sentence_idx = ((a->sentence_idx + dir) % n + n) % n;
+    /* a pair's second sentence goes into the second bar ("" clears it) */
+    const char *keys = a->sentences->keys ? a->sentences->keys[a->sentence_idx] : NULL;
+    if (model_set_keys(a->m, keys ? keys : "", keys ? strlen(keys) : 0) < 0)
+        app_status(a, 1, "out of memory");
     app_set_sentence(a, a->sentences->text[a->sentence_idx]);
-    app_status(a, 0, "sentence %d of %d", a->sentence_idx + 1, n);
+    app_status(a, 0, "sentence %d of %d%s", a->sentence_idx + 1, n,
+               a->m->cross ? " (a pair: keys from the second bar)" : "");
 }
 
 /* ---- what is shown ---------------------------------------------------------------- */
@@ -292,6 +341,7 @@ static void ui_scale(AppState *a, int dir)
 static void focus_sentence(AppState *a, int cursor)
 {
     a->vs.sentence_focus = 1;
+    a->vs.keys_focus = 0;
     if (!a->prompt) { /* a click in the prompt keeps its own cursor */
         int len = (int)a->text_len;
         cursor = cursor < 0 || cursor > len ? len : cursor;
@@ -303,11 +353,29 @@ static void focus_sentence(AppState *a, int cursor)
     a->dirty = 1;
 }
 
+/* The second bar (the cross-attention's keys): it has the keyboard while
+ * vs.sentence_focus and vs.keys_focus are both set (text.c types into it). */
+static void focus_keys(AppState *a, int cursor)
+{
+    if (a->prompt)
+        return; /* a file name is being asked for in the first bar */
+    a->vs.sentence_focus = 1;
+    a->vs.keys_focus = 1;
+    int len = (int)a->keys_len;
+    cursor = cursor < 0 || cursor > len ? len : cursor;
+    while (cursor > 0 && ((unsigned char)a->keys[cursor] & 0xC0) == 0x80)
+        cursor--; /* not inside a UTF-8 character */
+    a->vs.keys_cursor = cursor;
+    SDL_StartTextInput();
+    a->dirty = 1;
+}
+
 static void leave_sentence(AppState *a)
 {
     a->prompt = PROMPT_NONE;
     a->vs.prompt = NULL;
     a->vs.sentence_focus = 0;
+    a->vs.keys_focus = 0;
     SDL_StopTextInput();
     a->dirty = 1;
 }
@@ -338,8 +406,10 @@ static void help(AppState *a, int how)
 
 static void edit_target(AppState *a, int target, int focus)
 {
-    if (target < 0 || target >= EDIT_V || !editor_shown(a)) /* the v tab: not yet */
+    if (target < 0 || target >= EDIT_COUNT || !editor_shown(a))
         return;
+    if (target == EDIT_V && a->m->cfg.score != ATTN_SCORE_ADDITIVE)
+        app_status(a, 0, "v is used by the additive score only (F cycles the score function)");
     a->vs.edit_target = (EditTarget)target;
     if (focus)
         a->vs.edit_focus = 1;
@@ -380,7 +450,7 @@ static void apply(AppState *a, const AppAction *c)
     switch (c->kind) {
     case ACT_SELECT_QUERY: if (c->i >= 0 && c->i < T) { a->vs.query = c->i; a->dirty = 1; } break;
     case ACT_MOVE_QUERY: move_query(a, c->i); break;
-    case ACT_FOCUS_KEY: if (c->i >= -1 && c->i < T) { a->vs.key = c->i; a->dirty = 1; } break;
+    case ACT_FOCUS_KEY: if (c->i >= -1 && c->i < a->m->Tk) { a->vs.key = c->i; a->dirty = 1; } break;
     case ACT_MOVE_KEY: move_key(a, c->i); break;
     case ACT_SELECT_CELL: select_cell(a, c->i, c->j); break;
     case ACT_HOVER: hover(a, c->i, c->j); break;
@@ -388,8 +458,8 @@ static void apply(AppState *a, const AppAction *c)
         a->vs.mouse_x = SDL_clamp(c->i, -APP_COORD_MAX, APP_COORD_MAX);
         a->vs.mouse_y = SDL_clamp(c->j, -APP_COORD_MAX, APP_COORD_MAX);
         break;
-    case ACT_TOGGLE_SCALE: toggle(a, &cfg->scale); break;
-    case ACT_TOGGLE_MASK: toggle(a, &cfg->causal); break;
+    case ACT_TOGGLE_SCALE: toggle_scale(a); break;
+    case ACT_TOGGLE_MASK: toggle_mask(a); break;
     case ACT_TOGGLE_POSENC: toggle(a, &cfg->posenc); break;
     case ACT_TOGGLE_MODE: toggle_mode(a); break;
     case ACT_CYCLE_HEAD: if (c->i) cycle_head(a, sign(c->i)); break;
@@ -398,6 +468,7 @@ static void apply(AppState *a, const AppAction *c)
         if (c->i)
             set_temperature(a, c->i > 0 ? cfg->temperature * 1.25f : cfg->temperature / 1.25f);
         break;
+    case ACT_CYCLE_SCORE: if (c->i) cycle_score(a, c->i); break;
     case ACT_CYCLE_MATRIX:
         a->vs.matrix = (ModelMatrix)((a->vs.matrix + (c->i < 0 ? 2 : 1)) % 3);
         a->dirty = 1;
@@ -444,6 +515,7 @@ static void apply(AppState *a, const AppAction *c)
     case ACT_OPEN_PROMPT: text_prompt_start(a, PROMPT_OPEN, "Open (session .json or sentences):", ""); break;
     case ACT_FOCUS_SENTENCE: focus_sentence(a, c->i); break;
     case ACT_LEAVE_SENTENCE: leave_sentence(a); break;
+    case ACT_FOCUS_KEYS: focus_keys(a, c->i); break;
     case ACT_UI_SCALE: ui_scale(a, c->i); break;
     case ACT_WINDOW_SIZE: window_size(a, c->i, c->j); break;
     case ACT_REDRAW: a->dirty = 1; break;

@@ -39,31 +39,37 @@ void app_recompute(AppState *a)
         a->vs.query = T - 1;
     if (a->vs.query < 0 && T > 0)
         a->vs.query = 0;
-    if (a->vs.key >= T)
-        a->vs.key = T - 1;
+    if (a->vs.key >= a->m->Tk) /* keys: the second sentence's with two */
+        a->vs.key = a->m->Tk - 1;
     if (a->vs.head >= a->m->res.h)
         a->vs.head = 0;
-    if (a->vs.edit_target == EDIT_X && a->vs.edit_row >= T)
-        a->vs.edit_row = T > 0 ? T - 1 : 0;
+    int xrows = T + (a->m->cross ? a->m->Tk : 0); /* the X tab: both sentences' rows */
+    if (a->vs.edit_target == EDIT_X && a->vs.edit_row >= xrows)
+        a->vs.edit_row = xrows > 0 ? xrows - 1 : 0;
     /* the view's maps point into the model's arrays, which may have moved */
     view_state_set_model(&a->vs, a->m);
     a->dirty = 1;
     a->unsaved = 1;
 }
 
-int app_text_reserve(AppState *a, size_t n)
+int app_buf_reserve(char **buf, size_t *cap_io, size_t n)
 {
-    if (n + 1 <= a->text_cap)
+    if (n + 1 <= *cap_io)
         return 0;
-    size_t cap = a->text_cap ? a->text_cap : 256;
+    size_t cap = *cap_io ? *cap_io : 256;
     while (cap < n + 1)
         cap *= 2;
-    char *p = realloc(a->text, cap);
+    char *p = realloc(*buf, cap);
     if (!p)
         return -1;
-    a->text = p;
-    a->text_cap = cap;
+    *buf = p;
+    *cap_io = cap;
     return 0;
+}
+
+int app_text_reserve(AppState *a, size_t n)
+{
+    return app_buf_reserve(&a->text, &a->text_cap, n);
 }
 
 void app_sync_text(AppState *a)
@@ -81,8 +87,50 @@ void app_sync_text(AppState *a)
     app_recompute(a);
 }
 
+void app_sync_keys(AppState *a)
+{
+    Model *m = a->m;
+    if (model_set_keys(m, a->keys ? a->keys : "", a->keys_len) < 0) {
+        app_status(a, 1, "out of memory");
+        return;
+    }
+    if (m->cross && m->ktoks.n_total > ATTN_MAX_TOKENS)
+        app_status(a, 1, "second sentence: %d tokens, only the first %d are used", m->ktoks.n_total,
+                   ATTN_MAX_TOKENS);
+    else if (!a->status_err)
+        a->status[0] = '\0';
+    app_recompute(a);
+}
+
+/* Put text into the second bar's buffer (no model change). */
+static int keys_store(AppState *a, const char *text)
+{
+    size_t n = strlen(text);
+    if (n > APP_TEXT_MAX)
+        n = APP_TEXT_MAX;
+    if (app_buf_reserve(&a->keys, &a->keys_cap, n) < 0) {
+        app_status(a, 1, "out of memory");
+        return -1;
+    }
+    memmove(a->keys, text, n);
+    a->keys[n] = '\0';
+    a->keys_len = n;
+    a->vs.keys_cursor = (int)n;
+    return 0;
+}
+
+void app_set_keys(AppState *a, const char *text)
+{
+    if (keys_store(a, text) == 0)
+        app_sync_keys(a);
+}
+
 void app_set_sentence(AppState *a, const char *text)
 {
+    /* the second bar follows the model (a session or the command line set it) */
+    const char *mk = a->m->keys_text ? a->m->keys_text : "";
+    if ((!a->keys || strcmp(a->keys, mk) != 0) && keys_store(a, mk) < 0)
+        return;
     size_t n = strlen(text);
     if (n > APP_TEXT_MAX)
         n = APP_TEXT_MAX;
@@ -244,6 +292,8 @@ void app_free(AppState *a)
         app_snap_free(&a->undo[i]);
     free(a->text);
     a->text = NULL;
+    free(a->keys);
+    a->keys = NULL;
 }
 
 /* ---- sessions ------------------------------------------------------------------ */
@@ -467,6 +517,7 @@ void app_draw(AppState *a, SDL_Renderer *r)
     compare_view(a); /* the compare view's maps and labels, when pinned */
     app_teach_view(a);
     a->vs.sentence = a->prompt ? a->prompt_buf : a->imp ? a->imp->title : a->text;
+    a->vs.keys_sentence = a->keys ? a->keys : "";
     int text_cursor = a->vs.cursor;
     if (a->prompt)
         a->vs.cursor = a->prompt_cursor;

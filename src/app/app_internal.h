@@ -11,8 +11,12 @@
 void app_recompute(AppState *a);
 /* The sentence bar's text changed: tokenize it again, then recompute. */
 void app_sync_text(AppState *a);
+/* The second bar's text changed: model_set_keys, then recompute. */
+void app_sync_keys(AppState *a);
 /* Room for n bytes of text and its NUL; 0 or -1 (out of memory). */
 int app_text_reserve(AppState *a, size_t n);
+/* The same for a buffer and its capacity (the second bar's). */
+int app_buf_reserve(char **buf, size_t *cap, size_t n);
 /* Record the weights and vectors before an edit (drops the redo branch). */
 void undo_push(AppState *a);
 /* Forget the step undo_push just recorded (the edit did not happen). */

@@ -1,5 +1,5 @@
-/* The weight editor's edits: the cell under the cursor (Wq, Wk, Wv, Wo of the
- * shown head, or X, the word vectors), nudges, exact values, scrubbing by
+/* The weight editor's edits: the cell under the cursor (Wq, Wk, Wv, Wo or
+ * the additive v of the shown head, or X, the word vectors of both sentences), nudges, exact values, scrubbing by
  * drag, and the buttons (identity, zero, random, swap, reset). */
 #include "app_internal.h"
 
@@ -7,18 +7,29 @@
 #include <stdio.h>
 #include <string.h>
 
+/* attn_params_matrix's index of the edited weights: the v tab's is the
+ * head's v (4), or vb (5) in basic mode. */
+static int edit_which(const AppState *a)
+{
+    if (a->vs.edit_target == EDIT_V)
+        return a->m->cfg.mode == ATTN_MODE_BASIC ? 5 : 4;
+    return (int)a->vs.edit_target;
+}
+
 float *editor_cell(AppState *a, int row, int col, int *rows, int *cols)
 {
     Model *m = a->m;
-    if (a->vs.edit_target == EDIT_X) {
-        *rows = m->T;
+    if (a->vs.edit_target == EDIT_X) { /* the second sentence's rows after the first's */
+        *rows = m->T + (m->cross ? m->Tk : 0);
         *cols = m->d;
-        if (row < 0 || col < 0 || row >= m->T || col >= m->d)
+        if (row < 0 || col < 0 || row >= *rows || col >= m->d)
             return NULL;
+        if (row >= m->T)
+            return m->Ek + (size_t)(row - m->T) * m->d + col;
         return m->E + (size_t)row * m->d + col;
     }
     int head = a->vs.head < 0 ? 0 : a->vs.head;
-    float *W = attn_params_matrix(&m->params, (int)a->vs.edit_target, head, rows, cols);
+    float *W = attn_params_matrix(&m->params, edit_which(a), head, rows, cols);
     if (row < 0 || col < 0 || row >= *rows || col >= *cols)
         return NULL;
     return W + (size_t)row * *cols + col;
@@ -35,11 +46,13 @@ void editor_set(AppState *a, int row, int col, float v)
     if (v > 1e4f) v = 1e4f;
     if (v < -1e4f) v = -1e4f;
     if (a->vs.edit_target == EDIT_X) {
+        /* one vector per word: a word in both sentences changes in both */
         Model *m = a->m;
         float vec[ATTN_MAX_DIM];
-        memcpy(vec, m->E + (size_t)row * m->d, (size_t)m->d * sizeof(float));
+        memcpy(vec, p - col, (size_t)m->d * sizeof(float));
         vec[col] = v;
-        model_set_word_vector(m, tok_text(&m->toks, row), vec);
+        const char *word = row < m->T ? tok_text(&m->toks, row) : tok_text(&m->ktoks, row - m->T);
+        model_set_word_vector(m, word, vec);
     } else {
         *p = v;
     }
@@ -74,7 +87,7 @@ void editor_button(AppState *a, int b)
             app_status(a, 1, "zero applies to weight matrices; use reset for X");
             return;
         }
-        float *W = attn_params_matrix(&m->params, (int)a->vs.edit_target, head, &rows, &cols);
+        float *W = attn_params_matrix(&m->params, edit_which(a), head, &rows, &cols);
         memset(W, 0, (size_t)rows * cols * sizeof(float));
         app_status(a, 0, "matrix set to zero");
         break;

@@ -230,7 +230,7 @@ static int model_only(AppActionKind k)
     case ACT_SENTENCE_STEP: case ACT_EDIT_TARGET: case ACT_EDIT_MOVE: case ACT_EDIT_CELL:
     case ACT_EDIT_FOCUS: case ACT_EDIT_TYPE: case ACT_NUDGE_CELL: case ACT_SET_CELL:
     case ACT_EDITOR_BUTTON: case ACT_DRAG_BEGIN: case ACT_DRAG: case ACT_UNDO: case ACT_REDO:
-    case ACT_FOCUS_SENTENCE:
+    case ACT_FOCUS_SENTENCE: case ACT_FOCUS_KEYS: case ACT_CYCLE_SCORE:
         return 1;
     default:
         return 0;
@@ -352,7 +352,7 @@ void app_import_view(AppState *a)
 void app_shown_size(const AppState *a, int *Tq, int *Tk)
 {
     *Tq = a->imp ? a->imp->Tq : a->m->T;
-    *Tk = a->imp ? a->imp->Tk : a->m->T;
+    *Tk = a->imp ? a->imp->Tk : a->m->Tk; /* the second sentence's keys with two */
 }
 
 int app_import_save(AppState *a, const char *path)

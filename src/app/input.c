@@ -18,7 +18,9 @@ static const char H_TEMP[] = "temperature \xCF\x84 up / down";
 static const char H_MATRIX[] = "weights / raw scores / logits";
 static const char H_LOOK[] = "next colour map / light or dark theme";
 static const char H_PAGES[] = "previous / next sentence";
-static const char H_TARGET[] = "weight editor: Wq, Wk, Wv, Wo, X";
+static const char H_TARGET[] = "weight editor: Wq, Wk, Wv, Wo, X, v (additive score)";
+static const char H_KEYS[] = "second sentence: keys and values (cross-attention; Tab moves on, empty = self)";
+static const char H_SCORE[] = "score function: dot / cosine / additive";
 static const char H_EDIT_KEYS[] = "after a click in the editor: move the cell, type a value";
 static const char H_NUDGE[] = "nudge the editor's cell by 0.1 (Alt: by 0.01)";
 static const char H_NUDGE_WHEEL[] = "wheel over an editor cell: nudge it by 0.1 (Shift: by 0.01)";
@@ -46,6 +48,8 @@ static const char H_TEACH_LR[] = "teach: learning rate \xC3\x97" "2 / \xC3\xB7" 
  * by row; rows here are in the help's order. */
 static const AppKey key_table[] = {
     /* no text field has the keyboard */
+    K(SDLK_RETURN, SHIFT, MAIN, ACT_FOCUS_KEYS, -1, H_KEYS),
+    K(SDLK_KP_ENTER, SHIFT, MAIN, ACT_FOCUS_KEYS, -1, NULL),
     K(SDLK_RETURN, 0, MAIN, ACT_FOCUS_SENTENCE, -1, H_SENTENCE),
     K(SDLK_KP_ENTER, 0, MAIN, ACT_FOCUS_SENTENCE, -1, NULL),
     K(SDLK_SLASH, NOSHIFT, MAIN, ACT_FOCUS_SENTENCE, -1, H_SENTENCE),
@@ -66,6 +70,8 @@ static const AppKey key_table[] = {
     K(SDLK_RIGHTBRACKET, 0, MAIN, ACT_STEP_HEADS, 1, H_HEADS),
     K(SDLK_t, NOSHIFT, MAIN, ACT_TEMPERATURE, 1, H_TEMP),
     K(SDLK_t, SHIFT, MAIN, ACT_TEMPERATURE, -1, H_TEMP),
+    K(SDLK_f, NOSHIFT, MAIN, ACT_CYCLE_SCORE, 1, H_SCORE),
+    K(SDLK_f, SHIFT, MAIN, ACT_CYCLE_SCORE, -1, H_SCORE),
     K(SDLK_r, NOSHIFT, MAIN, ACT_CYCLE_MATRIX, 1, H_MATRIX),
     K(SDLK_r, SHIFT, MAIN, ACT_CYCLE_MATRIX, -1, H_MATRIX),
     K(SDLK_c, 0, MAIN, ACT_CYCLE_CMAP, 0, H_LOOK),
@@ -108,6 +114,7 @@ static const AppKey key_table[] = {
     K(SDLK_3, 0, MAIN, ACT_EDIT_TARGET, EDIT_WV, H_TARGET),
     K(SDLK_4, 0, MAIN, ACT_EDIT_TARGET, EDIT_WO, H_TARGET),
     K(SDLK_5, 0, MAIN, ACT_EDIT_TARGET, EDIT_X, H_TARGET),
+    K(SDLK_6, 0, MAIN, ACT_EDIT_TARGET, EDIT_V, H_TARGET),
     /* the weight editor has the keyboard (after a click on it) */
     K(SDLK_ESCAPE, 0, EDITOR, ACT_EDIT_FOCUS, 0, NULL),
     ROW(SDLK_UP, 0, EDITOR, ACT_EDIT_MOVE, -1, 0, 0.0f, H_EDIT_KEYS),
@@ -448,6 +455,11 @@ static int translate_press(AppState *a, const SDL_MouseButtonEvent *b, AppAction
     if (SDL_PointInRect(&(SDL_Point){b->x, b->y}, &a->layout.sentence)) {
         int cursor = a->view && !a->prompt ? view_sentence_offset(a->view, &a->vs, &a->layout, b->x) : -1;
         *out = (AppAction){ACT_FOCUS_SENTENCE, cursor, 0, 0.0f};
+        return 1;
+    }
+    if (!a->imp && SDL_PointInRect(&(SDL_Point){b->x, b->y}, &a->layout.keys_bar)) {
+        int cursor = a->view && !a->prompt ? view_keys_offset(a->view, &a->vs, &a->layout, b->x) : -1;
+        *out = (AppAction){ACT_FOCUS_KEYS, cursor, 0, 0.0f};
         return 1;
     }
     int n = 0;

@@ -1,6 +1,7 @@
-/* Typing: the sentence bar (UTF-8 editing, paste, an input method's
- * composition), the file-name prompt for Save as and Open, and the box that
- * takes a weight's exact value. Keys here are text, not shortcuts. */
+/* Typing: the two sentence bars (UTF-8 editing, paste, an input method's
+ * composition; the second bar is the cross-attention's keys, the same code
+ * on its own buffer), the file-name prompt for Save as and Open, and the
+ * box that takes a weight's exact value. Keys here are text, not shortcuts. */
 #include "app_internal.h"
 
 #include <math.h>
@@ -8,9 +9,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The bar that has the keyboard: its buffer, length, capacity and cursor
+ * (the first bar's, or the second's when vs.keys_focus is set). */
+typedef struct Field {
+    char **buf;
+    size_t *len, *cap;
+    int *cursor;
+    int keys;
+} Field;
+
+static Field field_of(AppState *a)
+{
+    if (a->vs.keys_focus)
+        return (Field){&a->keys, &a->keys_len, &a->keys_cap, &a->vs.keys_cursor, 1};
+    return (Field){&a->text, &a->text_len, &a->text_cap, &a->vs.cursor, 0};
+}
+
+/* The field's text changed: the model follows (live, on every key). */
+static void field_sync(AppState *a, const Field *f)
+{
+    if (f->keys)
+        app_sync_keys(a);
+    else
+        app_sync_text(a);
+}
+
 static void text_insert(AppState *a, const char *s)
 {
     size_t n = strlen(s);
+    Field f = field_of(a);
     if (a->prompt) {
         size_t l = strlen(a->prompt_buf);
         if (l + n < sizeof a->prompt_buf) {
@@ -22,18 +49,21 @@ static void text_insert(AppState *a, const char *s)
         a->dirty = 1;
         return;
     }
-    if (a->text_len + n > APP_TEXT_MAX) {
+    if (*f.len + n > APP_TEXT_MAX) {
         app_status(a, 1, "the sentence is too long (at most %d bytes)", APP_TEXT_MAX);
         return;
     }
-    if (app_text_reserve(a, a->text_len + n) < 0)
+    if (app_buf_reserve(f.buf, f.cap, *f.len + n) < 0)
         return;
-    size_t c = (size_t)a->vs.cursor;
-    memmove(a->text + c + n, a->text + c, a->text_len - c + 1);
-    memcpy(a->text + c, s, n);
-    a->text_len += n;
-    a->vs.cursor += (int)n;
-    app_sync_text(a);
+    char *t = *f.buf;
+    if (*f.len == 0)
+        t[0] = '\0'; /* a buffer never written */
+    size_t c = (size_t)*f.cursor;
+    memmove(t + c + n, t + c, *f.len - c + 1);
+    memcpy(t + c, s, n);
+    *f.len += n;
+    *f.cursor += (int)n;
+    field_sync(a, &f);
 }
 
 static int utf8_prev(const char *s, int pos)
@@ -60,9 +90,14 @@ static int utf8_next(const char *s, int pos, int len)
  * Home, End, Ctrl+V, Ctrl+U. */
 static void bar_key(AppState *a, SDL_Keycode k, Uint16 mod)
 {
-    char *buf = a->prompt ? a->prompt_buf : a->text;
-    int *cur = a->prompt ? &a->prompt_cursor : &a->vs.cursor;
-    int len = (int)(a->prompt ? strlen(a->prompt_buf) : a->text_len);
+    Field f = field_of(a);
+    if (!a->prompt && app_buf_reserve(f.buf, f.cap, *f.len) < 0)
+        return; /* the second bar's buffer may not exist yet */
+    if (!a->prompt && *f.len == 0)
+        (*f.buf)[0] = '\0';
+    char *buf = a->prompt ? a->prompt_buf : *f.buf;
+    int *cur = a->prompt ? &a->prompt_cursor : f.cursor;
+    int len = (int)(a->prompt ? strlen(a->prompt_buf) : *f.len);
     int ctrl = mod & KMOD_CTRL;
     switch (k) {
     case SDLK_BACKSPACE:
@@ -76,8 +111,8 @@ static void bar_key(AppState *a, SDL_Keycode k, Uint16 mod)
         if (a->prompt)
             a->dirty = 1;
         else {
-            a->text_len -= (size_t)(to - from);
-            app_sync_text(a);
+            *f.len -= (size_t)(to - from);
+            field_sync(a, &f);
         }
         return;
     }
@@ -102,8 +137,8 @@ static void bar_key(AppState *a, SDL_Keycode k, Uint16 mod)
             buf[0] = '\0';
             *cur = 0;
             if (!a->prompt) {
-                a->text_len = 0;
-                app_sync_text(a);
+                *f.len = 0;
+                field_sync(a, &f);
             }
             a->dirty = 1;
         }
@@ -133,6 +168,7 @@ void text_prompt_start(AppState *a, AppPrompt p, const char *label, const char *
     snprintf(a->prompt_buf, sizeof a->prompt_buf, "%s", initial);
     a->prompt_cursor = (int)strlen(a->prompt_buf);
     a->vs.sentence_focus = 1;
+    a->vs.keys_focus = 0; /* the prompt is in the first bar */
     SDL_StartTextInput();
     a->dirty = 1;
 }
@@ -190,6 +226,12 @@ static void text_key(AppState *a, SDL_Keycode k, Uint16 mod)
             finish_prompt(a);
         else
             app_apply(a, &(AppAction){ACT_LEAVE_SENTENCE, 0, 0, 0.0f});
+        return;
+    }
+    if (k == SDLK_TAB && !a->prompt) {
+        /* the focus cycle: first bar → second bar → the heatmap */
+        AppAction next = {a->vs.keys_focus ? ACT_LEAVE_SENTENCE : ACT_FOCUS_KEYS, -1, 0, 0.0f};
+        app_apply(a, &next);
         return;
     }
     bar_key(a, k, mod);

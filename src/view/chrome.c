@@ -1,4 +1,4 @@
-/* The window's chrome around the panels: the sentence bar (text scrolled to
+/* The window's chrome around the panels: the two sentence bars (text scrolled to
  * the cursor, pre-edit text, unknown words dotted, the caret; and the byte
  * offset under a click), the strip of controls, the status bar, the panels'
  * titles, the help overlay and the heatmap's tooltip. */
@@ -8,40 +8,78 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- sentence bar ---------------------------------------------------------- */
+/* ---- sentence bars ------------------------------------------------------- */
 
-/* The bar's label: a prompt, "File" for an attention file, or "Sentence". */
-static const char *bar_label(const ViewState *s)
+/* One of the two bars as the drawing sees it: the first (the sentence, or
+ * a prompt, or an attention file's name) or the second (the keys and
+ * values of cross-attention). The same code draws, measures and hit-tests
+ * both. */
+typedef struct BarView {
+    const char *label, *text, *placeholder;
+    int cursor, focus, keys;
+    SDL_Rect rect;
+    const TokenList *toks;       /* its tokens (for unknown words), or NULL */
+    const unsigned char *unknown;
+} BarView;
+
+static void bar_view(const ViewState *s, const ViewLayout *l, int keys, BarView *b)
 {
-    return s->prompt ? s->prompt : !s->m && s->map.v ? "File" : "Sentence";
+    const Model *m = s->m;
+    memset(b, 0, sizeof *b);
+    b->keys = keys;
+    if (keys) {
+        b->label = "Keys";
+        b->text = s->keys_sentence ? s->keys_sentence : "";
+        b->placeholder = "keys from a second sentence (empty: self-attention) \xE2\x80\x94 Tab or Shift+Enter";
+        b->cursor = s->keys_cursor;
+        b->focus = s->keys_focus;
+        b->rect = l->keys_bar;
+        b->toks = m && m->cross ? &m->ktoks : NULL;
+        b->unknown = m && m->cross ? m->koov : NULL;
+        return;
+    }
+    b->label = s->prompt ? s->prompt : !s->m && s->map.v ? "File" : "Sentence";
+    b->text = s->sentence ? s->sentence : "";
+    b->placeholder = "type a sentence (click here or press /)";
+    b->cursor = s->cursor;
+    b->focus = s->sentence_focus && !s->keys_focus;
+    b->rect = l->sentence;
+    b->toks = s->prompt ? NULL : s->toks;
+    b->unknown = s->q_unknown;
 }
 
-static int sentence_text_x(const ViewState *s, const ViewLayout *l, View *v)
+/* The text's left edge: after the label, the same in both bars. */
+static int sentence_text_x(const ViewState *s, const BarView *b, View *v)
 {
-    int lw;
-    text_size(v->text, S(s, 13), bar_label(s), &lw, NULL);
-    return l->sentence.x + S(s, 14) + lw + S(s, 16);
+    int lw, sw;
+    text_size(v->text, S(s, 13), b->label, &lw, NULL);
+    text_size(v->text, S(s, 13), "Sentence", &sw, NULL);
+    return b->rect.x + S(s, 14) + (lw > sw ? lw : sw) + S(s, 16);
 }
 
 /* The bar's right-hand note, and the width left for the sentence before it. */
-static void sentence_note(const ViewState *s, char *buf, size_t n)
+static void sentence_note(const ViewState *s, const BarView *b, char *buf, size_t n)
 {
-    if (s->toks && !s->prompt)
+    if (b->keys && s->m && s->m->cross)
+        snprintf(buf, n, "Tk = %d  \xC2\xB7  cross-attention: queries from the sentence", s->m->Tk);
+    else if (b->keys)
+        buf[0] = '\0';
+    else if (s->toks && !s->prompt)
         snprintf(buf, n, "T = %d  \xC2\xB7  PgUp/PgDn: more sentences", s->toks->n);
     else
         buf[0] = '\0';
 }
 
-static int sentence_clip_w(View *v, const ViewState *s, const ViewLayout *l, int x0)
+static int sentence_clip_w(View *v, const ViewState *s, const BarView *b, int x0)
 {
-    char note[96];
+    char note[120];
     int nw = 0;
-    sentence_note(s, note, sizeof note);
+    sentence_note(s, b, note, sizeof note);
     if (note[0])
         text_size(v->text, S(s, 13), note, &nw, NULL);
-    int w = l->sentence.x + l->sentence.w - S(s, 14) - nw - S(s, 16) - x0;
+    int w = b->rect.x + b->rect.w - S(s, 14) - nw - S(s, 16) - x0;
     if (w < S(s, 100)) /* a narrow window: the note gives way */
-        w = l->sentence.x + l->sentence.w - x0 - S(s, 8);
+        w = b->rect.x + b->rect.w - x0 - S(s, 8);
     return w;
 }
 
@@ -84,27 +122,41 @@ static int span_width(View *v, int px, const char *t, size_t from, size_t to)
     return w;
 }
 
-int view_sentence_offset(View *v, const ViewState *s, const ViewLayout *l, int x)
+static int bar_offset(View *v, const ViewState *s, const BarView *b, int x)
 {
-    const char *t = s->sentence ? s->sentence : "";
+    const char *t = b->text;
     size_t v0, v1;
-    bar_range(t, s->cursor, &v0, &v1);
-    int x0 = sentence_text_x(s, l, v), px = S(s, 20);
-    int shift = 0, clip_w = sentence_clip_w(v, s, l, x0);
-    int cw = span_width(v, px, t, v0, s->cursor > 0 ? (size_t)s->cursor : 0);
-    if (s->sentence_focus && cw > clip_w - S(s, 20))
+    bar_range(t, b->cursor, &v0, &v1);
+    int x0 = sentence_text_x(s, b, v), px = S(s, 20);
+    int shift = 0, clip_w = sentence_clip_w(v, s, b, x0);
+    int cw = span_width(v, px, t, v0, b->cursor > 0 ? (size_t)b->cursor : 0);
+    if (b->focus && cw > clip_w - S(s, 20))
         shift = cw - clip_w + S(s, 20);
     int best = (int)v0, best_d = 1 << 30;
-    for (size_t b = v0; b <= v1; b++) {
-        if (b < v1 && ((unsigned char)t[b] & 0xC0) == 0x80)
+    for (size_t k = v0; k <= v1; k++) {
+        if (k < v1 && ((unsigned char)t[k] & 0xC0) == 0x80)
             continue;
-        int d = abs(x0 - shift + span_width(v, px, t, v0, b) - x);
+        int d = abs(x0 - shift + span_width(v, px, t, v0, k) - x);
         if (d < best_d) {
             best_d = d;
-            best = (int)b;
+            best = (int)k;
         }
     }
     return best;
+}
+
+int view_sentence_offset(View *v, const ViewState *s, const ViewLayout *l, int x)
+{
+    BarView b;
+    bar_view(s, l, 0, &b);
+    return bar_offset(v, s, &b, x);
+}
+
+int view_keys_offset(View *v, const ViewState *s, const ViewLayout *l, int x)
+{
+    BarView b;
+    bar_view(s, l, 1, &b);
+    return bar_offset(v, s, &b, x);
 }
 
 /* Where the bar's text goes: the visible byte range around the cursor, the
@@ -118,48 +170,71 @@ typedef struct BarGeom {
     int cw, pw;               /* widths of the text before the cursor, of pre */
 } BarGeom;
 
-static void bar_geometry(View *v, const ViewState *s, const ViewLayout *l, BarGeom *g)
+static void bar_geometry(View *v, const ViewState *s, const BarView *b, BarGeom *g)
 {
-    const char *t = s->sentence ? s->sentence : "";
+    const char *t = b->text;
     size_t len = strlen(t);
     g->px = S(s, 20);
     g->lh = text_line_height(v->text, g->px);
-    g->cy = l->sentence.y + (l->sentence.h - g->lh) / 2;
-    g->x0 = sentence_text_x(s, l, v);
-    g->clip = (SDL_Rect){g->x0, l->sentence.y, sentence_clip_w(v, s, l, g->x0), l->sentence.h};
-    bar_range(t, s->cursor, &g->v0, &g->v1);
-    g->cur = s->cursor > 0 ? (size_t)s->cursor : 0;
+    g->cy = b->rect.y + (b->rect.h - g->lh) / 2;
+    g->x0 = sentence_text_x(s, b, v);
+    g->clip = (SDL_Rect){g->x0, b->rect.y, sentence_clip_w(v, s, b, g->x0), b->rect.h};
+    bar_range(t, b->cursor, &g->v0, &g->v1);
+    g->cur = b->cursor > 0 ? (size_t)b->cursor : 0;
     g->cur = g->cur > len ? len : g->cur;
     g->cur = g->cur < g->v0 ? g->v0 : g->cur > g->v1 ? g->v1 : g->cur;
-    g->pre = s->sentence_focus && s->preedit ? s->preedit : "";
+    g->pre = b->focus && s->preedit ? s->preedit : "";
     g->pw = 0;
     if (*g->pre)
         text_size(v->text, g->px, g->pre, &g->pw, NULL);
     g->cw = span_width(v, g->px, t, g->v0, g->cur);
     /* scrolled to the cursor while typing; from the start otherwise */
     int end = g->cw + g->pw, room = g->clip.w - S(s, 20);
-    g->tx = g->x0 - (s->sentence_focus && end > room ? end - room : 0);
+    g->tx = g->x0 - (b->focus && end > room ? end - room : 0);
 }
 
 void view_sentence_caret(View *v, const ViewState *s, const ViewLayout *l, SDL_Rect *out)
 {
+    BarView b;
     BarGeom g;
-    bar_geometry(v, s, l, &g);
+    bar_view(s, l, s->keys_focus, &b);
+    bar_geometry(v, s, &b, &g);
     *out = (SDL_Rect){g.tx + g.cw + g.pw, g.cy, S(s, 2) > 1 ? S(s, 2) : 1, g.lh};
 }
 
-void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+/* Unknown words of the bar's text: a dotted underline. */
+static void bar_unknown(View *v, SDL_Renderer *r, const ViewState *s, const BarView *b, const BarGeom *g)
+{
+    if (!b->toks || !b->unknown)
+        return;
+    const TokenList *tl = b->toks;
+    int px = g->px, lh = g->lh, cy = g->cy, tx = g->tx;
+    for (int i = 0; i < tl->n; i++) {
+        size_t a0 = tl->src_start[i], a1 = a0 + tl->src_len[i];
+        if (!b->unknown[i] || a0 < g->v0 || a1 > g->v1)
+            continue;
+        int a = span_width(v, px, b->text, g->v0, a0) + (a0 >= g->cur ? g->pw : 0),
+            e = span_width(v, px, b->text, g->v0, a1) + (a1 > g->cur ? g->pw : 0);
+        set_color(r, theme(s)->error);
+        int uy = cy + lh - S(s, 2), dot_w = S(s, 2) > 1 ? S(s, 2) : 1;
+        for (int x = tx + a; x < tx + e; x += S(s, 4) > 2 ? S(s, 4) : 3) {
+            SDL_Rect dot = {x, uy, dot_w, dot_w};
+            SDL_RenderFillRect(r, &dot);
+        }
+    }
+}
+
+static void draw_bar(View *v, SDL_Renderer *r, const ViewState *s, const BarView *b)
 {
     const Theme *th = theme(s);
-    fill(r, l->sentence, th->panel);
-    if (s->sentence_focus)
-        outline(r, l->sentence, th->accent, S(s, 2) > 0 ? S(s, 2) : 1);
+    fill(r, b->rect, th->panel);
+    if (b->focus)
+        outline(r, b->rect, th->accent, S(s, 2) > 0 ? S(s, 2) : 1);
     int sp = S(s, 13), slh = text_line_height(v->text, sp);
-    text_draw(v->text, sp, th->dim, bar_label(s),
-              l->sentence.x + S(s, 14), l->sentence.y + (l->sentence.h - slh) / 2, 0, 0);
-    const char *t = s->sentence ? s->sentence : "";
+    text_draw(v->text, sp, th->dim, b->label, b->rect.x + S(s, 14), b->rect.y + (b->rect.h - slh) / 2, 0, 0);
+    const char *t = b->text;
     BarGeom g;
-    bar_geometry(v, s, l, &g);
+    bar_geometry(v, s, b, &g);
     SDL_Rect clip = g.clip;
     SDL_RenderSetClipRect(r, &clip);
     int px = g.px, lh = g.lh, cy = g.cy, tx = g.tx, cw = g.cw;
@@ -180,36 +255,34 @@ void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, const ViewL
             SDL_Rect u = {tx + cw, cy + lh - S(s, 2), g.pw, S(s, 2) > 1 ? S(s, 2) : 1};
             fill(r, u, th->accent);
         }
-    } else if (!s->sentence_focus) {
-        text_draw(v->text, px, th->dim, "type a sentence (click here or press /)", tx, cy, 0, 0);
+    } else if (!b->focus || b->keys) {
+        /* the second bar keeps its hint while empty: it says what empty means */
+        int hp = b->keys ? S(s, 15) : px;
+        text_draw(v->text, hp, th->dim, b->placeholder, tx + (b->focus ? S(s, 6) : 0),
+                  b->rect.y + (b->rect.h - text_line_height(v->text, hp)) / 2, 0, 0);
     }
-    /* unknown words: a dotted underline */
-    if (!s->prompt && s->toks && s->q_unknown) {
-        const TokenList *tl = s->toks;
-        for (int i = 0; i < tl->n; i++) {
-            size_t a0 = tl->src_start[i], a1 = a0 + tl->src_len[i];
-            if (!s->q_unknown[i] || a0 < v0 || a1 > v1)
-                continue;
-            int a = span_width(v, px, t, v0, a0) + (a0 >= cur ? g.pw : 0),
-                b = span_width(v, px, t, v0, a1) + (a1 > cur ? g.pw : 0);
-            set_color(r, th->error);
-            int uy = cy + lh - S(s, 2), dot_w = S(s, 2) > 1 ? S(s, 2) : 1;
-            for (int x = tx + a; x < tx + b; x += S(s, 4) > 2 ? S(s, 4) : 3) {
-                SDL_Rect dot = {x, uy, dot_w, dot_w};
-                SDL_RenderFillRect(r, &dot);
-            }
-        }
-    }
-    if (s->sentence_focus) {
+    bar_unknown(v, r, s, b, &g);
+    if (b->focus) {
         SDL_Rect caret = {tx + cw + g.pw, cy, S(s, 2) > 1 ? S(s, 2) : 1, lh};
         fill(r, caret, th->accent);
     }
     SDL_RenderSetClipRect(r, NULL);
-    char right[96];
-    sentence_note(s, right, sizeof right);
-    if (right[0] && clip.x + clip.w < l->sentence.x + l->sentence.w - S(s, 16))
-        text_draw(v->text, sp, th->dim, right, l->sentence.x + l->sentence.w - S(s, 14),
-                  l->sentence.y + (l->sentence.h - slh) / 2, 2, 0);
+    char right[120];
+    sentence_note(s, b, right, sizeof right);
+    if (right[0] && clip.x + clip.w < b->rect.x + b->rect.w - S(s, 16))
+        text_draw(v->text, sp, th->dim, right, b->rect.x + b->rect.w - S(s, 14),
+                  b->rect.y + (b->rect.h - slh) / 2, 2, 0);
+}
+
+void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    BarView b;
+    bar_view(s, l, 0, &b);
+    draw_bar(v, r, s, &b);
+    if (l->keys_bar.w && l->keys_bar.h) {
+        bar_view(s, l, 1, &b);
+        draw_bar(v, r, s, &b);
+    }
 }
 
 /* ---- controls ---------------------------------------------------------------- */
@@ -226,8 +299,18 @@ const char *control_label(const ViewState *s, int c, int compact, char *buf, siz
     case CTL_MODE:
         snprintf(buf, n, "[B] %s", cfg->mode == ATTN_MODE_BASIC ? "basic" : "learned");
         break;
-    case CTL_SCALE: snprintf(buf, n, compact ? "[S] 1/\xE2\x88\x9A" "dk" : "[S] scale 1/\xE2\x88\x9A" "dk"); break;
-    case CTL_MASK: snprintf(buf, n, compact ? "[M] mask" : "[M] causal mask"); break;
+    case CTL_SCALE:
+        if (cfg->score != ATTN_SCORE_DOT) /* the √dk factor is the dot product's */
+            snprintf(buf, n, compact ? "[S] dot only" : "[S] 1/\xE2\x88\x9A" "dk: dot only");
+        else
+            snprintf(buf, n, compact ? "[S] 1/\xE2\x88\x9A" "dk" : "[S] scale 1/\xE2\x88\x9A" "dk");
+        break;
+    case CTL_MASK:
+        if (s->m && s->m->cross) /* two sentences: no "later key" to hide */
+            snprintf(buf, n, compact ? "[M] self only" : "[M] mask: self only");
+        else
+            snprintf(buf, n, compact ? "[M] mask" : "[M] causal mask");
+        break;
     case CTL_POSENC: snprintf(buf, n, compact ? "[P] pos" : "[P] pos. enc."); break;
     case CTL_HEAD:
         attn_head_label(s->head, s->heads, hb, sizeof hb);
@@ -247,11 +330,26 @@ const char *control_label(const ViewState *s, int c, int compact, char *buf, siz
     return buf;
 }
 
+/* A control that does not apply to what is shown (greyed): the mask with
+ * two sentences, the √dk switch with cosine or additive scores. */
+static int control_off(const ViewState *s, int c)
+{
+    if (s->ctl_labels)
+        return 0;
+    if (c == CTL_MASK)
+        return s->m && s->m->cross;
+    if (c == CTL_SCALE)
+        return s->cfg.score != ATTN_SCORE_DOT;
+    return 0;
+}
+
 static int control_active(const ViewState *s, int c)
 {
     if (s->ctl_labels)
         return s->ctl_on && s->ctl_on[c];
     const AttnConfig *cfg = &s->cfg;
+    if (control_off(s, c))
+        return 0;
     switch (c) {
     case CTL_MODE: return cfg->mode == ATTN_MODE_LEARNED;
     case CTL_SCALE: return cfg->scale;
@@ -282,9 +380,12 @@ void draw_controls(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayou
             continue;
         int on = control_active(s, c);
         SDL_Rect b = l->ctl[c];
-        fill(r, b, th->panel2);
+        SDL_Color tc = on ? th->accent : th->dim;
+        if (control_off(s, c))
+            tc.a = 120; /* greyed: the status bar says why when pressed */
+        fill(r, b, control_off(s, c) ? th->panel : th->panel2);
         outline(r, b, on ? th->accent : th->border, 1);
-        text_draw(v->text, px, on ? th->accent : th->dim,
+        text_draw(v->text, px, tc,
                   control_label(s, c, compact, buf, sizeof buf), b.x + b.w / 2,
                   b.y + (b.h - lh) / 2, 1, 0);
     }
@@ -305,14 +406,20 @@ void draw_status(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout 
     if (s->query >= 0 && s->query < m->Tq)
         snprintf(q, sizeof q, " \xC2\xB7 query: %s", m->q_labels[s->query]);
     int heads = s->heads > 0 ? s->heads : 1;
+    char tn[48];
+    if (s->m && s->m->cross)
+        snprintf(tn, sizeof tn, "Tq=%d \xC3\x97 Tk=%d", m->Tq, m->Tk);
+    else
+        snprintf(tn, sizeof tn, "T=%d", m->Tq);
     if (!s->m) /* an attention file: its own facts */
         snprintf(buf, sizeof buf, "%.300s%s", s->title, q);
     else
         snprintf(buf, sizeof buf,
-             "%s \xC2\xB7 %d head%s \xC2\xB7 d=%d \xC2\xB7 dk=%d \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 \xCF\x84=%.2f \xC2\xB7 T=%d%s%s",
+             "%s \xC2\xB7 %d head%s \xC2\xB7 d=%d \xC2\xB7 dk=%d \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 \xCF\x84=%.2f \xC2\xB7 %s%s%s",
              c->mode == ATTN_MODE_BASIC ? "basic" : "learned", heads, heads == 1 ? "" : "s", s->d,
-             s->dk, c->scale ? "scaled" : "unscaled", c->causal ? "causal mask" : "no mask",
-             (double)c->temperature, m->Tq, q, s->n_unknown ? " \xC2\xB7 dotted = not in the table" : "");
+             s->dk, c->score != ATTN_SCORE_DOT ? attn_score_name(c->score) : c->scale ? "scaled" : "unscaled",
+             s->m->cross ? "cross-attention" : c->causal ? "causal mask" : "no mask",
+             (double)c->temperature, tn, q, s->n_unknown ? " \xC2\xB7 dotted = not in the table" : "");
     int px = S(s, 13), lh = text_line_height(v->text, px);
     int w = text_draw(v->text, px, th->dim, buf, S(s, 12), l->status.y + (l->status.h - lh) / 2, 0, 0);
     const char *msg = s->status ? s->status : "F1 or ? for help  \xC2\xB7  Ctrl+E export PNG  \xC2\xB7  Ctrl+S save session";

@@ -1,4 +1,5 @@
-/* The weight editor: tabs for Wq, Wk, Wv, Wo and X, a hint with the cursor
+/* The weight editor: tabs for Wq, Wk, Wv, Wo, X (both sentences' rows with
+ * two) and v (the additive score's), a hint with the cursor
  * cell's exact value, the matrix as diverging colours (cell by cell with
  * values, or one texel per cell when they are tiny), row and column labels,
  * the cursor with the value being typed, and the action buttons. */
@@ -14,8 +15,8 @@ const char *const edit_button_label[EBTN_COUNT] = {"[0] identity", "[Z] zero", "
 const float *edit_matrix(const ViewState *s, int *rows, int *cols)
 {
     const Model *m = s->m;
-    if (s->edit_target == EDIT_X) {
-        *rows = m->T;
+    if (s->edit_target == EDIT_X) { /* both sentences' rows with two (edit_value) */
+        *rows = m->T + (m->cross ? m->Tk : 0);
         *cols = m->d;
         return m->E;
     }
@@ -31,7 +32,22 @@ static float edit_value(const ViewState *s, int row, int col)
 {
     int rows, cols;
     const float *W = edit_matrix(s, &rows, &cols);
+    const Model *m = s->m;
+    if (s->edit_target == EDIT_X && row >= m->T) /* the second sentence's rows */
+        return m->Ek[(size_t)(row - m->T) * m->d + col];
     return W[(size_t)row * cols + col];
+}
+
+/* Row r's name: a token for X (the second sentence's after the first's),
+ * "v" for the v tab, else a dimension of the embedding. */
+static const char *edit_row_name(const ViewState *s, int r)
+{
+    const Model *m = s->m;
+    if (s->edit_target == EDIT_X)
+        return r < m->T ? tok_text(&m->toks, r) : tok_text(&m->ktoks, r - m->T);
+    if (s->edit_target == EDIT_V)
+        return m->cfg.mode == ATTN_MODE_BASIC ? "v_b" : "v";
+    return embed_dim_name(m->table, r);
 }
 
 /* The editor's colours: diverging, symmetric, at least ±1. */
@@ -114,7 +130,8 @@ static void draw_editor_cells(View *v, SDL_Renderer *r, const ViewState *s, cons
     }
 }
 
-/* The tabs: the edited matrix's highlighted. */
+/* The tabs: the edited matrix's highlighted; v greyed unless the score
+ * is additive (the hint says why). */
 static void draw_editor_tabs(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
     const Theme *th = theme(s);
@@ -122,11 +139,29 @@ static void draw_editor_tabs(View *v, SDL_Renderer *r, const ViewState *s, const
     for (int t = 0; t < EDIT_COUNT; t++) {
         int on = t == (int)s->edit_target;
         SDL_Rect b = l->edit_tab[t];
+        SDL_Color tc = on ? th->accent : th->dim;
+        if (t == EDIT_V && s->m->cfg.score != ATTN_SCORE_ADDITIVE)
+            tc.a = 120;
         fill(r, b, on ? th->panel2 : th->panel);
         outline(r, b, on ? th->accent : th->border, 1);
-        text_draw(v->text, px, on ? th->accent : th->dim, edit_tab_label[t], b.x + b.w / 2,
-                  b.y + (b.h - lh) / 2, 1, 0);
+        text_draw(v->text, px, tc, edit_tab_label[t], b.x + b.w / 2, b.y + (b.h - lh) / 2, 1, 0);
     }
+}
+
+/* X with two sentences: a line between the sentence's rows and the keys'
+ * rows, and "keys" at its left end. */
+static void draw_editor_separator(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    const Model *m = s->m;
+    if (s->edit_target != EDIT_X || !m->cross || m->T >= l->edit_rows)
+        return;
+    const Theme *th = theme(s);
+    int y = l->edit_grid.y + (int)(m->T * l->edit_cell_h) - 1;
+    fill(r, (SDL_Rect){l->editor.x + S(s, 4), y - S(s, 1), l->edit_grid.x + l->edit_grid.w - l->editor.x - S(s, 4),
+                       S(s, 2) > 1 ? S(s, 2) : 1}, th->pos);
+    int lp = S(s, 10);
+    if (l->edit_cell_h < S(s, 9)) /* no row labels: say it once */
+        text_draw(v->text, lp, th->pos, "keys \xE2\x86\x93", l->editor.x + S(s, 6), y + S(s, 2), 0, 0);
 }
 
 /* The line under the tabs: which matrix, its shape, and the cursor cell's
@@ -134,28 +169,34 @@ static void draw_editor_tabs(View *v, SDL_Renderer *r, const ViewState *s, const
 static void editor_hint(const ViewState *s, char *hint, size_t n)
 {
     const Model *m = s->m;
-    int basic = m->cfg.mode == ATTN_MODE_BASIC && s->edit_target != EDIT_X;
+    EditTarget t = s->edit_target;
+    int basic = m->cfg.mode == ATTN_MODE_BASIC && t != EDIT_X && t != EDIT_V;
     char cell[96] = "";
     int head = s->head < 0 ? 0 : s->head;
     int rows0, cols0;
     edit_matrix(s, &rows0, &cols0);
     if (s->edit_row < rows0 && s->edit_col < cols0) {
         char colname[32];
-        const char *rowname = s->edit_target == EDIT_X ? tok_text(&m->toks, s->edit_row)
-                                                       : embed_dim_name(m->table, s->edit_row);
-        if (s->edit_target == EDIT_X || s->edit_target == EDIT_WO)
+        if (t == EDIT_X || t == EDIT_WO || (t == EDIT_V && m->cfg.mode == ATTN_MODE_BASIC))
             snprintf(colname, sizeof colname, "%s", embed_dim_name(m->table, s->edit_col));
         else
-            snprintf(colname, sizeof colname, "%c%d", s->edit_target < 3 ? "qkv"[s->edit_target] : 'v', s->edit_col);
-        snprintf(cell, sizeof cell, "[%s, %s] = %.3f", rowname, colname,
+            snprintf(colname, sizeof colname, "%c%d", t < 3 ? "qkv"[t] : 'k', s->edit_col);
+        snprintf(cell, sizeof cell, "[%s, %s] = %.3f", edit_row_name(s, s->edit_row), colname,
                  (double)edit_value(s, s->edit_row, s->edit_col));
     }
-    if (s->edit_target == EDIT_X)
+    if (t == EDIT_X && m->cross)
+        snprintf(hint, n, "X: sentence (%d rows), then keys (%d) \xC2\xB7 %s", m->T, m->Tk, cell);
+    else if (t == EDIT_X)
         snprintf(hint, n, "X (tokens \xC3\x97 d) \xC2\xB7 %s", cell);
-    else if (s->edit_target == EDIT_WO)
+    else if (t == EDIT_V)
+        snprintf(hint, n, "%s%s \xC2\xB7 %s", m->cfg.mode == ATTN_MODE_BASIC ? "v (1\xC3\x97" "d, basic)"
+                                                                             : "v of the head (1\xC3\x97" "dk)",
+                 m->cfg.score == ATTN_SCORE_ADDITIVE ? ", v\xE1\xB5\x80 tanh(q + k)"
+                                                      : ": used by the additive score (F)", cell);
+    else if (t == EDIT_WO)
         snprintf(hint, n, "W_o (d\xC3\x97" "d)%s \xC2\xB7 %s", basic ? ", unused in basic mode" : "", cell);
     else
-        snprintf(hint, n, "W_%c head %d (d\xC3\x97" "dk)%s \xC2\xB7 %s", s->edit_target < 3 ? "qkv"[s->edit_target] : 'v', head + 1,
+        snprintf(hint, n, "W_%c head %d (d\xC3\x97" "dk)%s \xC2\xB7 %s", "qkv"[t], head + 1,
                  basic ? ", unused in basic mode" : "", cell);
 }
 
@@ -168,19 +209,21 @@ static void draw_editor_labels(View *v, const ViewState *s, const ViewLayout *l)
     if (l->edit_cell_h >= S(s, 9))
         for (int i = 0; i < l->edit_rows; i++) {
             int y = l->edit_grid.y + (int)(i * l->edit_cell_h);
-            const char *lab = s->edit_target == EDIT_X ? tok_text(&m->toks, i) : embed_dim_name(m->table, i);
+            const char *lab = edit_row_name(s, i);
             int lp = S(s, 11), llh = text_line_height(v->text, lp);
-            text_draw(v->text, lp, i == s->edit_row ? th->accent : th->dim, lab, l->edit_grid.x - S(s, 4),
-                      y + ((int)l->edit_cell_h - llh) / 2, 2, 0);
+            int key_row = s->edit_target == EDIT_X && i >= m->T; /* the second sentence's */
+            text_draw(v->text, lp, i == s->edit_row ? th->accent : key_row ? th->pos : th->dim, lab,
+                      l->edit_grid.x - S(s, 4), y + ((int)l->edit_cell_h - llh) / 2, 2, 0);
         }
     int lp = S(s, 10), llh = text_line_height(v->text, lp);
     if (l->edit_cell_w >= S(s, 18))
         for (int j = 0; j < l->edit_cols; j++) {
             char buf[32];
-            if (s->edit_target == EDIT_X || s->edit_target == EDIT_WO)
+            EditTarget t = s->edit_target;
+            if (t == EDIT_X || t == EDIT_WO || (t == EDIT_V && m->cfg.mode == ATTN_MODE_BASIC))
                 snprintf(buf, sizeof buf, "%.4s", embed_dim_name(m->table, j));
             else
-                snprintf(buf, sizeof buf, "%c%d", s->edit_target < 3 ? "qkv"[s->edit_target] : 'v', j);
+                snprintf(buf, sizeof buf, "%c%d", t < 3 ? "qkv"[t] : 'k', j);
             text_draw(v->text, lp, th->dim, buf, l->edit_grid.x + (int)((j + 0.5f) * l->edit_cell_w),
                       l->edit_grid.y - llh - S(s, 1), 1, 0);
         }
@@ -237,14 +280,15 @@ void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout 
     draw_editor_tabs(v, r, s, l);
     char hint[200];
     editor_hint(s, hint, sizeof hint);
-    text_draw(v->text, S(s, 11), s->edit_focus ? th->accent : th->dim, hint, l->editor.x + S(s, 6),
-              l->edit_tab[0].y + l->edit_tab[0].h + S(s, 4), 0, 0);
+    draw_text_fit(v, S(s, 11), s->edit_focus ? th->accent : th->dim, hint, l->editor.x + S(s, 6),
+                  l->edit_tab[EDIT_COUNT - 1].y + l->edit_tab[EDIT_COUNT - 1].h + S(s, 4), l->editor.w - S(s, 12));
     if (!l->edit_rows || !l->edit_cols)
         return;
     int tiny = l->edit_cell_w < S(s, 6) || l->edit_cell_h < S(s, 6);
     if (!tiny || draw_editor_texture(v, r, s, l) < 0)
         draw_editor_cells(v, r, s, l);
     draw_editor_labels(v, s, l);
+    draw_editor_separator(v, r, s, l);
     draw_editor_cursor(v, r, s, l);
     draw_editor_buttons(v, r, s, l);
 }

@@ -1,4 +1,4 @@
-/* The window's geometry: where the sentence bar, the controls, the heatmap,
+/* The window's geometry: where the two sentence bars, the controls, the heatmap,
  * the line diagram, the weight editor, the step view and the status bar go
  * for a window size and interface scale, and hit testing of a point against
  * that layout (cells, row labels, line tokens, controls, editor). */
@@ -156,10 +156,20 @@ static void layout_editor(View *v, const ViewState *s, ViewLayout *l)
     int px = ctl_px(s), bpad = S(s, 8);
     SDL_Rect e = l->editor;
     int tx = e.x + S(s, 6), ty = e.y + S(s, 4);
+    /* the tabs: narrower when they do not fit, then on a second row */
+    int tws[EDIT_COUNT], total = 0;
     for (int t = 0; t < EDIT_COUNT; t++) {
-        int tw;
-        text_size(v->text, px, edit_tab_label[t], &tw, NULL);
-        l->edit_tab[t] = (SDL_Rect){tx, ty, tw + 2 * bpad, S(s, 26)};
+        text_size(v->text, px, edit_tab_label[t], &tws[t], NULL);
+        total += tws[t] + 2 * bpad + S(s, 4);
+    }
+    if (total > e.w - S(s, 12))
+        bpad = S(s, 4);
+    for (int t = 0; t < EDIT_COUNT; t++) {
+        if (tx > e.x + S(s, 6) && tx + tws[t] + 2 * bpad > e.x + e.w - S(s, 6)) {
+            tx = e.x + S(s, 6);
+            ty += S(s, 30);
+        }
+        l->edit_tab[t] = (SDL_Rect){tx, ty, tws[t] + 2 * bpad, S(s, 26)};
         tx += l->edit_tab[t].w + S(s, 4);
     }
     int rows, cols;
@@ -206,6 +216,10 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
     int y = pad;
     l->sentence = (SDL_Rect){pad, y, w - 2 * pad, S(s, 44)};
     y += l->sentence.h + S(s, 6);
+    if (s->m) { /* the second sentence (cross-attention's keys); not for a file */
+        l->keys_bar = (SDL_Rect){pad, y - S(s, 2), w - 2 * pad, S(s, 36)};
+        y += l->keys_bar.h + S(s, 4);
+    }
     layout_controls(v, s, l, pad, y);
     y += l->controls.h + S(s, 6);
     int show_editor = w >= S(s, 1000);

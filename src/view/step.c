@@ -1,7 +1,10 @@
 /* The step view: for the selected query and the focused key (or the key the
  * query attends to most), the computation one step at a time: the text
  * lines q·k → score → logit → α → z, and bars of q, k, v, q∘k and z (each
- * key's share of z stacked), revealed step by step. */
+ * key's share of z stacked), revealed step by step. Each score function
+ * shows its own step ② (cosine: q·k over the norms; additive: the terms
+ * v_c·tanh(q_c + k_c) summed, as bars too), all numbers from model_step.
+ * With two sentences the query is the first's token, the key the second's. */
 #include "view_internal.h"
 
 #include <stdio.h>
@@ -38,19 +41,47 @@ static void draw_bars(SDL_Renderer *r, const float *x, int n, SDL_Rect area, flo
 
 /* The key the step view shows for query i: the focused one, or the one i
  * attends to most besides itself. */
-static int step_key(const ViewState *s, const float *W, int T, int i)
+static int step_key(const ViewState *s, const float *W, int Tk, int i)
 {
     int j = s->key;
-    if (j < 0 || j >= T) {
-        j = T > 1 && i == 0 ? 1 : 0;
-        for (int k = 0; k < T; k++)
-            if (k != i && W[(size_t)i * T + k] > W[(size_t)i * T + j])
+    if (j < 0 || j >= Tk) {
+        /* self-attention: not the query itself; cross: any key */
+        int self = !s->m->cross;
+        j = self && Tk > 1 && i == 0 ? 1 : 0;
+        for (int k = 0; k < Tk; k++)
+            if ((!self || k != i) && W[(size_t)i * Tk + k] > W[(size_t)i * Tk + j])
                 j = k;
     }
     return j;
 }
 
-/* The title and the first reveal lines of the computation, left of the bars. */
+/* Step ②, the score, in the forward's own function: its numbers from st. */
+static void score_line(const Model *m, const ModelStep *st, char *buf, size_t n)
+{
+    double tau = (double)m->cfg.temperature;
+    if (st->score_fn == ATTN_SCORE_COSINE) {
+        snprintf(buf, n, "\xE2\x91\xA1 q\xC2\xB7k %.3f \xC3\xB7 (\xE2\x80\x96q\xE2\x80\x96 %.3f \xC2\xB7 "
+                 "\xE2\x80\x96k\xE2\x80\x96 %.3f) = cos %.3f,  \xC3\xB7\xCF\x84 %.2f = %.3f (logit)",
+                 (double)st->dot, (double)st->qnorm, (double)st->knorm, (double)st->score, tau,
+                 (double)st->logit);
+    } else if (st->score_fn == ATTN_SCORE_ADDITIVE && st->va) {
+        /* the first terms v_c·tanh(q_c + k_c), then their sum */
+        char terms[160] = "";
+        size_t used = 0;
+        for (int c = 0; c < st->dk && c < 2 && used < sizeof terms; c++)
+            used += (size_t)snprintf(terms + used, sizeof terms - used, "%s%.2f\xC2\xB7tanh(%.2f)",
+                                     c ? " + " : "", (double)st->va[c], (double)(st->q[c] + st->k[c]));
+        snprintf(buf, n, "\xE2\x91\xA1 \xCE\xA3 v\xC2\xB7tanh(q+k) = %s%s", terms, st->dk > 2 ? " + \xE2\x80\xA6" : "");
+    } else {
+        float sdiv = 1.0f / st->scale;
+        snprintf(buf, n, "\xE2\x91\xA1 q\xE2\x88\x98k summed: score = %.3f,  \xC3\xB7%.2f = %.3f,  \xC3\xB7\xCF\x84 %.2f = %.3f (logit)",
+                 (double)st->score, (double)sdiv, (double)(st->score / sdiv), tau, (double)st->logit);
+    }
+}
+
+/* The title and the first reveal lines of the computation, left of the
+ * bars (cut to their room). Additive's step ② takes two lines: its first
+ * terms, then their sum. */
 static void draw_step_text(View *v, const ViewState *s, const ViewLayout *l, const ModelStep *st,
                            int reveal)
 {
@@ -59,31 +90,37 @@ static void draw_step_text(View *v, const ViewState *s, const ViewLayout *l, con
     int dk = m->res.dk;
     int px = S(s, 14), lh = text_line_height(v->text, px);
     int x = l->step.x + S(s, 12), y = l->step.y + S(s, 8);
+    int room = l->step.w * 40 / 100 - S(s, 20); /* the bars start at 40% */
     char buf[320];
-    const char *qi = tok_text(&m->toks, st->i), *kj = tok_text(&m->toks, st->j);
-    snprintf(buf, sizeof buf, "Step view: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D%s", qi, kj,
-             m->res.h > 1 ? (s->head < 0 ? " (head 1)" : "") : "");
-    text_draw(v->text, S(s, 15), th->text, buf, x, y, 0, 0);
+    const char *qi = tok_text(&m->toks, st->i), *kj = tok_text(m->cross ? &m->ktoks : &m->toks, st->j);
+    snprintf(buf, sizeof buf, "Step view: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D%s%s", qi, kj,
+             m->cross ? " of the 2nd sentence" : "", m->res.h > 1 ? (s->head < 0 ? " (head 1)" : "") : "");
+    draw_text_fit(v, S(s, 15), th->text, buf, x, y, room);
     y += lh + S(s, 8);
-    float sdiv = 1.0f / st->scale;
-    const char *lines[4];
-    char l1[200], l2[200], l3[200], l4[200];
+    char l1[200], l2[400], l2b[200] = "", l3[200], l4[200];
     if (m->cfg.mode == ATTN_MODE_BASIC)
         snprintf(l1, sizeof l1, "\xE2\x91\xA0 basic mode: q = k = v = x (no weights), dk = %d", dk);
     else
         snprintf(l1, sizeof l1, "\xE2\x91\xA0 q = x\xC2\xB7Wq,  k = x\xC2\xB7Wk,  v = x\xC2\xB7Wv   (dk = %d)", dk);
-    snprintf(l2, sizeof l2, "\xE2\x91\xA1 q\xE2\x88\x98k summed: score = %.3f,  \xC3\xB7%.2f = %.3f,  \xC3\xB7\xCF\x84 %.2f = %.3f (logit)",
-             (double)st->score, (double)sdiv, (double)(st->score / sdiv), (double)m->cfg.temperature,
-             (double)st->logit);
+    score_line(m, st, l2, sizeof l2);
+    if (st->score_fn == ATTN_SCORE_ADDITIVE && st->va)
+        snprintf(l2b, sizeof l2b, "    summed: score = %.3f,  \xC3\xB7\xCF\x84 %.2f = %.3f (logit)", (double)st->score,
+                 (double)m->cfg.temperature, (double)st->logit);
     if (st->masked)
         snprintf(l3, sizeof l3, "\xE2\x91\xA2 masked (key after query): \xCE\xB1 = 0");
     else
         snprintf(l3, sizeof l3, "\xE2\x91\xA2 \xCE\xB1 = e^logit / \xCE\xA3 e^logit = %.3f / %.3f = %.3f  (max subtracted)",
                  st->exp_ij, st->exp_sum, (double)st->weight);
     snprintf(l4, sizeof l4, "\xE2\x91\xA3 z = \xCE\xA3 \xCE\xB1_ij v_j  (bars: each key's share)");
-    lines[0] = l1; lines[1] = l2; lines[2] = l3; lines[3] = l4;
-    for (int k2 = 0; k2 < reveal && k2 < 4; k2++)
-        text_draw(v->text, S(s, 13), th->dim, lines[k2], x, y + k2 * (lh + S(s, 3)), 0, 0);
+    /* each line with the reveal step it belongs to */
+    const char *lines[5] = {l1, l2, l2b, l3, l4};
+    const int step_of[5] = {1, 2, 2, 3, 4};
+    for (int k = 0, row = 0; k < 5; k++) {
+        if (!lines[k][0] || step_of[k] > reveal)
+            continue;
+        draw_text_fit(v, S(s, 13), th->dim, lines[k], x, y + row * (lh + S(s, 3)), room);
+        row++;
+    }
 }
 
 /* What the bar groups show: q, k, v, q∘k and z, their scales, and the
@@ -128,7 +165,9 @@ static void step_bars(View *v, const ViewState *s, const ModelStep *st, int head
     b->zmax = 1e-6f;
     b->n = dk < ATTN_MAX_DIM ? dk : ATTN_MAX_DIM;
     for (int c = 0; c < b->n; c++) {
-        b->prod[c] = b->q[c] * b->k[c];
+        /* the score's terms: q_c·k_c, or additive's v_c·tanh(q_c + k_c) */
+        b->prod[c] = st->score_fn == ATTN_SCORE_ADDITIVE && st->va
+                         ? attn_additive_term(b->q[c], b->k[c], st->va[c]) : b->q[c] * b->k[c];
         b->pmax = fmaxf(b->pmax, fabsf(b->prod[c]));
         b->z[c] = st->z[c];
         b->zmax = fmaxf(b->zmax, fabsf(b->z[c]));
@@ -185,7 +224,7 @@ static void draw_stacked_z(SDL_Renderer *r, const ViewState *s, SDL_Rect a, cons
 {
     const Theme *th = theme(s);
     const AttnResult *res = &s->m->res;
-    int T = res->Tq, dk = res->dk, n = b->n, i = st->i, j = st->j;
+    int T = res->Tk, dk = res->dk, n = b->n, i = st->i, j = st->j; /* T: the keys */
     const float *W = model_matrix(s->m, MODEL_WEIGHTS, head);
     size_t hq = (size_t)head * T * dk;
     float zmax = b->zmax;
@@ -229,7 +268,7 @@ static void draw_step_bars(View *v, SDL_Renderer *r, const ViewState *s, const V
     int bh = l->step.y + l->step.h - S(s, 10) - by;
     by += b.lab_h;
     bh -= 2 * b.lab_h;
-    const char *names[5] = {"q", "k", "v", "q\xE2\x88\x98k", "z"};
+    const char *names[5] = {"q", "k", "v", st->score_fn == ATTN_SCORE_ADDITIVE ? "v\xC2\xB7tanh(q+k)" : "q\xE2\x88\x98k", "z"};
     const float *vec[4] = {b.q, b.k, b.v, b.prod};
     for (int g = 0; g < 5; g++) {
         int need = g < 3 ? 1 : g == 3 ? 2 : 4;
@@ -244,7 +283,7 @@ static void draw_step_bars(View *v, SDL_Renderer *r, const ViewState *s, const V
         SDL_Color pc = g == 3 ? th->accent : th->pos;
         if (g < 4)
             draw_bars(r, vec[g], b.n, a, g == 3 ? b.pmax : b.amax, pc, th->neg);
-        else if (s->m->res.Tq > 32)
+        else if (s->m->res.Tk > 32)
             draw_bars(r, b.z, b.n, a, b.zmax, th->pos, th->neg); /* too many keys to stack */
         else
             draw_stacked_z(r, s, a, st, head, &b);
@@ -258,10 +297,10 @@ void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l
     fill(r, l->step, theme(s)->panel);
     const Model *m = s->m;
     int T = m->res.Tq;
-    if (!T || s->query < 0 || s->query >= T)
+    if (!T || !m->res.Tk || s->query < 0 || s->query >= T)
         return;
     int i = s->query, head = s->head < 0 ? 0 : s->head;
-    int j = step_key(s, model_matrix(m, MODEL_WEIGHTS, head), T, i);
+    int j = step_key(s, model_matrix(m, MODEL_WEIGHTS, head), m->res.Tk, i);
     ModelStep st;
     if (model_step(m, head, i, j, &st) < 0)
         return;

@@ -81,14 +81,22 @@ static void heatmap_title(const ViewState *s, char *buf, size_t n)
                                    : "Values from the file (not softmax rows)   colours centred on 0");
         return;
     }
+    /* the score function's own formula (attn_score_formula), and with two
+     * sentences which way round the matrix is */
+    static const char *const expr[ATTN_SCORE_COUNT] = {
+        "q\xC2\xB7k", "cos(q, k)", "v\xE1\xB5\x80 tanh(q + k)"};
+    int sf = c->score >= 0 && c->score < ATTN_SCORE_COUNT ? c->score : 0;
+    const char *cross = s->m->cross ? "   queries \xE2\x86\x93 keys \xE2\x86\x92" : "";
     switch (s->map.kind) {
     case ATTN_MAP_WEIGHTS:
-        snprintf(buf, n, "Attention weights  \xCE\xB1 = softmax(QK\xE1\xB5\x80%s%s)",
-                 c->scale ? "/\xE2\x88\x9A" "dk" : "", c->temperature != 1.0f ? "/\xCF\x84" : "");
+        snprintf(buf, n, "Attention weights  \xCE\xB1 = %s%s", attn_score_formula(sf, c->scale, 0), cross);
         break;
-    case ATTN_MAP_SCORES: snprintf(buf, n, "Raw scores  QK\xE1\xB5\x80   colours centred on 0"); break;
+    case ATTN_MAP_SCORES:
+        snprintf(buf, n, "Raw scores  %s   colours centred on 0%s", expr[sf], cross);
+        break;
     case ATTN_MAP_LOGITS:
-        snprintf(buf, n, "Logits  QK\xE1\xB5\x80\xC2\xB7s/\xCF\x84   colours centred on 0");
+        snprintf(buf, n, "Logits  %s%s / \xCF\x84   colours centred on 0%s", expr[sf],
+                 sf == ATTN_SCORE_DOT && c->scale ? " / \xE2\x88\x9A" "dk" : "", cross);
         break;
     default: snprintf(buf, n, "%s", attn_map_kind_name(s->map.kind)); break;
     }
@@ -124,9 +132,10 @@ static void window_lines(View *v, SDL_Renderer *r, const ViewState *s, const Vie
     if (!s->weights.v || !s->weights.Tq || l->lines.w <= 0) /* none beside a comparison */
         return;
     fill(r, l->lines, theme(s)->panel);
-    char hb[48], lt[96];
+    char hb[48], lt[160];
     attn_head_label(s->weights.head, s->weights.n_heads, hb, sizeof hb);
-    snprintf(lt, sizeof lt, "query \xE2\x86\x92 key (%s)", hb);
+    snprintf(lt, sizeof lt, s->m && s->m->cross ? "query \xE2\x86\x92 key of the 2nd sentence (%s)"
+                                                 : "query \xE2\x86\x92 key (%s)", hb);
     draw_panel_title(v, r, s, l->lines, lt);
     SDL_Rect la = {l->lines.x, l->lines.y + S(s, 20), l->lines.w, l->lines.h - S(s, 20)};
     LinesGeom lg;

@@ -284,6 +284,56 @@ static int mode_peak(void)
     return 0;
 }
 
+/* ---- the machine's memory bandwidth: a stream copy on both cores --------------------- */
+
+typedef struct Stream {
+    float *a, *b;
+    size_t n;
+    int reps;
+    double s;
+} Stream;
+
+static void *stream_thread(void *arg)
+{
+    Stream *st = arg;
+    double t0 = now_s();
+    for (int r = 0; r < st->reps; r++) {
+        memcpy(st->b, st->a, st->n * sizeof(float));
+        st->a[r % st->n] += 1.0f; /* each copy reads what the last wrote */
+    }
+    st->s = now_s() - t0;
+    return NULL;
+}
+
+/* Each core copies its own 64 MB array into another 8 times: bytes read and
+ * written over the slower core's time, GB/s. */
+static int mode_stream(void)
+{
+    Stream st[2];
+    size_t n = (size_t)16 << 20; /* 64 MB of floats */
+    for (int k = 0; k < 2; k++) {
+        st[k].n = n;
+        st[k].reps = 8;
+        st[k].a = malloc(n * sizeof(float));
+        st[k].b = malloc(n * sizeof(float));
+        if (!st[k].a || !st[k].b)
+            die("out of memory", NULL);
+        memset(st[k].a, 1, n * sizeof(float));
+        memset(st[k].b, 0, n * sizeof(float)); /* pages in before the clock */
+    }
+    pthread_t t;
+    if (pthread_create(&t, NULL, stream_thread, &st[1]) != 0)
+        die("pthread_create failed", NULL);
+    stream_thread(&st[0]);
+    pthread_join(t, NULL);
+    double s = st[0].s > st[1].s ? st[0].s : st[1].s;
+    double bytes = 2.0 * 2.0 * 8 * (double)n * sizeof(float); /* 2 cores, read + write */
+    printf("stream two_cores_GBps=%.2f\n", bytes / s * 1e-9);
+    for (int k = 0; k < 2; k++)
+        free(st[k].a), free(st[k].b);
+    return 0;
+}
+
 /* ---- the window: frames and edits ---------------------------------------------------- */
 
 typedef struct Win {
@@ -333,6 +383,11 @@ static char *random_sentence(const EmbedTable *t, int T, uint64_t seed)
     return s;
 }
 
+/* The window's size and interface scale for the frame figures: 1280×800 at
+ * 100 %, or (mode frame4k) 3840×2160 at 200 %. */
+static int frame_w = 1280, frame_h = 800;
+static float frame_ui = 1.0f;
+
 static void win_setup(Win *w, int T, const char *emb)
 {
     AttnErr err = {0}, warn = {0};
@@ -355,7 +410,8 @@ static void win_setup(Win *w, int T, const char *emb)
         fprintf(stderr, "bench: sentence has %d tokens, wanted %d\n", w->m.T, T);
         exit(1);
     }
-    w->surf = SDL_CreateRGBSurfaceWithFormat(0, 1280, 800, 24, SDL_PIXELFORMAT_RGB888);
+    w->a->ui_scale = frame_ui;
+    w->surf = SDL_CreateRGBSurfaceWithFormat(0, frame_w, frame_h, 24, SDL_PIXELFORMAT_RGB888);
     w->ren = w->surf ? SDL_CreateSoftwareRenderer(w->surf) : NULL;
     if (!w->ren)
         die(SDL_GetError(), NULL);
@@ -422,8 +478,8 @@ static int mode_frame(int T, int frames, int edit, const char *emb)
     }
     double worst = maxof(t, frames);
     double med = median(t, frames);
-    printf("%s T=%d frames=%d median_ms=%.3f worst_ms=%.3f", edit ? "edit" : "frame", T, frames,
-           med, worst);
+    printf("%s T=%d size=%dx%d ui=%.0f%% frames=%d median_ms=%.3f worst_ms=%.3f",
+           edit ? "edit" : "frame", T, frame_w, frame_h, frame_ui * 100, frames, med, worst);
     if (edit)
         printf(" compute_median_ms=%.3f", median(tc, frames));
     printf(" pixels=%lx\n", surf_sum(w.surf));
@@ -776,13 +832,19 @@ static int mode_startup(int rounds, const char *hook, const char *stamp, int arg
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench forward|teach|frame|edit|frame-parts|import|load|alt|startup ...\n");
+        fprintf(stderr, "usage: bench forward|teach|stream|frame|frame4k|edit|frame-parts|import|load|alt|startup ...\n");
         return 2;
     }
     const char *mode = argv[1];
     const char *emb = getenv("BENCH_EMBEDDINGS") ? getenv("BENCH_EMBEDDINGS") : "assets/embeddings.txt";
     if (strcmp(mode, "forward") == 0 && argc >= 3)
         return mode_forward(atoi(argv[2]), argc > 3 ? atof(argv[3]) : 0.4);
+    if (strcmp(mode, "stream") == 0)
+        return mode_stream();
+    if (strcmp(mode, "frame4k") == 0 && argc >= 3) {
+        frame_w = 3840, frame_h = 2160, frame_ui = 2.0f;
+        return mode_frame(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 30, 0, emb);
+    }
     if (strcmp(mode, "frame") == 0 && argc >= 3)
         return mode_frame(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 50, 0, emb);
     if (strcmp(mode, "edit") == 0 && argc >= 3)

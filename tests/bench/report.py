@@ -17,11 +17,18 @@ SUMMARY = [
     ("forward_T64_vs_numpy", "x", (">=", 20)),
     ("forward_T256_vs_numpy", "x", None),
     ("forward_T1024_vs_numpy", "x", (">=", 1.5)),
+    ("forward_T8_vs_torch", "x", (">=", 5)),
+    ("forward_T64_vs_torch", "x", (">=", 5)),
+    ("forward_T256_vs_torch", "x", (">=", 3)),
+    ("forward_T1024_vs_torch", "x", (">=", 3)),
+    ("forward_T64_roofline", "", (">=", 0.5)),
+    ("forward_T1024_roofline", "", (">=", 0.5)),
     ("teach_steps_per_s_T8", "", (">=", 20000)),
     ("teach_steps_per_s_T64", "", (">=", 2000)),
     ("frame_T8_ms", "", None),
     ("frame_T64_ms", "", ("<=", 4)),
     ("frame_T512_ms", "", ("<=", 12)),
+    ("frame_4k_T64_ms", "", ("<=", 16)),
     ("edit_T64_ms", "", None),
     ("edit_T512_ms", "", ("<=", 16)),
     ("export_vs_matplotlib", "x", (">=", 20)),
@@ -112,6 +119,18 @@ def table(res):
             "%s µs (%s GFLOP/s)" % (fmt(num(res, "fwd_c_us_%d" % T)), fmt(num(res, "fwd_c_gflops_%d" % T))),
             "numpy %s µs (%s GFLOP/s)" % (fmt(num(res, "fwd_np_us_%d" % T)), fmt(num(res, "fwd_np_gflops_%d" % T))),
             "forward_T%d_vs_numpy" % T, "x")
+    for T in (8, 64, 256, 1024):
+        row("attention forward vs PyTorch, T = %d" % T,
+            "%s µs" % fmt(num(res, "fwd_c_us_%d" % T)),
+            "torch MultiheadAttention %s µs" % fmt(num(res, "fwd_torch_us_%d" % T)),
+            "forward_T%d_vs_torch" % T, "x")
+    for T in (64, 1024):
+        row("forward's share of the roofline, T = %d" % T,
+            "%s µs" % fmt(num(res, "fwd_c_us_%d" % T)),
+            "roofline %s µs (peak %s GFLOP/s, stream %s GB/s)" % (
+                fmt(num(res, "roofline_us_%d" % T)), fmt(num(res, "peak_2_gflops")),
+                fmt(num(res, "stream_2_GBps"))),
+            "forward_T%d_roofline" % T, "")
     row("teach mode, T = 8, d = 16, 1 head (Adam on Wq, Wk)", "steps/s", "–",
         "teach_steps_per_s_T8", "")
     row("teach mode, T = 64, d = 64, 4 heads' mean (Adam on Wq, Wk)", "steps/s", "–",
@@ -120,6 +139,9 @@ def table(res):
         row("window frame, T = %d" % T,
             "median %s ms, worst %s ms" % (fmt(num(res, "frame_T%d_ms" % T)), fmt(num(res, "frame_worst_T%d_ms" % T))),
             "–", "frame_T%d_ms" % T, "ms")
+    row("window frame, 3840 × 2160 at 200 %, T = 64",
+        "median %s ms, worst %s ms" % (fmt(num(res, "frame_4k_T64_ms")), fmt(num(res, "frame_4k_worst_T64_ms"))),
+        "–", "frame_4k_T64_ms", "ms")
     for T in (64, 512):
         row("weight edit → pixels, T = %d" % T,
             "median %s ms, worst %s ms" % (fmt(num(res, "edit_T%d_ms" % T)), fmt(num(res, "edit_worst_T%d_ms" % T))),

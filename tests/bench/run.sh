@@ -30,7 +30,7 @@ maximum() { sort -g | tail -n 1; }
 calc() { awk "BEGIN {printf \"%.6g\", $*}"; }
 
 # ---- packages: install what is missing (apt-get; sudo when not root) --------
-NEED="python3-numpy python3-matplotlib libopenblas0-pthread time xvfb xdotool fonts-dejavu-core"
+NEED="python3-numpy python3-matplotlib python3-torch libopenblas0-pthread time xvfb xdotool fonts-dejavu-core"
 missing=""
 for p in $NEED; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then
@@ -54,7 +54,7 @@ fi
 # (a python3 earlier in PATH, e.g. pyenv's, would not see them)
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
-"$PY" -c 'import numpy, matplotlib' || { echo "make bench: $PY cannot import numpy and matplotlib" >&2; exit 1; }
+"$PY" -c 'import numpy, matplotlib, torch' || { echo "make bench: $PY cannot import numpy, matplotlib and torch" >&2; exit 1; }
 
 # ---- the C side ----------------------------------------------------------------
 [ -x "$BIN" ] || { echo "make bench: $BIN not built (run make)" >&2; exit 1; }
@@ -83,24 +83,42 @@ put load_start "$(cut -d' ' -f1 /proc/loadavg)"
 
 # ---- 1. attention forward vs numpy -------------------------------------------------
 for T in 8 64 256 1024; do
-    say "forward T=$T: attnviz and numpy alternated, $ROUNDS rounds"
-    : >"$OUT/fc"; : >"$OUT/fp"
+    say "forward T=$T: attnviz, numpy and PyTorch alternated, $ROUNDS rounds"
+    : >"$OUT/fc"; : >"$OUT/fp"; : >"$OUT/ft"
     for ((r = 0; r < ROUNDS; r++)); do
         "$B" forward "$T" 0.4 | tee -a "$OUT/forward.log" | field median_us >>"$OUT/fc"
         "$PY" tests/bench/numpy_forward.py "$T" 0.4 | tee -a "$OUT/forward.log" | field median_us >>"$OUT/fp"
+        "$PY" tests/bench/torch_forward.py "$T" 0.4 | tee -a "$OUT/forward.log" | field median_us >>"$OUT/ft"
     done
-    c=$(median <"$OUT/fc"); p=$(median <"$OUT/fp")
+    c=$(median <"$OUT/fc"); p=$(median <"$OUT/fp"); pt=$(median <"$OUT/ft")
     flops=$(calc "8*$T*64*64 + 4*$T*$T*64")
-    put "fwd_c_us_$T" "$c"; put "fwd_np_us_$T" "$p"
+    put "fwd_c_us_$T" "$c"; put "fwd_np_us_$T" "$p"; put "fwd_torch_us_$T" "$pt"
     put "fwd_c_gflops_$T" "$(calc "$flops / ($c * 1000)")"
     put "fwd_np_gflops_$T" "$(calc "$flops / ($p * 1000)")"
     put "forward_T${T}_vs_numpy" "$(calc "$p / $c")"
+    put "forward_T${T}_vs_torch" "$(calc "$pt / $c")"
 done
 put blas "$(grep -o 'blas=[^ ]*' "$OUT/forward.log" | tail -n 1 | cut -d= -f2)"
 # the most any forward could reach here: an FMA loop on one and on both cores
 line=$("$B" peak | tee -a "$OUT/forward.log")
 put peak_1_gflops "$(echo "$line" | field one_core_gflops)"
 put peak_2_gflops "$(echo "$line" | field two_cores_gflops)"
+# the roofline: the time no forward can beat here, the larger of its float
+# operations over both cores' peak and the bytes it must write and read (X
+# and the weights read; Q, K, V, scores, logits, weights and Z written and
+# read; the output written) over a stream copy's bandwidth on both cores
+line=$("$B" stream | tee -a "$OUT/forward.log")
+bw=$(echo "$line" | field two_cores_GBps)
+put stream_2_GBps "$bw"
+peak=$(grep '^peak_2_gflops ' "$RES" | cut -d' ' -f2)
+for T in 64 1024; do
+    flops=$(calc "8*$T*64*64 + 4*$T*$T*64")
+    bytes=$(calc "4 * (10*$T*64 + 4*64*64 + 6*4*$T*$T)")
+    roof=$(calc "($flops / ($peak * 1000) > $bytes / ($bw * 1000)) ? $flops / ($peak * 1000) : $bytes / ($bw * 1000)")
+    c=$(grep "^fwd_c_us_$T " "$RES" | cut -d' ' -f2)
+    put "roofline_us_$T" "$roof"
+    put "forward_T${T}_roofline" "$(calc "$roof / $c")"
+done
 # where the forward's time goes, by source line of attn.c (when perf works here)
 if command -v perf >/dev/null 2>&1 && perf record -q -o "$OUT/perf.probe" true >/dev/null 2>&1; then
     for T in 64 1024; do
@@ -139,6 +157,15 @@ for kind in frame edit type type-words; do
     done
 done
 for T in 64 512; do "$B" frame-parts "$T" 30 >>"$OUT/frame_parts.log"; done
+say "frame4k T=64: 3840x2160 at 200 %, 5 runs of 30 frames"
+: >"$OUT/m"; : >"$OUT/w"
+for r in 1 2 3 4 5; do
+    line=$("$B" frame4k 64 30 | tee -a "$OUT/frame.log")
+    echo "$line" | field median_ms >>"$OUT/m"
+    echo "$line" | field worst_ms >>"$OUT/w"
+done
+put frame_4k_T64_ms "$(median <"$OUT/m")"
+put frame_4k_worst_T64_ms "$(maximum <"$OUT/w")"
 unset SDL_VIDEODRIVER
 
 # ---- 4. headless PNG export vs matplotlib -----------------------------------------------
