@@ -330,6 +330,54 @@ static void test_settings_and_sentence_change(void **state)
     assert_int_not_equal(f->a->vs.step_reveal, reveal);
 }
 
+/* A session keeps the target and the settings; bad values are refused
+ * with the field named, the state kept. */
+static void test_session_round_trip(void **state)
+{
+    Fix *f = *state;
+    const char *path = "build/test-out/teach-session.json";
+    mkdir("build", 0755);
+    mkdir("build/test-out", 0755);
+    key(f, SDLK_w, 0);
+    key(f, SDLK_3, 0);
+    act(f, ACT_TEACH_PAINT, 0, 4, 1.0f); /* row 0: "train" and "station" */
+    key(f, SDLK_l, KMOD_SHIFT);
+    key(f, SDLK_o, 0);
+    key(f, SDLK_u, 0);
+    int T = f->m.T;
+    float *want = malloc((size_t)T * T * sizeof *want);
+    memcpy(want, target(f), (size_t)T * T * sizeof *want);
+    assert_float_equal(want[4], 0.5f, 1e-7);
+    assert_int_equal(app_save_session(f->a, path), 0);
+    key(f, SDLK_0, 0);
+    key(f, SDLK_o, 0);
+    key(f, SDLK_w, 0);
+    assert_int_equal(app_open_path(f->a, path), 0);
+    AppTeach *t = f->a->teach;
+    assert_true(t->on);
+    assert_int_equal(t->opt, TEACH_OPT_SGD);
+    assert_float_equal(t->lr, 0.05f, 1e-7);
+    assert_int_equal(t->train, TEACH_WQ | TEACH_WK | TEACH_X);
+    assert_int_equal(t->Tq, T);
+    assert_memory_equal(t->target, want, (size_t)T * T * sizeof *want);
+    assert_true(isfinite(app_teach_loss(f->a))); /* ready to run */
+    /* a bad lr in the file: refused, named */
+    size_t len;
+    char *text = test_slurp(path, &len);
+    assert_non_null(text);
+    char *lr = strstr(text, "\"lr\":");
+    assert_non_null(lr);
+    memcpy(lr, "\"lr\":-", 6);
+    FILE *out = fopen("build/test-out/teach-bad.json", "w");
+    fputs(text, out);
+    fclose(out);
+    free(text);
+    assert_int_equal(app_open_path(f->a, "build/test-out/teach-bad.json"), -1);
+    assert_non_null(strstr(f->a->status, "teach.lr"));
+    assert_float_equal(f->a->teach->lr, 0.05f, 1e-7);
+    free(want);
+}
+
 static SDL_Color px_at(Fix *f, int x, int y)
 {
     Uint32 v = ((Uint32 *)f->surf->pixels)[y * (f->surf->pitch / 4) + x];
@@ -387,6 +435,7 @@ int main(void)
         T(test_reset_and_undo),
         T(test_presets_learn_fast),
         T(test_settings_and_sentence_change),
+        T(test_session_round_trip),
         T(test_render),
     };
 #undef T

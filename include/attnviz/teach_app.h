@@ -89,6 +89,12 @@ int app_teach_tick(struct AppState *a, int *wait_ms);
 /* The view's teach fields from the state (app_draw). */
 void app_teach_view(struct AppState *a);
 void app_teach_free(struct AppState *a);
+/* Sessions: teach mode's state into sv (the target borrowed), and back
+ * from a session's sv (the target copied; one for other sentences is
+ * dropped with a message). */
+struct SessionView;
+void app_teach_session_of(const struct AppState *a, struct SessionView *sv);
+void app_teach_session_apply(struct AppState *a, const struct SessionView *sv);
 /* The current loss (NaN when none). */
 double app_teach_loss(const struct AppState *a);
 

@@ -311,6 +311,7 @@ static void session_view_of(const AppState *a, SessionView *sv)
     sv->ui_scale = a->ui_scale;
     sv->sentence_index = a->sentence_idx;
     sv->edit_target = (int)a->vs.edit_target;
+    app_teach_session_of(a, sv);
 }
 
 int app_cli_overrides(Model *m, SessionView *sv, const Options *o, AttnErr *err)
@@ -367,6 +368,7 @@ void app_apply_session_view(AppState *a, const SessionView *sv)
     a->vs.edit_target = (EditTarget)sv->edit_target;
     if (a->sentences && sv->sentence_index < a->sentences->n)
         a->sentence_idx = sv->sentence_index;
+    app_teach_session_apply(a, sv);
     a->dirty = 1;
 }
 
@@ -446,6 +448,7 @@ int app_open_path(AppState *a, const char *path)
         }
         app_set_sentence(a, a->m->text ? a->m->text : "");
         app_apply_session_view(a, &sv);
+        session_view_free(&sv);
         snprintf(a->session_path, sizeof a->session_path, "%s", path);
         app_status(a, 0, "opened session %s", path);
         a->unsaved = 0;

@@ -536,3 +536,60 @@ int app_teach_apply(AppState *a, const AppAction *c)
     default: return 0;
     }
 }
+
+/* ---- sessions ---------------------------------------------------------------------------- */
+
+void app_teach_session_of(const AppState *a, SessionView *sv)
+{
+    const AppTeach *t = a->teach;
+    if (!t)
+        return; /* the defaults (session_view_default) */
+    sv->teach_on = t->on;
+    sv->teach_target = t->target;
+    sv->teach_Tq = t->target ? t->Tq : 0;
+    sv->teach_Tk = t->target ? t->Tk : 0;
+    sv->teach_head = t->head;
+    sv->teach_train = t->train;
+    sv->teach_opt = t->opt;
+    sv->teach_lr = t->lr;
+}
+
+void app_teach_session_apply(AppState *a, const SessionView *sv)
+{
+    if (!a->teach && !sv->teach_on && !sv->teach_target)
+        return;
+    AppTeach *t = teach_get(a);
+    if (!t)
+        return;
+    t->running = 0;
+    t->on = sv->teach_on;
+    t->head = sv->teach_head;
+    t->train = sv->teach_train;
+    t->opt = sv->teach_opt;
+    t->lr = sv->teach_lr;
+    teacher_stop(t);
+    hist_clear(t);
+    free(t->target);
+    t->target = NULL;
+    t->Tq = t->Tk = 0;
+    if (!sv->teach_target)
+        return;
+    if (sv->teach_Tq != a->m->T || sv->teach_Tk != a->m->Tk) {
+        app_status(a, 1, "the session's teach target is %d\xC3\x97%d, the sentence %d\xC3\x97%d: target dropped",
+                   sv->teach_Tq, sv->teach_Tk, a->m->T, a->m->Tk);
+        return;
+    }
+    float *tg = target_for_model(a);
+    if (!tg)
+        return;
+    memcpy(tg, sv->teach_target, (size_t)t->Tq * t->Tk * sizeof *tg);
+    /* rows as painting keeps them: summing to 1 (a hand-edited file may not) */
+    for (int i = 0; i < t->Tq; i++) {
+        double sum = 0.0;
+        for (int j = 0; j < t->Tk; j++)
+            sum += tg[(size_t)i * t->Tk + j];
+        for (int j = 0; sum > 0.0 && j < t->Tk; j++)
+            tg[(size_t)i * t->Tk + j] = (float)(tg[(size_t)i * t->Tk + j] / sum);
+    }
+    teacher_restart(a, 1);
+}
