@@ -245,8 +245,6 @@ static int setup_model(Model *m, int *model_ok, const EmbedTable *table, Options
             return rc;
         if (o->query < 0 && sv->query >= 0 && sv->query < m->T)
             o->query = sv->query;
-        if (o->score_set) /* a flag given now wins over the session's */
-            m->cfg.score = o->cfg.score;
     }
     return 0;
 }

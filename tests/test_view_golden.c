@@ -57,7 +57,7 @@ static const Golden expected[] = {
     {"window-default", 0x9699871cc01d2536ULL},
     {"window-teach", 0xc95f7ddf9936a93aULL},
     {"window-heads4-tooltip", 0x9fffd445a78e964dULL},
-    {"window-heads4-help", 0xb1fbe086ba22461eULL},
+    {"window-heads4-help", 0xc2da030e09c22fedULL},
     {"window-light-editing", 0x57ecfa6abcac0b26ULL},
     {"window-narrow-zoom", 0x96c39aa3c9c60381ULL},
     {"window-prompt", 0xcda7c05262d789cdULL},

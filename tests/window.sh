@@ -307,7 +307,21 @@ if start_app "$tmp/home" --session "$tmp/lesson1.json" "the check was cashed at 
   check "Ctrl+S writes the new lesson's file" [ -s "$tmp/lesson1.json" ]
   check "the new lesson holds its sentence and the mask" \
     sh -c "grep -q 'the check was cashed at the bank' '$tmp/lesson1.json' && grep -q '\"causal\": *true' '$tmp/lesson1.json'"
-  quit_app
+  # killed right after the save: a plain start comes back to that state
+  kill -9 "$app" 2>/dev/null
+  wait "$app" 2>/dev/null
+  if start_app "$tmp/home"; then
+    wait_for 5 title_is "attnviz — the check was cashed at the bank"
+    check "after a kill, a plain start restores the state just saved (title '$(title)')" \
+      title_is "attnviz — the check was cashed at the bank"
+    from=$(find "$tmp/home" -name 'autosave.json.from' | head -1)
+    check "the autosave names the lesson that holds its state" grep -qx "$tmp/lesson1.json" "$from"
+    f=$(find "$tmp/home" -name 'autosave.json' | head -1)
+    check "the restored state has the mask on" grep -q '"causal": *true' "$f"
+    quit_app
+  else
+    fail "the window appears after a kill"
+  fi
 else
   fail "the window appears with --session for a file not written yet"
 fi

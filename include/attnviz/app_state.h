@@ -142,6 +142,9 @@ int app_open_path(AppState *a, const char *path);
 void app_apply_session_view(AppState *a, const SessionView *sv);
 /* Write the autosave file when there are unsaved edits (or always). */
 int app_autosave(AppState *a, int always);
+/* The session file (full path) that holds the autosave's state, written
+ * by the last Ctrl+S with nothing changed since: 1 and buf, or 0. */
+int app_autosave_from(const AppState *a, char *buf, size_t n);
 
 /* Show the attention file im (opened and picked; the app owns it from
  * now on and closes it) instead of the sentence: the head view of its

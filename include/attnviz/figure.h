@@ -101,6 +101,8 @@ typedef struct Figure {
     int row0, col0, rows, cols;/* first visible row/column, counts */
     int label_px, label_lh;    /* token labels */
     int label_w;               /* room for a label (longer ones are cut) */
+    int key_w;                 /* the widest key label (capped): the room
+                                  of a turned one when the rows have none */
     int rotate;                /* key labels at -45° */
     int every_r, every_c;      /* a label every so many rows/columns */
     int value_px;              /* numbers in the cells, 0 = none */

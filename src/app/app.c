@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "app_internal.h"
 #include "attnviz/input.h"
@@ -326,6 +327,13 @@ int app_cli_overrides(Model *m, SessionView *sv, const Options *o, AttnErr *err)
         m->cfg.posenc = o->cfg.posenc;
     if (o->temp_set)
         m->cfg.temperature = o->cfg.temperature;
+    if (o->score_set)
+        m->cfg.score = o->cfg.score;
+    if (o->keys) { /* --keys over a session's (or the autosave's) second sentence */
+        int rc = model_set_keys(m, o->keys, strlen(o->keys));
+        if (rc < 0)
+            return attn_err_set(err, -rc, NULL, 0, "cannot set the second sentence");
+    }
     if (o->heads_set && o->cfg.heads != m->cfg.heads) {
         if (m->d % o->cfg.heads != 0)
             return attn_err_set(err, ATTN_E_HEADS, NULL, 0,
@@ -372,6 +380,45 @@ void app_apply_session_view(AppState *a, const SessionView *sv)
     a->dirty = 1;
 }
 
+static int write_line(FILE *f, void *ctx)
+{
+    return fprintf(f, "%s\n", (const char *)ctx) < 0 ? -ATTN_E_IO : 0;
+}
+
+/* Beside the autosave, "autosave.json.from" names the session file that
+ * holds the same state (written by Ctrl+S), or is removed when the
+ * autosave is newer than any saved file. */
+static void autosave_from_write(AppState *a, const char *path)
+{
+    char side[sizeof a->autosave_path + 8];
+    snprintf(side, sizeof side, "%s.from", a->autosave_path);
+    if (!path) {
+        remove(side);
+        return;
+    }
+    char full[4096], cwd[2048];
+    const char *p = path;
+    if (path[0] != '/' && getcwd(cwd, sizeof cwd)) { /* in full: it is said at the next start */
+        snprintf(full, sizeof full, "%s/%s", cwd, path);
+        p = full;
+    }
+    AttnErr err = {0};
+    io_write_atomic(side, write_line, (void *)p, &err); /* best effort: the state is saved */
+}
+
+int app_autosave_from(const AppState *a, char *buf, size_t n)
+{
+    char side[sizeof a->autosave_path + 8];
+    snprintf(side, sizeof side, "%s.from", a->autosave_path);
+    FILE *f = fopen(side, "r");
+    if (!f)
+        return 0;
+    int ok = fgets(buf, (int)n, f) != NULL;
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+    return ok && buf[0];
+}
+
 int app_save_session(AppState *a, const char *path)
 {
     SessionView sv;
@@ -386,6 +433,10 @@ int app_save_session(AppState *a, const char *path)
         return -1;
     }
     a->unsaved = 0;
+    /* the autosave follows, so that a plain start comes back to this state
+     * (and says which file holds it) even after a kill */
+    if (a->autosave_path[0] && app_autosave(a, 1) == 0)
+        autosave_from_write(a, path);
     app_status(a, 0, "saved %s", path);
     return 0;
 }
@@ -399,6 +450,8 @@ int app_autosave(AppState *a, int always)
     session_view_of(a, &sv);
     if (session_save(a->autosave_path, a->m, &sv, &err) < 0)
         return -1;
+    if (a->unsaved) /* edits after the last save: the autosave is newer than it */
+        autosave_from_write(a, NULL);
     a->unsaved = 0;
     return 0;
 }

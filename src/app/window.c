@@ -202,7 +202,14 @@ static void autosave_setup(AppState *a, const Options *o, const SessionView *sv)
     app_apply_session_view(a, &asv);
     session_view_free(&asv);
     a->unsaved = 0;
-    app_status(a, 0, "restored your last session from %s (--fresh starts clean)", a->autosave_path);
+    char from[1024];
+    if (app_autosave_from(a, from, sizeof from) && stat(from, &st) == 0) {
+        /* the same state as that file: Ctrl+S goes on writing it */
+        snprintf(a->session_path, sizeof a->session_path, "%s", from);
+        app_status(a, 0, "restored %s as you last saved it (--fresh starts clean)", from);
+    } else {
+        app_status(a, 0, "restored your unsaved work from %s (--fresh starts clean)", a->autosave_path);
+    }
 }
 
 int app_run(Model *m, const Options *o, SentenceList *sentences,

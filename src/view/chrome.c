@@ -393,6 +393,59 @@ void draw_controls(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayou
 
 /* ---- status bar, titles, help, tooltip ------------------------------------- */
 
+/* t word-wrapped into at most max_lines lines of max_w pixels (the last
+ * one cut with "…" when more would be needed); returns the lines. */
+static int wrap_lines(View *v, int px, const char *t, int max_w, char out[][400], int max_lines)
+{
+    int n = 0;
+    while (*t && n < max_lines) {
+        size_t len = 0, fit = 0;
+        while (t[len] && len < 399) {
+            len++;
+            if (t[len] == ' ' || !t[len]) {
+                char probe[400];
+                snprintf(probe, sizeof probe, "%.*s", (int)len, t);
+                int w;
+                text_size(v->text, px, probe, &w, NULL);
+                if (w > max_w && fit)
+                    break;
+                fit = len;
+            }
+        }
+        fit = fit ? fit : len;
+        snprintf(out[n++], 400, "%.*s", (int)fit, t);
+        t += fit;
+        while (*t == ' ')
+            t++;
+    }
+    if (*t && n)
+        snprintf(out[n - 1] + strlen(out[n - 1]), 400 - strlen(out[n - 1]), " \xE2\x80\xA6");
+    return n;
+}
+
+/* msg cut to max_w pixels at a word, with "…" (the whole of it is in the
+ * help overlay, F1): a message never ends mid-word. */
+static void status_fit(View *v, int px, const char *msg, int max_w, char *out, size_t n)
+{
+    int w;
+    snprintf(out, n, "%s", msg);
+    text_size(v->text, px, out, &w, NULL);
+    if (w <= max_w)
+        return;
+    size_t len = strlen(out);
+    while (len > 0) {
+        while (len > 0 && out[len - 1] != ' ') /* back to the previous word's end */
+            len--;
+        while (len > 0 && out[len - 1] == ' ')
+            len--;
+        snprintf(out + len, n - len, " \xE2\x80\xA6");
+        text_size(v->text, px, out, &w, NULL);
+        if (w <= max_w)
+            return;
+    }
+    snprintf(out, n, "\xE2\x80\xA6");
+}
+
 void draw_status(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
     const Theme *th = theme(s);
@@ -420,11 +473,18 @@ void draw_status(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout 
              s->dk, c->score != ATTN_SCORE_DOT ? attn_score_name(c->score) : c->scale ? "scaled" : "unscaled",
              s->m->cross ? "cross-attention" : c->causal ? "causal mask" : "no mask",
              (double)c->temperature, tn, q, s->n_unknown ? " \xC2\xB7 dotted = not in the table" : "");
-    int px = S(s, 13), lh = text_line_height(v->text, px);
-    int w = text_draw(v->text, px, th->dim, buf, S(s, 12), l->status.y + (l->status.h - lh) / 2, 0, 0);
+    int px = S(s, 13), lh = text_line_height(v->text, px), y = l->status.y + (l->status.h - lh) / 2;
     const char *msg = s->status ? s->status : "F1 or ? for help  \xC2\xB7  Ctrl+E export PNG  \xC2\xB7  Ctrl+S save session";
-    text_draw(v->text, px, s->status_error ? th->error : (s->status ? th->text : th->dim), msg,
-              S(s, 12) + w + S(s, 24), l->status.y + (l->status.h - lh) / 2, 0, 0);
+    int fw, mw, room = l->w - 2 * S(s, 12);
+    text_size(v->text, px, buf, &fw, NULL);
+    text_size(v->text, px, msg, &mw, NULL);
+    int x = S(s, 12);
+    if (!s->status || fw + S(s, 24) + mw <= room) /* the facts give way to a long message */
+        x += text_draw(v->text, px, th->dim, buf, x, y, 0, 0) + S(s, 24);
+    char fitted[4400];
+    status_fit(v, px, msg, l->w - S(s, 12) - x, fitted, sizeof fitted);
+    text_draw(v->text, px, s->status_error ? th->error : (s->status ? th->text : th->dim), fitted,
+              x, y, 0, 0);
 }
 
 void draw_panel_title(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect p, const char *t)
@@ -435,44 +495,40 @@ void draw_panel_title(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect p, 
     SDL_RenderSetClipRect(r, NULL);
 }
 
-/* The widest keys and description of help lines [k0, k1) at px. */
-static void help_widths(View *v, const ViewHelpLine *keys, int k0, int k1, int px, int *kw, int *dw)
-{
-    *kw = *dw = 0;
-    for (int k = k0; k < k1; k++) {
-        int a, b;
-        text_size(v->text, px, keys[k].keys, &a, NULL);
-        text_size(v->text, px, keys[k].what, &b, NULL);
-        *kw = a > *kw ? a : *kw;
-        *dw = b > *dw ? b : *dw;
-    }
-}
-
-/* The help overlay: one column when its lines fit the window's height,
- * else two (the text smaller when two are wider than the window). */
 void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
     const Theme *th = theme(s);
     /* the lines the app made from its key table: the view knows no keys */
     const ViewHelpLine *keys = s->help_lines;
     int n = s->help_lines ? s->n_help_lines : 0;
-    int px = S(s, 14), lh = text_line_height(v->text, px) + S(s, 3);
-    int cols = n * lh + S(s, 60) > l->h ? 2 : 1, rows = (n + cols - 1) / cols;
-    int kw[2] = {0, 0}, dw[2] = {0, 0}, w = 0;
-    for (int tries = 0; tries < 4; tries++) {
-        w = S(s, 20);
-        for (int c = 0; c < cols; c++) {
-            help_widths(v, keys, c * rows, c + 1 == cols ? n : (c + 1) * rows, px, &kw[c], &dw[c]);
-            w += kw[c] + dw[c] + S(s, 40);
-        }
-        if (w <= l->w || px <= S(s, 10))
-            break;
-        px = px * l->w / w > S(s, 10) ? px * l->w / w : S(s, 10);
+    /* one column when it fits the window's height, else two; each column
+     * as wide as its own keys and texts; a smaller size when even that
+     * is wider than the window */
+    int px = S(s, 14), lh = 0, cols = 1, per = n, kw[2] = {0, 0}, dw[2] = {0, 0};
+    for (int tries = 0; tries < 6; tries++, px = px * 9 / 10) {
         lh = text_line_height(v->text, px) + S(s, 3);
+        cols = n * lh + S(s, 60) + 3 * lh > l->h && n > 1 ? 2 : 1;
+        per = (n + cols - 1) / cols;
+        kw[0] = kw[1] = dw[0] = dw[1] = 0;
+        for (int k = 0; k < n; k++) {
+            int a, b, c = k / per;
+            text_size(v->text, px, keys[k].keys, &a, NULL);
+            text_size(v->text, px, keys[k].what, &b, NULL);
+            kw[c] = a > kw[c] ? a : kw[c];
+            dw[c] = b > dw[c] ? b : dw[c];
+        }
+        if (kw[0] + dw[0] + kw[1] + dw[1] + cols * S(s, 40) + S(s, 20) <= l->w)
+            break;
     }
-    SDL_Rect box = {0, 0, w < l->w ? w : l->w, rows * lh + S(s, 60)};
+    int colx[2] = {0, kw[0] + dw[0] + S(s, 40)};
+    SDL_Rect box = {0, 0, colx[cols - 1] + kw[cols - 1] + dw[cols - 1] + S(s, 60), per * lh + S(s, 60)};
+    char last[3][400];
+    int n_last = s->status ? wrap_lines(v, px, s->status, box.w - S(s, 40), last, 3) : 0;
+    box.h += n_last ? (n_last + 1) * lh : 0;
     box.x = (l->w - box.w) / 2;
     box.y = (l->h - box.h) / 2;
+    if (box.x < 0)
+        box.x = 0;
     if (box.y < 0)
         box.y = 0;
     SDL_Color shade = {0, 0, 0, 150};
@@ -480,16 +536,15 @@ void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l
     fill(r, box, th->panel);
     outline(r, box, th->accent, 2);
     text_draw(v->text, S(s, 16), th->text, "attnviz keys  (Esc closes)", box.x + S(s, 20), box.y + S(s, 12), 0, 0);
-    int x = box.x + S(s, 20);
-    for (int c = 0; c < cols; c++) {
-        for (int k = c * rows; k < n && k < (c + 1) * rows; k++) {
-            int y = box.y + S(s, 44) + (k - c * rows) * lh;
-            text_draw(v->text, px, th->accent, keys[k].keys, x, y, 0, 0);
-            draw_text_fit(v, px, th->text, keys[k].what, x + kw[c] + S(s, 20), y,
-                          box.x + box.w - (x + kw[c] + S(s, 20)) - S(s, 10));
-        }
-        x += kw[c] + dw[c] + S(s, 40);
+    for (int k = 0; k < n; k++) {
+        int c = k / per, x = box.x + S(s, 20) + colx[c], y = box.y + S(s, 44) + (k % per) * lh;
+        text_draw(v->text, px, th->accent, keys[k].keys, x, y, 0, 0);
+        text_draw(v->text, px, th->text, keys[k].what, x + S(s, 20) + kw[c], y, 0, 0);
     }
+    /* the status bar's last message in full (the bar may have cut it) */
+    for (int k = 0; k < n_last; k++)
+        text_draw(v->text, px, s->status_error ? th->error : th->dim, last[k], box.x + S(s, 20),
+                  box.y + S(s, 44) + (per + 1 + k) * lh, 0, 0);
 }
 
 /* The hovered cell's query and key, and its numbers in the maps there are. */

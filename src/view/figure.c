@@ -381,6 +381,7 @@ void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o, const 
     int cap = S(&c, 140);
     f->label_w = widest(&c, f->label_px, map->q_labels, f->Tq, cap);
     int key_w = widest(&c, f->label_px, map->k_labels, f->Tk, cap);
+    f->key_w = key_w;
     f->cb.cs = o->cs ? *o->cs : colormap_scale_for_map(map, o->cmap);
     int tick_w = tick_labels(&f->cb, &c);
     f->grid.x = x0 + f->label_w + S(&c, 10);

@@ -179,7 +179,7 @@ static void labels(const FigureDraw *d, const Figure *f, const AttnMap *map)
         int cx = figure_cell_x(f, j) + (int)(f->cell / 2);
         if (f->rotate) /* -45° about the label's start, just above the column */
             text_fit(d->text, px, c, map->k_labels[j], cx - lh / 3, f->grid.y - px / 2 - lh, 0, -45.0,
-                     f->label_w * 3 / 2);
+                     f->label_w ? f->label_w * 3 / 2 : f->key_w);
         else
             text_draw(d->text, px, c, map->k_labels[j], cx, f->grid.y - lh - px / 7, 1, 0);
     }
