@@ -304,15 +304,21 @@ static int steps(AppState *a, long k, Uint64 budget_ticks)
     return rc;
 }
 
-/* Does a word occur twice among the keys (so two keys share one vector)? */
-static int repeated_keys(const Model *m)
+/* Does a word occur twice among the n labels (one vector for both)? */
+static int repeated(const char *const *l, int n)
 {
-    const char *const *kl = m->cross ? m->klabels : m->labels;
-    for (int i = 0; i < m->Tk; i++)
-        for (int j = i + 1; j < m->Tk; j++)
-            if (kl[i] && kl[j] && strcmp(kl[i], kl[j]) == 0)
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (l[i] && l[j] && strcmp(l[i], l[j]) == 0)
                 return 1;
     return 0;
+}
+
+/* Two queries or two keys with the same word have the same vector without
+ * positions: rows or columns the weights cannot tell apart. */
+static int repeated_words(const Model *m)
+{
+    return repeated(m->labels, m->T) || repeated(m->cross ? m->klabels : m->labels, m->Tk);
 }
 
 /* Stop when learned or on a plateau, and say which. */
@@ -326,9 +332,9 @@ static void check_stop(AppState *a)
                    t->steps);
     } else if (teacher_plateau(&t->t, TEACH_PLATEAU_WINDOW, TEACH_PLATEAU_TOL)) {
         t->running = 0;
-        int hint = loss > 0.05 && repeated_keys(a->m) && !a->m->cfg.posenc;
+        int hint = loss > 0.05 && repeated_words(a->m) && !a->m->cfg.posenc;
         app_status(a, 0, "stopped after %ld steps: the loss stopped improving (%.3f)%s", t->steps, loss,
-                   hint ? " \xE2\x80\x94 two keys have the same vector? try posenc (P)" : "");
+                   hint ? " \xE2\x80\x94 a word twice has one vector: try posenc (P)" : "");
     }
 }
 
