@@ -236,6 +236,12 @@ static void test_reset_and_undo(void **state)
     key(f, SDLK_z, KMOD_CTRL);
     assert_memory_equal(w0, f->m.params.Wq, (size_t)n * sizeof *w0);
     assert_up_to_date(f);
+    /* teaching again after the undo is an undo step of its own */
+    for (int k = 0; k < 10; k++)
+        act(f, ACT_TEACH_STEP, 0, 0, 0.0f);
+    assert_true(memcmp(w0, f->m.params.Wq, (size_t)n * sizeof *w0) != 0);
+    key(f, SDLK_z, KMOD_CTRL);
+    assert_memory_equal(w0, f->m.params.Wq, (size_t)n * sizeof *w0);
     free(w0);
 }
 

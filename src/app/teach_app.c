@@ -538,6 +538,11 @@ int app_teach_apply(AppState *a, const AppAction *c)
             t->running = 0;
             a->dirty = 1;
         }
+        if (t && t->before) { /* the next run is an undo step of its own */
+            app_snap_free(t->before);
+            free(t->before);
+            t->before = NULL;
+        }
         return 0;
     default: return 0;
     }
