@@ -301,6 +301,51 @@ static void test_presets_learn_fast(void **state)
     check_learns(f, 1);
 }
 
+/* Every classroom sentence, posenc on: each preset's pattern is visible
+ * (every row's largest weight on its target) after 300 steps, far fewer
+ * than one second of frames takes in the window. */
+static void test_classroom_sentences_learn(void **state)
+{
+    Fix *f = *state;
+    size_t len;
+    char *data = test_slurp("sentences/classroom.txt", &len);
+    assert_non_null(data);
+    SentenceList sl;
+    AttnErr err = {0};
+    assert_int_equal(sentences_parse(&sl, data, len, "classroom.txt", &err), 0);
+    act(f, ACT_TEACH, 0, 0, 0.0f);
+    act(f, ACT_TOGGLE_POSENC, 0, 0, 0.0f);
+    Uint64 t0 = SDL_GetPerformanceCounter();
+    long total = 0;
+    for (int k = 0; k < sl.n; k++) {
+        if (sl.keys[k][0])
+            continue; /* self-attention lines */
+        app_set_sentence(f->a, sl.text[k]);
+        int T = f->m.T;
+        for (int p = 0; p < TEACH_PRESET_COUNT; p++) {
+            act(f, ACT_TEACH_PRESET, p, 0, 0.0f);
+            for (int n = 0; n < 300; n++)
+                act(f, ACT_TEACH_STEP, 0, 0, 0.0f);
+            total += 300;
+            const float *w = weights(f);
+            for (int i = 0; i < T; i++) {
+                int best = 0, want = preset_key(p, i, T);
+                for (int j = 1; j < T; j++)
+                    if (w[i * T + j] > w[i * T + best])
+                        best = j;
+                if (best != want)
+                    fail_msg("\"%s\", preset %s: row %d's largest weight on %d, not %d", sl.text[k],
+                             teach_preset_name(p), i, best, want);
+            }
+            act(f, ACT_TEACH_RESET, 0, 0, 0.0f);
+        }
+    }
+    double s = (double)(SDL_GetPerformanceCounter() - t0) / (double)SDL_GetPerformanceFrequency();
+    print_message("classroom: %ld steps (each with its maps) in %.2f s\n", total, s);
+    sentences_free(&sl);
+    free(data);
+}
+
 static void test_settings_and_sentence_change(void **state)
 {
     Fix *f = *state;
@@ -440,6 +485,7 @@ int main(void)
         T(test_run_tick_plateau),
         T(test_reset_and_undo),
         T(test_presets_learn_fast),
+        T(test_classroom_sentences_learn),
         T(test_settings_and_sentence_change),
         T(test_session_round_trip),
         T(test_render),
