@@ -263,9 +263,16 @@ static int load_sentences(SentenceList *sl, const Options *o, AttnErr *err)
                                 "--line %ld is out of range: the file has %d sentence%s",
                                 o->line, sl->n, sl->n == 1 ? "" : "s");
     } else if (paths_find_data("sentences/default.txt", path, sizeof path) == 0) {
-        AttnErr ignore;
-        if (sentences_load(sl, path, &ignore) < 0)
+        /* every file of sentences/ (default.txt first): PageUp/PageDown walk them all */
+        AttnErr warn = {0};
+        *strrchr(path, '/') = '\0';
+        if (sentences_load_folder(sl, path, "default.txt", &warn) < 0)
             memset(sl, 0, sizeof *sl);
+        else if (warn.code) {
+            char buf[1200];
+            attn_err_format(&warn, buf, sizeof buf);
+            fprintf(stderr, "attnviz: note: left out of the sentences: %s\n", buf);
+        }
     }
     return 0;
 }

@@ -329,7 +329,7 @@ static void test_pages_through_pairs(void **state)
     static char *text[] = {"je suis heureux", "the red car", "the bank of the river"};
     static char *keys[] = {"i am happy", "la voiture rouge", ""};
     static long line[] = {1, 2, 3};
-    SentenceList pairs = {3, text, keys, line};
+    SentenceList pairs = {3, text, keys, line, NULL};
     SentenceList *own = a->sentences;
     a->sentences = &pairs;
     a->sentence_idx = 2;

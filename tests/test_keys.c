@@ -88,12 +88,56 @@ static void test_plus_minus_mirror(void **state)
     assert_float_equal(f->m.params.Wq[0], w0 + 0.09f, 1e-5);
 }
 
+/* The keyboard goes round the panels with Tab (issue 16, item 1): sentence
+ * bar, second bar, heatmap, editor, and back with Shift+Tab; 1–6 open an
+ * editor tab with the keyboard in it; Esc gives it back to the heatmap. */
+static void test_tab_cycle(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    key(f, SDLK_TAB, 0); /* heatmap → editor */
+    assert_int_equal(a->vs.edit_focus, 1);
+    key(f, SDLK_DOWN, 0); /* the arrows move the editor's cell, not the query */
+    assert_int_equal(a->vs.edit_row, 1);
+    key(f, SDLK_TAB, 0); /* editor → sentence */
+    assert_int_equal(a->vs.edit_focus, 0);
+    assert_int_equal(a->vs.sentence_focus, 1);
+    assert_int_equal(a->vs.keys_focus, 0);
+    key(f, SDLK_TAB, 0); /* sentence → second sentence */
+    assert_int_equal(a->vs.keys_focus, 1);
+    key(f, SDLK_TAB, 0); /* second sentence → heatmap */
+    assert_int_equal(a->vs.sentence_focus, 0);
+    assert_int_equal(a->vs.keys_focus, 0);
+    assert_int_equal(a->vs.edit_focus, 0);
+    /* and back */
+    key(f, SDLK_TAB, KMOD_LSHIFT); /* heatmap → second sentence */
+    assert_int_equal(a->vs.keys_focus, 1);
+    key(f, SDLK_TAB, KMOD_LSHIFT); /* → sentence */
+    assert_int_equal(a->vs.sentence_focus, 1);
+    assert_int_equal(a->vs.keys_focus, 0);
+    key(f, SDLK_TAB, KMOD_LSHIFT); /* → editor */
+    assert_int_equal(a->vs.sentence_focus, 0);
+    assert_int_equal(a->vs.edit_focus, 1);
+    key(f, SDLK_TAB, KMOD_LSHIFT); /* → heatmap */
+    assert_int_equal(a->vs.edit_focus, 0);
+    /* a number opens its tab with the keyboard in the editor; Esc leaves */
+    key(f, SDLK_3, 0);
+    assert_int_equal(a->vs.edit_target, EDIT_WV);
+    assert_int_equal(a->vs.edit_focus, 1);
+    key(f, SDLK_ESCAPE, 0);
+    assert_int_equal(a->vs.edit_focus, 0);
+    int q = a->vs.query;
+    key(f, SDLK_DOWN, 0); /* the heatmap's keys again */
+    assert_int_equal(a->vs.query, q + 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_ctrl_letter_does_not_fall_through, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bound_chords_act, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plus_minus_mirror, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tab_cycle, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -54,15 +54,15 @@ typedef struct Golden {
 } Golden;
 
 static const Golden expected[] = {
-    {"window-default", 0x9699871cc01d2536ULL},
-    {"window-teach", 0xc95f7ddf9936a93aULL},
-    {"window-heads4-tooltip", 0x9fffd445a78e964dULL},
-    {"window-heads4-help", 0xc2da030e09c22fedULL},
+    {"window-default", 0x6004f766e56e5c52ULL},
+    {"window-teach", 0xc8e09cb9b0b7733eULL},
+    {"window-heads4-tooltip", 0x346e747284ce9081ULL},
+    {"window-heads4-help", 0xa36410b7f3aec49bULL},
     {"window-light-editing", 0x57ecfa6abcac0b26ULL},
-    {"window-narrow-zoom", 0x96c39aa3c9c60381ULL},
+    {"window-narrow-zoom", 0x8737813a24d0d3a9ULL},
     {"window-prompt", 0xcda7c05262d789cdULL},
     {"window-long", 0x96427eeec20d9743ULL},
-    {"window-basic-scale150", 0x0cd0926ae68558ceULL},
+    {"window-basic-scale150", 0x546473fee85bec0eULL},
     {"window-empty", 0x0f6c346939e9fc41ULL},
     {"panel-heatmap", 0xb0c8ad5428bce8c7ULL},
     {"panel-lines", 0x7424447eb1a1ccfdULL},

@@ -19,6 +19,8 @@ typedef struct SentenceList {
     char **text;    /* n sentences, NUL-terminated, trimmed */
     char **keys;    /* n second sentences ("" when the line has none) */
     long *line;     /* their 1-based line numbers */
+    char **src;     /* n: the file each came from, without its folder; NULL
+                       for one file (sentences_parse, sentences_load) */
 } SentenceList;
 
 #define ATTN_MAX_FILE_BYTES (512L << 20) /* sentences/weights/session files */
@@ -27,6 +29,11 @@ int sentences_load(SentenceList *out, const char *path, AttnErr *err);
 int sentences_parse(SentenceList *out, const char *data, size_t len,
                     const char *name, AttnErr *err);
 void sentences_free(SentenceList *s);
+/* Every sentences file (*.txt) of the folder dir, first the one named
+ * first (when there), then the others by name, into one list with src set.
+ * A file that cannot be read or parsed is left out, the first such named
+ * in *warn (code set); -ATTN_E_IO when no file gave a sentence. */
+int sentences_load_folder(SentenceList *out, const char *dir, const char *first, AttnErr *warn);
 
 /* Read a whole (regular) file; refuses directories and files over max. */
 int io_read_file(const char *path, long max, char **data, size_t *len,

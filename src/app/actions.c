@@ -299,8 +299,19 @@ static void sentence_step(AppState *a, int dir)
     if (model_set_keys(a->m, keys ? keys : "", keys ? strlen(keys) : 0) < 0)
         app_status(a, 1, "out of memory");
     app_set_sentence(a, a->sentences->text[a->sentence_idx]);
-    app_status(a, 0, "sentence %d of %d%s", a->sentence_idx + 1, n,
-               a->m->cross ? " (a pair: keys from the second bar)" : "");
+    /* with the whole folder: the file, and the sentence's place in it */
+    const SentenceList *sl = a->sentences;
+    int k = a->sentence_idx, first = k, count = 0;
+    while (sl->src && first > 0 && strcmp(sl->src[first - 1], sl->src[k]) == 0)
+        first--;
+    while (sl->src && first + count < n && strcmp(sl->src[first + count], sl->src[k]) == 0)
+        count++;
+    if (sl->src)
+        app_status(a, 0, "%s: sentence %d of %d%s", sl->src[k], k - first + 1, count,
+                   a->m->cross ? " (a pair: keys in the second bar)" : "");
+    else
+        app_status(a, 0, "sentence %d of %d%s", k + 1, n,
+                   a->m->cross ? " (a pair: keys in the second bar)" : "");
 }
 
 /* ---- what is shown ---------------------------------------------------------------- */
@@ -342,6 +353,7 @@ static void focus_sentence(AppState *a, int cursor)
 {
     a->vs.sentence_focus = 1;
     a->vs.keys_focus = 0;
+    a->vs.edit_focus = 0; /* one panel has the keyboard */
     if (!a->prompt) { /* a click in the prompt keeps its own cursor */
         int len = (int)a->text_len;
         cursor = cursor < 0 || cursor > len ? len : cursor;
@@ -361,6 +373,7 @@ static void focus_keys(AppState *a, int cursor)
         return; /* a file name is being asked for in the first bar */
     a->vs.sentence_focus = 1;
     a->vs.keys_focus = 1;
+    a->vs.edit_focus = 0;
     int len = (int)a->keys_len;
     cursor = cursor < 0 || cursor > len ? len : cursor;
     while (cursor > 0 && ((unsigned char)a->keys[cursor] & 0xC0) == 0x80)
@@ -429,6 +442,10 @@ static void edit_cell(AppState *a, int row, int col)
 
 static void edit_focus(AppState *a, int on)
 {
+    if (on && !editor_shown(a)) { /* no editor to type into: the sentence is next */
+        focus_sentence(a, -1);
+        return;
+    }
     if (a->vs.edit_focus != !!on) {
         a->vs.edit_focus = !!on;
         a->dirty = 1;

@@ -18,6 +18,7 @@ static const char H_TEMP[] = "temperature \xCF\x84 up / down";
 static const char H_MATRIX[] = "weights / raw scores / logits";
 static const char H_LOOK[] = "next colour map / light or dark theme";
 static const char H_PAGES[] = "previous / next sentence";
+static const char H_FOCUS[] = "the keyboard to the next / previous panel (outlined): sentence, keys, heatmap, editor";
 static const char H_TARGET[] = "weight editor: Wq, Wk, Wv, Wo, X, v (additive score)";
 static const char H_KEYS[] = "second sentence: keys and values (cross-attention; Tab moves on, empty = self)";
 static const char H_SCORE[] = "score function: dot / cosine / additive";
@@ -109,12 +110,18 @@ static const AppKey key_table[] = {
     K(SDLK_l, SHIFT, TEACH, ACT_TEACH_LR, -1, H_TEACH_LR),
     K(SDLK_o, 0, TEACH, ACT_TEACH_OPT, 0, "teach: optimiser SGD / Adam"),
     K(SDLK_u, 0, TEACH, ACT_TEACH_TRAIN, 0, "teach: what trains (Wq,Wk \xE2\x86\x92 + x \xE2\x86\x92 + v \xE2\x86\x92 x)"),
-    K(SDLK_1, 0, MAIN, ACT_EDIT_TARGET, EDIT_WQ, H_TARGET),
-    K(SDLK_2, 0, MAIN, ACT_EDIT_TARGET, EDIT_WK, H_TARGET),
-    K(SDLK_3, 0, MAIN, ACT_EDIT_TARGET, EDIT_WV, H_TARGET),
-    K(SDLK_4, 0, MAIN, ACT_EDIT_TARGET, EDIT_WO, H_TARGET),
-    K(SDLK_5, 0, MAIN, ACT_EDIT_TARGET, EDIT_X, H_TARGET),
-    K(SDLK_6, 0, MAIN, ACT_EDIT_TARGET, EDIT_V, H_TARGET),
+    ROW(SDLK_1, 0, MAIN, ACT_EDIT_TARGET, EDIT_WQ, 1, 0.0f, H_TARGET),
+    ROW(SDLK_2, 0, MAIN, ACT_EDIT_TARGET, EDIT_WK, 1, 0.0f, H_TARGET),
+    ROW(SDLK_3, 0, MAIN, ACT_EDIT_TARGET, EDIT_WV, 1, 0.0f, H_TARGET),
+    ROW(SDLK_4, 0, MAIN, ACT_EDIT_TARGET, EDIT_WO, 1, 0.0f, H_TARGET),
+    ROW(SDLK_5, 0, MAIN, ACT_EDIT_TARGET, EDIT_X, 1, 0.0f, H_TARGET),
+    ROW(SDLK_6, 0, MAIN, ACT_EDIT_TARGET, EDIT_V, 1, 0.0f, H_TARGET),
+    /* the keyboard from panel to panel: sentence, second sentence, heatmap,
+     * editor (the bars handle Tab themselves while typing) */
+    K(SDLK_TAB, NOSHIFT, MAIN, ACT_EDIT_FOCUS, 1, H_FOCUS),
+    K(SDLK_TAB, SHIFT, MAIN, ACT_FOCUS_KEYS, -1, H_FOCUS),
+    K(SDLK_TAB, NOSHIFT, EDITOR, ACT_FOCUS_SENTENCE, -1, NULL),
+    K(SDLK_TAB, SHIFT, EDITOR, ACT_EDIT_FOCUS, 0, NULL),
     /* the weight editor has the keyboard (after a click on it) */
     K(SDLK_ESCAPE, 0, EDITOR, ACT_EDIT_FOCUS, 0, NULL),
     ROW(SDLK_UP, 0, EDITOR, ACT_EDIT_MOVE, -1, 0, 0.0f, H_EDIT_KEYS),

@@ -229,9 +229,15 @@ static void text_key(AppState *a, SDL_Keycode k, Uint16 mod)
         return;
     }
     if (k == SDLK_TAB && !a->prompt) {
-        /* the focus cycle: first bar → second bar → the heatmap */
+        /* the focus cycle: first bar → second bar → the heatmap → the
+         * editor; Shift+Tab goes back (from the first bar to the editor) */
         AppAction next = {a->vs.keys_focus ? ACT_LEAVE_SENTENCE : ACT_FOCUS_KEYS, -1, 0, 0.0f};
+        if (mod & KMOD_SHIFT)
+            next = a->vs.keys_focus ? (AppAction){ACT_FOCUS_SENTENCE, -1, 0, 0.0f}
+                                    : (AppAction){ACT_LEAVE_SENTENCE, 0, 0, 0.0f};
         app_apply(a, &next);
+        if ((mod & KMOD_SHIFT) && !a->vs.sentence_focus)
+            app_apply(a, &(AppAction){ACT_EDIT_FOCUS, 1, 0, 0.0f});
         return;
     }
     bar_key(a, k, mod);

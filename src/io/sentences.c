@@ -4,6 +4,8 @@
  * splits it; both sides trimmed, neither may be empty). */
 #include "attnviz/io.h"
 
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,9 +18,12 @@ void sentences_free(SentenceList *s)
         if (s->keys)
             free(s->keys[i]);
     }
+    for (int i = 0; s->src && i < s->n; i++)
+        free(s->src[i]);
     free(s->text);
     free(s->keys);
     free(s->line);
+    free(s->src);
     memset(s, 0, sizeof *s);
 }
 
@@ -154,5 +159,112 @@ int sentences_load(SentenceList *out, const char *path, AttnErr *err)
         return rc;
     rc = sentences_parse(out, data, len, path, err);
     free(data);
+    return rc;
+}
+
+/* Move b's sentences to the end of a, each with its file's name. */
+static int append(SentenceList *a, SentenceList *b, const char *name)
+{
+    int n = a->n + b->n;
+    char **text = realloc(a->text, (size_t)n * sizeof *text);
+    if (text)
+        a->text = text;
+    char **keys = realloc(a->keys, (size_t)n * sizeof *keys);
+    if (keys)
+        a->keys = keys;
+    long *line = realloc(a->line, (size_t)n * sizeof *line);
+    if (line)
+        a->line = line;
+    char **src = realloc(a->src, (size_t)n * sizeof *src);
+    if (src)
+        a->src = src;
+    if (!text || !keys || !line || !src)
+        return -ATTN_E_NOMEM;
+    for (int i = 0; i < b->n; i++) {
+        char *copy = strdup(name);
+        if (!copy)
+            return -ATTN_E_NOMEM;
+        int k = a->n++;
+        a->text[k] = b->text[i];
+        a->keys[k] = b->keys ? b->keys[i] : strdup("");
+        a->line[k] = b->line[i];
+        a->src[k] = copy;
+        b->text[i] = NULL;
+        if (b->keys)
+            b->keys[i] = NULL;
+        if (!a->keys[k])
+            return -ATTN_E_NOMEM;
+    }
+    return 0;
+}
+
+static int by_name(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The *.txt names of dir, sorted, first (when there) at the front. */
+static int folder_names(const char *dir, const char *first, char ***out)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0, cap = 16;
+    char **names = malloc((size_t)cap * sizeof *names);
+    for (struct dirent *e; names && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || e->d_name[0] == '.' || strcmp(e->d_name + len - 4, ".txt") != 0)
+            continue;
+        if (n == cap) {
+            char **more = realloc(names, (size_t)(cap *= 2) * sizeof *names);
+            if (!more)
+                break;
+            names = more;
+        }
+        if (!(names[n] = strdup(e->d_name)))
+            break;
+        n++;
+    }
+    closedir(d);
+    if (!names)
+        return -1;
+    qsort(names, (size_t)n, sizeof *names, by_name);
+    for (int k = 1; first && k < n; k++)
+        if (strcmp(names[k], first) == 0) {
+            char *f = names[k];
+            memmove(names + 1, names, (size_t)k * sizeof *names);
+            names[0] = f;
+        }
+    *out = names;
+    return n;
+}
+
+int sentences_load_folder(SentenceList *out, const char *dir, const char *first, AttnErr *warn)
+{
+    memset(out, 0, sizeof *out);
+    char **names;
+    int n = folder_names(dir, first, &names), rc = 0;
+    if (n < 0)
+        return attn_err_set(warn, ATTN_E_IO, dir, 0, "cannot read the folder");
+    for (int k = 0; k < n && rc == 0; k++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+        SentenceList one;
+        AttnErr e = {0};
+        if (sentences_load(&one, path, &e) < 0) {
+            if (warn && !warn->code)
+                *warn = e; /* left out; the first such said */
+            continue;
+        }
+        rc = append(out, &one, names[k]);
+        sentences_free(&one);
+    }
+    for (int k = 0; k < n; k++)
+        free(names[k]);
+    free(names);
+    if (rc == 0 && out->n == 0)
+        rc = attn_err_set(warn, ATTN_E_IO, dir, 0, "no sentences files in the folder");
+    if (rc < 0)
+        sentences_free(out);
     return rc;
 }

@@ -123,6 +123,8 @@ static void window_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const V
     if (s->teach)
         draw_teach_target(r, s, &l->heat);
     SDL_RenderSetClipRect(r, NULL);
+    if (!s->edit_focus && !s->sentence_focus && !s->prompt) /* the keys act here */
+        outline(r, l->heatmap, theme(s)->accent, S(s, 1) > 0 ? S(s, 1) : 1);
 }
 
 /* The line diagram's panel: background, title (the head), the diagram
