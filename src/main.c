@@ -416,7 +416,7 @@ int main(int argc, char **argv)
     EmbedTable *table = NULL;
     SentenceList sl = {0};
     Model m;
-    SessionView sv;
+    SessionView sv = {0};
     Teacher teacher = {0};
     int model_ok = 0, status;
 
@@ -494,6 +494,7 @@ int main(int argc, char **argv)
     status = rc < 0;
 done:
     teacher_free(&teacher);
+    session_view_free(&sv);
     if (window_file) {
         import_close(window_file);
         free(window_file);

@@ -21,6 +21,7 @@
 #include "attnviz/input.h"
 #include "attnviz/model.h"
 #include "attnviz/options.h"
+#include "attnviz/teach_app.h"
 #include "attnviz/view.h"
 
 #include "test_util.h"
@@ -331,6 +332,11 @@ static void test_every_key_acts(void **state)
                 a->vs.edit_focus = t[r].ctx == KEYCTX_EDITOR;
                 a->grid = t[r].ctx == KEYCTX_GRID; /* the model view's keys */
                 a->vs.sentence_focus = typing;
+                /* teach mode's keys with teach mode on, the others with it off */
+                if (t[r].ctx == KEYCTX_TEACH && !(a->teach && a->teach->on))
+                    app_apply(a, &(AppAction){ACT_TEACH, 0, 0, 0.0f});
+                else if (t[r].ctx != KEYCTX_TEACH && a->teach)
+                    a->teach->on = a->teach->running = 0;
                 Uint16 mod = (t[r].mods & KEYMOD_CTRL ? KMOD_LCTRL : 0) |
                              (t[r].mods & KEYMOD_ALT ? KMOD_LALT : 0) |
                              (t[r].mods & KEYMOD_SHIFT ? KMOD_LSHIFT : 0);

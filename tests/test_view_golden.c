@@ -55,8 +55,9 @@ typedef struct Golden {
 
 static const Golden expected[] = {
     {"window-default", 0x6004f766e56e5c52ULL},
+    {"window-teach", 0xc8e09cb9b0b7733eULL},
     {"window-heads4-tooltip", 0x346e747284ce9081ULL},
-    {"window-heads4-help", 0x2ab5cccd782eed09ULL},
+    {"window-heads4-help", 0x325122241e134d88ULL},
     {"window-light-editing", 0x57ecfa6abcac0b26ULL},
     {"window-narrow-zoom", 0x8737813a24d0d3a9ULL},
     {"window-prompt", 0xcda7c05262d789cdULL},
@@ -200,6 +201,23 @@ static void test_golden_windows(void **state)
     make_model(&m, SENTENCE, ATTN_MODE_LEARNED, 0, 1);
     window_state(&s, &m);
     window("window-default", &s, 1280, 800);
+    /* teach mode: the target (each word to the one before) outlined over
+     * the heatmap, a falling loss curve in the step view's place */
+    static float target[7 * 7];
+    static double loss[80];
+    for (int i = 0; i < 7; i++)
+        target[i * 7 + (i > 0 ? i - 1 : 0)] = 1.0f;
+    for (int k = 0; k < 80; k++)
+        loss[k] = 0.05 + 2.0 * pow(0.93, k);
+    s.teach = 1;
+    s.teach_target = target;
+    s.teach_Tq = s.teach_Tk = 7;
+    s.teach_loss = loss;
+    s.n_teach_loss = 80;
+    s.teach_steps = 79;
+    s.teach_running = 1;
+    s.teach_info = "adam \xC2\xB7 lr 0.1 \xC2\xB7 training wq,wk \xC2\xB7 the shown head";
+    window("window-teach", &s, 1280, 800);
     model_destroy(&m);
 
     /* 4 heads, causal, logits of head 2, a focused key, a hovered cell */

@@ -74,6 +74,18 @@ typedef enum AppActionKind {
                            head, or -1 for the selection) */
     ACT_TOGGLE_SPECIAL, /* hide the special tokens ([CLS], <s> …) and renormalise
                            the rows / show them again */
+    /* teach mode (issue 15, teach_app.h): the weights learn a painted target */
+    ACT_TEACH,          /* teach mode on / off (the heatmap paints the target) */
+    ACT_TEACH_PAINT,    /* i, j: target cell (i < 0: the query row and focused
+                           key); value 1 paints, 0 erases (a pointer drag goes
+                           on doing the same until ACT_DRAG_END), -1 flips */
+    ACT_TEACH_PRESET,   /* i: TeachPreset, -1 the current map, -2 clear */
+    ACT_TEACH_RUN,      /* i: 1 run, 0 pause, -1 flip */
+    ACT_TEACH_STEP,     /* one step */
+    ACT_TEACH_RESET,    /* the weights from before teaching */
+    ACT_TEACH_LR,       /* i: +1 learning rate x 2, -1 / 2 */
+    ACT_TEACH_OPT,      /* SGD / Adam */
+    ACT_TEACH_TRAIN,    /* what trains: wq,wk → +x → +v (additive) → x */
     ACT_QUIT,
     ACT_COUNT
 } AppActionKind;

@@ -23,13 +23,15 @@ enum {
 };
 
 /* When a row applies. Keys: the table is searched for KEYCTX_ANY, then (when
- * no text field has the keyboard) KEYCTX_HELP, KEYCTX_EDITOR, KEYCTX_GRID, KEYCTX_MAIN;
+ * no text field has the keyboard) KEYCTX_HELP, KEYCTX_EDITOR, KEYCTX_GRID, KEYCTX_TEACH,
+ * KEYCTX_MAIN;
  * the first row that fits wins. The wheel: the part under the pointer. */
 typedef enum KeyContext {
     KEYCTX_ANY = 0,   /* always, even while typing (Ctrl shortcuts, F1, F11) */
     KEYCTX_HELP,      /* the help overlay is shown */
     KEYCTX_EDITOR,    /* the weight editor has the keyboard */
     KEYCTX_GRID,      /* the model view of an attention file is shown */
+    KEYCTX_TEACH,     /* teach mode is on (before MAIN: Space runs, 1-5 presets) */
     KEYCTX_MAIN,      /* no text field has the keyboard */
     KEYCTX_EDIT_CELL, /* wheel over a cell of the weight editor */
     KEYCTX_HEATMAP,   /* wheel over the heatmap */

@@ -18,10 +18,23 @@ typedef struct SessionView {
     float ui_scale;
     int sentence_index;
     int edit_target;
+    /* teach mode (issue 15): on, the target (teach_Tq × teach_Tk, rows
+     * summing to 1 or 0; NULL: none) and the settings. A parsed session's
+     * target belongs to the SessionView: session_view_free. */
+    int teach_on;
+    float *teach_target;
+    int teach_Tq, teach_Tk;
+    int teach_head;         /* 0.. or MODEL_HEAD_AVG */
+    int teach_train;        /* TEACH_* bits */
+    int teach_opt;          /* TeachOptKind */
+    float teach_lr;
 } SessionView;
 
-/* Query 1, no key, head 0, weights, viridis, dark, scale 1. */
+/* Query 1, no key, head 0, weights, viridis, dark, scale 1; teach mode
+ * off, no target, Wq and Wk by Adam at lr 0.1. */
 void session_view_default(SessionView *sv);
+/* Free the teach target a parsed session gave sv (NULL after). */
+void session_view_free(SessionView *sv);
 
 /* Learned weights read from a file: params.h heads over params.d
  * dimensions, and the seed they came from when the file names one. */

@@ -91,6 +91,18 @@ typedef struct ViewState {
     const char *cmp_cur_label;/* "current: cosine, head 1" */
     const char *cmp_what;     /* what differs: "dot vs cosine", "edited Wq" */
 
+    /* teach mode (issue 15): the target drawn over the heatmap as outlined
+     * cells, and the loss curve in the step view's place */
+    int teach;                /* teach mode is on */
+    const float *teach_target;/* teach_Tq × teach_Tk, rows summing to 1 or
+                                 0, or NULL (drawn when the map's size) */
+    int teach_Tq, teach_Tk;
+    const double *teach_loss; /* the curve: the loss before, then after
+                                 each step (n_teach_loss points) */
+    long n_teach_loss, teach_steps;
+    int teach_running;
+    const char *teach_info;   /* the settings: optimiser, lr, what trains */
+
     /* window-only parts (ignored by the panel exports) */
     const char *sentence;  /* the text in the sentence bar */
     int sentence_focus;

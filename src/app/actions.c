@@ -3,6 +3,7 @@
  * are ignored or clamped. The editor's cells are in editor.c. */
 #include "app_internal.h"
 #include "attnviz/attnfile.h"
+#include "attnviz/teach_app.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -61,6 +62,15 @@ static const char *const action_names[ACT_COUNT] = {
     [ACT_FULLSCREEN] = "fullscreen",
     [ACT_HELP] = "help",
     [ACT_QUIT] = "quit",
+    [ACT_TEACH] = "teach",
+    [ACT_TEACH_PAINT] = "teach_paint",
+    [ACT_TEACH_PRESET] = "teach_preset",
+    [ACT_TEACH_RUN] = "teach_run",
+    [ACT_TEACH_STEP] = "teach_step",
+    [ACT_TEACH_RESET] = "teach_reset",
+    [ACT_TEACH_LR] = "teach_lr",
+    [ACT_TEACH_OPT] = "teach_opt",
+    [ACT_TEACH_TRAIN] = "teach_train",
     [ACT_CYCLE_LAYER] = "cycle_layer",
     [ACT_TOGGLE_GRID] = "toggle_grid",
     [ACT_TOGGLE_ROLLOUT] = "toggle_rollout",
@@ -576,8 +586,10 @@ int app_apply(AppState *a, const AppAction *act)
     a->dirty = 0;
     a->last_action = *act;
     a->n_actions++;
-    if (app_import_apply(a, act) < 0) /* not an attention file's action */
+    if (app_import_apply(a, act) < 0 && !app_teach_apply(a, act)) /* not a file's, not teach's */
         apply(a, act);
+    if (act->kind < ACT_TEACH || act->kind > ACT_TEACH_TRAIN)
+        app_teach_sync(a); /* the target or the loss after a change of sentence or model */
     int changed = a->dirty || a->status_serial != said; /* a message is drawn too */
     a->dirty = before | changed;
     return changed;

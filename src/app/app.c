@@ -5,6 +5,7 @@
 #include "attnviz/attnio.h"
 #include "attnviz/import.h"
 #include "attnviz/app.h"
+#include "attnviz/teach_app.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -148,7 +149,7 @@ void app_set_sentence(AppState *a, const char *text)
 
 /* ---- undo --------------------------------------------------------------------- */
 
-static void snap_free(AppSnapshot *s)
+void app_snap_free(AppSnapshot *s)
 {
     attn_params_destroy(&s->params);
     for (int i = 0; i < s->n_over; i++)
@@ -158,7 +159,7 @@ static void snap_free(AppSnapshot *s)
     memset(s, 0, sizeof *s);
 }
 
-static int snap_take(AppSnapshot *s, const Model *m)
+int app_snap_take(AppSnapshot *s, const Model *m)
 {
     memset(s, 0, sizeof *s);
     if (attn_params_copy(&s->params, &m->params) < 0)
@@ -168,7 +169,7 @@ static int snap_take(AppSnapshot *s, const Model *m)
         s->over_word = calloc((size_t)m->n_over, sizeof *s->over_word);
         s->over_vec = malloc((size_t)m->n_over * m->d * sizeof(float));
         if (!s->over_word || !s->over_vec) {
-            snap_free(s);
+            app_snap_free(s);
             return -1;
         }
         for (int i = 0; i < m->n_over; i++)
@@ -178,7 +179,7 @@ static int snap_take(AppSnapshot *s, const Model *m)
     return 0;
 }
 
-static void snap_restore(const AppSnapshot *s, Model *m)
+void app_snap_restore(const AppSnapshot *s, Model *m)
 {
     attn_params_copy(&m->params, &s->params);
     m->cfg.heads = s->params.h;
@@ -192,14 +193,14 @@ static void snap_restore(const AppSnapshot *s, Model *m)
 void undo_push(AppState *a)
 {
     for (int i = a->undo_pos; i < a->undo_n; i++)
-        snap_free(&a->undo[i]);
+        app_snap_free(&a->undo[i]);
     a->undo_n = a->undo_pos;
     if (a->undo_n == APP_UNDO_MAX) {
-        snap_free(&a->undo[0]);
+        app_snap_free(&a->undo[0]);
         memmove(a->undo, a->undo + 1, (APP_UNDO_MAX - 1) * sizeof a->undo[0]);
         a->undo_n--;
     }
-    if (snap_take(&a->undo[a->undo_n], a->m) == 0)
+    if (app_snap_take(&a->undo[a->undo_n], a->m) == 0)
         a->undo_n++;
     a->undo_pos = a->undo_n;
 }
@@ -208,7 +209,7 @@ void undo_push(AppState *a)
 void undo_drop_last(AppState *a)
 {
     if (a->undo_n > 0 && a->undo_pos == a->undo_n) {
-        snap_free(&a->undo[--a->undo_n]);
+        app_snap_free(&a->undo[--a->undo_n]);
         a->undo_pos = a->undo_n;
     }
 }
@@ -225,7 +226,7 @@ void app_undo(AppState *a)
         a->undo_pos--;
     }
     a->undo_pos--;
-    snap_restore(&a->undo[a->undo_pos], a->m);
+    app_snap_restore(&a->undo[a->undo_pos], a->m);
     app_status(a, 0, "undone (%d more)", a->undo_pos);
     app_recompute(a);
 }
@@ -237,9 +238,9 @@ void app_redo(AppState *a)
         return;
     }
     a->undo_pos++;
-    snap_restore(&a->undo[a->undo_pos], a->m);
+    app_snap_restore(&a->undo[a->undo_pos], a->m);
     if (a->undo_pos == a->undo_n - 1) {
-        snap_free(&a->undo[a->undo_n - 1]);
+        app_snap_free(&a->undo[a->undo_n - 1]);
         a->undo_n--;
     }
     app_status(a, 0, "redone");
@@ -287,9 +288,10 @@ int app_init(AppState *a, Model *m, const Options *o, SentenceList *sentences)
 void app_free(AppState *a)
 {
     compare_free(a);
+    app_teach_free(a);
     app_import_free(a);
     for (int i = 0; i < a->undo_n; i++)
-        snap_free(&a->undo[i]);
+        app_snap_free(&a->undo[i]);
     free(a->text);
     a->text = NULL;
     free(a->keys);
@@ -311,6 +313,7 @@ static void session_view_of(const AppState *a, SessionView *sv)
     sv->ui_scale = a->ui_scale;
     sv->sentence_index = a->sentence_idx;
     sv->edit_target = (int)a->vs.edit_target;
+    app_teach_session_of(a, sv);
 }
 
 int app_cli_overrides(Model *m, SessionView *sv, const Options *o, AttnErr *err)
@@ -374,6 +377,7 @@ void app_apply_session_view(AppState *a, const SessionView *sv)
     a->vs.edit_target = (EditTarget)sv->edit_target;
     if (a->sentences && sv->sentence_index < a->sentences->n)
         a->sentence_idx = sv->sentence_index;
+    app_teach_session_apply(a, sv);
     a->dirty = 1;
 }
 
@@ -498,6 +502,7 @@ int app_open_path(AppState *a, const char *path)
         }
         app_set_sentence(a, a->m->text ? a->m->text : "");
         app_apply_session_view(a, &sv);
+        session_view_free(&sv);
         snprintf(a->session_path, sizeof a->session_path, "%s", path);
         app_status(a, 0, "opened session %s", path);
         a->unsaved = 0;
@@ -552,7 +557,7 @@ int app_tick(AppState *a, Uint32 now_ms, int *wait_ms)
         a->autosave_at = now_ms;
     }
     *wait_ms = a->unsaved ? (int)(APP_AUTOSAVE_MS - (now_ms - a->autosave_at)) + 1 : -1;
-    return 0;
+    return app_teach_tick(a, wait_ms); /* teaching: steps every frame, no wait */
 }
 
 void app_draw(AppState *a, SDL_Renderer *r)
@@ -567,6 +572,7 @@ void app_draw(AppState *a, SDL_Renderer *r)
     else
         view_state_set_model(&a->vs, a->m);
     compare_view(a); /* the compare view's maps and labels, when pinned */
+    app_teach_view(a);
     a->vs.sentence = a->prompt ? a->prompt_buf : a->imp ? a->imp->title : a->text;
     a->vs.keys_sentence = a->keys ? a->keys : "";
     int text_cursor = a->vs.cursor;

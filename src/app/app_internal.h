@@ -22,6 +22,10 @@ void undo_push(AppState *a);
 /* Forget the step undo_push just recorded (the edit did not happen). */
 void undo_drop_last(AppState *a);
 void app_undo(AppState *a);
+/* An undo step's contents: taken from m (0 or -1), put back, freed. */
+int app_snap_take(AppSnapshot *s, const Model *m);
+void app_snap_restore(const AppSnapshot *s, Model *m);
+void app_snap_free(AppSnapshot *s);
 void app_redo(AppState *a);
 
 /* editor.c: the cell (row, col) of the matrix the editor shows, or NULL

@@ -3,6 +3,7 @@
  * list a key that does nothing); clicks and motion through the view's hits. */
 #include "attnviz/input.h"
 #include "app_internal.h"
+#include "attnviz/teach_app.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +35,8 @@ static const char H_UI[] = "interface size (projector)";
 static const char H_HELP[] = "this help";
 static const char H_LAYER[] = "attention file: next / previous layer (then the average)";
 static const char H_GRID[] = "model view: move the selection, open it in the head view";
+static const char H_TEACH_PRESET[] = "teach: target self / previous / next / first; the current map; none";
+static const char H_TEACH_LR[] = "teach: learning rate \xC3\x97" "2 / \xC3\xB7" "2";
 
 #define CTRL KEYMOD_CTRL
 #define SHIFT KEYMOD_SHIFT
@@ -77,6 +80,7 @@ static const AppKey key_table[] = {
     K(SDLK_a, 0, MAIN, ACT_TOGGLE_ALL_LINES, 0, "all queries' lines"),
     K(SDLK_COMMA, 0, MAIN, ACT_LINES_TOP, -1, "fewer / more lines: each query's strongest"),
     K(SDLK_PERIOD, 0, MAIN, ACT_LINES_TOP, 1, "fewer / more lines: each query's strongest"),
+    K(SDLK_w, 0, MAIN, ACT_TEACH, 0, "teach mode: paint a pattern on the heatmap, the weights learn it"),
     K(SDLK_v, 0, MAIN, ACT_COMPARE, 0, "compare: pin what is shown as the reference / unpin"),
     K(SDLK_PAGEUP, 0, MAIN, ACT_SENTENCE_STEP, -1, H_PAGES),
     K(SDLK_PAGEDOWN, 0, MAIN, ACT_SENTENCE_STEP, 1, H_PAGES),
@@ -92,6 +96,22 @@ static const AppKey key_table[] = {
     ROW(SDLK_RIGHT, 0, GRID, ACT_GRID_MOVE, 0, 1, 0.0f, H_GRID),
     ROW(SDLK_RETURN, 0, GRID, ACT_GRID_OPEN, -1, -1, 0.0f, H_GRID),
     ROW(SDLK_KP_ENTER, 0, GRID, ACT_GRID_OPEN, -1, -1, 0.0f, NULL),
+    /* teach mode is on (W): the heatmap paints the target */
+    K(SDLK_SPACE, NOSHIFT, TEACH, ACT_TEACH_RUN, -1, "teach: run / pause gradient descent"),
+    K(SDLK_PERIOD, 0, TEACH, ACT_TEACH_STEP, 0, "teach: one step"),
+    K(SDLK_BACKSPACE, 0, TEACH, ACT_TEACH_RESET, 0, "teach: back to the weights from before teaching"),
+    ROW(SDLK_RETURN, 0, TEACH, ACT_TEACH_PAINT, -1, -1, -1.0f,
+        "teach: paint / erase the query row's cell at the focused key (or click, drag)"),
+    K(SDLK_1, 0, TEACH, ACT_TEACH_PRESET, TEACH_SELF, H_TEACH_PRESET),
+    K(SDLK_2, 0, TEACH, ACT_TEACH_PRESET, TEACH_PREVIOUS, H_TEACH_PRESET),
+    K(SDLK_3, 0, TEACH, ACT_TEACH_PRESET, TEACH_NEXT, H_TEACH_PRESET),
+    K(SDLK_4, 0, TEACH, ACT_TEACH_PRESET, TEACH_FIRST, H_TEACH_PRESET),
+    K(SDLK_5, 0, TEACH, ACT_TEACH_PRESET, -1, H_TEACH_PRESET),
+    K(SDLK_0, 0, TEACH, ACT_TEACH_PRESET, -2, H_TEACH_PRESET),
+    K(SDLK_l, NOSHIFT, TEACH, ACT_TEACH_LR, 1, H_TEACH_LR),
+    K(SDLK_l, SHIFT, TEACH, ACT_TEACH_LR, -1, H_TEACH_LR),
+    K(SDLK_o, 0, TEACH, ACT_TEACH_OPT, 0, "teach: optimiser SGD / Adam"),
+    K(SDLK_u, 0, TEACH, ACT_TEACH_TRAIN, 0, "teach: what trains (Wq,Wk \xE2\x86\x92 + x \xE2\x86\x92 + v \xE2\x86\x92 x)"),
     ROW(SDLK_1, 0, MAIN, ACT_EDIT_TARGET, EDIT_WQ, 1, 0.0f, H_TARGET),
     ROW(SDLK_2, 0, MAIN, ACT_EDIT_TARGET, EDIT_WK, 1, 0.0f, H_TARGET),
     ROW(SDLK_3, 0, MAIN, ACT_EDIT_TARGET, EDIT_WV, 1, 0.0f, H_TARGET),
@@ -292,6 +312,8 @@ static int translate_key(AppState *a, const SDL_KeyboardEvent *ke, AppAction *ou
         row = key_find(k, mod, KEYCTX_EDITOR);
     if (!row && a->grid)
         row = key_find(k, mod, KEYCTX_GRID);
+    if (!row && a->teach && a->teach->on && !a->imp)
+        row = key_find(k, mod, KEYCTX_TEACH);
     if (!row)
         row = key_find(k, mod, KEYCTX_MAIN);
     if (!row)
@@ -405,6 +427,12 @@ static int press(AppState *a, const SDL_MouseButtonEvent *b, AppAction *out)
         return 1;
     }
     /* hits are checked against the model, not the layout (see above) */
+    if (a->teach && a->teach->on && !a->imp && view_hit_cell(l, x, y, &i, &j) && i < Tq && j < Tk) {
+        int erase = b->button == SDL_BUTTON_RIGHT || (SDL_GetModState() & KMOD_SHIFT);
+        out[0] = (AppAction){ACT_TEACH_PAINT, i, j, erase ? 0.0f : 1.0f};
+        out[1] = (AppAction){ACT_SELECT_CELL, i, j, 0.0f};
+        return 2;
+    }
     if (view_hit_cell(l, x, y, &i, &j) && i < Tq && j < Tk) {
         *out = (AppAction){ACT_SELECT_CELL, i, j, 0.0f};
         return 1;
@@ -427,7 +455,8 @@ static int press(AppState *a, const SDL_MouseButtonEvent *b, AppAction *out)
 
 static int translate_press(AppState *a, const SDL_MouseButtonEvent *b, AppAction *out)
 {
-    if (b->button != SDL_BUTTON_LEFT)
+    int teach_erase = b->button == SDL_BUTTON_RIGHT && a->teach && a->teach->on && !a->vs.help;
+    if (b->button != SDL_BUTTON_LEFT && !teach_erase)
         return 0;
     if (a->vs.help) { /* a click closes the help and does nothing else */
         *out = (AppAction){ACT_HELP, -1, 0, 0.0f};
@@ -474,6 +503,11 @@ static int translate_motion(AppState *a, const SDL_MouseMotionEvent *mm, AppActi
     if (!view_hit_cell(&a->layout, mm->x, mm->y, &i, &j) || i >= Tq || j >= Tk)
         i = j = -1;
     out[1] = (AppAction){ACT_HOVER, i, j, 0.0f};
+    const AppTeach *t = a->teach;
+    if (t && t->on && t->paint >= 0 && i >= 0 && (i != t->last_i || j != t->last_j)) {
+        out[2] = (AppAction){ACT_TEACH_PAINT, i, j, (float)t->paint}; /* a paint drag */
+        return 3;
+    }
     return 2;
 }
 

@@ -23,8 +23,10 @@ int app_load_session(Model *m, SessionView *sv, const char *path, AttnErr *err)
     if (rc < 0)
         return rc;
     rc = model_apply_session(m, &s);
-    if (rc == 0)
+    if (rc == 0) {
         *sv = s.view;
+        s.view.teach_target = NULL; /* sv's now */
+    }
     session_free(&s);
     if (rc < 0)
         return attn_err_set(err, -rc, path, 0, "cannot set the session's sentence");

@@ -200,6 +200,7 @@ static void autosave_setup(AppState *a, const Options *o, const SessionView *sv)
         app_status(a, 1, "%s", err.msg);
     app_set_sentence(a, a->m->text ? a->m->text : "");
     app_apply_session_view(a, &asv);
+    session_view_free(&asv);
     a->unsaved = 0;
     char from[1024];
     if (app_autosave_from(a, from, sizeof from) && stat(from, &st) == 0) {

@@ -2,6 +2,7 @@
  * defaults and freeing. Reading the files is io/'s; applying them to a
  * Model is model_set_weights / model_apply_session. */
 #include "attnviz/session_data.h"
+#include "attnviz/teach.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,16 @@ void session_view_default(SessionView *sv)
     sv->key = -1;
     sv->dark = 1;
     sv->ui_scale = 1.0f;
+    sv->teach_train = TEACH_WQ | TEACH_WK;
+    sv->teach_opt = TEACH_OPT_ADAM;
+    sv->teach_lr = 0.1f;
+}
+
+void session_view_free(SessionView *sv)
+{
+    free(sv->teach_target);
+    sv->teach_target = NULL;
+    sv->teach_Tq = sv->teach_Tk = 0;
 }
 
 void parsed_weights_free(ParsedWeights *w)
@@ -33,6 +44,7 @@ void session_free(Session *s)
         free(s->words[i]);
     free(s->words);
     free(s->vectors);
+    session_view_free(&s->view);
     parsed_weights_free(&s->weights);
     memset(s, 0, sizeof *s);
 }

@@ -12,6 +12,7 @@
  * with weights (every session written has them). */
 #include "attnviz/session.h"
 #include "attnviz/io.h"
+#include "attnviz/teach_io.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -73,6 +74,31 @@ static int add_learned(cJSON *s, const Model *m)
     return 1;
 }
 
+/* view.teach: teach mode's target and settings (issue 15); 0 out of memory */
+static int add_teach(cJSON *view, const SessionView *sv)
+{
+    SessionView def;
+    session_view_default(&def);
+    if (!sv->teach_on && !sv->teach_target && sv->teach_lr == def.teach_lr && sv->teach_opt == def.teach_opt &&
+        sv->teach_train == def.teach_train && sv->teach_head == def.teach_head)
+        return 1; /* never taught: the file as before */
+    cJSON *t = cJSON_AddObjectToObject(view, "teach");
+    char train[40];
+    teach_train_names(sv->teach_train, train, sizeof train);
+    if (!t || !cJSON_AddBoolToObject(t, "on", sv->teach_on) ||
+        !cJSON_AddNumberToObject(t, "head", sv->teach_head) || !cJSON_AddStringToObject(t, "train", train) ||
+        !cJSON_AddStringToObject(t, "optimizer", teach_opt_name(sv->teach_opt)) ||
+        !cJSON_AddNumberToObject(t, "lr", sv->teach_lr))
+        return 0;
+    if (sv->teach_target && sv->teach_Tq > 0 && sv->teach_Tk > 0) {
+        cJSON *rows = matrix_json(sv->teach_target, sv->teach_Tq, sv->teach_Tk);
+        if (!rows)
+            return 0;
+        cJSON_AddItemToObject(t, "target", rows);
+    }
+    return 1;
+}
+
 int session_save(const char *path, const Model *m, const SessionView *sv, AttnErr *err)
 {
     int rc;
@@ -106,6 +132,10 @@ int session_save(const char *path, const Model *m, const SessionView *sv, AttnEr
     cJSON_AddNumberToObject(view, "ui_scale", sv->ui_scale);
     cJSON_AddNumberToObject(view, "sentence_index", sv->sentence_index);
     cJSON_AddNumberToObject(view, "edit_target", sv->edit_target);
+    if (!add_teach(view, sv)) {
+        cJSON_Delete(s);
+        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+    }
     for (int i = 0; i < m->n_over; i++) {
         cJSON *a = cJSON_CreateArray();
         for (int k = 0; k < m->d; k++)
@@ -194,6 +224,69 @@ static int parse_settings(const cJSON *s, AttnConfig *cfg, const char *name, Att
 }
 
 /* session.view into *v (the defaults for what it leaves out) */
+/* view.teach.target: rows of equal length, finite numbers >= 0 */
+static int parse_teach_target(const cJSON *tg, SessionView *v, const char *name, AttnErr *err)
+{
+    int Tq = cJSON_GetArraySize(tg), Tk = Tq > 0 ? cJSON_GetArraySize(cJSON_GetArrayItem(tg, 0)) : 0;
+    if (!cJSON_IsArray(tg) || Tq < 1 || Tq > ATTN_MAX_TOKENS || Tk < 1 || Tk > ATTN_MAX_TOKENS)
+        return attn_err_set(err, ATTN_E_PARSE, name, 0,
+                            "session.view.teach.target: expected rows of numbers (at most %d by %d)",
+                            ATTN_MAX_TOKENS, ATTN_MAX_TOKENS);
+    float *t = malloc((size_t)Tq * Tk * sizeof *t);
+    if (!t)
+        return attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
+    int i = 0;
+    for (const cJSON *row = tg->child; row; row = row->next, i++) {
+        int j = 0;
+        if (!cJSON_IsArray(row) || cJSON_GetArraySize(row) != Tk) {
+            free(t);
+            return attn_err_set(err, ATTN_E_SHAPE, name, 0,
+                                "session.view.teach.target: row %d has not %d numbers", i + 1, Tk);
+        }
+        for (const cJSON *x = row->child; x; x = x->next, j++) {
+            if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble) || x->valuedouble < 0) {
+                free(t);
+                return attn_err_set(err, ATTN_E_RANGE, name, 0,
+                                    "session.view.teach.target: row %d, column %d: expected a number >= 0",
+                                    i + 1, j + 1);
+            }
+            t[(size_t)i * Tk + j] = (float)x->valuedouble;
+        }
+    }
+    v->teach_target = t;
+    v->teach_Tq = Tq;
+    v->teach_Tk = Tk;
+    return 0;
+}
+
+/* view.teach: on, head, train, optimizer, lr, target (all optional) */
+static int parse_teach(const cJSON *vw, SessionView *v, const char *name, AttnErr *err)
+{
+    int rc;
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(vw, "teach");
+    if (!t)
+        return 0;
+    if (!cJSON_IsObject(t))
+        return attn_err_set(err, ATTN_E_PARSE, name, 0, "session.view.teach: expected an object");
+    if ((rc = get_bool(t, "on", &v->teach_on, name, err)) < 0 ||
+        (rc = get_int(t, "head", -1, ATTN_MAX_HEADS - 1, &v->teach_head, name, err)) < 0)
+        return rc;
+    const cJSON *tr = cJSON_GetObjectItemCaseSensitive(t, "train");
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(t, "optimizer");
+    const cJSON *lr = cJSON_GetObjectItemCaseSensitive(t, "lr");
+    if (tr && (!cJSON_IsString(tr) || (v->teach_train = teach_train_parse(tr->valuestring)) < 0))
+        return attn_err_set(err, ATTN_E_PARSE, name, 0,
+                            "session.view.teach.train: expected names from wq, wk, x, v separated by commas");
+    if (op && (!cJSON_IsString(op) || (v->teach_opt = teach_opt_parse(op->valuestring)) < 0))
+        return attn_err_set(err, ATTN_E_PARSE, name, 0, "session.view.teach.optimizer: expected sgd or adam");
+    if (lr && (!cJSON_IsNumber(lr) || !(lr->valuedouble > 0) || lr->valuedouble > 1e3))
+        return attn_err_set(err, ATTN_E_RANGE, name, 0, "session.view.teach.lr: expected a number > 0 (at most 1000)");
+    if (lr)
+        v->teach_lr = (float)lr->valuedouble;
+    const cJSON *tg = cJSON_GetObjectItemCaseSensitive(t, "target");
+    return tg ? parse_teach_target(tg, v, name, err) : 0;
+}
+
 static int parse_view(const cJSON *s, SessionView *v, const char *name, AttnErr *err)
 {
     int rc;
@@ -214,7 +307,7 @@ static int parse_view(const cJSON *s, SessionView *v, const char *name, AttnErr 
     const cJSON *us = cJSON_GetObjectItemCaseSensitive(vw, "ui_scale");
     if (cJSON_IsNumber(us) && us->valuedouble >= 0.5 && us->valuedouble <= 3.0)
         v->ui_scale = (float)us->valuedouble;
-    return 0;
+    return parse_teach(vw, v, name, err);
 }
 
 /* session.embeddings (edited word vectors of d numbers) into out */

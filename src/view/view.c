@@ -120,6 +120,8 @@ static void window_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const V
     }
     SDL_RenderSetClipRect(r, &l->heatmap);
     draw_heatmap(v, r, s, &l->heat);
+    if (s->teach)
+        draw_teach_target(r, s, &l->heat);
     SDL_RenderSetClipRect(r, NULL);
     if (!s->edit_focus && !s->sentence_focus && !s->prompt) /* the keys act here */
         outline(r, l->heatmap, theme(s)->accent, S(s, 1) > 0 ? S(s, 1) : 1);
@@ -269,7 +271,10 @@ void view_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
     }
     if (s->m) { /* the panels of a model's weights and steps */
         draw_editor(v, r, s, l);
-        draw_step(v, r, s, l);
+        if (s->teach)
+            draw_teach_panel(v, r, s, l);
+        else
+            draw_step(v, r, s, l);
     } else {
         no_model_panels(v, r, s, l);
     }

@@ -139,6 +139,10 @@ void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout 
 /* ---- step.c ---- */
 
 void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+/* teach.c: the target outlined over the heatmap figure f; the loss panel
+ * in the step view's place */
+void draw_teach_target(SDL_Renderer *r, const ViewState *s, const Figure *f);
+void draw_teach_panel(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
 
 /* ---- chrome.c ---- */
 
