@@ -55,7 +55,7 @@ typedef struct Golden {
 
 static const Golden expected[] = {
     {"window-default", 0x6004f766e56e5c52ULL},
-    {"window-teach", 0xc8e09cb9b0b7733eULL},
+    {"window-teach", 0x0ed7d6d9b809bb94ULL},
     {"window-heads4-tooltip", 0x346e747284ce9081ULL},
     {"window-heads4-help", 0x325122241e134d88ULL},
     {"window-light-editing", 0x57ecfa6abcac0b26ULL},

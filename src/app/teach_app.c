@@ -347,7 +347,7 @@ void app_teach_run(AppState *a, int run)
     if (t->running && teacher_ready(a, 0) < 0)
         t->running = 0;
     else
-        app_status(a, 0, t->running ? "teaching: Space pauses" : "paused after %ld steps (loss %.4f)", t->steps,
+        app_status(a, 0, t->running ? "teaching: Space pauses" : "paused after %ld steps (loss %.4g)", t->steps,
                    app_teach_loss(a));
     a->dirty = 1;
 }
@@ -359,7 +359,7 @@ void app_teach_step(AppState *a)
         return;
     t->running = 0;
     if (steps(a, 1, 0) == 0)
-        app_status(a, 0, "step %ld: loss %.4f", t->steps, app_teach_loss(a));
+        app_status(a, 0, "step %ld: loss %.4g", t->steps, app_teach_loss(a));
 }
 
 void app_teach_reset(AppState *a)

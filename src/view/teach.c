@@ -108,7 +108,7 @@ void draw_teach_panel(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
     double cur = s->n_teach_loss > 0 ? s->teach_loss[s->n_teach_loss - 1] : NAN;
     char buf[300];
     if (s->n_teach_loss > 0)
-        snprintf(buf, sizeof buf, "Teach: loss %.4f after %ld step%s%s", cur, s->teach_steps,
+        snprintf(buf, sizeof buf, "Teach: loss %.4g after %ld step%s%s", cur, s->teach_steps,
                  s->teach_steps == 1 ? "" : "s", s->teach_running ? "  \xE2\x96\xB6 running" : "");
     else
         snprintf(buf, sizeof buf, "Teach: paint the target on the heatmap (1\xE2\x80\x93" "4 presets, 5 the current map)");
