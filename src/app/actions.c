@@ -161,8 +161,8 @@ static void move_key(AppState *a, int d)
     int Tk = a->m->Tk; /* the second sentence's keys with two */
     const ViewLayout *l = &a->layout;
     int zoomed = l->cols_vis > 0 && l->cols_vis < Tk;
-    if (Tk && a->vs.key < 0 && zoomed)
-        a->vs.key = d > 0 ? l->col0 : l->col0 + l->cols_vis - 1;
+    if (Tk && a->vs.key < 0 && zoomed) /* (the layout may be a shorter sentence's) */
+        a->vs.key = add_clamped(d > 0 ? l->col0 : l->col0 + l->cols_vis - 1, 0, 0, Tk - 1);
     else if (Tk)
         a->vs.key = add_clamped(a->vs.key, d, 0, Tk - 1);
     if (zoomed && a->vs.key >= 0) {
