@@ -177,6 +177,38 @@ static double naive_loss(Fix *f)
     return sum / rows;
 }
 
+/* The control strip's [W] and the teach panel's buttons do what their keys
+ * do: a click on a preset sets the target, on run starts, on clear empties. */
+static void test_control_and_buttons(void **state)
+{
+    Fix *f = *state;
+    click_rect(f, f->a->layout.ctl[CTL_TEACH]);
+    assert_true(f->a->teach && f->a->teach->on);
+    const ViewLayout *l = &f->a->layout;
+    for (int b = 0; b < TBTN_COUNT; b++)
+        assert_true(l->teach_btn[b].w > 0); /* every button fits at 1280 x 800 */
+    click_rect(f, l->teach_btn[TBTN_NEXT]);
+    int T = f->m.T;
+    for (int i = 0; i < T; i++) {
+        float row[7] = {0};
+        row[preset_key(2, i, T)] = 1.0f;
+        assert_row(f, i, row);
+    }
+    click_rect(f, l->teach_btn[TBTN_RUN]);
+    assert_int_equal(f->a->teach->running, 1);
+    click_rect(f, l->teach_btn[TBTN_RUN]);
+    assert_int_equal(f->a->teach->running, 0);
+    click_rect(f, l->teach_btn[TBTN_STEP]);
+    assert_true(f->a->teach->t.steps >= 1);
+    click_rect(f, l->teach_btn[TBTN_CLEAR]);
+    for (int i = 0; i < T; i++) {
+        float row[7] = {0};
+        assert_row(f, i, row);
+    }
+    click_rect(f, f->a->layout.ctl[CTL_TEACH]);
+    assert_int_equal(f->a->teach->on, 0);
+}
+
 static void test_run_tick_plateau(void **state)
 {
     Fix *f = *state;
@@ -482,6 +514,7 @@ int main(void)
         T(test_paint_by_actions),
         T(test_paint_by_mouse),
         T(test_presets_and_current_map),
+        T(test_control_and_buttons),
         T(test_run_tick_plateau),
         T(test_reset_and_undo),
         T(test_presets_learn_fast),

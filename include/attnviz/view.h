@@ -16,8 +16,15 @@
 typedef enum ViewControl {
     CTL_MODE = 0, CTL_SCALE, CTL_MASK, CTL_POSENC, CTL_HEAD, CTL_HEADS_DOWN,
     CTL_HEADS_UP, CTL_TEMP, CTL_SCORE, CTL_MATRIX, CTL_CMAP, CTL_ALL, CTL_COMPARE,
-    CTL_EXPORT, CTL_HELP, CTL_COUNT
+    CTL_TEACH, CTL_EXPORT, CTL_HELP, CTL_COUNT
 } ViewControl;
+
+/* Teach mode's buttons (over the loss curve): the presets, the current map
+ * as the target, clear, run / pause, one step, reset. */
+typedef enum TeachButton {
+    TBTN_SELF = 0, TBTN_PREVIOUS, TBTN_NEXT, TBTN_FIRST, TBTN_CURRENT, TBTN_CLEAR, TBTN_RUN,
+    TBTN_STEP, TBTN_RESET, TBTN_COUNT
+} TeachButton;
 
 /* Weight editor tabs. */
 /* Weight editor tabs (EDIT_V: the additive score's v; with two sentences
@@ -149,6 +156,7 @@ typedef struct ViewLayout {
     float edit_cell_w, edit_cell_h;
     int edit_rows, edit_cols;
     SDL_Rect edit_btn[EBTN_COUNT];
+    SDL_Rect teach_btn[TBTN_COUNT]; /* teach mode's buttons, w = 0 when off */
     Figure heat;                  /* the heatmap panel's figure */
     FigureGrid grid_fig;          /* the model view's grid, when shown */
     Figure cmp[3];                /* the compare view: reference, current,
@@ -175,6 +183,8 @@ int view_hit_row_label(const ViewLayout *l, int x, int y, int *i);
 int view_hit_line_token(const ViewLayout *l, int x, int y, int *i, int *side);
 /* Map of the model view under (x, y): 1 and its layer and head, or 0. */
 int view_hit_grid(const ViewLayout *l, int x, int y, int *layer, int *head);
+/* Teach mode's button under (x, y): its TeachButton, or -1. */
+int view_hit_teach_button(const ViewLayout *l, int x, int y);
 /* Control button: its ViewControl, or -1. */
 int view_hit_control(const ViewLayout *l, int x, int y);
 /* Editor cell: 1 and row/col, tab: 2 and target in *row, button: 3 and

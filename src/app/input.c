@@ -3,6 +3,7 @@
  * list a key that does nothing); clicks and motion through the view's hits. */
 #include "attnviz/input.h"
 #include "app_internal.h"
+#include "attnviz/teach.h"
 #include "attnviz/teach_app.h"
 
 #include <stdio.h>
@@ -370,11 +371,25 @@ static const AppAction control_actions[CTL_COUNT] = {
     [CTL_CMAP] = {ACT_CYCLE_CMAP, 0, 0, 0.0f},
     [CTL_ALL] = {ACT_TOGGLE_ALL_LINES, 0, 0, 0.0f},
     [CTL_COMPARE] = {ACT_COMPARE, 0, 0, 0.0f},
+    [CTL_TEACH] = {ACT_TEACH, 0, 0, 0.0f},
     [CTL_EXPORT] = {ACT_EXPORT, 0, 0, 0.0f},
     [CTL_HELP] = {ACT_HELP, 0, 0, 0.0f},
 };
 
 /* The controls while an attention file is shown (see import_app.c). */
+/* What teach mode's buttons do: the same as their keys. */
+static const AppAction teach_button_actions[TBTN_COUNT] = {
+    [TBTN_SELF] = {ACT_TEACH_PRESET, TEACH_SELF, 0, 0.0f},
+    [TBTN_PREVIOUS] = {ACT_TEACH_PRESET, TEACH_PREVIOUS, 0, 0.0f},
+    [TBTN_NEXT] = {ACT_TEACH_PRESET, TEACH_NEXT, 0, 0.0f},
+    [TBTN_FIRST] = {ACT_TEACH_PRESET, TEACH_FIRST, 0, 0.0f},
+    [TBTN_CURRENT] = {ACT_TEACH_PRESET, -1, 0, 0.0f},
+    [TBTN_CLEAR] = {ACT_TEACH_PRESET, -2, 0, 0.0f},
+    [TBTN_RUN] = {ACT_TEACH_RUN, -1, 0, 0.0f},
+    [TBTN_STEP] = {ACT_TEACH_STEP, 0, 0, 0.0f},
+    [TBTN_RESET] = {ACT_TEACH_RESET, 0, 0, 0.0f},
+};
+
 static const AppAction file_control_actions[CTL_COUNT] = {
     [CTL_MODE] = {ACT_CYCLE_LAYER, 1, 0, 0.0f},
     [CTL_HEAD] = {ACT_CYCLE_HEAD, 1, 0, 0.0f},
@@ -420,6 +435,11 @@ static int press(AppState *a, const SDL_MouseButtonEvent *b, AppAction *out)
     int c = view_hit_control(l, x, y);
     if (c >= 0) {
         *out = a->imp ? file_control_actions[c] : control_actions[c];
+        return 1;
+    }
+    int tb = a->teach && a->teach->on ? view_hit_teach_button(l, x, y) : -1;
+    if (tb >= 0) {
+        *out = teach_button_actions[tb];
         return 1;
     }
     if (a->imp && view_hit_grid(l, x, y, &i, &j)) { /* the model view or the overview */

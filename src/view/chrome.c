@@ -324,6 +324,7 @@ const char *control_label(const ViewState *s, int c, int compact, char *buf, siz
     case CTL_CMAP: snprintf(buf, n, "[C] %s", colormap_name(s->cmap)); break;
     case CTL_ALL: snprintf(buf, n, compact ? "[A] all" : "[A] all queries"); break;
     case CTL_COMPARE: snprintf(buf, n, compact ? "[V] vs" : "[V] compare"); break;
+    case CTL_TEACH: snprintf(buf, n, "[W] teach"); break;
     case CTL_EXPORT: snprintf(buf, n, compact ? "[^E] PNG" : "[^E] export PNG"); break;
     default: snprintf(buf, n, "[?] help"); break;
     }
@@ -358,6 +359,7 @@ static int control_active(const ViewState *s, int c)
     case CTL_ALL: return s->all_lines;
     case CTL_HELP: return s->help;
     case CTL_COMPARE: return s->cmp_ref != NULL;
+    case CTL_TEACH: return s->teach;
     case CTL_HEAD: case CTL_TEMP: case CTL_SCORE: case CTL_MATRIX: case CTL_CMAP: return 1;
     default: return 0;
     }

@@ -234,6 +234,7 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
     }
     if (show_editor && s->m)
         layout_editor(v, s, l);
+    teach_layout(v, s, l);
 }
 
 /* ---- hit testing ------------------------------------------------------------- */
@@ -277,6 +278,14 @@ int view_hit_line_token(const ViewLayout *l, int x, int y, int *i, int *side)
     *i = l->lines0 + k;
     *side = right;
     return 1;
+}
+
+int view_hit_teach_button(const ViewLayout *l, int x, int y)
+{
+    for (int b = 0; b < TBTN_COUNT; b++)
+        if (l->teach_btn[b].w > 0 && point_in(l->teach_btn[b], x, y))
+            return b;
+    return -1;
 }
 
 int view_hit_control(const ViewLayout *l, int x, int y)

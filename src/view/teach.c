@@ -5,6 +5,7 @@
 #include "view_internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* The target over the heatmap figure f: a dark and a light outline (seen
  * on every colour map), more opaque for more of the row's mass. */
@@ -95,6 +96,46 @@ static void draw_curve(SDL_Renderer *r, const ViewState *s, SDL_Rect p, double l
 }
 
 /* The loss panel, in the step view's place while teaching. */
+const char *const teach_button_label[TBTN_COUNT] = {
+    "[1] self", "[2] previous", "[3] next", "[4] first", "[5] current map", "[0] clear",
+    "[Space] run / pause", "[.] step", "[Backspace] reset"};
+
+/* The buttons' row: under the panel's two text lines, left to right (those
+ * that do not fit are left out: their keys still work). */
+void teach_layout(View *v, const ViewState *s, ViewLayout *l)
+{
+    memset(l->teach_btn, 0, sizeof l->teach_btn);
+    SDL_Rect p = l->step;
+    if (!s->teach || p.w <= 0 || p.h <= 0)
+        return;
+    int px = S(s, 12), bh = text_line_height(v->text, px) + S(s, 6);
+    int x = p.x + S(s, 12), y = p.y + S(s, 8) + text_line_height(v->text, S(s, 14)) + S(s, 2) +
+                               text_line_height(v->text, S(s, 12)) + S(s, 4);
+    for (int b = 0; b < TBTN_COUNT; b++) {
+        int tw;
+        text_size(v->text, px, teach_button_label[b], &tw, NULL);
+        if (x + tw + S(s, 10) > p.x + p.w - S(s, 12))
+            break;
+        l->teach_btn[b] = (SDL_Rect){x, y, tw + S(s, 10), bh};
+        x += tw + S(s, 10) + S(s, 4);
+    }
+}
+
+static void draw_teach_buttons(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    const Theme *th = theme(s);
+    for (int b = 0; b < TBTN_COUNT; b++) {
+        SDL_Rect rc = l->teach_btn[b];
+        if (rc.w <= 0)
+            continue;
+        int on = b == TBTN_RUN && s->teach_running;
+        fill(r, rc, th->panel2);
+        outline(r, rc, on ? th->accent : th->border, 1);
+        text_draw(v->text, S(s, 12), on ? th->accent : th->text, teach_button_label[b],
+                  rc.x + S(s, 5), rc.y + S(s, 3), 0, 0);
+    }
+}
+
 void draw_teach_panel(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
     SDL_Rect p = l->step;
@@ -114,13 +155,14 @@ void draw_teach_panel(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
         snprintf(buf, sizeof buf, "Teach: paint the target on the heatmap (1\xE2\x80\x93" "4 presets, 5 the current map)");
     text_draw(v->text, S(s, 15), th->text, buf, x, y, 0, 0);
     y += lh + S(s, 2);
-    draw_text_fit(v, S(s, 12), th->dim, s->teach_info ? s->teach_info : "", x, y, p.w - S(s, 24));
+    char info[400];
+    snprintf(info, sizeof info, "%s   (L / Shift+L lr \xC3\x97" "2 / \xC3\xB7" "2 \xC2\xB7 O sgd / adam \xC2\xB7 U what trains)",
+             s->teach_info ? s->teach_info : "");
+    draw_text_fit(v, S(s, 12), th->dim, info, x, y, p.w - S(s, 24));
     y += text_line_height(v->text, S(s, 12)) + S(s, 2);
-    draw_text_fit(v, S(s, 12), th->dim,
-                  "Space run / pause \xC2\xB7 . one step \xC2\xB7 Backspace reset \xC2\xB7 L / Shift+L lr \xC3\x97" "2 / \xC3\xB7" "2"
-                  " \xC2\xB7 O sgd / adam \xC2\xB7 U what trains",
-                  x, y, p.w - S(s, 24));
-    y += text_line_height(v->text, S(s, 12)) + S(s, 6);
+    draw_teach_buttons(v, r, s, l);
+    y = l->teach_btn[0].w ? l->teach_btn[0].y + l->teach_btn[0].h + S(s, 6)
+                          : y + text_line_height(v->text, S(s, 12)) + S(s, 6);
     /* the plot: log loss over steps, its top and bottom values at the left */
     int lab_w = S(s, 52);
     SDL_Rect plot = {x + lab_w, y, p.x + p.w - S(s, 14) - (x + lab_w), p.y + p.h - S(s, 22) - y};

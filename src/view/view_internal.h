@@ -143,6 +143,9 @@ void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l
  * in the step view's place */
 void draw_teach_target(SDL_Renderer *r, const ViewState *s, const Figure *f);
 void draw_teach_panel(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+/* teach.c: where the teach panel's buttons go (in the step view's place) */
+void teach_layout(View *v, const ViewState *s, ViewLayout *l);
+extern const char *const teach_button_label[TBTN_COUNT];
 
 /* ---- chrome.c ---- */
 
