@@ -54,21 +54,21 @@ typedef struct Golden {
 } Golden;
 
 static const Golden expected[] = {
-    {"window-default", 0xbbcfaff3d5d3552eULL},
+    {"window-default", 0x968cddbb3f6cf581ULL},
     {"window-teach", 0x03cab3a17a03ce0eULL},
-    {"window-heads4-tooltip", 0x9480cce1942bd7d1ULL},
-    {"window-heads4-help", 0xea2dca58e83f043fULL},
-    {"window-light-editing", 0xdb05e4183d354531ULL},
-    {"window-narrow-zoom", 0x5f4d5b100af95321ULL},
-    {"window-prompt", 0xa53ae64261412c5fULL},
-    {"window-long", 0x8295d9a65fb79373ULL},
-    {"window-basic-scale150", 0x48cff2c85d0fd4a1ULL},
+    {"window-heads4-tooltip", 0xc9d6882ce6a44891ULL},
+    {"window-heads4-help", 0x4dd648a7de44f687ULL},
+    {"window-light-editing", 0x4de89d1614ead50fULL},
+    {"window-narrow-zoom", 0xa773d45ede29d5b6ULL},
+    {"window-prompt", 0x95b7c0f6d3ed3b98ULL},
+    {"window-long", 0xd51c8ecc8fa8ebbfULL},
+    {"window-basic-scale150", 0xe2ec6893f7ca1736ULL},
     {"window-empty", 0x5fda83ec0bc65991ULL},
-    {"panel-heatmap", 0xb0c8ad5428bce8c7ULL},
+    {"panel-heatmap", 0xc2b0074c7ba6412bULL},
     {"panel-lines", 0x7424447eb1a1ccfdULL},
-    {"panel-both", 0x00c5e766dd6d1ea2ULL},
-    {"panel-heatmap-causal-dark", 0x8bc36e5b3527060aULL},
-    {"panel-both-long", 0x3da4f122fab665ddULL},
+    {"panel-both", 0xd0222b16a5b9f526ULL},
+    {"panel-heatmap-causal-dark", 0xf3f2143dbbb68812ULL},
+    {"panel-both-long", 0x26a2967dda7d2cf8ULL},
 };
 
 static int group_setup(void **state)

@@ -41,6 +41,11 @@ typedef struct ViewHelpLine {
     const char *keys, *what;
 } ViewHelpLine;
 
+/* The panels beside the heatmap. When the window (or the interface scale)
+ * leaves no room for them side by side they become tabs of one area
+ * (Ctrl+Tab or a click switches). */
+typedef enum SidePanel { SIDE_LINES, SIDE_EDITOR, SIDE_STEP, SIDE_COUNT } SidePanel;
+
 typedef struct ViewState {
     /* What the map panels (heatmap, line diagram, colour bar, tooltip) draw:
      * plain data (attnmap.h) borrowed from whoever made it.
@@ -130,6 +135,7 @@ typedef struct ViewState {
                               key table (the view knows no keys) */
     int n_help_lines;
     int step_reveal;       /* steps shown in the step view (1..4) */
+    SidePanel side;        /* the tab shown when panels share an area */
     EditTarget edit_target;
     int edit_row, edit_col;/* editor cursor */
     int edit_focus;        /* keyboard goes to the editor */
@@ -157,6 +163,13 @@ typedef struct ViewLayout {
     int edit_rows, edit_cols;
     SDL_Rect edit_btn[EBTN_COUNT];
     SDL_Rect teach_btn[TBTN_COUNT]; /* teach mode's buttons, w = 0 when off */
+    SDL_Rect side_tab[SIDE_COUNT];  /* the shared area's tabs (w = 0: that
+                                     panel has its own place, or none) */
+    int side_shown;               /* the SidePanel shown there, or -1: no
+                                     panels share an area */
+    SDL_Rect step_text, step_bars;/* the step view's text and its bar groups
+                                     (beside each other, or stacked in a
+                                     tall panel) */
     Figure heat;                  /* the heatmap panel's figure */
     FigureGrid grid_fig;          /* the model view's grid, when shown */
     Figure cmp[3];                /* the compare view: reference, current,
@@ -185,6 +198,8 @@ int view_hit_line_token(const ViewLayout *l, int x, int y, int *i, int *side);
 int view_hit_grid(const ViewLayout *l, int x, int y, int *layer, int *head);
 /* Teach mode's button under (x, y): its TeachButton, or -1. */
 int view_hit_teach_button(const ViewLayout *l, int x, int y);
+/* A tab of the shared side area: its SidePanel, or -1. */
+int view_hit_side_tab(const ViewLayout *l, int x, int y);
 /* Control button: its ViewControl, or -1. */
 int view_hit_control(const ViewLayout *l, int x, int y);
 /* Editor cell: 1 and row/col, tab: 2 and target in *row, button: 3 and

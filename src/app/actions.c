@@ -61,6 +61,7 @@ static const char *const action_names[ACT_COUNT] = {
     [ACT_REDRAW] = "redraw",
     [ACT_FULLSCREEN] = "fullscreen",
     [ACT_HELP] = "help",
+    [ACT_SIDE_TAB] = "side_tab",
     [ACT_QUIT] = "quit",
     [ACT_TEACH] = "teach",
     [ACT_TEACH_PAINT] = "teach_paint",
@@ -122,6 +123,11 @@ static void keep_query_visible(AppState *a)
 /* No edits the class cannot see: the editor's keys need it on screen. */
 static int editor_shown(AppState *a)
 {
+    if (a->view && a->layout.editor.w == 0 && a->layout.side_tab[SIDE_EDITOR].w > 0) {
+        a->vs.side = SIDE_EDITOR; /* a tab of the side area: shown from the next frame */
+        a->dirty = 1;
+        return 1;
+    }
     if (a->view && a->layout.editor.w == 0) {
         app_status(a, 1, "the weight editor needs a wider window (Ctrl+Minus makes the interface smaller)");
         a->dirty = 1;
@@ -485,6 +491,32 @@ static void edit_focus(AppState *a, int on)
     }
 }
 
+/* The side area's tabs (when panels share it): the next or previous one,
+ * or panel. The editor's tab takes the keyboard, the others give it back
+ * to the heatmap. */
+static void side_tab(AppState *a, int dir, int panel)
+{
+    const ViewLayout *l = &a->layout;
+    if (l->side_shown < 0) {
+        app_status(a, 0, "every panel has its own place at this size: no tabs to switch");
+        return;
+    }
+    int p = dir ? l->side_shown : panel;
+    for (int k = 0; dir && k < SIDE_COUNT; k++) { /* the next one that is a tab */
+        p = (p + (dir > 0 ? 1 : SIDE_COUNT - 1)) % SIDE_COUNT;
+        if (l->side_tab[p].w > 0)
+            break;
+    }
+    if (p < 0 || p >= SIDE_COUNT || l->side_tab[p].w <= 0)
+        return;
+    a->vs.side = (SidePanel)p;
+    if (p == SIDE_EDITOR && a->m && !a->imp)
+        a->vs.edit_focus = 1;
+    else
+        a->vs.edit_focus = 0;
+    a->dirty = 1;
+}
+
 static void press_button(AppState *a, int b)
 {
     if (b >= 0 && b < EBTN_COUNT && editor_shown(a))
@@ -572,6 +604,7 @@ static void apply(AppState *a, const AppAction *c)
     case ACT_REDRAW: a->dirty = 1; break;
     case ACT_FULLSCREEN: a->fullscreen = !a->fullscreen; a->dirty = 1; break;
     case ACT_HELP: help(a, c->i); break;
+    case ACT_SIDE_TAB: side_tab(a, c->i, c->j); break;
     case ACT_QUIT: a->quit = 1; break;
     case ACT_NONE:
     case ACT_COUNT:

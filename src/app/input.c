@@ -37,6 +37,7 @@ static const char H_HELP[] = "this help";
 static const char H_LAYER[] = "attention file: next / previous layer (then the average)";
 static const char H_GRID[] = "model view: move the selection, open it in the head view";
 static const char H_TEACH_PRESET[] = "teach: target self / previous / next / first; the current map; none";
+static const char H_SIDE[] = "next / previous panel where panels share one area (a large interface, a small window)";
 static const char H_TEACH_LR[] = "teach: learning rate \xC3\x97" "2 / \xC3\xB7" "2";
 
 #define CTRL KEYMOD_CTRL
@@ -182,6 +183,8 @@ static const AppKey key_table[] = {
     K(SDLK_KP_MINUS, CTRL, ANY, ACT_UI_SCALE, -1, NULL),
     K(SDLK_0, CTRL, ANY, ACT_UI_SCALE, 0, H_UI),
     K(SDLK_KP_0, CTRL, ANY, ACT_UI_SCALE, 0, NULL),
+    K(SDLK_TAB, CTRL | NOSHIFT, ANY, ACT_SIDE_TAB, 1, H_SIDE),
+    K(SDLK_TAB, CTRL | SHIFT, ANY, ACT_SIDE_TAB, -1, H_SIDE),
     K(SDLK_F11, 0, ANY, ACT_FULLSCREEN, 0, "fullscreen"),
     K(SDLK_F1, 0, ANY, ACT_HELP, 0, H_HELP),
     K(SDLK_QUESTION, 0, MAIN, ACT_HELP, 0, H_HELP),
@@ -435,6 +438,11 @@ static int press(AppState *a, const SDL_MouseButtonEvent *b, AppAction *out)
     int c = view_hit_control(l, x, y);
     if (c >= 0) {
         *out = a->imp ? file_control_actions[c] : control_actions[c];
+        return 1;
+    }
+    int st = view_hit_side_tab(l, x, y);
+    if (st >= 0) {
+        *out = (AppAction){ACT_SIDE_TAB, 0, st, 0.0f};
         return 1;
     }
     int tb = a->teach && a->teach->on ? view_hit_teach_button(l, x, y) : -1;

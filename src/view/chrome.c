@@ -393,11 +393,39 @@ void draw_controls(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayou
     }
 }
 
+/* The tabs of the side area, when panels share it: the shown one lit, and
+ * the key that switches at the right when there is room. */
+void draw_side_tabs(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    if (l->side_shown < 0)
+        return;
+    const Theme *th = theme(s);
+    int px = ctl_px(s), lh = text_line_height(v->text, px), right = 0;
+    for (int p = 0; p < SIDE_COUNT; p++) {
+        SDL_Rect b = l->side_tab[p];
+        if (!b.w)
+            continue;
+        int on = p == l->side_shown;
+        fill(r, b, on ? th->panel : th->panel2);
+        outline(r, b, on ? th->accent : th->border, 1);
+        text_draw(v->text, px, on ? th->accent : th->dim, side_tab_label(s, p), b.x + b.w / 2,
+                  b.y + (b.h - lh) / 2, 1, 0);
+        right = b.x + b.w;
+    }
+    SDL_Rect shown = l->side_shown == SIDE_LINES ? l->lines : l->side_shown == SIDE_EDITOR ? l->editor : l->step;
+    const char *hint = "Ctrl+Tab";
+    int tw, hpx = S(s, 12);
+    text_size(v->text, hpx, hint, &tw, NULL);
+    if (right + S(s, 12) + tw <= shown.x + shown.w)
+        text_draw(v->text, hpx, th->dim, hint, shown.x + shown.w, l->side_tab[l->side_shown].y +
+                  (l->side_tab[l->side_shown].h - text_line_height(v->text, hpx)) / 2, 2, 0);
+}
+
 /* ---- status bar, titles, help, tooltip ------------------------------------- */
 
 /* t word-wrapped into at most max_lines lines of max_w pixels (the last
  * one cut with "…" when more would be needed); returns the lines. */
-static int wrap_lines(View *v, int px, const char *t, int max_w, char out[][400], int max_lines)
+int wrap_lines(View *v, int px, const char *t, int max_w, char out[][400], int max_lines)
 {
     int n = 0;
     while (*t && n < max_lines) {
@@ -481,8 +509,14 @@ void draw_status(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout 
     text_size(v->text, px, buf, &fw, NULL);
     text_size(v->text, px, msg, &mw, NULL);
     int x = S(s, 12);
-    if (!s->status || fw + S(s, 24) + mw <= room) /* the facts give way to a long message */
-        x += text_draw(v->text, px, th->dim, buf, x, y, 0, 0) + S(s, 24);
+    if (!s->status || fw + S(s, 24) + mw <= room) { /* the facts give way to a long message */
+        char facts[600];
+        TextMeasure tm = figure_measure_text(v->text);
+        figure_fit_text(&tm, px, buf, room, facts, sizeof facts);
+        x += text_draw(v->text, px, th->dim, facts, x, y, 0, 0) + S(s, 24);
+    }
+    if (!s->status && l->w - S(s, 12) - x < mw)
+        return; /* the hint only where it fits whole */
     char fitted[4400];
     status_fit(v, px, msg, l->w - S(s, 12) - x, fitted, sizeof fitted);
     text_draw(v->text, px, s->status_error ? th->error : (s->status ? th->text : th->dim), fitted,

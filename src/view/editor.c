@@ -6,6 +6,7 @@
 #include "view_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const edit_tab_label[EDIT_COUNT] = {"[1] Wq", "[2] Wk", "[3] Wv", "[4] Wo", "[5] X", "[6] v"};
@@ -206,18 +207,26 @@ static void draw_editor_labels(View *v, const ViewState *s, const ViewLayout *l)
 {
     const Theme *th = theme(s);
     const Model *m = s->m;
+    int rp = S(s, 11), rlh = text_line_height(v->text, rp);
+    /* rows smaller than a label: every every-th row's, and the cursor's */
+    int every = l->edit_cell_h > 0 ? (int)ceilf(rlh / l->edit_cell_h) : 1;
     if (l->edit_cell_h >= S(s, 9))
         for (int i = 0; i < l->edit_rows; i++) {
+            int near_cursor = i != s->edit_row && abs(i - s->edit_row) < every;
+            if (i != s->edit_row && (i % every || near_cursor))
+                continue;
             int y = l->edit_grid.y + (int)(i * l->edit_cell_h);
             const char *lab = edit_row_name(s, i);
-            int lp = S(s, 11), llh = text_line_height(v->text, lp);
+            int lp = rp, llh = rlh;
             int key_row = s->edit_target == EDIT_X && i >= m->T; /* the second sentence's */
             text_draw(v->text, lp, i == s->edit_row ? th->accent : key_row ? th->pos : th->dim, lab,
                       l->edit_grid.x - S(s, 4), y + ((int)l->edit_cell_h - llh) / 2, 2, 0);
         }
-    int lp = S(s, 10), llh = text_line_height(v->text, lp);
+    int lp = S(s, 10), llh = text_line_height(v->text, lp), cw;
+    text_size(v->text, lp, "tran", &cw, NULL); /* the widest label: 4 letters */
+    int each = l->edit_cell_w > 0 ? (int)ceilf((cw + S(s, 3)) / l->edit_cell_w) : 1;
     if (l->edit_cell_w >= S(s, 18))
-        for (int j = 0; j < l->edit_cols; j++) {
+        for (int j = 0; j < l->edit_cols; j += each) {
             char buf[32];
             EditTarget t = s->edit_target;
             if (t == EDIT_X || t == EDIT_WO || (t == EDIT_V && m->cfg.mode == ATTN_MODE_BASIC))

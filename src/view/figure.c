@@ -167,7 +167,7 @@ static void cells(Figure *f, const Ctx *c, const FigureOptions *o, int avail_w, 
                   int key_w)
 {
     int Tq = f->Tq, Tk = f->Tk, n = Tq > Tk ? Tq : Tk;
-    int top_rot = (int)(key_w * 0.72f) + f->label_lh, top_flat = f->label_lh + S(c, 4);
+    int top_rot = (int)(key_w * 0.72f) + f->label_lh + S(c, 4), top_flat = f->label_lh + S(c, 4);
     float cell;
     if (!o->area_w) {
         cell = n ? floorf(640.0f / n) : 40.0f;

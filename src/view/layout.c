@@ -45,34 +45,108 @@ static void layout_controls(View *v, const ViewState *s, ViewLayout *l, int pad,
     l->controls = (SDL_Rect){pad, y, w - 2 * pad, rows * row_h};
 }
 
+/* Does panel p (a SidePanel) have something to show in this mode? The line
+ * diagram not in the compare view (its figures take that room); the
+ * editor's room holds the weight editor, an attention file's overview or
+ * what would be there; the step view (or teach mode's loss curve). */
+static int side_exists(const ViewState *s, int p)
+{
+    if (p == SIDE_LINES)
+        return !(s->cmp_ref && s->map.v);
+    if (p == SIDE_EDITOR)
+        return s->m || s->overview || s->no_model;
+    return s->m || s->no_model;
+}
+
+const char *side_tab_label(const ViewState *s, int p)
+{
+    if (p == SIDE_LINES)
+        return "Lines";
+    if (p == SIDE_EDITOR)
+        return s->m ? "Weights" : s->overview ? "Every map" : "Weights";
+    return s->teach ? "Loss" : "Step view";
+}
+
+/* The panels that share one area (bit p set for a SidePanel p) become its
+ * tabs: a strip of them on top, the shown one below (s->side when it is
+ * one of them, else the first), the others no room at all. */
+static void layout_side_tabs(View *v, const ViewState *s, ViewLayout *l, SDL_Rect area, int tabs)
+{
+    SDL_Rect *panel[SIDE_COUNT] = {&l->lines, &l->editor, &l->step};
+    int shown = -1, n = 0;
+    for (int p = 0; p < SIDE_COUNT; p++)
+        if (tabs & (1 << p)) {
+            n++;
+            if (shown < 0 || (int)s->side == p)
+                shown = p;
+        }
+    if (n == 1) { /* one panel: the area is its own */
+        *panel[shown] = area;
+        return;
+    }
+    int strip = S(s, 30), x = area.x, px = ctl_px(s);
+    for (int p = 0; p < SIDE_COUNT; p++) {
+        if (!(tabs & (1 << p)))
+            continue;
+        int tw;
+        text_size(v->text, px, side_tab_label(s, p), &tw, NULL);
+        l->side_tab[p] = (SDL_Rect){x, area.y, tw + 2 * S(s, 12), strip - S(s, 4)};
+        x += l->side_tab[p].w + S(s, 4);
+        *panel[p] = (SDL_Rect){0, 0, 0, 0};
+    }
+    l->side_shown = shown;
+    *panel[shown] = (SDL_Rect){area.x, area.y + strip, area.w, area.h - strip};
+}
+
 /* The panels below the controls (from y): status bar at the bottom, the
  * step view above it when the window is tall enough, and between them the
  * heatmap, the line diagram and, when the window is wide enough, the
- * editor. */
-static void layout_panels(const ViewState *s, ViewLayout *l, int pad, int y, int show_editor)
+ * editor. What has no room of its own becomes a tab of the last area
+ * (a projector's large interface scale, a small window). */
+static void layout_panels(View *v, const ViewState *s, ViewLayout *l, int pad, int y)
 {
     int w = l->w, h = l->h;
+    l->side_shown = -1;
     l->status = (SDL_Rect){0, h - S(s, 26), w, S(s, 26)};
     int bottom = l->status.y - S(s, 6);
-    int step_h = h >= S(s, 640) ? S(s, 150) : 0;
+    int wide = w >= S(s, 1000), step_below = h >= S(s, 640) || !side_exists(s, SIDE_STEP);
+    int step_h = step_below ? S(s, 150) : 0;
     if (step_h)
         l->step = (SDL_Rect){pad, bottom - step_h, w - 2 * pad, step_h};
     int mid_bottom = step_h ? l->step.y - S(s, 8) : bottom;
     int mid_h = mid_bottom - y;
     if (mid_h < 1)
         mid_h = 1;
-    int avail = w - 2 * pad;
-    int hw = show_editor ? avail * 46 / 100 : avail * 60 / 100;
-    int lw = show_editor ? avail * 24 / 100 : avail - hw - S(s, 10);
+    int avail = w - 2 * pad, gap = S(s, 10);
+    int hw = wide ? avail * 46 / 100 : avail * 58 / 100;
     l->heatmap = (SDL_Rect){pad, y, hw, mid_h};
-    l->lines = (SDL_Rect){pad + hw + S(s, 10), y, lw, mid_h};
-    if (show_editor) {
-        int ex = l->lines.x + lw + S(s, 10);
-        l->editor = (SDL_Rect){ex, y, w - pad - ex, mid_h};
+    int tabs = step_below ? 0 : 1 << SIDE_STEP;
+    if (s->grid) { /* the model view: every map in the room of all three */
+        l->lines = (SDL_Rect){pad + hw + gap, y, avail - hw - gap, mid_h};
+        return;
+    }
+    if (wide) {
+        int lw = avail * 24 / 100;
+        l->lines = (SDL_Rect){pad + hw + gap, y, lw, mid_h};
+        int ex = l->lines.x + lw + gap;
+        SDL_Rect area = {ex, y, w - pad - ex, mid_h};
+        l->editor = area;
+        if (tabs && side_exists(s, SIDE_EDITOR))
+            layout_side_tabs(v, s, l, area, tabs | 1 << SIDE_EDITOR);
+        else if (tabs)
+            layout_side_tabs(v, s, l, area, tabs);
+    } else {
+        SDL_Rect area = {pad + hw + gap, y, avail - hw - gap, mid_h};
+        for (int p = SIDE_LINES; p <= SIDE_EDITOR; p++)
+            if (side_exists(s, p))
+                tabs |= 1 << p;
+        if (tabs)
+            layout_side_tabs(v, s, l, area, tabs);
     }
     if (s->cmp_ref && s->map.v) { /* the compare view's three figures take the lines' room */
-        l->heatmap.w = l->lines.x + l->lines.w - pad;
-        l->lines.w = 0;
+        if (wide)
+            l->heatmap.w = l->lines.x + l->lines.w - pad;
+        l->lines = (SDL_Rect){0, 0, 0, 0};
     }
 }
 
@@ -207,6 +281,34 @@ static void layout_editor(View *v, const ViewState *s, ViewLayout *l)
         l->edit_btn[b] = (SDL_Rect){bxs[b], by + brow[b] * (bh + S(s, 4)), bw[b], bh};
 }
 
+/* The step view's text and bar groups: beside each other in the wide strip
+ * under the heatmap (the text as wide as it needs up to about half), one
+ * above the other in a tall panel (a tab of the side area). */
+static void layout_step(View *v, const ViewState *s, ViewLayout *l)
+{
+    (void)v;
+    SDL_Rect p = l->step;
+    if (!p.w || !p.h)
+        return;
+    int in = S(s, 12);
+    if (p.h * 2 > p.w) { /* tall */
+        int bars_h = p.h * 45 / 100;
+        if (bars_h > S(s, 220))
+            bars_h = S(s, 220);
+        int top = p.y + S(s, 8), bars_y = p.y + p.h - bars_h - S(s, 8);
+        l->step_text = (SDL_Rect){p.x + in, top, p.w - 2 * in, bars_y - S(s, 8) - top};
+        l->step_bars = (SDL_Rect){p.x + in, bars_y, p.w - 2 * in, bars_h};
+        return;
+    }
+    int tw = S(s, 560);
+    if (tw < p.w * 40 / 100)
+        tw = p.w * 40 / 100;
+    if (tw > p.w * 55 / 100)
+        tw = p.w * 55 / 100;
+    l->step_text = (SDL_Rect){p.x + in, p.y + S(s, 8), tw - in - S(s, 8), p.h - S(s, 16)};
+    l->step_bars = (SDL_Rect){p.x + tw, p.y + S(s, 8), p.w - tw - in, p.h - S(s, 18)};
+}
+
 void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
 {
     memset(l, 0, sizeof *l);
@@ -222,8 +324,7 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
     }
     layout_controls(v, s, l, pad, y);
     y += l->controls.h + S(s, 6);
-    int show_editor = w >= S(s, 1000);
-    layout_panels(s, l, pad, y, show_editor);
+    layout_panels(v, s, l, pad, y);
     if (s->grid) {
         layout_grid(v, s, l);
     } else {
@@ -232,8 +333,9 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
         if (s->overview && l->editor.w)
             layout_overview(v, s, l);
     }
-    if (show_editor && s->m)
+    if (l->editor.w && s->m)
         layout_editor(v, s, l);
+    layout_step(v, s, l);
     teach_layout(v, s, l);
 }
 
@@ -278,6 +380,14 @@ int view_hit_line_token(const ViewLayout *l, int x, int y, int *i, int *side)
     *i = l->lines0 + k;
     *side = right;
     return 1;
+}
+
+int view_hit_side_tab(const ViewLayout *l, int x, int y)
+{
+    for (int p = 0; p < SIDE_COUNT; p++)
+        if (l->side_tab[p].w > 0 && point_in(l->side_tab[p], x, y))
+            return p;
+    return -1;
 }
 
 int view_hit_teach_button(const ViewLayout *l, int x, int y)

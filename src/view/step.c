@@ -89,8 +89,7 @@ static void draw_step_text(View *v, const ViewState *s, const ViewLayout *l, con
     const Model *m = s->m;
     int dk = m->res.dk;
     int px = S(s, 14), lh = text_line_height(v->text, px);
-    int x = l->step.x + S(s, 12), y = l->step.y + S(s, 8);
-    int room = l->step.w * 40 / 100 - S(s, 20); /* the bars start at 40% */
+    int x = l->step_text.x, y = l->step_text.y, room = l->step_text.w;
     char buf[320];
     const char *qi = tok_text(&m->toks, st->i), *kj = tok_text(m->cross ? &m->ktoks : &m->toks, st->j);
     snprintf(buf, sizeof buf, "Step view: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D%s%s", qi, kj,
@@ -115,11 +114,20 @@ static void draw_step_text(View *v, const ViewState *s, const ViewLayout *l, con
     /* each line with the reveal step it belongs to */
     const char *lines[5] = {l1, l2, l2b, l3, l4};
     const int step_of[5] = {1, 2, 2, 3, 4};
-    for (int k = 0, row = 0; k < 5; k++) {
-        if (!lines[k][0] || step_of[k] > reveal)
-            continue;
-        draw_text_fit(v, S(s, 13), th->dim, lines[k], x, y + row * (lh + S(s, 3)), room);
-        row++;
+    int n = 0, shown[5];
+    for (int k = 0; k < 5; k++)
+        if (lines[k][0] && step_of[k] <= reveal)
+            shown[n++] = k;
+    /* wrapped when the panel has the rows for it, else each cut to one */
+    int px2 = S(s, 13), lh2 = text_line_height(v->text, px2) + S(s, 3);
+    int rows_free = (l->step_text.y + l->step_text.h - y) / lh2 - n;
+    for (int k = 0; k < n; k++) {
+        char wrapped[4][400];
+        int most = rows_free > 0 ? 1 + (rows_free < 3 ? rows_free : 3) : 1;
+        int nl = wrap_lines(v, px2, lines[shown[k]], room, wrapped, most);
+        rows_free -= nl - 1;
+        for (int w = 0; w < nl; w++, y += lh2)
+            text_draw(v->text, px2, th->dim, wrapped[w], x, y, 0, 0);
     }
 }
 
@@ -261,11 +269,11 @@ static void draw_step_bars(View *v, SDL_Renderer *r, const ViewState *s, const V
     const Theme *th = theme(s);
     StepBars b;
     step_bars(v, s, st, head, &b);
-    int bx = l->step.x + l->step.w * 40 / 100;
-    int bw = (l->step.x + l->step.w - bx - S(s, 12)) / 5 - S(s, 10);
-    int name_y = l->step.y + S(s, 8);
+    int bx = l->step_bars.x;
+    int bw = (l->step_bars.w + S(s, 10)) / 5 - S(s, 10);
+    int name_y = l->step_bars.y;
     int by = name_y + text_line_height(v->text, S(s, 12)) + S(s, 4);
-    int bh = l->step.y + l->step.h - S(s, 10) - by;
+    int bh = l->step_bars.y + l->step_bars.h - by;
     by += b.lab_h;
     bh -= 2 * b.lab_h;
     const char *names[5] = {"q", "k", "v", st->score_fn == ATTN_SCORE_ADDITIVE ? "v\xC2\xB7tanh(q+k)" : "q\xE2\x88\x98k", "z"};

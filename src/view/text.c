@@ -9,6 +9,7 @@
 #include "attnviz/tokenizer.h"
 
 #include <fontconfig/fontconfig.h>
+#include <math.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -591,6 +592,54 @@ static Entry *lookup(TextCache *t, int px, SDL_Color c, const char *s)
     }
 }
 
+static struct {
+    TextBox *boxes;
+    int max, *n;
+} rec;
+
+void text_record(TextBox *boxes, int max, int *n)
+{
+    rec.boxes = boxes;
+    rec.max = max;
+    rec.n = n;
+    if (n)
+        *n = 0;
+}
+
+/* The box of text drawn at dst (rotated by angle about centre), cut to
+ * the clip rectangle, into the record. */
+static void record(SDL_Renderer *r, SDL_Rect dst, double angle, SDL_Point centre, const char *s)
+{
+    SDL_Rect b = dst, clip;
+    float qx[4], qy[4];
+    double a = angle * 3.14159265358979323846 / 180.0, ca = cos(a), sa = sin(a);
+    double cx = dst.x + centre.x, cy = dst.y + centre.y, x0 = 1e9, y0 = 1e9, x1 = -1e9, y1 = -1e9;
+    for (int k = 0; k < 4; k++) { /* corners in order round the box, rotated */
+        double px = dst.x + (k == 1 || k == 2 ? dst.w : 0) - cx, py = dst.y + (k >= 2 ? dst.h : 0) - cy;
+        qx[k] = (float)(cx + px * ca - py * sa);
+        qy[k] = (float)(cy + px * sa + py * ca);
+        x0 = fmin(x0, qx[k]), x1 = fmax(x1, qx[k]), y0 = fmin(y0, qy[k]), y1 = fmax(y1, qy[k]);
+    }
+    if (angle != 0.0) /* the rotated corners' bounding box */
+        b = (SDL_Rect){(int)floor(x0), (int)floor(y0), (int)ceil(x1 - x0), (int)ceil(y1 - y0)};
+    SDL_RenderGetClipRect(r, &clip);
+    if (!SDL_RectEmpty(&clip) && !SDL_IntersectRect(&b, &clip, &b))
+        return;
+    if (angle == 0.0) /* the clipped box's corners */
+        for (int k = 0; k < 4; k++) {
+            qx[k] = (float)(b.x + (k == 1 || k == 2 ? b.w : 0));
+            qy[k] = (float)(b.y + (k >= 2 ? b.h : 0));
+        }
+    int k = (*rec.n)++;
+    if (k < rec.max) {
+        memcpy(rec.boxes[k].qx, qx, sizeof qx);
+        memcpy(rec.boxes[k].qy, qy, sizeof qy);
+        rec.boxes[k].box = b;
+        rec.boxes[k].angle = angle;
+        snprintf(rec.boxes[k].text, sizeof rec.boxes[k].text, "%s", s);
+    }
+}
+
 int text_draw(TextCache *t, int px, SDL_Color c, const char *s, int x, int y,
               int align, double angle)
 {
@@ -604,10 +653,10 @@ int text_draw(TextCache *t, int px, SDL_Color c, const char *s, int x, int y,
         dst.x -= e->w / 2;
     else if (align == 2)
         dst.x -= e->w;
+    SDL_Point centre = {align == 2 ? e->w : 0, 0};
+    if (rec.boxes)
+        record(t->r, dst, angle, centre, s);
     if (angle != 0.0) {
-        SDL_Point centre = {0, 0};
-        if (align == 2)
-            centre.x = e->w;
         SDL_RenderCopyEx(t->r, e->tex, NULL, &dst, angle, &centre, SDL_FLIP_NONE);
     } else {
         SDL_RenderCopy(t->r, e->tex, NULL, &dst);

@@ -28,4 +28,16 @@ void text_size(TextCache *t, int px, const char *s, int *w, int *h);
 /* Height of a line at px. */
 int text_line_height(TextCache *t, int px);
 
+/* For the layout tests: while boxes is non-NULL, every text drawn is
+ * recorded there (up to max; *n counts them all): its box on the screen cut
+ * to the renderer's clip rectangle (the bounding box when rotated), the
+ * angle and the start of the text. text_record(NULL, 0, NULL) stops. */
+typedef struct TextBox {
+    SDL_Rect box;
+    float qx[4], qy[4]; /* its corners in order (rotated: unclipped) */
+    double angle;
+    char text[40];
+} TextBox;
+void text_record(TextBox *boxes, int max, int *n);
+
 #endif

@@ -278,6 +278,7 @@ void view_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
     } else {
         no_model_panels(v, r, s, l);
     }
+    draw_side_tabs(v, r, s, l);
     draw_status(v, r, s, l);
     if (s->help)
         draw_help(v, r, s, l);

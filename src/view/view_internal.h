@@ -156,6 +156,13 @@ const char *control_label(const ViewState *s, int c, int compact, char *buf, siz
 int ctl_px(const ViewState *s);
 void draw_controls(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
 void draw_status(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+/* t word-wrapped into at most max_lines lines of max_w pixels (the last
+ * one cut with "…" when more would be needed); returns the lines. */
+int wrap_lines(View *v, int px, const char *t, int max_w, char out[][400], int max_lines);
+/* The side area's tabs when panels share it (layout_side_tabs). */
+void draw_side_tabs(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
+/* A SidePanel's tab label in this mode ("Lines", "Weights", "Loss" ...). */
+const char *side_tab_label(const ViewState *s, int p);
 /* A panel's title in its top-left corner. */
 void draw_panel_title(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect p, const char *t);
 void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);

@@ -1,0 +1,263 @@
+/* The window at projector sizes (issue 16, item 3): at 1280 × 800 and
+ * 1024 × 768, with the interface at 100 %, 115 %, 132 % and 150 %, every
+ * panel lies inside the window and apart from the others, the weight editor
+ * and the step view are always reachable (their own place, or a tab of the
+ * side area that Ctrl+Tab and a click switch to), the editor's and the step
+ * view's parts stay inside their panels, and no two texts drawn overlap
+ * (every text drawn is recorded by the view's text layer). Scenes: one
+ * sentence, four heads, two sentences (cross-attention), teach mode.
+ * Run from the repository root with SDL_VIDEODRIVER=dummy. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "attnviz/input.h"
+#include "attnviz/teach_app.h"
+
+#include "test_util.h"
+#include "test_app_util.h"
+#include "../src/view/text.h"
+
+#define MAX_BOXES 4096
+
+static TextBox boxes[MAX_BOXES];
+static int n_boxes;
+
+static const struct {
+    int w, h;
+} sizes[] = {{1280, 800}, {1024, 768}};
+static const float scales[] = {1.0f, 1.15f, 1.32f, 1.5f};
+
+static int inside(SDL_Rect in, SDL_Rect out)
+{
+    return in.x >= out.x && in.y >= out.y && in.x + in.w <= out.x + out.w && in.y + in.h <= out.y + out.h;
+}
+
+static int apart(SDL_Rect a, SDL_Rect b)
+{
+    return a.w <= 0 || a.h <= 0 || b.w <= 0 || b.h <= 0 || !SDL_HasIntersection(&a, &b);
+}
+
+/* Draw the app into a w × h software renderer, recording the texts. */
+static void draw_at(Fix *f, int w, int h)
+{
+    SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, w, h, 24, SDL_PIXELFORMAT_RGB888);
+    assert_non_null(surf);
+    SDL_Renderer *r = SDL_CreateSoftwareRenderer(surf);
+    assert_non_null(r);
+    view_set_renderer(f->a->view, r);
+    text_record(boxes, MAX_BOXES, &n_boxes);
+    app_draw(f->a, r);
+    text_record(NULL, 0, NULL);
+    assert_true(n_boxes <= MAX_BOXES);
+    assert_int_equal(f->a->layout.w, w);
+    view_set_renderer(f->a->view, f->r);
+    SDL_DestroyRenderer(r);
+    SDL_FreeSurface(surf);
+}
+
+/* The panels: inside the window, pairwise apart. */
+static void check_panels(const ViewLayout *l, const char *where)
+{
+    SDL_Rect win = {0, 0, l->w, l->h};
+    const SDL_Rect p[] = {l->sentence, l->keys_bar, l->controls, l->heatmap, l->lines, l->editor,
+                          l->step, l->status, l->side_tab[0], l->side_tab[1], l->side_tab[2]};
+    const char *name[] = {"sentence", "keys", "controls", "heatmap", "lines", "editor",
+                          "step", "status", "tab 1", "tab 2", "tab 3"};
+    int n = (int)(sizeof p / sizeof p[0]);
+    for (int a = 0; a < n; a++) {
+        if (p[a].w > 0 && !inside(p[a], win))
+            fail_msg("%s: %s (%d,%d %dx%d) leaves the window", where, name[a], p[a].x, p[a].y, p[a].w, p[a].h);
+        for (int b = a + 1; b < n; b++)
+            if (!apart(p[a], p[b]))
+                fail_msg("%s: %s and %s overlap", where, name[a], name[b]);
+    }
+}
+
+/* The editor's tabs, grid and buttons inside it, cells big enough to hit;
+ * the step view's text and bars inside it, apart. */
+static void check_parts(const ViewLayout *l, const char *where)
+{
+    if (l->editor.w > 0) {
+        for (int t = 0; t < EDIT_COUNT; t++)
+            if (!inside(l->edit_tab[t], l->editor))
+                fail_msg("%s: editor tab %d is cut off", where, t + 1);
+        for (int b = 0; b < EBTN_COUNT; b++)
+            if (!inside(l->edit_btn[b], l->editor))
+                fail_msg("%s: editor button %d is cut off", where, b);
+        if (!inside(l->edit_grid, l->editor))
+            fail_msg("%s: the editor's grid is cut off", where);
+        if (l->edit_cell_w < 6 || l->edit_cell_h < 6)
+            fail_msg("%s: editor cells of %.1f x %.1f pixels", where, (double)l->edit_cell_w,
+                     (double)l->edit_cell_h);
+    }
+    if (l->step.w > 0) {
+        if (!inside(l->step_text, l->step) || !inside(l->step_bars, l->step))
+            fail_msg("%s: the step view's text or bars leave it", where);
+        if (!apart(l->step_text, l->step_bars))
+            fail_msg("%s: the step view's text runs over its bars", where);
+    }
+}
+
+/* Do two texts' boxes (convex quadrilaterals: rotated labels are) overlap
+ * by more than a pixel? No axis among their edges' normals separates them. */
+static int quads_overlap(const TextBox *a, const TextBox *b)
+{
+    const TextBox *q[2] = {a, b};
+    for (int s = 0; s < 2; s++)
+        for (int e = 0; e < 2; e++) { /* two edge directions a box */
+            double nx = -(q[s]->qy[e + 1] - q[s]->qy[e]), ny = q[s]->qx[e + 1] - q[s]->qx[e];
+            double len = sqrt(nx * nx + ny * ny);
+            if (len == 0)
+                return 0;
+            nx /= len, ny /= len;
+            double lo[2] = {1e18, 1e18}, hi[2] = {-1e18, -1e18};
+            for (int t = 0; t < 2; t++)
+                for (int k = 0; k < 4; k++) {
+                    double p = q[t]->qx[k] * nx + q[t]->qy[k] * ny;
+                    lo[t] = fmin(lo[t], p), hi[t] = fmax(hi[t], p);
+                }
+            if (fmin(hi[0], hi[1]) - fmax(lo[0], lo[1]) <= 1.0)
+                return 0;
+        }
+    return 1;
+}
+
+/* No two texts overlap (two rotated column labels are each other's
+ * neighbours along a diagonal: their bounding boxes may), every text is
+ * inside the window. */
+static void check_texts(const ViewLayout *l, const char *where)
+{
+    SDL_Rect win = {0, 0, l->w, l->h};
+    for (int a = 0; a < n_boxes; a++) {
+        if (!inside(boxes[a].box, win))
+            fail_msg("%s: text \"%s\" (%d,%d %dx%d) leaves the window", where, boxes[a].text, boxes[a].box.x,
+                     boxes[a].box.y, boxes[a].box.w, boxes[a].box.h);
+        for (int b = a + 1; b < n_boxes; b++) {
+            if (boxes[a].angle != 0.0 && boxes[b].angle != 0.0)
+                continue;
+            SDL_Rect x;
+            if (SDL_IntersectRect(&boxes[a].box, &boxes[b].box, &x) && x.w > 1 && x.h > 1 &&
+                quads_overlap(&boxes[a], &boxes[b]))
+                fail_msg("%s: \"%s\" (%d,%d %dx%d) and \"%s\" (%d,%d %dx%d) overlap", where, boxes[a].text,
+                         boxes[a].box.x, boxes[a].box.y, boxes[a].box.w, boxes[a].box.h, boxes[b].text,
+                         boxes[b].box.x, boxes[b].box.y, boxes[b].box.w, boxes[b].box.h);
+        }
+    }
+}
+
+/* Every size and scale: the checks with each tab of the side area shown;
+ * the editor and the step view each shown at least once. */
+static void check_scene(Fix *f, const char *scene)
+{
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+        for (size_t k = 0; k < sizeof scales / sizeof scales[0]; k++) {
+            char where[160];
+            f->a->ui_scale = scales[k];
+            int seen_editor = 0, seen_step = 0;
+            for (int tab = 0; tab < SIDE_COUNT; tab++) {
+                snprintf(where, sizeof where, "%s, %dx%d at %.0f%%, tab %d", scene, sizes[z].w, sizes[z].h,
+                         (double)(scales[k] * 100), tab);
+                f->a->vs.side = (SidePanel)tab;
+                draw_at(f, sizes[z].w, sizes[z].h);
+                const ViewLayout *l = &f->a->layout;
+                check_panels(l, where);
+                check_parts(l, where);
+                check_texts(l, where);
+                seen_editor |= l->editor.w > 0;
+                seen_step |= l->step.w > 0;
+            }
+            if (!seen_editor || !seen_step)
+                fail_msg("%s: the editor (%d) or the step view (%d) cannot be reached", where, seen_editor,
+                         seen_step);
+        }
+    f->a->ui_scale = 1.0f;
+    f->a->vs.side = SIDE_LINES;
+}
+
+static void test_one_sentence(void **state)
+{
+    check_scene(*state, "one sentence");
+}
+
+static void test_four_heads(void **state)
+{
+    Fix *f = *state;
+    app_apply(f->a, &(AppAction){ACT_STEP_HEADS, 1, 0, 0.0f});
+    app_apply(f->a, &(AppAction){ACT_STEP_HEADS, 1, 0, 0.0f});
+    assert_int_equal(f->m.cfg.heads, 4);
+    check_scene(f, "four heads");
+}
+
+static void test_two_sentences(void **state)
+{
+    Fix *f = *state;
+    app_set_keys(f->a, "le train est parti de la gare");
+    assert_true(f->m.cross);
+    check_scene(f, "two sentences");
+}
+
+static void test_teach_mode(void **state)
+{
+    Fix *f = *state;
+    app_apply(f->a, &(AppAction){ACT_TEACH, 0, 0, 0.0f});
+    app_apply(f->a, &(AppAction){ACT_TEACH_PRESET, TEACH_PREVIOUS, 0, 0.0f});
+    app_apply(f->a, &(AppAction){ACT_TEACH_STEP, 0, 0, 0.0f});
+    assert_true(f->a->teach && f->a->teach->on);
+    check_scene(f, "teach mode");
+}
+
+/* The keyboard reaches every tab: Ctrl+Tab walks them (the editor's takes
+ * the keyboard), Ctrl+Shift+Tab walks back, a click on a tab shows it. */
+static void test_ctrl_tab_walks_the_tabs(void **state)
+{
+    Fix *f = *state;
+    f->a->ui_scale = 1.32f;
+    draw_at(f, 1280, 800);
+    const ViewLayout *l = &f->a->layout;
+    assert_int_equal(l->side_shown, SIDE_LINES);
+    assert_true(l->side_tab[SIDE_EDITOR].w > 0 && l->side_tab[SIDE_STEP].w > 0);
+    assert_int_equal(l->editor.w, 0);
+    key(f, SDLK_TAB, KMOD_LCTRL);
+    draw_at(f, 1280, 800);
+    assert_int_equal(l->side_shown, SIDE_EDITOR);
+    assert_true(l->editor.w > 0);
+    assert_int_equal(f->a->vs.edit_focus, 1);
+    key(f, SDLK_TAB, KMOD_LCTRL);
+    draw_at(f, 1280, 800);
+    assert_int_equal(l->side_shown, SIDE_STEP);
+    assert_int_equal(f->a->vs.edit_focus, 0);
+    key(f, SDLK_TAB, KMOD_LCTRL | KMOD_LSHIFT);
+    draw_at(f, 1280, 800);
+    assert_int_equal(l->side_shown, SIDE_EDITOR);
+    /* a click on the lines' tab */
+    SDL_Rect t = l->side_tab[SIDE_LINES];
+    click(f, t.x + t.w / 2, t.y + t.h / 2);
+    draw_at(f, 1280, 800);
+    assert_int_equal(l->side_shown, SIDE_LINES);
+    /* 1 (Wq) from the heatmap brings the editor's tab and its keyboard */
+    key(f, SDLK_1, 0);
+    draw_at(f, 1280, 800);
+    assert_int_equal(l->side_shown, SIDE_EDITOR);
+    assert_int_equal(f->a->vs.edit_focus, 1);
+    /* at 100 % every panel has its place: no tabs */
+    f->a->ui_scale = 1.0f;
+    draw_at(f, 1280, 800);
+    assert_int_equal(l->side_shown, -1);
+    for (int p = 0; p < SIDE_COUNT; p++)
+        assert_int_equal(l->side_tab[p].w, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_one_sentence, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_four_heads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_two_sentences, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_teach_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ctrl_tab_walks_the_tabs, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
