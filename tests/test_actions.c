@@ -175,15 +175,50 @@ static SDL_Keycode key_named(const char *name)
     return SDL_GetKeyFromName(name);
 }
 
+/* Does the window's help have a line starting with what? */
+static int help_has(const ViewState *vs, const char *what)
+{
+    for (int l = 0; l < vs->n_help_lines; l++)
+        if (strncmp(vs->help_lines[l].what, what, strlen(what)) == 0)
+            return 1;
+    return 0;
+}
+
+/* The help shows what is on screen: with a sentence no attention-file
+ * lines; teach mode's lines once it is on (its key always). */
+static void test_help_follows_the_mode(void **state)
+{
+    Fix *f = *state;
+    const ViewState *vs = &f->a->vs;
+    app_apply(f->a, &(AppAction){ACT_HELP, 0, 0, 0.0f});
+    assert_true(vs->help);
+    assert_false(help_has(vs, "attention file:"));
+    assert_false(help_has(vs, "model view:"));
+    assert_false(help_has(vs, "teach: one step"));
+    assert_true(help_has(vs, "teach mode"));
+    int n_sentence = vs->n_help_lines;
+    app_apply(f->a, &(AppAction){ACT_HELP, -1, 0, 0.0f});
+    app_apply(f->a, &(AppAction){ACT_TEACH, 0, 0, 0.0f});
+    app_apply(f->a, &(AppAction){ACT_HELP, 0, 0, 0.0f});
+    assert_true(help_has(vs, "teach: one step"));
+    assert_true(vs->n_help_lines > n_sentence);
+    assert_false(help_has(vs, "attention file:"));
+}
+
 /* Every key a help line shows is a row of the key table with that help text
  * (so it does what the line says), and every row with a help text is shown. */
 static void test_help_from_key_table(void **state)
 {
     Fix *f = *state;
-    const ViewState *vs = &f->a->vs;
+    static ViewHelpLine all[APP_HELP_MAX];
+    static char all_text[8192];
+    ViewState every = f->a->vs, *vs = &every; /* the help with every part shown */
+    every.help_lines = all;
+    every.n_help_lines = app_help_build(all, APP_HELP_MAX, all_text, sizeof all_text,
+                                        APP_HELP_FILE | APP_HELP_TEACH);
     int n_rows;
     const AppKey *t = app_key_table(&n_rows);
-    assert_non_null(vs->help_lines);
+    assert_non_null(f->a->vs.help_lines);
     assert_true(vs->n_help_lines >= 20);
     char *shown = calloc((size_t)n_rows, 1);
     assert_non_null(shown);
@@ -407,6 +442,7 @@ int main(void)
         T(test_apply_nudge_and_undo),
         T(test_status_is_drawn),
         T(test_help_from_key_table),
+        T(test_help_follows_the_mode),
         T(test_every_key_acts),
         T(test_tick_autosave),
     };

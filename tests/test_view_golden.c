@@ -57,8 +57,8 @@ static const Golden expected[] = {
     {"window-default", 0x968cddbb3f6cf581ULL},
     {"window-teach", 0x03cab3a17a03ce0eULL},
     {"window-heads4-tooltip", 0xc9d6882ce6a44891ULL},
-    {"window-heads4-help", 0x4dd648a7de44f687ULL},
-    {"window-light-editing", 0x4de89d1614ead50fULL},
+    {"window-heads4-help", 0x9ae2567f4e6272deULL},
+    {"window-light-editing", 0xf0d0a33877b9fe63ULL},
     {"window-narrow-zoom", 0xa773d45ede29d5b6ULL},
     {"window-prompt", 0x95b7c0f6d3ed3b98ULL},
     {"window-long", 0xd51c8ecc8fa8ebbfULL},
@@ -239,7 +239,7 @@ static void test_golden_windows(void **state)
     static ViewHelpLine help[APP_HELP_MAX];
     static char help_text[8192];
     s.help_lines = help;
-    s.n_help_lines = app_help_build(help, APP_HELP_MAX, help_text, sizeof help_text);
+    s.n_help_lines = app_help_build(help, APP_HELP_MAX, help_text, sizeof help_text, 0);
     window("window-heads4-help", &s, 1280, 800);
     model_destroy(&m);
 

@@ -54,10 +54,16 @@ const AppKey *app_key_table(int *n);
  * them. Returns buf. */
 char *app_key_label(const AppKey *k, char *buf, size_t size);
 
+/* What the help shows beside the keys that always apply: an attention
+ * file's keys (layers, model view, rollout, special tokens) and teach mode's
+ * (once it is on; the key that turns it on is always there). */
+enum { APP_HELP_FILE = 1, APP_HELP_TEACH = 2 };
+
 /* Build the help lines from the table (one line per help text, its keys
- * joined with ", ") into lines (max entries), their keys text in text.
+ * joined with ", ") into lines (max entries), their keys text in text;
+ * rows of a file or of teach mode only with those bits in show.
  * Returns the number of lines. */
-int app_help_build(ViewHelpLine *lines, int max, char *text, size_t size);
+int app_help_build(ViewHelpLine *lines, int max, char *text, size_t size, unsigned show);
 
 /* The actions one event stands for, into out (at most max; 4 is enough).
  * Returns how many (0: the event does nothing), or -1 when the event is

@@ -3,6 +3,7 @@
  * are ignored or clamped. The editor's cells are in editor.c. */
 #include "app_internal.h"
 #include "attnviz/attnfile.h"
+#include "attnviz/input.h"
 #include "attnviz/teach_app.h"
 
 #include <math.h>
@@ -448,9 +449,12 @@ static void window_size(AppState *a, int w, int h)
     a->dirty = 1;
 }
 
+/* The help shows the keys of what is on screen: a file's, teach mode's. */
 static void help(AppState *a, int how)
 {
     a->vs.help = how == 0 ? !a->vs.help : how > 0;
+    unsigned show = (a->imp ? APP_HELP_FILE : 0) | (a->teach && a->teach->on ? APP_HELP_TEACH : 0);
+    a->vs.n_help_lines = app_help_build(a->help, APP_HELP_MAX, a->help_text, sizeof a->help_text, show);
     a->dirty = 1;
 }
 

@@ -247,13 +247,22 @@ static int has_label(const char *keys, const char *label)
     return 0;
 }
 
-int app_help_build(ViewHelpLine *lines, int max, char *text, size_t size)
+/* Does row k belong to what the help leaves out of show? */
+static int help_hides(const AppKey *k, unsigned show)
+{
+    AppActionKind a = k->act.kind;
+    int file = k->ctx == KEYCTX_GRID || a == ACT_CYCLE_LAYER || a == ACT_TOGGLE_GRID ||
+               a == ACT_TOGGLE_ROLLOUT || a == ACT_TOGGLE_SPECIAL;
+    return (file && !(show & APP_HELP_FILE)) || (k->ctx == KEYCTX_TEACH && !(show & APP_HELP_TEACH));
+}
+
+int app_help_build(ViewHelpLine *lines, int max, char *text, size_t size, unsigned show)
 {
     int n_rows, n = 0;
     const AppKey *t = app_key_table(&n_rows);
     size_t used = 0;
     for (int r = 0; r < n_rows && n < max; r++) {
-        int seen = !t[r].what;
+        int seen = !t[r].what || help_hides(&t[r], show);
         for (int k = 0; k < n && !seen; k++)
             seen = strcmp(lines[k].what, t[r].what) == 0;
         if (seen)
@@ -264,7 +273,7 @@ int app_help_build(ViewHelpLine *lines, int max, char *text, size_t size)
         keys[0] = '\0';
         for (int s = r; s < n_rows; s++) {
             char label[64];
-            if (!t[s].what || strcmp(t[s].what, t[r].what) != 0 ||
+            if (!t[s].what || strcmp(t[s].what, t[r].what) != 0 || help_hides(&t[s], show) ||
                 has_label(keys, app_key_label(&t[s], label, sizeof label)))
                 continue;
             int w = snprintf(keys + len, size - used - len, "%s%s", len ? ", " : "", label);

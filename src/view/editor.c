@@ -286,6 +286,8 @@ void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout 
     if (!l->editor.w)
         return;
     fill(r, l->editor, th->panel);
+    if (s->edit_focus) /* the keys act here (Esc: back to the heatmap) */
+        outline(r, l->editor, th->accent, S(s, 1) > 0 ? S(s, 1) : 1);
     draw_editor_tabs(v, r, s, l);
     char hint[200];
     editor_hint(s, hint, sizeof hint);
