@@ -103,11 +103,34 @@ static int draw_editor_texture(View *v, SDL_Renderer *r, const ViewState *s, con
     return 0;
 }
 
-/* The editor's cells one by one, with their values when there is room. */
-static void draw_editor_cells(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+/* Do the cells have room for their values? */
+static int values_fit(const ViewState *s, const ViewLayout *l)
+{
+    return l->edit_cell_h >= S(s, 16) && l->edit_cell_w >= S(s, 30);
+}
+
+/* The 1-pixel gaps between cells drawn from one texture, as the cells
+ * drawn one by one leave them. */
+static void draw_editor_gaps(SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
+{
+    set_color(r, theme(s)->panel);
+    SDL_Rect g = l->edit_grid;
+    for (int j = 1; j <= l->edit_cols; j++) {
+        int x = g.x + (int)(j * l->edit_cell_w) - 1;
+        SDL_RenderDrawLine(r, x, g.y, x, g.y + g.h - 1);
+    }
+    for (int i = 1; i <= l->edit_rows; i++) {
+        int y = g.y + (int)(i * l->edit_cell_h) - 1;
+        SDL_RenderDrawLine(r, g.x, y, g.x + g.w - 1, y);
+    }
+}
+
+/* The editor's cells one by one (paint: their colours too), with their
+ * values when there is room. */
+static void draw_editor_cells(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l, int paint)
 {
     ColorScale cs = edit_scale(s, l->edit_rows, l->edit_cols);
-    int vpx = l->edit_cell_h >= S(s, 16) && l->edit_cell_w >= S(s, 30) ? S(s, 11) : 0;
+    int vpx = values_fit(s, l) ? S(s, 11) : 0;
     int vlh = vpx ? text_line_height(v->text, vpx) : 0;
     for (int i = 0; i < l->edit_rows; i++) {
         int y = l->edit_grid.y + (int)(i * l->edit_cell_h);
@@ -118,7 +141,8 @@ static void draw_editor_cells(View *v, SDL_Renderer *r, const ViewState *s, cons
             float val = edit_value(s, i, j);
             Rgb c = colormap_scale_rgb(&cs, val);
             SDL_Rect rc = {x, y, x1 - x - 1, y1 - y - 1};
-            fill(r, rc, rgb_color(c));
+            if (paint)
+                fill(r, rc, rgb_color(c));
             if (vpx && !(s->edit_text && i == s->edit_row && j == s->edit_col)) {
                 char buf[24];
                 snprintf(buf, sizeof buf, fabsf(val) < 10 ? "%.2f" : "%.1f", (double)val);
@@ -295,9 +319,14 @@ void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout 
                   l->edit_tab[EDIT_COUNT - 1].y + l->edit_tab[EDIT_COUNT - 1].h + S(s, 4), l->editor.w - S(s, 12));
     if (!l->edit_rows || !l->edit_cols)
         return;
+    /* the colours from one texture: the software renderer takes about
+     * 30 µs a cell filled one by one at 4K (8 of a frame's 24 ms) */
     int tiny = l->edit_cell_w < S(s, 6) || l->edit_cell_h < S(s, 6);
-    if (!tiny || draw_editor_texture(v, r, s, l) < 0)
-        draw_editor_cells(v, r, s, l);
+    int painted = draw_editor_texture(v, r, s, l) == 0;
+    if (painted && !tiny)
+        draw_editor_gaps(r, s, l);
+    if (!painted || values_fit(s, l))
+        draw_editor_cells(v, r, s, l, !painted);
     draw_editor_labels(v, s, l);
     draw_editor_separator(v, r, s, l);
     draw_editor_cursor(v, r, s, l);
