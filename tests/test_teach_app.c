@@ -12,6 +12,8 @@
 
 #include <sys/stat.h>
 
+#include "attnviz/app.h"
+#include "attnviz/figure.h"
 #include "attnviz/teach_app.h"
 #include "attnviz/theme.h"
 
@@ -507,6 +509,37 @@ static void test_render(void **state)
     (void)c;
 }
 
+/* The PNG export of the heatmap in teach mode shows the painted target
+ * outlined, like the window (a slide of the lesson). */
+static void test_export_shows_target(void **state)
+{
+    Fix *f = *state;
+    key(f, SDLK_w, 0);
+    key(f, SDLK_2, 0); /* previous: cell (3, 2) is a target, (3, 4) not */
+    app_draw(f->a, f->r);
+    ViewState s = f->a->vs;
+    view_state_set_model(&s, &f->m);
+    AttnErr err = {0};
+    SDL_Surface *png = export_heatmap_surface(&f->m, &f->a->vs, NULL, &err);
+    assert_non_null(png);
+    Figure g;
+    figure_layout_export(&g, &s.map, s.scale, s.title, s.facts, s.cmap, s.query);
+    assert_int_equal(png->w, g.w);
+    int y = g.grid.y + (int)(3.5f * g.cell);
+    for (int j = 2; j <= 4; j += 2) {
+        int x = g.grid.x + (int)(j * g.cell) + 2; /* inside the cell's left edge */
+        Uint8 *p = (Uint8 *)png->pixels + (size_t)y * png->pitch + (size_t)x * 4;
+        int pink = p[2] > 200 && p[1] < 140 && p[0] > 120; /* RGB888: B G R X in memory */
+        if (j == 2)
+            assert_true(pink);
+        else
+            assert_false(pink);
+    }
+    mkdir("build/test-out", 0755);
+    view_save_png(png, "build/test-out/teach-export.png", &err);
+    SDL_FreeSurface(png);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -522,6 +555,7 @@ int main(void)
         T(test_settings_and_sentence_change),
         T(test_session_round_trip),
         T(test_render),
+        T(test_export_shows_target),
     };
 #undef T
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -81,6 +81,8 @@ void view_draw_panel(View *v, SDL_Renderer *r, const ViewState *s, ViewPanel p)
         fig.key = fig.hover_i = fig.hover_j = -1;
         fig.zoom = 1.0f;
         draw_heatmap(v, r, &fig, &e->fig); /* with its title and facts */
+        if (s->teach) /* teach mode's slide shows the target the class painted */
+            draw_teach_target(r, s, &e->fig);
     } else {
         int tp = S(s, 16), tlh = text_line_height(v->text, tp);
         SDL_RenderSetClipRect(r, &e->title);
