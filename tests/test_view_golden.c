@@ -54,21 +54,21 @@ typedef struct Golden {
 } Golden;
 
 static const Golden expected[] = {
-    {"window-default", 0xbbcfaff3d5d3552eULL},
-    {"window-teach", 0x03cab3a17a03ce0eULL},
-    {"window-heads4-tooltip", 0x9480cce1942bd7d1ULL},
-    {"window-heads4-help", 0xea2dca58e83f043fULL},
-    {"window-light-editing", 0xdb05e4183d354531ULL},
-    {"window-narrow-zoom", 0x5f4d5b100af95321ULL},
-    {"window-prompt", 0xa53ae64261412c5fULL},
-    {"window-long", 0x8295d9a65fb79373ULL},
-    {"window-basic-scale150", 0x48cff2c85d0fd4a1ULL},
+    {"window-default", 0x539632a66b093cfaULL},
+    {"window-teach", 0xc90c7ed14efa0f2cULL},
+    {"window-heads4-tooltip", 0x4094504d98f7f569ULL},
+    {"window-heads4-help", 0x31f548346f36637fULL},
+    {"window-light-editing", 0x55cc2fa469b8a259ULL},
+    {"window-narrow-zoom", 0xc004679a1fba1b8cULL},
+    {"window-prompt", 0x02d4e6154e2f5a4aULL},
+    {"window-long", 0x9ac36df182785056ULL},
+    {"window-basic-scale150", 0x379385ac885259b4ULL},
     {"window-empty", 0x5fda83ec0bc65991ULL},
-    {"panel-heatmap", 0xb0c8ad5428bce8c7ULL},
+    {"panel-heatmap", 0x2c21f7bb29b58383ULL},
     {"panel-lines", 0x7424447eb1a1ccfdULL},
-    {"panel-both", 0x00c5e766dd6d1ea2ULL},
-    {"panel-heatmap-causal-dark", 0x8bc36e5b3527060aULL},
-    {"panel-both-long", 0x3da4f122fab665ddULL},
+    {"panel-both", 0x708df7ca96fc2f6eULL},
+    {"panel-heatmap-causal-dark", 0xc87851573a1a2c4bULL},
+    {"panel-both-long", 0x9bf3d58e99b3225dULL},
 };
 
 static int group_setup(void **state)
