@@ -272,7 +272,7 @@ int colormap_ticks(double lo, double hi, int max_n, double *v, int *decimals)
         v[k] = v[k] == 0.0 ? 0.0 : v[k]; /* no -0 */
     }
     int d = (int)-floor(log10(step) + 1e-9);
-    *decimals = d < 0 ? 0 : d > 9 ? 9 : d;
+    *decimals = d < 0 ? 0 : d > 12 ? 12 : d;
     return n;
 }
 
