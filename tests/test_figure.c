@@ -395,6 +395,9 @@ static void test_grid_2x3(void **state)
     o.key = 2;
     FigureGrid g;
     figure_grid_layout(&g, &ms, &o, &figure_measure_dejavu);
+    assert_float_equal(g.cb.cs.hi, 1.0f, 0.0f); /* by default weights run 0 to 1 */
+    o.cscale = CSCALE_MAX;
+    figure_grid_layout(&g, &ms, &o, &figure_measure_dejavu);
     assert_int_equal(g.L, L);
     assert_int_equal(g.H, H);
     /* three maps across, two down */

@@ -523,7 +523,7 @@ static void test_export_shows_target(void **state)
     SDL_Surface *png = export_heatmap_surface(&f->m, &f->a->vs, NULL, &err);
     assert_non_null(png);
     Figure g;
-    figure_layout_export(&g, &s.map, s.scale, s.title, s.facts, s.cmap, s.query);
+    figure_layout_export(&g, &s.map, s.scale, s.title, s.facts, s.cmap, s.cscale, s.query);
     assert_int_equal(png->w, g.w);
     int y = g.grid.y + (int)(3.5f * g.cell);
     for (int j = 2; j <= 4; j += 2) {

@@ -168,10 +168,14 @@ static int cell_py(const ViewLayout *l, int i)
     return l->grid.y + (int)lroundf((i - l->row0) * l->cell);
 }
 
+/* The default scale of weights: fixed 0 to 1, so a weight w is the colour
+ * map at t = w itself, whatever the matrix's largest weight. */
 static ColorScale weights_scale(const Model *m, int head, ColormapId cmap)
 {
-    return colormap_scale_for(model_matrix(m, MODEL_WEIGHTS, head), m->T, m->T,
-                              m->cfg.causal, 0, cmap);
+    (void)m;
+    (void)head;
+    ColorScale cs = {cmap, 0.0f, 1.0f};
+    return cs;
 }
 
 /* Expected colour of cell (i, j) of the weights. */

@@ -54,21 +54,21 @@ typedef struct Golden {
 } Golden;
 
 static const Golden expected[] = {
-    {"window-default", 0x784b41b077c8bbbdULL},
-    {"window-teach", 0xe60b6f008db14c86ULL},
-    {"window-heads4-tooltip", 0x98abfaedaf35720dULL},
-    {"window-heads4-help", 0x20f726ab4e9b74faULL},
-    {"window-light-editing", 0xe90117ac7b37681bULL},
-    {"window-narrow-zoom", 0xa773d45ede29d5b6ULL},
-    {"window-prompt", 0xad65ea6af5c57fd0ULL},
-    {"window-long", 0xd51c8ecc8fa8ebbfULL},
-    {"window-basic-scale150", 0x540f453640bbb09eULL},
+    {"window-default", 0x708437725a5504ddULL},
+    {"window-teach", 0xdae3a3ad056f6d30ULL},
+    {"window-heads4-tooltip", 0x456c123b91c20965ULL},
+    {"window-heads4-help", 0x1590294f5d442831ULL},
+    {"window-light-editing", 0xd2f4fd7b3892dd0bULL},
+    {"window-narrow-zoom", 0x01803b5976891f91ULL},
+    {"window-prompt", 0x5c058a574bc7e149ULL},
+    {"window-long", 0x96344f0ea477bdf5ULL},
+    {"window-basic-scale150", 0xacbb0cf891a726c3ULL},
     {"window-empty", 0x5eb0851ebf1c7e45ULL},
-    {"panel-heatmap", 0xc2b0074c7ba6412bULL},
+    {"panel-heatmap", 0x04e78394a923aa2bULL},
     {"panel-lines", 0x7424447eb1a1ccfdULL},
-    {"panel-both", 0xd0222b16a5b9f526ULL},
-    {"panel-heatmap-causal-dark", 0xf3f2143dbbb68812ULL},
-    {"panel-both-long", 0x26a2967dda7d2cf8ULL},
+    {"panel-both", 0x37cf8c0787a8ddaeULL},
+    {"panel-heatmap-causal-dark", 0x3cc48881f5cfba13ULL},
+    {"panel-both-long", 0xd61f995066ed0a88ULL},
 };
 
 static int group_setup(void **state)

@@ -27,6 +27,8 @@ typedef enum AppActionKind {
     /* what is shown */
     ACT_CYCLE_MATRIX,   /* i: +1 / -1 through weights, scores, logits */
     ACT_CYCLE_CMAP,
+    ACT_CYCLE_CSCALE,   /* weights' colour scale: fixed 0–1 → the map's max →
+                           each row's max (ColorScaleMode) */
     ACT_TOGGLE_THEME,
     ACT_TOGGLE_ALL_LINES,
     ACT_LINES_TOP,      /* i: +1 more, -1 fewer of each query's strongest lines

@@ -38,7 +38,7 @@ typedef struct ModelFigure {
     Figure fig;
 } ModelFigure;
 void export_model_figure(ModelFigure *mf, const Model *m, ModelMatrix which, int head,
-                         float scale, ColormapId cmap, int query);
+                         float scale, ColormapId cmap, ColorScaleMode cscale, int query);
 
 /* The heatmap PNG's pixels for the view state s (matrix, head, colour map,
  * theme, scale, query) of m: the export panel (the same figure as

@@ -36,19 +36,46 @@ float colormap_invert(ColormapId id, Rgb c);
 /* Black or white, whichever reads better on background c. */
 Rgb colormap_text_on(Rgb c);
 
-/* How values map to colours for one matrix: sequential maps run from 0 to
- * the largest unmasked value, the diverging map from -a to a (a = max |v|). */
+/* How a map of weights (or a painted target) is coloured; scores, logits
+ * and differences (signed, unbounded) always get the diverging map from -a
+ * to a (a = max |v|), whatever the mode.
+ *   CSCALE_FIXED  0 to 1: the same colour is the same weight on every map
+ *                 (a map with numbers above 1 runs to its largest one)
+ *   CSCALE_MAX    0 to the map's largest unmasked value
+ *   CSCALE_ROW    each row from 0 to its own largest value (long sentences,
+ *                 where every weight is small) */
+typedef enum ColorScaleMode { CSCALE_FIXED = 0, CSCALE_MAX, CSCALE_ROW, CSCALE_COUNT } ColorScaleMode;
+
+/* "fixed", "max", "row"; "?" out of range. */
+const char *colormap_mode_name(ColorScaleMode mode);
+/* The mode of a name (as colormap_mode_name gives), or -1. */
+int colormap_mode_from_name(const char *name);
+
+/* How values map to colours for one matrix: t = (v - lo) / (hi - lo). A
+ * per-row map (colormap_per_row) colours row i with colormap_row_scale's
+ * scale instead; its own scale is then 0 to 1, for the colour bar. */
 typedef struct ColorScale {
     ColormapId id;
     float lo, hi;
 } ColorScale;
 
-/* The scale of a map over its unmasked entries: diverging for scores,
- * logits and differences (attn_map_kind_diverging), else sequential. */
+/* 1 when m is coloured row by row in mode: CSCALE_ROW and not diverging. */
+int colormap_per_row(const AttnMap *m, ColorScaleMode mode);
+/* The scale of a map over its unmasked entries for mode: diverging for
+ * scores, logits and differences (attn_map_kind_diverging, mode ignored),
+ * else sequential as the mode says (0 to 1 per row). */
+ColorScale colormap_scale_mode(const AttnMap *m, ColormapId sequential, ColorScaleMode mode);
+/* The same in CSCALE_MAX mode: sequential maps from 0 to the largest
+ * unmasked value. */
 ColorScale colormap_scale_for_map(const AttnMap *m, ColormapId sequential);
 /* M is rows×cols; with causal, entries j > i are masked and ignored. */
 ColorScale colormap_scale_for(const float *M, int rows, int cols, int causal,
                               int diverging, ColormapId sequential);
+/* The scale that colours row i of m: with per_row, 0 to the row's largest
+ * unmasked value (1 when it has none above 0) in s's map, else *s. */
+ColorScale colormap_row_scale(const ColorScale *s, int per_row, const AttnMap *m, int i);
+/* The colour of cell (i, j) of m under s (per row or not). */
+Rgb colormap_cell_rgb(const ColorScale *s, int per_row, const AttnMap *m, int i, int j);
 float colormap_scale_t(const ColorScale *s, float v);
 /* Index into a table of COLORMAP_STEPS + 1 colours for t (clamped to [0, 1],
  * NaN as 0): the one colormap_rgb looks up. */
@@ -61,15 +88,21 @@ Rgb colormap_scale_rgb(const ColorScale *s, float v);
 /* The map's table of COLORMAP_STEPS + 1 colours as 0x00RRGGBB texels. */
 void colormap_lut(ColormapId id, uint32_t *lut);
 /* A whole map as texels: row i at out + i·pitch, masked entries in mask,
- * the others as colormap_scale_texels gives them (lut from colormap_lut). */
-void colormap_map_texels(const ColorScale *s, const AttnMap *map, const uint32_t *lut,
-                         Rgb mask, uint32_t *out, int pitch);
+ * the others as colormap_scale_texels gives them under row i's scale
+ * (colormap_row_scale; lut from colormap_lut). */
+void colormap_map_texels(const ColorScale *s, int per_row, const AttnMap *map,
+                         const uint32_t *lut, Rgb mask, uint32_t *out, int pitch);
 
-/* Colour bar ticks: k of 0 … n_steps evenly from lo to hi, with as many
- * decimals as the step needs (1.00 0.75 0.50 …, 0.0020 0.0015 …), never
- * "-0". Every colour bar (window, PNG, SVG) labels its ticks with this. */
-int colormap_tick_decimals(float lo, float hi, int n_steps);
-void colormap_tick_label(float lo, float hi, int k, int n_steps, char *buf, size_t n);
+/* Colour bar ticks on round numbers: the multiples of one step of 1, 2 or
+ * 5 × 10^k in [lo, hi], the finest step that gives at most max_n ticks
+ * (max_n from 5 to COLORMAP_MAX_TICKS: then there are always at least 2).
+ * Fills v[0 … n-1] ascending and *decimals (what the step needs: 0.05 → 2,
+ * 0.2 → 1, 5 → 0); returns n, 0 when lo < hi fails or either is not finite.
+ * Every colour bar (window, PNG, SVG) places and labels its ticks so. */
+#define COLORMAP_MAX_TICKS 8
+int colormap_ticks(double lo, double hi, int max_n, double *v, int *decimals);
+/* A tick's label: v with the decimals, and 0 as "0" (never "-0.0"). */
+void colormap_tick_label(double v, int decimals, char *buf, size_t n);
 
 /* A value printed in its heatmap cell: weights (sequential scales) with two
  * decimals, scores and logits with as many as their range allows in a cell

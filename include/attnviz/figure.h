@@ -52,14 +52,16 @@ typedef struct FigureOptions {
     int pan_row, pan_col;/* first visible row/column when zoomed */
     int query, key;      /* selected row and column (labels give way), -1 */
     ColormapId cmap;     /* the sequential map (weights, targets) */
+    ColorScaleMode cscale;/* how weights are coloured (0: fixed 0–1) */
     const ColorScale *cs;/* the map's colour scale when known (a view caches
-                            it), or NULL: scanned from the map */
+                            it), or NULL: scanned from the map for cscale */
 } FigureOptions;
 
 /* Options of an export figure at scale, with its title and facts. */
 FigureOptions figure_options_export(float scale, const char *title, const char *facts);
 
-#define FIGURE_TICKS 5
+/* At most this many colour bar ticks (round numbers, colormap_ticks). */
+#define FIGURE_TICKS COLORMAP_MAX_TICKS
 
 #define FIGURE_FACT_LINES 3
 
@@ -76,11 +78,16 @@ typedef struct FigTitles {
 } FigTitles;
 
 /* A colour bar with its ticks, its caption ("weight", turned 90°) and the
- * swatch of masked cells. */
+ * swatch of masked cells. Ticks sit on round numbers (0, 0.2 … 1; 0, 0.05
+ * … 0.2), as many as the bar's height has room for; a per-row scale has
+ * two, "0" and "max", and the caption says so. */
 typedef struct FigColorbar {
     ColorScale cs;             /* the colours of the figure's map(s) */
+    int per_row;               /* each row on its own scale (0 to its max,
+                                  colormap_row_scale); cs is then 0 to 1 */
     FigRect bar;
     int tick_px, tick_x;       /* tick labels: size, left edge */
+    int n_ticks;
     int tick_y[FIGURE_TICKS];  /* tick k (bottom up) at this y */
     char ticks[FIGURE_TICKS][32];
     const char *caption;
@@ -144,9 +151,10 @@ int figure_grid_cell_x(const FigureGrid *g, int h, int j);
 int figure_grid_cell_y(const FigureGrid *g, int l, int i);
 
 /* An export's figure (PNG and SVG alike): the natural size at scale, title
- * and facts on top, DejaVu Sans metrics, query row selected (-1: none). */
+ * and facts on top, DejaVu Sans metrics, weights coloured as cscale says,
+ * query row selected (-1: none). */
 void figure_layout_export(Figure *f, const AttnMap *map, float scale, const char *title,
-                          const char *facts, ColormapId cmap, int query);
+                          const char *facts, ColormapId cmap, ColorScaleMode cscale, int query);
 
 /* Pixel edges of cell column j and row i (j = col0 + cols gives the right
  * edge): cells tile the grid with no gap and no overlap. */

@@ -42,6 +42,9 @@ typedef struct Options {
     int matrix;                 /* --matrix: 0 weights, 1 raw scores, 2 logits
                                    (ModelMatrix) for PNG, SVG and the window */
     const char *colormap;       /* --colormap NAME */
+    int color_scale;            /* --color-scale: ColorScaleMode (0 fixed
+                                   0–1, 1 max, 2 per row) for weights */
+    int color_scale_set;
     int theme_dark;             /* --theme dark */
     int theme_set;
     int all_lines;              /* --all-lines */

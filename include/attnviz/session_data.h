@@ -13,6 +13,8 @@ typedef struct SessionView {
     int query, key, head;   /* head: 0.. or MODEL_HEAD_AVG */
     int matrix;             /* ModelMatrix */
     int cmap;               /* ColormapId */
+    int cscale;             /* ColorScaleMode: 0 fixed 0–1 (a session
+                               without one), 1 the map's max, 2 per row */
     int all_lines;
     int dark;               /* window theme: 1 dark, 0 light */
     float ui_scale;
@@ -30,7 +32,7 @@ typedef struct SessionView {
     float teach_lr;
 } SessionView;
 
-/* Query 1, no key, head 0, weights, viridis, dark, scale 1; teach mode
+/* Query 1, no key, head 0, weights, viridis on 0–1, dark, scale 1; teach mode
  * off, no target, Wq and Wk by Adam at lr 0.1. */
 void session_view_default(SessionView *sv);
 /* Free the teach target a parsed session gave sv (NULL after). */

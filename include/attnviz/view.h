@@ -79,6 +79,8 @@ typedef struct ViewState {
     int head;              /* 0..h-1, or MODEL_HEAD_AVG */
     ModelMatrix matrix;    /* weights, scores or logits */
     ColormapId cmap;       /* sequential map for weights */
+    ColorScaleMode cscale; /* how weights are coloured (fixed 0–1, the
+                              map's max, each row's max); not scores */
     int query;             /* selected query row, or -1 */
     int key;               /* focused key column, or -1 */
     int hover_i, hover_j;  /* hovered cell, or -1 */

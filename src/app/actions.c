@@ -29,6 +29,7 @@ static const char *const action_names[ACT_COUNT] = {
     [ACT_CYCLE_SCORE] = "cycle_score",
     [ACT_CYCLE_MATRIX] = "cycle_matrix",
     [ACT_CYCLE_CMAP] = "cycle_cmap",
+    [ACT_CYCLE_CSCALE] = "cycle_cscale",
     [ACT_TOGGLE_THEME] = "toggle_theme",
     [ACT_TOGGLE_ALL_LINES] = "toggle_all_lines",
     [ACT_LINES_TOP] = "lines_top",
@@ -363,6 +364,28 @@ static void step_reveal(AppState *a, int dir)
     a->dirty = 1;
 }
 
+/* The next colour scale for weights, said in full: which one, and that
+ * scores keep theirs when they are shown. */
+static void cycle_cscale(AppState *a)
+{
+    a->vs.cscale = (ColorScaleMode)((a->vs.cscale + 1) % CSCALE_COUNT);
+    const AttnMap *m = &a->vs.map;
+    int weights = m->v && !attn_map_kind_diverging(m->kind);
+    char what[120];
+    if (a->vs.cscale == CSCALE_FIXED)
+        snprintf(what, sizeof what, "fixed 0\xE2\x80\x93" "1 (same colour = same weight on every slide)");
+    else if (a->vs.cscale == CSCALE_ROW)
+        snprintf(what, sizeof what, "each row 0 to its own max (the numbers stay the weights)");
+    else if (weights)
+        snprintf(what, sizeof what, "0 to this map's max (%.3g)",
+                 (double)colormap_scale_mode(m, a->vs.cmap, CSCALE_MAX).hi);
+    else
+        snprintf(what, sizeof what, "0 to the map's max");
+    app_status(a, 0, "colour scale: %s%s", what,
+               weights || !m->v ? "" : "; for weights only: the scores shown keep their \xC2\xB1 scale");
+    a->dirty = 1;
+}
+
 static void toggle_theme(AppState *a)
 {
     a->vs.dark = !a->vs.dark;
@@ -563,6 +586,7 @@ static void apply(AppState *a, const AppAction *c)
         a->vs.cmap = (ColormapId)((a->vs.cmap + 1) % CMAP_SEQUENTIAL_COUNT);
         a->dirty = 1;
         break;
+    case ACT_CYCLE_CSCALE: cycle_cscale(a); break;
     case ACT_TOGGLE_THEME: toggle_theme(a); break;
     case ACT_TOGGLE_ALL_LINES: a->vs.all_lines = !a->vs.all_lines; a->dirty = 1; break;
     case ACT_LINES_TOP: lines_top(a, c->i); break;

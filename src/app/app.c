@@ -271,6 +271,8 @@ int app_init(AppState *a, Model *m, const Options *o, SentenceList *sentences)
         a->vs.cmap = (ColormapId)cmap;
     if (o)
         a->vs.matrix = (ModelMatrix)o->matrix;
+    if (o)
+        a->vs.cscale = (ColorScaleMode)o->color_scale;
     if (o && o->head)
         a->vs.head = o->head;
     if (o && o->session)
@@ -308,6 +310,7 @@ static void session_view_of(const AppState *a, SessionView *sv)
     sv->head = a->vs.head;
     sv->matrix = (int)a->vs.matrix;
     sv->cmap = (int)a->vs.cmap;
+    sv->cscale = (int)a->vs.cscale;
     sv->all_lines = a->vs.all_lines;
     sv->dark = a->vs.dark;
     sv->ui_scale = a->ui_scale;
@@ -353,6 +356,8 @@ int app_cli_overrides(Model *m, SessionView *sv, const Options *o, AttnErr *err)
             sv->cmap = colormap_from_name(o->colormap);
         if (o->matrix_set)
             sv->matrix = o->matrix;
+        if (o->color_scale_set)
+            sv->cscale = o->color_scale;
         if (o->head_set)
             sv->head = o->head;
         if (o->theme_set)
@@ -371,6 +376,7 @@ void app_apply_session_view(AppState *a, const SessionView *sv)
     a->vs.head = sv->head < a->m->res.h ? sv->head : 0;
     a->vs.matrix = (ModelMatrix)sv->matrix;
     a->vs.cmap = (ColormapId)sv->cmap;
+    a->vs.cscale = sv->cscale >= 0 && sv->cscale < CSCALE_COUNT ? (ColorScaleMode)sv->cscale : CSCALE_FIXED;
     a->vs.all_lines = sv->all_lines;
     a->vs.dark = sv->dark;
     a->ui_scale = sv->ui_scale;

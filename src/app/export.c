@@ -31,14 +31,14 @@ static int write_json(FILE *f, void *ctx)
 }
 
 void export_model_figure(ModelFigure *mf, const Model *m, ModelMatrix which, int head,
-                         float scale, ColormapId cmap, int query)
+                         float scale, ColormapId cmap, ColorScaleMode cscale, int query)
 {
     mf->map = model_map(m, which, head);
     if (!mf->map.v) /* a matrix the model does not keep: its weights */
         mf->map = model_map(m, MODEL_WEIGHTS, head);
     model_figure_text(m, (ModelMatrix)mf->map.kind, head, mf->title, sizeof mf->title, mf->facts,
                       sizeof mf->facts);
-    figure_layout_export(&mf->fig, &mf->map, scale, mf->title, mf->facts, cmap, query);
+    figure_layout_export(&mf->fig, &mf->map, scale, mf->title, mf->facts, cmap, cscale, query);
 }
 
 static int write_svg(FILE *f, void *ctx)
@@ -48,7 +48,8 @@ static int write_svg(FILE *f, void *ctx)
     if (!mf)
         return -ATTN_E_NOMEM;
     int q = c->o->query < c->m->T ? c->o->query : -1;
-    export_model_figure(mf, c->m, (ModelMatrix)c->o->matrix, c->o->head, (float)c->o->scale, c->cmap, q);
+    export_model_figure(mf, c->m, (ModelMatrix)c->o->matrix, c->o->head, (float)c->o->scale, c->cmap,
+                        (ColorScaleMode)c->o->color_scale, q);
     int rc = svg_write_figure(f, &mf->fig, &mf->map, c->o->theme_dark, q, -1);
     free(mf);
     return rc;
@@ -82,6 +83,7 @@ static int export_png(const Model *m, const Options *o, ColormapId cmap, const c
     s.matrix = (ModelMatrix)o->matrix;
     s.scale = (float)o->scale;
     s.cmap = cmap;
+    s.cscale = (ColorScaleMode)o->color_scale;
     if (o->view != VIEW_HEATMAP && s.query < 0)
         s.all_lines = 1;
     view_state_set_model(&s, m); /* for this head and matrix */

@@ -91,6 +91,7 @@ static void grid_layout(const Out *c, const AttnMaps *ms, FigureGrid *g)
              c->im->f.L, c->im->f.H, attn_map_kind_name(ms->kind), c->im->f.Tq, c->im->f.Tk);
     fo.facts = facts;
     fo.cmap = c->cmap;
+    fo.cscale = (ColorScaleMode)c->o->color_scale;
     figure_grid_layout(g, ms, &fo, &figure_measure_dejavu);
 }
 
@@ -117,7 +118,8 @@ static int write_svg(FILE *f, void *ctx)
     Figure *fig = malloc(sizeof *fig);
     if (!fig)
         return -ATTN_E_NOMEM;
-    figure_layout_export(fig, &m, (float)c->o->scale, c->im->title, c->im->facts, c->cmap, query);
+    figure_layout_export(fig, &m, (float)c->o->scale, c->im->title, c->im->facts, c->cmap,
+                         (ColorScaleMode)c->o->color_scale, query);
     rc = svg_write_figure(f, fig, &m, c->o->theme_dark, query, -1);
     free(fig);
     return rc;
@@ -155,6 +157,7 @@ static int write_png(const Out *c, const char *path, AttnErr *err)
             s->dark = o->theme_dark;
             s->scale = (float)o->scale;
             s->cmap = c->cmap;
+            s->cscale = (ColorScaleMode)o->color_scale;
             ViewPanel p = o->view == VIEW_LINES ? PANEL_LINES : o->view == VIEW_BOTH ? PANEL_BOTH : PANEL_HEATMAP;
             surf = view_render_panel(o->font, s, p, err);
             free(s);

@@ -77,7 +77,9 @@ static const AppKey key_table[] = {
     K(SDLK_f, SHIFT, MAIN, ACT_CYCLE_SCORE, -1, H_SCORE),
     K(SDLK_r, NOSHIFT, MAIN, ACT_CYCLE_MATRIX, 1, H_MATRIX),
     K(SDLK_r, SHIFT, MAIN, ACT_CYCLE_MATRIX, -1, H_MATRIX),
-    K(SDLK_c, 0, MAIN, ACT_CYCLE_CMAP, 0, H_LOOK),
+    K(SDLK_c, NOSHIFT, MAIN, ACT_CYCLE_CMAP, 0, H_LOOK),
+    K(SDLK_c, SHIFT, MAIN, ACT_CYCLE_CSCALE, 0,
+      "colour scale of weights: fixed 0\xE2\x80\x93" "1 / the map's max / each row's max (or click the colour bar)"),
     K(SDLK_d, 0, MAIN, ACT_TOGGLE_THEME, 0, H_LOOK),
     K(SDLK_a, 0, MAIN, ACT_TOGGLE_ALL_LINES, 0, "all queries' lines"),
     K(SDLK_COMMA, 0, MAIN, ACT_LINES_TOP, -1, "fewer / more lines: each query's strongest"),
@@ -436,6 +438,21 @@ static int press_editor_cell(AppState *a, const SDL_MouseButtonEvent *b, int row
     return 2;
 }
 
+/* Over a colour bar or its tick labels (the heatmap's, or the model
+ * view's): a click there cycles the colour scale. */
+static int on_colorbar(const AppState *a, int x, int y)
+{
+    const FigColorbar *bars[2] = {a->grid ? NULL : &a->layout.heat.cb,
+                                  a->imp ? &a->layout.grid_fig.cb : NULL};
+    for (int k = 0; k < 2; k++) {
+        const FigRect *b = bars[k] ? &bars[k]->bar : NULL;
+        if (b && b->w > 0 && b->h > 0 && x >= b->x && x < bars[k]->caption_x && y >= b->y &&
+            y < b->y + b->h)
+            return 1;
+    }
+    return 0;
+}
+
 /* What a left press hits, the sentence bar aside: a control, a cell, a label,
  * a token of the line diagram or a part of the editor (two actions for a
  * cell of it). Returns how many actions. */
@@ -457,6 +474,10 @@ static int press(AppState *a, const SDL_MouseButtonEvent *b, AppAction *out)
     int tb = a->teach && a->teach->on ? view_hit_teach_button(l, x, y) : -1;
     if (tb >= 0) {
         *out = teach_button_actions[tb];
+        return 1;
+    }
+    if (on_colorbar(a, x, y)) {
+        *out = (AppAction){ACT_CYCLE_CSCALE, 0, 0, 0.0f};
         return 1;
     }
     if (a->imp && view_hit_grid(l, x, y, &i, &j)) { /* the model view or the overview */

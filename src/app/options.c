@@ -60,6 +60,9 @@ const char options_usage[] =
     "      --scale N            PNG scale factor 1-8 (default 2)\n"
     "      --query I            selected query row (1-based)\n"
     "      --colormap NAME      viridis, cividis, magma or greys\n"
+    "      --color-scale fixed|max|row  weights' colours: fixed 0-1 (default; one\n"
+    "                           colour = one weight on every slide), 0 to the map's\n"
+    "                           max, or each row 0 to its own max (long sentences)\n"
     "      --theme light|dark   exports (default light) and the window (default dark)\n"
     "Window:\n"
     "      --export-dir DIR     where Ctrl+E writes (default: current folder)\n"
@@ -73,7 +76,7 @@ enum {
     O_EXPORT, O_EXPORTDIR, O_VIEW, O_SCALE, O_QUERY, O_CMAP, O_THEME,
     O_ALLLINES, O_SESSION, O_FRESH, O_FONT, O_MATRIX, O_ATTN, O_TOKENS, O_KTOKENS,
     O_LAYER, O_ROLLOUT, O_DROP, O_KEYS, O_SCORE, O_TEACH, O_STEPS, O_LR, O_OPTIMIZER,
-    O_TRAIN
+    O_TRAIN, O_CSCALE
 };
 
 static const struct option longopts[] = {
@@ -98,6 +101,7 @@ static const struct option longopts[] = {
     {"scale", required_argument, 0, O_SCALE},
     {"query", required_argument, 0, O_QUERY},
     {"colormap", required_argument, 0, O_CMAP},
+    {"color-scale", required_argument, 0, O_CSCALE},
     {"theme", required_argument, 0, O_THEME},
     {"all-lines", no_argument, 0, O_ALLLINES},
     {"session", required_argument, 0, O_SESSION},
@@ -198,7 +202,7 @@ static int parse_temperature(Options *o, const char *a, AttnErr *err)
 }
 
 /* The options that choose among names: --mode, --print, --view, --matrix,
- * --score, --theme. */
+ * --score, --theme, --color-scale. */
 static int parse_choice(Options *o, int c, const char *a, AttnErr *err)
 {
     switch (c) {
@@ -237,6 +241,13 @@ static int parse_choice(Options *o, int c, const char *a, AttnErr *err)
             return usage_err(err, "--score must be dot, cosine or additive, got '%s'%s", a, "");
         }
         o->score_set = 1;
+        break;
+    case O_CSCALE:
+        if (strcmp(a, "fixed") == 0) o->color_scale = 0;
+        else if (strcmp(a, "max") == 0) o->color_scale = 1;
+        else if (strcmp(a, "row") == 0) o->color_scale = 2;
+        else return usage_err(err, "--color-scale must be fixed, max or row, got '%s'%s", a, "");
+        o->color_scale_set = 1;
         break;
     case O_THEME:
         if (strcmp(a, "light") == 0) o->theme_dark = 0;
@@ -362,6 +373,7 @@ static int parse_option(Options *o, int c, const char *a, int argc, char **argv,
         o->keys = a;
         break;
     case 'm': case O_PRINT: case O_VIEW: case O_MATRIX: case O_THEME: case O_SCORE:
+    case O_CSCALE:
         return parse_choice(o, c, a, err);
     case O_TEACH: case O_STEPS: case O_LR: case O_OPTIMIZER: case O_TRAIN:
         return parse_teach(o, c, a, err);

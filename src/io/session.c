@@ -19,6 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* session.view.color_scale: ColorScaleMode's names (colormap.h) in its
+ * order; io knows no view, so the three names are here too. */
+static const char *const cscale_names[3] = {"fixed", "max", "row"};
+
 typedef struct {
     const Model *m;
     const char *session;
@@ -127,6 +131,7 @@ int session_save(const char *path, const Model *m, const SessionView *sv, AttnEr
     cJSON_AddNumberToObject(view, "head", sv->head);
     cJSON_AddNumberToObject(view, "matrix", sv->matrix);
     cJSON_AddNumberToObject(view, "colormap", sv->cmap);
+    cJSON_AddStringToObject(view, "color_scale", cscale_names[sv->cscale >= 0 && sv->cscale < 3 ? sv->cscale : 0]);
     cJSON_AddBoolToObject(view, "all_lines", sv->all_lines);
     cJSON_AddBoolToObject(view, "dark", sv->dark);
     cJSON_AddNumberToObject(view, "ui_scale", sv->ui_scale);
@@ -157,6 +162,22 @@ int session_save(const char *path, const Model *m, const SessionView *sv, AttnEr
     rc = io_write_atomic(path, write_session, &ctx, err);
     cJSON_free(text);
     return rc;
+}
+
+static int get_cscale(const cJSON *o, int *out, const char *name, AttnErr *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "color_scale");
+    if (!v)
+        return 0; /* older sessions: the default, fixed 0–1 */
+    for (int k = 0; cJSON_IsString(v) && k < 3; k++)
+        if (strcmp(v->valuestring, cscale_names[k]) == 0) {
+            *out = k;
+            return 0;
+        }
+    return attn_err_set(err, ATTN_E_PARSE, name, 0,
+                        "session.view.color_scale: expected \"fixed\", \"max\" or \"row\", got %s%s%s",
+                        cJSON_IsString(v) ? "\"" : "", cJSON_IsString(v) ? v->valuestring : "something else",
+                        cJSON_IsString(v) ? "\"" : "");
 }
 
 static int get_bool(const cJSON *o, const char *key, int *out, const char *name, AttnErr *err)
@@ -299,6 +320,7 @@ static int parse_view(const cJSON *s, SessionView *v, const char *name, AttnErr 
         (rc = get_int(vw, "head", -1, ATTN_MAX_HEADS - 1, &v->head, name, err)) < 0 ||
         (rc = get_int(vw, "matrix", 0, 2, &v->matrix, name, err)) < 0 ||
         (rc = get_int(vw, "colormap", 0, 3, &v->cmap, name, err)) < 0 ||
+        (rc = get_cscale(vw, &v->cscale, name, err)) < 0 ||
         (rc = get_int(vw, "sentence_index", 0, 1 << 24, &v->sentence_index, name, err)) < 0 ||
         (rc = get_int(vw, "edit_target", 0, 5, &v->edit_target, name, err)) < 0 || /* EDIT_V */
         (rc = get_bool(vw, "all_lines", &v->all_lines, name, err)) < 0 ||

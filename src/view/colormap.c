@@ -154,26 +154,78 @@ Rgb colormap_text_on(Rgb c)
     return y > 140.0f ? black : white;
 }
 
-ColorScale colormap_scale_for_map(const AttnMap *m, ColormapId sequential)
+static const char *const mode_names[CSCALE_COUNT] = {"fixed", "max", "row"};
+
+const char *colormap_mode_name(ColorScaleMode mode)
 {
-    int diverging = attn_map_kind_diverging(m->kind);
-    ColorScale s = {diverging ? CMAP_DIVERGING : sequential, 0.0f, 0.0f};
+    return (int)mode >= 0 && mode < CSCALE_COUNT ? mode_names[mode] : "?";
+}
+
+int colormap_mode_from_name(const char *name)
+{
+    for (int i = 0; name && i < CSCALE_COUNT; i++)
+        if (strcmp(name, mode_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* The largest unmasked value (|value| with absolute) of rows [i0, i1),
+ * or 0 when there is none above 0. */
+static float largest(const AttnMap *m, int i0, int i1, int absolute)
+{
     float a = 0.0f;
-    for (int i = 0; m->v && i < m->Tq; i++) {
+    for (int i = i0; m->v && i < i1; i++) {
         const float *row = m->v + (size_t)i * m->stride;
         const unsigned char *mk = m->mask ? m->mask + (size_t)i * m->Tk : NULL;
         int n = attn_causal_row_len(m->causal, i, m->Tk);
         for (int j = 0; j < n; j++) {
-            float x = diverging ? fabsf(row[j]) : row[j];
+            float x = absolute ? fabsf(row[j]) : row[j];
             /* NaN and ±inf are skipped: x <= FLT_MAX is false for both */
             a = x > a && x <= FLT_MAX && !(mk && mk[j]) ? x : a;
         }
     }
+    return a;
+}
+
+int colormap_per_row(const AttnMap *m, ColorScaleMode mode)
+{
+    return mode == CSCALE_ROW && !attn_map_kind_diverging(m->kind);
+}
+
+ColorScale colormap_scale_mode(const AttnMap *m, ColormapId sequential, ColorScaleMode mode)
+{
+    int diverging = attn_map_kind_diverging(m->kind);
+    ColorScale s = {diverging ? CMAP_DIVERGING : sequential, 0.0f, 1.0f};
+    if (colormap_per_row(m, mode))
+        return s;
+    float a = largest(m, 0, m->Tq, diverging);
+    if (!diverging && mode == CSCALE_FIXED) /* weights are at most 1: numbers above run to theirs */
+        a = a > 1.0f ? a : 1.0f;
     if (!(a > 1e-12f))
         a = 1.0f;
     s.lo = diverging ? -a : 0.0f;
     s.hi = a;
     return s;
+}
+
+ColorScale colormap_scale_for_map(const AttnMap *m, ColormapId sequential)
+{
+    return colormap_scale_mode(m, sequential, CSCALE_MAX);
+}
+
+ColorScale colormap_row_scale(const ColorScale *s, int per_row, const AttnMap *m, int i)
+{
+    if (!per_row)
+        return *s;
+    float a = i >= 0 && i < m->Tq ? largest(m, i, i + 1, 0) : 0.0f;
+    ColorScale r = {s->id, 0.0f, a > 1e-12f ? a : 1.0f};
+    return r;
+}
+
+Rgb colormap_cell_rgb(const ColorScale *s, int per_row, const AttnMap *m, int i, int j)
+{
+    ColorScale r = colormap_row_scale(s, per_row, m, i);
+    return colormap_scale_rgb(&r, attn_map_at(m, i, j));
 }
 
 ColorScale colormap_scale_for(const float *M, int rows, int cols, int causal,
@@ -196,28 +248,37 @@ Rgb colormap_scale_rgb(const ColorScale *s, float v)
     return colormap_rgb(s->id, colormap_scale_t(s, v));
 }
 
-int colormap_tick_decimals(float lo, float hi, int n_steps)
+int colormap_ticks(double lo, double hi, int max_n, double *v, int *decimals)
 {
-    double step = ((double)hi - (double)lo) / (n_steps > 0 ? n_steps : 1);
-    if (!(step > 0.0) || !isfinite(step))
-        return 2;
-    /* enough digits to tell the ticks apart, one more when that makes a
-     * half step exact (0.25, 7.5) */
-    int d = (int)ceil(-log10(step) - 1e-9);
-    if (d < 0)
-        d = 0;
-    double scaled = step * pow(10.0, d);
-    if (fabs(scaled - round(scaled)) > 1e-3 * scaled &&
-        fabs(10 * scaled - round(10 * scaled)) <= 1e-2 * scaled)
-        d++;
-    return d > 6 ? 6 : d;
+    *decimals = 0;
+    if (!(lo < hi) || !isfinite(lo) || !isfinite(hi) || !isfinite(hi - lo))
+        return 0;
+    max_n = max_n < 2 ? 2 : max_n > COLORMAP_MAX_TICKS ? COLORMAP_MAX_TICKS : max_n;
+    static const double mult[3] = {1.0, 2.0, 5.0};
+    /* from a step below span / max_n upwards: the first that fits */
+    int e = (int)floor(log10((hi - lo) / max_n)) - 1;
+    double step = 0.0, first = 0.0;
+    int n = 0;
+    for (int k = 0; k < 3 * 12; k++) {
+        step = mult[k % 3] * pow(10.0, e + k / 3);
+        first = ceil(lo / step - 1e-6);
+        double last = floor(hi / step + 1e-6);
+        n = last - first + 1 > 1e6 ? 1000000 : (int)(last - first + 1);
+        if (n <= max_n)
+            break;
+    }
+    for (int k = 0; k < n; k++) {
+        v[k] = (first + k) * step;
+        v[k] = v[k] == 0.0 ? 0.0 : v[k]; /* no -0 */
+    }
+    int d = (int)-floor(log10(step) + 1e-9);
+    *decimals = d < 0 ? 0 : d > 12 ? 12 : d;
+    return n;
 }
 
-void colormap_tick_label(float lo, float hi, int k, int n_steps, char *buf, size_t n)
+void colormap_tick_label(double v, int decimals, char *buf, size_t n)
 {
-    int d = colormap_tick_decimals(lo, hi, n_steps);
-    float v = lo + (hi - lo) * (float)k / (float)(n_steps > 0 ? n_steps : 1);
-    snprintf(buf, n, "%.*f", d, (double)v);
+    snprintf(buf, n, "%.*f", decimals, v);
     /* "0.00" and "-0.00" are 0 */
     size_t sign = buf[0] == '-';
     if (strspn(buf + sign, "0.") == strlen(buf + sign))
@@ -249,14 +310,15 @@ void colormap_lut(ColormapId id, uint32_t *lut)
     }
 }
 
-void colormap_map_texels(const ColorScale *s, const AttnMap *map, const uint32_t *lut,
-                         Rgb mask, uint32_t *out, int pitch)
+void colormap_map_texels(const ColorScale *s, int per_row, const AttnMap *map,
+                         const uint32_t *lut, Rgb mask, uint32_t *out, int pitch)
 {
     uint32_t mk = (uint32_t)mask.r << 16 | (uint32_t)mask.g << 8 | mask.b;
     for (int i = 0; i < map->Tq; i++) {
         uint32_t *row = out + (size_t)i * (size_t)pitch;
         int nv = attn_causal_row_len(map->causal, i, map->Tk);
-        colormap_scale_texels(s, map->v + (size_t)i * map->stride, nv, lut, row);
+        ColorScale rs = colormap_row_scale(s, per_row, map, i);
+        colormap_scale_texels(&rs, map->v + (size_t)i * map->stride, nv, lut, row);
         for (int j = nv; j < map->Tk; j++)
             row[j] = mk;
         for (int j = 0; map->mask && j < nv; j++)

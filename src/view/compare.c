@@ -46,11 +46,12 @@ static AttnMap shown_map(const ViewState *s, int k)
 
 /* One colour scale for the reference and the current map when both are
  * of a kind (weights with weights): the same colour is the same number in
- * both, so a paler current map means smaller weights. */
+ * both, so a paler current map means smaller weights. Fixed 0–1 is shared
+ * by itself; per row, each row of each map has its own (as the mode says). */
 static ColorScale pair_scale(const ViewState *s, int k)
 {
-    ColorScale a = colormap_scale_for_map(s->cmp_ref, s->cmap);
-    ColorScale b = colormap_scale_for_map(&s->map, s->cmap);
+    ColorScale a = colormap_scale_mode(s->cmp_ref, s->cmap, s->cscale);
+    ColorScale b = colormap_scale_mode(&s->map, s->cmap, s->cscale);
     if (a.id != b.id)
         return k == 0 ? a : b;
     a.lo = a.lo < b.lo ? a.lo : b.lo;
@@ -87,6 +88,7 @@ static void lay_one(View *v, const ViewState *s, int k, SDL_Rect area, float max
     o.query = s->query;
     o.key = s->key;
     o.cmap = s->cmap;
+    o.cscale = s->cscale;
     ColorScale cs = k < 2 ? pair_scale(s, k) : colormap_scale_for_map(map, s->cmap);
     o.cs = &cs;
     figure_layout(f, map, &o, &tm);
@@ -187,6 +189,7 @@ void view_compare_export_layout(const ViewState *s, const char *ref_facts, Figur
         FigureOptions o = figure_options_export(s->scale, titles[k], facts[k]);
         ColorScale cs = pair_scale(s, k);
         o.cmap = s->cmap;
+        o.cscale = s->cscale;
         o.query = s->query;
         o.cs = &cs;
         figure_layout(&f[k], pair[k], &o, &figure_measure_dejavu);
@@ -194,7 +197,7 @@ void view_compare_export_layout(const ViewState *s, const char *ref_facts, Figur
     memset(&f[2], 0, sizeof f[2]);
     if (s->cmp_diff) /* without one (different tokens) the two maps alone */
         figure_layout_export(&f[2], s->cmp_diff, s->scale, CMP_DIFF_TITLE, s->cmp_what, s->cmap,
-                             s->query);
+                             s->cscale, s->query);
     x[0] = 0;
     x[1] = f[0].w;
     x[2] = f[0].w + f[1].w;

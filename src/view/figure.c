@@ -105,10 +105,11 @@ FigureOptions figure_options_export(float scale, const char *title, const char *
 }
 
 void figure_layout_export(Figure *f, const AttnMap *map, float scale, const char *title,
-                          const char *facts, ColormapId cmap, int query)
+                          const char *facts, ColormapId cmap, ColorScaleMode cscale, int query)
 {
     FigureOptions o = figure_options_export(scale, title, facts);
     o.cmap = cmap;
+    o.cscale = cscale;
     o.query = query;
     figure_layout(f, map, &o, &figure_measure_dejavu);
 }
@@ -206,15 +207,42 @@ static void cells(Figure *f, const Ctx *c, const FigureOptions *o, int avail_w, 
     f->grid.h = (int)lroundf(vis_r * cell);
 }
 
-/* The colour bar's ticks for cb->cs: their labels and the widest one. */
+#define PER_ROW_CAPTION "each row: 0 to its max"
+
+/* The ticks of cb->cs, at most max_n of them: values (0 … 1 of the bar in
+ * t), labels, count. */
+static void make_ticks(FigColorbar *cb, int max_n, double t[FIGURE_TICKS])
+{
+    if (cb->per_row) { /* each row has its own top */
+        cb->n_ticks = 2;
+        t[0] = 0.0;
+        t[1] = 1.0;
+        snprintf(cb->ticks[0], sizeof cb->ticks[0], "0");
+        snprintf(cb->ticks[1], sizeof cb->ticks[1], "max");
+        return;
+    }
+    double v[FIGURE_TICKS];
+    int d, lo_hi = cb->cs.hi > cb->cs.lo;
+    cb->n_ticks = colormap_ticks(cb->cs.lo, cb->cs.hi, max_n, v, &d);
+    for (int k = 0; k < cb->n_ticks; k++) {
+        colormap_tick_label(v[k], d, cb->ticks[k], sizeof cb->ticks[k]);
+        t[k] = lo_hi ? (v[k] - cb->cs.lo) / ((double)cb->cs.hi - cb->cs.lo) : 0.0;
+    }
+}
+
+/* The colour bar's ticks for cb->cs at most (the bar's height is not known
+ * yet): the widest label. */
 static int tick_labels(FigColorbar *cb, const Ctx *c)
 {
     cb->tick_px = S(c, 12);
     int w = S(c, 28);
-    for (int k = 0; k < FIGURE_TICKS; k++) {
-        colormap_tick_label(cb->cs.lo, cb->cs.hi, k, FIGURE_TICKS - 1, cb->ticks[k], sizeof cb->ticks[k]);
-        int x = tw(c, cb->tick_px, cb->ticks[k]);
-        w = x > w ? x : w;
+    double t[FIGURE_TICKS];
+    for (int n = 5; n <= FIGURE_TICKS; n++) { /* finer steps have longer labels */
+        make_ticks(cb, n, t);
+        for (int k = 0; k < cb->n_ticks; k++) {
+            int x = tw(c, cb->tick_px, cb->ticks[k]);
+            w = x > w ? x : w;
+        }
     }
     return w;
 }
@@ -226,16 +254,23 @@ static int colorbar_room(const Ctx *c, int tick_w)
 }
 
 /* Colour bar, ticks, caption and the masked legend at x, from y down for
- * h pixels (at least 60); returns the right edge of what they take. */
+ * h pixels (at least 60, and the caption's length); returns the right edge
+ * of what they take. Ticks stand at least 1.5 lines apart. */
 static int colorbar(FigColorbar *cb, const Ctx *c, int x, int y, int h, AttnMapKind kind,
                     int masked, int tick_w)
 {
-    cb->bar = (FigRect){x, y, S(c, 14), h > S(c, 60) ? h : S(c, 60)};
+    cb->caption = cb->per_row ? PER_ROW_CAPTION : attn_map_kind_unit(kind);
+    int min_h = S(c, 60);
+    if (cb->per_row && tw(c, cb->tick_px, cb->caption) + S(c, 8) > min_h)
+        min_h = tw(c, cb->tick_px, cb->caption) + S(c, 8);
+    cb->bar = (FigRect){x, y, S(c, 14), h > min_h ? h : min_h};
     cb->line_w = S(c, 1) > 0 ? S(c, 1) : 1;
     cb->tick_x = cb->bar.x + cb->bar.w + S(c, 6);
-    for (int k = 0; k < FIGURE_TICKS; k++)
-        cb->tick_y[k] = cb->bar.y + cb->bar.h - (int)lroundf(cb->bar.h * k / (float)(FIGURE_TICKS - 1));
-    cb->caption = attn_map_kind_unit(kind);
+    double t[FIGURE_TICKS];
+    int room = (int)(cb->bar.h / (1.5 * lh(c, cb->tick_px))) + 1;
+    make_ticks(cb, room > 5 ? room : 5, t); /* 5: colormap_ticks gives 2 at least */
+    for (int k = 0; k < cb->n_ticks; k++)
+        cb->tick_y[k] = cb->bar.y + cb->bar.h - (int)lround(cb->bar.h * t[k]);
     cb->caption_x = cb->tick_x + tick_w + S(c, 4);
     cb->caption_cy = cb->bar.y + cb->bar.h / 2;
     int right = cb->caption_x + lh(c, cb->tick_px);
@@ -324,7 +359,7 @@ static void shift_down(Figure *f, int dy)
     f->queries_cy += dy;
     f->grid.y += dy;
     f->cb.bar.y += dy;
-    for (int k = 0; k < FIGURE_TICKS; k++)
+    for (int k = 0; k < f->cb.n_ticks; k++)
         f->cb.tick_y[k] += dy;
     f->cb.caption_cy += dy;
     f->cb.legend.y += dy;
@@ -382,7 +417,8 @@ void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o, const 
     f->label_w = widest(&c, f->label_px, map->q_labels, f->Tq, cap);
     int key_w = widest(&c, f->label_px, map->k_labels, f->Tk, cap);
     f->key_w = key_w;
-    f->cb.cs = o->cs ? *o->cs : colormap_scale_for_map(map, o->cmap);
+    f->cb.cs = o->cs ? *o->cs : colormap_scale_mode(map, o->cmap, o->cscale);
+    f->cb.per_row = colormap_per_row(map, o->cscale);
     int tick_w = tick_labels(&f->cb, &c);
     f->grid.x = x0 + f->label_w + S(&c, 10);
     f->grid.y = y0;
@@ -422,15 +458,16 @@ static int maps_masked(const AttnMaps *ms)
     return any_masked(&m);
 }
 
-/* One colour scale over every map of the collection. */
-static ColorScale maps_scale(const AttnMaps *ms, ColormapId cmap)
+/* One colour scale over every map of the collection (per row: each row of
+ * each map its own). */
+static ColorScale maps_scale(const AttnMaps *ms, ColormapId cmap, ColorScaleMode mode)
 {
     ColorScale s = {attn_map_kind_diverging(ms->kind) ? CMAP_DIVERGING : cmap, 0.0f, 1.0f};
     float hi = 0.0f;
     for (int l = 0; l < ms->L; l++)
         for (int h = 0; h < ms->H; h++) {
             AttnMap m = attn_maps_get(ms, l, h);
-            ColorScale one = colormap_scale_for_map(&m, cmap);
+            ColorScale one = colormap_scale_mode(&m, cmap, mode);
             hi = one.hi > hi ? one.hi : hi;
         }
     s.hi = hi > 0.0f ? hi : 1.0f;
@@ -459,7 +496,9 @@ void figure_grid_layout(FigureGrid *g, const AttnMaps *ms, const FigureOptions *
     g->x0 = ax + (g->L > 1 ? tw(&c, g->layer_px, buf) + S(&c, 8) : 0);
     g->y0 = y0 + lh(&c, g->head_px) + S(&c, 4);
     g->gap = S(&c, 8);
-    g->cb.cs = maps_scale(ms, o->cmap);
+    g->cb.cs = maps_scale(ms, o->cmap, o->cscale);
+    AttnMap first = attn_maps_get(ms, 0, 0);
+    g->cb.per_row = colormap_per_row(&first, o->cscale);
     int tick_w = tick_labels(&g->cb, &c), n = g->Tq > g->Tk ? g->Tq : g->Tk;
     if (n) {
         float cell;
@@ -485,7 +524,7 @@ void figure_grid_layout(FigureGrid *g, const AttnMaps *ms, const FigureOptions *
         int dy = wrap_facts(&g->t, &c, room);
         g->y0 += dy;
         g->cb.bar.y += dy;
-        for (int k = 0; k < FIGURE_TICKS; k++)
+        for (int k = 0; k < g->cb.n_ticks; k++)
             g->cb.tick_y[k] += dy;
         g->cb.caption_cy += dy;
         g->cb.legend.y += dy;

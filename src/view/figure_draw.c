@@ -130,13 +130,15 @@ static void cells(const FigureDraw *d, const Figure *f, const AttnMap *map)
         SDL_Rect dst = {f->grid.x, f->grid.y, f->grid.w, f->grid.h};
         SDL_RenderCopy(d->r, d->heat, &src, &dst);
     } else {
-        for (int i = f->row0; i < f->row0 + f->rows; i++)
+        for (int i = f->row0; i < f->row0 + f->rows; i++) {
+            ColorScale rs = colormap_row_scale(&f->cb.cs, f->cb.per_row, map, i);
             for (int j = f->col0; j < f->col0 + f->cols; j++) {
                 int x = figure_cell_x(f, j), y = figure_cell_y(f, i);
                 SDL_Rect rc = {x, y, figure_cell_x(f, j + 1) - x, figure_cell_y(f, i + 1) - y};
                 fill(d->r, rc, attn_map_masked(map, i, j) ? d->th->mask
-                                                          : colormap_scale_rgb(&f->cb.cs, attn_map_at(map, i, j)));
+                                                          : colormap_scale_rgb(&rs, attn_map_at(map, i, j)));
             }
+        }
     }
     /* masked cells: a hatch line across each, when cells are large enough */
     if (f->cell >= 12 * d->scale) {
@@ -151,17 +153,19 @@ static void cells(const FigureDraw *d, const Figure *f, const AttnMap *map)
     if (!f->value_px)
         return;
     int lh = text_line_height(d->text, f->value_px);
-    for (int i = f->row0; i < f->row0 + f->rows; i++)
+    for (int i = f->row0; i < f->row0 + f->rows; i++) {
+        ColorScale rs = colormap_row_scale(&f->cb.cs, f->cb.per_row, map, i);
         for (int j = f->col0; j < f->col0 + f->cols; j++) {
             if (attn_map_masked(map, i, j))
                 continue;
-            float v = attn_map_at(map, i, j);
+            float v = attn_map_at(map, i, j); /* the weight itself, whatever the scale */
             char buf[32];
             colormap_cell_label(&f->cb.cs, v, buf, sizeof buf);
-            text_draw(d->text, f->value_px, col(colormap_text_on(colormap_scale_rgb(&f->cb.cs, v))), buf,
+            text_draw(d->text, f->value_px, col(colormap_text_on(colormap_scale_rgb(&rs, v))), buf,
                       figure_cell_x(f, j) + (int)(f->cell / 2),
                       figure_cell_y(f, i) + (int)(f->cell / 2) - lh / 2, 1, 0);
         }
+    }
 }
 
 static void labels(const FigureDraw *d, const Figure *f, const AttnMap *map)
@@ -215,7 +219,7 @@ static void colorbar(const FigureDraw *d, const FigColorbar *cb)
     outline(d->r, b, col(d->th->border), 1);
     int s1 = cb->line_w, tlh = text_line_height(d->text, cb->tick_px);
     SDL_Color dim = col(d->th->dim);
-    for (int k = 0; k < FIGURE_TICKS; k++) {
+    for (int k = 0; k < cb->n_ticks; k++) {
         SDL_Rect tick = {b.x + b.w, cb->tick_y[k] - s1 / 2, 4 * s1, s1};
         fill(d->r, tick, d->th->dim);
         text_draw(d->text, cb->tick_px, dim, cb->ticks[k], cb->tick_x, cb->tick_y[k] - tlh / 2, 0, 0);
@@ -261,7 +265,7 @@ SDL_Texture *figure_grid_texture(SDL_Renderer *r, const FigureGrid *g, const Att
         for (int l = 0; l < g->L; l++)
             for (int k = 0; k < g->H; k++) {
                 AttnMap m = attn_maps_get(ms, l, k);
-                colormap_map_texels(&g->cb.cs, &m, lut, th->mask,
+                colormap_map_texels(&g->cb.cs, g->cb.per_row, &m, lut, th->mask,
                                     px + (size_t)l * g->Tq * w + (size_t)k * g->Tk, w);
             }
         t = SDL_CreateTexture(r, SDL_PIXELFORMAT_RGB888, SDL_TEXTUREACCESS_STATIC, w, h);
@@ -287,9 +291,10 @@ static void grid_map(const FigureDraw *d, const FigureGrid *g, const AttnMap *m,
     }
     for (int i = 0; i < m->Tq; i++) {
         int y = figure_grid_cell_y(g, l, i), y1 = figure_grid_cell_y(g, l, i + 1);
+        ColorScale rs = colormap_row_scale(&g->cb.cs, g->cb.per_row, m, i);
         for (int j = 0; j < m->Tk; j++) {
             int x = figure_grid_cell_x(g, h, j), x1 = figure_grid_cell_x(g, h, j + 1);
-            Rgb c = attn_map_masked(m, i, j) ? d->th->mask : colormap_scale_rgb(&g->cb.cs, attn_map_at(m, i, j));
+            Rgb c = attn_map_masked(m, i, j) ? d->th->mask : colormap_scale_rgb(&rs, attn_map_at(m, i, j));
             fill(d->r, (SDL_Rect){x, y, x1 - x, y1 - y}, c);
         }
     }

@@ -13,8 +13,8 @@ static void map_key(const ViewState *s, unsigned long key[8], int dark)
 {
     unsigned long k[8] = {s->maps_gen, (unsigned long)s->map.Tq, (unsigned long)s->map.Tk,
                           (unsigned long)s->map.kind, (unsigned long)(long)s->map.head,
-                          (unsigned long)s->cmap, (unsigned long)(uintptr_t)s->map.v,
-                          (unsigned long)dark};
+                          (unsigned long)s->cmap | (unsigned long)s->cscale << 8,
+                          (unsigned long)(uintptr_t)s->map.v, (unsigned long)dark};
     memcpy(key, k, sizeof k);
 }
 
@@ -23,7 +23,7 @@ ColorScale heat_scale(View *v, const ViewState *s)
     unsigned long key[8];
     map_key(s, key, 0);
     if (memcmp(key, v->scale_key, sizeof key) != 0) {
-        v->heat_scale = colormap_scale_for_map(&s->map, s->cmap);
+        v->heat_scale = colormap_scale_mode(&s->map, s->cmap, s->cscale);
         memcpy(v->scale_key, key, sizeof key);
     }
     return v->heat_scale;
@@ -46,6 +46,7 @@ void heat_figure(View *v, const ViewState *s, SDL_Rect area, float max_cell, Fig
     o.query = s->query;
     o.key = s->key;
     o.cmap = s->cmap;
+    o.cscale = s->cscale;
     ColorScale cs = heat_scale(v, s);
     o.cs = &cs;
     TextMeasure tm = figure_measure_text(v->text);
@@ -85,7 +86,8 @@ static void update_heat_texture(View *v, const ViewState *s)
         colormap_lut(cs.id, v->heat_lut);
         v->heat_lut_id = (int)cs.id;
     }
-    colormap_map_texels(&cs, &s->map, v->heat_lut, theme_get(s->dark)->mask, pixels, pitch / 4);
+    colormap_map_texels(&cs, colormap_per_row(&s->map, s->cscale), &s->map, v->heat_lut,
+                        theme_get(s->dark)->mask, pixels, pitch / 4);
     SDL_UnlockTexture(v->heat);
 }
 

@@ -199,6 +199,7 @@ static void layout_grid(View *v, const ViewState *s, ViewLayout *l)
     o.query = s->grid_layer;
     o.key = s->grid_head;
     o.cmap = s->cmap;
+    o.cscale = s->cscale;
     TextMeasure tm = figure_measure_text(v->text);
     figure_grid_layout(&l->grid_fig, s->grid, &o, &tm);
 }
@@ -218,6 +219,7 @@ static void layout_overview(View *v, const ViewState *s, ViewLayout *l)
     o.query = s->grid_layer;
     o.key = s->grid_head;
     o.cmap = s->cmap;
+    o.cscale = s->cscale;
     TextMeasure tm = figure_measure_text(v->text);
     figure_grid_layout(&l->grid_fig, s->overview, &o, &tm);
 }

@@ -10,7 +10,7 @@
 
 static void export_figure(const ViewState *s, Figure *f)
 {
-    figure_layout_export(f, &s->map, s->scale, s->title, s->facts, s->cmap, s->query);
+    figure_layout_export(f, &s->map, s->scale, s->title, s->facts, s->cmap, s->cscale, s->query);
 }
 
 /* Sizes of the export layout parts, in pixels. */

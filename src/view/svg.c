@@ -218,12 +218,13 @@ static void cells(FILE *f, const Figure *fig, const AttnMap *map, const AttnThem
     fputs("<g class=\"matrix\" shape-rendering=\"crispEdges\">\n", f);
     for (int i = fig->row0; i < fig->row0 + fig->rows; i++) {
         int y = figure_cell_y(fig, i), h = figure_cell_y(fig, i + 1) - y;
+        ColorScale rs = colormap_row_scale(&fig->cb.cs, fig->cb.per_row, map, i);
         for (int j = fig->col0; j < fig->col0 + fig->cols; j++) {
             int x = figure_cell_x(fig, j), w = figure_cell_x(fig, j + 1) - x;
             float v = attn_map_at(map, i, j);
             int masked = attn_map_masked(map, i, j);
             char c[8];
-            hexc(colormap_scale_rgb(&fig->cb.cs, v), c);
+            hexc(colormap_scale_rgb(&rs, v), c);
             fprintf(f, "<rect class=\"cell%s\" data-i=\"%d\" data-j=\"%d\" data-value=\"%.9g\" "
                        "x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n",
                     masked ? " masked" : "", i, j, (double)v, x, y, w, h, masked ? mask : c);
@@ -251,17 +252,19 @@ static void values(FILE *f, const Figure *fig, const AttnMap *map)
         return;
     int lh = figure_measure_dejavu.line_height(NULL, fig->value_px);
     fputs("<g class=\"values\">\n", f);
-    for (int i = fig->row0; i < fig->row0 + fig->rows; i++)
+    for (int i = fig->row0; i < fig->row0 + fig->rows; i++) {
+        ColorScale rs = colormap_row_scale(&fig->cb.cs, fig->cb.per_row, map, i);
         for (int j = fig->col0; j < fig->col0 + fig->cols; j++) {
             if (attn_map_masked(map, i, j))
                 continue;
             float v = attn_map_at(map, i, j);
             char num[32], c[8];
             colormap_cell_label(&fig->cb.cs, v, num, sizeof num);
-            hexc(colormap_text_on(colormap_scale_rgb(&fig->cb.cs, v)), c);
+            hexc(colormap_text_on(colormap_scale_rgb(&rs, v)), c);
             text_at(f, NULL, fig->value_px, c, "middle", figure_cell_x(fig, j) + (int)(fig->cell / 2),
                     figure_cell_y(fig, i) + (int)(fig->cell / 2) - lh / 2, num, 32, 1e9);
         }
+    }
     fputs("</g>\n", f);
 }
 
@@ -300,7 +303,7 @@ static void colorbar(FILE *f, const FigColorbar *cb, const AttnTheme *th)
                "fill=\"url(#attnviz-bar)\" stroke=\"%s\" stroke-width=\"1\"/>\n",
             b->x, b->y, b->w, b->h, border);
     int tlh = figure_measure_dejavu.line_height(NULL, cb->tick_px);
-    for (int k = 0; k < FIGURE_TICKS; k++) {
+    for (int k = 0; k < cb->n_ticks; k++) {
         int y = cb->tick_y[k];
         fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"%d\"/>\n",
                 b->x + b->w, y, b->x + b->w + 4 * s1, y, dim, s1);
@@ -349,12 +352,13 @@ static void grid_map(FILE *f, const FigureGrid *g, const AttnMap *m, int l, int 
             l, h);
     for (int i = 0; i < m->Tq; i++) {
         int y = figure_grid_cell_y(g, l, i), y1 = figure_grid_cell_y(g, l, i + 1);
+        ColorScale rs = colormap_row_scale(&g->cb.cs, g->cb.per_row, m, i);
         for (int j = 0; j < m->Tk; j++) {
             int x = figure_grid_cell_x(g, h, j), x1 = figure_grid_cell_x(g, h, j + 1);
             float v = attn_map_at(m, i, j);
             int masked = attn_map_masked(m, i, j);
             char c[8];
-            hexc(colormap_scale_rgb(&g->cb.cs, v), c);
+            hexc(colormap_scale_rgb(&rs, v), c);
             fprintf(f, "<rect class=\"cell%s\" data-i=\"%d\" data-j=\"%d\" data-value=\"%.9g\" "
                        "x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n",
                     masked ? " masked" : "", i, j, (double)v, x, y, x1 - x, y1 - y, masked ? mask : c);

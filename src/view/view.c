@@ -187,8 +187,11 @@ static void draw_grid_maps(View *v, SDL_Renderer *r, const ViewState *s, const V
 {
     const FigureGrid *g = &l->grid_fig;
     /* the maps' texture, made again only when the maps or colours change */
-    unsigned long key[5] = {(unsigned long)(uintptr_t)ms->v, s->maps_gen, (unsigned long)g->cb.cs.id,
-                            (unsigned long)s->dark, (unsigned long)(g->L * 65536 + g->H)};
+    uint32_t hi;
+    memcpy(&hi, &g->cb.cs.hi, sizeof hi);
+    unsigned long key[6] = {(unsigned long)(uintptr_t)ms->v, s->maps_gen,
+                            (unsigned long)g->cb.cs.id | (unsigned long)g->cb.per_row << 8,
+                            (unsigned long)s->dark, (unsigned long)(g->L * 65536 + g->H), hi};
     if (!v->grid_tex || memcmp(key, v->grid_key, sizeof key) != 0) {
         if (v->grid_tex)
             SDL_DestroyTexture(v->grid_tex);
@@ -295,6 +298,7 @@ void view_state_init(ViewState *s, const Model *m)
     s->head = 0;
     s->matrix = MODEL_WEIGHTS;
     s->cmap = CMAP_VIRIDIS;
+    s->cscale = CSCALE_FIXED;
     s->query = m && m->T > 1 ? 1 : 0;
     s->key = -1;
     s->hover_i = s->hover_j = -1;

@@ -49,7 +49,7 @@ struct View {
     int heat_lut_id;           /* which map heat_lut holds, or -1 */
     SDL_Texture *bar[CMAP_DIVERGING + 1]; /* colour bar gradients */
     SDL_Texture *grid_tex;     /* the model view's maps (figure_grid_texture) */
-    unsigned long grid_key[5]; /* what grid_tex shows */
+    unsigned long grid_key[6]; /* what grid_tex shows */
     SDL_Texture *edit_tex;     /* the weight editor's cells, when they are tiny */
     int edit_tw, edit_th;
     unsigned long edit_key[5]; /* what edit_tex shows */
