@@ -50,7 +50,7 @@ if command -v man >/dev/null 2>&1; then
 elif command -v groff >/dev/null 2>&1; then
     text=$(groff -man -Tutf8 "$page" | plain)
 else
-    text=$(sed 's/\\-/-/g; s/\\f[BRI]//g; s/^\.S[SH] //' "$page")
+    text=$(sed 's/\\-/-/g; s/\\f[BRI]//g; s/\\&//g; s/^\.S[SH] //' "$page")
 fi
 if command -v groff >/dev/null 2>&1; then
     warn=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
