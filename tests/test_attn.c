@@ -338,16 +338,24 @@ static void test_forward_vs_reference_self(void **state)
 }
 
 /* The bench's configuration (d_model 64, 4 heads) at its sizes, plus odd
- * sizes around the kernels' 16-wide blocks and the two-thread split. */
+ * sizes around the kernels' 16-wide blocks, the two-thread split and the
+ * padded stride of the transposed keys (1023, 1024: rows padded; 1008
+ * not); main runs it under every kernel set this CPU has. */
 static void test_forward_bench_sizes(void **state)
 {
     (void)state;
-    static const int sizes[] = {1, 8, 15, 17, 64, 257, 1024};
+    static const int sizes[] = {1, 7, 8, 15, 17, 63, 64, 65, 257, 1008, 1023, 1024};
     int fails = 0;
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
         for (int causal = 0; causal <= 1; causal++)
             fails += !forward_case(1, 4, 1, causal, 1.0f, sizes[si], sizes[si], 64, 7, 0);
     assert_int_equal(fails, 0);
+    /* the stride of the transposed keys: at least Tk, never rows a multiple
+     * of 256 bytes apart (they would share the L1 cache's sets) */
+    for (int tk = 1; tk <= 4100; tk++) {
+        int ld = attn_kt_stride(tk);
+        assert_true(ld >= tk && ld < tk + 32 && ld % 64 != 0);
+    }
 }
 
 static void test_forward_vs_reference_cross(void **state)

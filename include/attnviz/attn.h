@@ -104,9 +104,14 @@ typedef struct AttnResult {
     float *Z;        /* h × Tq × dk */
     float *concat;   /* Tq × d, heads' Z side by side */
     float *output;   /* Tq × d */
-    float *Kt;       /* scratch: dk × Tk, one head's keys transposed */
-    size_t cap_qk, cap_lg, cap_avg, cap_q, cap_k; /* capacities in floats */
+    float *Kt;       /* each head's keys transposed: dk rows of Tk, row
+                        stride attn_kt_stride(Tk) (padded: rows 4 KiB apart
+                        would share one set of the L1 cache) */
+    size_t cap_qk, cap_lg, cap_avg, cap_q, cap_k, cap_kt; /* capacities in floats */
 } AttnResult;
+
+/* The row stride of AttnResult.Kt for Tk keys. */
+int attn_kt_stride(int Tk);
 
 void attn_result_init(AttnResult *r);
 void attn_result_destroy(AttnResult *r);

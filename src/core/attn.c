@@ -313,6 +313,15 @@ typedef float vf4u __attribute__((vector_size(16), aligned(4), may_alias)); /* u
 #define VLD(p) ((vf4) * (const vf4u *)(p))
 #define VST(p, v) (*(vf4u *)(p) = (vf4u)(v))
 #define VSPLAT(x) ((vf4){(x), (x), (x), (x)})
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define VSTREAM 1
+#define VSTNT(p, v) __builtin_ia32_movntps((p), (v))
+#define VFENCE() __builtin_ia32_sfence()
+#else
+#define VSTREAM 0
+#define VSTNT(p, v) VST(p, v)
+#define VFENCE() ((void)0)
+#endif
 #include "attn_kernels.inc"
 #undef KN
 #undef KTARGET
@@ -322,6 +331,9 @@ typedef float vf4u __attribute__((vector_size(16), aligned(4), may_alias)); /* u
 #undef VLD
 #undef VST
 #undef VSPLAT
+#undef VSTREAM
+#undef VSTNT
+#undef VFENCE
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define ATTN_HAVE_AVX2 1
@@ -339,6 +351,9 @@ typedef float vf8u __attribute__((vector_size(32), aligned(4), may_alias));
 #define VLD(p) ((vf8) * (const vf8u *)(p))
 #define VST(p, v) (*(vf8u *)(p) = (vf8u)(v))
 #define VSPLAT(x) ((vf8){(x), (x), (x), (x), (x), (x), (x), (x)})
+#define VSTREAM 1
+#define VSTNT(p, v) __builtin_ia32_movntps256((p), (v))
+#define VFENCE() __builtin_ia32_sfence()
 #include "attn_kernels.inc"
 #endif
 
@@ -442,13 +457,34 @@ static int grow(float **buf, size_t n)
     return 0;
 }
 
+int attn_kt_stride(int Tk)
+{
+    int ld = (Tk + 15) / 16 * 16;
+    return ld % 64 == 0 ? ld + 16 : ld; /* rows 64 bytes apart in the cache's sets */
+}
+
+/* grow for the T×T matrices, keeping the first old floats: 64-byte aligned,
+ * so their rows take whole-vector streaming stores (realloc's large blocks
+ * start 16 bytes into a page). */
+static int grow_aligned(float **buf, size_t old, size_t n)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, 64, (n ? n : 1) * sizeof(float)) != 0)
+        return -1;
+    if (*buf && old)
+        memcpy(p, *buf, (old < n ? old : n) * sizeof(float));
+    free(*buf);
+    *buf = p;
+    return 0;
+}
+
 /* Grow the buffers to hold h heads of Tq×Tk and Tq/Tk rows of d floats. */
 static int reserve(AttnResult *r, int Tq, int Tk, int d, int h)
 {
     size_t qk = (size_t)Tq * Tk, hqk = qk * h, q = (size_t)Tq * d,
            k = (size_t)Tk * d;
     if (hqk > r->cap_qk) {
-        if (grow(&r->scores, hqk) || grow(&r->weights, hqk))
+        if (grow_aligned(&r->scores, r->cap_qk, hqk) || grow_aligned(&r->weights, r->cap_qk, hqk))
             return -ATTN_E_NOMEM;
         r->cap_qk = hqk;
     }
@@ -457,12 +493,12 @@ static int reserve(AttnResult *r, int Tq, int Tk, int d, int h)
         r->logits = NULL;
         r->cap_lg = 0;
     } else if (hqk > r->cap_lg) {
-        if (grow(&r->logits, hqk))
+        if (grow_aligned(&r->logits, r->cap_lg, hqk))
             return -ATTN_E_NOMEM;
         r->cap_lg = hqk;
     }
     if (qk > r->cap_avg) {
-        if (grow(&r->avg, qk))
+        if (grow_aligned(&r->avg, r->cap_avg, qk))
             return -ATTN_E_NOMEM;
         r->cap_avg = qk;
     }
@@ -473,9 +509,15 @@ static int reserve(AttnResult *r, int Tq, int Tk, int d, int h)
         r->cap_q = q;
     }
     if (k > r->cap_k) {
-        if (grow(&r->K, k) || grow(&r->V, k) || grow(&r->Kt, k))
+        if (grow(&r->K, k) || grow(&r->V, k))
             return -ATTN_E_NOMEM;
         r->cap_k = k;
+    }
+    size_t kt = (size_t)attn_kt_stride(Tk) * d;
+    if (kt > r->cap_kt) {
+        if (grow(&r->Kt, kt))
+            return -ATTN_E_NOMEM;
+        r->cap_kt = kt;
     }
     return 0;
 }
@@ -519,8 +561,9 @@ static void scores_block(const AttnResult *r, const ScoreFn *f, int head, int i,
     int Tq = r->Tq, Tk = r->Tk, dk = r->dk;
     const float *Q = r->Q + ((size_t)head * Tq + i) * dk;
     if (f->score == ATTN_SCORE_DOT) {
-        const float *Kt = r->Kt + (size_t)head * Tk * dk + j0;
-        kernels()->scores_rows(Q, nr, dk, Kt, Tk, n, Tk, f->mult, sc, lg, w);
+        int ld = attn_kt_stride(Tk);
+        const float *Kt = r->Kt + (size_t)head * ld * dk + j0;
+        kernels()->scores_rows(Q, nr, dk, Kt, ld, n, Tk, f->mult, sc, lg, w);
         return;
     }
     const float *K = r->K + ((size_t)head * Tk + j0) * dk;
@@ -586,11 +629,25 @@ static void head_rows(AttnResult *r, int head, const ScoreFn *f, const Change *c
     }
 }
 
+/* The heads' mean of query rows [i0, i1), for the "all heads" view: each
+ * weight summed over the heads in order, then divided, in one pass. */
+static void average_rows(AttnResult *r, int i0, int i1)
+{
+    size_t qk = (size_t)r->Tq * r->Tk, e1 = (size_t)i1 * r->Tk;
+    float inv_h = 1.0f / (float)r->h;
+    for (size_t e = (size_t)i0 * r->Tk; e < e1; e++) {
+        float a = r->weights[e];
+        for (int k = 1; k < r->h; k++)
+            a += r->weights[(size_t)k * qk + e];
+        r->avg[e] = a * inv_h;
+    }
+}
+
 typedef struct {
     AttnResult *r;
     const Change *ch;
     const ScoreFn *f;
-    int i0, i1;
+    int i0, i1, avg0; /* rows; the average from row avg0 on */
 } RowJob;
 
 static void *row_job(void *arg)
@@ -598,16 +655,19 @@ static void *row_job(void *arg)
     RowJob *j = arg;
     for (int k = 0; k < j->r->h; k++)
         head_rows(j->r, k, j->f, j->ch, j->i0, j->i1);
+    int a0 = j->avg0 > j->i0 ? j->avg0 : j->i0;
+    if (a0 < j->i1)
+        average_rows(j->r, a0, j->i1);
     return NULL;
 }
 
 #define ATTN_THREAD_MIN_WORK (1L << 22) /* h·Tq·Tk·dk below this: one thread */
 
-static void run_heads(AttnResult *r, const ScoreFn *f, const Change *ch)
+static void run_heads(AttnResult *r, const ScoreFn *f, const Change *ch, int avg0)
 {
     long work = (long)r->h * r->Tq * r->Tk * r->dk;
     int half = r->Tq / 2;
-    RowJob a = {r, ch, f, 0, half}, b = {r, ch, f, half, r->Tq};
+    RowJob a = {r, ch, f, 0, half, avg0}, b = {r, ch, f, half, r->Tq, avg0};
     pthread_t t;
     if (work >= ATTN_THREAD_MIN_WORK && half > 0 &&
         pthread_create(&t, NULL, row_job, &b) == 0) {
@@ -645,8 +705,8 @@ static void restride(AttnResult *r, int Tq, int Tk, int kq, int kk)
     restride_matrices(r->Z, h, tq0, dk, Tq, dk, kq, dk);
     restride_matrices(r->K, h, tk0, dk, Tk, dk, kk, dk);
     restride_matrices(r->V, h, tk0, dk, Tk, dk, kk, dk);
-    /* Kt: h × dk rows of Tk keys */
-    restride_matrices(r->Kt, h, dk, tk0, dk, Tk, dk, kk);
+    /* Kt: h × dk rows of Tk keys, at its padded stride */
+    restride_matrices(r->Kt, h, dk, attn_kt_stride(tk0), dk, attn_kt_stride(Tk), dk, kk);
     restride_matrices(r->scores, h, tq0, tk0, Tq, Tk, kq, kk);
     if (r->logits)
         restride_matrices(r->logits, h, tq0, tk0, Tq, Tk, kq, kk);
@@ -730,24 +790,28 @@ static int forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int
             memcpy(K, xkv, (size_t)nk * d * sizeof(float));
             memcpy(V, xkv, (size_t)nk * d * sizeof(float));
         }
-        float *Kt = r->Kt + (size_t)k * Tk * dk;
+        int ld = attn_kt_stride(Tk);
+        float *Kt = r->Kt + (size_t)k * ld * dk;
         for (int j = 0; j < nk; j++)
             for (int c = 0; c < dk; c++)
-                Kt[(size_t)c * Tk + ch.k_lo + j] = K[(size_t)j * dk + c];
+                Kt[(size_t)c * ld + ch.k_lo + j] = K[(size_t)j * dk + c];
     }
 
-    /* passes 2-4 per head: scores, softmax, context vectors; large inputs
-     * split the query rows between two threads */
-    run_heads(r, &fn, &ch);
-
-    /* pass 5: concatenate the heads' Z, then output = concat·Wo, from the
-     * first row whose Z may have changed: a changed query's row; without the
-     * mask every row when a key changed, with it the rows from that key on */
+    /* the first row whose weights and Z may change: a changed query's row;
+     * without the mask every row when a key changed, with it the rows from
+     * that key on */
     int z0 = Tq;
     if (nq > 0)
         z0 = ch.q_lo;
     if (keys_changed(&ch))
         z0 = !r->causal ? 0 : ch.k_lo < z0 ? ch.k_lo : z0;
+
+    /* passes 2-4 per head: scores, softmax, context vectors, then the heads'
+     * average from row z0; large inputs split the query rows between two
+     * threads */
+    run_heads(r, &fn, &ch, z0);
+
+    /* pass 5: concatenate the heads' Z, then output = concat·Wo, from row z0 */
     for (int i = z0; i < Tq; i++)
         for (int k = 0; k < h; k++)
             memcpy(r->concat + (size_t)i * d + k * dk,
@@ -759,18 +823,6 @@ static int forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int
         kn->matmul(out, cat, d, p->Wo, Tq - z0, d, d);
     else
         memcpy(out, cat, (size_t)(Tq - z0) * d * sizeof(float));
-
-    /* the heads' average, for the "all heads" view */
-    size_t e0 = (size_t)z0 * Tk, qk = (size_t)Tq * Tk;
-    float inv_h = 1.0f / (float)h;
-    memcpy(r->avg + e0, r->weights + e0, (qk - e0) * sizeof(float));
-    for (int k = 1; k < h; k++) {
-        const float *w = r->weights + (size_t)k * qk;
-        for (size_t e = e0; e < qk; e++)
-            r->avg[e] += w[e];
-    }
-    for (size_t e = e0; e < qk; e++)
-        r->avg[e] *= inv_h;
     return 0;
 }
 
