@@ -633,13 +633,20 @@ static void head_rows(AttnResult *r, int head, const ScoreFn *f, const Change *c
  * weight summed over the heads in order, then divided, in one pass. */
 static void average_rows(AttnResult *r, int i0, int i1)
 {
+    enum { BLOCK = 1024 }; /* 4 KiB of the average at a time, in L1 */
     size_t qk = (size_t)r->Tq * r->Tk, e1 = (size_t)i1 * r->Tk;
     float inv_h = 1.0f / (float)r->h;
-    for (size_t e = (size_t)i0 * r->Tk; e < e1; e++) {
-        float a = r->weights[e];
-        for (int k = 1; k < r->h; k++)
-            a += r->weights[(size_t)k * qk + e];
-        r->avg[e] = a * inv_h;
+    for (size_t e0 = (size_t)i0 * r->Tk; e0 < e1; e0 += BLOCK) {
+        size_t n = e1 - e0 < BLOCK ? e1 - e0 : BLOCK;
+        float *restrict a = r->avg + e0;
+        memcpy(a, r->weights + e0, n * sizeof(float));
+        for (int k = 1; k < r->h; k++) {
+            const float *restrict w = r->weights + (size_t)k * qk + e0;
+            for (size_t e = 0; e < n; e++)
+                a[e] += w[e];
+        }
+        for (size_t e = 0; e < n; e++)
+            a[e] *= inv_h;
     }
 }
 
