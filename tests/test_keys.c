@@ -205,6 +205,40 @@ static void test_key_cursor_when_zoomed(void **state)
     assert_true(l->col0 > col0);
 }
 
+/* Ctrl+A in a sentence bar selects the whole text, drawn selected: typing
+ * replaces it, Backspace clears it, Left or Home keeps it with the cursor
+ * at the start; leaving the bar drops the selection. The model follows. */
+static void test_ctrl_a_selects_all(void **state)
+{
+    Fix *f = *state;
+    key(f, SDLK_RETURN, 0);
+    assert_true(f->a->vs.sentence_focus);
+    key(f, SDLK_a, KMOD_LCTRL);
+    assert_true(f->a->vs.sentence_all);
+    type(f, "the bank");
+    assert_false(f->a->vs.sentence_all);
+    assert_string_equal(f->a->text, "the bank");
+    assert_int_equal(f->m.T, 2);
+    type(f, " of the river"); /* no selection now: appended */
+    assert_string_equal(f->a->text, "the bank of the river");
+    key(f, SDLK_a, KMOD_LCTRL);
+    key(f, SDLK_LEFT, 0);
+    assert_false(f->a->vs.sentence_all);
+    assert_int_equal(f->a->vs.cursor, 0);
+    type(f, "see ");
+    assert_string_equal(f->a->text, "see the bank of the river");
+    key(f, SDLK_a, KMOD_LCTRL);
+    key(f, SDLK_BACKSPACE, 0);
+    assert_string_equal(f->a->text, "");
+    type(f, "i am happy");
+    key(f, SDLK_a, KMOD_LCTRL);
+    key(f, SDLK_ESCAPE, 0); /* leaving drops it: nothing replaced later */
+    assert_false(f->a->vs.sentence_all);
+    key(f, SDLK_RETURN, 0);
+    type(f, "!");
+    assert_string_equal(f->a->text, "i am happy!");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -214,6 +248,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_tab_cycle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lines_top, setup, teardown),
         cmocka_unit_test_setup_teardown(test_key_cursor_when_zoomed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ctrl_a_selects_all, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -57,7 +57,7 @@ static const Golden expected[] = {
     {"window-default", 0x708437725a5504ddULL},
     {"window-teach", 0xdae3a3ad056f6d30ULL},
     {"window-heads4-tooltip", 0x456c123b91c20965ULL},
-    {"window-heads4-help", 0x1590294f5d442831ULL},
+    {"window-heads4-help", 0xa503bbcf7c8b9b66ULL},
     {"window-light-editing", 0xd2f4fd7b3892dd0bULL},
     {"window-narrow-zoom", 0x01803b5976891f91ULL},
     {"window-prompt", 0x5c058a574bc7e149ULL},

@@ -47,6 +47,8 @@ typedef struct AppState {
     int prompt_cursor;
 
     char preedit[256];         /* input method's composition (SDL_TEXTEDITING) */
+    int bar_all;               /* Ctrl+A: the focused bar's whole text is selected
+                                  (typing or pasting replaces it, Backspace clears) */
     SDL_Rect caret;            /* last text cursor told to the input method */
     char status[4400];
     int status_err;

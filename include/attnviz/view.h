@@ -120,6 +120,7 @@ typedef struct ViewState {
     /* window-only parts (ignored by the panel exports) */
     const char *sentence;  /* the text in the sentence bar */
     int sentence_focus;
+    int sentence_all;      /* the focused bar's whole text is selected */
     int cursor;            /* byte offset of the text cursor */
     const char *keys_sentence; /* the second sentence bar (cross-attention:
                               keys and values); "" means self-attention */

@@ -414,6 +414,7 @@ static void ui_scale(AppState *a, int dir)
 
 static void focus_sentence(AppState *a, int cursor)
 {
+    a->bar_all = 0;
     a->vs.sentence_focus = 1;
     a->vs.keys_focus = 0;
     a->vs.edit_focus = 0; /* one panel has the keyboard */
@@ -434,6 +435,7 @@ static void focus_keys(AppState *a, int cursor)
 {
     if (a->prompt)
         return; /* a file name is being asked for in the first bar */
+    a->bar_all = 0;
     a->vs.sentence_focus = 1;
     a->vs.keys_focus = 1;
     a->vs.edit_focus = 0;

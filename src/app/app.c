@@ -591,8 +591,11 @@ void app_draw(AppState *a, SDL_Renderer *r)
         a->vs.cursor = text_cursor;
         return;
     }
-    if (!a->vs.sentence_focus)
+    if (!a->vs.sentence_focus) {
         a->preedit[0] = '\0';
+        a->bar_all = 0;
+    }
+    a->vs.sentence_all = a->bar_all;
     a->vs.preedit = a->preedit[0] ? a->preedit : NULL;
     view_layout(a->view, &a->vs, w, h, &a->layout);
     if (a->vs.sentence_focus) {

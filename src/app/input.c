@@ -10,7 +10,7 @@
 #include <string.h>
 
 /* Help texts that several rows share (one help line each). */
-static const char H_SENTENCE[] = "edit the sentence (Esc leaves)";
+static const char H_SENTENCE[] = "edit the sentence (Esc leaves; Ctrl+A selects all, Ctrl+U clears, Ctrl+V pastes)";
 static const char H_QUERY[] = "select the query row";
 static const char H_KEY[] = "focus a key column";
 static const char H_HEAD[] = "next / previous head (then the average)";

@@ -87,7 +87,7 @@ static int utf8_next(const char *s, int pos, int len)
 }
 
 /* Editing keys of the bar (or the prompt): Backspace, Delete, Left, Right,
- * Home, End, Ctrl+V, Ctrl+U. */
+ * Home, End, Ctrl+A (all: typing replaces it), Ctrl+V, Ctrl+U. */
 static void bar_key(AppState *a, SDL_Keycode k, Uint16 mod)
 {
     Field f = field_of(a);
@@ -99,7 +99,29 @@ static void bar_key(AppState *a, SDL_Keycode k, Uint16 mod)
     int *cur = a->prompt ? &a->prompt_cursor : f.cursor;
     int len = (int)(a->prompt ? strlen(a->prompt_buf) : *f.len);
     int ctrl = mod & KMOD_CTRL;
+    if (a->bar_all) { /* Ctrl+A's selection: cleared, or left at an end */
+        a->bar_all = 0;
+        a->dirty = 1;
+        if (k == SDLK_BACKSPACE || k == SDLK_DELETE || (k == SDLK_v && ctrl)) {
+            bar_key(a, SDLK_u, KMOD_CTRL);
+            if (k != SDLK_v)
+                return;
+        } else if (k == SDLK_LEFT || k == SDLK_HOME) {
+            *cur = 0;
+            return;
+        } else if (k == SDLK_RIGHT || k == SDLK_END) {
+            *cur = len;
+            return;
+        }
+    }
     switch (k) {
+    case SDLK_a:
+        if (ctrl && len > 0) {
+            a->bar_all = 1;
+            *cur = len;
+            a->dirty = 1;
+        }
+        return;
     case SDLK_BACKSPACE:
     case SDLK_DELETE: {
         int from = k == SDLK_BACKSPACE ? utf8_prev(buf, *cur) : *cur;
@@ -221,6 +243,8 @@ static void text_key(AppState *a, SDL_Keycode k, Uint16 mod)
     }
     if (!a->vs.sentence_focus)
         return;
+    if (k == SDLK_ESCAPE || k == SDLK_RETURN || k == SDLK_KP_ENTER || k == SDLK_TAB)
+        a->bar_all = 0;
     if (k == SDLK_ESCAPE || k == SDLK_RETURN || k == SDLK_KP_ENTER) {
         if (a->prompt && k != SDLK_ESCAPE)
             finish_prompt(a);
@@ -257,6 +281,8 @@ static void text_input(AppState *a, const char *s)
         a->dirty = 1;
     } else if (a->vs.sentence_focus) {
         a->preedit[0] = '\0'; /* the composition is committed */
+        if (a->bar_all) /* typing replaces the selection (Ctrl+A) */
+            bar_key(a, SDLK_BACKSPACE, 0);
         text_insert(a, s);
     }
 }

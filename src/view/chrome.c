@@ -239,6 +239,11 @@ static void draw_bar(View *v, SDL_Renderer *r, const ViewState *s, const BarView
     SDL_RenderSetClipRect(r, &clip);
     int px = g.px, lh = g.lh, cy = g.cy, tx = g.tx, cw = g.cw;
     size_t v0 = g.v0, v1 = g.v1, cur = g.cur;
+    if (*t && b->focus && s->sentence_all) { /* Ctrl+A: all selected */
+        SDL_Color sel = th->accent;
+        sel.a = 90;
+        fill(r, (SDL_Rect){tx, cy, span_width(v, px, t, v0, v1), lh}, sel);
+    }
     if (*t || *g.pre) {
         /* the text with the pre-edit text at the cursor, underlined */
         char buf[BAR_WINDOW + 8 + 256];
