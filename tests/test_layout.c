@@ -199,6 +199,25 @@ static void test_two_sentences(void **state)
     check_scene(f, "two sentences");
 }
 
+/* The compare view: its three figures take the line diagram's room, or
+ * (tabs) the whole width under the tabs while its tab is shown. */
+static void test_compare_view(void **state)
+{
+    Fix *f = *state;
+    app_apply(f->a, &(AppAction){ACT_COMPARE, 0, 0, 0.0f});
+    app_apply(f->a, &(AppAction){ACT_TOGGLE_SCALE, 0, 0, 0.0f});
+    check_scene(f, "compare");
+    /* at 132 % the Compare tab gives the figures the whole width */
+    f->a->ui_scale = 1.32f;
+    f->a->vs.side = SIDE_LINES;
+    draw_at(f, 1280, 800);
+    const ViewLayout *l = &f->a->layout;
+    assert_int_equal(l->side_shown, SIDE_LINES);
+    assert_true(l->heatmap.x + l->heatmap.w > l->side_tab[SIDE_STEP].x + l->side_tab[SIDE_STEP].w);
+    assert_true(l->heatmap.y > l->side_tab[SIDE_LINES].y);
+    f->a->ui_scale = 1.0f;
+}
+
 static void test_teach_mode(void **state)
 {
     Fix *f = *state;
@@ -257,6 +276,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_four_heads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_sentences, setup, teardown),
         cmocka_unit_test_setup_teardown(test_teach_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_compare_view, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctrl_tab_walks_the_tabs, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -417,12 +417,12 @@ void draw_side_tabs(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayo
                   b.y + (b.h - lh) / 2, 1, 0);
         right = b.x + b.w;
     }
-    SDL_Rect shown = l->side_shown == SIDE_LINES ? l->lines : l->side_shown == SIDE_EDITOR ? l->editor : l->step;
+    int edge = l->controls.x + l->controls.w; /* the window's right margin */
     const char *hint = "Ctrl+Tab";
     int tw, hpx = S(s, 12);
     text_size(v->text, hpx, hint, &tw, NULL);
-    if (right + S(s, 12) + tw <= shown.x + shown.w)
-        text_draw(v->text, hpx, th->dim, hint, shown.x + shown.w, l->side_tab[l->side_shown].y +
+    if (right + S(s, 12) + tw <= edge)
+        text_draw(v->text, hpx, th->dim, hint, edge, l->side_tab[l->side_shown].y +
                   (l->side_tab[l->side_shown].h - text_line_height(v->text, hpx)) / 2, 2, 0);
 }
 

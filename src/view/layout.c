@@ -46,13 +46,13 @@ static void layout_controls(View *v, const ViewState *s, ViewLayout *l, int pad,
 }
 
 /* Does panel p (a SidePanel) have something to show in this mode? The line
- * diagram not in the compare view (its figures take that room); the
+ * diagram's room (in the compare view: the three figures' room); the
  * editor's room holds the weight editor, an attention file's overview or
  * what would be there; the step view (or teach mode's loss curve). */
 static int side_exists(const ViewState *s, int p)
 {
     if (p == SIDE_LINES)
-        return !(s->cmp_ref && s->map.v);
+        return 1;
     if (p == SIDE_EDITOR)
         return s->m || s->overview || s->no_model;
     return s->m || s->no_model;
@@ -61,7 +61,7 @@ static int side_exists(const ViewState *s, int p)
 const char *side_tab_label(const ViewState *s, int p)
 {
     if (p == SIDE_LINES)
-        return "Lines";
+        return s->cmp_ref && s->map.v ? "Compare" : "Lines";
     if (p == SIDE_EDITOR)
         return s->m ? "Weights" : s->overview ? "Every map" : "Weights";
     return s->teach ? "Loss" : "Step view";
@@ -144,8 +144,11 @@ static void layout_panels(View *v, const ViewState *s, ViewLayout *l, int pad, i
             layout_side_tabs(v, s, l, area, tabs);
     }
     if (s->cmp_ref && s->map.v) { /* the compare view's three figures take the lines' room */
-        if (wide)
+        if (wide) {
             l->heatmap.w = l->lines.x + l->lines.w - pad;
+        } else if (l->lines.w > 0) { /* its tab is shown: the whole width, under the tabs */
+            l->heatmap = (SDL_Rect){pad, l->lines.y, l->lines.x + l->lines.w - pad, l->lines.h};
+        }
         l->lines = (SDL_Rect){0, 0, 0, 0};
     }
 }
