@@ -269,6 +269,57 @@ static void test_ctrl_tab_walks_the_tabs(void **state)
         assert_int_equal(l->side_tab[p].w, 0);
 }
 
+/* Is text among the recorded boxes (whole, or its start when cut)? */
+static int drawn(const char *text)
+{
+    size_t n = strlen(text) < sizeof boxes[0].text - 1 ? strlen(text) : sizeof boxes[0].text - 1;
+    for (int k = 0; k < n_boxes && k < MAX_BOXES; k++)
+        if (strncmp(boxes[k].text, text, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* The help on a projector: at 132 % in teach mode its lines do not fit at
+ * a readable size, so it has pages (PageDown, PageUp); every line is on one
+ * page, every text inside the window and at least the readable size. */
+static void test_help_pages(void **state)
+{
+    Fix *f = *state;
+    app_apply(f->a, &(AppAction){ACT_TEACH, 0, 0, 0.0f});
+    f->a->ui_scale = 1.32f;
+    key(f, SDLK_F1, 0);
+    assert_true(f->a->vs.help);
+    const ViewState *vs = &f->a->vs;
+    int n = vs->n_help_lines, pages = 0, *seen = calloc((size_t)n, sizeof *seen);
+    assert_non_null(seen);
+    for (int p = 0; p < 4; p++) {
+        draw_at(f, 1280, 800);
+        char label[40];
+        snprintf(label, sizeof label, "page %d of ", p + 1);
+        if (!drawn(label))
+            break;
+        pages++;
+        for (int k = 0; k < n; k++)
+            seen[k] += drawn(vs->help_lines[k].what);
+        for (int b = 0; b < n_boxes; b++)
+            if (boxes[b].box.y + boxes[b].box.h > 800 || boxes[b].box.x + boxes[b].box.w > 1280)
+                fail_msg("\"%s\" leaves the window", boxes[b].text);
+        key(f, SDLK_PAGEDOWN, 0);
+    }
+    assert_true(pages >= 2);
+    for (int k = 0; k < n; k++)
+        if (seen[k] != 1)
+            fail_msg("help line \"%s\" on %d pages", vs->help_lines[k].what, seen[k]);
+    key(f, SDLK_PAGEUP, 0);
+    key(f, SDLK_PAGEUP, 0);
+    key(f, SDLK_PAGEUP, 0);
+    key(f, SDLK_PAGEUP, 0);
+    draw_at(f, 1280, 800);
+    assert_true(drawn("page 1 of "));
+    free(seen);
+    f->a->ui_scale = 1.0f;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +328,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_two_sentences, setup, teardown),
         cmocka_unit_test_setup_teardown(test_teach_mode, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compare_view, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_help_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctrl_tab_walks_the_tabs, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

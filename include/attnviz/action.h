@@ -66,7 +66,8 @@ typedef enum AppActionKind {
     ACT_WINDOW_SIZE,    /* i, j: the window's new size */
     ACT_REDRAW,         /* the window needs drawing (exposed) */
     ACT_FULLSCREEN,
-    ACT_HELP,           /* i: 0 show / hide the help, -1 hide it */
+    ACT_HELP,           /* i: 0 show / hide the help, -1 hide it, 2 next page,
+                           -2 previous page */
     /* an attention file (a real model's layers and heads) */
     ACT_CYCLE_LAYER,    /* i: +1 next, -1 previous (layer 1 .. L, then the average) */
     ACT_TOGGLE_GRID,    /* the model view (every layer and head) / the head view */

@@ -134,6 +134,8 @@ typedef struct ViewState {
     const char *status;    /* message, or NULL */
     int status_error;
     int help;              /* help overlay shown */
+    int help_page;         /* its page when it does not fit at a readable size
+                              (the view clamps it to the pages there are) */
     const ViewHelpLine *help_lines; /* its lines, made by the app from its
                               key table (the view knows no keys) */
     int n_help_lines;

@@ -477,7 +477,14 @@ static void window_size(AppState *a, int w, int h)
 /* The help shows the keys of what is on screen: a file's, teach mode's. */
 static void help(AppState *a, int how)
 {
+    if (how == 2 || how == -2) { /* its pages (the view clamps to those there are) */
+        a->vs.help_page += how / 2;
+        a->vs.help_page = a->vs.help_page < 0 ? 0 : a->vs.help_page > 8 ? 8 : a->vs.help_page;
+        a->dirty = 1;
+        return;
+    }
     a->vs.help = how == 0 ? !a->vs.help : how > 0;
+    a->vs.help_page = 0;
     unsigned show = (a->imp ? APP_HELP_FILE : 0) | (a->teach && a->teach->on ? APP_HELP_TEACH : 0);
     a->vs.n_help_lines = app_help_build(a->help, APP_HELP_MAX, a->help_text, sizeof a->help_text, show);
     a->dirty = 1;

@@ -193,6 +193,10 @@ static const AppKey key_table[] = {
     K(SDLK_q, CTRL, ANY, ACT_QUIT, 0, "quit"),
     /* the help is shown: these close it */
     K(SDLK_ESCAPE, 0, HELP, ACT_HELP, -1, NULL),
+    K(SDLK_PAGEDOWN, 0, HELP, ACT_HELP, 2, NULL),
+    K(SDLK_DOWN, 0, HELP, ACT_HELP, 2, NULL),
+    K(SDLK_PAGEUP, 0, HELP, ACT_HELP, -2, NULL),
+    K(SDLK_UP, 0, HELP, ACT_HELP, -2, NULL),
     K(SDLK_QUESTION, 0, HELP, ACT_HELP, -1, NULL),
     K(SDLK_SLASH, 0, HELP, ACT_HELP, -1, NULL),
 };

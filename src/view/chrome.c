@@ -536,6 +536,63 @@ void draw_panel_title(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect p, 
     SDL_RenderSetClipRect(r, NULL);
 }
 
+/* The help's size and page: one column when it fits the window's height,
+ * else two; each column as wide as its own keys and texts; a smaller size
+ * when that does not fit, down to a readable one (S(12)); then pages
+ * (PageDown / PageUp) of two columns, or of one when two are too wide;
+ * smaller than readable only when even one column is too wide. */
+typedef struct HelpFit {
+    int px, lh, cols, per, first, count, pages, page, kw[2], dw[2];
+} HelpFit;
+
+/* f's lines from first on in cols columns of at most room lines (page of
+ * s->help_page when they do not all fit): does it fit the window's width? */
+static int help_try(View *v, const ViewState *s, const ViewLayout *l, const ViewHelpLine *keys, int n,
+                    int cols, int room, HelpFit *f)
+{
+    int per_page = cols * room;
+    f->pages = n > 0 ? (n + per_page - 1) / per_page : 1;
+    f->page = s->help_page < 0 ? 0 : s->help_page >= f->pages ? f->pages - 1 : s->help_page;
+    f->first = f->page * per_page;
+    f->count = n - f->first < per_page ? n - f->first : per_page;
+    f->cols = cols > 1 && f->count > room ? 2 : 1;
+    f->per = (f->count + f->cols - 1) / f->cols;
+    f->kw[0] = f->kw[1] = f->dw[0] = f->dw[1] = 0;
+    for (int k = 0; k < f->count; k++) {
+        int a, b, c = k / f->per;
+        text_size(v->text, f->px, keys[f->first + k].keys, &a, NULL);
+        text_size(v->text, f->px, keys[f->first + k].what, &b, NULL);
+        f->kw[c] = a > f->kw[c] ? a : f->kw[c];
+        f->dw[c] = b > f->dw[c] ? b : f->dw[c];
+    }
+    return f->kw[0] + f->dw[0] + f->kw[1] + f->dw[1] + f->cols * S(s, 40) + S(s, 20) <= l->w;
+}
+
+static void help_fit(View *v, const ViewState *s, const ViewLayout *l, const ViewHelpLine *keys, int n,
+                     HelpFit *f)
+{
+    int readable = S(s, 12);
+    for (f->px = S(s, 14);; f->px = f->px * 9 / 10 > readable ? f->px * 9 / 10 : readable) {
+        f->lh = text_line_height(v->text, f->px) + S(s, 3);
+        int room = (l->h - S(s, 60) - 4 * f->lh) / f->lh; /* lines a column holds */
+        room = room < 4 ? 4 : room;
+        if (n <= 2 * room && help_try(v, s, l, keys, n, 2, room, f))
+            return; /* all of it on one page */
+        if (f->px > readable)
+            continue;
+        if (help_try(v, s, l, keys, n, 2, room, f) || help_try(v, s, l, keys, n, 1, room, f))
+            return; /* pages at the readable size */
+        break;
+    }
+    while (f->px > 8) { /* one column too wide even so: smaller */
+        f->px = f->px * 9 / 10;
+        f->lh = text_line_height(v->text, f->px) + S(s, 3);
+        int room = (l->h - S(s, 60) - 4 * f->lh) / f->lh;
+        if (help_try(v, s, l, keys, n, 1, room < 4 ? 4 : room, f))
+            return;
+    }
+}
+
 void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
     const Theme *th = theme(s);
@@ -545,24 +602,13 @@ void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l
     /* one column when it fits the window's height, else two; each column
      * as wide as its own keys and texts; a smaller size when even that
      * is wider than the window */
-    int px = S(s, 14), lh = 0, cols = 1, per = n, kw[2] = {0, 0}, dw[2] = {0, 0};
-    for (int tries = 0; tries < 6; tries++, px = px * 9 / 10) {
-        lh = text_line_height(v->text, px) + S(s, 3);
-        cols = n * lh + S(s, 60) + 3 * lh > l->h && n > 1 ? 2 : 1;
-        per = (n + cols - 1) / cols;
-        kw[0] = kw[1] = dw[0] = dw[1] = 0;
-        for (int k = 0; k < n; k++) {
-            int a, b, c = k / per;
-            text_size(v->text, px, keys[k].keys, &a, NULL);
-            text_size(v->text, px, keys[k].what, &b, NULL);
-            kw[c] = a > kw[c] ? a : kw[c];
-            dw[c] = b > dw[c] ? b : dw[c];
-        }
-        if (kw[0] + dw[0] + kw[1] + dw[1] + cols * S(s, 40) + S(s, 20) <= l->w)
-            break;
-    }
+    HelpFit f;
+    help_fit(v, s, l, keys, n, &f);
+    int px = f.px, lh = f.lh, cols = f.cols, per = f.per, first = f.first, count = f.count;
+    int pages = f.pages, page = f.page, *kw = f.kw, *dw = f.dw;
     int colx[2] = {0, kw[0] + dw[0] + S(s, 40)};
-    SDL_Rect box = {0, 0, colx[cols - 1] + kw[cols - 1] + dw[cols - 1] + S(s, 60), per * lh + S(s, 60)};
+    SDL_Rect box = {0, 0, colx[cols - 1] + kw[cols - 1] + dw[cols - 1] + S(s, 60),
+                    per * lh + S(s, 60) + (pages > 1 ? 2 * lh : 0)};
     char last[3][400];
     int n_last = s->status ? wrap_lines(v, px, s->status, box.w - S(s, 40), last, 3) : 0;
     box.h += n_last ? (n_last + 1) * lh : 0;
@@ -577,15 +623,20 @@ void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l
     fill(r, box, th->panel);
     outline(r, box, th->accent, 2);
     text_draw(v->text, S(s, 16), th->text, "attnviz keys  (Esc closes)", box.x + S(s, 20), box.y + S(s, 12), 0, 0);
-    for (int k = 0; k < n; k++) {
+    for (int k = 0; k < count; k++) {
         int c = k / per, x = box.x + S(s, 20) + colx[c], y = box.y + S(s, 44) + (k % per) * lh;
-        text_draw(v->text, px, th->accent, keys[k].keys, x, y, 0, 0);
-        text_draw(v->text, px, th->text, keys[k].what, x + S(s, 20) + kw[c], y, 0, 0);
+        text_draw(v->text, px, th->accent, keys[first + k].keys, x, y, 0, 0);
+        text_draw(v->text, px, th->text, keys[first + k].what, x + S(s, 20) + kw[c], y, 0, 0);
+    }
+    if (pages > 1) {
+        char more[96];
+        snprintf(more, sizeof more, "page %d of %d  \xC2\xB7  PageDown / PageUp: the other keys", page + 1, pages);
+        text_draw(v->text, px, th->dim, more, box.x + S(s, 20), box.y + S(s, 44) + (per + 1) * lh, 0, 0);
     }
     /* the status bar's last message in full (the bar may have cut it) */
     for (int k = 0; k < n_last; k++)
         text_draw(v->text, px, s->status_error ? th->error : th->dim, last[k], box.x + S(s, 20),
-                  box.y + S(s, 44) + (per + 1 + k) * lh, 0, 0);
+                  box.y + S(s, 44) + (per + 1 + (pages > 1 ? 2 : 0) + k) * lh, 0, 0);
 }
 
 /* The hovered cell's query and key, and its numbers in the maps there are. */
