@@ -17,11 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "attnviz/attn.h"
+#include "attnviz/workers.h"
 #include "attnviz/embed.h"
 #include "attnviz/model.h"
 
@@ -335,6 +337,40 @@ static void test_forward_vs_reference_self(void **state)
                 }
     assert_true(runs > 300);
     assert_int_equal(fails, 0);
+}
+
+/* The worker thread: both halves run, the call returns only when the
+ * worker's half is done (its result visible at once), in bursts and after
+ * the worker fell asleep. */
+typedef struct Half {
+    int in;
+    long out;
+} Half;
+
+static void half_job(void *arg)
+{
+    Half *h = arg;
+    long s = 0;
+    for (int k = 0; k <= h->in; k++)
+        s += k;
+    h->out = s;
+}
+
+static void test_workers_run2(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 3; round++) {
+        for (int n = 0; n < 2000; n++) {
+            Half a = {n, -1}, b = {n * 3 + 1, -1};
+            assert_int_equal(workers_run2(half_job, &a, &b), 0);
+            assert_true(a.out == (long)n * (n + 1) / 2);
+            assert_true(b.out == (long)b.in * (b.in + 1) / 2);
+        }
+        if (round == 1) { /* let it fall asleep: the next call wakes it */
+            struct timespec ts = {0, 20 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    }
 }
 
 /* The bench's configuration (d_model 64, 4 heads) at its sizes, plus odd
@@ -1807,7 +1843,8 @@ int main(void)
     };
     /* every test once per kernel set this CPU runs, then the sets compared */
     static const char *const sets[] = {"base", "avx2"};
-    const struct CMUnitTest agree[] = {cmocka_unit_test(test_kernel_sets_agree)};
+    const struct CMUnitTest agree[] = {cmocka_unit_test(test_kernel_sets_agree),
+                                       cmocka_unit_test(test_workers_run2)};
     int failed = 0;
     for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
         if (attn_use_kernels(sets[k]) < 0) {

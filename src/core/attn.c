@@ -1,8 +1,8 @@
-/* The attention forward pass, positional encoding and weight set-up.
- * Plain C and libm; kernels never allocate (attn_forward grows the result's
- * buffers first, then runs the passes). */
+/* The attention forward pass: the score functions, the kernels, the passes
+ * on one thread or two. Plain C, libm and pthreads; kernels never allocate
+ * (attn_forward grows the result's buffers first, then runs the passes). */
 #include "attnviz/attn.h"
-#include "attnviz/prng.h"
+#include "attnviz/workers.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -96,77 +96,7 @@ AttnConfig attn_config_default(void)
     return c;
 }
 
-/* ---- weights ------------------------------------------------------------ */
-
-int attn_params_create(AttnParams *p, int d, int h)
-{
-    memset(p, 0, sizeof *p);
-    if (d < 1 || h < 1 || h > ATTN_MAX_HEADS || d % h != 0)
-        return -ATTN_E_HEADS;
-    size_t n = (size_t)d * (size_t)d; /* h × d × dk = d × d */
-    p->d = d;
-    p->h = h;
-    p->dk = d / h;
-    p->Wq = calloc(n, sizeof(float));
-    p->Wk = calloc(n, sizeof(float));
-    p->Wv = calloc(n, sizeof(float));
-    p->Wo = calloc(n, sizeof(float));
-    p->v = calloc((size_t)d, sizeof(float)); /* h × dk = d */
-    p->vb = calloc((size_t)d, sizeof(float));
-    if (!p->Wq || !p->Wk || !p->Wv || !p->Wo || !p->v || !p->vb) {
-        attn_params_destroy(p);
-        return -ATTN_E_NOMEM;
-    }
-    attn_params_identity(p);
-    return 0;
-}
-
-void attn_params_destroy(AttnParams *p)
-{
-    if (!p)
-        return;
-    free(p->Wq);
-    free(p->Wk);
-    free(p->Wv);
-    free(p->Wo);
-    free(p->v);
-    free(p->vb);
-    memset(p, 0, sizeof *p);
-}
-
-int attn_params_copy(AttnParams *dst, const AttnParams *src)
-{
-    AttnParams tmp;
-    int rc = attn_params_create(&tmp, src->d, src->h);
-    if (rc < 0)
-        return rc;
-    size_t bytes = (size_t)src->d * (size_t)src->d * sizeof(float);
-    memcpy(tmp.Wq, src->Wq, bytes);
-    memcpy(tmp.Wk, src->Wk, bytes);
-    memcpy(tmp.Wv, src->Wv, bytes);
-    memcpy(tmp.Wo, src->Wo, bytes);
-    /* a hand-made source without v keeps the defaults create set */
-    if (src->v)
-        memcpy(tmp.v, src->v, (size_t)src->d * sizeof(float));
-    if (src->vb)
-        memcpy(tmp.vb, src->vb, (size_t)src->d * sizeof(float));
-    attn_params_destroy(dst);
-    *dst = tmp;
-    return 0;
-}
-
-int attn_params_equal(const AttnParams *a, const AttnParams *b)
-{
-    if (a->d != b->d || a->h != b->h || !a->Wq || !b->Wq)
-        return 0;
-    size_t bytes = (size_t)a->d * (size_t)a->d * sizeof(float), vbytes = (size_t)a->d * sizeof(float);
-    if ((!a->v) != (!b->v) || (!a->vb) != (!b->vb))
-        return 0;
-    return memcmp(a->Wq, b->Wq, bytes) == 0 && memcmp(a->Wk, b->Wk, bytes) == 0 &&
-           memcmp(a->Wv, b->Wv, bytes) == 0 && memcmp(a->Wo, b->Wo, bytes) == 0 &&
-           (!a->v || memcmp(a->v, b->v, vbytes) == 0) &&
-           (!a->vb || memcmp(a->vb, b->vb, vbytes) == 0);
-}
+/* ---- the additive score's default vector ---------------------------------- */
 
 void attn_params_default_v(AttnParams *p)
 {
@@ -175,80 +105,6 @@ void attn_params_default_v(AttnParams *p)
         p->v[c] = v;
     for (int c = 0; p->vb && c < p->d; c++)
         p->vb[c] = vb;
-}
-
-void attn_params_identity(AttnParams *p)
-{
-    int d = p->d, dk = p->dk;
-    for (int m = 0; m < 3; m++) {
-        float *W = m == 0 ? p->Wq : m == 1 ? p->Wk : p->Wv;
-        memset(W, 0, (size_t)d * d * sizeof(float));
-        for (int k = 0; k < p->h; k++)
-            for (int c = 0; c < dk; c++)
-                W[(size_t)k * d * dk + (size_t)(k * dk + c) * dk + c] = 1.0f;
-    }
-    memset(p->Wo, 0, (size_t)d * d * sizeof(float));
-    for (int r = 0; r < d; r++)
-        p->Wo[(size_t)r * d + r] = 1.0f;
-    attn_params_default_v(p);
-}
-
-static void xavier_fill(float *W, int rows, int cols, Prng *rng)
-{
-    float limit = sqrtf(6.0f / (float)(rows + cols));
-    for (int i = 0; i < rows * cols; i++)
-        W[i] = (2.0f * prng_uniform(rng) - 1.0f) * limit;
-}
-
-void attn_params_xavier(AttnParams *p, uint64_t seed)
-{
-    Prng rng;
-    prng_seed(&rng, seed);
-    size_t slice = (size_t)p->d * p->dk;
-    for (int k = 0; k < p->h; k++) {
-        xavier_fill(p->Wq + k * slice, p->d, p->dk, &rng);
-        xavier_fill(p->Wk + k * slice, p->d, p->dk, &rng);
-        xavier_fill(p->Wv + k * slice, p->d, p->dk, &rng);
-    }
-    xavier_fill(p->Wo, p->d, p->d, &rng);
-    /* v and vb after every weight of a seed before they existed, so those
-     * draws (and the seeded printouts) stay as they were */
-    for (int k = 0; p->v && k < p->h; k++)
-        xavier_fill(p->v + (size_t)k * p->dk, p->dk, 1, &rng);
-    if (p->vb)
-        xavier_fill(p->vb, p->d, 1, &rng);
-}
-
-float *attn_params_matrix(const AttnParams *p, int which, int head, int *rows,
-                          int *cols)
-{
-    size_t slice = (size_t)p->d * p->dk;
-    *rows = which >= 4 ? 1 : p->d;
-    *cols = which == 3 || which == 5 ? p->d : p->dk;
-    switch (which) {
-    case 4: return p->v + (size_t)head * p->dk;
-    case 5: return p->vb;
-    case 0: return p->Wq + head * slice;
-    case 1: return p->Wk + head * slice;
-    case 2: return p->Wv + head * slice;
-    default: return p->Wo;
-    }
-}
-
-/* ---- positional encoding ------------------------------------------------ */
-
-float attn_posenc(int pos, int k, int d)
-{
-    int i2 = k & ~1; /* 2i */
-    double angle = pos / pow(10000.0, (double)i2 / d);
-    return (float)((k & 1) ? cos(angle) : sin(angle));
-}
-
-void attn_posenc_add(float *X, int T, int d)
-{
-    for (int p = 0; p < T; p++)
-        for (int k = 0; k < d; k++)
-            X[(size_t)p * d + k] += attn_posenc(p, k, d);
 }
 
 /* ---- kernels ------------------------------------------------------------ */
@@ -650,40 +506,133 @@ static void average_rows(AttnResult *r, int i0, int i1)
     }
 }
 
-typedef struct {
+/* One forward pass's inputs and settings, for the passes run by the jobs. */
+typedef struct Fwd {
     AttnResult *r;
-    const Change *ch;
     const ScoreFn *f;
-    int i0, i1, avg0; /* rows; the average from row avg0 on */
-} RowJob;
+    const Change *ch;
+    const float *Xq, *Xkv;
+    const AttnParams *p; /* NULL or unused in basic mode */
+    int d, learned;
+    int avg0;            /* the heads' average from this row on */
+} Fwd;
 
-static void *row_job(void *arg)
+/* Pass 1 for head k: Q = Xq·Wq, K = Xkv·Wk, V = Xkv·Wv of the changed rows
+ * (in basic mode Q = K = V = X), and K transposed for the score kernel. */
+static void project_head(const Fwd *fw, int k)
 {
-    RowJob *j = arg;
-    for (int k = 0; k < j->r->h; k++)
-        head_rows(j->r, k, j->f, j->ch, j->i0, j->i1);
-    int a0 = j->avg0 > j->i0 ? j->avg0 : j->i0;
-    if (a0 < j->i1)
-        average_rows(j->r, a0, j->i1);
-    return NULL;
+    AttnResult *r = fw->r;
+    const Change *ch = fw->ch;
+    const Kernels *kn = kernels();
+    int Tq = r->Tq, Tk = r->Tk, d = fw->d, dk = r->dk;
+    size_t slice = (size_t)d * dk;
+    int nq = ch->q_hi - ch->q_lo, nk = ch->k_hi - ch->k_lo;
+    float *Q = r->Q + (size_t)k * Tq * dk + (size_t)ch->q_lo * dk;
+    float *K = r->K + (size_t)k * Tk * dk + (size_t)ch->k_lo * dk;
+    float *V = r->V + (size_t)k * Tk * dk + (size_t)ch->k_lo * dk;
+    const float *xq = fw->Xq + (size_t)ch->q_lo * d, *xkv = fw->Xkv + (size_t)ch->k_lo * d;
+    if (fw->learned) {
+        kn->matmul(Q, xq, d, fw->p->Wq + k * slice, nq, d, dk);
+        kn->matmul(K, xkv, d, fw->p->Wk + k * slice, nk, d, dk);
+        kn->matmul(V, xkv, d, fw->p->Wv + k * slice, nk, d, dk);
+    } else {
+        memcpy(Q, xq, (size_t)nq * d * sizeof(float));
+        memcpy(K, xkv, (size_t)nk * d * sizeof(float));
+        memcpy(V, xkv, (size_t)nk * d * sizeof(float));
+    }
+    int ld = attn_kt_stride(Tk);
+    float *Kt = r->Kt + (size_t)k * ld * dk;
+    for (int j = 0; j < nk; j++)
+        for (int c = 0; c < dk; c++)
+            Kt[(size_t)c * ld + ch->k_lo + j] = K[(size_t)j * dk + c];
 }
 
-#define ATTN_THREAD_MIN_WORK (1L << 22) /* h·Tq·Tk·dk below this: one thread */
-
-static void run_heads(AttnResult *r, const ScoreFn *f, const Change *ch, int avg0)
+/* Pass 5 for query rows [i0, i1) from row avg0 on: concatenate the heads'
+ * Z, output = concat·Wo (row by row the same floats however the rows are
+ * split), and (average) the heads' mean of those rows. */
+static void tail_rows(const Fwd *fw, int i0, int i1, int average)
 {
-    long work = (long)r->h * r->Tq * r->Tk * r->dk;
-    int half = r->Tq / 2;
-    RowJob a = {r, ch, f, 0, half, avg0}, b = {r, ch, f, half, r->Tq, avg0};
-    pthread_t t;
-    if (work >= ATTN_THREAD_MIN_WORK && half > 0 &&
-        pthread_create(&t, NULL, row_job, &b) == 0) {
-        row_job(&a);
-        pthread_join(t, NULL);
+    AttnResult *r = fw->r;
+    int d = fw->d, dk = r->dk, Tq = r->Tq;
+    i0 = i0 > fw->avg0 ? i0 : fw->avg0;
+    if (i0 >= i1)
+        return;
+    for (int i = i0; i < i1; i++)
+        for (int k = 0; k < r->h; k++)
+            memcpy(r->concat + (size_t)i * d + k * dk, r->Z + (size_t)k * Tq * dk + (size_t)i * dk,
+                   (size_t)dk * sizeof(float));
+    float *out = r->output + (size_t)i0 * d;
+    const float *cat = r->concat + (size_t)i0 * d;
+    if (fw->learned)
+        kernels()->matmul(out, cat, d, fw->p->Wo, i1 - i0, d, d);
+    else
+        memcpy(out, cat, (size_t)(i1 - i0) * d * sizeof(float));
+    if (average)
+        average_rows(r, i0, i1);
+}
+
+/* Work for one thread: query rows [i0, i1) of every head (JOB_ROWS: passes
+ * 2-4, their average, pass 5), heads [i0, i1) whole (JOB_HEADS: passes
+ * 1-4), or rows [i0, i1) of pass 5 and the average (JOB_TAIL). */
+enum { JOB_ROWS, JOB_HEADS, JOB_TAIL };
+typedef struct Job {
+    const Fwd *fw;
+    int kind, i0, i1;
+} Job;
+
+static void job_run(void *arg)
+{
+    const Job *j = arg;
+    AttnResult *r = j->fw->r;
+    if (j->kind == JOB_HEADS) {
+        for (int k = j->i0; k < j->i1; k++) {
+            project_head(j->fw, k);
+            head_rows(r, k, j->fw->f, j->fw->ch, 0, r->Tq);
+        }
         return;
     }
-    a.i1 = r->Tq;
-    row_job(&a);
+    if (j->kind == JOB_ROWS)
+        for (int k = 0; k < r->h; k++)
+            head_rows(r, k, j->fw->f, j->fw->ch, j->i0, j->i1);
+    tail_rows(j->fw, j->i0, j->i1, 1);
+}
+
+#define ATTN_THREAD_MIN_WORK (1L << 22) /* h·Tq·Tk·dk from here: rows split */
+#define ATTN_HEADS_MIN_WORK (1L << 16)  /* from here (two heads or more): heads split */
+
+/* a and b on two threads, or (no worker) one after the other */
+static void run_two(Job *a, Job *b)
+{
+    if (workers_run2(job_run, a, b) < 0) {
+        job_run(a);
+        job_run(b);
+    }
+}
+
+/* Passes 1-5 and the heads' average, on two threads when it pays: large
+ * inputs split the query rows (after pass 1 for every head), smaller ones
+ * with two heads or more split the heads, then the rows of pass 5; the
+ * same floats either way. */
+static void run_passes(const Fwd *fw)
+{
+    AttnResult *r = fw->r;
+    long work = (long)r->h * r->Tq * r->Tk * r->dk;
+    int half = r->Tq / 2, mid = fw->avg0 + (r->Tq - fw->avg0) / 2;
+    if (work >= ATTN_THREAD_MIN_WORK && half > 0) {
+        for (int k = 0; k < r->h; k++)
+            project_head(fw, k);
+        Job a = {fw, JOB_ROWS, 0, half}, b = {fw, JOB_ROWS, half, r->Tq};
+        run_two(&a, &b);
+    } else if (r->h >= 2 && work >= ATTN_HEADS_MIN_WORK) {
+        Job a = {fw, JOB_HEADS, 0, r->h / 2}, b = {fw, JOB_HEADS, r->h / 2, r->h};
+        run_two(&a, &b);
+        Job ta = {fw, JOB_TAIL, fw->avg0, mid}, tb = {fw, JOB_TAIL, mid, r->Tq};
+        run_two(&ta, &tb);
+    } else {
+        Job a = {fw, JOB_HEADS, 0, r->h}, t = {fw, JOB_TAIL, 0, r->Tq};
+        job_run(&a);
+        job_run(&t);
+    }
 }
 
 /* Move h matrices of tq0 rows × tk0 columns to tq × tk in place, keeping
@@ -777,59 +726,21 @@ static int forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int
      * NULL there: the defaults) */
     ScoreFn fn = {cfg->score, learned ? p->v : p ? p->vb : NULL, (size_t)dk,
                   attn_logit_scale(cfg, dk)};
-    const Kernels *kn = kernels();
-
-    /* pass 1: projections Q = Xq·Wq, K = Xkv·Wk, V = Xkv·Wv per head, of the
-     * changed rows; in basic mode Q = K = V = X */
-    size_t slice = (size_t)d * dk;
-    int nq = ch.q_hi - ch.q_lo, nk = ch.k_hi - ch.k_lo;
-    for (int k = 0; k < h; k++) {
-        float *Q = r->Q + (size_t)k * Tq * dk + (size_t)ch.q_lo * dk;
-        float *K = r->K + (size_t)k * Tk * dk + (size_t)ch.k_lo * dk;
-        float *V = r->V + (size_t)k * Tk * dk + (size_t)ch.k_lo * dk;
-        const float *xq = Xq + (size_t)ch.q_lo * d, *xkv = Xkv + (size_t)ch.k_lo * d;
-        if (learned) {
-            kn->matmul(Q, xq, d, p->Wq + k * slice, nq, d, dk);
-            kn->matmul(K, xkv, d, p->Wk + k * slice, nk, d, dk);
-            kn->matmul(V, xkv, d, p->Wv + k * slice, nk, d, dk);
-        } else {
-            memcpy(Q, xq, (size_t)nq * d * sizeof(float));
-            memcpy(K, xkv, (size_t)nk * d * sizeof(float));
-            memcpy(V, xkv, (size_t)nk * d * sizeof(float));
-        }
-        int ld = attn_kt_stride(Tk);
-        float *Kt = r->Kt + (size_t)k * ld * dk;
-        for (int j = 0; j < nk; j++)
-            for (int c = 0; c < dk; c++)
-                Kt[(size_t)c * ld + ch.k_lo + j] = K[(size_t)j * dk + c];
-    }
 
     /* the first row whose weights and Z may change: a changed query's row;
      * without the mask every row when a key changed, with it the rows from
      * that key on */
+    int nq = ch.q_hi - ch.q_lo;
     int z0 = Tq;
     if (nq > 0)
         z0 = ch.q_lo;
     if (keys_changed(&ch))
         z0 = !r->causal ? 0 : ch.k_lo < z0 ? ch.k_lo : z0;
 
-    /* passes 2-4 per head: scores, softmax, context vectors, then the heads'
-     * average from row z0; large inputs split the query rows between two
-     * threads */
-    run_heads(r, &fn, &ch, z0);
-
-    /* pass 5: concatenate the heads' Z, then output = concat·Wo, from row z0 */
-    for (int i = z0; i < Tq; i++)
-        for (int k = 0; k < h; k++)
-            memcpy(r->concat + (size_t)i * d + k * dk,
-                   r->Z + (size_t)k * Tq * dk + (size_t)i * dk,
-                   (size_t)dk * sizeof(float));
-    float *out = r->output + (size_t)z0 * d;
-    const float *cat = r->concat + (size_t)z0 * d;
-    if (learned)
-        kn->matmul(out, cat, d, p->Wo, Tq - z0, d, d);
-    else
-        memcpy(out, cat, (size_t)(Tq - z0) * d * sizeof(float));
+    /* passes 1-4 per head: projections, scores, softmax, context vectors,
+     * then the heads' average from row z0 */
+    Fwd fw = {r, &fn, &ch, Xq, Xkv, p, d, learned, z0};
+    run_passes(&fw);
     return 0;
 }
 

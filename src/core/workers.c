@@ -1,0 +1,77 @@
+/* The forward pass's second thread (workers.h): started once, given jobs by
+ * sequence number; it spins about a tenth of a millisecond after a job
+ * (jobs come in bursts: a keystroke's forward, the bench) before it sleeps
+ * on a condition variable, so a burst pays no wake-up. */
+#include "attnviz/workers.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+enum { SPIN = 20000 }; /* pause instructions: about 0.1 ms */
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;   /* guards the sleep */
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static pthread_mutex_t turn = PTHREAD_MUTEX_INITIALIZER; /* one caller at a time */
+static int started;
+static void (*job_fn)(void *);
+static void *job_arg;
+static atomic_uint posted, done; /* the last job posted, the last finished */
+
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+static void *worker(void *unused)
+{
+    (void)unused;
+    unsigned seen = 0;
+    for (;;) {
+        for (int k = 0; k < SPIN && atomic_load(&posted) == seen; k++)
+            relax();
+        if (atomic_load(&posted) == seen) {
+            pthread_mutex_lock(&mu);
+            while (atomic_load(&posted) == seen)
+                pthread_cond_wait(&cv, &mu);
+            pthread_mutex_unlock(&mu);
+        }
+        seen = atomic_load(&posted);
+        job_fn(job_arg);
+        atomic_store(&done, seen);
+    }
+    return NULL;
+}
+
+static void start(void)
+{
+    pthread_t t;
+    pthread_attr_t at;
+    if (pthread_attr_init(&at) != 0)
+        return;
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    started = pthread_create(&t, &at, worker, NULL) == 0;
+    pthread_attr_destroy(&at);
+}
+
+int workers_run2(void (*fn)(void *), void *a, void *b)
+{
+    pthread_once(&once, start);
+    if (!started)
+        return -1;
+    pthread_mutex_lock(&turn);
+    job_fn = fn;
+    job_arg = b;
+    pthread_mutex_lock(&mu);
+    unsigned seq = atomic_load(&posted) + 1;
+    atomic_store(&posted, seq); /* after the job: the worker reads it after this */
+    pthread_cond_signal(&cv);
+    pthread_mutex_unlock(&mu);
+    fn(a);
+    while (atomic_load(&done) != seq)
+        relax(); /* the other half is about as long as this one was */
+    pthread_mutex_unlock(&turn);
+    return 0;
+}
