@@ -170,9 +170,10 @@ typedef float vf4u __attribute__((vector_size(16), aligned(4), may_alias)); /* u
 #define VST(p, v) (*(vf4u *)(p) = (vf4u)(v))
 #define VSPLAT(x) ((vf4){(x), (x), (x), (x)})
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
 #define VSTREAM 1
-#define VSTNT(p, v) __builtin_ia32_movntps((p), (v))
-#define VFENCE() __builtin_ia32_sfence()
+#define VSTNT(p, v) _mm_stream_ps((p), (__m128)(v))
+#define VFENCE() _mm_sfence()
 #else
 #define VSTREAM 0
 #define VSTNT(p, v) VST(p, v)
@@ -208,8 +209,8 @@ typedef float vf8u __attribute__((vector_size(32), aligned(4), may_alias));
 #define VST(p, v) (*(vf8u *)(p) = (vf8u)(v))
 #define VSPLAT(x) ((vf8){(x), (x), (x), (x), (x), (x), (x), (x)})
 #define VSTREAM 1
-#define VSTNT(p, v) __builtin_ia32_movntps256((p), (v))
-#define VFENCE() __builtin_ia32_sfence()
+#define VSTNT(p, v) _mm256_stream_ps((p), (__m256)(v))
+#define VFENCE() _mm_sfence()
 #include "attn_kernels.inc"
 #endif
 
