@@ -73,22 +73,9 @@ static void lay_one(View *v, const ViewState *s, int k, SDL_Rect area, float max
     figure_fit_text(&tm, S(s, 12), k < 2 ? desc : s->cmp_what ? s->cmp_what : "", area.w, facts,
                     sizeof facts);
     FigureOptions o;
-    memset(&o, 0, sizeof o);
-    o.scale = s->scale;
+    window_figure_options(s, area, max_cell, &o);
     o.title = title ? title : "";
     o.facts = facts;
-    o.area_x = area.x;
-    o.area_y = area.y;
-    o.area_w = area.w;
-    o.area_h = area.h;
-    o.max_cell = max_cell;
-    o.zoom = s->zoom;
-    o.pan_row = s->pan_row;
-    o.pan_col = s->pan_col;
-    o.query = s->query;
-    o.key = s->key;
-    o.cmap = s->cmap;
-    o.cscale = s->cscale;
     ColorScale cs = k < 2 ? pair_scale(s, k) : colormap_scale_for_map(map, s->cmap);
     o.cs = &cs;
     figure_layout(f, map, &o, &tm);

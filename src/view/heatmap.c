@@ -29,24 +29,29 @@ ColorScale heat_scale(View *v, const ViewState *s)
     return v->heat_scale;
 }
 
+void window_figure_options(const ViewState *s, SDL_Rect area, float max_cell, FigureOptions *o)
+{
+    memset(o, 0, sizeof *o);
+    o->scale = s->scale;
+    o->area_x = area.x;
+    o->area_y = area.y;
+    o->area_w = area.w;
+    o->area_h = area.h;
+    o->max_cell = max_cell;
+    o->zoom = s->zoom;
+    o->pan_row = s->pan_row;
+    o->pan_col = s->pan_col;
+    o->query = s->query;
+    o->key = s->key;
+    o->cmap = s->cmap;
+    o->cscale = s->cscale;
+}
+
 void heat_figure(View *v, const ViewState *s, SDL_Rect area, float max_cell, Figure *f)
 {
     FigureOptions o;
-    memset(&o, 0, sizeof o);
-    o.scale = s->scale;
+    window_figure_options(s, area, max_cell, &o);
     o.axis_titles = 1;
-    o.area_x = area.x;
-    o.area_y = area.y;
-    o.area_w = area.w;
-    o.area_h = area.h;
-    o.max_cell = max_cell;
-    o.zoom = s->zoom;
-    o.pan_row = s->pan_row;
-    o.pan_col = s->pan_col;
-    o.query = s->query;
-    o.key = s->key;
-    o.cmap = s->cmap;
-    o.cscale = s->cscale;
     ColorScale cs = heat_scale(v, s);
     o.cs = &cs;
     TextMeasure tm = figure_measure_text(v->text);

@@ -97,6 +97,9 @@ int max_label_width(View *v, const char *const *labels, int n, int px);
 /* The heatmap figure of s->map fitted into area (cells at most max_cell
  * pixels, zoomed and panned), measured with the view's fonts. */
 void heat_figure(View *v, const ViewState *s, SDL_Rect area, float max_cell, Figure *f);
+/* The figure options of a window's map in area: s's scale, zoom, pan,
+ * query, key and colours. */
+void window_figure_options(const ViewState *s, SDL_Rect area, float max_cell, FigureOptions *o);
 /* Draw it: the map's texture (uploaded when the numbers change), labels,
  * outlines, colour bar. */
 void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const Figure *f);
