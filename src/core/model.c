@@ -87,6 +87,27 @@ static void embed_tokens(const Model *m, const TokenList *tl, int n, float *E,
     }
 }
 
+/* A sentence's rows grown to n: E and X (n × d), the unknown and edited
+ * flags (n); each kept when its realloc fails (then -1, the capacity as
+ * it was). */
+static int grow_rows(float **E, float **X, unsigned char **oov, unsigned char **ed, int n, int d)
+{
+    size_t nd = (size_t)n * d;
+    float *e = realloc(*E, nd * sizeof(float));
+    if (e)
+        *E = e;
+    float *x = realloc(*X, nd * sizeof(float));
+    if (x)
+        *X = x;
+    unsigned char *o = realloc(*oov, (size_t)n);
+    if (o)
+        *oov = o;
+    unsigned char *k = realloc(*ed, (size_t)n);
+    if (k)
+        *ed = k;
+    return e && x && o && k ? 0 : -1;
+}
+
 /* Self-attention: the keys are the queries (the same arrays). */
 static void alias_keys(Model *m)
 {
@@ -124,20 +145,7 @@ int model_set_text(Model *m, const char *text, size_t len)
     m->text = copy;
     int T = m->toks.n;
     if (T > m->cap_T) {
-        size_t n = (size_t)T * m->d;
-        float *E = realloc(m->E, n * sizeof(float));
-        if (E)
-            m->E = E;
-        float *X = realloc(m->X, n * sizeof(float));
-        if (X)
-            m->X = X;
-        unsigned char *oov = realloc(m->oov, (size_t)T);
-        if (oov)
-            m->oov = oov;
-        unsigned char *ed = realloc(m->edited, (size_t)T);
-        if (ed)
-            m->edited = ed;
-        if (!E || !X || !oov || !ed) {
+        if (grow_rows(&m->E, &m->X, &m->oov, &m->edited, T, m->d) < 0) {
             m->T = 0;
             alias_keys(m);
             return -ATTN_E_NOMEM;
@@ -156,20 +164,7 @@ static int reserve_keys(Model *m, int Tk)
 {
     if (Tk <= m->cap_Tk)
         return 0;
-    size_t n = (size_t)Tk * m->d;
-    float *E = realloc(m->own_Ek, n * sizeof(float));
-    if (E)
-        m->own_Ek = E;
-    float *X = realloc(m->own_Xk, n * sizeof(float));
-    if (X)
-        m->own_Xk = X;
-    unsigned char *oov = realloc(m->own_koov, (size_t)Tk);
-    if (oov)
-        m->own_koov = oov;
-    unsigned char *ed = realloc(m->own_kedited, (size_t)Tk);
-    if (ed)
-        m->own_kedited = ed;
-    if (!E || !X || !oov || !ed)
+    if (grow_rows(&m->own_Ek, &m->own_Xk, &m->own_koov, &m->own_kedited, Tk, m->d) < 0)
         return -ATTN_E_NOMEM;
     m->cap_Tk = Tk;
     return 0;
