@@ -16,13 +16,14 @@
 
 #include "attnviz/teach_model.h"
 
+#include "test_util.h"
+
 static EmbedTable *table;
 
 static int setup(void **state)
 {
     (void)state;
-    AttnErr err = {0};
-    return embed_load(&table, "assets/embeddings.txt", &err, NULL);
+    return test_load_embeddings(&table);
 }
 
 static int teardown(void **state)
