@@ -289,9 +289,8 @@ static void layout_editor(View *v, const ViewState *s, ViewLayout *l)
 /* The step view's text and bar groups: beside each other in the wide strip
  * under the heatmap (the text as wide as it needs up to about half), one
  * above the other in a tall panel (a tab of the side area). */
-static void layout_step(View *v, const ViewState *s, ViewLayout *l)
+static void layout_step(const ViewState *s, ViewLayout *l)
 {
-    (void)v;
     SDL_Rect p = l->step;
     if (!p.w || !p.h)
         return;
@@ -340,7 +339,7 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
     }
     if (l->editor.w && s->m)
         layout_editor(v, s, l);
-    layout_step(v, s, l);
+    layout_step(s, l);
     teach_layout(v, s, l);
 }
 
