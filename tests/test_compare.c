@@ -251,7 +251,7 @@ static void test_export(void **state)
     assert_int_equal(fg[1].Tq, T);
     assert_int_equal(fg[2].Tq, T);
     const float *W = model_matrix(&f->m, MODEL_WEIGHTS, 0);
-    ColorScale cs = {s.cmap, 0.0f, 1.0f}; /* weights: fixed 0 to 1 by default, shared */
+    ColorScale cs = {s.cmap, 0.0f, 1.0f, 0}; /* weights: fixed 0 to 1 by default, shared */
     double most = 0;
     for (int k = 0; k < T * T; k++)
         most = fabs(want[k]) > most ? fabs(want[k]) : most;

@@ -818,7 +818,7 @@ static void test_colormap_fast_paths(void **state)
     v[11] = -1.0f;
     v[12] = 0.0f;
     for (int id = 0; id <= CMAP_DIVERGING; id++) {
-        ColorScale cs = {(ColormapId)id, id == CMAP_DIVERGING ? -1.0f : 0.0f, 1.0f};
+        ColorScale cs = {(ColormapId)id, id == CMAP_DIVERGING ? -1.0f : 0.0f, 1.0f, 0};
         static uint32_t lut[COLORMAP_STEPS + 1], out[N];
         for (int k = 0; k <= COLORMAP_STEPS; k++) {
             Rgb c = colormap_rgb(cs.id, (float)k / COLORMAP_STEPS);
@@ -880,7 +880,7 @@ static void test_cell_labels(void **state)
         {CMAP_DIVERGING, 250.0f, -123.4f, "-123"}, {CMAP_DIVERGING, 250.0f, -0.3f, "0"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        ColorScale sc = {cases[c].id, cases[c].id == CMAP_DIVERGING ? -cases[c].a : 0.0f, cases[c].a};
+        ColorScale sc = {cases[c].id, cases[c].id == CMAP_DIVERGING ? -cases[c].a : 0.0f, cases[c].a, 0};
         char buf[32];
         colormap_cell_label(&sc, cases[c].v, buf, sizeof buf);
         assert_string_equal(buf, cases[c].want);

@@ -174,7 +174,7 @@ static ColorScale weights_scale(const Model *m, int head, ColormapId cmap)
 {
     (void)m;
     (void)head;
-    ColorScale cs = {cmap, 0.0f, 1.0f};
+    ColorScale cs = {cmap, 0.0f, 1.0f, 0};
     return cs;
 }
 

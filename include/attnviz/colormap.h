@@ -51,19 +51,21 @@ const char *colormap_mode_name(ColorScaleMode mode);
 /* The mode of a name (as colormap_mode_name gives), or -1. */
 int colormap_mode_from_name(const char *name);
 
-/* How values map to colours for one matrix: t = (v - lo) / (hi - lo). A
- * per-row map (colormap_per_row) colours row i with colormap_row_scale's
- * scale instead; its own scale is then 0 to 1, for the colour bar. */
+/* How values map to colours for one matrix: t = (v - lo) / (hi - lo).
+ * With per_row (colormap_per_row) row i is coloured with
+ * colormap_row_scale's scale instead; lo and hi are then 0 and 1, for the
+ * colour bar. */
 typedef struct ColorScale {
     ColormapId id;
     float lo, hi;
+    int per_row;
 } ColorScale;
 
 /* 1 when m is coloured row by row in mode: CSCALE_ROW and not diverging. */
 int colormap_per_row(const AttnMap *m, ColorScaleMode mode);
 /* The scale of a map over its unmasked entries for mode: diverging for
  * scores, logits and differences (attn_map_kind_diverging, mode ignored),
- * else sequential as the mode says (0 to 1 per row). */
+ * else sequential as the mode says (per_row set for CSCALE_ROW). */
 ColorScale colormap_scale_mode(const AttnMap *m, ColormapId sequential, ColorScaleMode mode);
 /* The same in CSCALE_MAX mode: sequential maps from 0 to the largest
  * unmasked value. */
@@ -71,11 +73,11 @@ ColorScale colormap_scale_for_map(const AttnMap *m, ColormapId sequential);
 /* M is rows×cols; with causal, entries j > i are masked and ignored. */
 ColorScale colormap_scale_for(const float *M, int rows, int cols, int causal,
                               int diverging, ColormapId sequential);
-/* The scale that colours row i of m: with per_row, 0 to the row's largest
- * unmasked value (1 when it has none above 0) in s's map, else *s. */
-ColorScale colormap_row_scale(const ColorScale *s, int per_row, const AttnMap *m, int i);
+/* The scale that colours row i of m: with s->per_row, 0 to the row's
+ * largest unmasked value (1 when it has none above 0) in s's map, else *s. */
+ColorScale colormap_row_scale(const ColorScale *s, const AttnMap *m, int i);
 /* The colour of cell (i, j) of m under s (per row or not). */
-Rgb colormap_cell_rgb(const ColorScale *s, int per_row, const AttnMap *m, int i, int j);
+Rgb colormap_cell_rgb(const ColorScale *s, const AttnMap *m, int i, int j);
 float colormap_scale_t(const ColorScale *s, float v);
 /* Index into a table of COLORMAP_STEPS + 1 colours for t (clamped to [0, 1],
  * NaN as 0): the one colormap_rgb looks up. */
@@ -90,8 +92,8 @@ void colormap_lut(ColormapId id, uint32_t *lut);
 /* A whole map as texels: row i at out + i·pitch, masked entries in mask,
  * the others as colormap_scale_texels gives them under row i's scale
  * (colormap_row_scale; lut from colormap_lut). */
-void colormap_map_texels(const ColorScale *s, int per_row, const AttnMap *map,
-                         const uint32_t *lut, Rgb mask, uint32_t *out, int pitch);
+void colormap_map_texels(const ColorScale *s, const AttnMap *map, const uint32_t *lut,
+                         Rgb mask, uint32_t *out, int pitch);
 
 /* Colour bar ticks on round numbers: the multiples of one step of 1, 2 or
  * 5 × 10^k in [lo, hi], the finest step that gives at most max_n ticks

@@ -82,9 +82,9 @@ typedef struct FigTitles {
  * … 0.2), as many as the bar's height has room for; a per-row scale has
  * two, "0" and "max", and the caption says so. */
 typedef struct FigColorbar {
-    ColorScale cs;             /* the colours of the figure's map(s) */
-    int per_row;               /* each row on its own scale (0 to its max,
-                                  colormap_row_scale); cs is then 0 to 1 */
+    ColorScale cs;             /* the colours of the figure's map(s); with
+                                  cs.per_row each row on its own scale (0 to
+                                  its max, colormap_row_scale) */
     FigRect bar;
     int tick_px, tick_x;       /* tick labels: size, left edge */
     int n_ticks;

@@ -195,8 +195,8 @@ int colormap_per_row(const AttnMap *m, ColorScaleMode mode)
 ColorScale colormap_scale_mode(const AttnMap *m, ColormapId sequential, ColorScaleMode mode)
 {
     int diverging = attn_map_kind_diverging(m->kind);
-    ColorScale s = {diverging ? CMAP_DIVERGING : sequential, 0.0f, 1.0f};
-    if (colormap_per_row(m, mode))
+    ColorScale s = {diverging ? CMAP_DIVERGING : sequential, 0.0f, 1.0f, colormap_per_row(m, mode)};
+    if (s.per_row)
         return s;
     float a = largest(m, 0, m->Tq, diverging);
     if (!diverging && mode == CSCALE_FIXED) /* weights are at most 1: numbers above run to theirs */
@@ -213,18 +213,18 @@ ColorScale colormap_scale_for_map(const AttnMap *m, ColormapId sequential)
     return colormap_scale_mode(m, sequential, CSCALE_MAX);
 }
 
-ColorScale colormap_row_scale(const ColorScale *s, int per_row, const AttnMap *m, int i)
+ColorScale colormap_row_scale(const ColorScale *s, const AttnMap *m, int i)
 {
-    if (!per_row)
+    if (!s->per_row)
         return *s;
     float a = i >= 0 && i < m->Tq ? largest(m, i, i + 1, 0) : 0.0f;
-    ColorScale r = {s->id, 0.0f, a > 1e-12f ? a : 1.0f};
+    ColorScale r = {s->id, 0.0f, a > 1e-12f ? a : 1.0f, 0};
     return r;
 }
 
-Rgb colormap_cell_rgb(const ColorScale *s, int per_row, const AttnMap *m, int i, int j)
+Rgb colormap_cell_rgb(const ColorScale *s, const AttnMap *m, int i, int j)
 {
-    ColorScale r = colormap_row_scale(s, per_row, m, i);
+    ColorScale r = colormap_row_scale(s, m, i);
     return colormap_scale_rgb(&r, attn_map_at(m, i, j));
 }
 
@@ -310,14 +310,14 @@ void colormap_lut(ColormapId id, uint32_t *lut)
     }
 }
 
-void colormap_map_texels(const ColorScale *s, int per_row, const AttnMap *map,
-                         const uint32_t *lut, Rgb mask, uint32_t *out, int pitch)
+void colormap_map_texels(const ColorScale *s, const AttnMap *map, const uint32_t *lut,
+                         Rgb mask, uint32_t *out, int pitch)
 {
     uint32_t mk = (uint32_t)mask.r << 16 | (uint32_t)mask.g << 8 | mask.b;
     for (int i = 0; i < map->Tq; i++) {
         uint32_t *row = out + (size_t)i * (size_t)pitch;
         int nv = attn_causal_row_len(map->causal, i, map->Tk);
-        ColorScale rs = colormap_row_scale(s, per_row, map, i);
+        ColorScale rs = colormap_row_scale(s, map, i);
         colormap_scale_texels(&rs, map->v + (size_t)i * map->stride, nv, lut, row);
         for (int j = nv; j < map->Tk; j++)
             row[j] = mk;

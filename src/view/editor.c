@@ -58,7 +58,7 @@ static ColorScale edit_scale(const ViewState *s, int rows, int cols)
     for (int i = 0; i < rows; i++)
         for (int j = 0; j < cols; j++)
             amax = fmaxf(amax, fabsf(edit_value(s, i, j)));
-    return (ColorScale){CMAP_DIVERGING, -amax, amax};
+    return (ColorScale){CMAP_DIVERGING, -amax, amax, 0};
 }
 
 /* Tiny editor cells (a 300-dimensional table gives 90,000 of them): one

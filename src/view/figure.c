@@ -213,7 +213,7 @@ static void cells(Figure *f, const Ctx *c, const FigureOptions *o, int avail_w, 
  * t), labels, count. */
 static void make_ticks(FigColorbar *cb, int max_n, double t[FIGURE_TICKS])
 {
-    if (cb->per_row) { /* each row has its own top */
+    if (cb->cs.per_row) { /* each row has its own top */
         cb->n_ticks = 2;
         t[0] = 0.0;
         t[1] = 1.0;
@@ -259,9 +259,9 @@ static int colorbar_room(const Ctx *c, int tick_w)
 static int colorbar(FigColorbar *cb, const Ctx *c, int x, int y, int h, AttnMapKind kind,
                     int masked, int tick_w)
 {
-    cb->caption = cb->per_row ? PER_ROW_CAPTION : attn_map_kind_unit(kind);
+    cb->caption = cb->cs.per_row ? PER_ROW_CAPTION : attn_map_kind_unit(kind);
     int min_h = S(c, 60);
-    if (cb->per_row && tw(c, cb->tick_px, cb->caption) + S(c, 8) > min_h)
+    if (cb->cs.per_row && tw(c, cb->tick_px, cb->caption) + S(c, 8) > min_h)
         min_h = tw(c, cb->tick_px, cb->caption) + S(c, 8);
     cb->bar = (FigRect){x, y, S(c, 14), h > min_h ? h : min_h};
     cb->line_w = S(c, 1) > 0 ? S(c, 1) : 1;
@@ -418,7 +418,6 @@ void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o, const 
     int key_w = widest(&c, f->label_px, map->k_labels, f->Tk, cap);
     f->key_w = key_w;
     f->cb.cs = o->cs ? *o->cs : colormap_scale_mode(map, o->cmap, o->cscale);
-    f->cb.per_row = colormap_per_row(map, o->cscale);
     int tick_w = tick_labels(&f->cb, &c);
     f->grid.x = x0 + f->label_w + S(&c, 10);
     f->grid.y = y0;
@@ -462,7 +461,9 @@ static int maps_masked(const AttnMaps *ms)
  * each map its own). */
 static ColorScale maps_scale(const AttnMaps *ms, ColormapId cmap, ColorScaleMode mode)
 {
-    ColorScale s = {attn_map_kind_diverging(ms->kind) ? CMAP_DIVERGING : cmap, 0.0f, 1.0f};
+    AttnMap first = attn_maps_get(ms, 0, 0);
+    ColorScale s = {attn_map_kind_diverging(ms->kind) ? CMAP_DIVERGING : cmap, 0.0f, 1.0f,
+                    colormap_per_row(&first, mode)};
     float hi = 0.0f;
     for (int l = 0; l < ms->L; l++)
         for (int h = 0; h < ms->H; h++) {
@@ -497,8 +498,6 @@ void figure_grid_layout(FigureGrid *g, const AttnMaps *ms, const FigureOptions *
     g->y0 = y0 + lh(&c, g->head_px) + S(&c, 4);
     g->gap = S(&c, 8);
     g->cb.cs = maps_scale(ms, o->cmap, o->cscale);
-    AttnMap first = attn_maps_get(ms, 0, 0);
-    g->cb.per_row = colormap_per_row(&first, o->cscale);
     int tick_w = tick_labels(&g->cb, &c), n = g->Tq > g->Tk ? g->Tq : g->Tk;
     if (n) {
         float cell;

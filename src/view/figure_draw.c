@@ -131,7 +131,7 @@ static void cells(const FigureDraw *d, const Figure *f, const AttnMap *map)
         SDL_RenderCopy(d->r, d->heat, &src, &dst);
     } else {
         for (int i = f->row0; i < f->row0 + f->rows; i++) {
-            ColorScale rs = colormap_row_scale(&f->cb.cs, f->cb.per_row, map, i);
+            ColorScale rs = colormap_row_scale(&f->cb.cs, map, i);
             for (int j = f->col0; j < f->col0 + f->cols; j++) {
                 int x = figure_cell_x(f, j), y = figure_cell_y(f, i);
                 SDL_Rect rc = {x, y, figure_cell_x(f, j + 1) - x, figure_cell_y(f, i + 1) - y};
@@ -154,7 +154,7 @@ static void cells(const FigureDraw *d, const Figure *f, const AttnMap *map)
         return;
     int lh = text_line_height(d->text, f->value_px);
     for (int i = f->row0; i < f->row0 + f->rows; i++) {
-        ColorScale rs = colormap_row_scale(&f->cb.cs, f->cb.per_row, map, i);
+        ColorScale rs = colormap_row_scale(&f->cb.cs, map, i);
         for (int j = f->col0; j < f->col0 + f->cols; j++) {
             if (attn_map_masked(map, i, j))
                 continue;
@@ -265,7 +265,7 @@ SDL_Texture *figure_grid_texture(SDL_Renderer *r, const FigureGrid *g, const Att
         for (int l = 0; l < g->L; l++)
             for (int k = 0; k < g->H; k++) {
                 AttnMap m = attn_maps_get(ms, l, k);
-                colormap_map_texels(&g->cb.cs, g->cb.per_row, &m, lut, th->mask,
+                colormap_map_texels(&g->cb.cs, &m, lut, th->mask,
                                     px + (size_t)l * g->Tq * w + (size_t)k * g->Tk, w);
             }
         t = SDL_CreateTexture(r, SDL_PIXELFORMAT_RGB888, SDL_TEXTUREACCESS_STATIC, w, h);
@@ -291,7 +291,7 @@ static void grid_map(const FigureDraw *d, const FigureGrid *g, const AttnMap *m,
     }
     for (int i = 0; i < m->Tq; i++) {
         int y = figure_grid_cell_y(g, l, i), y1 = figure_grid_cell_y(g, l, i + 1);
-        ColorScale rs = colormap_row_scale(&g->cb.cs, g->cb.per_row, m, i);
+        ColorScale rs = colormap_row_scale(&g->cb.cs, m, i);
         for (int j = 0; j < m->Tk; j++) {
             int x = figure_grid_cell_x(g, h, j), x1 = figure_grid_cell_x(g, h, j + 1);
             Rgb c = attn_map_masked(m, i, j) ? d->th->mask : colormap_scale_rgb(&rs, attn_map_at(m, i, j));

@@ -14,7 +14,7 @@ SDL_Texture *figure_heat_texture(SDL_Renderer *r, const Figure *f, const AttnMap
     SDL_Texture *t = NULL;
     if (px && lut) {
         colormap_lut(f->cb.cs.id, lut);
-        colormap_map_texels(&f->cb.cs, f->cb.per_row, map, lut, th->mask, px, f->Tk);
+        colormap_map_texels(&f->cb.cs, map, lut, th->mask, px, f->Tk);
         t = SDL_CreateTexture(r, SDL_PIXELFORMAT_RGB888, SDL_TEXTUREACCESS_STATIC, f->Tk, f->Tq);
         if (t) {
             SDL_UpdateTexture(t, NULL, px, f->Tk * 4);

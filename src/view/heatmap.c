@@ -91,8 +91,7 @@ static void update_heat_texture(View *v, const ViewState *s)
         colormap_lut(cs.id, v->heat_lut);
         v->heat_lut_id = (int)cs.id;
     }
-    colormap_map_texels(&cs, colormap_per_row(&s->map, s->cscale), &s->map, v->heat_lut,
-                        theme_get(s->dark)->mask, pixels, pitch / 4);
+    colormap_map_texels(&cs, &s->map, v->heat_lut, theme_get(s->dark)->mask, pixels, pitch / 4);
     SDL_UnlockTexture(v->heat);
 }
 

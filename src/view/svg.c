@@ -218,7 +218,7 @@ static void cells(FILE *f, const Figure *fig, const AttnMap *map, const AttnThem
     fputs("<g class=\"matrix\" shape-rendering=\"crispEdges\">\n", f);
     for (int i = fig->row0; i < fig->row0 + fig->rows; i++) {
         int y = figure_cell_y(fig, i), h = figure_cell_y(fig, i + 1) - y;
-        ColorScale rs = colormap_row_scale(&fig->cb.cs, fig->cb.per_row, map, i);
+        ColorScale rs = colormap_row_scale(&fig->cb.cs, map, i);
         for (int j = fig->col0; j < fig->col0 + fig->cols; j++) {
             int x = figure_cell_x(fig, j), w = figure_cell_x(fig, j + 1) - x;
             float v = attn_map_at(map, i, j);
@@ -253,7 +253,7 @@ static void values(FILE *f, const Figure *fig, const AttnMap *map)
     int lh = figure_measure_dejavu.line_height(NULL, fig->value_px);
     fputs("<g class=\"values\">\n", f);
     for (int i = fig->row0; i < fig->row0 + fig->rows; i++) {
-        ColorScale rs = colormap_row_scale(&fig->cb.cs, fig->cb.per_row, map, i);
+        ColorScale rs = colormap_row_scale(&fig->cb.cs, map, i);
         for (int j = fig->col0; j < fig->col0 + fig->cols; j++) {
             if (attn_map_masked(map, i, j))
                 continue;
@@ -352,7 +352,7 @@ static void grid_map(FILE *f, const FigureGrid *g, const AttnMap *m, int l, int 
             l, h);
     for (int i = 0; i < m->Tq; i++) {
         int y = figure_grid_cell_y(g, l, i), y1 = figure_grid_cell_y(g, l, i + 1);
-        ColorScale rs = colormap_row_scale(&g->cb.cs, g->cb.per_row, m, i);
+        ColorScale rs = colormap_row_scale(&g->cb.cs, m, i);
         for (int j = 0; j < m->Tk; j++) {
             int x = figure_grid_cell_x(g, h, j), x1 = figure_grid_cell_x(g, h, j + 1);
             float v = attn_map_at(m, i, j);

@@ -190,7 +190,7 @@ static void draw_grid_maps(View *v, SDL_Renderer *r, const ViewState *s, const V
     uint32_t hi;
     memcpy(&hi, &g->cb.cs.hi, sizeof hi);
     unsigned long key[6] = {(unsigned long)(uintptr_t)ms->v, s->maps_gen,
-                            (unsigned long)g->cb.cs.id | (unsigned long)g->cb.per_row << 8,
+                            (unsigned long)g->cb.cs.id | (unsigned long)g->cb.cs.per_row << 8,
                             (unsigned long)s->dark, (unsigned long)(g->L * 65536 + g->H), hi};
     if (!v->grid_tex || memcmp(key, v->grid_key, sizeof key) != 0) {
         if (v->grid_tex)
