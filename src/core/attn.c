@@ -518,20 +518,21 @@ typedef struct Fwd {
     int avg0;            /* the heads' average from this row on */
 } Fwd;
 
-/* Pass 1 for head k: Q = Xq·Wq, K = Xkv·Wk, V = Xkv·Wv of the changed rows
- * (in basic mode Q = K = V = X), and K transposed for the score kernel. */
-static void project_head(const Fwd *fw, int k)
+/* Pass 1 for head k, query rows [q0, q1) and key rows [k0, k1): Q = Xq·Wq,
+ * K = Xkv·Wk, V = Xkv·Wv (in basic mode Q = K = V = X), and those keys in
+ * the transposed K of the score kernel. Row by row the same floats however
+ * the rows are split. */
+static void project_rows(const Fwd *fw, int k, int q0, int q1, int k0, int k1)
 {
     AttnResult *r = fw->r;
-    const Change *ch = fw->ch;
     const Kernels *kn = kernels();
     int Tq = r->Tq, Tk = r->Tk, d = fw->d, dk = r->dk;
     size_t slice = (size_t)d * dk;
-    int nq = ch->q_hi - ch->q_lo, nk = ch->k_hi - ch->k_lo;
-    float *Q = r->Q + (size_t)k * Tq * dk + (size_t)ch->q_lo * dk;
-    float *K = r->K + (size_t)k * Tk * dk + (size_t)ch->k_lo * dk;
-    float *V = r->V + (size_t)k * Tk * dk + (size_t)ch->k_lo * dk;
-    const float *xq = fw->Xq + (size_t)ch->q_lo * d, *xkv = fw->Xkv + (size_t)ch->k_lo * d;
+    int nq = q1 - q0, nk = k1 - k0;
+    float *Q = r->Q + (size_t)k * Tq * dk + (size_t)q0 * dk;
+    float *K = r->K + (size_t)k * Tk * dk + (size_t)k0 * dk;
+    float *V = r->V + (size_t)k * Tk * dk + (size_t)k0 * dk;
+    const float *xq = fw->Xq + (size_t)q0 * d, *xkv = fw->Xkv + (size_t)k0 * d;
     if (fw->learned) {
         kn->matmul(Q, xq, d, fw->p->Wq + k * slice, nq, d, dk);
         kn->matmul(K, xkv, d, fw->p->Wk + k * slice, nk, d, dk);
@@ -545,7 +546,14 @@ static void project_head(const Fwd *fw, int k)
     float *Kt = r->Kt + (size_t)k * ld * dk;
     for (int j = 0; j < nk; j++)
         for (int c = 0; c < dk; c++)
-            Kt[(size_t)c * ld + ch->k_lo + j] = K[(size_t)j * dk + c];
+            Kt[(size_t)c * ld + k0 + j] = K[(size_t)j * dk + c];
+}
+
+/* Pass 1 for head k: the changed rows. */
+static void project_head(const Fwd *fw, int k)
+{
+    const Change *ch = fw->ch;
+    project_rows(fw, k, ch->q_lo, ch->q_hi, ch->k_lo, ch->k_hi);
 }
 
 /* Pass 5 for query rows [i0, i1) from row avg0 on: concatenate the heads'
@@ -574,17 +582,23 @@ static void tail_rows(const Fwd *fw, int i0, int i1, int average)
 
 /* Work for one thread: query rows [i0, i1) of every head (JOB_ROWS: passes
  * 2-4, their average, pass 5), heads [i0, i1) whole (JOB_HEADS: passes
- * 1-4), or rows [i0, i1) of pass 5 and the average (JOB_TAIL). */
-enum { JOB_ROWS, JOB_HEADS, JOB_TAIL };
+ * 1-4), rows [i0, i1) of pass 5 and the average (JOB_TAIL), or pass 1 of
+ * every head for query rows [i0, i1) and key rows [j0, j1) (JOB_PROJ). */
+enum { JOB_ROWS, JOB_HEADS, JOB_TAIL, JOB_PROJ };
 typedef struct Job {
     const Fwd *fw;
-    int kind, i0, i1;
+    int kind, i0, i1, j0, j1;
 } Job;
 
 static void job_run(void *arg)
 {
     const Job *j = arg;
     AttnResult *r = j->fw->r;
+    if (j->kind == JOB_PROJ) {
+        for (int k = 0; k < r->h; k++)
+            project_rows(j->fw, k, j->i0, j->i1, j->j0, j->j1);
+        return;
+    }
     if (j->kind == JOB_HEADS) {
         for (int k = j->i0; k < j->i1; k++) {
             project_head(j->fw, k);
@@ -598,7 +612,7 @@ static void job_run(void *arg)
     tail_rows(j->fw, j->i0, j->i1, 1);
 }
 
-#define ATTN_THREAD_MIN_WORK (1L << 22) /* h·Tq·Tk·dk from here: rows split */
+#define ATTN_THREAD_MIN_WORK (1L << 19) /* h·Tq·Tk·dk from here: rows split */
 #define ATTN_HEADS_MIN_WORK (1L << 16)  /* from here (two heads or more): heads split */
 
 /* a and b on two threads, or (no worker) one after the other */
@@ -611,26 +625,29 @@ static void run_two(Job *a, Job *b)
 }
 
 /* Passes 1-5 and the heads' average, on two threads when it pays: large
- * inputs split the query rows (after pass 1 for every head), smaller ones
- * with two heads or more split the heads, then the rows of pass 5; the
- * same floats either way. */
+ * inputs split the rows (pass 1's query and key rows, then the query rows
+ * of passes 2-5), smaller ones with two heads or more split the heads,
+ * then the rows of pass 5; the same floats either way. */
 static void run_passes(const Fwd *fw)
 {
     AttnResult *r = fw->r;
     long work = (long)r->h * r->Tq * r->Tk * r->dk;
     int half = r->Tq / 2, mid = fw->avg0 + (r->Tq - fw->avg0) / 2;
     if (work >= ATTN_THREAD_MIN_WORK && half > 0) {
-        for (int k = 0; k < r->h; k++)
-            project_head(fw, k);
-        Job a = {fw, JOB_ROWS, 0, half}, b = {fw, JOB_ROWS, half, r->Tq};
+        const Change *ch = fw->ch;
+        int qm = ch->q_lo + (ch->q_hi - ch->q_lo) / 2, km = ch->k_lo + (ch->k_hi - ch->k_lo) / 2;
+        Job pa = {fw, JOB_PROJ, ch->q_lo, qm, ch->k_lo, km};
+        Job pb = {fw, JOB_PROJ, qm, ch->q_hi, km, ch->k_hi};
+        run_two(&pa, &pb);
+        Job a = {fw, JOB_ROWS, 0, half, 0, 0}, b = {fw, JOB_ROWS, half, r->Tq, 0, 0};
         run_two(&a, &b);
     } else if (r->h >= 2 && work >= ATTN_HEADS_MIN_WORK) {
-        Job a = {fw, JOB_HEADS, 0, r->h / 2}, b = {fw, JOB_HEADS, r->h / 2, r->h};
+        Job a = {fw, JOB_HEADS, 0, r->h / 2, 0, 0}, b = {fw, JOB_HEADS, r->h / 2, r->h, 0, 0};
         run_two(&a, &b);
-        Job ta = {fw, JOB_TAIL, fw->avg0, mid}, tb = {fw, JOB_TAIL, mid, r->Tq};
+        Job ta = {fw, JOB_TAIL, fw->avg0, mid, 0, 0}, tb = {fw, JOB_TAIL, mid, r->Tq, 0, 0};
         run_two(&ta, &tb);
     } else {
-        Job a = {fw, JOB_HEADS, 0, r->h}, t = {fw, JOB_TAIL, 0, r->Tq};
+        Job a = {fw, JOB_HEADS, 0, r->h, 0, 0}, t = {fw, JOB_TAIL, 0, r->Tq, 0, 0};
         job_run(&a);
         job_run(&t);
     }
