@@ -109,7 +109,7 @@ $(BUILD)/%.o: %.c
 
 # the attention kernels, the attention file's maps and rollout and the
 # heatmap's texel loop: vectorised loops
-$(BUILD)/src/core/attn.o $(BUILD)/src/core/attnfile.o $(BUILD)/src/core/teach.o $(BUILD)/src/view/colormap.o: CFLAGS += -O3
+$(BUILD)/src/core/attn.o $(BUILD)/src/core/attn_kernels.o $(BUILD)/src/core/attnfile.o $(BUILD)/src/core/teach.o $(BUILD)/src/view/colormap.o: CFLAGS += -O3
 
 $(BIN): $(CORE_OBJ) $(UI_OBJ) $(MAIN_OBJ)
 	@mkdir -p $(dir $@)

@@ -1637,62 +1637,93 @@ static void test_model_incremental_matches_fresh(void **state)
 }
 
 /* The kernel sets give the same floats: every array of a forward, for
- * shapes around each set's block sizes, both modes, masks and heads. */
+ * shapes around each set's block sizes (4, 8, 16, 32 lanes and keys), both
+ * modes, masks and heads, each set this CPU runs against the baseline. */
+static const char *const kernel_set_names[] = {"base", "avx2-w16", "avx2", "avx512"};
+enum { N_SETS = sizeof kernel_set_names / sizeof kernel_set_names[0] };
+
 static void test_kernel_sets_agree(void **state)
 {
     (void)state;
     const char *mine = attn_kernels();
-    if (attn_use_kernels("avx2") < 0) {
-        print_message("only the baseline kernels run on this CPU: nothing to compare\n");
-        assert_string_equal(attn_kernels(), "base");
-        return;
-    }
-    static const int sizes[][2] = {{1, 1}, {3, 3}, {4, 4}, {7, 7}, {8, 8}, {9, 9}, {15, 15},
-                                   {16, 16}, {17, 17}, {33, 33}, {64, 64}, {70, 70}, {5, 19}};
-    const int ds[] = {16, 12, 64, 6};
-    rng_seed(555);
-    int n = 0;
-    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
-        for (int v = 0; v < 8; v++) {
-            int Tq = sizes[si][0], Tk = sizes[si][1], d = ds[v % 4], h = v % 2 ? 2 : 1;
-            AttnConfig cfg = attn_config_default();
-            cfg.mode = v == 6 ? ATTN_MODE_BASIC : ATTN_MODE_LEARNED;
-            cfg.causal = v / 2 % 2;
-            AttnParams p;
-            assert_int_equal(attn_params_create(&p, d, h), 0);
-            attn_params_xavier(&p, 9 + (uint64_t)v);
-            float *Xq = rand_matrix(Tq, d, -3, 3), *Xk = rand_matrix(Tk, d, -3, 3);
-            AttnResult a, b;
-            attn_result_init(&a);
-            attn_result_init(&b);
-            assert_int_equal(attn_use_kernels("avx2"), 0);
-            assert_int_equal(attn_forward(&a, Xq, Tq, Tq == Tk ? Xq : Xk, Tk, d, &p, &cfg), 0);
-            assert_int_equal(attn_use_kernels("base"), 0);
-            assert_int_equal(attn_forward(&b, Xq, Tq, Tq == Tk ? Xq : Xk, Tk, d, &p, &cfg), 0);
-            char ctx[96];
-            snprintf(ctx, sizeof ctx, "Tq=%d Tk=%d d=%d h=%d variant %d", Tq, Tk, d, h, v);
-            if (!same_result(&a, &b, ctx))
-                fail_msg("%s: avx2 and base kernels differ", ctx);
-            attn_result_destroy(&a);
-            attn_result_destroy(&b);
-            free(Xq);
-            free(Xk);
-            attn_params_destroy(&p);
-            n++;
+    int compared = 0;
+    for (int set = 1; set < N_SETS; set++) {
+        const char *name = kernel_set_names[set];
+        if (attn_use_kernels(name) < 0) {
+            print_message("kernels %s: not run by this CPU, not compared\n", name);
+            continue;
         }
-    /* and the softmax alone, on rows of every length up to 40 */
-    for (int len = 1; len <= 40; len++) {
-        float x[40], y[40];
-        for (int j = 0; j < len; j++)
-            x[j] = y[j] = (float)urand(-30, 30);
-        assert_int_equal(attn_use_kernels("avx2"), 0);
-        attn_softmax_row(x, len, len - len / 3);
-        assert_int_equal(attn_use_kernels("base"), 0);
-        attn_softmax_row(y, len, len - len / 3);
-        assert_memory_equal(x, y, (size_t)len * sizeof(float));
+        static const int sizes[][2] = {{1, 1},   {3, 3},   {4, 4},   {7, 7},   {8, 8},
+                                       {9, 9},   {15, 15}, {16, 16}, {17, 17}, {31, 31},
+                                       {33, 33}, {48, 48}, {64, 64}, {70, 70}, {5, 19}};
+        enum { N_SIZES = sizeof sizes / sizeof sizes[0] };
+        const int ds[] = {16, 12, 64, 6, 48, 40};
+        rng_seed(555);
+        int n = 0;
+        for (size_t si = 0; si < N_SIZES; si++)
+            for (int v = 0; v < 12; v++) {
+                int Tq = sizes[si][0], Tk = sizes[si][1], d = ds[v % 6], h = v % 2 ? 2 : 1;
+                AttnConfig cfg = attn_config_default();
+                cfg.mode = v == 6 ? ATTN_MODE_BASIC : ATTN_MODE_LEARNED;
+                cfg.causal = v / 2 % 2;
+                AttnParams p;
+                assert_int_equal(attn_params_create(&p, d, h), 0);
+                attn_params_xavier(&p, 9 + (uint64_t)v);
+                float *Xq = rand_matrix(Tq, d, -3, 3), *Xk = rand_matrix(Tk, d, -3, 3);
+                AttnResult a, b;
+                attn_result_init(&a);
+                attn_result_init(&b);
+                assert_int_equal(attn_use_kernels(name), 0);
+                assert_int_equal(attn_forward(&a, Xq, Tq, Tq == Tk ? Xq : Xk, Tk, d, &p, &cfg), 0);
+                assert_int_equal(attn_use_kernels("base"), 0);
+                assert_int_equal(attn_forward(&b, Xq, Tq, Tq == Tk ? Xq : Xk, Tk, d, &p, &cfg), 0);
+                char ctx[96];
+                snprintf(ctx, sizeof ctx, "Tq=%d Tk=%d d=%d h=%d variant %d", Tq, Tk, d, h, v);
+                if (!same_result(&a, &b, ctx))
+                    fail_msg("%s: %s and base kernels differ", ctx, name);
+                attn_result_destroy(&a);
+                attn_result_destroy(&b);
+                free(Xq);
+                free(Xk);
+                attn_params_destroy(&p);
+                n++;
+            }
+        assert_true(n == N_SIZES * 12);
+        /* the softmax alone, on rows of every length up to 80, and the
+         * matmul at widths around every block */
+        for (int len = 1; len <= 80; len++) {
+            float x[80], y[80];
+            for (int j = 0; j < len; j++)
+                x[j] = y[j] = (float)urand(-30, 30);
+            assert_int_equal(attn_use_kernels(name), 0);
+            attn_softmax_row(x, len, len - len / 3);
+            assert_int_equal(attn_use_kernels("base"), 0);
+            attn_softmax_row(y, len, len - len / 3);
+            assert_memory_equal(x, y, (size_t)len * sizeof(float));
+        }
+        for (int m = 1; m <= 70; m += 3) {
+            int rows = 1 + m % 9, k = 1 + m % 13;
+            float *A = rand_matrix(rows, k, -2, 2), *B = rand_matrix(k, m, -2, 2);
+            float *o1 = malloc(sizeof(float) * rows * m), *o2 = malloc(sizeof(float) * rows * m);
+            assert_non_null(o1);
+            assert_non_null(o2);
+            assert_int_equal(attn_use_kernels(name), 0);
+            attn_matmul(o1, A, k, B, rows, k, m);
+            assert_int_equal(attn_use_kernels("base"), 0);
+            attn_matmul(o2, A, k, B, rows, k, m);
+            assert_memory_equal(o1, o2, sizeof(float) * rows * m);
+            free(A);
+            free(B);
+            free(o1);
+            free(o2);
+        }
+        compared++;
     }
     assert_int_equal(attn_use_kernels(mine), 0);
-    assert_true(n == 13 * 8);
+    if (!compared) {
+        print_message("only the baseline kernels run on this CPU: nothing to compare\n");
+        assert_string_equal(attn_kernels(), "base");
+    }
 }
 
 /* attn_forward_resize after words were typed or deleted (the inputs grow or
@@ -1813,11 +1844,11 @@ int main(void)
         cmocka_unit_test(test_model_heads_then_longer_sentence),
     };
     /* every test once per kernel set this CPU runs, then the sets compared */
-    static const char *const sets[] = {"base", "avx2"};
+    const char *const *sets = kernel_set_names;
     const struct CMUnitTest agree[] = {cmocka_unit_test(test_kernel_sets_agree),
                                        cmocka_unit_test(test_workers_run2)};
     int failed = 0;
-    for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
+    for (size_t k = 0; k < N_SETS; k++) {
         if (attn_use_kernels(sets[k]) < 0) {
             printf("kernels %s: not run by this CPU, skipped\n", sets[k]);
             continue;

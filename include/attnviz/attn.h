@@ -167,10 +167,13 @@ void attn_posenc_add(float *X, int T, int d);
 /* PE value for one position and dimension. */
 float attn_posenc(int pos, int k, int d);
 
-/* The instruction set the kernels run with: "avx2" where the CPU has it,
- * else "base" (SSE2, NEON or plain C). Both give the same floats. The
- * environment variable ATTNVIZ_KERNELS=base forces the baseline;
- * attn_use_kernels switches (for tests), -1 if the set cannot run here. */
+/* The instruction set the kernels run with: "avx512" where the CPU has
+ * AVX-512F, else "avx2" where it has AVX2, else "base" (SSE2, NEON or plain
+ * C). All give the same floats. "avx2-w16" (the AVX-512 set's 16-lane code
+ * built for AVX2) runs only when asked for, so that tests check that code
+ * on CPUs without AVX-512. The environment variable ATTNVIZ_KERNELS=name
+ * picks a set; attn_use_kernels switches (for tests), -1 if the set cannot
+ * run here. */
 const char *attn_kernels(void);
 int attn_use_kernels(const char *name);
 

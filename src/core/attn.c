@@ -1,6 +1,8 @@
-/* The attention forward pass: the score functions, the kernels, the passes
- * on one thread or two. Plain C, libm and pthreads; kernels never allocate
- * (attn_forward grows the result's buffers first, then runs the passes). */
+/* The attention forward pass: the score functions and the passes, on one
+ * thread or two (the kernels: attn_kernels.c). Plain C, libm and pthreads;
+ * kernels never allocate (attn_forward grows the result's buffers first,
+ * then runs the passes). */
+#include "attn_kernels.h"
 #include "attnviz/attn.h"
 #include "attnviz/workers.h"
 
@@ -105,187 +107,6 @@ void attn_params_default_v(AttnParams *p)
         p->v[c] = v;
     for (int c = 0; p->vb && c < p->d; c++)
         p->vb[c] = vb;
-}
-
-/* ---- kernels ------------------------------------------------------------ */
-
-/* exp(x) for x <= 0 (the softmax after subtracting the row max), written so
- * the compiler can vectorise it: x = n·ln2 + r with |r| <= ln2/2, e^r by a
- * degree-6 polynomial (relative error below 2e-7), 2^n through the exponent
- * bits. Below -87 (where float exp underflows) the result is 0. */
-static inline float exp_neg(float x0)
-{
-    float x = x0 < -87.0f ? -87.0f : x0;
-    float n = (x * 1.44269504f + 12582912.0f) - 12582912.0f; /* round */
-    float r = x - n * 0.693145751953125f - n * 1.428606765330187e-06f;
-    float p = 1.0f + r * (1.0f + r * (0.5f + r * (1.0f / 6 + r * (1.0f / 24 +
-              r * (1.0f / 120 + r * (1.0f / 720))))));
-    int32_t bits = ((int32_t)n + 127) << 23;
-    float scale;
-    memcpy(&scale, &bits, sizeof scale);
-    return x0 < -87.0f ? 0.0f : p * scale; /* underflow is exactly 0 */
-}
-
-/* Rare path for rows with NaN or infinite logits (weights near 1e38):
- * +inf entries share the weight, NaN counts as -inf, and a row with nothing
- * usable becomes uniform, so no NaN ever leaves the softmax. */
-static void softmax_nonfinite(float *row, int n_valid)
-{
-    int n_inf = 0, n_ok = 0; /* NaN entries count as -inf below */
-    for (int j = 0; j < n_valid; j++) {
-        n_inf += row[j] == INFINITY;
-        n_ok += isfinite(row[j]);
-    }
-    if (n_inf) {
-        for (int j = 0; j < n_valid; j++)
-            row[j] = row[j] == INFINITY ? 1.0f / (float)n_inf : 0.0f;
-        return;
-    }
-    if (!n_ok) {
-        for (int j = 0; j < n_valid; j++)
-            row[j] = 1.0f / (float)n_valid;
-        return;
-    }
-    for (int j = 0; j < n_valid; j++)
-        if (!isfinite(row[j]))
-            row[j] = -INFINITY;
-    attn_softmax_row(row, n_valid, n_valid);
-}
-
-/* The kernels for each instruction set (attn_kernels.inc), and the set in
- * use: AVX2 where the CPU has it (x86-64 since about 2015), else the
- * baseline one (SSE2 on x86-64, NEON on arm64). A 32-byte vector in an SSE2
- * build would live in memory; each set gets vectors of its own width. */
-#define RB 4 /* query rows per block: they share every key and value load */
-
-#define KN(name) name##_base
-#define KTARGET
-#define VW 4
-typedef float vf4 __attribute__((vector_size(16)));
-typedef int32_t vi4 __attribute__((vector_size(16)));
-typedef float vf4u __attribute__((vector_size(16), aligned(4), may_alias)); /* unaligned */
-#define VF vf4
-#define VI vi4
-#define VLD(p) ((vf4) * (const vf4u *)(p))
-#define VST(p, v) (*(vf4u *)(p) = (vf4u)(v))
-#define VSPLAT(x) ((vf4){(x), (x), (x), (x)})
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define VSTREAM 1
-#define VSTNT(p, v) _mm_stream_ps((p), (__m128)(v))
-#define VFENCE() _mm_sfence()
-#else
-#define VSTREAM 0
-#define VSTNT(p, v) VST(p, v)
-#define VFENCE() ((void)0)
-#endif
-#include "attn_kernels.inc"
-#undef KN
-#undef KTARGET
-#undef VW
-#undef VF
-#undef VI
-#undef VLD
-#undef VST
-#undef VSPLAT
-#undef VSTREAM
-#undef VSTNT
-#undef VFENCE
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define ATTN_HAVE_AVX2 1
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi" /* vf8 never crosses a call boundary */
-#endif
-#define KN(name) name##_avx2
-#define KTARGET __attribute__((target("avx2")))
-#define VW 8
-typedef float vf8 __attribute__((vector_size(32)));
-typedef int32_t vi8 __attribute__((vector_size(32)));
-typedef float vf8u __attribute__((vector_size(32), aligned(4), may_alias));
-#define VF vf8
-#define VI vi8
-#define VLD(p) ((vf8) * (const vf8u *)(p))
-#define VST(p, v) (*(vf8u *)(p) = (vf8u)(v))
-#define VSPLAT(x) ((vf8){(x), (x), (x), (x), (x), (x), (x), (x)})
-#define VSTREAM 1
-#define VSTNT(p, v) _mm256_stream_ps((p), (__m256)(v))
-#define VFENCE() _mm_sfence()
-#include "attn_kernels.inc"
-#endif
-
-typedef struct Kernels {
-    const char *name;
-    void (*matmul)(float *restrict, const float *restrict, int, const float *restrict, int,
-                   int, int);
-    void (*softmax_row)(float *, int, int);
-    void (*scores_rows)(const float *, int, int, const float *, int, int, int, float, float *,
-                        float *, float *);
-    void (*context_rows)(const float *, int, const int *, int, const float *, int, float *);
-} Kernels;
-
-static const Kernels kernel_sets[] = {
-    {"base", matmul_base, softmax_row_base, scores_rows_base, context_rows_base},
-#ifdef ATTN_HAVE_AVX2
-    {"avx2", matmul_avx2, softmax_row_avx2, scores_rows_avx2, context_rows_avx2},
-#endif
-};
-enum { N_KERNEL_SETS = sizeof kernel_sets / sizeof kernel_sets[0] };
-
-static int kernel_ok(int k)
-{
-#ifdef ATTN_HAVE_AVX2
-    if (strcmp(kernel_sets[k].name, "avx2") == 0)
-        return __builtin_cpu_supports("avx2");
-#endif
-    return k >= 0 && k < N_KERNEL_SETS;
-}
-
-static const Kernels *kern;
-static pthread_once_t kern_once = PTHREAD_ONCE_INIT;
-
-/* The best set this CPU runs; ATTNVIZ_KERNELS=base forces the baseline. */
-static void kern_pick(void)
-{
-    const char *want = getenv("ATTNVIZ_KERNELS");
-    kern = &kernel_sets[0];
-    for (int k = N_KERNEL_SETS - 1; k > 0; k--)
-        if (kernel_ok(k) && (!want || strcmp(want, kernel_sets[k].name) == 0)) {
-            kern = &kernel_sets[k];
-            break;
-        }
-}
-
-static const Kernels *kernels(void)
-{
-    pthread_once(&kern_once, kern_pick);
-    return kern;
-}
-
-const char *attn_kernels(void)
-{
-    return kernels()->name;
-}
-
-int attn_use_kernels(const char *name)
-{
-    kernels();
-    for (int k = 0; k < N_KERNEL_SETS; k++)
-        if (strcmp(kernel_sets[k].name, name) == 0 && kernel_ok(k)) {
-            kern = &kernel_sets[k];
-            return 0;
-        }
-    return -1;
-}
-
-void attn_matmul(float *out, const float *A, int lda, const float *B, int n, int k, int m)
-{
-    kernels()->matmul(out, A, lda, B, n, k, m);
-}
-
-void attn_softmax_row(float *row, int n, int n_valid)
-{
-    kernels()->softmax_row(row, n, n_valid);
 }
 
 /* ---- buffers ------------------------------------------------------------ */
@@ -420,7 +241,7 @@ static void scores_block(const AttnResult *r, const ScoreFn *f, int head, int i,
     if (f->score == ATTN_SCORE_DOT) {
         int ld = attn_kt_stride(Tk);
         const float *Kt = r->Kt + (size_t)head * ld * dk + j0;
-        kernels()->scores_rows(Q, nr, dk, Kt, ld, n, Tk, f->mult, sc, lg, w);
+        attn_kernel_set()->scores_rows(Q, nr, dk, Kt, ld, n, Tk, f->mult, sc, lg, w);
         return;
     }
     const float *K = r->K + ((size_t)head * Tk + j0) * dk;
@@ -443,7 +264,7 @@ static void scores_block(const AttnResult *r, const ScoreFn *f, int head, int i,
  * (always, unless causal). Unchanged outputs are left as they are. */
 static void head_rows(AttnResult *r, int head, const ScoreFn *f, const Change *ch, int i0, int i1)
 {
-    const Kernels *K = kernels();
+    const Kernels *K = attn_kernel_set();
     int Tq = r->Tq, Tk = r->Tk, dk = r->dk;
     float mult = f->mult;
     const float *V = r->V + (size_t)head * Tk * dk;
@@ -525,7 +346,7 @@ typedef struct Fwd {
 static void project_rows(const Fwd *fw, int k, int q0, int q1, int k0, int k1)
 {
     AttnResult *r = fw->r;
-    const Kernels *kn = kernels();
+    const Kernels *kn = attn_kernel_set();
     int Tq = r->Tq, Tk = r->Tk, d = fw->d, dk = r->dk;
     size_t slice = (size_t)d * dk;
     int nq = q1 - q0, nk = k1 - k0;
@@ -573,7 +394,7 @@ static void tail_rows(const Fwd *fw, int i0, int i1, int average)
     float *out = r->output + (size_t)i0 * d;
     const float *cat = r->concat + (size_t)i0 * d;
     if (fw->learned)
-        kernels()->matmul(out, cat, d, fw->p->Wo, i1 - i0, d, d);
+        attn_kernel_set()->matmul(out, cat, d, fw->p->Wo, i1 - i0, d, d);
     else
         memcpy(out, cat, (size_t)(i1 - i0) * d * sizeof(float));
     if (average)
