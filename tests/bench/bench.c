@@ -163,8 +163,9 @@ static int mode_forward(int T, double budget)
     double sum = 0;
     for (int i = 0; i < T * FWD_D; i++)
         sum += f.r.output[i];
-    printf("forward T=%d median_us=%.3f gflops=%.3f batches=%d per_batch=%d checksum=%.6g\n",
-           T, med * 1e6, forward_flops(T) / med * 1e-9, nb, k, sum);
+    printf("forward T=%d median_us=%.3f gflops=%.3f batches=%d per_batch=%d checksum=%.6g "
+           "kernels=%s\n",
+           T, med * 1e6, forward_flops(T) / med * 1e-9, nb, k, sum, attn_kernels());
     fwd_free(&f);
     return 0;
 }

@@ -184,10 +184,10 @@ def table(res):
 def machine(res):
     return [
         "Measured by `make bench` on %s: %s, %s cores (load average %s at the start, %s at the end); "
-        "%s; %s; %s; numpy BLAS: %s."
+        "%s; %s; %s; numpy BLAS: %s; attnviz's kernels: %s."
         % (res.get("date", "?"), res.get("cpu", "?"), res.get("cores", "?"), res.get("load_start", "?"),
            res.get("load_end", "?"), res.get("compiler", "?"), res.get("sdl", "?"), res.get("python", "?"),
-           res.get("blas", "?")),
+           res.get("blas", "?"), res.get("kernels", "?")),
         "",
         "Medians of repeated runs; each ratio compares two medians of one run with the two "
         "sides alternated (%s rounds). Forward: learned mode, d = 64, 4 heads, no mask, "

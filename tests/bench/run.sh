@@ -99,6 +99,7 @@ for T in 8 64 256 1024; do
     put "forward_T${T}_vs_torch" "$(calc "$pt / $c")"
 done
 put blas "$(grep -o 'blas=[^ ]*' "$OUT/forward.log" | tail -n 1 | cut -d= -f2)"
+put kernels "$(grep -o 'kernels=[^ ]*' "$OUT/forward.log" | tail -n 1 | cut -d= -f2)"
 # the most any forward could reach here: an FMA loop on one and on both cores
 line=$("$B" peak | tee -a "$OUT/forward.log")
 put peak_1_gflops "$(echo "$line" | field one_core_gflops)"
