@@ -310,6 +310,63 @@ static void test_forward_vs_reference_self(void **state)
     assert_int_equal(fails, 0);
 }
 
+/* The heads' mean is defined as (Σ first h/2 heads + Σ the others) / h,
+ * each half summed in order: the same floats whether one thread sums all
+ * heads, two threads split the query rows, or two threads split the heads
+ * and each sums its own half (the shapes below take each of those paths,
+ * and partial updates of them). Checked bit for bit against that formula
+ * computed here from the forward's own weights. */
+static void check_average_formula(const AttnResult *r, const char *ctx)
+{
+    size_t qk = (size_t)r->Tq * r->Tk;
+    int hl = r->h / 2;
+    for (size_t e = 0; e < qk; e++) {
+        float left = 0.0f, right = r->weights[(size_t)hl * qk + e];
+        for (int k = 0; k < hl; k++)
+            left = k == 0 ? r->weights[e] : left + r->weights[(size_t)k * qk + e];
+        for (int k = hl + 1; k < r->h; k++)
+            right += r->weights[(size_t)k * qk + e];
+        float want = (hl ? left + right : right) * (1.0f / (float)r->h);
+        if (memcmp(&want, &r->avg[e], sizeof want) != 0)
+            fail_msg("%s: avg[%zu] = %.9g, the halves' formula gives %.9g", ctx, e,
+                     (double)r->avg[e], (double)want);
+    }
+}
+
+static void test_average_halves(void **state)
+{
+    (void)state;
+    static const int Ts[] = {5, 40, 64, 101}; /* one thread; heads split; rows split */
+    rng_seed(77);
+    for (size_t ti = 0; ti < sizeof Ts / sizeof Ts[0]; ti++)
+        for (int h = 1; h <= 5; h++) {
+            int T = Ts[ti], d = 60;
+            AttnConfig cfg = attn_config_default();
+            cfg.mode = ATTN_MODE_LEARNED;
+            cfg.causal = h == 3;
+            AttnParams p;
+            assert_int_equal(attn_params_create(&p, d, h), 0);
+            attn_params_xavier(&p, 31 + (uint64_t)h);
+            float *X = rand_matrix(T, d, -2, 2);
+            AttnResult r;
+            attn_result_init(&r);
+            assert_int_equal(attn_forward(&r, X, T, X, T, d, &p, &cfg), 0);
+            char ctx[64];
+            snprintf(ctx, sizeof ctx, "T=%d h=%d", T, h);
+            check_average_formula(&r, ctx);
+            /* a partial update: the rows from T/2 on change (the heads
+             * split's halves then start at that row) */
+            for (int i = T / 2 * d; i < T * d; i++)
+                X[i] = (float)urand(-2, 2);
+            assert_int_equal(attn_forward_update(&r, X, T, X, T, d, &p, &cfg, T / 2, T, T / 2, T), 0);
+            snprintf(ctx, sizeof ctx, "T=%d h=%d, rows from %d updated", T, h, T / 2);
+            check_average_formula(&r, ctx);
+            attn_result_destroy(&r);
+            attn_params_destroy(&p);
+            free(X);
+        }
+}
+
 /* The worker thread: both halves run, the call returns only when the
  * worker's half is done (its result visible at once), in bursts and after
  * the worker fell asleep. */
@@ -1842,6 +1899,7 @@ int main(void)
         cmocka_unit_test(test_forward_learned_null_params),
         cmocka_unit_test(test_result_reuse_across_shapes),
         cmocka_unit_test(test_model_heads_then_longer_sentence),
+        cmocka_unit_test(test_average_halves),
     };
     /* every test once per kernel set this CPU runs, then the sets compared */
     const char *const *sets = kernel_set_names;

@@ -101,13 +101,15 @@ typedef struct AttnResult {
                         are scores · attn_logit_scale, bit for bit) */
     float *weights;  /* h × Tq × Tk, softmax; masked = 0 */
     float *avg;      /* Tq × Tk, mean of the heads' weights */
+    float *avg_part; /* Tq × Tk scratch: with two threads splitting the
+                        heads, one half's sum for the other's rows */
     float *Z;        /* h × Tq × dk */
     float *concat;   /* Tq × d, heads' Z side by side */
     float *output;   /* Tq × d */
     float *Kt;       /* each head's keys transposed: dk rows of Tk, row
                         stride attn_kt_stride(Tk) (padded: rows 4 KiB apart
                         would share one set of the L1 cache) */
-    size_t cap_qk, cap_lg, cap_avg, cap_q, cap_k, cap_kt; /* capacities in floats */
+    size_t cap_qk, cap_lg, cap_avg, cap_part, cap_q, cap_k, cap_kt; /* capacities in floats */
 } AttnResult;
 
 /* The row stride of AttnResult.Kt for Tk keys. */

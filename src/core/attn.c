@@ -121,7 +121,7 @@ void attn_result_destroy(AttnResult *r)
     if (!r)
         return;
     free(r->Q); free(r->K); free(r->V);
-    free(r->scores); free(r->logits); free(r->weights); free(r->avg);
+    free(r->scores); free(r->logits); free(r->weights); free(r->avg); free(r->avg_part);
     free(r->Z); free(r->concat); free(r->output); free(r->Kt);
     attn_result_init(r);
 }
@@ -157,6 +157,19 @@ static int grow_aligned(float **buf, size_t old, size_t n)
 }
 
 /* Grow the buffers to hold h heads of Tq×Tk and Tq/Tk rows of d floats. */
+#define ATTN_THREAD_MIN_WORK (1L << 19) /* h·Tq·Tk·dk from here: rows split */
+#define ATTN_HEADS_MIN_WORK (1L << 16)  /* from here (two heads or more): heads split */
+enum { SPLIT_NONE, SPLIT_HEADS, SPLIT_ROWS };
+
+/* How the passes are shared between two threads (run_passes). */
+static int split_of(int h, int Tq, int Tk, int dk)
+{
+    long work = (long)h * Tq * Tk * dk;
+    if (work >= ATTN_THREAD_MIN_WORK && Tq / 2 > 0)
+        return SPLIT_ROWS;
+    return h >= 2 && work >= ATTN_HEADS_MIN_WORK ? SPLIT_HEADS : SPLIT_NONE;
+}
+
 static int reserve(AttnResult *r, int Tq, int Tk, int d, int h)
 {
     size_t qk = (size_t)Tq * Tk, hqk = qk * h, q = (size_t)Tq * d,
@@ -179,6 +192,11 @@ static int reserve(AttnResult *r, int Tq, int Tk, int d, int h)
         if (grow_aligned(&r->avg, r->cap_avg, qk))
             return -ATTN_E_NOMEM;
         r->cap_avg = qk;
+    }
+    if (split_of(h, Tq, Tk, d / h) == SPLIT_HEADS && qk > r->cap_part) {
+        if (grow_aligned(&r->avg_part, r->cap_part, qk))
+            return -ATTN_E_NOMEM;
+        r->cap_part = qk;
     }
     if (q > r->cap_q) {
         if (grow(&r->Q, q) || grow(&r->Z, q) || grow(&r->concat, q) ||
@@ -307,24 +325,43 @@ static void head_rows(AttnResult *r, int head, const ScoreFn *f, const Change *c
     }
 }
 
-/* The heads' mean of query rows [i0, i1), for the "all heads" view: each
- * weight summed over the heads in order, then divided, in one pass. */
+/* out[0, n) = the weights of heads [k0, k1) (k1 > k0) from element e0 of
+ * each head's Tq × Tk matrix on, summed over the heads in order. */
+static void sum_heads(const AttnResult *r, int k0, int k1, size_t e0, size_t n, float *restrict out)
+{
+    size_t qk = (size_t)r->Tq * r->Tk;
+    memcpy(out, r->weights + (size_t)k0 * qk + e0, n * sizeof(float));
+    for (int k = k0 + 1; k < k1; k++) {
+        const float *restrict w = r->weights + (size_t)k * qk + e0;
+        for (size_t e = 0; e < n; e++)
+            out[e] += w[e];
+    }
+}
+
+/* The heads' mean of query rows [i0, i1), for the "all heads" view: heads
+ * [0, h/2) summed in order, heads [h/2, h) likewise, the two sums added,
+ * then divided (with two threads splitting the heads, each sums its half:
+ * sum_half, finish_halves); in blocks of 4 KiB, in L1. */
 static void average_rows(AttnResult *r, int i0, int i1)
 {
-    enum { BLOCK = 1024 }; /* 4 KiB of the average at a time, in L1 */
-    size_t qk = (size_t)r->Tq * r->Tk, e1 = (size_t)i1 * r->Tk;
+    enum { BLOCK = 1024 };
+    float right[BLOCK];
+    size_t e1 = (size_t)i1 * r->Tk;
+    int hl = r->h / 2;
     float inv_h = 1.0f / (float)r->h;
     for (size_t e0 = (size_t)i0 * r->Tk; e0 < e1; e0 += BLOCK) {
         size_t n = e1 - e0 < BLOCK ? e1 - e0 : BLOCK;
         float *restrict a = r->avg + e0;
-        memcpy(a, r->weights + e0, n * sizeof(float));
-        for (int k = 1; k < r->h; k++) {
-            const float *restrict w = r->weights + (size_t)k * qk + e0;
+        if (hl == 0) { /* one head */
+            sum_heads(r, 0, r->h, e0, n, a);
             for (size_t e = 0; e < n; e++)
-                a[e] += w[e];
+                a[e] *= inv_h;
+            continue;
         }
+        sum_heads(r, 0, hl, e0, n, a);
+        sum_heads(r, hl, r->h, e0, n, right);
         for (size_t e = 0; e < n; e++)
-            a[e] *= inv_h;
+            a[e] = (a[e] + right[e]) * inv_h;
     }
 }
 
@@ -337,7 +374,41 @@ typedef struct Fwd {
     const AttnParams *p; /* NULL or unused in basic mode */
     int d, learned;
     int avg0;            /* the heads' average from this row on */
+    int mid;             /* with the heads split: pass 5's rows [avg0, mid)
+                            on the first thread, [mid, Tq) on the second */
 } Fwd;
+
+/* After heads [k0, k1) (the first half of the heads or the second) on one
+ * thread of the heads split: their sum (average_rows), for the rows this
+ * thread finishes in pass 5 into avg, for the other thread's rows into
+ * avg_part, so that each thread reads only one sum the other made. */
+static void sum_half(const Fwd *fw, int k0, int k1)
+{
+    AttnResult *r = fw->r;
+    size_t lo = (size_t)fw->avg0 * r->Tk, mid = (size_t)fw->mid * r->Tk,
+           hi = (size_t)r->Tq * r->Tk;
+    float *first = k0 == 0 ? r->avg : r->avg_part, *second = k0 == 0 ? r->avg_part : r->avg;
+    sum_heads(r, k0, k1, lo, mid - lo, first + lo);
+    sum_heads(r, k0, k1, mid, hi - mid, second + mid);
+}
+
+/* The heads' mean of rows [i0, i1) (all before mid or all from mid on)
+ * from the two halves' sums (sum_half): the first half's sum plus the
+ * second's, then divided, as average_rows. */
+static void finish_halves(const Fwd *fw, int i0, int i1)
+{
+    AttnResult *r = fw->r;
+    float inv_h = 1.0f / (float)r->h;
+    const float *part = r->avg_part;
+    float *restrict a = r->avg;
+    size_t e0 = (size_t)i0 * r->Tk, e1 = (size_t)i1 * r->Tk;
+    if (i0 < fw->mid) /* the first half's sum in avg */
+        for (size_t e = e0; e < e1; e++)
+            a[e] = (a[e] + part[e]) * inv_h;
+    else
+        for (size_t e = e0; e < e1; e++)
+            a[e] = (part[e] + a[e]) * inv_h;
+}
 
 /* Pass 1 for head k, query rows [q0, q1) and key rows [k0, k1): Q = Xq·Wq,
  * K = Xkv·Wk, V = Xkv·Wv (in basic mode Q = K = V = X), and those keys in
@@ -379,8 +450,9 @@ static void project_head(const Fwd *fw, int k)
 
 /* Pass 5 for query rows [i0, i1) from row avg0 on: concatenate the heads'
  * Z, output = concat·Wo (row by row the same floats however the rows are
- * split), and (average) the heads' mean of those rows. */
-static void tail_rows(const Fwd *fw, int i0, int i1, int average)
+ * split), and the heads' mean of those rows (halves: from the sums of the
+ * heads split's two threads). */
+static void tail_rows(const Fwd *fw, int i0, int i1, int halves)
 {
     AttnResult *r = fw->r;
     int d = fw->d, dk = r->dk, Tq = r->Tq;
@@ -397,15 +469,19 @@ static void tail_rows(const Fwd *fw, int i0, int i1, int average)
         attn_kernel_set()->matmul(out, cat, d, fw->p->Wo, i1 - i0, d, d);
     else
         memcpy(out, cat, (size_t)(i1 - i0) * d * sizeof(float));
-    if (average)
+    if (halves)
+        finish_halves(fw, i0, i1);
+    else
         average_rows(r, i0, i1);
 }
 
 /* Work for one thread: query rows [i0, i1) of every head (JOB_ROWS: passes
  * 2-4, their average, pass 5), heads [i0, i1) whole (JOB_HEADS: passes
- * 1-4), rows [i0, i1) of pass 5 and the average (JOB_TAIL), or pass 1 of
- * every head for query rows [i0, i1) and key rows [j0, j1) (JOB_PROJ). */
-enum { JOB_ROWS, JOB_HEADS, JOB_TAIL, JOB_PROJ };
+ * 1-4; JOB_HALF: the same and their sum, sum_half), rows [i0, i1) of pass 5
+ * and the average (JOB_TAIL; JOB_TAIL_HALVES: from the halves' sums), or
+ * pass 1 of every head for query rows [i0, i1) and key rows [j0, j1)
+ * (JOB_PROJ). */
+enum { JOB_ROWS, JOB_HEADS, JOB_HALF, JOB_TAIL, JOB_TAIL_HALVES, JOB_PROJ };
 typedef struct Job {
     const Fwd *fw;
     int kind, i0, i1, j0, j1;
@@ -420,21 +496,20 @@ static void job_run(void *arg)
             project_rows(j->fw, k, j->i0, j->i1, j->j0, j->j1);
         return;
     }
-    if (j->kind == JOB_HEADS) {
+    if (j->kind == JOB_HEADS || j->kind == JOB_HALF) {
         for (int k = j->i0; k < j->i1; k++) {
             project_head(j->fw, k);
             head_rows(r, k, j->fw->f, j->fw->ch, 0, r->Tq);
         }
+        if (j->kind == JOB_HALF)
+            sum_half(j->fw, j->i0, j->i1);
         return;
     }
     if (j->kind == JOB_ROWS)
         for (int k = 0; k < r->h; k++)
             head_rows(r, k, j->fw->f, j->fw->ch, j->i0, j->i1);
-    tail_rows(j->fw, j->i0, j->i1, 1);
+    tail_rows(j->fw, j->i0, j->i1, j->kind == JOB_TAIL_HALVES);
 }
-
-#define ATTN_THREAD_MIN_WORK (1L << 19) /* h·Tq·Tk·dk from here: rows split */
-#define ATTN_HEADS_MIN_WORK (1L << 16)  /* from here (two heads or more): heads split */
 
 /* a and b on two threads, or (no worker) one after the other */
 static void run_two(Job *a, Job *b)
@@ -452,9 +527,8 @@ static void run_two(Job *a, Job *b)
 static void run_passes(const Fwd *fw)
 {
     AttnResult *r = fw->r;
-    long work = (long)r->h * r->Tq * r->Tk * r->dk;
-    int half = r->Tq / 2, mid = fw->avg0 + (r->Tq - fw->avg0) / 2;
-    if (work >= ATTN_THREAD_MIN_WORK && half > 0) {
+    int split = split_of(r->h, r->Tq, r->Tk, r->dk), half = r->Tq / 2;
+    if (split == SPLIT_ROWS) {
         const Change *ch = fw->ch;
         int qm = ch->q_lo + (ch->q_hi - ch->q_lo) / 2, km = ch->k_lo + (ch->k_hi - ch->k_lo) / 2;
         Job pa = {fw, JOB_PROJ, ch->q_lo, qm, ch->k_lo, km};
@@ -462,10 +536,11 @@ static void run_passes(const Fwd *fw)
         run_two(&pa, &pb);
         Job a = {fw, JOB_ROWS, 0, half, 0, 0}, b = {fw, JOB_ROWS, half, r->Tq, 0, 0};
         run_two(&a, &b);
-    } else if (r->h >= 2 && work >= ATTN_HEADS_MIN_WORK) {
-        Job a = {fw, JOB_HEADS, 0, r->h / 2, 0, 0}, b = {fw, JOB_HEADS, r->h / 2, r->h, 0, 0};
+    } else if (split == SPLIT_HEADS) {
+        Job a = {fw, JOB_HALF, 0, r->h / 2, 0, 0}, b = {fw, JOB_HALF, r->h / 2, r->h, 0, 0};
         run_two(&a, &b);
-        Job ta = {fw, JOB_TAIL, fw->avg0, mid, 0, 0}, tb = {fw, JOB_TAIL, mid, r->Tq, 0, 0};
+        Job ta = {fw, JOB_TAIL_HALVES, fw->avg0, fw->mid, 0, 0};
+        Job tb = {fw, JOB_TAIL_HALVES, fw->mid, r->Tq, 0, 0};
         run_two(&ta, &tb);
     } else {
         Job a = {fw, JOB_HEADS, 0, r->h, 0, 0}, t = {fw, JOB_TAIL, 0, r->Tq, 0, 0};
@@ -578,7 +653,7 @@ static int forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int
 
     /* passes 1-4 per head: projections, scores, softmax, context vectors,
      * then the heads' average from row z0 */
-    Fwd fw = {r, &fn, &ch, Xq, Xkv, p, d, learned, z0};
+    Fwd fw = {r, &fn, &ch, Xq, Xkv, p, d, learned, z0, z0 + (Tq - z0) / 2};
     run_passes(&fw);
     return 0;
 }
