@@ -5,7 +5,9 @@ torch.no_grad(), need_weights=True and average_attn_weights=False (attnviz
 keeps every head's weights, so the peer must too), two threads, float32,
 self-attention on one sequence of T tokens. Timed inside Python as
 numpy_forward.py: batches of k forwards (a batch >= 2 ms), the median time
-per forward. Prints one line like bench.c's.
+per forward. Prints one line like bench.c's. run.sh runs it with
+OMP_WAIT_POLICY=ACTIVE (the peer's best: its threads spin between parallel
+regions rather than sleep).
 
 usage: torch_forward.py T [seconds]
 """
