@@ -71,6 +71,19 @@ def fmt(v):
     return "%.2f" % v
 
 
+def spread(res, key):
+    """ " (rounds a–b)": the fastest and slowest round of a median, when
+    run.sh recorded them."""
+    parts = res.get(key, "").split()
+    if len(parts) != 2:
+        return ""
+    try:
+        lo, hi = float(parts[0]), float(parts[1])
+    except ValueError:
+        return ""
+    return " (rounds %s–%s)" % (fmt(lo), fmt(hi))
+
+
 def fmt_result(v):
     """Like fmt, with one more digit below 100 so that a value just under a
     goal never prints as the goal itself (19.98, not 20.0)."""
@@ -121,8 +134,9 @@ def table(res):
             "forward_T%d_vs_numpy" % T, "x")
     for T in (8, 64, 256, 1024):
         row("attention forward vs PyTorch, T = %d" % T,
-            "%s µs" % fmt(num(res, "fwd_c_us_%d" % T)),
-            "torch MultiheadAttention %s µs" % fmt(num(res, "fwd_torch_us_%d" % T)),
+            "%s µs%s" % (fmt(num(res, "fwd_c_us_%d" % T)), spread(res, "fwd_c_range_%d" % T)),
+            "torch MultiheadAttention %s µs%s" % (fmt(num(res, "fwd_torch_us_%d" % T)),
+                                                  spread(res, "fwd_torch_range_%d" % T)),
             "forward_T%d_vs_torch" % T, "x")
     for T in (64, 1024):
         row("forward's share of the roofline, T = %d" % T,

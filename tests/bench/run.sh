@@ -96,6 +96,9 @@ for T in 8 64 256 1024; do
     c=$(median <"$OUT/fc"); p=$(median <"$OUT/fp"); pt=$(median <"$OUT/ft")
     flops=$(calc "8*$T*64*64 + 4*$T*$T*64")
     put "fwd_c_us_$T" "$c"; put "fwd_np_us_$T" "$p"; put "fwd_torch_us_$T" "$pt"
+    # both sides' rounds, fastest to slowest (a peer's noise shows here)
+    put "fwd_c_range_$T" "$(sort -g "$OUT/fc" | sed -n '1p;$p' | paste -sd' ')"
+    put "fwd_torch_range_$T" "$(sort -g "$OUT/ft" | sed -n '1p;$p' | paste -sd' ')"
     put "fwd_c_gflops_$T" "$(calc "$flops / ($c * 1000)")"
     put "fwd_np_gflops_$T" "$(calc "$flops / ($p * 1000)")"
     put "forward_T${T}_vs_numpy" "$(calc "$p / $c")"
