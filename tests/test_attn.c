@@ -219,7 +219,8 @@ static int check_result(const AttnResult *r, const Ref *R, const char *ctx)
     ok &= close_arr("K", ctx, r->K, R->K, k, 1e-5);
     ok &= close_arr("V", ctx, r->V, R->V, k, 1e-5);
     ok &= close_arr("scores", ctx, r->scores, R->S, qk, 1e-5);
-    ok &= close_arr("logits", ctx, r->logits, R->L, qk, 1e-5);
+    if (!r->skip_logits) /* a Model's forward keeps none: model_matrix makes them */
+        ok &= close_arr("logits", ctx, r->logits, R->L, qk, 1e-5);
     ok &= close_arr("weights", ctx, r->weights, R->W, qk, 1e-5);
     ok &= close_arr("avg", ctx, r->avg, R->A, (size_t)R->Tq * R->Tk, 1e-5);
     ok &= close_arr("Z", ctx, r->Z, R->Z, q, 1e-5);
@@ -1450,6 +1451,41 @@ static int child_model_heads_then_longer(void)
     return bad;
 }
 
+/* A Model's forward keeps no logits; model_matrix makes each head's from
+ * the scores when asked: the same floats as a forward that keeps them,
+ * and made again after the next compute (τ changed here). */
+static void test_model_logits_on_demand(void **state)
+{
+    (void)state;
+    EmbedTable *t = make_table(40, 16, 5);
+    AttnConfig cfg = attn_config_default();
+    cfg.mode = ATTN_MODE_LEARNED;
+    cfg.heads = 4;
+    Model m;
+    assert_int_equal(model_init(&m, t, &cfg), 0);
+    m.keep_window_matrices = 1;
+    const char *text = "w1 w7 w3 w9 w12 w5 w30 w2 w8";
+    assert_int_equal(model_set_text(&m, text, strlen(text)), 0);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1)
+            m.cfg.temperature = 0.6f;
+        assert_int_equal(model_compute(&m), 0);
+        assert_null(m.res.logits);
+        AttnConfig c = m.cfg;
+        c.causal = model_causal(&m);
+        AttnResult r;
+        attn_result_init(&r);
+        assert_int_equal(attn_forward(&r, m.X, m.T, m.X, m.T, m.d, &m.params, &c), 0);
+        size_t qk = (size_t)m.T * m.T;
+        for (int k = 0; k < 4; k++)
+            assert_memory_equal(model_matrix(&m, MODEL_LOGITS, k), r.logits + k * qk,
+                                qk * sizeof(float));
+        attn_result_destroy(&r);
+    }
+    model_destroy(&m);
+    embed_destroy(t);
+}
+
 static void test_model_heads_then_longer_sentence(void **state)
 {
     (void)state;
@@ -1900,6 +1936,7 @@ int main(void)
         cmocka_unit_test(test_result_reuse_across_shapes),
         cmocka_unit_test(test_model_heads_then_longer_sentence),
         cmocka_unit_test(test_average_halves),
+        cmocka_unit_test(test_model_logits_on_demand),
     };
     /* every test once per kernel set this CPU runs, then the sets compared */
     const char *const *sets = kernel_set_names;

@@ -66,13 +66,20 @@ typedef struct Model {
     AttnResult res;
     unsigned long generation; /* changes with every model_compute (unique
                                  across models): lets a view skip work */
-    int keep_window_matrices; /* keep what only the window shows: every
-                                 head's logits and the heads' mean of scores
-                                 and logits (exports and prints do not need
-                                 them: 16 MB at T = 1024 with 4 heads) */
+    int keep_window_matrices; /* keep what only the window shows: the
+                                 heads' mean of scores and logits (exports
+                                 and prints do not need them) */
     float *avg_scores;        /* T×T mean of the heads' scores, if kept */
     float *avg_logits;        /* T×T mean of the heads' logits, if kept */
     size_t cap_avg;
+    /* Every head's logits (h × T × T, scores · s/τ bit for bit: the forward
+     * pass keeps none): made from the scores the first time model_matrix is
+     * asked for them after a compute, for generation logits_gen. */
+    float *logits;
+    size_t cap_logits;
+    unsigned long logits_gen;
+    float logit_mult;         /* s/τ of the last compute (attn_logit_scale) */
+    int last_keep;            /* keep_window_matrices at the last compute */
 
     float *pe;                /* positional encoding of positions 0 … n_pe−1 */
     int n_pe;
@@ -152,9 +159,11 @@ void model_embed(Model *m);
  * stays. */
 int model_compute(Model *m);
 
-/* Tq×Tk matrix of one head, or with MODEL_HEAD_AVG the mean over heads
- * Logits, and the mean of scores, exist only with keep_window_matrices;
- * else NULL. */
+/* Tq×Tk matrix of one head, or with MODEL_HEAD_AVG the mean over heads.
+ * The heads' means of scores and logits exist only with
+ * keep_window_matrices; else NULL. Each head's logits are made on the first
+ * call for them after a compute (NULL if memory runs out): m is not const
+ * for them. */
 const float *model_matrix(const Model *m, ModelMatrix which, int head);
 
 /* The model's attention as maps (attnmap.h) over its tokens: one head's

@@ -49,6 +49,7 @@ void model_destroy(Model *m)
     free(m->over_vec);
     free(m->avg_scores);
     free(m->avg_logits);
+    free(m->logits);
     free(m->pe);
     free(m->last_X);
     attn_params_destroy(&m->last_params);
@@ -394,10 +395,9 @@ static void diff_rows(const float *X, int T, const float *last, int last_T, int 
 static int changed_rows(const Model *m, int q[2], int k[2])
 {
     q[0] = 0, q[1] = m->T, k[0] = 0, k[1] = m->Tk;
-    /* the last forward kept the logits exactly when it kept the window's
-     * matrices; its T is the result's */
-    if (!m->last_ok || m->last_cross != m->cross ||
-        (m->res.logits != NULL) != (m->keep_window_matrices != 0) ||
+    /* the last forward's T is the result's; the heads' means are made
+     * whole when the window starts keeping them */
+    if (!m->last_ok || m->last_cross != m->cross || m->last_keep != m->keep_window_matrices ||
         memcmp(&m->last_cfg, &m->cfg, sizeof m->cfg) != 0 ||
         !attn_params_equal(&m->last_params, &m->params))
         return 0;
@@ -443,25 +443,28 @@ static void remember(Model *m, const int q[2], const int k[2], int same_params)
         return;
     m->last_cfg = m->cfg;
     m->last_cross = m->cross;
+    m->last_keep = m->keep_window_matrices;
     m->last_ok = 1;
 }
 
 /* The heads' mean of the scores and logits over the entries that changed:
- * rows [q[0], q[1]) whole and, in the other rows, columns [k[0], k[1]). */
+ * rows [q[0], q[1]) whole and, in the other rows, columns [k[0], k[1]).
+ * Each head's logit is its score · s/τ, the float the forward pass makes. */
 static void heads_mean(Model *m, const int q[2], const int k[2])
 {
     int Tq = m->res.Tq, Tk = m->res.Tk, h = m->res.h;
     size_t qk = (size_t)Tq * Tk;
-    float inv = 1.0f / (float)h;
+    float inv = 1.0f / (float)h, mult = m->logit_mult;
+    const float *sc = m->res.scores;
     for (int i = 0; i < Tq; i++) {
         int row = i >= q[0] && i < q[1];
         int j0 = row ? 0 : k[0], j1 = row ? Tk : k[1];
         for (int j = j0; j < j1; j++) {
             size_t e = (size_t)i * Tk + j;
-            float s = m->res.scores[e], l = m->res.logits[e];
+            float s = sc[e], l = sc[e] * mult;
             for (int c = 1; c < h; c++) {
-                s += m->res.scores[(size_t)c * qk + e];
-                l += m->res.logits[(size_t)c * qk + e];
+                s += sc[(size_t)c * qk + e];
+                l += sc[(size_t)c * qk + e] * mult;
             }
             m->avg_scores[e] = s * inv;
             m->avg_logits[e] = l * inv;
@@ -517,7 +520,7 @@ int model_compute(Model *m)
     if (inc && !resized && q[0] == T && k[0] == Tk)
         return 0; /* the same input as last time: the same results */
     m->generation = ++generations;
-    m->res.skip_logits = !m->keep_window_matrices;
+    m->res.skip_logits = 1; /* made when asked for: model_matrix */
     AttnConfig cfg = m->cfg;
     cfg.causal = model_causal(m);
     if (resized) /* one sentence: queries and keys are the same rows */
@@ -529,6 +532,7 @@ int model_compute(Model *m)
         m->last_ok = 0;
         return rc;
     }
+    m->logit_mult = attn_logit_scale(&cfg, m->res.dk);
     /* the means' stride changed, or everything was recomputed */
     int whole = (q[0] == 0 && q[1] == T) || resized;
     if (m->keep_window_matrices && m->res.h > 1 && window_means(m, q, k, whole) < 0) {
@@ -537,6 +541,27 @@ int model_compute(Model *m)
     }
     remember(m, q, k, inc);
     return 0;
+}
+
+/* Every head's logits of the last compute, scores · s/τ (the forward pass's
+ * own floats), made once per generation; NULL without memory. */
+static const float *model_logits(Model *m)
+{
+    const AttnResult *r = &m->res;
+    size_t n = (size_t)r->h * r->Tq * r->Tk;
+    if (m->logits_gen == m->generation && m->logits)
+        return m->logits;
+    if (n > m->cap_logits) {
+        float *l = realloc(m->logits, n * sizeof(float));
+        if (!l)
+            return NULL;
+        m->logits = l;
+        m->cap_logits = n;
+    }
+    for (size_t e = 0; e < n; e++)
+        m->logits[e] = r->scores[e] * m->logit_mult;
+    m->logits_gen = m->generation;
+    return m->logits;
 }
 
 const float *model_matrix(const Model *m, ModelMatrix which, int head)
@@ -552,8 +577,11 @@ const float *model_matrix(const Model *m, ModelMatrix which, int head)
                                            : m->avg_logits;
     }
     size_t off = (size_t)head * r->Tq * r->Tk;
-    if (which == MODEL_LOGITS)
-        return r->logits ? r->logits + off : NULL;
+    if (which == MODEL_LOGITS) {
+        /* a cache the first call fills: m points to a Model never defined const */
+        const float *lg = model_logits((Model *)m);
+        return lg ? lg + off : NULL;
+    }
     return (which == MODEL_WEIGHTS ? r->weights : r->scores) + off;
 }
 
@@ -601,9 +629,9 @@ int model_step(const Model *m, int head, int i, int j, ModelStep *out)
     if (m->cfg.score == ATTN_SCORE_ADDITIVE)
         out->va = m->cfg.mode == ATTN_MODE_LEARNED ? m->params.v + (size_t)head * dk : m->params.vb;
     out->temperature = m->cfg.temperature;
-    /* the logits as the forward pass computed them, kept or not */
-    float mult = attn_logit_scale(&m->cfg, dk);
-#define LOGIT(c) (r->logits ? r->logits[row + (c)] : r->scores[row + (c)] * mult)
+    /* the logits as the forward pass computes them */
+    float mult = m->logit_mult;
+#define LOGIT(c) (r->scores[row + (c)] * mult)
     out->logit = LOGIT(j);
     out->weight = r->weights[row + j];
     out->masked = attn_masked(r, i, j);

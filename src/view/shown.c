@@ -30,7 +30,10 @@ void view_state_set_model(ViewState *s, const Model *m)
      * scores is not kept */
     int head = model_matrix(m, MODEL_SCORES, s->head) ? s->head : 0;
     s->scores = model_map(m, MODEL_SCORES, head);
-    s->logits = model_map(m, MODEL_LOGITS, head);
+    /* each head's logits are made when first asked for after a compute:
+     * for the tooltip, only while a cell is hovered */
+    if (s->hover_i >= 0 && s->hover_j >= 0)
+        s->logits = model_map(m, MODEL_LOGITS, head);
     s->maps_gen = m->generation;
     s->q_unknown = m->oov;
     s->toks = &m->toks;
