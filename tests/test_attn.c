@@ -222,7 +222,8 @@ static int check_result(const AttnResult *r, const Ref *R, const char *ctx)
     if (!r->skip_logits) /* a Model's forward keeps none: model_matrix makes them */
         ok &= close_arr("logits", ctx, r->logits, R->L, qk, 1e-5);
     ok &= close_arr("weights", ctx, r->weights, R->W, qk, 1e-5);
-    ok &= close_arr("avg", ctx, r->avg, R->A, (size_t)R->Tq * R->Tk, 1e-5);
+    if (!r->skip_avg) /* nor the heads' mean: model_matrix makes it */
+        ok &= close_arr("avg", ctx, r->avg, R->A, (size_t)R->Tq * R->Tk, 1e-5);
     ok &= close_arr("Z", ctx, r->Z, R->Z, q, 1e-5);
     ok &= close_arr("concat", ctx, r->concat, R->C, (size_t)R->Tq * R->d, 1e-5);
     ok &= close_arr("output", ctx, r->output, R->O, (size_t)R->Tq * R->d, 1e-5);
@@ -1291,7 +1292,7 @@ static int buffers_ok(const AttnResult *r)
         {r->Q, q, "Q"}, {r->Z, q, "Z"}, {r->K, k, "K"}, {r->V, k, "V"},
         /* logits only when the caller keeps them (skip_logits unset) */
         {r->Kt, k, "Kt"}, {r->scores, qk, "scores"}, {r->logits, r->skip_logits ? 0 : qk, "logits"},
-        {r->weights, qk, "weights"}, {r->avg, aq, "avg"}, {r->concat, cd, "concat"},
+        {r->weights, qk, "weights"}, {r->avg, r->skip_avg ? 0 : aq, "avg"}, {r->concat, cd, "concat"},
         {r->output, cd, "output"},
     };
     int ok = 1;
@@ -1508,13 +1509,13 @@ static int same_result(const AttnResult *a, const AttnResult *b, const char *ctx
         {"Q", a->Q, b->Q, q},           {"K", a->K, b->K, k},
         {"V", a->V, b->V, k},           {"scores", a->scores, b->scores, hqk},
         {"weights", a->weights, b->weights, hqk},
-        {"avg", a->avg, b->avg, (size_t)a->Tq * a->Tk},
+        {"avg", a->avg, b->avg, a->avg && b->avg ? (size_t)a->Tq * a->Tk : 0},
         {"Z", a->Z, b->Z, q},           {"concat", a->concat, b->concat, q},
         {"output", a->output, b->output, q},
         {"logits", a->logits, b->logits, a->logits && b->logits ? hqk : 0},
     };
-    if (!a->logits != !b->logits) {
-        print_error("%s: logits kept by one only\n", ctx);
+    if (!a->logits != !b->logits || !a->avg != !b->avg) {
+        print_error("%s: logits or the heads' mean kept by one only\n", ctx);
         return 0;
     }
     for (size_t i = 0; i < sizeof arr / sizeof arr[0]; i++)

@@ -465,7 +465,7 @@ static int same_result(const AttnResult *a, const AttnResult *b, const char *ctx
     struct { const char *name; const float *x, *y; size_t n; } arr[] = {
         {"Q", a->Q, b->Q, q}, {"K", a->K, b->K, k}, {"V", a->V, b->V, k},
         {"scores", a->scores, b->scores, hqk}, {"weights", a->weights, b->weights, hqk},
-        {"avg", a->avg, b->avg, (size_t)a->Tq * a->Tk}, {"Z", a->Z, b->Z, q},
+        {"avg", a->avg, b->avg, a->avg && b->avg ? (size_t)a->Tq * a->Tk : 0}, {"Z", a->Z, b->Z, q},
         {"output", a->output, b->output, q},
         {"logits", a->logits, b->logits, a->logits && b->logits ? hqk : 0},
     };

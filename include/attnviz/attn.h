@@ -100,7 +100,9 @@ typedef struct AttnResult {
     int skip_logits; /* set by the caller: do not keep the logits (they
                         are scores · attn_logit_scale, bit for bit) */
     float *weights;  /* h × Tq × Tk, softmax; masked = 0 */
-    float *avg;      /* Tq × Tk, mean of the heads' weights */
+    float *avg;      /* Tq × Tk, mean of the heads' weights (attn_heads_mean);
+                        NULL when skip_avg was set for the last forward */
+    int skip_avg;    /* set by the caller: do not keep the heads' mean */
     float *avg_part; /* Tq × Tk scratch: with two threads splitting the
                         heads, one half's sum for the other's rows */
     float *Z;        /* h × Tq × dk */
@@ -111,6 +113,11 @@ typedef struct AttnResult {
                         would share one set of the L1 cache) */
     size_t cap_qk, cap_lg, cap_avg, cap_part, cap_q, cap_k, cap_kt; /* capacities in floats */
 } AttnResult;
+
+/* The heads' mean of r's weights into out (Tq × Tk): heads [0, h/2) summed
+ * in order, heads [h/2, h) likewise, the two sums added, then divided by
+ * h; the floats the forward pass keeps in avg. */
+void attn_heads_mean(const AttnResult *r, float *out);
 
 /* The row stride of AttnResult.Kt for Tk keys. */
 int attn_kt_stride(int Tk);

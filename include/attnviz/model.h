@@ -78,6 +78,11 @@ typedef struct Model {
     float *logits;
     size_t cap_logits;
     unsigned long logits_gen;
+    /* The heads' mean of the weights (T × T, attn_heads_mean: the forward
+     * pass keeps none either), made likewise when first asked for. */
+    float *avg;
+    size_t cap_avg_w;
+    unsigned long avg_gen;
     float logit_mult;         /* s/τ of the last compute (attn_logit_scale) */
     int last_keep;            /* keep_window_matrices at the last compute */
 
@@ -161,9 +166,9 @@ int model_compute(Model *m);
 
 /* Tq×Tk matrix of one head, or with MODEL_HEAD_AVG the mean over heads.
  * The heads' means of scores and logits exist only with
- * keep_window_matrices; else NULL. Each head's logits are made on the first
- * call for them after a compute (NULL if memory runs out): m is not const
- * for them. */
+ * keep_window_matrices; else NULL. Each head's logits and the heads' mean
+ * of the weights are made on the first call for them after a compute (NULL
+ * if memory runs out): m is not const for them. */
 const float *model_matrix(const Model *m, ModelMatrix which, int head);
 
 /* The model's attention as maps (attnmap.h) over its tokens: one head's

@@ -188,12 +188,17 @@ static int reserve(AttnResult *r, int Tq, int Tk, int d, int h)
             return -ATTN_E_NOMEM;
         r->cap_lg = hqk;
     }
-    if (qk > r->cap_avg) {
+    if (r->skip_avg) {
+        free(r->avg);
+        free(r->avg_part);
+        r->avg = r->avg_part = NULL;
+        r->cap_avg = r->cap_part = 0;
+    } else if (qk > r->cap_avg) {
         if (grow_aligned(&r->avg, r->cap_avg, qk))
             return -ATTN_E_NOMEM;
         r->cap_avg = qk;
     }
-    if (split_of(h, Tq, Tk, d / h) == SPLIT_HEADS && qk > r->cap_part) {
+    if (!r->skip_avg && split_of(h, Tq, Tk, d / h) == SPLIT_HEADS && qk > r->cap_part) {
         if (grow_aligned(&r->avg_part, r->cap_part, qk))
             return -ATTN_E_NOMEM;
         r->cap_part = qk;
@@ -338,11 +343,11 @@ static void sum_heads(const AttnResult *r, int k0, int k1, size_t e0, size_t n, 
     }
 }
 
-/* The heads' mean of query rows [i0, i1), for the "all heads" view: heads
+/* The heads' mean of query rows [i0, i1) into out (attn_heads_mean: heads
  * [0, h/2) summed in order, heads [h/2, h) likewise, the two sums added,
- * then divided (with two threads splitting the heads, each sums its half:
+ * then divided; with two threads splitting the heads, each sums its half:
  * sum_half, finish_halves); in blocks of 4 KiB, in L1. */
-static void average_rows(AttnResult *r, int i0, int i1)
+static void average_into(const AttnResult *r, float *out, int i0, int i1)
 {
     enum { BLOCK = 1024 };
     float right[BLOCK];
@@ -351,7 +356,7 @@ static void average_rows(AttnResult *r, int i0, int i1)
     float inv_h = 1.0f / (float)r->h;
     for (size_t e0 = (size_t)i0 * r->Tk; e0 < e1; e0 += BLOCK) {
         size_t n = e1 - e0 < BLOCK ? e1 - e0 : BLOCK;
-        float *restrict a = r->avg + e0;
+        float *restrict a = out + e0;
         if (hl == 0) { /* one head */
             sum_heads(r, 0, r->h, e0, n, a);
             for (size_t e = 0; e < n; e++)
@@ -363,6 +368,12 @@ static void average_rows(AttnResult *r, int i0, int i1)
         for (size_t e = 0; e < n; e++)
             a[e] = (a[e] + right[e]) * inv_h;
     }
+}
+
+void attn_heads_mean(const AttnResult *r, float *out)
+{
+    if (r->h > 0)
+        average_into(r, out, 0, r->Tq);
 }
 
 /* One forward pass's inputs and settings, for the passes run by the jobs. */
@@ -379,7 +390,7 @@ typedef struct Fwd {
 } Fwd;
 
 /* After heads [k0, k1) (the first half of the heads or the second) on one
- * thread of the heads split: their sum (average_rows), for the rows this
+ * thread of the heads split: their sum (average_into), for the rows this
  * thread finishes in pass 5 into avg, for the other thread's rows into
  * avg_part, so that each thread reads only one sum the other made. */
 static void sum_half(const Fwd *fw, int k0, int k1)
@@ -394,7 +405,7 @@ static void sum_half(const Fwd *fw, int k0, int k1)
 
 /* The heads' mean of rows [i0, i1) (all before mid or all from mid on)
  * from the two halves' sums (sum_half): the first half's sum plus the
- * second's, then divided, as average_rows. */
+ * second's, then divided, as average_into. */
 static void finish_halves(const Fwd *fw, int i0, int i1)
 {
     AttnResult *r = fw->r;
@@ -469,10 +480,12 @@ static void tail_rows(const Fwd *fw, int i0, int i1, int halves)
         attn_kernel_set()->matmul(out, cat, d, fw->p->Wo, i1 - i0, d, d);
     else
         memcpy(out, cat, (size_t)(i1 - i0) * d * sizeof(float));
+    if (!r->avg) /* not kept */
+        return;
     if (halves)
         finish_halves(fw, i0, i1);
     else
-        average_rows(r, i0, i1);
+        average_into(r, r->avg, i0, i1);
 }
 
 /* Work for one thread: query rows [i0, i1) of every head (JOB_ROWS: passes
@@ -537,7 +550,8 @@ static void run_passes(const Fwd *fw)
         Job a = {fw, JOB_ROWS, 0, half, 0, 0}, b = {fw, JOB_ROWS, half, r->Tq, 0, 0};
         run_two(&a, &b);
     } else if (split == SPLIT_HEADS) {
-        Job a = {fw, JOB_HALF, 0, r->h / 2, 0, 0}, b = {fw, JOB_HALF, r->h / 2, r->h, 0, 0};
+        int kind = r->avg ? JOB_HALF : JOB_HEADS; /* the halves' sums when the mean is kept */
+        Job a = {fw, kind, 0, r->h / 2, 0, 0}, b = {fw, kind, r->h / 2, r->h, 0, 0};
         run_two(&a, &b);
         Job ta = {fw, JOB_TAIL_HALVES, fw->avg0, fw->mid, 0, 0};
         Job tb = {fw, JOB_TAIL_HALVES, fw->mid, r->Tq, 0, 0};
@@ -581,11 +595,12 @@ static void restride(AttnResult *r, int Tq, int Tk, int kq, int kk)
     if (r->logits)
         restride_matrices(r->logits, h, tq0, tk0, Tq, Tk, kq, kk);
     restride_matrices(r->weights, h, tq0, tk0, Tq, Tk, kq, kk);
-    restride_matrices(r->avg, 1, tq0, tk0, Tq, Tk, kq, kk);
+    if (r->avg)
+        restride_matrices(r->avg, 1, tq0, tk0, Tq, Tk, kq, kk);
     for (int k = 0; k < h; k++)
         for (int i = 0; i < kq; i++)
             memset(r->weights + ((size_t)k * Tq + i) * Tk + kk, 0, (size_t)(Tk - kk) * sizeof(float));
-    for (int i = 0; i < kq; i++)
+    for (int i = 0; r->avg && i < kq; i++)
         memset(r->avg + (size_t)i * Tk + kk, 0, (size_t)(Tk - kk) * sizeof(float));
     /* concat and output keep their rows where they are (stride d) */
 }
@@ -608,13 +623,13 @@ static int forward(AttnResult *r, const float *Xq, int Tq, const float *Xkv, int
     /* a partial update needs the last forward's buffers, and its shapes
      * unless it says they changed (then only both growing or both shrinking:
      * the arrays are moved in place) */
-    int had_logits = r->logits != NULL;
+    int had_logits = r->logits != NULL, had_avg = r->avg != NULL;
     int tq0 = r->Tq, tk0 = r->Tk;
     int same = tq0 == Tq && tk0 == Tk;
     int movable = ch.resized && tq0 > 0 && tk0 > 0 && ch.q_lo <= tq0 && ch.k_lo <= tk0 &&
                   ((Tq >= tq0 && Tk >= tk0) || (Tq <= tq0 && Tk <= tk0));
     if ((!same && !movable) || r->d != d || r->h != h || r->causal != cfg->causal ||
-        had_logits != !r->skip_logits || ch.q_lo < 0 || ch.k_lo < 0 || ch.q_lo > Tq ||
+        had_logits != !r->skip_logits || had_avg != !r->skip_avg || ch.q_lo < 0 || ch.k_lo < 0 || ch.q_lo > Tq ||
         ch.k_lo > Tk || ch.q_hi > Tq || ch.k_hi > Tk)
         ch = (Change){0, Tq, 0, Tk, 0, 0};
     if (ch.q_hi < ch.q_lo)

@@ -50,6 +50,7 @@ void model_destroy(Model *m)
     free(m->avg_scores);
     free(m->avg_logits);
     free(m->logits);
+    free(m->avg);
     free(m->pe);
     free(m->last_X);
     attn_params_destroy(&m->last_params);
@@ -520,7 +521,7 @@ int model_compute(Model *m)
     if (inc && !resized && q[0] == T && k[0] == Tk)
         return 0; /* the same input as last time: the same results */
     m->generation = ++generations;
-    m->res.skip_logits = 1; /* made when asked for: model_matrix */
+    m->res.skip_logits = m->res.skip_avg = 1; /* made when asked for: model_matrix */
     AttnConfig cfg = m->cfg;
     cfg.causal = model_causal(m);
     if (resized) /* one sentence: queries and keys are the same rows */
@@ -564,6 +565,25 @@ static const float *model_logits(Model *m)
     return m->logits;
 }
 
+/* The heads' mean of the weights of the last compute (attn_heads_mean),
+ * made once per generation; NULL without memory. */
+static const float *model_avg(Model *m)
+{
+    size_t n = (size_t)m->res.Tq * m->res.Tk;
+    if (m->avg_gen == m->generation && m->avg)
+        return m->avg;
+    if (n > m->cap_avg_w) {
+        float *a = realloc(m->avg, n * sizeof(float));
+        if (!a)
+            return NULL;
+        m->avg = a;
+        m->cap_avg_w = n;
+    }
+    attn_heads_mean(&m->res, m->avg);
+    m->avg_gen = m->generation;
+    return m->avg;
+}
+
 const float *model_matrix(const Model *m, ModelMatrix which, int head)
 {
     const AttnResult *r = &m->res;
@@ -571,14 +591,14 @@ const float *model_matrix(const Model *m, ModelMatrix which, int head)
         if (r->h == 1)
             head = 0;
         else
-            return which == MODEL_WEIGHTS ? r->avg
+            /* the caches the first call fills: m points to a Model never defined const */
+            return which == MODEL_WEIGHTS ? model_avg((Model *)m)
                    : !m->keep_window_matrices ? NULL
                    : which == MODEL_SCORES ? m->avg_scores
                                            : m->avg_logits;
     }
     size_t off = (size_t)head * r->Tq * r->Tk;
     if (which == MODEL_LOGITS) {
-        /* a cache the first call fills: m points to a Model never defined const */
         const float *lg = model_logits((Model *)m);
         return lg ? lg + off : NULL;
     }

@@ -119,7 +119,9 @@ static void fwd_setup(Fwd *f, int T)
     for (int i = 0; i < T * FWD_D; i++)
         f->X[i] = 2.0f * prng_uniform(&rng) - 1.0f;
     attn_result_init(&f->r);
-    f->r.skip_logits = 1; /* as the window's Model runs it: logits made when shown */
+    /* as the window's Model runs it: the logits and the heads' mean are
+     * made when shown (model_matrix) */
+    f->r.skip_logits = f->r.skip_avg = 1;
 }
 
 static void fwd_run(Fwd *f)

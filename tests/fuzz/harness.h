@@ -652,6 +652,7 @@ static inline const char *fuzz_check_forward(const uint8_t *data, size_t size)
     attn_result_init(&full);
     attn_result_init(&base);
     inc.skip_logits = full.skip_logits = base.skip_logits = (fl >> 3) & 1;
+    inc.skip_avg = full.skip_avg = base.skip_avg = ((fl >> 3) ^ (fl >> 4)) & 1;
     const char *bad = NULL;
     const char *fast = attn_kernels();
     if (!Xq || !Xk)
