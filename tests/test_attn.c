@@ -1452,9 +1452,9 @@ static int child_model_heads_then_longer(void)
     return bad;
 }
 
-/* A Model's forward keeps no logits; model_matrix makes each head's from
- * the scores when asked: the same floats as a forward that keeps them,
- * and made again after the next compute (τ changed here). */
+/* A Model's forward keeps no logits and no heads' mean; model_matrix makes
+ * them when asked: the same floats as a forward that keeps them, and made
+ * again after the next compute (τ changed here). */
 static void test_model_logits_on_demand(void **state)
 {
     (void)state;
@@ -1472,6 +1472,7 @@ static void test_model_logits_on_demand(void **state)
             m.cfg.temperature = 0.6f;
         assert_int_equal(model_compute(&m), 0);
         assert_null(m.res.logits);
+        assert_null(m.res.avg);
         AttnConfig c = m.cfg;
         c.causal = model_causal(&m);
         AttnResult r;
@@ -1481,6 +1482,8 @@ static void test_model_logits_on_demand(void **state)
         for (int k = 0; k < 4; k++)
             assert_memory_equal(model_matrix(&m, MODEL_LOGITS, k), r.logits + k * qk,
                                 qk * sizeof(float));
+        assert_memory_equal(model_matrix(&m, MODEL_WEIGHTS, MODEL_HEAD_AVG), r.avg,
+                            qk * sizeof(float));
         attn_result_destroy(&r);
     }
     model_destroy(&m);
