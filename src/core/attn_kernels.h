@@ -11,7 +11,7 @@ typedef struct Kernels {
                    int, int);
     void (*softmax_row)(float *, int, int);
     void (*scores_rows)(const float *, int, int, const float *, int, int, int, float, float *,
-                        float *, float *);
+                        float *, float *, int);
     void (*context_rows)(const float *, int, const int *, int, const float *, int, float *);
 } Kernels;
 

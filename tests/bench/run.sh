@@ -113,15 +113,15 @@ put peak_2_gflops "$(echo "$line" | field two_cores_gflops)"
 # the roofline: the time no forward can beat here, the larger of its float
 # operations over both cores' peak and the bytes it must write and read (X
 # and the weights read; Q, K, V, scores, weights and Z written and read; the
-# output written; no logits: a Model's forward keeps none, as bench.c's) over
-# a stream copy's bandwidth on both cores
+# output written; no logits and no heads' mean: a Model's forward keeps
+# neither, nor does bench.c's) over a stream copy's bandwidth on both cores
 line=$("$B" stream | tee -a "$OUT/forward.log")
 bw=$(echo "$line" | field two_cores_GBps)
 put stream_2_GBps "$bw"
 peak=$(grep '^peak_2_gflops ' "$RES" | cut -d' ' -f2)
 for T in 64 1024; do
     flops=$(calc "8*$T*64*64 + 4*$T*$T*64")
-    bytes=$(calc "4 * (10*$T*64 + 4*64*64 + 5*4*$T*$T)")
+    bytes=$(calc "4 * (10*$T*64 + 4*64*64 + 4*4*$T*$T)")
     roof=$(calc "($flops / ($peak * 1000) > $bytes / ($bw * 1000)) ? $flops / ($peak * 1000) : $bytes / ($bw * 1000)")
     c=$(grep "^fwd_c_us_$T " "$RES" | cut -d' ' -f2)
     put "roofline_us_$T" "$roof"
