@@ -544,25 +544,37 @@ int model_compute(Model *m)
     return 0;
 }
 
+/* The buffer (*buf, *cap floats) of a matrix model_matrix makes when asked,
+ * for n floats of generation now; *stale when it does not hold that
+ * generation's yet (the caller fills it then). NULL without memory. */
+static float *on_demand(float **buf, size_t *cap, unsigned long *gen, size_t n,
+                        unsigned long now, int *stale)
+{
+    *stale = *gen != now || !*buf;
+    if (!*stale)
+        return *buf;
+    if (n > *cap || !*buf) {
+        float *b = realloc(*buf, (n ? n : 1) * sizeof(float));
+        if (!b)
+            return NULL;
+        *buf = b;
+        *cap = n ? n : 1;
+    }
+    *gen = now;
+    return *buf;
+}
+
 /* Every head's logits of the last compute, scores · s/τ (the forward pass's
  * own floats), made once per generation; NULL without memory. */
 static const float *model_logits(Model *m)
 {
     const AttnResult *r = &m->res;
     size_t n = (size_t)r->h * r->Tq * r->Tk;
-    if (m->logits_gen == m->generation && m->logits)
-        return m->logits;
-    if (n > m->cap_logits) {
-        float *l = realloc(m->logits, n * sizeof(float));
-        if (!l)
-            return NULL;
-        m->logits = l;
-        m->cap_logits = n;
-    }
-    for (size_t e = 0; e < n; e++)
-        m->logits[e] = r->scores[e] * m->logit_mult;
-    m->logits_gen = m->generation;
-    return m->logits;
+    int stale;
+    float *l = on_demand(&m->logits, &m->cap_logits, &m->logits_gen, n, m->generation, &stale);
+    for (size_t e = 0; l && stale && e < n; e++)
+        l[e] = r->scores[e] * m->logit_mult;
+    return l;
 }
 
 /* The heads' mean of the weights of the last compute (attn_heads_mean),
@@ -570,18 +582,11 @@ static const float *model_logits(Model *m)
 static const float *model_avg(Model *m)
 {
     size_t n = (size_t)m->res.Tq * m->res.Tk;
-    if (m->avg_gen == m->generation && m->avg)
-        return m->avg;
-    if (n > m->cap_avg_w) {
-        float *a = realloc(m->avg, n * sizeof(float));
-        if (!a)
-            return NULL;
-        m->avg = a;
-        m->cap_avg_w = n;
-    }
-    attn_heads_mean(&m->res, m->avg);
-    m->avg_gen = m->generation;
-    return m->avg;
+    int stale;
+    float *a = on_demand(&m->avg, &m->cap_avg_w, &m->avg_gen, n, m->generation, &stale);
+    if (a && stale)
+        attn_heads_mean(&m->res, a);
+    return a;
 }
 
 const float *model_matrix(const Model *m, ModelMatrix which, int head)
