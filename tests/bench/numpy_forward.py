@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The numpy side of `make bench`, figure 1: the same float32 multi-head
-attention forward as attn_forward (learned mode, d 64, 4 heads, no mask):
-Q/K/V projections, scores, scaled logits, stable softmax, weighted sum,
-concat · Wo and the heads' average of the weights. Timed inside Python with
+attention forward as attn_forward runs for a Model (learned mode, d 64, 4
+heads, no mask): Q/K/V projections, scores, scaled logits, stable softmax,
+weighted sum and concat · Wo, every head's scores and weights kept (a
+Model's forward keeps no separate logits and no heads' average: they are
+made when shown). Timed inside Python with
 time.perf_counter: batches of k forwards (a batch >= 2 ms), the median time
 per forward. Prints one line like bench.c's.
 
@@ -55,12 +57,11 @@ def main():
         Z = w @ V                                               # h×T×dk
         concat = Z.transpose(1, 0, 2).reshape(T, D)
         out = concat @ Wo
-        avg = w.mean(axis=0)
-        return out, avg
+        return out, scores, w
 
     for _ in range(3):
-        out, avg = forward()
-    assert out.dtype == np.float32 and avg.dtype == np.float32
+        out, scores, w = forward()
+    assert out.dtype == np.float32 and scores.dtype == np.float32 and w.dtype == np.float32
     t0 = time.perf_counter()
     forward()
     one = time.perf_counter() - t0

@@ -205,7 +205,9 @@ def machine(res):
         "",
         "Medians of repeated runs; each ratio compares two medians of one run with the two "
         "sides alternated (%s rounds). Forward: learned mode, d = 64, 4 heads, no mask, "
-        "float32, attn_forward as built (it may use both cores, as OpenBLAS does), numpy timed inside Python; "
+        "float32, attn_forward as built and as a Model runs it (every head's scores and weights kept; logits and the "
+        "heads' mean are made when shown; it may use both cores, as OpenBLAS does), numpy computing the same, "
+        "timed inside Python; "
         "PyTorch: `MultiheadAttention(64, 4, bias=False)` in eval mode under `no_grad`, every head's weights kept, "
         "2 threads spinning between parallel regions (`OMP_WAIT_POLICY=ACTIVE`), timed inside Python. Frames: `view_layout` + "
         "`view_draw_window` + present on a 1280×800 software renderer (5 runs × 50 frames); a keystroke "
