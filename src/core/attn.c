@@ -413,15 +413,11 @@ static void finish_halves(const Fwd *fw, int i0, int i1)
 {
     AttnResult *r = fw->r;
     float inv_h = 1.0f / (float)r->h;
-    const float *part = r->avg_part;
-    float *restrict a = r->avg;
-    size_t e0 = (size_t)i0 * r->Tk, e1 = (size_t)i1 * r->Tk;
-    if (i0 < fw->mid) /* the first half's sum in avg */
-        for (size_t e = e0; e < e1; e++)
-            a[e] = (a[e] + part[e]) * inv_h;
-    else
-        for (size_t e = e0; e < e1; e++)
-            a[e] = (part[e] + a[e]) * inv_h;
+    /* rows before mid hold the first half's sum in avg, the others in part */
+    const float *first = i0 < fw->mid ? r->avg : r->avg_part;
+    const float *second = i0 < fw->mid ? r->avg_part : r->avg;
+    for (size_t e = (size_t)i0 * r->Tk; e < (size_t)i1 * r->Tk; e++)
+        r->avg[e] = (first[e] + second[e]) * inv_h;
 }
 
 /* Pass 1 for head k, query rows [q0, q1) and key rows [k0, k1): Q = Xq·Wq,

@@ -60,9 +60,12 @@ static void softmax_nonfinite(float *row, int n_valid)
 }
 
 /* The kernels for each instruction set (attn_kernels.inc), and the set in
- * use: AVX2 where the CPU has it (x86-64 since about 2015), else the
- * baseline one (SSE2 on x86-64, NEON on arm64). A 32-byte vector in an SSE2
- * build would live in memory; each set gets vectors of its own width. */
+ * use: AVX-512 where the CPU has it, else AVX2 (x86-64 since about 2015),
+ * else the baseline one (SSE2 on x86-64, NEON on arm64). A 32-byte vector
+ * in an SSE2 build would live in memory; each set gets vectors of its own
+ * width: VF, and VFU the same vector unaligned, for VLD and VST. */
+#define VLD(p) ((VF) * (const VFU *)(p))
+#define VST(p, v) (*(VFU *)(p) = (VFU)(v))
 
 #define KN(name) name##_base
 #define KTARGET
@@ -71,9 +74,8 @@ typedef float vf4 __attribute__((vector_size(16)));
 typedef int32_t vi4 __attribute__((vector_size(16)));
 typedef float vf4u __attribute__((vector_size(16), aligned(4), may_alias)); /* unaligned */
 #define VF vf4
+#define VFU vf4u
 #define VI vi4
-#define VLD(p) ((vf4) * (const vf4u *)(p))
-#define VST(p, v) (*(vf4u *)(p) = (vf4u)(v))
 #define VSPLAT(x) ((vf4){(x), (x), (x), (x)})
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -90,9 +92,8 @@ typedef float vf4u __attribute__((vector_size(16), aligned(4), may_alias)); /* u
 #undef KTARGET
 #undef VW
 #undef VF
+#undef VFU
 #undef VI
-#undef VLD
-#undef VST
 #undef VSPLAT
 #undef VSTREAM
 #undef VSTNT
@@ -110,9 +111,8 @@ typedef float vf8 __attribute__((vector_size(32)));
 typedef int32_t vi8 __attribute__((vector_size(32)));
 typedef float vf8u __attribute__((vector_size(32), aligned(4), may_alias));
 #define VF vf8
+#define VFU vf8u
 #define VI vi8
-#define VLD(p) ((vf8) * (const vf8u *)(p))
-#define VST(p, v) (*(vf8u *)(p) = (vf8u)(v))
 #define VSPLAT(x) ((vf8){(x), (x), (x), (x), (x), (x), (x), (x)})
 #define VSTREAM 1
 #define VSTNT(p, v) _mm256_stream_ps((p), (__m256)(v))
@@ -122,9 +122,8 @@ typedef float vf8u __attribute__((vector_size(32), aligned(4), may_alias));
 #undef KTARGET
 #undef VW
 #undef VF
+#undef VFU
 #undef VI
-#undef VLD
-#undef VST
 #undef VSPLAT
 #undef VSTNT
 
@@ -139,9 +138,8 @@ typedef int32_t vi16 __attribute__((vector_size(64)));
 typedef float vf16u __attribute__((vector_size(64), aligned(4), may_alias));
 #define VW 16
 #define VF vf16
+#define VFU vf16u
 #define VI vi16
-#define VLD(p) ((vf16) * (const vf16u *)(p))
-#define VST(p, v) (*(vf16u *)(p) = (vf16u)(v))
 #define VSPLAT(x) ((vf16){(x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x)})
 #define KN(name) name##_w16
 #define KTARGET __attribute__((target("avx2")))
