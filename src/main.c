@@ -1,6 +1,7 @@
 /* attnviz: options, then either the headless path (--print, --export) or
  * the window. The only place that prints errors and picks exit codes. */
 #include "attnviz/app.h"
+#include "attnviz/source.h"
 #include "attnviz/attnio.h"
 #include "attnviz/import.h"
 #include "attnviz/embed.h"
@@ -372,40 +373,22 @@ static int attention_path(Options *o, const char **path, AttnErr *err)
     return 0;
 }
 
-/* An attention file: open it and pick the map; then print and export it
- * (0 returned, *window NULL), or hand it to the window (*window). */
-static int open_attention(const Options *o, const char *path, Imported **window, AttnErr *err)
+/* A source's path on the command line (an attention file): open it with
+ * the flags; then print and export it (0 returned, *opened NULL), or hand
+ * it to the window (*opened). */
+static int open_source(const Options *o, const SourceKind *k, const char *path, void **opened,
+                       AttnErr *err)
 {
-    Imported *im = malloc(sizeof *im);
-    *window = NULL;
-    if (!im)
-        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
-    if (import_open(im, path, o->tokens, o->key_tokens, err) < 0) {
-        free(im);
+    void *it;
+    *opened = NULL;
+    if (k->cli_open(o, path, &it, err) < 0)
         return -err->code;
-    }
-    /* the rollout goes through the last layer unless --layer says */
-    int layer = o->rollout && !o->layer_set ? -1 : o->layer, rc = 0;
-    if (o->matrix_set && o->matrix != 0) { /* --matrix scores: the file's own scores */
-        if (o->matrix != 1 || !im->has_scores)
-            rc = attn_err_set(err, ATTN_E_RANGE, path, 0, o->matrix != 1
-                              ? "an attention file has weights (and maybe scores), no logits"
-                              : "no scores beside the attention (scores.npy in an .npz, the tensor "
-                                "\"scores\" in a .safetensors)");
-        im->matrix = 1;
-    }
-    if (rc == 0)
-        rc = import_pick(im, layer, o->head, o->rollout, o->drop, err);
-    if (rc == 0 && im->note[0])
-        fprintf(stderr, "attnviz: note: %s: %s\n", im->title, im->note);
-    if (rc == 0 && o->print == PRINT_NONE && o->n_exports == 0) {
-        *window = im;
+    if (o->print == PRINT_NONE && o->n_exports == 0) {
+        *opened = it;
         return 0;
     }
-    if (rc == 0)
-        rc = import_write(im, o, err);
-    import_close(im);
-    free(im);
+    int rc = k->cli_write(it, o, err);
+    k->cli_free(it);
     return rc;
 }
 
@@ -430,7 +413,8 @@ int main(int argc, char **argv)
     }
     status = 1;
     const char *attn;
-    Imported *window_file = NULL; /* an attention file for the window */
+    const SourceKind *kind = NULL; /* the source of a path on the command line */
+    void *window_src = NULL;       /* what it opened, for the window */
     if (attention_path(&o, &attn, &err) < 0)
         goto done;
     if (attn && (o.keys || o.score_set)) {
@@ -439,10 +423,12 @@ int main(int argc, char **argv)
         status = 2;
         goto done;
     }
+    if (attn && !(kind = source_for_path(attn)))
+        kind = &source_file; /* --attention names one, whatever its name */
     if (attn) {
-        if (open_attention(&o, attn, &window_file, &err) < 0)
+        if (open_source(&o, kind, attn, &window_src, &err) < 0)
             goto done;
-        if (!window_file) { /* printed and exported */
+        if (!window_src) { /* printed and exported */
             status = 0;
             goto done;
         }
@@ -457,11 +443,11 @@ int main(int argc, char **argv)
         setup_model(&m, &model_ok, table, &o, &sv, &err) < 0 ||
         load_sentences(&sl, &o, &err) < 0)
         goto done;
-    if (window_file) { /* the window owns it from here on */
-        Imported *im = window_file;
-        window_file = NULL;
+    if (window_src) { /* the window owns it from here on */
+        void *it = window_src;
+        window_src = NULL;
         model_set_text(&m, "", 0);
-        status = app_run(&m, &o, &sl, NULL, im, &err) < 0;
+        status = app_run(&m, &o, &sl, NULL, kind, it, &err) < 0;
         goto done;
     }
     if (o.all_lines) {
@@ -490,15 +476,13 @@ int main(int argc, char **argv)
     if (headless_mode)
         rc = headless(&m, &o, &teacher, &err);
     else
-        rc = app_run(&m, &o, &sl, o.session ? &sv : NULL, NULL, &err);
+        rc = app_run(&m, &o, &sl, o.session ? &sv : NULL, NULL, NULL, &err);
     status = rc < 0;
 done:
     teacher_free(&teacher);
     session_view_free(&sv);
-    if (window_file) {
-        import_close(window_file);
-        free(window_file);
-    }
+    if (window_src)
+        kind->cli_free(window_src);
     if (status != 0 && (err.code || err.msg[0]))
         fail(&err);
     if (model_ok)

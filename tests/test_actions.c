@@ -328,6 +328,9 @@ static void wheel_row(Fix *f, const AppKey *r, AppAction *want)
 
 /* Pressing each key of the table (in the context its row is for) applies
  * the row's action; the rows that work anywhere also work while typing. */
+/* Stands for the model view's maps: the key context of its keys. */
+static const AttnMaps some_maps;
+
 static void test_every_key_acts(void **state)
 {
     Fix *f = *state;
@@ -365,7 +368,7 @@ static void test_every_key_acts(void **state)
                     break;
                 a->vs.help = t[r].ctx == KEYCTX_HELP;
                 a->vs.edit_focus = t[r].ctx == KEYCTX_EDITOR;
-                a->grid = t[r].ctx == KEYCTX_GRID; /* the model view's keys */
+                a->vs.grid = t[r].ctx == KEYCTX_GRID ? &some_maps : NULL; /* the model view's keys */
                 a->vs.sentence_focus = typing;
                 /* teach mode's keys with teach mode on, the others with it off */
                 if (t[r].ctx == KEYCTX_TEACH && !(a->teach && a->teach->on))
@@ -383,7 +386,7 @@ static void test_every_key_acts(void **state)
         }
     }
     reset_focus(a);
-    a->grid = 0;
+    a->vs.grid = NULL;
     /* Ctrl+E, L, Shift+E, twice; V has pinned a reference by then, so each
      * Ctrl+E also writes the comparison's difference as CSV */
     assert_int_equal(a->export_count, exports + 8);

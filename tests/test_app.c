@@ -406,30 +406,29 @@ static void test_quit(void **state)
 static void test_control_buttons(void **state)
 {
     Fix *f = *state;
-    const ViewLayout *l = &f->a->layout;
-    click_rect(f, l->ctl[CTL_MASK]);
+    click_rect(f, ctl_rect(f, ACT_TOGGLE_MASK, 0));
     assert_int_equal(f->m.cfg.causal, 1);
     assert_true(weights(f)[1] == 0.0f);
-    click_rect(f, l->ctl[CTL_MASK]);
+    click_rect(f, ctl_rect(f, ACT_TOGGLE_MASK, 0));
     assert_int_equal(f->m.cfg.causal, 0);
-    click_rect(f, l->ctl[CTL_SCALE]);
+    click_rect(f, ctl_rect(f, ACT_TOGGLE_SCALE, 0));
     assert_int_equal(f->m.cfg.scale, 0);
-    click_rect(f, l->ctl[CTL_HEADS_UP]);
+    click_rect(f, ctl_rect(f, ACT_STEP_HEADS, 1));
     assert_int_equal(f->m.params.h, 2);
-    click_rect(f, l->ctl[CTL_HEAD]);
+    click_rect(f, ctl_rect(f, ACT_CYCLE_HEAD, 1));
     assert_int_equal(f->a->vs.head, 1);
-    click_rect(f, l->ctl[CTL_HEADS_DOWN]);
+    click_rect(f, ctl_rect(f, ACT_STEP_HEADS, -1));
     assert_int_equal(f->m.params.h, 1);
-    click_rect(f, l->ctl[CTL_MATRIX]);
+    click_rect(f, ctl_rect(f, ACT_CYCLE_MATRIX, 1));
     assert_int_equal(f->a->vs.matrix, MODEL_SCORES);
-    click_rect(f, l->ctl[CTL_CMAP]);
+    click_rect(f, ctl_rect(f, ACT_CYCLE_CMAP, 0));
     assert_int_equal(f->a->vs.cmap, CMAP_CIVIDIS);
-    click_rect(f, l->ctl[CTL_TEMP]);
+    click_rect(f, ctl_rect(f, ACT_TEMPERATURE, 1));
     assert_float_equal(f->m.cfg.temperature, 1.25f, 1e-6f);
-    click_rect(f, l->ctl[CTL_HELP]);
+    click_rect(f, ctl_rect(f, ACT_HELP, 0));
     assert_int_equal(f->a->vs.help, 1);
     /* with help shown, a click closes it and does nothing else */
-    click_rect(f, l->ctl[CTL_MASK]);
+    click_rect(f, ctl_rect(f, ACT_TOGGLE_MASK, 0));
     assert_int_equal(f->a->vs.help, 0);
     assert_int_equal(f->m.cfg.causal, 0);
     assert_up_to_date(f);

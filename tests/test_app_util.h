@@ -111,6 +111,16 @@ static inline int teardown(void **state)
     return 0;
 }
 
+/* The rectangle of the control whose click gives act (kind and i). */
+static inline SDL_Rect ctl_rect(const Fix *f, AppActionKind kind, int i)
+{
+    const AppState *a = f->a;
+    for (int c = 0; c < a->vs.n_ctl; c++)
+        if (a->ctl_act[c].kind == kind && a->ctl_act[c].i == i)
+            return a->layout.ctl[c];
+    return (SDL_Rect){0, 0, 0, 0};
+}
+
 /* ---- events ------------------------------------------------------------------------ */
 
 /* Hand the event over and redraw when something changed, as the loop does. */

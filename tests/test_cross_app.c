@@ -232,7 +232,7 @@ static void test_score_cycle(void **state)
     key(f, SDLK_f, KMOD_LSHIFT);
     assert_int_equal(f->m.cfg.score, ATTN_SCORE_COSINE);
     /* the [F] control cycles too */
-    click_rect(f, a->layout.ctl[CTL_SCORE]);
+    click_rect(f, ctl_rect(f, ACT_CYCLE_SCORE, 1));
     assert_int_equal(f->m.cfg.score, ATTN_SCORE_ADDITIVE);
     /* back to dot: S works again */
     key(f, SDLK_f, 0);

@@ -20,6 +20,7 @@
 
 #include "attnviz/app_state.h"
 #include "attnviz/attnfile.h"
+#include "attnviz/file_source.h"
 #include "attnviz/import.h"
 #include "attnviz/input.h"
 #include "attnviz/model.h"
@@ -30,6 +31,9 @@
 #include "test_util.h"
 #include "test_app_util.h"
 
+/* The file shown, or NULL (the sentence is). */
+#define FS(a) file_source_of(a)
+
 #define LAYERS "tests/fixtures/attention/torch_layers.npz"
 #define CROSS "tests/fixtures/attention/torch_cross.npz"
 
@@ -39,12 +43,12 @@ static void assert_shows(Fix *f, AttnPick pick, int layer, int head)
     AppState *a = f->a;
     app_draw(a, f->r);
     const AttnMap *m = &a->vs.map;
-    assert_non_null(a->imp);
-    assert_int_equal(m->Tq, a->imp->f.Tq);
-    assert_int_equal(m->Tk, a->imp->f.Tk);
+    assert_non_null(FS(a));
+    assert_int_equal(m->Tq, FS(a)->imp->f.Tq);
+    assert_int_equal(m->Tk, FS(a)->imp->f.Tk);
     float *want = malloc(sizeof(float) * (size_t)m->Tq * m->Tk);
     assert_non_null(want);
-    assert_int_equal(attn_file_map(&a->imp->f, pick, layer, head, want), 0);
+    assert_int_equal(attn_file_map(&FS(a)->imp->f, pick, layer, head, want), 0);
     for (int i = 0; i < m->Tq; i++)
         for (int j = 0; j < m->Tk; j++)
             assert_float_equal(attn_map_at(m, i, j), want[(size_t)i * m->Tk + j], 1e-6);
@@ -56,9 +60,9 @@ static void test_open_and_pick(void **state)
     Fix *f = *state;
     AppState *a = f->a;
     assert_int_equal(app_open_path(a, LAYERS), 0);
-    assert_non_null(a->imp);
-    assert_int_equal(a->imp->f.L, 3);
-    assert_int_equal(a->imp->f.H, 4);
+    assert_non_null(FS(a));
+    assert_int_equal(FS(a)->imp->f.L, 3);
+    assert_int_equal(FS(a)->imp->f.H, 4);
     assert_shows(f, ATTN_PICK_HEAD, 0, 0);
     assert_null(a->vs.m); /* no Model behind the panels */
     assert_string_equal(a->vs.map.q_labels[2], "train"); /* Ġ dropped when shown */
@@ -81,16 +85,16 @@ static void test_open_and_pick(void **state)
     key(f, SDLK_l, 0); /* after the last layer: the average of the layers */
     assert_shows(f, ATTN_PICK_HEAD_ALL_AVG, -1, 0);
     /* the controls strip: layer, head, rollout, special tokens, model view */
-    assert_int_equal(a->layout.ctl[CTL_TEMP].w, 0); /* τ means nothing here */
-    click_rect(f, a->layout.ctl[CTL_MODE]);
+    assert_int_equal(ctl_rect(f, ACT_TEMPERATURE, 1).w, 0); /* τ means nothing here */
+    click_rect(f, ctl_rect(f, ACT_CYCLE_LAYER, 1));
     assert_shows(f, ATTN_PICK_HEAD, 0, 0); /* after the average: layer 1 */
-    click_rect(f, a->layout.ctl[CTL_HEAD]);
+    click_rect(f, ctl_rect(f, ACT_CYCLE_HEAD, 1));
     assert_shows(f, ATTN_PICK_HEAD, 0, 1);
-    click_rect(f, a->layout.ctl[CTL_SCALE]);
+    click_rect(f, ctl_rect(f, ACT_TOGGLE_ROLLOUT, 0));
     assert_shows(f, ATTN_PICK_ROLLOUT, 0, -1);
-    click_rect(f, a->layout.ctl[CTL_SCALE]);
-    click_rect(f, a->layout.ctl[CTL_POSENC]);
-    assert_int_equal(a->grid, 1);
+    click_rect(f, ctl_rect(f, ACT_TOGGLE_ROLLOUT, 0));
+    click_rect(f, ctl_rect(f, ACT_TOGGLE_GRID, 0));
+    assert_int_equal(FS(a)->grid, 1);
     key(f, SDLK_g, 0);
     /* the query row moves within the file's tokens */
     for (int k = 0; k < 20; k++)
@@ -105,7 +109,7 @@ static void test_special_tokens(void **state)
     Fix *f = *state;
     AppState *a = f->a;
     assert_int_equal(app_open_path(a, LAYERS), 0);
-    assert_int_equal(a->imp->n_special, 2);
+    assert_int_equal(FS(a)->imp->n_special, 2);
     app_draw(a, f->r);
     assert_int_equal(a->vs.q_special[0], 1); /* <s> */
     assert_int_equal(a->vs.q_special[1], 0);
@@ -135,7 +139,7 @@ static void test_model_view(void **state)
     AppState *a = f->a;
     assert_int_equal(app_open_path(a, LAYERS), 0);
     key(f, SDLK_g, 0);
-    assert_int_equal(a->grid, 1);
+    assert_int_equal(FS(a)->grid, 1);
     app_draw(a, f->r);
     assert_non_null(a->vs.grid);
     assert_int_equal(a->layout.grid_fig.L, 3);
@@ -147,10 +151,10 @@ static void test_model_view(void **state)
     key(f, SDLK_RIGHT, 0);
     key(f, SDLK_RIGHT, 0);
     key(f, SDLK_RIGHT, 0); /* clamped at head 4 */
-    assert_int_equal(a->grid_layer, 2);
-    assert_int_equal(a->grid_head, 3);
+    assert_int_equal(FS(a)->grid_layer, 2);
+    assert_int_equal(FS(a)->grid_head, 3);
     key(f, SDLK_RETURN, 0);
-    assert_int_equal(a->grid, 0);
+    assert_int_equal(FS(a)->grid, 0);
     assert_shows(f, ATTN_PICK_HEAD, 2, 3);
     /* the pointer over a cell of one small map marks its row and column in
      * every map and names its tokens */
@@ -182,7 +186,7 @@ static void test_model_view(void **state)
     app_draw(a, f->r);
     FigRect r = figure_grid_map_rect(&a->layout.grid_fig, 1, 2);
     click(f, r.x + r.w / 2, r.y + r.h / 2);
-    assert_int_equal(a->grid, 0);
+    assert_int_equal(FS(a)->grid, 0);
     assert_shows(f, ATTN_PICK_HEAD, 1, 2);
 }
 
@@ -209,12 +213,12 @@ static void test_session(void **state)
     fputs("the cat sat\n", fp);
     fclose(fp);
     assert_int_equal(app_open_path(a, sp), 0); /* the sentence again */
-    assert_null(a->imp);
+    assert_null(FS(a));
     assert_int_equal(app_open_path(a, path), 0);
-    assert_non_null(a->imp);
-    assert_int_equal(a->imp_layer, 1);
-    assert_int_equal(a->imp_head, 2);
-    assert_int_equal(a->imp_hide_special, 1);
+    assert_non_null(FS(a));
+    assert_int_equal(FS(a)->layer, 1);
+    assert_int_equal(FS(a)->head, 2);
+    assert_int_equal(FS(a)->hide_special, 1);
     assert_int_equal(a->vs.query, query);
     app_draw(a, f->r);
     assert_int_equal(a->vs.map.Tq, 5); /* without <s> and </s> */
@@ -232,7 +236,7 @@ static void test_overview(void **state)
     assert_int_equal(app_open_path(a, LAYERS), 0);
     app_draw(a, f->r);
     const FigureGrid *g = &a->layout.grid_fig;
-    assert_int_equal(a->grid, 0);
+    assert_int_equal(FS(a)->grid, 0);
     assert_int_equal(g->L, 3);
     assert_int_equal(g->H, 4);
     assert_true(a->layout.cell > 0); /* the heatmap is there too */
@@ -261,17 +265,17 @@ static void test_scores(void **state)
     Fix *f = *state;
     AppState *a = f->a;
     assert_int_equal(app_open_path(a, "tests/fixtures/attention/scores.npz"), 0);
-    assert_int_equal(a->imp->has_scores, 1);
+    assert_int_equal(FS(a)->imp->has_scores, 1);
     app_draw(a, f->r);
     assert_int_equal(a->vs.map.kind, ATTN_MAP_WEIGHTS);
     key(f, SDLK_r, 0);
     app_draw(a, f->r);
     assert_int_equal(a->vs.map.kind, ATTN_MAP_SCORES);
     float want[25];
-    assert_int_equal(attn_file_map(&a->imp->sf, ATTN_PICK_HEAD, 0, 0, want), 0);
+    assert_int_equal(attn_file_map(&FS(a)->imp->sf, ATTN_PICK_HEAD, 0, 0, want), 0);
     for (int k = 0; k < 25; k++)
         assert_float_equal(attn_map_at(&a->vs.map, k / 5, k % 5), want[k], 1e-6);
-    click_rect(f, a->layout.ctl[CTL_MATRIX]);
+    click_rect(f, ctl_rect(f, ACT_CYCLE_MATRIX, 1));
     assert_shows(f, ATTN_PICK_HEAD, 0, 0); /* the weights again */
     /* a file without scores says so */
     assert_int_equal(app_open_path(a, LAYERS), 0);
@@ -286,14 +290,14 @@ static void test_model_actions_refused(void **state)
     float tau = f->m.cfg.temperature;
     int causal = f->m.cfg.causal;
     assert_int_equal(app_open_path(a, LAYERS), 0);
-    unsigned long gen = a->imp_gen;
+    unsigned long gen = FS(a)->gen;
     key(f, SDLK_m, 0); /* the mask */
     key(f, SDLK_t, 0); /* τ */
     key(f, SDLK_RETURN, 0); /* the sentence bar */
     assert_int_equal(f->m.cfg.causal, causal);
     assert_float_equal(f->m.cfg.temperature, tau, 0.0f);
     assert_int_equal(a->vs.sentence_focus, 0);
-    assert_int_equal(a->imp_gen, gen);
+    assert_int_equal(FS(a)->gen, gen);
     assert_non_null(strstr(a->status, "no sentence, weights or settings"));
     /* the editor and the step view say why they are empty */
     app_draw(a, f->r);
@@ -324,7 +328,7 @@ static void test_cross_and_bad_files(void **state)
     assert_int_equal(app_open_path(a, path), -1);
     assert_int_equal(a->status_err, 1);
     assert_non_null(strstr(a->status, path));
-    assert_non_null(a->imp);
+    assert_non_null(FS(a));
     assert_int_equal(a->vs.map.Tk, 7);
     unlink(path);
     /* a sentences file brings the sentence back */
@@ -333,7 +337,7 @@ static void test_cross_and_bad_files(void **state)
     fputs("the cat sat\n", fp);
     fclose(fp);
     assert_int_equal(app_open_path(a, sp), 0);
-    assert_null(a->imp);
+    assert_null(FS(a));
     app_draw(a, f->r);
     assert_ptr_equal(a->vs.m, &f->m);
     assert_int_equal(a->vs.map.Tq, 3);

@@ -184,7 +184,7 @@ static double naive_loss(Fix *f)
 static void test_control_and_buttons(void **state)
 {
     Fix *f = *state;
-    click_rect(f, f->a->layout.ctl[CTL_TEACH]);
+    click_rect(f, ctl_rect(f, ACT_TEACH, 0));
     assert_true(f->a->teach && f->a->teach->on);
     const ViewLayout *l = &f->a->layout;
     for (int b = 0; b < TBTN_COUNT; b++)
@@ -207,7 +207,7 @@ static void test_control_and_buttons(void **state)
         float row[7] = {0};
         assert_row(f, i, row);
     }
-    click_rect(f, f->a->layout.ctl[CTL_TEACH]);
+    click_rect(f, ctl_rect(f, ACT_TEACH, 0));
     assert_int_equal(f->a->teach->on, 0);
 }
 

@@ -31,6 +31,7 @@
 #include "attnviz/app_state.h"
 #include "attnviz/input.h"
 #include "attnviz/model.h"
+#include "attnviz/source.h"
 #include "attnviz/view.h"
 
 #include "test_util.h"
@@ -165,6 +166,7 @@ static void window(const char *name, const ViewState *s, int w, int h)
     AttnErr err = {0};
     ViewState t = *s;
     view_state_set_model(&t, t.m);
+    source_sentence_controls(&t, NULL);
     check(name, view_render_window(NULL, &t, w, h, &err), &err);
 }
 

@@ -12,13 +12,13 @@
 
 /* Open the window on m (which the app edits from now on).
  * sentences: the list PageUp/PageDown walks (may be empty); sv: the view of
- * a session opened on the command line, or NULL; imp: an attention file to
- * show instead of the sentence (opened and picked; the app owns it from
- * then on), or NULL. Returns 0 when the user
- * quits, or an error (e.g. no display) with err filled. */
-struct Imported;
-int app_run(Model *m, const Options *o, SentenceList *sentences,
-            const SessionView *sv, struct Imported *imp, AttnErr *err);
+ * a session opened on the command line, or NULL; kind and opened: what a
+ * source opened on the command line (its cli_open), shown instead of the
+ * sentence (the app owns opened from then on), or NULL. Returns 0 when the
+ * user quits, or an error (e.g. no display) with err filled. */
+struct SourceKind;
+int app_run(Model *m, const Options *o, SentenceList *sentences, const SessionView *sv,
+            const struct SourceKind *kind, void *opened, AttnErr *err);
 
 /* After a session or the autosave was loaded into m and sv: the settings
  * given on the command line win over the file's (mode, heads, mask,

@@ -80,20 +80,10 @@ typedef struct AppState {
     int export_count;          /* for tests: files written */
     char last_export[4096];
 
-    /* an attention file shown instead of the sentence (issue 13) */
-    struct Imported *imp;      /* NULL: the sentence's model */
-    int grid;                  /* 1: the model view (every layer and head) */
-    int imp_layer, imp_head;   /* the head view's map (-1: average) */
-    int imp_rollout;
-    int imp_hide_special;      /* the special tokens dropped, rows renormalised */
-    int grid_layer, grid_head; /* the model view's selection */
-    float *thumbs;             /* every map, small, for the model view */
-    AttnMaps thumb_maps;
-    char **thumb_labels;
-    unsigned long imp_gen;     /* changes when the picked map changes */
-    char imp_ctl[CTL_COUNT][64];   /* the controls strip for a file */
-    const char *imp_ctl_label[CTL_COUNT];
-    unsigned char imp_ctl_on[CTL_COUNT];
+    /* what is shown: a source (source.h) and its own state */
+    const struct SourceKind *kind;
+    void *src;
+    AppAction ctl_act[VIEW_CTL_MAX]; /* what each control of vs.ctl does */
 
     /* the compare view (issue 14): the pinned reference and what made it
      * (src/app/compare.c), or NULL */
@@ -122,6 +112,9 @@ int app_handle_event(AppState *a, const SDL_Event *e);
  * the loop may wait for an event (-1: until one comes). Returns 1 when
  * something visible changed. */
 int app_tick(AppState *a, Uint32 now_ms, int *wait_ms);
+/* The view state of what is shown now (a->vs): the source's maps and
+ * controls, the compare view's and teach mode's parts. */
+void app_present(AppState *a);
 /* Recompute the layout for the window size and draw. */
 void app_draw(AppState *a, SDL_Renderer *r);
 /* Replace the sentence and recompute (keeps the first 1024 tokens); the
@@ -148,22 +141,9 @@ int app_autosave(AppState *a, int always);
  * by the last Ctrl+S with nothing changed since: 1 and buf, or 0. */
 int app_autosave_from(const AppState *a, char *buf, size_t n);
 
-/* Show the attention file im (opened and picked; the app owns it from
- * now on and closes it) instead of the sentence: the head view of its
- * picked map, G for the model view. Returns 0 or -ATTN_E_NOMEM. */
-int app_import_set(AppState *a, struct Imported *im);
-/* An attention file's actions (layer, head, rollout, model view) when one
- * is shown, and the keys that mean nothing then; -1 for every other
- * action (app_apply carries it out as for a sentence). */
-int app_import_apply(AppState *a, const AppAction *act);
-/* The view's maps from the attention file (app_draw calls it). */
-void app_import_view(AppState *a);
-/* Save what is shown of the attention file as a session (its path, layer,
- * head, rollout, special tokens, view, selection); open one. The status
- * bar says how it went; 0 or -1. */
-int app_import_save(AppState *a, const char *path);
-int app_import_open_session(AppState *a, const char *path);
-void app_import_free(AppState *a);
+/* Show src of kind k in place of what is shown (whose kind closes its
+ * state first); the selection, hover and pan start again. */
+void app_show_source(AppState *a, const struct SourceKind *k, void *src);
 
 /* Export the heatmap (0), lines (1) or window (2) to the export folder. */
 int app_export(AppState *a, int what);

@@ -12,12 +12,16 @@
 #include "attnviz/figure.h"
 #include "attnviz/model.h"
 
-/* Clickable controls, in strip order. */
-typedef enum ViewControl {
-    CTL_MODE = 0, CTL_SCALE, CTL_MASK, CTL_POSENC, CTL_HEAD, CTL_HEADS_DOWN,
-    CTL_HEADS_UP, CTL_TEMP, CTL_SCORE, CTL_MATRIX, CTL_CMAP, CTL_ALL, CTL_COMPARE,
-    CTL_TEACH, CTL_EXPORT, CTL_HELP, CTL_COUNT
-} ViewControl;
+/* The controls strip: buttons in order, each a label (and a shorter one
+ * for a narrow window), lit when on, greyed when it does not apply now.
+ * Whoever shows something fills them (the app: the shown source's
+ * controls, then those every source has); a click names the index. */
+#define VIEW_CTL_MAX 24
+typedef struct ViewCtl {
+    char label[64];
+    char compact[32];      /* "": the label */
+    unsigned char on, off;
+} ViewCtl;
 
 /* Teach mode's buttons (over the loss curve): the presets, the current map
  * as the target, clear, run / pause, one step, reset. */
@@ -63,7 +67,16 @@ typedef struct ViewState {
     AttnConfig cfg;        /* settings the controls and the status bar show */
     int d, dk, heads, n_unknown;
     const TokenList *toks; /* the tokens' places in the sentence, or NULL */
-    const Model *m;        /* for the step view and the weight editor, or NULL */
+    const Model *m;        /* the Model whose weights the editor and whose
+                              steps the step view show; NULL: those panels
+                              say no_model instead */
+    const TokenList *ktoks;/* the second sentence's tokens, or NULL */
+    const unsigned char *k_unknown; /* its words not in the table, or NULL */
+    int keys_bar;          /* 1: the second bar (a second text) is there */
+    const char *bar_label; /* the first bar's label ("Sentence", "File") */
+    const char *panel_title; /* the heatmap panel's title; NULL: the
+                              formula of the matrix shown (from cfg) */
+    char status_facts[400];/* the status bar's facts (the query's name follows) */
     const AttnMaps *grid;  /* non-NULL: the model view of these maps instead
                               of the heatmap and the line diagram */
     int grid_layer, grid_head; /* its selected map */
@@ -72,10 +85,9 @@ typedef struct ViewState {
                               and column marked in each) */
     const char *no_model;  /* without a Model: what the editor and step view
                               say instead (NULL: nothing drawn there) */
-    const char *const *ctl_labels; /* CTL_COUNT labels of the controls strip
-                              in another mode (an attention file), NULL entries
-                              hidden; NULL: the model's controls */
-    const unsigned char *ctl_on;   /* which of those are on */
+    ViewCtl ctl[VIEW_CTL_MAX]; /* the controls strip */
+    int n_ctl;
+    int cross;             /* queries and keys from two texts */
     int head;              /* 0..h-1, or MODEL_HEAD_AVG */
     ModelMatrix matrix;    /* weights, scores or logits */
     ColormapId cmap;       /* sequential map for weights */
@@ -152,7 +164,7 @@ typedef struct ViewState {
 typedef struct ViewLayout {
     int w, h;
     SDL_Rect sentence, keys_bar, controls, heatmap, lines, editor, step, status;
-    SDL_Rect ctl[CTL_COUNT];      /* control buttons */
+    SDL_Rect ctl[VIEW_CTL_MAX];   /* control buttons (ViewState.ctl) */
     int controls_compact;         /* 1: the short labels are shown */
     SDL_Rect grid;                /* visible heatmap cells */
     SDL_Rect colorbar;
@@ -205,7 +217,7 @@ int view_hit_grid(const ViewLayout *l, int x, int y, int *layer, int *head);
 int view_hit_teach_button(const ViewLayout *l, int x, int y);
 /* A tab of the shared side area: its SidePanel, or -1. */
 int view_hit_side_tab(const ViewLayout *l, int x, int y);
-/* Control button: its ViewControl, or -1. */
+/* Control button: its index in ViewState.ctl, or -1. */
 int view_hit_control(const ViewLayout *l, int x, int y);
 /* Editor cell: 1 and row/col, tab: 2 and target in *row, button: 3 and
  * EditButton in *row, else 0. */

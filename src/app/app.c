@@ -5,6 +5,7 @@
 #include "attnviz/attnio.h"
 #include "attnviz/import.h"
 #include "attnviz/app.h"
+#include "attnviz/source.h"
 #include "attnviz/teach_app.h"
 
 #include <math.h>
@@ -252,6 +253,7 @@ void app_redo(AppState *a)
 int app_init(AppState *a, Model *m, const Options *o, SentenceList *sentences)
 {
     memset(a, 0, sizeof *a);
+    a->kind = &source_sentence;
     a->m = m;
     m->keep_window_matrices = 1; /* R and H together show averaged scores */
     a->opt = o;
@@ -291,7 +293,9 @@ void app_free(AppState *a)
 {
     compare_free(a);
     app_teach_free(a);
-    app_import_free(a);
+    if (a->kind && a->kind->close)
+        a->kind->close(a);
+    a->src = NULL;
     for (int i = 0; i < a->undo_n; i++)
         app_snap_free(&a->undo[i]);
     free(a->text);
@@ -428,10 +432,17 @@ int app_autosave_from(const AppState *a, char *buf, size_t n)
 
 int app_save_session(AppState *a, const char *path)
 {
+    if (!a->kind->save) {
+        app_status(a, 1, "not saved: a %s has no session", a->kind->name);
+        return -1;
+    }
+    return a->kind->save(a, path);
+}
+
+int app_save_sentence_session(AppState *a, const char *path)
+{
     SessionView sv;
     AttnErr err = {0};
-    if (a->imp)
-        return app_import_save(a, path);
     session_view_of(a, &sv);
     if (session_save(path, a->m, &sv, &err) < 0) {
         char buf[1200];
@@ -463,76 +474,21 @@ int app_autosave(AppState *a, int always)
     return 0;
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-/* Open an attention file in the window; what is shown stays on error. */
-static int open_attention(AppState *a, const char *path)
-{
-    AttnErr err = {0};
-    char buf[1200];
-    Imported *im = malloc(sizeof *im);
-    if (!im || import_open(im, path, NULL, NULL, &err) < 0 || import_pick(im, 0, 0, 0, NULL, &err) < 0) {
-        if (im && im->f.n_parts)
-            import_close(im);
-        free(im);
-        attn_err_format(&err, buf, sizeof buf);
-        app_status(a, 1, "cannot open: %s", buf);
-        return -1;
-    }
-    return app_import_set(a, im) < 0 ? -1 : 0;
-}
-
 int app_open_path(AppState *a, const char *path)
 {
-    AttnErr err = {0};
-    char buf[1200];
-    switch (attn_path_kind(path)) {
-    case ATTN_PATH_SESSION: return app_import_open_session(a, path);
-    case ATTN_PATH_FILE: return open_attention(a, path);
-    default: break;
-    }
-    if (a->imp) /* back to the sentence */
-        app_import_free(a);
-    if (ends_with(path, ".json")) {
-        SessionView sv;
-        undo_push(a);
-        if (app_load_session(a->m, &sv, path, &err) < 0) {
-            undo_drop_last(a); /* nothing changed */
-            attn_err_format(&err, buf, sizeof buf);
-            app_status(a, 1, "cannot open: %s", buf);
-            return -1;
-        }
-        app_set_sentence(a, a->m->text ? a->m->text : "");
-        app_apply_session_view(a, &sv);
-        session_view_free(&sv);
-        snprintf(a->session_path, sizeof a->session_path, "%s", path);
-        app_status(a, 0, "opened session %s", path);
-        a->unsaved = 0;
-        return 0;
-    }
-    SentenceList sl;
-    if (sentences_load(&sl, path, &err) < 0) {
-        attn_err_format(&err, buf, sizeof buf);
-        app_status(a, 1, "cannot open: %s", buf);
-        return -1;
-    }
-    if (a->sentences) {
-        sentences_free(a->sentences);
-        *a->sentences = sl;
-    } else {
-        sentences_free(&sl);
-        app_status(a, 1, "cannot open %s here", path);
-        return -1;
-    }
-    a->sentence_idx = 0;
-    app_set_sentence(a, a->sentences->text[0]);
-    app_status(a, 0, "%s: %d sentence%s (PgUp/PgDn)", path, a->sentences->n,
-               a->sentences->n == 1 ? "" : "s");
-    return 0;
+    const SourceKind *k = source_for_path(path);
+    /* the kind whose test accepts the path; the sentence opens the rest
+     * (its sessions and sentences files) */
+    return (k ? k : &source_sentence)->open(a, path);
+}
+
+void app_show_source(AppState *a, const SourceKind *k, void *src)
+{
+    if (a->kind && a->kind->close)
+        a->kind->close(a);
+    a->kind = k;
+    a->src = src;
+    a->dirty = 1;
 }
 
 /* ---- events, time, drawing ------------------------------------------------------ */
@@ -563,7 +519,20 @@ int app_tick(AppState *a, Uint32 now_ms, int *wait_ms)
         a->autosave_at = now_ms;
     }
     *wait_ms = a->unsaved ? (int)(APP_AUTOSAVE_MS - (now_ms - a->autosave_at)) + 1 : -1;
-    return app_teach_tick(a, wait_ms); /* teaching: steps every frame, no wait */
+    int changed = a->kind->tick ? a->kind->tick(a, now_ms, wait_ms) : 0; /* background work */
+    return app_teach_tick(a, wait_ms) | changed; /* teaching: steps every frame, no wait */
+}
+
+void app_present(AppState *a)
+{
+    a->kind->present(a);
+    compare_view(a); /* the compare view's maps and labels, when pinned */
+    app_teach_view(a);
+    a->vs.n_ctl = 0;
+    if (a->kind->controls)
+        a->kind->controls(a);
+    source_ctl_common(&a->vs, a->ctl_act, a->kind->can_compare && a->kind->can_compare(a),
+                      a->kind->learnable != NULL);
 }
 
 void app_draw(AppState *a, SDL_Renderer *r)
@@ -573,13 +542,9 @@ void app_draw(AppState *a, SDL_Renderer *r)
         w = a->win_w;
         h = a->win_h;
     }
-    if (a->imp)
-        app_import_view(a);
-    else
-        view_state_set_model(&a->vs, a->m);
-    compare_view(a); /* the compare view's maps and labels, when pinned */
-    app_teach_view(a);
-    a->vs.sentence = a->prompt ? a->prompt_buf : a->imp ? a->imp->title : a->text;
+    app_present(a);
+    if (a->prompt)
+        a->vs.sentence = a->prompt_buf;
     a->vs.keys_sentence = a->keys ? a->keys : "";
     int text_cursor = a->vs.cursor;
     if (a->prompt)

@@ -52,9 +52,11 @@ void text_event(AppState *a, const SDL_Event *e);
 /* The bar asks for a file name (PROMPT_SAVE or PROMPT_OPEN). */
 void text_prompt_start(AppState *a, AppPrompt p, const char *label, const char *initial);
 
-/* import_app.c: the rows and columns shown (an attention file's map, or
- * the sentence's T × T), for hit tests. */
-void app_shown_size(const AppState *a, int *Tq, int *Tk);
+/* actions.c: the sentence bar takes the keyboard, the cursor at byte
+ * offset cursor (-1: the end). */
+void app_focus_sentence(AppState *a, int cursor);
+/* app.c: save the sentence's session (the model, the view) at path. */
+int app_save_sentence_session(AppState *a, const char *path);
 
 /* compare.c: V pins what the heatmap shows as the reference (the map and
  * the settings, weights, sentences and edited vectors that made it), V

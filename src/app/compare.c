@@ -8,6 +8,7 @@
  * other tokens get no difference, and the reason. The window's export of a
  * comparison writes the three panels as one PNG and the difference as CSV. */
 #include "app_internal.h"
+#include "attnviz/source.h"
 #include "attnviz/view.h"
 
 #include <stdint.h>
@@ -285,11 +286,11 @@ void compare_toggle(AppState *a)
         app_status(a, 0, "compare: unpinned, the heatmap alone again");
         return;
     }
-    if (a->imp) {
+    if (!a->kind->can_compare || !a->kind->can_compare(a)) {
         app_status(a, 1, "compare: works on a sentence's attention, not on a file's");
         return;
     }
-    view_state_set_model(&a->vs, a->m); /* the maps of now */
+    a->kind->present(a); /* the maps of now */
     if (!a->vs.map.v || !a->vs.map.Tq || !a->vs.map.Tk) {
         app_status(a, 1, "compare: nothing to pin (type a sentence)");
         return;
@@ -382,7 +383,7 @@ static void fill_view(struct AppCompare *c, const AppState *a, ViewState *s)
 
 void compare_view(AppState *a)
 {
-    if (!a->cmp || a->imp || !a->vs.map.v) {
+    if (!a->cmp || !a->kind->can_compare || !a->kind->can_compare(a) || !a->vs.map.v) {
         a->vs.cmp_ref = a->vs.cmp_diff = NULL;
         a->vs.cmp_ref_label = a->vs.cmp_cur_label = a->vs.cmp_what = NULL;
         return;

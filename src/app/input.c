@@ -2,6 +2,7 @@
  * through one table (which also writes the help overlay, so the help cannot
  * list a key that does nothing); clicks and motion through the view's hits. */
 #include "attnviz/input.h"
+#include "attnviz/source.h"
 #include "app_internal.h"
 #include "attnviz/teach.h"
 #include "attnviz/teach_app.h"
@@ -318,6 +319,12 @@ static const AppKey *key_find(SDL_Keycode key, Uint16 mod, KeyContext ctx)
     return NULL;
 }
 
+/* Teach mode is on (for a source with weights to learn). */
+static int teaching(const AppState *a)
+{
+    return a->teach && a->teach->on && a->kind->learnable;
+}
+
 static int translate_key(AppState *a, const SDL_KeyboardEvent *ke, AppAction *out)
 {
     SDL_Keycode k = ke->keysym.sym;
@@ -329,9 +336,9 @@ static int translate_key(AppState *a, const SDL_KeyboardEvent *ke, AppAction *ou
         row = key_find(k, mod, KEYCTX_HELP);
     if (!row && a->vs.edit_focus)
         row = key_find(k, mod, KEYCTX_EDITOR);
-    if (!row && a->grid)
+    if (!row && a->vs.grid)
         row = key_find(k, mod, KEYCTX_GRID);
-    if (!row && a->teach && a->teach->on && !a->imp)
+    if (!row && teaching(a))
         row = key_find(k, mod, KEYCTX_TEACH);
     if (!row)
         row = key_find(k, mod, KEYCTX_MAIN);
@@ -375,26 +382,6 @@ static int translate_wheel(AppState *a, const SDL_MouseWheelEvent *w, AppAction 
 
 /* ---- clicks and motion ---------------------------------------------------------------- */
 
-static const AppAction control_actions[CTL_COUNT] = {
-    [CTL_MODE] = {ACT_TOGGLE_MODE, 0, 0, 0.0f},
-    [CTL_SCALE] = {ACT_TOGGLE_SCALE, 0, 0, 0.0f},
-    [CTL_MASK] = {ACT_TOGGLE_MASK, 0, 0, 0.0f},
-    [CTL_POSENC] = {ACT_TOGGLE_POSENC, 0, 0, 0.0f},
-    [CTL_HEAD] = {ACT_CYCLE_HEAD, 1, 0, 0.0f},
-    [CTL_HEADS_DOWN] = {ACT_STEP_HEADS, -1, 0, 0.0f},
-    [CTL_HEADS_UP] = {ACT_STEP_HEADS, 1, 0, 0.0f},
-    [CTL_TEMP] = {ACT_TEMPERATURE, 1, 0, 0.0f},
-    [CTL_SCORE] = {ACT_CYCLE_SCORE, 1, 0, 0.0f},
-    [CTL_MATRIX] = {ACT_CYCLE_MATRIX, 1, 0, 0.0f},
-    [CTL_CMAP] = {ACT_CYCLE_CMAP, 0, 0, 0.0f},
-    [CTL_ALL] = {ACT_TOGGLE_ALL_LINES, 0, 0, 0.0f},
-    [CTL_COMPARE] = {ACT_COMPARE, 0, 0, 0.0f},
-    [CTL_TEACH] = {ACT_TEACH, 0, 0, 0.0f},
-    [CTL_EXPORT] = {ACT_EXPORT, 0, 0, 0.0f},
-    [CTL_HELP] = {ACT_HELP, 0, 0, 0.0f},
-};
-
-/* The controls while an attention file is shown (see import_app.c). */
 /* What teach mode's buttons do: the same as their keys. */
 static const AppAction teach_button_actions[TBTN_COUNT] = {
     [TBTN_SELF] = {ACT_TEACH_PRESET, TEACH_SELF, 0, 0.0f},
@@ -408,18 +395,6 @@ static const AppAction teach_button_actions[TBTN_COUNT] = {
     [TBTN_RESET] = {ACT_TEACH_RESET, 0, 0, 0.0f},
 };
 
-static const AppAction file_control_actions[CTL_COUNT] = {
-    [CTL_MODE] = {ACT_CYCLE_LAYER, 1, 0, 0.0f},
-    [CTL_HEAD] = {ACT_CYCLE_HEAD, 1, 0, 0.0f},
-    [CTL_SCALE] = {ACT_TOGGLE_ROLLOUT, 0, 0, 0.0f},
-    [CTL_MASK] = {ACT_TOGGLE_SPECIAL, 0, 0, 0.0f},
-    [CTL_POSENC] = {ACT_TOGGLE_GRID, 0, 0, 0.0f},
-    [CTL_MATRIX] = {ACT_CYCLE_MATRIX, 1, 0, 0.0f},
-    [CTL_CMAP] = {ACT_CYCLE_CMAP, 0, 0, 0.0f},
-    [CTL_ALL] = {ACT_TOGGLE_ALL_LINES, 0, 0, 0.0f},
-    [CTL_EXPORT] = {ACT_EXPORT, 0, 0, 0.0f},
-    [CTL_HELP] = {ACT_HELP, 0, 0, 0.0f},
-};
 
 /* A press on a weight-editor cell: the cursor goes there; a double click
  * types a value, a single one starts scrubbing. */
@@ -446,8 +421,8 @@ static int press_editor_cell(AppState *a, const SDL_MouseButtonEvent *b, int row
  * view's): a click there cycles the colour scale. */
 static int on_colorbar(const AppState *a, int x, int y)
 {
-    const FigColorbar *bars[2] = {a->grid ? NULL : &a->layout.heat.cb,
-                                  a->imp ? &a->layout.grid_fig.cb : NULL};
+    const FigColorbar *bars[2] = {a->vs.grid ? NULL : &a->layout.heat.cb,
+                                  a->vs.grid || a->vs.overview ? &a->layout.grid_fig.cb : NULL};
     for (int k = 0; k < 2; k++) {
         const FigRect *b = bars[k] ? &bars[k]->bar : NULL;
         if (b && b->w > 0 && b->h > 0 && x >= b->x && x < bars[k]->caption_x && y >= b->y &&
@@ -464,10 +439,10 @@ static int press(AppState *a, const SDL_MouseButtonEvent *b, AppAction *out)
 {
     const ViewLayout *l = &a->layout;
     int x = b->x, y = b->y, i, j, side, row, col, Tq, Tk;
-    app_shown_size(a, &Tq, &Tk);
+    a->kind->shown_size(a, &Tq, &Tk);
     int c = view_hit_control(l, x, y);
-    if (c >= 0) {
-        *out = a->imp ? file_control_actions[c] : control_actions[c];
+    if (c >= 0 && c < a->vs.n_ctl) {
+        *out = a->ctl_act[c];
         return 1;
     }
     int st = view_hit_side_tab(l, x, y);
@@ -475,7 +450,7 @@ static int press(AppState *a, const SDL_MouseButtonEvent *b, AppAction *out)
         *out = (AppAction){ACT_SIDE_TAB, 0, st, 0.0f};
         return 1;
     }
-    int tb = a->teach && a->teach->on ? view_hit_teach_button(l, x, y) : -1;
+    int tb = teaching(a) ? view_hit_teach_button(l, x, y) : -1;
     if (tb >= 0) {
         *out = teach_button_actions[tb];
         return 1;
@@ -484,12 +459,12 @@ static int press(AppState *a, const SDL_MouseButtonEvent *b, AppAction *out)
         *out = (AppAction){ACT_CYCLE_CSCALE, 0, 0, 0.0f};
         return 1;
     }
-    if (a->imp && view_hit_grid(l, x, y, &i, &j)) { /* the model view or the overview */
+    if ((a->vs.grid || a->vs.overview) && view_hit_grid(l, x, y, &i, &j)) { /* the model view or the overview */
         *out = (AppAction){ACT_GRID_OPEN, i, j, 0.0f};
         return 1;
     }
     /* hits are checked against the model, not the layout (see above) */
-    if (a->teach && a->teach->on && !a->imp && view_hit_cell(l, x, y, &i, &j) && i < Tq && j < Tk) {
+    if (teaching(a) && view_hit_cell(l, x, y, &i, &j) && i < Tq && j < Tk) {
         int erase = b->button == SDL_BUTTON_RIGHT || (SDL_GetModState() & KMOD_SHIFT);
         out[0] = (AppAction){ACT_TEACH_PAINT, i, j, erase ? 0.0f : 1.0f};
         out[1] = (AppAction){ACT_SELECT_CELL, i, j, 0.0f};
@@ -517,7 +492,7 @@ static int press(AppState *a, const SDL_MouseButtonEvent *b, AppAction *out)
 
 static int translate_press(AppState *a, const SDL_MouseButtonEvent *b, AppAction *out)
 {
-    int teach_erase = b->button == SDL_BUTTON_RIGHT && a->teach && a->teach->on && !a->vs.help;
+    int teach_erase = b->button == SDL_BUTTON_RIGHT && teaching(a) && !a->vs.help;
     if (b->button != SDL_BUTTON_LEFT && !teach_erase)
         return 0;
     if (a->vs.help) { /* a click closes the help and does nothing else */
@@ -529,7 +504,7 @@ static int translate_press(AppState *a, const SDL_MouseButtonEvent *b, AppAction
         *out = (AppAction){ACT_FOCUS_SENTENCE, cursor, 0, 0.0f};
         return 1;
     }
-    if (!a->imp && SDL_PointInRect(&(SDL_Point){b->x, b->y}, &a->layout.keys_bar)) {
+    if (a->vs.keys_bar && SDL_PointInRect(&(SDL_Point){b->x, b->y}, &a->layout.keys_bar)) {
         int cursor = a->view && !a->prompt ? view_keys_offset(a->view, &a->vs, &a->layout, b->x) : -1;
         *out = (AppAction){ACT_FOCUS_KEYS, cursor, 0, 0.0f};
         return 1;
@@ -550,8 +525,8 @@ static int translate_motion(AppState *a, const SDL_MouseMotionEvent *mm, AppActi
         return 2;
     }
     int Tq, Tk, l, h;
-    app_shown_size(a, &Tq, &Tk);
-    if (a->grid) { /* the model view: the cell of the small map under the pointer */
+    a->kind->shown_size(a, &Tq, &Tk);
+    if (a->vs.grid) { /* the model view: the cell of the small map under the pointer */
         const FigureGrid *g = &a->layout.grid_fig;
         i = j = -1;
         if (view_hit_grid(&a->layout, mm->x, mm->y, &l, &h) && g->cell > 0) {

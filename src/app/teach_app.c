@@ -2,6 +2,7 @@
  * heatmap, and a Teacher (teach_model.h) stepping the model's weights a few
  * milliseconds per frame. The maths is the command line's: only the
  * painting, the settings, the loss curve and the stopping live here. */
+#include "attnviz/source.h"
 #include "attnviz/teach_app.h"
 #include "app_internal.h"
 
@@ -156,8 +157,8 @@ static float *target_for_model(AppState *a)
 
 void app_teach_toggle(AppState *a)
 {
-    if (a->imp) {
-        app_status(a, 1, "teach mode trains the sentence's weights: not for an attention file");
+    if (!a->kind->learnable) {
+        app_status(a, 1, "teach mode trains the sentence's weights: not for an %s", a->kind->name);
         return;
     }
     AppTeach *t = teach_get(a);
@@ -210,7 +211,7 @@ static void paint_row(float *row, int Tk, int j, int on)
 void app_teach_paint(AppState *a, int i, int j, int on)
 {
     AppTeach *t = teach_get(a);
-    if (!t || a->imp)
+    if (!t || !a->kind->learnable)
         return;
     if (i < 0) {
         i = a->vs.query;
@@ -233,7 +234,7 @@ void app_teach_paint(AppState *a, int i, int j, int on)
 void app_teach_preset(AppState *a, int preset)
 {
     AppTeach *t = teach_get(a);
-    if (!t || a->imp)
+    if (!t || !a->kind->learnable)
         return;
     float *tg = target_for_model(a);
     if (!tg)
@@ -341,7 +342,7 @@ static void check_stop(AppState *a)
 void app_teach_run(AppState *a, int run)
 {
     AppTeach *t = teach_get(a);
-    if (!t || a->imp)
+    if (!t || !a->kind->learnable)
         return;
     t->running = run < 0 ? !t->running : run;
     if (t->running && teacher_ready(a, 0) < 0)
@@ -355,7 +356,7 @@ void app_teach_run(AppState *a, int run)
 void app_teach_step(AppState *a)
 {
     AppTeach *t = teach_get(a);
-    if (!t || a->imp)
+    if (!t || !a->kind->learnable)
         return;
     t->running = 0;
     if (steps(a, 1, 0) == 0)
@@ -472,7 +473,7 @@ void app_teach_view(AppState *a)
 {
     AppTeach *t = a->teach;
     ViewState *s = &a->vs;
-    s->teach = t && t->on && !a->imp;
+    s->teach = t && t->on && a->kind->learnable;
     if (!s->teach) {
         s->teach_target = NULL;
         return;

@@ -4,7 +4,7 @@
  * the window's own exports. */
 #include "attnviz/app.h"
 #include "attnviz/app_state.h"
-#include "attnviz/import.h"
+#include "attnviz/source.h"
 #include "app_internal.h"
 
 #include <SDL_syswm.h>
@@ -36,17 +36,14 @@ int app_export(AppState *a, int what)
     for (int k = 2; stat(path, &st) == 0 && k < 1000; k++)
         snprintf(path, sizeof path, "%s/attnviz-%s-%s-%d.png", a->export_dir, kinds[what], stamp, k);
 
-    if (a->imp) /* the maps of now, not of the last frame */
-        app_import_view(a);
+    app_present(a); /* the maps of now, not of the last frame */
     ViewState s = a->vs;
-    if (!a->imp)
-        view_state_set_model(&s, a->m);
     s.hover_i = s.hover_j = -1;
     s.key = -1;
     s.help = 0;
     s.dark = a->opt ? a->opt->theme_dark : 0;
     s.scale = 2.0f * a->ui_scale * a->dpi_scale;
-    if (what == 0 && a->cmp && !a->imp) /* a comparison: its three panels and the CSV */
+    if (what == 0 && a->vs.cmp_ref) /* a comparison: its three panels and the CSV */
         return compare_export(a, &s, path);
     AttnErr err = {0};
     SDL_Surface *surf;
@@ -56,8 +53,9 @@ int app_export(AppState *a, int what)
         surf = view_render_window(a->opt ? a->opt->font : NULL, &s, a->layout.w * 2, a->layout.h * 2, &err);
     } else {
         const char *font = a->opt ? a->opt->font : NULL;
-        surf = what == 0 && !a->imp ? export_heatmap_surface(a->m, &s, font, &err)
-                                    : view_render_panel(font, &s, what == 0 ? PANEL_HEATMAP : PANEL_LINES, &err);
+        surf = what == 0 && a->kind->export_heatmap
+                   ? a->kind->export_heatmap(a, &s, &err) /* as the command line draws it */
+                   : view_render_panel(font, &s, what == 0 ? PANEL_HEATMAP : PANEL_LINES, &err);
     }
     if (!surf || view_save_png(surf, path, &err) < 0) {
         char buf[1200];
@@ -139,7 +137,7 @@ static void run_loop(AppState *a, SDL_Window *win, SDL_Renderer *r)
         if (app_tick(a, SDL_GetTicks(), &wait_ms))
             a->dirty = 1;
         if (a->dirty) {
-            const char *title = a->imp ? a->imp->title : a->text;
+            const char *title = a->kind->title(a);
             if (!shown_title || strcmp(shown_title, title) != 0) {
                 free(shown_title);
                 shown_title = strdup(title);
@@ -213,12 +211,12 @@ static void autosave_setup(AppState *a, const Options *o, const SessionView *sv)
 }
 
 int app_run(Model *m, const Options *o, SentenceList *sentences,
-            const SessionView *sv, struct Imported *imp, AttnErr *err)
+            const SessionView *sv, const SourceKind *kind, void *opened, AttnErr *err)
 {
     SDL_Window *win = NULL;
     SDL_Renderer *r = NULL;
     AppState *a = NULL;
-    int rc = 0, taken = 0; /* imp given to the app (which closes it) */
+    int rc = 0, taken = 0; /* opened given to the app (which closes it) */
     const char *asked = getenv("SDL_VIDEODRIVER");
     if (SDL_Init(SDL_INIT_VIDEO) != 0)
         return attn_err_set(err, ATTN_E_IO, NULL, 0,
@@ -272,10 +270,10 @@ int app_run(Model *m, const Options *o, SentenceList *sentences,
         app_apply_session_view(a, sv);
         a->unsaved = 0;
     }
-    if (imp) {
+    if (kind) {
         taken = 1;
-        if ((rc = app_import_set(a, imp)) < 0) {
-            attn_err_set(err, -rc, NULL, 0, "cannot show the attention file");
+        if ((rc = kind->show(a, opened)) < 0) {
+            attn_err_set(err, -rc, NULL, 0, "cannot show the %s", kind->name);
             goto cleanup;
         }
     } else {
@@ -294,10 +292,8 @@ int app_run(Model *m, const Options *o, SentenceList *sentences,
     run_loop(a, win, r);
     app_autosave(a, 1);
 cleanup:
-    if (imp && !taken) {
-        import_close(imp);
-        free(imp);
-    }
+    if (kind && !taken)
+        kind->cli_free(opened);
     if (a) {
         view_destroy(a->view);
         app_free(a);

@@ -24,7 +24,6 @@ typedef struct BarView {
 
 static void bar_view(const ViewState *s, const ViewLayout *l, int keys, BarView *b)
 {
-    const Model *m = s->m;
     memset(b, 0, sizeof *b);
     b->keys = keys;
     if (keys) {
@@ -34,11 +33,11 @@ static void bar_view(const ViewState *s, const ViewLayout *l, int keys, BarView 
         b->cursor = s->keys_cursor;
         b->focus = s->keys_focus;
         b->rect = l->keys_bar;
-        b->toks = m && m->cross ? &m->ktoks : NULL;
-        b->unknown = m && m->cross ? m->koov : NULL;
+        b->toks = s->ktoks;
+        b->unknown = s->k_unknown;
         return;
     }
-    b->label = s->prompt ? s->prompt : !s->m && s->map.v ? "File" : "Sentence";
+    b->label = s->prompt ? s->prompt : s->bar_label ? s->bar_label : "Sentence";
     b->text = s->sentence ? s->sentence : "";
     b->placeholder = "type a sentence (click here or press /)";
     b->cursor = s->cursor;
@@ -60,8 +59,8 @@ static int sentence_text_x(const ViewState *s, const BarView *b, View *v)
 /* The bar's right-hand note, and the width left for the sentence before it. */
 static void sentence_note(const ViewState *s, const BarView *b, char *buf, size_t n)
 {
-    if (b->keys && s->m && s->m->cross)
-        snprintf(buf, n, "Tk = %d  \xC2\xB7  cross-attention: queries from the sentence", s->m->Tk);
+    if (b->keys && s->cross)
+        snprintf(buf, n, "Tk = %d  \xC2\xB7  cross-attention: queries from the sentence", s->map.Tk);
     else if (b->keys)
         buf[0] = '\0';
     else if (s->toks && !s->prompt)
@@ -292,82 +291,10 @@ void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, const ViewL
 
 /* ---- controls ---------------------------------------------------------------- */
 
-const char *control_label(const ViewState *s, int c, int compact, char *buf, size_t n)
+const char *control_label(const ViewState *s, int c, int compact)
 {
-    if (s->ctl_labels) { /* another mode's controls */
-        snprintf(buf, n, "%s", s->ctl_labels[c] ? s->ctl_labels[c] : "");
-        return buf;
-    }
-    const AttnConfig *cfg = &s->cfg;
-    char hb[40];
-    switch (c) {
-    case CTL_MODE:
-        snprintf(buf, n, "[B] %s", cfg->mode == ATTN_MODE_BASIC ? "basic" : "learned");
-        break;
-    case CTL_SCALE:
-        if (cfg->score != ATTN_SCORE_DOT) /* the √dk factor is the dot product's */
-            snprintf(buf, n, compact ? "[S] dot only" : "[S] 1/\xE2\x88\x9A" "dk: dot only");
-        else
-            snprintf(buf, n, compact ? "[S] 1/\xE2\x88\x9A" "dk" : "[S] scale 1/\xE2\x88\x9A" "dk");
-        break;
-    case CTL_MASK:
-        if (s->m && s->m->cross) /* two sentences: no "later key" to hide */
-            snprintf(buf, n, compact ? "[M] self only" : "[M] mask: self only");
-        else
-            snprintf(buf, n, compact ? "[M] mask" : "[M] causal mask");
-        break;
-    case CTL_POSENC: snprintf(buf, n, compact ? "[P] pos" : "[P] pos. enc."); break;
-    case CTL_HEAD:
-        attn_head_label(s->head, s->heads, hb, sizeof hb);
-        snprintf(buf, n, "[H] %s", hb);
-        break;
-    case CTL_HEADS_DOWN: snprintf(buf, n, "[[] \xE2\x88\x92"); break;
-    case CTL_HEADS_UP: snprintf(buf, n, "[]] +"); break;
-    case CTL_TEMP: snprintf(buf, n, "[T] \xCF\x84 = %.2f", (double)cfg->temperature); break;
-    case CTL_SCORE: snprintf(buf, n, "[F] %s", attn_score_name(cfg->score)); break;
-    case CTL_MATRIX: snprintf(buf, n, "[R] %s", attn_map_kind_name((AttnMapKind)s->matrix)); break;
-    case CTL_CMAP: snprintf(buf, n, "[C] %s", colormap_name(s->cmap)); break;
-    case CTL_ALL: snprintf(buf, n, compact ? "[A] all" : "[A] all queries"); break;
-    case CTL_COMPARE: snprintf(buf, n, compact ? "[V] vs" : "[V] compare"); break;
-    case CTL_TEACH: snprintf(buf, n, "[W] teach"); break;
-    case CTL_EXPORT: snprintf(buf, n, compact ? "[^E] PNG" : "[^E] export PNG"); break;
-    default: snprintf(buf, n, "[?] help"); break;
-    }
-    return buf;
-}
-
-/* A control that does not apply to what is shown (greyed): the mask with
- * two sentences, the √dk switch with cosine or additive scores. */
-static int control_off(const ViewState *s, int c)
-{
-    if (s->ctl_labels)
-        return 0;
-    if (c == CTL_MASK)
-        return s->m && s->m->cross;
-    if (c == CTL_SCALE)
-        return s->cfg.score != ATTN_SCORE_DOT;
-    return 0;
-}
-
-static int control_active(const ViewState *s, int c)
-{
-    if (s->ctl_labels)
-        return s->ctl_on && s->ctl_on[c];
-    const AttnConfig *cfg = &s->cfg;
-    if (control_off(s, c))
-        return 0;
-    switch (c) {
-    case CTL_MODE: return cfg->mode == ATTN_MODE_LEARNED;
-    case CTL_SCALE: return cfg->scale;
-    case CTL_MASK: return cfg->causal;
-    case CTL_POSENC: return cfg->posenc;
-    case CTL_ALL: return s->all_lines;
-    case CTL_HELP: return s->help;
-    case CTL_COMPARE: return s->cmp_ref != NULL;
-    case CTL_TEACH: return s->teach;
-    case CTL_HEAD: case CTL_TEMP: case CTL_SCORE: case CTL_MATRIX: case CTL_CMAP: return 1;
-    default: return 0;
-    }
+    const ViewCtl *k = &s->ctl[c];
+    return compact && k->compact[0] ? k->compact : k->label;
 }
 
 int ctl_px(const ViewState *s)
@@ -381,19 +308,18 @@ void draw_controls(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayou
     fill(r, l->controls, th->panel);
     int px = ctl_px(s), lh = text_line_height(v->text, px);
     int compact = l->controls_compact == 1;
-    for (int c = 0; c < CTL_COUNT; c++) {
-        char buf[64];
+    for (int c = 0; c < s->n_ctl; c++) {
         if (!l->ctl[c].w)
             continue;
-        int on = control_active(s, c);
+        int off = s->ctl[c].off, on = s->ctl[c].on && !off;
         SDL_Rect b = l->ctl[c];
         SDL_Color tc = on ? th->accent : th->dim;
-        if (control_off(s, c))
+        if (off)
             tc.a = 120; /* greyed: the status bar says why when pressed */
-        fill(r, b, control_off(s, c) ? th->panel : th->panel2);
+        fill(r, b, off ? th->panel : th->panel2);
         outline(r, b, on ? th->accent : th->border, 1);
         text_draw(v->text, px, tc,
-                  control_label(s, c, compact, buf, sizeof buf), b.x + b.w / 2,
+                  control_label(s, c, compact), b.x + b.w / 2,
                   b.y + (b.h - lh) / 2, 1, 0);
     }
 }
@@ -488,26 +414,12 @@ void draw_status(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout 
     SDL_Color line = th->border;
     set_color(r, line);
     SDL_RenderDrawLine(r, 0, l->status.y, l->w, l->status.y);
-    const AttnConfig *c = &s->cfg;
     char buf[512], q[160] = "";
     const AttnMap *m = &s->map;
     if (s->query >= 0 && s->query < m->Tq)
         snprintf(q, sizeof q, " \xC2\xB7 query: %s", m->q_labels[s->query]);
-    int heads = s->heads > 0 ? s->heads : 1;
-    char tn[48];
-    if (s->m && s->m->cross)
-        snprintf(tn, sizeof tn, "Tq=%d \xC3\x97 Tk=%d", m->Tq, m->Tk);
-    else
-        snprintf(tn, sizeof tn, "T=%d", m->Tq);
-    if (!s->m) /* an attention file: its own facts */
-        snprintf(buf, sizeof buf, "%.300s%s", s->title, q);
-    else
-        snprintf(buf, sizeof buf,
-             "%s \xC2\xB7 %d head%s \xC2\xB7 d=%d \xC2\xB7 dk=%d \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 \xCF\x84=%.2f \xC2\xB7 %s%s%s",
-             c->mode == ATTN_MODE_BASIC ? "basic" : "learned", heads, heads == 1 ? "" : "s", s->d,
-             s->dk, c->score != ATTN_SCORE_DOT ? attn_score_name(c->score) : c->scale ? "scaled" : "unscaled",
-             s->m->cross ? "cross-attention" : c->causal ? "causal mask" : "no mask",
-             (double)c->temperature, tn, q, s->n_unknown ? " \xC2\xB7 dotted = not in the table" : "");
+    snprintf(buf, sizeof buf, "%s%s%s", s->status_facts, q,
+             s->n_unknown ? " \xC2\xB7 dotted = not in the table" : "");
     int px = S(s, 13), lh = text_line_height(v->text, px), y = l->status.y + (l->status.h - lh) / 2;
     const char *msg = s->status ? s->status : "F1 or ? for help  \xC2\xB7  Ctrl+E export PNG  \xC2\xB7  Ctrl+S save session";
     int fw, mw, room = l->w - 2 * S(s, 12);

@@ -17,18 +17,14 @@ static void layout_controls(View *v, const ViewState *s, ViewLayout *l, int pad,
     int w = l->w;
     int px = ctl_px(s), gap = S(s, 6), bpad = S(s, 8), row_h = S(s, 32);
     int right = pad + (w - 2 * pad), rows = 1;
+    memset(l->ctl, 0, sizeof l->ctl);
     for (int compact = 0; compact < 2; compact++) {
         int x = pad;
         rows = 1;
         l->controls_compact = compact;
-        for (int c = 0; c < CTL_COUNT; c++) {
-            char buf[64];
+        for (int c = 0; c < s->n_ctl; c++) {
             int tw;
-            if (s->ctl_labels && !s->ctl_labels[c]) { /* not in this mode */
-                l->ctl[c] = (SDL_Rect){0, 0, 0, 0};
-                continue;
-            }
-            text_size(v->text, px, control_label(s, c, compact, buf, sizeof buf), &tw, NULL);
+            text_size(v->text, px, control_label(s, c, compact), &tw, NULL);
             int bw = tw + 2 * bpad;
             if (x > pad && x + bw > right) {
                 if (!compact)
@@ -38,7 +34,7 @@ static void layout_controls(View *v, const ViewState *s, ViewLayout *l, int pad,
             }
             l->ctl[c] = (SDL_Rect){x, y + (rows - 1) * row_h + S(s, 2), bw, row_h - S(s, 4)};
             x += bw + gap;
-            if (!compact && c == CTL_COUNT - 1)
+            if (!compact && c == s->n_ctl - 1)
                 compact = 2; /* everything fitted in full */
         }
     }
@@ -322,7 +318,7 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
     int y = pad;
     l->sentence = (SDL_Rect){pad, y, w - 2 * pad, S(s, 44)};
     y += l->sentence.h + S(s, 6);
-    if (s->m) { /* the second sentence (cross-attention's keys); not for a file */
+    if (s->keys_bar) { /* the second sentence (cross-attention's keys) */
         l->keys_bar = (SDL_Rect){pad, y - S(s, 2), w - 2 * pad, S(s, 36)};
         y += l->keys_bar.h + S(s, 4);
     }
@@ -404,7 +400,7 @@ int view_hit_teach_button(const ViewLayout *l, int x, int y)
 
 int view_hit_control(const ViewLayout *l, int x, int y)
 {
-    for (int c = 0; c < CTL_COUNT; c++)
+    for (int c = 0; c < VIEW_CTL_MAX; c++)
         if (point_in(l->ctl[c], x, y))
             return c;
     return -1;

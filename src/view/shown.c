@@ -5,7 +5,27 @@
  * maps without reading the Model. */
 #include "view_internal.h"
 
+#include <stdio.h>
 #include <string.h>
+
+/* The status bar's facts of a sentence: mode, heads, sizes, score, mask, τ, T. */
+static void status_facts(ViewState *s)
+{
+    const AttnConfig *c = &s->cfg;
+    const AttnMap *m = &s->map;
+    int heads = s->heads > 0 ? s->heads : 1;
+    char tn[48];
+    if (s->cross)
+        snprintf(tn, sizeof tn, "Tq=%d \xC3\x97 Tk=%d", m->Tq, m->Tk);
+    else
+        snprintf(tn, sizeof tn, "T=%d", m->Tq);
+    snprintf(s->status_facts, sizeof s->status_facts,
+             "%s \xC2\xB7 %d head%s \xC2\xB7 d=%d \xC2\xB7 dk=%d \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 \xCF\x84=%.2f \xC2\xB7 %s",
+             c->mode == ATTN_MODE_BASIC ? "basic" : "learned", heads, heads == 1 ? "" : "s", s->d,
+             s->dk, c->score != ATTN_SCORE_DOT ? attn_score_name(c->score) : c->scale ? "scaled" : "unscaled",
+             s->cross ? "cross-attention" : c->causal ? "causal mask" : "no mask",
+             (double)c->temperature, tn);
+}
 
 void view_state_set_model(ViewState *s, const Model *m)
 {
@@ -15,9 +35,11 @@ void view_state_set_model(ViewState *s, const Model *m)
     s->q_unknown = s->q_special = s->k_special = NULL;
     s->grid = s->overview = NULL; /* another mode's (an attention file's) parts */
     s->no_model = NULL;
-    s->ctl_labels = NULL;
-    s->ctl_on = NULL;
-    s->toks = NULL;
+    s->toks = s->ktoks = NULL;
+    s->k_unknown = NULL;
+    s->keys_bar = s->cross = 0;
+    s->bar_label = s->panel_title = NULL;
+    s->status_facts[0] = '\0';
     s->title[0] = s->facts[0] = '\0';
     s->d = s->dk = s->heads = s->n_unknown = 0;
     if (!m)
@@ -44,4 +66,10 @@ void view_state_set_model(ViewState *s, const Model *m)
     s->heads = m->res.h;
     s->dk = m->res.dk ? m->res.dk : m->d;
     s->n_unknown = model_count_oov(m);
+    s->cross = m->cross;
+    s->ktoks = m->cross ? &m->ktoks : NULL;
+    s->k_unknown = m->cross ? m->koov : NULL;
+    s->keys_bar = 1;
+    s->bar_label = "Sentence";
+    status_facts(s);
 }

@@ -75,10 +75,8 @@ void view_set_renderer(View *v, SDL_Renderer *r)
 static void heatmap_title(const ViewState *s, char *buf, size_t n)
 {
     const AttnConfig *c = &s->cfg;
-    if (!s->m) { /* an attention file: the numbers are the file's */
-        snprintf(buf, n, "%s", s->map.kind == ATTN_MAP_WEIGHTS
-                                   ? "Attention weights from the file"
-                                   : "Values from the file (not softmax rows)   colours centred on 0");
+    if (s->panel_title) { /* the source's own (a file's: the numbers are the file's) */
+        snprintf(buf, n, "%s", s->panel_title);
         return;
     }
     /* the score function's own formula (attn_score_formula), and with two
@@ -86,7 +84,7 @@ static void heatmap_title(const ViewState *s, char *buf, size_t n)
     static const char *const expr[ATTN_SCORE_COUNT] = {
         "q\xC2\xB7k", "cos(q, k)", "v\xE1\xB5\x80 tanh(q + k)"};
     int sf = c->score >= 0 && c->score < ATTN_SCORE_COUNT ? c->score : 0;
-    const char *cross = s->m->cross ? "   queries \xE2\x86\x93 keys \xE2\x86\x92" : "";
+    const char *cross = s->cross ? "   queries \xE2\x86\x93 keys \xE2\x86\x92" : "";
     switch (s->map.kind) {
     case ATTN_MAP_WEIGHTS:
         snprintf(buf, n, "Attention weights  \xCE\xB1 = %s%s", attn_score_formula(sf, c->scale, 0), cross);
@@ -136,7 +134,7 @@ static void window_lines(View *v, SDL_Renderer *r, const ViewState *s, const Vie
     fill(r, l->lines, theme(s)->panel);
     char hb[48], lt[160];
     attn_head_label(s->weights.head, s->weights.n_heads, hb, sizeof hb);
-    snprintf(lt, sizeof lt, s->m && s->m->cross ? "query \xE2\x86\x92 key of the 2nd sentence (%s)"
+    snprintf(lt, sizeof lt, s->cross ? "query \xE2\x86\x92 key of the 2nd sentence (%s)"
                                                  : "query \xE2\x86\x92 key (%s)", hb);
     if (s->lines_top > 0 && s->lines_top < s->weights.Tk) /* say that some are left out */
         snprintf(lt + strlen(lt), sizeof lt - strlen(lt), " \xC2\xB7 top %d", s->lines_top);
@@ -260,8 +258,6 @@ void view_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
 {
     set_color(r, theme(s)->bg);
     SDL_RenderClear(r);
-    if (!s->m && !s->map.v)
-        return;
     draw_sentence_bar(v, r, s, l);
     draw_controls(v, r, s, l);
     if (s->grid) {

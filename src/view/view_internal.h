@@ -154,7 +154,7 @@ extern const char *const teach_button_label[TBTN_COUNT];
 
 void draw_sentence_bar(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
 /* A control's label: full ("[M] causal mask") or compact ("[M] mask"). */
-const char *control_label(const ViewState *s, int c, int compact, char *buf, size_t n);
+const char *control_label(const ViewState *s, int c, int compact);
 /* Font size of the controls (and the editor's tabs). */
 int ctl_px(const ViewState *s);
 void draw_controls(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);

@@ -1,0 +1,31 @@
+/* The attention-file source's state (src/app/sources/file_source.c), as
+ * plain data for its tests: the opened file with its picked map, what is
+ * picked, the model view's selection and its small maps. */
+#ifndef ATTNVIZ_FILE_SOURCE_H
+#define ATTNVIZ_FILE_SOURCE_H
+
+#include "attnviz/attnmap.h"
+#include "attnviz/import.h"
+
+struct AppState;
+
+typedef struct FileSource {
+    Imported *imp;             /* the file and its picked map */
+    int grid;                  /* 1: the model view (every layer and head) */
+    int layer, head;           /* the head view's map (-1: average) */
+    int rollout;
+    int hide_special;          /* the special tokens dropped, rows renormalised */
+    int grid_layer, grid_head; /* the model view's selection */
+    float *thumbs;             /* every map, small, for the model view */
+    AttnMaps thumb_maps;
+    char **thumb_labels;
+    unsigned long gen;         /* changes when the picked map changes */
+} FileSource;
+
+/* The file shown in a, or NULL when a shows another source. */
+FileSource *file_source_of(const struct AppState *a);
+/* Show im (opened and picked; a owns it from now on, also on error) in
+ * place of what a shows. 0 or -ATTN_E_NOMEM. */
+int file_source_show(struct AppState *a, Imported *im);
+
+#endif

@@ -1,0 +1,115 @@
+/* Sources: every kind of input the window and the command line show (a
+ * sentence through the toy model, an attention file, next a real model)
+ * behind one interface, as SQLite's virtual tables: a SourceKind is a
+ * table of functions, registered in one list; opening a path picks the
+ * kind whose test accepts it. An operation a kind cannot do is a NULL
+ * pointer, and that is the capability: no code outside a kind's own files
+ * asks which kind is shown.
+ *
+ * The shown source's state is AppState.src (the kind's own struct); the
+ * kind presents its maps, labels, title, facts line and controls into
+ * AppState.vs, and the app does the rest (selection, hover, zoom, colour,
+ * the compare view, exports, help) on those maps alone. */
+#ifndef ATTNVIZ_SOURCE_H
+#define ATTNVIZ_SOURCE_H
+
+#include <SDL.h>
+
+#include "attnviz/action.h"
+#include "attnviz/error.h"
+#include "attnviz/options.h"
+#include "attnviz/view.h"
+
+struct AppState;
+struct Model;
+
+/* What a kind offers beyond showing maps (its help pages, its overlays). */
+enum {
+    SOURCE_TEXT = 1 << 0,     /* takes text from the sentence bar */
+    SOURCE_LAYERS = 1 << 1,   /* layers × heads: L, G and the model view */
+    SOURCE_HELP_FILE = 1 << 2 /* the help's page of a file's keys */
+};
+
+typedef struct SourceKind {
+    const char *name;   /* "sentence", "attention file": for messages */
+    unsigned caps;      /* SOURCE_ bits */
+    /* 1 when path is this kind's to open (NULL: never by path) */
+    int (*accepts)(const char *path);
+    /* Open path in the window: on success the old source is closed and
+     * this one shown (a->src, a->kind); on error what is shown stays and
+     * the status bar says why. 0 or -1. */
+    int (*open)(struct AppState *a, const char *path);
+    /* Free the kind's state (a->src); a->src is NULL after. */
+    void (*close)(struct AppState *a);
+    /* The kind's own actions: 0 when it took act, -1 when the app should
+     * (selection, colour, zoom, exports … act on the presented maps). */
+    int (*apply)(struct AppState *a, const AppAction *act);
+    /* Time passing (background work's results, teach mode's steps): 1
+     * when something visible changed; lowers *wait_ms when it needs
+     * another turn of the loop sooner. NULL: nothing in the background. */
+    int (*tick)(struct AppState *a, Uint32 now_ms, int *wait_ms);
+    /* Fill a->vs for a frame: the maps (map, weights, scores, logits),
+     * labels, title, facts, bar label and text, the controls strip (then
+     * the app adds those every source has). */
+    void (*present)(struct AppState *a);
+    /* The kind's own controls at the start of a->vs's strip (a->ctl_act:
+     * what each does), after present and the overlays of the frame. */
+    void (*controls)(struct AppState *a);
+    /* Rows and columns of the shown map (for hit tests before a frame). */
+    void (*shown_size)(const struct AppState *a, int *Tq, int *Tk);
+    /* Save what is shown as a session file at path; the status bar says
+     * how it went. 0 or -1. NULL: no sessions. */
+    int (*save)(struct AppState *a, const char *path);
+    /* The window's title (the sentence, the file's name). */
+    const char *(*title)(const struct AppState *a);
+    /* The heatmap's PNG export as the command line writes it, for s;
+     * NULL: the view's heatmap panel of s. */
+    SDL_Surface *(*export_heatmap)(struct AppState *a, const ViewState *s, AttnErr *err);
+    /* The weights teach mode trains (NULL: no teach mode). */
+    struct Model *(*learnable)(struct AppState *a);
+    /* 1 when the compare view can pin what is shown (NULL: never). */
+    int (*can_compare)(const struct AppState *a);
+
+    /* The command line: open path with o's flags (--layer, --head, --drop …)
+     * into *opened without a window (NULL: the kind opens nothing from the
+     * command line); write --print and every --export of it; show it in
+     * the window (which owns it from then on, also on error); free it. */
+    int (*cli_open)(const Options *o, const char *path, void **opened, AttnErr *err);
+    int (*cli_write)(void *opened, const Options *o, AttnErr *err);
+    int (*show)(struct AppState *a, void *opened);
+    void (*cli_free)(void *opened);
+} SourceKind;
+
+extern const SourceKind source_sentence; /* src/app/sources/sentence_source.c */
+extern const SourceKind source_file;     /* src/app/sources/file_source.c */
+
+/* The kinds that open paths, in the order their tests are tried; a test
+ * build may add one (source_register). NULL-terminated. */
+const SourceKind *source_for_path(const char *path);
+/* Add a kind to the list (tests: a source made from a formula); 0 or -1
+ * when the list is full. */
+int source_register(const SourceKind *k);
+
+/* Head and layer cycling, the same for every kind: 0, 1, …, n − 1, then
+ * the average (−1), and round; dir 1 or −1. */
+int source_cycle(int pos, int n, int dir);
+
+/* ---- the controls strip -------------------------------------------------------- */
+
+/* Append a control to s's strip: the action a click gives (acts[k], when
+ * acts is not NULL), lit when on, greyed when off, its label from fmt and a
+ * shorter one for narrow windows (compact, "" for none). */
+void source_ctl_add(ViewState *s, AppAction *acts, AppAction act, int on, int off,
+                    const char *compact, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 7, 8)))
+#endif
+    ;
+/* The controls every source has, after its own: colour map, all queries,
+ * compare (when can), teach (when teach), export, help. */
+void source_ctl_common(ViewState *s, AppAction *acts, int compare, int teach);
+/* The sentence's whole strip for s (view_state_set_model's settings): for
+ * views drawn without the app (tests) as in the window. */
+void source_sentence_controls(ViewState *s, AppAction *acts);
+
+#endif

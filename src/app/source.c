@@ -1,0 +1,73 @@
+/* The list of sources (source.h) and what every source's controls strip
+ * ends with; nothing here knows one kind from another. */
+#include "attnviz/source.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SOURCE_KINDS_MAX 8
+
+/* The kinds that open paths, most particular first; the sentence opens
+ * none (it takes text), so it is not in the list. */
+static const SourceKind *kinds[SOURCE_KINDS_MAX] = {&source_file};
+static int n_kinds = 1;
+
+const SourceKind *source_for_path(const char *path)
+{
+    for (int k = 0; k < n_kinds; k++)
+        if (kinds[k]->accepts && kinds[k]->accepts(path))
+            return kinds[k];
+    return NULL;
+}
+
+int source_register(const SourceKind *k)
+{
+    if (n_kinds >= SOURCE_KINDS_MAX)
+        return -1;
+    for (int i = n_kinds; i > 0; i--) /* before the built-in kinds: tried first */
+        kinds[i] = kinds[i - 1];
+    kinds[0] = k;
+    n_kinds++;
+    return 0;
+}
+
+int source_cycle(int pos, int n, int dir)
+{
+    int k = pos < 0 ? n : pos;
+    k = ((k + dir) % (n + 1) + n + 1) % (n + 1);
+    return k == n ? -1 : k;
+}
+
+void source_ctl_add(ViewState *s, AppAction *acts, AppAction act, int on, int off,
+                    const char *compact, const char *fmt, ...)
+{
+    if (s->n_ctl >= VIEW_CTL_MAX)
+        return;
+    ViewCtl *c = &s->ctl[s->n_ctl];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->label, sizeof c->label, fmt, ap);
+    va_end(ap);
+    snprintf(c->compact, sizeof c->compact, "%s", compact ? compact : "");
+    c->on = (unsigned char)!!on;
+    c->off = (unsigned char)!!off;
+    if (acts)
+        acts[s->n_ctl] = act;
+    s->n_ctl++;
+}
+
+void source_ctl_common(ViewState *s, AppAction *acts, int compare, int teach)
+{
+    source_ctl_add(s, acts, (AppAction){ACT_CYCLE_CMAP, 0, 0, 0.0f}, 1, 0, "", "[C] %s",
+                   colormap_name(s->cmap));
+    source_ctl_add(s, acts, (AppAction){ACT_TOGGLE_ALL_LINES, 0, 0, 0.0f}, s->all_lines, 0, "[A] all",
+                   "[A] all queries");
+    if (compare)
+        source_ctl_add(s, acts, (AppAction){ACT_COMPARE, 0, 0, 0.0f}, s->cmp_ref != NULL, 0, "[V] vs",
+                       "[V] compare");
+    if (teach)
+        source_ctl_add(s, acts, (AppAction){ACT_TEACH, 0, 0, 0.0f}, s->teach, 0, "", "[W] teach");
+    source_ctl_add(s, acts, (AppAction){ACT_EXPORT, 0, 0, 0.0f}, 0, 0, "[^E] PNG", "[^E] export PNG");
+    source_ctl_add(s, acts, (AppAction){ACT_HELP, 0, 0, 0.0f}, s->help, 0, "", "[?] help");
+}

@@ -1,0 +1,413 @@
+/* The sentence source: text typed in the bar (and a second sentence for
+ * cross-attention) through the toy model's embedding table and attention,
+ * with weights to edit (undo, redo), steps to show, teach mode, sessions
+ * and sentences files. Its state is the app's Model (AppState.m), the
+ * bars' text and the undo list. */
+#include "attnviz/app.h"
+#include "attnviz/app_state.h"
+#include "attnviz/io.h"
+#include "attnviz/model.h"
+#include "attnviz/source.h"
+#include "../app_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int sign(int v)
+{
+    return (v > 0) - (v < 0);
+}
+
+/* No edits the class cannot see: the editor's keys need it on screen. */
+static int editor_shown(AppState *a)
+{
+    if (a->view && a->layout.editor.w == 0 && a->layout.side_tab[SIDE_EDITOR].w > 0) {
+        a->vs.side = SIDE_EDITOR; /* a tab of the side area: shown from the next frame */
+        a->dirty = 1;
+        return 1;
+    }
+    if (a->view && a->layout.editor.w == 0) {
+        app_status(a, 1, "the weight editor needs a wider window (Ctrl+Minus makes the interface smaller)");
+        a->dirty = 1;
+        return 0;
+    }
+    return 1;
+}
+
+static void set_heads(AppState *a, int h)
+{
+    int d = a->m->d;
+    if (h < 1 || h > d || h > ATTN_MAX_HEADS) {
+        app_status(a, 1, "%d heads: must be between 1 and %d", h, d < ATTN_MAX_HEADS ? d : ATTN_MAX_HEADS);
+        return;
+    }
+    undo_push(a);
+    int h0 = a->m->params.h;
+    if (model_split_heads(a->m, h) < 0) {
+        app_status(a, 1, "%d heads do not divide d = %d", h, d);
+        return;
+    }
+    a->vs.head = 0;
+    app_status(a, 0, "%d head%s, dk = %d: the same Wq, Wk, Wv (d \xC3\x97 d) split into %d, Wo kept "
+               "(Ctrl+Z: back to %d)", h, h == 1 ? "" : "s", d / h, h, h0);
+    app_recompute(a);
+}
+
+/* Next (dir 1) or previous number of heads that divides d. */
+static void step_heads(AppState *a, int dir)
+{
+    int d = a->m->d, h = a->m->params.h;
+    for (int k = h + dir; k >= 1 && k <= d && k <= ATTN_MAX_HEADS; k += dir)
+        if (d % k == 0) {
+            set_heads(a, k);
+            return;
+        }
+    app_status(a, 0, "already at %d head%s", h, h == 1 ? "" : "s");
+}
+
+static void cycle_head(AppState *a, int dir)
+{
+    int h = a->m->res.h;
+    if (h <= 1) {
+        app_status(a, 0, "one head: press ] for more heads");
+        return;
+    }
+    a->vs.head = source_cycle(a->vs.head, h, dir); /* 0, 1, …, h − 1, the average */
+    a->dirty = 1;
+}
+
+static void set_temperature(AppState *a, float t)
+{
+    if (t < 0.05f)
+        t = 0.05f;
+    if (t > 20.0f)
+        t = 20.0f;
+    a->m->cfg.temperature = roundf(t * 100.0f) / 100.0f;
+    app_recompute(a);
+}
+
+static void toggle_mode(AppState *a)
+{
+    AttnConfig *cfg = &a->m->cfg;
+    cfg->mode = cfg->mode == ATTN_MODE_BASIC ? ATTN_MODE_LEARNED : ATTN_MODE_BASIC;
+    app_status(a, 0, cfg->mode == ATTN_MODE_BASIC ? "basic self-attention: Q = K = V = X"
+                                                  : "learned: Q = X\xC2\xB7Wq, K = X\xC2\xB7Wk, V = X\xC2\xB7Wv");
+    app_recompute(a);
+}
+
+static void toggle(AppState *a, int *flag)
+{
+    *flag = !*flag;
+    app_recompute(a);
+}
+
+/* M: the mask hides later keys of the same sentence; with two sentences
+ * there is no "later", so it stays off and says why. */
+static void toggle_mask(AppState *a)
+{
+    if (a->m->cross) {
+        app_status(a, 0, "the causal mask applies to self-attention only: clear the second sentence "
+                         "to use it");
+        return;
+    }
+    toggle(a, &a->m->cfg.causal);
+}
+
+/* S: the 1/√dk factor belongs to the dot product (cosine lies in [−1, 1],
+ * additive's size is v's). */
+static void toggle_scale(AppState *a)
+{
+    if (a->m->cfg.score != ATTN_SCORE_DOT) {
+        app_status(a, 0, "the 1/\xE2\x88\x9A" "dk scaling applies to the dot score only "
+                         "(F: score function, now %s)", attn_score_name(a->m->cfg.score));
+        return;
+    }
+    toggle(a, &a->m->cfg.scale);
+}
+
+/* F / Shift+F: dot → cosine → additive, with what each means. */
+static void cycle_score(AppState *a, int dir)
+{
+    AttnConfig *cfg = &a->m->cfg;
+    cfg->score = (cfg->score + (dir < 0 ? ATTN_SCORE_COUNT - 1 : 1)) % ATTN_SCORE_COUNT;
+    switch (cfg->score) {
+    case ATTN_SCORE_COSINE:
+        app_status(a, 0, "cosine: q\xC2\xB7k / (\xE2\x80\x96q\xE2\x80\x96 \xE2\x80\x96k\xE2\x80\x96). "
+                         "cosine scores lie in [\xE2\x88\x92" "1, 1]: try \xCF\x84 \xE2\x89\x88 0.1 (Shift+T)");
+        break;
+    case ATTN_SCORE_ADDITIVE:
+        app_status(a, 0, "additive (Bahdanau): v\xE1\xB5\x80 tanh(q + k); v is editable in the "
+                         "editor's tab 6");
+        break;
+    default: app_status(a, 0, "dot product: q\xC2\xB7k (S scales it by 1/\xE2\x88\x9A" "dk)"); break;
+    }
+    app_recompute(a);
+}
+
+static void sentence_step(AppState *a, int dir)
+{
+    if (!a->sentences || a->sentences->n == 0) {
+        app_status(a, 0, "no sentences file loaded");
+        return;
+    }
+    int n = a->sentences->n;
+    a->sentence_idx = ((a->sentence_idx + dir) % n + n) % n;
+    /* a pair's second sentence goes into the second bar ("" clears it) */
+    const char *keys = a->sentences->keys ? a->sentences->keys[a->sentence_idx] : NULL;
+    if (model_set_keys(a->m, keys ? keys : "", keys ? strlen(keys) : 0) < 0)
+        app_status(a, 1, "out of memory");
+    app_set_sentence(a, a->sentences->text[a->sentence_idx]);
+    /* with the whole folder: the file, and the sentence's place in it */
+    const SentenceList *sl = a->sentences;
+    int k = a->sentence_idx, first = k, count = 0;
+    while (sl->src && first > 0 && strcmp(sl->src[first - 1], sl->src[k]) == 0)
+        first--;
+    while (sl->src && first + count < n && strcmp(sl->src[first + count], sl->src[k]) == 0)
+        count++;
+    if (sl->src)
+        app_status(a, 0, "%s: sentence %d of %d%s", sl->src[k], k - first + 1, count,
+                   a->m->cross ? " (a pair: keys in the second bar)" : "");
+    else
+        app_status(a, 0, "sentence %d of %d%s", k + 1, n,
+                   a->m->cross ? " (a pair: keys in the second bar)" : "");
+}
+
+static void step_reveal(AppState *a, int dir)
+{
+    int r = a->vs.step_reveal;
+    a->vs.step_reveal = dir > 0 ? (r >= 4 ? 1 : r + 1) : (r > 1 ? r - 1 : 1);
+    a->dirty = 1;
+}
+
+static void edit_target(AppState *a, int target, int focus)
+{
+    if (target < 0 || target >= EDIT_COUNT || !editor_shown(a))
+        return;
+    if (target == EDIT_V && a->m->cfg.score != ATTN_SCORE_ADDITIVE)
+        app_status(a, 0, "v is used by the additive score only (F cycles the score function)");
+    a->vs.edit_target = (EditTarget)target;
+    if (focus)
+        a->vs.edit_focus = 1;
+    editor_move(a, 0, 0);
+}
+
+static void edit_cell(AppState *a, int row, int col)
+{
+    int rows, cols;
+    if (!editor_cell(a, row, col, &rows, &cols))
+        return;
+    a->vs.edit_row = row;
+    a->vs.edit_col = col;
+    a->vs.edit_focus = 1;
+    a->dirty = 1;
+}
+
+static void edit_focus(AppState *a, int on)
+{
+    if (on && !editor_shown(a)) { /* no editor to type into: the sentence is next */
+        app_focus_sentence(a, -1);
+        return;
+    }
+    if (a->vs.edit_focus != !!on) {
+        a->vs.edit_focus = !!on;
+        a->dirty = 1;
+    }
+}
+
+static void press_button(AppState *a, int b)
+{
+    if (b >= 0 && b < EBTN_COUNT && editor_shown(a))
+        editor_button(a, b);
+}
+
+/* The sentence's own controls (the app adds those every source has). */
+static void own_controls(ViewState *s, AppAction *acts)
+{
+    const AttnConfig *cfg = &s->cfg;
+    int dot = cfg->score == ATTN_SCORE_DOT;
+    char hb[40];
+    s->n_ctl = 0;
+    source_ctl_add(s, acts, (AppAction){ACT_TOGGLE_MODE, 0, 0, 0.0f}, cfg->mode == ATTN_MODE_LEARNED, 0,
+                   "", "[B] %s", cfg->mode == ATTN_MODE_BASIC ? "basic" : "learned");
+    /* the √dk factor is the dot product's */
+    if (dot)
+        source_ctl_add(s, acts, (AppAction){ACT_TOGGLE_SCALE, 0, 0, 0.0f}, cfg->scale, 0,
+                       "[S] 1/\xE2\x88\x9A" "dk", "[S] scale 1/\xE2\x88\x9A" "dk");
+    else
+        source_ctl_add(s, acts, (AppAction){ACT_TOGGLE_SCALE, 0, 0, 0.0f}, cfg->scale, 1, "[S] dot only",
+                       "[S] 1/\xE2\x88\x9A" "dk: dot only");
+    if (s->cross) /* two sentences: no "later key" to hide */
+        source_ctl_add(s, acts, (AppAction){ACT_TOGGLE_MASK, 0, 0, 0.0f}, cfg->causal, 1, "[M] self only",
+                       "[M] mask: self only");
+    else
+        source_ctl_add(s, acts, (AppAction){ACT_TOGGLE_MASK, 0, 0, 0.0f}, cfg->causal, 0, "[M] mask",
+                       "[M] causal mask");
+    source_ctl_add(s, acts, (AppAction){ACT_TOGGLE_POSENC, 0, 0, 0.0f}, cfg->posenc, 0, "[P] pos",
+                   "[P] pos. enc.");
+    attn_head_label(s->head, s->heads, hb, sizeof hb);
+    source_ctl_add(s, acts, (AppAction){ACT_CYCLE_HEAD, 1, 0, 0.0f}, 1, 0, "", "[H] %s", hb);
+    source_ctl_add(s, acts, (AppAction){ACT_STEP_HEADS, -1, 0, 0.0f}, 0, 0, "", "[[] \xE2\x88\x92");
+    source_ctl_add(s, acts, (AppAction){ACT_STEP_HEADS, 1, 0, 0.0f}, 0, 0, "", "[]] +");
+    source_ctl_add(s, acts, (AppAction){ACT_TEMPERATURE, 1, 0, 0.0f}, 1, 0, "", "[T] \xCF\x84 = %.2f",
+                   (double)cfg->temperature);
+    source_ctl_add(s, acts, (AppAction){ACT_CYCLE_SCORE, 1, 0, 0.0f}, 1, 0, "", "[F] %s",
+                   attn_score_name(cfg->score));
+    source_ctl_add(s, acts, (AppAction){ACT_CYCLE_MATRIX, 1, 0, 0.0f}, 1, 0, "", "[R] %s",
+                   attn_map_kind_name((AttnMapKind)s->matrix));
+}
+
+void source_sentence_controls(ViewState *s, AppAction *acts)
+{
+    own_controls(s, acts);
+    source_ctl_common(s, acts, 1, 1);
+}
+
+/* The keys of an attention file, pressed while a sentence is shown. */
+static int file_key(AppActionKind k)
+{
+    return k == ACT_CYCLE_LAYER || k == ACT_TOGGLE_GRID || k == ACT_TOGGLE_ROLLOUT ||
+           k == ACT_GRID_MOVE || k == ACT_GRID_OPEN || k == ACT_TOGGLE_SPECIAL;
+}
+
+static int sentence_apply(AppState *a, const AppAction *c)
+{
+    AttnConfig *cfg = &a->m->cfg;
+    switch (c->kind) {
+    case ACT_TOGGLE_SCALE: toggle_scale(a); break;
+    case ACT_TOGGLE_MASK: toggle_mask(a); break;
+    case ACT_TOGGLE_POSENC: toggle(a, &cfg->posenc); break;
+    case ACT_TOGGLE_MODE: toggle_mode(a); break;
+    case ACT_CYCLE_HEAD: if (c->i) cycle_head(a, sign(c->i)); break;
+    case ACT_STEP_HEADS: if (c->i) step_heads(a, sign(c->i)); break;
+    case ACT_TEMPERATURE:
+        if (c->i)
+            set_temperature(a, c->i > 0 ? cfg->temperature * 1.25f : cfg->temperature / 1.25f);
+        break;
+    case ACT_CYCLE_SCORE: if (c->i) cycle_score(a, c->i); break;
+    case ACT_CYCLE_MATRIX:
+        a->vs.matrix = (ModelMatrix)((a->vs.matrix + (c->i < 0 ? 2 : 1)) % 3);
+        a->dirty = 1;
+        break;
+    case ACT_STEP_REVEAL: if (c->i) step_reveal(a, c->i); break;
+    case ACT_SENTENCE_STEP: if (c->i) sentence_step(a, sign(c->i)); break;
+    case ACT_EDIT_TARGET: edit_target(a, c->i, c->j); break;
+    case ACT_EDIT_MOVE: editor_move(a, c->i, c->j); break;
+    case ACT_EDIT_CELL: edit_cell(a, c->i, c->j); break;
+    case ACT_EDIT_FOCUS: edit_focus(a, c->i); break;
+    case ACT_EDIT_TYPE: editor_begin_typing(a); break;
+    case ACT_NUDGE_CELL: editor_nudge(a, c->i, c->j, c->value); break;
+    case ACT_SET_CELL: editor_set_value(a, c->i, c->j, c->value); break;
+    case ACT_EDITOR_BUTTON: press_button(a, c->i); break;
+    case ACT_DRAG_BEGIN: editor_drag_begin(a, c->i); break;
+    case ACT_DRAG: editor_drag(a, c->i, c->value); break;
+    case ACT_DRAG_END: editor_drag_end(a); break;
+    case ACT_UNDO: app_undo(a); break;
+    case ACT_REDO: app_redo(a); break;
+    default:
+        if (!file_key(c->kind))
+            return -1;
+        app_status(a, 0, "no attention file is open (attnviz FILE.npz, Ctrl+O, or drop one)");
+        break;
+    }
+    return 0;
+}
+
+static void sentence_present(AppState *a)
+{
+    view_state_set_model(&a->vs, a->m);
+    a->vs.sentence = a->text;
+}
+
+static void sentence_controls(AppState *a)
+{
+    own_controls(&a->vs, a->ctl_act);
+}
+
+static void sentence_shown_size(const AppState *a, int *Tq, int *Tk)
+{
+    *Tq = a->m->T;
+    *Tk = a->m->Tk; /* the second sentence's keys with two */
+}
+
+static const char *sentence_title(const AppState *a)
+{
+    return a->text;
+}
+
+static SDL_Surface *sentence_export_heatmap(AppState *a, const ViewState *s, AttnErr *err)
+{
+    return export_heatmap_surface(a->m, s, a->opt ? a->opt->font : NULL, err);
+}
+
+static struct Model *sentence_learnable(AppState *a)
+{
+    return a->m;
+}
+
+static int sentence_can_compare(const AppState *a)
+{
+    (void)a;
+    return 1;
+}
+
+/* A session (.json) or a sentences file in the window; on error what is
+ * shown stays and the status bar says why. */
+static int sentence_open(AppState *a, const char *path)
+{
+    AttnErr err = {0};
+    char buf[1200];
+    size_t n = strlen(path);
+    if (n >= 5 && strcmp(path + n - 5, ".json") == 0) {
+        SessionView sv;
+        undo_push(a);
+        if (app_load_session(a->m, &sv, path, &err) < 0) {
+            undo_drop_last(a); /* nothing changed */
+            attn_err_format(&err, buf, sizeof buf);
+            app_status(a, 1, "cannot open: %s", buf);
+            return -1;
+        }
+        app_show_source(a, &source_sentence, NULL);
+        app_set_sentence(a, a->m->text ? a->m->text : "");
+        app_apply_session_view(a, &sv);
+        session_view_free(&sv);
+        snprintf(a->session_path, sizeof a->session_path, "%s", path);
+        app_status(a, 0, "opened session %s", path);
+        a->unsaved = 0;
+        return 0;
+    }
+    SentenceList sl;
+    if (sentences_load(&sl, path, &err) < 0) {
+        attn_err_format(&err, buf, sizeof buf);
+        app_status(a, 1, "cannot open: %s", buf);
+        return -1;
+    }
+    if (!a->sentences) {
+        sentences_free(&sl);
+        app_status(a, 1, "cannot open %s here", path);
+        return -1;
+    }
+    sentences_free(a->sentences);
+    *a->sentences = sl;
+    app_show_source(a, &source_sentence, NULL);
+    a->sentence_idx = 0;
+    app_set_sentence(a, a->sentences->text[0]);
+    app_status(a, 0, "%s: %d sentence%s (PgUp/PgDn)", path, a->sentences->n,
+               a->sentences->n == 1 ? "" : "s");
+    return 0;
+}
+
+const SourceKind source_sentence = {
+    .name = "sentence",
+    .caps = SOURCE_TEXT,
+    .open = sentence_open,
+    .apply = sentence_apply,
+    .present = sentence_present,
+    .controls = sentence_controls,
+    .shown_size = sentence_shown_size,
+    .save = app_save_sentence_session,
+    .title = sentence_title,
+    .export_heatmap = sentence_export_heatmap,
+    .learnable = sentence_learnable,
+    .can_compare = sentence_can_compare,
+};
