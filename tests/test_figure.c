@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attnviz/app.h"
 #include "attnviz/attnmap.h"
 #include "attnviz/figure.h"
 #include "attnviz/io.h"
@@ -184,7 +185,7 @@ static void test_3x5_png(void **state)
     /* the same pixels back from the PNG file */
     char path[64];
     snprintf(path, sizeof path, "/tmp/attnviz-test-figure-%d.png", (int)getpid());
-    assert_int_equal(view_save_png(s, path, &err), 0);
+    assert_int_equal(export_save_png(s, path, &err), 0);
     SDL_Surface *img = IMG_Load(path);
     assert_non_null(img);
     SDL_Surface *rgb = SDL_ConvertSurfaceFormat(img, SDL_PIXELFORMAT_RGB888, 0);

@@ -585,7 +585,7 @@ static void test_panel_png_scales(void **state)
         h[sc] = surf->h;
         char path[256];
         snprintf(path, sizeof path, "%s/heat-%d.png", dir, sc);
-        assert_int_equal(view_save_png(surf, path, &err), 0);
+        assert_int_equal(export_save_png(surf, path, &err), 0);
         SDL_Surface *img = load_rgb(path);
         assert_non_null(img);
         assert_int_equal(img->w, surf->w);

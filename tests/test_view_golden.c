@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "attnviz/app.h"
 #include "attnviz/app_state.h"
 #include "attnviz/input.h"
 #include "attnviz/model.h"
@@ -116,7 +117,7 @@ static void check(const char *name, SDL_Surface *surf, AttnErr *err)
     mkdir("build/test-out", 0755);
     snprintf(path, sizeof path, "build/test-out/golden-%s.png", name);
     AttnErr werr = {0};
-    if (view_save_png(surf, path, &werr) < 0)
+    if (export_save_png(surf, path, &werr) < 0)
         fprintf(stderr, "%s: %s\n", path, werr.msg);
     uint64_t h = image_hash(surf);
     int w = surf->w, hh = surf->h;

@@ -48,6 +48,10 @@ struct ViewState;
 struct SDL_Surface *export_heatmap_surface(const Model *m, const struct ViewState *s,
                                            const char *font, AttnErr *err);
 
+/* Write an RGB888 surface (what the view's offscreen renders give) to path
+ * as PNG, atomically (png.h). */
+int export_save_png(struct SDL_Surface *surf, const char *path, AttnErr *err);
+
 /* Read a weights file (a --print json or session file) into m: heads,
  * weights and seed; on error m is unchanged. */
 int app_load_weights(Model *m, const char *path, AttnErr *err);

@@ -262,7 +262,4 @@ void view_state_set_model(ViewState *s, const Model *m);
  * token with most attention on others), light theme, scale 1. */
 void view_state_init(ViewState *s, const Model *m);
 
-/* Write a surface as PNG atomically (temp + rename). */
-int view_save_png(SDL_Surface *surf, const char *path, AttnErr *err);
-
 #endif

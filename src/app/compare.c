@@ -8,6 +8,7 @@
  * other tokens get no difference, and the reason. The window's export of a
  * comparison writes the three panels as one PNG and the difference as CSV. */
 #include "app_internal.h"
+#include "attnviz/app.h"
 #include "attnviz/view.h"
 
 #include <stdint.h>
@@ -405,7 +406,7 @@ int compare_export(AppState *a, ViewState *s, const char *png_path)
     c->dmap.v = NULL;
     fill_view(c, a, s);
     SDL_Surface *surf = view_render_compare(a->opt ? a->opt->font : NULL, s, c->ref_facts, &err);
-    int rc = surf ? view_save_png(surf, png_path, &err) : -1;
+    int rc = surf ? export_save_png(surf, png_path, &err) : -1;
     SDL_FreeSurface(surf);
     char csv[1300] = "";
     if (rc >= 0 && s->cmp_diff) {

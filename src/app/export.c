@@ -2,6 +2,7 @@
  * --print), .png through the view on a software renderer, .svg as vectors.
  * Every file is written atomically. */
 #include "attnviz/app.h"
+#include "attnviz/png.h"
 #include "attnviz/svg.h"
 #include "attnviz/view.h"
 
@@ -70,6 +71,13 @@ SDL_Surface *export_heatmap_surface(const Model *m, const ViewState *s, const ch
     return view_render_panel(font, &fig, PANEL_HEATMAP, err);
 }
 
+int export_save_png(SDL_Surface *surf, const char *path, AttnErr *err)
+{
+    if (surf->format->format != SDL_PIXELFORMAT_RGB888)
+        return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0, "PNG export needs an RGB888 image");
+    return png_write(path, surf->w, surf->h, surf->pixels, surf->pitch, err);
+}
+
 /* The PNG: the same view state a window export would use, drawn by the
  * software renderer. */
 static int export_png(const Model *m, const Options *o, ColormapId cmap, const char *path,
@@ -95,7 +103,7 @@ static int export_png(const Model *m, const Options *o, ColormapId cmap, const c
     SDL_Surface *surf = view_render_panel(o->font, &s, p, err);
     if (!surf)
         return -ATTN_E_IO;
-    int rc = view_save_png(surf, path, err);
+    int rc = export_save_png(surf, path, err);
     SDL_FreeSurface(surf);
     return rc;
 }

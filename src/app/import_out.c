@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "attnviz/app.h"
 #include "attnviz/figure.h"
 #include "attnviz/io.h"
 #include "attnviz/svg.h"
@@ -165,7 +166,7 @@ static int write_png(const Out *c, const char *path, AttnErr *err)
     }
     if (!surf)
         return err->code ? -err->code : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
-    int rc = view_save_png(surf, path, err);
+    int rc = export_save_png(surf, path, err);
     SDL_FreeSurface(surf);
     return rc;
 }

@@ -59,7 +59,7 @@ int app_export(AppState *a, int what)
         surf = what == 0 && !a->imp ? export_heatmap_surface(a->m, &s, font, &err)
                                     : view_render_panel(font, &s, what == 0 ? PANEL_HEATMAP : PANEL_LINES, &err);
     }
-    if (!surf || view_save_png(surf, path, &err) < 0) {
+    if (!surf || export_save_png(surf, path, &err) < 0) {
         char buf[1200];
         attn_err_format(&err, buf, sizeof buf);
         app_status(a, 1, "export failed: %s", buf);

@@ -1,7 +1,6 @@
 /* Offscreen rendering: a software renderer on an RGB888 surface, so exports
- * and tests get the same pixels with or without a display, and saving such
- * a surface as PNG (the encoder is io/png.c's). */
-#include "attnviz/png.h"
+ * and tests get the same pixels with or without a display. The surface goes
+ * back to the caller: the app writes it (export_save_png). */
 #include "attnviz/view.h"
 
 /* Create the surface and renderer, run draw, free the renderer. */
@@ -64,11 +63,4 @@ SDL_Surface *view_render_window(const char *font_path, const ViewState *s,
                                 int w, int h, AttnErr *err)
 {
     return render_offscreen(font_path, s, PANEL_HEATMAP, 1, w, h, err);
-}
-
-int view_save_png(SDL_Surface *surf, const char *path, AttnErr *err)
-{
-    if (surf->format->format != SDL_PIXELFORMAT_RGB888)
-        return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0, "PNG export needs an RGB888 image");
-    return png_write(path, surf->w, surf->h, surf->pixels, surf->pitch, err);
 }
