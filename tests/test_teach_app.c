@@ -520,7 +520,7 @@ static void test_export_shows_target(void **state)
     ViewState s = f->a->vs;
     view_state_set_model(&s, &f->m);
     AttnErr err = {0};
-    SDL_Surface *png = export_heatmap_surface(&f->m, &f->a->vs, NULL, &err);
+    SDL_Surface *png = export_heatmap_surface(&f->m, &f->a->vs, test_fonts(), &err);
     assert_non_null(png);
     Figure g;
     figure_layout_export(&g, &s.map, s.scale, s.title, s.facts, s.cmap, s.cscale, s.query);

@@ -39,7 +39,7 @@
 static EmbedTable *table;
 
 /* Under ASan: fontconfig 2.14 leaks 288 bytes while loading its configuration
- * in FcInit (text_find_font) unless FcFini is called at exit; that is the
+ * in FcInit (fonts_find_default) unless FcFini is called at exit; that is the
  * library's, not attnviz's. Unused in normal builds. */
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
@@ -94,7 +94,7 @@ static void canvas_open(Canvas *c, int w, int h)
     assert_non_null(c->surf);
     c->r = SDL_CreateSoftwareRenderer(c->surf);
     assert_non_null(c->r);
-    c->v = view_create(c->r, NULL, &err);
+    c->v = view_create(c->r, test_fonts(), &err);
     if (!c->v)
         fprintf(stderr, "view_create: %s\n", err.msg);
     assert_non_null(c->v);
@@ -576,7 +576,7 @@ static void test_panel_png_scales(void **state)
         AttnErr err;
         memset(&err, 0, sizeof err);
         s.scale = (float)sc;
-        SDL_Surface *surf = view_render_panel(NULL, &s, PANEL_HEATMAP, &err);
+        SDL_Surface *surf = view_render_panel(test_fonts(), &s, PANEL_HEATMAP, &err);
         if (!surf)
             fprintf(stderr, "view_render_panel: %s\n", err.msg);
         assert_non_null(surf);
@@ -715,7 +715,7 @@ static void test_export_file_matches_app_export(void **state)
     view_state_init(&s, &m);
     s.query = 1;
     s.scale = 2.0f;
-    SDL_Surface *direct = export_heatmap_surface(&m, &s, NULL, &err);
+    SDL_Surface *direct = export_heatmap_surface(&m, &s, test_fonts(), &err);
     assert_non_null(direct);
     assert_true(same_pixels(direct, p1));
     SDL_FreeSurface(direct);
@@ -755,9 +755,9 @@ static void test_panel_lines_and_both(void **state)
     view_state_init(&s, &m);
     AttnErr err;
     memset(&err, 0, sizeof err);
-    SDL_Surface *heat = view_render_panel(NULL, &s, PANEL_HEATMAP, &err);
-    SDL_Surface *lines = view_render_panel(NULL, &s, PANEL_LINES, &err);
-    SDL_Surface *both = view_render_panel(NULL, &s, PANEL_BOTH, &err);
+    SDL_Surface *heat = view_render_panel(test_fonts(), &s, PANEL_HEATMAP, &err);
+    SDL_Surface *lines = view_render_panel(test_fonts(), &s, PANEL_LINES, &err);
+    SDL_Surface *both = view_render_panel(test_fonts(), &s, PANEL_BOTH, &err);
     assert_non_null(heat);
     assert_non_null(lines);
     assert_non_null(both);

@@ -166,7 +166,7 @@ static void window(const char *name, const ViewState *s, int w, int h)
     AttnErr err = {0};
     ViewState t = *s;
     view_state_set_model(&t, t.m);
-    check(name, view_render_window(NULL, &t, w, h, &err), &err);
+    check(name, view_render_window(test_fonts(), &t, w, h, &err), &err);
 }
 
 static void panel(const char *name, const ViewState *s, ViewPanel p)
@@ -174,7 +174,7 @@ static void panel(const char *name, const ViewState *s, ViewPanel p)
     AttnErr err = {0};
     ViewState t = *s;
     view_state_set_model(&t, t.m);
-    check(name, view_render_panel(NULL, &t, p, &err), &err);
+    check(name, view_render_panel(test_fonts(), &t, p, &err), &err);
 }
 
 /* A sentence of n words from a short list (some not in the table). */
