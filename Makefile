@@ -69,7 +69,7 @@ help:
 	@echo "make screenshot regenerate the README pictures from the real program"
 	@echo "make fuzz       run each libFuzzer target FUZZ_SECONDS (default 60)"
 	@echo "make soak       N random events through the real event handler (default 20000)"
-	@echo "make layers     the core links alone; core/ and io/ use no screen, core/ no file"
+	@echo "make layers     the core links alone; core/ and io/ use no screen, core/ and view/ no file"
 	@echo "make install    install to PREFIX=$(PREFIX) (DESTDIR honoured): the program, its data,"
 	@echo "                a .desktop entry, an icon and the man page (from --help)"
 	@echo "make uninstall  remove what make install added"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The layers keep to their rules: src/core uses no file and no screen and links
 # alone (runs ATTNVIZ_CORE_ONLY, made by `make layers`); src/core and src/io,
-# and the headers they include, include nothing of SDL, cglm or the view/app.
+# and the headers they include, include nothing of SDL, cglm or the view/app;
+# src/view touches no file (the app finds and reads them; the view is handed
+# fonts and gives back surfaces): no file call, no io header or function.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 shopt -s nullglob
@@ -67,10 +69,50 @@ file_calls() {
     done
 }
 
+# "file:line: text" for every call in the code of the files that follow
+# that opens, reads, maps, inspects or changes a file or folder (writing to
+# a stream the caller gives, as svg.c does, is none of these).
+fs_calls() {
+    local f
+    for f in "$@"; do
+        STRIP_MODE=code strip "$f" |
+            grep -nE "(^|[^.>[:alnum:]_])(fopen|fdopen|freopen|tmpfile|open|openat|creat|close|read|write|pread|pwrite|opendir|fdopendir|readdir|scandir|ftw|nftw|stat|lstat|fstat|fstatat|access|faccessat|readlink|realpath|mkdir|rmdir|mkstemp|mkdtemp|unlink|rename|remove|truncate|ftruncate|mmap|munmap|chdir|getcwd|popen|system|dlopen)[[:space:]]*\(" |
+            sed "s|^|$f:|"
+    done
+}
+
+# The functions src/io defines for the other layers (its files' functions
+# that are not static), one a line.
+io_functions() {
+    local f
+    for f in src/io/*.c; do
+        STRIP_MODE=code strip "$f" |
+            sed -nE '/^static/d; s/^[A-Za-z_][A-Za-z0-9_ *]*[ *]\**([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*\(.*/\1/p'
+    done | sort -u
+}
+
+# "file:line: text" for every call of one of io_functions in the code of
+# the files that follow.
+io_calls() {
+    local f names
+    names=$(io_functions | paste -sd '|')
+    [ -n "$names" ] || return 0
+    for f in "$@"; do
+        STRIP_MODE=code strip "$f" |
+            grep -nE "(^|[^.>[:alnum:]_])($names)[[:space:]]*\(" |
+            sed "s|^|$f:|"
+    done
+}
+
 # Patterns: what draws (SDL and friends, the view and the app), and what
 # reads or writes files (io's headers and libraries).
 SCREEN='SDL[^>"]*|SDL2/[^>"]*|cglm/[^>"]*|fontconfig/[^>"]*|X11/[^>"]*|attnviz/(view|app|app_state|svg|colormap|options)\.h|[^>"]*(view|app)/[^>"]*|text\.h'
 FILES='attnviz/(io|session|paths|png)\.h|cjson/[^>"]*|zlib\.h|fcntl\.h|dirent\.h|sys/stat\.h|sys/mman\.h'
+# … and for the view also io's other headers (src/io's own, attnio.h,
+# teach_io.h), the app's fonts.h, unistd.h and fontconfig (which reads its
+# font database).
+VIEW_FILES="$FILES"'|attnviz/(attnio|teach_io|fonts)\.h|([^>"]*/)?io/[^>"]*|unistd\.h|fontconfig/[^>"]*'
+for h in src/io/*.h; do VIEW_FILES="$VIEW_FILES|$(basename "$h" .h)\.h"; done
 
 # expect_clean WHAT OUTPUT: one ok when OUTPUT is empty, else a failure
 # with OUTPUT.
@@ -94,6 +136,21 @@ printf '#include "attnviz/io.h"\nvoid f(void) { FILE *x = fopen("a", "r"); }\n' 
     ok "comments and strings do not count" || bad "comments or strings counted"
 [ "$(file_calls "$tmp/src/core/dirty.c" | wc -l)" = 1 ] && [ -n "$(includes_of "$FILES" "$tmp/src/core/dirty.c")" ] &&
     ok "fopen, FILE and io.h are found" || bad "fopen, FILE or io.h not found"
+mkdir -p "$tmp/src/view"
+printf '/* stat(p) and io_read_file(p) in a comment */\n#include <stdio.h>\nint f(FILE *out) { return fprintf(out, "open(x) png_write(")  + g->open(1) + s.stat(2) + my_stat(3); }\n' \
+    > "$tmp/src/view/clean.c"
+printf '#include <unistd.h>\n#include "attnviz/png.h"\n#include <fontconfig/fontconfig.h>\n#include "attn_npy.h"\nint f(const char *p) { struct stat st; return stat(p, &st) + access(p, 0); }\nint g(void) { char *d; size_t n; return io_read_file("x", 1, &d, &n, 0) + png_write("y", 1, 1, d, 4, 0); }\n' \
+    > "$tmp/src/view/dirty.c"
+io_functions | grep -qx io_read_file && io_functions | grep -qx png_write && ! io_functions | grep -qx png_writer &&
+    ok "io's functions are listed (io_read_file, png_write; not the static png_writer)" || bad "io's functions are not listed"
+[ -z "$(fs_calls "$tmp/src/view/clean.c")" ] && [ -z "$(io_calls "$tmp/src/view/clean.c")" ] &&
+    [ -z "$(includes_of "$VIEW_FILES" "$tmp/src/view/clean.c")" ] &&
+    ok "a stream it is given, members, comments and strings do not count in the view" ||
+    bad "a stream it is given, a member, a comment or a string counted in the view"
+[ "$(fs_calls "$tmp/src/view/dirty.c" | wc -l)" = 1 ] && [ "$(io_calls "$tmp/src/view/dirty.c" | wc -l)" = 1 ] &&
+    [ "$(includes_of "$VIEW_FILES" "$tmp/src/view/dirty.c" | wc -l)" = 4 ] &&
+    ok "stat, access, io_read_file, png_write, unistd.h, png.h, fontconfig and an io header are found in the view" ||
+    bad "a file call, an io function or an io header not found in the view"
 
 echo "layers: the tree"
 core=(src/core/*.c src/core/*.inc src/core/*.h)
@@ -109,6 +166,15 @@ expect_clean "src/core and its headers include no io header, cJSON or zlib" \
     "$(includes_of "$FILES" "${core_all[@]}")"
 expect_clean "src/core and its headers open, read, write and print nothing" \
     "$(file_calls "${core_all[@]}")"
+view=(src/view/*.c src/view/*.h)
+[ ${#view[@]} -gt 0 ] || { bad "no src/view files"; exit 1; }
+mapfile -t view_all < <(closure "${view[@]}")
+expect_clean "src/view and its headers include no io, fonts, fontconfig or file-system header" \
+    "$(includes_of "$VIEW_FILES" "${view_all[@]}")"
+expect_clean "src/view and its headers make no file call (open, stat, mmap, mkdir …)" \
+    "$(fs_calls "${view_all[@]}")"
+# (its own files: a core header declares embed_load, which io defines)
+expect_clean "src/view calls no io function" "$(io_calls "${view[@]}")"
 
 echo "layers: the core links alone"
 if [ ! -x "$CORE_ONLY" ]; then

@@ -863,7 +863,7 @@ static void test_resize(void **state)
     assert_non_null(r);
     AttnErr err;
     memset(&err, 0, sizeof err);
-    View *v = view_create(r, NULL, &err);
+    View *v = view_create(r, test_fonts(), &err);
     assert_non_null(v);
     View *old = f->a->view;
     f->a->view = v;

@@ -24,7 +24,7 @@
 static EmbedTable *table;
 
 /* Under ASan: fontconfig 2.14 leaks 288 bytes while loading its configuration
- * in FcInit (text_find_font) unless FcFini is called at exit; that is the
+ * in FcInit (fonts_find_default) unless FcFini is called at exit; that is the
  * library's, not attnviz's. Unused in normal builds. */
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
@@ -80,7 +80,7 @@ static inline int setup(void **state)
     f->r = f->surf ? SDL_CreateSoftwareRenderer(f->surf) : NULL;
     if (!f->r)
         return -1;
-    f->a->view = view_create(f->r, NULL, &err);
+    f->a->view = view_create(f->r, test_fonts(), &err);
     if (!f->a->view) {
         fprintf(stderr, "view_create: %s\n", err.msg);
         return -1;

@@ -328,7 +328,7 @@ static void test_render_sizes(void **state)
     click(f, cx, cy);
     assert_int_equal(f->a->vs.query, 3);
     /* drawn: the difference's colour bar is the diverging map's */
-    SDL_Surface *surf = view_render_window(NULL, &f->a->vs, 1280, 800, NULL);
+    SDL_Surface *surf = view_render_window(test_fonts(), &f->a->vs, 1280, 800, NULL);
     assert_non_null(surf);
     SDL_FreeSurface(surf);
     assert_int_equal(f->a->layout.cmp[2].cb.cs.id, CMAP_DIVERGING);

@@ -169,7 +169,7 @@ static void test_figure_cells_each_mode(void **state)
         Figure f;
         figure_layout_export(&f, &m, 1.0f, "t", NULL, CMAP_MAGMA, (ColorScaleMode)mode, -1);
         AttnErr err = {0};
-        SDL_Surface *s = view_render_figure(NULL, &f, &m, 0, -1, &err);
+        SDL_Surface *s = view_render_figure(test_fonts(), &f, &m, 0, -1, &err);
         assert_non_null(s);
         int bad = 0, swapped = 0;
         for (int i = 0; i < TQ; i++)

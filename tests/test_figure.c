@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attnviz/app.h"
 #include "attnviz/attnmap.h"
 #include "attnviz/figure.h"
 #include "attnviz/io.h"
@@ -174,7 +175,7 @@ static void test_3x5_png(void **state)
     Figure f;
     figure_layout(&f, &m, &o, &figure_measure_dejavu);
     AttnErr err = {0};
-    SDL_Surface *s = view_render_figure(NULL, &f, &m, 0, 1, &err);
+    SDL_Surface *s = view_render_figure(test_fonts(), &f, &m, 0, 1, &err);
     if (!s)
         print_message("view_render_figure: %s\n", err.msg);
     assert_non_null(s);
@@ -184,7 +185,7 @@ static void test_3x5_png(void **state)
     /* the same pixels back from the PNG file */
     char path[64];
     snprintf(path, sizeof path, "/tmp/attnviz-test-figure-%d.png", (int)getpid());
-    assert_int_equal(view_save_png(s, path, &err), 0);
+    assert_int_equal(export_save_png(s, path, &err), 0);
     SDL_Surface *img = IMG_Load(path);
     assert_non_null(img);
     SDL_Surface *rgb = SDL_ConvertSurfaceFormat(img, SDL_PIXELFORMAT_RGB888, 0);
@@ -308,7 +309,7 @@ static void test_3x5_window(void **state)
     SDL_Renderer *r = SDL_CreateSoftwareRenderer(surf);
     assert_non_null(r);
     AttnErr err = {0};
-    View *v = view_create(r, NULL, &err);
+    View *v = view_create(r, test_fonts(), &err);
     assert_non_null(v);
     ViewState *s = calloc(1, sizeof *s);
     assert_non_null(s);
@@ -408,7 +409,7 @@ static void test_grid_2x3(void **state)
     assert_int_equal(hl, 1);
     assert_int_equal(hh, 2);
     AttnErr err = {0};
-    SDL_Surface *s = view_render_grid(NULL, &g, &ms, 1, &err);
+    SDL_Surface *s = view_render_grid(test_fonts(), &g, &ms, 1, &err);
     assert_non_null(s);
     int bad = 0;
     for (int l = 0; l < L; l++)

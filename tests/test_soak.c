@@ -21,6 +21,8 @@
 #include "attnviz/app_state.h"
 #include "attnviz/prng.h"
 
+#include "test_util.h"
+
 static const SDL_Keycode keys[] = {
     SDLK_s, SDLK_m, SDLK_p, SDLK_b, SDLK_h, SDLK_LEFTBRACKET, SDLK_RIGHTBRACKET,
     SDLK_t, SDLK_r, SDLK_c, SDLK_a, SDLK_j, SDLK_k, SDLK_UP, SDLK_DOWN, SDLK_LEFT,
@@ -235,7 +237,7 @@ static void test_soak(void **state)
     assert_non_null(surf);
     SDL_Renderer *r = SDL_CreateSoftwareRenderer(surf);
     assert_non_null(r);
-    a->view = view_create(r, NULL, &err);
+    a->view = view_create(r, test_fonts(), &err);
     assert_non_null(a->view);
     app_draw(a, r);
 
@@ -260,7 +262,7 @@ static void test_soak(void **state)
                 assert_non_null(surf);
                 r = SDL_CreateSoftwareRenderer(surf);
                 assert_non_null(r);
-                a->view = view_create(r, NULL, &err);
+                a->view = view_create(r, test_fonts(), &err);
                 assert_non_null(a->view);
                 resized = 1;
             }

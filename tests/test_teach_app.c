@@ -494,7 +494,7 @@ static void test_render(void **state)
         }
     AttnErr err;
     mkdir("build/test-out", 0755);
-    view_save_png(f->surf, "build/test-out/teach-window.png", &err);
+    export_save_png(f->surf, "build/test-out/teach-window.png", &err);
     assert_true(n[0] > 10 && n[1] > 10);
     print_message("curve: mean y %.1f on the left, %.1f on the right\n", ysum[0] / n[0], ysum[1] / n[1]);
     assert_true(ysum[1] / n[1] > ysum[0] / n[0] + 3); /* falls: further down on the right */
@@ -520,7 +520,7 @@ static void test_export_shows_target(void **state)
     ViewState s = f->a->vs;
     view_state_set_model(&s, &f->m);
     AttnErr err = {0};
-    SDL_Surface *png = export_heatmap_surface(&f->m, &f->a->vs, NULL, &err);
+    SDL_Surface *png = export_heatmap_surface(&f->m, &f->a->vs, test_fonts(), &err);
     assert_non_null(png);
     Figure g;
     figure_layout_export(&g, &s.map, s.scale, s.title, s.facts, s.cmap, s.cscale, s.query);
@@ -536,7 +536,7 @@ static void test_export_shows_target(void **state)
             assert_false(pink);
     }
     mkdir("build/test-out", 0755);
-    view_save_png(png, "build/test-out/teach-export.png", &err);
+    export_save_png(png, "build/test-out/teach-export.png", &err);
     SDL_FreeSurface(png);
 }
 

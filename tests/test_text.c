@@ -1,6 +1,7 @@
-/* Render tests for the fonts (src/view/text.c), issue 16 item 11: text the
- * main font (DejaVu Sans) cannot draw, "我很高兴", is drawn with a fallback
- * font found through fontconfig, not as the main font's missing-glyph boxes
+/* Render tests for the fonts (src/view/text.c, with the fonts that
+ * src/app/fonts.c finds), issue 16 item 11: text the main font (DejaVu
+ * Sans) cannot draw, "我很高兴", is drawn with a fallback font found
+ * through fontconfig, not as the main font's missing-glyph boxes
  * ("tofu"): each character's ink differs from the box and from the other
  * characters', ideographs are one em wide, Latin and CJK runs share one
  * baseline and their widths add up; text the main font draws is drawn as
@@ -99,7 +100,7 @@ static void canvas_open(Canvas *c)
     assert_non_null(c->surf);
     c->r = SDL_CreateSoftwareRenderer(c->surf);
     assert_non_null(c->r);
-    c->t = text_create(c->r, NULL, &err);
+    c->t = text_create(c->r, test_fonts(), &err);
     if (!c->t)
         fprintf(stderr, "text_create: %s\n", err.msg);
     assert_non_null(c->t);
@@ -129,14 +130,14 @@ static Ink draw_ink(Canvas *c, const char *s, int *drawn)
 static TTF_Font *main_font(void)
 {
     char path[4096];
-    assert_int_equal(text_find_font(path, sizeof path), 0);
+    assert_int_equal(fonts_find_default(path, sizeof path), 0);
     TTF_Font *f = TTF_OpenFont(path, PX);
     assert_non_null(f);
     return f;
 }
 
 /* Whether fontconfig knows a font with 我 (U+6211), asked independently of
- * text.c (fc-list ':charset=6211'). */
+ * fonts.c (fc-list ':charset=6211'). */
 static int have_cjk_font(void)
 {
     FcPattern *pat = FcPatternCreate();

@@ -1,6 +1,7 @@
 /* Helpers the test files share: the built-in embedding table, SDL's dummy
- * video driver, reading a file back, counting a folder's entries. Include
- * after <cmocka.h> (and after <SDL.h> for test_sdl_dummy). Static inline, so
+ * video driver and the view's fonts, reading a file back, counting a
+ * folder's entries. Include after <cmocka.h> (and after <SDL.h> for
+ * test_sdl_dummy and test_fonts). Static inline, so
  * a file that uses some of them does not warn about the others. */
 #ifndef ATTNVIZ_TEST_UTIL_H
 #define ATTNVIZ_TEST_UTIL_H
@@ -37,6 +38,24 @@ static inline int test_sdl_dummy(void)
         return -1;
     }
     return 0;
+}
+
+#include "attnviz/fonts.h"
+
+/* The fonts the view tests draw with, as the program finds them (fonts.h:
+ * DejaVu Sans, fallbacks through fontconfig), opened once a process and
+ * kept to its end; NULL with a message when there is no font. */
+static inline const ViewFonts *test_fonts(void)
+{
+    static AppFonts fonts;
+    static int state; /* 0 not opened, 1 open, -1 none */
+    if (state == 0) {
+        AttnErr err = {0};
+        state = fonts_open(&fonts, NULL, &err) == 0 ? 1 : -1;
+        if (state < 0)
+            fprintf(stderr, "fonts_open: %s\n", err.msg);
+    }
+    return state > 0 ? &fonts.view : NULL;
 }
 #endif
 

@@ -40,7 +40,7 @@
 static EmbedTable *table;
 
 /* Under ASan: fontconfig 2.14 leaks 288 bytes while loading its configuration
- * in FcInit (text_find_font) unless FcFini is called at exit; that is the
+ * in FcInit (fonts_find_default) unless FcFini is called at exit; that is the
  * library's, not attnviz's. Unused in normal builds. */
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
@@ -95,7 +95,7 @@ static void canvas_open(Canvas *c, int w, int h)
     assert_non_null(c->surf);
     c->r = SDL_CreateSoftwareRenderer(c->surf);
     assert_non_null(c->r);
-    c->v = view_create(c->r, NULL, &err);
+    c->v = view_create(c->r, test_fonts(), &err);
     if (!c->v)
         fprintf(stderr, "view_create: %s\n", err.msg);
     assert_non_null(c->v);
@@ -580,7 +580,7 @@ static void test_panel_png_scales(void **state)
         AttnErr err;
         memset(&err, 0, sizeof err);
         s.scale = (float)sc;
-        SDL_Surface *surf = view_render_panel(NULL, &s, PANEL_HEATMAP, &err);
+        SDL_Surface *surf = view_render_panel(test_fonts(), &s, PANEL_HEATMAP, &err);
         if (!surf)
             fprintf(stderr, "view_render_panel: %s\n", err.msg);
         assert_non_null(surf);
@@ -589,7 +589,7 @@ static void test_panel_png_scales(void **state)
         h[sc] = surf->h;
         char path[256];
         snprintf(path, sizeof path, "%s/heat-%d.png", dir, sc);
-        assert_int_equal(view_save_png(surf, path, &err), 0);
+        assert_int_equal(export_save_png(surf, path, &err), 0);
         SDL_Surface *img = load_rgb(path);
         assert_non_null(img);
         assert_int_equal(img->w, surf->w);
@@ -719,7 +719,7 @@ static void test_export_file_matches_app_export(void **state)
     view_state_init(&s, &m);
     s.query = 1;
     s.scale = 2.0f;
-    SDL_Surface *direct = export_heatmap_surface(&m, &s, NULL, &err);
+    SDL_Surface *direct = export_heatmap_surface(&m, &s, test_fonts(), &err);
     assert_non_null(direct);
     assert_true(same_pixels(direct, p1));
     SDL_FreeSurface(direct);
@@ -759,9 +759,9 @@ static void test_panel_lines_and_both(void **state)
     view_state_init(&s, &m);
     AttnErr err;
     memset(&err, 0, sizeof err);
-    SDL_Surface *heat = view_render_panel(NULL, &s, PANEL_HEATMAP, &err);
-    SDL_Surface *lines = view_render_panel(NULL, &s, PANEL_LINES, &err);
-    SDL_Surface *both = view_render_panel(NULL, &s, PANEL_BOTH, &err);
+    SDL_Surface *heat = view_render_panel(test_fonts(), &s, PANEL_HEATMAP, &err);
+    SDL_Surface *lines = view_render_panel(test_fonts(), &s, PANEL_LINES, &err);
+    SDL_Surface *both = view_render_panel(test_fonts(), &s, PANEL_BOTH, &err);
     assert_non_null(heat);
     assert_non_null(lines);
     assert_non_null(both);

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "attnviz/app.h"
 #include "attnviz/app_state.h"
 #include "attnviz/input.h"
 #include "attnviz/model.h"
@@ -117,7 +118,7 @@ static void check(const char *name, SDL_Surface *surf, AttnErr *err)
     mkdir("build/test-out", 0755);
     snprintf(path, sizeof path, "build/test-out/golden-%s.png", name);
     AttnErr werr = {0};
-    if (view_save_png(surf, path, &werr) < 0)
+    if (export_save_png(surf, path, &werr) < 0)
         fprintf(stderr, "%s: %s\n", path, werr.msg);
     uint64_t h = image_hash(surf);
     int w = surf->w, hh = surf->h;
@@ -167,7 +168,7 @@ static void window(const char *name, const ViewState *s, int w, int h)
     ViewState t = *s;
     view_state_set_model(&t, t.m);
     source_sentence_controls(&t, NULL);
-    check(name, view_render_window(NULL, &t, w, h, &err), &err);
+    check(name, view_render_window(test_fonts(), &t, w, h, &err), &err);
 }
 
 static void panel(const char *name, const ViewState *s, ViewPanel p)
@@ -175,7 +176,7 @@ static void panel(const char *name, const ViewState *s, ViewPanel p)
     AttnErr err = {0};
     ViewState t = *s;
     view_state_set_model(&t, t.m);
-    check(name, view_render_panel(NULL, &t, p, &err), &err);
+    check(name, view_render_panel(test_fonts(), &t, p, &err), &err);
 }
 
 /* A sentence of n words from a short list (some not in the table). */

@@ -45,8 +45,13 @@ void export_model_figure(ModelFigure *mf, const Model *m, ModelMatrix which, int
  * export_model_figure's) drawn by the software renderer. Both the command
  * line and the window export through it. */
 struct ViewState;
+struct ViewFonts;
 struct SDL_Surface *export_heatmap_surface(const Model *m, const struct ViewState *s,
-                                           const char *font, AttnErr *err);
+                                           const struct ViewFonts *fonts, AttnErr *err);
+
+/* Write an RGB888 surface (what the view's offscreen renders give) to path
+ * as PNG, atomically (png.h). */
+int export_save_png(struct SDL_Surface *surf, const char *path, AttnErr *err);
 
 /* Read a weights file (a --print json or session file) into m: heads,
  * weights and seed; on error m is unchanged. */

@@ -1,6 +1,6 @@
 /* PNG writing from a raw pixel buffer given as stb's stbi_write_png takes
  * it (width, height, pixels, stride), fast rather than small. No SDL: the
- * view hands it an RGB888 surface's pixels (view_save_png). */
+ * app hands it an RGB888 surface's pixels (export_save_png). */
 #ifndef ATTNVIZ_PNG_H
 #define ATTNVIZ_PNG_H
 

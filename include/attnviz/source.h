@@ -64,7 +64,8 @@ typedef struct SourceKind {
     const char *(*title)(const struct AppState *a);
     /* The heatmap's PNG export as the command line writes it, for s;
      * NULL: the view's heatmap panel of s. */
-    SDL_Surface *(*export_heatmap)(struct AppState *a, const ViewState *s, AttnErr *err);
+    SDL_Surface *(*export_heatmap)(struct AppState *a, const ViewState *s, const ViewFonts *fonts,
+                                   AttnErr *err);
     /* The weights teach mode trains (NULL: no teach mode). */
     struct Model *(*learnable)(struct AppState *a);
     /* 1 when the compare view can pin what is shown (NULL: never). */

@@ -195,9 +195,24 @@ typedef struct ViewLayout {
 
 typedef struct View View;
 
-/* font_path NULL: DejaVu Sans through fontconfig. On error *err names the
- * problem (no font: how to install one). */
-View *view_create(SDL_Renderer *r, const char *font_path, AttnErr *err);
+/* The fonts a view draws with, found and read by the app (fonts.h): the
+ * view opens them with SDL_ttf and reads no file itself. Borrowed by every
+ * View, render and text cache made with them. */
+typedef struct ViewFonts {
+    const char *path;  /* the main font's file: named in errors, and opened
+                          by SDL_ttf when data is NULL */
+    const void *data;  /* the main font file's bytes (FreeType parses them
+                          at every size), or NULL */
+    size_t size;
+    /* For a character cp the main font lacks: the file (path, n bytes with
+     * its NUL) and face index of a font that has it; 0, or -1 when none
+     * has. Asked while drawing, once a character; NULL: no fallbacks. */
+    int (*fallback)(void *ctx, unsigned cp, char *path, size_t n, long *index);
+    void *ctx;
+} ViewFonts;
+
+/* On error *err names the problem (a font SDL_ttf cannot open). */
+View *view_create(SDL_Renderer *r, const ViewFonts *fonts, AttnErr *err);
 void view_destroy(View *v);
 /* Draw through another renderer from now on, keeping the fonts. */
 void view_set_renderer(View *v, SDL_Renderer *r);
@@ -243,18 +258,18 @@ void view_draw_panel(View *v, SDL_Renderer *r, const ViewState *s, ViewPanel p);
 
 /* Render a panel (or, with whole_window, the window at w×h) offscreen on a
  * software renderer into a new RGB888 surface. Caller frees it. */
-SDL_Surface *view_render_panel(const char *font_path, const ViewState *s,
+SDL_Surface *view_render_panel(const ViewFonts *fonts, const ViewState *s,
                                ViewPanel p, AttnErr *err);
-SDL_Surface *view_render_window(const char *font_path, const ViewState *s,
+SDL_Surface *view_render_window(const ViewFonts *fonts, const ViewState *s,
                                 int w, int h, AttnErr *err);
 
 /* A figure (figure.h) of map drawn offscreen by the software renderer into
  * a new RGB888 surface of the figure's size, in the dark or light theme,
  * with the query row outlined (-1: none). Caller frees it. */
-SDL_Surface *view_render_figure(const char *font_path, const Figure *f, const AttnMap *map,
+SDL_Surface *view_render_figure(const ViewFonts *fonts, const Figure *f, const AttnMap *map,
                                 int dark, int query, AttnErr *err);
 /* The same for a grid of maps (figure_grid_layout). */
-SDL_Surface *view_render_grid(const char *font_path, const FigureGrid *g, const AttnMaps *ms,
+SDL_Surface *view_render_grid(const ViewFonts *fonts, const FigureGrid *g, const AttnMaps *ms,
                               int dark, AttnErr *err);
 
 /* The compare view's PNG (s->cmp_ref set): the reference, current and
@@ -263,7 +278,7 @@ SDL_Surface *view_render_grid(const char *font_path, const FigureGrid *g, const 
  * f[2].w = 0, the two maps alone); the reference's facts line ref_facts.
  * view_render_compare draws them offscreen into a new RGB888 surface. */
 void view_compare_export_layout(const ViewState *s, const char *ref_facts, Figure f[3], int x[3]);
-SDL_Surface *view_render_compare(const char *font_path, const ViewState *s, const char *ref_facts,
+SDL_Surface *view_render_compare(const ViewFonts *fonts, const ViewState *s, const char *ref_facts,
                                  AttnErr *err);
 
 /* Fill the map panels' data of s from m (NULL: nothing to show) for s's
@@ -273,8 +288,5 @@ void view_state_set_model(ViewState *s, const Model *m);
 /* Default state for a model: head 0, weights, viridis, query 0 (or the
  * token with most attention on others), light theme, scale 1. */
 void view_state_init(ViewState *s, const Model *m);
-
-/* Write a surface as PNG atomically (temp + rename). */
-int view_save_png(SDL_Surface *surf, const char *path, AttnErr *err);
 
 #endif

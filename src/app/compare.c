@@ -9,6 +9,8 @@
  * comparison writes the three panels as one PNG and the difference as CSV. */
 #include "app_internal.h"
 #include "attnviz/source.h"
+#include "attnviz/app.h"
+#include "attnviz/fonts.h"
 #include "attnviz/view.h"
 
 #include <stdint.h>
@@ -405,8 +407,11 @@ int compare_export(AppState *a, ViewState *s, const char *png_path)
     struct AppCompare *c = a->cmp;
     c->dmap.v = NULL;
     fill_view(c, a, s);
-    SDL_Surface *surf = view_render_compare(a->opt ? a->opt->font : NULL, s, c->ref_facts, &err);
-    int rc = surf ? view_save_png(surf, png_path, &err) : -1;
+    AppFonts fonts;
+    int rc = fonts_open(&fonts, a->opt ? a->opt->font : NULL, &err);
+    SDL_Surface *surf = rc < 0 ? NULL : view_render_compare(&fonts.view, s, c->ref_facts, &err);
+    fonts_close(&fonts);
+    rc = surf ? export_save_png(surf, png_path, &err) : -1;
     SDL_FreeSurface(surf);
     char csv[1300] = "";
     if (rc >= 0 && s->cmp_diff) {

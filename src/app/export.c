@@ -2,6 +2,8 @@
  * --print), .png through the view on a software renderer, .svg as vectors.
  * Every file is written atomically. */
 #include "attnviz/app.h"
+#include "attnviz/fonts.h"
+#include "attnviz/png.h"
 #include "attnviz/svg.h"
 #include "attnviz/view.h"
 
@@ -62,12 +64,19 @@ static const char *extension(const char *path)
     return dot && (!slash || dot > slash) ? dot : "";
 }
 
-SDL_Surface *export_heatmap_surface(const Model *m, const ViewState *s, const char *font,
+SDL_Surface *export_heatmap_surface(const Model *m, const ViewState *s, const ViewFonts *fonts,
                                     AttnErr *err)
 {
     ViewState fig = *s;
     view_state_set_model(&fig, m);
-    return view_render_panel(font, &fig, PANEL_HEATMAP, err);
+    return view_render_panel(fonts, &fig, PANEL_HEATMAP, err);
+}
+
+int export_save_png(SDL_Surface *surf, const char *path, AttnErr *err)
+{
+    if (surf->format->format != SDL_PIXELFORMAT_RGB888)
+        return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0, "PNG export needs an RGB888 image");
+    return png_write(path, surf->w, surf->h, surf->pixels, surf->pitch, err);
 }
 
 /* The PNG: the same view state a window export would use, drawn by the
@@ -92,10 +101,15 @@ static int export_png(const Model *m, const Options *o, ColormapId cmap, const c
         /* text and the software renderer need no display */
         SDL_SetHint(SDL_HINT_VIDEODRIVER, "dummy");
     }
-    SDL_Surface *surf = view_render_panel(o->font, &s, p, err);
+    AppFonts fonts;
+    int rc = fonts_open(&fonts, o->font, err);
+    if (rc < 0)
+        return rc;
+    SDL_Surface *surf = view_render_panel(&fonts.view, &s, p, err);
+    fonts_close(&fonts);
     if (!surf)
         return -ATTN_E_IO;
-    int rc = view_save_png(surf, path, err);
+    rc = export_save_png(surf, path, err);
     SDL_FreeSurface(surf);
     return rc;
 }

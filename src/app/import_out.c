@@ -11,7 +11,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "attnviz/app.h"
 #include "attnviz/figure.h"
+#include "attnviz/fonts.h"
 #include "attnviz/io.h"
 #include "attnviz/svg.h"
 #include "attnviz/view.h"
@@ -132,6 +134,10 @@ static int write_png(const Out *c, const char *path, AttnErr *err)
     SDL_Surface *surf = NULL;
     if (!SDL_WasInit(SDL_INIT_VIDEO))
         SDL_SetHint(SDL_HINT_VIDEODRIVER, "dummy"); /* text and the software renderer need no display */
+    AppFonts fonts;
+    int rc = fonts_open(&fonts, o->font, err);
+    if (rc < 0)
+        return rc;
     if (o->view == VIEW_GRID) {
         AttnMaps ms;
         float *thumbs = NULL;
@@ -139,7 +145,7 @@ static int write_png(const Out *c, const char *path, AttnErr *err)
         FigureGrid *g = malloc(sizeof *g);
         if (g && grid_maps(c->im, &ms, &thumbs, &labels, err) == 0) {
             grid_layout(c, &ms, g);
-            surf = view_render_grid(o->font, g, &ms, o->theme_dark, err);
+            surf = view_render_grid(&fonts.view, g, &ms, o->theme_dark, err);
         }
         free(g), free(thumbs), free(labels);
     } else {
@@ -159,13 +165,14 @@ static int write_png(const Out *c, const char *path, AttnErr *err)
             s->cmap = c->cmap;
             s->cscale = (ColorScaleMode)o->color_scale;
             ViewPanel p = o->view == VIEW_LINES ? PANEL_LINES : o->view == VIEW_BOTH ? PANEL_BOTH : PANEL_HEATMAP;
-            surf = view_render_panel(o->font, s, p, err);
+            surf = view_render_panel(&fonts.view, s, p, err);
             free(s);
         }
     }
+    fonts_close(&fonts);
     if (!surf)
         return err->code ? -err->code : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
-    int rc = view_save_png(surf, path, err);
+    rc = export_save_png(surf, path, err);
     SDL_FreeSurface(surf);
     return rc;
 }

@@ -5,6 +5,7 @@
 #include "attnviz/app.h"
 #include "attnviz/app_state.h"
 #include "attnviz/source.h"
+#include "attnviz/fonts.h"
 #include "app_internal.h"
 
 #include <SDL_syswm.h>
@@ -46,18 +47,20 @@ int app_export(AppState *a, int what)
     if (what == 0 && a->vs.cmp_ref) /* a comparison: its three panels and the CSV */
         return compare_export(a, &s, path);
     AttnErr err = {0};
-    SDL_Surface *surf;
-    if (what == 2) {
+    SDL_Surface *surf = NULL;
+    AppFonts fonts;
+    int have_fonts = fonts_open(&fonts, a->opt ? a->opt->font : NULL, &err) == 0;
+    if (have_fonts && what == 2) {
         s.dark = 1;
         s.sentence_focus = 0;
-        surf = view_render_window(a->opt ? a->opt->font : NULL, &s, a->layout.w * 2, a->layout.h * 2, &err);
-    } else {
-        const char *font = a->opt ? a->opt->font : NULL;
+        surf = view_render_window(&fonts.view, &s, a->layout.w * 2, a->layout.h * 2, &err);
+    } else if (have_fonts) {
         surf = what == 0 && a->kind->export_heatmap
-                   ? a->kind->export_heatmap(a, &s, &err) /* as the command line draws it */
-                   : view_render_panel(font, &s, what == 0 ? PANEL_HEATMAP : PANEL_LINES, &err);
+                   ? a->kind->export_heatmap(a, &s, &fonts.view, &err) /* as the command line draws it */
+                   : view_render_panel(&fonts.view, &s, what == 0 ? PANEL_HEATMAP : PANEL_LINES, &err);
     }
-    if (!surf || view_save_png(surf, path, &err) < 0) {
+    fonts_close(&fonts);
+    if (!surf || export_save_png(surf, path, &err) < 0) {
         char buf[1200];
         attn_err_format(&err, buf, sizeof buf);
         app_status(a, 1, "export failed: %s", buf);
@@ -216,6 +219,7 @@ int app_run(Model *m, const Options *o, SentenceList *sentences,
     SDL_Window *win = NULL;
     SDL_Renderer *r = NULL;
     AppState *a = NULL;
+    AppFonts fonts = {0}; /* the view's: closed after it */
     int rc = 0, taken = 0; /* opened given to the app (which closes it) */
     const char *asked = getenv("SDL_VIDEODRIVER");
     if (SDL_Init(SDL_INIT_VIDEO) != 0)
@@ -279,7 +283,9 @@ int app_run(Model *m, const Options *o, SentenceList *sentences,
     } else {
         autosave_setup(a, o, sv);
     }
-    a->view = view_create(r, o->font, err);
+    if ((rc = fonts_open(&fonts, o->font, err)) < 0)
+        goto cleanup;
+    a->view = view_create(r, &fonts.view, err);
     if (!a->view) {
         rc = -ATTN_E_IO;
         goto cleanup;
@@ -299,6 +305,7 @@ cleanup:
         app_free(a);
         free(a);
     }
+    fonts_close(&fonts);
     if (r)
         SDL_DestroyRenderer(r);
     if (win)

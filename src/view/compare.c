@@ -190,7 +190,7 @@ void view_compare_export_layout(const ViewState *s, const char *ref_facts, Figur
     x[2] = f[0].w + f[1].w;
 }
 
-SDL_Surface *view_render_compare(const char *font_path, const ViewState *s, const char *ref_facts,
+SDL_Surface *view_render_compare(const ViewFonts *fonts, const ViewState *s, const char *ref_facts,
                                  AttnErr *err)
 {
     Figure *f = malloc(3 * sizeof *f);
@@ -212,7 +212,7 @@ SDL_Surface *view_render_compare(const char *font_path, const ViewState *s, cons
     }
     out = SDL_CreateRGBSurfaceWithFormat(0, w, h, 24, SDL_PIXELFORMAT_RGB888);
     r = out ? SDL_CreateSoftwareRenderer(out) : NULL;
-    v = r ? view_create(r, font_path, err) : NULL;
+    v = r ? view_create(r, fonts, err) : NULL;
     if (!v) {
         if (!r)
             attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "cannot create a %d×%d image: %s", w, h,

@@ -28,7 +28,7 @@ SDL_Texture *figure_heat_texture(SDL_Renderer *r, const Figure *f, const AttnMap
 
 /* A software renderer on a new w×h RGB888 surface with a text cache, the
  * theme's background, then draw(d, what): figure or grid. */
-static SDL_Surface *render(const char *font_path, int w, int h, int dark, int query,
+static SDL_Surface *render(const ViewFonts *fonts, int w, int h, int dark, int query,
                            void (*draw)(FigureDraw *d, const void *fig, const void *maps),
                            const void *fig, const void *maps, AttnErr *err)
 {
@@ -43,7 +43,7 @@ static SDL_Surface *render(const char *font_path, int w, int h, int dark, int qu
         attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "cannot create a %d×%d image: %s", w, h, SDL_GetError());
         goto fail;
     }
-    if (!(tc = text_create(r, font_path, err)))
+    if (!(tc = text_create(r, fonts, err)))
         goto fail;
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
     FigureDraw d = {r, tc, NULL, NULL, theme_get(dark), 1.0f, query, -1, -1, -1, 1, NULL, NULL};
@@ -82,14 +82,14 @@ static void draw_grid(FigureDraw *d, const void *grid, const void *maps)
     figure_draw_grid(d, g, maps);
 }
 
-SDL_Surface *view_render_figure(const char *font_path, const Figure *f, const AttnMap *map,
+SDL_Surface *view_render_figure(const ViewFonts *fonts, const Figure *f, const AttnMap *map,
                                 int dark, int query, AttnErr *err)
 {
-    return render(font_path, f->w, f->h, dark, query, draw_figure, f, map, err);
+    return render(fonts, f->w, f->h, dark, query, draw_figure, f, map, err);
 }
 
-SDL_Surface *view_render_grid(const char *font_path, const FigureGrid *g, const AttnMaps *ms,
+SDL_Surface *view_render_grid(const ViewFonts *fonts, const FigureGrid *g, const AttnMaps *ms,
                               int dark, AttnErr *err)
 {
-    return render(font_path, g->w, g->h, dark, -1, draw_grid, g, ms, err);
+    return render(fonts, g->w, g->h, dark, -1, draw_grid, g, ms, err);
 }

@@ -1,18 +1,17 @@
 /* Offscreen rendering: a software renderer on an RGB888 surface, so exports
- * and tests get the same pixels with or without a display, and saving such
- * a surface as PNG (the encoder is io/png.c's). */
-#include "attnviz/png.h"
+ * and tests get the same pixels with or without a display. The surface goes
+ * back to the caller: the app writes it (export_save_png). */
 #include "attnviz/view.h"
 
 /* Create the surface and renderer, run draw, free the renderer. */
-static SDL_Surface *render_offscreen(const char *font_path, const ViewState *s,
+static SDL_Surface *render_offscreen(const ViewFonts *fonts, const ViewState *s,
                                      ViewPanel p, int whole, int w, int h,
                                      AttnErr *err)
 {
     /* a tiny renderer to measure the text, then the real one at the size */
     SDL_Surface *probe = SDL_CreateRGBSurfaceWithFormat(0, 8, 8, 24, SDL_PIXELFORMAT_RGB888);
     SDL_Renderer *r = probe ? SDL_CreateSoftwareRenderer(probe) : NULL;
-    View *v = r ? view_create(r, font_path, err) : NULL;
+    View *v = r ? view_create(r, fonts, err) : NULL;
     SDL_Surface *out = NULL;
     if (!v) {
         if (!probe || !r)
@@ -54,21 +53,14 @@ cleanup:
     return out;
 }
 
-SDL_Surface *view_render_panel(const char *font_path, const ViewState *s,
+SDL_Surface *view_render_panel(const ViewFonts *fonts, const ViewState *s,
                                ViewPanel p, AttnErr *err)
 {
-    return render_offscreen(font_path, s, p, 0, 0, 0, err);
+    return render_offscreen(fonts, s, p, 0, 0, 0, err);
 }
 
-SDL_Surface *view_render_window(const char *font_path, const ViewState *s,
+SDL_Surface *view_render_window(const ViewFonts *fonts, const ViewState *s,
                                 int w, int h, AttnErr *err)
 {
-    return render_offscreen(font_path, s, PANEL_HEATMAP, 1, w, h, err);
-}
-
-int view_save_png(SDL_Surface *surf, const char *path, AttnErr *err)
-{
-    if (surf->format->format != SDL_PIXELFORMAT_RGB888)
-        return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0, "PNG export needs an RGB888 image");
-    return png_write(path, surf->w, surf->h, surf->pixels, surf->pitch, err);
+    return render_offscreen(fonts, s, PANEL_HEATMAP, 1, w, h, err);
 }

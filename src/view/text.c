@@ -1,23 +1,18 @@
 /* Fonts and the text cache: strings are rendered once into textures keyed by
  * (size, colour, text) and reused every frame; the cache empties itself
- * when full. Fonts are opened per pixel size on first use. Characters the
- * main font lacks (Chinese, Japanese, Korean in DejaVu Sans) are drawn with
- * a fallback font that fontconfig finds for them, run by run. */
+ * when full. Fonts are opened per pixel size on first use, from the bytes
+ * or paths the app gives (ViewFonts: this file reads no file itself).
+ * Characters the main font lacks (Chinese, Japanese, Korean in DejaVu Sans)
+ * are drawn with the fallback font the app names for them, run by run. */
 #include "text.h"
 
-#include "attnviz/io.h"
 #include "attnviz/tokenizer.h"
 
-#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdio.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int find_with_fontconfig(char *out, size_t n);
 
 #define MAX_SIZES 12
 #define CACHE_SLOTS 4096 /* power of two */
@@ -42,7 +37,7 @@ typedef struct SizeEntry {
  * fonts[0] is open from the start. */
 typedef struct Face {
     char *path;
-    void *data;                /* the whole font file, opened at each size */
+    const void *data;          /* the whole font file (the app's), opened at each size */
     size_t size;
     long index;                /* the face in a collection */
     int sizes[MAX_SIZES];
@@ -59,133 +54,12 @@ struct TextCache {
     SDL_Renderer *r;
     Face faces[MAX_FACES];     /* faces[0]: the main font */
     int n_faces;
-    FcConfig *fc;              /* loaded at the first character missing */
-    int fc_failed;
+    ViewFonts fonts;           /* where the fallbacks come from */
     unsigned miss[MISS_SLOTS]; /* code point + 1 of characters no font has */
     int n_miss;
     Entry slots[CACHE_SLOTS];
     int used;
 };
-
-/* Where the font fontconfig found last time is remembered: starting
- * fontconfig (parsing its configuration) costs a third of a headless
- * export. $XDG_CACHE_HOME/attnviz/font, or ~/.cache/attnviz/font. */
-static int cache_path(char *out, size_t n)
-{
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (xdg && *xdg)
-        return snprintf(out, n, "%s/attnviz/font", xdg) < (int)n ? 0 : -1;
-    if (home && *home)
-        return snprintf(out, n, "%s/.cache/attnviz/font", home) < (int)n ? 0 : -1;
-    return -1;
-}
-
-static int read_cached_font(char *out, size_t n)
-{
-    char path[4096];
-    struct stat st;
-    if (cache_path(path, sizeof path) < 0)
-        return -1;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    int ok = fgets(out, (int)n, f) != NULL;
-    fclose(f);
-    if (!ok)
-        return -1;
-    out[strcspn(out, "\n")] = '\0';
-    return out[0] == '/' && stat(out, &st) == 0 && S_ISREG(st.st_mode) ? 0 : -1;
-}
-
-static int write_font_line(FILE *f, void *font)
-{
-    return fprintf(f, "%s\n", (const char *)font) > 0 ? 0 : -ATTN_E_IO;
-}
-
-static void write_cached_font(const char *font)
-{
-    char path[4096];
-    if (cache_path(path, sizeof path) < 0)
-        return;
-    /* create the two folders; errors only mean no cache */
-    char *slash = strrchr(path, '/');
-    *slash = '\0';
-    char *parent = strrchr(path, '/');
-    if (parent) {
-        *parent = '\0';
-        mkdir(path, 0700);
-        *parent = '/';
-    }
-    mkdir(path, 0700);
-    *slash = '/';
-    AttnErr ignore;
-    io_write_atomic(path, write_font_line, (void *)font, &ignore);
-}
-
-/* The lookup runs once a process; fontconfig is then shut down again (it is
- * used for nothing else), so it holds no memory for the rest of the run. */
-int text_find_font(char *out, size_t n)
-{
-    static char found[4096];
-    static int state; /* 0 not looked up, 1 found, -1 none */
-    if (state == 0 && read_cached_font(found, sizeof found) == 0)
-        state = 1;
-    if (state == 0) {
-        state = find_with_fontconfig(found, sizeof found) == 0 ? 1 : -1;
-        FcFini();
-        if (state == 1)
-            write_cached_font(found);
-    }
-    if (state < 0 || strlen(found) >= n)
-        return -1;
-    memcpy(out, found, strlen(found) + 1);
-    return 0;
-}
-
-static int find_with_fontconfig(char *out, size_t n)
-{
-    int rc = -1;
-    if (!FcInit())
-        return -1;
-    FcPattern *pat = FcNameParse((const FcChar8 *)"DejaVu Sans:style=Book");
-    if (!pat)
-        return -1;
-    FcConfigSubstitute(NULL, pat, FcMatchPattern);
-    FcDefaultSubstitute(pat);
-    FcResult res;
-    FcPattern *match = FcFontMatch(NULL, pat, &res);
-    if (match) {
-        FcChar8 *file = NULL;
-        if (FcPatternGetString(match, FC_FILE, 0, &file) == FcResultMatch && file) {
-            size_t len = strlen((const char *)file);
-            /* only scalable fonts SDL_ttf can open */
-            if (len > 4 && len < n && (strcmp((const char *)file + len - 4, ".ttf") == 0 ||
-                                       strcmp((const char *)file + len - 4, ".otf") == 0)) {
-                memcpy(out, file, len + 1);
-                rc = 0;
-            }
-        }
-        FcPatternDestroy(match);
-    }
-    FcPatternDestroy(pat);
-    return rc;
-}
-
-/* The font file in memory (FreeType then parses it from there at every
- * size, instead of reading it with a thousand small seeks and reads: a
- * quarter of a headless export's system calls), or NULL. */
-static char *slurp(const char *path, size_t *size)
-{
-    char *data;
-    AttnErr ignore;
-    if (io_read_file(path, 64L << 20, &data, size, &ignore) < 0)
-        return NULL;
-    if (*size == 0) {
-        free(data);
-        return NULL;
-    }
-    return data;
-}
 
 static TTF_Font *open_face(const Face *f, int px)
 {
@@ -196,38 +70,32 @@ static TTF_Font *open_face(const Face *f, int px)
     return TTF_OpenFontIndex(f->path, px, f->index);
 }
 
-TextCache *text_create(SDL_Renderer *r, const char *font_path, AttnErr *err)
+TextCache *text_create(SDL_Renderer *r, const ViewFonts *fonts, AttnErr *err)
 {
-    char found[4096];
     if (!TTF_WasInit() && TTF_Init() != 0) {
         attn_err_set(err, ATTN_E_IO, NULL, 0, "cannot start SDL_ttf: %s", TTF_GetError());
         return NULL;
     }
-    if (!font_path) {
-        if (text_find_font(found, sizeof found) < 0) {
-            attn_err_set(err, ATTN_E_IO, NULL, 0,
-                         "no font found: install DejaVu Sans "
-                         "(sudo apt-get install fonts-dejavu-core) or use --font FILE");
-            return NULL;
-        }
-        font_path = found;
+    if (!fonts || !fonts->path) {
+        attn_err_set(err, ATTN_E_IO, NULL, 0, "no font given");
+        return NULL;
     }
+    const char *font_path = fonts->path;
     Face main = {0};
     main.path = (char *)font_path;
-    main.data = slurp(font_path, &main.size);
+    main.data = fonts->data;
+    main.size = fonts->data ? fonts->size : 0;
     TTF_Font *probe = open_face(&main, 14);
     if (!probe) {
         attn_err_set(err, ATTN_E_IO, font_path, 0,
                      "cannot open font: %s (use --font FILE with a .ttf file, "
                      "or sudo apt-get install fonts-dejavu-core)", TTF_GetError());
-        free(main.data);
         return NULL;
     }
     TextCache *t = calloc(1, sizeof *t);
     if (!t || !(main.path = strdup(font_path))) {
         free(t);
         TTF_CloseFont(probe);
-        free(main.data);
         attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
         return NULL;
     }
@@ -236,6 +104,7 @@ TextCache *text_create(SDL_Renderer *r, const char *font_path, AttnErr *err)
     main.n_sizes = 1;
     t->faces[0] = main;
     t->n_faces = 1;
+    t->fonts = *fonts;
     t->r = r;
     return t;
 }
@@ -272,11 +141,8 @@ void text_destroy(TextCache *t)
         Face *f = &t->faces[k];
         for (int i = 0; i < f->n_sizes; i++)
             TTF_CloseFont(f->fonts[i]);
-        free(f->data); /* after the fonts that read from it */
         free(f->path);
     }
-    if (t->fc)
-        FcConfigDestroy(t->fc);
     free(t);
 }
 
@@ -313,83 +179,16 @@ static TTF_Font *font_at(TextCache *t, int px)
 
 /* ---- fallback fonts ------------------------------------------------------ */
 
-/* The language that picks a collection's face (Noto Sans CJK SC, JP or KR)
- * for the scripts whose glyphs differ between them. */
-static const char *cjk_lang(unsigned cp)
-{
-    if ((cp >= 0x3040 && cp <= 0x30FF) || (cp >= 0xFF66 && cp <= 0xFF9F))
-        return "ja";
-    if ((cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0x1100 && cp <= 0x11FF) ||
-        (cp >= 0x3130 && cp <= 0x318F))
-        return "ko";
-    if ((cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
-        (cp >= 0xFF00 && cp <= 0xFF65) || (cp >= 0x20000 && cp <= 0x3FFFF))
-        return "zh-cn";
-    return NULL;
-}
-
-static int scalable_file(const char *file)
-{
-    size_t len = strlen(file);
-    const char *ext = len > 4 ? file + len - 4 : "";
-    return strcmp(ext, ".ttf") == 0 || strcmp(ext, ".otf") == 0 ||
-           strcmp(ext, ".ttc") == 0 || strcmp(ext, ".otc") == 0;
-}
-
-/* The best sans font (file and face index) that has cp, by fontconfig's
- * order for "sans-serif" with that character; 0 or -1. */
-static int fallback_file(FcConfig *fc, unsigned cp, char *out, size_t n, long *index)
-{
-    FcPattern *pat = FcPatternCreate();
-    FcCharSet *cs = FcCharSetCreate();
-    int rc = -1;
-    if (pat && cs && FcCharSetAddChar(cs, cp)) {
-        const char *lang = cjk_lang(cp);
-        FcPatternAddCharSet(pat, FC_CHARSET, cs);
-        FcPatternAddString(pat, FC_FAMILY, (const FcChar8 *)"sans-serif");
-        FcPatternAddBool(pat, FC_SCALABLE, FcTrue);
-        if (lang)
-            FcPatternAddString(pat, FC_LANG, (const FcChar8 *)lang);
-        FcConfigSubstitute(fc, pat, FcMatchPattern);
-        FcDefaultSubstitute(pat);
-        FcResult res;
-        FcFontSet *set = FcFontSort(fc, pat, FcFalse, NULL, &res);
-        for (int i = 0; set && i < set->nfont && rc < 0; i++) {
-            FcCharSet *have = NULL;
-            FcChar8 *file = NULL;
-            int idx = 0;
-            if (FcPatternGetCharSet(set->fonts[i], FC_CHARSET, 0, &have) != FcResultMatch ||
-                !FcCharSetHasChar(have, cp) ||
-                FcPatternGetString(set->fonts[i], FC_FILE, 0, &file) != FcResultMatch ||
-                !scalable_file((const char *)file) || strlen((const char *)file) >= n)
-                continue;
-            FcPatternGetInteger(set->fonts[i], FC_INDEX, 0, &idx);
-            memcpy(out, file, strlen((const char *)file) + 1);
-            *index = idx & 0xFFFF; /* the upper bits name a variable instance */
-            rc = 0;
-        }
-        if (set)
-            FcFontSetDestroy(set);
-    }
-    if (cs)
-        FcCharSetDestroy(cs);
-    if (pat)
-        FcPatternDestroy(pat);
-    return rc;
-}
-
 /* A fallback face for cp, opened (or one already open), or -1. Fallback
- * fonts are opened from their file, not read whole: a CJK collection is
- * 20 MB of which a label uses a few glyphs. */
+ * fonts are opened by SDL_ttf from the file the app names, not read whole:
+ * a CJK collection is 20 MB of which a label uses a few glyphs. */
 static int add_fallback(TextCache *t, unsigned cp)
 {
     char path[4096];
     long index = 0;
-    if (t->n_faces == MAX_FACES)
+    if (t->n_faces == MAX_FACES || !t->fonts.fallback)
         return -1;
-    if (!t->fc && !t->fc_failed && !(t->fc = FcInitLoadConfigAndFonts()))
-        t->fc_failed = 1;
-    if (!t->fc || fallback_file(t->fc, cp, path, sizeof path, &index) < 0)
+    if (t->fonts.fallback(t->fonts.ctx, cp, path, sizeof path, &index) < 0)
         return -1;
     for (int k = 0; k < t->n_faces; k++)
         if (t->faces[k].index == index && strcmp(t->faces[k].path, path) == 0)

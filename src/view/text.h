@@ -7,13 +7,12 @@
 #include <SDL_ttf.h>
 
 #include "attnviz/error.h"
+#include "attnviz/view.h"
 
 typedef struct TextCache TextCache;
 
-/* Find DejaVu Sans (or any sans font) through fontconfig; 0 or -1. */
-int text_find_font(char *out, size_t n);
-
-TextCache *text_create(SDL_Renderer *r, const char *font_path, AttnErr *err);
+/* A cache drawing with fonts (borrowed: they outlive it). */
+TextCache *text_create(SDL_Renderer *r, const ViewFonts *fonts, AttnErr *err);
 void text_destroy(TextCache *t);
 /* Draw through another renderer from now on (the cached textures go; the
  * fonts and the measurements stay). */

@@ -11,7 +11,7 @@
 
 /* ---- create / destroy ------------------------------------------------------ */
 
-View *view_create(SDL_Renderer *r, const char *font_path, AttnErr *err)
+View *view_create(SDL_Renderer *r, const ViewFonts *fonts, AttnErr *err)
 {
     View *v = calloc(1, sizeof *v);
     if (!v) {
@@ -20,7 +20,7 @@ View *view_create(SDL_Renderer *r, const char *font_path, AttnErr *err)
     }
     v->r = r;
     v->heat_lut_id = -1;
-    v->text = text_create(r, font_path, err);
+    v->text = text_create(r, fonts, err);
     if (!v->text) {
         free(v);
         return NULL;

@@ -17,6 +17,7 @@
 #include "attnviz/app_state.h"
 #include "attnviz/attn.h"
 #include "attnviz/embed.h"
+#include "attnviz/fonts.h"
 #include "attnviz/import.h"
 #include "attnviz/model.h"
 #include "attnviz/teach_model.h"
@@ -346,6 +347,7 @@ typedef struct Win {
     AppState *a;
     SDL_Surface *surf;
     SDL_Renderer *ren;
+    AppFonts fonts;
     char *text;
 } Win;
 
@@ -419,7 +421,9 @@ static void win_setup(Win *w, int T, const char *emb)
     w->ren = w->surf ? SDL_CreateSoftwareRenderer(w->surf) : NULL;
     if (!w->ren)
         die(SDL_GetError(), NULL);
-    w->a->view = view_create(w->ren, NULL, &err);
+    if (fonts_open(&w->fonts, NULL, &err) < 0)
+        die("fonts_open", &err);
+    w->a->view = view_create(w->ren, &w->fonts.view, &err);
     if (!w->a->view)
         die("view_create", &err);
 }
@@ -427,6 +431,7 @@ static void win_setup(Win *w, int T, const char *emb)
 static void win_free(Win *w)
 {
     view_destroy(w->a->view);
+    fonts_close(&w->fonts);
     app_free(w->a);
     free(w->a);
     SDL_DestroyRenderer(w->ren);

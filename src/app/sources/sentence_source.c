@@ -335,9 +335,10 @@ static const char *sentence_title(const AppState *a)
     return a->text;
 }
 
-static SDL_Surface *sentence_export_heatmap(AppState *a, const ViewState *s, AttnErr *err)
+static SDL_Surface *sentence_export_heatmap(AppState *a, const ViewState *s, const ViewFonts *fonts,
+                                            AttnErr *err)
 {
-    return export_heatmap_surface(a->m, s, a->opt ? a->opt->font : NULL, err);
+    return export_heatmap_surface(a->m, s, fonts, err);
 }
 
 static struct Model *sentence_learnable(AppState *a)
