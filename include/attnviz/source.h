@@ -22,6 +22,7 @@
 
 struct AppState;
 struct Model;
+struct SourceDiffs;
 
 /* What a kind offers beyond showing maps (its help pages, its overlays). */
 enum {
@@ -68,8 +69,16 @@ typedef struct SourceKind {
                                    AttnErr *err);
     /* The weights teach mode trains (NULL: no teach mode). */
     struct Model *(*learnable)(struct AppState *a);
-    /* 1 when the compare view can pin what is shown (NULL: never). */
-    int (*can_compare)(const struct AppState *a);
+    /* The compare view (NULL snap: nothing to compare). snap: what made
+     * the shown map, the kind's own copy (snap_free frees it); snap_diff:
+     * what differs between ref and what is shown now (map) in words, and
+     * base, the reference's label when nothing differs ("weights, head 1");
+     * compare_hint: what to change to see a difference. */
+    void *(*snap)(const struct AppState *a);
+    void (*snap_free)(void *snap);
+    void (*snap_diff)(const struct AppState *a, const void *ref, const AttnMap *map,
+                      struct SourceDiffs *d, char *base, size_t n);
+    const char *compare_hint;
 
     /* The command line: open path with o's flags (--layer, --head, --drop …)
      * into *opened without a window (NULL: the kind opens nothing from the
@@ -90,6 +99,21 @@ const SourceKind *source_for_path(const char *path);
 /* Add a kind to the list (tests: a source made from a formula); 0 or -1
  * when the list is full. */
 int source_register(const SourceKind *k);
+
+/* What differs between a pinned map's snapshot and what is shown: the
+ * changes in words ("head 1 vs head 2, mask off vs on"), and each side
+ * alone for the two maps' labels. */
+typedef struct SourceDiffs {
+    char what[500], ref[280], cur[280];
+    int n;
+} SourceDiffs;
+void source_diff_add(SourceDiffs *d, const char *what, const char *ref, const char *cur);
+/* "ref vs cur" */
+void source_diff_vs(SourceDiffs *d, const char *ref, const char *cur);
+/* "name off vs on" */
+void source_diff_switch(SourceDiffs *d, const char *name, int ref, int cur);
+/* "head 2", "average of heads" (head < 0) */
+void source_head_word(int head, char *buf, size_t n);
 
 /* Head and layer cycling, the same for every kind: 0, 1, …, n − 1, then
  * the average (−1), and round; dir 1 or −1. */

@@ -531,8 +531,7 @@ void app_present(AppState *a)
     a->vs.n_ctl = 0;
     if (a->kind->controls)
         a->kind->controls(a);
-    source_ctl_common(&a->vs, a->ctl_act, a->kind->can_compare && a->kind->can_compare(a),
-                      a->kind->learnable != NULL);
+    source_ctl_common(&a->vs, a->ctl_act, a->kind->snap != NULL, a->kind->learnable != NULL);
 }
 
 void app_draw(AppState *a, SDL_Renderer *r)

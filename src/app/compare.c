@@ -18,21 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What produced a map. The reference owns its copies (params, texts); the
- * current one borrows the model's. */
-typedef struct CmpSnap {
-    AttnConfig cfg;
-    int causal;                 /* the mask in effect (model_causal) */
-    int head, n_heads;
-    AttnMapKind kind;
-    AttnParams params;
-    char *text, *keys_text;
-    int n_over;                 /* edited word vectors */
-    uint64_t over_hash;         /* of their words and numbers */
-} CmpSnap;
-
 struct AppCompare {
-    CmpSnap ref;
+    void *ref;                  /* what made the reference (the source's snapshot) */
+    const SourceKind *kind;     /* whose snapshot */
     float *v;                   /* the reference map, Tq×Tk */
     unsigned char *mask;        /* its masked entries, Tq×Tk */
     char **q_labels, **k_labels;
@@ -44,161 +32,6 @@ struct AppCompare {
     AttnMap dmap;
     char ref_label[300], cur_label[300], what[600];
 };
-
-/* ---- snapshots --------------------------------------------------------------------- */
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t k = 0; k < n; k++)
-        h = (h ^ b[k]) * 1099511628211ULL;
-    return h;
-}
-
-/* The model's state now, borrowing its arrays. */
-static CmpSnap snap_of(const AppState *a, const AttnMap *shown)
-{
-    const Model *m = a->m;
-    CmpSnap c;
-    memset(&c, 0, sizeof c);
-    c.cfg = m->cfg;
-    c.causal = model_causal(m);
-    c.head = a->vs.head;
-    c.n_heads = m->res.h ? m->res.h : 1;
-    c.kind = shown->kind;
-    c.params = m->params;
-    c.text = m->text ? m->text : "";
-    c.keys_text = m->keys_text ? m->keys_text : "";
-    c.n_over = m->n_over;
-    c.over_hash = 14695981039346656037ULL;
-    for (int k = 0; k < m->n_over; k++) {
-        c.over_hash = fnv(c.over_hash, m->over_word[k], strlen(m->over_word[k]) + 1);
-        c.over_hash = fnv(c.over_hash, m->over_vec + (size_t)k * m->d, (size_t)m->d * sizeof(float));
-    }
-    return c;
-}
-
-static void snap_free(CmpSnap *c)
-{
-    attn_params_destroy(&c->params);
-    free(c->text);
-    free(c->keys_text);
-    memset(c, 0, sizeof *c);
-}
-
-/* ---- what differs -------------------------------------------------------------------- */
-
-typedef struct Diffs {
-    char what[500], ref[280], cur[280];
-    int n;
-} Diffs;
-
-static void add(Diffs *d, const char *what, const char *ref, const char *cur)
-{
-    size_t w = strlen(d->what), r = strlen(d->ref), c = strlen(d->cur);
-    snprintf(d->what + w, sizeof d->what - w, "%s%s", d->n ? ", " : "", what);
-    snprintf(d->ref + r, sizeof d->ref - r, "%s%s", d->n ? ", " : "", ref);
-    snprintf(d->cur + c, sizeof d->cur - c, "%s%s", d->n ? ", " : "", cur);
-    d->n++;
-}
-
-/* "a vs b" of two values; ref and cur the values alone */
-static void add_vs(Diffs *d, const char *ref, const char *cur)
-{
-    char w[200];
-    snprintf(w, sizeof w, "%s vs %s", ref, cur);
-    add(d, w, ref, cur);
-}
-
-/* "mask off vs on" */
-static void add_switch(Diffs *d, const char *name, int ref, int cur)
-{
-    char w[120], r[60], c[60];
-    snprintf(w, sizeof w, "%s %s vs %s", name, ref ? "on" : "off", cur ? "on" : "off");
-    snprintf(r, sizeof r, "%s %s", name, ref ? "on" : "off");
-    snprintf(c, sizeof c, "%s %s", name, cur ? "on" : "off");
-    add(d, w, r, c);
-}
-
-static const char *kind_word(AttnMapKind k)
-{
-    return k == ATTN_MAP_WEIGHTS ? "weights" : k == ATTN_MAP_SCORES ? "scores"
-           : k == ATTN_MAP_LOGITS ? "logits" : attn_map_kind_name(k);
-}
-
-static void head_word(int head, char *buf, size_t n)
-{
-    if (head < 0)
-        snprintf(buf, n, "average of heads");
-    else
-        snprintf(buf, n, "head %d", head + 1);
-}
-
-/* The weights matrices that differ: "edited Wq", … (same shape only: a
- * change of heads is said as such). */
-static void params_diffs(Diffs *d, const AttnParams *r, const AttnParams *c)
-{
-    static const char *const names[6] = {"Wq", "Wk", "Wv", "Wo", "v", "v"};
-    if (r->d != c->d || r->h != c->h || r->dk != c->dk)
-        return;
-    size_t dd = (size_t)r->d * (size_t)r->d;
-    const float *ra[6] = {r->Wq, r->Wk, r->Wv, r->Wo, r->v, r->vb};
-    const float *ca[6] = {c->Wq, c->Wk, c->Wv, c->Wo, c->v, c->vb};
-    size_t n[6] = {dd, dd, dd, dd, (size_t)r->h * (size_t)r->dk, (size_t)r->d};
-    int said_v = 0;
-    for (int k = 0; k < 6; k++) {
-        if (!ra[k] || !ca[k] || memcmp(ra[k], ca[k], n[k] * sizeof(float)) == 0)
-            continue;
-        if (k >= 4 && said_v++)
-            continue;
-        char w[40], rb[40];
-        snprintf(w, sizeof w, "edited %s", names[k]);
-        snprintf(rb, sizeof rb, "%s as pinned", names[k]);
-        add(d, w, rb, w);
-    }
-}
-
-static void what_differs(Diffs *d, const CmpSnap *r, const CmpSnap *c)
-{
-    char a[80], b[80];
-    memset(d, 0, sizeof *d);
-    if (strcmp(r->text, c->text) != 0 || strcmp(r->keys_text, c->keys_text) != 0)
-        add(d, "another sentence", "pinned sentence", "another sentence");
-    if (r->kind != c->kind)
-        add_vs(d, kind_word(r->kind), kind_word(c->kind));
-    if (r->cfg.mode != c->cfg.mode)
-        add_vs(d, r->cfg.mode == ATTN_MODE_BASIC ? "basic" : "learned",
-               c->cfg.mode == ATTN_MODE_BASIC ? "basic" : "learned");
-    if (r->cfg.score != c->cfg.score)
-        add_vs(d, attn_score_name(r->cfg.score), attn_score_name(c->cfg.score));
-    if (!r->cfg.scale != !c->cfg.scale)
-        add_vs(d, r->cfg.scale ? "scaled" : "unscaled", c->cfg.scale ? "scaled" : "unscaled");
-    if (r->causal != c->causal)
-        add_switch(d, "mask", r->causal, c->causal);
-    if (!r->cfg.posenc != !c->cfg.posenc)
-        add_switch(d, "posenc", r->cfg.posenc, c->cfg.posenc);
-    if (r->cfg.temperature != c->cfg.temperature) {
-        int p = 2; /* enough decimals to tell them apart */
-        do {
-            snprintf(a, sizeof a, "\xCF\x84 %.*f", p, (double)r->cfg.temperature);
-            snprintf(b, sizeof b, "\xCF\x84 %.*f", p, (double)c->cfg.temperature);
-        } while (strcmp(a, b) == 0 && ++p < 9);
-        add_vs(d, a, b);
-    }
-    if (r->n_heads != c->n_heads) {
-        snprintf(a, sizeof a, "%d head%s", r->n_heads, r->n_heads == 1 ? "" : "s");
-        snprintf(b, sizeof b, "%d head%s", c->n_heads, c->n_heads == 1 ? "" : "s");
-        add_vs(d, a, b);
-    }
-    if (r->head != c->head) {
-        head_word(r->head, a, sizeof a);
-        head_word(c->head, b, sizeof b);
-        add_vs(d, a, b);
-    }
-    params_diffs(d, &r->params, &c->params);
-    if (r->n_over != c->n_over || r->over_hash != c->over_hash)
-        add(d, "edited word vectors", "word vectors as pinned", "edited word vectors");
-}
 
 /* ---- pin, unpin --------------------------------------------------------------------- */
 
@@ -213,7 +46,8 @@ static void cmp_destroy(struct AppCompare *c)
 {
     if (!c)
         return;
-    snap_free(&c->ref);
+    if (c->ref)
+        c->kind->snap_free(c->ref);
     free(c->v);
     free(c->mask);
     labels_free(c->q_labels, c->map.Tq);
@@ -255,13 +89,9 @@ static struct AppCompare *pin(const AppState *a)
     c->q_labels = labels_copy(m->q_labels, m->Tq);
     c->k_labels = labels_copy(m->k_labels, m->Tk);
     c->map = *m;
-    CmpSnap now = snap_of(a, m);
-    c->ref = now;
-    c->ref.params = (AttnParams){0};
-    c->ref.text = strdup(now.text);
-    c->ref.keys_text = strdup(now.keys_text);
-    if (!c->v || !c->mask || !c->q_labels || !c->k_labels || !c->ref.text || !c->ref.keys_text ||
-        attn_params_copy(&c->ref.params, &a->m->params) < 0) {
+    c->kind = a->kind;
+    c->ref = a->kind->snap(a);
+    if (!c->v || !c->mask || !c->q_labels || !c->k_labels || !c->ref) {
         cmp_destroy(c);
         return NULL;
     }
@@ -288,8 +118,8 @@ void compare_toggle(AppState *a)
         app_status(a, 0, "compare: unpinned, the heatmap alone again");
         return;
     }
-    if (!a->kind->can_compare || !a->kind->can_compare(a)) {
-        app_status(a, 1, "compare: works on a sentence's attention, not on a file's");
+    if (!a->kind->snap) {
+        app_status(a, 1, "compare: a %s has nothing to compare", a->kind->name);
         return;
     }
     a->kind->present(a); /* the maps of now */
@@ -302,8 +132,8 @@ void compare_toggle(AppState *a)
         return;
     }
     compare_view(a);
-    app_status(a, 0, "compare: pinned as the reference; change a setting, head or weight to see "
-                     "the difference (V unpins)");
+    app_status(a, 0, "compare: pinned as the reference; change %s to see the difference (V unpins)",
+               a->kind->compare_hint ? a->kind->compare_hint : "what is shown");
 }
 
 /* ---- every draw ------------------------------------------------------------------------ */
@@ -362,12 +192,10 @@ static int difference(struct AppCompare *c, const AttnMap *cur)
 /* The labels and the difference for the view state s (its maps set). */
 static void fill_view(struct AppCompare *c, const AppState *a, ViewState *s)
 {
-    CmpSnap now = snap_of(a, &s->map);
-    Diffs d;
-    what_differs(&d, &c->ref, &now);
-    char base[120], hb[48];
-    head_word(c->ref.head, hb, sizeof hb);
-    snprintf(base, sizeof base, "%s, %s", kind_word(c->ref.kind), hb);
+    SourceDiffs d;
+    char base[120];
+    memset(&d, 0, sizeof d);
+    c->kind->snap_diff(a, c->ref, &s->map, &d, base, sizeof base);
     snprintf(c->ref_label, sizeof c->ref_label, "reference: %s", d.n ? d.ref : base);
     snprintf(c->cur_label, sizeof c->cur_label, "current: %s", d.n ? d.cur : base);
     int same = same_tokens(&c->map, &s->map);
@@ -385,7 +213,7 @@ static void fill_view(struct AppCompare *c, const AppState *a, ViewState *s)
 
 void compare_view(AppState *a)
 {
-    if (!a->cmp || !a->kind->can_compare || !a->kind->can_compare(a) || !a->vs.map.v) {
+    if (!a->cmp || a->cmp->kind != a->kind || !a->vs.map.v) { /* pinned from another source */
         a->vs.cmp_ref = a->vs.cmp_diff = NULL;
         a->vs.cmp_ref_label = a->vs.cmp_cur_label = a->vs.cmp_what = NULL;
         return;

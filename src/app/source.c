@@ -71,3 +71,36 @@ void source_ctl_common(ViewState *s, AppAction *acts, int compare, int teach)
     source_ctl_add(s, acts, (AppAction){ACT_EXPORT, 0, 0, 0.0f}, 0, 0, "[^E] PNG", "[^E] export PNG");
     source_ctl_add(s, acts, (AppAction){ACT_HELP, 0, 0, 0.0f}, s->help, 0, "", "[?] help");
 }
+
+void source_diff_add(SourceDiffs *d, const char *what, const char *ref, const char *cur)
+{
+    size_t w = strlen(d->what), r = strlen(d->ref), c = strlen(d->cur);
+    snprintf(d->what + w, sizeof d->what - w, "%s%s", d->n ? ", " : "", what);
+    snprintf(d->ref + r, sizeof d->ref - r, "%s%s", d->n ? ", " : "", ref);
+    snprintf(d->cur + c, sizeof d->cur - c, "%s%s", d->n ? ", " : "", cur);
+    d->n++;
+}
+
+void source_diff_vs(SourceDiffs *d, const char *ref, const char *cur)
+{
+    char w[200];
+    snprintf(w, sizeof w, "%s vs %s", ref, cur);
+    source_diff_add(d, w, ref, cur);
+}
+
+void source_diff_switch(SourceDiffs *d, const char *name, int ref, int cur)
+{
+    char w[120], r[60], c[60];
+    snprintf(w, sizeof w, "%s %s vs %s", name, ref ? "on" : "off", cur ? "on" : "off");
+    snprintf(r, sizeof r, "%s %s", name, ref ? "on" : "off");
+    snprintf(c, sizeof c, "%s %s", name, cur ? "on" : "off");
+    source_diff_add(d, w, r, c);
+}
+
+void source_head_word(int head, char *buf, size_t n)
+{
+    if (head < 0)
+        snprintf(buf, n, "average of heads");
+    else
+        snprintf(buf, n, "head %d", head + 1);
+}

@@ -14,6 +14,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* sentence_compare.c: the compare view's snapshot of what made a map. */
+void *sentence_snap(const AppState *a);
+void sentence_snap_free(void *snap);
+void sentence_snap_diff(const AppState *a, const void *ref, const AttnMap *map, SourceDiffs *d, char *base,
+                        size_t n);
+
 static int sign(int v)
 {
     return (v > 0) - (v < 0);
@@ -346,12 +352,6 @@ static struct Model *sentence_learnable(AppState *a)
     return a->m;
 }
 
-static int sentence_can_compare(const AppState *a)
-{
-    (void)a;
-    return 1;
-}
-
 /* A session (.json) or a sentences file in the window; on error what is
  * shown stays and the status bar says why. */
 static int sentence_open(AppState *a, const char *path)
@@ -410,5 +410,8 @@ const SourceKind source_sentence = {
     .title = sentence_title,
     .export_heatmap = sentence_export_heatmap,
     .learnable = sentence_learnable,
-    .can_compare = sentence_can_compare,
+    .snap = sentence_snap,
+    .snap_free = sentence_snap_free,
+    .snap_diff = sentence_snap_diff,
+    .compare_hint = "a setting, head or weight",
 };
