@@ -31,8 +31,12 @@
 #include "test_util.h"
 #include "test_app_util.h"
 
-/* The file shown, or NULL (the sentence is). */
-#define FS(a) file_source_of(a)
+/* The file's maps shown, or NULL (the sentence is). */
+static MapsShown *FS(const AppState *a)
+{
+    FileSource *fs = file_source_of(a);
+    return fs ? &fs->ms : NULL;
+}
 
 #define LAYERS "tests/fixtures/attention/torch_layers.npz"
 #define CROSS "tests/fixtures/attention/torch_cross.npz"
@@ -304,6 +308,80 @@ static void test_model_actions_refused(void **state)
     assert_non_null(a->vs.no_model);
 }
 
+/* The numbers of a --print csv file (its header row and label column
+ * skipped) into v, at most n; how many. */
+static int read_csv_numbers(const char *path, double *v, int n)
+{
+    FILE *fp = fopen(path, "r");
+    char line[4096];
+    int k = 0;
+    assert_non_null(fp);
+    assert_non_null(fgets(line, sizeof line, fp)); /* the keys */
+    while (fgets(line, sizeof line, fp)) {
+        char *p = strchr(line, ',');
+        while (p && k < n) {
+            v[k++] = strtod(p + 1, NULL);
+            p = strchr(p + 1, ',');
+        }
+    }
+    fclose(fp);
+    return k;
+}
+
+/* The compare view on a file: V pins layer 2 head 1, H steps to head 2;
+ * the reference, current and difference are the file's maps; Ctrl+E writes
+ * the three panels and current − reference as CSV. */
+static void test_compare_file(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    char dir[] = "/tmp/attnviz-test-cmpfile-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    a->export_dir = dir;
+    assert_int_equal(app_open_path(a, LAYERS), 0);
+    key(f, SDLK_l, 0); /* layer 2, head 1 */
+    key(f, SDLK_v, 0);
+    assert_non_null(a->cmp);
+    assert_int_equal(a->status_err, 0);
+    key(f, SDLK_h, 0); /* head 2 */
+    app_draw(a, f->r);
+    assert_non_null(a->vs.cmp_ref);
+    assert_non_null(a->vs.cmp_diff);
+    assert_non_null(strstr(a->vs.cmp_what, "head 1 vs head 2"));
+    assert_non_null(strstr(a->vs.cmp_ref_label, "head 1"));
+    assert_non_null(strstr(a->vs.cmp_cur_label, "head 2"));
+    int T = a->vs.map.Tq, Tk = a->vs.map.Tk;
+    float *ref = malloc(sizeof(float) * (size_t)T * Tk), *cur = malloc(sizeof(float) * (size_t)T * Tk);
+    assert_int_equal(attn_file_map(&FS(a)->imp->f, ATTN_PICK_HEAD, 1, 0, ref), 0);
+    assert_int_equal(attn_file_map(&FS(a)->imp->f, ATTN_PICK_HEAD, 1, 1, cur), 0);
+    for (int i = 0; i < T; i++)
+        for (int j = 0; j < Tk; j++) {
+            assert_float_equal(attn_map_at(a->vs.cmp_ref, i, j), ref[(size_t)i * Tk + j], 1e-6);
+            assert_float_equal(attn_map_at(a->vs.cmp_diff, i, j), cur[(size_t)i * Tk + j] - ref[(size_t)i * Tk + j],
+                               1e-6);
+        }
+    int n0 = a->export_count;
+    key(f, SDLK_e, KMOD_LCTRL);
+    assert_int_equal(a->export_count, n0 + 2);
+    assert_int_equal(a->status_err, 0);
+    char csv[4200];
+    size_t n = strlen(a->last_export);
+    snprintf(csv, sizeof csv, "%.*s.csv", (int)(n - 4), a->last_export);
+    double *got = calloc((size_t)T * Tk, sizeof *got);
+    assert_int_equal(read_csv_numbers(csv, got, T * Tk), T * Tk);
+    for (int k = 0; k < T * Tk; k++)
+        assert_true(fabs(got[k] - ((double)cur[k] - ref[k])) < 1e-6);
+    /* another layer: said as such; V again unpins */
+    key(f, SDLK_l, 0);
+    app_draw(a, f->r);
+    assert_non_null(strstr(a->vs.cmp_what, "layer 2 vs layer 3"));
+    key(f, SDLK_v, 0);
+    assert_null(a->cmp);
+    free(got);
+    free(ref);
+    free(cur);
+}
+
 static void test_cross_and_bad_files(void **state)
 {
     Fix *f = *state;
@@ -355,6 +433,7 @@ int main(void)
         T(test_overview),
         T(test_scores),
         T(test_model_actions_refused),
+        T(test_compare_file),
         T(test_cross_and_bad_files),
     };
 #undef T

@@ -6,20 +6,12 @@
 
 #include "attnviz/attnmap.h"
 #include "attnviz/import.h"
+#include "attnviz/maps_shown.h"
 
 struct AppState;
 
 typedef struct FileSource {
-    Imported *imp;             /* the file and its picked map */
-    int grid;                  /* 1: the model view (every layer and head) */
-    int layer, head;           /* the head view's map (-1: average) */
-    int rollout;
-    int hide_special;          /* the special tokens dropped, rows renormalised */
-    int grid_layer, grid_head; /* the model view's selection */
-    float *thumbs;             /* every map, small, for the model view */
-    AttnMaps thumb_maps;
-    char **thumb_labels;
-    unsigned long gen;         /* changes when the picked map changes */
+    MapsShown ms;              /* the file's maps (its Imported) and what is picked */
 } FileSource;
 
 /* The file shown in a, or NULL when a shows another source. */

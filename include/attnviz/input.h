@@ -64,6 +64,10 @@ enum { APP_HELP_FILE = 1, APP_HELP_TEACH = 2 };
  * rows of a file or of teach mode only with those bits in show.
  * Returns the number of lines. */
 int app_help_build(ViewHelpLine *lines, int max, char *text, size_t size, unsigned show);
+/* The same for the shown source: of the actions sources own
+ * (source_owns), only the rows whose action takes says it takes. */
+int app_help_build_for(ViewHelpLine *lines, int max, char *text, size_t size,
+                       int (*takes)(AppActionKind), unsigned show);
 
 /* The actions one event stands for, into out (at most max; 4 is enough).
  * Returns how many (0: the event does nothing), or -1 when the event is

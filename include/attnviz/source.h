@@ -23,12 +23,12 @@
 struct AppState;
 struct Model;
 struct SourceDiffs;
+struct MapsShown;
 
 /* What a kind offers beyond showing maps (its help pages, its overlays). */
 enum {
     SOURCE_TEXT = 1 << 0,     /* takes text from the sentence bar */
-    SOURCE_LAYERS = 1 << 1,   /* layers × heads: L, G and the model view */
-    SOURCE_HELP_FILE = 1 << 2 /* the help's page of a file's keys */
+    SOURCE_LAYERS = 1 << 1    /* layers × heads: L, G and the model view */
 };
 
 typedef struct SourceKind {
@@ -36,6 +36,9 @@ typedef struct SourceKind {
     unsigned caps;      /* SOURCE_ bits */
     /* 1 when path is this kind's to open (NULL: never by path) */
     int (*accepts)(const char *path);
+    /* 1 for each action of those sources own (source_owns) that its apply
+     * carries out: its keys in the help. */
+    int (*takes)(AppActionKind k);
     /* Open path in the window: on success the old source is closed and
      * this one shown (a->src, a->kind); on error what is shown stays and
      * the status bar says why. 0 or -1. */
@@ -67,6 +70,9 @@ typedef struct SourceKind {
      * NULL: the view's heatmap panel of s. */
     SDL_Surface *(*export_heatmap)(struct AppState *a, const ViewState *s, const ViewFonts *fonts,
                                    AttnErr *err);
+    /* Its layers × heads of maps, shown as maps_shown.h shows them (NULL:
+     * none; sessions of such maps name the source's path). */
+    struct MapsShown *(*maps)(const struct AppState *a);
     /* The weights teach mode trains (NULL: no teach mode). */
     struct Model *(*learnable)(struct AppState *a);
     /* The compare view (NULL snap: nothing to compare). snap: what made
@@ -114,6 +120,10 @@ void source_diff_vs(SourceDiffs *d, const char *ref, const char *cur);
 void source_diff_switch(SourceDiffs *d, const char *name, int ref, int cur);
 /* "head 2", "average of heads" (head < 0) */
 void source_head_word(int head, char *buf, size_t n);
+
+/* The actions that belong to sources (settings, weights, text, layers,
+ * teach mode): the help lists them for a source that takes them. */
+int source_owns(AppActionKind k);
 
 /* Head and layer cycling, the same for every kind: 0, 1, …, n − 1, then
  * the average (−1), and round; dir 1 or −1. */

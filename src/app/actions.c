@@ -323,9 +323,9 @@ static void help(AppState *a, int how)
     }
     a->vs.help = how == 0 ? !a->vs.help : how > 0;
     a->vs.help_page = 0;
-    unsigned show = (a->kind->caps & SOURCE_HELP_FILE ? APP_HELP_FILE : 0) |
-                    (a->teach && a->teach->on ? APP_HELP_TEACH : 0);
-    a->vs.n_help_lines = app_help_build(a->help, APP_HELP_MAX, a->help_text, sizeof a->help_text, show);
+    unsigned show = a->teach && a->teach->on && a->kind->learnable ? APP_HELP_TEACH : 0;
+    a->vs.n_help_lines = app_help_build_for(a->help, APP_HELP_MAX, a->help_text, sizeof a->help_text,
+                                            a->kind->takes, show);
     a->dirty = 1;
 }
 

@@ -285,7 +285,8 @@ int app_init(AppState *a, Model *m, const Options *o, SentenceList *sentences)
     app_set_sentence(a, t);
     a->vs.query = o && o->query >= 0 && o->query < m->T ? o->query : (m->T > 1 ? 1 : 0);
     a->vs.help_lines = a->help;
-    a->vs.n_help_lines = app_help_build(a->help, APP_HELP_MAX, a->help_text, sizeof a->help_text, 0);
+    a->vs.n_help_lines = app_help_build_for(a->help, APP_HELP_MAX, a->help_text, sizeof a->help_text,
+                                            a->kind->takes, 0);
     return 0;
 }
 

@@ -254,10 +254,15 @@ static int has_label(const char *keys, const char *label)
     return 0;
 }
 
-/* Does row k belong to what the help leaves out of show? */
-static int help_hides(const AppKey *k, unsigned show)
+/* Does row k belong to what the help leaves out of show, or to what the
+ * shown source does not take? */
+static int help_hides(const AppKey *k, int (*takes)(AppActionKind), unsigned show)
 {
     AppActionKind a = k->act.kind;
+    if (k->ctx == KEYCTX_TEACH)
+        return !(show & APP_HELP_TEACH);
+    if (takes)
+        return source_owns(a) && !takes(a);
     int file = k->ctx == KEYCTX_GRID || a == ACT_CYCLE_LAYER || a == ACT_TOGGLE_GRID ||
                a == ACT_TOGGLE_ROLLOUT || a == ACT_TOGGLE_SPECIAL;
     return (file && !(show & APP_HELP_FILE)) || (k->ctx == KEYCTX_TEACH && !(show & APP_HELP_TEACH));
@@ -265,11 +270,17 @@ static int help_hides(const AppKey *k, unsigned show)
 
 int app_help_build(ViewHelpLine *lines, int max, char *text, size_t size, unsigned show)
 {
+    return app_help_build_for(lines, max, text, size, NULL, show);
+}
+
+int app_help_build_for(ViewHelpLine *lines, int max, char *text, size_t size,
+                       int (*takes)(AppActionKind), unsigned show)
+{
     int n_rows, n = 0;
     const AppKey *t = app_key_table(&n_rows);
     size_t used = 0;
     for (int r = 0; r < n_rows && n < max; r++) {
-        int seen = !t[r].what || help_hides(&t[r], show);
+        int seen = !t[r].what || help_hides(&t[r], takes, show);
         for (int k = 0; k < n && !seen; k++)
             seen = strcmp(lines[k].what, t[r].what) == 0;
         if (seen)
@@ -280,7 +291,7 @@ int app_help_build(ViewHelpLine *lines, int max, char *text, size_t size, unsign
         keys[0] = '\0';
         for (int s = r; s < n_rows; s++) {
             char label[64];
-            if (!t[s].what || strcmp(t[s].what, t[r].what) != 0 || help_hides(&t[s], show) ||
+            if (!t[s].what || strcmp(t[s].what, t[r].what) != 0 || help_hides(&t[s], takes, show) ||
                 has_label(keys, app_key_label(&t[s], label, sizeof label)))
                 continue;
             int w = snprintf(keys + len, size - used - len, "%s%s", len ? ", " : "", label);

@@ -104,3 +104,20 @@ void source_head_word(int head, char *buf, size_t n)
     else
         snprintf(buf, n, "head %d", head + 1);
 }
+
+int source_owns(AppActionKind k)
+{
+    switch (k) {
+    case ACT_TOGGLE_SCALE: case ACT_TOGGLE_MASK: case ACT_TOGGLE_POSENC: case ACT_TOGGLE_MODE:
+    case ACT_CYCLE_HEAD: case ACT_STEP_HEADS: case ACT_TEMPERATURE: case ACT_CYCLE_SCORE:
+    case ACT_CYCLE_MATRIX: case ACT_STEP_REVEAL: case ACT_SENTENCE_STEP: case ACT_EDIT_TARGET:
+    case ACT_EDIT_MOVE: case ACT_EDIT_CELL: case ACT_EDIT_FOCUS: case ACT_EDIT_TYPE: case ACT_NUDGE_CELL:
+    case ACT_SET_CELL: case ACT_EDITOR_BUTTON: case ACT_DRAG_BEGIN: case ACT_DRAG: case ACT_DRAG_END:
+    case ACT_UNDO: case ACT_REDO: case ACT_FOCUS_SENTENCE: case ACT_FOCUS_KEYS: case ACT_TEACH:
+    case ACT_CYCLE_LAYER: case ACT_TOGGLE_GRID: case ACT_TOGGLE_ROLLOUT: case ACT_GRID_MOVE:
+    case ACT_GRID_OPEN: case ACT_TOGGLE_SPECIAL: case ACT_COMPARE:
+        return 1;
+    default:
+        return 0;
+    }
+}

@@ -319,6 +319,12 @@ static int sentence_apply(AppState *a, const AppAction *c)
     return 0;
 }
 
+/* Every action of a source but a file's layers' (the help's rows). */
+static int sentence_takes(AppActionKind k)
+{
+    return !file_key(k);
+}
+
 static void sentence_present(AppState *a)
 {
     view_state_set_model(&a->vs, a->m);
@@ -401,6 +407,7 @@ static int sentence_open(AppState *a, const char *path)
 const SourceKind source_sentence = {
     .name = "sentence",
     .caps = SOURCE_TEXT,
+    .takes = sentence_takes,
     .open = sentence_open,
     .apply = sentence_apply,
     .present = sentence_present,

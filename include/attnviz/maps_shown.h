@@ -1,0 +1,64 @@
+/* Layers × heads of maps in the window (src/app/maps_shown.c), for every
+ * source that has them (an attention file, a model computed natively, a
+ * test's formula): what is picked (layer, head, rollout, special tokens
+ * hidden, the model view) and the small maps of the model view. A source
+ * keeps one MapsShown in its state and hands it out through
+ * SourceKind.maps; the functions below find it there. */
+#ifndef ATTNVIZ_MAPS_SHOWN_H
+#define ATTNVIZ_MAPS_SHOWN_H
+
+#include <stddef.h>
+
+#include "attnviz/action.h"
+#include "attnviz/attnmap.h"
+#include "attnviz/import.h"
+
+struct AppState;
+struct SourceDiffs;
+
+typedef struct MapsShown {
+    Imported *imp;             /* the maps and the picked one (owned) */
+    int grid;                  /* 1: the model view (every layer and head) */
+    int layer, head;           /* the head view's map (-1: average) */
+    int rollout;
+    int hide_special;          /* the special tokens dropped, rows renormalised */
+    int grid_layer, grid_head; /* the model view's selection */
+    float *thumbs;             /* every map, small, for the model view */
+    AttnMaps thumb_maps;
+    char **thumb_labels;
+    unsigned long gen;         /* changes when the picked map changes */
+    char panel_title[200];
+} MapsShown;
+
+/* Take im (opened and picked; owned from now on, freed on error) into ms
+ * and make the model view's small maps. 0 or -ATTN_E_NOMEM. */
+int maps_shown_init(MapsShown *ms, Imported *im);
+void maps_shown_free(MapsShown *ms);
+/* Once the source is shown: the selection on the first token after the
+ * first, the status bar naming the maps (name) and the keys. */
+void maps_shown_start(struct AppState *a, const char *name);
+/* The actions on layers and heads (L, H, O, R, E, G, the model view's
+ * arrows, Enter and hover): 0 when taken, -1 for the rest. */
+int maps_shown_apply(struct AppState *a, const AppAction *act);
+/* 1 for the actions maps_shown_apply takes (a source's help rows). */
+int maps_shown_takes(AppActionKind k);
+/* a->vs from the picked map: the maps, title, facts, the model view or the
+ * overview; no_panels: what the editor's and step view's room says; what:
+ * the heatmap title's source ("from the file"). */
+void maps_shown_present(struct AppState *a, const char *no_panels, const char *what);
+/* The controls strip: layer, rollout, special tokens, model view, head, R. */
+void maps_shown_controls(struct AppState *a);
+void maps_shown_size(const MapsShown *ms, int *Tq, int *Tk);
+/* Save what is shown as a session naming source_path (what the source's
+ * open takes again); the status bar says how it went. 0 or -1. */
+int maps_shown_save(struct AppState *a, const char *source_path, const char *path);
+/* Open such a session: the source its path names (through the sources'
+ * list), then its picks and view. 0 or -1 (status bar). */
+int maps_session_open(struct AppState *a, const char *path);
+/* The compare view's snapshot of what is picked, and what differs. */
+void *maps_shown_snap(const struct AppState *a);
+void maps_shown_snap_free(void *snap);
+void maps_shown_snap_diff(const struct AppState *a, const void *ref, const AttnMap *map,
+                          struct SourceDiffs *d, char *base, size_t n);
+
+#endif

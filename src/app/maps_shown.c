@@ -1,0 +1,438 @@
+#define _DEFAULT_SOURCE
+/* Layers × heads of maps shown as an attention file shows them, for any
+ * source that has them (source.h's maps): the head view of one map (L / H
+ * pick the layer and head, O the rollout, R the scores, E hides the special
+ * tokens), the model view of every layer and head (G; arrows move, Enter
+ * opens), their controls, their sessions and their compare snapshot. The
+ * numbers are an Imported (import.h): a file's, or a source's own buffer. */
+#include "attnviz/app_state.h"
+#include "attnviz/attnio.h"
+#include "attnviz/import.h"
+#include "attnviz/maps_shown.h"
+#include "attnviz/source.h"
+#include "app_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every map, small, for the model view. */
+static int make_thumbs(MapsShown *fs)
+{
+    Imported *im = fs->imp;
+    AttnErr err = {0};
+    int tq, tk;
+    /* small enough that every layer fits the window's height (12 layers:
+     * 32 cells a side), never over 64 */
+    int most = im->f.L > im->f.H / 2 ? im->f.L : im->f.H / 2;
+    int side = 384 / (most > 0 ? most : 1);
+    side = side > 64 ? 64 : side < 4 ? 4 : side;
+    if (import_thumbs(im, side, &fs->thumbs, &tq, &tk, &err) < 0)
+        return -ATTN_E_NOMEM;
+    int n = tq > tk ? tq : tk;
+    fs->thumb_labels = calloc((size_t)n + 1, sizeof *fs->thumb_labels);
+    if (!fs->thumb_labels)
+        return -ATTN_E_NOMEM;
+    static char empty[] = "";
+    for (int i = 0; i < n; i++)
+        fs->thumb_labels[i] = empty;
+    fs->thumb_maps = (AttnMaps){fs->thumbs, im->f.L, im->f.H, tq, tk,
+                                (const char *const *)fs->thumb_labels,
+                                (const char *const *)fs->thumb_labels, im->kind, 0, NULL};
+    return 0;
+}
+
+int maps_shown_init(MapsShown *fs, Imported *im)
+{
+    memset(fs, 0, sizeof *fs);
+    fs->imp = im;
+    if (make_thumbs(fs) < 0) {
+        maps_shown_free(fs);
+        return -ATTN_E_NOMEM;
+    }
+    fs->layer = im->layer;
+    fs->head = im->head;
+    fs->rollout = im->rollout;
+    fs->grid_layer = im->layer >= 0 ? im->layer : 0;
+    fs->grid_head = im->head >= 0 ? im->head : 0;
+    return 0;
+}
+
+void maps_shown_free(MapsShown *fs)
+{
+    if (fs->imp) {
+        import_close(fs->imp);
+        free(fs->imp);
+    }
+    free(fs->thumbs);
+    free(fs->thumb_labels);
+    memset(fs, 0, sizeof *fs);
+}
+
+void maps_shown_start(AppState *a, const char *name)
+{
+    Imported *im = a->kind->maps(a)->imp;
+    a->session_path[0] = '\0'; /* Ctrl+S asks where this session goes */
+    a->vs.query = im->Tq > 1 ? 1 : 0;
+    a->vs.key = -1;
+    a->vs.hover_i = a->vs.hover_j = -1;
+    a->vs.sentence_focus = 0;
+    a->vs.edit_focus = 0;
+    app_status(a, 0, "%s: %d layer%s \xC3\x97 %d head%s, %d\xC3\x97%d \xC2\xB7 L, H: layer, head \xC2\xB7 "
+               "G: every layer and head \xC2\xB7 O: rollout \xC2\xB7 E: special tokens%s%s", name, im->f.L,
+               im->f.L == 1 ? "" : "s", im->f.H, im->f.H == 1 ? "" : "s", im->f.Tq, im->f.Tk,
+               im->note[0] ? " \xC2\xB7 " : "", im->note);
+    a->dirty = 1;
+}
+
+void maps_shown_size(const MapsShown *fs, int *Tq, int *Tk)
+{
+    *Tq = fs->imp->Tq;
+    *Tk = fs->imp->Tk;
+}
+
+static void say_pick(AppState *a)
+{
+    Imported *im = a->kind->maps(a)->imp;
+    if (im->note[0])
+        app_status(a, 0, "%s: %s", im->facts, im->note);
+    else
+        app_status(a, 0, "%s", im->facts);
+}
+
+/* Pick the file's map again for the layer, head and rollout asked for. */
+static void repick(AppState *a, int layer, int head, int rollout)
+{
+    MapsShown *fs = a->kind->maps(a);
+    AttnErr err = {0};
+    const char *drop = fs->hide_special && fs->imp->n_special ? fs->imp->specials : NULL;
+    if (import_pick(fs->imp, layer, head, rollout, drop, &err) < 0) {
+        app_status(a, 1, "%s", err.msg);
+        return;
+    }
+    fs->layer = fs->imp->layer;
+    fs->head = fs->imp->head;
+    fs->rollout = rollout;
+    fs->gen++;
+    if (a->vs.query >= fs->imp->Tq)
+        a->vs.query = fs->imp->Tq - 1;
+    if (a->vs.key >= fs->imp->Tk)
+        a->vs.key = fs->imp->Tk - 1;
+    say_pick(a);
+    a->dirty = 1;
+}
+
+static int clamp(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+static int grid_action(AppState *a, const AppAction *act)
+{
+    MapsShown *fs = a->kind->maps(a);
+    const AttnFile *f = &fs->imp->f;
+    switch (act->kind) {
+    case ACT_TOGGLE_GRID:
+        fs->grid = !fs->grid;
+        a->vs.hover_i = a->vs.hover_j = -1;
+        fs->grid_layer = fs->layer >= 0 ? fs->layer : fs->grid_layer;
+        fs->grid_head = fs->head >= 0 ? fs->head : fs->grid_head;
+        app_status(a, 0, fs->grid ? "every layer (rows) and head (columns): arrows move, Enter opens, G goes back"
+                                 : "%s", fs->imp->facts);
+        break;
+    case ACT_GRID_MOVE:
+        fs->grid = 1;
+        fs->grid_layer = clamp(fs->grid_layer + act->i, 0, f->L - 1);
+        fs->grid_head = clamp(fs->grid_head + act->j, 0, f->H - 1);
+        app_status(a, 0, "layer %d of %d, head %d of %d (Enter opens it)", fs->grid_layer + 1, f->L,
+                   fs->grid_head + 1, f->H);
+        break;
+    case ACT_GRID_OPEN:
+        if (act->i >= 0 && act->j >= 0) {
+            fs->grid_layer = clamp(act->i, 0, f->L - 1);
+            fs->grid_head = clamp(act->j, 0, f->H - 1);
+        }
+        fs->grid = 0;
+        a->vs.hover_i = a->vs.hover_j = -1;
+        repick(a, fs->grid_layer, fs->grid_head, 0);
+        break;
+    default:
+        return -1;
+    }
+    a->dirty = 1;
+    return 0;
+}
+
+/* Tokens first … last of the file's rows or columns, for the status bar. */
+static void token_span(char **names, int first, int last, char *buf, size_t n)
+{
+    if (first == last)
+        snprintf(buf, n, "\xE2\x80\x9C%.60s\xE2\x80\x9D", names[first]);
+    else
+        snprintf(buf, n, "%d\xE2\x80\x93%d (\xE2\x80\x9C%.30s\xE2\x80\x9D \xE2\x80\xA6 \xE2\x80\x9C%.30s\xE2\x80\x9D)",
+                 first + 1, last + 1, names[first], names[last]);
+}
+
+/* The pointer over a cell (i, j) of a small map of the model view: that
+ * row and column are marked in every map, their tokens named. */
+static void grid_hover(AppState *a, int i, int j)
+{
+    MapsShown *fs = a->kind->maps(a);
+    const AttnMaps *t = &fs->thumb_maps;
+    if (i < 0 || j < 0 || i >= t->Tq || j >= t->Tk) {
+        a->vs.hover_i = a->vs.hover_j = -1;
+        a->dirty = 1;
+        return;
+    }
+    if (i == a->vs.hover_i && j == a->vs.hover_j)
+        return;
+    a->vs.hover_i = i;
+    a->vs.hover_j = j;
+    const AttnFile *f = &fs->imp->f;
+    int bq = (f->Tq + t->Tq - 1) / t->Tq, bk = (f->Tk + t->Tk - 1) / t->Tk;
+    int q1 = (i + 1) * bq - 1, k1 = (j + 1) * bk - 1;
+    char qs[160], ks[160];
+    token_span(fs->imp->q_shown, i * bq, q1 < f->Tq ? q1 : f->Tq - 1, qs, sizeof qs);
+    token_span(fs->imp->k_shown, j * bk, k1 < f->Tk ? k1 : f->Tk - 1, ks, sizeof ks);
+    app_status(a, 0, "query %s \xE2\x86\x92 key %s, marked in every layer and head", qs, ks);
+    a->dirty = 1;
+}
+
+int maps_shown_takes(AppActionKind k)
+{
+    return k == ACT_CYCLE_LAYER || k == ACT_CYCLE_HEAD || k == ACT_TOGGLE_ROLLOUT || k == ACT_CYCLE_MATRIX ||
+           k == ACT_TOGGLE_SPECIAL || k == ACT_TOGGLE_GRID || k == ACT_GRID_MOVE || k == ACT_GRID_OPEN;
+}
+
+int maps_shown_apply(AppState *a, const AppAction *act)
+{
+    MapsShown *fs = a->kind->maps(a);
+    const AttnFile *f = &fs->imp->f;
+    switch (act->kind) {
+    case ACT_CYCLE_LAYER:
+        repick(a, source_cycle(fs->layer, f->L, act->i < 0 ? -1 : 1), fs->rollout ? -1 : fs->head,
+               fs->rollout);
+        return 0;
+    case ACT_CYCLE_HEAD:
+        if (fs->rollout) {
+            app_status(a, 0, "the rollout averages the heads (O turns it off)");
+            return 0;
+        }
+        repick(a, fs->layer, source_cycle(fs->head, f->H, act->i < 0 ? -1 : 1), 0);
+        return 0;
+    case ACT_TOGGLE_ROLLOUT:
+        repick(a, fs->layer, fs->rollout ? 0 : -1, !fs->rollout);
+        return 0;
+    case ACT_CYCLE_MATRIX:
+        if (!fs->imp->has_scores) {
+            app_status(a, 0, "only weights here: no scores beside them");
+            return 0;
+        }
+        fs->imp->matrix = !fs->imp->matrix;
+        repick(a, fs->layer, fs->head, fs->rollout);
+        return 0;
+    case ACT_TOGGLE_SPECIAL:
+        if (!fs->imp->n_special) {
+            app_status(a, 0, "no special tokens ([CLS], <s> \xE2\x80\xA6) here");
+            return 0;
+        }
+        fs->hide_special = !fs->hide_special;
+        repick(a, fs->layer, fs->head, fs->rollout);
+        return 0;
+    default:
+        break;
+    }
+    if (act->kind == ACT_HOVER && fs->grid) {
+        grid_hover(a, act->i, act->j);
+        return 0;
+    }
+    return grid_action(a, act);
+}
+
+
+void maps_shown_controls(AppState *a)
+{
+    MapsShown *fs = a->kind->maps(a);
+    const Imported *im = fs->imp;
+    ViewState *s = &a->vs;
+    AppAction *acts = a->ctl_act;
+    char hb[48];
+    s->n_ctl = 0;
+    if (fs->layer < 0)
+        source_ctl_add(s, acts, (AppAction){ACT_CYCLE_LAYER, 1, 0, 0.0f}, 1, 0, "", "[L] all %d layers", im->f.L);
+    else
+        source_ctl_add(s, acts, (AppAction){ACT_CYCLE_LAYER, 1, 0, 0.0f}, 1, 0, "", "[L] layer %d of %d",
+                       fs->layer + 1, im->f.L);
+    source_ctl_add(s, acts, (AppAction){ACT_TOGGLE_ROLLOUT, 0, 0, 0.0f}, fs->rollout, 0, "", "[O] rollout");
+    source_ctl_add(s, acts, (AppAction){ACT_TOGGLE_SPECIAL, 0, 0, 0.0f}, fs->hide_special, 0, "",
+                   "[E] hide special tokens");
+    source_ctl_add(s, acts, (AppAction){ACT_TOGGLE_GRID, 0, 0, 0.0f}, fs->grid, 0, "",
+                   "[G] every layer and head");
+    attn_head_label(fs->rollout ? -1 : fs->head, im->f.H, hb, sizeof hb);
+    source_ctl_add(s, acts, (AppAction){ACT_CYCLE_HEAD, 1, 0, 0.0f}, !fs->rollout, 0, "", "[H] %s", hb);
+    if (im->has_scores)
+        source_ctl_add(s, acts, (AppAction){ACT_CYCLE_MATRIX, 1, 0, 0.0f}, 1, 0, "", "[R] %s",
+                       im->matrix ? "scores" : "weights");
+}
+
+void maps_shown_present(AppState *a, const char *no_panels, const char *what)
+{
+    MapsShown *fs = a->kind->maps(a);
+    Imported *im = fs->imp;
+    ViewState *s = &a->vs;
+    view_state_set_model(s, NULL);
+    s->map = s->weights = import_map(im, 1);
+    s->maps_gen = fs->gen;
+    s->heads = im->f.H;
+    snprintf(s->title, sizeof s->title, "%s", im->title);
+    snprintf(s->facts, sizeof s->facts, "%s", im->facts);
+    s->q_special = im->q_special;
+    s->k_special = im->k_special;
+    s->grid = fs->grid ? &fs->thumb_maps : NULL;
+    s->overview = fs->grid ? NULL : &fs->thumb_maps;
+    /* the model view's selection, or in the overview the map shown */
+    s->grid_layer = fs->grid || fs->layer < 0 ? fs->grid_layer : fs->layer;
+    s->grid_head = fs->grid || fs->head < 0 ? fs->grid_head : fs->head;
+    s->no_model = no_panels;
+    snprintf(fs->panel_title, sizeof fs->panel_title, s->map.kind == ATTN_MAP_WEIGHTS
+             ? "Attention weights %s" : "Values %s (not softmax rows)   colours centred on 0", what);
+    s->panel_title = fs->panel_title;
+    snprintf(s->status_facts, sizeof s->status_facts, "%.300s", s->title);
+}
+
+int maps_shown_save(AppState *a, const char *source_path, const char *path)
+{
+    MapsShown *fs = a->kind->maps(a);
+    AttnSession sn;
+    AttnErr err = {0};
+    memset(&sn, 0, sizeof sn);
+    if (!realpath(source_path, sn.file))
+        snprintf(sn.file, sizeof sn.file, "%s", source_path);
+    sn.layer = fs->layer;
+    sn.head = fs->head;
+    sn.rollout = fs->rollout;
+    sn.hide_special = fs->hide_special;
+    sn.grid = fs->grid;
+    sn.grid_layer = fs->grid_layer;
+    sn.grid_head = fs->grid_head;
+    sn.query = a->vs.query;
+    sn.key = a->vs.key;
+    if (attn_session_save(path, &sn, &err) < 0) {
+        char buf[1200];
+        attn_err_format(&err, buf, sizeof buf);
+        app_status(a, 1, "not saved: %s (the old file is unchanged)", buf);
+        return -1;
+    }
+    app_status(a, 0, "saved %s (the file %s, layer, head and view)", path, fs->imp->title);
+    return 0;
+}
+
+/* A session of a source of layers × heads: the source its "file" names
+ * (through the sources' list), then its map and view again. */
+int maps_session_open(AppState *a, const char *path)
+{
+    AttnSession sn;
+    AttnErr err = {0};
+    char buf[1200];
+    if (attn_session_load(&sn, path, &err) < 0) {
+        attn_err_format(&err, buf, sizeof buf);
+        app_status(a, 1, "cannot open: %s", buf);
+        return -1;
+    }
+    const SourceKind *k = source_for_path(sn.file);
+    if (!k || !k->maps || k->open(a, sn.file) < 0) {
+        if (!k || !k->maps)
+            app_status(a, 1, "cannot open: %s: %s is not something attnviz opens", path, sn.file);
+        return -1;
+    }
+    MapsShown *fs = a->kind->maps(a);
+    Imported *im = fs->imp;
+    fs->hide_special = sn.hide_special && im->n_special;
+    repick(a, sn.layer, sn.head, sn.rollout);
+    fs->grid = sn.grid;
+    fs->grid_layer = sn.grid_layer >= 0 && sn.grid_layer < im->f.L ? sn.grid_layer : 0;
+    fs->grid_head = sn.grid_head >= 0 && sn.grid_head < im->f.H ? sn.grid_head : 0;
+    a->vs.query = sn.query >= 0 && sn.query < im->Tq ? sn.query : a->vs.query;
+    a->vs.key = sn.key >= 0 && sn.key < im->Tk ? sn.key : -1;
+    snprintf(a->session_path, sizeof a->session_path, "%s", path);
+    app_status(a, 0, "opened %s: %s", path, im->facts);
+    return 0;
+}
+
+
+/* ---- the compare view -------------------------------------------------------------------- */
+
+typedef struct MapsSnap {
+    char title[300];
+    int layer, head, rollout, hide_special;
+    AttnMapKind kind;
+} MapsSnap;
+
+static void snap_now(const AppState *a, MapsSnap *c)
+{
+    const MapsShown *fs = a->kind->maps(a);
+    memset(c, 0, sizeof *c);
+    snprintf(c->title, sizeof c->title, "%s", fs->imp->title);
+    c->layer = fs->layer;
+    c->head = fs->rollout ? -1 : fs->head;
+    c->rollout = fs->rollout;
+    c->hide_special = fs->hide_special;
+    c->kind = fs->imp->kind;
+}
+
+void *maps_shown_snap(const AppState *a)
+{
+    MapsSnap *c = malloc(sizeof *c);
+    if (c)
+        snap_now(a, c);
+    return c;
+}
+
+void maps_shown_snap_free(void *snap)
+{
+    free(snap);
+}
+
+static void layer_word(int layer, char *buf, size_t n)
+{
+    if (layer < 0)
+        snprintf(buf, n, "all layers");
+    else
+        snprintf(buf, n, "layer %d", layer + 1);
+}
+
+void maps_shown_snap_diff(const AppState *a, const void *ref, const AttnMap *map, SourceDiffs *d, char *base,
+                          size_t n)
+{
+    const MapsSnap *r = ref;
+    MapsSnap c;
+    char x[80], y[80];
+    (void)map;
+    snap_now(a, &c);
+    if (strcmp(r->title, c.title) != 0)
+        source_diff_vs(d, r->title, c.title);
+    if (r->kind != c.kind)
+        source_diff_vs(d, attn_map_kind_name(r->kind), attn_map_kind_name(c.kind));
+    if (r->layer != c.layer) {
+        layer_word(r->layer, x, sizeof x);
+        layer_word(c.layer, y, sizeof y);
+        source_diff_vs(d, x, y);
+    }
+    if (r->rollout != c.rollout)
+        source_diff_switch(d, "rollout", r->rollout, c.rollout);
+    else if (r->head != c.head) {
+        source_head_word(r->head, x, sizeof x);
+        source_head_word(c.head, y, sizeof y);
+        source_diff_vs(d, x, y);
+    }
+    if (r->hide_special != c.hide_special)
+        source_diff_add(d, r->hide_special ? "special tokens hidden vs shown" : "special tokens shown vs hidden",
+                        r->hide_special ? "special tokens hidden" : "special tokens shown",
+                        c.hide_special ? "special tokens hidden" : "special tokens shown");
+    layer_word(r->layer, x, sizeof x);
+    source_head_word(r->head, y, sizeof y);
+    if (r->rollout)
+        snprintf(base, n, "rollout through %s", x);
+    else
+        snprintf(base, n, "%s, %s, %s", attn_map_kind_name(r->kind), x, y);
+}
