@@ -39,6 +39,13 @@ typedef struct Imported {
  * NULL; refuses a NaN anywhere (naming its place). im is zeroed first. */
 int import_open(Imported *im, const char *path, const char *tokens, const char *key_tokens,
                 AttnErr *err);
+/* The same for maps a source made in memory: v holds L×H×Tq×Tk floats
+ * (C order; im owns it from now on, malloc'd), q_tokens and k_tokens the
+ * rows' and columns' tokens (NULL-terminated arrays of malloc'd strings,
+ * owned as v; k_tokens NULL: the rows'), name what messages and the title
+ * call it. Refuses a NaN; on error everything given is freed. */
+int import_from_buffer(Imported *im, const char *name, float *v, int L, int H, int Tq, int Tk, char **q_tokens,
+                       char **k_tokens, AttnErr *err);
 /* Pick the map: layer and head 0-based or −1 for the average; rollout
  * through layer (the last one when layer is −1); drop: comma-separated
  * tokens to remove (as stored or as shown), or NULL. */

@@ -76,6 +76,60 @@ static int load_tokens(Imported *im, const char *tokens, const char *key_tokens,
     return rc;
 }
 
+/* The tokens' names as shown and as stored, the title (path's last part),
+ * the special tokens; im is closed on error. */
+static int finish(Imported *im, const char *path, AttnErr *err)
+{
+    AttnFile *f = &im->f;
+    im->q_shown = names(f->q_tokens, f->Tq, 1);
+    im->q_name = names(f->q_tokens, f->Tq, 0);
+    int same = !f->cross && f->k_tokens == f->q_tokens && f->Tq == f->Tk;
+    im->k_shown = same ? im->q_shown : names(f->k_tokens, f->Tk, 1);
+    im->k_name = same ? im->q_name : names(f->k_tokens, f->Tk, 0);
+    const char *slash = strrchr(path, '/');
+    snprintf(im->title, sizeof im->title, "%s", slash ? slash + 1 : path);
+    for (int pass = 0; pass < 2 && im->q_name && im->k_name; pass++) /* the special tokens' names */
+        for (int i = 0; i < (pass ? f->Tk : f->Tq); i++) {
+            const char *t = pass ? im->k_name[i] : im->q_name[i];
+            size_t n = strlen(im->specials);
+            if (attn_token_special(t) && !strstr(im->specials, t) && n + strlen(t) + 2 < sizeof im->specials) {
+                snprintf(im->specials + n, sizeof im->specials - n, "%s%s", n ? "," : "", t);
+                im->n_special++;
+            }
+        }
+    if (!im->q_shown || !im->q_name || !im->k_shown || !im->k_name) {
+        import_close(im);
+        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+    }
+    return 0;
+}
+
+int import_from_buffer(Imported *im, const char *name, float *v, int L, int H, int Tq, int Tk, char **q_tokens,
+                       char **k_tokens, AttnErr *err)
+{
+    memset(im, 0, sizeof *im);
+    AttnFile *f = &im->f;
+    f->n_parts = 1;
+    f->parts[0] = (AttnPart){v, ATTN_DT_F32, 0, 0, L, H, Tq, Tk};
+    f->L = L;
+    f->H = H;
+    f->Tq = Tq;
+    f->Tk = Tk;
+    f->q_tokens = q_tokens;
+    f->k_tokens = k_tokens ? k_tokens : q_tokens;
+    f->cross = Tq != Tk || (k_tokens && k_tokens != q_tokens);
+    f->buf = v;
+    f->buf_len = sizeof(float) * (size_t)L * H * Tq * Tk;
+    snprintf(f->name, sizeof f->name, "%s", name);
+    int pos[4];
+    if (attn_file_find_nan(f, pos)) {
+        import_close(im);
+        return attn_err_set(err, ATTN_E_NONFINITE, name, 0, "NaN at layer %d, head %d, row %d, column %d (1-based)",
+                            pos[0] + 1, pos[1] + 1, pos[2] + 1, pos[3] + 1);
+    }
+    return finish(im, name, err);
+}
+
 int import_open(Imported *im, const char *path, const char *tokens, const char *key_tokens,
                 AttnErr *err)
 {
@@ -103,27 +157,7 @@ int import_open(Imported *im, const char *path, const char *tokens, const char *
         if (!im->has_scores)
             attn_file_close(&im->sf);
     }
-    im->q_shown = names(f->q_tokens, f->Tq, 1);
-    im->q_name = names(f->q_tokens, f->Tq, 0);
-    int same = !f->cross && f->k_tokens == f->q_tokens && f->Tq == f->Tk;
-    im->k_shown = same ? im->q_shown : names(f->k_tokens, f->Tk, 1);
-    im->k_name = same ? im->q_name : names(f->k_tokens, f->Tk, 0);
-    const char *slash = strrchr(path, '/');
-    snprintf(im->title, sizeof im->title, "%s", slash ? slash + 1 : path);
-    for (int pass = 0; pass < 2 && im->q_name && im->k_name; pass++) /* the special tokens' names */
-        for (int i = 0; i < (pass ? f->Tk : f->Tq); i++) {
-            const char *t = pass ? im->k_name[i] : im->q_name[i];
-            size_t n = strlen(im->specials);
-            if (attn_token_special(t) && !strstr(im->specials, t) && n + strlen(t) + 2 < sizeof im->specials) {
-                snprintf(im->specials + n, sizeof im->specials - n, "%s%s", n ? "," : "", t);
-                im->n_special++;
-            }
-        }
-    if (!im->q_shown || !im->q_name || !im->k_shown || !im->k_name) {
-        import_close(im);
-        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
-    }
-    return 0;
+    return finish(im, path, err);
 }
 
 /* Flags of the tokens named in drop ("a,b,c"), as stored or as shown. */
