@@ -59,7 +59,7 @@ const char *side_tab_label(const ViewState *s, int p)
     if (p == SIDE_LINES)
         return s->cmp_ref && s->map.v ? "Compare" : "Lines";
     if (p == SIDE_EDITOR)
-        return s->m ? "Weights" : s->overview ? "Every map" : "Weights";
+        return s->overview ? "Every map" : "Weights";
     return s->teach ? "Loss" : "Step view";
 }
 
