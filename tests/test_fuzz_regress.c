@@ -27,6 +27,7 @@
 #include "fuzz/attn_harness.h"
 #include "fuzz/harness.h"
 #include "fuzz/harness_attn.h"
+#include "fuzz/harness_gpt2.h"
 #include "fuzz/harness_teach.h"
 
 /* The embed target's own entry point, unchanged, under another name. */
@@ -64,6 +65,8 @@ static const Target targets[] = {
     {"attn_json", fuzz_check_attn_json},
     {"attn_session", fuzz_check_attn_session},
     {"target_csv", fuzz_check_target_csv},
+    {"st_model", fuzz_check_st_model},
+    {"gpt2_config", fuzz_check_gpt2_config},
 };
 #define N_TARGETS ((int)(sizeof targets / sizeof targets[0]))
 
@@ -254,8 +257,8 @@ static void crash_files_name_a_target(void **state)
         }
         if (!ok) {
             print_error("%s: name it <target>-NAME (target: tokenizer, sentences, "
-                        "weights, options, embed, forward, npy, npz, safetensors, attn_json, target_csv or "
-                        "attn_session)\n", files[i]);
+                        "weights, options, embed, forward, npy, npz, safetensors, attn_json, target_csv, "
+                        "attn_session, st_model or gpt2_config)\n", files[i]);
             bad++;
         }
     }
@@ -285,6 +288,10 @@ static void harness_sanity(void **state)
         "        " "\x00\x3c";
     assert_int_equal(sizeof st - 1, 8 + 80 + 2);
     assert_null(fuzz_check_safetensors((const uint8_t *)st, sizeof st - 1));
+    assert_null(fuzz_check_st_model((const uint8_t *)st, sizeof st - 1));
+    static const char cfg[] = "{\"model_type\": \"gpt2\", \"n_layer\": 1, \"n_head\": 2, "
+                              "\"n_embd\": 4, \"n_positions\": 8, \"vocab_size\": 5}";
+    assert_null(fuzz_check_gpt2_config((const uint8_t *)cfg, sizeof cfg - 1));
 }
 
 int main(void)

@@ -1,0 +1,111 @@
+/* GPT-2 model folders read into gpt2.h's plain data: config.json →
+ * Gpt2Config, model.safetensors (or its shards) → Gpt2Weights, and where the
+ * tokenizer's files are; a model named like `gpt2` or `openai-community/gpt2`
+ * found in the local Hugging Face cache. Not the forward pass (src/core) nor
+ * the tokenizer. Float32 weights are used in place from the read-only
+ * mapping; F16 and BF16 (and float32 that is misaligned or on a big-endian
+ * host) are converted to float32 once, into one buffer the model owns. No
+ * SDL. Errors: 0 or a negative ATTN_E_* code, err naming the file or tensor
+ * and what is wrong. */
+#ifndef ATTNVIZ_GPT2IO_H
+#define ATTNVIZ_GPT2IO_H
+
+#include <stddef.h>
+
+#include "attnviz/error.h"
+#include "attnviz/gpt2.h"
+
+/* ---- safetensors: the header as a table of tensors in the bytes -------------- */
+typedef enum SafeDtype {
+    SAFE_BOOL = 0, SAFE_U8, SAFE_I8, SAFE_F8_E5M2, SAFE_F8_E4M3, SAFE_I16, SAFE_U16,
+    SAFE_F16, SAFE_BF16, SAFE_I32, SAFE_U32, SAFE_F32, SAFE_F64, SAFE_I64, SAFE_U64,
+    SAFE_DTYPE_COUNT
+} SafeDtype;
+
+#define SAFE_MAX_DIMS 8
+#define SAFE_MAX_HEADER ((size_t)100 << 20) /* the safetensors library's own cap */
+
+typedef struct SafeTensor {
+    const char *name;           /* in the table's own storage */
+    SafeDtype dtype;
+    int ndim;                   /* 0 for a scalar (masked_bias) */
+    long long shape[SAFE_MAX_DIMS];
+    size_t count;               /* elements: the shape's product */
+    const unsigned char *data;  /* count · element size bytes, inside the file's */
+    size_t nbytes;
+} SafeTensor;
+
+typedef struct SafeTensors {
+    int n;
+    SafeTensor *t;              /* n of them, sorted by name (no two alike) */
+    char *names;                /* the names' storage */
+} SafeTensors;
+
+/* Parse the bytes of a .safetensors file (8-byte little-endian header size,
+ * JSON header, data): every tensor's dtype known, its shape whole numbers,
+ * its data_offsets inside the data, exactly its shape's bytes, no two
+ * overlapping; __metadata__ skipped. st borrows bytes (its tensors point into
+ * them). On error st holds nothing and err names `name`. */
+int safetensors_parse(SafeTensors *st, const void *bytes, size_t len, const char *name,
+                      AttnErr *err);
+/* The tensor called name, or NULL. */
+const SafeTensor *safetensors_find(const SafeTensors *st, const char *name);
+void safetensors_free(SafeTensors *st);
+const char *safetensors_dtype_name(SafeDtype t); /* "F32", "BOOL", ... */
+int safetensors_dtype_size(SafeDtype t);         /* bytes an element */
+
+/* ---- config.json ----------------------------------------------------------------- */
+/* Parse a Hugging Face GPT2Config (model_type "gpt2"; n_layer, n_head,
+ * n_embd, n_positions, vocab_size required; n_inner null or absent: 4 ·
+ * n_embd; layer_norm_epsilon 1e-5, activation_function gelu_new,
+ * scale_attn_weights true, scale_attn_by_inverse_layer_idx false,
+ * bos/eos_token_id 50256 when absent; null or outside the vocabulary: -1).
+ * n_embd must divide by n_head; activation_function gelu_new or
+ * gelu_pytorch_tanh (tanh form), gelu (erf), relu; anything else refused by
+ * name. On error *cfg is zeroed. */
+int gpt2_config_parse(Gpt2Config *cfg, const char *text, size_t len, const char *name,
+                      AttnErr *err);
+
+/* ---- a model folder -------------------------------------------------------------- */
+typedef struct Gpt2ModelOwn Gpt2ModelOwn; /* the mappings and buffers (gpt2_file.c) */
+
+typedef struct Gpt2Model {
+    Gpt2Config cfg;
+    Gpt2Weights weights;    /* into the mappings or the converted buffer */
+    char *dir;              /* the folder read */
+    char *vocab_path;       /* vocab.json and merges.txt: both or neither (NULL) */
+    char *merges_path;
+    char *tokenizer_path;   /* tokenizer.json, or NULL */
+    const char *prefix;     /* "transformer." or "": how the tensors are named */
+    int tied;               /* 1: no lm_head.weight, or one equal to wte */
+    int n_converted;        /* tensors converted to float32 */
+    size_t converted_bytes; /* the float32 buffer they were converted into */
+    int n_shards;           /* safetensors files mapped (1 unless sharded) */
+    Gpt2ModelOwn *own;
+} Gpt2Model;
+
+/* Open the model folder dir: config.json, then model.safetensors (or
+ * model.safetensors.index.json and its shards) mapped read-only; every
+ * weight's dtype and shape checked against the config; the tokenizer's files
+ * noted (not read). Buffers attn.bias and attn.masked_bias, and tensors of
+ * no GPT-2 weight, are ignored. On success *out owns everything (close it
+ * with gpt2_file_close); on error *out is NULL, nothing is left open and err
+ * names the file or tensor. */
+int gpt2_file_open(const char *dir, Gpt2Model **out, AttnErr *err);
+/* Unmaps and frees everything; NULL is fine. */
+void gpt2_file_close(Gpt2Model *m);
+
+/* ---- finding a model by name ----------------------------------------------------- */
+/* The Hugging Face hub cache: $HF_HUB_CACHE, else $HF_HOME/hub, else
+ * $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub; into buf.
+ * -ATTN_E_NOT_FOUND when none can be made (no HOME). */
+int gpt2_hf_cache_dir(char *buf, size_t n, AttnErr *err);
+/* name → a model folder (malloc'd into *dir): an existing folder as it is;
+ * else in the cache, ORG/NAME as models--ORG--NAME, a bare NAME as
+ * models--NAME, then models--openai-community--NAME and
+ * models--distilbert--NAME; the snapshot that refs/main names, else the
+ * only one. Not found: -ATTN_E_NOT_FOUND, err saying where it looked and the
+ * command that downloads it. */
+int gpt2_model_find(const char *name, char **dir, AttnErr *err);
+
+#endif
