@@ -19,7 +19,8 @@
     X(NONFINITE, "value is NaN or infinite")                 \
     X(DUPLICATE, "duplicate entry")                          \
     X(TOO_LARGE, "input too large")                          \
-    X(UNSUPPORTED, "unsupported")
+    X(UNSUPPORTED, "unsupported")                            \
+    X(CANCELLED, "cancelled")
 
 #define ATTN_ERR_ENUM(name, msg) ATTN_E_##name,
 enum { ATTN_ERROR_LIST(ATTN_ERR_ENUM) ATTN_E_COUNT_ };
