@@ -6,6 +6,7 @@
 #include "attnviz/gpt2_forward.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #pragma STDC FP_CONTRACT OFF /* the base set rounds products and sums apart */
 #endif
 
+#define PF 8
 #define VLD(p) ((VF) * (const VFU *)(p))
 #define VST(p, v) (*(VFU *)(p) = (VF)(v))
 
@@ -22,6 +24,8 @@
 #define NV 2
 typedef float vf4 __attribute__((vector_size(16)));
 typedef float vf4u __attribute__((vector_size(16), aligned(4), may_alias));
+typedef int32_t vi4 __attribute__((vector_size(16)));
+#define VI vi4
 #define VF vf4
 #define VFU vf4u
 #define VSPLAT(x) ((vf4){(x), (x), (x), (x)})
@@ -33,6 +37,7 @@ typedef float vf4u __attribute__((vector_size(16), aligned(4), may_alias));
 #undef VW
 #undef NV
 #undef VF
+#undef VI
 #undef VFU
 #undef VSPLAT
 #undef VFMA
@@ -52,6 +57,8 @@ typedef float vf4u __attribute__((vector_size(16), aligned(4), may_alias));
 #define NV 2
 typedef float vf8 __attribute__((vector_size(32)));
 typedef float vf8u __attribute__((vector_size(32), aligned(4), may_alias));
+typedef int32_t vi8 __attribute__((vector_size(32)));
+#define VI vi8
 #define VF vf8
 #define VFU vf8u
 #define VSPLAT(x) ((vf8){(x), (x), (x), (x), (x), (x), (x), (x)})
@@ -62,6 +69,7 @@ typedef float vf8u __attribute__((vector_size(32), aligned(4), may_alias));
 #undef VW
 #undef NV
 #undef VF
+#undef VI
 #undef VFU
 #undef VSPLAT
 #undef VFMA
@@ -72,6 +80,8 @@ typedef float vf8u __attribute__((vector_size(32), aligned(4), may_alias));
 #define NV 4
 typedef float vf16 __attribute__((vector_size(64)));
 typedef float vf16u __attribute__((vector_size(64), aligned(4), may_alias));
+typedef int32_t vi16 __attribute__((vector_size(64)));
+#define VI vi16
 #define VF vf16
 #define VFU vf16u
 #define VSPLAT(x) ((vf16){(x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x)})
@@ -80,10 +90,11 @@ typedef float vf16u __attribute__((vector_size(64), aligned(4), may_alias));
 #endif
 
 static const Gpt2Kernels sets[] = {
-    {"base", linear_base, scores_base, context_base, dots_base, 2 * 4},
+    {"base", linear_base, scores_base, context_base, dots_base, gelu_tanh_base, 2 * 4},
 #ifdef GPT2_HAVE_AVX2
-    {"avx2", linear_avx2, scores_avx2, context_avx2, dots_avx2, 2 * 8},
-    {"avx512", linear_avx512, scores_avx512, context_avx512, dots_avx512, 4 * 16},
+    {"avx2", linear_avx2, scores_avx2, context_avx2, dots_avx2, gelu_tanh_avx2, 2 * 8},
+    {"avx512", linear_avx512, scores_avx512, context_avx512, dots_avx512, gelu_tanh_avx512,
+     4 * 16},
 #endif
 };
 enum { N_SETS = sizeof sets / sizeof sets[0] };

@@ -12,6 +12,7 @@ typedef struct Gpt2Kernels {
     void (*scores)(float *s, const float *q, const float *kt, int ldk, int dh, int n);
     void (*context)(float *z, const float *w, const float *v, int ldv, int n, int dh);
     void (*dots)(float *out, const float *x, const float *rows, int C, int v0, int v1);
+    void (*gelu_tanh)(float *h, int n);
     int lin_cols; /* the linear kernel's tile width: split columns at multiples */
 } Gpt2Kernels;
 
