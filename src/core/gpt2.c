@@ -5,6 +5,7 @@
 #include "attnviz/gpt2_forward.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,8 @@
 #include "attnviz/workers.h"
 #include "gpt2_kernels.h"
 
-/* Below this many multiply-adds a linear layer runs on one thread: handing
- * half to the worker costs a few microseconds. */
+/* Below this many multiply-adds work runs on one thread: handing half to
+ * the worker costs a few microseconds. */
 enum { SPLIT_MIN = 1 << 16 };
 
 int gpt2_config_check(const Gpt2Config *c, AttnErr *err)
@@ -153,60 +154,84 @@ static void layernorm(float *out, const float *x, const float *w, const float *b
     }
 }
 
-/* GELU's tanh form (gelu_new), its erf form, ReLU, in place. */
-static void activate(float *h, size_t n, Gpt2Act act)
+/* The MLP's activation in place, n rows of w: GELU's tanh form (gelu_new,
+ * a kernel, row by row so that a float's path depends on its column only),
+ * its erf form, ReLU. */
+static void activate(float *h, int n, int w, Gpt2Act act)
 {
-    const float k = 0.7978845608028654f; /* √(2/π) */
-    for (size_t i = 0; i < n; i++) {
-        float x = h[i];
+    for (int i = 0; i < n; i++) {
+        float *r = h + (size_t)i * w;
         if (act == GPT2_ACT_GELU_TANH)
-            h[i] = 0.5f * x * (1.0f + tanhf(k * (x + 0.044715f * x * x * x)));
+            gpt2_kernel_set()->gelu_tanh(r, w);
         else if (act == GPT2_ACT_GELU_ERF)
-            h[i] = 0.5f * x * (1.0f + erff(x * 0.7071067811865476f));
+            for (int k = 0; k < w; k++)
+                r[k] = 0.5f * r[k] * (1.0f + erff(r[k] * 0.7071067811865476f));
         else
-            h[i] = x > 0.0f ? x : 0.0f;
+            for (int k = 0; k < w; k++)
+                r[k] = r[k] > 0.0f ? r[k] : 0.0f;
     }
+}
+
+/* Work shared by two threads: each takes the next piece (of `pieces`)
+ * until none is left, so a thread the system delays takes fewer. Which
+ * thread computes a piece changes no float. */
+typedef struct Shared {
+    atomic_int next;
+    int pieces;
+    void (*piece)(const void *job, int k);
+    const void *job;
+} Shared;
+
+static void shared_run(void *arg)
+{
+    Shared *sh = arg;
+    for (int k; (k = atomic_fetch_add(&sh->next, 1)) < sh->pieces;)
+        sh->piece(sh->job, k);
+}
+
+/* The pieces on this thread and the worker when the work (multiply-adds)
+ * is worth it, else here. */
+static void share(void (*piece)(const void *, int), const void *job, int pieces, double work)
+{
+    Shared sh = {0, pieces, piece, job};
+    if (pieces < 2 || work < SPLIT_MIN || workers_run2(shared_run, &sh, &sh) < 0)
+        shared_run(&sh);
 }
 
 typedef struct LinJob {
     float *out;
     const float *A, *W, *bias;
-    int ldo, lda, n, k, m, j0, j1;
+    int ldo, lda, n, k, m, cols; /* cols: the columns of a piece */
 } LinJob;
 
-static void lin_run(void *arg)
+static void lin_piece(const void *arg, int piece)
 {
     const LinJob *j = arg;
+    int j0 = piece * j->cols, j1 = j0 + j->cols < j->m ? j0 + j->cols : j->m;
     gpt2_kernel_set()->linear(j->out, j->ldo, j->A, j->lda, j->W, j->bias, j->n, j->k, j->m,
-                              j->j0, j->j1);
+                              j0, j1);
 }
 
-/* out (n × m, row stride ldo) = A (n × k) · W (k × m) + bias, the columns
- * split between two threads when it pays (each float the same either way). */
+/* out (n × m, row stride ldo) = A (n × k) · W (k × m) + bias, in pieces of
+ * columns (two of the kernel's tiles, or more to make at most 16 pieces). */
 static void linear(float *out, int ldo, const float *A, int lda, const float *W,
                    const float *bias, int n, int k, int m)
 {
-    LinJob a = {out, A, W, bias, ldo, lda, n, k, m, 0, m}, b = a;
-    int tile = gpt2_kernel_set()->lin_cols;
-    int half = (m / 2 + tile - 1) / tile * tile;
-    if ((double)n * k * m >= SPLIT_MIN && half < m) {
-        a.j1 = b.j0 = half;
-        if (workers_run2(lin_run, &a, &b) == 0)
-            return;
-        a.j1 = m;
-    }
-    lin_run(&a);
+    int tile = gpt2_kernel_set()->lin_cols, tiles = (m + tile - 1) / tile;
+    int per = (tiles + 15) / 16 > 2 ? (tiles + 15) / 16 : 2;
+    LinJob j = {out, A, W, bias, ldo, lda, n, k, m, per * tile};
+    share(lin_piece, &j, (tiles + per - 1) / per, (double)n * k * m);
 }
 
 typedef struct AttnJob {
     Gpt2State *s;
-    int layer, h0, h1, start, T;
+    int layer, start, T;
 } AttnJob;
 
-/* Heads [h0, h1) of a layer for the query rows [start, T): scores from the
+/* Head h of a layer for the query rows [start, T): scores from the
  * transposed keys, the scaling, the softmax (attn_softmax_row: the map's
  * row i holds i + 1 weights), the context z. */
-static void attn_run(void *arg)
+static void attn_head(const void *arg, int h)
 {
     const AttnJob *jb = arg;
     Gpt2State *s = jb->s;
@@ -215,22 +240,19 @@ static void attn_run(void *arg)
     int C = c->n_embd, dh = s->d_head, cap = s->cap, l = jb->layer;
     float sq = (float)sqrt((double)dh), li = (float)(l + 1);
     const float *qkv = s->qkv + (size_t)l * cap * 3 * C;
-    for (int h = jb->h0; h < jb->h1; h++) {
-        float *map = s->maps + ((size_t)l * c->n_head + h) * cap * cap;
-        const float *kt = s->kt + ((size_t)l * c->n_head + h) * dh * cap;
-        for (int i = jb->start; i < jb->T; i++) {
-            float *row = map + (size_t)i * cap;
-            K->scores(row, qkv + (size_t)i * 3 * C + h * dh, kt, cap, dh, i + 1);
-            if (c->scale_attn_weights)
-                for (int j = 0; j <= i; j++)
-                    row[j] /= sq;
-            if (c->scale_by_inverse_layer_idx)
-                for (int j = 0; j <= i; j++)
-                    row[j] /= li;
-            attn_softmax_row(row, i + 1, i + 1);
-            K->context(s->z + (size_t)i * C + h * dh, row, qkv + 2 * C + h * dh, 3 * C, i + 1,
-                       dh);
-        }
+    float *map = s->maps + ((size_t)l * c->n_head + h) * cap * cap;
+    const float *kt = s->kt + ((size_t)l * c->n_head + h) * dh * cap;
+    for (int i = jb->start; i < jb->T; i++) {
+        float *row = map + (size_t)i * cap;
+        K->scores(row, qkv + (size_t)i * 3 * C + h * dh, kt, cap, dh, i + 1);
+        if (c->scale_attn_weights)
+            for (int j = 0; j <= i; j++)
+                row[j] /= sq;
+        if (c->scale_by_inverse_layer_idx)
+            for (int j = 0; j <= i; j++)
+                row[j] /= li;
+        attn_softmax_row(row, i + 1, i + 1);
+        K->context(s->z + (size_t)i * C + h * dh, row, qkv + 2 * C + h * dh, 3 * C, i + 1, dh);
     }
 }
 
@@ -255,12 +277,8 @@ static void block(Gpt2State *s, const Gpt2Layer *w, int l, int start, int T)
                 kt[(size_t)d * cap + start + i] = qkv[(size_t)i * 3 * C + C + h * dh + d];
     }
     /* pass 2: each head's scores, weights (the maps) and z, heads split */
-    AttnJob a = {s, l, 0, H, start, T}, b = a;
-    a.h1 = b.h0 = H / 2;
-    if (H < 2 || (double)n * T * C < SPLIT_MIN / 4 || workers_run2(attn_run, &a, &b) < 0) {
-        a.h1 = H;
-        attn_run(&a);
-    }
+    AttnJob aj = {s, l, start, T};
+    share(attn_head, &aj, H, 2.0 * n * (start + T) * C);
     /* pass 3: x = x + z · c_proj + b */
     linear(out, C, z, C, w->proj_w, w->proj_b, n, C, C);
     for (size_t k = 0; k < (size_t)n * C; k++)
@@ -268,7 +286,7 @@ static void block(Gpt2State *s, const Gpt2Layer *w, int l, int start, int T)
     /* pass 4: x = x + act(ln_2(x) · c_fc + b) · c_proj + b */
     layernorm(xn, x, w->ln2_w, w->ln2_b, n, C, c->ln_eps);
     linear(hid, c->n_inner, xn, C, w->fc_w, w->fc_b, n, C, c->n_inner);
-    activate(hid, (size_t)n * c->n_inner, c->act);
+    activate(hid, n, c->n_inner, c->act);
     linear(out, C, hid, c->n_inner, w->mproj_w, w->mproj_b, n, c->n_inner, C);
     for (size_t k = 0; k < (size_t)n * C; k++)
         x[k] += out[k];
@@ -340,13 +358,14 @@ const float *gpt2_key(const Gpt2State *s, int layer, int head, int j)
 typedef struct DotJob {
     float *out;
     const float *x, *rows;
-    int C, v0, v1;
+    int C, V, per; /* per: the rows of a piece */
 } DotJob;
 
-static void dot_run(void *arg)
+static void dot_piece(const void *arg, int piece)
 {
     const DotJob *j = arg;
-    gpt2_kernel_set()->dots(j->out, j->x, j->rows, j->C, j->v0, j->v1);
+    int v0 = piece * j->per, v1 = v0 + j->per < j->V ? v0 + j->per : j->V;
+    gpt2_kernel_set()->dots(j->out, j->x, j->rows, j->C, v0, v1);
 }
 
 int gpt2_logits(Gpt2State *s, const Gpt2Weights *w, int pos, float *logits, AttnErr *err)
@@ -357,12 +376,8 @@ int gpt2_logits(Gpt2State *s, const Gpt2Weights *w, int pos, float *logits, Attn
                             "position %d: %d positions computed", pos, s->n_done);
     layernorm(s->xf, s->x + (size_t)pos * c->n_embd, w->lnf_w, w->lnf_b, 1, c->n_embd,
               c->ln_eps);
-    DotJob a = {logits, s->xf, w->lm_head, c->n_embd, 0, c->n_vocab}, b = a;
-    a.v1 = b.v0 = c->n_vocab / 2;
-    if ((double)c->n_vocab * c->n_embd < SPLIT_MIN || workers_run2(dot_run, &a, &b) < 0) {
-        a.v1 = c->n_vocab;
-        dot_run(&a);
-    }
+    DotJob j = {logits, s->xf, w->lm_head, c->n_embd, c->n_vocab, (c->n_vocab + 15) / 16};
+    share(dot_piece, &j, (c->n_vocab + j.per - 1) / j.per, (double)c->n_vocab * c->n_embd);
     return 0;
 }
 
