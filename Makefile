@@ -107,9 +107,10 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
-# the attention kernels, the attention file's maps and rollout and the
-# heatmap's texel loop: vectorised loops
-$(BUILD)/src/core/attn.o $(BUILD)/src/core/attn_kernels.o $(BUILD)/src/core/attnfile.o $(BUILD)/src/core/teach.o $(BUILD)/src/view/colormap.o: CFLAGS += -O3
+# the attention kernels, the attention file's maps and rollout, GPT-2's
+# forward and kernels and the heatmap's texel loop: vectorised loops
+$(BUILD)/src/core/attn.o $(BUILD)/src/core/attn_kernels.o $(BUILD)/src/core/attnfile.o $(BUILD)/src/core/teach.o \
+  $(BUILD)/src/core/gpt2.o $(BUILD)/src/core/gpt2_kernels.o $(BUILD)/src/view/colormap.o: CFLAGS += -O3
 
 $(BIN): $(CORE_OBJ) $(UI_OBJ) $(MAIN_OBJ)
 	@mkdir -p $(dir $@)

@@ -1,7 +1,7 @@
 /* The core alone, linked with src/core's objects, libm and pthreads only
  * (tests/layers.sh runs it): a table made in memory, no file; a model, a
  * session and weights from plain data; an attention file's maps over a
- * buffer. Exit 0 when every check holds. */
+ * buffer; a tiny GPT-2 made in memory. Exit 0 when every check holds. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 
 #include "attnviz/attnfile.h"
 #include "attnviz/embed.h"
+#include "attnviz/gpt2_forward.h"
 #include "attnviz/model.h"
 #include "attnviz/session_data.h"
 
@@ -191,6 +192,62 @@ static void check_attnfile(void)
     CHECK(fabsf(out[0] - 0.625f) < 1e-6f && fabsf(out[1] - 0.375f) < 1e-6f);
 }
 
+/* A GPT-2 of 2 layers, 2 heads, 8 dimensions, weights from a fixed formula:
+ * every map row sums to 1 with zeros after the diagonal; one more token
+ * gives the same first rows; the top 3 tokens' probabilities decrease. */
+static void check_gpt2(void)
+{
+    enum { L = 2, H = 2, C = 8, I = 16, P = 6, V = 5 };
+    static float pool[L * (4 * C + C * 3 * C + 3 * C + C * C + C + C * I + I + I * C + C) +
+                      V * C + P * C + 2 * C];
+    for (size_t k = 0; k < sizeof pool / sizeof pool[0]; k++)
+        pool[k] = (float)((int)(k * 37 % 101) - 50) / 60.0f;
+    float *p = pool;
+    Gpt2Layer layers[L];
+    for (int l = 0; l < L; l++) {
+        Gpt2Layer *y = &layers[l];
+        y->ln1_w = p, p += C, y->ln1_b = p, p += C, y->ln2_w = p, p += C, y->ln2_b = p, p += C;
+        y->attn_w = p, p += C * 3 * C, y->attn_b = p, p += 3 * C;
+        y->proj_w = p, p += C * C, y->proj_b = p, p += C;
+        y->fc_w = p, p += C * I, y->fc_b = p, p += I, y->mproj_w = p, p += I * C;
+        y->mproj_b = p, p += C;
+    }
+    Gpt2Weights w = {.wte = p, .wpe = p + V * C, .layers = layers, .lnf_w = p + (V + P) * C,
+                     .lnf_b = p + (V + P + 1) * C, .lm_head = p};
+    Gpt2Config cfg = {.n_layer = L, .n_head = H, .n_embd = C, .n_positions = P, .n_inner = I,
+                      .n_vocab = V, .ln_eps = 1e-5f, .act = GPT2_ACT_GELU_TANH,
+                      .scale_attn_weights = 1, .bos_id = -1, .eos_id = -1};
+    Gpt2State *s;
+    const int ids[P] = {1, 4, 0, 2, 2, 3};
+    CHECK(gpt2_state_create(&s, &cfg, NULL) == 0);
+    if (!s)
+        return;
+    CHECK(gpt2_forward(s, &w, ids, 4, NULL, NULL) == 0);
+    float first[4 * 4];
+    for (int i = 0; i < 4; i++)
+        memcpy(first + i * 4, gpt2_map(s, 1, 1) + i * s->cap, sizeof(float) * 4);
+    CHECK(gpt2_forward(s, &w, ids, 5, NULL, NULL) == 0);
+    for (int l = 0; l < L; l++)
+        for (int h = 0; h < H; h++)
+            for (int i = 0; i < 5; i++) {
+                const float *row = gpt2_map(s, l, h) + i * s->cap;
+                double sum = 0;
+                for (int j = 0; j < 5; j++) {
+                    CHECK(j <= i || row[j] == 0.0f);
+                    sum += row[j];
+                }
+                CHECK(fabs(sum - 1.0) < 1e-5);
+            }
+    for (int i = 0; i < 4; i++)
+        CHECK(memcmp(first + i * 4, gpt2_map(s, 1, 1) + i * s->cap, sizeof(float) * 4) == 0);
+    int top[3];
+    float prob[3];
+    CHECK(gpt2_top_k(s, &w, 4, 3, top, prob, NULL, NULL) == 0);
+    CHECK(prob[0] >= prob[1] && prob[1] >= prob[2] && prob[2] > 0.0f && prob[0] < 1.0f);
+    CHECK(gpt2_forward(s, &w, ids, P + 1, NULL, NULL) == -ATTN_E_TOO_MANY_TOKENS);
+    gpt2_state_destroy(s);
+}
+
 int main(void)
 {
     EmbedTable *t = table_by_hand();
@@ -206,6 +263,7 @@ int main(void)
     check_model(&m);
     check_session(&m);
     check_attnfile();
+    check_gpt2();
     model_destroy(&m);
     embed_destroy(t);
     if (failures) {

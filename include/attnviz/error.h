@@ -20,7 +20,8 @@
     X(DUPLICATE, "duplicate entry")                          \
     X(TOO_LARGE, "input too large")                          \
     X(UNSUPPORTED, "unsupported")                            \
-    X(NOT_FOUND, "not found")
+    X(NOT_FOUND, "not found")                                \
+    X(CANCELLED, "cancelled")
 
 #define ATTN_ERR_ENUM(name, msg) ATTN_E_##name,
 enum { ATTN_ERROR_LIST(ATTN_ERR_ENUM) ATTN_E_COUNT_ };

@@ -1,0 +1,148 @@
+/* GPT-2's kernel sets: gpt2_kernels.inc built for the baseline (SSE2, NEON
+ * or plain C: a product and a sum rounded apart), AVX2 with FMA and AVX-512
+ * (fused, one rounding: these two give the same floats), and the choice
+ * among them at start-up (gpt2_forward.h: gpt2_kernels, gpt2_use_kernels). */
+#include "gpt2_kernels.h"
+#include "attnviz/gpt2_forward.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef __clang__
+#pragma STDC FP_CONTRACT OFF /* the base set rounds products and sums apart */
+#endif
+
+#define PF 8
+#define VLD(p) ((VF) * (const VFU *)(p))
+#define VST(p, v) (*(VFU *)(p) = (VF)(v))
+
+#define KN(name) name##_base
+#define KTARGET
+#define VW 4
+#define NV 2
+typedef float vf4 __attribute__((vector_size(16)));
+typedef float vf4u __attribute__((vector_size(16), aligned(4), may_alias));
+typedef int32_t vi4 __attribute__((vector_size(16)));
+#define VI vi4
+#define VF vf4
+#define VFU vf4u
+#define VSPLAT(x) ((vf4){(x), (x), (x), (x)})
+#define VFMA(a, b, c) ((a) * (b) + (c))
+#define SFMA(a, b, c) ((a) * (b) + (c))
+#include "gpt2_kernels.inc"
+#undef KN
+#undef KTARGET
+#undef VW
+#undef NV
+#undef VF
+#undef VI
+#undef VFU
+#undef VSPLAT
+#undef VFMA
+#undef SFMA
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define GPT2_HAVE_AVX2 1
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi" /* the vectors never cross a call boundary */
+#endif
+#define SFMA(a, b, c) __builtin_fmaf((a), (b), (c))
+
+#define KN(name) name##_avx2
+#define KTARGET __attribute__((target("avx2,fma")))
+#define VW 8
+#define NV 2
+typedef float vf8 __attribute__((vector_size(32)));
+typedef float vf8u __attribute__((vector_size(32), aligned(4), may_alias));
+typedef int32_t vi8 __attribute__((vector_size(32)));
+#define VI vi8
+#define VF vf8
+#define VFU vf8u
+#define VSPLAT(x) ((vf8){(x), (x), (x), (x), (x), (x), (x), (x)})
+#define VFMA(a, b, c) ((vf8)_mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(c)))
+#include "gpt2_kernels.inc"
+#undef KN
+#undef KTARGET
+#undef VW
+#undef NV
+#undef VF
+#undef VI
+#undef VFU
+#undef VSPLAT
+#undef VFMA
+
+#define KN(name) name##_avx512
+#define KTARGET __attribute__((target("avx512f,fma")))
+#define VW 16
+#define NV 4
+typedef float vf16 __attribute__((vector_size(64)));
+typedef float vf16u __attribute__((vector_size(64), aligned(4), may_alias));
+typedef int32_t vi16 __attribute__((vector_size(64)));
+#define VI vi16
+#define VF vf16
+#define VFU vf16u
+#define VSPLAT(x) ((vf16){(x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x)})
+#define VFMA(a, b, c) ((vf16)_mm512_fmadd_ps((__m512)(a), (__m512)(b), (__m512)(c)))
+#include "gpt2_kernels.inc"
+#endif
+
+static const Gpt2Kernels sets[] = {
+    {"base", linear_base, scores_base, context_base, dots_base, gelu_tanh_base, 2 * 4},
+#ifdef GPT2_HAVE_AVX2
+    {"avx2", linear_avx2, scores_avx2, context_avx2, dots_avx2, gelu_tanh_avx2, 2 * 8},
+    {"avx512", linear_avx512, scores_avx512, context_avx512, dots_avx512, gelu_tanh_avx512,
+     4 * 16},
+#endif
+};
+enum { N_SETS = sizeof sets / sizeof sets[0] };
+
+static int set_ok(int k)
+{
+#ifdef GPT2_HAVE_AVX2
+    if (strcmp(sets[k].name, "avx2") == 0)
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (strcmp(sets[k].name, "avx512") == 0)
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+#endif
+    return k >= 0 && k < N_SETS;
+}
+
+static const Gpt2Kernels *kern;
+static pthread_once_t kern_once = PTHREAD_ONCE_INIT;
+
+/* The best set this CPU runs, or the one ATTNVIZ_GPT2_KERNELS names. */
+static void kern_pick(void)
+{
+    const char *want = getenv("ATTNVIZ_GPT2_KERNELS");
+    kern = &sets[0];
+    for (int k = N_SETS - 1; k > 0; k--)
+        if (set_ok(k) && (!want || strcmp(want, sets[k].name) == 0)) {
+            kern = &sets[k];
+            break;
+        }
+}
+
+const Gpt2Kernels *gpt2_kernel_set(void)
+{
+    pthread_once(&kern_once, kern_pick);
+    return kern;
+}
+
+const char *gpt2_kernels(void)
+{
+    return gpt2_kernel_set()->name;
+}
+
+int gpt2_use_kernels(const char *name)
+{
+    gpt2_kernel_set();
+    for (int k = 0; k < N_SETS; k++)
+        if (strcmp(sets[k].name, name) == 0 && set_ok(k)) {
+            kern = &sets[k];
+            return 0;
+        }
+    return -1;
+}

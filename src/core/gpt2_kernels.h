@@ -1,0 +1,22 @@
+/* GPT-2's kernel sets (gpt2_kernels.c), internal to the core: the same
+ * kernels per instruction set; the sets with fused multiply-add give the
+ * same floats, the base set others. Each kernel's comment in
+ * gpt2_kernels.inc gives the order of its sums. */
+#ifndef GPT2_KERNELS_H
+#define GPT2_KERNELS_H
+
+typedef struct Gpt2Kernels {
+    const char *name;
+    void (*linear)(float *out, int ldo, const float *A, int lda, const float *W,
+                   const float *bias, int n, int k, int m, int j0, int j1);
+    void (*scores)(float *s, const float *q, const float *kt, int ldk, int dh, int n);
+    void (*context)(float *z, const float *w, const float *v, int ldv, int n, int dh);
+    void (*dots)(float *out, const float *x, const float *rows, int C, int v0, int v1);
+    void (*gelu_tanh)(float *h, int n);
+    int lin_cols; /* the linear kernel's tile width: split columns at multiples */
+} Gpt2Kernels;
+
+/* The set in use (see gpt2_kernels, gpt2_forward.h). */
+const Gpt2Kernels *gpt2_kernel_set(void);
+
+#endif
