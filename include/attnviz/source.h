@@ -45,6 +45,11 @@ typedef struct SourceKind {
     int (*open)(struct AppState *a, const char *path);
     /* Free the kind's state (a->src); a->src is NULL after. */
     void (*close)(struct AppState *a);
+    /* The sentence bar's text (a->text) changed, or the second bar's
+     * (a->keys): compute again. NULL: the kind takes no text (no second
+     * text). */
+    void (*set_text)(struct AppState *a);
+    void (*set_keys)(struct AppState *a);
     /* The kind's own actions: 0 when it took act, -1 when the app should
      * (selection, colour, zoom, exports … act on the presented maps). */
     int (*apply)(struct AppState *a, const AppAction *act);

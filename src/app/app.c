@@ -76,36 +76,17 @@ int app_text_reserve(AppState *a, size_t n)
 
 void app_sync_text(AppState *a)
 {
-    int n_oov;
-    model_set_text(a->m, a->text, a->text_len);
-    if (a->m->toks.n_total > ATTN_MAX_TOKENS)
-        app_status(a, 1, "%d tokens: only the first %d are shown", a->m->toks.n_total,
-                   ATTN_MAX_TOKENS);
-    else if ((n_oov = model_count_oov(a->m)) > 0)
-        app_status(a, 0, "%d word%s not in the embedding table (dotted): hashed vectors",
-                   n_oov, n_oov == 1 ? "" : "s");
-    else if (!a->status_err)
-        a->status[0] = '\0';
-    app_recompute(a);
+    if (a->kind->set_text)
+        a->kind->set_text(a);
 }
 
 void app_sync_keys(AppState *a)
 {
-    Model *m = a->m;
-    if (model_set_keys(m, a->keys ? a->keys : "", a->keys_len) < 0) {
-        app_status(a, 1, "out of memory");
-        return;
-    }
-    if (m->cross && m->ktoks.n_total > ATTN_MAX_TOKENS)
-        app_status(a, 1, "second sentence: %d tokens, only the first %d are used", m->ktoks.n_total,
-                   ATTN_MAX_TOKENS);
-    else if (!a->status_err)
-        a->status[0] = '\0';
-    app_recompute(a);
+    if (a->kind->set_keys)
+        a->kind->set_keys(a);
 }
 
-/* Put text into the second bar's buffer (no model change). */
-static int keys_store(AppState *a, const char *text)
+int app_keys_store(AppState *a, const char *text)
 {
     size_t n = strlen(text);
     if (n > APP_TEXT_MAX)
@@ -123,16 +104,12 @@ static int keys_store(AppState *a, const char *text)
 
 void app_set_keys(AppState *a, const char *text)
 {
-    if (keys_store(a, text) == 0)
+    if (app_keys_store(a, text) == 0)
         app_sync_keys(a);
 }
 
 void app_set_sentence(AppState *a, const char *text)
 {
-    /* the second bar follows the model (a session or the command line set it) */
-    const char *mk = a->m->keys_text ? a->m->keys_text : "";
-    if ((!a->keys || strcmp(a->keys, mk) != 0) && keys_store(a, mk) < 0)
-        return;
     size_t n = strlen(text);
     if (n > APP_TEXT_MAX)
         n = APP_TEXT_MAX;

@@ -9,10 +9,12 @@
 /* app.c: the model after a change of settings, weights or text (selection
  * kept in range, marked dirty and unsaved). */
 void app_recompute(AppState *a);
-/* The sentence bar's text changed: tokenize it again, then recompute. */
+/* The sentence bar's text changed: the shown source computes again. */
 void app_sync_text(AppState *a);
-/* The second bar's text changed: model_set_keys, then recompute. */
+/* The second bar's text changed: the same. */
 void app_sync_keys(AppState *a);
+/* Put text into the second bar's buffer (nothing computed); 0 or -1. */
+int app_keys_store(AppState *a, const char *text);
 /* Room for n bytes of text and its NUL; 0 or -1 (out of memory). */
 int app_text_reserve(AppState *a, size_t n);
 /* The same for a buffer and its capacity (the second bar's). */

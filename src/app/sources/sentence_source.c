@@ -276,6 +276,42 @@ static int file_key(AppActionKind k)
            k == ACT_GRID_MOVE || k == ACT_GRID_OPEN || k == ACT_TOGGLE_SPECIAL;
 }
 
+/* The bar's text changed: tokenize it again, then recompute; the second
+ * bar follows the model (a session or the command line set it). */
+static void sentence_set_text(AppState *a)
+{
+    const char *mk = a->m->keys_text ? a->m->keys_text : "";
+    if ((!a->keys || strcmp(a->keys, mk) != 0) && app_keys_store(a, mk) < 0)
+        return;
+    int n_oov;
+    model_set_text(a->m, a->text, a->text_len);
+    if (a->m->toks.n_total > ATTN_MAX_TOKENS)
+        app_status(a, 1, "%d tokens: only the first %d are shown", a->m->toks.n_total,
+                   ATTN_MAX_TOKENS);
+    else if ((n_oov = model_count_oov(a->m)) > 0)
+        app_status(a, 0, "%d word%s not in the embedding table (dotted): hashed vectors",
+                   n_oov, n_oov == 1 ? "" : "s");
+    else if (!a->status_err)
+        a->status[0] = '\0';
+    app_recompute(a);
+}
+
+/* The second bar's text changed: model_set_keys, then recompute. */
+static void sentence_set_keys(AppState *a)
+{
+    Model *m = a->m;
+    if (model_set_keys(m, a->keys ? a->keys : "", a->keys_len) < 0) {
+        app_status(a, 1, "out of memory");
+        return;
+    }
+    if (m->cross && m->ktoks.n_total > ATTN_MAX_TOKENS)
+        app_status(a, 1, "second sentence: %d tokens, only the first %d are used", m->ktoks.n_total,
+                   ATTN_MAX_TOKENS);
+    else if (!a->status_err)
+        a->status[0] = '\0';
+    app_recompute(a);
+}
+
 static int sentence_apply(AppState *a, const AppAction *c)
 {
     AttnConfig *cfg = &a->m->cfg;
@@ -409,6 +445,8 @@ const SourceKind source_sentence = {
     .caps = SOURCE_TEXT,
     .takes = sentence_takes,
     .open = sentence_open,
+    .set_text = sentence_set_text,
+    .set_keys = sentence_set_keys,
     .apply = sentence_apply,
     .present = sentence_present,
     .controls = sentence_controls,
