@@ -163,10 +163,15 @@ static inline int attn_masked(const AttnResult *r, int i, int j)
 {
     return j >= attn_causal_row_len(r->causal, i, r->Tk);
 }
-static inline float *attn_head_matrix(const float *m, const AttnResult *r,
-                                      int head)
+/* Head head's Tq×Tk part of an h × Tq × Tk array of r's shape (scores,
+ * logits, weights): read-only, or (attn_head_matrix_mut) to write. */
+static inline const float *attn_head_matrix(const float *m, const AttnResult *r, int head)
 {
-    return (float *)m + (size_t)head * r->Tq * r->Tk;
+    return m + (size_t)head * r->Tq * r->Tk;
+}
+static inline float *attn_head_matrix_mut(float *m, const AttnResult *r, int head)
+{
+    return m + (size_t)head * r->Tq * r->Tk;
 }
 
 /* Add the sinusoidal positional encoding of "Attention is all you need" to
