@@ -140,6 +140,7 @@ static int headless(Model *m, const Options *o, const Teacher *t, AttnErr *err)
         return attn_err_set(err, -rc, NULL, 0, "attention failed");
     if ((rc = check_selection(m, o, err)) < 0)
         return rc;
+    model_prepare(m, MODEL_WEIGHTS, o->head); /* the heads' mean, printed as NULL without memory */
     if (o->print == PRINT_TEXT)
         rc = print_text(stdout, m, o->head);
     else if (o->print == PRINT_CSV)

@@ -66,10 +66,11 @@ static EmbedTable *table_by_hand(void)
     return t;
 }
 
-/* Every row of head's weights (MODEL_HEAD_AVG: the mean) sums to 1, with
- * masked entries 0 when causal. */
-static void check_rows(const Model *m, int head)
+/* Every row of head's weights (MODEL_HEAD_AVG: the mean, made first) sums
+ * to 1, with masked entries 0 when causal. */
+static void check_rows(Model *m, int head)
 {
+    CHECK(model_prepare(m, MODEL_WEIGHTS, head) == 0);
     const float *W = model_matrix(m, MODEL_WEIGHTS, head);
     CHECK(W != NULL);
     if (!W)

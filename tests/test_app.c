@@ -175,6 +175,7 @@ static void test_toggle_scale(void **state)
     assert_int_equal(f->m.cfg.scale, 0);
     assert_true(weights_differ(f, w0));
     /* unscaled logits are the raw scores: sharper rows */
+    assert_int_equal(model_prepare(&f->m, MODEL_LOGITS, 0), 0);
     const float *S = model_matrix(&f->m, MODEL_SCORES, 0), *L = model_matrix(&f->m, MODEL_LOGITS, 0);
     assert_float_equal(L[8], S[8], 1e-6f);
     assert_up_to_date(f);
@@ -298,6 +299,7 @@ static void test_heads(void **state)
     key(f, SDLK_h, KMOD_LSHIFT);
     assert_int_equal(f->a->vs.head, MODEL_HEAD_AVG);
     /* the average is the mean of the heads */
+    assert_int_equal(model_prepare(&f->m, MODEL_WEIGHTS, MODEL_HEAD_AVG), 0);
     const float *avg = model_matrix(&f->m, MODEL_WEIGHTS, MODEL_HEAD_AVG);
     const float *h0 = model_matrix(&f->m, MODEL_WEIGHTS, 0), *h1 = model_matrix(&f->m, MODEL_WEIGHTS, 1);
     for (int k = 0; k < 49; k++)

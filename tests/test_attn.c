@@ -547,6 +547,8 @@ static void test_model_compute_vs_reference(void **state)
                                             causal, (double)cfg.temperature);
                                     ok &= check_result(&m.res, &R, ctx);
                                     /* model_matrix: every head, and the average */
+                                    assert_int_equal(model_prepare(&m, MODEL_LOGITS, 0), 0);
+                                    assert_int_equal(model_prepare(&m, MODEL_WEIGHTS, MODEL_HEAD_AVG), 0);
                                     for (int k = 0; k < R.h; k++) {
                                         ok &= close_arr("model_matrix weights", ctx,
                                                         model_matrix(&m, MODEL_WEIGHTS, k),
@@ -1443,6 +1445,8 @@ static int child_model_heads_then_longer(void)
     if (!buffers_ok(&m.res))
         return 2;
     int bad = 0;
+    if (model_prepare(&m, MODEL_WEIGHTS, MODEL_HEAD_AVG) < 0)
+        return 15;
     const float *w = model_matrix(&m, MODEL_WEIGHTS, MODEL_HEAD_AVG);
     const float *w0 = model_matrix(&m, MODEL_WEIGHTS, 0);
     for (int i = 0; i < 400; i++)
@@ -1452,9 +1456,9 @@ static int child_model_heads_then_longer(void)
     return bad;
 }
 
-/* A Model's forward keeps no logits and no heads' mean; model_matrix makes
- * them when asked: the same floats as a forward that keeps them, and made
- * again after the next compute (τ changed here). */
+/* A Model's forward keeps no logits and no heads' mean; model_prepare makes
+ * them (model_matrix only reads: NULL before): the same floats as a forward
+ * that keeps them, and made again after the next compute (τ changed here). */
 static void test_model_logits_on_demand(void **state)
 {
     (void)state;
@@ -1479,6 +1483,10 @@ static void test_model_logits_on_demand(void **state)
         attn_result_init(&r);
         assert_int_equal(attn_forward(&r, m.X, m.T, m.X, m.T, m.d, &m.params, &c), 0);
         size_t qk = (size_t)m.T * m.T;
+        assert_null(model_matrix(&m, MODEL_LOGITS, 1));
+        assert_null(model_matrix(&m, MODEL_WEIGHTS, MODEL_HEAD_AVG));
+        assert_int_equal(model_prepare(&m, MODEL_LOGITS, 2), 0);
+        assert_int_equal(model_prepare(&m, MODEL_WEIGHTS, MODEL_HEAD_AVG), 0);
         for (int k = 0; k < 4; k++)
             assert_memory_equal(model_matrix(&m, MODEL_LOGITS, k), r.logits + k * qk,
                                 qk * sizeof(float));
@@ -1717,6 +1725,8 @@ static void test_model_incremental_matches_fresh(void **state)
         if (!same_result(&a.res, &b.res, ctx))
             fail_msg("%s: incremental model differs from a fresh one", ctx);
         for (int k = 0; k < 3; k++) {
+            model_prepare(&a, (ModelMatrix)k, MODEL_HEAD_AVG);
+            model_prepare(&b, (ModelMatrix)k, MODEL_HEAD_AVG);
             const float *x = model_matrix(&a, (ModelMatrix)k, MODEL_HEAD_AVG);
             const float *y = model_matrix(&b, (ModelMatrix)k, MODEL_HEAD_AVG);
             assert_true(!x == !y);

@@ -224,6 +224,8 @@ static void test_cross_incremental(void **state)
         assert_int_equal(a.Tk, b.Tk);
         size_t qk = (size_t)2 * a.T * a.Tk;
         assert_memory_equal(a.res.weights, b.res.weights, qk * sizeof(float));
+        assert_int_equal(model_prepare(&a, MODEL_LOGITS, 0), 0);
+        assert_int_equal(model_prepare(&b, MODEL_LOGITS, 0), 0);
         assert_memory_equal(model_matrix(&a, MODEL_LOGITS, 0), model_matrix(&b, MODEL_LOGITS, 0),
                             qk * sizeof(float));
         assert_memory_equal(a.res.output, b.res.output, (size_t)a.T * a.d * sizeof(float));

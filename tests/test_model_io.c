@@ -1171,6 +1171,7 @@ static void test_print_csv(void **state)
     model_open(&m, ATTN_MODE_LEARNED, 2, "the train left the station on time");
     model_set_seed(&m, 4);
     assert_int_equal(model_compute(&m), 0);
+    assert_int_equal(model_prepare(&m, MODEL_WEIGHTS, MODEL_HEAD_AVG), 0); /* as main.c does */
     for (int head = -1; head < 2; head++) {
         size_t len;
         char *csv = csv_of(&m, head, &len);

@@ -148,7 +148,7 @@ static void soak_action(Monkey *k, AppState *a, long step, long trace)
 
 static void check_invariants(const AppState *a, long step)
 {
-    const Model *m = a->m;
+    Model *m = a->m; /* the checks make the heads' mean and the logits */
     int T = m->T, Tk = m->Tk; /* Tk: the second sentence's keys (cross-attention), else T */
     if (T > 0) {
         if (a->vs.query < 0 || a->vs.query >= T)
@@ -160,6 +160,8 @@ static void check_invariants(const AppState *a, long step)
         fail_msg("step %ld: result has Tk=%d but Tk=%d", step, m->res.Tk, Tk);
     if (m->res.Tq != T)
         fail_msg("step %ld: result has Tq=%d but T=%d", step, m->res.Tq, T);
+    if (model_prepare(m, MODEL_WEIGHTS, MODEL_HEAD_AVG) < 0 || model_prepare(m, MODEL_LOGITS, 0) < 0)
+        fail_msg("step %ld: no memory for the heads' mean or the logits", step);
     for (int head = -1; head < m->res.h; head++) {
         const float *W = model_matrix(m, MODEL_WEIGHTS, head);
         for (int i = 0; i < T; i++) {

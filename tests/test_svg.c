@@ -67,17 +67,20 @@ typedef struct SvgOptions {
     ColorScaleMode cscale;
 } SvgOptions;
 
-/* The model's figure at scale 1, as export_file lays it out. */
-static ModelFigure *figure_of(const Model *m, const SvgOptions *o)
+/* The model's figure at scale 1, as export_file lays it out (with the
+ * matrices it makes). */
+static ModelFigure *figure_of(Model *m, const SvgOptions *o)
 {
     ModelFigure *mf = malloc(sizeof *mf);
     assert_non_null(mf);
+    assert_int_equal(model_prepare(m, MODEL_WEIGHTS, o->head), 0);
+    assert_int_equal(model_prepare(m, o->matrix, o->head), 0);
     export_model_figure(mf, m, o->matrix, o->head, 1.0f, o->cmap, o->cscale,
                         o->query < m->T ? o->query : -1);
     return mf;
 }
 
-static int svg_write_heatmap(FILE *f, const Model *m, const SvgOptions *o)
+static int svg_write_heatmap(FILE *f, Model *m, const SvgOptions *o)
 {
     ModelFigure *mf = figure_of(m, o);
     int q = o->query < mf->map.Tq ? o->query : -1;
@@ -100,7 +103,7 @@ typedef struct Doc {
 } Doc;
 
 /* Write the SVG to a temp file and read it back. */
-static void write_doc(Doc *d, const Model *m, const SvgOptions *o)
+static void write_doc(Doc *d, Model *m, const SvgOptions *o)
 {
     snprintf(d->path, sizeof d->path, "/tmp/attnviz-test-svg-XXXXXX");
     int fd = mkstemp(d->path);
@@ -210,7 +213,7 @@ static void hex(Rgb c, char *out)
 
 /* Check every cell against the model: T×T rects, each (i, j) once, the value
  * and the fill (colour-map colour, or the hatch pattern when masked). */
-static void check_cells(const Doc *d, const Model *m, const SvgOptions *o)
+static void check_cells(const Doc *d, Model *m, const SvgOptions *o)
 {
     int T = m->T;
     const float *M = model_matrix(m, o->matrix, o->head);

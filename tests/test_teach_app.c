@@ -157,6 +157,7 @@ static double naive_loss(Fix *f)
 {
     int T = f->m.T;
     const float *t = target(f);
+    assert_int_equal(model_prepare(&f->m, MODEL_LOGITS, 0), 0);
     AttnMap lg = model_map(&f->m, MODEL_LOGITS, 0);
     double sum = 0.0;
     int rows = 0;

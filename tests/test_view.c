@@ -109,7 +109,7 @@ static void canvas_close(Canvas *c)
     memset(c, 0, sizeof *c);
 }
 
-static void window_state(ViewState *s, const Model *m)
+static void window_state(ViewState *s, Model *m)
 {
     view_state_init(s, m);
     s->dark = 1;
@@ -117,10 +117,11 @@ static void window_state(ViewState *s, const Model *m)
     s->cursor = (int)strlen(m->text);
 }
 
-/* As the app draws a frame: the maps of s's head and matrix, layout, draw. */
-static void draw_window(Canvas *c, ViewState *s, ViewLayout *l)
+/* As the app draws a frame: the maps of s's head and matrix (of m, s's
+ * model), layout, draw. */
+static void draw_window(Canvas *c, Model *m, ViewState *s, ViewLayout *l)
 {
-    view_state_set_model(s, s->m);
+    view_state_set_model(s, m);
     source_sentence_controls(s, NULL);
     view_layout(c->v, s, c->surf->w, c->surf->h, l);
     view_draw_window(c->v, c->r, s, l);
@@ -275,7 +276,7 @@ static void test_window_cells_match_colour_scale(void **state)
     ViewState s;
     window_state(&s, &m);
     ViewLayout l;
-    draw_window(&c, &s, &l);
+    draw_window(&c, &m, &s, &l);
     int bad = 0;
     for (int i = 0; i < m.T; i++)
         for (int j = 0; j < m.T; j++)
@@ -293,7 +294,7 @@ static void test_window_cells_match_colour_scale(void **state)
     /* another colour map and raw scores (diverging, centred on 0) */
     s.cmap = CMAP_MAGMA;
     s.matrix = MODEL_SCORES;
-    draw_window(&c, &s, &l);
+    draw_window(&c, &m, &s, &l);
     const float *S = model_matrix(&m, MODEL_SCORES, 0);
     ColorScale cs = colormap_scale_for(S, m.T, m.T, 0, 1, CMAP_MAGMA);
     assert_int_equal(cs.id, CMAP_DIVERGING);
@@ -330,12 +331,12 @@ static void test_window_not_transposed(void **state)
     s.query = 6; /* keep the outline off the rows checked */
     ViewLayout l;
     /* identity weights: rows are normalised, columns are not */
-    draw_window(&c, &s, &l);
+    draw_window(&c, &m, &s, &l);
     int bad = check_pair(&c, &l, &m, 1, 0);
     /* random weights: (1,4) "train"->"station" differs from (4,1) */
     model_set_seed(&m, 1);
     assert_int_equal(model_compute(&m), 0);
-    draw_window(&c, &s, &l);
+    draw_window(&c, &m, &s, &l);
     bad += check_pair(&c, &l, &m, 1, 4);
     if (bad)
         dump(c.surf, "view_not_transposed");
@@ -379,7 +380,7 @@ static void test_window_selected_row(void **state)
     int bad = 0;
     for (int q = 0; q < m.T; q += 3) {
         s.query = q;
-        draw_window(&c, &s, &l);
+        draw_window(&c, &m, &s, &l);
         if (!row_outlined(c.surf, &l, q)) {
             print_message("query %d: row not outlined in the accent colour\n", q);
             bad++;
@@ -397,7 +398,7 @@ static void test_window_selected_row(void **state)
     assert_int_equal(bad, 0);
     /* no selection: no outline anywhere */
     s.query = -1;
-    draw_window(&c, &s, &l);
+    draw_window(&c, &m, &s, &l);
     for (int i = 0; i < m.T; i++)
         bad += row_has_accent(c.surf, &l, i);
     if (bad)
@@ -418,7 +419,7 @@ static void test_window_causal_mask(void **state)
     window_state(&s, &m);
     s.query = 6;
     ViewLayout l;
-    draw_window(&c, &s, &l);
+    draw_window(&c, &m, &s, &l);
     /* the mask colour is not a colour of the map */
     Rgb near = colormap_rgb(CMAP_VIRIDIS, colormap_invert(CMAP_VIRIDIS, MASK_DARK));
     assert_false(rgb_eq(near, MASK_DARK));
@@ -464,7 +465,7 @@ static void test_window_heads_average(void **state)
     int heads[3] = {0, 1, MODEL_HEAD_AVG};
     for (int k = 0; k < 3; k++) {
         s.head = heads[k];
-        draw_window(&c, &s, &l);
+        draw_window(&c, &m, &s, &l);
         for (int i = 0; i < m.T; i += 2)
             for (int j = 0; j < m.T; j++)
                 bad += check_cell(c.surf, &l, i, j, weight_rgb(&m, heads[k], CMAP_VIRIDIS, i, j),
@@ -502,7 +503,7 @@ static void test_window_odd_sizes(void **state)
         s.edit_target = (EditTarget)(k % EDIT_COUNT);
         s.status = "a status message";
         ViewLayout l;
-        draw_window(&c, &s, &l);
+        draw_window(&c, &m, &s, &l);
         int i, j;
         view_hit_cell(&l, sizes[k][0] / 2, sizes[k][1] / 2, &i, &j);
         canvas_close(&c);
@@ -516,7 +517,7 @@ static void test_window_odd_sizes(void **state)
     window_state(&s, &m);
     s.query = -1;
     ViewLayout l;
-    draw_window(&c, &s, &l);
+    draw_window(&c, &m, &s, &l);
     canvas_close(&c);
     model_destroy(&m);
 }
@@ -805,7 +806,7 @@ static void test_long_sentence_bar_and_labels(void **state)
 
     /* the bar with one word: find where the note starts */
     s.sentence = "x";
-    draw_window(&c, &s, &l);
+    draw_window(&c, &m, &s, &l);
     SDL_Rect bar = l.sentence;
     int w = bar.w, mid = bar.y + bar.h / 2;
     Rgb *ref = malloc(sizeof(Rgb) * (size_t)w * bar.h);
@@ -825,7 +826,7 @@ static void test_long_sentence_bar_and_labels(void **state)
 
     /* the long sentence: nothing of it from 8 px before the note on */
     s.sentence = text;
-    draw_window(&c, &s, &l);
+    draw_window(&c, &m, &s, &l);
     int bad = 0;
     for (int y = 0; y < bar.h; y++)
         for (int x = note_x - 8; x < w; x++)

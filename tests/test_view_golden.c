@@ -153,7 +153,7 @@ static void make_model(Model *m, const char *text, AttnMode mode, int causal, in
 }
 
 /* The window's state for m: dark, the sentence in the bar, cursor at its end. */
-static void window_state(ViewState *s, const Model *m)
+static void window_state(ViewState *s, Model *m)
 {
     view_state_init(s, m);
     s->dark = 1;
@@ -161,21 +161,22 @@ static void window_state(ViewState *s, const Model *m)
     s->cursor = (int)strlen(m->text);
 }
 
-/* Render s as the app does: its maps for its head and matrix first. */
-static void window(const char *name, const ViewState *s, int w, int h)
+/* Render s as the app does: its maps (of m, s's model) for its head and
+ * matrix first. */
+static void window(const char *name, Model *m, const ViewState *s, int w, int h)
 {
     AttnErr err = {0};
     ViewState t = *s;
-    view_state_set_model(&t, t.m);
+    view_state_set_model(&t, m);
     source_sentence_controls(&t, NULL);
     check(name, view_render_window(test_fonts(), &t, w, h, &err), &err);
 }
 
-static void panel(const char *name, const ViewState *s, ViewPanel p)
+static void panel(const char *name, Model *m, const ViewState *s, ViewPanel p)
 {
     AttnErr err = {0};
     ViewState t = *s;
-    view_state_set_model(&t, t.m);
+    view_state_set_model(&t, m);
     check(name, view_render_panel(test_fonts(), &t, p, &err), &err);
 }
 
@@ -203,7 +204,7 @@ static void test_golden_windows(void **state)
     /* the default window: one head, weights, step view */
     make_model(&m, SENTENCE, ATTN_MODE_LEARNED, 0, 1);
     window_state(&s, &m);
-    window("window-default", &s, 1280, 800);
+    window("window-default", &m, &s, 1280, 800);
     /* teach mode: the target (each word to the one before) outlined over
      * the heatmap, a falling loss curve in the step view's place */
     static float target[7 * 7];
@@ -220,7 +221,7 @@ static void test_golden_windows(void **state)
     s.teach_steps = 79;
     s.teach_running = 1;
     s.teach_info = "adam \xC2\xB7 lr 0.1 \xC2\xB7 training wq,wk \xC2\xB7 the shown head";
-    window("window-teach", &s, 1280, 800);
+    window("window-teach", &m, &s, 1280, 800);
     model_destroy(&m);
 
     /* 4 heads, causal, logits of head 2, a focused key, a hovered cell */
@@ -234,7 +235,7 @@ static void test_golden_windows(void **state)
     s.hover_j = 3;
     s.mouse_x = 420;
     s.mouse_y = 430;
-    window("window-heads4-tooltip", &s, 1280, 800);
+    window("window-heads4-tooltip", &m, &s, 1280, 800);
     /* the heads' average, the help overlay (no tooltip under it) */
     s.head = MODEL_HEAD_AVG;
     s.matrix = MODEL_WEIGHTS;
@@ -243,7 +244,7 @@ static void test_golden_windows(void **state)
     static char help_text[8192];
     s.help_lines = help;
     s.n_help_lines = app_help_build(help, APP_HELP_MAX, help_text, sizeof help_text, 0);
-    window("window-heads4-help", &s, 1280, 800);
+    window("window-heads4-help", &m, &s, 1280, 800);
     model_destroy(&m);
 
     /* light theme, typing with pre-edit text, an unknown word, the editor
@@ -266,7 +267,7 @@ static void test_golden_windows(void **state)
     s.seed_shown = 42;
     s.has_seed_shown = 1;
     s.cmap = CMAP_MAGMA;
-    window("window-light-editing", &s, 1280, 800);
+    window("window-light-editing", &m, &s, 1280, 800);
     model_destroy(&m);
 
     /* a narrow window: compact controls, no editor or step view; zoomed
@@ -279,7 +280,7 @@ static void test_golden_windows(void **state)
     s.matrix = MODEL_SCORES;
     s.cmap = CMAP_CIVIDIS;
     s.status = "exported heatmap.png";
-    window("window-narrow-zoom", &s, 900, 560);
+    window("window-narrow-zoom", &m, &s, 900, 560);
     /* the bar asking for a file name */
     s.zoom = 1.0f;
     s.prompt = "Save session as";
@@ -287,7 +288,7 @@ static void test_golden_windows(void **state)
     s.sentence_focus = 1;
     s.cursor = 6;
     s.edit_target = EDIT_WO;
-    window("window-prompt", &s, 1100, 700);
+    window("window-prompt", &m, &s, 1100, 700);
     model_destroy(&m);
 
     /* 300 words: thinned and rotated labels, the bar's window around the
@@ -303,7 +304,7 @@ static void test_golden_windows(void **state)
     s.edit_target = EDIT_X;
     s.edit_row = 120;
     s.edit_col = 3;
-    window("window-long", &s, 1280, 800);
+    window("window-long", &m, &s, 1280, 800);
     model_destroy(&m);
     free(longt);
 
@@ -313,7 +314,7 @@ static void test_golden_windows(void **state)
     s.scale = 1.5f;
     s.edit_target = EDIT_WK;
     s.key = 4;
-    window("window-basic-scale150", &s, 1920, 1200);
+    window("window-basic-scale150", &m, &s, 1920, 1200);
     model_destroy(&m);
 
     /* no sentence yet: the invitation to type */
@@ -323,7 +324,7 @@ static void test_golden_windows(void **state)
     assert_int_equal(model_compute(&m), 0);
     assert_int_equal(m.T, 0);
     window_state(&s, &m);
-    window("window-empty", &s, 1280, 800);
+    window("window-empty", &m, &s, 1280, 800);
     model_destroy(&m);
     assert_int_equal(changed, 0);
 }
@@ -337,9 +338,9 @@ static void test_golden_panels(void **state)
 
     make_model(&m, SENTENCE, ATTN_MODE_LEARNED, 0, 1);
     view_state_init(&s, &m);
-    panel("panel-heatmap", &s, PANEL_HEATMAP);
-    panel("panel-lines", &s, PANEL_LINES);
-    panel("panel-both", &s, PANEL_BOTH);
+    panel("panel-heatmap", &m, &s, PANEL_HEATMAP);
+    panel("panel-lines", &m, &s, PANEL_LINES);
+    panel("panel-both", &m, &s, PANEL_BOTH);
     model_destroy(&m);
 
     make_model(&m, SENTENCE, ATTN_MODE_LEARNED, 1, 4);
@@ -349,7 +350,7 @@ static void test_golden_panels(void **state)
     s.scale = 2.0f;
     s.query = 5;
     s.key = 1;
-    panel("panel-heatmap-causal-dark", &s, PANEL_HEATMAP);
+    panel("panel-heatmap-causal-dark", &m, &s, PANEL_HEATMAP);
     model_destroy(&m);
 
     /* a title cut with an ellipsis, 2-pixel cells, the lines' height cap */
@@ -357,7 +358,7 @@ static void test_golden_panels(void **state)
     make_model(&m, longt, ATTN_MODE_LEARNED, 0, 1);
     view_state_init(&s, &m);
     s.query = 40;
-    panel("panel-both-long", &s, PANEL_BOTH);
+    panel("panel-both-long", &m, &s, PANEL_BOTH);
     model_destroy(&m);
     free(longt);
     assert_int_equal(changed, 0);

@@ -46,7 +46,7 @@ void export_model_figure(ModelFigure *mf, const Model *m, ModelMatrix which, int
  * line and the window export through it. */
 struct ViewState;
 struct ViewFonts;
-struct SDL_Surface *export_heatmap_surface(const Model *m, const struct ViewState *s,
+struct SDL_Surface *export_heatmap_surface(Model *m, const struct ViewState *s,
                                            const struct ViewFonts *fonts, AttnErr *err);
 
 /* Write an RGB888 surface (what the view's offscreen renders give) to path
@@ -63,7 +63,8 @@ int app_load_weights(Model *m, const char *path, AttnErr *err);
 int app_load_session(Model *m, SessionView *sv, const char *path, AttnErr *err);
 
 /* Write one export; the format follows the extension (.png .svg .csv .json).
- * Atomic: a failure leaves nothing behind. */
-int export_file(const Model *m, const Options *o, const char *path, AttnErr *err);
+ * Atomic: a failure leaves nothing behind. Makes the matrices o asks for
+ * that the forward pass keeps none of (model_prepare). */
+int export_file(Model *m, const Options *o, const char *path, AttnErr *err);
 
 #endif

@@ -73,13 +73,13 @@ typedef struct Model {
     float *avg_logits;        /* T×T mean of the heads' logits, if kept */
     size_t cap_avg;
     /* Every head's logits (h × T × T, scores · s/τ bit for bit: the forward
-     * pass keeps none): made from the scores the first time model_matrix is
-     * asked for them after a compute, for generation logits_gen. */
+     * pass keeps none): made from the scores by model_prepare, once per
+     * compute, for generation logits_gen. */
     float *logits;
     size_t cap_logits;
     unsigned long logits_gen;
     /* The heads' mean of the weights (T × T, attn_heads_mean: the forward
-     * pass keeps none either), made likewise when first asked for. */
+     * pass keeps none either), made likewise by model_prepare. */
     float *avg;
     size_t cap_avg_w;
     unsigned long avg_gen;
@@ -164,11 +164,20 @@ void model_embed(Model *m);
  * stays. */
 int model_compute(Model *m);
 
-/* Tq×Tk matrix of one head, or with MODEL_HEAD_AVG the mean over heads.
- * The heads' means of scores and logits exist only with
- * keep_window_matrices; else NULL. Each head's logits and the heads' mean
- * of the weights are made on the first call for them after a compute (NULL
- * if memory runs out): m is not const for them. */
+/* Make what model_matrix(m, which, head) returns when the forward pass
+ * keeps none of it: every head's logits (MODEL_LOGITS of a head), the
+ * heads' mean of the weights (MODEL_WEIGHTS, MODEL_HEAD_AVG). Made once per
+ * compute (a second call costs nothing), from the scores and weights the
+ * forward pass keeps; for the other matrices nothing. Call it after
+ * model_compute and before reading: readers of a const Model only read.
+ * 0, or -ATTN_E_NOMEM (model_matrix then gives NULL). */
+int model_prepare(Model *m, ModelMatrix which, int head);
+
+/* Tq×Tk matrix of one head, or with MODEL_HEAD_AVG the mean over heads
+ * (a model with one head: head 0). Reads only: each head's logits and the
+ * heads' mean of the weights are there when model_prepare made them for
+ * this compute, else NULL; the heads' means of scores and logits only with
+ * keep_window_matrices, else NULL. */
 const float *model_matrix(const Model *m, ModelMatrix which, int head);
 
 /* The model's attention as maps (attnmap.h) over its tokens: one head's

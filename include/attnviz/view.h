@@ -282,11 +282,12 @@ SDL_Surface *view_render_compare(const ViewFonts *fonts, const ViewState *s, con
                                  AttnErr *err);
 
 /* Fill the map panels' data of s from m (NULL: nothing to show) for s's
- * head and matrix: call it again after changing either, or m. */
-void view_state_set_model(ViewState *s, const Model *m);
+ * head and matrix: call it again after changing either, or m. Makes what
+ * they show that the forward pass keeps none of (model_prepare). */
+void view_state_set_model(ViewState *s, Model *m);
 
 /* Default state for a model: head 0, weights, viridis, query 0 (or the
  * token with most attention on others), light theme, scale 1. */
-void view_state_init(ViewState *s, const Model *m);
+void view_state_init(ViewState *s, Model *m);
 
 #endif

@@ -64,7 +64,7 @@ static const char *extension(const char *path)
     return dot && (!slash || dot > slash) ? dot : "";
 }
 
-SDL_Surface *export_heatmap_surface(const Model *m, const ViewState *s, const ViewFonts *fonts,
+SDL_Surface *export_heatmap_surface(Model *m, const ViewState *s, const ViewFonts *fonts,
                                     AttnErr *err)
 {
     ViewState fig = *s;
@@ -81,7 +81,7 @@ int export_save_png(SDL_Surface *surf, const char *path, AttnErr *err)
 
 /* The PNG: the same view state a window export would use, drawn by the
  * software renderer. */
-static int export_png(const Model *m, const Options *o, ColormapId cmap, const char *path,
+static int export_png(Model *m, const Options *o, ColormapId cmap, const char *path,
                       AttnErr *err)
 {
     ViewState s;
@@ -114,9 +114,11 @@ static int export_png(const Model *m, const Options *o, ColormapId cmap, const c
     return rc;
 }
 
-int export_file(const Model *m, const Options *o, const char *path, AttnErr *err)
+int export_file(Model *m, const Options *o, const char *path, AttnErr *err)
 {
     ExportCtx ctx = {m, o, CMAP_VIRIDIS};
+    model_prepare(m, MODEL_WEIGHTS, o->head); /* the CSV's, the figure's when not kept */
+    model_prepare(m, (ModelMatrix)o->matrix, o->head);
     const char *ext = extension(path);
     if (strcasecmp(ext, ".csv") == 0)
         return io_write_atomic(path, write_csv, &ctx, err);

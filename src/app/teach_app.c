@@ -244,6 +244,7 @@ void app_teach_preset(AppState *a, int preset)
         teach_preset(preset, t->Tq, t->Tk, tg);
         app_status(a, 0, "teach: target \xE2\x80\x9C%s\xE2\x80\x9D (Space runs)", teach_preset_name(preset));
     } else if (preset == -1) {
+        model_prepare(a->m, MODEL_WEIGHTS, a->vs.head);
         AttnMap mp = model_map(a->m, MODEL_WEIGHTS, a->vs.head);
         for (int i = 0; i < t->Tq; i++)
             for (int j = 0; j < t->Tk; j++)

@@ -530,7 +530,7 @@ int model_compute(Model *m)
     if (inc && !resized && q[0] == T && k[0] == Tk)
         return 0; /* the same input as last time: the same results */
     m->generation = next_generation();
-    m->res.skip_logits = m->res.skip_avg = 1; /* made when asked for: model_matrix */
+    m->res.skip_logits = m->res.skip_avg = 1; /* made when asked for: model_prepare */
     AttnConfig cfg = m->cfg;
     cfg.causal = model_causal(m);
     if (resized) /* one sentence: queries and keys are the same rows */
@@ -553,9 +553,9 @@ int model_compute(Model *m)
     return 0;
 }
 
-/* The buffer (*buf, *cap floats) of a matrix model_matrix makes when asked,
- * for n floats of generation now; *stale when it does not hold that
- * generation's yet (the caller fills it then). NULL without memory. */
+/* The buffer (*buf, *cap floats) of a matrix model_prepare makes, for n
+ * floats of generation now; *stale when it does not hold that generation's
+ * yet (the caller fills it then). NULL without memory. */
 static float *on_demand(float **buf, size_t *cap, unsigned long *gen, size_t n,
                         unsigned long now, int *stale)
 {
@@ -575,7 +575,7 @@ static float *on_demand(float **buf, size_t *cap, unsigned long *gen, size_t n,
 
 /* Every head's logits of the last compute, scores · s/τ (the forward pass's
  * own floats), made once per generation; NULL without memory. */
-static const float *model_logits(Model *m)
+static const float *make_logits(Model *m)
 {
     const AttnResult *r = &m->res;
     size_t n = (size_t)r->h * r->Tq * r->Tk;
@@ -588,7 +588,7 @@ static const float *model_logits(Model *m)
 
 /* The heads' mean of the weights of the last compute (attn_heads_mean),
  * made once per generation; NULL without memory. */
-static const float *model_avg(Model *m)
+static const float *make_avg(Model *m)
 {
     size_t n = (size_t)m->res.Tq * m->res.Tk;
     int stale;
@@ -598,22 +598,43 @@ static const float *model_avg(Model *m)
     return a;
 }
 
+/* The head model_matrix shows for head: itself, head 0 for a single head's
+ * mean, or MODEL_HEAD_AVG. */
+static int shown_head(const AttnResult *r, int head)
+{
+    if (head >= 0 && head < r->h)
+        return head;
+    return r->h == 1 ? 0 : MODEL_HEAD_AVG;
+}
+
+int model_prepare(Model *m, ModelMatrix which, int head)
+{
+    head = shown_head(&m->res, head);
+    if (which == MODEL_WEIGHTS && head == MODEL_HEAD_AVG)
+        return make_avg(m) ? 0 : -ATTN_E_NOMEM;
+    if (which == MODEL_LOGITS && head != MODEL_HEAD_AVG)
+        return make_logits(m) ? 0 : -ATTN_E_NOMEM;
+    return 0; /* kept by the forward pass or model_compute */
+}
+
+/* A matrix model_prepare makes, when it holds this compute's. */
+static const float *if_made(const float *buf, unsigned long gen, const Model *m)
+{
+    return buf && gen == m->generation ? buf : NULL;
+}
+
 const float *model_matrix(const Model *m, ModelMatrix which, int head)
 {
     const AttnResult *r = &m->res;
-    if (head < 0 || head >= r->h) {
-        if (r->h == 1)
-            head = 0;
-        else
-            /* the caches the first call fills: m points to a Model never defined const */
-            return which == MODEL_WEIGHTS ? model_avg((Model *)m)
-                   : !m->keep_window_matrices ? NULL
-                   : which == MODEL_SCORES ? m->avg_scores
-                                           : m->avg_logits;
-    }
+    head = shown_head(r, head);
+    if (head == MODEL_HEAD_AVG)
+        return which == MODEL_WEIGHTS ? if_made(m->avg, m->avg_gen, m)
+               : !m->keep_window_matrices ? NULL
+               : which == MODEL_SCORES ? m->avg_scores
+                                       : m->avg_logits;
     size_t off = (size_t)head * r->Tq * r->Tk;
     if (which == MODEL_LOGITS) {
-        const float *lg = model_logits((Model *)m);
+        const float *lg = if_made(m->logits, m->logits_gen, m);
         return lg ? lg + off : NULL;
     }
     return (which == MODEL_WEIGHTS ? r->weights : r->scores) + off;

@@ -27,7 +27,7 @@ static void status_facts(ViewState *s)
              (double)c->temperature, tn);
 }
 
-void view_state_set_model(ViewState *s, const Model *m)
+void view_state_set_model(ViewState *s, Model *m)
 {
     static const AttnMap none;
     s->m = m;
@@ -44,6 +44,8 @@ void view_state_set_model(ViewState *s, const Model *m)
     s->d = s->dk = s->heads = s->n_unknown = 0;
     if (!m)
         return;
+    model_prepare(m, s->matrix, s->head); /* NULL maps without memory */
+    model_prepare(m, MODEL_WEIGHTS, s->head);
     s->map = model_map(m, s->matrix, s->head);
     if (!s->map.v) /* a matrix the model does not keep: its weights */
         s->map = model_map(m, MODEL_WEIGHTS, s->head);
@@ -52,10 +54,12 @@ void view_state_set_model(ViewState *s, const Model *m)
      * scores is not kept */
     int head = model_matrix(m, MODEL_SCORES, s->head) ? s->head : 0;
     s->scores = model_map(m, MODEL_SCORES, head);
-    /* each head's logits are made when first asked for after a compute:
-     * for the tooltip, only while a cell is hovered */
-    if (s->hover_i >= 0 && s->hover_j >= 0)
+    /* each head's logits are made when asked for after a compute: for the
+     * tooltip, only while a cell is hovered */
+    if (s->hover_i >= 0 && s->hover_j >= 0) {
+        model_prepare(m, MODEL_LOGITS, head);
         s->logits = model_map(m, MODEL_LOGITS, head);
+    }
     s->maps_gen = m->generation;
     s->q_unknown = m->oov;
     s->toks = &m->toks;

@@ -287,7 +287,7 @@ void view_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
 
 /* ---- state ---------------------------------------------------------------------- */
 
-void view_state_init(ViewState *s, const Model *m)
+void view_state_init(ViewState *s, Model *m)
 {
     memset(s, 0, sizeof *s);
     s->m = m;

@@ -121,7 +121,7 @@ static void fwd_setup(Fwd *f, int T)
         f->X[i] = 2.0f * prng_uniform(&rng) - 1.0f;
     attn_result_init(&f->r);
     /* as the window's Model runs it: the logits and the heads' mean are
-     * made when shown (model_matrix) */
+     * made when shown (model_prepare) */
     f->r.skip_logits = f->r.skip_avg = 1;
 }
 

@@ -305,8 +305,10 @@ static const char fuzz_tiny_table[] =
 /* Every token but "zebra" is in the table. */
 static const char fuzz_tiny_sentence[] = "The cat sat on the mat . Happy zebra";
 
-static inline const char *fuzz_check_rows(const Model *m, int head)
+static inline const char *fuzz_check_rows(Model *m, int head)
 {
+    if (model_prepare(m, MODEL_WEIGHTS, head) == -ATTN_E_NOMEM)
+        return NULL;
     const float *W = model_matrix(m, MODEL_WEIGHTS, head);
     int T = m->res.Tq;
     if (!W || T != m->T || m->res.Tk != T)
