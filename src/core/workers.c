@@ -13,9 +13,9 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;   /* guards the sleep */
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static pthread_mutex_t turn = PTHREAD_MUTEX_INITIALIZER; /* one caller at a time */
-static int started;
-static void (*job_fn)(void *);
-static void *job_arg;
+static int started;              /* set once under once */
+static void (*job_fn)(void *);   /* set under turn, then posted */
+static void *job_arg;            /* set under turn, then posted */
 static atomic_uint posted, done; /* the last job posted, the last finished */
 
 static inline void relax(void)
