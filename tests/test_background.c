@@ -1,14 +1,16 @@
-/* Tests for background work (src/core/background.c) on a real thread: the
- * newest request wins, a stale run stops between steps, partial results
- * come in order and only through bg_take, destroy stops a busy worker,
- * every request and result is freed once. No test sleeps for a fixed time:
- * each waits for a condition, with a generous limit. */
+/* Tests for background work (src/core/background.c) on a real thread, and
+ * its wake-up through an SDL user event (src/app/wake.c): the newest
+ * request wins, a stale run stops between steps, partial results come in
+ * order and only through bg_take, destroy stops a busy worker, every
+ * request and result is freed once. No test sleeps for a fixed time: each
+ * waits for a condition, with a generous limit. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <SDL.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 #include <time.h>
 
 #include "attnviz/background.h"
+#include "attnviz/wake.h"
 
 enum { LIMIT_MS = 20000 }; /* a wait that fails the test, not a pause */
 
@@ -388,6 +391,49 @@ static void test_destroy_while_busy(void **state)
     ctx_free(c);
 }
 
+/* The window's notify: one SDL user event wakes SDL_WaitEventTimeout, and
+ * bg_take then gives the result; while one waits in the queue no second is
+ * pushed, and after app_wake_is the next result pushes again. */
+static void test_sdl_wake_event(void **state)
+{
+    (void)state;
+    Ctx *c = the_ctx = ctx_new();
+    assert_int_equal(SDL_Init(SDL_INIT_EVENTS), 0);
+    Uint32 type = app_wake_event();
+    assert_true(type >= SDL_USEREVENT);
+    assert_int_equal(app_wake_event(), type);
+    Background *b = bg_create(run, c, app_wake, NULL);
+    assert_non_null(b);
+    for (int round = 0; round < 2; round++) {
+        /* 20 partial results: one event (or a few, taken between them) */
+        unsigned long g = bg_submit(b, req_new(10 + round, 20, 1, -1), free_req);
+        int last = 0, events = 0;
+        Uint32 t0 = SDL_GetTicks();
+        while (!last && SDL_GetTicks() - t0 < LIMIT_MS) {
+            SDL_Event e;
+            if (!SDL_WaitEventTimeout(&e, 1000) || !app_wake_is(&e))
+                continue;
+            events++;
+            assert_true(SDL_PeepEvents(NULL, 0, SDL_PEEKEVENT, type, type) <= 1);
+            BgResult r;
+            while (bg_take(b, &r)) {
+                assert_int_equal(r.gen, g);
+                assert_int_equal(((Res *)r.data)->value, 10 + round);
+                last = r.last;
+                r.free_data(r.data);
+            }
+        }
+        assert_true(last);
+        assert_true(events >= 1 && events <= 20);
+    }
+    SDL_Event other = {.type = SDL_USEREVENT == type ? type + 1 : SDL_USEREVENT};
+    assert_int_equal(app_wake_is(&other), 0);
+    bg_destroy(b);
+    SDL_FlushEvent(type);
+    SDL_Quit();
+    ctx_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -396,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_partial_results_in_order),
         cmocka_unit_test(test_results_only_through_take),
         cmocka_unit_test(test_destroy_while_busy),
+        cmocka_unit_test(test_sdl_wake_event),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

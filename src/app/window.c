@@ -6,6 +6,7 @@
 #include "attnviz/app_state.h"
 #include "attnviz/source.h"
 #include "attnviz/fonts.h"
+#include "attnviz/wake.h"
 #include "app_internal.h"
 
 #include <SDL_syswm.h>
@@ -128,7 +129,8 @@ static void scale_event(SDL_Event *e, float k)
 
 /* Until the user quits: app_tick, draw when something changed, then wait
  * for events (blocking unless app_tick asked to be called back) and hand a
- * batch of them over. */
+ * batch of them over. Background work's wake event (wake.h) only wakes the
+ * loop: app_tick takes its results, and the frame is drawn again. */
 static void run_loop(AppState *a, SDL_Window *win, SDL_Renderer *r)
 {
     char *shown_title = NULL;
@@ -162,6 +164,10 @@ static void run_loop(AppState *a, SDL_Window *win, SDL_Renderer *r)
             continue;
         int changed = 0;
         do {
+            if (app_wake_is(&e)) { /* a result ready: app_tick takes it */
+                changed = 1;
+                continue;
+            }
             /* of a run of queued motion events only the last counts (a weight
              * drag depends on the pointer's position, not on its path) */
             SDL_Event next;
@@ -229,6 +235,7 @@ int app_run(Model *m, const Options *o, SentenceList *sentences,
      * set after SDL_Init, whose X input method would otherwise parse the
      * locale's whole Compose table (~50 ms of start-up) */
     setlocale(LC_CTYPE, "");
+    app_wake_event(); /* registered here, before any thread pushes it */
     const char *drv = SDL_GetCurrentVideoDriver();
     if ((!asked || !*asked) && drv && (strcmp(drv, "offscreen") == 0 || strcmp(drv, "dummy") == 0)) {
         rc = attn_err_set(err, ATTN_E_IO, NULL, 0,
