@@ -3,6 +3,7 @@ CC      ?= cc
 PREFIX  ?= /usr/local
 DESTDIR ?=
 SAN     ?= 0
+TSAN    ?= 0
 OPT     ?= -O2
 
 PKGS      := sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig x11 zlib libzip
@@ -17,12 +18,19 @@ DEB_TEST  := libcmocka-dev xvfb xdotool imagemagick libxml2-utils python3-numpy 
              librsvg2-bin
 DEB_FUZZ  := clang libclang-rt-14-dev
 
+ifeq ($(SAN)$(TSAN),11)
+  $(error SAN=1 and TSAN=1 do not combine: run them one after the other)
+endif
 CFLAGS_BASE := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g $(OPT) \
                -Iinclude -MMD -MP
 ifeq ($(SAN),1)
   CFLAGS_BASE += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
   LDFLAGS     += -fsanitize=address,undefined
   BUILD := build/san
+else ifeq ($(TSAN),1)
+  CFLAGS_BASE += -fsanitize=thread -fno-omit-frame-pointer
+  LDFLAGS     += -fsanitize=thread
+  BUILD := build/tsan
 else
   BUILD := build/obj
 endif
@@ -55,6 +63,13 @@ BIN := build/attnviz
 ifeq ($(SAN),1)
   BIN := build/attnviz-san
 endif
+ifeq ($(TSAN),1)
+  BIN := build/attnviz-tsan
+endif
+# the suites that start threads, which TSAN=1 runs: the forward pass's
+# second thread (workers.c), background work, the PNG encoder's two halves,
+# the attention rollout's matmul thread
+THREAD_TESTS := $(patsubst %,$(BUILD)/tests/%,test_attn test_background test_png test_attnfile)
 
 .PHONY: all run test clean install uninstall man help deps test-deps screenshot bench fuzz soak layers
 
@@ -64,7 +79,8 @@ help:
 	@echo "make            build $(BIN)"
 	@echo "make run        install missing packages, build, open the window"
 	@echo "                (APT_DRY=1: print the apt-get line instead of running it)"
-	@echo "make test       install missing packages, build and run every test (SAN=1: ASan+UBSan)"
+	@echo "make test       install missing packages, build and run every test (SAN=1: ASan+UBSan;"
+	@echo "                TSAN=1: the suites that start threads under ThreadSanitizer, in build/tsan)"
 	@echo "make bench      speed figures against numpy/matplotlib, written into README.md"
 	@echo "make screenshot regenerate the README pictures from the real program"
 	@echo "make fuzz       run each libFuzzer target FUZZ_SECONDS (default 60)"
@@ -136,12 +152,25 @@ test: test-deps
 	@$(MAKE) --no-print-directory test-run
 
 .PHONY: test-run
+ifeq ($(TSAN),1)
+# any ThreadSanitizer report fails the suite (halt_on_error, and the word
+# WARNING in its output in case a report does not halt)
+test-run: $(BIN) $(THREAD_TESTS)
+	@fail=0; for t in $(THREAD_TESTS); do \
+	  echo "== $$t (ThreadSanitizer)"; \
+	  TSAN_OPTIONS="halt_on_error=1 exitcode=66 $$TSAN_OPTIONS" ATTNVIZ_TEST_ONE_SET=1 SDL_VIDEODRIVER=dummy \
+	    ./$$t > $$t.out 2>&1 || fail=1; \
+	  cat $$t.out; ! grep -q "WARNING: ThreadSanitizer" $$t.out || fail=1; done; \
+	if [ $$fail = 0 ]; then echo "make test TSAN=1: no ThreadSanitizer report, all suites passed"; \
+	else echo "make test TSAN=1: FAILED"; exit 1; fi
+else
 test-run: $(BIN) $(TEST_BIN) $(CORE_ONLY)
 	@fail=0; for t in $(TEST_BIN); do \
 	  echo "== $$t"; ATTNVIZ_BIN=$(BIN) ATTNVIZ_SOAK_N=$(SOAK_N) SDL_VIDEODRIVER=dummy ./$$t || fail=1; done; \
 	for s in tests/*.sh; do [ -f "$$s" ] || continue; \
 	  echo "== $$s"; ATTNVIZ_BIN=$(BIN) ATTNVIZ_CORE_ONLY=$(CORE_ONLY) bash $$s || fail=1; done; \
 	if [ $$fail = 0 ]; then echo "make test: all suites passed"; else echo "make test: FAILED"; exit 1; fi
+endif
 
 # the man page from the program's own --help (one text for both)
 MAN := $(BUILD)/attnviz.1
