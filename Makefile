@@ -66,10 +66,10 @@ endif
 ifeq ($(TSAN),1)
   BIN := build/attnviz-tsan
 endif
-# the suites that start threads, which TSAN=1 runs: the forward pass's
-# second thread (workers.c), background work, the PNG encoder's two halves,
-# the attention rollout's matmul thread
-THREAD_TESTS := $(patsubst %,$(BUILD)/tests/%,test_attn test_background test_png test_attnfile)
+# the suites that start threads, which TSAN=1 runs: the forward passes'
+# second thread (workers.c: attention and GPT-2), background work, the PNG
+# encoder's two halves, the attention rollout's matmul thread
+THREAD_TESTS := $(patsubst %,$(BUILD)/tests/%,test_attn test_gpt2 test_background test_png test_attnfile)
 
 .PHONY: all run test clean install uninstall man help deps test-deps screenshot bench fuzz soak layers
 

@@ -191,7 +191,7 @@ static int kernel_ok(int k, int automatic)
     return k >= 0 && k < N_KERNEL_SETS;
 }
 
-static const Kernels *kern; /* set once under kern_once */
+static const Kernels *kern; /* set under kern_once, or by attn_use_kernels between forwards */
 static pthread_once_t kern_once = PTHREAD_ONCE_INIT;
 
 /* The best set this CPU runs; ATTNVIZ_KERNELS=base forces the baseline. */

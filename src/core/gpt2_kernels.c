@@ -110,7 +110,7 @@ static int set_ok(int k)
     return k >= 0 && k < N_SETS;
 }
 
-static const Gpt2Kernels *kern;
+static const Gpt2Kernels *kern; /* set under kern_once, or by gpt2_use_kernels between forwards */
 static pthread_once_t kern_once = PTHREAD_ONCE_INIT;
 
 /* The best set this CPU runs, or the one ATTNVIZ_GPT2_KERNELS names. */
