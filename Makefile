@@ -5,14 +5,14 @@ DESTDIR ?=
 SAN     ?= 0
 OPT     ?= -O2
 
-PKGS      := sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig x11 zlib libzip
+PKGS      := sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig x11 zlib libzip libutf8proc
 TEST_PKGS := cmocka
 # Debian packages that provide the compiler, the libraries and tools above
 # and the fonts (a minimal Debian has make and git, no C compiler;
 # fonts-noto-cjk draws Chinese, Japanese and Korean text).
 DEB_BUILD := gcc libc6-dev pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev libcglm-dev \
-             libcjson-dev libfontconfig-dev libx11-dev zlib1g-dev libzip-dev fonts-dejavu-core \
-             fonts-noto-cjk
+             libcjson-dev libfontconfig-dev libx11-dev zlib1g-dev libzip-dev libutf8proc-dev \
+             fonts-dejavu-core fonts-noto-cjk
 DEB_TEST  := libcmocka-dev xvfb xdotool imagemagick libxml2-utils python3-numpy valgrind \
              librsvg2-bin
 DEB_FUZZ  := clang libclang-rt-14-dev
@@ -46,8 +46,9 @@ UI_OBJ   := $(UI_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/src/main.o
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-# the core alone (tests/core_only.c): src/core's objects with libm and
-# pthreads only, no SDL, cJSON, zlib or src/io; tests/layers.sh runs it
+# the core alone (tests/core_only.c): src/core's objects with libm,
+# pthreads and utf8proc (the Unicode categories of GPT-2's pre-tokenizer)
+# only, no SDL, cJSON, zlib or src/io; tests/layers.sh runs it
 CORE_ONLY_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/core/*.c))
 CORE_ONLY     := $(BUILD)/tests/core_only
 
@@ -119,7 +120,7 @@ $(BUILD)/tests/%: tests/%.c $(CORE_OBJ) $(UI_OBJ) | $(BUILD)/tests
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $< $(CORE_OBJ) $(UI_OBJ) -o $@ $(PKG_LIBS) $(CMOCKA_LIBS) $(LDLIBS)
 
 $(CORE_ONLY): tests/core_only.c $(CORE_ONLY_OBJ) | $(BUILD)/tests
-	$(CC) $(CFLAGS) $(LDFLAGS) $< $(CORE_ONLY_OBJ) -o $@ -lm -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) $< $(CORE_ONLY_OBJ) -o $@ $(shell pkg-config --libs libutf8proc 2>/dev/null) -lm -lpthread
 
 $(BUILD)/tests:
 	@mkdir -p $@

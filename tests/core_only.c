@@ -1,13 +1,15 @@
-/* The core alone, linked with src/core's objects, libm and pthreads only
- * (tests/layers.sh runs it): a table made in memory, no file; a model, a
- * session and weights from plain data; an attention file's maps over a
- * buffer. Exit 0 when every check holds. */
+/* The core alone, linked with src/core's objects, libm, pthreads and
+ * utf8proc only (tests/layers.sh runs it): a table made in memory, no file;
+ * a model, a session and weights from plain data; an attention file's maps
+ * over a buffer; GPT-2's tokenizer on a vocabulary made in memory. Exit 0
+ * when every check holds. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "attnviz/attnfile.h"
+#include "attnviz/bpe.h"
 #include "attnviz/embed.h"
 #include "attnviz/model.h"
 #include "attnviz/session_data.h"
@@ -191,6 +193,35 @@ static void check_attnfile(void)
     CHECK(fabsf(out[0] - 0.625f) < 1e-6f && fabsf(out[1] - 0.375f) < 1e-6f);
 }
 
+/* Every byte, "Ġ t", "h e", "Ġt he" and <|endoftext|>: " the<|endoftext|>" is
+ * two tokens, "Ġthe" and the special one. */
+static void check_bpe(void)
+{
+    Bpe *b = bpe_create(NULL);
+    CHECK(b != NULL);
+    if (!b)
+        return;
+    for (int i = 0; i < 256; i++) {
+        char c[2];
+        int n = bpe_byte_char((unsigned char)i, c);
+        CHECK(bpe_add_token(b, c, (size_t)n, i, NULL) == 0);
+    }
+    CHECK(bpe_add_token(b, "\xC4\xA0t", 3, 256, NULL) == 0);
+    CHECK(bpe_add_token(b, "he", 2, 257, NULL) == 0);
+    CHECK(bpe_add_token(b, "\xC4\xA0the", 5, 258, NULL) == 0);
+    CHECK(bpe_add_merge(b, "\xC4\xA0", 2, "t", 1, NULL) == 0);
+    CHECK(bpe_add_merge(b, "h", 1, "e", 1, NULL) == 0);
+    CHECK(bpe_add_merge(b, "\xC4\xA0t", 3, "he", 2, NULL) == 0);
+    CHECK(bpe_add_special(b, "<|endoftext|>", 13, 259, BPE_ADDED_SPECIAL, NULL) == 0);
+    BpeIds ids = {0};
+    CHECK(bpe_encode(b, " the<|endoftext|>", 17, &ids) == 0);
+    CHECK(ids.n == 2 && ids.id[0] == 258 && ids.id[1] == 259);
+    char text[16];
+    CHECK(bpe_token_text(b, 258, NULL, text, sizeof text) == 4 && strcmp(text, " the") == 0);
+    bpe_ids_free(&ids);
+    bpe_destroy(b);
+}
+
 int main(void)
 {
     EmbedTable *t = table_by_hand();
@@ -206,6 +237,7 @@ int main(void)
     check_model(&m);
     check_session(&m);
     check_attnfile();
+    check_bpe();
     model_destroy(&m);
     embed_destroy(t);
     if (failures) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The layers keep to their rules: src/core uses no file and no screen and links
-# alone (runs ATTNVIZ_CORE_ONLY, made by `make layers`); src/core and src/io,
+# alone, with libm, pthreads and utf8proc (GPT-2's pre-tokenizer's Unicode
+# categories) only (runs ATTNVIZ_CORE_ONLY, made by `make layers`); src/core and src/io,
 # and the headers they include, include nothing of SDL, cglm or the view/app.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -118,7 +119,7 @@ else
     if [ -z "$needed" ]; then
         bad "readelf cannot read $CORE_ONLY"
     elif echo "$needed" | grep -qiE 'sdl|cjson|libz|fontconfig|freetype|cglm|x11'; then
-        bad "$CORE_ONLY needs more than libc and libm: $needed"
+        bad "$CORE_ONLY needs more than libc, libm and libutf8proc: $needed"
     else
         ok "$CORE_ONLY needs only $needed"
     fi
