@@ -27,6 +27,7 @@
 #include "fuzz/attn_harness.h"
 #include "fuzz/harness.h"
 #include "fuzz/harness_attn.h"
+#include "fuzz/harness_bpe.h"
 #include "fuzz/harness_teach.h"
 
 /* The embed target's own entry point, unchanged, under another name. */
@@ -64,6 +65,8 @@ static const Target targets[] = {
     {"attn_json", fuzz_check_attn_json},
     {"attn_session", fuzz_check_attn_session},
     {"target_csv", fuzz_check_target_csv},
+    {"bpe", fuzz_check_bpe},
+    {"bpe_files", fuzz_check_bpe_files},
 };
 #define N_TARGETS ((int)(sizeof targets / sizeof targets[0]))
 
@@ -254,8 +257,8 @@ static void crash_files_name_a_target(void **state)
         }
         if (!ok) {
             print_error("%s: name it <target>-NAME (target: tokenizer, sentences, "
-                        "weights, options, embed, forward, npy, npz, safetensors, attn_json, target_csv or "
-                        "attn_session)\n", files[i]);
+                        "weights, options, embed, forward, npy, npz, safetensors, attn_json, target_csv, "
+                        "attn_session, bpe or bpe_files)\n", files[i]);
             bad++;
         }
     }
@@ -285,6 +288,11 @@ static void harness_sanity(void **state)
         "        " "\x00\x3c";
     assert_int_equal(sizeof st - 1, 8 + 80 + 2);
     assert_null(fuzz_check_safetensors((const uint8_t *)st, sizeof st - 1));
+    static const char text[] = "It's 12 \xF0\x9F\x98\x80<|endoftext|>\xFF";
+    assert_null(fuzz_check_bpe((const uint8_t *)text, sizeof text - 1));
+    static const char tj[] = "\0{\"pre_tokenizer\": {\"type\": \"ByteLevel\"}, \"model\": "
+                             "{\"vocab\": {\"a\": 0, \"b\": 1, \"ab\": 2}, \"merges\": [\"a b\"]}}";
+    assert_null(fuzz_check_bpe_files((const uint8_t *)tj, sizeof tj - 1));
 }
 
 int main(void)

@@ -189,7 +189,11 @@ static inline const char *fuzz_check_bpe(const uint8_t *data, size_t size)
         return NULL;
     const char *bad = NULL;
     char *text = malloc(size ? size : 1), *clean = malloc(3 * size + 1), *back = NULL;
-    Bpe *plain = fuzz_bpe_tiny(0), *opt = fuzz_bpe_tiny(1);
+    static Bpe *plain, *opt; /* built once: encoding only reads them */
+    if (!plain)
+        plain = fuzz_bpe_tiny(0);
+    if (!opt)
+        opt = fuzz_bpe_tiny(1);
     BpeIds ids = {0}, again = {0};
     size_t n_clean = 0, n_back = 0;
     if (!text || !clean || !plain || !opt) {
@@ -220,8 +224,6 @@ static inline const char *fuzz_check_bpe(const uint8_t *data, size_t size)
 done:
     bpe_ids_free(&ids);
     bpe_ids_free(&again);
-    bpe_destroy(plain);
-    bpe_destroy(opt);
     free(back);
     free(text);
     free(clean);
