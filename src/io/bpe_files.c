@@ -15,14 +15,15 @@
 
 /* ---- where a value is: lines for the messages --------------------------- */
 
+/* White space as cJSON skips it: every byte up to the space, NUL included. */
 static const char *skip_ws(const char *p, const char *e)
 {
-    while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+    while (p < e && (unsigned char)*p <= ' ')
         p++;
     return p;
 }
 
-/* Past the string, array, object or scalar at p. */
+/* Past the string, array, object or scalar at p (at least one byte). */
 static const char *skip_value(const char *p, const char *e)
 {
     int depth = 0;
@@ -41,13 +42,14 @@ static const char *skip_value(const char *p, const char *e)
             depth--;
             p++;
         } else if (depth == 0) {
-            while (p < e && !strchr(",]} \n\r\t", *p))
+            do
                 p++;
+            while (p < e && (unsigned char)*p > ' ' && !strchr(",]}", *p));
         } else {
             p++;
         }
     } while (depth > 0);
-    return p;
+    return p < e ? p : e;
 }
 
 /* The k-th element of the array, or member of the object, at p (for a
