@@ -479,6 +479,15 @@ static void build_errors(void **state)
     bpe_destroy(b);
     bpe_destroy(NULL);
     bpe_ids_free(NULL);
+    /* an empty token, the first one (found by fuzz_bpe_files) */
+    b = bpe_create(NULL);
+    assert_non_null(b);
+    assert_int_equal(bpe_add_token(b, "", 0, 3, &err), 0);
+    assert_int_equal(bpe_token_id(b, "", 0), 3);
+    char out[4];
+    assert_int_equal(bpe_token_text(b, 3, NULL, out, sizeof out), 0);
+    assert_string_equal(out, "");
+    bpe_destroy(b);
 }
 
 int main(void)

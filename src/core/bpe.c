@@ -255,10 +255,11 @@ void bpe_ids_free(BpeIds *ids)
     *ids = (BpeIds){0};
 }
 
-/* Room for n more bytes in the arena; -ATTN_E_NOMEM. */
+/* Room for n more bytes in the arena (made even for none: an empty token
+ * points into it); -ATTN_E_NOMEM. */
 static int arena_reserve(Bpe *b, size_t n)
 {
-    if (b->arena_cap - b->arena_len >= n)
+    if (b->arena && b->arena_cap - b->arena_len >= n)
         return 0;
     size_t cap = b->arena_cap ? b->arena_cap : 1 << 16;
     while (cap - b->arena_len < n)
