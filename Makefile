@@ -6,15 +6,17 @@ SAN     ?= 0
 TSAN    ?= 0
 OPT     ?= -O2
 
-PKGS      := sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig x11 zlib libzip
-TEST_PKGS := cmocka
+PKGS      := sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig x11 zlib libzip libutf8proc
+# PCRE2 only for the tests: the GPT-2 pattern run by a regex engine, beside
+# src/core/bpe_split.c's hand-written split
+TEST_PKGS := cmocka libpcre2-8
 # Debian packages that provide the compiler, the libraries and tools above
 # and the fonts (a minimal Debian has make and git, no C compiler;
 # fonts-noto-cjk draws Chinese, Japanese and Korean text).
 DEB_BUILD := gcc libc6-dev pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev libcglm-dev \
-             libcjson-dev libfontconfig-dev libx11-dev zlib1g-dev libzip-dev fonts-dejavu-core \
-             fonts-noto-cjk
-DEB_TEST  := libcmocka-dev xvfb xdotool imagemagick libxml2-utils python3-numpy valgrind \
+             libcjson-dev libfontconfig-dev libx11-dev zlib1g-dev libzip-dev libutf8proc-dev \
+             fonts-dejavu-core fonts-noto-cjk
+DEB_TEST  := libcmocka-dev libpcre2-dev xvfb xdotool imagemagick libxml2-utils python3-numpy valgrind \
              librsvg2-bin
 DEB_FUZZ  := clang libclang-rt-14-dev
 
@@ -41,7 +43,7 @@ endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # X11 only for its headers (window.c finds the calls in SDL's libX11)
 PKG_LIBS   = $(shell pkg-config --libs $(filter-out x11,$(PKGS)) 2>/dev/null)
-CMOCKA_LIBS = $(shell pkg-config --libs cmocka 2>/dev/null)
+TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
 CFLAGS  += $(CFLAGS_BASE)
 # link only the libraries the program calls: fewer to load at start-up
 LDFLAGS += -Wl,--as-needed
@@ -54,8 +56,9 @@ UI_OBJ   := $(UI_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/src/main.o
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
-# the core alone (tests/core_only.c): src/core's objects with libm and
-# pthreads only, no SDL, cJSON, zlib or src/io; tests/layers.sh runs it
+# the core alone (tests/core_only.c): src/core's objects with libm,
+# pthreads and utf8proc (the Unicode categories of GPT-2's pre-tokenizer)
+# only, no SDL, cJSON, zlib or src/io; tests/layers.sh runs it
 CORE_ONLY_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/core/*.c))
 CORE_ONLY     := $(BUILD)/tests/core_only
 
@@ -133,10 +136,10 @@ $(BIN): $(CORE_OBJ) $(UI_OBJ) $(MAIN_OBJ)
 	$(CC) $(LDFLAGS) $^ -o $@ $(PKG_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/%.c $(CORE_OBJ) $(UI_OBJ) | $(BUILD)/tests
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $< $(CORE_OBJ) $(UI_OBJ) -o $@ $(PKG_LIBS) $(CMOCKA_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $< $(CORE_OBJ) $(UI_OBJ) -o $@ $(PKG_LIBS) $(TEST_LIBS) $(LDLIBS)
 
 $(CORE_ONLY): tests/core_only.c $(CORE_ONLY_OBJ) | $(BUILD)/tests
-	$(CC) $(CFLAGS) $(LDFLAGS) $< $(CORE_ONLY_OBJ) -o $@ -lm -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) $< $(CORE_ONLY_OBJ) -o $@ $(shell pkg-config --libs libutf8proc 2>/dev/null) -lm -lpthread
 
 $(BUILD)/tests:
 	@mkdir -p $@

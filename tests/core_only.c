@@ -1,13 +1,15 @@
-/* The core alone, linked with src/core's objects, libm and pthreads only
- * (tests/layers.sh runs it): a table made in memory, no file; a model, a
- * session and weights from plain data; an attention file's maps over a
- * buffer; a tiny GPT-2 made in memory. Exit 0 when every check holds. */
+/* The core alone, linked with src/core's objects, libm, pthreads and
+ * utf8proc only (tests/layers.sh runs it): a table made in memory, no file;
+ * a model, a session and weights from plain data; an attention file's maps
+ * over a buffer; a tiny GPT-2 made in memory; GPT-2's tokenizer on a
+ * vocabulary made in memory. Exit 0 when every check holds. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "attnviz/attnfile.h"
+#include "attnviz/bpe.h"
 #include "attnviz/embed.h"
 #include "attnviz/gpt2_forward.h"
 #include "attnviz/model.h"
@@ -247,6 +249,33 @@ static void check_gpt2(void)
     CHECK(prob[0] >= prob[1] && prob[1] >= prob[2] && prob[2] > 0.0f && prob[0] < 1.0f);
     CHECK(gpt2_forward(s, &w, ids, P + 1, NULL, NULL) == -ATTN_E_TOO_MANY_TOKENS);
     gpt2_state_destroy(s);
+/* Every byte, "Ġ t", "h e", "Ġt he" and <|endoftext|>: " the<|endoftext|>" is
+ * two tokens, "Ġthe" and the special one. */
+static void check_bpe(void)
+{
+    Bpe *b = bpe_create(NULL);
+    CHECK(b != NULL);
+    if (!b)
+        return;
+    for (int i = 0; i < 256; i++) {
+        char c[2];
+        int n = bpe_byte_char((unsigned char)i, c);
+        CHECK(bpe_add_token(b, c, (size_t)n, i, NULL) == 0);
+    }
+    CHECK(bpe_add_token(b, "\xC4\xA0t", 3, 256, NULL) == 0);
+    CHECK(bpe_add_token(b, "he", 2, 257, NULL) == 0);
+    CHECK(bpe_add_token(b, "\xC4\xA0the", 5, 258, NULL) == 0);
+    CHECK(bpe_add_merge(b, "\xC4\xA0", 2, "t", 1, NULL) == 0);
+    CHECK(bpe_add_merge(b, "h", 1, "e", 1, NULL) == 0);
+    CHECK(bpe_add_merge(b, "\xC4\xA0t", 3, "he", 2, NULL) == 0);
+    CHECK(bpe_add_special(b, "<|endoftext|>", 13, 259, BPE_ADDED_SPECIAL, NULL) == 0);
+    BpeIds ids = {0};
+    CHECK(bpe_encode(b, " the<|endoftext|>", 17, &ids) == 0);
+    CHECK(ids.n == 2 && ids.id[0] == 258 && ids.id[1] == 259);
+    char text[16];
+    CHECK(bpe_token_text(b, 258, NULL, text, sizeof text) == 4 && strcmp(text, " the") == 0);
+    bpe_ids_free(&ids);
+    bpe_destroy(b);
 }
 
 int main(void)
@@ -265,6 +294,7 @@ int main(void)
     check_session(&m);
     check_attnfile();
     check_gpt2();
+    check_bpe();
     model_destroy(&m);
     embed_destroy(t);
     if (failures) {

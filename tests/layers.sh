@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The layers keep to their rules: src/core uses no file and no screen and links
-# alone (runs ATTNVIZ_CORE_ONLY, made by `make layers`); src/core and src/io,
-# and the headers they include, include nothing of SDL, cglm or the view/app;
-# src/view touches no file (the app finds and reads them; the view is handed
-# fonts and gives back surfaces): no file call, no io header or function.
+# alone, with libm, pthreads and utf8proc (GPT-2's pre-tokenizer's Unicode
+# categories) only (runs ATTNVIZ_CORE_ONLY, made by `make layers`); src/core
+# and src/io, and the headers they include, include nothing of SDL, cglm or
+# the view/app; src/view touches no file (the app finds and reads them; the
+# view is handed fonts and gives back surfaces): no file call, no io header
+# or function.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 shopt -s nullglob
@@ -184,7 +186,7 @@ else
     if [ -z "$needed" ]; then
         bad "readelf cannot read $CORE_ONLY"
     elif echo "$needed" | grep -qiE 'sdl|cjson|libz|fontconfig|freetype|cglm|x11'; then
-        bad "$CORE_ONLY needs more than libc and libm: $needed"
+        bad "$CORE_ONLY needs more than libc, libm and libutf8proc: $needed"
     else
         ok "$CORE_ONLY needs only $needed"
     fi

@@ -16,22 +16,23 @@ SECS=${FUZZ_SECONDS:-60}
 CC=${FUZZ_CC:-clang}
 JOBS=${FUZZ_JOBS:-1}
 OUT=build/fuzz
-ALL_TARGETS="tokenizer sentences weights options embed forward npy npz safetensors attn_json attn_session target_csv st_model gpt2_config"
+ALL_TARGETS="tokenizer sentences weights options embed forward npy npz safetensors attn_json attn_session target_csv st_model gpt2_config bpe bpe_files"
 TARGETS=${FUZZ_TARGETS:-$ALL_TARGETS}
 
 if ! command -v "$CC" >/dev/null 2>&1; then
     echo "fuzz: $CC not found (libFuzzer needs clang; apt-get install clang)" >&2
     exit 2
 fi
-if ! pkg-config --exists libcjson zlib libzip; then
-    echo "fuzz: libcjson, zlib or libzip not found (apt-get install libcjson-dev zlib1g-dev libzip-dev)" >&2
+if ! pkg-config --exists libcjson zlib libzip libutf8proc libpcre2-8; then
+    echo "fuzz: libcjson, zlib, libzip, utf8proc or PCRE2 not found (apt-get install libcjson-dev zlib1g-dev libzip-dev libutf8proc-dev libpcre2-dev)" >&2
     exit 2
 fi
 
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-CFLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Wall -Wextra -Iinclude $(pkg-config --cflags libcjson zlib libzip)"
-# src/io/png.c needs zlib and threads, src/io/attn_npz.c libzip
-LIBS="$(pkg-config --libs libcjson zlib libzip) -lm -lpthread"
+CFLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Wall -Wextra -Iinclude $(pkg-config --cflags libcjson zlib libzip libutf8proc libpcre2-8)"
+# src/io/png.c needs zlib and threads, src/io/attn_npz.c libzip, the core's
+# pre-tokenizer utf8proc, the bpe targets' check of it PCRE2
+LIBS="$(pkg-config --libs libcjson zlib libzip libutf8proc libpcre2-8) -lm -lpthread"
 SRC=$(ls src/core/*.c src/io/*.c src/app/options.c)
 
 mkdir -p "$OUT/obj" || exit 2

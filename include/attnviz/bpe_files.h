@@ -1,0 +1,39 @@
+/* A GPT-2 tokenizer's files into a Bpe (attnviz/bpe.h): vocab.json (an
+ * object token → id) with merges.txt ("#version" line, then "left right" a
+ * line, in rank order), or Hugging Face's tokenizer.json (model BPE, its
+ * merges as "left right" strings or ["left", "right"] pairs, pre_tokenizer
+ * ByteLevel, no normaliser, its added_tokens). With vocab.json, a
+ * `<|endoftext|>` of the vocabulary is GPT-2's special token.
+ * Errors name the file, the line and what is wrong (a merge whose parts are
+ * not in the vocabulary, an id that is not a whole number, a pre-tokenizer
+ * other than ByteLevel, ...); on error *out is NULL. */
+#ifndef ATTNVIZ_BPE_FILES_H
+#define ATTNVIZ_BPE_FILES_H
+
+#include <stdio.h>
+
+#include "attnviz/bpe.h"
+#include "attnviz/error.h"
+
+#define BPE_MAX_FILE_BYTES (256L << 20)
+
+/* From bytes in memory (names for the messages). */
+int bpe_parse_vocab_merges(Bpe **out, const char *vocab, size_t vocab_len, const char *vocab_name,
+                           const char *merges, size_t merges_len, const char *merges_name,
+                           AttnErr *err);
+int bpe_parse_tokenizer_json(Bpe **out, const char *data, size_t len, const char *name,
+                             AttnErr *err);
+
+/* From files. */
+int bpe_load_vocab_merges(Bpe **out, const char *vocab_path, const char *merges_path,
+                          AttnErr *err);
+int bpe_load_tokenizer_json(Bpe **out, const char *path, AttnErr *err);
+/* A model folder's tokenizer: tokenizer.json when it is there (as Hugging
+ * Face's fast tokenizer prefers it), else vocab.json and merges.txt. */
+int bpe_load_dir(Bpe **out, const char *dir, AttnErr *err);
+
+/* `--print tokens`: a line per token, its id, a tab and its display text
+ * (bpe_token_text) as a JSON string. 0 or -ATTN_E_IO. */
+int bpe_print_tokens(FILE *f, const Bpe *b, const int *ids, int n);
+
+#endif

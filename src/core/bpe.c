@@ -1,0 +1,788 @@
+/* GPT-2's byte-level BPE in memory: the byte↔unicode table, the vocabulary
+ * and the merges (hash maps), added tokens, the merge loop (a heap of
+ * candidate pairs, lowest rank first, leftmost among equals) and the display
+ * text of a token. The pattern split is bpe_split.c's; no files here. */
+#include "attnviz/bpe.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attnviz/tokenizer.h"
+#include "bpe_split.h"
+
+typedef struct TokenRec {
+    size_t text_off, raw_off; /* the text in the file's form, and its bytes */
+    uint32_t text_len, raw_len;
+    int32_t added;            /* index in Bpe.added, or -1 */
+    uint8_t in_vocab;
+} TokenRec;
+
+typedef struct MergeSlot {
+    uint64_t key;  /* left id << 32 | right id */
+    int32_t rank;  /* -1: empty slot */
+    int32_t id;    /* the merged token */
+} MergeSlot;
+
+typedef struct Added {
+    size_t off;    /* content in the arena */
+    uint32_t len;
+    int32_t id;
+    unsigned flags;
+} Added;
+
+struct Bpe {
+    BpeOptions opt;
+    TokenRec *tok;          /* by id, n_vocab of them (cap_tok allocated) */
+    int n_vocab, cap_tok, n_tokens;
+    char *arena;            /* every text and byte string */
+    size_t arena_len, arena_cap;
+    uint32_t *vslot;        /* vocabulary text → id + 1 (0: empty) */
+    size_t n_vslot;
+    MergeSlot *mslot;
+    size_t n_mslot, n_mused;
+    int n_merges;
+    int byte_id[256];       /* the token of each byte's character, or -1 */
+    Added *added;           /* sorted by first byte, then longest first */
+    int n_added, cap_added;
+    int added_at[257];      /* added[added_at[c] .. added_at[c + 1]) start with byte c */
+};
+
+/* ---- the byte↔unicode table (GPT-2's bytes_to_unicode) --------------------- */
+
+static unsigned byte_cp(unsigned char b)
+{
+    if ((b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174)
+        return b;
+    if (b <= 32)
+        return 256u + b;          /* 0 .. 32 → U+0100 .. U+0120 ('Ġ' is the space) */
+    if (b <= 160)
+        return 289u + (b - 127u); /* 127 .. 160 → U+0121 .. U+0142 */
+    return 323;                   /* 173 → U+0143 */
+}
+
+int bpe_char_byte(unsigned cp)
+{
+    if ((cp >= 33 && cp <= 126) || (cp >= 161 && cp <= 172) || (cp >= 174 && cp <= 255))
+        return (int)cp;
+    if (cp >= 256 && cp <= 288)
+        return (int)(cp - 256);
+    if (cp >= 289 && cp <= 322)
+        return (int)(cp - 289 + 127);
+    return cp == 323 ? 173 : -1;
+}
+
+int bpe_byte_char(unsigned char b, char out[2])
+{
+    unsigned cp = byte_cp(b);
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    out[0] = (char)(0xC0 | (cp >> 6));
+    out[1] = (char)(0x80 | (cp & 0x3F));
+    return 2;
+}
+
+/* The bytes of a token's text: every character decoded through the table,
+ * or, when one is not in it (or the text is not UTF-8), the text itself, as
+ * Hugging Face's ByteLevel decoder does. Returns the bytes written to out
+ * (room for len). */
+static size_t text_bytes(char *out, const char *text, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned cp;
+        int n = tok_utf8_decode(s + i, len - i, &cp);
+        int b = n ? bpe_char_byte(cp) : -1;
+        if (b < 0) {
+            memcpy(out, text, len);
+            return len;
+        }
+        out[o++] = (char)b;
+        i += (size_t)n;
+    }
+    return o;
+}
+
+/* ---- hashing ---------------------------------------------------------------- */
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h ^ (h >> 29);
+}
+
+static uint64_t hash_pair(uint64_t key)
+{
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdull;
+    key ^= key >> 33;
+    key *= 0xc4ceb9fe1a85ec53ull;
+    return key ^ (key >> 33);
+}
+
+static const char *vocab_text(const Bpe *b, int id)
+{
+    return b->arena + b->tok[id].text_off;
+}
+
+/* The slot of text in the vocabulary map: where its id + 1 is, or the
+ * empty slot where it would go. */
+static size_t vocab_probe(const Bpe *b, const char *text, size_t len)
+{
+    size_t mask = b->n_vslot - 1, i = (size_t)hash_bytes(text, len) & mask;
+    for (;; i = (i + 1) & mask) {
+        uint32_t v = b->vslot[i];
+        if (!v)
+            return i;
+        const TokenRec *t = &b->tok[v - 1];
+        if (t->text_len == len && memcmp(vocab_text(b, (int)v - 1), text, len) == 0)
+            return i;
+    }
+}
+
+static int vocab_find(const Bpe *b, const char *text, size_t len)
+{
+    if (!b->n_vslot)
+        return -1;
+    uint32_t v = b->vslot[vocab_probe(b, text, len)];
+    return v ? (int)v - 1 : -1;
+}
+
+static int vocab_grow(Bpe *b)
+{
+    size_t n = b->n_vslot ? b->n_vslot * 2 : 1024;
+    uint32_t *old = b->vslot;
+    size_t n_old = b->n_vslot;
+    b->vslot = calloc(n, sizeof *b->vslot);
+    if (!b->vslot) {
+        b->vslot = old;
+        return -ATTN_E_NOMEM;
+    }
+    b->n_vslot = n;
+    for (size_t i = 0; i < n_old; i++)
+        if (old[i]) {
+            int id = (int)old[i] - 1;
+            b->vslot[vocab_probe(b, vocab_text(b, id), b->tok[id].text_len)] = old[i];
+        }
+    free(old);
+    return 0;
+}
+
+static const MergeSlot *merge_find(const Bpe *b, int left, int right)
+{
+    if (!b->n_mslot)
+        return NULL;
+    uint64_t key = (uint64_t)(uint32_t)left << 32 | (uint32_t)right;
+    size_t mask = b->n_mslot - 1;
+    for (size_t i = (size_t)hash_pair(key) & mask;; i = (i + 1) & mask) {
+        const MergeSlot *m = &b->mslot[i];
+        if (m->rank < 0 || m->key == key)
+            return m->rank < 0 ? NULL : m;
+    }
+}
+
+/* Put (key → rank, id) into the map, replacing a pair merged before. */
+static void merge_put(MergeSlot *slots, size_t n, uint64_t key, int rank, int id, size_t *used)
+{
+    size_t mask = n - 1, i = (size_t)hash_pair(key) & mask;
+    while (slots[i].rank >= 0 && slots[i].key != key)
+        i = (i + 1) & mask;
+    if (slots[i].rank < 0)
+        (*used)++;
+    slots[i] = (MergeSlot){key, rank, id};
+}
+
+static int merge_grow(Bpe *b)
+{
+    size_t n = b->n_mslot ? b->n_mslot * 2 : 1024, used = 0;
+    MergeSlot *slots = malloc(n * sizeof *slots);
+    if (!slots)
+        return -ATTN_E_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        slots[i].rank = -1;
+    for (size_t i = 0; i < b->n_mslot; i++)
+        if (b->mslot[i].rank >= 0)
+            merge_put(slots, n, b->mslot[i].key, b->mslot[i].rank, b->mslot[i].id, &used);
+    free(b->mslot);
+    b->mslot = slots;
+    b->n_mslot = n;
+    b->n_mused = used;
+    return 0;
+}
+
+/* ---- building ---------------------------------------------------------------- */
+
+Bpe *bpe_create(const BpeOptions *opt)
+{
+    Bpe *b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    if (opt)
+        b->opt = *opt;
+    for (int i = 0; i < 256; i++)
+        b->byte_id[i] = -1;
+    return b;
+}
+
+void bpe_set_options(Bpe *b, const BpeOptions *opt)
+{
+    b->opt = *opt;
+}
+
+void bpe_destroy(Bpe *b)
+{
+    if (!b)
+        return;
+    free(b->tok);
+    free(b->arena);
+    free(b->vslot);
+    free(b->mslot);
+    free(b->added);
+    free(b);
+}
+
+void bpe_ids_free(BpeIds *ids)
+{
+    if (!ids)
+        return;
+    free(ids->id);
+    *ids = (BpeIds){0};
+}
+
+/* Room for n more bytes in the arena (made even for none: an empty token
+ * points into it); -ATTN_E_NOMEM. */
+static int arena_reserve(Bpe *b, size_t n)
+{
+    if (b->arena && b->arena_cap - b->arena_len >= n)
+        return 0;
+    size_t cap = b->arena_cap ? b->arena_cap : 1 << 16;
+    while (cap - b->arena_len < n)
+        cap *= 2;
+    char *a = realloc(b->arena, cap);
+    if (!a)
+        return -ATTN_E_NOMEM;
+    b->arena = a;
+    b->arena_cap = cap;
+    return 0;
+}
+
+/* The record of id, making the table reach it (new records empty). */
+static TokenRec *token_slot(Bpe *b, int id)
+{
+    if (id >= b->cap_tok) {
+        int cap = b->cap_tok ? b->cap_tok : 1024;
+        while (cap <= id)
+            cap *= 2;
+        TokenRec *t = realloc(b->tok, (size_t)cap * sizeof *t);
+        if (!t)
+            return NULL;
+        for (int i = b->cap_tok; i < cap; i++)
+            t[i] = (TokenRec){.added = -1};
+        b->tok = t;
+        b->cap_tok = cap;
+    }
+    if (id >= b->n_vocab)
+        b->n_vocab = id + 1;
+    return &b->tok[id];
+}
+
+static int check_id(long id, AttnErr *err)
+{
+    if (id < 0 || id >= BPE_MAX_VOCAB)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "id %ld is outside 0 to %d", id,
+                            BPE_MAX_VOCAB - 1);
+    return 0;
+}
+
+int bpe_add_token(Bpe *b, const char *text, size_t len, long id, AttnErr *err)
+{
+    int rc = check_id(id, err);
+    if (rc < 0)
+        return rc;
+    if (len > BPE_MAX_TOKEN_BYTES)
+        return attn_err_set(err, ATTN_E_TOO_LARGE, NULL, 0,
+                            "token %ld is %zu bytes long; the limit is %d", id, len,
+                            BPE_MAX_TOKEN_BYTES);
+    if (vocab_find(b, text, len) >= 0)
+        return attn_err_set(err, ATTN_E_DUPLICATE, NULL, 0, "token \"%.*s\" appears twice",
+                            (int)(len < 200 ? len : 200), text);
+    if (id < b->n_vocab && b->tok[id].in_vocab)
+        return attn_err_set(err, ATTN_E_DUPLICATE, NULL, 0,
+                            "id %ld is given to both \"%.*s\" and \"%.*s\"", id,
+                            (int)(b->tok[id].text_len < 200 ? b->tok[id].text_len : 200),
+                            vocab_text(b, (int)id), (int)(len < 200 ? len : 200), text);
+    if ((size_t)(b->n_tokens + 1) * 2 > b->n_vslot && vocab_grow(b) < 0)
+        goto nomem;
+    if (arena_reserve(b, 2 * len) < 0)
+        goto nomem;
+    TokenRec *t = token_slot(b, (int)id);
+    if (!t)
+        goto nomem;
+    t->text_off = b->arena_len;
+    t->text_len = (uint32_t)len;
+    memcpy(b->arena + b->arena_len, text, len);
+    t->raw_off = b->arena_len + len;
+    t->raw_len = (uint32_t)text_bytes(b->arena + t->raw_off, text, len);
+    b->arena_len += len + t->raw_len;
+    t->in_vocab = 1;
+    b->vslot[vocab_probe(b, text, len)] = (uint32_t)id + 1;
+    b->n_tokens++;
+    unsigned cp;
+    int n = tok_utf8_decode((const unsigned char *)text, len, &cp);
+    if (n > 0 && (size_t)n == len && bpe_char_byte(cp) >= 0)
+        b->byte_id[bpe_char_byte(cp)] = (int)id;
+    return 0;
+nomem:
+    return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+}
+
+int bpe_add_merge(Bpe *b, const char *left, size_t llen, const char *right, size_t rlen,
+                  AttnErr *err)
+{
+    int a = vocab_find(b, left, llen), c = vocab_find(b, right, rlen);
+    const char *missing = a < 0 ? left : c < 0 ? right : NULL;
+    if (missing) {
+        size_t n = a < 0 ? llen : rlen;
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                            "merge \"%.*s %.*s\": \"%.*s\" is not in the vocabulary",
+                            (int)(llen < 200 ? llen : 200), left, (int)(rlen < 200 ? rlen : 200),
+                            right, (int)(n < 200 ? n : 200), missing);
+    }
+    if (llen + rlen > BPE_MAX_TOKEN_BYTES)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                            "merge \"%.*s %.*s\": their join is not in the vocabulary",
+                            (int)(llen < 200 ? llen : 200), left, (int)(rlen < 200 ? rlen : 200),
+                            right);
+    char join[BPE_MAX_TOKEN_BYTES];
+    memcpy(join, left, llen);
+    memcpy(join + llen, right, rlen);
+    int id = vocab_find(b, join, llen + rlen);
+    if (id < 0)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                            "merge \"%.*s %.*s\": their join \"%.*s\" is not in the vocabulary",
+                            (int)(llen < 200 ? llen : 200), left, (int)(rlen < 200 ? rlen : 200),
+                            right, (int)(llen + rlen < 400 ? llen + rlen : 400), join);
+    if ((b->n_mused + 1) * 2 > b->n_mslot && merge_grow(b) < 0)
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+    uint64_t key = (uint64_t)(uint32_t)a << 32 | (uint32_t)c;
+    merge_put(b->mslot, b->n_mslot, key, b->n_merges++, id, &b->n_mused);
+    return 0;
+}
+
+/* Added tokens before a's place: those of a smaller first byte, or the same
+ * first byte and longer content (so the first match found is the longest). */
+static int added_before(const Bpe *b, const Added *x, const Added *a)
+{
+    unsigned char fx = (unsigned char)b->arena[x->off], fa = (unsigned char)b->arena[a->off];
+    return fx < fa || (fx == fa && x->len >= a->len);
+}
+
+int bpe_add_special(Bpe *b, const char *content, size_t len, long id, unsigned flags,
+                    AttnErr *err)
+{
+    int rc = check_id(id, err);
+    if (rc < 0)
+        return rc;
+    if (len == 0 || len > BPE_MAX_TOKEN_BYTES)
+        return attn_err_set(err, ATTN_E_PARSE, NULL, 0, "added token %ld: content is %s", id,
+                            len ? "too long" : "empty");
+    for (size_t i = 0; i < len;) {
+        int n = tok_utf8_len((const unsigned char *)content + i, len - i);
+        if (!n || (content[i] == 0))
+            return attn_err_set(err, ATTN_E_PARSE, NULL, 0,
+                                "added token %ld: content is not UTF-8 text", id);
+        i += (size_t)n;
+    }
+    if (id < b->n_vocab && b->tok[id].added >= 0)
+        return attn_err_set(err, ATTN_E_DUPLICATE, NULL, 0, "added token id %ld appears twice",
+                            id);
+    if (b->n_added == b->cap_added) {
+        int cap = b->cap_added ? 2 * b->cap_added : 16;
+        Added *a = realloc(b->added, (size_t)cap * sizeof *a);
+        if (!a)
+            return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+        b->added = a;
+        b->cap_added = cap;
+    }
+    if (arena_reserve(b, len) < 0 || !token_slot(b, (int)id))
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+    Added a = {b->arena_len, (uint32_t)len, (int32_t)id, flags};
+    memcpy(b->arena + b->arena_len, content, len);
+    b->arena_len += len;
+    int at = b->n_added;
+    while (at > 0 && !added_before(b, &b->added[at - 1], &a))
+        at--;
+    memmove(b->added + at + 1, b->added + at, (size_t)(b->n_added - at) * sizeof a);
+    b->added[at] = a;
+    b->n_added++;
+    for (int i = 0; i < b->n_added; i++)
+        b->tok[b->added[i].id].added = i;
+    for (int c = 0, i = 0; c <= 256; c++) {
+        while (i < b->n_added && (unsigned char)b->arena[b->added[i].off] < c)
+            i++;
+        b->added_at[c] = i;
+    }
+    return 0;
+}
+
+/* ---- the vocabulary ------------------------------------------------------------ */
+
+int bpe_n_vocab(const Bpe *b) { return b->n_vocab; }
+int bpe_n_merges(const Bpe *b) { return b->n_merges; }
+
+int bpe_token_id(const Bpe *b, const char *text, size_t len)
+{
+    for (int i = 0; i < b->n_added; i++)
+        if (b->added[i].len == len && memcmp(b->arena + b->added[i].off, text, len) == 0)
+            return b->added[i].id;
+    return vocab_find(b, text, len);
+}
+
+int bpe_is_special(const Bpe *b, int id)
+{
+    return id >= 0 && id < b->n_vocab && b->tok[id].added >= 0 &&
+           (b->added[b->tok[id].added].flags & BPE_ADDED_SPECIAL);
+}
+
+const char *bpe_token_bytes(const Bpe *b, int id, size_t *len)
+{
+    *len = 0;
+    if (id < 0 || id >= b->n_vocab)
+        return NULL;
+    const TokenRec *t = &b->tok[id];
+    if (t->added >= 0) {
+        *len = b->added[t->added].len;
+        return b->arena + b->added[t->added].off;
+    }
+    if (!t->in_vocab)
+        return NULL;
+    *len = t->raw_len;
+    return b->arena + t->raw_off;
+}
+
+/* Appends n bytes to out (cap bytes) at *o, counting past the end. */
+static void put(char *out, size_t cap, size_t *o, const char *s, size_t n)
+{
+    if (*o < cap)
+        memcpy(out + *o, s, *o + n < cap ? n : cap - *o);
+    *o += n;
+}
+
+size_t bpe_token_text(const Bpe *b, int id, const char *space_mark, char *out, size_t cap)
+{
+    size_t len, o = 0;
+    const unsigned char *s = (const unsigned char *)bpe_token_bytes(b, id, &len);
+    for (size_t i = 0; s && i < len;) {
+        int n = s[i] ? tok_utf8_len(s + i, len - i) : 0;
+        if (s[i] == ' ' && space_mark) {
+            put(out, cap, &o, space_mark, strlen(space_mark));
+        } else if (n > 0) {
+            put(out, cap, &o, (const char *)s + i, (size_t)n);
+            i += (size_t)n;
+            continue;
+        } else {
+            char hex[16];
+            snprintf(hex, sizeof hex, "\xE2\x80\xB9" "0x%02X" "\xE2\x80\xBA", s[i]);
+            put(out, cap, &o, hex, strlen(hex));
+        }
+        i++;
+    }
+    if (cap)
+        out[o < cap ? o : cap - 1] = '\0';
+    return o;
+}
+
+int bpe_decode(const Bpe *b, const int *ids, int n, int skip_special, char **out, size_t *len)
+{
+    size_t total = 0, l;
+    for (int i = 0; i < n; i++)
+        if (!(skip_special && bpe_is_special(b, ids[i])) && bpe_token_bytes(b, ids[i], &l))
+            total += l;
+    char *s = malloc(total + 1);
+    if (!s)
+        return -ATTN_E_NOMEM;
+    size_t o = 0;
+    for (int i = 0; i < n; i++) {
+        const char *t = bpe_token_bytes(b, ids[i], &l);
+        if (t && !(skip_special && bpe_is_special(b, ids[i]))) {
+            memcpy(s + o, t, l);
+            o += l;
+        }
+    }
+    s[o] = '\0';
+    *out = s;
+    *len = o;
+    return 0;
+}
+
+/* ---- encoding ---------------------------------------------------------------------- */
+
+typedef struct Sym {
+    int id, prev, next; /* next -1: the last; id -1: merged into its left */
+} Sym;
+
+typedef struct Cand {
+    int rank, left, right; /* the pair sym[left], sym[right] */
+    int a, c, id;          /* their ids then, and the merged token's */
+} Cand;
+
+/* What one bpe_encode call allocates: the pieces' symbols and candidate
+ * heap, a scratch copy for a piece given a prefix space. */
+typedef struct Work {
+    const Bpe *b;
+    BpeIds *out;
+    Sym *sym;
+    Cand *heap;
+    size_t cap_sym, n_heap;
+    char *scratch;
+    size_t cap_scratch;
+    int failed;
+} Work;
+
+static int push_id(Work *w, int id)
+{
+    BpeIds *o = w->out;
+    if (o->n == o->cap) {
+        int cap = o->cap ? 2 * o->cap : 64;
+        int *p = realloc(o->id, (size_t)cap * sizeof *p);
+        if (!p) {
+            w->failed = 1;
+            return -1;
+        }
+        o->id = p;
+        o->cap = cap;
+    }
+    o->id[o->n++] = id;
+    return 0;
+}
+
+static int cand_less(const Cand *x, const Cand *y)
+{
+    return x->rank < y->rank || (x->rank == y->rank && x->left < y->left);
+}
+
+/* The pair sym[left], sym[right] onto the heap when a merge joins it. */
+static void push_pair(Work *w, int left, int right)
+{
+    const MergeSlot *m = merge_find(w->b, w->sym[left].id, w->sym[right].id);
+    if (!m)
+        return;
+    Cand c = {m->rank, left, right, w->sym[left].id, w->sym[right].id, m->id};
+    size_t i = w->n_heap++;
+    while (i > 0 && cand_less(&c, &w->heap[(i - 1) / 2])) {
+        w->heap[i] = w->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    w->heap[i] = c;
+}
+
+static Cand pop_pair(Work *w)
+{
+    Cand top = w->heap[0], last = w->heap[--w->n_heap];
+    size_t i = 0, n = w->n_heap;
+    for (;;) {
+        size_t k = 2 * i + 1;
+        if (k >= n)
+            break;
+        if (k + 1 < n && cand_less(&w->heap[k + 1], &w->heap[k]))
+            k++;
+        if (!cand_less(&w->heap[k], &last))
+            break;
+        w->heap[i] = w->heap[k];
+        i = k;
+    }
+    if (n)
+        w->heap[i] = last;
+    return top;
+}
+
+/* Room for a piece of n bytes: n symbols and 3n candidates (n - 1 at
+ * first, at most two more per merge). */
+static int reserve_piece(Work *w, size_t n)
+{
+    if (n <= w->cap_sym)
+        return 0;
+    size_t cap = w->cap_sym ? w->cap_sym : 64;
+    while (cap < n)
+        cap *= 2;
+    free(w->sym);
+    free(w->heap);
+    w->sym = malloc(cap * sizeof *w->sym);
+    w->heap = malloc(3 * cap * sizeof *w->heap);
+    w->cap_sym = w->sym && w->heap ? cap : 0;
+    if (!w->cap_sym)
+        w->failed = 1;
+    return w->cap_sym ? 0 : -1;
+}
+
+/* A piece's whole byte-level text in the vocabulary (ignore_merges): its id, or -1. */
+static int whole_piece(Work *w, const unsigned char *s, size_t n)
+{
+    char buf[2 * 256];
+    if (n > sizeof buf / 2)
+        return -1;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++)
+        o += (size_t)bpe_byte_char(s[i], buf + o);
+    return vocab_find(w->b, buf, o);
+}
+
+/* One piece (n bytes): its bytes' tokens, merged by rank, onto out. */
+static void encode_piece(Work *w, const unsigned char *s, size_t n)
+{
+    const Bpe *b = w->b;
+    int whole = b->opt.ignore_merges ? whole_piece(w, s, n) : -1;
+    if (whole >= 0 || reserve_piece(w, n) < 0) {
+        if (whole >= 0)
+            push_id(w, whole);
+        return;
+    }
+    Sym *sym = w->sym;
+    int ns = 0;
+    for (size_t i = 0; i < n; i++) {
+        int id = b->byte_id[s[i]];
+        if (id < 0) {
+            if (!b->opt.has_unk)
+                continue; /* no token and no unk: the byte is dropped, as Hugging Face does */
+            id = b->opt.unk_id;
+            if (b->opt.fuse_unk && ns > 0 && sym[ns - 1].id == id && b->byte_id[s[i - 1]] < 0)
+                continue;
+        }
+        sym[ns] = (Sym){id, ns - 1, ns + 1};
+        ns++;
+    }
+    if (!ns)
+        return;
+    sym[ns - 1].next = -1;
+    w->n_heap = 0;
+    for (int i = 0; i + 1 < ns; i++)
+        push_pair(w, i, i + 1);
+    while (w->n_heap) {
+        Cand c = pop_pair(w);
+        Sym *l = &sym[c.left], *r = &sym[c.right];
+        if (l->id != c.a || l->next != c.right || r->id != c.c)
+            continue; /* a side was merged since */
+        l->id = c.id;
+        l->next = r->next;
+        if (r->next >= 0)
+            sym[r->next].prev = c.left;
+        r->id = -1;
+        if (l->prev >= 0)
+            push_pair(w, l->prev, c.left);
+        if (l->next >= 0)
+            push_pair(w, c.left, l->next);
+    }
+    for (int i = 0; i >= 0; i = sym[i].next)
+        push_id(w, sym[i].id);
+}
+
+/* Text without added tokens: the pattern's pieces (after a prefix space
+ * when the options ask for one), each merged. */
+static void encode_plain(Work *w, const char *text, size_t len)
+{
+    if (!len)
+        return;
+    if (w->b->opt.add_prefix_space && text[0] != ' ') {
+        if (w->cap_scratch < len + 1) {
+            free(w->scratch);
+            w->cap_scratch = 2 * len + 1;
+            w->scratch = malloc(w->cap_scratch);
+            if (!w->scratch) {
+                w->cap_scratch = 0;
+                w->failed = 1;
+                return;
+            }
+        }
+        w->scratch[0] = ' ';
+        memcpy(w->scratch + 1, text, len);
+        text = w->scratch;
+        len++;
+    }
+    if (w->b->opt.no_regex) {
+        encode_piece(w, (const unsigned char *)text, len);
+        return;
+    }
+    for (size_t pos = 0; pos < len && !w->failed;) {
+        size_t end = bpe_split_next(text, len, pos);
+        encode_piece(w, (const unsigned char *)text + pos, end - pos);
+        pos = end;
+    }
+}
+
+/* The first added token of the pass at or after pos (leftmost, then
+ * longest): its index, with *start and *stop its extent (lstrip and rstrip
+ * applied, never before from); -1 when none. A single_word token with a
+ * word character beside it is passed over with the text it matched, as
+ * Hugging Face's leftmost-longest search passes it. */
+static int find_added(const Bpe *b, int pass, const char *t, size_t len, size_t from, size_t pos,
+                      size_t *start, size_t *stop)
+{
+    while (pos < len) {
+        unsigned char c = (unsigned char)t[pos];
+        const Added *a = NULL;
+        for (int i = b->added_at[c]; i < b->added_at[c + 1] && !a; i++)
+            if (!!(b->added[i].flags & BPE_ADDED_NORMALIZED) == pass &&
+                b->added[i].len <= len - pos &&
+                memcmp(t + pos, b->arena + b->added[i].off, b->added[i].len) == 0)
+                a = &b->added[i];
+        if (!a) {
+            pos++;
+            continue;
+        }
+        size_t end = pos + a->len;
+        if ((a->flags & BPE_ADDED_SINGLE_WORD) &&
+            (bpe_word_before(t, pos) || bpe_word_after(t, len, end))) {
+            pos = end;
+            continue;
+        }
+        *start = a->flags & BPE_ADDED_LSTRIP ? bpe_space_before(t, from, pos) : pos;
+        *stop = a->flags & BPE_ADDED_RSTRIP ? bpe_space_after(t, len, end) : end;
+        return (int)(a - b->added);
+    }
+    return -1;
+}
+
+/* Pass 0 cuts out the added tokens matched as they are, pass 1 those
+ * matched after normalisation (the same text: GPT-2 has no normaliser),
+ * in what pass 0 left; the rest is plain text. */
+static void encode_added(Work *w, int pass, const char *text, size_t len)
+{
+    if (pass == 2 || !w->b->n_added) {
+        encode_plain(w, text, len);
+        return;
+    }
+    size_t from = 0, start, stop;
+    int i;
+    while (!w->failed && (i = find_added(w->b, pass, text, len, from, from, &start, &stop)) >= 0) {
+        encode_added(w, pass + 1, text + from, start - from);
+        push_id(w, w->b->added[i].id);
+        from = stop;
+    }
+    encode_added(w, pass + 1, text + from, len - from);
+}
+
+int bpe_encode(const Bpe *b, const char *text, size_t len, BpeIds *out)
+{
+    Work w = {.b = b, .out = out};
+    int n0 = out->n;
+    char *clean = malloc(3 * len + 1);
+    if (!clean)
+        return -ATTN_E_NOMEM;
+    size_t n = bpe_utf8_clean(clean, text, len);
+    encode_added(&w, 0, clean, n);
+    free(clean);
+    free(w.sym);
+    free(w.heap);
+    free(w.scratch);
+    if (w.failed) {
+        out->n = n0;
+        return -ATTN_E_NOMEM;
+    }
+    return 0;
+}

@@ -1,0 +1,505 @@
+/* GPT-2's tokenizer files (vocab.json + merges.txt, or tokenizer.json) into
+ * a Bpe through cJSON; every error names the file and the line: cJSON gives
+ * none for a well-formed document, so a small scanner finds the line of the
+ * n-th member of an object or element of an array. Not the tokenizer
+ * itself (src/core/bpe.c). */
+#include "attnviz/bpe_files.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "attnviz/io.h"
+
+/* ---- where a value is: lines for the messages --------------------------- */
+
+/* White space as cJSON skips it: every byte up to the space, NUL included. */
+static const char *skip_ws(const char *p, const char *e)
+{
+    while (p < e && (unsigned char)*p <= ' ')
+        p++;
+    return p;
+}
+
+/* Past the string, array, object or scalar at p (at least one byte). */
+static const char *skip_value(const char *p, const char *e)
+{
+    int depth = 0;
+    do {
+        if (p >= e)
+            return e;
+        if (*p == '"') {
+            for (p++; p < e && *p != '"'; p++)
+                if (*p == '\\')
+                    p++;
+            p++;
+        } else if (*p == '{' || *p == '[') {
+            depth++;
+            p++;
+        } else if (*p == '}' || *p == ']') {
+            depth--;
+            p++;
+        } else if (depth == 0) {
+            do
+                p++;
+            while (p < e && (unsigned char)*p > ' ' && !strchr(",]}", *p));
+        } else {
+            p++;
+        }
+    } while (depth > 0);
+    return p < e ? p : e;
+}
+
+/* The k-th element of the array, or member of the object, at p (for a
+ * member: where its key starts); NULL when there is none. */
+static const char *nth(const char *p, const char *e, long k)
+{
+    if (p >= e || (*p != '[' && *p != '{'))
+        return NULL;
+    int obj = *p == '{';
+    p = skip_ws(p + 1, e);
+    for (long i = 0; p < e && *p != ']' && *p != '}'; i++) {
+        if (i == k)
+            return p;
+        if (obj) {
+            p = skip_ws(skip_value(p, e), e);
+            if (p < e && *p == ':')
+                p = skip_ws(p + 1, e);
+        }
+        p = skip_ws(skip_value(p, e), e);
+        if (p < e && *p == ',')
+            p = skip_ws(p + 1, e);
+    }
+    return NULL;
+}
+
+/* The value of member key (spelled without escapes) of the object at p. */
+static const char *member(const char *p, const char *e, const char *key)
+{
+    size_t n = strlen(key);
+    for (long i = 0;; i++) {
+        const char *m = nth(p, e, i);
+        if (!m)
+            return NULL;
+        const char *v = skip_ws(skip_value(m, e), e);
+        if (v < e && *v == ':')
+            v = skip_ws(v + 1, e);
+        if (m + n + 2 <= e && m[0] == '"' && memcmp(m + 1, key, n) == 0 && m[n + 1] == '"')
+            return v;
+    }
+}
+
+static long line_at(const char *data, const char *at)
+{
+    long line = 1;
+    for (const char *p = data; p < at; p++)
+        line += *p == '\n';
+    return line;
+}
+
+/* The line of the k-th item (k < 0: the value itself) of the value found
+ * by following keys from the document's top; 0 when not found. */
+static long json_line(const char *data, size_t len, const char *const *keys, long k)
+{
+    const char *e = data + len, *p = skip_ws(data, e);
+    for (; p && *keys; keys++)
+        p = member(p, e, *keys);
+    if (p && k >= 0)
+        p = nth(p, e, k);
+    return p ? line_at(data, p) : 0;
+}
+
+/* ---- shared ------------------------------------------------------------------- */
+
+/* Adds file and line to an error the core filled; returns rc. */
+static int located(int rc, AttnErr *err, const char *name, long line)
+{
+    if (err) {
+        snprintf(err->file, sizeof err->file, "%s", name);
+        err->line = line;
+    }
+    return rc;
+}
+
+/* One JSON document (only white space after it) into *out. */
+static int parse_json(cJSON **out, const char *data, size_t len, const char *name, AttnErr *err)
+{
+    const char *end = NULL;
+    *out = cJSON_ParseWithLengthOpts(data, len, &end, 0);
+    if (!*out) {
+        const char *at = cJSON_GetErrorPtr();
+        long line = at && at >= data && at <= data + len ? line_at(data, at) : 0;
+        return attn_err_set(err, ATTN_E_PARSE, name, line, "not valid JSON");
+    }
+    while (end && end < data + len && (*end == ' ' || *end == '\n' || *end == '\r' ||
+                                       *end == '\t' || *end == '\0'))
+        end++;
+    if (end && end < data + len) {
+        cJSON_Delete(*out);
+        *out = NULL;
+        return attn_err_set(err, ATTN_E_PARSE, name, line_at(data, end),
+                            "text after the end of the JSON document");
+    }
+    return 0;
+}
+
+/* The object token → id at path (keys from the top, NULL-terminated). */
+static int read_vocab(Bpe *b, const cJSON *vocab, const char *data, size_t len, const char *name,
+                      const char *const *path, AttnErr *err)
+{
+    if (!cJSON_IsObject(vocab))
+        return attn_err_set(err, ATTN_E_PARSE, name, json_line(data, len, path, -1),
+                            "expected the vocabulary: an object of token: id");
+    long k = 0;
+    for (const cJSON *t = vocab->child; t; t = t->next, k++) {
+        int rc;
+        if (!cJSON_IsNumber(t) || t->valuedouble != floor(t->valuedouble))
+            rc = attn_err_set(err, ATTN_E_PARSE, NULL, 0,
+                              "token \"%.200s\": the id is not a whole number", t->string);
+        else if (t->valuedouble < 0 || t->valuedouble >= BPE_MAX_VOCAB)
+            rc = attn_err_set(err, ATTN_E_RANGE, NULL, 0, "token \"%.200s\": id %.0f is outside 0 to %d",
+                              t->string, t->valuedouble, BPE_MAX_VOCAB - 1);
+        else
+            rc = bpe_add_token(b, t->string, strlen(t->string), (long)t->valuedouble, err);
+        if (rc < 0)
+            return located(rc, err, name, json_line(data, len, path, k));
+    }
+    if (k == 0)
+        return attn_err_set(err, ATTN_E_EMPTY, name, json_line(data, len, path, -1),
+                            "the vocabulary has no tokens");
+    return 0;
+}
+
+/* "left right": one space between two tokens; 0 or -1. */
+static int split_merge(const char *s, size_t n, size_t *at)
+{
+    const char *sp = memchr(s, ' ', n);
+    if (!sp || sp == s || sp == s + n - 1 || memchr(sp + 1, ' ', (size_t)(s + n - sp - 1)))
+        return -1;
+    *at = (size_t)(sp - s);
+    return 0;
+}
+
+/* ---- vocab.json + merges.txt -------------------------------------------------- */
+
+static int read_merges_txt(Bpe *b, const char *data, size_t len, const char *name, AttnErr *err)
+{
+    const char *p = data, *e = data + len;
+    for (long line = 1; p < e; line++) {
+        const char *nl = memchr(p, '\n', (size_t)(e - p));
+        const char *end = nl ? nl : e;
+        size_t n = (size_t)(end - p);
+        if (n && p[n - 1] == '\r')
+            n--;
+        size_t at;
+        if (n == 0 || (n >= 8 && memcmp(p, "#version", 8) == 0)) {
+            /* blank lines and the "#version: 0.2" line hold no merge */
+        } else if (split_merge(p, n, &at) < 0) {
+            return attn_err_set(err, ATTN_E_PARSE, name, line,
+                                "expected a merge: two tokens and one space between them");
+        } else {
+            int rc = bpe_add_merge(b, p, at, p + at + 1, n - at - 1, err);
+            if (rc < 0)
+                return located(rc, err, name, line);
+        }
+        p = nl ? nl + 1 : e;
+    }
+    return 0;
+}
+
+int bpe_parse_vocab_merges(Bpe **out, const char *vocab, size_t vocab_len, const char *vocab_name,
+                           const char *merges, size_t merges_len, const char *merges_name,
+                           AttnErr *err)
+{
+    static const char *const top[] = {NULL};
+    cJSON *root = NULL;
+    *out = NULL;
+    Bpe *b = bpe_create(NULL);
+    if (!b)
+        return attn_err_set(err, ATTN_E_NOMEM, vocab_name, 0, "out of memory");
+    int rc = parse_json(&root, vocab, vocab_len, vocab_name, err);
+    if (rc == 0)
+        rc = read_vocab(b, root, vocab, vocab_len, vocab_name, top, err);
+    if (rc == 0)
+        rc = read_merges_txt(b, merges, merges_len, merges_name, err);
+    /* as transformers' GPT2Tokenizer: <|endoftext|> is its special token */
+    int eot = rc == 0 ? bpe_token_id(b, "<|endoftext|>", 13) : -1;
+    if (eot >= 0)
+        rc = located(bpe_add_special(b, "<|endoftext|>", 13, eot, BPE_ADDED_SPECIAL, err), err,
+                     vocab_name, 0);
+    cJSON_Delete(root);
+    if (rc < 0)
+        bpe_destroy(b);
+    else
+        *out = b;
+    return rc;
+}
+
+/* ---- tokenizer.json ------------------------------------------------------------ */
+
+/* A member that must be absent, null or one of the given JSON values
+ * ("false", "\"\"", "0"); else unsupported. */
+static int must_be_default(const cJSON *obj, const char *key, const char *data, size_t len,
+                           const char *name, const char *const *path, AttnErr *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v || cJSON_IsNull(v) || cJSON_IsFalse(v) || (cJSON_IsString(v) && !v->valuestring[0]) ||
+        (cJSON_IsNumber(v) && v->valuedouble == 0))
+        return 0;
+    const char *keys[4] = {path[0], path[1], key, NULL};
+    return attn_err_set(err, ATTN_E_UNSUPPORTED, name, json_line(data, len, keys, -1),
+                        "%s.%s is set: GPT-2's BPE has none", path[0] ? path[0] : "", key);
+}
+
+static int flag(const cJSON *obj, const char *key, int absent)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return v ? cJSON_IsTrue(v) : absent;
+}
+
+static const char *type_of(const cJSON *obj)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(obj, "type");
+    return cJSON_IsString(t) ? t->valuestring : "(no type)";
+}
+
+/* The options of model and pre_tokenizer (what BpeOptions holds), checked. */
+static int read_options(BpeOptions *o, const cJSON *root, const char *data, size_t len,
+                        const char *name, AttnErr *err)
+{
+    static const char *const model_path[] = {"model", NULL, NULL};
+    static const char *const k_model[] = {"model", NULL}, *const k_norm[] = {"normalizer", NULL};
+    static const char *const k_pre[] = {"pre_tokenizer", NULL};
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(model, "type");
+    const cJSON *norm = cJSON_GetObjectItemCaseSensitive(root, "normalizer");
+    const cJSON *pre = cJSON_GetObjectItemCaseSensitive(root, "pre_tokenizer");
+    int rc;
+    memset(o, 0, sizeof *o);
+    if (!cJSON_IsObject(model))
+        return attn_err_set(err, ATTN_E_PARSE, name, json_line(data, len, k_model, -1),
+                            "expected \"model\": an object");
+    if (type && !(cJSON_IsString(type) && strcmp(type->valuestring, "BPE") == 0))
+        return attn_err_set(err, ATTN_E_UNSUPPORTED, name, json_line(data, len, k_model, -1),
+                            "model type %s: only GPT-2's BPE is read", type_of(model));
+    if (norm && !cJSON_IsNull(norm))
+        return attn_err_set(err, ATTN_E_UNSUPPORTED, name, json_line(data, len, k_norm, -1),
+                            "normalizer %s: GPT-2's tokenizer has none", type_of(norm));
+    if (!cJSON_IsObject(pre) || strcmp(type_of(pre), "ByteLevel") != 0)
+        return attn_err_set(err, ATTN_E_UNSUPPORTED, name, json_line(data, len, k_pre, -1),
+                            "pre_tokenizer %s: only GPT-2's ByteLevel is read",
+                            cJSON_IsObject(pre) ? type_of(pre) : "null");
+    o->add_prefix_space = flag(pre, "add_prefix_space", 0);
+    o->no_regex = !flag(pre, "use_regex", 1);
+    o->ignore_merges = flag(model, "ignore_merges", 0);
+    o->fuse_unk = flag(model, "fuse_unk", 0);
+    static const char *const fixed[] = {"dropout", "continuing_subword_prefix",
+                                        "end_of_word_suffix", "byte_fallback"};
+    for (int i = 0; i < 4; i++)
+        if ((rc = must_be_default(model, fixed[i], data, len, name, model_path, err)) < 0)
+            return rc;
+    return 0;
+}
+
+/* model.unk_token: none (null) or a vocabulary token, into o. */
+static int read_unk(BpeOptions *o, const Bpe *b, const cJSON *model, const char *data,
+                    size_t len, const char *name, AttnErr *err)
+{
+    static const char *const k_unk[] = {"model", "unk_token", NULL};
+    const cJSON *unk = cJSON_GetObjectItemCaseSensitive(model, "unk_token");
+    if (!unk || cJSON_IsNull(unk))
+        return 0;
+    int id = cJSON_IsString(unk) ? bpe_token_id(b, unk->valuestring, strlen(unk->valuestring))
+                                 : -1;
+    if (id < 0)
+        return attn_err_set(err, ATTN_E_RANGE, name, json_line(data, len, k_unk, -1),
+                            "unk_token is not a token of the vocabulary");
+    o->has_unk = 1;
+    o->unk_id = id;
+    return 0;
+}
+
+static int read_merges_json(Bpe *b, const cJSON *merges, const char *data, size_t len,
+                            const char *name, AttnErr *err)
+{
+    static const char *const path[] = {"model", "merges", NULL};
+    if (!cJSON_IsArray(merges))
+        return attn_err_set(err, ATTN_E_PARSE, name, json_line(data, len, path, -1),
+                            "expected model.merges: an array");
+    long k = 0;
+    for (const cJSON *m = merges->child; m; m = m->next, k++) {
+        const cJSON *l = cJSON_GetArrayItem(m, 0), *r = cJSON_GetArrayItem(m, 1);
+        size_t at;
+        int rc;
+        if (cJSON_IsString(m) && split_merge(m->valuestring, strlen(m->valuestring), &at) == 0)
+            rc = bpe_add_merge(b, m->valuestring, at, m->valuestring + at + 1,
+                               strlen(m->valuestring) - at - 1, err);
+        else if (cJSON_IsArray(m) && cJSON_GetArraySize(m) == 2 && cJSON_IsString(l) &&
+                 cJSON_IsString(r) && l->valuestring[0] && r->valuestring[0])
+            rc = bpe_add_merge(b, l->valuestring, strlen(l->valuestring), r->valuestring,
+                               strlen(r->valuestring), err);
+        else
+            rc = attn_err_set(err, ATTN_E_PARSE, NULL, 0,
+                              "merge %ld: expected \"left right\" or [\"left\", \"right\"]", k + 1);
+        if (rc < 0)
+            return located(rc, err, name, json_line(data, len, path, k));
+    }
+    return 0;
+}
+
+static int read_added(Bpe *b, const cJSON *added, const char *data, size_t len, const char *name,
+                      AttnErr *err)
+{
+    static const char *const path[] = {"added_tokens", NULL};
+    if (!added || cJSON_IsNull(added))
+        return 0;
+    if (!cJSON_IsArray(added))
+        return attn_err_set(err, ATTN_E_PARSE, name, json_line(data, len, path, -1),
+                            "expected added_tokens: an array");
+    long k = 0;
+    for (const cJSON *a = added->child; a; a = a->next, k++) {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(a, "id");
+        const cJSON *content = cJSON_GetObjectItemCaseSensitive(a, "content");
+        int rc;
+        if (!cJSON_IsNumber(id) || id->valuedouble != floor(id->valuedouble) ||
+            !cJSON_IsString(content)) {
+            rc = attn_err_set(err, ATTN_E_PARSE, NULL, 0,
+                              "added token %ld: expected a whole number \"id\" and a string "
+                              "\"content\"", k + 1);
+        } else {
+            unsigned flags = (flag(a, "special", 0) ? BPE_ADDED_SPECIAL : 0) |
+                             (flag(a, "lstrip", 0) ? BPE_ADDED_LSTRIP : 0) |
+                             (flag(a, "rstrip", 0) ? BPE_ADDED_RSTRIP : 0) |
+                             (flag(a, "single_word", 0) ? BPE_ADDED_SINGLE_WORD : 0) |
+                             (flag(a, "normalized", 1) ? BPE_ADDED_NORMALIZED : 0);
+            double v = id->valuedouble;
+            rc = bpe_add_special(b, content->valuestring, strlen(content->valuestring),
+                                 v < 0 ? -1 : v >= BPE_MAX_VOCAB ? BPE_MAX_VOCAB : (long)v, flags,
+                                 err);
+        }
+        if (rc < 0)
+            return located(rc, err, name, json_line(data, len, path, k));
+    }
+    return 0;
+}
+
+/* The vocabulary, merges and added tokens into a new tokenizer with o
+ * (and the unk_token, an id of that vocabulary). */
+static int build_tokenizer_json(Bpe **out, BpeOptions *o, const cJSON *root, const char *data,
+                                size_t len, const char *name, AttnErr *err)
+{
+    static const char *const vocab_path[] = {"model", "vocab", NULL};
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
+    Bpe *b = bpe_create(o);
+    if (!b)
+        return attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
+    int rc = read_vocab(b, cJSON_GetObjectItemCaseSensitive(model, "vocab"), data, len, name,
+                        vocab_path, err);
+    if (rc == 0)
+        rc = read_unk(o, b, model, data, len, name, err);
+    if (rc == 0)
+        rc = read_merges_json(b, cJSON_GetObjectItemCaseSensitive(model, "merges"), data, len,
+                              name, err);
+    if (rc == 0)
+        rc = read_added(b, cJSON_GetObjectItemCaseSensitive(root, "added_tokens"), data, len,
+                        name, err);
+    if (rc < 0) {
+        bpe_destroy(b);
+        return rc;
+    }
+    bpe_set_options(b, o);
+    *out = b;
+    return 0;
+}
+
+int bpe_parse_tokenizer_json(Bpe **out, const char *data, size_t len, const char *name,
+                             AttnErr *err)
+{
+    cJSON *root = NULL;
+    BpeOptions o;
+    *out = NULL;
+    int rc = parse_json(&root, data, len, name, err);
+    if (rc == 0 && !cJSON_IsObject(root))
+        rc = attn_err_set(err, ATTN_E_PARSE, name, 0, "expected a JSON object");
+    if (rc == 0)
+        rc = read_options(&o, root, data, len, name, err);
+    if (rc == 0)
+        rc = build_tokenizer_json(out, &o, root, data, len, name, err);
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* ---- files ------------------------------------------------------------------------ */
+
+int bpe_load_vocab_merges(Bpe **out, const char *vocab_path, const char *merges_path,
+                          AttnErr *err)
+{
+    char *v = NULL, *m = NULL;
+    size_t vn = 0, mn = 0;
+    *out = NULL;
+    int rc = io_read_file(vocab_path, BPE_MAX_FILE_BYTES, &v, &vn, err);
+    if (rc == 0)
+        rc = io_read_file(merges_path, BPE_MAX_FILE_BYTES, &m, &mn, err);
+    if (rc == 0)
+        rc = bpe_parse_vocab_merges(out, v, vn, vocab_path, m, mn, merges_path, err);
+    free(v);
+    free(m);
+    return rc;
+}
+
+int bpe_load_tokenizer_json(Bpe **out, const char *path, AttnErr *err)
+{
+    char *d = NULL;
+    size_t n = 0;
+    *out = NULL;
+    int rc = io_read_file(path, BPE_MAX_FILE_BYTES, &d, &n, err);
+    if (rc == 0)
+        rc = bpe_parse_tokenizer_json(out, d, n, path, err);
+    free(d);
+    return rc;
+}
+
+static int is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int bpe_load_dir(Bpe **out, const char *dir, AttnErr *err)
+{
+    char tj[4096], vj[4096], mt[4096];
+    *out = NULL;
+    if ((size_t)snprintf(tj, sizeof tj, "%s/tokenizer.json", dir) >= sizeof tj ||
+        (size_t)snprintf(vj, sizeof vj, "%s/vocab.json", dir) >= sizeof vj ||
+        (size_t)snprintf(mt, sizeof mt, "%s/merges.txt", dir) >= sizeof mt)
+        return attn_err_set(err, ATTN_E_IO, dir, 0, "the folder's name is too long");
+    if (is_file(tj))
+        return bpe_load_tokenizer_json(out, tj, err);
+    if (is_file(vj) && is_file(mt))
+        return bpe_load_vocab_merges(out, vj, mt, err);
+    return attn_err_set(err, ATTN_E_IO, dir, 0,
+                        "no tokenizer: neither tokenizer.json nor vocab.json with merges.txt %s",
+                        is_file(vj) ? "(merges.txt is missing)"
+                        : is_file(mt) ? "(vocab.json is missing)" : "is there");
+}
+
+int bpe_print_tokens(FILE *f, const Bpe *b, const int *ids, int n)
+{
+    char small[256];
+    for (int i = 0; i < n; i++) {
+        size_t need = bpe_token_text(b, ids[i], NULL, small, sizeof small);
+        char *text = need < sizeof small ? small : malloc(need + 1);
+        if (!text)
+            return -ATTN_E_NOMEM;
+        if (text != small)
+            bpe_token_text(b, ids[i], NULL, text, need + 1);
+        fprintf(f, "%d\t", ids[i]);
+        io_json_string(f, text);
+        fputc('\n', f);
+        if (text != small)
+            free(text);
+    }
+    return ferror(f) ? -ATTN_E_IO : 0;
+}
