@@ -1,0 +1,422 @@
+/* Attention files written (attn_write.h): .npy (numpy's format 1.0), .npz
+ * (libzip writing straight into io_write_atomic's temp file, the float data
+ * never copied) and .safetensors. Not for reading: attn_npy.c, attn_npz.c
+ * and attn_safetensors.c open what this writes. */
+#include "attnviz/attn_write.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/types.h>
+#include <zip.h>
+
+#include "attn_npy.h"
+#include "attn_parse.h"
+#include "attnviz/attnio.h"
+#include "attnviz/io.h"
+
+#define NPY_ALIGN 64 /* numpy's ARRAY_ALIGN: the data starts at a multiple of it */
+#define NPY_HEADER_MAX 320
+#define ST_ALIGN 8   /* the safetensors library pads its header to 8 */
+
+typedef enum Format { FMT_NONE = 0, FMT_NPY, FMT_NPZ, FMT_ST } Format;
+
+/* What a writer is handed: the pieces, built before the file is opened. */
+typedef struct Job {
+    Format fmt;
+    const float *v;
+    size_t n;                        /* L·H·Tq·Tk floats */
+    unsigned char *le;               /* v as little-endian bytes when the host is not, or NULL */
+    char npy[NPY_HEADER_MAX];        /* attention's .npy header (npy, npz) */
+    size_t npy_len;
+    unsigned char *tok;              /* tokens.npy, whole (npz), or NULL */
+    size_t tok_len;
+    char *st;                        /* the 8-byte size and the padded header (safetensors) */
+    size_t st_len;
+    char why[256];                   /* a writer's own reason for failing, or "" */
+} Job;
+
+/* ---- the format by extension --------------------------------------------- */
+
+/* The extension of path's last component ("" when none) into *ext. */
+static Format format_of(const char *path, const char **ext)
+{
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    *ext = dot ? dot : ""; /* as attn_open.c reads it: ".npy" alone is a .npy */
+    if (strcasecmp(*ext, ".npy") == 0)
+        return FMT_NPY;
+    if (strcasecmp(*ext, ".npz") == 0)
+        return FMT_NPZ;
+    if (strcasecmp(*ext, ".safetensors") == 0)
+        return FMT_ST;
+    return FMT_NONE;
+}
+
+/* ---- pieces ---------------------------------------------------------------- */
+
+/* numpy's format 1.0 header for descr and shape into buf (NPY_HEADER_MAX
+ * bytes): the magic, the version, the dict's length and the dict padded
+ * with spaces and ended by a newline so that the data starts at a multiple
+ * of 64. Returns its length. */
+static size_t npy_header(char *buf, const char *descr, const size_t *shape, int nd)
+{
+    char dict[NPY_HEADER_MAX - 64];
+    size_t k = (size_t)snprintf(dict, sizeof dict,
+                                "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+    for (int i = 0; i < nd; i++)
+        k += (size_t)snprintf(dict + k, sizeof dict - k, "%s%zu", i ? ", " : "", shape[i]);
+    k += (size_t)snprintf(dict + k, sizeof dict - k, "%s), }", nd == 1 ? "," : "");
+    size_t total = (10 + k + 1 + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
+    size_t hlen = total - 10;
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (char)(hlen & 0xFF);
+    buf[9] = (char)(hlen >> 8);
+    memcpy(buf + 10, dict, k);
+    memset(buf + 10 + k, ' ', hlen - k - 1);
+    buf[total - 1] = '\n';
+    return total;
+}
+
+static void put_le32(unsigned char *o, uint32_t u)
+{
+    o[0] = (unsigned char)u;
+    o[1] = (unsigned char)(u >> 8);
+    o[2] = (unsigned char)(u >> 16);
+    o[3] = (unsigned char)(u >> 24);
+}
+
+/* The code point at *s (well-formed UTF-8, not at its end); *s moves past it. */
+static uint32_t utf8_next(const unsigned char **s)
+{
+    const unsigned char *p = *s;
+    uint32_t c = p[0];
+    int n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    if (n > 1)
+        c &= 0x3Fu >> (n - 1);
+    for (int i = 1; i < n; i++)
+        c = c << 6 | (p[i] & 0x3Fu);
+    *s = p + n;
+    return c;
+}
+
+static size_t utf8_count(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* tokens.npy: a 1-D '<UN' array of the Tq (clean) tokens, N the longest's
+ * code points (at least 1), each element UTF-32LE padded with zeros. */
+static int tokens_npy(Job *j, char **tokens, int Tq, const char *path, AttnErr *err)
+{
+    size_t N = 1;
+    for (int i = 0; i < Tq; i++) {
+        size_t c = utf8_count(tokens[i]);
+        N = c > N ? c : N;
+    }
+    if (N > (SIZE_MAX - NPY_HEADER_MAX) / 4 / (size_t)Tq)
+        return attn_err_set(err, ATTN_E_TOO_LARGE, path, 0, "tokens of %zu characters", N);
+    char descr[32], hdr[NPY_HEADER_MAX];
+    size_t shape = (size_t)Tq;
+    snprintf(descr, sizeof descr, "<U%zu", N);
+    size_t hlen = npy_header(hdr, descr, &shape, 1);
+    j->tok_len = hlen + (size_t)Tq * N * 4;
+    j->tok = calloc(j->tok_len, 1);
+    if (!j->tok)
+        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory for %zu bytes of tokens",
+                            j->tok_len);
+    memcpy(j->tok, hdr, hlen);
+    for (int i = 0; i < Tq; i++) {
+        unsigned char *e = j->tok + hlen + (size_t)i * N * 4;
+        const unsigned char *s = (const unsigned char *)tokens[i];
+        while (*s) {
+            put_le32(e, utf8_next(&s));
+            e += 4;
+        }
+    }
+    return 0;
+}
+
+/* The safetensors file's first bytes: the header's size (8 bytes,
+ * little-endian) and the JSON header, padded with spaces to a multiple of
+ * 8. tokens (clean UTF-8) or NULL. */
+static int st_header(Job *j, const int d[4], char **tokens, const char *path, AttnErr *err)
+{
+    char *meta = NULL, tail[256];
+    if (tokens) {
+        cJSON *a = cJSON_CreateStringArray((const char *const *)tokens, d[2]);
+        char *list = a ? cJSON_PrintUnformatted(a) : NULL;
+        cJSON *s = list ? cJSON_CreateString(list) : NULL;
+        meta = s ? cJSON_PrintUnformatted(s) : NULL; /* the list as one JSON string */
+        cJSON_Delete(a);
+        cJSON_free(list);
+        cJSON_Delete(s);
+        if (!meta)
+            return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory for the header");
+    }
+    snprintf(tail, sizeof tail,
+             "\"attention\":{\"dtype\":\"F32\",\"shape\":[%d,%d,%d,%d],\"data_offsets\":[0,%llu]}}",
+             d[0], d[1], d[2], d[3], (unsigned long long)j->n * 4);
+    const char *mk = "\"__metadata__\":{\"tokens\":";
+    size_t n = 1 + (meta ? strlen(mk) + strlen(meta) + 2 : 0) + strlen(tail);
+    size_t padded = (n + ST_ALIGN - 1) / ST_ALIGN * ST_ALIGN;
+    j->st_len = 8 + padded;
+    j->st = malloc(j->st_len + 1);
+    if (!j->st) {
+        cJSON_free(meta);
+        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory for the header");
+    }
+    for (int i = 0; i < 8; i++)
+        j->st[i] = (char)((uint64_t)padded >> (8 * i) & 0xFF);
+    snprintf(j->st + 8, padded + 1, "{%s%s%s%s", meta ? mk : "", meta ? meta : "",
+             meta ? "}," : "", tail);
+    memset(j->st + 8 + n, ' ', padded - n);
+    cJSON_free(meta);
+    return 0;
+}
+
+/* ---- writers (IoWriter: 0, or -1 with errno or j->why) --------------------- */
+
+static const void *data_le(const Job *j)
+{
+    return j->le ? (const void *)j->le : (const void *)j->v;
+}
+
+static int write_npy(FILE *f, void *ctx)
+{
+    Job *j = ctx;
+    if (fwrite(j->npy, 1, j->npy_len, f) != j->npy_len)
+        return -1;
+    return fwrite(data_le(j), 4, j->n, f) == j->n ? 0 : -1;
+}
+
+static int write_st(FILE *f, void *ctx)
+{
+    Job *j = ctx;
+    if (fwrite(j->st, 1, j->st_len, f) != j->st_len)
+        return -1;
+    return fwrite(data_le(j), 4, j->n, f) == j->n ? 0 : -1;
+}
+
+/* libzip's archive written into an open FILE (the atomic writer's temp
+ * file): a new archive (no existing one to read), written, sought and
+ * told; committing flushes. */
+typedef struct ZipOut {
+    FILE *f;
+    zip_error_t error;
+} ZipOut;
+
+static zip_int64_t zip_out(void *ud, void *data, zip_uint64_t len, zip_source_cmd_t cmd)
+{
+    ZipOut *z = ud;
+    switch (cmd) {
+    case ZIP_SOURCE_SUPPORTS:
+        return ZIP_SOURCE_SUPPORTS_WRITABLE;
+    case ZIP_SOURCE_STAT: /* no archive there yet (libzip's own test): it makes a new one */
+        zip_error_set(&z->error, ZIP_ER_READ, ENOENT);
+        return -1;
+    case ZIP_SOURCE_BEGIN_WRITE:
+    case ZIP_SOURCE_ROLLBACK_WRITE:
+    case ZIP_SOURCE_REMOVE:
+    case ZIP_SOURCE_FREE:
+        return 0;
+    case ZIP_SOURCE_WRITE:
+        if (fwrite(data, 1, (size_t)len, z->f) != (size_t)len) {
+            zip_error_set(&z->error, ZIP_ER_WRITE, errno);
+            return -1;
+        }
+        return (zip_int64_t)len;
+    case ZIP_SOURCE_SEEK_WRITE: {
+        zip_source_args_seek_t *a = ZIP_SOURCE_GET_ARGS(zip_source_args_seek_t, data, len,
+                                                        &z->error);
+        if (!a)
+            return -1;
+        if (fseeko(z->f, (off_t)a->offset, a->whence) != 0) {
+            zip_error_set(&z->error, ZIP_ER_SEEK, errno);
+            return -1;
+        }
+        return 0;
+    }
+    case ZIP_SOURCE_TELL_WRITE: {
+        off_t at = ftello(z->f);
+        if (at < 0)
+            zip_error_set(&z->error, ZIP_ER_TELL, errno);
+        return at < 0 ? -1 : (zip_int64_t)at;
+    }
+    case ZIP_SOURCE_COMMIT_WRITE:
+        if (fflush(z->f) != 0) {
+            zip_error_set(&z->error, ZIP_ER_WRITE, errno);
+            return -1;
+        }
+        return 0;
+    case ZIP_SOURCE_ERROR:
+        return zip_error_to_data(&z->error, data, len);
+    default: /* reading: there is nothing to read */
+        zip_error_set(&z->error, ZIP_ER_OPNOTSUPP, 0);
+        return -1;
+    }
+}
+
+/* One stored member from fragments (borrowed, not copied); 0 or -1. */
+static int zip_member(zip_t *za, const char *name, zip_buffer_fragment_t *frag, int n)
+{
+    zip_error_t ze;
+    zip_error_init(&ze);
+    zip_source_t *src = zip_source_buffer_fragment_create(frag, (zip_uint64_t)n, 0, &ze);
+    zip_error_fini(&ze);
+    if (!src)
+        return -1;
+    zip_int64_t i = zip_file_add(za, name, src, 0);
+    if (i < 0) {
+        zip_source_free(src);
+        return -1;
+    }
+    return zip_set_file_compression(za, (zip_uint64_t)i, ZIP_CM_STORE, 0);
+}
+
+static int write_npz(FILE *f, void *ctx)
+{
+    Job *j = ctx;
+    ZipOut out = {f, {0}};
+    zip_error_t ze;
+    int rc = -1;
+    zip_error_init(&out.error);
+    zip_error_init(&ze);
+    zip_source_t *dst = zip_source_function_create(zip_out, &out, &ze);
+    zip_t *za = dst ? zip_open_from_source(dst, ZIP_CREATE | ZIP_TRUNCATE, &ze) : NULL;
+    if (!za) {
+        snprintf(j->why, sizeof j->why, "%s", zip_error_strerror(&ze));
+        zip_source_free(dst);
+        goto cleanup;
+    }
+    zip_buffer_fragment_t att[2] = {
+        {(zip_uint8_t *)j->npy, j->npy_len},
+        {(zip_uint8_t *)(uintptr_t)data_le(j), (zip_uint64_t)j->n * 4},
+    };
+    zip_buffer_fragment_t tok[1] = {{j->tok, j->tok_len}};
+    if (zip_member(za, "attention.npy", att, 2) < 0 ||
+        (j->tok && zip_member(za, "tokens.npy", tok, 1) < 0) || zip_close(za) < 0) {
+        snprintf(j->why, sizeof j->why, "%s", zip_strerror(za));
+        zip_discard(za);
+        goto cleanup;
+    }
+    rc = 0;
+cleanup:
+    zip_error_fini(&ze);
+    zip_error_fini(&out.error);
+    return rc;
+}
+
+/* ---- the entry point -------------------------------------------------------- */
+
+/* tokens as valid UTF-8 (each bad byte U+FFFD), NULL-terminated, into *out. */
+static int tokens_clean(char ***out, const char *const *tokens, int n, const char *path,
+                        AttnErr *err)
+{
+    char **t = calloc((size_t)n + 1, sizeof *t);
+    if (!t)
+        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory for %d tokens", n);
+    for (int i = 0; i < n; i++) {
+        if (!tokens[i]) {
+            attn_tokens_free(t);
+            return attn_err_set(err, ATTN_E_PARSE, path, 0, "token %d of %d is missing (NULL)",
+                                i, n);
+        }
+        t[i] = attn_utf8_clean_dup(tokens[i], strlen(tokens[i]));
+        if (!t[i]) {
+            attn_tokens_free(t);
+            return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory for token %d", i);
+        }
+    }
+    *out = t;
+    return 0;
+}
+
+/* The arguments checked: sizes at least 1 and the byte count fits; *n. */
+static int check_args(size_t *n, const float *v, const int d[4], Format fmt,
+                      const char *const *tokens, const char *path, AttnErr *err)
+{
+    if (d[0] < 1 || d[1] < 1 || d[2] < 1 || d[3] < 1 || !v)
+        return attn_err_set(err, ATTN_E_SHAPE, path, 0,
+                            "nothing to write: %d×%d×%d×%d attention%s", d[0], d[1], d[2], d[3],
+                            v ? "" : " without numbers");
+    *n = 1;
+    for (int i = 0; i < 4; i++) {
+        if (*n > SIZE_MAX / 8 / (size_t)d[i])
+            return attn_err_set(err, ATTN_E_TOO_LARGE, path, 0,
+                                "%d×%d×%d×%d attention is too large to write", d[0], d[1], d[2],
+                                d[3]);
+        *n *= (size_t)d[i];
+    }
+    if (tokens && fmt != FMT_NPY && d[2] != d[3])
+        return attn_err_set(err, ATTN_E_SHAPE, path, 0,
+                            "one token list names rows and columns, but the attention is %d×%d "
+                            "(not square)", d[2], d[3]);
+    return 0;
+}
+
+/* The pieces the format needs, into j. */
+static int prepare(Job *j, const int d[4], const char *const *tokens, const char *path,
+                   AttnErr *err)
+{
+    char **clean = NULL;
+    int rc = 0;
+    if (attn_parse_host_big_endian()) {
+        j->le = malloc(j->n * 4);
+        if (!j->le)
+            return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory for %zu bytes",
+                                j->n * 4);
+        for (size_t i = 0; i < j->n; i++) {
+            uint32_t u;
+            memcpy(&u, &j->v[i], 4);
+            put_le32(j->le + 4 * i, u);
+        }
+    }
+    size_t shape[4] = {(size_t)d[0], (size_t)d[1], (size_t)d[2], (size_t)d[3]};
+    j->npy_len = npy_header(j->npy, "<f4", shape, 4);
+    if (tokens && j->fmt != FMT_NPY)
+        rc = tokens_clean(&clean, tokens, d[2], path, err);
+    if (rc == 0 && clean && j->fmt == FMT_NPZ)
+        rc = tokens_npy(j, clean, d[2], path, err);
+    if (rc == 0 && j->fmt == FMT_ST)
+        rc = st_header(j, d, clean, path, err);
+    attn_tokens_free(clean);
+    return rc;
+}
+
+int attn_write_attention(const char *path, const float *v, int L, int H, int Tq, int Tk,
+                         const char *const *tokens, AttnErr *err)
+{
+    const char *ext = "";
+    const int d[4] = {L, H, Tq, Tk};
+    if (!path || !*path)
+        return attn_err_set(err, ATTN_E_IO, "", 0, "no file name to write the attention to");
+    Job j = {.fmt = format_of(path, &ext), .v = v};
+    if (j.fmt == FMT_NONE && *ext)
+        return attn_err_set(err, ATTN_E_PARSE, path, 0,
+                            "cannot write attention as %s: the name must end in .npy, .npz or "
+                            ".safetensors", ext);
+    if (j.fmt == FMT_NONE)
+        return attn_err_set(err, ATTN_E_PARSE, path, 0,
+                            "no extension: the name must end in .npy, .npz or .safetensors");
+    int rc = check_args(&j.n, v, d, j.fmt, tokens, path, err);
+    if (rc == 0)
+        rc = prepare(&j, d, tokens, path, err);
+    if (rc == 0) {
+        IoWriter w = j.fmt == FMT_NPY ? write_npy : j.fmt == FMT_NPZ ? write_npz : write_st;
+        rc = io_write_atomic(path, w, &j, err);
+        if (rc < 0 && j.why[0])
+            rc = attn_err_set(err, -rc, path, 0, "write failed: %s", j.why);
+    }
+    free(j.le);
+    free(j.tok);
+    free(j.st);
+    return rc;
+}
