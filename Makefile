@@ -187,7 +187,8 @@ man: $(MAN)
 SHARE := $(DESTDIR)$(PREFIX)/share
 INSTALLED := $(DESTDIR)$(PREFIX)/bin/attnviz $(SHARE)/applications/attnviz.desktop \
              $(SHARE)/icons/hicolor/scalable/apps/attnviz.svg $(SHARE)/man/man1/attnviz.1 \
-             $(SHARE)/attnviz/embeddings.txt $(addprefix $(SHARE)/attnviz/,$(wildcard sentences/*.txt))
+             $(SHARE)/attnviz/embeddings.txt $(addprefix $(SHARE)/attnviz/,$(wildcard sentences/*.txt)) \
+             $(addprefix $(SHARE)/attnviz/,$(patsubst assets/%,%,$(wildcard assets/models/nano-sort/*)))
 
 install: $(BIN) $(MAN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/attnviz/sentences $(SHARE)/applications \
@@ -195,13 +196,16 @@ install: $(BIN) $(MAN)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/attnviz
 	install -m 644 assets/embeddings.txt $(SHARE)/attnviz/
 	install -m 644 sentences/*.txt $(SHARE)/attnviz/sentences/
+	install -d $(SHARE)/attnviz/models/nano-sort
+	install -m 644 assets/models/nano-sort/* $(SHARE)/attnviz/models/nano-sort/
 	install -m 644 assets/attnviz.desktop $(SHARE)/applications/attnviz.desktop
 	install -m 644 assets/attnviz.svg $(SHARE)/icons/hicolor/scalable/apps/attnviz.svg
 	install -m 644 $(MAN) $(SHARE)/man/man1/attnviz.1
 
 uninstall:
 	rm -f $(INSTALLED)
-	rmdir $(SHARE)/attnviz/sentences $(SHARE)/attnviz 2>/dev/null || true
+	rmdir $(SHARE)/attnviz/models/nano-sort $(SHARE)/attnviz/models $(SHARE)/attnviz/sentences \
+	  $(SHARE)/attnviz 2>/dev/null || true
 
 FUZZ_SECONDS ?= 60
 N ?= 20000

@@ -424,7 +424,11 @@ int main(int argc, char **argv)
         status = 2;
         goto done;
     }
-    if (attn && !(kind = source_for_path(attn)))
+    if (o.model) { /* a language model computed here, on the sentence */
+        attn = o.model;
+        kind = &source_gpt2;
+    }
+    if (attn && !kind && !(kind = source_for_path(attn)))
         kind = &source_file; /* --attention names one, whatever its name */
     if (attn) {
         if (open_source(&o, kind, attn, &window_src, &err) < 0)

@@ -34,6 +34,11 @@ typedef struct MapsShown {
  * and make the model view's small maps. 0 or -ATTN_E_NOMEM. */
 int maps_shown_init(MapsShown *ms, Imported *im);
 void maps_shown_free(MapsShown *ms);
+/* New maps for the shown source (its text changed): im (opened, owned
+ * from now on) replaces its maps; the layer, head, rollout, hidden special
+ * tokens and the model view are kept (clamped to im's sizes), and so is the
+ * selection (clamped). 0 or -ATTN_E_NOMEM (im freed, the old maps kept). */
+int maps_shown_replace(struct AppState *a, Imported *im);
 /* Once the source is shown: the selection on the first token after the
  * first, the status bar naming the maps (name) and the keys. */
 void maps_shown_start(struct AppState *a, const char *name);

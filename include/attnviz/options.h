@@ -11,7 +11,11 @@
 
 #define OPT_MAX_EXPORTS 16
 
-typedef enum PrintFormat { PRINT_NONE = 0, PRINT_TEXT, PRINT_CSV, PRINT_JSON } PrintFormat;
+typedef enum PrintFormat {
+    PRINT_NONE = 0, PRINT_TEXT, PRINT_CSV, PRINT_JSON,
+    PRINT_TOKENS,     /* a model's tokens: id, tab, the text as a JSON string */
+    PRINT_PREDICTIONS /* a model's 10 most likely next tokens */
+} PrintFormat;
 typedef enum ViewKind { VIEW_HEATMAP = 0, VIEW_LINES, VIEW_BOTH, VIEW_GRID } ViewKind;
 
 typedef struct Options {
@@ -67,6 +71,11 @@ typedef struct Options {
     int optimizer;              /* --optimizer sgd|adam (TeachOptKind; adam) */
     int train;                  /* --train wq,wk[,x][,v] (TEACH_* bits) */
     int teach_set;              /* --steps, --lr, --optimizer or --train given */
+    /* a language model computed natively (issue 25): --model DIR|NAME, a
+     * Hugging Face folder or a name in its cache; the text is the sentence */
+    const char *model;
+    int prepend_bos;            /* --prepend-bos: the config's bos token first */
+    const char *export_attention; /* --export-attention F.npy|F.npz|F.safetensors */
     int help, version;
 } Options;
 

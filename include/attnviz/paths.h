@@ -6,7 +6,8 @@
 
 #include <stddef.h>
 
-/* kind: "embeddings.txt" or "sentences". Returns 0 and fills out, or -1. */
+/* kind: "embeddings.txt", "sentences" or "models/NAME". Returns 0 and fills
+ * out, or -1. */
 int paths_find_data(const char *kind, char *out, size_t n);
 
 #endif

@@ -73,6 +73,7 @@ typedef struct ViewState {
     const TokenList *ktoks;/* the second sentence's tokens, or NULL */
     const unsigned char *k_unknown; /* its words not in the table, or NULL */
     int keys_bar;          /* 1: the second bar (a second text) is there */
+    int stale;             /* 1: the maps are older than the text (dimmed) */
     const char *bar_label; /* the first bar's label ("Sentence", "File") */
     const char *panel_title; /* the heatmap panel's title; NULL: the
                               formula of the matrix shown (from cfg) */

@@ -100,8 +100,9 @@ static void say_pick(AppState *a)
         app_status(a, 0, "%s", im->facts);
 }
 
-/* Pick the file's map again for the layer, head and rollout asked for. */
-static void repick(AppState *a, int layer, int head, int rollout)
+/* Pick the map again for the layer, head and rollout asked for; the
+ * status bar names it unless quiet (or says why it cannot). */
+static void pick(AppState *a, int layer, int head, int rollout, int quiet)
 {
     MapsShown *fs = a->kind->maps(a);
     AttnErr err = {0};
@@ -118,8 +119,36 @@ static void repick(AppState *a, int layer, int head, int rollout)
         a->vs.query = fs->imp->Tq - 1;
     if (a->vs.key >= fs->imp->Tk)
         a->vs.key = fs->imp->Tk - 1;
-    say_pick(a);
+    if (!quiet)
+        say_pick(a);
     a->dirty = 1;
+}
+
+static void repick(AppState *a, int layer, int head, int rollout)
+{
+    pick(a, layer, head, rollout, 0);
+}
+
+int maps_shown_replace(AppState *a, Imported *im)
+{
+    MapsShown *ms = a->kind->maps(a), now;
+    if (maps_shown_init(&now, im) < 0)
+        return -ATTN_E_NOMEM;
+    int L = im->f.L, H = im->f.H;
+    now.grid = ms->grid;
+    now.hide_special = ms->hide_special;
+    now.grid_layer = ms->grid_layer < L ? ms->grid_layer : L - 1;
+    now.grid_head = ms->grid_head < H ? ms->grid_head : H - 1;
+    now.gen = ms->gen + 1;
+    int layer = ms->layer < L ? ms->layer : L - 1, head = ms->head < H ? ms->head : H - 1, rollout = ms->rollout;
+    maps_shown_free(ms);
+    *ms = now;
+    if (im->f.Tq > 0 && im->f.Tk > 0)
+        pick(a, layer, head, rollout, 1);
+    if (a->vs.query < 0 && im->Tq > 0)
+        a->vs.query = 0;
+    a->dirty = 1;
+    return 0;
 }
 
 static int clamp(int v, int lo, int hi)

@@ -33,6 +33,10 @@ const char options_usage[] =
     "      --layer I|avg        layer of an attention file (1-based; default 1)\n"
     "      --rollout            attention rollout through the layer (heads averaged)\n"
     "      --drop TOKENS        drop these tokens (comma-separated), renormalise rows\n"
+    "      --model DIR|NAME     a language model computed here (GPT-2 family): a Hugging\n"
+    "                           Face folder, or a name in its cache (gpt2, distilgpt2,\n"
+    "                           openai-community/gpt2-medium); the text: the sentence\n"
+    "      --prepend-bos        the model's first token: its bos token\n"
     "Attention:\n"
     "  -m, --mode basic|learned basic: Q = K = V = X; learned (default): X·Wq ...\n"
     "  -H, --heads N            number of heads (must divide d; default 1)\n"
@@ -51,8 +55,11 @@ const char options_usage[] =
     "      --train LIST         what learns: wq,wk (default), x (word vectors), v\n"
     "Output (no window):\n"
     "      --print text|csv|json  print the computation and exit\n"
+    "      --print tokens|predictions  a model's tokens, or its 10 most likely next\n"
+    "                           tokens after the last position (or --query I)\n"
     "      --head I|avg         head (1-based) for text/csv and PNG (default 1)\n"
     "      --export FILE        write .png .svg .csv or .json (repeatable)\n"
+    "      --export-attention F a model's every layer and head: .npy .npz .safetensors\n"
     "      --all-lines          with -f: one export per sentence (numbered)\n"
     "      --view heatmap|lines|both|grid  PNG content (default heatmap; grid: every\n"
     "                           layer and head of an attention file)\n"
@@ -76,7 +83,7 @@ enum {
     O_EXPORT, O_EXPORTDIR, O_VIEW, O_SCALE, O_QUERY, O_CMAP, O_THEME,
     O_ALLLINES, O_SESSION, O_FRESH, O_FONT, O_MATRIX, O_ATTN, O_TOKENS, O_KTOKENS,
     O_LAYER, O_ROLLOUT, O_DROP, O_KEYS, O_SCORE, O_TEACH, O_STEPS, O_LR, O_OPTIMIZER,
-    O_TRAIN, O_CSCALE
+    O_TRAIN, O_CSCALE, O_MODEL, O_BOS, O_EXPATTN
 };
 
 static const struct option longopts[] = {
@@ -120,6 +127,9 @@ static const struct option longopts[] = {
     {"lr", required_argument, 0, O_LR},
     {"optimizer", required_argument, 0, O_OPTIMIZER},
     {"train", required_argument, 0, O_TRAIN},
+    {"model", required_argument, 0, O_MODEL},
+    {"prepend-bos", no_argument, 0, O_BOS},
+    {"export-attention", required_argument, 0, O_EXPATTN},
     {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},
     {0, 0, 0, 0},
@@ -219,7 +229,9 @@ static int parse_choice(Options *o, int c, const char *a, AttnErr *err)
         if (strcmp(a, "text") == 0) o->print = PRINT_TEXT;
         else if (strcmp(a, "csv") == 0) o->print = PRINT_CSV;
         else if (strcmp(a, "json") == 0) o->print = PRINT_JSON;
-        else return usage_err(err, "--print must be text, csv or json, got '%s'%s", a, "");
+        else if (strcmp(a, "tokens") == 0) o->print = PRINT_TOKENS;
+        else if (strcmp(a, "predictions") == 0) o->print = PRINT_PREDICTIONS;
+        else return usage_err(err, "--print must be text, csv, json, tokens or predictions, got '%s'%s", a, "");
         break;
     case O_VIEW:
         if (strcmp(a, "heatmap") == 0) o->view = VIEW_HEATMAP;
@@ -362,6 +374,9 @@ static int parse_option(Options *o, int c, const char *a, int argc, char **argv,
     case O_LINE: case 'H': case O_HEAD: case O_SCALE: case O_QUERY: case O_LAYER:
         return parse_number(o, c, a, err);
     case O_ATTN: o->attention = a; break;
+    case O_MODEL: o->model = a; break;
+    case O_BOS: o->prepend_bos = 1; break;
+    case O_EXPATTN: o->export_attention = a; break;
     case O_TOKENS: o->tokens = a; break;
     case O_KTOKENS: o->key_tokens = a; break;
     case O_ROLLOUT: o->rollout = 1; break;
@@ -433,7 +448,7 @@ static int parse_rest(Options *o, int argc, char **argv, AttnErr *err)
  * alone may still turn out to be one: main decides). */
 static int check_attention(const Options *o, AttnErr *err)
 {
-    int file = o->attention || o->session;
+    int file = o->attention || o->session || o->model;
     if (!file && (o->tokens || o->key_tokens || o->layer_set || o->rollout || o->drop))
         return usage_err(err, "--tokens, --key-tokens, --layer, --rollout and --drop need an "
                               "attention file (--attention FILE)%s%s", "", "");
@@ -446,6 +461,21 @@ static int check_attention(const Options *o, AttnErr *err)
         return usage_err(err, "give either an attention file or a sentence, not both%s%s", "", "");
     if (o->view == VIEW_GRID && !file)
         return usage_err(err, "--view grid needs an attention file%s%s", "", "");
+    return 0;
+}
+
+/* A model's options need --model; a model takes its text, not a second
+ * sentence, an attention file or sentence-model settings. */
+static int check_model(const Options *o, AttnErr *err)
+{
+    if (!o->model && (o->print == PRINT_TOKENS || o->print == PRINT_PREDICTIONS || o->prepend_bos ||
+                      o->export_attention))
+        return usage_err(err, "--print tokens, --print predictions, --prepend-bos and --export-attention "
+                              "need --model DIR|NAME%s%s", "", "");
+    if (o->model && (o->attention || o->keys || o->score_set || o->teach || o->sentence_file || o->session ||
+                     o->tokens))
+        return usage_err(err, "--model computes a language model on its text: not with --attention, "
+                              "--keys, --score, --teach, --sentence-file, --session or --tokens%s%s", "", "");
     return 0;
 }
 
@@ -496,6 +526,8 @@ int options_parse(Options *o, int argc, char **argv, AttnErr *err)
                               "to self-attention only (a key sentence has no 'after the query')%s%s",
                          "", "");
     if ((rc = check_teach(o, err)) < 0)
+        return rc;
+    if ((rc = check_model(o, err)) < 0)
         return rc;
     return check_attention(o, err);
 }

@@ -20,7 +20,8 @@ static int exists(const char *p)
 int paths_find_data(const char *kind, char *out, size_t n)
 {
     const char *env = getenv("ATTNVIZ_DATADIR");
-    int is_emb = strcmp(kind, "embeddings.txt") == 0;
+    /* the embedding table and the models are under assets/ in a source tree */
+    int is_emb = strcmp(kind, "embeddings.txt") == 0 || strncmp(kind, "models/", 7) == 0;
     if (env && *env) {
         snprintf(out, n, "%s/%s", env, kind);
         if (exists(out))

@@ -37,7 +37,7 @@ void view_state_set_model(ViewState *s, Model *m)
     s->no_model = NULL;
     s->toks = s->ktoks = NULL;
     s->k_unknown = NULL;
-    s->keys_bar = s->cross = 0;
+    s->keys_bar = s->cross = s->stale = 0;
     s->bar_label = s->panel_title = NULL;
     s->status_facts[0] = '\0';
     s->title[0] = s->facts[0] = '\0';

@@ -100,6 +100,16 @@ static void heatmap_title(const ViewState *s, char *buf, size_t n)
     }
 }
 
+/* Half the panel's colour over r: what is drawn there is out of date. */
+static void dim(SDL_Renderer *r, const ViewState *s, SDL_Rect rect)
+{
+    SDL_Color c = theme(s)->bg;
+    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
+    SDL_SetRenderDrawColor(r, c.r, c.g, c.b, 128);
+    SDL_RenderFillRect(r, &rect);
+    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_NONE);
+}
+
 /* The heatmap's panel: its title, then the figure laid out by view_layout
  * clipped to the panel, or an invitation to type. */
 static void window_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
@@ -120,6 +130,8 @@ static void window_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const V
     draw_heatmap(v, r, s, &l->heat);
     if (s->teach)
         draw_teach_target(r, s, &l->heat);
+    if (s->stale) /* older than the text: dimmed until the new maps come */
+        dim(r, s, l->heatmap);
     SDL_RenderSetClipRect(r, NULL);
     if (!s->edit_focus && !s->sentence_focus && !s->prompt) /* the keys act here */
         outline(r, l->heatmap, theme(s)->accent, S(s, 1) > 0 ? S(s, 1) : 1);
@@ -162,6 +174,8 @@ static void window_grid(View *v, SDL_Renderer *r, const ViewState *s, const View
     draw_panel_title(v, r, s, area, "Every layer (rows) and head (columns)   arrows: select \xC2\xB7 "
                                     "Enter or click: open \xC2\xB7 G: back to one head");
     draw_grid_maps(v, r, s, l, area, s->grid, s->hover_i, s->hover_j);
+    if (s->stale)
+        dim(r, s, area);
 }
 
 /* The head view's overview: every map, small, in the editor's room, the
@@ -232,14 +246,14 @@ static void no_model_panels(View *v, SDL_Renderer *r, const ViewState *s, const 
         while (*t && y + lh <= p.y + p.h) {
             char line[400];
             size_t n = 0, fit = 0;
-            while (t[n] && n < sizeof line - 1) {
+            while (t[n] && t[n] != '\n' && n < sizeof line - 1) {
                 line[n] = t[n];
                 line[++n] = '\0';
                 int w;
                 text_size(v->text, px, line, &w, NULL);
                 if (w > p.w - S(s, 20))
                     break;
-                if (t[n] == ' ' || !t[n])
+                if (t[n] == ' ' || !t[n] || t[n] == '\n')
                     fit = n;
             }
             fit = fit ? fit : n;
@@ -247,6 +261,8 @@ static void no_model_panels(View *v, SDL_Renderer *r, const ViewState *s, const 
             text_draw(v->text, px, theme(s)->dim, line, p.x + S(s, 10), y, 0, 0);
             t += fit;
             while (*t == ' ')
+                t++;
+            if (*t == '\n')
                 t++;
             y += lh;
         }

@@ -1,0 +1,767 @@
+#define _DEFAULT_SOURCE
+/* The GPT-2 source (issue 25): a model of the GPT-2 family computed here,
+ * from a Hugging Face folder or its cache (io/gpt2_file.c), its text
+ * tokenized by its byte-level BPE (core/bpe.c) and run by core/gpt2.c on a
+ * worker thread (background.h): every layer × head map follows the text as
+ * it is typed, the key/value cache of the unchanged prefix kept. Its maps
+ * are shown as layers × heads (maps_shown.c); its own panel says what comes
+ * next (the 10 most likely tokens after the selected position) and what
+ * happens inside the shown head for the selected query → key. */
+#include "attnviz/app_state.h"
+#include "attnviz/attn_write.h"
+#include "attnviz/attnio.h"
+#include "attnviz/background.h"
+#include "attnviz/bpe.h"
+#include "attnviz/bpe_files.h"
+#include "attnviz/gpt2_forward.h"
+#include "attnviz/gpt2io.h"
+#include "attnviz/import.h"
+#include "attnviz/maps_shown.h"
+#include "attnviz/paths.h"
+#include "attnviz/source.h"
+#include "attnviz/wake.h"
+#include "attnviz/gpt2_source.h"
+#include "../app_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define SPACE_MARK "\xE2\x90\xA3" /* ␣: a token's space, as labels show it */
+
+/* ---- opening ------------------------------------------------------------------------ */
+
+void gpt2_opened_free(Gpt2Opened *g)
+{
+    if (!g)
+        return;
+    if (g->im) {
+        import_close(g->im);
+        free(g->im);
+    }
+    gpt2_state_destroy(g->st);
+    bpe_destroy(g->bpe);
+    gpt2_file_close(g->model);
+    bpe_ids_free(&g->ids);
+    free(g->text);
+    free(g);
+}
+
+/* A model folder: the path when it is one, else the installed models
+ * (nano-sort), else the Hugging Face cache. Malloc'd into *dir. */
+static int find_model(const char *name, char **dir, AttnErr *err)
+{
+    struct stat st;
+    char buf[4096], rel[300];
+    if (stat(name, &st) == 0 && S_ISDIR(st.st_mode))
+        return (*dir = strdup(name)) ? 0 : attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
+    snprintf(rel, sizeof rel, "models/%.280s", name);
+    if (!strchr(name, '/') && paths_find_data(rel, buf, sizeof buf) == 0)
+        return (*dir = strdup(buf)) ? 0 : attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
+    return gpt2_model_find(name, dir, err);
+}
+
+/* ids = the tokens of text, the model's bos token first when asked. */
+static int encode(const Gpt2Opened *g, const char *text, size_t len, BpeIds *ids)
+{
+    ids->n = 0;
+    if (g->prepend_bos && g->model->cfg.bos_id >= 0) {
+        if (ids->cap < 1) {
+            int *p = realloc(ids->id, 16 * sizeof *p);
+            if (!p)
+                return -ATTN_E_NOMEM;
+            ids->id = p;
+            ids->cap = 16;
+        }
+        ids->id[ids->n++] = g->model->cfg.bos_id;
+    }
+    return bpe_encode(g->bpe, text, len, ids) < 0 ? -ATTN_E_NOMEM : 0;
+}
+
+static int tokenize(Gpt2Opened *g, const char *text, size_t len)
+{
+    return encode(g, text, len, &g->ids);
+}
+
+/* Token id's label as stored (Ġ for its space, ‹0xNN› for a byte that is
+ * not whole UTF-8) or as shown (␣ for the space). Malloc'd. */
+static char *token_label(const Bpe *b, int id, const char *space)
+{
+    char small[256];
+    size_t n = bpe_token_text(b, id, space, small, sizeof small);
+    if (n < sizeof small)
+        return strdup(n ? small : "?");
+    char *big = malloc(n + 1);
+    if (big)
+        bpe_token_text(b, id, space, big, n + 1);
+    return big;
+}
+
+/* The maps of ids[0..T) (packed L × H × T × T, owned from now on) as an
+ * Imported named name, its labels the tokens' texts. */
+static Imported *maps_imported(const Bpe *b, const char *name, float *maps, const int *ids, int T, int L, int H,
+                               AttnErr *err)
+{
+    char **tok = calloc((size_t)T + 1, sizeof *tok);
+    char **shown = calloc((size_t)T + 1, sizeof *shown);
+    Imported *im = malloc(sizeof *im);
+    int ok = tok && shown && im;
+    for (int i = 0; ok && i < T; i++)
+        ok = (tok[i] = token_label(b, ids[i], "\xC4\xA0")) && (shown[i] = token_label(b, ids[i], SPACE_MARK));
+    if (!ok) {
+        attn_tokens_free(tok);
+        attn_tokens_free(shown);
+        free(maps);
+        free(im);
+        attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
+        return NULL;
+    }
+    if (import_from_buffer(im, name, maps, L, H, T, T, tok, NULL, err) < 0) {
+        attn_tokens_free(shown);
+        free(im);
+        return NULL;
+    }
+    for (int i = 0; i < T; i++) { /* labels with the space marker */
+        free(im->q_shown[i]);
+        im->q_shown[i] = shown[i];
+    }
+    free(shown);
+    return im;
+}
+
+int gpt2_open_model(const char *path, int prepend_bos, Gpt2Opened **out, AttnErr *err)
+{
+    char *dir = NULL;
+    *out = NULL;
+    Gpt2Opened *g = calloc(1, sizeof *g);
+    if (!g)
+        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+    g->prepend_bos = prepend_bos;
+    snprintf(g->path, sizeof g->path, "%s", path);
+    int rc = find_model(path, &dir, err);
+    if (rc == 0)
+        rc = gpt2_file_open(dir, &g->model, err);
+    if (rc == 0)
+        rc = bpe_load_dir(&g->bpe, dir, err);
+    if (rc == 0 && bpe_n_vocab(g->bpe) > g->model->cfg.n_vocab)
+        rc = attn_err_set(err, ATTN_E_RANGE, dir, 0,
+                          "the tokenizer has %d tokens, the model's wte only %d rows", bpe_n_vocab(g->bpe),
+                          g->model->cfg.n_vocab);
+    if (rc == 0)
+        rc = gpt2_state_create(&g->st, &g->model->cfg, err);
+    const char *slash = strrchr(path, '/');
+    snprintf(g->name, sizeof g->name, "%s", slash && slash[1] ? slash + 1 : path);
+    free(dir);
+    if (rc < 0) {
+        gpt2_opened_free(g);
+        return rc;
+    }
+    *out = g;
+    return 0;
+}
+
+int gpt2_compute_text(Gpt2Opened *g, const char *text, size_t len, AttnErr *err)
+{
+    free(g->text);
+    g->text = malloc(len + 1);
+    if (!g->text)
+        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
+    memcpy(g->text, text, len);
+    g->text[len] = '\0';
+    if (tokenize(g, text, len) < 0)
+        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
+    int T = g->ids.n, L = g->model->cfg.n_layer, H = g->model->cfg.n_head;
+    if (T == 0)
+        return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "the text is empty: no tokens, no maps");
+    if (T > g->model->cfg.n_positions)
+        return attn_err_set(err, ATTN_E_TOO_MANY_TOKENS, g->path, 0,
+                            "%d tokens: %s takes at most %d (n_positions)", T, g->name, g->model->cfg.n_positions);
+    for (int i = 0; i < T; i++)
+        if (g->ids.id[i] >= g->model->cfg.n_vocab)
+            return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "token id %d is not a row of wte (%d rows)",
+                                g->ids.id[i], g->model->cfg.n_vocab);
+    int rc = gpt2_forward(g->st, &g->model->weights, g->ids.id, T, NULL, err);
+    if (rc < 0)
+        return rc;
+    float *maps = malloc(sizeof(float) * (size_t)L * H * T * T);
+    if (!maps)
+        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
+    gpt2_maps_copy(g->st, maps);
+    if (g->im) {
+        import_close(g->im);
+        free(g->im);
+    }
+    g->im = maps_imported(g->bpe, g->name, maps, g->ids.id, T, L, H, err);
+    return g->im ? 0 : -err->code;
+}
+
+/* ---- the command line ---------------------------------------------------------------- */
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+int gpt2_print_predictions(FILE *f, Gpt2Opened *g, int pos, AttnErr *err)
+{
+    int ids[GPT2_TOP_K];
+    float probs[GPT2_TOP_K];
+    int k = g->model->cfg.n_vocab < GPT2_TOP_K ? g->model->cfg.n_vocab : GPT2_TOP_K;
+    int rc = gpt2_top_k(g->st, &g->model->weights, pos, k, ids, probs, NULL, err);
+    if (rc < 0)
+        return rc;
+    for (int r = 0; r < k; r++) {
+        char *t = token_label(g->bpe, ids[r], NULL);
+        fprintf(f, "%d\t%.6f\t", ids[r], (double)probs[r]);
+        json_string(f, t ? t : "");
+        fputc('\n', f);
+        free(t);
+    }
+    return ferror(f) ? attn_err_set(err, ATTN_E_IO, "stdout", 0, "write failed") : 0;
+}
+
+static int gpt2_cli_open(const Options *o, const char *path, void **opened, AttnErr *err)
+{
+    Gpt2Opened *g;
+    *opened = NULL;
+    int rc = gpt2_open_model(path, o->prepend_bos, &g, err);
+    if (rc < 0)
+        return rc;
+    const char *text = o->sentence ? o->sentence : "";
+    if (o->print == PRINT_TOKENS) { /* tokens alone: any length, an empty text prints nothing */
+        free(g->text);
+        g->text = strdup(text);
+        if (!g->text || tokenize(g, text, strlen(text)) < 0)
+            rc = attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+    } else {
+        rc = gpt2_compute_text(g, text, strlen(text), err);
+    }
+    if (rc == 0 && g->im) {
+        int T = g->im->f.Tq;
+        if (o->query >= T)
+            rc = attn_err_set(err, ATTN_E_RANGE, path, 0, "--query %d: the text has %d tokens", o->query + 1, T);
+        else if (import_pick(g->im, o->layer, o->head, o->rollout, o->drop, err) < 0)
+            rc = -err->code;
+    }
+    if (rc < 0) {
+        gpt2_opened_free(g);
+        return rc;
+    }
+    *opened = g;
+    return 0;
+}
+
+static int gpt2_cli_write(void *opened, const Options *o, AttnErr *err)
+{
+    Gpt2Opened *g = opened;
+    if (o->print == PRINT_TOKENS)
+        return bpe_print_tokens(stdout, g->bpe, g->ids.id, g->ids.n) < 0
+                   ? attn_err_set(err, ATTN_E_IO, "stdout", 0, "write failed")
+                   : 0;
+    if (o->print == PRINT_PREDICTIONS) {
+        int pos = o->query >= 0 ? o->query : g->ids.n - 1;
+        int rc = gpt2_print_predictions(stdout, g, pos, err);
+        if (rc < 0 || (!o->n_exports && !o->export_attention))
+            return rc;
+    }
+    if (o->export_attention) {
+        int T = g->im->f.Tq, L = g->im->f.L, H = g->im->f.H;
+        int rc = attn_write_attention(o->export_attention, g->im->f.parts[0].data, L, H, T, T,
+                                      (const char *const *)g->im->f.q_tokens, err);
+        if (rc < 0 || (o->print == PRINT_NONE && !o->n_exports))
+            return rc;
+    }
+    Options rest = *o;
+    if (rest.print == PRINT_PREDICTIONS)
+        rest.print = PRINT_NONE;
+    return import_write(g->im, &rest, err);
+}
+
+static void gpt2_cli_free(void *opened)
+{
+    gpt2_opened_free(opened);
+}
+
+/* ---- in the window --------------------------------------------------------------------- */
+
+/* What the worker is asked: the text's tokens, and the position whose next
+ * tokens and the query → key whose vectors the panel shows. */
+typedef struct Request {
+    int *ids;
+    int T;
+    int pred_pos;
+    int sel_i, sel_j;
+} Request;
+
+/* What it gives back (on the UI thread through bg_take). */
+typedef struct Result {
+    int T, L, H, C, layers_done;
+    int *ids;
+    float *maps;         /* L × H × T × T: taken by the Imported */
+    float *q, *k;        /* L × C: the query of sel_i and the key of sel_j */
+    int sel_i, sel_j;
+    int pred_pos, n_pred;
+    int pred_ids[GPT2_TOP_K];
+    float pred_p[GPT2_TOP_K];
+    int rc;
+    char msg[600];
+} Result;
+
+typedef struct Gpt2Source {
+    MapsShown ms;
+    Gpt2Opened *g;       /* the model; its state g->st is the worker's while it runs */
+    Background *bg;
+    BpeIds ids;          /* the text's tokens now */
+    int T_maps;          /* tokens of the maps shown */
+    int stale;           /* the maps are older than the text */
+    int asked_pred, asked_i, asked_j;
+    Result *last;        /* the newest result taken: vectors, predictions */
+    char panel[3000];
+    char what[300];
+} Gpt2Source;
+
+static void request_free(void *p)
+{
+    Request *r = p;
+    if (r)
+        free(r->ids);
+    free(r);
+}
+
+static void result_free(void *p)
+{
+    Result *r = p;
+    if (!r)
+        return;
+    free(r->ids);
+    free(r->maps);
+    free(r->q);
+    free(r->k);
+    free(r);
+}
+
+static Result *new_result(Gpt2Opened *g, const Request *q)
+{
+    Result *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->T = q->T;
+    r->L = g->model->cfg.n_layer;
+    r->H = g->model->cfg.n_head;
+    r->C = g->model->cfg.n_embd;
+    r->ids = malloc(sizeof(int) * (size_t)(q->T ? q->T : 1));
+    r->maps = malloc(sizeof(float) * (size_t)r->L * r->H * (q->T ? q->T : 1) * (q->T ? q->T : 1));
+    if (!r->ids || !r->maps) {
+        result_free(r);
+        return NULL;
+    }
+    memcpy(r->ids, q->ids, sizeof(int) * (size_t)q->T);
+    return r;
+}
+
+typedef struct Hook {
+    BgJob *job;
+    double t0;
+    Gpt2Opened *g;
+    const Request *q;
+} Hook;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int hook_cancel(void *user)
+{
+    return bg_stale(((Hook *)user)->job);
+}
+
+/* The vectors and predictions of a finished forward into r. */
+static void finish_result(Gpt2Opened *g, const Request *q, Result *r)
+{
+    const Gpt2State *st = g->st;
+    int C = r->C, L = r->L, T = r->T;
+    r->sel_i = q->sel_i;
+    r->sel_j = q->sel_j;
+    if (q->sel_i >= 0 && q->sel_i < T && q->sel_j >= 0 && q->sel_j < T && (r->q = malloc(sizeof(float) * L * C)) &&
+        (r->k = malloc(sizeof(float) * L * C)))
+        for (int l = 0; l < L; l++)
+            for (int h = 0; h < r->H; h++) {
+                int dh = C / r->H;
+                memcpy(r->q + (size_t)l * C + h * dh, gpt2_query(st, l, h, q->sel_i), sizeof(float) * dh);
+                memcpy(r->k + (size_t)l * C + h * dh, gpt2_key(st, l, h, q->sel_j), sizeof(float) * dh);
+            }
+    r->pred_pos = q->pred_pos;
+    if (q->pred_pos >= 0 && q->pred_pos < T) {
+        AttnErr err = {0};
+        int k = g->model->cfg.n_vocab < GPT2_TOP_K ? g->model->cfg.n_vocab : GPT2_TOP_K;
+        if (gpt2_top_k(g->st, &g->model->weights, q->pred_pos, k, r->pred_ids, r->pred_p, NULL, &err) == 0)
+            r->n_pred = k;
+    }
+}
+
+/* A slow forward shows its layers as they finish: after a layer, once the
+ * forward has run for a tenth of a second, the maps so far (the layers not
+ * yet done keep the last text's numbers; the window draws them dimmed). */
+static void hook_layer(void *user, const Gpt2State *s, int layer)
+{
+    Hook *h = user;
+    if (layer + 1 >= s->cfg.n_layer || now_s() - h->t0 < 0.1)
+        return;
+    Result *r = new_result(h->g, h->q);
+    if (!r)
+        return;
+    gpt2_maps_copy(s, r->maps);
+    r->layers_done = layer + 1;
+    r->pred_pos = -1;
+    bg_post(h->job, r, result_free, 0);
+}
+
+/* On the worker: the forward of the request, then its result. */
+static void run(void *ctx, void *request, BgJob *job)
+{
+    Gpt2Source *src = ctx;
+    Gpt2Opened *g = src->g;
+    Request *q = request;
+    Hook h = {job, now_s(), g, q};
+    Gpt2Hooks hooks = {hook_cancel, hook_layer, &h};
+    AttnErr err = {0};
+    int rc = gpt2_forward(g->st, &g->model->weights, q->ids, q->T, &hooks, &err);
+    if (rc == -ATTN_E_CANCELLED)
+        return;
+    Result *r = new_result(g, q);
+    if (!r)
+        return;
+    r->rc = rc;
+    snprintf(r->msg, sizeof r->msg, "%s", err.msg);
+    r->layers_done = rc == 0 ? r->L : 0;
+    if (rc == 0) {
+        gpt2_maps_copy(g->st, r->maps);
+        finish_result(g, q, r);
+    }
+    bg_post(job, r, result_free, 1);
+}
+
+/* Ask the worker for the text's maps (and the panel's numbers). */
+static void submit(AppState *a)
+{
+    Gpt2Source *s = a->src;
+    int T = s->ids.n;
+    if (T == 0)
+        return;
+    Request *q = calloc(1, sizeof *q);
+    if (!q || !(q->ids = malloc(sizeof(int) * (size_t)T))) {
+        free(q);
+        app_status(a, 1, "out of memory");
+        return;
+    }
+    memcpy(q->ids, s->ids.id, sizeof(int) * (size_t)T);
+    q->T = T;
+    q->pred_pos = a->vs.query >= 0 && a->vs.query < T ? a->vs.query : T - 1;
+    q->sel_i = q->pred_pos;
+    q->sel_j = a->vs.key >= 0 && a->vs.key < T ? a->vs.key : q->sel_i;
+    s->asked_pred = q->pred_pos;
+    s->asked_i = q->sel_i;
+    s->asked_j = q->sel_j;
+    bg_submit(s->bg, q, request_free);
+}
+
+/* The bar's text changed: its tokens, then the worker. */
+static void gpt2_set_text(AppState *a)
+{
+    Gpt2Source *s = a->src;
+    Gpt2Opened *g = s->g;
+    if (encode(g, a->text, a->text_len, &s->ids) < 0) {
+        app_status(a, 1, "out of memory");
+        return;
+    }
+    int max = g->model->cfg.n_positions;
+    if (s->ids.n > max) {
+        app_status(a, 1, "%d tokens: %s takes %d (n_positions); the first %d are shown", s->ids.n, g->name, max,
+                   max);
+        s->ids.n = max;
+    } else if (!a->status_err) {
+        a->status[0] = '\0';
+    }
+    for (int i = 0; i < s->ids.n; i++)
+        if (s->ids.id[i] >= g->model->cfg.n_vocab) {
+            app_status(a, 1, "token id %d is not a row of wte (%d rows)", s->ids.id[i], g->model->cfg.n_vocab);
+            s->ids.n = i;
+            break;
+        }
+    s->stale = s->ids.n != s->T_maps || memcmp(s->ids.id, s->last ? s->last->ids : s->ids.id,
+                                               sizeof(int) * (size_t)s->ids.n) != 0;
+    if (s->ids.n == 0)
+        app_status(a, 0, "type some text: the maps are the last text's");
+    submit(a);
+    a->dirty = 1;
+}
+
+/* The newest result: its maps shown (the picks kept), its numbers kept. */
+static int gpt2_tick(AppState *a, Uint32 now_ms, int *wait_ms)
+{
+    Gpt2Source *s = a->src;
+    BgResult br;
+    (void)now_ms;
+    (void)wait_ms;
+    int changed = 0;
+    if (s->ids.n > 0 && (s->asked_pred != (a->vs.query >= 0 && a->vs.query < s->ids.n ? a->vs.query : s->ids.n - 1) ||
+                         (a->vs.key >= 0 && s->asked_j != a->vs.key)))
+        submit(a); /* another position for the predictions or the step: cheap, the maps are kept */
+    if (!bg_take(s->bg, &br))
+        return 0;
+    Result *r = br.data;
+    if (r->rc < 0) {
+        app_status(a, 1, "%s: %s", s->g->name, r->msg[0] ? r->msg : attn_strerror(r->rc));
+        result_free(r);
+        return 1;
+    }
+    int same = r->T == s->T_maps && s->last && s->last->layers_done == r->layers_done &&
+               memcmp(r->ids, s->last->ids, sizeof(int) * (size_t)r->T) == 0;
+    if (!same) {
+        AttnErr err = {0};
+        float *maps = r->maps;
+        r->maps = NULL;
+        Imported *im = maps_imported(s->g->bpe, s->g->name, maps, r->ids, r->T, r->L, r->H, &err);
+        if (!im || maps_shown_replace(a, im) < 0) {
+            app_status(a, 1, "out of memory");
+            result_free(r);
+            return 1;
+        }
+        s->T_maps = r->T;
+    }
+    result_free(s->last);
+    s->last = r;
+    s->stale = s->ids.n != r->T || memcmp(s->ids.id, r->ids, sizeof(int) * (size_t)r->T) != 0 ||
+               r->layers_done < r->L;
+    if (!br.last) /* a partial result: the predictions and vectors are the last whole one's */
+        r->n_pred = 0;
+    changed = 1;
+    a->dirty = 1;
+    return changed;
+}
+
+/* What comes next after the selected position, and inside the shown head. */
+static void panel_text(AppState *a)
+{
+    Gpt2Source *s = a->src;
+    const Result *r = s->last;
+    char *p = s->panel;
+    size_t n = sizeof s->panel, u = 0;
+    const Imported *im = s->ms.imp;
+#define PUT(...) (u += (size_t)snprintf(p + u, u < n ? n - u : 0, __VA_ARGS__), u = u < n ? u : n)
+    if (!r || r->pred_pos < 0 || r->n_pred == 0) {
+        PUT("What comes next: computing\xE2\x80\xA6");
+    } else {
+        char *t = token_label(s->g->bpe, r->ids[r->pred_pos], SPACE_MARK);
+        PUT("What comes next after \xE2\x80\x9C%s\xE2\x80\x9D (position %d):\n", t ? t : "?", r->pred_pos + 1);
+        free(t);
+        for (int k = 0; k < r->n_pred; k++) {
+            char *w = token_label(s->g->bpe, r->pred_ids[k], SPACE_MARK);
+            PUT("%2d. %5.1f%%  \xE2\x80\x9C%s\xE2\x80\x9D\n", k + 1, 100.0 * r->pred_p[k], w ? w : "?");
+            free(w);
+        }
+    }
+    int layer = s->ms.layer, head = s->ms.head;
+    if (r && r->q && r->k && layer >= 0 && head >= 0 && !s->ms.rollout && r->sel_i < r->T && r->sel_j < r->T) {
+        int dh = r->C / r->H;
+        const float *q = r->q + (size_t)layer * r->C + head * dh, *k = r->k + (size_t)layer * r->C + head * dh;
+        double dot = 0.0;
+        int top[4] = {-1, -1, -1, -1};
+        for (int d = 0; d < dh; d++) {
+            double t = (double)q[d] * k[d];
+            dot += t;
+            for (int m = 0; m < 4; m++)
+                if (top[m] < 0 || fabs(t) > fabs((double)q[top[m]] * k[top[m]])) {
+                    memmove(top + m + 1, top + m, sizeof(int) * (size_t)(3 - m));
+                    top[m] = d;
+                    break;
+                }
+        }
+        double scaled = s->g->model->cfg.scale_attn_weights ? dot / sqrt((double)dh) : dot;
+        if (s->g->model->cfg.scale_by_inverse_layer_idx)
+            scaled /= layer + 1;
+        PUT("\nInside layer %d, head %d: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D\n",
+            layer + 1, head + 1, im && r->sel_i < im->f.Tq ? im->q_shown[r->sel_i] : "?",
+            im && r->sel_j < im->f.Tk ? im->k_shown[r->sel_j] : "?");
+        PUT("q \xC2\xB7 k = \xCE\xA3 q_d k_d over %d dims = %.3f; the score %.3f (\xC3\xB7\xE2\x88\x9A%d)\n", dh, dot,
+            scaled, dh);
+        PUT("largest terms q_d \xC3\x97 k_d:");
+        for (int m = 0; m < 4 && top[m] >= 0; m++)
+            PUT("  d%d: %.2f \xC3\x97 %.2f = %.2f", top[m], (double)q[top[m]], (double)k[top[m]],
+                (double)q[top[m]] * k[top[m]]);
+        PUT("\n");
+    } else if (r) {
+        PUT("\nInside a head: pick one layer and head (L, H) and a query \xE2\x86\x92 key cell.");
+    }
+#undef PUT
+}
+
+static MapsShown *gpt2_maps(const AppState *a)
+{
+    Gpt2Source *s = a->src;
+    return &s->ms;
+}
+
+static void gpt2_present(AppState *a)
+{
+    Gpt2Source *s = a->src;
+    panel_text(a);
+    snprintf(s->what, sizeof s->what, "of %s", s->g->name);
+    maps_shown_present(a, s->panel, s->what);
+    a->vs.bar_label = "Text";
+    a->vs.sentence = a->text;
+    a->vs.stale = s->stale;
+}
+
+static void gpt2_shown_size(const AppState *a, int *Tq, int *Tk)
+{
+    maps_shown_size(gpt2_maps(a), Tq, Tk);
+}
+
+static const char *gpt2_title(const AppState *a)
+{
+    return a->text;
+}
+
+static int gpt2_save(AppState *a, const char *path)
+{
+    Gpt2Source *s = a->src;
+    return maps_shown_save(a, s->g->path, path);
+}
+
+static int gpt2_takes(AppActionKind k)
+{
+    return maps_shown_takes(k) || k == ACT_COMPARE || k == ACT_FOCUS_SENTENCE;
+}
+
+static int gpt2_apply(AppState *a, const AppAction *act)
+{
+    if (maps_shown_apply(a, act) == 0)
+        return 0;
+    if (act->kind == ACT_FOCUS_SENTENCE)
+        return -1; /* the bar is the app's */
+    if (!source_owns(act->kind) || act->kind == ACT_COMPARE)
+        return -1;
+    if (act->kind != ACT_DRAG_END)
+        app_status(a, 0, "%s's weights are its own: type in the bar, L, H, O, G pick what to show",
+                   ((Gpt2Source *)a->src)->g->name);
+    return 0;
+}
+
+static void gpt2_close(AppState *a)
+{
+    Gpt2Source *s = a->src;
+    if (!s)
+        return;
+    bg_destroy(s->bg); /* joins: the state is the worker's until then */
+    maps_shown_free(&s->ms);
+    gpt2_opened_free(s->g);
+    bpe_ids_free(&s->ids);
+    result_free(s->last);
+    free(s);
+    a->src = NULL;
+}
+
+extern const SourceKind source_gpt2;
+
+/* Show what the command line (or open) computed: its maps now, the worker
+ * for the text as it changes. */
+static int gpt2_show(AppState *a, void *opened)
+{
+    Gpt2Opened *g = opened;
+    Gpt2Source *s = calloc(1, sizeof *s);
+    Imported *im = g->im;
+    g->im = NULL;
+    if (!s || !im || maps_shown_init(&s->ms, im) < 0) {
+        free(s);
+        gpt2_opened_free(g);
+        app_status(a, 1, "out of memory");
+        return -ATTN_E_NOMEM;
+    }
+    s->g = g;
+    s->bg = bg_create(run, s, app_wake, NULL);
+    if (!s->bg) {
+        maps_shown_free(&s->ms);
+        free(s);
+        gpt2_opened_free(g);
+        app_status(a, 1, "cannot start the worker thread");
+        return -ATTN_E_NOMEM;
+    }
+    s->T_maps = im->f.Tq;
+    s->asked_pred = s->asked_i = s->asked_j = -2;
+    app_show_source(a, &source_gpt2, s);
+    maps_shown_start(a, g->name);
+    app_set_sentence(a, g->text ? g->text : ""); /* the bar; its tokens go to the worker */
+    a->vs.query = s->ids.n > 0 ? s->ids.n - 1 : 0; /* what comes after the text */
+    return 0;
+}
+
+/* A model folder (config.json beside model.safetensors or pytorch_model.bin). */
+static int gpt2_accepts(const char *path)
+{
+    char buf[4200];
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    snprintf(buf, sizeof buf, "%s/config.json", path);
+    return stat(buf, &st) == 0;
+}
+
+/* Ctrl+O or a dropped folder: the model on the bar's text. */
+static int gpt2_open(AppState *a, const char *path)
+{
+    Gpt2Opened *g;
+    AttnErr err = {0};
+    char buf[1200];
+    int rc = gpt2_open_model(path, 0, &g, &err);
+    const char *text = a->text && a->text_len ? a->text : "The";
+    if (rc == 0 && (rc = gpt2_compute_text(g, text, strlen(text), &err)) < 0)
+        gpt2_opened_free(g);
+    if (rc < 0) {
+        attn_err_format(&err, buf, sizeof buf);
+        app_status(a, 1, "cannot open: %s", buf);
+        return -1;
+    }
+    return gpt2_show(a, g);
+}
+
+const SourceKind source_gpt2 = {
+    .name = "language model",
+    .caps = SOURCE_TEXT | SOURCE_LAYERS,
+    .takes = gpt2_takes,
+    .accepts = gpt2_accepts,
+    .open = gpt2_open,
+    .close = gpt2_close,
+    .set_text = gpt2_set_text,
+    .apply = gpt2_apply,
+    .tick = gpt2_tick,
+    .present = gpt2_present,
+    .controls = maps_shown_controls,
+    .shown_size = gpt2_shown_size,
+    .save = gpt2_save,
+    .title = gpt2_title,
+    .maps = gpt2_maps,
+    .snap = maps_shown_snap,
+    .snap_free = maps_shown_snap_free,
+    .snap_diff = maps_shown_snap_diff,
+    .compare_hint = "the text, layer or head",
+    .cli_open = gpt2_cli_open,
+    .cli_write = gpt2_cli_write,
+    .show = gpt2_show,
+    .cli_free = gpt2_cli_free,
+};
