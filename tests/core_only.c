@@ -249,6 +249,8 @@ static void check_gpt2(void)
     CHECK(prob[0] >= prob[1] && prob[1] >= prob[2] && prob[2] > 0.0f && prob[0] < 1.0f);
     CHECK(gpt2_forward(s, &w, ids, P + 1, NULL, NULL) == -ATTN_E_TOO_MANY_TOKENS);
     gpt2_state_destroy(s);
+}
+
 /* Every byte, "Ġ t", "h e", "Ġt he" and <|endoftext|>: " the<|endoftext|>" is
  * two tokens, "Ġthe" and the special one. */
 static void check_bpe(void)
