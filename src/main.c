@@ -384,7 +384,7 @@ static int open_source(const Options *o, const SourceKind *k, const char *path, 
     *opened = NULL;
     if (k->cli_open(o, path, &it, err) < 0)
         return -err->code;
-    if (o->print == PRINT_NONE && o->n_exports == 0) {
+    if (o->print == PRINT_NONE && o->n_exports == 0 && !o->export_attention) {
         *opened = it;
         return 0;
     }

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# GPT-2 on the command line (issue 25), on the shipped trained model
+# (nano-sort, found among the installed models) and the fixtures: --print
+# tokens, predictions, csv; --export-attention read back by the importer
+# unchanged; --prepend-bos; errors (exit 1, a line starting "attnviz" that
+# names the file or what is wrong; 2 for a usage error). Run from the
+# repository root.
+set -u
+BIN=${ATTNVIZ_BIN:-build/attnviz}
+export ATTNVIZ_DATADIR=assets
+pass=0 failed=0
+ok() { echo "ok   - $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL - $1"; failed=$((failed + 1)); }
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/attnviz-gpt2cli.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+run() { "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
+
+run --model nano-sort --print tokens CBABBC
+if [ $rc = 0 ] && [ "$(cut -f1 "$TMP/out" | tr '\n' ' ')" = "2 1 0 1 1 2 " ] && grep -q $'^0\t"A"$' "$TMP/out"; then
+    ok "--print tokens: id, a tab, the text as JSON"
+else bad "--print tokens (rc $rc): $(head -3 "$TMP/out")"; fi
+
+run --model nano-sort --print tokens ""
+if [ $rc = 0 ] && [ ! -s "$TMP/out" ]; then ok "--print tokens of an empty text prints nothing"; else bad "empty text's tokens (rc $rc)"; fi
+
+run --model nano-sort --print tokens "ABCABCABCABCABC"
+if [ $rc = 0 ] && [ "$(wc -l <"$TMP/out")" = 15 ]; then ok "--print tokens is not limited by n_positions (15 > 11)"
+else bad "15 tokens (rc $rc, $(wc -l <"$TMP/out") lines)"; fi
+
+run --model nano-sort --print predictions CBABBC
+first=$(head -1 "$TMP/out")
+if [ $rc = 0 ] && [ "$(wc -l <"$TMP/out")" = 3 ] && [ "$(cut -f1 <<<"$first")" = 0 ] &&
+   awk -F'\t' '{ if ($2 + 0 > 0.9) exit 0; exit 1 }' <<<"$first" && [ "$(cut -f3 <<<"$first")" = '"A"' ]; then
+    ok "--print predictions: the sorter's next letter is A (id, probability, text)"
+else bad "--print predictions (rc $rc): $first"; fi
+
+run --model nano-sort --print predictions --query 2 CBABBC
+if [ $rc = 0 ] && [ "$(wc -l <"$TMP/out")" = 3 ]; then ok "--print predictions --query 2"; else bad "--query (rc $rc)"; fi
+
+run --model nano-sort --print csv --layer 2 --head 3 CBABBC
+if [ $rc = 0 ] && [ "$(head -1 "$TMP/out")" = "query,C,B,A,B,B,C" ] && [ "$(wc -l <"$TMP/out")" = 7 ]; then
+    ok "--print csv of layer 2, head 3"
+else bad "--print csv (rc $rc): $(head -2 "$TMP/out")"; fi
+cp "$TMP/out" "$TMP/want.csv"
+
+for ext in npy npz safetensors; do
+    run --model nano-sort --export-attention "$TMP/a.$ext" CBABBC
+    if [ $rc != 0 ] || [ ! -s "$TMP/a.$ext" ]; then bad "--export-attention .$ext (rc $rc): $(cat "$TMP/err")"; continue; fi
+    if [ $ext = npy ]; then
+        run "$TMP/a.$ext" --print csv --layer 2 --head 3
+        # an .npy holds no tokens: the positions stand for them
+        if [ $rc = 0 ] && diff <(tail -n +2 "$TMP/want.csv" | cut -d, -f2-) <(tail -n +2 "$TMP/out" | cut -d, -f2-) >/dev/null
+        then ok "--export-attention .npy: the importer reads the same numbers"
+        else bad ".npy read back (rc $rc)"; fi
+    else
+        run "$TMP/a.$ext" --print csv --layer 2 --head 3
+        if [ $rc = 0 ] && cmp -s "$TMP/want.csv" "$TMP/out"; then
+            ok "--export-attention .$ext: the importer opens it again unchanged (numbers and tokens)"
+        else bad ".$ext read back (rc $rc): $(diff "$TMP/want.csv" "$TMP/out" | head -3)"; fi
+    fi
+done
+
+run --model nano-sort --export "$TMP/m.png" --export "$TMP/m.svg" --export "$TMP/m.csv" --view grid CBABBC
+if [ $rc = 0 ] && [ -s "$TMP/m.png" ] && [ -s "$TMP/m.svg" ]; then ok "--export PNG, SVG of every layer and head (--view grid)"
+else bad "--export (rc $rc): $(cat "$TMP/err")"; fi
+
+run --model tests/fixtures/gpt2/f32-h3 --prepend-bos --print tokens "ab"
+if [ $rc = 0 ] && [ "$(head -1 "$TMP/out")" = $'63\t"<|endoftext|>"' ]; then ok "--prepend-bos: the config's bos token first"
+else bad "--prepend-bos (rc $rc): $(head -1 "$TMP/out")"; fi
+
+# bad input: exit 1, "attnviz" and what is wrong
+check_err() { # name, expected status, text the message must hold, args...
+    local name=$1 want=$2 text=$3
+    shift 3
+    run "$@"
+    if [ $rc = "$want" ] && grep -q "^attnviz" "$TMP/err" && grep -qF -- "$text" "$TMP/err"; then ok "$name (exit $want)"
+    else bad "$name: rc $rc, stderr: $(head -2 "$TMP/err")"; fi
+}
+check_err "a model not found says where and how to get it" 1 "huggingface-cli download" --model no-such-model --print csv x
+check_err "an empty text has no maps" 1 "empty" --model nano-sort --print csv ""
+check_err "more tokens than n_positions" 1 "11" --model nano-sort --print csv "ABCABCABCABC"
+check_err "a folder without a model" 1 "tests/fixtures/attention" --model tests/fixtures/attention --print csv x
+check_err "--print tokens without --model" 2 "--model" --print tokens x
+check_err "--model with --keys" 2 "--model" --model nano-sort --keys x --print csv ABC
+
+echo "gpt2-cli: $pass passed, $failed failed"
+[ "$failed" = 0 ]

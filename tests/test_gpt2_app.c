@@ -1,0 +1,150 @@
+/* The GPT-2 source in the window (issue 25), on the shipped nano-sort: the
+ * text typed into the bar goes to the worker thread, the window is woken
+ * when the maps come (SDL's user event), and after every scripted edit
+ * (append, replace the last letter, change one in the middle, shorten) the
+ * maps shown equal a full recompute of the same text bit for bit; the
+ * selection, layer and head stay; the panel says what comes next. Waits
+ * for conditions (the wake event, the maps), never for a fixed time alone.
+ * Run from the repository root. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "attnviz/gpt2_source.h"
+#include "attnviz/maps_shown.h"
+#include "attnviz/source.h"
+#include "attnviz/wake.h"
+#include "test_app_util.h"
+
+/* Show nano-sort on text through the source's own entry (the command line's). */
+static void show_model(Fix *f, const char *text)
+{
+    Gpt2Opened *g = NULL;
+    AttnErr err = {0};
+    assert_int_equal(gpt2_open_model("nano-sort", 0, &g, &err), 0);
+    assert_int_equal(gpt2_compute_text(g, text, strlen(text), &err), 0);
+    assert_int_equal(source_gpt2.show(f->a, g), 0);
+    assert_ptr_equal(f->a->kind, &source_gpt2);
+}
+
+/* Until the maps shown are those of the bar's text (the wake event taken as
+ * the window's loop takes it); 1, or 0 after 20 s without. */
+static int wait_maps(Fix *f)
+{
+    AppState *a = f->a;
+    for (int k = 0; k < 400; k++) {
+        SDL_Event e;
+        int wait_ms;
+        if (SDL_WaitEventTimeout(&e, 50) && !app_wake_is(&e))
+            app_handle_event(a, &e);
+        app_tick(a, SDL_GetTicks(), &wait_ms);
+        app_draw(a, f->r);
+        if (!a->vs.stale && a->vs.map.v)
+            return 1;
+    }
+    return 0;
+}
+
+/* The maps shown (every layer and head) equal a full forward of text. */
+static void assert_full_recompute(Fix *f, const char *text)
+{
+    Gpt2Opened *g = NULL;
+    AttnErr err = {0};
+    assert_int_equal(gpt2_open_model("nano-sort", 0, &g, &err), 0);
+    assert_int_equal(gpt2_compute_text(g, text, strlen(text), &err), 0);
+    const MapsShown *ms = f->a->kind->maps(f->a);
+    const AttnFile *now = &ms->imp->f, *want = &g->im->f;
+    assert_int_equal(now->Tq, want->Tq);
+    assert_int_equal(now->L, want->L);
+    size_t n = (size_t)now->L * now->H * now->Tq * now->Tk;
+    assert_memory_equal(now->parts[0].data, want->parts[0].data, n * sizeof(float));
+    gpt2_opened_free(g);
+}
+
+static void test_live_edits(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    show_model(f, "CBABBC");
+    assert_true(wait_maps(f));
+    assert_int_equal(a->vs.map.Tq, 6);
+    assert_string_equal(a->vs.bar_label, "Text");
+    /* what comes after the text: the sorter's first letter, A */
+    assert_int_equal(a->vs.query, 5);
+    assert_non_null(strstr(a->vs.no_model, "What comes next"));
+    assert_non_null(strstr(a->vs.no_model, "\xE2\x80\x9C" "A" "\xE2\x80\x9D"));
+    key(f, SDLK_l, 0); /* layer 2, head 2: kept through the edits */
+    key(f, SDLK_h, 0);
+    key(f, SDLK_UP, 0);
+    /* append */
+    key(f, SDLK_RETURN, 0);
+    key(f, SDLK_END, 0);
+    type(f, "AB");
+    assert_true(wait_maps(f));
+    assert_string_equal(a->text, "CBABBCAB");
+    assert_int_equal(a->vs.map.Tq, 8);
+    assert_full_recompute(f, "CBABBCAB");
+    /* replace the last letter */
+    key(f, SDLK_BACKSPACE, 0);
+    type(f, "C");
+    assert_true(wait_maps(f));
+    assert_full_recompute(f, "CBABBCAC");
+    /* change one in the middle, then shorten */
+    app_set_sentence(a, "CBCBBCAC");
+    assert_true(wait_maps(f));
+    assert_full_recompute(f, "CBCBBCAC");
+    app_set_sentence(a, "CBC");
+    assert_true(wait_maps(f));
+    assert_int_equal(a->vs.map.Tq, 3);
+    assert_full_recompute(f, "CBC");
+    const MapsShown *ms = a->kind->maps(a);
+    assert_int_equal(ms->layer, 1);
+    assert_int_equal(ms->head, 1);
+    assert_int_equal(a->vs.query, 2); /* the selection clamped to the shorter text */
+    /* a quick burst of keys: only the newest text's maps are shown */
+    app_set_sentence(a, "A");
+    app_set_sentence(a, "AB");
+    app_set_sentence(a, "ABC");
+    assert_true(wait_maps(f));
+    assert_full_recompute(f, "ABC");
+    key(f, SDLK_ESCAPE, 0);
+}
+
+/* The sentence's settings are not the model's: refused with a reason; the
+ * help lists the model's keys; compare and the model view work on it. */
+static void test_keys(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    show_model(f, "CBABBC");
+    assert_true(wait_maps(f));
+    key(f, SDLK_m, 0); /* the sentence's causal mask */
+    assert_non_null(strstr(a->status, "its own"));
+    key(f, SDLK_g, 0);
+    app_draw(a, f->r);
+    assert_non_null(a->vs.grid);
+    assert_int_equal(a->vs.grid->L, 3);
+    key(f, SDLK_g, 0);
+    key(f, SDLK_v, 0); /* pin head 1, then head 2 */
+    key(f, SDLK_h, 0);
+    app_draw(a, f->r);
+    assert_non_null(a->vs.cmp_diff);
+    assert_non_null(strstr(a->vs.cmp_what, "head 1 vs head 2"));
+}
+
+static int gpt2_group_setup(void **state)
+{
+    setenv("ATTNVIZ_DATADIR", "assets", 1);
+    return group_setup(state);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_live_edits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_keys, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, gpt2_group_setup, group_teardown);
+}
