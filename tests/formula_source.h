@@ -165,7 +165,7 @@ static const char *formula_title(const AppState *a)
 static int formula_save(AppState *a, const char *path)
 {
     FormulaSource *fs = a->src;
-    return maps_shown_save(a, fs->path, path);
+    return maps_shown_save(a, fs->path, NULL, path);
 }
 
 static int formula_cli_open(const Options *o, const char *path, void **opened, AttnErr *err)

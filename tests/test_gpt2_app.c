@@ -18,6 +18,8 @@
 #include "attnviz/wake.h"
 #include "test_app_util.h"
 
+#include <unistd.h>
+
 /* Show nano-sort on text through the source's own entry (the command line's). */
 static void show_model(Fix *f, const char *text)
 {
@@ -134,6 +136,41 @@ static void test_keys(void **state)
     assert_non_null(strstr(a->vs.cmp_what, "head 1 vs head 2"));
 }
 
+/* A session: the model's folder, its text, the layer, head and view; opened
+ * again after another source, it computes the text and shows them. */
+static void test_session(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    char dir[] = "/tmp/attnviz-test-gpt2-session-XXXXXX", path[200];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/s.json", dir);
+    show_model(f, "ACBBA");
+    assert_true(wait_maps(f));
+    key(f, SDLK_l, 0);
+    key(f, SDLK_l, 0);
+    key(f, SDLK_h, 0);
+    key(f, SDLK_UP, 0);
+    assert_int_equal(app_save_session(a, path), 0);
+    assert_int_equal(a->status_err, 0);
+    assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
+    assert_ptr_not_equal(a->kind, &source_gpt2);
+    int rc = app_open_path(a, path);
+    if (rc < 0)
+        fprintf(stderr, "%s\n", a->status);
+    assert_int_equal(rc, 0);
+    assert_ptr_equal(a->kind, &source_gpt2);
+    assert_string_equal(a->text, "ACBBA");
+    assert_true(wait_maps(f));
+    const MapsShown *ms = a->kind->maps(a);
+    assert_int_equal(ms->layer, 2);
+    assert_int_equal(ms->head, 1);
+    assert_int_equal(a->vs.query, 3);
+    assert_full_recompute(f, "ACBBA");
+    unlink(path);
+    rmdir(dir);
+}
+
 static int gpt2_group_setup(void **state)
 {
     setenv("ATTNVIZ_DATADIR", "assets", 1);
@@ -145,6 +182,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_live_edits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_keys, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session, setup, teardown),
     };
     return cmocka_run_group_tests(tests, gpt2_group_setup, group_teardown);
 }

@@ -70,6 +70,8 @@ typedef struct AttnSession {
     int rollout, hide_special, grid;
     int grid_layer, grid_head;  /* the model view's selection */
     int query, key;             /* −1: none */
+    int has_text;               /* a source that takes text (a model): its text */
+    char text[32768];
 } AttnSession;
 
 int attn_session_save(const char *path, const AttnSession *s, AttnErr *err);

@@ -22,6 +22,7 @@ typedef struct Gpt2Opened {
     Imported *im;       /* the maps of the text, picked; NULL before a compute */
     int prepend_bos;
     char path[4096];    /* as given: a folder or a name */
+    char dir[4096];     /* the folder it was found in (what a session names) */
     char name[256];     /* for titles: the last part of path */
 } Gpt2Opened;
 

@@ -55,8 +55,9 @@ void maps_shown_present(struct AppState *a, const char *no_panels, const char *w
 void maps_shown_controls(struct AppState *a);
 void maps_shown_size(const MapsShown *ms, int *Tq, int *Tk);
 /* Save what is shown as a session naming source_path (what the source's
- * open takes again); the status bar says how it went. 0 or -1. */
-int maps_shown_save(struct AppState *a, const char *source_path, const char *path);
+ * open takes again) and text (a source's text, or NULL); the status bar says
+ * how it went. 0 or -1. */
+int maps_shown_save(struct AppState *a, const char *source_path, const char *text, const char *path);
 /* Open such a session: the source its path names (through the sources'
  * list), then its picks and view. 0 or -1 (status bar). */
 int maps_session_open(struct AppState *a, const char *path);

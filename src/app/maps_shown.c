@@ -329,10 +329,10 @@ void maps_shown_present(AppState *a, const char *no_panels, const char *what)
     snprintf(s->status_facts, sizeof s->status_facts, "%.300s", s->title);
 }
 
-int maps_shown_save(AppState *a, const char *source_path, const char *path)
+int maps_shown_save(AppState *a, const char *source_path, const char *text, const char *path)
 {
     MapsShown *fs = a->kind->maps(a);
-    AttnSession sn;
+    static AttnSession sn; /* 36 KB: not on the stack */
     AttnErr err = {0};
     memset(&sn, 0, sizeof sn);
     if (!realpath(source_path, sn.file))
@@ -346,6 +346,10 @@ int maps_shown_save(AppState *a, const char *source_path, const char *path)
     sn.grid_head = fs->grid_head;
     sn.query = a->vs.query;
     sn.key = a->vs.key;
+    if (text && strlen(text) < sizeof sn.text) {
+        sn.has_text = 1;
+        snprintf(sn.text, sizeof sn.text, "%s", text);
+    }
     if (attn_session_save(path, &sn, &err) < 0) {
         char buf[1200];
         attn_err_format(&err, buf, sizeof buf);
@@ -360,7 +364,7 @@ int maps_shown_save(AppState *a, const char *source_path, const char *path)
  * (through the sources' list), then its map and view again. */
 int maps_session_open(AppState *a, const char *path)
 {
-    AttnSession sn;
+    static AttnSession sn; /* 36 KB: not on the stack (the UI thread's alone) */
     AttnErr err = {0};
     char buf[1200];
     if (attn_session_load(&sn, path, &err) < 0) {
@@ -369,11 +373,31 @@ int maps_session_open(AppState *a, const char *path)
         return -1;
     }
     const SourceKind *k = source_for_path(sn.file);
-    if (!k || !k->maps || k->open(a, sn.file) < 0) {
-        if (!k || !k->maps)
-            app_status(a, 1, "cannot open: %s: %s is not something attnviz opens", path, sn.file);
+    if (!k || !k->maps) {
+        app_status(a, 1, "cannot open: %s: %s is not something attnviz opens", path, sn.file);
         return -1;
     }
+    /* a source that takes text opens on the session's (the bar's own back
+     * when it cannot open) */
+    char *before = sn.has_text && k->set_text ? strdup(a->text ? a->text : "") : NULL;
+    if (before) {
+        size_t n = strlen(sn.text);
+        if (app_text_reserve(a, n) == 0) {
+            memcpy(a->text, sn.text, n + 1);
+            a->text_len = n;
+            a->vs.cursor = (int)n;
+        }
+    }
+    if (k->open(a, sn.file) < 0) {
+        if (before && app_text_reserve(a, strlen(before)) == 0) {
+            a->text_len = strlen(before);
+            memcpy(a->text, before, a->text_len + 1);
+            a->vs.cursor = (int)a->text_len;
+        }
+        free(before);
+        return -1;
+    }
+    free(before);
     MapsShown *fs = a->kind->maps(a);
     Imported *im = fs->imp;
     fs->hide_special = sn.hide_special && im->n_special;

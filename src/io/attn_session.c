@@ -16,9 +16,14 @@ static int write_session(FILE *f, void *ctx)
     fputs("{\"attention_file\": ", f);
     io_json_string(f, s->file);
     fprintf(f, ",\n \"layer\": %d, \"head\": %d, \"rollout\": %s, \"hide_special\": %s,\n"
-               " \"grid\": %s, \"grid_layer\": %d, \"grid_head\": %d, \"query\": %d, \"key\": %d}\n",
+               " \"grid\": %s, \"grid_layer\": %d, \"grid_head\": %d, \"query\": %d, \"key\": %d",
             s->layer, s->head, s->rollout ? "true" : "false", s->hide_special ? "true" : "false",
             s->grid ? "true" : "false", s->grid_layer, s->grid_head, s->query, s->key);
+    if (s->has_text) {
+        fputs(",\n \"text\": ", f);
+        io_json_string(f, s->text);
+    }
+    fputs("}\n", f);
     return ferror(f) ? -ATTN_E_IO : 0;
 }
 
@@ -71,6 +76,14 @@ int attn_session_parse(AttnSession *s, const char *data, size_t len, const char 
         if (member(root, keys[k], -1, ATTN_FILE_MAX_TOKENS, k < 2 ? 0 : k >= 7 ? -1 : 0, fields[k]) < 0)
             rc = attn_err_set(err, ATTN_E_PARSE, name, 0, "\"%s\" must be a whole number from -1 to %d",
                               keys[k], ATTN_FILE_MAX_TOKENS);
+    const cJSON *text = cJSON_GetObjectItemCaseSensitive(root, "text");
+    if (rc == 0 && text && (!cJSON_IsString(text) || strlen(text->valuestring) >= sizeof s->text))
+        rc = attn_err_set(err, ATTN_E_PARSE, name, 0, "\"text\" must be a string of fewer than %zu bytes",
+                          sizeof s->text);
+    if (rc == 0 && text) {
+        s->has_text = 1;
+        snprintf(s->text, sizeof s->text, "%s", text->valuestring);
+    }
     if (rc == 0)
         snprintf(s->file, sizeof s->file, "%s", file->valuestring);
     cJSON_Delete(root);

@@ -110,7 +110,7 @@ static const char *file_title(const AppState *a)
 
 static int file_save(AppState *a, const char *path)
 {
-    return maps_shown_save(a, file_maps(a)->imp->f.name, path);
+    return maps_shown_save(a, file_maps(a)->imp->f.name, NULL, path);
 }
 
 /* An attention file in the window; what is shown stays on error. */

@@ -142,8 +142,11 @@ int gpt2_open_model(const char *path, int prepend_bos, Gpt2Opened **out, AttnErr
     g->prepend_bos = prepend_bos;
     snprintf(g->path, sizeof g->path, "%s", path);
     int rc = find_model(path, &dir, err);
-    if (rc == 0)
+    if (rc == 0) {
+        if (!realpath(dir, g->dir))
+            snprintf(g->dir, sizeof g->dir, "%s", dir);
         rc = gpt2_file_open(dir, &g->model, err);
+    }
     if (rc == 0)
         rc = bpe_load_dir(&g->bpe, dir, err);
     if (rc == 0 && bpe_n_vocab(g->bpe) > g->model->cfg.n_vocab)
@@ -641,7 +644,7 @@ static const char *gpt2_title(const AppState *a)
 static int gpt2_save(AppState *a, const char *path)
 {
     Gpt2Source *s = a->src;
-    return maps_shown_save(a, s->g->path, path);
+    return maps_shown_save(a, s->g->dir, a->text, path);
 }
 
 static int gpt2_takes(AppActionKind k)
