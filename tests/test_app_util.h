@@ -29,7 +29,7 @@ static EmbedTable *table;
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
 {
-    return "leak:FcInitLoadConfigAndFonts\n";
+    return "leak:FcInitLoadConfigAndFonts\nleak:libfontconfig.so\n";
 }
 
 typedef struct Fix {

@@ -32,7 +32,7 @@
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
 {
-    return "leak:FcInitLoadConfigAndFonts\n";
+    return "leak:FcInitLoadConfigAndFonts\nleak:libfontconfig.so\n";
 }
 
 static const char *const Q[3] = {"alpha", "beta", "gamma"};

@@ -50,7 +50,7 @@ static EmbedTable *table;
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
 {
-    return "leak:FcInitLoadConfigAndFonts\n";
+    return "leak:FcInitLoadConfigAndFonts\nleak:libfontconfig.so\n";
 }
 
 static int group_setup(void **state)

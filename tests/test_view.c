@@ -45,7 +45,7 @@ static EmbedTable *table;
 const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
 {
-    return "leak:FcInitLoadConfigAndFonts\n";
+    return "leak:FcInitLoadConfigAndFonts\nleak:libfontconfig.so\n";
 }
 
 /* The dark theme's accent and mask colours (view.c, dark_theme). */
