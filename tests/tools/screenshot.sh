@@ -6,6 +6,8 @@
 #   assets/screenshots/heatmap.png  attnviz --export ... --query 2
 #   assets/screenshots/model-view.png  every layer and head of a PyTorch
 #                                   fixture (--view grid --export)
+#   assets/screenshots/nano-sort.png   the window on the shipped trained
+#                                   model (--model nano-sort CBABBC), key 2 focused
 # Needs Xvfb, xdotool and ImageMagick (sudo apt-get install xvfb xdotool imagemagick).
 # Usage: bash tests/tools/screenshot.sh   (ATTNVIZ_BIN picks the binary)
 # shellcheck disable=SC2317 # functions called through trap and wait_for
@@ -107,5 +109,22 @@ echo "screenshot: wrote $OUT/window.png"
 
 xdotool key ctrl+q
 app_gone() { ! kill -0 "$app" 2>/dev/null; }
+wait_for "$LIMIT" app_gone && app=""
+
+# ---- the shipped trained model ----------------------------------------------------------
+(cd "$tmp" && exec env -u SDL_VIDEODRIVER -u WAYLAND_DISPLAY -u XDG_DATA_HOME \
+  HOME="$tmp/home" LC_ALL="${loc:-C.UTF-8}" "$BIN" --fresh --model nano-sort CBABBC \
+  >"$tmp/app.log" 2>&1) &
+app=$!
+wid=$(timeout "$LIMIT" xdotool search --sync --onlyvisible --name '^attnviz' 2>/dev/null | head -1)
+[ -n "$wid" ] || die "no window appeared: $(cat "$tmp/app.log")"
+xdotool windowfocus --sync "$wid" 2>/dev/null
+xdotool mousemove 1279 799
+xdotool key Right Right
+prev=""
+wait_for "$LIMIT" settled || die "the model's window did not settle (see $tmp/window.png)"
+mv -f "$tmp/window.png" "$OUT/nano-sort.png" || die "cannot write $OUT/nano-sort.png"
+echo "screenshot: wrote $OUT/nano-sort.png"
+xdotool key ctrl+q
 wait_for "$LIMIT" app_gone && app=""
 exit 0
