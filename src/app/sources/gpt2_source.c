@@ -629,6 +629,8 @@ static void gpt2_present(AppState *a)
     a->vs.bar_label = "Text";
     a->vs.sentence = a->text;
     a->vs.stale = s->stale;
+    /* GPT-2 is causal: the keys after the query are masked, not 0 */
+    a->vs.map.causal = a->vs.weights.causal = a->vs.map.Tq == a->vs.map.Tk;
 }
 
 static void gpt2_shown_size(const AppState *a, int *Tq, int *Tk)
