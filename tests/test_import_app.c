@@ -25,6 +25,7 @@
 #include "attnviz/input.h"
 #include "attnviz/model.h"
 #include "attnviz/options.h"
+#include "attnviz/source.h"
 #include "attnviz/theme.h"
 #include "attnviz/view.h"
 
@@ -382,6 +383,26 @@ static void test_compare_file(void **state)
     free(cur);
 }
 
+/* The command line's way into the window: --layer and --head choose the
+ * map the window opens on (cli_open, then show, as main does). */
+static void test_cli_layer_head(void **state)
+{
+    Fix *f = *state;
+    char *argv[] = {"attnviz", "--attention", LAYERS, "--layer", "2", "--head", "3", NULL};
+    Options o;
+    AttnErr err = {0};
+    assert_int_equal(options_parse(&o, 7, argv, &err), 0);
+    const SourceKind *k = source_for_path(LAYERS);
+    assert_ptr_equal(k, &source_file);
+    void *opened = NULL;
+    assert_int_equal(k->cli_open(&o, LAYERS, &opened, &err), 0);
+    assert_int_equal(k->show(f->a, opened), 0);
+    assert_shows(f, ATTN_PICK_HEAD, 1, 2);
+    assert_int_equal(FS(f->a)->layer, 1);
+    assert_int_equal(FS(f->a)->head, 2);
+    options_free(&o);
+}
+
 static void test_cross_and_bad_files(void **state)
 {
     Fix *f = *state;
@@ -434,6 +455,7 @@ int main(void)
         T(test_scores),
         T(test_model_actions_refused),
         T(test_compare_file),
+        T(test_cli_layer_head),
         T(test_cross_and_bad_files),
     };
 #undef T
