@@ -243,6 +243,21 @@ static int gpt2_cli_open(const Options *o, const char *path, void **opened, Attn
     if (rc < 0)
         return rc;
     const char *text = o->sentence ? o->sentence : "";
+    int window = o->print == PRINT_NONE && !o->n_exports && !o->export_attention;
+    char *made = NULL;
+    if (window && !o->sentence) { /* the window opens on the default sentence, or on the */
+        BpeIds ids = {0};        /* model's first tokens when it has none of its words */
+        text = "The train left the station on time";
+        if (encode(g, text, strlen(text), &ids) == 0 && ids.n == (g->prepend_bos ? 1 : 0)) {
+            int first[6], n = bpe_n_vocab(g->bpe) < 6 ? bpe_n_vocab(g->bpe) : 6;
+            size_t len;
+            for (int i = 0; i < n; i++)
+                first[i] = i;
+            if (bpe_decode(g->bpe, first, n, 1, &made, &len) == 0)
+                text = made;
+        }
+        bpe_ids_free(&ids);
+    }
     if (o->print == PRINT_TOKENS) { /* tokens alone: any length, an empty text prints nothing */
         free(g->text);
         g->text = strdup(text);
@@ -251,6 +266,7 @@ static int gpt2_cli_open(const Options *o, const char *path, void **opened, Attn
     } else {
         rc = gpt2_compute_text(g, text, strlen(text), err);
     }
+    free(made);
     if (rc == 0 && g->im) {
         int T = g->im->f.Tq;
         if (o->query >= T)
