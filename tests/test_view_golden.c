@@ -57,7 +57,7 @@ typedef struct Golden {
 
 static const Golden expected[] = {
     {"window-default", 0x708437725a5504ddULL},
-    {"window-teach", 0xdae3a3ad056f6d30ULL},
+    {"window-teach", 0xbbe348023922254bULL},
     {"window-heads4-tooltip", 0x456c123b91c20965ULL},
     {"window-heads4-help", 0xa503bbcf7c8b9b66ULL},
     {"window-light-editing", 0xd2f4fd7b3892dd0bULL},
@@ -219,6 +219,7 @@ static void test_golden_windows(void **state)
     s.teach_loss = loss;
     s.n_teach_loss = 80;
     s.teach_steps = 79;
+    s.teach_pace = 1.0; /* the default pace */
     s.teach_running = 1;
     s.teach_info = "adam \xC2\xB7 lr 0.1 \xC2\xB7 training wq,wk \xC2\xB7 the shown head";
     window("window-teach", &m, &s, 1280, 800);

@@ -147,16 +147,20 @@ void draw_teach_panel(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
     int px = S(s, 14), lh = text_line_height(v->text, px);
     int x = p.x + S(s, 12), y = p.y + S(s, 8);
     double cur = s->n_teach_loss > 0 ? s->teach_loss[s->n_teach_loss - 1] : NAN;
-    char buf[300];
+    char buf[300], pace[40];
+    if (s->teach_pace > 0.0)
+        snprintf(pace, sizeof pace, "pace \xC3\x97%g", s->teach_pace);
+    else
+        snprintf(pace, sizeof pace, "full speed");
     if (s->n_teach_loss > 0)
-        snprintf(buf, sizeof buf, "Teach: loss %.4g after %ld step%s%s", cur, s->teach_steps,
-                 s->teach_steps == 1 ? "" : "s", s->teach_running ? "  \xE2\x96\xB6 running" : "");
+        snprintf(buf, sizeof buf, "Teach: step %ld, loss %.4g  \xC2\xB7 %s%s", s->teach_steps, cur, pace,
+                 s->teach_running ? "  \xE2\x96\xB6 running" : "");
     else
         snprintf(buf, sizeof buf, "Teach: paint the target on the heatmap (1\xE2\x80\x93" "4 presets, 5 the current map)");
     text_draw(v->text, S(s, 15), th->text, buf, x, y, 0, 0);
     y += lh + S(s, 2);
     char info[400];
-    snprintf(info, sizeof info, "%s   (L / Shift+L lr \xC3\x97" "2 / \xC3\xB7" "2 \xC2\xB7 O sgd / adam \xC2\xB7 U what trains)",
+    snprintf(info, sizeof info, "%s   (> / < faster / slower \xC2\xB7 L / Shift+L lr \xC3\x97" "2 / \xC3\xB7" "2 \xC2\xB7 O sgd / adam \xC2\xB7 U what trains)",
              s->teach_info ? s->teach_info : "");
     draw_text_fit(v, S(s, 12), th->dim, info, x, y, p.w - S(s, 24));
     y += text_line_height(v->text, S(s, 12)) + S(s, 2);
