@@ -279,6 +279,61 @@ static int drawn(const char *text)
     return 0;
 }
 
+/* The texts drawn inside r, in drawing order, joined by spaces. */
+static void texts_in(SDL_Rect r, char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int k = 0; k < n_boxes && k < MAX_BOXES && used < n; k++)
+        if (inside(boxes[k].box, r))
+            used += (size_t)snprintf(out + used, n - used, "%s ", boxes[k].text);
+}
+
+/* The heads' mean in the step view (issue 28, item 8): its title names the
+ * head whose steps it shows (the one with the largest share, not head 1
+ * silently), and step ③ gives every head's α for the cell and their mean,
+ * the heatmap's number. */
+static void test_step_view_of_the_mean(void **state)
+{
+    Fix *f = *state;
+    for (int k = 0; k < 4 && f->m.res.h < 4; k++)
+        key(f, SDLK_RIGHTBRACKET, 0);
+    assert_int_equal(f->m.res.h, 4);
+    for (int k = 0; k < 8 && f->a->vs.head >= 0; k++)
+        key(f, SDLK_h, 0);
+    assert_int_equal(f->a->vs.head, MODEL_HEAD_AVG);
+    for (int k = 0; k < 8 && f->a->vs.query != 1; k++)
+        key(f, f->a->vs.query > 1 ? SDLK_UP : SDLK_DOWN, 0); /* query "train" */
+    for (int k = 0; k < 8 && f->a->vs.key != 4; k++)
+        key(f, SDLK_RIGHT, 0); /* key "station" */
+    int i = f->a->vs.query, j = f->a->vs.key, T = f->m.res.Tk;
+    assert_int_equal(i, 1);
+    assert_int_equal(j, 4);
+    draw_at(f, 1280, 800);
+    char all[4000], want[400];
+    texts_in(f->a->layout.step, all, sizeof all);
+    int top = 0;
+    double mean = 0.0;
+    size_t used = (size_t)snprintf(want, sizeof want, "(");
+    for (int k = 0; k < 4; k++) {
+        const float *W = model_matrix(&f->m, MODEL_WEIGHTS, k);
+        if (W[i * T + j] > model_matrix(&f->m, MODEL_WEIGHTS, top)[i * T + j])
+            top = k;
+        mean += W[i * T + j];
+        used += (size_t)snprintf(want + used, sizeof want - used, "%s%.3f", k ? " + " : "", (double)W[i * T + j]);
+    }
+    assert_true(top != 0); /* the test means something: head 1 is not the largest */
+    snprintf(want + used, sizeof want - used, ") / 4 = %.3f", mean / 4);
+    assert_float_equal(mean / 4, model_matrix(&f->m, MODEL_WEIGHTS, MODEL_HEAD_AVG)[i * T + j], 1e-6);
+    if (!strstr(all, want))
+        fail_msg("the step view of the mean lacks \"%s\": %s", want, all);
+    char title[80];
+    snprintf(title, sizeof title, "head %d of the 4 heads' mean", top + 1);
+    if (!strstr(all, title))
+        fail_msg("the step view of the mean does not say \"%s\": %s", title, all);
+    assert_null(strstr(all, "(head 1)"));
+}
+
 /* The help on a projector: at 132 % in teach mode its lines do not fit at
  * a readable size, so it has pages (PageDown, PageUp); every line is on one
  * page, every text inside the window and at least the readable size. */
@@ -329,6 +384,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_teach_mode, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compare_view, setup, teardown),
         cmocka_unit_test_setup_teardown(test_help_pages, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_step_view_of_the_mean, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctrl_tab_walks_the_tabs, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -59,7 +59,7 @@ static const Golden expected[] = {
     {"window-default", 0x708437725a5504ddULL},
     {"window-teach", 0xbbe348023922254bULL},
     {"window-heads4-tooltip", 0x456c123b91c20965ULL},
-    {"window-heads4-help", 0xa503bbcf7c8b9b66ULL},
+    {"window-heads4-help", 0xf1bfcd7f1a2ef6e1ULL},
     {"window-light-editing", 0xd2f4fd7b3892dd0bULL},
     {"window-narrow-zoom", 0x01803b5976891f91ULL},
     {"window-prompt", 0x5c058a574bc7e149ULL},
