@@ -334,6 +334,80 @@ static void test_step_view_of_the_mean(void **state)
     assert_null(strstr(all, "(head 1)"));
 }
 
+/* A long text through the sentence bar: Enter, Ctrl+U, the text in text
+ * events of up to 31 bytes (as a paste by an input method), Esc. */
+static void type_long(Fix *f, const char *text)
+{
+    key(f, SDLK_RETURN, 0);
+    key(f, SDLK_u, KMOD_CTRL);
+    for (size_t at = 0, n = strlen(text); at < n;) {
+        SDL_Event e;
+        memset(&e, 0, sizeof e);
+        e.type = SDL_TEXTINPUT;
+        size_t k = n - at < 31 ? n - at : 31;
+        memcpy(e.text.text, text + at, k);
+        app_handle_event(f->a, &e);
+        at += k;
+    }
+    key(f, SDLK_ESCAPE, 0);
+}
+
+/* Long texts' line diagram (issue 28, item 12): 331 tokens, the diagram
+ * shows those around the query; its lines to the keys out of view end at
+ * the edge row, which names the strongest of them; A (all queries' lines)
+ * changes the diagram even though every weight is small. */
+static void test_lines_long_text(void **state)
+{
+    Fix *f = *state;
+    static const char *const words[] = {"the", "train", "left", "on", "time", "and", "a", "man", "went",
+                                        "to", "bank", "of", "river", "with", "his", "dog", "rain"};
+    char text[4000];
+    size_t used = 0;
+    unsigned x = 7;
+    for (int k = 0; k < 330; k++) {
+        x = x * 1103515245u + 12345u;
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s ", words[(x >> 16) % 17]);
+    }
+    snprintf(text + used, sizeof text - used, "station");
+    type_long(f, text);
+    assert_int_equal(f->m.T, 331);
+    const ViewLayout *l = &f->a->layout;
+    assert_true(l->lines_vis > 0 && l->lines_vis < 331);
+    /* the query's strongest key below the view (the diagram shows the top lines) */
+    const AttnMap *m = &f->a->vs.weights;
+    int q = f->a->vs.query, best = -1;
+    for (int j = l->lines0 + l->lines_vis; j < m->Tk; j++)
+        if (best < 0 || attn_map_at(m, q, j) > attn_map_at(m, q, best))
+            best = j;
+    assert_true(best >= 0);
+    draw_at(f, 1280, 800);
+    char all[20000], want[80];
+    texts_in(f->a->layout.lines, all, sizeof all);
+    snprintf(want, sizeof want, "\xE2\x86\x93 %s ", m->k_labels[best]);
+    if (!strstr(all, want))
+        fail_msg("the line diagram does not name the key below the view (\"%s\"): %s", want, all);
+    /* all queries' lines: the diagram changes */
+    SDL_Rect lr = f->a->layout.lines;
+    SDL_Surface *before = SDL_CreateRGBSurfaceWithFormat(0, lr.w, lr.h, 24, SDL_PIXELFORMAT_RGB888);
+    assert_non_null(before);
+    app_draw(f->a, f->r);
+    SDL_BlitSurface(f->surf, &lr, before, NULL);
+    key(f, SDLK_a, 0);
+    assert_true(f->a->vs.all_lines);
+    app_draw(f->a, f->r);
+    SDL_Surface *after = SDL_CreateRGBSurfaceWithFormat(0, lr.w, lr.h, 24, SDL_PIXELFORMAT_RGB888);
+    assert_non_null(after);
+    SDL_BlitSurface(f->surf, &lr, after, NULL);
+    long differ = 0;
+    for (int y = 0; y < lr.h; y++)
+        differ += memcmp((char *)before->pixels + y * before->pitch, (char *)after->pixels + y * after->pitch,
+                         (size_t)lr.w * 4) != 0;
+    SDL_FreeSurface(before);
+    SDL_FreeSurface(after);
+    if (differ < lr.h / 4)
+        fail_msg("A (all queries' lines) changes %ld of the line diagram's %d rows at 331 tokens", differ, lr.h);
+}
+
 /* The help on a projector: at 132 % in teach mode its lines do not fit at
  * a readable size, so it has pages (PageDown, PageUp); every line is on one
  * page, every text inside the window and at least the readable size. */
@@ -385,6 +459,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_compare_view, setup, teardown),
         cmocka_unit_test_setup_teardown(test_help_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_step_view_of_the_mean, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lines_long_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctrl_tab_walks_the_tabs, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -63,14 +63,14 @@ static const Golden expected[] = {
     {"window-light-editing", 0xd2f4fd7b3892dd0bULL},
     {"window-narrow-zoom", 0x01803b5976891f91ULL},
     {"window-prompt", 0x5c058a574bc7e149ULL},
-    {"window-long", 0x96344f0ea477bdf5ULL},
+    {"window-long", 0x04b655e8340e566aULL},
     {"window-basic-scale150", 0xacbb0cf891a726c3ULL},
     {"window-empty", 0x5eb0851ebf1c7e45ULL},
     {"panel-heatmap", 0x04e78394a923aa2bULL},
     {"panel-lines", 0x7424447eb1a1ccfdULL},
     {"panel-both", 0x37cf8c0787a8ddaeULL},
     {"panel-heatmap-causal-dark", 0x3cc48881f5cfba13ULL},
-    {"panel-both-long", 0xd61f995066ed0a88ULL},
+    {"panel-both-long", 0x5ffce7f35971f9d5ULL},
 };
 
 static int group_setup(void **state)
