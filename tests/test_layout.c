@@ -408,6 +408,44 @@ static void test_lines_long_text(void **state)
         fail_msg("A (all queries' lines) changes %ld of the line diagram's %d rows at 331 tokens", differ, lr.h);
 }
 
+/* The compare view at projector sizes (issue 28, item 10): at 132 % pinning
+ * from another tab opens the Compare tab; the three grids share the width
+ * (the reference's colour bar is the current map's), every label drawn;
+ * at 1280 × 800 the reference and current maps show their numbers (the
+ * difference's, wider, when they fit). */
+static void test_compare_projector(void **state)
+{
+    Fix *f = *state;
+    f->a->ui_scale = 1.32f;
+    for (int z = 0; z < 2; z++) {
+        draw_at(f, sizes[z].w, sizes[z].h);
+        if (f->a->cmp)
+            key(f, SDLK_v, 0); /* unpin */
+        for (int k = 0; k < 3 && f->a->vs.side != SIDE_EDITOR; k++)
+            key(f, SDLK_TAB, KMOD_CTRL);
+        draw_at(f, sizes[z].w, sizes[z].h);
+        assert_int_equal(f->a->layout.side_shown, SIDE_EDITOR);
+        key(f, SDLK_v, 0);
+        key(f, SDLK_p, 0); /* posenc: a difference */
+        draw_at(f, sizes[z].w, sizes[z].h);
+        const ViewLayout *l = &f->a->layout;
+        char where[40];
+        snprintf(where, sizeof where, "%dx%d at 132 %%", sizes[z].w, sizes[z].h);
+        if (l->side_shown != SIDE_LINES)
+            fail_msg("%s: pinning leaves the Compare tab hidden", where);
+        for (int k = 0; k < 3; k++) {
+            if (l->cmp[k].cell < (z == 0 ? 40.0f : 28.0f)) /* were 32 and 20 px (5 px in the main area) */
+                fail_msg("%s: compare figure %d has cells of %.1f px", where, k, (double)l->cmp[k].cell);
+            if (l->cmp[k].every_r != 1 || l->cmp[k].every_c != 1)
+                fail_msg("%s: compare figure %d drops labels", where, k);
+        }
+        if (z == 0 && (!l->cmp[0].value_px || !l->cmp[1].value_px || !drawn("0.")))
+            fail_msg("%s: the reference and current maps' cells of %.1f px show no numbers", where,
+                     (double)l->cmp[0].cell);
+        key(f, SDLK_p, 0);
+    }
+}
+
 /* The help on a projector: at 132 % in teach mode its lines do not fit at
  * a readable size, so it has pages (PageDown, PageUp); every line is on one
  * page, every text inside the window and at least the readable size. */
@@ -460,6 +498,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_help_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_step_view_of_the_mean, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lines_long_text, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_compare_projector, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctrl_tab_walks_the_tabs, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
