@@ -446,6 +446,58 @@ static void test_compare_projector(void **state)
     }
 }
 
+/* Show side panel p (Ctrl+Tab) at w × h. */
+static void show_side(Fix *f, int p, int w, int h)
+{
+    draw_at(f, w, h);
+    for (int k = 0; k < 4 && f->a->layout.side_shown != p; k++) {
+        key(f, SDLK_TAB, KMOD_CTRL);
+        draw_at(f, w, h);
+    }
+    assert_int_equal(f->a->layout.side_shown, p);
+}
+
+/* Small text at 132 % (issue 28, item 11), at 1280 × 800 and 1024 × 768:
+ * the step view's title is not cut (it wraps: the key's name whole), and
+ * teach mode's buttons are all there on as many rows as they need, each
+ * label inside its button. */
+static void test_projector_texts(void **state)
+{
+    Fix *f = *state;
+    f->a->ui_scale = 1.32f;
+    for (int z = 0; z < 2; z++) {
+        int w = sizes[z].w, h = sizes[z].h;
+        for (int k = 0; k < 8 && f->a->vs.query != 1; k++)
+            key(f, f->a->vs.query > 1 ? SDLK_UP : SDLK_DOWN, 0); /* query "train" */
+        for (int k = 0; k < 8 && f->a->vs.key != 4; k++)
+            key(f, SDLK_RIGHT, 0); /* key "station" */
+        show_side(f, SIDE_STEP, w, h);
+        char all[8000];
+        texts_in(f->a->layout.step, all, sizeof all);
+        if (!strstr(all, "\xE2\x80\x9Cstation\xE2\x80\x9D"))
+            fail_msg("%dx%d at 132 %%: the step view's title is cut: %s", w, h, all);
+        key(f, SDLK_w, 0);
+        show_side(f, SIDE_STEP, w, h);
+        const ViewLayout *l = &f->a->layout;
+        for (int b = 0; b < TBTN_COUNT; b++) {
+            if (l->teach_btn[b].w <= 0 || !inside(l->teach_btn[b], l->step))
+                fail_msg("%dx%d at 132 %%: teach button %d is cut or missing", w, h, b);
+            for (int c = 0; c < b; c++)
+                if (!apart(l->teach_btn[b], l->teach_btn[c]))
+                    fail_msg("%dx%d at 132 %%: teach buttons %d and %d overlap", w, h, c, b);
+        }
+        int found = 0;
+        for (int k = 0; k < n_boxes && k < MAX_BOXES; k++)
+            if (strcmp(boxes[k].text, "[5] current map") == 0) {
+                found = 1;
+                if (!inside(boxes[k].box, l->teach_btn[TBTN_CURRENT]))
+                    fail_msg("%dx%d at 132 %%: \"[5] current map\" leaves its button", w, h);
+            }
+        assert_true(found);
+        key(f, SDLK_w, 0);
+    }
+}
+
 /* The help on a projector: at 132 % in teach mode its lines do not fit at
  * a readable size, so it has pages (PageDown, PageUp); every line is on one
  * page, every text inside the window and at least the readable size. */
@@ -499,6 +551,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_step_view_of_the_mean, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lines_long_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compare_projector, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_projector_texts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctrl_tab_walks_the_tabs, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

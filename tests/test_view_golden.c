@@ -57,7 +57,7 @@ typedef struct Golden {
 
 static const Golden expected[] = {
     {"window-default", 0x708437725a5504ddULL},
-    {"window-teach", 0xbbe348023922254bULL},
+    {"window-teach", 0xc2f9f1399e3f848fULL},
     {"window-heads4-tooltip", 0x456c123b91c20965ULL},
     {"window-heads4-help", 0xf1bfcd7f1a2ef6e1ULL},
     {"window-light-editing", 0xd2f4fd7b3892dd0bULL},

@@ -115,8 +115,11 @@ static void draw_step_text(View *v, const ViewState *s, const ViewLayout *l, con
         snprintf(which, sizeof which, ", head %d of the %d heads' mean", st->head + 1, m->res.h);
     snprintf(buf, sizeof buf, "Step view: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D%s%s", qi, kj,
              m->cross ? " of the 2nd sentence" : "", which);
-    draw_text_fit(v, S(s, 15), th->text, buf, x, y, room);
-    y += lh + S(s, 8);
+    char title[2][400]; /* two lines when it must: the key's name is never cut */
+    int nt = wrap_lines(v, S(s, 15), buf, room, title, 2);
+    for (int k = 0; k < nt; k++, y += text_line_height(v->text, S(s, 15)))
+        text_draw(v->text, S(s, 15), th->text, title[k], x, y, 0, 0);
+    y += lh - text_line_height(v->text, S(s, 15)) + S(s, 8);
     char l1[200], l2[400], l2b[200] = "", l3[400], l4[200];
     if (m->cfg.mode == ATTN_MODE_BASIC)
         snprintf(l1, sizeof l1, "\xE2\x91\xA0 basic mode: q = k = v = x (no weights), dk = %d", dk);
