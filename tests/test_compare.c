@@ -299,7 +299,8 @@ static void check_figures(const ViewLayout *l)
             const Figure *n = &l->cmp[k + 1];
             /* this one's colour bar caption ends before the next one's cells
              * and labels start; titles do not run into each other */
-            assert_true(g->cb.caption_x + g->cb.tick_px + 4 <= n->grid.x - n->label_w);
+            int end = g->cb.bar.w ? g->cb.caption_x + g->cb.tick_px : g->grid.x + g->grid.w; /* a bar, or none */
+            assert_true(end + 4 <= n->grid.x - n->label_w);
             assert_true(g->t.title_box.x + g->t.title_box.w <= n->t.title_box.x);
         }
     }

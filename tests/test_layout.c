@@ -279,6 +279,225 @@ static int drawn(const char *text)
     return 0;
 }
 
+/* The texts drawn inside r, in drawing order, joined by spaces. */
+static void texts_in(SDL_Rect r, char *out, size_t n)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (int k = 0; k < n_boxes && k < MAX_BOXES && used < n; k++)
+        if (inside(boxes[k].box, r))
+            used += (size_t)snprintf(out + used, n - used, "%s ", boxes[k].text);
+}
+
+/* The heads' mean in the step view (issue 28, item 8): its title names the
+ * head whose steps it shows (the one with the largest share, not head 1
+ * silently), and step ③ gives every head's α for the cell and their mean,
+ * the heatmap's number. */
+static void test_step_view_of_the_mean(void **state)
+{
+    Fix *f = *state;
+    for (int k = 0; k < 4 && f->m.res.h < 4; k++)
+        key(f, SDLK_RIGHTBRACKET, 0);
+    assert_int_equal(f->m.res.h, 4);
+    for (int k = 0; k < 8 && f->a->vs.head >= 0; k++)
+        key(f, SDLK_h, 0);
+    assert_int_equal(f->a->vs.head, MODEL_HEAD_AVG);
+    for (int k = 0; k < 8 && f->a->vs.query != 1; k++)
+        key(f, f->a->vs.query > 1 ? SDLK_UP : SDLK_DOWN, 0); /* query "train" */
+    for (int k = 0; k < 8 && f->a->vs.key != 4; k++)
+        key(f, SDLK_RIGHT, 0); /* key "station" */
+    int i = f->a->vs.query, j = f->a->vs.key, T = f->m.res.Tk;
+    assert_int_equal(i, 1);
+    assert_int_equal(j, 4);
+    draw_at(f, 1280, 800);
+    char all[4000], want[400];
+    texts_in(f->a->layout.step, all, sizeof all);
+    int top = 0;
+    double mean = 0.0;
+    size_t used = (size_t)snprintf(want, sizeof want, "(");
+    for (int k = 0; k < 4; k++) {
+        const float *W = model_matrix(&f->m, MODEL_WEIGHTS, k);
+        if (W[i * T + j] > model_matrix(&f->m, MODEL_WEIGHTS, top)[i * T + j])
+            top = k;
+        mean += W[i * T + j];
+        used += (size_t)snprintf(want + used, sizeof want - used, "%s%.3f", k ? " + " : "", (double)W[i * T + j]);
+    }
+    assert_true(top != 0); /* the test means something: head 1 is not the largest */
+    snprintf(want + used, sizeof want - used, ") / 4 = %.3f", mean / 4);
+    assert_float_equal(mean / 4, model_matrix(&f->m, MODEL_WEIGHTS, MODEL_HEAD_AVG)[i * T + j], 1e-6);
+    if (!strstr(all, want))
+        fail_msg("the step view of the mean lacks \"%s\": %s", want, all);
+    char title[80];
+    snprintf(title, sizeof title, "head %d of the 4 heads' mean", top + 1);
+    if (!strstr(all, title))
+        fail_msg("the step view of the mean does not say \"%s\": %s", title, all);
+    assert_null(strstr(all, "(head 1)"));
+}
+
+/* A long text through the sentence bar: Enter, Ctrl+U, the text in text
+ * events of up to 31 bytes (as a paste by an input method), Esc. */
+static void type_long(Fix *f, const char *text)
+{
+    key(f, SDLK_RETURN, 0);
+    key(f, SDLK_u, KMOD_CTRL);
+    for (size_t at = 0, n = strlen(text); at < n;) {
+        SDL_Event e;
+        memset(&e, 0, sizeof e);
+        e.type = SDL_TEXTINPUT;
+        size_t k = n - at < 31 ? n - at : 31;
+        memcpy(e.text.text, text + at, k);
+        app_handle_event(f->a, &e);
+        at += k;
+    }
+    key(f, SDLK_ESCAPE, 0);
+}
+
+/* Long texts' line diagram (issue 28, item 12): 331 tokens, the diagram
+ * shows those around the query; its lines to the keys out of view end at
+ * the edge row, which names the strongest of them; A (all queries' lines)
+ * changes the diagram even though every weight is small. */
+static void test_lines_long_text(void **state)
+{
+    Fix *f = *state;
+    static const char *const words[] = {"the", "train", "left", "on", "time", "and", "a", "man", "went",
+                                        "to", "bank", "of", "river", "with", "his", "dog", "rain"};
+    char text[4000];
+    size_t used = 0;
+    unsigned x = 7;
+    for (int k = 0; k < 330; k++) {
+        x = x * 1103515245u + 12345u;
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s ", words[(x >> 16) % 17]);
+    }
+    snprintf(text + used, sizeof text - used, "station");
+    type_long(f, text);
+    assert_int_equal(f->m.T, 331);
+    const ViewLayout *l = &f->a->layout;
+    assert_true(l->lines_vis > 0 && l->lines_vis < 331);
+    /* the query's strongest key below the view (the diagram shows the top lines) */
+    const AttnMap *m = &f->a->vs.weights;
+    int q = f->a->vs.query, best = -1;
+    for (int j = l->lines0 + l->lines_vis; j < m->Tk; j++)
+        if (best < 0 || attn_map_at(m, q, j) > attn_map_at(m, q, best))
+            best = j;
+    assert_true(best >= 0);
+    draw_at(f, 1280, 800);
+    char all[20000], want[80];
+    texts_in(f->a->layout.lines, all, sizeof all);
+    snprintf(want, sizeof want, "\xE2\x86\x93 %s ", m->k_labels[best]);
+    if (!strstr(all, want))
+        fail_msg("the line diagram does not name the key below the view (\"%s\"): %s", want, all);
+    /* all queries' lines: the diagram changes */
+    SDL_Rect lr = f->a->layout.lines;
+    SDL_Surface *before = SDL_CreateRGBSurfaceWithFormat(0, lr.w, lr.h, 24, SDL_PIXELFORMAT_RGB888);
+    assert_non_null(before);
+    app_draw(f->a, f->r);
+    SDL_BlitSurface(f->surf, &lr, before, NULL);
+    key(f, SDLK_a, 0);
+    assert_true(f->a->vs.all_lines);
+    app_draw(f->a, f->r);
+    SDL_Surface *after = SDL_CreateRGBSurfaceWithFormat(0, lr.w, lr.h, 24, SDL_PIXELFORMAT_RGB888);
+    assert_non_null(after);
+    SDL_BlitSurface(f->surf, &lr, after, NULL);
+    long differ = 0;
+    for (int y = 0; y < lr.h; y++)
+        differ += memcmp((char *)before->pixels + y * before->pitch, (char *)after->pixels + y * after->pitch,
+                         (size_t)lr.w * 4) != 0;
+    SDL_FreeSurface(before);
+    SDL_FreeSurface(after);
+    if (differ < lr.h / 4)
+        fail_msg("A (all queries' lines) changes %ld of the line diagram's %d rows at 331 tokens", differ, lr.h);
+}
+
+/* The compare view at projector sizes (issue 28, item 10): at 132 % pinning
+ * from another tab opens the Compare tab; the three grids share the width
+ * (the reference's colour bar is the current map's), every label drawn;
+ * at 1280 × 800 the reference and current maps show their numbers (the
+ * difference's, wider, when they fit). */
+static void test_compare_projector(void **state)
+{
+    Fix *f = *state;
+    f->a->ui_scale = 1.32f;
+    for (int z = 0; z < 2; z++) {
+        draw_at(f, sizes[z].w, sizes[z].h);
+        if (f->a->cmp)
+            key(f, SDLK_v, 0); /* unpin */
+        for (int k = 0; k < 3 && f->a->vs.side != SIDE_EDITOR; k++)
+            key(f, SDLK_TAB, KMOD_CTRL);
+        draw_at(f, sizes[z].w, sizes[z].h);
+        assert_int_equal(f->a->layout.side_shown, SIDE_EDITOR);
+        key(f, SDLK_v, 0);
+        key(f, SDLK_p, 0); /* posenc: a difference */
+        draw_at(f, sizes[z].w, sizes[z].h);
+        const ViewLayout *l = &f->a->layout;
+        char where[40];
+        snprintf(where, sizeof where, "%dx%d at 132 %%", sizes[z].w, sizes[z].h);
+        if (l->side_shown != SIDE_LINES)
+            fail_msg("%s: pinning leaves the Compare tab hidden", where);
+        for (int k = 0; k < 3; k++) {
+            if (l->cmp[k].cell < (z == 0 ? 40.0f : 28.0f)) /* were 32 and 20 px (5 px in the main area) */
+                fail_msg("%s: compare figure %d has cells of %.1f px", where, k, (double)l->cmp[k].cell);
+            if (l->cmp[k].every_r != 1 || l->cmp[k].every_c != 1)
+                fail_msg("%s: compare figure %d drops labels", where, k);
+        }
+        if (z == 0 && (!l->cmp[0].value_px || !l->cmp[1].value_px || !drawn("0.")))
+            fail_msg("%s: the reference and current maps' cells of %.1f px show no numbers", where,
+                     (double)l->cmp[0].cell);
+        key(f, SDLK_p, 0);
+    }
+}
+
+/* Show side panel p (Ctrl+Tab) at w × h. */
+static void show_side(Fix *f, int p, int w, int h)
+{
+    draw_at(f, w, h);
+    for (int k = 0; k < 4 && f->a->layout.side_shown != p; k++) {
+        key(f, SDLK_TAB, KMOD_CTRL);
+        draw_at(f, w, h);
+    }
+    assert_int_equal(f->a->layout.side_shown, p);
+}
+
+/* Small text at 132 % (issue 28, item 11), at 1280 × 800 and 1024 × 768:
+ * the step view's title is not cut (it wraps: the key's name whole), and
+ * teach mode's buttons are all there on as many rows as they need, each
+ * label inside its button. */
+static void test_projector_texts(void **state)
+{
+    Fix *f = *state;
+    f->a->ui_scale = 1.32f;
+    for (int z = 0; z < 2; z++) {
+        int w = sizes[z].w, h = sizes[z].h;
+        for (int k = 0; k < 8 && f->a->vs.query != 1; k++)
+            key(f, f->a->vs.query > 1 ? SDLK_UP : SDLK_DOWN, 0); /* query "train" */
+        for (int k = 0; k < 8 && f->a->vs.key != 4; k++)
+            key(f, SDLK_RIGHT, 0); /* key "station" */
+        show_side(f, SIDE_STEP, w, h);
+        char all[8000];
+        texts_in(f->a->layout.step, all, sizeof all);
+        if (!strstr(all, "\xE2\x80\x9Cstation\xE2\x80\x9D"))
+            fail_msg("%dx%d at 132 %%: the step view's title is cut: %s", w, h, all);
+        key(f, SDLK_w, 0);
+        show_side(f, SIDE_STEP, w, h);
+        const ViewLayout *l = &f->a->layout;
+        for (int b = 0; b < TBTN_COUNT; b++) {
+            if (l->teach_btn[b].w <= 0 || !inside(l->teach_btn[b], l->step))
+                fail_msg("%dx%d at 132 %%: teach button %d is cut or missing", w, h, b);
+            for (int c = 0; c < b; c++)
+                if (!apart(l->teach_btn[b], l->teach_btn[c]))
+                    fail_msg("%dx%d at 132 %%: teach buttons %d and %d overlap", w, h, c, b);
+        }
+        int found = 0;
+        for (int k = 0; k < n_boxes && k < MAX_BOXES; k++)
+            if (strcmp(boxes[k].text, "[5] current map") == 0) {
+                found = 1;
+                if (!inside(boxes[k].box, l->teach_btn[TBTN_CURRENT]))
+                    fail_msg("%dx%d at 132 %%: \"[5] current map\" leaves its button", w, h);
+            }
+        assert_true(found);
+        key(f, SDLK_w, 0);
+    }
+}
+
 /* The help on a projector: at 132 % in teach mode its lines do not fit at
  * a readable size, so it has pages (PageDown, PageUp); every line is on one
  * page, every text inside the window and at least the readable size. */
@@ -329,6 +548,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_teach_mode, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compare_view, setup, teardown),
         cmocka_unit_test_setup_teardown(test_help_pages, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_step_view_of_the_mean, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lines_long_text, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_compare_projector, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_projector_texts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctrl_tab_walks_the_tabs, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -16,6 +16,7 @@
 #include "attnviz/figure.h"
 #include "attnviz/teach_app.h"
 #include "attnviz/theme.h"
+#include "../src/view/text.h"
 
 static void act(Fix *f, AppActionKind k, int i, int j, float v)
 {
@@ -220,6 +221,7 @@ static void test_run_tick_plateau(void **state)
     double l0 = app_teach_loss(f->a);
     assert_float_equal(l0, naive_loss(f), 1e-4);
     f->a->teach->max_steps_tick = 25;
+    f->a->teach->pace = TEACH_PACE_COUNT - 1; /* as fast as it goes (test_pace: the paces) */
     int wait = -1;
     assert_int_equal(app_tick(f->a, 1000, &wait), 0); /* not running: nothing */
     key(f, SDLK_SPACE, 0);
@@ -247,6 +249,115 @@ static void test_run_tick_plateau(void **state)
     assert_int_equal(f->a->teach->n_hist, f->a->teach->steps + 1);
     for (long k = 1; k < f->a->teach->n_hist; k++)
         assert_true(isfinite(f->a->teach->hist[k]));
+}
+
+/* Draw the frame, recording its texts: is one starting with prefix there? */
+static TextBox boxes[600];
+static int n_boxes;
+
+static const char *drawn_text(Fix *f, const char *prefix)
+{
+    text_record(boxes, 600, &n_boxes);
+    app_draw(f->a, f->r);
+    text_record(NULL, 0, NULL);
+    for (int b = 0; b < n_boxes && b < 600; b++)
+        if (strncmp(boxes[b].text, prefix, strlen(prefix)) == 0)
+            return boxes[b].text;
+    return NULL;
+}
+
+/* Run teaching from now until it stops (at most a minute): how long it took. */
+static Uint32 run_until_stopped(Fix *f, Uint32 now)
+{
+    int wait;
+    Uint32 t0 = now;
+    key(f, SDLK_SPACE, 0);
+    assert_true(f->a->teach->running);
+    while (f->a->teach->running && now - t0 < 60000) {
+        app_tick(f->a, now, &wait);
+        now += 16;
+    }
+    assert_false(f->a->teach->running);
+    return now - t0;
+}
+
+/* Teach mode runs at a pace a class can watch (issue 28, item 6): time comes
+ * from app_tick's clock only. The first step at once, then slowly, faster
+ * as it goes; > and < (Shift+. and Shift+,) faster and slower; at the
+ * default pace the quickest preset (6 steps) and the slowest (a plateau
+ * after about 1800 steps) take 2 to 20 seconds, the step counted on screen;
+ * once stopped, ticks change nothing and ask for no frame. */
+static void test_pace(void **state)
+{
+    Fix *f = *state;
+    key(f, SDLK_w, 0);
+    key(f, SDLK_1, 0); /* self, no posenc: a plateau after ~1800 steps */
+    int def = f->a->teach->pace;
+    key(f, SDLK_SPACE, 0);
+    int wait = -1;
+    Uint32 now = 500000;
+    assert_int_equal(app_tick(f->a, now, &wait), 1);
+    assert_int_equal(f->a->teach->steps, 1); /* the first step at once */
+    assert_true(wait > 0 && wait <= 1000);
+    assert_int_equal(app_tick(f->a, now + (Uint32)wait - 1, &wait), 0); /* not yet due: nothing */
+    assert_int_equal(f->a->teach->steps, 1);
+    app_tick(f->a, now + 1000, &wait); /* the first second: a few steps to watch */
+    long first = f->a->teach->steps;
+    assert_int_equal(first, 1 + teach_pace_steps(def, 1000));
+    assert_true(first >= 2 && first <= 5);
+    app_tick(f->a, now + 4000, &wait); /* faster as it goes */
+    assert_true(f->a->teach->steps - first > 3 * (first - 1));
+    /* faster: more steps in the next second; slower: fewer */
+    key(f, SDLK_PERIOD, KMOD_SHIFT);
+    assert_true(f->a->teach->pace > def);
+    assert_non_null(strstr(f->a->status, "faster"));
+    long s0 = f->a->teach->steps;
+    app_tick(f->a, now += 10000, &wait);
+    app_tick(f->a, now + 1000, &wait);
+    long faster = f->a->teach->steps - s0;
+    assert_true(faster > first);
+    key(f, SDLK_COMMA, KMOD_SHIFT);
+    key(f, SDLK_COMMA, KMOD_SHIFT);
+    assert_true(f->a->teach->pace < def);
+    s0 = f->a->teach->steps;
+    app_tick(f->a, now += 10000, &wait);
+    app_tick(f->a, now + 1000, &wait);
+    assert_true(f->a->teach->steps - s0 < first);
+    assert_true(f->a->teach->running);
+    key(f, SDLK_PERIOD, KMOD_SHIFT); /* back to the default */
+    assert_int_equal(f->a->teach->pace, def);
+    /* from the start again at the default pace: the slowest preset */
+    key(f, SDLK_SPACE, 0);
+    key(f, SDLK_BACKSPACE, 0);
+    Uint32 took = run_until_stopped(f, now += 10000);
+    assert_non_null(strstr(f->a->status, "stopped improving"));
+    assert_true(f->a->teach->steps > 1000);
+    assert_true(took >= 2000 && took <= 20000);
+    /* the step counted on screen */
+    char want[40];
+    snprintf(want, sizeof want, "Teach: step %ld,", f->a->teach->steps);
+    assert_non_null(drawn_text(f, want));
+    /* stopped: nothing changes, no frame asked for */
+    app_draw(f->a, f->r);
+    SDL_Surface *before = SDL_ConvertSurface(f->surf, f->surf->format, 0);
+    long steps = f->a->teach->steps;
+    now += took;
+    for (int k = 0; k < 50; k++) {
+        assert_int_equal(app_tick(f->a, now += 16, &wait), 0);
+        assert_true(wait != 0);
+    }
+    assert_int_equal(f->a->teach->steps, steps);
+    app_draw(f->a, f->r);
+    assert_memory_equal(before->pixels, f->surf->pixels, (size_t)before->pitch * before->h);
+    SDL_FreeSurface(before);
+    /* the quickest: first, with posenc, learned in a few steps */
+    key(f, SDLK_BACKSPACE, 0);
+    key(f, SDLK_p, 0);
+    key(f, SDLK_4, 0);
+    took = run_until_stopped(f, now += 10000);
+    assert_non_null(strstr(f->a->status, "learned"));
+    assert_true(f->a->teach->steps < 20);
+    assert_true(took >= 2000 && took <= 20000);
 }
 
 static void test_reset_and_undo(void **state)
@@ -550,6 +661,7 @@ int main(void)
         T(test_presets_and_current_map),
         T(test_control_and_buttons),
         T(test_run_tick_plateau),
+        T(test_pace),
         T(test_reset_and_undo),
         T(test_presets_learn_fast),
         T(test_classroom_sentences_learn),

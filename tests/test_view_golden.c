@@ -57,20 +57,20 @@ typedef struct Golden {
 
 static const Golden expected[] = {
     {"window-default", 0x708437725a5504ddULL},
-    {"window-teach", 0xdae3a3ad056f6d30ULL},
+    {"window-teach", 0xc2f9f1399e3f848fULL},
     {"window-heads4-tooltip", 0x456c123b91c20965ULL},
-    {"window-heads4-help", 0xa503bbcf7c8b9b66ULL},
+    {"window-heads4-help", 0xf1bfcd7f1a2ef6e1ULL},
     {"window-light-editing", 0xd2f4fd7b3892dd0bULL},
     {"window-narrow-zoom", 0x01803b5976891f91ULL},
     {"window-prompt", 0x5c058a574bc7e149ULL},
-    {"window-long", 0x96344f0ea477bdf5ULL},
+    {"window-long", 0x04b655e8340e566aULL},
     {"window-basic-scale150", 0xacbb0cf891a726c3ULL},
     {"window-empty", 0x5eb0851ebf1c7e45ULL},
     {"panel-heatmap", 0x04e78394a923aa2bULL},
     {"panel-lines", 0x7424447eb1a1ccfdULL},
     {"panel-both", 0x37cf8c0787a8ddaeULL},
     {"panel-heatmap-causal-dark", 0x3cc48881f5cfba13ULL},
-    {"panel-both-long", 0xd61f995066ed0a88ULL},
+    {"panel-both-long", 0x5ffce7f35971f9d5ULL},
 };
 
 static int group_setup(void **state)
@@ -219,6 +219,7 @@ static void test_golden_windows(void **state)
     s.teach_loss = loss;
     s.n_teach_loss = 80;
     s.teach_steps = 79;
+    s.teach_pace = 1.0; /* the default pace */
     s.teach_running = 1;
     s.teach_info = "adam \xC2\xB7 lr 0.1 \xC2\xB7 training wq,wk \xC2\xB7 the shown head";
     window("window-teach", &m, &s, 1280, 800);

@@ -89,6 +89,7 @@ typedef enum AppActionKind {
     ACT_TEACH_LR,       /* i: +1 learning rate x 2, -1 / 2 */
     ACT_TEACH_OPT,      /* SGD / Adam */
     ACT_TEACH_TRAIN,    /* what trains: wq,wk → +x → +v (additive) → x */
+    ACT_TEACH_PACE,     /* i: +1 faster, -1 slower (steps a second) */
     ACT_SIDE_TAB,       /* the side area's tab when panels share it: i +1 next,
                            -1 previous, 0 the SidePanel j */
     ACT_QUIT,

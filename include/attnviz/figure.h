@@ -55,6 +55,10 @@ typedef struct FigureOptions {
     ColorScaleMode cscale;/* how weights are coloured (0: fixed 0–1) */
     const ColorScale *cs;/* the map's colour scale when known (a view caches
                             it), or NULL: scanned from the map for cscale */
+    int values_fit;      /* numbers in the cells whenever they fit (the
+                            compare view), not only in cells of 34 px × scale,
+                            and labels a whole line apart */
+    int no_colorbar;     /* none (bar.w 0): the next figure's serves both */
 } FigureOptions;
 
 /* Options of an export figure at scale, with its title and facts. */

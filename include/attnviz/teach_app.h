@@ -4,6 +4,8 @@
 #ifndef ATTNVIZ_TEACH_APP_H
 #define ATTNVIZ_TEACH_APP_H
 
+#include <stdint.h>
+
 #include "attnviz/action.h"
 #include "attnviz/error.h"
 #include "attnviz/model.h"
@@ -33,6 +35,16 @@ struct AppState;
 struct AppSnapshot;
 
 #define TEACH_TICK_MS 8        /* stepping per frame: the window stays responsive */
+/* The pace a class can follow: slow at first, when each step changes the
+ * map most, then faster (the loss curve is on a log scale): TEACH_PACE_START
+ * steps a second, doubling every TEACH_PACE_DOUBLING_MS. At the default, a
+ * pattern learned in 6 steps takes 2 s and a plateau after 1800 steps 17 s.
+ * Faster and slower multiply it by the TEACH_PACES (0: as fast as it goes). */
+#define TEACH_PACE_START 1.5
+#define TEACH_PACE_DOUBLING_MS 2000
+#define TEACH_PACES {0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 0.0}
+#define TEACH_PACE_COUNT 8
+#define TEACH_PACE_DEFAULT 2
 #define TEACH_PLATEAU_WINDOW 200
 #define TEACH_PLATEAU_TOL 1e-4
 #define TEACH_LOSS_MIN 1e-4    /* below this the pattern is learned */
@@ -56,6 +68,10 @@ typedef struct AppTeach {
     long n_hist, cap_hist;
     long steps;                /* steps taken since teach mode started */
     int max_steps_tick;        /* > 0: at most this many steps a tick (tests) */
+    int pace;                  /* index into TEACH_PACES */
+    int clock_on;              /* the run's clock started: clock_ms, clock_steps */
+    uint32_t clock_ms;         /* app_tick's time when the run (or pace) started */
+    long clock_steps;          /* the steps taken by then */
     char info[200];            /* the settings line the loss panel shows */
 } AppTeach;
 
@@ -82,10 +98,18 @@ void app_teach_train(struct AppState *a);
 /* After any other action: the target dropped when the sentences changed
  * size, the teacher restarted (the loss recomputed) when the model did. */
 void app_teach_sync(struct AppState *a);
-/* Stepping while running: as many steps as fit in TEACH_TICK_MS, then the
+/* The pace one step faster (dir > 0) or slower. */
+void app_teach_pace(struct AppState *a, int dir);
+/* The multiplier of pace index p (0: as fast as it goes). */
+double teach_pace_factor(int p);
+/* The steps due dt_ms after a run started at pace p, the first aside (it
+ * is taken at once); a large number at full speed. */
+long teach_pace_steps(int p, uint32_t dt_ms);
+/* Stepping while running, at the pace: the steps due by now_ms (app_tick's
+ * clock, so tests inject time), at most TEACH_TICK_MS of them, then the
  * maps; stops on a plateau with a status message. Returns 1 when
- * something changed; *wait_ms 0 while running. */
-int app_teach_tick(struct AppState *a, int *wait_ms);
+ * something changed; *wait_ms until the next step is due while running. */
+int app_teach_tick(struct AppState *a, uint32_t now_ms, int *wait_ms);
 /* The view's teach fields from the state (app_draw). */
 void app_teach_view(struct AppState *a);
 void app_teach_free(struct AppState *a);

@@ -128,6 +128,7 @@ typedef struct ViewState {
                                  each step (n_teach_loss points) */
     long n_teach_loss, teach_steps;
     int teach_running;
+    double teach_pace;        /* the pace's multiplier, 0 full speed */
     const char *teach_info;   /* the settings: optimiser, lr, what trains */
 
     /* window-only parts (ignored by the panel exports) */

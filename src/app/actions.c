@@ -75,6 +75,7 @@ static const char *const action_names[ACT_COUNT] = {
     [ACT_TEACH_LR] = "teach_lr",
     [ACT_TEACH_OPT] = "teach_opt",
     [ACT_TEACH_TRAIN] = "teach_train",
+    [ACT_TEACH_PACE] = "teach_pace",
     [ACT_CYCLE_LAYER] = "cycle_layer",
     [ACT_TOGGLE_GRID] = "toggle_grid",
     [ACT_TOGGLE_ROLLOUT] = "toggle_rollout",
@@ -426,7 +427,7 @@ int app_apply(AppState *a, const AppAction *act)
     /* teach mode's, then the source's own actions, then what acts on any map */
     if (!app_teach_apply(a, act) && a->kind->apply(a, act) < 0)
         apply(a, act);
-    if (act->kind < ACT_TEACH || act->kind > ACT_TEACH_TRAIN)
+    if (act->kind < ACT_TEACH || act->kind > ACT_TEACH_PACE)
         app_teach_sync(a); /* the target or the loss after a change of sentence or model */
     int changed = a->dirty || a->status_serial != said; /* a message is drawn too */
     a->dirty = before | changed;

@@ -498,7 +498,7 @@ int app_tick(AppState *a, Uint32 now_ms, int *wait_ms)
     }
     *wait_ms = a->unsaved ? (int)(APP_AUTOSAVE_MS - (now_ms - a->autosave_at)) + 1 : -1;
     int changed = a->kind->tick ? a->kind->tick(a, now_ms, wait_ms) : 0; /* background work */
-    return app_teach_tick(a, wait_ms) | changed; /* teaching: steps every frame, no wait */
+    return app_teach_tick(a, now_ms, wait_ms) | changed; /* teaching: steps at its pace */
 }
 
 void app_present(AppState *a)

@@ -132,6 +132,8 @@ void compare_toggle(AppState *a)
         return;
     }
     compare_view(a);
+    if (a->layout.side_tab[SIDE_LINES].w > 0) /* the figures' room is a tab: open it */
+        a->vs.side = SIDE_LINES;
     app_status(a, 0, "compare: pinned as the reference; change %s to see the difference (V unpins)",
                a->kind->compare_hint ? a->kind->compare_hint : "what is shown");
 }

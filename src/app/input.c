@@ -39,6 +39,7 @@ static const char H_LAYER[] = "attention file: next / previous layer (then the a
 static const char H_GRID[] = "model view: move the selection, open it in the head view";
 static const char H_TEACH_PRESET[] = "teach: target self / previous / next / first; the current map; none";
 static const char H_SIDE[] = "next / previous panel where panels share one area (a large interface, a small window)";
+static const char H_TEACH_PACE[] = "teach: faster / slower (steps a second)";
 static const char H_TEACH_LR[] = "teach: learning rate \xC3\x97" "2 / \xC3\xB7" "2";
 
 #define CTRL KEYMOD_CTRL
@@ -103,7 +104,11 @@ static const AppKey key_table[] = {
     ROW(SDLK_KP_ENTER, 0, GRID, ACT_GRID_OPEN, -1, -1, 0.0f, NULL),
     /* teach mode is on (W): the heatmap paints the target */
     K(SDLK_SPACE, NOSHIFT, TEACH, ACT_TEACH_RUN, -1, "teach: run / pause gradient descent"),
-    K(SDLK_PERIOD, 0, TEACH, ACT_TEACH_STEP, 0, "teach: one step"),
+    K(SDLK_PERIOD, NOSHIFT, TEACH, ACT_TEACH_STEP, 0, "teach: one step"),
+    K(SDLK_PERIOD, SHIFT, TEACH, ACT_TEACH_PACE, 1, H_TEACH_PACE),
+    K(SDLK_COMMA, SHIFT, TEACH, ACT_TEACH_PACE, -1, H_TEACH_PACE),
+    K(SDLK_GREATER, 0, TEACH, ACT_TEACH_PACE, 1, NULL), /* a key of its own on some layouts */
+    K(SDLK_LESS, 0, TEACH, ACT_TEACH_PACE, -1, NULL),
     K(SDLK_BACKSPACE, 0, TEACH, ACT_TEACH_RESET, 0, "teach: back to the weights from before teaching"),
     ROW(SDLK_RETURN, 0, TEACH, ACT_TEACH_PAINT, -1, -1, -1.0f,
         "teach: paint / erase the query row's cell at the focused key (or click, drag)"),

@@ -23,8 +23,20 @@ static AppTeach *teach_get(AppState *a)
         a->teach->train = TEACH_WQ | TEACH_WK;
         a->teach->opt = TEACH_OPT_ADAM;
         a->teach->lr = 0.1f;
+        a->teach->pace = TEACH_PACE_DEFAULT;
     }
     return a->teach;
+}
+
+/* "pace ×2", or "full speed" (names the pace). */
+static const char *pace_name(int p)
+{
+    static char buf[40];
+    double f = teach_pace_factor(p);
+    if (f <= 0.0)
+        return "full speed";
+    snprintf(buf, sizeof buf, "pace \xC3\x97%g", f);
+    return buf;
 }
 
 /* ---- the loss curve ------------------------------------------------------------- */
@@ -346,11 +358,13 @@ void app_teach_run(AppState *a, int run)
     if (!t || !a->kind->learnable)
         return;
     t->running = run < 0 ? !t->running : run;
+    t->clock_on = 0;
     if (t->running && teacher_ready(a, 0) < 0)
         t->running = 0;
+    else if (t->running)
+        app_status(a, 0, "teaching at %s: Space pauses, > faster, < slower", pace_name(t->pace));
     else
-        app_status(a, 0, t->running ? "teaching: Space pauses" : "paused after %ld steps (loss %.4g)", t->steps,
-                   app_teach_loss(a));
+        app_status(a, 0, "paused after %ld steps (loss %.4g)", t->steps, app_teach_loss(a));
     a->dirty = 1;
 }
 
@@ -407,6 +421,40 @@ void app_teach_lr(AppState *a, int dir)
     settings_changed(a);
 }
 
+static const double paces[TEACH_PACE_COUNT] = TEACH_PACES;
+
+double teach_pace_factor(int p)
+{
+    return paces[p < 0 ? 0 : p >= TEACH_PACE_COUNT ? TEACH_PACE_COUNT - 1 : p];
+}
+
+/* steps(t) = r0 · h / ln 2 · (2^(t/h) − 1): the integral of a rate r0
+ * doubling every h. */
+long teach_pace_steps(int p, uint32_t dt_ms)
+{
+    double f = teach_pace_factor(p);
+    if (f <= 0.0)
+        return 1000000000L;
+    double h = TEACH_PACE_DOUBLING_MS;
+    double c = TEACH_PACE_START * f * (h / 1000.0) / log(2.0);
+    double n = c * (exp2((double)dt_ms / h) - 1.0);
+    return n < 1e9 ? (long)n : 1000000000L;
+}
+
+void app_teach_pace(AppState *a, int dir)
+{
+    AppTeach *t = teach_get(a);
+    if (!t)
+        return;
+    int p = t->pace + (dir > 0 ? 1 : -1);
+    if (p >= 0 && p < TEACH_PACE_COUNT)
+        t->pace = p;
+    t->clock_on = 0; /* the new pace counts from the next tick */
+    app_status(a, 0, "teach: %s (> faster, < slower)%s", pace_name(t->pace),
+               p < 0 ? ": the slowest" : p >= TEACH_PACE_COUNT ? ": the fastest" : "");
+    a->dirty = 1;
+}
+
 void app_teach_opt(AppState *a)
 {
     AppTeach *t = teach_get(a);
@@ -456,17 +504,58 @@ void app_teach_sync(AppState *a)
         teacher_restart(a, 1); /* the model changed under the teacher: the loss again */
 }
 
-int app_teach_tick(AppState *a, int *wait_ms)
+/* The steps the pace has due by now_ms since the run's clock started: the
+ * first at once, then the pace's. */
+static long steps_due(const AppTeach *t, uint32_t now_ms)
+{
+    return t->clock_steps + 1 + teach_pace_steps(t->pace, now_ms - t->clock_ms);
+}
+
+/* Milliseconds from now_ms until the next step is due (t's pace not full
+ * speed): the least dt with teach_pace_steps(dt) >= the steps taken. */
+static int wait_next(const AppTeach *t, uint32_t now_ms)
+{
+    long n = t->steps - t->clock_steps; /* due when the pace's count reaches n */
+    double h = TEACH_PACE_DOUBLING_MS;
+    double c = TEACH_PACE_START * teach_pace_factor(t->pace) * (h / 1000.0) / log(2.0);
+    double at = ceil(h * log2((double)n / c + 1.0));
+    uint32_t dt = now_ms - t->clock_ms;
+    while (at > dt && teach_pace_steps(t->pace, (uint32_t)at - 1) >= n)
+        at--; /* rounding: never later than due */
+    return at > dt ? (int)(at - dt < 1000 ? at - dt : 1000) : 0;
+}
+
+static void wait_at_most(int *wait_ms, int ms)
+{
+    if (*wait_ms < 0 || ms < *wait_ms)
+        *wait_ms = ms;
+}
+
+int app_teach_tick(AppState *a, uint32_t now_ms, int *wait_ms)
 {
     AppTeach *t = a->teach;
     if (!t || !t->running || !t->on)
         return 0;
+    int full = teach_pace_factor(t->pace) <= 0.0;
+    if (!t->clock_on) { /* the run (or the pace) starts now */
+        t->clock_on = 1;
+        t->clock_ms = now_ms;
+        t->clock_steps = t->steps;
+    }
+    long k = full ? 1000000 : steps_due(t, now_ms) - t->steps;
+    if (k <= 0) { /* not yet: nothing changes, come back when a step is due */
+        wait_at_most(wait_ms, wait_next(t, now_ms));
+        return 0;
+    }
+    if (k > 1000000)
+        k = 1000000;
+    if (t->max_steps_tick > 0 && k > t->max_steps_tick)
+        k = t->max_steps_tick;
     Uint64 budget = SDL_GetPerformanceFrequency() * TEACH_TICK_MS / 1000;
-    long k = t->max_steps_tick > 0 ? t->max_steps_tick : 1000000;
     if (steps(a, k, t->max_steps_tick > 0 ? 0 : budget) == 0)
         check_stop(a);
     if (t->running)
-        *wait_ms = 0;
+        wait_at_most(wait_ms, full || t->steps < steps_due(t, now_ms) ? 0 : wait_next(t, now_ms));
     return 1;
 }
 
@@ -487,6 +576,7 @@ void app_teach_view(AppState *a)
     s->n_teach_loss = t->n_hist;
     s->teach_steps = t->steps;
     s->teach_running = t->running;
+    s->teach_pace = teach_pace_factor(t->pace);
     char names[40];
     teach_train_names(t->train, names, sizeof names);
     snprintf(t->info, sizeof t->info, "%s \xC2\xB7 lr %g \xC2\xB7 training %s \xC2\xB7 %s", teach_opt_name(t->opt),
@@ -530,6 +620,7 @@ int app_teach_apply(AppState *a, const AppAction *c)
     case ACT_TEACH_LR: app_teach_lr(a, c->i); return 1;
     case ACT_TEACH_OPT: app_teach_opt(a); return 1;
     case ACT_TEACH_TRAIN: app_teach_train(a); return 1;
+    case ACT_TEACH_PACE: app_teach_pace(a, c->i); return 1;
     case ACT_DRAG_END:
         if (t)
             t->paint = -1;

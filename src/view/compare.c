@@ -76,6 +76,9 @@ static void lay_one(View *v, const ViewState *s, int k, SDL_Rect area, float max
     window_figure_options(s, area, max_cell, &o);
     o.title = title ? title : "";
     o.facts = facts;
+    o.values_fit = 1;
+    /* the pair shares one scale (pair_scale): the current map's bar serves both */
+    o.no_colorbar = k == 0 && pair_scale(s, 0).id == pair_scale(s, 1).id && !pair_scale(s, 0).per_row;
     ColorScale cs = k < 2 ? pair_scale(s, k) : colormap_scale_for_map(map, s->cmap);
     o.cs = &cs;
     figure_layout(f, map, &o, &tm);
@@ -85,12 +88,25 @@ void compare_layout(View *v, const ViewState *s, SDL_Rect area, ViewLayout *l)
 {
     int gap = S(s, 14), w3 = (area.w - 2 * gap) / 3;
     float max_cell = (float)S(s, 90);
+    /* the figures need different room beside their grids (the reference
+     * its row labels, not always a colour bar): measured at a third each,
+     * the widths then given so that the three grids can be as wide */
+    int width[3] = {w3, w3, w3}, beside[3], sum = 0;
+    for (int k = 0; k < 3; k++) {
+        lay_one(v, s, k, (SDL_Rect){area.x, area.y, w3 > 1 ? w3 : 1, area.h}, max_cell, &l->cmp[k]);
+        beside[k] = w3 - l->cmp[k].grid.w;
+        sum += beside[k];
+    }
+    int g = (area.w - 2 * gap - sum) / 3;
+    if (g > 0 && l->cmp[0].grid.w > 0 && l->cmp[1].grid.w > 0 && l->cmp[2].grid.w > 0)
+        for (int k = 0; k < 3; k++)
+            width[k] = g + beside[k];
     /* twice at most: the second time with the smallest cell of the three,
      * so the rows line up across the figures */
     for (int pass = 0; pass < 2; pass++) {
         float smallest = max_cell;
-        for (int k = 0; k < 3; k++) {
-            SDL_Rect a = {area.x + k * (w3 + gap), area.y, w3 > 1 ? w3 : 1, area.h};
+        for (int k = 0, x = area.x; k < 3; x += width[k] + gap, k++) {
+            SDL_Rect a = {x, area.y, width[k] > 1 ? width[k] : 1, area.h};
             lay_one(v, s, k, a, max_cell, &l->cmp[k]);
             if (l->cmp[k].Tq && l->cmp[k].Tk && l->cmp[k].cell < smallest)
                 smallest = l->cmp[k].cell;

@@ -394,6 +394,21 @@ static int finish_titles(FigTitles *t, const Ctx *c, const FigureOptions *o, int
     return w;
 }
 
+/* The widest number a cell of scale cs shows, at px. */
+static int widest_value(const Ctx *c, const ColorScale *cs, int px)
+{
+    float a = fmaxf(fabsf(cs->lo), fabsf(cs->hi));
+    const float probe[] = {cs->lo, cs->hi, cs->lo < 0.0f ? -a : a, 0.0f};
+    int most = 0;
+    for (int k = 0; k < 4; k++) {
+        char buf[32];
+        colormap_cell_label(cs, probe[k], buf, sizeof buf);
+        int w = tw(c, px, buf);
+        most = w > most ? w : most;
+    }
+    return most;
+}
+
 void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o, const TextMeasure *tm)
 {
     Ctx c = {tm, o->scale > 0 ? o->scale : 1.0f};
@@ -423,14 +438,27 @@ void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o, const 
     f->grid.y = y0;
     if (f->Tq && f->Tk) {
         /* room under the grid for half of the lowest tick label */
-        int avail_w = ax + o->area_w - f->grid.x - colorbar_room(&c, tick_w);
+        int avail_w = ax + o->area_w - f->grid.x - (o->no_colorbar ? S(&c, 4) : colorbar_room(&c, tick_w));
         int avail_h = ay + o->area_h - y0 - lh(&c, f->cb.tick_px) / 2 - 1;
         cells(f, &c, o, avail_w, avail_h, key_w);
         labels_thinning(f);
         f->value_px = f->cell >= S(&c, 34) ? (f->cell >= S(&c, 56) ? S(&c, 14) : S(&c, 12)) : 0;
+        if (o->values_fit) { /* labels a whole line apart; numbers wherever they fit */
+            f->every_r = f->every_r * f->cell < f->label_lh - 1 ? f->every_r + 1 : f->every_r;
+            if (!f->value_px && f->cell >= lh(&c, S(&c, 12)) &&
+                widest_value(&c, &f->cb.cs, S(&c, 12)) + S(&c, 4) <= f->cell)
+                f->value_px = S(&c, 12);
+        }
     }
     int right = colorbar(&f->cb, &c, f->grid.x + f->grid.w + S(&c, 14), f->grid.y, f->grid.h,
                          map->kind, any_masked(map), tick_w);
+    if (o->no_colorbar) { /* its scale kept for the numbers; nothing drawn */
+        right = f->grid.x + f->grid.w;
+        f->cb.bar = (FigRect){right, f->grid.y, 0, f->grid.h};
+        f->cb.tick_x = f->cb.caption_x = right;
+        f->cb.n_ticks = 0;
+        f->cb.legend.w = 0;
+    }
     if (f->Tk && f->rotate) {
         int r = figure_cell_x(f, f->col0 + f->cols - 1) + (int)(f->cell / 2) +
                 (int)(key_w * 0.72f) + f->label_lh;

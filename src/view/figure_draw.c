@@ -213,6 +213,8 @@ static void outlines(const FigureDraw *d, const Figure *f)
 
 static void colorbar(const FigureDraw *d, const FigColorbar *cb)
 {
+    if (cb->bar.w <= 0) /* none: another figure's bar serves this one */
+        return;
     SDL_Rect b = {cb->bar.x, cb->bar.y, cb->bar.w, cb->bar.h};
     if (d->bar)
         SDL_RenderCopy(d->r, d->bar, NULL, &b);

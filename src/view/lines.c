@@ -1,8 +1,9 @@
 /* The line diagram of a map of weights (s->weights): the query tokens on
  * the left, the key tokens on the right, and a curve from the selected query
  * to each key as thick as its weight (faint curves for every other query
- * with "all lines"); long sentences scroll. The window and the export
- * panels share it. */
+ * with "all lines"); long sentences scroll, and the lines to keys out of
+ * view end at the row above or below the visible ones, which names them.
+ * The window and the export panels share it. */
 #include "view_internal.h"
 
 #include <cglm/cglm.h>
@@ -29,9 +30,14 @@ void lines_geometry(View *v, const ViewState *s, SDL_Rect area, LinesGeom *g)
         step = (float)S(s, 64);
     float min_step = lh * 1.05f;
     int count = T;
+    g->right = area.x + area.w - S(s, 4);
     if (T && step < min_step) {
         step = min_step;
         count = (int)((area.h - S(s, 8)) / step);
+        if (count >= 4) { /* the first and last rows: the edges */
+            count -= 2;
+            g->edges = 1;
+        }
         if (count < 1)
             count = 1;
     }
@@ -89,24 +95,98 @@ static float row_cut(const ViewState *s, const AttnMap *m, int i)
     return n == k ? top[k - 1] : 0.0f;
 }
 
-/* Faint curves of every other query (all lines). */
+/* Where a line to key j ends: its row, or the edge row above or below the
+ * visible ones (without edges: -1, not drawn). */
+static int key_y(const LinesGeom *g, int j, float *y)
+{
+    int last = g->first + g->count;
+    if (j >= g->first && j < last)
+        *y = lines_y(g, j);
+    else if (!g->edges)
+        return -1;
+    else /* the edge row's inner side: its names are under (over) the ends */
+        *y = j < g->first ? lines_y(g, g->first - 1) + g->step * 0.5f : lines_y(g, last) - g->step * 0.5f;
+    return 0;
+}
+
+static float row_max(const AttnMap *m, int i)
+{
+    float mx = 1e-9f;
+    for (int j = 0; j < m->Tk; j++)
+        mx = fmaxf(mx, attn_map_at(m, i, j));
+    return mx;
+}
+
+/* Faint curves of every other visible query (all lines); in a long text,
+ * where each weight is small, those above the uniform share 1 / Tk, as
+ * strong as they are against their row's largest. */
 static void all_lines(SDL_Renderer *r, const ViewState *s, const LinesGeom *g, int last)
 {
     const AttnMap *m = &s->weights;
     vec2 pts[16];
+    int longtext = m->Tk > 50;
+    float thr = longtext ? 1.0f / m->Tk : 0.02f;
     for (int i = g->first; i < last && i < m->Tq; i++) {
         if (i == s->query)
             continue;
-        float cut = row_cut(s, m, i);
-        for (int j = g->first; j < last && j < m->Tk; j++) {
-            float w = attn_map_at(m, i, j);
-            if (w < 0.02f || w < cut || attn_map_masked(m, i, j))
+        float cut = row_cut(s, m, i), mx = longtext ? row_max(m, i) : 1.0f;
+        for (int j = 0; j < m->Tk; j++) {
+            float w = attn_map_at(m, i, j), yk;
+            if (w < thr || w < cut || attn_map_masked(m, i, j) || key_y(g, j, &yk) < 0)
                 continue;
+            float ws = longtext ? 0.6f * w / mx : w;
             SDL_Color c = theme(s)->dim;
-            c.a = (Uint8)fminf(255.0f, 30.0f + 170.0f * w);
-            bezier_points((float)g->x0, lines_y(g, i), (float)g->x1, lines_y(g, j), pts, 16);
-            thick_polyline(r, pts, 16, fmaxf(0.8f, s->scale * (0.5f + 3.0f * w)), c);
+            c.a = (Uint8)fminf(255.0f, 30.0f + 170.0f * ws);
+            bezier_points((float)g->x0, lines_y(g, i), (float)g->x1, yk, pts, 16);
+            thick_polyline(r, pts, 16, fmaxf(0.8f, s->scale * (0.5f + 3.0f * ws)), c);
         }
+    }
+}
+
+/* The edge rows: under the lines' ends the keys out of view the query's
+ * lines go to, strongest first ("↑ station 0.21, time 0.12"), on the left how many
+ * tokens are beyond ("↑ 120"). */
+static void draw_edges(View *v, const ViewState *s, const LinesGeom *g, int lh)
+{
+    const Theme *th = theme(s);
+    const AttnMap *m = &s->weights;
+    int last = g->first + g->count, q = s->query;
+    int T = m->Tq > m->Tk ? m->Tq : m->Tk;
+    float cut = q >= 0 && q < m->Tq ? row_cut(s, m, q) : 0.0f;
+    for (int side = 0; side < 2; side++) {
+        int lo = side ? last : 0, hi = side ? m->Tk : g->first;
+        int beyond = side ? T - last : g->first;
+        if (beyond <= 0)
+            continue;
+        int y = (int)lines_y(g, side ? last : g->first - 1) - lh / 2;
+        char buf[400];
+        snprintf(buf, sizeof buf, "%s %d", side ? "\xE2\x86\x93" : "\xE2\x86\x91", beyond);
+        text_draw(v->text, g->px, th->dim, buf, g->xl, y, 2, 0);
+        if (q < 0 || q >= m->Tq)
+            continue;
+        /* the keys beyond with a line, strongest first (a few) */
+        size_t used = (size_t)snprintf(buf, sizeof buf, "%s", side ? "\xE2\x86\x93 " : "\xE2\x86\x91 ");
+        int done[8], nd = 0;
+        while (nd < 8) {
+            int best = -1;
+            for (int j = lo; j < hi && j < m->Tk; j++) {
+                float w = attn_map_at(m, q, j);
+                int seen = 0;
+                for (int k = 0; k < nd; k++)
+                    seen |= done[k] == j;
+                if (!seen && !attn_map_masked(m, q, j) && w > 0.0f && w >= cut &&
+                    (best < 0 || w > attn_map_at(m, q, best)))
+                    best = j;
+            }
+            if (best < 0)
+                break;
+            done[nd++] = best;
+            if (used < sizeof buf)
+                used += (size_t)snprintf(buf + used, sizeof buf - used, attn_map_at(m, q, best) < 0.1f ? "%s%s %.3f" : "%s%s %.2f",
+                                         nd > 1 ? ", " : "", m->k_labels[best], (double)attn_map_at(m, q, best));
+        }
+        if (nd) /* from the lines' left end to the panel's edge: room for names */
+            draw_text_fit(v, g->px, th->text, buf, g->x0 + S(s, 8), y, g->right - g->x0 - S(s, 8));
     }
 }
 
@@ -123,22 +203,22 @@ void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g
         all_lines(r, s, g, last);
     int q = s->query;
     if (q >= 0 && q < m->Tq) {
-        float mx = 1e-9f, cut = row_cut(s, m, q);
-        for (int j = 0; j < m->Tk; j++)
-            mx = fmaxf(mx, attn_map_at(m, q, j));
-        for (int j = g->first; j < last && j < m->Tk; j++) {
-            float w = attn_map_at(m, q, j);
-            if (attn_map_masked(m, q, j) || w <= 0.0f || w < cut)
+        float mx = row_max(m, q), cut = row_cut(s, m, q);
+        for (int j = 0; j < m->Tk; j++) {
+            float w = attn_map_at(m, q, j), yk;
+            if (attn_map_masked(m, q, j) || w <= 0.0f || w < cut || key_y(g, j, &yk) < 0)
                 continue;
             float wn = w / mx;
             SDL_Color c = th->accent;
             c.a = (Uint8)(40 + 215 * wn);
             float yq = q >= g->first && q < last ? lines_y(g, q)
                        : q < g->first ? (float)g->y0 - g->step : lines_y(g, last);
-            bezier_points((float)g->x0, yq, (float)g->x1, lines_y(g, j), pts, 24);
+            bezier_points((float)g->x0, yq, (float)g->x1, yk, pts, 24);
             thick_polyline(r, pts, 24, s->scale * (1.0f + 9.0f * wn), c);
         }
     }
+    if (g->edges)
+        draw_edges(v, s, g, lh);
     for (int i = g->first; i < last; i++) {
         int y = (int)lines_y(g, i) - lh / 2;
         if (i < m->Tq) {

@@ -79,6 +79,24 @@ static void score_line(const Model *m, const ModelStep *st, char *buf, size_t n)
     }
 }
 
+/* Step ③ in the heads' mean: this head's α, then every head's α_ij and
+ * their mean, the number the heatmap shows. */
+static void mean_line(const Model *m, const ModelStep *st, char *buf, size_t n)
+{
+    int h = m->res.h, Tk = m->res.Tk;
+    size_t used = (size_t)snprintf(buf, n, "\xE2\x91\xA2 \xCE\xB1 = e^logit / \xCE\xA3 e^logit = %.3f in head %d; "
+                                   "the heatmap's mean: (", (double)st->weight, st->head + 1);
+    double sum = 0.0;
+    for (int k = 0; k < h && used < n; k++) {
+        const float *W = model_matrix(m, MODEL_WEIGHTS, k);
+        double a = W ? W[(size_t)st->i * Tk + st->j] : 0.0;
+        sum += a;
+        used += (size_t)snprintf(buf + used, n - used, "%s%.3f", k ? " + " : "", a);
+    }
+    if (used < n)
+        snprintf(buf + used, n - used, ") / %d = %.3f", h, sum / h);
+}
+
 /* The title and the first reveal lines of the computation, left of the
  * bars (cut to their room). Additive's step ② takes two lines: its first
  * terms, then their sum. */
@@ -92,11 +110,17 @@ static void draw_step_text(View *v, const ViewState *s, const ViewLayout *l, con
     int x = l->step_text.x, y = l->step_text.y, room = l->step_text.w;
     char buf[320];
     const char *qi = tok_text(&m->toks, st->i), *kj = tok_text(m->cross ? &m->ktoks : &m->toks, st->j);
+    char which[80] = "";
+    if (m->res.h > 1 && s->head < 0)
+        snprintf(which, sizeof which, ", head %d of the %d heads' mean", st->head + 1, m->res.h);
     snprintf(buf, sizeof buf, "Step view: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D%s%s", qi, kj,
-             m->cross ? " of the 2nd sentence" : "", m->res.h > 1 ? (s->head < 0 ? " (head 1)" : "") : "");
-    draw_text_fit(v, S(s, 15), th->text, buf, x, y, room);
-    y += lh + S(s, 8);
-    char l1[200], l2[400], l2b[200] = "", l3[200], l4[200];
+             m->cross ? " of the 2nd sentence" : "", which);
+    char title[2][400]; /* two lines when it must: the key's name is never cut */
+    int nt = wrap_lines(v, S(s, 15), buf, room, title, 2);
+    for (int k = 0; k < nt; k++, y += text_line_height(v->text, S(s, 15)))
+        text_draw(v->text, S(s, 15), th->text, title[k], x, y, 0, 0);
+    y += lh - text_line_height(v->text, S(s, 15)) + S(s, 8);
+    char l1[200], l2[400], l2b[200] = "", l3[400], l4[200];
     if (m->cfg.mode == ATTN_MODE_BASIC)
         snprintf(l1, sizeof l1, "\xE2\x91\xA0 basic mode: q = k = v = x (no weights), dk = %d", dk);
     else
@@ -107,6 +131,8 @@ static void draw_step_text(View *v, const ViewState *s, const ViewLayout *l, con
                  (double)m->cfg.temperature, (double)st->logit);
     if (st->masked)
         snprintf(l3, sizeof l3, "\xE2\x91\xA2 masked (key after query): \xCE\xB1 = 0");
+    else if (m->res.h > 1 && s->head < 0)
+        mean_line(m, st, l3, sizeof l3);
     else
         snprintf(l3, sizeof l3, "\xE2\x91\xA2 \xCE\xB1 = e^logit / \xCE\xA3 e^logit = %.3f / %.3f = %.3f  (max subtracted)",
                  st->exp_ij, st->exp_sum, (double)st->weight);
@@ -307,8 +333,14 @@ void draw_step(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l
     int T = m->res.Tq;
     if (!T || !m->res.Tk || s->query < 0 || s->query >= T)
         return;
-    int i = s->query, head = s->head < 0 ? 0 : s->head;
-    int j = step_key(s, model_matrix(m, MODEL_WEIGHTS, head), m->res.Tk, i);
+    int i = s->query, head = s->head < 0 ? 0 : s->head, Tk = m->res.Tk;
+    const float *W = s->head < 0 ? model_matrix(m, MODEL_WEIGHTS, MODEL_HEAD_AVG) : NULL;
+    int j = step_key(s, W ? W : model_matrix(m, MODEL_WEIGHTS, head), Tk, i);
+    for (int k = 1; s->head < 0 && k < m->res.h; k++) { /* the mean: its largest share's head */
+        const float *Wk = model_matrix(m, MODEL_WEIGHTS, k), *Wh = model_matrix(m, MODEL_WEIGHTS, head);
+        if (Wk && Wh && Wk[(size_t)i * Tk + j] > Wh[(size_t)i * Tk + j])
+            head = k;
+    }
     ModelStep st;
     if (model_step(m, head, i, j, &st) < 0)
         return;

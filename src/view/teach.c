@@ -102,20 +102,51 @@ const char *const teach_button_label[TBTN_COUNT] = {
 
 /* The buttons' row: under the panel's two text lines, left to right (those
  * that do not fit are left out: their keys still work). */
+/* The panel's title: the step, loss and pace, or how to start. */
+static void teach_title(const ViewState *s, char *buf, size_t n)
+{
+    double cur = s->n_teach_loss > 0 ? s->teach_loss[s->n_teach_loss - 1] : NAN;
+    char pace[40];
+    if (s->teach_pace > 0.0)
+        snprintf(pace, sizeof pace, "pace \xC3\x97%g", s->teach_pace);
+    else
+        snprintf(pace, sizeof pace, "full speed");
+    if (s->n_teach_loss > 0)
+        snprintf(buf, n, "Teach: step %ld, loss %.4g  \xC2\xB7 %s%s", s->teach_steps, cur, pace,
+                 s->teach_running ? "  \xE2\x96\xB6 running" : "");
+    else
+        snprintf(buf, n, "Teach: paint the target on the heatmap (1\xE2\x80\x93" "4 presets, 5 the current map)");
+}
+
+/* The title wrapped to the panel (two lines at most): their number. */
+static int title_rows(View *v, const ViewState *s, SDL_Rect p, char out[2][400])
+{
+    char buf[300];
+    teach_title(s, buf, sizeof buf);
+    return wrap_lines(v, S(s, 15), buf, p.w - S(s, 24), out, 2);
+}
+
+/* The buttons under the title and settings, on as many rows as the
+ * panel's width needs (none cut or dropped). */
 void teach_layout(View *v, const ViewState *s, ViewLayout *l)
 {
     memset(l->teach_btn, 0, sizeof l->teach_btn);
     SDL_Rect p = l->step;
     if (!s->teach || p.w <= 0 || p.h <= 0)
         return;
-    int px = S(s, 12), bh = text_line_height(v->text, px) + S(s, 6);
-    int x = p.x + S(s, 12), y = p.y + S(s, 8) + text_line_height(v->text, S(s, 14)) + S(s, 2) +
-                               text_line_height(v->text, S(s, 12)) + S(s, 4);
+    char rows[2][400];
+    int nt = title_rows(v, s, p, rows);
+    int px = ctl_px(s), bh = text_line_height(v->text, px) + S(s, 6);
+    int x0 = p.x + S(s, 12), x = x0;
+    int y = p.y + S(s, 8) + nt * text_line_height(v->text, S(s, 15)) + S(s, 2) +
+            text_line_height(v->text, S(s, 12)) + S(s, 4);
     for (int b = 0; b < TBTN_COUNT; b++) {
         int tw;
         text_size(v->text, px, teach_button_label[b], &tw, NULL);
-        if (x + tw + S(s, 10) > p.x + p.w - S(s, 12))
-            break;
+        if (x > x0 && x + tw + S(s, 10) > p.x + p.w - S(s, 12)) {
+            x = x0;
+            y += bh + S(s, 4);
+        }
         l->teach_btn[b] = (SDL_Rect){x, y, tw + S(s, 10), bh};
         x += tw + S(s, 10) + S(s, 4);
     }
@@ -131,7 +162,7 @@ static void draw_teach_buttons(View *v, SDL_Renderer *r, const ViewState *s, con
         int on = b == TBTN_RUN && s->teach_running;
         fill(r, rc, th->panel2);
         outline(r, rc, on ? th->accent : th->border, 1);
-        text_draw(v->text, S(s, 12), on ? th->accent : th->text, teach_button_label[b],
+        text_draw(v->text, ctl_px(s), on ? th->accent : th->text, teach_button_label[b],
                   rc.x + S(s, 5), rc.y + S(s, 3), 0, 0);
     }
 }
@@ -144,25 +175,20 @@ void draw_teach_panel(View *v, SDL_Renderer *r, const ViewState *s, const ViewLa
     const Theme *th = theme(s);
     fill(r, p, th->panel);
     SDL_RenderSetClipRect(r, &p);
-    int px = S(s, 14), lh = text_line_height(v->text, px);
     int x = p.x + S(s, 12), y = p.y + S(s, 8);
-    double cur = s->n_teach_loss > 0 ? s->teach_loss[s->n_teach_loss - 1] : NAN;
-    char buf[300];
-    if (s->n_teach_loss > 0)
-        snprintf(buf, sizeof buf, "Teach: loss %.4g after %ld step%s%s", cur, s->teach_steps,
-                 s->teach_steps == 1 ? "" : "s", s->teach_running ? "  \xE2\x96\xB6 running" : "");
-    else
-        snprintf(buf, sizeof buf, "Teach: paint the target on the heatmap (1\xE2\x80\x93" "4 presets, 5 the current map)");
-    text_draw(v->text, S(s, 15), th->text, buf, x, y, 0, 0);
-    y += lh + S(s, 2);
+    char rows[2][400], buf[300];
+    int nt = title_rows(v, s, p, rows);
+    for (int k = 0; k < nt; k++, y += text_line_height(v->text, S(s, 15)))
+        text_draw(v->text, S(s, 15), th->text, rows[k], x, y, 0, 0);
+    y += S(s, 2);
     char info[400];
-    snprintf(info, sizeof info, "%s   (L / Shift+L lr \xC3\x97" "2 / \xC3\xB7" "2 \xC2\xB7 O sgd / adam \xC2\xB7 U what trains)",
+    snprintf(info, sizeof info, "%s   (> / < faster / slower \xC2\xB7 L / Shift+L lr \xC3\x97" "2 / \xC3\xB7" "2 \xC2\xB7 O sgd / adam \xC2\xB7 U what trains)",
              s->teach_info ? s->teach_info : "");
     draw_text_fit(v, S(s, 12), th->dim, info, x, y, p.w - S(s, 24));
     y += text_line_height(v->text, S(s, 12)) + S(s, 2);
     draw_teach_buttons(v, r, s, l);
-    y = l->teach_btn[0].w ? l->teach_btn[0].y + l->teach_btn[0].h + S(s, 6)
-                          : y + text_line_height(v->text, S(s, 12)) + S(s, 6);
+    y = l->teach_btn[TBTN_COUNT - 1].w ? l->teach_btn[TBTN_COUNT - 1].y + l->teach_btn[TBTN_COUNT - 1].h + S(s, 6)
+                                       : y + text_line_height(v->text, S(s, 12)) + S(s, 6);
     /* the plot: log loss over steps, its top and bottom values at the left */
     int lab_w = S(s, 52);
     SDL_Rect plot = {x + lab_w, y, p.x + p.w - S(s, 14) - (x + lab_w), p.y + p.h - S(s, 22) - y};

@@ -35,7 +35,7 @@ typedef struct TextBox {
     SDL_Rect box;
     float qx[4], qy[4]; /* its corners in order (rotated: unclipped) */
     double angle;
-    char text[40];
+    char text[200];
 } TextBox;
 void text_record(TextBox *boxes, int max, int *n);
 

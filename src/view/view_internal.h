@@ -120,6 +120,9 @@ typedef struct LinesGeom {
     int y0;              /* centre of the first visible row */
     float step;
     int first, count;
+    int edges;           /* not every token fits: a row above and below the
+                            visible ones where lines to the others end, named */
+    int right;           /* the area's right edge (the edge rows' names) */
     int px;
 } LinesGeom;
 
