@@ -239,6 +239,63 @@ static void test_ctrl_a_selects_all(void **state)
     assert_string_equal(f->a->text, "i am happy!");
 }
 
+/* Type text as a keyboard does: for each character its key-down (a Shift
+ * key-down first for a capital), then its SDL_TEXTINPUT. */
+static void keytype(Fix *f, const char *s)
+{
+    for (; *s; s++) {
+        char c = *s;
+        Uint16 mod = 0;
+        if (c >= 'A' && c <= 'Z') {
+            key(f, SDLK_LSHIFT, KMOD_LSHIFT);
+            mod = KMOD_LSHIFT;
+        }
+        key(f, c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c, mod);
+        SDL_Event e;
+        memset(&e, 0, sizeof e);
+        e.type = SDL_TEXTINPUT;
+        e.text.text[0] = c;
+        send(f, &e);
+    }
+}
+
+/* Ctrl+A then typing or pasting replaces the text (issue 28, item 3), with
+ * the real event sequence: each key's SDL_KEYDOWN before its text, Shift's
+ * own key-down before a capital, Ctrl+V pasting the clipboard; in the first
+ * bar and the second. */
+static void test_ctrl_a_then_keys_replace(void **state)
+{
+    Fix *f = *state;
+    key(f, SDLK_RETURN, 0);
+    key(f, SDLK_a, KMOD_LCTRL);
+    keytype(f, "time");
+    assert_string_equal(f->a->text, "time");
+    assert_int_equal(f->m.T, 1);
+    key(f, SDLK_a, KMOD_LCTRL);
+    keytype(f, "The bank");
+    assert_string_equal(f->a->text, "The bank");
+    keytype(f, " of"); /* no selection now: appended */
+    assert_string_equal(f->a->text, "The bank of");
+    assert_int_equal(SDL_SetClipboardText("i am\thappy"), 0);
+    key(f, SDLK_a, KMOD_LCTRL);
+    key(f, SDLK_LCTRL, KMOD_LCTRL);
+    key(f, SDLK_v, KMOD_LCTRL);
+    assert_string_equal(f->a->text, "i am happy");
+    assert_int_equal(f->m.T, 3);
+    key(f, SDLK_v, KMOD_LCTRL); /* no selection: the paste is inserted */
+    assert_string_equal(f->a->text, "i am happyi am happy");
+    /* the second bar, the same */
+    key(f, SDLK_TAB, 0);
+    assert_true(f->a->vs.keys_focus);
+    keytype(f, "je");
+    key(f, SDLK_a, KMOD_LCTRL);
+    keytype(f, "tu");
+    assert_string_equal(f->a->keys, "tu");
+    key(f, SDLK_a, KMOD_LCTRL);
+    key(f, SDLK_v, KMOD_LCTRL);
+    assert_string_equal(f->a->keys, "i am happy");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -249,6 +306,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lines_top, setup, teardown),
         cmocka_unit_test_setup_teardown(test_key_cursor_when_zoomed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctrl_a_selects_all, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ctrl_a_then_keys_replace, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
