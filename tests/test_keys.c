@@ -296,6 +296,44 @@ static void test_ctrl_a_then_keys_replace(void **state)
     assert_string_equal(f->a->keys, "i am happy");
 }
 
+/* τ steps on a grid that holds 1 (issue 28, item 7): n presses of T then n
+ * of Shift+T, or the other way round, come back to exactly 1 for every
+ * n ≤ 9; Ctrl+T brings it back to 1 from anywhere. */
+static void test_temperature_grid(void **state)
+{
+    Fix *f = *state;
+    assert_true(f->m.cfg.temperature == 1.0f);
+    for (int n = 1; n <= 9; n++) {
+        for (int up = 0; up < 2; up++) {
+            float last = f->m.cfg.temperature;
+            for (int k = 0; k < n; k++) {
+                key(f, SDLK_t, up ? 0 : KMOD_LSHIFT);
+                assert_true(up ? f->m.cfg.temperature > last : f->m.cfg.temperature < last);
+                last = f->m.cfg.temperature;
+            }
+            for (int k = 0; k < n; k++)
+                key(f, SDLK_t, up ? KMOD_LSHIFT : 0);
+            if (f->m.cfg.temperature != 1.0f)
+                fail_msg("n = %d %s: tau %.6f, not 1", n, up ? "up, down" : "down, up",
+                         (double)f->m.cfg.temperature);
+        }
+    }
+    for (int k = 0; k < 4; k++)
+        key(f, SDLK_t, 0);
+    assert_true(f->m.cfg.temperature > 1.5f);
+    float w = weights(f)[1];
+    key(f, SDLK_t, KMOD_LCTRL);
+    assert_true(f->m.cfg.temperature == 1.0f);
+    assert_int_equal(f->a->last_action.kind, ACT_TEMPERATURE);
+    assert_true(weights(f)[1] != w); /* recomputed */
+    assert_up_to_date(f);
+    for (int k = 0; k < 3; k++)
+        key(f, SDLK_t, KMOD_LSHIFT);
+    assert_true(f->m.cfg.temperature < 0.7f);
+    key(f, SDLK_t, KMOD_LCTRL);
+    assert_true(f->m.cfg.temperature == 1.0f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -307,6 +345,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_key_cursor_when_zoomed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctrl_a_selects_all, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctrl_a_then_keys_replace, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_temperature_grid, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -16,7 +16,7 @@ static const char H_QUERY[] = "select the query row";
 static const char H_KEY[] = "focus a key column";
 static const char H_HEAD[] = "next / previous head (then the average)";
 static const char H_HEADS[] = "fewer / more heads";
-static const char H_TEMP[] = "temperature \xCF\x84 up / down";
+static const char H_TEMP[] = "temperature \xCF\x84 up / down / back to 1";
 static const char H_MATRIX[] = "weights / raw scores / logits";
 static const char H_LOOK[] = "next colour map / light or dark theme";
 static const char H_PAGES[] = "previous / next sentence";
@@ -74,6 +74,7 @@ static const AppKey key_table[] = {
     K(SDLK_RIGHTBRACKET, 0, MAIN, ACT_STEP_HEADS, 1, H_HEADS),
     K(SDLK_t, NOSHIFT, MAIN, ACT_TEMPERATURE, 1, H_TEMP),
     K(SDLK_t, SHIFT, MAIN, ACT_TEMPERATURE, -1, H_TEMP),
+    K(SDLK_t, CTRL, MAIN, ACT_TEMPERATURE, 0, H_TEMP),
     K(SDLK_f, NOSHIFT, MAIN, ACT_CYCLE_SCORE, 1, H_SCORE),
     K(SDLK_f, SHIFT, MAIN, ACT_CYCLE_SCORE, -1, H_SCORE),
     K(SDLK_r, NOSHIFT, MAIN, ACT_CYCLE_MATRIX, 1, H_MATRIX),

@@ -83,13 +83,31 @@ static void cycle_head(AppState *a, int dir)
     a->dirty = 1;
 }
 
-static void set_temperature(AppState *a, float t)
+/* τ's steps: round numbers about ×1.25 apart, 1 among them, so that n steps
+ * up and n down come back to exactly where they started. */
+static const float TEMP_GRID[] = {0.05f, 0.06f, 0.08f, 0.1f, 0.12f, 0.15f, 0.2f, 0.25f, 0.3f,
+                                  0.4f,  0.5f,  0.6f,  0.8f, 1.0f,  1.25f, 1.5f, 2.0f,  2.5f,
+                                  3.0f,  4.0f,  5.0f,  6.0f, 8.0f,  10.0f, 12.0f, 15.0f, 20.0f};
+#define N_TEMP ((int)(sizeof TEMP_GRID / sizeof TEMP_GRID[0]))
+
+/* dir > 0: the next step of the grid above τ, dir < 0: below (a τ off the
+ * grid, from --temperature or a session, goes to its neighbour); dir 0:
+ * back to 1. */
+static void step_temperature(AppState *a, int dir)
 {
-    if (t < 0.05f)
-        t = 0.05f;
-    if (t > 20.0f)
-        t = 20.0f;
-    a->m->cfg.temperature = roundf(t * 100.0f) / 100.0f;
+    float t = a->m->cfg.temperature, next = 1.0f;
+    if (dir > 0) {
+        next = TEMP_GRID[N_TEMP - 1];
+        for (int k = N_TEMP - 1; k >= 0 && TEMP_GRID[k] > t; k--)
+            next = TEMP_GRID[k];
+    } else if (dir < 0) {
+        next = TEMP_GRID[0];
+        for (int k = 0; k < N_TEMP && TEMP_GRID[k] < t; k++)
+            next = TEMP_GRID[k];
+    }
+    if (next == t)
+        return;
+    a->m->cfg.temperature = next;
     app_recompute(a);
 }
 
@@ -323,8 +341,7 @@ static int sentence_apply(AppState *a, const AppAction *c)
     case ACT_CYCLE_HEAD: if (c->i) cycle_head(a, sign(c->i)); break;
     case ACT_STEP_HEADS: if (c->i) step_heads(a, sign(c->i)); break;
     case ACT_TEMPERATURE:
-        if (c->i)
-            set_temperature(a, c->i > 0 ? cfg->temperature * 1.25f : cfg->temperature / 1.25f);
+        step_temperature(a, sign(c->i));
         break;
     case ACT_CYCLE_SCORE: if (c->i) cycle_score(a, c->i); break;
     case ACT_CYCLE_MATRIX:
