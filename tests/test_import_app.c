@@ -137,6 +137,53 @@ static void test_special_tokens(void **state)
     assert_shows(f, ATTN_PICK_HEAD, 1, 0);
 }
 
+/* E keeps the selected query on its token (issue 28, item 5): a file
+ * opens on row 1 as before; hiding and showing the special tokens moves
+ * the row with the token; a hidden special token selected gives the next
+ * token kept. The status bar names it ("query: TOKEN"). */
+static void test_special_tokens_keep_query(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    assert_int_equal(app_open_path(a, LAYERS), 0);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.query, 1);
+    assert_string_equal(a->vs.map.q_labels[1], "The");
+    key(f, SDLK_DOWN, 0);
+    key(f, SDLK_DOWN, 0);
+    app_draw(a, f->r);
+    const char *tok = a->vs.map.q_labels[a->vs.query];
+    char want[64];
+    snprintf(want, sizeof want, "%s", tok);
+    key(f, SDLK_e, 0);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.map.Tq, 5);
+    assert_int_equal(a->vs.query, 2);
+    assert_string_equal(a->vs.map.q_labels[a->vs.query], want);
+    key(f, SDLK_e, 0);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.query, 3);
+    assert_string_equal(a->vs.map.q_labels[a->vs.query], want);
+    /* <s> selected, then hidden: the first token kept */
+    for (int k = 0; k < 5; k++)
+        key(f, SDLK_UP, 0);
+    assert_int_equal(a->vs.query, 0);
+    key(f, SDLK_e, 0);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.query, 0);
+    assert_string_equal(a->vs.map.q_labels[0], "The");
+    key(f, SDLK_e, 0);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.query, 1); /* still "The" */
+    /* the last token, </s>, hidden: the last kept */
+    for (int k = 0; k < 9; k++)
+        key(f, SDLK_DOWN, 0);
+    assert_int_equal(a->vs.query, 6);
+    key(f, SDLK_e, 0);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.query, 4);
+}
+
 static void test_model_view(void **state)
 {
     Fix *f = *state;
@@ -428,6 +475,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(test_open_and_pick),
         T(test_special_tokens),
+        T(test_special_tokens_keep_query),
         T(test_model_view),
         T(test_session),
         T(test_overview),

@@ -334,6 +334,60 @@ static void test_temperature_grid(void **state)
     assert_true(f->m.cfg.temperature == 1.0f);
 }
 
+/* The selected query stays on its token across edits of the sentence
+ * (issue 28, item 5): from Enter to Esc, across shorter or empty
+ * sentences typed on the way; a token gone keeps the position, clamped. */
+static void test_query_kept_across_edits(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    for (int k = 0; k < 3; k++)
+        key(f, SDLK_DOWN, 0);
+    assert_int_equal(a->vs.query, 4);
+    assert_string_equal(f->m.labels[4], "station");
+    /* delete the selected word and type it again */
+    key(f, SDLK_RETURN, 0);
+    key(f, SDLK_HOME, 0);
+    for (int k = 0; k < 26; k++) /* after "the train left the station" */
+        key(f, SDLK_RIGHT, 0);
+    for (int k = 0; k < 7; k++)
+        key(f, SDLK_BACKSPACE, 0);
+    assert_true(a->vs.query >= 0 && a->vs.query < f->m.T);
+    keytype(f, "station");
+    assert_string_equal(a->text, SENTENCE);
+    assert_int_equal(a->vs.query, 4);
+    /* Ctrl+U, then the sentence typed again: empty on the way */
+    key(f, SDLK_u, KMOD_LCTRL);
+    assert_int_equal(f->m.T, 0);
+    keytype(f, SENTENCE);
+    assert_int_equal(a->vs.query, 4);
+    /* a shorter sentence without the token: its position, clamped; then
+     * the first sentence again (the same edit): the token again */
+    key(f, SDLK_a, KMOD_LCTRL);
+    keytype(f, "the train");
+    assert_int_equal(a->vs.query, 1);
+    key(f, SDLK_a, KMOD_LCTRL);
+    keytype(f, "a b c d e f g");
+    assert_int_equal(a->vs.query, 4);
+    key(f, SDLK_a, KMOD_LCTRL);
+    keytype(f, SENTENCE);
+    assert_int_equal(a->vs.query, 4);
+    key(f, SDLK_ESCAPE, 0);
+    /* a repeated word: the same occurrence (the second "the") */
+    key(f, SDLK_UP, 0);
+    assert_int_equal(a->vs.query, 3);
+    key(f, SDLK_RETURN, 0);
+    key(f, SDLK_u, KMOD_LCTRL);
+    keytype(f, SENTENCE);
+    assert_int_equal(a->vs.query, 3);
+    /* a word typed before it: the token moves, the selection with it */
+    key(f, SDLK_HOME, 0);
+    keytype(f, "so ");
+    assert_string_equal(f->m.labels[a->vs.query], "the");
+    assert_int_equal(a->vs.query, 4);
+    key(f, SDLK_ESCAPE, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -346,6 +400,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ctrl_a_selects_all, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctrl_a_then_keys_replace, setup, teardown),
         cmocka_unit_test_setup_teardown(test_temperature_grid, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_kept_across_edits, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

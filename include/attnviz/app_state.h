@@ -50,6 +50,11 @@ typedef struct AppState {
     int bar_all;               /* Ctrl+A: the focused bar's whole text is selected
                                   (typing or pasting replaces it, Backspace clears) */
     SDL_Rect caret;            /* last text cursor told to the input method */
+    /* The query selected when the sentence bar took the keyboard (or
+     * since): its row, its token and which occurrence of that token it is.
+     * While the sentence is typed the selection follows that token. */
+    int anchor_row, anchor_nth;
+    char anchor_tok[128];      /* "" when the token did not fit */
     char status[4400];
     int status_err;
     unsigned status_serial;    /* app_status calls so far: a new message is drawn */

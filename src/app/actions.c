@@ -123,6 +123,22 @@ static void keep_query_visible(AppState *a)
 
 /* ---- selection: in the shown map, whatever its source ----------------------------- */
 
+/* Remember the selected query (row, token, which occurrence of the token)
+ * for the sentence's edits to keep it (AppState.anchor_row). */
+static void anchor_query(AppState *a)
+{
+    const AttnMap *m = &a->vs.map;
+    int q = a->vs.query;
+    a->anchor_row = q;
+    a->anchor_nth = 0;
+    a->anchor_tok[0] = '\0';
+    if (q < 0 || q >= m->Tq || !m->q_labels || strlen(m->q_labels[q]) >= sizeof a->anchor_tok)
+        return;
+    snprintf(a->anchor_tok, sizeof a->anchor_tok, "%s", m->q_labels[q]);
+    for (int i = 0; i < q; i++)
+        a->anchor_nth += strcmp(m->q_labels[i], a->anchor_tok) == 0;
+}
+
 static void select_cell(AppState *a, int i, int j)
 {
     int T, Tk;
@@ -132,6 +148,7 @@ static void select_cell(AppState *a, int i, int j)
     a->vs.query = i;
     a->vs.key = j;
     a->vs.edit_focus = 0;
+    anchor_query(a);
     keep_query_visible(a);
     a->dirty = 1;
 }
@@ -142,6 +159,7 @@ static void move_query(AppState *a, int d)
     a->kind->shown_size(a, &T, &Tk);
     if (T)
         a->vs.query = add_clamped(a->vs.query, d, 0, T - 1);
+    anchor_query(a);
     keep_query_visible(a);
     a->dirty = 1;
 }
@@ -256,6 +274,7 @@ void app_focus_sentence(AppState *a, int cursor)
     a->vs.sentence_focus = 1;
     a->vs.keys_focus = 0;
     a->vs.edit_focus = 0; /* one panel has the keyboard */
+    anchor_query(a);
     if (!a->prompt) { /* a click in the prompt keeps its own cursor */
         int len = (int)a->text_len;
         cursor = cursor < 0 || cursor > len ? len : cursor;
@@ -363,7 +382,13 @@ static void apply(AppState *a, const AppAction *c)
     int Tq, Tk;
     a->kind->shown_size(a, &Tq, &Tk);
     switch (c->kind) {
-    case ACT_SELECT_QUERY: if (c->i >= 0 && c->i < Tq) { a->vs.query = c->i; a->dirty = 1; } break;
+    case ACT_SELECT_QUERY:
+        if (c->i >= 0 && c->i < Tq) {
+            a->vs.query = c->i;
+            anchor_query(a);
+            a->dirty = 1;
+        }
+        break;
     case ACT_MOVE_QUERY: move_query(a, c->i); break;
     case ACT_FOCUS_KEY: if (c->i >= -1 && c->i < Tk) { a->vs.key = c->i; a->dirty = 1; } break;
     case ACT_MOVE_KEY: move_key(a, c->i); break;

@@ -294,6 +294,26 @@ static int file_key(AppActionKind k)
            k == ACT_GRID_MOVE || k == ACT_GRID_OPEN || k == ACT_TOGGLE_SPECIAL;
 }
 
+/* While the sentence is typed, the selected query follows its token (the
+ * same occurrence of it, or the last there is), else stays at its row,
+ * clamped (AppState.anchor_row): an edit never sends it back to row 0. */
+static void follow_query(AppState *a)
+{
+    const Model *m = a->m;
+    if (!a->vs.sentence_focus || a->prompt || m->T == 0)
+        return;
+    int row = -1, seen = 0;
+    if (a->anchor_tok[0])
+        for (int i = 0; i < m->T && seen <= a->anchor_nth; i++)
+            if (strcmp(m->labels[i], a->anchor_tok) == 0) {
+                row = i;
+                seen++;
+            }
+    if (row < 0)
+        row = a->anchor_row < 0 ? 0 : a->anchor_row < m->T ? a->anchor_row : m->T - 1;
+    a->vs.query = row;
+}
+
 /* The bar's text changed: tokenize it again, then recompute; the second
  * bar follows the model (a session or the command line set it). */
 static void sentence_set_text(AppState *a)
@@ -311,6 +331,7 @@ static void sentence_set_text(AppState *a)
                    n_oov, n_oov == 1 ? "" : "s");
     else if (!a->status_err)
         a->status[0] = '\0';
+    follow_query(a);
     app_recompute(a);
 }
 
@@ -327,6 +348,7 @@ static void sentence_set_keys(AppState *a)
                    ATTN_MAX_TOKENS);
     else if (!a->status_err)
         a->status[0] = '\0';
+    follow_query(a);
     app_recompute(a);
 }
 
