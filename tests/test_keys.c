@@ -14,6 +14,7 @@
 
 #include "test_util.h"
 #include "test_app_util.h"
+#include "../src/view/text.h"
 
 static void test_ctrl_letter_does_not_fall_through(void **state)
 {
@@ -388,6 +389,58 @@ static void test_query_kept_across_edits(void **state)
     key(f, SDLK_ESCAPE, 0);
 }
 
+/* Is a text containing needle drawn (the whole frame, recorded)? */
+static int drawn(Fix *f, const char *needle)
+{
+    static TextBox boxes[4096];
+    int n = 0, found = 0;
+    text_record(boxes, 4096, &n);
+    app_draw(f->a, f->r);
+    text_record(NULL, 0, NULL);
+    for (int k = 0; k < n && k < 4096; k++)
+        found |= strstr(boxes[k].text, needle) != NULL;
+    return found;
+}
+
+/* Zoom and a new sentence (issue 28, item 4): + zooms (the heatmap says so
+ * and how to undo it); a new sentence (PageDown, Ctrl+A and typing, Ctrl+U)
+ * fits its map again; an edit of the sentence keeps the zoom. */
+static void test_new_sentence_fits(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    assert_false(drawn(f, "zoom"));
+    for (int k = 0; k < 5; k++)
+        key(f, SDLK_PLUS, 0);
+    assert_true(a->vs.zoom > 2.0f);
+    assert_true(drawn(f, "zoom"));
+    key(f, SDLK_PAGEDOWN, 0);
+    assert_true(a->vs.zoom == 1.0f);
+    assert_int_equal(a->vs.pan_row, 0);
+    assert_int_equal(a->vs.pan_col, 0);
+    assert_false(drawn(f, "zoom"));
+    for (int k = 0; k < 5; k++)
+        key(f, SDLK_EQUALS, 0);
+    key(f, SDLK_RETURN, 0);
+    key(f, SDLK_END, 0);
+    keytype(f, " now"); /* an edit: the zoom stays */
+    assert_true(a->vs.zoom > 2.0f);
+    key(f, SDLK_a, KMOD_LCTRL);
+    keytype(f, "i am happy");
+    assert_true(a->vs.zoom == 1.0f);
+    key(f, SDLK_ESCAPE, 0);
+    for (int k = 0; k < 3; k++)
+        key(f, SDLK_PLUS, 0);
+    key(f, SDLK_RETURN, 0);
+    key(f, SDLK_u, KMOD_LCTRL);
+    assert_true(a->vs.zoom == 1.0f);
+    keytype(f, "the bank");
+    key(f, SDLK_ESCAPE, 0);
+    key(f, SDLK_PLUS, 0);
+    key(f, SDLK_MINUS, 0);
+    assert_true(a->vs.zoom == 1.0f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -401,6 +454,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ctrl_a_then_keys_replace, setup, teardown),
         cmocka_unit_test_setup_teardown(test_temperature_grid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_kept_across_edits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_new_sentence_fits, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

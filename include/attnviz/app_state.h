@@ -124,8 +124,10 @@ void app_present(AppState *a);
 void app_draw(AppState *a, SDL_Renderer *r);
 /* Replace the sentence and recompute (keeps the first 1024 tokens); the
  * second bar then shows the model's second sentence (m->keys_text), so a
- * session load followed by this shows both. */
+ * session load followed by this shows both. The heatmap fits again. */
 void app_set_sentence(AppState *a, const char *text);
+/* The heatmap unzoomed and unpanned: the whole map fitted (a new sentence). */
+void app_fit_map(AppState *a);
 /* Replace the second sentence ("" = self-attention) and recompute. */
 void app_set_keys(AppState *a, const char *text);
 /* Set the status-bar message. */

@@ -163,8 +163,9 @@ static void bar_key(AppState *a, SDL_Keycode k, Uint16 mod)
         if (ctrl) {
             buf[0] = '\0';
             *cur = 0;
-            if (!a->prompt) {
+            if (!a->prompt) { /* a new sentence comes: its map fits again */
                 *f.len = 0;
+                app_fit_map(a);
                 field_sync(a, &f);
             }
             a->dirty = 1;
