@@ -424,7 +424,7 @@ static void apply(AppState *a, const AppAction *c)
     case ACT_EXPORT: if (c->i >= 0 && c->i <= 2) app_export(a, c->i); break;
     case ACT_COMPARE: compare_toggle(a); break;
     case ACT_SAVE: save(a, c->i); break;
-    case ACT_OPEN_PROMPT: text_prompt_start(a, PROMPT_OPEN, "Open (session .json or sentences):", ""); break;
+    case ACT_OPEN_PROMPT: text_prompt_start(a, PROMPT_OPEN, "Open (session, sentences, .npy .npz .safetensors, model folder):", ""); break;
     case ACT_FOCUS_SENTENCE: app_focus_sentence(a, c->i); break;
     case ACT_LEAVE_SENTENCE: leave_sentence(a); break;
     case ACT_FOCUS_KEYS: focus_keys(a, c->i); break;

@@ -176,7 +176,7 @@ static const AppKey key_table[] = {
     K(SDLK_z, CTRL | SHIFT, ANY, ACT_REDO, 0, H_UNDO),
     K(SDLK_s, CTRL | NOSHIFT, ANY, ACT_SAVE, 0, H_SAVE),
     K(SDLK_s, CTRL | SHIFT, ANY, ACT_SAVE, 1, H_SAVE),
-    K(SDLK_o, CTRL, ANY, ACT_OPEN_PROMPT, 0, "open a session or sentences file (or drop one)"),
+    K(SDLK_o, CTRL, ANY, ACT_OPEN_PROMPT, 0, "open a session, sentences, attention file or model folder (or drop one)"),
     K(SDLK_e, CTRL | NOSHIFT, ANY, ACT_EXPORT, 0, H_EXPORT),
     K(SDLK_l, CTRL, ANY, ACT_EXPORT, 1, H_EXPORT),
     K(SDLK_e, CTRL | SHIFT, ANY, ACT_EXPORT, 2, H_EXPORT),
