@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "attnviz/app.h"
 #include "attnviz/input.h"
 #include "attnviz/theme.h"
 
@@ -441,6 +442,43 @@ static void test_new_sentence_fits(void **state)
     assert_true(a->vs.zoom == 1.0f);
 }
 
+/* The PNG export of what the window shows (Ctrl+E's surface): is a text
+ * starting with needle's first 40 bytes drawn in it? */
+static int png_says(Fix *f, const char *needle)
+{
+    static TextBox boxes[1024];
+    int n = 0, found = 0;
+    AttnErr err = {0};
+    text_record(boxes, 1024, &n);
+    SDL_Surface *png = export_heatmap_surface(&f->m, &f->a->vs, test_fonts(), &err);
+    text_record(NULL, 0, NULL);
+    assert_non_null(png);
+    SDL_FreeSurface(png);
+    for (int k = 0; k < n && k < 1024; k++)
+        found |= strstr(boxes[k].text, needle) != NULL;
+    return found;
+}
+
+/* The PNG export's facts line says the weights were edited (issue 28,
+ * item 9): not for the defaults; "(edited)" after an edit in the window;
+ * "(random, seed N)" for N's random weights; the defaults again after Del. */
+static void test_png_says_edited(void **state)
+{
+    Fix *f = *state;
+    assert_true(png_says(f, "attention weights \xC2\xB7 learned \xC2\xB7"));
+    assert_false(png_says(f, "edited"));
+    app_apply(f->a, &(AppAction){ACT_EDIT_TARGET, EDIT_WQ, 1, 0.0f});
+    key(f, SDLK_EQUALS, KMOD_LSHIFT); /* + on the editor's cell */
+    key(f, SDLK_ESCAPE, 0);
+    assert_true(png_says(f, "learned (edited)"));
+    key(f, SDLK_n, 0);
+    assert_true(png_says(f, "learned (random"));
+    assert_false(png_says(f, "edited"));
+    key(f, SDLK_DELETE, 0);
+    assert_false(png_says(f, "edited"));
+    assert_false(png_says(f, "random"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -455,6 +493,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_temperature_grid, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_kept_across_edits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_new_sentence_fits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_png_says_edited, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
