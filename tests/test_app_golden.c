@@ -32,7 +32,7 @@ static const Golden expected[] = {
     {"file-head", 0x131534df0eaf2c07ULL},
     {"file-layer2-head3-hover", 0x726e83d86fdea892ULL},
     {"file-grid", 0xb4b411f1bff6eaf1ULL},
-    {"file-rollout-help", 0xceae1d96c9d9b777ULL},
+    {"file-rollout-help", 0xb14dd3e9a197a468ULL},
     {"file-cross", 0xa29717b81afa693eULL},
 };
 
