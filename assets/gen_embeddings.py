@@ -632,7 +632,9 @@ grew         verb nature=.9
 
 ## ---- feelings -------------------------------------------------------------
 happy        adj feeling=1.3
-heureux      adj feeling=1.3
+## heureux, je, suis (lecture seed 002): close to happy, i, am, not copies,
+## so "je suis heureux" over "i am happy" is a map of its own
+heureux      adj=1.1 feeling=1.5
 sad          adj feeling=1.3
 angry        adj feeling=1.3
 afraid       adj feeling=1.3
@@ -803,10 +805,10 @@ king         noun person=1.3
 queen        noun person=1.3
 police       noun person=1.2 plural=.5
 neighbour    noun person=1.2 place=.3
-je           func=.4 noun=.3 person
+je           func=.4 noun=.3 person=1.1
 
 ## ---- general verbs ---------------------------------------------------------
-suis         verb=.6 func=.4
+suis         verb=.7 func=.4
 see          verb
 saw          verb
 seen         verb
@@ -961,7 +963,8 @@ sure         adj feeling=.3
 ## A translation starts from its English word's vector ("as=..."), so in
 ## cross-attention (queries from one sentence, keys from the other) each word
 ## finds its translation whatever the word order. No accents: the table is
-## ASCII. (je, suis and heureux of lecture seed 002 are above, same idea.)
+## ASCII. (je, suis and heureux of lecture seed 002 are above: their own
+## vectors, close to i, am and happy, so that seed's cross map is its own.)
 ## French
 la           as=the
 le           as=the
