@@ -9,6 +9,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <SDL_image.h>
+
 #include "attnviz/app.h"
 #include "attnviz/input.h"
 #include "attnviz/theme.h"
@@ -479,6 +481,122 @@ static void test_png_says_edited(void **state)
     assert_false(png_says(f, "random"));
 }
 
+/* CIE76 ΔE between two sRGB colours (D65). */
+static double lab_f(double t)
+{
+    return t > 216.0 / 24389.0 ? cbrt(t) : (24389.0 / 27.0 * t + 16.0) / 116.0;
+}
+
+static void srgb_lab(Uint8 r8, Uint8 g8, Uint8 b8, double lab[3])
+{
+    double c[3] = {r8 / 255.0, g8 / 255.0, b8 / 255.0};
+    for (int k = 0; k < 3; k++)
+        c[k] = c[k] <= 0.04045 ? c[k] / 12.92 : pow((c[k] + 0.055) / 1.055, 2.4);
+    double X = (0.4124 * c[0] + 0.3576 * c[1] + 0.1805 * c[2]) / 0.95047;
+    double Y = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+    double Z = (0.0193 * c[0] + 0.1192 * c[1] + 0.9505 * c[2]) / 1.08883;
+    lab[0] = 116.0 * lab_f(Y) - 16.0;
+    lab[1] = 500.0 * (lab_f(X) - lab_f(Y));
+    lab[2] = 200.0 * (lab_f(Y) - lab_f(Z));
+}
+
+/* The colour of cell (i, j) in the PNG img laid out as mf (a point a fifth
+ * into the cell: clear of its number and of any outline). */
+static void cell_lab(SDL_Surface *img, const ModelFigure *mf, int i, int j, double lab[3])
+{
+    int x0 = figure_cell_x(&mf->fig, j), x1 = figure_cell_x(&mf->fig, j + 1);
+    int y0 = figure_cell_y(&mf->fig, i), y1 = figure_cell_y(&mf->fig, i + 1);
+    int x = x0 + (x1 - x0) / 5, y = y0 + (y1 - y0) / 5;
+    assert_true(x >= 0 && x < img->w && y >= 0 && y < img->h);
+    Uint32 px = ((const Uint32 *)((const Uint8 *)img->pixels + (size_t)y * img->pitch))[x];
+    Uint8 r, g, b;
+    SDL_GetRGB(px, img->format, &r, &g, &b);
+    srgb_lab(r, g, b, lab);
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* The lesson's own examples stand out in the default view (issue 28, item
+ * 1): in the default model's weights, row q's target keys are 0.03 or more
+ * above every other key (the word itself aside); in the default PNG export
+ * (--export, default options: viridis) each target cell is ΔE ≥ 20 from
+ * the row's median cell. */
+static void check_example(Fix *f, const char *text, int q, const int *targets, int n_targets)
+{
+    Model *m = &f->m;
+    assert_int_equal(model_set_text(m, text, strlen(text)), 0);
+    assert_int_equal(model_compute(m), 0);
+    int T = m->T;
+    const float *W = model_matrix(m, MODEL_WEIGHTS, 0) + (size_t)q * T;
+    for (int t = 0; t < n_targets; t++)
+        for (int j = 0; j < T; j++) {
+            int other = j != q;
+            for (int u = 0; u < n_targets; u++)
+                other &= j != targets[u];
+            if (other && W[targets[t]] < W[j] + 0.03f)
+                fail_msg("\"%s\": %s→%s %.3f, %s %.3f: under 0.03 apart", text, m->labels[q],
+                         m->labels[targets[t]], (double)W[targets[t]], m->labels[j], (double)W[j]);
+        }
+    const char *png = "build/test-out/lesson-example.png";
+    AttnErr err = {0};
+    assert_int_equal(export_file(m, &f->o, png, &err), 0);
+    SDL_Surface *raw = IMG_Load(png);
+    assert_non_null(raw);
+    SDL_Surface *img = SDL_ConvertSurfaceFormat(raw, SDL_PIXELFORMAT_RGB888, 0);
+    SDL_FreeSurface(raw);
+    assert_non_null(img);
+    ModelFigure *mf = malloc(sizeof *mf);
+    assert_non_null(mf);
+    export_model_figure(mf, m, (ModelMatrix)f->o.matrix, f->o.head, (float)f->o.scale, CMAP_VIRIDIS,
+                        (ColorScaleMode)f->o.color_scale, -1);
+    assert_int_equal(img->w, mf->fig.w);
+    float sorted[64];
+    memcpy(sorted, W, sizeof(float) * (size_t)T);
+    qsort(sorted, (size_t)T, sizeof(float), cmp_float);
+    int med = 0;
+    for (int j = 0; j < T; j++)
+        if (W[j] == sorted[T / 2])
+            med = j;
+    double lm[3], lt[3];
+    cell_lab(img, mf, q, med, lm);
+    for (int t = 0; t < n_targets; t++) {
+        cell_lab(img, mf, q, targets[t], lt);
+        double de = sqrt((lt[0] - lm[0]) * (lt[0] - lm[0]) + (lt[1] - lm[1]) * (lt[1] - lm[1]) +
+                         (lt[2] - lm[2]) * (lt[2] - lm[2]));
+        if (de < 20.0)
+            fail_msg("\"%s\": %s→%s is ΔE %.1f from the row's median cell (%s): under 20", text,
+                     m->labels[q], m->labels[targets[t]], de, m->labels[med]);
+    }
+    free(mf);
+    SDL_FreeSurface(img);
+}
+
+static void test_lesson_examples_stand_out(void **state)
+{
+    Fix *f = *state;
+    assert_int_equal(f->a->vs.cmap, CMAP_VIRIDIS);
+    static const int station[] = {4}, cashed_bank[] = {3, 6};
+    check_example(f, "the train left the station on time", 1, station, 1);
+    check_example(f, "the check was cashed at the bank", 1, cashed_bank, 2);
+    /* the window: the map's max by default; on the fixed 0–1 scale, where
+     * every weight is dark, the heatmap says which key shows the pattern */
+    app_set_sentence(f->a, SENTENCE);
+    assert_int_equal(f->a->vs.cscale, CSCALE_MAX);
+    assert_false(drawn(f, "Shift+C"));
+    for (int k = 0; k < 3 && f->a->vs.cscale != CSCALE_FIXED; k++)
+        key(f, SDLK_c, KMOD_LSHIFT);
+    assert_int_equal(f->a->vs.cscale, CSCALE_FIXED);
+    assert_true(drawn(f, "Shift+C: colours to the map's max"));
+    app_set_sentence(f->a, "i am happy"); /* weights up to 0.49: still dark */
+    assert_true(drawn(f, "Shift+C"));
+    app_set_sentence(f->a, "train"); /* one token: weight 1, nothing hidden */
+    assert_false(drawn(f, "Shift+C"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -494,6 +612,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_query_kept_across_edits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_new_sentence_fits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_png_says_edited, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lesson_examples_stand_out, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

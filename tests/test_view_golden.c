@@ -56,15 +56,15 @@ typedef struct Golden {
 } Golden;
 
 static const Golden expected[] = {
-    {"window-default", 0x708437725a5504ddULL},
-    {"window-teach", 0xdae3a3ad056f6d30ULL},
+    {"window-default", 0x15f73ac9e5d7903dULL},
+    {"window-teach", 0x8796b295014bfd48ULL},
     {"window-heads4-tooltip", 0x456c123b91c20965ULL},
     {"window-heads4-help", 0x1a448a692d99119cULL},
-    {"window-light-editing", 0xd2f4fd7b3892dd0bULL},
+    {"window-light-editing", 0x6dbdd4544a7bfa40ULL},
     {"window-narrow-zoom", 0xe56d851c98543bd3ULL},
     {"window-prompt", 0x5c058a574bc7e149ULL},
-    {"window-long", 0x96344f0ea477bdf5ULL},
-    {"window-basic-scale150", 0xacbb0cf891a726c3ULL},
+    {"window-long", 0x2bf1340cd4a0faf1ULL},
+    {"window-basic-scale150", 0x34b6f0003969336bULL},
     {"window-empty", 0x5eb0851ebf1c7e45ULL},
     {"panel-heatmap", 0x04e78394a923aa2bULL},
     {"panel-lines", 0x7424447eb1a1ccfdULL},
