@@ -442,6 +442,17 @@ static void test_new_sentence_fits(void **state)
     key(f, SDLK_PLUS, 0);
     key(f, SDLK_MINUS, 0);
     assert_true(a->vs.zoom == 1.0f);
+    /* emptied with Backspace, then a new sentence typed: it fits */
+    key(f, SDLK_PLUS, 0);
+    key(f, SDLK_PLUS, 0);
+    key(f, SDLK_RETURN, 0);
+    key(f, SDLK_END, 0);
+    for (int k = 0; k < 7; k++)
+        key(f, SDLK_BACKSPACE, 0);
+    assert_true(a->vs.zoom > 1.0f); /* "t": an edit so far */
+    key(f, SDLK_BACKSPACE, 0);
+    keytype(f, "i am happy");
+    assert_true(a->vs.zoom == 1.0f);
 }
 
 /* The PNG export of what the window shows (Ctrl+E's surface): is a text

@@ -139,6 +139,8 @@ static void bar_key(AppState *a, SDL_Keycode k, Uint16 mod)
             a->dirty = 1;
         else {
             *f.len -= (size_t)(to - from);
+            if (*f.len == 0) /* emptied key by key: what comes next is new */
+                app_fit_map(a);
             field_sync(a, &f);
         }
         return;
