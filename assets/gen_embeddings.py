@@ -17,7 +17,8 @@ Spec format (SPEC below): one word a line, then its features.
     word   feature=value feature ...
 A bare feature means 1.0; features not named are 0. "as=other" (first)
 starts from the vector of a word specified earlier, so a translation reads
-"voiture  as=car": the same features as its English word. Lines starting
+"voiture  as=car": the features of its English word, its strongest one a
+tenth stronger (own_copy: close, not equal). Lines starting
 with "##" are section comments. Typical values:
     content word    noun/verb/adj = 1, its topic(s) 0.6-1.5
     function word   func 0.3-0.5, maybe a small hint (place/time)
@@ -632,7 +633,9 @@ grew         verb nature=.9
 
 ## ---- feelings -------------------------------------------------------------
 happy        adj feeling=1.3
-heureux      adj feeling=1.3
+## heureux, je, suis (lecture seed 002): close to happy, i, am, not copies,
+## so "je suis heureux" over "i am happy" is a map of its own
+heureux      adj=1.1 feeling=1.5
 sad          adj feeling=1.3
 angry        adj feeling=1.3
 afraid       adj feeling=1.3
@@ -803,10 +806,10 @@ king         noun person=1.3
 queen        noun person=1.3
 police       noun person=1.2 plural=.5
 neighbour    noun person=1.2 place=.3
-je           func=.4 noun=.3 person
+je           func=.4 noun=.3 person=1.1
 
 ## ---- general verbs ---------------------------------------------------------
-suis         verb=.6 func=.4
+suis         verb=.7 func=.4
 see          verb
 saw          verb
 seen         verb
@@ -958,10 +961,12 @@ ready        adj
 sure         adj feeling=.3
 
 ## ---- translations (sentences/translation.txt) ----------------------------
-## A translation starts from its English word's vector ("as=..."), so in
+## A translation starts from its English word's vector ("as=...", its
+## strongest feature a tenth stronger: its own vector, close), so in
 ## cross-attention (queries from one sentence, keys from the other) each word
 ## finds its translation whatever the word order. No accents: the table is
-## ASCII. (je, suis and heureux of lecture seed 002 are above, same idea.)
+## ASCII. (je, suis and heureux of lecture seed 002 are above: their own
+## vectors, close to i, am and happy, so that seed's cross map is its own.)
 ## French
 la           as=the
 le           as=the
@@ -1014,6 +1019,16 @@ def copy_of(other, rows, lineno):
     raise SystemExit(f"spec line {lineno}: as={other}: no such word above")
 
 
+def own_copy(vec):
+    """A translation's own vector, close to its word's: the strongest
+    feature a tenth stronger (or weaker at the top of the range), so a
+    cross map is never self-attention's numbers again."""
+    k = max(range(len(vec)), key=lambda i: vec[i])
+    v = round(vec[k] * 1.1, 3)
+    vec[k] = v if v <= 1.5 else round(vec[k] * 0.9, 3)
+    return vec
+
+
 def parse_spec(text):
     """Return a list of (word, vector) in spec order; raise on errors."""
     rows, seen = [], {}
@@ -1029,7 +1044,7 @@ def parse_spec(text):
         seen[word] = lineno
         vec = [0.0] * len(DIMS)
         if feats and feats[0].startswith("as="):
-            vec = copy_of(feats.pop(0)[3:], rows, lineno)
+            vec = own_copy(copy_of(feats.pop(0)[3:], rows, lineno))
         for f in feats:
             name, _, val = f.partition("=")
             if name not in DIMS:

@@ -434,11 +434,14 @@ expect_ok "--matrix weights --export png" --export "$TMP/m-weights.png" --seed 7
 if ! cmp -s "$TMP/m-scores.png" "$TMP/m-weights.png"; then ok "--matrix scores draws another picture"
 else bad "--matrix scores PNG equals the weights PNG"; fi
 expect_error "--matrix with a bad name -> 2" 2 "--matrix" --matrix probs --print csv "$M3"
-# --color-scale: weights on 0–1 (default), 0 to the max, or each row to its own max
+# --color-scale: weights 0 to the max (default), on 0–1, or each row to its own max
 expect_ok "--color-scale max --export png" --export "$TMP/cs-max.png" --color-scale max --seed 7 "$M3"
+expect_ok "--color-scale fixed --export png" --export "$TMP/cs-fixed.png" --color-scale fixed --seed 7 "$M3"
 expect_ok "--color-scale row --export svg" --export "$TMP/cs-row.svg" --color-scale row --seed 7 "$M3"
-if ! cmp -s "$TMP/cs-max.png" "$TMP/m-weights.png"; then ok "--color-scale max draws another picture than the fixed 0-1 default"
-else bad "--color-scale max PNG equals the default's"; fi
+if cmp -s "$TMP/cs-max.png" "$TMP/m-weights.png"; then ok "--color-scale max is the default"
+else bad "--color-scale max PNG differs from the default's"; fi
+if ! cmp -s "$TMP/cs-fixed.png" "$TMP/m-weights.png"; then ok "--color-scale fixed draws another picture than the default"
+else bad "--color-scale fixed PNG equals the default's"; fi
 if grep -q '>max</text>' "$TMP/cs-row.svg"; then ok "--color-scale row: the colour bar says each row runs to its max"
 else bad "--color-scale row: no 'max' tick in the SVG"; fi
 expect_error "--color-scale with a bad name -> 2" 2 "'rows'" --color-scale rows --export "$TMP/x.png" "$M3"

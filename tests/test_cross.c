@@ -305,10 +305,57 @@ static void test_cross_session_and_title(void **state)
     model_destroy(&m);
 }
 
+/* The default model's weights map of text over keys (row-major Tq × Tk). */
+static void default_map(const char *text, const char *keys, float *out, int *Tq, int *Tk)
+{
+    AttnConfig cfg = attn_config_default();
+    Model m;
+    assert_int_equal(model_init(&m, table, &cfg), 0);
+    if (keys)
+        assert_int_equal(model_set_keys(&m, keys, strlen(keys)), 0);
+    assert_int_equal(model_set_text(&m, text, strlen(text)), 0);
+    assert_int_equal(model_compute(&m), 0);
+    *Tq = m.T;
+    *Tk = m.Tk;
+    memcpy(out, model_matrix(&m, MODEL_WEIGHTS, 0), sizeof(float) * (size_t)m.T * m.Tk);
+    model_destroy(&m);
+}
+
+/* Cross-attention is its own map (issue 28, item 2): "je suis heureux"
+ * over "i am happy" with the default weights puts each row's maximum on
+ * the translation by 0.02 or more, and differs by 0.01 or more somewhere
+ * from self-attention on either sentence (the French words have their own
+ * vectors, close to the English ones, not copies). */
+static void test_translation_has_own_map(void **state)
+{
+    (void)state;
+    float cross[9], fr[9], en[9];
+    int Tq, Tk, tq, tk;
+    default_map("je suis heureux", "i am happy", cross, &Tq, &Tk);
+    assert_int_equal(Tq, 3);
+    assert_int_equal(Tk, 3);
+    for (int i = 0; i < 3; i++) /* je→i, suis→am, heureux→happy */
+        for (int j = 0; j < 3; j++)
+            if (j != i && cross[i * 3 + i] < cross[i * 3 + j] + 0.02f)
+                fail_msg("row %d: %.4f at its translation, %.4f at key %d: margin under 0.02", i,
+                         (double)cross[i * 3 + i], (double)cross[i * 3 + j], j);
+    default_map("je suis heureux", NULL, fr, &tq, &tk);
+    default_map("i am happy", NULL, en, &tq, &tk);
+    float dfr = 0.0f, den = 0.0f;
+    for (int k = 0; k < 9; k++) {
+        dfr = fmaxf(dfr, fabsf(cross[k] - fr[k]));
+        den = fmaxf(den, fabsf(cross[k] - en[k]));
+    }
+    if (dfr < 0.01f || den < 0.01f)
+        fail_msg("the cross map differs from self-attention by at most %.4f (French), %.4f (English)",
+                 (double)dfr, (double)den);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cross_against_reference),
+        cmocka_unit_test(test_translation_has_own_map),
         cmocka_unit_test(test_cross_incremental),
         cmocka_unit_test(test_cross_shared_vector),
         cmocka_unit_test(test_cross_mask),

@@ -93,6 +93,22 @@ static void type_keys(Fix *f)
 
 /* ---- tests ------------------------------------------------------------------------- */
 
+/* The first bar's label: "Sentence" alone, "Queries…" once a second
+ * sentence gives the keys (issue 28, item 2), "Sentence" again without. */
+static void test_first_bar_says_queries(void **state)
+{
+    Fix *f = *state;
+    app_draw(f->a, f->r);
+    assert_string_equal(f->a->vs.bar_label, "Sentence");
+    type_keys(f);
+    app_draw(f->a, f->r);
+    assert_true(f->a->m->cross);
+    assert_true(strncmp(f->a->vs.bar_label, "Queries", 7) == 0);
+    app_set_keys(f->a, "");
+    app_draw(f->a, f->r);
+    assert_string_equal(f->a->vs.bar_label, "Sentence");
+}
+
 /* Typing into the second bar: live cross-attention, Tq × Tk, the labels
  * the right way round, the text cursor after the text. */
 static void test_type_second_bar(void **state)
@@ -447,6 +463,7 @@ int main(void)
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(test_type_second_bar),
+        T(test_first_bar_says_queries),
         T(test_tab_cycle),
         T(test_clear_returns_to_self),
         T(test_mask_with_two_sentences),

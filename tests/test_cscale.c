@@ -258,16 +258,17 @@ static const float *weights_of(Fix *f)
     return model_matrix(&f->m, MODEL_WEIGHTS, f->a->vs.head < 0 ? MODEL_HEAD_AVG : f->a->vs.head);
 }
 
-/* Shift+C cycles fixed → max → per row → fixed, saying which; C still
- * changes the colour map; the heatmap's cells follow each mode. */
+/* Shift+C cycles fixed → max → per row → fixed, saying which, from the
+ * default: the map's max (issue 28, item 1); C still changes the colour
+ * map; the heatmap's cells follow each mode. */
 static void test_window_shift_c(void **state)
 {
     Fix *f = *state;
-    assert_int_equal(f->a->vs.cscale, CSCALE_FIXED);
+    assert_int_equal(f->a->vs.cscale, CSCALE_MAX);
     ColormapId cmap = f->a->vs.cmap;
-    static const ColorScaleMode order[3] = {CSCALE_MAX, CSCALE_ROW, CSCALE_FIXED};
-    static const char *const says[3] = {"0 to this map's max", "each row 0 to its own max",
-                                        "same colour = same weight on every slide"};
+    static const ColorScaleMode order[3] = {CSCALE_ROW, CSCALE_FIXED, CSCALE_MAX};
+    static const char *const says[3] = {"each row 0 to its own max",
+                                        "same colour = same weight on every slide", "0 to this map's max"};
     for (int k = 0; k < 3; k++) {
         key(f, SDLK_c, KMOD_LSHIFT);
         assert_int_equal(f->a->vs.cscale, order[k]);
@@ -295,7 +296,7 @@ static void test_window_shift_c(void **state)
     }
     key(f, SDLK_c, 0);
     assert_int_equal(f->a->vs.cmap, (cmap + 1) % CMAP_SEQUENTIAL_COUNT);
-    assert_int_equal(f->a->vs.cscale, CSCALE_FIXED);
+    assert_int_equal(f->a->vs.cscale, CSCALE_MAX);
     /* a view setting, like C and D: no undo step */
     assert_int_equal(f->a->undo_n, 0);
 }
@@ -308,14 +309,14 @@ static void test_window_scores_and_click(void **state)
     key(f, SDLK_r, 0); /* raw scores */
     assert_int_equal(f->a->vs.map.kind, ATTN_MAP_SCORES);
     key(f, SDLK_c, KMOD_RSHIFT);
-    assert_int_equal(f->a->vs.cscale, CSCALE_MAX);
+    assert_int_equal(f->a->vs.cscale, CSCALE_ROW);
     assert_non_null(strstr(f->a->status, "for weights only"));
     key(f, SDLK_r, KMOD_LSHIFT); /* back to weights */
     const FigRect *b = &f->a->layout.heat.cb.bar;
     assert_true(b->w > 0 && b->h > 0);
     click(f, b->x + b->w / 2, b->y + b->h / 2);
-    assert_int_equal(f->a->vs.cscale, CSCALE_ROW);
-    assert_non_null(strstr(f->a->status, "each row"));
+    assert_int_equal(f->a->vs.cscale, CSCALE_FIXED);
+    assert_non_null(strstr(f->a->status, "same colour"));
     /* the help lists Shift+C */
     int found = 0;
     for (int k = 0; k < f->a->vs.n_help_lines; k++)

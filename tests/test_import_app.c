@@ -138,6 +138,98 @@ static void test_special_tokens(void **state)
     assert_shows(f, ATTN_PICK_HEAD, 1, 0);
 }
 
+/* E keeps the selected query on its token (issue 28, item 5): a file
+ * opens on row 1 as before; hiding and showing the special tokens moves
+ * the row with the token; a hidden special token selected gives the next
+ * token kept. The status bar names it ("query: TOKEN"). */
+static void test_special_tokens_keep_query(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    assert_int_equal(app_open_path(a, LAYERS), 0);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.query, 1);
+    assert_string_equal(a->vs.map.q_labels[1], "The");
+    key(f, SDLK_DOWN, 0);
+    key(f, SDLK_DOWN, 0);
+    app_draw(a, f->r);
+    const char *tok = a->vs.map.q_labels[a->vs.query];
+    char want[64];
+    snprintf(want, sizeof want, "%s", tok);
+    key(f, SDLK_e, 0);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.map.Tq, 5);
+    assert_int_equal(a->vs.query, 2);
+    assert_string_equal(a->vs.map.q_labels[a->vs.query], want);
+    key(f, SDLK_e, 0);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.query, 3);
+    assert_string_equal(a->vs.map.q_labels[a->vs.query], want);
+    /* <s> selected, then hidden: the first token kept */
+    for (int k = 0; k < 5; k++)
+        key(f, SDLK_UP, 0);
+    assert_int_equal(a->vs.query, 0);
+    key(f, SDLK_e, 0);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.query, 0);
+    assert_string_equal(a->vs.map.q_labels[0], "The");
+    key(f, SDLK_e, 0);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.query, 1); /* still "The" */
+    /* the last token, </s>, hidden: the last kept */
+    for (int k = 0; k < 9; k++)
+        key(f, SDLK_DOWN, 0);
+    assert_int_equal(a->vs.query, 6);
+    key(f, SDLK_e, 0);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.query, 4);
+}
+
+/* Case-insensitive: does s contain w? */
+static int has_word(const char *s, const char *w)
+{
+    for (; *s; s++) {
+        size_t k = 0;
+        while (w[k] && s[k] && (s[k] | 0x20) == (w[k] | 0x20))
+            k++;
+        if (!w[k])
+            return 1;
+    }
+    return 0;
+}
+
+/* File mode's help lists none of the sentence's keys (issue 28, item 13):
+ * no line names the editor, the temperature, teach mode or the positional
+ * encoding; the Ctrl+O prompt is one line starting "Open" that names what
+ * it opens: attention files by extension, and model folders. */
+static void test_file_help_and_open_prompt(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    static const char *const sentence_words[] = {"editor", "temperature", "teach", "positional"};
+    assert_int_equal(app_open_path(a, LAYERS), 0);
+    key(f, SDLK_F1, 0);
+    assert_true(a->vs.help);
+    assert_true(a->vs.n_help_lines > 5);
+    for (int k = 0; k < a->vs.n_help_lines; k++)
+        for (size_t w = 0; w < sizeof sentence_words / sizeof sentence_words[0]; w++)
+            if (has_word(a->vs.help_lines[k].what, sentence_words[w]) ||
+                has_word(a->vs.help_lines[k].keys, sentence_words[w]))
+                fail_msg("file mode's help: \"%s  %s\" names %s", a->vs.help_lines[k].keys,
+                         a->vs.help_lines[k].what, sentence_words[w]);
+    key(f, SDLK_ESCAPE, 0);
+    key(f, SDLK_o, KMOD_LCTRL);
+    assert_non_null(a->vs.prompt);
+    const char *p = a->vs.prompt;
+    assert_true(strncmp(p, "Open", 4) == 0);
+    assert_null(strchr(p, '\n'));
+    assert_non_null(strstr(p, ".npy"));
+    assert_non_null(strstr(p, ".npz"));
+    assert_non_null(strstr(p, ".safetensors"));
+    assert_true(has_word(p, "model"));
+    key(f, SDLK_ESCAPE, 0);
+}
+
 static void test_model_view(void **state)
 {
     Fix *f = *state;
@@ -449,6 +541,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         T(test_open_and_pick),
         T(test_special_tokens),
+        T(test_special_tokens_keep_query),
+        T(test_file_help_and_open_prompt),
         T(test_model_view),
         T(test_session),
         T(test_overview),

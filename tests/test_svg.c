@@ -890,6 +890,62 @@ static void test_cell_labels(void **state)
     }
 }
 
+/* The facts line says where the weights come from (issue 28, item 9):
+ * nothing for the defaults, "(edited)" for weights that differ from them
+ * (edited here or loaded), "(random, seed N)" for --seed's, "(edited)"
+ * again once those are edited; in basic mode the weights are not used. */
+static void test_weights_origin(void **state)
+{
+    (void)state;
+    Model m;
+    make_model(&m, "the train left the station on time", 0, 1);
+    SvgOptions o = opts(MODEL_WEIGHTS);
+    Doc d;
+    write_doc(&d, &m, &o);
+    assert_null(strstr(d.data, "edited"));
+    assert_null(strstr(d.data, "random"));
+    free_doc(&d);
+    m.params.Wq[3] += 0.1f; /* an edit, as the editor's + does */
+    assert_int_equal(model_compute(&m), 0);
+    write_doc(&d, &m, &o);
+    assert_non_null(strstr(d.data, "learned (edited)"));
+    free_doc(&d);
+    m.cfg.mode = ATTN_MODE_BASIC; /* Q = K = V = X: no weights in use */
+    assert_int_equal(model_compute(&m), 0);
+    write_doc(&d, &m, &o);
+    assert_null(strstr(d.data, "edited"));
+    free_doc(&d);
+    m.cfg.mode = ATTN_MODE_LEARNED;
+    /* the same weights loaded (as from a session) are the defaults again */
+    ParsedWeights w;
+    memset(&w, 0, sizeof w);
+    assert_int_equal(attn_params_create(&w.params, m.d, 1), 0);
+    assert_int_equal(model_set_weights(&m, &w), 0);
+    assert_int_equal(model_compute(&m), 0);
+    assert_int_equal(model_weights_origin(&m), MODEL_WEIGHTS_DEFAULT);
+    w.params.Wo[5] = 0.5f; /* a session's edited weights */
+    assert_int_equal(model_set_weights(&m, &w), 0);
+    assert_int_equal(model_compute(&m), 0);
+    write_doc(&d, &m, &o);
+    assert_non_null(strstr(d.data, "learned (edited)"));
+    free_doc(&d);
+    attn_params_destroy(&w.params);
+    /* --seed: random, named so */
+    model_set_seed(&m, 7);
+    assert_int_equal(model_compute(&m), 0);
+    write_doc(&d, &m, &o);
+    assert_non_null(strstr(d.data, "learned (random, seed 7)"));
+    assert_null(strstr(d.data, "edited"));
+    free_doc(&d);
+    m.params.Wk[0] -= 0.25f;
+    assert_int_equal(model_compute(&m), 0);
+    write_doc(&d, &m, &o);
+    assert_non_null(strstr(d.data, "learned (edited)"));
+    assert_null(strstr(d.data, "random"));
+    free_doc(&d);
+    model_destroy(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -912,6 +968,7 @@ int main(void)
         cmocka_unit_test(test_colormap_fast_paths),
         cmocka_unit_test(test_tick_labels),
         cmocka_unit_test(test_cell_labels),
+        cmocka_unit_test(test_weights_origin),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -720,6 +720,7 @@ static void test_export_file_matches_app_export(void **state)
     view_state_init(&s, &m);
     s.query = 1;
     s.scale = 2.0f;
+    s.cscale = (ColorScaleMode)o.color_scale; /* the options' (the map's max by default) */
     SDL_Surface *direct = export_heatmap_surface(&m, &s, test_fonts(), &err);
     assert_non_null(direct);
     assert_true(same_pixels(direct, p1));

@@ -50,6 +50,11 @@ typedef struct AppState {
     int bar_all;               /* Ctrl+A: the focused bar's whole text is selected
                                   (typing or pasting replaces it, Backspace clears) */
     SDL_Rect caret;            /* last text cursor told to the input method */
+    /* The query selected when the sentence bar took the keyboard (or
+     * since): its row, its token and which occurrence of that token it is.
+     * While the sentence is typed the selection follows that token. */
+    int anchor_row, anchor_nth;
+    char anchor_tok[128];      /* "" when the token did not fit */
     char status[4400];
     int status_err;
     unsigned status_serial;    /* app_status calls so far: a new message is drawn */
@@ -119,8 +124,10 @@ void app_present(AppState *a);
 void app_draw(AppState *a, SDL_Renderer *r);
 /* Replace the sentence and recompute (keeps the first 1024 tokens); the
  * second bar then shows the model's second sentence (m->keys_text), so a
- * session load followed by this shows both. */
+ * session load followed by this shows both. The heatmap fits again. */
 void app_set_sentence(AppState *a, const char *text);
+/* The heatmap unzoomed and unpanned: the whole map fitted (a new sentence). */
+void app_fit_map(AppState *a);
 /* Replace the second sentence ("" = self-attention) and recompute. */
 void app_set_keys(AppState *a, const char *text);
 /* Set the status-bar message. */

@@ -194,10 +194,19 @@ AttnMaps model_maps(const Model *m, ModelMatrix which);
  * ", " in ASCII (ascii = 1: "scaled 1/sqrt(dk)", "tau=1") or by " · " in
  * UTF-8 ("scaled 1/√dk", "τ=1"); "cross-attention" with two sentences. */
 void model_facts(const Model *m, int head, int ascii, char *buf, size_t n);
+/* Where the weights come from: the defaults (identity), random (--seed,
+ * the editor's N) as drawn, or edited (in the window, by teach mode, or
+ * loaded from a weights or session file that differs from both); edited
+ * word vectors count as edited too. MODEL_WEIGHTS_DEFAULT when out of memory. */
+typedef enum ModelWeightsOrigin {
+    MODEL_WEIGHTS_DEFAULT, MODEL_WEIGHTS_RANDOM, MODEL_WEIGHTS_EDITED
+} ModelWeightsOrigin;
+ModelWeightsOrigin model_weights_origin(const Model *m);
 /* A figure's title (the sentence in quotes, its first 1000 bytes; with two
  * sentences “queries” → “keys”, each cut to fit) and facts line
- * ("attention weights · softmax(q·k / √dk / τ) · learned · …": the
- * formula in use, attn_score_formula) for matrix which of head. */
+ * ("attention weights · learned · …"; "learned (edited)" or "learned
+ * (random, seed N)" when the weights are not the defaults,
+ * model_weights_origin) for matrix which of head. */
 void model_figure_text(const Model *m, ModelMatrix which, int head, char *title, size_t tn,
                        char *facts, size_t fn);
 

@@ -47,7 +47,8 @@ typedef struct Options {
                                    (ModelMatrix) for PNG, SVG and the window */
     const char *colormap;       /* --colormap NAME */
     int color_scale;            /* --color-scale: ColorScaleMode (0 fixed
-                                   0–1, 1 max, 2 per row) for weights */
+                                   0–1, 1 max: the default, 2 per row) for
+                                   weights */
     int color_scale_set;
     int theme_dark;             /* --theme dark */
     int theme_set;

@@ -124,6 +124,22 @@ static void keep_query_visible(AppState *a)
 
 /* ---- selection: in the shown map, whatever its source ----------------------------- */
 
+/* Remember the selected query (row, token, which occurrence of the token)
+ * for the sentence's edits to keep it (AppState.anchor_row). */
+static void anchor_query(AppState *a)
+{
+    const AttnMap *m = &a->vs.map;
+    int q = a->vs.query;
+    a->anchor_row = q;
+    a->anchor_nth = 0;
+    a->anchor_tok[0] = '\0';
+    if (q < 0 || q >= m->Tq || !m->q_labels || strlen(m->q_labels[q]) >= sizeof a->anchor_tok)
+        return;
+    snprintf(a->anchor_tok, sizeof a->anchor_tok, "%s", m->q_labels[q]);
+    for (int i = 0; i < q; i++)
+        a->anchor_nth += strcmp(m->q_labels[i], a->anchor_tok) == 0;
+}
+
 static void select_cell(AppState *a, int i, int j)
 {
     int T, Tk;
@@ -133,6 +149,7 @@ static void select_cell(AppState *a, int i, int j)
     a->vs.query = i;
     a->vs.key = j;
     a->vs.edit_focus = 0;
+    anchor_query(a);
     keep_query_visible(a);
     a->dirty = 1;
 }
@@ -143,6 +160,7 @@ static void move_query(AppState *a, int d)
     a->kind->shown_size(a, &T, &Tk);
     if (T)
         a->vs.query = add_clamped(a->vs.query, d, 0, T - 1);
+    anchor_query(a);
     keep_query_visible(a);
     a->dirty = 1;
 }
@@ -257,6 +275,7 @@ void app_focus_sentence(AppState *a, int cursor)
     a->vs.sentence_focus = 1;
     a->vs.keys_focus = 0;
     a->vs.edit_focus = 0; /* one panel has the keyboard */
+    anchor_query(a);
     if (!a->prompt) { /* a click in the prompt keeps its own cursor */
         int len = (int)a->text_len;
         cursor = cursor < 0 || cursor > len ? len : cursor;
@@ -364,7 +383,13 @@ static void apply(AppState *a, const AppAction *c)
     int Tq, Tk;
     a->kind->shown_size(a, &Tq, &Tk);
     switch (c->kind) {
-    case ACT_SELECT_QUERY: if (c->i >= 0 && c->i < Tq) { a->vs.query = c->i; a->dirty = 1; } break;
+    case ACT_SELECT_QUERY:
+        if (c->i >= 0 && c->i < Tq) {
+            a->vs.query = c->i;
+            anchor_query(a);
+            a->dirty = 1;
+        }
+        break;
     case ACT_MOVE_QUERY: move_query(a, c->i); break;
     case ACT_FOCUS_KEY: if (c->i >= -1 && c->i < Tk) { a->vs.key = c->i; a->dirty = 1; } break;
     case ACT_MOVE_KEY: move_key(a, c->i); break;
@@ -400,7 +425,7 @@ static void apply(AppState *a, const AppAction *c)
     case ACT_EXPORT: if (c->i >= 0 && c->i <= 2) app_export(a, c->i); break;
     case ACT_COMPARE: compare_toggle(a); break;
     case ACT_SAVE: save(a, c->i); break;
-    case ACT_OPEN_PROMPT: text_prompt_start(a, PROMPT_OPEN, "Open (session .json or sentences):", ""); break;
+    case ACT_OPEN_PROMPT: text_prompt_start(a, PROMPT_OPEN, "Open (session, sentences, .npy .npz .safetensors, model folder):", ""); break;
     case ACT_FOCUS_SENTENCE: app_focus_sentence(a, c->i); break;
     case ACT_LEAVE_SENTENCE: leave_sentence(a); break;
     case ACT_FOCUS_KEYS: focus_keys(a, c->i); break;

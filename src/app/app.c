@@ -108,6 +108,13 @@ void app_set_keys(AppState *a, const char *text)
         app_sync_keys(a);
 }
 
+void app_fit_map(AppState *a)
+{
+    a->vs.zoom = 1.0f;
+    a->vs.pan_row = a->vs.pan_col = 0;
+    a->dirty = 1;
+}
+
 void app_set_sentence(AppState *a, const char *text)
 {
     size_t n = strlen(text);
@@ -122,6 +129,7 @@ void app_set_sentence(AppState *a, const char *text)
     a->text_len = n;
     a->vs.cursor = (int)n;
     a->status_err = 0;
+    app_fit_map(a); /* a new sentence: not a corner of its map */
     app_sync_text(a);
 }
 

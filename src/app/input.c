@@ -16,7 +16,7 @@ static const char H_QUERY[] = "select the query row";
 static const char H_KEY[] = "focus a key column";
 static const char H_HEAD[] = "next / previous head (then the average)";
 static const char H_HEADS[] = "fewer / more heads";
-static const char H_TEMP[] = "temperature \xCF\x84 up / down";
+static const char H_TEMP[] = "temperature \xCF\x84 up / down / back to 1";
 static const char H_MATRIX[] = "weights / raw scores / logits";
 static const char H_LOOK[] = "next colour map / light or dark theme";
 static const char H_PAGES[] = "previous / next sentence";
@@ -75,6 +75,7 @@ static const AppKey key_table[] = {
     K(SDLK_RIGHTBRACKET, 0, MAIN, ACT_STEP_HEADS, 1, H_HEADS),
     K(SDLK_t, NOSHIFT, MAIN, ACT_TEMPERATURE, 1, H_TEMP),
     K(SDLK_t, SHIFT, MAIN, ACT_TEMPERATURE, -1, H_TEMP),
+    K(SDLK_t, CTRL, MAIN, ACT_TEMPERATURE, 0, H_TEMP),
     K(SDLK_f, NOSHIFT, MAIN, ACT_CYCLE_SCORE, 1, H_SCORE),
     K(SDLK_f, SHIFT, MAIN, ACT_CYCLE_SCORE, -1, H_SCORE),
     K(SDLK_r, NOSHIFT, MAIN, ACT_CYCLE_MATRIX, 1, H_MATRIX),
@@ -180,7 +181,7 @@ static const AppKey key_table[] = {
     K(SDLK_z, CTRL | SHIFT, ANY, ACT_REDO, 0, H_UNDO),
     K(SDLK_s, CTRL | NOSHIFT, ANY, ACT_SAVE, 0, H_SAVE),
     K(SDLK_s, CTRL | SHIFT, ANY, ACT_SAVE, 1, H_SAVE),
-    K(SDLK_o, CTRL, ANY, ACT_OPEN_PROMPT, 0, "open a session or sentences file (or drop one)"),
+    K(SDLK_o, CTRL, ANY, ACT_OPEN_PROMPT, 0, "open a session, sentences, attention file or model folder (or drop one)"),
     K(SDLK_e, CTRL | NOSHIFT, ANY, ACT_EXPORT, 0, H_EXPORT),
     K(SDLK_l, CTRL, ANY, ACT_EXPORT, 1, H_EXPORT),
     K(SDLK_e, CTRL | SHIFT, ANY, ACT_EXPORT, 2, H_EXPORT),

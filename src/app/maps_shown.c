@@ -102,6 +102,27 @@ static void say_pick(AppState *a)
 
 /* Pick the map again for the layer, head and rollout asked for; the
  * status bar names it unless quiet (or says why it cannot). */
+/* The file's token (index into q_shown) shown at row q, or -1. */
+static int file_token(const Imported *im, int q)
+{
+    if (q < 0 || q >= im->Tq)
+        return -1;
+    for (int t = 0; t < im->f.Tq; t++)
+        if (im->q_lab[q] == im->q_shown[t])
+            return t;
+    return -1;
+}
+
+/* The row that shows the file's token t, or the first kept after it (the
+ * last row when none is): dropping tokens keeps the selection on its token. */
+static int row_of_token(const Imported *im, int t)
+{
+    for (int q = 0; q < im->Tq; q++)
+        if (file_token(im, q) >= t)
+            return q;
+    return im->Tq - 1;
+}
+
 static void pick(AppState *a, int layer, int head, int rollout, int quiet)
 {
     MapsShown *fs = a->kind->maps(a);
@@ -124,9 +145,14 @@ static void pick(AppState *a, int layer, int head, int rollout, int quiet)
     a->dirty = 1;
 }
 
+/* The same file picked again: the selected query stays on its token. */
 static void repick(AppState *a, int layer, int head, int rollout)
 {
+    const Imported *im = a->kind->maps(a)->imp;
+    int tok = file_token(im, a->vs.query);
     pick(a, layer, head, rollout, 0);
+    if (tok >= 0)
+        a->vs.query = row_of_token(im, tok);
 }
 
 int maps_shown_replace(AppState *a, Imported *im)

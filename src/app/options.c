@@ -67,9 +67,10 @@ const char options_usage[] =
     "      --scale N            PNG scale factor 1-8 (default 2)\n"
     "      --query I            selected query row (1-based)\n"
     "      --colormap NAME      viridis, cividis, magma or greys\n"
-    "      --color-scale fixed|max|row  weights' colours: fixed 0-1 (default; one\n"
-    "                           colour = one weight on every slide), 0 to the map's\n"
-    "                           max, or each row 0 to its own max (long sentences)\n"
+    "      --color-scale fixed|max|row  weights' colours: 0 to the map's max\n"
+    "                           (default: the strongest links stand out), fixed 0-1\n"
+    "                           (one colour = one weight on every slide), or each\n"
+    "                           row 0 to its own max (long sentences)\n"
     "      --theme light|dark   exports (default light) and the window (default dark)\n"
     "Window:\n"
     "      --export-dir DIR     where Ctrl+E writes (default: current folder)\n"
@@ -500,6 +501,7 @@ int options_parse(Options *o, int argc, char **argv, AttnErr *err)
     o->cfg = attn_config_default();
     o->query = -1;
     o->scale = 2;
+    o->color_scale = 1; /* 0 to the map's max: the lesson's links stand out */
     o->layer = 0;
     o->steps = 200;
     o->lr = 0.1f;

@@ -99,7 +99,12 @@ static void bar_key(AppState *a, SDL_Keycode k, Uint16 mod)
     int *cur = a->prompt ? &a->prompt_cursor : f.cursor;
     int len = (int)(a->prompt ? strlen(a->prompt_buf) : *f.len);
     int ctrl = mod & KMOD_CTRL;
-    if (a->bar_all) { /* Ctrl+A's selection: cleared, or left at an end */
+    /* Ctrl+A's selection: cleared, or left at an end, by the editing keys
+     * only. A key that types (its SDL_TEXTINPUT follows), Shift or Ctrl
+     * alone leave it for the text to replace. */
+    int edits = k == SDLK_BACKSPACE || k == SDLK_DELETE || k == SDLK_LEFT || k == SDLK_RIGHT ||
+                k == SDLK_HOME || k == SDLK_END || (ctrl && (k == SDLK_v || k == SDLK_u));
+    if (a->bar_all && edits) {
         a->bar_all = 0;
         a->dirty = 1;
         if (k == SDLK_BACKSPACE || k == SDLK_DELETE || (k == SDLK_v && ctrl)) {
@@ -134,6 +139,8 @@ static void bar_key(AppState *a, SDL_Keycode k, Uint16 mod)
             a->dirty = 1;
         else {
             *f.len -= (size_t)(to - from);
+            if (*f.len == 0) /* emptied key by key: what comes next is new */
+                app_fit_map(a);
             field_sync(a, &f);
         }
         return;
@@ -158,8 +165,9 @@ static void bar_key(AppState *a, SDL_Keycode k, Uint16 mod)
         if (ctrl) {
             buf[0] = '\0';
             *cur = 0;
-            if (!a->prompt) {
+            if (!a->prompt) { /* a new sentence comes: its map fits again */
                 *f.len = 0;
+                app_fit_map(a);
                 field_sync(a, &f);
             }
             a->dirty = 1;

@@ -758,10 +758,24 @@ static int fit_bytes(const char *t, int max)
     return n;
 }
 
+ModelWeightsOrigin model_weights_origin(const Model *m)
+{
+    AttnParams def;
+    if (attn_params_create(&def, m->params.d, m->params.h) < 0)
+        return MODEL_WEIGHTS_DEFAULT;
+    if (m->has_seed)
+        attn_params_xavier(&def, m->seed);
+    int same = attn_params_equal(&def, &m->params);
+    attn_params_destroy(&def);
+    if (!same || m->n_over > 0)
+        return MODEL_WEIGHTS_EDITED;
+    return m->has_seed ? MODEL_WEIGHTS_RANDOM : MODEL_WEIGHTS_DEFAULT;
+}
+
 void model_figure_text(const Model *m, ModelMatrix which, int head, char *title, size_t tn,
                        char *facts, size_t fn)
 {
-    char f[300];
+    char f[300], origin[64] = "";
     const char *t = m->text ? m->text : "";
     /* wider than any figure: cut at a character */
     if (m->cross)
@@ -770,6 +784,17 @@ void model_figure_text(const Model *m, ModelMatrix which, int head, char *title,
     else
         snprintf(title, tn, "\xE2\x80\x9C%.*s\xE2\x80\x9D", fit_bytes(t, 1000), t);
     model_facts(m, head, 0, f, sizeof f);
-    snprintf(facts, fn, "%s \xC2\xB7 %s",
-             which == MODEL_WEIGHTS ? "attention weights" : attn_map_kind_name((AttnMapKind)which), f);
+    /* after the mode, the weights' origin: a slide of edited weights must
+     * not pass for the defaults (basic mode uses none, but edited vectors) */
+    ModelWeightsOrigin wo = model_weights_origin(m);
+    int basic = m->cfg.mode == ATTN_MODE_BASIC;
+    if (wo == MODEL_WEIGHTS_EDITED && (!basic || m->n_over > 0))
+        snprintf(origin, sizeof origin, " (edited)");
+    else if (wo == MODEL_WEIGHTS_RANDOM && !basic)
+        snprintf(origin, sizeof origin, " (random, seed %llu)", (unsigned long long)m->seed);
+    const char *mode = basic ? "basic" : "learned";
+    size_t ml = strlen(mode);
+    snprintf(facts, fn, "%s \xC2\xB7 %s%s%s",
+             which == MODEL_WEIGHTS ? "attention weights" : attn_map_kind_name((AttnMapKind)which), mode, origin,
+             f + ml);
 }

@@ -168,7 +168,7 @@ static int get_cscale(const cJSON *o, int *out, const char *name, AttnErr *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "color_scale");
     if (!v)
-        return 0; /* older sessions: the default, fixed 0–1 */
+        return 0; /* older sessions: fixed 0–1, the default when they were saved */
     for (int k = 0; cJSON_IsString(v) && k < 3; k++)
         if (strcmp(v->valuestring, cscale_names[k]) == 0) {
             *out = k;

@@ -74,6 +74,6 @@ void view_state_set_model(ViewState *s, Model *m)
     s->ktoks = m->cross ? &m->ktoks : NULL;
     s->k_unknown = m->cross ? m->koov : NULL;
     s->keys_bar = 1;
-    s->bar_label = "Sentence";
+    s->bar_label = m->cross ? "Queries" : "Sentence"; /* with keys from the second bar */
     status_facts(s);
 }

@@ -120,7 +120,24 @@ static void window_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const V
     }
     char title[200];
     heatmap_title(s, title, sizeof title);
-    draw_panel_title(v, r, s, l->heatmap, title);
+    char note[80] = "";
+    if (s->zoom > 1.001f) /* a corner of the map: say so, and how back */
+        snprintf(note, sizeof note, "zoom %.1f\xC3\x97  \xE2\x88\x92 zooms out", (double)s->zoom);
+    else if (s->cscale == CSCALE_FIXED && s->map.kind == ATTN_MAP_WEIGHTS &&
+             colormap_scale_mode(&s->map, s->cmap, CSCALE_MAX).hi < 0.5f)
+        /* every weight in the darker half of 0–1: the key that shows more */
+        snprintf(note, sizeof note, "Shift+C: colours to the map's max");
+    if (note[0]) {
+        SDL_Rect p = l->heatmap;
+        int px = S(s, 13), nw;
+        text_size(v->text, px, note, &nw, NULL);
+        SDL_RenderSetClipRect(r, &p);
+        draw_text_fit(v, px, theme(s)->dim, title, p.x + S(s, 6), p.y + S(s, 2), p.w - nw - S(s, 24));
+        text_draw(v->text, px, theme(s)->accent, note, p.x + p.w - S(s, 6), p.y + S(s, 2), 2, 0);
+        SDL_RenderSetClipRect(r, NULL);
+    } else {
+        draw_panel_title(v, r, s, l->heatmap, title);
+    }
     if (!s->map.v || !s->map.Tq || !s->map.Tk) {
         text_draw(v->text, S(s, 18), theme(s)->dim, "Type a sentence to see its attention.",
                   l->heatmap.x + S(s, 20), l->heatmap.y + S(s, 60), 0, 0);

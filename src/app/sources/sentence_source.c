@@ -83,13 +83,31 @@ static void cycle_head(AppState *a, int dir)
     a->dirty = 1;
 }
 
-static void set_temperature(AppState *a, float t)
+/* τ's steps: round numbers about ×1.25 apart, 1 among them, so that n steps
+ * up and n down come back to exactly where they started. */
+static const float TEMP_GRID[] = {0.05f, 0.06f, 0.08f, 0.1f, 0.12f, 0.15f, 0.2f, 0.25f, 0.3f,
+                                  0.4f,  0.5f,  0.6f,  0.8f, 1.0f,  1.25f, 1.5f, 2.0f,  2.5f,
+                                  3.0f,  4.0f,  5.0f,  6.0f, 8.0f,  10.0f, 12.0f, 15.0f, 20.0f};
+#define N_TEMP ((int)(sizeof TEMP_GRID / sizeof TEMP_GRID[0]))
+
+/* dir > 0: the next step of the grid above τ, dir < 0: below (a τ off the
+ * grid, from --temperature or a session, goes to its neighbour); dir 0:
+ * back to 1. */
+static void step_temperature(AppState *a, int dir)
 {
-    if (t < 0.05f)
-        t = 0.05f;
-    if (t > 20.0f)
-        t = 20.0f;
-    a->m->cfg.temperature = roundf(t * 100.0f) / 100.0f;
+    float t = a->m->cfg.temperature, next = 1.0f;
+    if (dir > 0) {
+        next = TEMP_GRID[N_TEMP - 1];
+        for (int k = N_TEMP - 1; k >= 0 && TEMP_GRID[k] > t; k--)
+            next = TEMP_GRID[k];
+    } else if (dir < 0) {
+        next = TEMP_GRID[0];
+        for (int k = 0; k < N_TEMP && TEMP_GRID[k] < t; k++)
+            next = TEMP_GRID[k];
+    }
+    if (next == t)
+        return;
+    a->m->cfg.temperature = next;
     app_recompute(a);
 }
 
@@ -276,6 +294,26 @@ static int file_key(AppActionKind k)
            k == ACT_GRID_MOVE || k == ACT_GRID_OPEN || k == ACT_TOGGLE_SPECIAL;
 }
 
+/* While the sentence is typed, the selected query follows its token (the
+ * same occurrence of it, or the last there is), else stays at its row,
+ * clamped (AppState.anchor_row): an edit never sends it back to row 0. */
+static void follow_query(AppState *a)
+{
+    const Model *m = a->m;
+    if (!a->vs.sentence_focus || a->prompt || m->T == 0)
+        return;
+    int row = -1, seen = 0;
+    if (a->anchor_tok[0])
+        for (int i = 0; i < m->T && seen <= a->anchor_nth; i++)
+            if (strcmp(m->labels[i], a->anchor_tok) == 0) {
+                row = i;
+                seen++;
+            }
+    if (row < 0)
+        row = a->anchor_row < 0 ? 0 : a->anchor_row < m->T ? a->anchor_row : m->T - 1;
+    a->vs.query = row;
+}
+
 /* The bar's text changed: tokenize it again, then recompute; the second
  * bar follows the model (a session or the command line set it). */
 static void sentence_set_text(AppState *a)
@@ -293,6 +331,7 @@ static void sentence_set_text(AppState *a)
                    n_oov, n_oov == 1 ? "" : "s");
     else if (!a->status_err)
         a->status[0] = '\0';
+    follow_query(a);
     app_recompute(a);
 }
 
@@ -309,6 +348,7 @@ static void sentence_set_keys(AppState *a)
                    ATTN_MAX_TOKENS);
     else if (!a->status_err)
         a->status[0] = '\0';
+    follow_query(a);
     app_recompute(a);
 }
 
@@ -323,8 +363,7 @@ static int sentence_apply(AppState *a, const AppAction *c)
     case ACT_CYCLE_HEAD: if (c->i) cycle_head(a, sign(c->i)); break;
     case ACT_STEP_HEADS: if (c->i) step_heads(a, sign(c->i)); break;
     case ACT_TEMPERATURE:
-        if (c->i)
-            set_temperature(a, c->i > 0 ? cfg->temperature * 1.25f : cfg->temperature / 1.25f);
+        step_temperature(a, sign(c->i));
         break;
     case ACT_CYCLE_SCORE: if (c->i) cycle_score(a, c->i); break;
     case ACT_CYCLE_MATRIX:
