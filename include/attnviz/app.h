@@ -10,15 +10,15 @@
 #include "attnviz/options.h"
 #include "attnviz/session.h"
 
-/* Open the window on m (which the app edits from now on).
- * sentences: the list PageUp/PageDown walks (may be empty); sv: the view of
- * a session opened on the command line, or NULL; kind and opened: what a
- * source opened on the command line (its cli_open), shown instead of the
- * sentence (the app owns opened from then on), or NULL. Returns 0 when the
+/* Open the window on the sentence source_sentence.cli_open opened (its
+ * Model, which the app edits from now on, its sentences for PageUp/PageDown,
+ * the view of its --session; the caller frees it after); kind and opened:
+ * what another source opened on the command line (its cli_open), shown
+ * instead (the app owns opened from then on), or NULL. Returns 0 when the
  * user quits, or an error (e.g. no display) with err filled. */
 struct SourceKind;
-int app_run(Model *m, const Options *o, SentenceList *sentences, const SessionView *sv,
-            const struct SourceKind *kind, void *opened, AttnErr *err);
+int app_run(const Options *o, void *sentence, const struct SourceKind *kind, void *opened,
+            AttnErr *err);
 
 /* After a session or the autosave was loaded into m and sv: the settings
  * given on the command line win over the file's (mode, heads, mask,

@@ -93,8 +93,11 @@ typedef struct SourceKind {
 
     /* The command line: open path with o's flags (--layer, --head, --drop …)
      * into *opened without a window (NULL: the kind opens nothing from the
-     * command line); write --print and every --export of it; show it in
-     * the window (which owns it from then on, also on error); free it. */
+     * command line; the sentence's path is NULL: its -f and --session are
+     * flags); write --print and every --export of it; show it in the
+     * window (which owns it from then on, also on error; the sentence has
+     * no show: the window takes it as its default, source_sentence_parts);
+     * free it. */
     int (*cli_open)(const Options *o, const char *path, void **opened, AttnErr *err);
     int (*cli_write)(void *opened, const Options *o, AttnErr *err);
     int (*show)(struct AppState *a, void *opened);
@@ -149,6 +152,14 @@ void source_ctl_add(ViewState *s, AppAction *acts, AppAction act, int on, int of
 /* The controls every source has, after its own: colour map, all queries,
  * compare (when can), teach (when teach), export, help. */
 void source_ctl_common(ViewState *s, AppAction *acts, int compare, int teach);
+/* What source_sentence.cli_open opened, as the window takes it (its
+ * default source, also beside a file or a model): the Model, the sentences
+ * PageUp/PageDown walk, the view of --session (NULL: none). The opener
+ * keeps them (source_sentence.cli_free). */
+struct SentenceList;
+struct SessionView;
+void source_sentence_parts(void *opened, struct Model **m, struct SentenceList **sl,
+                           const struct SessionView **sv);
 /* The sentence's whole strip for s (view_state_set_model's settings): for
  * views drawn without the app (tests) as in the window. */
 void source_sentence_controls(ViewState *s, AppAction *acts);

@@ -219,9 +219,12 @@ static void autosave_setup(AppState *a, const Options *o, const SessionView *sv)
     }
 }
 
-int app_run(Model *m, const Options *o, SentenceList *sentences,
-            const SessionView *sv, const SourceKind *kind, void *opened, AttnErr *err)
+int app_run(const Options *o, void *sentence, const SourceKind *kind, void *opened, AttnErr *err)
 {
+    Model *m;
+    SentenceList *sentences;
+    const SessionView *sv;
+    source_sentence_parts(sentence, &m, &sentences, &sv);
     SDL_Window *win = NULL;
     SDL_Renderer *r = NULL;
     AppState *a = NULL;

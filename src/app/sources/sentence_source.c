@@ -19,6 +19,10 @@ void *sentence_snap(const AppState *a);
 void sentence_snap_free(void *snap);
 void sentence_snap_diff(const AppState *a, const void *ref, const AttnMap *map, SourceDiffs *d, char *base,
                         size_t n);
+/* sentence_cli.c: the command line's sentence (opened: a SentenceCli). */
+int sentence_cli_open(const Options *o, const char *path, void **opened, AttnErr *err);
+int sentence_cli_write(void *opened, const Options *o, AttnErr *err);
+void sentence_cli_free(void *opened);
 
 static int sign(int v)
 {
@@ -498,4 +502,7 @@ const SourceKind source_sentence = {
     .snap_free = sentence_snap_free,
     .snap_diff = sentence_snap_diff,
     .compare_hint = "a setting, head or weight",
+    .cli_open = sentence_cli_open,
+    .cli_write = sentence_cli_write,
+    .cli_free = sentence_cli_free,
 };
