@@ -63,7 +63,8 @@ PKGS=$(sed -n 's/^PKGS[[:space:]]*:=[[:space:]]*//p' Makefile)
 [ -n "$PKGS" ] || PKGS="sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig"
 # the project's flags (Makefile CFLAGS_BASE, OPT=-O2), linked with the objects make built
 BFLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g -O2 -Iinclude"
-OBJS=$(ls build/obj/src/core/*.o build/obj/src/io/*.o build/obj/src/view/*.o build/obj/src/app/*.o)
+OBJS=$(ls build/obj/src/core/*.o build/obj/src/io/*.o build/obj/src/view/*.o build/obj/src/app/*.o \
+    build/obj/src/app/sources/*.o)
 # shellcheck disable=SC2046,SC2086
 $CC $BFLAGS $(pkg-config --cflags $PKGS) tests/bench/bench.c $OBJS -o "$OUT/bench" \
     $(pkg-config --libs $PKGS) -lm -lpthread
