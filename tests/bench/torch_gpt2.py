@@ -180,8 +180,8 @@ def main():
             assert tuple(m[-1].shape) == (H, 1, 64)
 
         s64 = timed(step, 3 * reps)
-    print("torchgpt2 threads=%d fwd64_ms=%.3f fwd256_ms=%.3f step64_ms=%.3f torch=%s reps=%d"
-          % (torch.get_num_threads(), f64, f256, s64, torch.__version__, reps))
+    print("torchgpt2 threads=%d blas_threads=%s fwd64_ms=%.3f fwd256_ms=%.3f step64_ms=%.3f torch=%s reps=%d"
+          % (torch.get_num_threads(), os.environ.get("OPENBLAS_NUM_THREADS", "?"), f64, f256, s64, torch.__version__, reps))
 
 
 if __name__ == "__main__":
