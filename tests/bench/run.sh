@@ -344,11 +344,23 @@ for ((r = 0; r < ROUNDS; r++)); do
 done
 "$G" peak 7 >>"$GLOG"
 "$G" stream 5 >>"$GLOG"
+# a two-core peak under 1.8 times the one-core one was taken with the other
+# core busy: try again for a while (up to 8 more tries, 2 s apart)
+scaled() { grep '^gpt2peak ' "$GLOG" | awk '{for (i = 2; i <= NF; i++) {split($i, kv, "="); v[kv[1]] = kv[2]}
+    if (v["one_core_gflops"] > p1) p1 = v["one_core_gflops"]; if (v["two_cores_gflops"] > p2) p2 = v["two_cores_gflops"]}
+    END {exit !(p2 >= 1.8 * p1)}'; }
+for ((n = 0; n < 8; n++)); do
+    scaled && break
+    say "GPT-2: the two-core peak did not double (the other core busy); measuring again"
+    sleep 2
+    "$G" peak 7 >>"$GLOG"
+done
 med_of() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" "$2" | median; }
 range_of() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" "$2" | sort -g | sed -n '1p;$p' | paste -sd' '; }
 max_of() { grep "^$2 " "$GLOG" | sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" | maximum; }
 put gpt2_peak_1_gflops "$(max_of one_core_gflops gpt2peak)"
 put gpt2_peak_2_gflops "$(max_of two_cores_gflops gpt2peak)"
+put gpt2_peak_runs "$(($(grep -c '^gpt2peak ' "$GLOG") * 7))"
 put gpt2_read_GBps "$(max_of read_GBps gpt2stream)"
 put gpt2_kernels "$(field kernels <"$OUT/gc")"
 put gpt2_torch_version "$(field torch <"$OUT/gt_1")"
