@@ -295,7 +295,8 @@ def gpt2_note(res):
     if load >= 0.5 * cores or not scaled:
         out += ["", "**Note:** the machine was busy during the GPT-2 rows (load average %.1f on %d cores at "
                 "their start or end; the two-core peak %s× the one-core one%s): their times are higher, "
-                "and the peak share is %s." % (
+                "the peak share is %s, and the read bandwidth behind the step's floor may be low "
+                "(the floor ratio then looks better than it is)." % (
                     load, cores, fmt(p2 / p1) if p1 == p1 and p1 > 0 else "n/a",
                     "" if scaled else ", not 2×: the other core was busy while it was measured",
                     "not given (the peak measured low)" if not scaled else "understated")]
