@@ -17,6 +17,7 @@
 #include "attnviz/app_state.h"
 #include "attnviz/attn.h"
 #include "attnviz/embed.h"
+#include "attnviz/file_source.h"
 #include "attnviz/fonts.h"
 #include "attnviz/import.h"
 #include "attnviz/model.h"
@@ -529,8 +530,8 @@ static int mode_import(const char *path, int frames, const char *emb)
     AttnErr err = {0};
     if (!im || import_open(im, path, NULL, NULL, &err) < 0 || import_pick(im, 0, 0, 0, NULL, &err) < 0)
         die("import_open", &err);
-    if (app_import_set(a, im) < 0)
-        die("app_import_set failed", NULL);
+    if (file_source_show(a, im) < 0)
+        die("file_source_show failed", NULL);
     AppAction g = {ACT_TOGGLE_GRID, 0, 0, 0.0f};
     app_apply(a, &g);
     win_frame(&w);
