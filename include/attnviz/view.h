@@ -74,6 +74,8 @@ typedef struct ViewState {
     const unsigned char *k_unknown; /* its words not in the table, or NULL */
     int keys_bar;          /* 1: the second bar (a second text) is there */
     int stale;             /* 1: the maps are older than the text (dimmed) */
+    const char *step_label;/* the step view's tab when it holds a source's
+                              own text (NULL: "Step view") */
     const char *bar_label; /* the first bar's label ("Sentence", "File") */
     const char *panel_title; /* the heatmap panel's title; NULL: the
                               formula of the matrix shown (from cfg) */

@@ -60,7 +60,7 @@ const char *side_tab_label(const ViewState *s, int p)
         return s->cmp_ref && s->map.v ? "Compare" : "Lines";
     if (p == SIDE_EDITOR)
         return s->overview ? "Every map" : "Weights";
-    return s->teach ? "Loss" : "Step view";
+    return s->teach ? "Loss" : s->step_label ? s->step_label : "Step view";
 }
 
 /* The panels that share one area (bit p set for a SidePanel p) become its

@@ -38,7 +38,7 @@ void view_state_set_model(ViewState *s, Model *m)
     s->toks = s->ktoks = NULL;
     s->k_unknown = NULL;
     s->keys_bar = s->cross = s->stale = 0;
-    s->bar_label = s->panel_title = NULL;
+    s->bar_label = s->panel_title = s->step_label = NULL;
     s->status_facts[0] = '\0';
     s->title[0] = s->facts[0] = '\0';
     s->d = s->dk = s->heads = s->n_unknown = 0;

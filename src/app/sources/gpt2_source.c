@@ -643,6 +643,7 @@ static void gpt2_present(AppState *a)
     snprintf(s->what, sizeof s->what, "of %s", s->g->name);
     maps_shown_present(a, s->panel, s->what);
     a->vs.bar_label = "Text";
+    a->vs.step_label = "Next token";
     a->vs.sentence = a->text;
     a->vs.stale = s->stale;
     /* GPT-2 is causal: the keys after the query are masked, not 0 */
