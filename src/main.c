@@ -127,9 +127,10 @@ int main(int argc, char **argv)
             status = 0;
             goto done;
         }
-    } else if (o.tokens || o.key_tokens || o.layer_set || o.rollout || o.drop || o.view == VIEW_GRID) {
+    } else if (o.tokens || o.key_tokens || o.layer_set || o.rollout || o.drop || o.view == VIEW_GRID ||
+               o.view == VIEW_HEADS || o.print == PRINT_HEAD_SCORES) {
         fprintf(stderr, "attnviz: %s is a session, not an attention file: --tokens, --layer, "
-                        "--rollout, --drop and --view grid need one\nTry 'attnviz --help' for the "
+                        "--rollout, --drop, --view grid|heads and --print head-scores need one\nTry 'attnviz --help' for the "
                         "options.\n", o.session);
         status = 2;
         goto done;

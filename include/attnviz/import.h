@@ -7,9 +7,13 @@
 #ifndef ATTNVIZ_IMPORT_H
 #define ATTNVIZ_IMPORT_H
 
+#include <stdio.h>
+
 #include "attnviz/attnfile.h"
 #include "attnviz/attnmap.h"
+#include "attnviz/colormap.h"
 #include "attnviz/error.h"
+#include "attnviz/head_scores.h"
 #include "attnviz/options.h"
 
 typedef struct Imported {
@@ -26,6 +30,9 @@ typedef struct Imported {
     const char **q_lab, **k_lab;/* the picked rows' and columns' labels as shown */
     const char **q_tok, **k_tok;/* … and as stored (CSV, text, JSON) */
     unsigned char *q_special, *k_special; /* which of them are special tokens */
+    unsigned char *q_drop, *k_drop; /* f.Tq and f.Tk flags: 1 = dropped (--drop) */
+    const int *ids;             /* f.Tq token ids (a model's; borrowed) for the
+                                   head scores, or NULL: the stored strings */
     int n_special;              /* special tokens in the file (rows and columns) */
     char specials[400];         /* their names, comma-separated, for --drop */
     AttnMapKind kind;           /* weights, or scores when a value is negative */
@@ -57,10 +64,25 @@ AttnMap import_map(const Imported *im, int shown);
 int import_thumbs(const Imported *im, int side, float **out, int *tq, int *tk, AttnErr *err);
 void import_close(Imported *im);
 
+/* Every layer and head's scores (head_scores.h) into out[l·H + h] (f.L ×
+ * f.H of them), on the weights as shown: the dropped tokens' rows and
+ * columns removed, rows renormalised. Tokens are the same when their ids
+ * are equal (im->ids) or else their stored strings (a file without tokens:
+ * every token distinct). */
+int import_head_scores(const Imported *im, HeadScores *out, AttnErr *err);
+
 /* The command line's output of the picked map: --print text|csv|json to
  * stdout, then each --export by its extension (.png and .svg of the map,
  * or with --view grid of every layer and head; .csv and .json of the map).
  * Returns 0 or an error with err filled (main prints it, exit 1). */
 int import_write(const Imported *im, const Options *o, AttnErr *err);
+
+/* --print head-scores (import_scores.c): the CSV header
+ * layer,head,previous,self,first,duplicate,induction,entropy,distance and
+ * one line per layer and head (1-based; a none an empty field; %.6g). */
+int import_print_head_scores(FILE *f, const Imported *im, AttnErr *err);
+/* --view heads: the overview of o->head_score, an L × H heatmap (rows
+ * layers, columns heads) as .png or .svg at path. */
+int import_export_heads(const Imported *im, const Options *o, ColormapId cmap, const char *path, AttnErr *err);
 
 #endif

@@ -14,9 +14,11 @@
 typedef enum PrintFormat {
     PRINT_NONE = 0, PRINT_TEXT, PRINT_CSV, PRINT_JSON,
     PRINT_TOKENS,     /* a model's tokens: id, tab, the text as a JSON string */
-    PRINT_PREDICTIONS /* a model's 10 most likely next tokens */
+    PRINT_PREDICTIONS, /* a model's 10 most likely next tokens */
+    PRINT_HEAD_SCORES  /* every layer and head's scores as CSV (issue 26) */
 } PrintFormat;
-typedef enum ViewKind { VIEW_HEATMAP = 0, VIEW_LINES, VIEW_BOTH, VIEW_GRID } ViewKind;
+/* VIEW_HEADS: the score overview, an L × H heatmap of one head score */
+typedef enum ViewKind { VIEW_HEATMAP = 0, VIEW_LINES, VIEW_BOTH, VIEW_GRID, VIEW_HEADS } ViewKind;
 
 typedef struct Options {
     const char *sentence;       /* -s, or the words after the options */
@@ -41,6 +43,8 @@ typedef struct Options {
     int head;                   /* --head: 0-based, or -1 = avg */
     PrintFormat print;
     ViewKind view;
+    int head_score;             /* --head-score NAME: HeadScoreId (default induction) */
+    int head_score_set;
     int scale;                  /* --scale N for PNG export, default 2 */
     int query;                  /* --query I (0-based), -1 = default */
     int matrix;                 /* --matrix: 0 weights, 1 raw scores, 2 logits

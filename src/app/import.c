@@ -33,6 +33,8 @@ void import_close(Imported *im)
     free(im->k_tok);
     free(im->q_special);
     free(im->k_special);
+    free(im->q_drop);
+    free(im->k_drop);
     attn_file_close(&im->f);
     attn_file_close(&im->sf);
     memset(im, 0, sizeof *im);
@@ -307,12 +309,13 @@ int import_pick(Imported *im, int layer, int head, int rollout, const char *drop
     }
     if (rc == 0 && keep_labels(im, dq, dk) < 0)
         rc = attn_err_set(err, ATTN_E_NOMEM, im->title, 0, "out of memory");
-    free(dq), free(dk);
     if (rc < 0) {
-        free(v), free(mask);
+        free(v), free(mask), free(dq), free(dk);
         return rc;
     }
-    free(im->v), free(im->mask);
+    free(im->v), free(im->mask), free(im->q_drop), free(im->k_drop);
+    im->q_drop = dq;
+    im->k_drop = dk;
     im->v = v;
     im->mask = mask;
     im->Tq = Tq;
@@ -372,4 +375,54 @@ int import_thumbs(const Imported *im, int side, float **out, int *tq, int *tk, A
     free(map);
     free(jb);
     return 0;
+}
+
+/* The kept tokens' identities: ids, or the index of the first equal stored string. */
+static int *kept_ids(const Imported *im)
+{
+    const AttnFile *f = &im->f;
+    int *ids = malloc(sizeof *ids * (size_t)(f->Tq + 1)), n = 0;
+    for (int i = 0; ids && i < f->Tq; i++) {
+        if (im->q_drop && im->q_drop[i])
+            continue;
+        int id = i;
+        if (im->ids)
+            id = im->ids[i];
+        else
+            for (int k = 0; k < i; k++)
+                if (strcmp(im->q_name[k], im->q_name[i]) == 0) {
+                    id = k;
+                    break;
+                }
+        ids[n++] = id;
+    }
+    return ids;
+}
+
+int import_head_scores(const Imported *im, HeadScores *out, AttnErr *err)
+{
+    const AttnFile *f = &im->f;
+    float *map = malloc(sizeof *map * (size_t)f->Tq * (size_t)f->Tk);
+    int *ids = kept_ids(im), rc = 0, dropped = 0;
+    for (int i = 0; im->q_drop && i < f->Tq; i++)
+        dropped |= im->q_drop[i];
+    for (int j = 0; im->k_drop && j < f->Tk; j++)
+        dropped |= im->k_drop[j];
+    if (!map || !ids)
+        rc = attn_err_set(err, ATTN_E_NOMEM, im->title, 0, "out of memory");
+    for (int l = 0; rc == 0 && l < f->L; l++)
+        for (int h = 0; rc == 0 && h < f->H; h++) {
+            int Tq = f->Tq, Tk = f->Tk;
+            if ((rc = attn_file_map(f, ATTN_PICK_HEAD, l, h, map)) < 0) {
+                rc = attn_err_set(err, -rc, im->title, 0, "cannot read layer %d head %d: %s", l + 1, h + 1,
+                                  attn_strerror(rc));
+                break;
+            }
+            if (dropped) /* without a drop the rows stay as they are */
+                attn_map_drop(map, &Tq, &Tk, im->q_drop, im->k_drop);
+            head_scores(map, Tq, Tk, ids, f->cross, &out[(size_t)l * f->H + h]);
+        }
+    free(map);
+    free(ids);
+    return rc;
 }

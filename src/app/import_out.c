@@ -213,10 +213,13 @@ int import_write(const Imported *im, const Options *o, AttnErr *err)
         rc = write_csv(stdout, &c);
     else if (o->print == PRINT_JSON)
         rc = write_json(stdout, &c);
+    else if (o->print == PRINT_HEAD_SCORES && (rc = import_print_head_scores(stdout, im, err)) < 0)
+        return rc;
     if (rc < 0 || fflush(stdout) != 0)
         return attn_err_set(err, ATTN_E_IO, "stdout", 0, "write failed");
     for (int k = 0; k < o->n_exports; k++)
-        if ((rc = export_one(&c, o->exports[k], err)) < 0)
+        if ((rc = o->view == VIEW_HEADS ? import_export_heads(im, o, c.cmap, o->exports[k], err)
+                                        : export_one(&c, o->exports[k], err)) < 0)
             return rc;
     return 0;
 }

@@ -2,6 +2,7 @@
  * whole (no trailing junk), every value range-checked. No SDL. */
 #define _GNU_SOURCE
 #include "attnviz/options.h"
+#include "attnviz/head_scores.h"
 #include "attnviz/teach_io.h"
 
 #include <getopt.h>
@@ -57,12 +58,18 @@ const char options_usage[] =
     "      --print text|csv|json  print the computation and exit\n"
     "      --print tokens|predictions  a model's tokens, or its 10 most likely next\n"
     "                           tokens after the last position (or --query I)\n"
+    "      --print head-scores  every layer and head's scores of an attention file or\n"
+    "                           a model as CSV: previous, self, first, duplicate,\n"
+    "                           induction, entropy, distance (blank: none)\n"
     "      --head I|avg         head (1-based) for text/csv and PNG (default 1)\n"
     "      --export FILE        write .png .svg .csv or .json (repeatable)\n"
     "      --export-attention F a model's every layer and head: .npy .npz .safetensors\n"
     "      --all-lines          with -f: one export per sentence (numbered)\n"
-    "      --view heatmap|lines|both|grid  PNG content (default heatmap; grid: every\n"
-    "                           layer and head of an attention file)\n"
+    "      --view heatmap|lines|both|grid|heads  PNG content (default heatmap; grid:\n"
+    "                           every layer and head of an attention file or model;\n"
+    "                           heads: an L x H heatmap of one head score, PNG or SVG)\n"
+    "      --head-score NAME    the score of --view heads: previous, self, first,\n"
+    "                           duplicate, induction (default), entropy or distance\n"
     "      --matrix weights|scores|logits  heatmap of PNG, SVG and window (default weights)\n"
     "      --scale N            PNG scale factor 1-8 (default 2)\n"
     "      --query I            selected query row (1-based)\n"
@@ -84,7 +91,7 @@ enum {
     O_EXPORT, O_EXPORTDIR, O_VIEW, O_SCALE, O_QUERY, O_CMAP, O_THEME,
     O_ALLLINES, O_SESSION, O_FRESH, O_FONT, O_MATRIX, O_ATTN, O_TOKENS, O_KTOKENS,
     O_LAYER, O_ROLLOUT, O_DROP, O_KEYS, O_SCORE, O_TEACH, O_STEPS, O_LR, O_OPTIMIZER,
-    O_TRAIN, O_CSCALE, O_MODEL, O_BOS, O_EXPATTN
+    O_TRAIN, O_CSCALE, O_MODEL, O_BOS, O_EXPATTN, O_HSCORE
 };
 
 static const struct option longopts[] = {
@@ -131,6 +138,7 @@ static const struct option longopts[] = {
     {"model", required_argument, 0, O_MODEL},
     {"prepend-bos", no_argument, 0, O_BOS},
     {"export-attention", required_argument, 0, O_EXPATTN},
+    {"head-score", required_argument, 0, O_HSCORE},
     {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},
     {0, 0, 0, 0},
@@ -232,14 +240,17 @@ static int parse_choice(Options *o, int c, const char *a, AttnErr *err)
         else if (strcmp(a, "json") == 0) o->print = PRINT_JSON;
         else if (strcmp(a, "tokens") == 0) o->print = PRINT_TOKENS;
         else if (strcmp(a, "predictions") == 0) o->print = PRINT_PREDICTIONS;
-        else return usage_err(err, "--print must be text, csv, json, tokens or predictions, got '%s'%s", a, "");
+        else if (strcmp(a, "head-scores") == 0) o->print = PRINT_HEAD_SCORES;
+        else return usage_err(err, "--print must be text, csv, json, tokens, predictions or head-scores, "
+                                   "got '%s'%s", a, "");
         break;
     case O_VIEW:
         if (strcmp(a, "heatmap") == 0) o->view = VIEW_HEATMAP;
         else if (strcmp(a, "lines") == 0) o->view = VIEW_LINES;
         else if (strcmp(a, "both") == 0) o->view = VIEW_BOTH;
         else if (strcmp(a, "grid") == 0) o->view = VIEW_GRID;
-        else return usage_err(err, "--view must be heatmap, lines, both or grid, got '%s'%s", a, "");
+        else if (strcmp(a, "heads") == 0) o->view = VIEW_HEADS;
+        else return usage_err(err, "--view must be heatmap, lines, both, grid or heads, got '%s'%s", a, "");
         break;
     case O_MATRIX:
         o->matrix_set = 1;
@@ -267,6 +278,14 @@ static int parse_choice(Options *o, int c, const char *a, AttnErr *err)
         else if (strcmp(a, "dark") == 0) o->theme_dark = 1;
         else return usage_err(err, "--theme must be light or dark, got '%s'%s", a, "");
         o->theme_set = 1;
+        break;
+    case O_HSCORE:
+        if ((o->head_score = head_score_from_name(a)) < 0) {
+            o->head_score = HEAD_SCORE_INDUCTION;
+            return usage_err(err, "--head-score must be previous, self, first, duplicate, induction, "
+                                  "entropy or distance, got '%s'%s", a, "");
+        }
+        o->head_score_set = 1;
         break;
     }
     return 0;
@@ -389,7 +408,7 @@ static int parse_option(Options *o, int c, const char *a, int argc, char **argv,
         o->keys = a;
         break;
     case 'm': case O_PRINT: case O_VIEW: case O_MATRIX: case O_THEME: case O_SCORE:
-    case O_CSCALE:
+    case O_CSCALE: case O_HSCORE:
         return parse_choice(o, c, a, err);
     case O_TEACH: case O_STEPS: case O_LR: case O_OPTIMIZER: case O_TRAIN:
         return parse_teach(o, c, a, err);
@@ -462,6 +481,11 @@ static int check_attention(const Options *o, AttnErr *err)
         return usage_err(err, "give either an attention file or a sentence, not both%s%s", "", "");
     if (o->view == VIEW_GRID && !file)
         return usage_err(err, "--view grid needs an attention file%s%s", "", "");
+    if ((o->view == VIEW_HEADS || o->print == PRINT_HEAD_SCORES) && !file)
+        return usage_err(err, "--print head-scores and --view heads need an attention file or "
+                              "--model DIR|NAME%s%s", "", "");
+    if (o->head_score_set && o->view != VIEW_HEADS)
+        return usage_err(err, "--head-score needs --view heads (the score overview)%s%s", "", "");
     return 0;
 }
 
@@ -507,6 +531,7 @@ int options_parse(Options *o, int argc, char **argv, AttnErr *err)
     o->lr = 0.1f;
     o->optimizer = TEACH_OPT_ADAM;
     o->train = TEACH_WQ | TEACH_WK;
+    o->head_score = HEAD_SCORE_INDUCTION;
     optind = 0; /* full reset of getopt's state (GNU) */
     opterr = 0;
     int c, rc;

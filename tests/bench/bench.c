@@ -11,6 +11,7 @@
  *   bench frame-parts T [frames]     layout / draw / present separately
  *   bench import FILE [frames]       attention file: open → model view, frames, memory
  *   bench load FILE [reps]           embed_load throughput
+ *   bench head-scores L H T [reps]   head_scores_all on L × H causal maps of T tokens
  *   bench alt N A... :: B...         wall time of two commands, alternated
  *   bench startup N HOOK.so -- CMD...  launch → first present / visible window
  */
@@ -19,6 +20,7 @@
 #include "attnviz/embed.h"
 #include "attnviz/file_source.h"
 #include "attnviz/fonts.h"
+#include "attnviz/head_scores.h"
 #include "attnviz/import.h"
 #include "attnviz/model.h"
 #include "attnviz/teach_model.h"
@@ -839,10 +841,54 @@ static int mode_startup(int rounds, const char *hook, const char *stamp, int arg
     return 0;
 }
 
+/* Every head's seven scores (head_scores_all) on L × H causal maps of T
+ * tokens, rows softmax-like, token ids from 50 values (so duplicate and
+ * induction have queries): the median time of reps runs. */
+static int mode_head_scores(int L, int H, int T, int reps)
+{
+    if (L < 1 || H < 1 || T < 1 || reps < 1)
+        return 2;
+    size_t one = (size_t)T * T;
+    float *att = malloc(sizeof *att * (size_t)L * H * one);
+    int *ids = malloc(sizeof *ids * (size_t)T);
+    HeadScores *out = malloc(sizeof *out * (size_t)L * H);
+    double *t = malloc(sizeof *t * (size_t)reps);
+    if (!att || !ids || !out || !t)
+        return 1;
+    uint32_t x = 7;
+    for (int i = 0; i < T; i++) {
+        x = x * 1664525u + 1013904223u;
+        ids[i] = (int)(x >> 16) % 50;
+    }
+    for (size_t m = 0; m < (size_t)L * H; m++)
+        for (int i = 0; i < T; i++) {
+            float *row = att + m * one + (size_t)i * T;
+            double sum = 0;
+            for (int j = 0; j < T; j++) {
+                x = x * 1664525u + 1013904223u;
+                row[j] = j <= i ? expf((float)(x >> 8) / 16777216.0f * 4.0f) : 0.0f;
+                sum += row[j];
+            }
+            for (int j = 0; j <= i; j++)
+                row[j] = (float)(row[j] / sum);
+        }
+    double check = 0;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_s();
+        head_scores_all(att, L, H, T, T, ids, 0, out);
+        t[r] = (now_s() - t0) * 1e3;
+        check += out[r % (L * H)].s[HEAD_SCORE_INDUCTION];
+    }
+    printf("head-scores L=%d H=%d T=%d reps=%d median_ms=%.3f worst_ms=%.3f checksum=%.6g\n", L, H, T, reps,
+           median(t, reps), maxof(t, reps), check);
+    free(att), free(ids), free(out), free(t);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench forward|teach|stream|frame|frame4k|edit|frame-parts|import|load|alt|startup ...\n");
+        fprintf(stderr, "usage: bench forward|teach|stream|frame|frame4k|edit|frame-parts|import|load|head-scores|alt|startup ...\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -873,6 +919,8 @@ int main(int argc, char **argv)
         return mode_type(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 60, 1, emb);
     if (strcmp(mode, "load") == 0 && argc >= 3)
         return mode_load(argv[2], argc > 3 ? atoi(argv[3]) : 5);
+    if (strcmp(mode, "head-scores") == 0 && argc >= 5)
+        return mode_head_scores(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 15);
     if (strcmp(mode, "alt") == 0 && argc >= 6)
         return mode_alt(atoi(argv[2]), argc - 3, argv + 3);
     if (strcmp(mode, "startup") == 0 && argc >= 7 && strcmp(argv[5], "--") == 0)

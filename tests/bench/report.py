@@ -40,6 +40,7 @@ SUMMARY = [
     ("model_view_frame_ms", "", ("<=", 16)),
     ("model_view_move_ms", "", ("<=", 16)),
     ("import_anon_MB", "", ("<=", 150)),
+    ("head_scores_12x12_T256_ms", "", ("<=", 50)),
     ("gpt2_keystroke_T64_ms", "", ("<=", 50)),
     ("gpt2_step_floor_ratio", "", ("<=", 1.3)),
     ("gpt2_forward_T64_vs_torch", "x", (">=", 1.2)),
@@ -199,6 +200,9 @@ def table(res):
         "–", "model_view_move_ms", "ms")
     row("anonymous memory (RssAnon) with a %s MB float32 file in the model view" % res.get("import_big_MB", "?"),
         "–", "–", "import_anon_MB", "MB")
+    row("head scores, 12 × 12 heads, T = 256",
+        "the seven scores of every head (`head_scores_all`, one thread)%s" % spread(res, "head_scores_range"),
+        "–", "head_scores_12x12_T256_ms", "ms")
     gpt2_rows(res, row)
     head = ("figure", "attnviz", "reference", "result", "goal", "met")
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]

@@ -20,7 +20,7 @@ CC=${CC:-cc}
 RES=$OUT/results.txt
 mkdir -p "$OUT"
 : >"$RES"
-rm -f "$OUT"/{forward,frame,export,load,startup,forward_profile,frame_parts,gpt2}.log
+rm -f "$OUT"/{forward,frame,export,load,startup,forward_profile,frame_parts,gpt2,head_scores}.log
 
 say() { echo "-- $*" >&2; }
 put() { echo "$1 $2" >>"$RES"; }
@@ -311,6 +311,15 @@ case "$line" in
 esac
 put startup_ms "$(echo "$line" | field first_frame_median_ms)"
 put startup_visible_ms "$(echo "$line" | field visible_median_ms)"
+
+# ---- 8b. head scores (issue 26): every head of a 12 x 12 model at T = 256 ---------------------
+say "head scores, 12 x 12 heads, T = 256: $ROUNDS runs of 15"
+: >"$OUT/hs"
+for ((r = 0; r < ROUNDS; r++)); do
+    "$B" head-scores 12 12 256 15 | tee -a "$OUT/head_scores.log" | field median_ms >>"$OUT/hs"
+done
+put head_scores_12x12_T256_ms "$(median <"$OUT/hs")"
+put head_scores_range "$(sort -g "$OUT/hs" | sed -n '1p;$p' | paste -sd' ')"
 
 fi # sections 1 to 8
 

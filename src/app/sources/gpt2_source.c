@@ -302,6 +302,7 @@ static int gpt2_cli_write(void *opened, const Options *o, AttnErr *err)
         if (rc < 0 || (o->print == PRINT_NONE && !o->n_exports))
             return rc;
     }
+    g->im->ids = g->ids.id; /* tokens the same when their ids are */
     Options rest = *o;
     if (rest.print == PRINT_PREDICTIONS)
         rest.print = PRINT_NONE;
