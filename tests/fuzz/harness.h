@@ -529,8 +529,8 @@ static inline const char *fuzz_check_options(const uint8_t *data, size_t size)
         bad = "line out of range";
     if (!bad && o.has_seed && o.seed > (1ULL << 53))
         bad = "seed above 2^53";
-    if (!bad && ((int)o.print < (int)PRINT_NONE || (int)o.print > (int)PRINT_JSON ||
-                 (int)o.view < (int)VIEW_HEATMAP || (int)o.view > (int)VIEW_GRID))
+    if (!bad && ((int)o.print < (int)PRINT_NONE || (int)o.print > (int)PRINT_HEAD_SCORES ||
+                 (int)o.view < (int)VIEW_HEATMAP || (int)o.view > (int)VIEW_HEADS))
         bad = "print or view out of range";
     if (!bad && o.sentence && o.sentence_file)
         bad = "both a sentence and a sentence file";
