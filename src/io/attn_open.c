@@ -27,34 +27,6 @@ int attn_path_is_attention(const char *path)
                     ends_with(path, ".safetensors"));
 }
 
-/* The whole file mapped read-only into *map, *len. */
-static int map_file(const char *path, void **map, size_t *len, AttnErr *err)
-{
-    struct stat st;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return attn_err_set(err, ATTN_E_IO, path, 0, "%s", strerror(errno));
-    int rc = 0;
-    if (fstat(fd, &st) != 0)
-        rc = attn_err_set(err, ATTN_E_IO, path, 0, "%s", strerror(errno));
-    else if (S_ISDIR(st.st_mode))
-        rc = attn_err_set(err, ATTN_E_IO, path, 0, "is a directory, not a file");
-    else if (!S_ISREG(st.st_mode))
-        rc = attn_err_set(err, ATTN_E_IO, path, 0, "is not a regular file");
-    else if (st.st_size == 0)
-        rc = attn_err_set(err, ATTN_E_EMPTY, path, 0, "empty file");
-    if (rc == 0) {
-        *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (*map == MAP_FAILED) {
-            *map = NULL;
-            rc = attn_err_set(err, ATTN_E_IO, path, 0, "cannot map: %s", strerror(errno));
-        } else {
-            *len = (size_t)st.st_size;
-        }
-    }
-    close(fd);
-    return rc;
-}
 
 static int open_json(AttnFile *f, const char *path, AttnErr *err)
 {
@@ -94,7 +66,7 @@ int attn_file_open_tensor(AttnFile *f, const char *path, const char *tensor, Att
                             "not an attention file (.npy, .npz, .safetensors or .json)");
     void *map = NULL;
     size_t len = 0;
-    int rc = map_file(path, &map, &len, err);
+    int rc = io_map_file(path, ATTN_E_IO, &map, &len, err);
     if (rc < 0)
         return rc;
     rc = npy ? attn_npy_parse(f, map, len, path, err)

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -141,5 +142,33 @@ int io_write_atomic(const char *path, IoWriter writer, void *ctx, AttnErr *err)
     }
 cleanup:
     free(tmp);
+    return rc;
+}
+
+int io_map_file(const char *path, int missing, void **map, size_t *len, AttnErr *err)
+{
+    struct stat st;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return attn_err_set(err, errno == ENOENT ? missing : ATTN_E_IO, path, 0, "%s", strerror(errno));
+    int rc = 0;
+    if (fstat(fd, &st) != 0)
+        rc = attn_err_set(err, ATTN_E_IO, path, 0, "%s", strerror(errno));
+    else if (S_ISDIR(st.st_mode))
+        rc = attn_err_set(err, ATTN_E_IO, path, 0, "is a directory, not a file");
+    else if (!S_ISREG(st.st_mode))
+        rc = attn_err_set(err, ATTN_E_IO, path, 0, "is not a regular file");
+    else if (st.st_size == 0)
+        rc = attn_err_set(err, ATTN_E_EMPTY, path, 0, "empty file");
+    if (rc == 0) {
+        *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (*map == MAP_FAILED) {
+            *map = NULL;
+            rc = attn_err_set(err, ATTN_E_IO, path, 0, "cannot map: %s", strerror(errno));
+        } else {
+            *len = (size_t)st.st_size;
+        }
+    }
+    close(fd);
     return rc;
 }

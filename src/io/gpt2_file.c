@@ -64,32 +64,6 @@ static void hub_name(const char *dir, char *buf, size_t n)
     buf[k] = '\0';
 }
 
-static int map_file(const char *path, void **map, size_t *len, AttnErr *err)
-{
-    struct stat st;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return attn_err_set(err, errno == ENOENT ? ATTN_E_NOT_FOUND : ATTN_E_IO, path, 0, "%s",
-                            strerror(errno));
-    int rc = 0;
-    if (fstat(fd, &st) != 0)
-        rc = attn_err_set(err, ATTN_E_IO, path, 0, "%s", strerror(errno));
-    else if (!S_ISREG(st.st_mode))
-        rc = attn_err_set(err, ATTN_E_IO, path, 0, "is not a regular file");
-    else if (st.st_size == 0)
-        rc = attn_err_set(err, ATTN_E_EMPTY, path, 0, "empty file");
-    if (rc == 0) {
-        *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (*map == MAP_FAILED) {
-            *map = NULL;
-            rc = attn_err_set(err, ATTN_E_IO, path, 0, "cannot map: %s", strerror(errno));
-        } else {
-            *len = (size_t)st.st_size;
-        }
-    }
-    close(fd);
-    return rc;
-}
 
 /* The safetensors file path (taken over) mapped and parsed as one more
  * shard of own. */
@@ -117,7 +91,7 @@ static int add_shard(Gpt2ModelOwn *own, char *path, AttnErr *err)
     own->lens[k] = 0;
     memset(&own->st[k], 0, sizeof own->st[k]);
     own->n_shards++;
-    int rc = map_file(path, &own->maps[k], &own->lens[k], err);
+    int rc = io_map_file(path, ATTN_E_NOT_FOUND, &own->maps[k], &own->lens[k], err);
     if (rc == 0)
         rc = safetensors_parse(&own->st[k], own->maps[k], own->lens[k], path, err);
     for (int i = 0; i < own->st[k].n && rc == 0 && k > 0; i++) {

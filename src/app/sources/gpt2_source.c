@@ -16,6 +16,7 @@
 #include "attnviz/gpt2_forward.h"
 #include "attnviz/gpt2io.h"
 #include "attnviz/import.h"
+#include "attnviz/io.h"
 #include "attnviz/maps_shown.h"
 #include "attnviz/paths.h"
 #include "attnviz/source.h"
@@ -79,11 +80,6 @@ static int encode(const Gpt2Opened *g, const char *text, size_t len, BpeIds *ids
         ids->id[ids->n++] = g->model->cfg.bos_id;
     }
     return bpe_encode(g->bpe, text, len, ids) < 0 ? -ATTN_E_NOMEM : 0;
-}
-
-static int tokenize(Gpt2Opened *g, const char *text, size_t len)
-{
-    return encode(g, text, len, &g->ids);
 }
 
 /* Token id's label as stored (Ġ for its space, ‹0xNN› for a byte that is
@@ -174,7 +170,7 @@ int gpt2_compute_text(Gpt2Opened *g, const char *text, size_t len, AttnErr *err)
         return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
     memcpy(g->text, text, len);
     g->text[len] = '\0';
-    if (tokenize(g, text, len) < 0)
+    if (encode(g, text, len, &g->ids) < 0)
         return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
     int T = g->ids.n, L = g->model->cfg.n_layer, H = g->model->cfg.n_head;
     if (T == 0)
@@ -203,20 +199,6 @@ int gpt2_compute_text(Gpt2Opened *g, const char *text, size_t len, AttnErr *err)
 
 /* ---- the command line ---------------------------------------------------------------- */
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
 int gpt2_print_predictions(FILE *f, Gpt2Opened *g, int pos, AttnErr *err)
 {
     int ids[GPT2_TOP_K];
@@ -228,7 +210,7 @@ int gpt2_print_predictions(FILE *f, Gpt2Opened *g, int pos, AttnErr *err)
     for (int r = 0; r < k; r++) {
         char *t = token_label(g->bpe, ids[r], NULL);
         fprintf(f, "%d\t%.6f\t", ids[r], (double)probs[r]);
-        json_string(f, t ? t : "");
+        io_json_string(f, t ? t : "");
         fputc('\n', f);
         free(t);
     }
@@ -261,7 +243,7 @@ static int gpt2_cli_open(const Options *o, const char *path, void **opened, Attn
     if (o->print == PRINT_TOKENS) { /* tokens alone: any length, an empty text prints nothing */
         free(g->text);
         g->text = strdup(text);
-        if (!g->text || tokenize(g, text, strlen(text)) < 0)
+        if (!g->text || encode(g, text, strlen(text), &g->ids) < 0)
             rc = attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
     } else {
         rc = gpt2_compute_text(g, text, strlen(text), err);
@@ -538,7 +520,6 @@ static int gpt2_tick(AppState *a, Uint32 now_ms, int *wait_ms)
     BgResult br;
     (void)now_ms;
     (void)wait_ms;
-    int changed = 0;
     if (s->ids.n > 0 && (s->asked_pred != (a->vs.query >= 0 && a->vs.query < s->ids.n ? a->vs.query : s->ids.n - 1) ||
                          (a->vs.key >= 0 && s->asked_j != a->vs.key)))
         submit(a); /* another position for the predictions or the step: cheap, the maps are kept */
@@ -570,9 +551,8 @@ static int gpt2_tick(AppState *a, Uint32 now_ms, int *wait_ms)
                r->layers_done < r->L;
     if (!br.last) /* a partial result: the predictions and vectors are the last whole one's */
         r->n_pred = 0;
-    changed = 1;
     a->dirty = 1;
-    return changed;
+    return 1;
 }
 
 /* What comes next after the selected position, and inside the shown head. */
