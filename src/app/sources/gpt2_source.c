@@ -1,7 +1,7 @@
 #define _DEFAULT_SOURCE
-/* The GPT-2 source (issue 25): a model of the GPT-2 family computed here,
- * from a Hugging Face folder or its cache (io/gpt2_file.c), its text
- * tokenized by its byte-level BPE (core/bpe.c) and run by core/gpt2.c on a
+/* The model source (issues 25, 27): a language model computed here, of any
+ * architecture lm.h knows (GPT-2, ...), from a Hugging Face folder or its
+ * cache, its text tokenized by its BPE (core/bpe.c) and run on a
  * worker thread (background.h): every layer × head map follows the text as
  * it is typed, the key/value cache of the unchanged prefix kept. Its maps
  * are shown as layers × heads (maps_shown.c); its own panel says what comes
@@ -13,8 +13,8 @@
 #include "attnviz/background.h"
 #include "attnviz/bpe.h"
 #include "attnviz/bpe_files.h"
-#include "attnviz/gpt2_forward.h"
 #include "attnviz/gpt2io.h"
+#include "attnviz/lm.h"
 #include "attnviz/import.h"
 #include "attnviz/io.h"
 #include "attnviz/maps_shown.h"
@@ -43,9 +43,8 @@ void gpt2_opened_free(Gpt2Opened *g)
         import_close(g->im);
         free(g->im);
     }
-    gpt2_state_destroy(g->st);
     bpe_destroy(g->bpe);
-    gpt2_file_close(g->model);
+    lm_close(&g->lm);
     bpe_ids_free(&g->ids);
     free(g->text);
     free(g);
@@ -69,7 +68,7 @@ static int find_model(const char *name, char **dir, AttnErr *err)
 static int encode(const Gpt2Opened *g, const char *text, size_t len, BpeIds *ids)
 {
     ids->n = 0;
-    if (g->prepend_bos && g->model->cfg.bos_id >= 0) {
+    if (g->prepend_bos && g->lm.info.bos_id >= 0) {
         if (ids->cap < 1) {
             int *p = realloc(ids->id, 16 * sizeof *p);
             if (!p)
@@ -77,7 +76,7 @@ static int encode(const Gpt2Opened *g, const char *text, size_t len, BpeIds *ids
             ids->id = p;
             ids->cap = 16;
         }
-        ids->id[ids->n++] = g->model->cfg.bos_id;
+        ids->id[ids->n++] = g->lm.info.bos_id;
     }
     return bpe_encode(g->bpe, text, len, ids) < 0 ? -ATTN_E_NOMEM : 0;
 }
@@ -141,16 +140,13 @@ int gpt2_open_model(const char *path, int prepend_bos, Gpt2Opened **out, AttnErr
     if (rc == 0) {
         if (!realpath(dir, g->dir))
             snprintf(g->dir, sizeof g->dir, "%s", dir);
-        rc = gpt2_file_open(dir, &g->model, err);
+        rc = lm_open(&g->lm, dir, err);
     }
     if (rc == 0)
         rc = bpe_load_dir(&g->bpe, dir, err);
-    if (rc == 0 && bpe_n_vocab(g->bpe) > g->model->cfg.n_vocab)
-        rc = attn_err_set(err, ATTN_E_RANGE, dir, 0,
-                          "the tokenizer has %d tokens, the model's wte only %d rows", bpe_n_vocab(g->bpe),
-                          g->model->cfg.n_vocab);
-    if (rc == 0)
-        rc = gpt2_state_create(&g->st, &g->model->cfg, err);
+    if (rc == 0 && bpe_n_vocab(g->bpe) > g->lm.info.n_vocab)
+        rc = attn_err_set(err, ATTN_E_RANGE, dir, 0, "the tokenizer has %d tokens, the model's %s only %d rows",
+                          bpe_n_vocab(g->bpe), g->lm.info.embed_name, g->lm.info.n_vocab);
     const char *slash = strrchr(path, '/');
     snprintf(g->name, sizeof g->name, "%s", slash && slash[1] ? slash + 1 : path);
     free(dir);
@@ -172,23 +168,23 @@ int gpt2_compute_text(Gpt2Opened *g, const char *text, size_t len, AttnErr *err)
     g->text[len] = '\0';
     if (encode(g, text, len, &g->ids) < 0)
         return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
-    int T = g->ids.n, L = g->model->cfg.n_layer, H = g->model->cfg.n_head;
+    int T = g->ids.n, L = g->lm.info.n_layer, H = g->lm.info.n_head;
     if (T == 0)
         return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "the text is empty: no tokens, no maps");
-    if (T > g->model->cfg.n_positions)
+    if (T > g->lm.info.n_positions)
         return attn_err_set(err, ATTN_E_TOO_MANY_TOKENS, g->path, 0,
-                            "%d tokens: %s takes at most %d (n_positions)", T, g->name, g->model->cfg.n_positions);
+                            "%d tokens: %s takes at most %d (n_positions)", T, g->name, g->lm.info.n_positions);
     for (int i = 0; i < T; i++)
-        if (g->ids.id[i] >= g->model->cfg.n_vocab)
-            return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "token id %d is not a row of wte (%d rows)",
-                                g->ids.id[i], g->model->cfg.n_vocab);
-    int rc = gpt2_forward(g->st, &g->model->weights, g->ids.id, T, NULL, err);
+        if (g->ids.id[i] >= g->lm.info.n_vocab)
+            return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "token id %d is not a row of %s (%d rows)",
+                                g->ids.id[i], g->lm.info.embed_name, g->lm.info.n_vocab);
+    int rc = lm_forward(&g->lm, g->ids.id, T, NULL, err);
     if (rc < 0)
         return rc;
     float *maps = malloc(sizeof(float) * (size_t)L * H * T * T);
     if (!maps)
         return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
-    gpt2_maps_copy(g->st, maps);
+    lm_maps_copy(&g->lm, maps);
     if (g->im) {
         import_close(g->im);
         free(g->im);
@@ -201,10 +197,10 @@ int gpt2_compute_text(Gpt2Opened *g, const char *text, size_t len, AttnErr *err)
 
 int gpt2_print_predictions(FILE *f, Gpt2Opened *g, int pos, AttnErr *err)
 {
-    int ids[GPT2_TOP_K];
-    float probs[GPT2_TOP_K];
-    int k = g->model->cfg.n_vocab < GPT2_TOP_K ? g->model->cfg.n_vocab : GPT2_TOP_K;
-    int rc = gpt2_top_k(g->st, &g->model->weights, pos, k, ids, probs, NULL, err);
+    int ids[LM_TOP_K];
+    float probs[LM_TOP_K];
+    int k = g->lm.info.n_vocab < LM_TOP_K ? g->lm.info.n_vocab : LM_TOP_K;
+    int rc = lm_top_k(&g->lm, pos, k, ids, probs, err);
     if (rc < 0)
         return rc;
     for (int r = 0; r < k; r++) {
@@ -315,15 +311,15 @@ typedef struct Result {
     float *q, *k;        /* L × C: the query of sel_i and the key of sel_j */
     int sel_i, sel_j;
     int pred_pos, n_pred;
-    int pred_ids[GPT2_TOP_K];
-    float pred_p[GPT2_TOP_K];
+    int pred_ids[LM_TOP_K];
+    float pred_p[LM_TOP_K];
     int rc;
     char msg[600];
 } Result;
 
 typedef struct Gpt2Source {
     MapsShown ms;
-    Gpt2Opened *g;       /* the model; its state g->st is the worker's while it runs */
+    Gpt2Opened *g;       /* the model; its state g->lm is the worker's while it runs */
     Background *bg;
     BpeIds ids;          /* the text's tokens now */
     int T_maps;          /* tokens of the maps shown */
@@ -360,9 +356,9 @@ static Result *new_result(Gpt2Opened *g, const Request *q)
     if (!r)
         return NULL;
     r->T = q->T;
-    r->L = g->model->cfg.n_layer;
-    r->H = g->model->cfg.n_head;
-    r->C = g->model->cfg.n_embd;
+    r->L = g->lm.info.n_layer;
+    r->H = g->lm.info.n_head;
+    r->C = g->lm.info.n_head * g->lm.info.d_head;
     r->ids = malloc(sizeof(int) * (size_t)(q->T ? q->T : 1));
     r->maps = malloc(sizeof(float) * (size_t)r->L * r->H * (q->T ? q->T : 1) * (q->T ? q->T : 1));
     if (!r->ids || !r->maps) {
@@ -395,7 +391,7 @@ static int hook_cancel(void *user)
 /* The vectors and predictions of a finished forward into r. */
 static void finish_result(Gpt2Opened *g, const Request *q, Result *r)
 {
-    const Gpt2State *st = g->st;
+    const Lm *lm = &g->lm;
     int C = r->C, L = r->L, T = r->T;
     r->sel_i = q->sel_i;
     r->sel_j = q->sel_j;
@@ -404,14 +400,14 @@ static void finish_result(Gpt2Opened *g, const Request *q, Result *r)
         for (int l = 0; l < L; l++)
             for (int h = 0; h < r->H; h++) {
                 int dh = C / r->H;
-                memcpy(r->q + (size_t)l * C + h * dh, gpt2_query(st, l, h, q->sel_i), sizeof(float) * dh);
-                memcpy(r->k + (size_t)l * C + h * dh, gpt2_key(st, l, h, q->sel_j), sizeof(float) * dh);
+                memcpy(r->q + (size_t)l * C + h * dh, lm_query(lm, l, h, q->sel_i), sizeof(float) * dh);
+                memcpy(r->k + (size_t)l * C + h * dh, lm_key(lm, l, h, q->sel_j), sizeof(float) * dh);
             }
     r->pred_pos = q->pred_pos;
     if (q->pred_pos >= 0 && q->pred_pos < T) {
         AttnErr err = {0};
-        int k = g->model->cfg.n_vocab < GPT2_TOP_K ? g->model->cfg.n_vocab : GPT2_TOP_K;
-        if (gpt2_top_k(g->st, &g->model->weights, q->pred_pos, k, r->pred_ids, r->pred_p, NULL, &err) == 0)
+        int k = g->lm.info.n_vocab < LM_TOP_K ? g->lm.info.n_vocab : LM_TOP_K;
+        if (lm_top_k(&g->lm, q->pred_pos, k, r->pred_ids, r->pred_p, &err) == 0)
             r->n_pred = k;
     }
 }
@@ -419,15 +415,15 @@ static void finish_result(Gpt2Opened *g, const Request *q, Result *r)
 /* A slow forward shows its layers as they finish: after a layer, once the
  * forward has run for a tenth of a second, the maps so far (the layers not
  * yet done keep the last text's numbers; the window draws them dimmed). */
-static void hook_layer(void *user, const Gpt2State *s, int layer)
+static void hook_layer(void *user, int layer)
 {
     Hook *h = user;
-    if (layer + 1 >= s->cfg.n_layer || now_s() - h->t0 < 0.1)
+    if (layer + 1 >= h->g->lm.info.n_layer || now_s() - h->t0 < 0.1)
         return;
     Result *r = new_result(h->g, h->q);
     if (!r)
         return;
-    gpt2_maps_copy(s, r->maps);
+    lm_maps_copy(&h->g->lm, r->maps);
     r->layers_done = layer + 1;
     r->pred_pos = -1;
     bg_post(h->job, r, result_free, 0);
@@ -440,9 +436,9 @@ static void run(void *ctx, void *request, BgJob *job)
     Gpt2Opened *g = src->g;
     Request *q = request;
     Hook h = {job, now_s(), g, q};
-    Gpt2Hooks hooks = {hook_cancel, hook_layer, &h};
+    LmHooks hooks = {hook_cancel, hook_layer, &h};
     AttnErr err = {0};
-    int rc = gpt2_forward(g->st, &g->model->weights, q->ids, q->T, &hooks, &err);
+    int rc = lm_forward(&g->lm, q->ids, q->T, &hooks, &err);
     if (rc == -ATTN_E_CANCELLED)
         return;
     Result *r = new_result(g, q);
@@ -452,7 +448,7 @@ static void run(void *ctx, void *request, BgJob *job)
     snprintf(r->msg, sizeof r->msg, "%s", err.msg);
     r->layers_done = rc == 0 ? r->L : 0;
     if (rc == 0) {
-        gpt2_maps_copy(g->st, r->maps);
+        lm_maps_copy(&g->lm, r->maps);
         finish_result(g, q, r);
     }
     bg_post(job, r, result_free, 1);
@@ -491,7 +487,7 @@ static void gpt2_set_text(AppState *a)
         app_status(a, 1, "out of memory");
         return;
     }
-    int max = g->model->cfg.n_positions;
+    int max = g->lm.info.n_positions;
     if (s->ids.n > max) {
         app_status(a, 1, "%d tokens: %s takes %d (n_positions); the first %d are shown", s->ids.n, g->name, max,
                    max);
@@ -500,8 +496,9 @@ static void gpt2_set_text(AppState *a)
         a->status[0] = '\0';
     }
     for (int i = 0; i < s->ids.n; i++)
-        if (s->ids.id[i] >= g->model->cfg.n_vocab) {
-            app_status(a, 1, "token id %d is not a row of wte (%d rows)", s->ids.id[i], g->model->cfg.n_vocab);
+        if (s->ids.id[i] >= g->lm.info.n_vocab) {
+            app_status(a, 1, "token id %d is not a row of %s (%d rows)", s->ids.id[i], g->lm.info.embed_name,
+                       g->lm.info.n_vocab);
             s->ids.n = i;
             break;
         }
@@ -592,8 +589,8 @@ static void panel_text(AppState *a)
                     break;
                 }
         }
-        double scaled = s->g->model->cfg.scale_attn_weights ? dot / sqrt((double)dh) : dot;
-        if (s->g->model->cfg.scale_by_inverse_layer_idx)
+        double scaled = s->g->lm.info.scale_attn ? dot / sqrt((double)dh) : dot;
+        if (s->g->lm.info.scale_by_layer)
             scaled /= layer + 1;
         PUT("\nInside layer %d, head %d: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D\n",
             layer + 1, head + 1, im && r->sel_i < im->f.Tq ? im->q_shown[r->sel_i] : "?",
