@@ -43,6 +43,17 @@ if [ $rc = 0 ] && [ "$(head -1 "$TMP/out")" = "query,C,B,A,B,B,C" ] && [ "$(wc -
 else bad "--print csv (rc $rc): $(head -2 "$TMP/out")"; fi
 cp "$TMP/out" "$TMP/want.csv"
 
+# a causal model's keys after the query are masked, not 0: "-" in the text,
+# hatched with a "masked" key in the figures, whose title quotes the text
+run --model nano-sort --print text --layer 1 --head 2 CBABBC
+row1=$(sed -n 5p "$TMP/out")
+if [ $rc = 0 ] && [ "$(tr -s ' ' <<<"$row1")" = "C 1.000 - - - - -" ]; then ok "--print text: masked keys are -"
+else bad "--print text's first row (rc $rc): $row1"; fi
+run --model nano-sort --layer 1 --head 2 --export "$TMP/m.svg" CBABBC
+if [ $rc = 0 ] && grep -q '>masked<' "$TMP/m.svg" && grep -q 'nano-sort: “CBABBC”' "$TMP/m.svg"; then
+    ok "--export .svg: masked cells keyed, the title quotes the text"
+else bad "--export .svg (rc $rc): $(grep -o '<title>[^<]*' "$TMP/m.svg" | head -1)"; fi
+
 for ext in npy npz safetensors; do
     run --model nano-sort --export-attention "$TMP/a.$ext" CBABBC
     if [ $rc != 0 ] || [ ! -s "$TMP/a.$ext" ]; then bad "--export-attention .$ext (rc $rc): $(cat "$TMP/err")"; continue; fi

@@ -124,6 +124,7 @@ static Imported *maps_imported(const Bpe *b, const char *name, float *maps, cons
         im->q_shown[i] = shown[i];
     }
     free(shown);
+    im->causal = 1; /* the keys after each query are masked, in the window as in the exports */
     return im;
 }
 
@@ -281,6 +282,7 @@ static int gpt2_cli_write(void *opened, const Options *o, AttnErr *err)
             return rc;
     }
     g->im->ids = g->ids.id; /* tokens the same when their ids are */
+    g->im->text = g->text; /* the figures' title quotes it */
     Options rest = *o;
     if (rest.print == PRINT_PREDICTIONS)
         rest.print = PRINT_NONE;
@@ -624,8 +626,6 @@ static void gpt2_present(AppState *a)
     a->vs.step_label = "Next token";
     a->vs.sentence = a->text;
     a->vs.stale = s->stale;
-    /* GPT-2 is causal: the keys after the query are masked, not 0 */
-    a->vs.map.causal = a->vs.weights.causal = a->vs.map.Tq == a->vs.map.Tk;
 }
 
 static void gpt2_shown_size(const AppState *a, int *Tq, int *Tk)
