@@ -114,6 +114,58 @@ static void test_live_edits(void **state)
     key(f, SDLK_ESCAPE, 0);
 }
 
+/* A slow forward shows its layers as they finish: each layer made 150 ms
+ * slower, the window shows the new text's first layer before the others,
+ * dimmed (stale), and its numbers are already the full recompute's; then
+ * every layer. A new selection on those maps brings its predictions and
+ * leaves the maps shown as they are (the same object). */
+static void test_partial_layers(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    setenv("ATTNVIZ_TEST_SLOW_LAYERS_MS", "150", 1); /* read when the model is shown */
+    show_model(f, "CBABBC");
+    unsetenv("ATTNVIZ_TEST_SLOW_LAYERS_MS");
+    assert_true(wait_maps(f));
+    app_set_sentence(a, "CBABBCA");
+    int seen = 0;
+    for (int k = 0; k < 400 && !seen; k++) {
+        SDL_Event e;
+        int wait_ms;
+        if (SDL_WaitEventTimeout(&e, 20) && !app_wake_is(&e))
+            app_handle_event(a, &e);
+        app_tick(a, SDL_GetTicks(), &wait_ms);
+        app_draw(a, f->r);
+        seen = a->vs.stale && a->kind->maps(a)->imp->f.Tq == 7;
+    }
+    assert_true(seen);
+    Gpt2Opened *g = NULL;
+    AttnErr err = {0};
+    assert_int_equal(gpt2_open_model("nano-sort", 0, &g, &err), 0);
+    assert_int_equal(gpt2_compute_text(g, "CBABBCA", 7, &err), 0);
+    const AttnFile *now = &a->kind->maps(a)->imp->f;
+    size_t layer = (size_t)now->H * 7 * 7; /* the first layer's maps */
+    assert_memory_equal(now->parts[0].data, g->im->f.parts[0].data, layer * sizeof(float));
+    gpt2_opened_free(g);
+    assert_true(wait_maps(f));
+    assert_full_recompute(f, "CBABBCA");
+    const Imported *shown = a->kind->maps(a)->imp;
+    key(f, SDLK_UP, 0); /* another query: its predictions come, the maps stay */
+    int panel = 0;
+    for (int k = 0; k < 400 && !panel; k++) {
+        SDL_Event e;
+        int wait_ms;
+        if (SDL_WaitEventTimeout(&e, 20) && !app_wake_is(&e))
+            app_handle_event(a, &e);
+        app_tick(a, SDL_GetTicks(), &wait_ms);
+        app_draw(a, f->r);
+        panel = strstr(a->vs.no_model, "(position 6)") != NULL;
+    }
+    assert_true(panel);
+    assert_ptr_equal(a->kind->maps(a)->imp, shown);
+    assert_full_recompute(f, "CBABBCA");
+}
+
 /* The sentence's settings are not the model's: refused with a reason; the
  * help lists the model's keys; compare and the model view work on it. */
 static void test_keys(void **state)
@@ -181,6 +233,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_live_edits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_partial_layers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session, setup, teardown),
     };

@@ -301,6 +301,7 @@ static void gpt2_cli_free(void *opened)
 typedef struct Request {
     int *ids;
     int T;
+    int want_maps;       /* 0: the maps shown are these ids' already (a new selection) */
     int pred_pos;
     int sel_i, sel_j;
 } Request;
@@ -309,7 +310,7 @@ typedef struct Request {
 typedef struct Result {
     int T, L, H, C, layers_done;
     int *ids;
-    float *maps;         /* L × H × T × T: taken by the Imported */
+    float *maps;         /* L × H × T × T: taken by the Imported; NULL when not asked */
     float *q, *k;        /* L × C: the query of sel_i and the key of sel_j */
     int sel_i, sel_j;
     int pred_pos, n_pred;
@@ -328,6 +329,8 @@ typedef struct Gpt2Source {
     int stale;           /* the maps are older than the text */
     int asked_pred, asked_i, asked_j;
     Result *last;        /* the newest result taken: vectors, predictions */
+    int slow_ms;         /* ATTNVIZ_TEST_SLOW_LAYERS_MS when shown: each layer made that much
+                            slower (the tests of the partial maps, on a model too small to need them) */
     char panel[3000];
     char what[300];
 } Gpt2Source;
@@ -352,7 +355,7 @@ static void result_free(void *p)
     free(r);
 }
 
-static Result *new_result(Gpt2Opened *g, const Request *q)
+static Result *new_result(Gpt2Opened *g, const Request *q, int maps)
 {
     Result *r = calloc(1, sizeof *r);
     if (!r)
@@ -362,8 +365,9 @@ static Result *new_result(Gpt2Opened *g, const Request *q)
     r->H = g->lm.info.n_head;
     r->C = g->lm.info.n_head * g->lm.info.d_head;
     r->ids = malloc(sizeof(int) * (size_t)(q->T ? q->T : 1));
-    r->maps = malloc(sizeof(float) * (size_t)r->L * r->H * (q->T ? q->T : 1) * (q->T ? q->T : 1));
-    if (!r->ids || !r->maps) {
+    if (maps)
+        r->maps = malloc(sizeof(float) * (size_t)r->L * r->H * (q->T ? q->T : 1) * (q->T ? q->T : 1));
+    if (!r->ids || (maps && !r->maps)) {
         result_free(r);
         return NULL;
     }
@@ -374,6 +378,7 @@ static Result *new_result(Gpt2Opened *g, const Request *q)
 typedef struct Hook {
     BgJob *job;
     double t0;
+    int slow_ms;         /* the source's slow_ms */
     Gpt2Opened *g;
     const Request *q;
 } Hook;
@@ -420,9 +425,11 @@ static void finish_result(Gpt2Opened *g, const Request *q, Result *r)
 static void hook_layer(void *user, int layer)
 {
     Hook *h = user;
+    if (h->slow_ms > 0)
+        SDL_Delay((Uint32)h->slow_ms);
     if (layer + 1 >= h->g->lm.info.n_layer || now_s() - h->t0 < 0.1)
         return;
-    Result *r = new_result(h->g, h->q);
+    Result *r = new_result(h->g, h->q, 1);
     if (!r)
         return;
     lm_maps_copy(&h->g->lm, r->maps);
@@ -437,20 +444,21 @@ static void run(void *ctx, void *request, BgJob *job)
     Gpt2Source *src = ctx;
     Gpt2Opened *g = src->g;
     Request *q = request;
-    Hook h = {job, now_s(), g, q};
+    Hook h = {job, now_s(), src->slow_ms, g, q};
     LmHooks hooks = {hook_cancel, hook_layer, &h};
     AttnErr err = {0};
     int rc = lm_forward(&g->lm, q->ids, q->T, &hooks, &err);
     if (rc == -ATTN_E_CANCELLED)
         return;
-    Result *r = new_result(g, q);
+    Result *r = new_result(g, q, rc == 0 && q->want_maps);
     if (!r)
         return;
     r->rc = rc;
     snprintf(r->msg, sizeof r->msg, "%s", err.msg);
     r->layers_done = rc == 0 ? r->L : 0;
     if (rc == 0) {
-        lm_maps_copy(&g->lm, r->maps);
+        if (r->maps)
+            lm_maps_copy(&g->lm, r->maps);
         finish_result(g, q, r);
     }
     bg_post(job, r, result_free, 1);
@@ -471,6 +479,10 @@ static void submit(AppState *a)
     }
     memcpy(q->ids, s->ids.id, sizeof(int) * (size_t)T);
     q->T = T;
+    /* a new selection on the maps shown: the predictions and vectors only (a
+     * forward of unchanged ids computes nothing; the maps are not copied) */
+    q->want_maps = !(s->last && s->last->layers_done == s->last->L && s->last->T == T && s->T_maps == T &&
+                     memcmp(s->last->ids, q->ids, sizeof(int) * (size_t)T) == 0);
     q->pred_pos = a->vs.query >= 0 && a->vs.query < T ? a->vs.query : T - 1;
     q->sel_i = q->pred_pos;
     q->sel_j = a->vs.key >= 0 && a->vs.key < T ? a->vs.key : q->sel_i;
@@ -532,7 +544,7 @@ static int gpt2_tick(AppState *a, Uint32 now_ms, int *wait_ms)
     }
     int same = r->T == s->T_maps && s->last && s->last->layers_done == r->layers_done &&
                memcmp(r->ids, s->last->ids, sizeof(int) * (size_t)r->T) == 0;
-    if (!same) {
+    if (!same && r->maps) {
         AttnErr err = {0};
         float *maps = r->maps;
         r->maps = NULL;
@@ -694,6 +706,8 @@ static int gpt2_show(AppState *a, void *opened)
         return -ATTN_E_NOMEM;
     }
     s->g = g;
+    const char *slow = getenv("ATTNVIZ_TEST_SLOW_LAYERS_MS");
+    s->slow_ms = slow ? atoi(slow) : 0; /* read here, before the worker starts */
     s->bg = bg_create(run, s, app_wake, NULL);
     if (!s->bg) {
         maps_shown_free(&s->ms);
