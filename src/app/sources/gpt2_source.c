@@ -612,9 +612,8 @@ static void panel_text(AppState *a)
         PUT("q \xC2\xB7 k = \xCE\xA3 q_d k_d over %d dims = %.3f; the score %.3f (\xC3\xB7\xE2\x88\x9A%d)\n", dh, dot,
             scaled, dh);
         PUT("largest terms q_d \xC3\x97 k_d:");
-        for (int m = 0; m < 4 && top[m] >= 0; m++)
-            PUT("  d%d: %.2f \xC3\x97 %.2f = %.2f", top[m], (double)q[top[m]], (double)k[top[m]],
-                (double)q[top[m]] * k[top[m]]);
+        for (int m = 0; m < 3 && top[m] >= 0; m++)
+            PUT("%s d%d %.2f", m ? "," : "", top[m], (double)q[top[m]] * k[top[m]]);
         PUT("\n");
     } else if (r) {
         PUT("\nInside a head: pick one layer and head (L, H) and a query \xE2\x86\x92 key cell.");
@@ -638,6 +637,14 @@ static void gpt2_present(AppState *a)
     a->vs.step_label = "Next token";
     a->vs.sentence = a->text;
     a->vs.stale = s->stale;
+    const Result *r = s->last; /* inside the shown head: the vectors as bars beside the text */
+    int layer = s->ms.layer, head = s->ms.head;
+    if (r && r->q && r->k && layer >= 0 && head >= 0 && !s->ms.rollout && r->sel_i < r->T && r->sel_j < r->T) {
+        int dh = r->C / r->H;
+        a->vs.inside_q = r->q + (size_t)layer * r->C + head * dh;
+        a->vs.inside_k = r->k + (size_t)layer * r->C + head * dh;
+        a->vs.inside_d = dh;
+    }
 }
 
 static void gpt2_shown_size(const AppState *a, int *Tq, int *Tk)
