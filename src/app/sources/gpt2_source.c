@@ -82,17 +82,23 @@ static int encode(const Gpt2Opened *g, const char *text, size_t len, BpeIds *ids
 }
 
 /* Token id's label as stored (Ġ for its space, ‹0xNN› for a byte that is
- * not whole UTF-8) or as shown (␣ for the space). Malloc'd. */
-static char *token_label(const Bpe *b, int id, const char *space)
+ * not whole UTF-8) or as shown (␣ for the space); none (an output row no
+ * token has, as a padded vocabulary's) is `none`. Malloc'd. */
+static char *token_text(const Bpe *b, int id, const char *space, const char *none)
 {
     char small[256];
     size_t n = bpe_token_text(b, id, space, small, sizeof small);
     if (n < sizeof small)
-        return strdup(n ? small : "?");
+        return strdup(n ? small : none);
     char *big = malloc(n + 1);
     if (big)
         bpe_token_text(b, id, space, big, n + 1);
     return big;
+}
+
+static char *token_label(const Bpe *b, int id, const char *space)
+{
+    return token_text(b, id, space, "?");
 }
 
 /* The maps of ids[0..T) (packed L × H × T × T, owned from now on) as an
@@ -205,7 +211,7 @@ int gpt2_print_predictions(FILE *f, Gpt2Opened *g, int pos, AttnErr *err)
     if (rc < 0)
         return rc;
     for (int r = 0; r < k; r++) {
-        char *t = token_label(g->bpe, ids[r], NULL);
+        char *t = token_text(g->bpe, ids[r], NULL, ""); /* "": no token has that row */
         fprintf(f, "%d\t%.6f\t", ids[r], (double)probs[r]);
         io_json_string(f, t ? t : "");
         fputc('\n', f);
@@ -582,7 +588,7 @@ static void panel_text(AppState *a)
         PUT("What comes next after \xE2\x80\x9C%s\xE2\x80\x9D (position %d):\n", t ? t : "?", r->pred_pos + 1);
         free(t);
         for (int k = 0; k < r->n_pred; k++) {
-            char *w = token_label(s->g->bpe, r->pred_ids[k], SPACE_MARK);
+            char *w = token_text(s->g->bpe, r->pred_ids[k], SPACE_MARK, "\xE2\x80\xB9no token\xE2\x80\xBA");
             PUT("%2d. %5.1f%%  \xE2\x80\x9C%s\xE2\x80\x9D\n", k + 1, 100.0 * r->pred_p[k], w ? w : "?");
             free(w);
         }
