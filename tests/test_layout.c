@@ -444,6 +444,29 @@ static void test_compare_projector(void **state)
                      (double)l->cmp[0].cell);
         key(f, SDLK_p, 0);
     }
+    /* a permuted sentence (item 10): its difference aligned by token, the
+     * current map with its own row labels; still no label dropped */
+    if (f->a->cmp)
+        key(f, SDLK_v, 0); /* unpin */
+    key(f, SDLK_p, 0); /* with P: a difference, its colour bar's ticks "−0.15" */
+    f->a->ui_scale = 1.0f; /* Ctrl+Plus twice, as a teacher does: 115 % then 132.25 % */
+    key(f, SDLK_EQUALS, KMOD_CTRL);
+    key(f, SDLK_EQUALS, KMOD_CTRL);
+    assert_true(fabsf(f->a->ui_scale - 1.3225f) < 1e-4f);
+    key(f, SDLK_v, 0);
+    app_set_sentence(f->a, "time on station the left train the");
+    for (int z = 0; z < 2; z++) {
+        draw_at(f, sizes[z].w, sizes[z].h);
+        const ViewLayout *l = &f->a->layout;
+        assert_non_null(f->a->vs.cmp_diff);
+        print_message("%dx%d permuted: cells %.1f %.1f %.1f, side %d\n", sizes[z].w, sizes[z].h,
+                      (double)l->cmp[0].cell, (double)l->cmp[1].cell, (double)l->cmp[2].cell, l->side_shown);
+        for (int k = 0; k < 3; k++)
+            if (l->cmp[k].every_r != 1 || l->cmp[k].every_c != 1)
+                fail_msg("%dx%d at 132 %%, permuted: compare figure %d (cells %.1f px) drops labels",
+                         sizes[z].w, sizes[z].h, k, (double)l->cmp[k].cell);
+        check_texts(l, "permuted");
+    }
 }
 
 /* Show side panel p (Ctrl+Tab) at w × h. */
@@ -539,12 +562,50 @@ static void test_help_pages(void **state)
     f->a->ui_scale = 1.0f;
 }
 
+/* A 2000-character word (issue 28, item 14): its labels are cut to their
+ * room; the turned key label does not run over the panel's title, the
+ * step view's title keeps the key's name and stays in the window. */
+static void test_long_word(void **state)
+{
+    Fix *f = *state;
+    char text[2100] = "the ";
+    memset(text + 4, 'x', 2000);
+    snprintf(text + 2004, sizeof text - 2004, " train left");
+    app_set_sentence(f->a, text);
+    assert_int_equal(f->m.T, 4);
+    f->a->vs.query = 1;
+    f->a->vs.key = 2;
+    check_scene(f, "a 2000-character word");
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+        for (size_t k = 0; k < sizeof scales / sizeof scales[0]; k++) {
+            f->a->ui_scale = scales[k];
+            draw_at(f, sizes[z].w, sizes[z].h);
+            int title_bottom = -1;
+            for (int b = 0; b < n_boxes && b < MAX_BOXES; b++)
+                if (strncmp(boxes[b].text, "Attention weights", 17) == 0)
+                    title_bottom = boxes[b].box.y + boxes[b].box.h;
+            assert_true(title_bottom > 0);
+            for (int b = 0; b < n_boxes && b < MAX_BOXES; b++)
+                if (boxes[b].angle != 0.0 && boxes[b].box.y < title_bottom)
+                    fail_msg("%dx%d at %.0f%%: the turned label \"%.20s…\" (top %d) runs over the panel "
+                             "title (bottom %d)", sizes[z].w, sizes[z].h, (double)(scales[k] * 100),
+                             boxes[b].text, boxes[b].box.y, title_bottom);
+        }
+    f->a->ui_scale = 1.0f;
+    draw_at(f, 1280, 800);
+    char all[8000];
+    texts_in(f->a->layout.step, all, sizeof all);
+    if (!strstr(all, "key \xE2\x80\x9Ctrain\xE2\x80\x9D"))
+        fail_msg("the step view's title lost the key: %s", all);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_one_sentence, setup, teardown),
         cmocka_unit_test_setup_teardown(test_four_heads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_sentences, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_long_word, setup, teardown),
         cmocka_unit_test_setup_teardown(test_teach_mode, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compare_view, setup, teardown),
         cmocka_unit_test_setup_teardown(test_help_pages, setup, teardown),

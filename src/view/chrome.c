@@ -374,7 +374,16 @@ int wrap_lines(View *v, int px, const char *t, int max_w, char out[][400], int m
             }
         }
         fit = fit ? fit : len;
-        snprintf(out[n++], 400, "%.*s", (int)fit, t);
+        snprintf(out[n], 400, "%.*s", (int)fit, t);
+        int w;
+        text_size(v->text, px, out[n], &w, NULL);
+        if (w > max_w) { /* one word wider than the line: cut, with "…" */
+            char whole[400];
+            TextMeasure tm = figure_measure_text(v->text);
+            snprintf(whole, sizeof whole, "%s", out[n]);
+            figure_fit_text(&tm, px, whole, max_w, out[n], 400);
+        }
+        n++;
         t += fit;
         while (*t == ' ')
             t++;

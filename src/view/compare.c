@@ -67,13 +67,14 @@ static int ref_row(const ViewState *s, int i)
 }
 
 /* The map figure k draws: 0 the reference, 1 the current map, 2 the
- * difference (the last two without row labels when there is one over the
- * same rows). */
+ * difference. The difference's rows are the current map's, beside it: it
+ * borrows their labels; the current map borrows the reference's when its
+ * rows are the reference's too. */
 static AttnMap shown_map(const ViewState *s, int k)
 {
     static const AttnMap none;
     AttnMap m = k == 0 ? *s->cmp_ref : k == 1 ? s->map : s->cmp_diff ? *s->cmp_diff : none;
-    if (k > 0 && s->cmp_diff && m.Tq <= ATTN_MAX_TOKENS && rows_line_up(s))
+    if (k > 0 && s->cmp_diff && m.Tq <= ATTN_MAX_TOKENS && (k == 2 || rows_line_up(s)))
         m.q_labels = no_labels();
     return m;
 }

@@ -200,9 +200,13 @@ static void labels(FILE *f, const Figure *fig, const AttnMap *map, const AttnThe
         if (!figure_col_label_shown(fig, j, key))
             continue;
         int cx = figure_cell_x(fig, j) + (int)(fig->cell / 2);
-        if (fig->rotate)
+        if (fig->rotate == 2)
+            text_turned(f, px, j == key ? ac : fg, cx - lh / 2.0, fig->grid.y - px / 3.0, -90,
+                        map->k_labels[j], fig->key_w);
+        else if (fig->rotate)
             text_turned(f, px, j == key ? ac : fg, cx - lh / 3, fig->grid.y - px / 2.0 - lh, -45,
-                        map->k_labels[j], fig->label_w ? fig->label_w * 1.5 : fig->key_w);
+                        map->k_labels[j],
+                        fig->label_w && fig->label_w * 1.5 < fig->key_w ? fig->label_w * 1.5 : fig->key_w);
         else
             text_at(f, NULL, px, j == key ? ac : fg, "middle", cx, fig->grid.y - lh - px / 7.0,
                     map->k_labels[j], 4096, fig->cell);
