@@ -599,6 +599,60 @@ static void test_long_word(void **state)
         fail_msg("the step view's title lost the key: %s", all);
 }
 
+/* The weight editor on a projector (issue 28, item 11): at 1024 × 768 and
+ * 1280 × 800 after Ctrl+Plus twice (and at 100 %), every one of the 16
+ * feature names at once, left of its own row of the grid, whole or cut to
+ * 3 letters or more, each at the readable size (the help's smallest: 12 px
+ * at 100 %) or larger. */
+static void test_editor_names(void **state)
+{
+    Fix *f = *state;
+    for (int z = 0; z < 2; z++)
+        for (int big = 0; big < 2; big++) {
+            f->a->ui_scale = 1.0f;
+            if (big) {
+                key(f, SDLK_EQUALS, KMOD_CTRL);
+                key(f, SDLK_EQUALS, KMOD_CTRL);
+            }
+            int w = sizes[z].w, h = sizes[z].h;
+            draw_at(f, w, h);
+            if (f->a->layout.side_shown >= 0) /* the editor is a tab: Ctrl+Tab to it */
+                show_side(f, SIDE_EDITOR, w, h);
+            assert_true(f->a->layout.editor.w > 0);
+            const ViewLayout *l = &f->a->layout;
+            int px = (int)lroundf(12.0f * f->a->vs.scale);
+            TTF_Font *font = TTF_OpenFont(test_fonts()->path, px);
+            assert_non_null(font);
+            int readable = TTF_FontHeight(font);
+            TTF_CloseFont(font);
+            assert_int_equal(l->edit_rows, 16);
+            for (int i = 0; i < 16; i++) {
+                const char *name = embed_dim_name(f->m.table, i);
+                int y0 = l->edit_grid.y + (int)(i * l->edit_cell_h);
+                int y1 = l->edit_grid.y + (int)((i + 1) * l->edit_cell_h);
+                int found = 0;
+                for (int b = 0; b < n_boxes && b < MAX_BOXES && !found; b++) {
+                    const TextBox *t = &boxes[b];
+                    size_t n = strlen(t->text);
+                    int cy = t->box.y + t->box.h / 2;
+                    if (t->angle == 0.0 && n >= 3 && strncmp(t->text, name, n) == 0 &&
+                        t->box.x + t->box.w <= l->edit_grid.x && t->box.x >= l->editor.x && cy >= y0 &&
+                        cy <= y1) {
+                        found = 1;
+                        if (t->box.h < readable)
+                            fail_msg("%dx%d at %.0f%%: \"%s\" drawn %d px high, under the readable %d", w, h,
+                                     (double)(f->a->vs.scale * 100), t->text, t->box.h, readable);
+                    }
+                }
+                if (!found)
+                    fail_msg("%dx%d at %.0f%%: the feature name \"%s\" is not left of its row (%d-%d)", w, h,
+                             (double)(f->a->vs.scale * 100), name, y0, y1);
+            }
+            check_texts(l, "editor names");
+        }
+    f->a->ui_scale = 1.0f;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -614,6 +668,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_compare_projector, setup, teardown),
         cmocka_unit_test_setup_teardown(test_projector_texts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctrl_tab_walks_the_tabs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_editor_names, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
