@@ -653,6 +653,53 @@ static void test_editor_names(void **state)
     f->a->ui_scale = 1.0f;
 }
 
+/* The help at 1024 × 768 after Ctrl+Plus twice (issue 28, item 11): too
+ * wide for one column at the readable size, its texts wrap (no smaller
+ * text): every line begins on exactly one page, every text drawn at the
+ * readable size or larger and inside the window. */
+static void test_help_1024(void **state)
+{
+    Fix *f = *state;
+    f->a->ui_scale = 1.0f;
+    key(f, SDLK_EQUALS, KMOD_CTRL);
+    key(f, SDLK_EQUALS, KMOD_CTRL);
+    key(f, SDLK_F1, 0);
+    assert_true(f->a->vs.help);
+    const ViewState *vs = &f->a->vs;
+    TTF_Font *font = TTF_OpenFont(test_fonts()->path, (int)lroundf(12.0f * vs->scale));
+    assert_non_null(font);
+    int readable = TTF_FontHeight(font);
+    TTF_CloseFont(font);
+    int n = vs->n_help_lines, pages = 0, *seen = calloc((size_t)n, sizeof *seen);
+    assert_non_null(seen);
+    for (int p = 0; p < 6; p++) {
+        draw_at(f, 1024, 768);
+        char label[40];
+        snprintf(label, sizeof label, "page %d of ", p + 1);
+        if (!drawn(label))
+            break;
+        pages++;
+        for (int k = 0; k < n; k++) {
+            char start[24]; /* its first words: a wrapped text's first line starts so */
+            snprintf(start, sizeof start, "%.20s", vs->help_lines[k].what);
+            seen[k] += drawn(start);
+        }
+        for (int b = 0; b < n_boxes && b < MAX_BOXES; b++) {
+            if (boxes[b].box.y + boxes[b].box.h > 768 || boxes[b].box.x + boxes[b].box.w > 1024)
+                fail_msg("\"%s\" leaves the window", boxes[b].text);
+            if (boxes[b].box.h < readable)
+                fail_msg("\"%s\" is %d px high, under the readable %d", boxes[b].text, boxes[b].box.h, readable);
+        }
+        key(f, SDLK_PAGEDOWN, 0);
+    }
+    assert_true(pages >= 2);
+    for (int k = 0; k < n; k++)
+        if (seen[k] != 1)
+            fail_msg("help line \"%s\" on %d pages", vs->help_lines[k].what, seen[k]);
+    free(seen);
+    f->a->ui_scale = 1.0f;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -669,6 +716,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_projector_texts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctrl_tab_walks_the_tabs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_editor_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_help_1024, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
