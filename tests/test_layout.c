@@ -700,6 +700,31 @@ static void test_help_1024(void **state)
     f->a->ui_scale = 1.0f;
 }
 
+/* A heatmap too small for each token's label (31 tokens at 1024 × 768
+ * after Ctrl+Plus twice) says that its labels are thinned and which key
+ * shows them all (issue 28, item 11: never silently); + zooms in until each
+ * row has its label, and the note goes. */
+static void test_thinned_labels_said(void **state)
+{
+    Fix *f = *state;
+    app_set_sentence(f->a, "the train left the station on time and the bank of the river was closed so i "
+                           "went to the shop to buy food for my cat and then home again");
+    f->a->ui_scale = 1.0f;
+    key(f, SDLK_EQUALS, KMOD_CTRL);
+    key(f, SDLK_EQUALS, KMOD_CTRL);
+    draw_at(f, 1024, 768);
+    assert_true(f->a->layout.heat.every_r > 1);
+    assert_true(drawn("labels thinned"));
+    for (int k = 0; k < 6 && (f->a->layout.heat.every_r > 1 || f->a->layout.heat.every_c > 1); k++) {
+        key(f, SDLK_EQUALS, 0);
+        draw_at(f, 1024, 768);
+    }
+    assert_int_equal(f->a->layout.heat.every_r, 1);
+    assert_int_equal(f->a->layout.heat.every_c, 1);
+    assert_false(drawn("labels thinned"));
+    f->a->ui_scale = 1.0f;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -717,6 +742,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ctrl_tab_walks_the_tabs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_editor_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_help_1024, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_thinned_labels_said, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -269,6 +269,13 @@ static void draw_editor_labels(View *v, const ViewState *s, const ViewLayout *l)
     float need = (float)(rlh - 1);
     int every = l->edit_cell_h >= need || l->edit_cell_h <= 0 ? 1 : (int)ceilf(need / l->edit_cell_h);
     int room = l->edit_grid.x - S(s, 4) - (l->editor.x + S(s, 4));
+    if (l->edit_cell_h >= S(s, 9) && every > 1) { /* said, above the names */
+        char note[32];
+        snprintf(note, sizeof note, "every %d%s", every, every == 2 ? "nd" : every == 3 ? "rd" : "th");
+        int over = (rlh - (int)l->edit_cell_h) / 2; /* the first name above its row */
+        text_draw(v->text, rp, th->dim, note, l->edit_grid.x - S(s, 4), l->edit_grid.y - over - rlh - S(s, 1), 2,
+                  0);
+    }
     if (l->edit_cell_h >= S(s, 9))
         for (int i = 0; i < l->edit_rows; i++) {
             int near_cursor = i != s->edit_row && abs(i - s->edit_row) < every;

@@ -306,6 +306,13 @@ static void layout_editor(View *v, const ViewState *s, ViewLayout *l)
             break;
         l->edit_col_labels = 0;
     }
+    if (rows && l->edit_cell_h < llh - 1 && l->edit_cell_h >= S(s, 9)) {
+        /* rows thinned: room above them for the note that says so, clear
+         * of the first name (which stands out of its short row) */
+        int col_h = l->edit_col_labels == 1 ? llh + S(s, 2) : l->edit_col_labels == 2 ? widest + S(s, 4) : 0;
+        top = below_tabs + (col_h > llh + S(s, 2) ? col_h : llh + S(s, 2)) + llh / 2;
+        l->edit_cell_h = fminf((float)(bottom - top) / rows, (float)S(s, 40));
+    }
     if (l->edit_cell_h < 0)
         l->edit_cell_h = 0;
     l->edit_grid = (SDL_Rect){left, top, (int)(l->edit_cell_w * cols), (int)(l->edit_cell_h * rows)};
