@@ -11,6 +11,8 @@ pass=0 failed=0
 ok() { echo "ok   - $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL - $1"; failed=$((failed + 1)); }
 bin=${ATTNVIZ_BIN:-build/attnviz}
+# make run by this script, not as part of the make that runs the tests
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 debs=$(make -s --no-print-directory -pn deps 2>/dev/null | sed -n 's/^DEB_BUILD := //p' | head -1)
 case " $debs " in
