@@ -159,7 +159,12 @@ void compare_toggle(AppState *a)
  * order). */
 static int align_labels(const char *const *ref, const char *const *cur, int n, int *out)
 {
-    for (int i = 0; i < n; i++) {
+    int same = 1; /* the common case first, in one pass: the same places */
+    for (int i = 0; i < n && same; i++)
+        same = strcmp(ref[i], cur && cur[i] ? cur[i] : "") == 0;
+    for (int i = 0; i < n && same; i++)
+        out[i] = i;
+    for (int i = 0; i < n && !same; i++) { /* quadratic: only for another order */
         const char *t = cur && cur[i] ? cur[i] : "";
         int before = 0; /* earlier occurrences of t in the current labels */
         for (int k = 0; k < i; k++)
