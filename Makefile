@@ -12,10 +12,11 @@ PKGS      := sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig x11 zlib libzip l
 TEST_PKGS := cmocka libpcre2-8
 # Debian packages that provide the compiler, the libraries and tools above
 # and the fonts (a minimal Debian has make and git, no C compiler;
-# fonts-noto-cjk draws Chinese, Japanese and Korean text).
+# fonts-noto-cjk draws Chinese, Japanese and Korean text, fonts-symbola
+# emoji and symbols, in outline: SDL_ttf draws it at any size).
 DEB_BUILD := gcc libc6-dev pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev libcglm-dev \
              libcjson-dev libfontconfig-dev libx11-dev zlib1g-dev libzip-dev libutf8proc-dev \
-             fonts-dejavu-core fonts-noto-cjk
+             fonts-dejavu-core fonts-noto-cjk fonts-symbola
 DEB_TEST  := libcmocka-dev libpcre2-dev xvfb xdotool imagemagick libxml2-utils python3-numpy valgrind \
              librsvg2-bin
 DEB_FUZZ  := clang libclang-rt-14-dev

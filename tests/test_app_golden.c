@@ -2,7 +2,9 @@
  * offscreen 1280x800 software renderer), for the sentence and for an
  * attention file: written before the sources redesign (issue 24), which
  * changed one pixel only where it meant to (the file's strip gained [V]
- * compare, its help lists only the keys a file takes). Each frame's FNV-1a hash over R, G, B is compared
+ * compare, its help lists only the keys a file takes); the sentence's
+ * re-recorded when the weight editor's texts became the readable size
+ * (issue 28, item 11; the frames looked at). Each frame's FNV-1a hash over R, G, B is compared
  * with the table; on a change the frame is written to
  * build/test-out/appgolden-NAME.png. ATTNVIZ_GOLDEN_PRINT=1 prints the table.
  * Run from the repository root. */
@@ -26,9 +28,9 @@ typedef struct Golden {
 } Golden;
 
 static const Golden expected[] = {
-    {"sentence-default", 0x0f0820ad78738ffaULL},
-    {"sentence-heads-causal", 0x8f9e3963942a9997ULL},
-    {"sentence-cross-compare", 0x2c653dcbafa897faULL},
+    {"sentence-default", 0x5b9cc251c2042455ULL},
+    {"sentence-heads-causal", 0x8bbbf32aaae70b73ULL},
+    {"sentence-cross-compare", 0xc1b99dd53ab2eabeULL},
     {"file-head", 0x7566d2055bd563b0ULL},
     {"file-layer2-head3-hover", 0x70d723411366c63dULL},
     {"file-grid", 0xd974975f1c575eb8ULL},

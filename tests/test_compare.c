@@ -336,6 +336,119 @@ static void test_render_sizes(void **state)
     assert_true(f->a->layout.cmp[2].cb.cs.lo == -f->a->layout.cmp[2].cb.cs.hi);
 }
 
+
+#define PERMUTED "time on station the left train the"
+
+/* The column of token t in the labels (its first place), or -1. */
+static int label_at(const char *const *l, int n, const char *t)
+{
+    for (int k = 0; k < n; k++)
+        if (strcmp(l[k], t) == 0)
+            return k;
+    return -1;
+}
+
+/* Each cell of the difference against the two maps' cells of the same
+ * query and key tokens (tokens that occur once; "the" twice: both of its
+ * rows are checked through the others' columns); returns the largest
+ * |difference|. */
+static double check_aligned(const ViewState *s)
+{
+    const AttnMap *d = s->cmp_diff, *r = s->cmp_ref, *c = &s->map;
+    double most = 0;
+    assert_non_null(d);
+    assert_int_equal(d->Tq, c->Tq);
+    for (int i = 0; i < d->Tq; i++) {
+        assert_string_equal(d->q_labels[i], c->q_labels[i]); /* the current order */
+        int ri = label_at(r->q_labels, r->Tq, c->q_labels[i]);
+        assert_true(ri >= 0);
+        for (int j = 0; j < d->Tk; j++) {
+            int rj = label_at(r->k_labels, r->Tk, c->k_labels[j]);
+            double dv = attn_map_at(d, i, j);
+            most = fabs(dv) > most ? fabs(dv) : most;
+            if (strcmp(c->q_labels[i], "the") == 0 || strcmp(c->k_labels[j], "the") == 0)
+                continue;
+            assert_true(fabs(dv - (attn_map_at(c, i, j) - attn_map_at(r, ri, rj))) < 1e-6);
+        }
+    }
+    return most;
+}
+
+/* Issue 28, item 10: a permuted sentence against the original. Without
+ * positional encoding attention only sees which tokens there are: aligned
+ * by token the difference is zero; with it, not. Ctrl+E writes it as CSV
+ * labelled by the current sentence's tokens. */
+static void test_permuted_sentence(void **state)
+{
+    Fix *f = *state;
+    key(f, SDLK_v, KMOD_NONE); /* pin the original */
+    assert_non_null(f->a->vs.cmp_ref);
+    app_set_sentence(f->a, PERMUTED);
+    app_draw(f->a, f->r);
+    const ViewState *s = &f->a->vs;
+    assert_non_null(s->cmp_diff);
+    print_message("without P: %s\n", s->cmp_what);
+    assert_non_null(strstr(s->cmp_what, "aligned by token"));
+    assert_non_null(strstr(s->cmp_what, "no difference"));
+    double zero = check_aligned(s);
+    print_message("without P: largest |difference| %g\n", zero);
+    assert_true(zero == 0.0); /* rounding (the softmax sums in another order) drawn as 0 */
+    /* the window: three figures; the current map with its own row labels
+     * (the difference beside it borrows them) */
+    check_figures(&f->a->layout);
+    assert_true(f->a->layout.cmp[1].label_w > 0);
+
+    /* with P: pinned again over the original, then the same permutation */
+    key(f, SDLK_v, KMOD_NONE);
+    app_set_sentence(f->a, SENTENCE);
+    key(f, SDLK_p, KMOD_NONE);
+    assert_int_equal(f->m.cfg.posenc, 1);
+    key(f, SDLK_v, KMOD_NONE);
+    app_set_sentence(f->a, PERMUTED);
+    app_draw(f->a, f->r);
+    print_message("with P: %s\n", s->cmp_what);
+    assert_non_null(strstr(s->cmp_what, "aligned by token"));
+    assert_non_null(strstr(s->cmp_what, "they differ"));
+    double most = check_aligned(s);
+    assert_true(most > 1e-2);
+
+    /* Ctrl+E: the PNG and beside it the difference, labelled by token */
+    char dir[] = "/tmp/attnviz-test-permuted-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    f->a->export_dir = dir;
+    int n0 = f->a->export_count;
+    key(f, SDLK_e, KMOD_LCTRL);
+    assert_int_equal(f->a->status_err, 0);
+    assert_int_equal(f->a->export_count, n0 + 2);
+    char csv[4200];
+    size_t n = strlen(f->a->last_export);
+    snprintf(csv, sizeof csv, "%.*s.csv", (int)(n - 4), f->a->last_export);
+    FILE *fp = fopen(csv, "r");
+    assert_non_null(fp);
+    char line[4096];
+    assert_non_null(fgets(line, sizeof line, fp));
+    assert_string_equal(line, "query,time,on,station,the,left,train,the\n");
+    int T = s->map.Tq, rows = 0;
+    while (fgets(line, sizeof line, fp)) {
+        char *p = strchr(line, ',');
+        assert_non_null(p);
+        assert_true(rows < T);
+        assert_int_equal((int)(p - line), (int)strlen(s->map.q_labels[rows]));
+        assert_memory_equal(line, s->map.q_labels[rows], (size_t)(p - line));
+        for (int j = 0; j < T; j++) {
+            assert_non_null(p);
+            assert_true(fabs(strtod(p + 1, NULL) - attn_map_at(s->cmp_diff, rows, j)) < 1e-6);
+            p = strchr(p + 1, ',');
+        }
+        rows++;
+    }
+    fclose(fp);
+    assert_int_equal(rows, T);
+    remove(csv);
+    remove(f->a->last_export);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -344,6 +457,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_another_sentence, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export, setup, teardown),
         cmocka_unit_test_setup_teardown(test_render_sizes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_permuted_sentence, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

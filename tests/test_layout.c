@@ -444,6 +444,29 @@ static void test_compare_projector(void **state)
                      (double)l->cmp[0].cell);
         key(f, SDLK_p, 0);
     }
+    /* a permuted sentence (item 10): its difference aligned by token, the
+     * current map with its own row labels; still no label dropped */
+    if (f->a->cmp)
+        key(f, SDLK_v, 0); /* unpin */
+    key(f, SDLK_p, 0); /* with P: a difference, its colour bar's ticks "−0.15" */
+    f->a->ui_scale = 1.0f; /* Ctrl+Plus twice, as a teacher does: 115 % then 132.25 % */
+    key(f, SDLK_EQUALS, KMOD_CTRL);
+    key(f, SDLK_EQUALS, KMOD_CTRL);
+    assert_true(fabsf(f->a->ui_scale - 1.3225f) < 1e-4f);
+    key(f, SDLK_v, 0);
+    app_set_sentence(f->a, "time on station the left train the");
+    for (int z = 0; z < 2; z++) {
+        draw_at(f, sizes[z].w, sizes[z].h);
+        const ViewLayout *l = &f->a->layout;
+        assert_non_null(f->a->vs.cmp_diff);
+        print_message("%dx%d permuted: cells %.1f %.1f %.1f, side %d\n", sizes[z].w, sizes[z].h,
+                      (double)l->cmp[0].cell, (double)l->cmp[1].cell, (double)l->cmp[2].cell, l->side_shown);
+        for (int k = 0; k < 3; k++)
+            if (l->cmp[k].every_r != 1 || l->cmp[k].every_c != 1)
+                fail_msg("%dx%d at 132 %%, permuted: compare figure %d (cells %.1f px) drops labels",
+                         sizes[z].w, sizes[z].h, k, (double)l->cmp[k].cell);
+        check_texts(l, "permuted");
+    }
 }
 
 /* Show side panel p (Ctrl+Tab) at w × h. */
@@ -539,12 +562,176 @@ static void test_help_pages(void **state)
     f->a->ui_scale = 1.0f;
 }
 
+/* A 2000-character word (issue 28, item 14): its labels are cut to their
+ * room; the turned key label does not run over the panel's title, the
+ * step view's title keeps the key's name and stays in the window. */
+static void test_long_word(void **state)
+{
+    Fix *f = *state;
+    char text[2100] = "the ";
+    memset(text + 4, 'x', 2000);
+    snprintf(text + 2004, sizeof text - 2004, " train left");
+    app_set_sentence(f->a, text);
+    assert_int_equal(f->m.T, 4);
+    f->a->vs.query = 1;
+    f->a->vs.key = 2;
+    check_scene(f, "a 2000-character word");
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+        for (size_t k = 0; k < sizeof scales / sizeof scales[0]; k++) {
+            f->a->ui_scale = scales[k];
+            draw_at(f, sizes[z].w, sizes[z].h);
+            int title_bottom = -1;
+            for (int b = 0; b < n_boxes && b < MAX_BOXES; b++)
+                if (strncmp(boxes[b].text, "Attention weights", 17) == 0)
+                    title_bottom = boxes[b].box.y + boxes[b].box.h;
+            assert_true(title_bottom > 0);
+            for (int b = 0; b < n_boxes && b < MAX_BOXES; b++)
+                if (boxes[b].angle != 0.0 && boxes[b].box.y < title_bottom)
+                    fail_msg("%dx%d at %.0f%%: the turned label \"%.20s…\" (top %d) runs over the panel "
+                             "title (bottom %d)", sizes[z].w, sizes[z].h, (double)(scales[k] * 100),
+                             boxes[b].text, boxes[b].box.y, title_bottom);
+        }
+    f->a->ui_scale = 1.0f;
+    draw_at(f, 1280, 800);
+    char all[8000];
+    texts_in(f->a->layout.step, all, sizeof all);
+    if (!strstr(all, "key \xE2\x80\x9Ctrain\xE2\x80\x9D"))
+        fail_msg("the step view's title lost the key: %s", all);
+}
+
+/* The weight editor on a projector (issue 28, item 11): at 1024 × 768 and
+ * 1280 × 800 after Ctrl+Plus twice (and at 100 %), every one of the 16
+ * feature names at once, left of its own row of the grid, whole or cut to
+ * 3 letters or more, each at the readable size (the help's smallest: 12 px
+ * at 100 %) or larger. */
+static void test_editor_names(void **state)
+{
+    Fix *f = *state;
+    for (int z = 0; z < 2; z++)
+        for (int big = 0; big < 2; big++) {
+            f->a->ui_scale = 1.0f;
+            if (big) {
+                key(f, SDLK_EQUALS, KMOD_CTRL);
+                key(f, SDLK_EQUALS, KMOD_CTRL);
+            }
+            int w = sizes[z].w, h = sizes[z].h;
+            draw_at(f, w, h);
+            if (f->a->layout.side_shown >= 0) /* the editor is a tab: Ctrl+Tab to it */
+                show_side(f, SIDE_EDITOR, w, h);
+            assert_true(f->a->layout.editor.w > 0);
+            const ViewLayout *l = &f->a->layout;
+            int px = (int)lroundf(12.0f * f->a->vs.scale);
+            TTF_Font *font = TTF_OpenFont(test_fonts()->path, px);
+            assert_non_null(font);
+            int readable = TTF_FontHeight(font);
+            TTF_CloseFont(font);
+            assert_int_equal(l->edit_rows, 16);
+            for (int i = 0; i < 16; i++) {
+                const char *name = embed_dim_name(f->m.table, i);
+                int y0 = l->edit_grid.y + (int)(i * l->edit_cell_h);
+                int y1 = l->edit_grid.y + (int)((i + 1) * l->edit_cell_h);
+                int found = 0;
+                for (int b = 0; b < n_boxes && b < MAX_BOXES && !found; b++) {
+                    const TextBox *t = &boxes[b];
+                    size_t n = strlen(t->text);
+                    int cy = t->box.y + t->box.h / 2;
+                    if (t->angle == 0.0 && n >= 3 && strncmp(t->text, name, n) == 0 &&
+                        t->box.x + t->box.w <= l->edit_grid.x && t->box.x >= l->editor.x && cy >= y0 &&
+                        cy <= y1) {
+                        found = 1;
+                        if (t->box.h < readable)
+                            fail_msg("%dx%d at %.0f%%: \"%s\" drawn %d px high, under the readable %d", w, h,
+                                     (double)(f->a->vs.scale * 100), t->text, t->box.h, readable);
+                    }
+                }
+                if (!found)
+                    fail_msg("%dx%d at %.0f%%: the feature name \"%s\" is not left of its row (%d-%d)", w, h,
+                             (double)(f->a->vs.scale * 100), name, y0, y1);
+            }
+            check_texts(l, "editor names");
+        }
+    f->a->ui_scale = 1.0f;
+}
+
+/* The help at 1024 × 768 after Ctrl+Plus twice (issue 28, item 11): too
+ * wide for one column at the readable size, its texts wrap (no smaller
+ * text): every line begins on exactly one page, every text drawn at the
+ * readable size or larger and inside the window. */
+static void test_help_1024(void **state)
+{
+    Fix *f = *state;
+    f->a->ui_scale = 1.0f;
+    key(f, SDLK_EQUALS, KMOD_CTRL);
+    key(f, SDLK_EQUALS, KMOD_CTRL);
+    key(f, SDLK_F1, 0);
+    assert_true(f->a->vs.help);
+    const ViewState *vs = &f->a->vs;
+    TTF_Font *font = TTF_OpenFont(test_fonts()->path, (int)lroundf(12.0f * vs->scale));
+    assert_non_null(font);
+    int readable = TTF_FontHeight(font);
+    TTF_CloseFont(font);
+    int n = vs->n_help_lines, pages = 0, *seen = calloc((size_t)n, sizeof *seen);
+    assert_non_null(seen);
+    for (int p = 0; p < 6; p++) {
+        draw_at(f, 1024, 768);
+        char label[40];
+        snprintf(label, sizeof label, "page %d of ", p + 1);
+        if (!drawn(label))
+            break;
+        pages++;
+        for (int k = 0; k < n; k++) {
+            char start[24]; /* its first words: a wrapped text's first line starts so */
+            snprintf(start, sizeof start, "%.20s", vs->help_lines[k].what);
+            seen[k] += drawn(start);
+        }
+        for (int b = 0; b < n_boxes && b < MAX_BOXES; b++) {
+            if (boxes[b].box.y + boxes[b].box.h > 768 || boxes[b].box.x + boxes[b].box.w > 1024)
+                fail_msg("\"%s\" leaves the window", boxes[b].text);
+            if (boxes[b].box.h < readable)
+                fail_msg("\"%s\" is %d px high, under the readable %d", boxes[b].text, boxes[b].box.h, readable);
+        }
+        key(f, SDLK_PAGEDOWN, 0);
+    }
+    assert_true(pages >= 2);
+    for (int k = 0; k < n; k++)
+        if (seen[k] != 1)
+            fail_msg("help line \"%s\" on %d pages", vs->help_lines[k].what, seen[k]);
+    free(seen);
+    f->a->ui_scale = 1.0f;
+}
+
+/* A heatmap too small for each token's label (31 tokens at 1024 × 768
+ * after Ctrl+Plus twice) says that its labels are thinned and which key
+ * shows them all (issue 28, item 11: never silently); + zooms in until each
+ * row has its label, and the note goes. */
+static void test_thinned_labels_said(void **state)
+{
+    Fix *f = *state;
+    app_set_sentence(f->a, "the train left the station on time and the bank of the river was closed so i "
+                           "went to the shop to buy food for my cat and then home again");
+    f->a->ui_scale = 1.0f;
+    key(f, SDLK_EQUALS, KMOD_CTRL);
+    key(f, SDLK_EQUALS, KMOD_CTRL);
+    draw_at(f, 1024, 768);
+    assert_true(f->a->layout.heat.every_r > 1);
+    assert_true(drawn("labels thinned"));
+    for (int k = 0; k < 6 && (f->a->layout.heat.every_r > 1 || f->a->layout.heat.every_c > 1); k++) {
+        key(f, SDLK_EQUALS, 0);
+        draw_at(f, 1024, 768);
+    }
+    assert_int_equal(f->a->layout.heat.every_r, 1);
+    assert_int_equal(f->a->layout.heat.every_c, 1);
+    assert_false(drawn("labels thinned"));
+    f->a->ui_scale = 1.0f;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_one_sentence, setup, teardown),
         cmocka_unit_test_setup_teardown(test_four_heads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_two_sentences, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_long_word, setup, teardown),
         cmocka_unit_test_setup_teardown(test_teach_mode, setup, teardown),
         cmocka_unit_test_setup_teardown(test_compare_view, setup, teardown),
         cmocka_unit_test_setup_teardown(test_help_pages, setup, teardown),
@@ -553,6 +740,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_compare_projector, setup, teardown),
         cmocka_unit_test_setup_teardown(test_projector_texts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctrl_tab_walks_the_tabs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_editor_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_help_1024, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_thinned_labels_said, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

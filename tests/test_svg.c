@@ -773,6 +773,64 @@ static void test_long_sentence_title(void **state)
     model_destroy(&m);
 }
 
+/* Emoji (issue 28, item 14): every text with 🚂 names the fallback font
+ * the window draws it with (Symbola, after DejaVu Sans), every other text
+ * keeps the document's font: the same sentence without 🚂 gives the same
+ * lines but for the token, none of them naming Symbola. A 2000-character
+ * word's turned key label is cut to the room made for it. */
+static void test_emoji_font(void **state)
+{
+    (void)state;
+    Model m;
+    make_model(&m, "the \xF0\x9F\x9A\x82 left", 0, 1);
+    SvgOptions o = opts(MODEL_WEIGHTS);
+    Doc d;
+    write_doc(&d, &m, &o);
+    assert_true(xmllint_ok(d.path));
+    int with = 0;
+    for (const char *t = strstr(d.data, "<text"); t; t = strstr(t + 1, "<text")) {
+        const char *end = strstr(t, "</text>");
+        assert_non_null(end);
+        const char *train = strstr(t, "\xF0\x9F\x9A\x82");
+        const char *font = strstr(t, "font-family=\"DejaVu Sans, Symbola, ");
+        int has = train && train < end, names = font && font < strchr(t, '>');
+        assert_int_equal(has, names);
+        with += has;
+    }
+    assert_true(with >= 3); /* the title, the row and the key label */
+    free_doc(&d);
+    model_destroy(&m);
+
+    make_model(&m, "the train left", 0, 1);
+    write_doc(&d, &m, &o);
+    assert_null(strstr(d.data, "Symbola"));
+    free_doc(&d);
+    model_destroy(&m);
+
+    char text[2100] = "the ";
+    memset(text + 4, 'x', 2000);
+    snprintf(text + 2004, sizeof text - 2004, " left");
+    make_model(&m, text, 0, 1);
+    write_doc(&d, &m, &o);
+    /* the row label is cut to the labels' room (capped); the turned key
+     * label to the same width, not half as long again */
+    const char *row = strstr(d.data, "text-anchor=\"end\">xxx");
+    assert_non_null(row);
+    int row_x = (int)strspn(strchr(row, '>') + 1, "x"), turned = 0, key_x = 0;
+    for (const char *t = strstr(d.data, "transform=\"rotate(-45"); t; t = strstr(t + 1, "transform=\"rotate(-45")) {
+        const char *body = strchr(t, '>') + 1;
+        int n = (int)strspn(body, "x");
+        key_x = n > key_x ? n : key_x;
+        turned++;
+    }
+    assert_int_equal(turned, 3);
+    print_message("row label %d x, turned key label %d x\n", row_x, key_x);
+    assert_true(row_x > 10 && row_x < 100);
+    assert_true(key_x > 10 && key_x <= row_x);
+    free_doc(&d);
+    model_destroy(&m);
+}
+
 static void test_write_error(void **state)
 {
     (void)state;
@@ -964,6 +1022,7 @@ int main(void)
         cmocka_unit_test(test_themes),
         cmocka_unit_test(test_query_outline),
         cmocka_unit_test(test_long_sentence_title),
+        cmocka_unit_test(test_emoji_font),
         cmocka_unit_test(test_write_error),
         cmocka_unit_test(test_colormap_fast_paths),
         cmocka_unit_test(test_tick_labels),

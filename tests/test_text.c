@@ -155,6 +155,25 @@ static int have_cjk_font(void)
     return n > 0;
 }
 
+/* Whether fontconfig knows a font with 🚂 (U+1F682): Debian's
+ * fonts-symbola, which make deps installs. */
+static int have_symbol_font(void)
+{
+    FcPattern *pat = FcPatternCreate();
+    FcCharSet *cs = FcCharSetCreate();
+    FcCharSetAddChar(cs, 0x1F682);
+    FcPatternAddCharSet(pat, FC_CHARSET, cs);
+    FcObjectSet *os = FcObjectSetBuild(FC_FILE, (char *)0);
+    FcFontSet *set = FcFontList(NULL, pat, os);
+    int n = set ? set->nfont : 0;
+    if (set)
+        FcFontSetDestroy(set);
+    FcObjectSetDestroy(os);
+    FcCharSetDestroy(cs);
+    FcPatternDestroy(pat);
+    return n > 0;
+}
+
 /* cmocka 1.1 has no skip with a message */
 #define skip_why(msg)                          \
     do {                                       \
@@ -262,6 +281,53 @@ static void test_mixed_runs(void **state)
     canvas_close(&c);
 }
 
+/* Emoji and symbols (issue 28, item 14): 🚂 🙂 🎉 are drawn with the
+ * fallback font (fonts-symbola), not as the main font's box: each one's
+ * ink differs from the box and from the others'; in a line of Latin text
+ * too ("the 🚂 left": wider than "the  left" by the emoji's own width). */
+static void test_emoji_not_tofu(void **state)
+{
+    (void)state;
+    if (!have_symbol_font())
+        skip_why("no font with U+1F682 installed (Debian: fonts-symbola; make deps installs it)");
+    static const char *const EMOJI[3] = {"\xF0\x9F\x9A\x82", "\xF0\x9F\x99\x82", "\xF0\x9F\x8E\x89"};
+    static const Uint32 cp[3] = {0x1F682, 0x1F642, 0x1F389};
+    TTF_Font *main = main_font();
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(TTF_GlyphIsProvided32(main, cp[i]), 0);
+    SDL_Color white = {255, 255, 255, 255};
+    SDL_Surface *box = TTF_RenderUTF8_Blended(main, EMOJI[0], white);
+    assert_non_null(box);
+    Ink tofu = ink_of(box, 1);
+    SDL_FreeSurface(box);
+    assert_non_null(tofu.m);
+    Canvas c;
+    canvas_open(&c);
+    Ink ink[3];
+    for (int i = 0; i < 3; i++) {
+        ink[i] = draw_ink(&c, EMOJI[i], NULL);
+        assert_non_null(ink[i].m);
+        double d = ink_diff(&ink[i], &tofu);
+        if (d < 0.2)
+            print_error("%s looks like the main font's box (%.0f%% of pixels differ)\n", EMOJI[i], 100 * d);
+        assert_true(d >= 0.2);
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            assert_true(ink_diff(&ink[i], &ink[j]) >= 0.2);
+    int w_line, w_gap, w_one;
+    text_size(c.t, PX, "the \xF0\x9F\x9A\x82 left", &w_line, NULL);
+    text_size(c.t, PX, "the  left", &w_gap, NULL);
+    text_size(c.t, PX, EMOJI[0], &w_one, NULL);
+    assert_int_equal(w_line, w_gap + w_one);
+    assert_true(w_one >= PX / 2);
+    for (int i = 0; i < 3; i++)
+        free(ink[i].m);
+    free(tofu.m);
+    canvas_close(&c);
+    TTF_CloseFont(main);
+}
+
 /* Text the main font has goes the old way: exactly SDL_ttf's rendering with
  * the main font (so every other picture stays as it was), and a character
  * no font has is the main font's box, every time. */
@@ -313,6 +379,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cjk_not_tofu),
         cmocka_unit_test(test_mixed_runs),
+        cmocka_unit_test(test_emoji_not_tofu),
         cmocka_unit_test(test_main_font_unchanged),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

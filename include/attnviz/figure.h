@@ -114,7 +114,9 @@ typedef struct Figure {
     int label_w;               /* room for a label (longer ones are cut) */
     int key_w;                 /* the widest key label (capped): the room
                                   of a turned one when the rows have none */
-    int rotate;                /* key labels at -45° */
+    int rotate;                /* key labels flat (0), at -45° (1) or upright
+                                  at -90° (2: in the window, where at -45°
+                                  every other one would be left out) */
     int every_r, every_c;      /* a label every so many rows/columns */
     int value_px;              /* numbers in the cells, 0 = none */
     FigColorbar cb;

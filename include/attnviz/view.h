@@ -186,6 +186,9 @@ typedef struct ViewLayout {
     SDL_Rect edit_grid;           /* editor cells */
     float edit_cell_w, edit_cell_h;
     int edit_rows, edit_cols;
+    int edit_col_labels;          /* the editor's column labels: 0 none (the
+                                     line under the tabs names the cursor's),
+                                     1 flat, 2 upright */
     SDL_Rect edit_btn[EBTN_COUNT];
     SDL_Rect teach_btn[TBTN_COUNT]; /* teach mode's buttons, w = 0 when off */
     SDL_Rect side_tab[SIDE_COUNT];  /* the shared area's tabs (w = 0: that

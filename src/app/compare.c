@@ -4,8 +4,11 @@
  * sentences, the edited word vectors). Every draw then gives the view the
  * reference, the current map and their difference (current − reference),
  * and says what differs by comparing the snapshot with the model now
- * ("scaled vs unscaled", "head 1 vs head 2", "edited Wq", …). Maps over
- * other tokens get no difference, and the reason. The window's export of a
+ * ("scaled vs unscaled", "head 1 vs head 2", "edited Wq", …). The same
+ * tokens in another order (a permuted sentence) are aligned by token: the
+ * difference is in the current map's order, each cell against the
+ * reference's cell of the same query and key tokens. Maps over other
+ * tokens get no difference, and the reason. The window's export of a
  * comparison writes the three panels as one PNG and the difference as CSV. */
 #include "app_internal.h"
 #include "attnviz/source.h"
@@ -13,10 +16,15 @@
 #include "attnviz/fonts.h"
 #include "attnviz/view.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Below this a permuted sentence's difference is rounding (the softmax
+ * sums its row in another order), and said as none. */
+#define PERMUTED_ZERO 1e-6f
 
 struct AppCompare {
     void *ref;                  /* what made the reference (the source's snapshot) */
@@ -29,8 +37,11 @@ struct AppCompare {
     float *diff;                /* current − reference */
     unsigned char *dmask;
     size_t cap;
+    int *rq, *rk;               /* the reference's row and column of each
+                                   current row and column (aligned by token) */
+    int rcap;
     AttnMap dmap;
-    char ref_label[300], cur_label[300], what[600];
+    char ref_label[300], cur_label[300], what[700];
 };
 
 /* ---- pin, unpin --------------------------------------------------------------------- */
@@ -54,6 +65,8 @@ static void cmp_destroy(struct AppCompare *c)
     labels_free(c->k_labels, c->map.Tk);
     free(c->diff);
     free(c->dmask);
+    free(c->rq);
+    free(c->rk);
     free(c);
 }
 
@@ -140,24 +153,72 @@ void compare_toggle(AppState *a)
 
 /* ---- every draw ------------------------------------------------------------------------ */
 
-/* The same tokens in the same places: a difference means something. */
-static int same_tokens(const AttnMap *r, const AttnMap *c)
+/* The reference's index of each of the n current labels: the k-th
+ * occurrence of a token in the current map is the k-th occurrence of that
+ * token in the reference. 0 when the two are not the same tokens (in any
+ * order). */
+static int align_labels(const char *const *ref, const char *const *cur, int n, int *out)
 {
-    if (r->Tq != c->Tq || r->Tk != c->Tk)
-        return 0;
-    for (int i = 0; i < r->Tq; i++)
-        if (strcmp(r->q_labels[i], c->q_labels && c->q_labels[i] ? c->q_labels[i] : "") != 0)
+    int same = 1; /* the common case first, in one pass: the same places */
+    for (int i = 0; i < n && same; i++)
+        same = strcmp(ref[i], cur && cur[i] ? cur[i] : "") == 0;
+    for (int i = 0; i < n && same; i++)
+        out[i] = i;
+    for (int i = 0; i < n && !same; i++) { /* quadratic: only for another order */
+        const char *t = cur && cur[i] ? cur[i] : "";
+        int before = 0; /* earlier occurrences of t in the current labels */
+        for (int k = 0; k < i; k++)
+            before += strcmp(cur && cur[k] ? cur[k] : "", t) == 0;
+        out[i] = -1;
+        for (int r = 0; r < n && out[i] < 0; r++)
+            if (strcmp(ref[r], t) == 0 && before-- == 0)
+                out[i] = r;
+        if (out[i] < 0)
             return 0;
-    for (int j = 0; j < r->Tk; j++)
-        if (strcmp(r->k_labels[j], c->k_labels && c->k_labels[j] ? c->k_labels[j] : "") != 0)
-            return 0;
+    }
     return 1;
 }
 
-/* current − reference. A masked weight is a weight of 0 (the mask is part
- * of the change): masked only where both are. Scores and logits under a
- * mask are not used: masked where either is. */
-static int difference(struct AppCompare *c, const AttnMap *cur)
+/* How the current map's rows and columns meet the reference's: 2 the same
+ * tokens in the same places, 1 the same tokens in another order (a
+ * permuted sentence: c->rq and c->rk say where each row and column was),
+ * 0 other tokens (or no memory): no difference means anything. */
+static int align(struct AppCompare *c, const AttnMap *cur)
+{
+    const AttnMap *r = &c->map;
+    if (r->Tq != cur->Tq || r->Tk != cur->Tk)
+        return 0;
+    int n = r->Tq > r->Tk ? r->Tq : r->Tk;
+    if (n > c->rcap) {
+        int *q = realloc(c->rq, (size_t)n * sizeof *q);
+        if (q)
+            c->rq = q;
+        int *k = realloc(c->rk, (size_t)n * sizeof *k);
+        if (k)
+            c->rk = k;
+        if (!q || !k)
+            return 0;
+        c->rcap = n;
+    }
+    if (!align_labels(r->q_labels, cur->q_labels, r->Tq, c->rq) ||
+        !align_labels(r->k_labels, cur->k_labels, r->Tk, c->rk))
+        return 0;
+    for (int i = 0; i < r->Tq; i++)
+        if (c->rq[i] != i)
+            return 1;
+    for (int j = 0; j < r->Tk; j++)
+        if (c->rk[j] != j)
+            return 1;
+    return 2;
+}
+
+/* current − reference, cell by cell over the same tokens (c->rq, c->rk:
+ * the reference's row and column of each current one; in the current
+ * map's order, with its labels). A masked weight is a weight of 0 (the
+ * mask is part of the change): masked only where both are. Scores and
+ * logits under a mask are not used: masked where either is. Returns the
+ * largest |difference|, or -1 without memory. */
+static float difference(struct AppCompare *c, const AttnMap *cur)
 {
     size_t n = (size_t)cur->Tq * (size_t)cur->Tk;
     if (n > c->cap) {
@@ -168,27 +229,30 @@ static int difference(struct AppCompare *c, const AttnMap *cur)
         if (mk)
             c->dmask = mk;
         if (!d || !mk)
-            return -1;
+            return -1.0f;
         c->cap = n;
     }
     int weights = cur->kind == ATTN_MAP_WEIGHTS && c->map.kind == ATTN_MAP_WEIGHTS;
+    float most = 0.0f;
     for (int i = 0; i < cur->Tq; i++)
         for (int j = 0; j < cur->Tk; j++) {
-            size_t k = (size_t)i * cur->Tk + j;
-            int mr = c->mask[k], mc = attn_map_masked(cur, i, j);
-            float r = c->v[k], v = attn_map_at(cur, i, j);
+            size_t k = (size_t)i * cur->Tk + j, rk = (size_t)c->rq[i] * cur->Tk + c->rk[j];
+            int mr = c->mask[rk], mc = attn_map_masked(cur, i, j);
+            float r = c->v[rk], v = attn_map_at(cur, i, j);
             if (weights) {
                 r = mr ? 0.0f : r;
                 v = mc ? 0.0f : v;
             }
             c->diff[k] = v - r;
             c->dmask[k] = (unsigned char)(weights ? mr && mc : mr || mc);
+            if (!c->dmask[k] && fabsf(c->diff[k]) > most)
+                most = fabsf(c->diff[k]);
         }
     c->dmap = attn_map_make(c->diff, cur->Tq, cur->Tk, cur->q_labels, cur->k_labels, ATTN_MAP_DIFF);
     c->dmap.mask = c->dmask;
     c->dmap.head = cur->head;
     c->dmap.n_heads = cur->n_heads;
-    return 0;
+    return most;
 }
 
 /* The labels and the difference for the view state s (its maps set). */
@@ -200,14 +264,24 @@ static void fill_view(struct AppCompare *c, const AppState *a, ViewState *s)
     c->kind->snap_diff(a, c->ref, &s->map, &d, base, sizeof base);
     snprintf(c->ref_label, sizeof c->ref_label, "reference: %s", d.n ? d.ref : base);
     snprintf(c->cur_label, sizeof c->cur_label, "current: %s", d.n ? d.cur : base);
-    int same = same_tokens(&c->map, &s->map);
-    if (same && difference(c, &s->map) == 0)
+    int how = align(c, &s->map);
+    float most = how ? difference(c, &s->map) : -1.0f;
+    int have = how && most >= 0.0f;
+    if (have && how == 1 && most <= PERMUTED_ZERO) /* rounding, not a difference: drawn as 0 */
+        for (size_t k = 0; k < (size_t)s->map.Tq * (size_t)s->map.Tk; k++)
+            c->diff[k] = 0.0f;
+    if (how == 2 && have)
         snprintf(c->what, sizeof c->what, "%s", d.n ? d.what : "no difference");
+    else if (have) /* a permuted sentence: the permutation lesson */
+        snprintf(c->what, sizeof c->what, "%s%ssame tokens reordered, aligned by token: %s",
+                 d.n ? d.what : "", d.n ? " \xE2\x80\x94 " : "",
+                 most <= PERMUTED_ZERO ? "no difference (attention alone ignores word order)"
+                                       : "they differ");
     else
         snprintf(c->what, sizeof c->what, "%s%s%s", d.n ? d.what : "", d.n ? " \xE2\x80\x94 " : "",
-                 same ? "out of memory: no difference map" : "different tokens: no difference map");
+                 how ? "out of memory: no difference map" : "different tokens: no difference map");
     s->cmp_ref = &c->map;
-    s->cmp_diff = same && c->dmap.v == c->diff && c->diff ? &c->dmap : NULL;
+    s->cmp_diff = have && c->dmap.v == c->diff && c->diff ? &c->dmap : NULL;
     s->cmp_ref_label = c->ref_label;
     s->cmp_cur_label = c->cur_label;
     s->cmp_what = c->what;

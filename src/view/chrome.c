@@ -374,7 +374,16 @@ int wrap_lines(View *v, int px, const char *t, int max_w, char out[][400], int m
             }
         }
         fit = fit ? fit : len;
-        snprintf(out[n++], 400, "%.*s", (int)fit, t);
+        snprintf(out[n], 400, "%.*s", (int)fit, t);
+        int w;
+        text_size(v->text, px, out[n], &w, NULL);
+        if (w > max_w) { /* one word wider than the line: cut, with "…" */
+            char whole[400];
+            TextMeasure tm = figure_measure_text(v->text);
+            snprintf(whole, sizeof whole, "%s", out[n]);
+            figure_fit_text(&tm, px, whole, max_w, out[n], 400);
+        }
+        n++;
         t += fit;
         while (*t == ' ')
             t++;
@@ -455,7 +464,59 @@ void draw_panel_title(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect p, 
  * smaller than readable only when even one column is too wide. */
 typedef struct HelpFit {
     int px, lh, cols, per, first, count, pages, page, kw[2], dw[2];
+    int wrap; /* one column at the readable size, its texts wrapped to this
+                 width (per: the page's rows), or 0 */
 } HelpFit;
+
+/* Rows of help line k's text wrapped to w (3 at most). */
+static int help_rows(View *v, int px, const ViewHelpLine *line, int w)
+{
+    char out[3][400];
+    return wrap_lines(v, px, line->what, w, out, 3);
+}
+
+/* One column at the readable size with the texts wrapped: pages of room
+ * rows, filled in order. 0 when the texts would be too narrow. */
+static int help_wrapped(View *v, const ViewState *s, const ViewLayout *l, const ViewHelpLine *keys, int n,
+                        int room, HelpFit *f)
+{
+    int kw = 0;
+    for (int k = 0; k < n; k++) {
+        int a;
+        text_size(v->text, f->px, keys[k].keys, &a, NULL);
+        kw = a > kw ? a : kw;
+    }
+    int dw = l->w - kw - S(s, 40) - S(s, 60);
+    if (dw < S(s, 240))
+        return 0;
+    f->wrap = dw;
+    f->cols = 1;
+    f->kw[0] = kw;
+    f->dw[0] = dw;
+    f->kw[1] = f->dw[1] = 0;
+    int want = s->help_page < 0 ? 0 : s->help_page;
+    f->pages = 0;
+    for (int k = 0; k < n || f->pages == 0;) {
+        int first = k, rows = 0;
+        while (k < n) {
+            int r = help_rows(v, f->px, &keys[k], dw);
+            if (rows && rows + r > room)
+                break;
+            rows += r;
+            k++;
+        }
+        if (f->pages == 0 || f->pages <= want) { /* the wanted page, or the last */
+            f->first = first;
+            f->count = k - first;
+            f->per = rows;
+            f->page = f->pages;
+        }
+        f->pages++;
+        if (k >= n)
+            break;
+    }
+    return 1;
+}
 
 /* f's lines from first on in cols columns of at most room lines (page of
  * s->help_page when they do not all fit): does it fit the window's width? */
@@ -484,6 +545,7 @@ static void help_fit(View *v, const ViewState *s, const ViewLayout *l, const Vie
                      HelpFit *f)
 {
     int readable = S(s, 12);
+    f->wrap = 0;
     for (f->px = S(s, 14);; f->px = f->px * 9 / 10 > readable ? f->px * 9 / 10 : readable) {
         f->lh = text_line_height(v->text, f->px) + S(s, 3);
         int room = (l->h - S(s, 60) - 4 * f->lh) / f->lh; /* lines a column holds */
@@ -494,6 +556,8 @@ static void help_fit(View *v, const ViewState *s, const ViewLayout *l, const Vie
             continue;
         if (help_try(v, s, l, keys, n, 2, room, f) || help_try(v, s, l, keys, n, 1, room, f))
             return; /* pages at the readable size */
+        if (help_wrapped(v, s, l, keys, n, room, f))
+            return; /* one column too wide: its texts wrapped */
         break;
     }
     while (f->px > 8) { /* one column too wide even so: smaller */
@@ -535,10 +599,18 @@ void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l
     fill(r, box, th->panel);
     outline(r, box, th->accent, 2);
     text_draw(v->text, S(s, 16), th->text, "attnviz keys  (Esc closes)", box.x + S(s, 20), box.y + S(s, 12), 0, 0);
-    for (int k = 0; k < count; k++) {
-        int c = k / per, x = box.x + S(s, 20) + colx[c], y = box.y + S(s, 44) + (k % per) * lh;
+    for (int k = 0, row = 0; k < count; k++) {
+        int c = f.wrap ? 0 : k / per, x = box.x + S(s, 20) + colx[c];
+        int y = box.y + S(s, 44) + (f.wrap ? row : k % per) * lh;
         text_draw(v->text, px, th->accent, keys[first + k].keys, x, y, 0, 0);
-        text_draw(v->text, px, th->text, keys[first + k].what, x + S(s, 20) + kw[c], y, 0, 0);
+        if (!f.wrap) {
+            text_draw(v->text, px, th->text, keys[first + k].what, x + S(s, 20) + kw[c], y, 0, 0);
+            continue;
+        }
+        char part[3][400];
+        int nr = wrap_lines(v, px, keys[first + k].what, f.wrap, part, 3);
+        for (int p = 0; p < nr; p++, row++)
+            text_draw(v->text, px, th->text, part[p], x + S(s, 20) + kw[c], y + p * lh, 0, 0);
     }
     if (pages > 1) {
         char more[96];

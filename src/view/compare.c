@@ -33,13 +33,48 @@ static const char *const *no_labels(void)
     return blank;
 }
 
+/* Whether the current map's rows are the reference's tokens in the same
+ * order (a permuted sentence's difference is aligned by token: in the
+ * current map's order, so its rows need their own labels). */
+static int rows_line_up(const ViewState *s)
+{
+    const AttnMap *r = s->cmp_ref, *c = &s->map;
+    if (r->Tq != c->Tq || !r->q_labels || !c->q_labels)
+        return r->Tq == c->Tq && !r->q_labels && !c->q_labels;
+    for (int i = 0; i < r->Tq; i++)
+        if (strcmp(r->q_labels[i] ? r->q_labels[i] : "", c->q_labels[i] ? c->q_labels[i] : "") != 0)
+            return 0;
+    return 1;
+}
+
+/* The reference's row of the current map's row i: the same row over the
+ * same rows, else the same token (its k-th occurrence for the current
+ * row's k-th), or -1. */
+static int ref_row(const ViewState *s, int i)
+{
+    const AttnMap *r = s->cmp_ref, *c = &s->map;
+    if (i < 0 || i >= c->Tq || rows_line_up(s))
+        return i;
+    if (!r->q_labels || !c->q_labels || !c->q_labels[i])
+        return -1;
+    int before = 0;
+    for (int k = 0; k < i; k++)
+        before += c->q_labels[k] && strcmp(c->q_labels[k], c->q_labels[i]) == 0;
+    for (int k = 0; k < r->Tq; k++)
+        if (r->q_labels[k] && strcmp(r->q_labels[k], c->q_labels[i]) == 0 && before-- == 0)
+            return k;
+    return -1;
+}
+
 /* The map figure k draws: 0 the reference, 1 the current map, 2 the
- * difference (the last two without row labels when there is one). */
+ * difference. The difference's rows are the current map's, beside it: it
+ * borrows their labels; the current map borrows the reference's when its
+ * rows are the reference's too. */
 static AttnMap shown_map(const ViewState *s, int k)
 {
     static const AttnMap none;
     AttnMap m = k == 0 ? *s->cmp_ref : k == 1 ? s->map : s->cmp_diff ? *s->cmp_diff : none;
-    if (k > 0 && s->cmp_diff && m.Tq <= ATTN_MAX_TOKENS)
+    if (k > 0 && s->cmp_diff && m.Tq <= ATTN_MAX_TOKENS && (k == 2 || rows_line_up(s)))
         m.q_labels = no_labels();
     return m;
 }
@@ -166,7 +201,9 @@ void compare_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const Vie
     figure_fit_text(&tm, S(s, 13), title, l->heatmap.w - S(s, 12), fitted, sizeof fitted);
     draw_panel_title(v, r, s, l->heatmap, fitted);
     SDL_RenderSetClipRect(r, &l->heatmap);
-    draw_other(v, r, s, &l->cmp[0], s->cmp_ref, 0);
+    ViewState rs = *s; /* the reference outlines the selected query's token */
+    rs.query = ref_row(s, s->query);
+    draw_other(v, r, &rs, &l->cmp[0], s->cmp_ref, 0);
     AttnMap cur = shown_map(s, 1); /* drawn in the pair's colours, not the heatmap's own */
     draw_other(v, r, s, &l->cmp[1], &cur, 0);
     const Figure *d = &l->cmp[2];
@@ -193,7 +230,7 @@ void view_compare_export_layout(const ViewState *s, const char *ref_facts, Figur
         ColorScale cs = pair_scale(s, k);
         o.cmap = s->cmap;
         o.cscale = s->cscale;
-        o.query = s->query;
+        o.query = k == 0 ? ref_row(s, s->query) : s->query;
         o.cs = &cs;
         figure_layout(&f[k], pair[k], &o, &figure_measure_dejavu);
     }
@@ -247,6 +284,7 @@ SDL_Surface *view_render_compare(const ViewFonts *fonts, const ViewState *s, con
             continue;
         SDL_Rect vp = {x[k], 0, f[k].w, f[k].h};
         SDL_RenderSetViewport(r, &vp);
+        e.query = k == 0 ? ref_row(s, s->query) : s->query;
         draw_other(v, r, &e, &f[k], maps[k], 1);
     }
     SDL_RenderSetViewport(r, NULL);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 const char *const edit_tab_label[EDIT_COUNT] = {"[1] Wq", "[2] Wk", "[3] Wv", "[4] Wo", "[5] X", "[6] v"};
+const char *const edit_tab_short[EDIT_COUNT] = {"1 Wq", "2 Wk", "3 Wv", "4 Wo", "5 X", "6 v"};
 const char *const edit_button_label[EBTN_COUNT] = {"[0] identity", "[Z] zero", "[N] random",
                                                    "[X] swap q\xE2\x86\x94k", "[Del] reset all"};
 
@@ -49,6 +50,34 @@ static const char *edit_row_name(const ViewState *s, int r)
     if (s->edit_target == EDIT_V)
         return m->cfg.mode == ATTN_MODE_BASIC ? "v_b" : "v";
     return embed_dim_name(m->table, r);
+}
+
+void edit_col_name(const ViewState *s, int j, char *buf, size_t n)
+{
+    EditTarget t = s->edit_target;
+    if (t == EDIT_X || t == EDIT_WO || (t == EDIT_V && s->m->cfg.mode == ATTN_MODE_BASIC))
+        snprintf(buf, n, "%.4s", embed_dim_name(s->m->table, j));
+    else
+        snprintf(buf, n, "%c%d", t < 3 ? "qkv"[t] : 'k', j);
+}
+
+/* name abbreviated to max_w pixels at px: its longest start that fits, 3
+ * letters at least (a whole name when it fits). */
+static void abbreviate(View *v, int px, const char *name, int max_w, char *out, size_t n)
+{
+    snprintf(out, n, "%s", name);
+    int w, letters = 0;
+    text_size(v->text, px, out, &w, NULL);
+    size_t len = strlen(out);
+    for (size_t k = 0; k < len; k++)
+        letters += ((unsigned char)out[k] & 0xC0) != 0x80;
+    while (w > max_w && letters > 3) {
+        while (len > 0 && ((unsigned char)out[len - 1] & 0xC0) == 0x80)
+            len--; /* back to the last character's first byte */
+        out[--len] = '\0';
+        letters--;
+        text_size(v->text, px, out, &w, NULL);
+    }
 }
 
 /* The editor's colours: diverging, symmetric, at least ±1. */
@@ -106,7 +135,7 @@ static int draw_editor_texture(View *v, SDL_Renderer *r, const ViewState *s, con
 /* Do the cells have room for their values? */
 static int values_fit(const ViewState *s, const ViewLayout *l)
 {
-    return l->edit_cell_h >= S(s, 16) && l->edit_cell_w >= S(s, 30);
+    return l->edit_cell_h >= S(s, 16) && l->edit_cell_w >= S(s, 36);
 }
 
 /* The 1-pixel gaps between cells drawn from one texture, as the cells
@@ -130,7 +159,7 @@ static void draw_editor_gaps(SDL_Renderer *r, const ViewState *s, const ViewLayo
 static void draw_editor_cells(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l, int paint)
 {
     ColorScale cs = edit_scale(s, l->edit_rows, l->edit_cols);
-    int vpx = values_fit(s, l) ? S(s, 11) : 0;
+    int vpx = values_fit(s, l) ? EDIT_TEXT_PX(s) : 0;
     int vlh = vpx ? text_line_height(v->text, vpx) : 0;
     for (int i = 0; i < l->edit_rows; i++) {
         int y = l->edit_grid.y + (int)(i * l->edit_cell_h);
@@ -169,7 +198,10 @@ static void draw_editor_tabs(View *v, SDL_Renderer *r, const ViewState *s, const
             tc.a = 120;
         fill(r, b, on ? th->panel2 : th->panel);
         outline(r, b, on ? th->accent : th->border, 1);
-        text_draw(v->text, px, tc, edit_tab_label[t], b.x + b.w / 2, b.y + (b.h - lh) / 2, 1, 0);
+        int tw;
+        text_size(v->text, px, edit_tab_label[t], &tw, NULL);
+        text_draw(v->text, px, tc, tw <= b.w - S(s, 4) ? edit_tab_label[t] : edit_tab_short[t], b.x + b.w / 2,
+                  b.y + (b.h - lh) / 2, 1, 0);
     }
 }
 
@@ -184,7 +216,7 @@ static void draw_editor_separator(View *v, SDL_Renderer *r, const ViewState *s, 
     int y = l->edit_grid.y + (int)(m->T * l->edit_cell_h) - 1;
     fill(r, (SDL_Rect){l->editor.x + S(s, 4), y - S(s, 1), l->edit_grid.x + l->edit_grid.w - l->editor.x - S(s, 4),
                        S(s, 2) > 1 ? S(s, 2) : 1}, th->pos);
-    int lp = S(s, 10);
+    int lp = EDIT_TEXT_PX(s);
     if (l->edit_cell_h < S(s, 9)) /* no row labels: say it once */
         text_draw(v->text, lp, th->pos, "keys \xE2\x86\x93", l->editor.x + S(s, 6), y + S(s, 2), 0, 0);
 }
@@ -231,35 +263,43 @@ static void draw_editor_labels(View *v, const ViewState *s, const ViewLayout *l)
 {
     const Theme *th = theme(s);
     const Model *m = s->m;
-    int rp = S(s, 11), rlh = text_line_height(v->text, rp);
-    /* rows smaller than a label: every every-th row's, and the cursor's */
-    int every = l->edit_cell_h > 0 ? (int)ceilf(rlh / l->edit_cell_h) : 1;
+    int rp = EDIT_TEXT_PX(s), rlh = text_line_height(v->text, rp);
+    /* rows a line high (less a pixel) name each row; smaller ones (X of a
+     * long text) every every-th row's, and the cursor's */
+    float need = (float)(rlh - 1);
+    int every = l->edit_cell_h >= need || l->edit_cell_h <= 0 ? 1 : (int)ceilf(need / l->edit_cell_h);
+    int room = l->edit_grid.x - S(s, 4) - (l->editor.x + S(s, 4));
+    if (l->edit_cell_h >= S(s, 9) && every > 1) { /* said, above the names */
+        char note[32];
+        snprintf(note, sizeof note, "every %d%s", every, every == 2 ? "nd" : every == 3 ? "rd" : "th");
+        int over = (rlh - (int)l->edit_cell_h) / 2; /* the first name above its row */
+        text_draw(v->text, rp, th->dim, note, l->edit_grid.x - S(s, 4), l->edit_grid.y - over - rlh - S(s, 1), 2,
+                  0);
+    }
     if (l->edit_cell_h >= S(s, 9))
         for (int i = 0; i < l->edit_rows; i++) {
             int near_cursor = i != s->edit_row && abs(i - s->edit_row) < every;
             if (i != s->edit_row && (i % every || near_cursor))
                 continue;
             int y = l->edit_grid.y + (int)(i * l->edit_cell_h);
-            const char *lab = edit_row_name(s, i);
-            int lp = rp, llh = rlh;
+            char lab[200];
+            abbreviate(v, rp, edit_row_name(s, i), room, lab, sizeof lab);
             int key_row = s->edit_target == EDIT_X && i >= m->T; /* the second sentence's */
-            text_draw(v->text, lp, i == s->edit_row ? th->accent : key_row ? th->pos : th->dim, lab,
-                      l->edit_grid.x - S(s, 4), y + ((int)l->edit_cell_h - llh) / 2, 2, 0);
+            text_draw(v->text, rp, i == s->edit_row ? th->accent : key_row ? th->pos : th->dim, lab,
+                      l->edit_grid.x - S(s, 4), y + ((int)l->edit_cell_h - rlh) / 2, 2, 0);
         }
-    int lp = S(s, 10), llh = text_line_height(v->text, lp), cw;
-    text_size(v->text, lp, "tran", &cw, NULL); /* the widest label: 4 letters */
-    int each = l->edit_cell_w > 0 ? (int)ceilf((cw + S(s, 3)) / l->edit_cell_w) : 1;
-    if (l->edit_cell_w >= S(s, 18))
-        for (int j = 0; j < l->edit_cols; j += each) {
-            char buf[32];
-            EditTarget t = s->edit_target;
-            if (t == EDIT_X || t == EDIT_WO || (t == EDIT_V && m->cfg.mode == ATTN_MODE_BASIC))
-                snprintf(buf, sizeof buf, "%.4s", embed_dim_name(m->table, j));
-            else
-                snprintf(buf, sizeof buf, "%c%d", t < 3 ? "qkv"[t] : 'k', j);
-            text_draw(v->text, lp, th->dim, buf, l->edit_grid.x + (int)((j + 0.5f) * l->edit_cell_w),
-                      l->edit_grid.y - llh - S(s, 1), 1, 0);
-        }
+    /* the columns: every one's label, flat or upright (layout_editor), or
+     * none (the line under the tabs names the cursor's) */
+    for (int j = 0; l->edit_col_labels && j < l->edit_cols; j++) {
+        char buf[32];
+        edit_col_name(s, j, buf, sizeof buf);
+        int cx = l->edit_grid.x + (int)((j + 0.5f) * l->edit_cell_w);
+        SDL_Color c = j == s->edit_col ? th->accent : th->dim;
+        if (l->edit_col_labels == 2)
+            text_draw(v->text, rp, c, buf, cx - rlh / 2, l->edit_grid.y - S(s, 2), 0, -90.0);
+        else
+            text_draw(v->text, rp, c, buf, cx, l->edit_grid.y - rlh - S(s, 1), 1, 0);
+    }
 }
 
 /* The cursor cell's outline and the value being typed over it. */
@@ -315,7 +355,7 @@ void draw_editor(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout 
     draw_editor_tabs(v, r, s, l);
     char hint[200];
     editor_hint(s, hint, sizeof hint);
-    draw_text_fit(v, S(s, 11), s->edit_focus ? th->accent : th->dim, hint, l->editor.x + S(s, 6),
+    draw_text_fit(v, EDIT_TEXT_PX(s), s->edit_focus ? th->accent : th->dim, hint, l->editor.x + S(s, 6),
                   l->edit_tab[EDIT_COUNT - 1].y + l->edit_tab[EDIT_COUNT - 1].h + S(s, 4), l->editor.w - S(s, 12));
     if (!l->edit_rows || !l->edit_cols)
         return;

@@ -169,6 +169,7 @@ static void cells(Figure *f, const Ctx *c, const FigureOptions *o, int avail_w, 
 {
     int Tq = f->Tq, Tk = f->Tk, n = Tq > Tk ? Tq : Tk;
     int top_rot = (int)(key_w * 0.72f) + f->label_lh + S(c, 4), top_flat = f->label_lh + S(c, 4);
+    int top_up = key_w + f->label_lh / 2 + S(c, 4);
     float cell;
     if (!o->area_w) {
         cell = n ? floorf(640.0f / n) : 40.0f;
@@ -185,11 +186,21 @@ static void cells(Figure *f, const Ctx *c, const FigureOptions *o, int avail_w, 
         if (zoom > 1.0f && key_w + S(c, 4) <= cell) {
             f->rotate = 0;
         }
+        /* labels at -45° too close for each to be shown (labels_thinning)
+         * stand upright, a cell apart, when that shows them all */
+        float need = f->label_lh * 0.9f;
+        if (f->rotate && need > cell * 0.7071f) {
+            float up = fminf(fminf((float)avail_w / Tk, (float)(avail_h - top_up) / Tq) * zoom, cap);
+            if (up >= need) {
+                f->rotate = 2;
+                cell = up;
+            }
+        }
     }
     if (cell < 1.0f)
         cell = 1.0f;
     f->cell = cell;
-    int top = f->rotate ? top_rot : top_flat;
+    int top = f->rotate == 2 ? top_up : f->rotate ? top_rot : top_flat;
     f->grid.y += top;
     int vis_c = Tk, vis_r = Tq;
     if (o->area_w) {
@@ -292,7 +303,7 @@ static void labels_thinning(Figure *f)
 {
     f->every_r = (int)ceilf((f->label_lh * 0.9f) / f->cell);
     /* labels at -45° stand cell·every·sin 45° apart, not cell·every */
-    f->every_c = f->rotate ? (int)ceilf((f->label_lh * 0.9f) / (f->cell * 0.7071f)) : f->every_r;
+    f->every_c = f->rotate == 1 ? (int)ceilf((f->label_lh * 0.9f) / (f->cell * 0.7071f)) : f->every_r;
     f->every_r = f->every_r < 1 ? 1 : f->every_r;
     f->every_c = f->every_c < 1 ? 1 : f->every_c;
 }
@@ -459,7 +470,7 @@ void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o, const 
         f->cb.n_ticks = 0;
         f->cb.legend.w = 0;
     }
-    if (f->Tk && f->rotate) {
+    if (f->Tk && f->rotate == 1) {
         int r = figure_cell_x(f, f->col0 + f->cols - 1) + (int)(f->cell / 2) +
                 (int)(key_w * 0.72f) + f->label_lh;
         right = r > right ? r : right;

@@ -181,9 +181,12 @@ static void labels(const FigureDraw *d, const Figure *f, const AttnMap *map)
             continue;
         SDL_Color c = col(j == d->key ? d->th->accent : d->k_special && d->k_special[j] ? d->th->pos : d->th->text);
         int cx = figure_cell_x(f, j) + (int)(f->cell / 2);
-        if (f->rotate) /* -45° about the label's start, just above the column */
+        if (f->rotate == 2) /* upright, reading upwards, centred on the column */
+            text_fit(d->text, px, c, map->k_labels[j], cx - lh / 2, f->grid.y - px / 3, 0, -90.0, f->key_w);
+        else if (f->rotate) /* -45° about the label's start, just above the column; no
+                          longer than the widest the layout made room for (key_w) */
             text_fit(d->text, px, c, map->k_labels[j], cx - lh / 3, f->grid.y - px / 2 - lh, 0, -45.0,
-                     f->label_w ? f->label_w * 3 / 2 : f->key_w);
+                     f->label_w && f->label_w * 3 / 2 < f->key_w ? f->label_w * 3 / 2 : f->key_w);
         else
             text_draw(d->text, px, c, map->k_labels[j], cx, f->grid.y - lh - px / 7, 1, 0);
     }

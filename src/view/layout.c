@@ -223,22 +223,33 @@ static void layout_overview(View *v, const ViewState *s, ViewLayout *l)
     figure_grid_layout(&l->grid_fig, s->overview, &o, &tm);
 }
 
-/* The weight editor: tabs, the grid of the edited matrix (cells at most
- * 64×40 pixels) and the buttons under it, wrapped onto as many rows as the
- * panel's width needs. */
+/* The weight editor: tabs (short labels, then a second row, where they do
+ * not fit), the line under them, the grid of the edited matrix (cells at
+ * most 64×40 pixels) with its labels at the readable size (every row's
+ * when the rows are a line high, less a pixel: before the column labels,
+ * which stand upright, or give way), and the buttons under it, wrapped onto as
+ * many rows as the panel's width needs. */
 static void layout_editor(View *v, const ViewState *s, ViewLayout *l)
 {
-    int px = ctl_px(s), bpad = S(s, 8);
+    int px = ctl_px(s), bpad = S(s, 8), lp = EDIT_TEXT_PX(s), llh = text_line_height(v->text, lp);
     SDL_Rect e = l->editor;
     int tx = e.x + S(s, 6), ty = e.y + S(s, 4);
-    /* the tabs: narrower when they do not fit, then on a second row */
+    /* the tabs: narrower when they do not fit, then short, then on a
+     * second row */
     int tws[EDIT_COUNT], total = 0;
     for (int t = 0; t < EDIT_COUNT; t++) {
         text_size(v->text, px, edit_tab_label[t], &tws[t], NULL);
         total += tws[t] + 2 * bpad + S(s, 4);
     }
-    if (total > e.w - S(s, 12))
+    if (total > e.w - S(s, 12)) {
         bpad = S(s, 4);
+        total = 0;
+        for (int t = 0; t < EDIT_COUNT; t++)
+            total += tws[t] + 2 * bpad + S(s, 4);
+    }
+    if (total > e.w - S(s, 12))
+        for (int t = 0; t < EDIT_COUNT; t++)
+            text_size(v->text, px, edit_tab_short[t], &tws[t], NULL);
     for (int t = 0; t < EDIT_COUNT; t++) {
         if (tx > e.x + S(s, 6) && tx + tws[t] + 2 * bpad > e.x + e.w - S(s, 6)) {
             tx = e.x + S(s, 6);
@@ -249,9 +260,7 @@ static void layout_editor(View *v, const ViewState *s, ViewLayout *l)
     }
     int rows, cols;
     edit_matrix(s, &rows, &cols);
-    int bh = S(s, 26);
-    int top = ty + S(s, 26) + S(s, 8) + text_line_height(v->text, S(s, 11)) +
-              text_line_height(v->text, S(s, 10)) + S(s, 6);
+    int bh = S(s, 22);
     /* buttons first: as many rows as the panel's width needs */
     int bw[EBTN_COUNT], brow[EBTN_COUNT], bxs[EBTN_COUNT], n_rows = 1;
     int bx = e.x + S(s, 6);
@@ -268,16 +277,46 @@ static void layout_editor(View *v, const ViewState *s, ViewLayout *l)
         bx += bw[b] + S(s, 4);
     }
     int left = e.x + S(s, 70);
-    int gh = e.y + e.h - top - n_rows * (bh + S(s, 4)) - S(s, 12);
     int gw = e.x + e.w - left - S(s, 8);
     l->edit_rows = rows;
     l->edit_cols = cols;
     l->edit_cell_w = cols ? (float)gw / cols : 0;
-    l->edit_cell_h = rows ? fminf((float)gh / rows, (float)S(s, 40)) : 0;
     if (l->edit_cell_w > S(s, 64))
         l->edit_cell_w = (float)S(s, 64);
+    /* the column labels: flat when each fits its column, else upright when
+     * a line does */
+    int widest = 0;
+    for (int j = 0; j < cols; j++) {
+        char buf[32];
+        int w;
+        edit_col_name(s, j, buf, sizeof buf);
+        text_size(v->text, lp, buf, &w, NULL);
+        widest = w > widest ? w : widest;
+    }
+    l->edit_col_labels = widest + S(s, 3) <= l->edit_cell_w ? 1 : l->edit_cell_w >= llh - 1 ? 2 : 0;
+    int below_tabs = ty + S(s, 26) + S(s, 4) + llh + S(s, 6); /* the line under the tabs */
+    int bottom = e.y + e.h - n_rows * (bh + S(s, 4)) - S(s, 4); /* the buttons' room under it */
+    int top;
+    for (;;) {
+        int col_h = l->edit_col_labels == 1 ? llh + S(s, 2) : l->edit_col_labels == 2 ? widest + S(s, 4) : 0;
+        top = below_tabs + col_h;
+        l->edit_cell_h = rows ? fminf((float)(bottom - top) / rows, (float)S(s, 40)) : 0;
+        /* rows a label high come first */
+        if (l->edit_col_labels != 2 || l->edit_cell_h >= llh - 1)
+            break;
+        l->edit_col_labels = 0;
+    }
+    if (rows && l->edit_cell_h < llh - 1 && l->edit_cell_h >= S(s, 9)) {
+        /* rows thinned: room above them for the note that says so, clear
+         * of the first name (which stands out of its short row) */
+        int col_h = l->edit_col_labels == 1 ? llh + S(s, 2) : l->edit_col_labels == 2 ? widest + S(s, 4) : 0;
+        top = below_tabs + (col_h > llh + S(s, 2) ? col_h : llh + S(s, 2)) + llh / 2;
+        l->edit_cell_h = fminf((float)(bottom - top) / rows, (float)S(s, 40));
+    }
+    if (l->edit_cell_h < 0)
+        l->edit_cell_h = 0;
     l->edit_grid = (SDL_Rect){left, top, (int)(l->edit_cell_w * cols), (int)(l->edit_cell_h * rows)};
-    int by = l->edit_grid.y + l->edit_grid.h + S(s, 8);
+    int by = l->edit_grid.y + l->edit_grid.h + S(s, 4);
     for (int b = 0; b < EBTN_COUNT; b++)
         l->edit_btn[b] = (SDL_Rect){bxs[b], by + brow[b] * (bh + S(s, 4)), bw[b], bh};
 }

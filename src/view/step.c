@@ -108,12 +108,18 @@ static void draw_step_text(View *v, const ViewState *s, const ViewLayout *l, con
     int dk = m->res.dk;
     int px = S(s, 14), lh = text_line_height(v->text, px);
     int x = l->step_text.x, y = l->step_text.y, room = l->step_text.w;
-    char buf[320];
+    char buf[600];
     const char *qi = tok_text(&m->toks, st->i), *kj = tok_text(m->cross ? &m->ktoks : &m->toks, st->j);
     char which[80] = "";
     if (m->res.h > 1 && s->head < 0)
         snprintf(which, sizeof which, ", head %d of the %d heads' mean", st->head + 1, m->res.h);
-    snprintf(buf, sizeof buf, "Step view: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D%s%s", qi, kj,
+    /* names of any length: each cut to two fifths of the line, so that the
+     * title (on two lines at most) keeps both */
+    char qcut[200], kcut[200];
+    TextMeasure tm = figure_measure_text(v->text);
+    figure_fit_text(&tm, S(s, 15), qi, room * 2 / 5, qcut, sizeof qcut);
+    figure_fit_text(&tm, S(s, 15), kj, room * 2 / 5, kcut, sizeof kcut);
+    snprintf(buf, sizeof buf, "Step view: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D%s%s", qcut, kcut,
              m->cross ? " of the 2nd sentence" : "", which);
     char title[2][400]; /* two lines when it must: the key's name is never cut */
     int nt = wrap_lines(v, S(s, 15), buf, room, title, 2);

@@ -14,6 +14,10 @@
 #include "attnviz/tokenizer.h"
 
 #define FONT "DejaVu Sans, Verdana, sans-serif"
+/* A text with emoji or pictographs (U+1F000 on, which DejaVu Sans lacks)
+ * names the fallback the window draws them with (Debian's fonts-symbola);
+ * texts without keep the document's font, byte for byte as before. */
+#define FONT_SYMBOLS "DejaVu Sans, Symbola, Verdana, sans-serif"
 
 /* Copy s (len bytes) into out (cap bytes) as valid UTF-8 that XML accepts:
  * invalid sequences and U+FFFE/U+FFFF become U+FFFD, C0/C1 controls and DEL
@@ -102,6 +106,21 @@ static void hexc(Rgb c, char *out)
     snprintf(out, 8, "#%02x%02x%02x", c.r, c.g, c.b);
 }
 
+/* The attribute that names the symbols' font for s (sanitized), or "". */
+static const char *font_for(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        unsigned cp;
+        int k = tok_utf8_decode(u + i, n - i, &cp);
+        if (k && cp >= 0x1F000 && cp <= 0x1FFFF)
+            return " font-family=\"" FONT_SYMBOLS "\"";
+        i += (size_t)(k ? k : 1);
+    }
+    return "";
+}
+
 /* Text with its top-left (anchor "start"), centre ("middle") or right edge
  * ("end") at x and its top at y, like the SDL back end's text_draw. */
 static void text_at(FILE *f, const char *cls, int px, const char *fill, const char *anchor,
@@ -109,9 +128,9 @@ static void text_at(FILE *f, const char *cls, int px, const char *fill, const ch
 {
     char buf[1024];
     sanitize(s, strlen(s) < max_bytes ? strlen(s) : max_bytes, 1, px, max_px, buf, sizeof buf);
-    fprintf(f, "<text%s%s%s x=\"%g\" y=\"%g\" font-size=\"%d\" fill=\"%s\" text-anchor=\"%s\">",
+    fprintf(f, "<text%s%s%s x=\"%g\" y=\"%g\" font-size=\"%d\"%s fill=\"%s\" text-anchor=\"%s\">",
             cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "", x, top + figure_ascent(px), px,
-            fill, anchor);
+            font_for(buf), fill, anchor);
     put_esc(f, buf);
     fputs("</text>\n", f);
 }
@@ -123,8 +142,9 @@ static void text_turned(FILE *f, int px, const char *fill, double x, double top,
 {
     char buf[512];
     sanitize(s, strlen(s), 0, px, max_px, buf, sizeof buf);
-    fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"%d\" fill=\"%s\" "
-               "transform=\"rotate(%g %g %g)\">", x, top + figure_ascent(px), px, fill, angle, x, top);
+    fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"%d\"%s fill=\"%s\" "
+               "transform=\"rotate(%g %g %g)\">", x, top + figure_ascent(px), px, font_for(buf), fill, angle,
+            x, top);
     put_esc(f, buf);
     fputs("</text>\n", f);
 }
@@ -200,9 +220,13 @@ static void labels(FILE *f, const Figure *fig, const AttnMap *map, const AttnThe
         if (!figure_col_label_shown(fig, j, key))
             continue;
         int cx = figure_cell_x(fig, j) + (int)(fig->cell / 2);
-        if (fig->rotate)
+        if (fig->rotate == 2)
+            text_turned(f, px, j == key ? ac : fg, cx - lh / 2.0, fig->grid.y - px / 3.0, -90,
+                        map->k_labels[j], fig->key_w);
+        else if (fig->rotate)
             text_turned(f, px, j == key ? ac : fg, cx - lh / 3, fig->grid.y - px / 2.0 - lh, -45,
-                        map->k_labels[j], fig->label_w ? fig->label_w * 1.5 : fig->key_w);
+                        map->k_labels[j],
+                        fig->label_w && fig->label_w * 1.5 < fig->key_w ? fig->label_w * 1.5 : fig->key_w);
         else
             text_at(f, NULL, px, j == key ? ac : fg, "middle", cx, fig->grid.y - lh - px / 7.0,
                     map->k_labels[j], 4096, fig->cell);

@@ -128,6 +128,8 @@ static void window_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const V
              colormap_scale_mode(&s->map, s->cmap, CSCALE_MAX).hi < 0.5f)
         /* every weight in the darker half of 0–1: the key that shows more */
         snprintf(note, sizeof note, "Shift+C: colours to the map's max");
+    else if (l->heat.every_r > 1 || l->heat.every_c > 1) /* labels left out: say so, and how all */
+        snprintf(note, sizeof note, "labels thinned  + zooms in");
     if (note[0]) {
         SDL_Rect p = l->heatmap;
         int px = S(s, 13), nw;

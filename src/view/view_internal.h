@@ -136,8 +136,16 @@ void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g
 
 /* ---- editor.c ---- */
 
-/* The editor's tab and button labels (the layout measures them). */
+/* The editor's tab and button labels (the layout measures them); the
+ * tabs' short forms where the long ones do not fit on one row. */
 extern const char *const edit_tab_label[EDIT_COUNT];
+extern const char *const edit_tab_short[EDIT_COUNT];
+/* The editor's texts (labels, the line under the tabs, values): the
+ * interface's readable size, as the help's smallest. */
+#define EDIT_TEXT_PX(s) S(s, 12)
+/* Column j's label of the edited matrix ("q3", or a dimension's name cut
+ * to 4 letters). */
+void edit_col_name(const ViewState *s, int j, char *buf, size_t n);
 /* The weight editor's matrix (rows × cols, row-major): the table's vectors
  * E for the X tab, else the shown head's Wq/Wk/Wv, Wo, or the additive v
  * (vb in basic mode). */
