@@ -199,6 +199,11 @@ static void layout_grid(View *v, const ViewState *s, ViewLayout *l)
     o.key = s->grid_head;
     o.cmap = s->cmap;
     o.cscale = s->cscale;
+    if (s->score_map) { /* the score overview in the maps' place */
+        layout_score_map(v, s, (SDL_Rect){o.area_x, o.area_y, o.area_w, o.area_h}, &l->score_fig);
+        return;
+    }
+    heads_grid_options(v, s, &o);
     TextMeasure tm = figure_measure_text(v->text);
     figure_grid_layout(&l->grid_fig, s->grid, &o, &tm);
 }
@@ -340,6 +345,20 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
 }
 
 /* ---- hit testing ------------------------------------------------------------- */
+
+int view_hit_score_map(const ViewLayout *l, int x, int y, int *layer, int *head)
+{
+    return l->score_fig.cell > 0 && figure_hit_cell(&l->score_fig, x, y, layer, head);
+}
+
+int view_hit_head_swatch(const ViewLayout *l, int x, int y)
+{
+    for (int h = 0; h < VIEW_HEADS_MAX; h++)
+        if (l->head_swatch[h].w > 0 && x >= l->head_swatch[h].x && y >= l->head_swatch[h].y &&
+            x < l->head_swatch[h].x + l->head_swatch[h].w && y < l->head_swatch[h].y + l->head_swatch[h].h)
+            return h;
+    return -1;
+}
 
 int view_hit_grid(const ViewLayout *l, int x, int y, int *layer, int *head)
 {

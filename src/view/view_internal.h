@@ -106,6 +106,16 @@ void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const Figure *f)
 /* The shown map's colour scale, scanned once per map. */
 ColorScale heat_scale(View *v, const ViewState *s);
 
+/* ---- heads.c ---- */
+
+/* Room for the model view's marks and labels in o (grid_score set). */
+void heads_grid_options(View *v, const ViewState *s, FigureOptions *o);
+/* Each map's score beside it; in a sorted grid its layer and head above. */
+void draw_grid_marks(View *v, SDL_Renderer *r, const ViewState *s, const FigureGrid *g);
+/* The score overview (s->score_map) fitted into area, and drawn. */
+void layout_score_map(View *v, const ViewState *s, SDL_Rect area, Figure *f);
+void draw_score_map(View *v, SDL_Renderer *r, const ViewState *s, const Figure *f);
+
 /* ---- colorbar.c ---- */
 
 /* The colour map as a gradient texture, top = high (cached per map). */
