@@ -79,7 +79,7 @@ void layout_score_map(View *v, const ViewState *s, SDL_Rect area, Figure *f)
     o.area_y = area.y;
     o.area_w = area.w;
     o.area_h = area.h;
-    o.max_cell = (float)S(s, 56);
+    o.max_cell = (float)S(s, 80);
     o.zoom = 1.0f;
     o.query = s->grid_layer;
     o.key = s->grid_head;

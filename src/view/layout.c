@@ -166,7 +166,7 @@ static void layout_heat_lines(View *v, const ViewState *s, ViewLayout *l)
     l->cols_vis = g->cols;
     l->row0 = g->row0;
     l->col0 = g->col0;
-    SDL_Rect la = {l->lines.x, l->lines.y + th, l->lines.w, l->lines.h - th};
+    SDL_Rect la = lines_area(v, s, l->lines, l->head_swatch);
     LinesGeom lg;
     lines_geometry(v, s, la, &lg);
     l->lines_left = (SDL_Rect){la.x, la.y, lg.xl - la.x + S(s, 4), la.h};
@@ -175,6 +175,7 @@ static void layout_heat_lines(View *v, const ViewState *s, ViewLayout *l)
     l->lines0 = lg.first;
     l->lines_vis = lg.count;
     if (l->lines.w <= 0) { /* not shown: nothing to hit */
+        memset(l->head_swatch, 0, sizeof l->head_swatch);
         l->lines_left = l->lines_right = (SDL_Rect){0, 0, 0, 0};
         l->lines_vis = 0;
     }

@@ -163,15 +163,19 @@ static void window_lines(View *v, SDL_Renderer *r, const ViewState *s, const Vie
     fill(r, l->lines, theme(s)->panel);
     char hb[48], lt[160];
     attn_head_label(s->weights.head, s->weights.n_heads, hb, sizeof hb);
+    if (s->line_heads) /* every head of the layer, each its colour */
+        snprintf(hb, sizeof hb, "every head%s", s->weights.layer >= 0 ? " of the layer" : ", layers' mean");
     snprintf(lt, sizeof lt, s->cross ? "query \xE2\x86\x92 key of the 2nd sentence (%s)"
                                                  : "query \xE2\x86\x92 key (%s)", hb);
     if (s->lines_top > 0 && s->lines_top < s->weights.Tk) /* say that some are left out */
         snprintf(lt + strlen(lt), sizeof lt - strlen(lt), " \xC2\xB7 top %d", s->lines_top);
     draw_panel_title(v, r, s, l->lines, lt);
-    SDL_Rect la = {l->lines.x, l->lines.y + S(s, 20), l->lines.w, l->lines.h - S(s, 20)};
+    SDL_Rect la = lines_area(v, s, l->lines, NULL);
     LinesGeom lg;
     lines_geometry(v, s, la, &lg);
     SDL_RenderSetClipRect(r, &l->lines);
+    if (s->line_heads)
+        draw_head_swatches(v, r, s, l->head_swatch);
     draw_lines(v, r, s, &lg);
     SDL_RenderSetClipRect(r, NULL);
 }

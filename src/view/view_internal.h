@@ -139,6 +139,12 @@ typedef struct LinesGeom {
 /* Fit the diagram into area: rows at least a line apart, scrolled by
  * s->lines_scroll when they do not all fit. */
 void lines_geometry(View *v, const ViewState *s, SDL_Rect area, LinesGeom *g);
+/* The line diagram's area in its panel: under the title and, with every
+ * head shown, under the heads' swatches (into sw, VIEW_HEADS_MAX of them,
+ * when not NULL). */
+SDL_Rect lines_area(View *v, const ViewState *s, SDL_Rect panel, SDL_Rect *sw);
+/* The swatches (s->line_heads set) at their places sw. */
+void draw_head_swatches(View *v, SDL_Renderer *r, const ViewState *s, const SDL_Rect *sw);
 void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g);
 
 /* ---- editor.c ---- */
