@@ -83,6 +83,7 @@ typedef enum AppActionKind {
     ACT_SCORE_VIEW,     /* the score overview (L × H heatmap) / the maps */
     ACT_LINES_HEADS,    /* every head of the layer in the line diagram / one */
     ACT_HEAD_SWITCH,    /* i: head 0-based switched on / off in that diagram */
+    ACT_PROBE,          /* a model's induction probe, with the next seed */
     /* teach mode (issue 15, teach_app.h): the weights learn a painted target */
     ACT_TEACH,          /* teach mode on / off (the heatmap paints the target) */
     ACT_TEACH_PAINT,    /* i, j: target cell (i < 0: the query row and focused

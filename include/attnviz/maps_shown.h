@@ -8,6 +8,7 @@
 #define ATTNVIZ_MAPS_SHOWN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "attnviz/action.h"
 #include "attnviz/attnmap.h"
@@ -43,6 +44,12 @@ struct MapsShown {
     float *heads_v;            /* every head of the picked layer, as picked */
     AttnMaps heads_maps;
     unsigned long heads_gen;   /* gen when heads_v was made (0: never) */
+    /* the induction probe shown (a model's, issue 26): its tokens (probe_T
+     * of them; 0: the text's are shown), seed and N; the next run's seed */
+    int *probe_ids;
+    int probe_T, probe_n;
+    uint64_t probe_seed, probe_next;
+    int probe_started;         /* probe_next is set */
 };
 typedef struct MapsShown MapsShown;
 
@@ -77,7 +84,14 @@ void maps_shown_size(const MapsShown *ms, int *Tq, int *Tk);
 int maps_heads_apply(struct AppState *a, const AppAction *act);
 int maps_heads_takes(AppActionKind k);
 void maps_heads_present(struct AppState *a);
-void maps_heads_keep(MapsShown *now, const MapsShown *old);
+void maps_heads_keep(MapsShown *now, MapsShown *old);
+/* The induction probe of the shown model (source.h's probe): bos, n random
+ * tokens from seed, the same n again (n clamped to the model's positions),
+ * then its induction scores shown (the score overview). 0, or -1 (the
+ * status bar says why: no model). */
+int maps_probe_run(struct AppState *a, int n, uint64_t seed);
+/* The text shown again, not the probe's tokens. */
+void maps_probe_clear(MapsShown *ms);
 void maps_heads_free(MapsShown *ms);
 /* The scores of every map, made now when they are not (NULL: out of memory). */
 const HeadScores *maps_heads_scores(MapsShown *ms);

@@ -83,6 +83,7 @@ static const char *const action_names[ACT_COUNT] = {
     [ACT_SCORE_VIEW] = "score_view",
     [ACT_LINES_HEADS] = "lines_heads",
     [ACT_HEAD_SWITCH] = "head_switch",
+    [ACT_PROBE] = "probe",
     [ACT_TOGGLE_ROLLOUT] = "toggle_rollout",
     [ACT_GRID_MOVE] = "grid_move",
     [ACT_GRID_OPEN] = "grid_open",

@@ -102,6 +102,7 @@ static const AppKey key_table[] = {
     K(SDLK_i, SHIFT, MAIN, ACT_HEAD_SCORE, -1, H_HEAD_SCORE),
     K(SDLK_y, 0, MAIN, ACT_GRID_SORT, 0, "model view: sorted by the head score, highest first / layer order"),
     K(SDLK_u, 0, MAIN, ACT_SCORE_VIEW, 0, "model view: the score overview (layers \xC3\x97 heads, a click opens one) / the maps"),
+    K(SDLK_p, CTRL, MAIN, ACT_PROBE, 0, "a model: the induction probe (its bos token, 25 random tokens twice; the next seed each time)"),
     K(SDLK_q, NOSHIFT, MAIN, ACT_LINES_HEADS, 0, "line diagram: every head of the layer, each its own colour / one head"),
     K(SDLK_1, SHIFT, MAIN, ACT_HEAD_SWITCH, 0, H_HEAD_SWITCH),
     K(SDLK_2, SHIFT, MAIN, ACT_HEAD_SWITCH, 1, H_HEAD_SWITCH),
@@ -294,7 +295,7 @@ static int help_hides(const AppKey *k, int (*takes)(AppActionKind), unsigned sho
         return source_owns(a) && !takes(a);
     int file = k->ctx == KEYCTX_GRID || a == ACT_CYCLE_LAYER || a == ACT_TOGGLE_GRID ||
                a == ACT_TOGGLE_ROLLOUT || a == ACT_TOGGLE_SPECIAL || a == ACT_HEAD_SCORE ||
-               a == ACT_GRID_SORT || a == ACT_SCORE_VIEW || a == ACT_LINES_HEADS || a == ACT_HEAD_SWITCH;
+               a == ACT_GRID_SORT || a == ACT_SCORE_VIEW || a == ACT_LINES_HEADS || a == ACT_HEAD_SWITCH || a == ACT_PROBE;
     return (file && !(show & APP_HELP_FILE)) || (k->ctx == KEYCTX_TEACH && !(show & APP_HELP_TEACH));
 }
 

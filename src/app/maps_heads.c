@@ -8,6 +8,7 @@
 #include "attnviz/maps_shown.h"
 #include "attnviz/source.h"
 #include "app_internal.h"
+#include "attnviz/probe.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -154,7 +155,7 @@ static void say_score(AppState *a, MapsShown *ms)
 
 int maps_heads_takes(AppActionKind k)
 {
-    return k == ACT_HEAD_SCORE || k == ACT_GRID_SORT || k == ACT_SCORE_VIEW || k == ACT_LINES_HEADS ||
+    return k == ACT_PROBE || k == ACT_HEAD_SCORE || k == ACT_GRID_SORT || k == ACT_SCORE_VIEW || k == ACT_LINES_HEADS ||
            k == ACT_HEAD_SWITCH;
 }
 
@@ -167,6 +168,12 @@ int maps_heads_apply(AppState *a, const AppAction *act)
             memset(ms->head_on, 1, (size_t)H);
     }
     switch (act->kind) {
+    case ACT_PROBE: { /* the next seed: --seed's first, then one more each time */
+        const Options *o = a->opt;
+        uint64_t seed = ms->probe_started ? ms->probe_next : o && o->has_seed ? o->seed : 0;
+        maps_probe_run(a, o && o->probe ? o->probe_n : PROBE_DEFAULT_N, seed);
+        return 0;
+    }
     case ACT_HEAD_SCORE:
         ms->score = ((ms->score + (act->i < 0 ? -1 : 1)) % HEAD_SCORE_COUNT + HEAD_SCORE_COUNT) % HEAD_SCORE_COUNT;
         say_score(a, ms);
@@ -220,8 +227,15 @@ int maps_heads_apply(AppState *a, const AppAction *act)
     return 0;
 }
 
-void maps_heads_keep(MapsShown *now, const MapsShown *old)
+void maps_heads_keep(MapsShown *now, MapsShown *old)
 {
+    now->probe_ids = old->probe_ids; /* the probe's tokens move over */
+    old->probe_ids = NULL;
+    now->probe_T = old->probe_T;
+    now->probe_n = old->probe_n;
+    now->probe_seed = old->probe_seed;
+    now->probe_next = old->probe_next;
+    now->probe_started = old->probe_started;
     now->score = old->score;
     now->sorted = old->sorted;
     now->score_view = old->score_view;
@@ -237,10 +251,57 @@ void maps_heads_free(MapsShown *ms)
     free(ms->score_v);
     free(ms->order);
     free(ms->heads_v);
+    free(ms->probe_ids);
+    ms->probe_ids = NULL;
     import_score_overview_free(&ms->ov);
     ms->head_on = NULL;
     ms->scores = NULL;
     ms->score_v = NULL;
     ms->order = NULL;
     ms->heads_v = NULL;
+}
+
+void maps_probe_clear(MapsShown *ms)
+{
+    free(ms->probe_ids);
+    ms->probe_ids = NULL;
+    ms->probe_T = 0;
+}
+
+int maps_probe_run(AppState *a, int n, uint64_t seed)
+{
+    if (!a->kind->probe || !a->kind->maps) {
+        app_status(a, 1, "the induction probe runs a model (--model DIR|NAME, or open a model folder)");
+        return -1;
+    }
+    int bos, vocab, max_T, ids[PROBE_MAX_TOKENS];
+    a->kind->probe_setup(a, &bos, &vocab, &max_T);
+    int most = (max_T - (bos >= 0)) / 2, asked = n;
+    n = n > most ? most : n;
+    int T = probe_induction_tokens(ids, n, bos, vocab, seed);
+    int *keep = T > 0 ? malloc(sizeof *keep * (size_t)T) : NULL;
+    if (T < 1 || !keep || a->kind->probe(a, ids, T) < 0) {
+        free(keep);
+        app_status(a, 1, "the induction probe cannot run on this model (%d positions)", max_T);
+        return -1;
+    }
+    MapsShown *ms = a->kind->maps(a);
+    memcpy(keep, ids, sizeof *keep * (size_t)T);
+    free(ms->probe_ids);
+    ms->probe_ids = keep;
+    ms->probe_T = T;
+    ms->probe_n = n;
+    ms->probe_seed = seed;
+    ms->probe_next = seed + 1;
+    ms->probe_started = 1;
+    ms->grid = 1;
+    ms->score = HEAD_SCORE_INDUCTION;
+    ms->score_view = 1;
+    a->vs.hover_i = a->vs.hover_j = -1;
+    app_status(a, 0, "induction probe, seed %llu: %s%d random tokens twice (%d tokens%s); the induction score of "
+               "every head \xC2\xB7 Ctrl+P: seed %llu", (unsigned long long)seed, bos >= 0 ? "the bos token, " : "",
+               n, T, n < asked ? ", as many as the model's positions take" : "",
+               (unsigned long long)seed + 1);
+    a->dirty = 1;
+    return 0;
 }
