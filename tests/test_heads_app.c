@@ -16,11 +16,14 @@
 #include "attnviz/gpt2_source.h"
 #include "attnviz/head_scores.h"
 #include "attnviz/maps_shown.h"
+#include "attnviz/probe.h"
 #include "attnviz/source.h"
 #include "attnviz/theme.h"
 #include "attnviz/wake.h"
 #include "test_app_util.h"
 #include "formula_source.h"
+
+#include <unistd.h>
 
 #define FORMULA "formula:3,4,6"
 
@@ -296,6 +299,65 @@ static void test_every_head_gpt2(void **state)
     assert_false(isnan(f->a->vs.grid_score[0]));
 }
 
+/* The probe's tokens shown and kept (the shown source's MapsShown). */
+static void assert_probe(Fix *f, uint64_t seed, int n)
+{
+    int want[PROBE_MAX_TOKENS];
+    int T = probe_induction_tokens(want, n, -1, 3, seed); /* nano-sort: no bos, A B C */
+    MapsShown *ms = f->a->kind->maps(f->a);
+    assert_true(wait_maps(f));
+    assert_int_equal(ms->probe_T, T);
+    assert_memory_equal(ms->probe_ids, want, sizeof(int) * (size_t)T);
+    assert_int_equal(f->a->vs.map.Tq, T);
+    /* the maps are the probe's: its tokens in the labels */
+    for (int i = 0; i < T; i++)
+        assert_int_equal(f->a->vs.map.q_labels[i][0], "ABC"[want[i]]);
+}
+
+static void test_probe_window(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    Gpt2Opened *g = NULL;
+    AttnErr err = {0};
+    char dir[] = "/tmp/attnviz-test-probe-XXXXXX", path[200];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/probe.json", dir);
+    assert_int_equal(gpt2_open_model("nano-sort", 0, &g, &err), 0);
+    assert_int_equal(gpt2_compute_text(g, "CBABBC", 6, &err), 0);
+    assert_int_equal(source_gpt2.show(a, g), 0);
+    assert_true(wait_maps(f));
+    /* Ctrl+P: seed 0 (no --seed), N 25 clamped to nano-sort's 11 positions: 5 */
+    key(f, SDLK_p, KMOD_LCTRL);
+    assert_probe(f, 0, 5);
+    assert_non_null(a->vs.score_map);
+    assert_string_equal(a->vs.grid_score_name, "induction");
+    assert_non_null(strstr(a->status, "seed 0"));
+    /* the scores shown are the probe's maps' */
+    MapsShown *ms = a->kind->maps(a);
+    HeadScores hs[9];
+    assert_int_equal(import_head_scores(ms->imp, hs, &err), 0);
+    for (int m = 0; m < 9; m++)
+        assert_true(fabs(attn_map_at(a->vs.score_map, m / 3, m % 3) - hs[m].s[HEAD_SCORE_INDUCTION]) < 1e-6);
+    /* again: the next seed */
+    key(f, SDLK_p, KMOD_LCTRL);
+    assert_probe(f, 1, 5);
+    /* saved, something else shown, opened: the same tokens run again */
+    assert_int_equal(app_save_session(a, path), 0);
+    assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
+    assert_int_equal(app_open_path(a, path), 0);
+    assert_ptr_equal(a->kind, &source_gpt2);
+    assert_probe(f, 1, 5);
+    /* typing: the text again, the probe gone */
+    key(f, SDLK_SLASH, 0); /* Enter opens a head in the model view */
+    type(f, "A");
+    key(f, SDLK_ESCAPE, 0);
+    assert_true(wait_maps(f));
+    assert_int_equal(a->kind->maps(a)->probe_T, 0);
+    unlink(path);
+    rmdir(dir);
+}
+
 static int setup_heads(void **state)
 {
     setenv("ATTNVIZ_DATADIR", "assets", 1); /* nano-sort */
@@ -310,6 +372,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_every_head_formula, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_head_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_head_gpt2, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_probe_window, setup, teardown),
     };
     return cmocka_run_group_tests(tests, setup_heads, group_teardown);
 }

@@ -90,6 +90,9 @@ void maps_heads_keep(MapsShown *now, MapsShown *old);
  * then its induction scores shown (the score overview). 0, or -1 (the
  * status bar says why: no model). */
 int maps_probe_run(struct AppState *a, int n, uint64_t seed);
+/* Run the probe's tokens ids (T; made from n and seed) and keep them (a
+ * session's). 0 or -1. */
+int maps_probe_show(struct AppState *a, const int *ids, int T, int n, uint64_t seed);
 /* The text shown again, not the probe's tokens. */
 void maps_probe_clear(MapsShown *ms);
 void maps_heads_free(MapsShown *ms);

@@ -268,21 +268,11 @@ void maps_probe_clear(MapsShown *ms)
     ms->probe_T = 0;
 }
 
-int maps_probe_run(AppState *a, int n, uint64_t seed)
+int maps_probe_show(AppState *a, const int *ids, int T, int n, uint64_t seed)
 {
-    if (!a->kind->probe || !a->kind->maps) {
-        app_status(a, 1, "the induction probe runs a model (--model DIR|NAME, or open a model folder)");
-        return -1;
-    }
-    int bos, vocab, max_T, ids[PROBE_MAX_TOKENS];
-    a->kind->probe_setup(a, &bos, &vocab, &max_T);
-    int most = (max_T - (bos >= 0)) / 2, asked = n;
-    n = n > most ? most : n;
-    int T = probe_induction_tokens(ids, n, bos, vocab, seed);
-    int *keep = T > 0 ? malloc(sizeof *keep * (size_t)T) : NULL;
-    if (T < 1 || !keep || a->kind->probe(a, ids, T) < 0) {
+    int *keep = T > 0 && a->kind->probe ? malloc(sizeof *keep * (size_t)T) : NULL;
+    if (!keep || a->kind->probe(a, ids, T) < 0) {
         free(keep);
-        app_status(a, 1, "the induction probe cannot run on this model (%d positions)", max_T);
         return -1;
     }
     MapsShown *ms = a->kind->maps(a);
@@ -294,6 +284,25 @@ int maps_probe_run(AppState *a, int n, uint64_t seed)
     ms->probe_seed = seed;
     ms->probe_next = seed + 1;
     ms->probe_started = 1;
+    return 0;
+}
+
+int maps_probe_run(AppState *a, int n, uint64_t seed)
+{
+    if (!a->kind->probe || !a->kind->maps) {
+        app_status(a, 1, "the induction probe runs a model (--model DIR|NAME, or open a model folder)");
+        return -1;
+    }
+    int bos, vocab, max_T, ids[PROBE_MAX_TOKENS];
+    a->kind->probe_setup(a, &bos, &vocab, &max_T);
+    int most = (max_T - (bos >= 0)) / 2, asked = n;
+    n = n > most ? most : n;
+    int T = probe_induction_tokens(ids, n, bos, vocab, seed);
+    if (T < 1 || maps_probe_show(a, ids, T, n, seed) < 0) {
+        app_status(a, 1, "the induction probe cannot run on this model (%d positions)", max_T);
+        return -1;
+    }
+    MapsShown *ms = a->kind->maps(a);
     ms->grid = 1;
     ms->score = HEAD_SCORE_INDUCTION;
     ms->score_view = 1;

@@ -383,6 +383,12 @@ int maps_shown_save(AppState *a, const char *source_path, const char *text, cons
         sn.has_text = 1;
         snprintf(sn.text, sizeof sn.text, "%s", text);
     }
+    if (fs->probe_ids && fs->probe_T > 0 && fs->probe_T <= (int)(sizeof sn.probe / sizeof sn.probe[0])) {
+        sn.n_probe = fs->probe_T; /* the probe's tokens: the same run again */
+        memcpy(sn.probe, fs->probe_ids, sizeof *sn.probe * (size_t)fs->probe_T);
+        sn.probe_n = fs->probe_n;
+        sn.probe_seed = (double)fs->probe_seed;
+    }
     if (attn_session_save(path, &sn, &err) < 0) {
         char buf[1200];
         attn_err_format(&err, buf, sizeof buf);
@@ -442,6 +448,9 @@ int maps_session_open(AppState *a, const char *path)
     a->vs.key = sn.key >= 0 && sn.key < im->Tk ? sn.key : -1;
     snprintf(a->session_path, sizeof a->session_path, "%s", path);
     app_status(a, 0, "opened %s: %s", path, im->facts);
+    if (sn.n_probe > 0 && maps_probe_show(a, sn.probe, sn.n_probe, sn.probe_n, (uint64_t)sn.probe_seed) < 0)
+        app_status(a, 1, "opened %s, but not its induction probe (%s has no probe of %d tokens)", path,
+                   sn.file, sn.n_probe);
     return 0;
 }
 
