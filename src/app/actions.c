@@ -350,6 +350,7 @@ static void help(AppState *a, int how)
     a->vs.help = how == 0 ? !a->vs.help : how > 0;
     a->vs.help_page = 0;
     unsigned show = a->teach && a->teach->on && a->kind->learnable ? APP_HELP_TEACH : 0;
+    show |= a->kind->probe ? APP_HELP_PROBE : 0;
     a->vs.n_help_lines = app_help_build_for(a->help, APP_HELP_MAX, a->help_text, sizeof a->help_text,
                                             a->kind->takes, show);
     a->dirty = 1;
