@@ -63,7 +63,7 @@ void draw_grid_marks(View *v, SDL_Renderer *r, const ViewState *s, const FigureG
                 char lb[24], hb[16];
                 snprintf(lb, sizeof lb, "L%d ", l + 1);
                 snprintf(hb, sizeof hb, "H%d", h + 1);
-                int y = m.y - g->label_h;
+                int y = m.y - g->label_h - (g->gap / 3 > 1 ? g->gap / 3 : 1); /* clear of the selection's outline */
                 int w = text_draw(v->text, px, th->dim, lb, m.x, y, 0, 0);
                 text_draw(v->text, px, view_head_color(h, s->dark), hb, m.x + w, y, 0, 0);
             }
