@@ -88,6 +88,15 @@ static int layer_heads(MapsShown *ms)
     return 0;
 }
 
+/* Every head switched on (new maps with another number of heads). */
+static int all_on(MapsShown *ms)
+{
+    int H = ms->imp->f.H;
+    if ((ms->head_on = malloc((size_t)H)) != NULL)
+        memset(ms->head_on, 1, (size_t)H);
+    return ms->head_on != NULL;
+}
+
 void maps_heads_present(AppState *a)
 {
     MapsShown *ms = a->kind->maps(a);
@@ -112,7 +121,7 @@ void maps_heads_present(AppState *a)
                 ms->ov_score = ms->score;
             s->score_map = ms->ov.v ? &ms->ov.m : NULL;
         }
-    } else if (!ms->grid && ms->every_head && ms->head_on && layer_heads(ms) == 0) {
+    } else if (!ms->grid && ms->every_head && (ms->head_on || all_on(ms)) && layer_heads(ms) == 0) {
         s->line_heads = &ms->heads_maps;
         s->head_on = ms->head_on;
     }
@@ -163,10 +172,8 @@ int maps_heads_apply(AppState *a, const AppAction *act)
 {
     MapsShown *ms = a->kind->maps(a);
     int H = ms->imp->f.H;
-    if (maps_heads_takes(act->kind) || act->kind == ACT_GRID_MOVE) {
-        if (!ms->head_on && (ms->head_on = malloc((size_t)H)) != NULL)
-            memset(ms->head_on, 1, (size_t)H);
-    }
+    if ((maps_heads_takes(act->kind) || act->kind == ACT_GRID_MOVE) && !ms->head_on)
+        all_on(ms);
     switch (act->kind) {
     case ACT_PROBE: { /* the next seed: --seed's first, then one more each time */
         const Options *o = a->opt;
