@@ -544,7 +544,10 @@ void figure_grid_layout(FigureGrid *g, const AttnMaps *ms, const FigureOptions *
                                g->H * g->mark_w);
             float ah = (float)(ay + o->area_h - g->y0 - (g->L - 1) * g->gap - g->L * g->label_h);
             cell = fminf(aw / ((float)g->H * g->Tk), ah / ((float)g->L * g->Tq));
-            cell = cell < 1.0f ? 1.0f : o->max_cell > 0 && cell > o->max_cell ? o->max_cell : cell;
+            /* with marks and labels beside the maps, cells may go under a
+               pixel (the maps are drawn scaled from their texture) */
+            float least = g->mark_w || g->label_h ? 0.25f : 1.0f;
+            cell = cell < least ? least : o->max_cell > 0 && cell > o->max_cell ? o->max_cell : cell;
         }
         g->cell = cell;
         g->map_w = (int)lroundf(cell * g->Tk);
