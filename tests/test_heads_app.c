@@ -333,6 +333,7 @@ static void test_probe_window(void **state)
     assert_non_null(a->vs.score_map);
     assert_string_equal(a->vs.grid_score_name, "induction");
     assert_non_null(strstr(a->status, "seed 0"));
+    assert_non_null(strstr(a->vs.status_facts, "induction probe, seed 0")); /* shown while it is */
     /* the scores shown are the probe's maps' */
     MapsShown *ms = a->kind->maps(a);
     HeadScores hs[9];

@@ -11,6 +11,7 @@
 #include "attnviz/probe.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +107,11 @@ void maps_heads_present(AppState *a)
     s->score_map = NULL;
     s->line_heads = NULL;
     s->head_on = NULL;
+    if (ms->probe_T > 0) { /* the probe's seed stays in sight */
+        size_t u = strlen(s->status_facts);
+        snprintf(s->status_facts + u, sizeof s->status_facts - u, " \xC2\xB7 induction probe, seed %llu",
+                 (unsigned long long)ms->probe_seed);
+    }
     if (ms->grid && maps_heads_scores(ms)) {
         rank(ms);
         s->grid_score = ms->score_v;
