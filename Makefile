@@ -50,7 +50,7 @@ LDFLAGS += -Wl,--as-needed
 LDLIBS  += -lm -lpthread
 
 CORE_SRC := $(wildcard src/core/*.c src/io/*.c)
-UI_SRC   := $(wildcard src/view/*.c src/app/*.c src/app/sources/*.c)
+UI_SRC   := $(wildcard src/view/*.c src/app/*.c src/app/sources/*.c src/app/lm/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 UI_OBJ   := $(UI_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/src/main.o

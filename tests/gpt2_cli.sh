@@ -43,6 +43,36 @@ if [ $rc = 0 ] && [ "$(head -1 "$TMP/out")" = "query,C,B,A,B,B,C" ] && [ "$(wc -
 else bad "--print csv (rc $rc): $(head -2 "$TMP/out")"; fi
 cp "$TMP/out" "$TMP/want.csv"
 
+# an output row no token has (a padded vocabulary's: here f32-h3's 64 rows
+# under a tokenizer of its first 40 tokens) prints "" as its text
+mkdir -p "$TMP/pad"
+ln -s "$PWD/tests/fixtures/gpt2/f32-h3/config.json" "$PWD/tests/fixtures/gpt2/f32-h3/model.safetensors" "$TMP/pad/"
+python3 - tests/fixtures/gpt2/f32-h3 "$TMP/pad" <<'PY'
+import json, sys
+src, dst = sys.argv[1], sys.argv[2]
+vocab = {t: i for t, i in json.load(open(src + "/vocab.json", encoding="utf-8")).items() if i < 40}
+lines = open(src + "/merges.txt", encoding="utf-8").read().split("\n")
+keep = [lines[0]] + [m for m in lines[1:] if m and all(p in vocab for p in m.split(" ") + [m.replace(" ", "")])]
+json.dump(vocab, open(dst + "/vocab.json", "w", encoding="utf-8"), ensure_ascii=False)
+open(dst + "/merges.txt", "w", encoding="utf-8").write("\n".join(keep) + "\n")
+PY
+run --model "$TMP/pad" --print predictions "$(python3 -c 'import json,sys; print("".join(k.replace("\u0120"," ") for k,v in json.load(open(sys.argv[1])).items() if 0 < v < 6))' "$TMP/pad/vocab.json")"
+if [ $rc = 0 ] && [ "$(wc -l <"$TMP/out")" = 10 ] &&
+   awk -F'\t' '($1 >= 40) != ($3 == "\"\"") { exit 1 } $1 >= 40 { n++ } END { exit !(n > 0) }' "$TMP/out"; then
+    ok "--print predictions: rows without a token print \"\""
+else bad "rows without a token (rc $rc): $(tr '\n' ' ' <"$TMP/out"; cat "$TMP/err")"; fi
+
+# a causal model's keys after the query are masked, not 0: "-" in the text,
+# hatched with a "masked" key in the figures, whose title quotes the text
+run --model nano-sort --print text --layer 1 --head 2 CBABBC
+row1=$(sed -n 5p "$TMP/out")
+if [ $rc = 0 ] && [ "$(tr -s ' ' <<<"$row1")" = "C 1.000 - - - - -" ]; then ok "--print text: masked keys are -"
+else bad "--print text's first row (rc $rc): $row1"; fi
+run --model nano-sort --layer 1 --head 2 --export "$TMP/m.svg" CBABBC
+if [ $rc = 0 ] && grep -q '>masked<' "$TMP/m.svg" && grep -q 'nano-sort: “CBABBC”' "$TMP/m.svg"; then
+    ok "--export .svg: masked cells keyed, the title quotes the text"
+else bad "--export .svg (rc $rc): $(grep -o '<title>[^<]*' "$TMP/m.svg" | head -1)"; fi
+
 for ext in npy npz safetensors; do
     run --model nano-sort --export-attention "$TMP/a.$ext" CBABBC
     if [ $rc != 0 ] || [ ! -s "$TMP/a.$ext" ]; then bad "--export-attention .$ext (rc $rc): $(cat "$TMP/err")"; continue; fi

@@ -15,6 +15,7 @@
 #include "attnviz/gpt2_source.h"
 #include "attnviz/maps_shown.h"
 #include "attnviz/source.h"
+#include "attnviz/theme.h"
 #include "attnviz/wake.h"
 #include "test_app_util.h"
 
@@ -65,6 +66,46 @@ static void assert_full_recompute(Fix *f, const char *text)
     gpt2_opened_free(g);
 }
 
+/* Inside the shown head (layer 1, head 1): the query of position i and the
+ * key of j, as the forward computes them, drawn as bars right of the step
+ * view's text (q and k in the positive and negative colours, q∘k in the
+ * accent), their dot product in the text. */
+static void inside_head(Fix *f, int i, int j)
+{
+    AppState *a = f->a;
+    Gpt2Opened *g = NULL;
+    AttnErr err = {0};
+    assert_int_equal(gpt2_open_model("nano-sort", 0, &g, &err), 0);
+    assert_int_equal(gpt2_compute_text(g, a->text, strlen(a->text), &err), 0);
+    int d = g->lm.info.d_head;
+    assert_int_equal(a->vs.inside_d, d);
+    assert_memory_equal(a->vs.inside_q, lm_query(&g->lm, 0, 0, i), sizeof(float) * (size_t)d);
+    assert_memory_equal(a->vs.inside_k, lm_key(&g->lm, 0, 0, j), sizeof(float) * (size_t)d);
+    double dot = 0.0;
+    for (int c = 0; c < d; c++)
+        dot += (double)a->vs.inside_q[c] * a->vs.inside_k[c];
+    char want[64];
+    snprintf(want, sizeof want, "= %.3f; the score", dot);
+    assert_non_null(strstr(a->vs.no_model, want));
+    gpt2_opened_free(g);
+    app_draw(a, f->r);
+    const AttnTheme *th = theme_get(a->vs.dark);
+    const SDL_Rect *p = &a->layout.step;
+    int n[3] = {0, 0, 0}, third = p->x + p->w * 9 / 20 + (p->w * 11 / 20) * 2 / 3; /* q∘k's bars */
+    for (int y = p->y; y < p->y + p->h; y++)
+        for (int x = p->x + p->w / 2; x < p->x + p->w; x++) {
+            Uint8 rgb[3];
+            SDL_GetRGB(((Uint32 *)f->surf->pixels)[y * f->surf->pitch / 4 + x], f->surf->format, rgb, rgb + 1,
+                       rgb + 2);
+            Rgb c[3] = {th->pos, th->neg, th->accent};
+            for (int k = 0; k < 3; k++)
+                if (rgb[0] == c[k].r && rgb[1] == c[k].g && rgb[2] == c[k].b)
+                    n[x < third ? k : 2]++; /* the product's bars, positive or negative, count as its */
+        }
+    if (!(n[0] > 50 && n[1] > 50 && n[2] > 50))
+        fail_msg("bars: %d, %d (q, k: positive, negative), %d (q∘k) pixels in the step view", n[0], n[1], n[2]);
+}
+
 static void test_live_edits(void **state)
 {
     Fix *f = *state;
@@ -77,6 +118,7 @@ static void test_live_edits(void **state)
     assert_int_equal(a->vs.query, 5);
     assert_non_null(strstr(a->vs.no_model, "What comes next"));
     assert_non_null(strstr(a->vs.no_model, "\xE2\x80\x9C" "A" "\xE2\x80\x9D"));
+    inside_head(f, 5, 5);
     key(f, SDLK_l, 0); /* layer 2, head 2: kept through the edits */
     key(f, SDLK_h, 0);
     key(f, SDLK_UP, 0);
@@ -112,6 +154,58 @@ static void test_live_edits(void **state)
     assert_true(wait_maps(f));
     assert_full_recompute(f, "ABC");
     key(f, SDLK_ESCAPE, 0);
+}
+
+/* A slow forward shows its layers as they finish: each layer made 150 ms
+ * slower, the window shows the new text's first layer before the others,
+ * dimmed (stale), and its numbers are already the full recompute's; then
+ * every layer. A new selection on those maps brings its predictions and
+ * leaves the maps shown as they are (the same object). */
+static void test_partial_layers(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    setenv("ATTNVIZ_TEST_SLOW_LAYERS_MS", "150", 1); /* read when the model is shown */
+    show_model(f, "CBABBC");
+    unsetenv("ATTNVIZ_TEST_SLOW_LAYERS_MS");
+    assert_true(wait_maps(f));
+    app_set_sentence(a, "CBABBCA");
+    int seen = 0;
+    for (int k = 0; k < 400 && !seen; k++) {
+        SDL_Event e;
+        int wait_ms;
+        if (SDL_WaitEventTimeout(&e, 20) && !app_wake_is(&e))
+            app_handle_event(a, &e);
+        app_tick(a, SDL_GetTicks(), &wait_ms);
+        app_draw(a, f->r);
+        seen = a->vs.stale && a->kind->maps(a)->imp->f.Tq == 7;
+    }
+    assert_true(seen);
+    Gpt2Opened *g = NULL;
+    AttnErr err = {0};
+    assert_int_equal(gpt2_open_model("nano-sort", 0, &g, &err), 0);
+    assert_int_equal(gpt2_compute_text(g, "CBABBCA", 7, &err), 0);
+    const AttnFile *now = &a->kind->maps(a)->imp->f;
+    size_t layer = (size_t)now->H * 7 * 7; /* the first layer's maps */
+    assert_memory_equal(now->parts[0].data, g->im->f.parts[0].data, layer * sizeof(float));
+    gpt2_opened_free(g);
+    assert_true(wait_maps(f));
+    assert_full_recompute(f, "CBABBCA");
+    const Imported *shown = a->kind->maps(a)->imp;
+    key(f, SDLK_UP, 0); /* another query: its predictions come, the maps stay */
+    int panel = 0;
+    for (int k = 0; k < 400 && !panel; k++) {
+        SDL_Event e;
+        int wait_ms;
+        if (SDL_WaitEventTimeout(&e, 20) && !app_wake_is(&e))
+            app_handle_event(a, &e);
+        app_tick(a, SDL_GetTicks(), &wait_ms);
+        app_draw(a, f->r);
+        panel = strstr(a->vs.no_model, "(position 6)") != NULL;
+    }
+    assert_true(panel);
+    assert_ptr_equal(a->kind->maps(a)->imp, shown);
+    assert_full_recompute(f, "CBABBCA");
 }
 
 /* The sentence's settings are not the model's: refused with a reason; the
@@ -181,6 +275,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_live_edits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_partial_layers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session, setup, teardown),
     };

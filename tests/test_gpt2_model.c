@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "attnviz/attnfile.h"
 #include "attnviz/attnio.h"
@@ -205,7 +206,7 @@ static void test_nano_sort_sorts(void **state)
         assert_int_equal(rc, 0);
         int top[1];
         float p[1];
-        assert_int_equal(gpt2_top_k(g->st, &g->model->weights, g->ids.n - 1, 1, top, p, NULL, &err), 0);
+        assert_int_equal(lm_top_k(&g->lm, g->ids.n - 1, 1, top, p, &err), 0);
         assert_int_equal(top[0], sorted[k] - 'A');
         assert_true(p[0] > 0.5f);
         size_t n = strlen(buf);
@@ -242,6 +243,41 @@ static void test_bad_models(void **state)
     assert_true(err.msg[0] != '\0');
 }
 
+/* lm.h picks the architecture by config.json's model_type: one it does not
+ * compute is named with those it does; a config without one is named. */
+static void test_model_types(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/attnviz-lmtype-XXXXXX", path[200];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    static const struct {
+        const char *json, *said[2];
+    } cases[] = {
+        {"{\"model_type\": \"bert\", \"n_layer\": 1}", {"model_type is \"bert\"", "gpt2"}},
+        {"{\"n_layer\": 1}", {"no \"model_type\"", "config.json"}},
+        {"{\"model_type\": [1]}", {"must be a string", "config.json"}},
+        {"{\"model_type\": \"gpt2\",", {"not valid JSON", "config.json"}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(cases[c].json, f);
+        fclose(f);
+        Gpt2Opened *g = NULL;
+        AttnErr err = {0};
+        char said[1200];
+        assert_true(gpt2_open_model(dir, 0, &g, &err) < 0);
+        assert_null(g);
+        attn_err_format(&err, said, sizeof said);
+        for (int k = 0; k < 2; k++)
+            if (!strstr(said, cases[c].said[k]))
+                fail_msg("%s: \"%s\" lacks \"%s\"", cases[c].json, said, cases[c].said[k]);
+    }
+    remove(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     setenv("ATTNVIZ_DATADIR", "assets", 1); /* the installed models: the tree's */
@@ -250,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_nano_sort_llmviz),
         cmocka_unit_test(test_nano_sort_sorts),
         cmocka_unit_test(test_bad_models),
+        cmocka_unit_test(test_model_types),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

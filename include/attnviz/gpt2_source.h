@@ -1,4 +1,4 @@
-/* The GPT-2 source's opening and headless computing (src/app/sources/
+/* The model source's opening and headless computing (src/app/sources/
  * gpt2_source.c), for the command line and the tests: a model folder or
  * name opened with its tokenizer and a forward state, a text's tokens and
  * maps computed on the calling thread. */
@@ -9,14 +9,12 @@
 
 #include "attnviz/bpe.h"
 #include "attnviz/error.h"
-#include "attnviz/gpt2_forward.h"
-#include "attnviz/gpt2io.h"
 #include "attnviz/import.h"
+#include "attnviz/lm.h"
 
 typedef struct Gpt2Opened {
-    Gpt2Model *model;   /* the weights (io) */
+    Lm lm;              /* the model: weights and the forward's state (key/value cache, maps) */
     Bpe *bpe;           /* its tokenizer */
-    Gpt2State *st;      /* the forward's state (key/value cache, maps) */
     BpeIds ids;         /* the text's tokens (the bos token first with prepend_bos) */
     char *text;
     Imported *im;       /* the maps of the text, picked; NULL before a compute */

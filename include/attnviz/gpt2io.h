@@ -108,4 +108,8 @@ int gpt2_hf_cache_dir(char *buf, size_t n, AttnErr *err);
  * command that downloads it. */
 int gpt2_model_find(const char *name, char **dir, AttnErr *err);
 
+/* The model_type of dir/config.json into buf (n bytes): 0, or an error naming
+ * the file (missing, not JSON, no model_type or not a string). */
+int hf_config_model_type(const char *dir, char *buf, size_t n, AttnErr *err);
+
 #endif

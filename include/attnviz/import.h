@@ -33,6 +33,10 @@ typedef struct Imported {
     unsigned char *q_drop, *k_drop; /* f.Tq and f.Tk flags: 1 = dropped (--drop) */
     const int *ids;             /* f.Tq token ids (a model's; borrowed) for the
                                    head scores, or NULL: the stored strings */
+    int causal;                 /* 1: a causal model's maps (its source sets it): the keys
+                                   after the query are masked, not 0, in every map picked */
+    const char *text;           /* the text a source computed the maps of (borrowed), or NULL:
+                                   the exported figures' title quotes it */
     int n_special;              /* special tokens in the file (rows and columns) */
     char specials[400];         /* their names, comma-separated, for --drop */
     AttnMapKind kind;           /* weights, or scores when a value is negative */

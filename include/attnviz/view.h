@@ -106,6 +106,10 @@ typedef struct ViewState {
     const unsigned char *head_on;
     const char *no_model;  /* without a Model: what the editor and step view
                               say instead (NULL: nothing drawn there) */
+    const float *inside_q, *inside_k; /* with no_model: a head's query and key
+                              (inside_d floats each), drawn as bars beside the
+                              step view's text with their elementwise product */
+    int inside_d;          /* 0: no vectors */
     ViewCtl ctl[VIEW_CTL_MAX]; /* the controls strip */
     int n_ctl;
     int cross;             /* queries and keys from two texts */

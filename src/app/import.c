@@ -333,6 +333,7 @@ AttnMap import_map(const Imported *im, int shown)
     AttnMap m = attn_map_make(im->v, im->Tq, im->Tk, shown ? im->q_lab : im->q_tok,
                               shown ? im->k_lab : im->k_tok, im->kind);
     m.mask = im->mask;
+    m.causal = im->causal && im->Tq == im->Tk;
     m.layer = im->layer;
     m.head = im->head;
     m.n_layers = im->f.L;

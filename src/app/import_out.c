@@ -68,6 +68,26 @@ static int write_json(FILE *f, void *ctx)
     return print_map_json(f, &m, fields);
 }
 
+/* A figure's title: the file's name, and the text a source computed the
+ * maps of, quoted (its first line, cut at 60 characters). */
+static void figure_title(const Imported *im, char *buf, size_t n)
+{
+    if (!im->text || !im->text[0]) {
+        snprintf(buf, n, "%s", im->title);
+        return;
+    }
+    char line[256];
+    size_t k = 0, chars = 0;
+    const char *p = im->text;
+    for (; *p && *p != '\n' && *p != '\r' && k + 4 < sizeof line; p++) {
+        if (((unsigned char)*p & 0xC0) != 0x80 && ++chars > 60)
+            break;
+        line[k++] = *p == '\t' ? ' ' : *p;
+    }
+    line[k] = '\0';
+    snprintf(buf, n, "%s: \xE2\x80\x9C%s%s\xE2\x80\x9D", im->title, line, *p ? "\xE2\x80\xA6" : "");
+}
+
 /* Every layer and head as small maps of at most 64 × 64 cells. */
 static int grid_maps(const Imported *im, AttnMaps *ms, float **thumbs, char ***labels, AttnErr *err)
 {
@@ -120,7 +140,9 @@ static int write_svg(FILE *f, void *ctx)
     Figure *fig = malloc(sizeof *fig);
     if (!fig)
         return -ATTN_E_NOMEM;
-    figure_layout_export(fig, &m, (float)c->o->scale, c->im->title, c->im->facts, c->cmap,
+    char title[400];
+    figure_title(c->im, title, sizeof title);
+    figure_layout_export(fig, &m, (float)c->o->scale, title, c->im->facts, c->cmap,
                          (ColorScaleMode)c->o->color_scale, query);
     rc = svg_write_figure(f, fig, &m, c->o->theme_dark, query, -1);
     free(fig);
@@ -156,7 +178,7 @@ static int write_png(const Out *c, const char *path, AttnErr *err)
             s->q_special = c->im->q_special;
             s->k_special = c->im->k_special;
             s->heads = c->im->f.H;
-            snprintf(s->title, sizeof s->title, "%s", c->im->title);
+            figure_title(c->im, s->title, sizeof s->title);
             snprintf(s->facts, sizeof s->facts, "%s", c->im->facts);
             s->query = o->query < c->im->Tq ? o->query : -1;
             s->all_lines = o->view != VIEW_HEATMAP && s->query < 0;

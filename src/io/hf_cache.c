@@ -7,7 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <cjson/cJSON.h>
+
 #include "attnviz/gpt2io.h"
+#include "attnviz/io.h"
 
 #define REF_MAX 128
 
@@ -178,4 +181,33 @@ int gpt2_model_find(const char *name, char **dir, AttnErr *err)
                         "no such folder, and not in the Hugging Face cache %.200s (looked for "
                         "%.300s); download it with: huggingface-cli download %s%s",
                         cache, looked, org, name);
+}
+
+/* ---- which architecture a folder holds ------------------------------------------------ */
+
+#define CONFIG_MAX (4L << 20)
+
+int hf_config_model_type(const char *dir, char *buf, size_t n, AttnErr *err)
+{
+    char path[4200];
+    char *text = NULL;
+    size_t len = 0;
+    buf[0] = '\0';
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    int rc = io_read_file(path, CONFIG_MAX, &text, &len, err);
+    if (rc < 0)
+        return rc;
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    const cJSON *mt = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "model_type") : NULL;
+    if (!root)
+        rc = attn_err_set(err, ATTN_E_PARSE, path, 0, "not valid JSON");
+    else if (!mt)
+        rc = attn_err_set(err, ATTN_E_PARSE, path, 0, "no \"model_type\" (a GPT-2's is \"gpt2\")");
+    else if (!cJSON_IsString(mt) || !mt->valuestring)
+        rc = attn_err_set(err, ATTN_E_PARSE, path, 0, "\"model_type\" must be a string");
+    else
+        snprintf(buf, n, "%s", mt->valuestring);
+    cJSON_Delete(root);
+    free(text);
+    return rc;
 }

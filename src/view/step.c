@@ -24,7 +24,7 @@ static int head_is_identity(const AttnParams *p, int head)
 }
 
 /* Bars of a vector: one per dimension, centred on a zero line. */
-static void draw_bars(SDL_Renderer *r, const float *x, int n, SDL_Rect area, float amax,
+void draw_bars(SDL_Renderer *r, const float *x, int n, SDL_Rect area, float amax,
                       SDL_Color pos, SDL_Color neg)
 {
     if (n <= 0)

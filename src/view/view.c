@@ -5,6 +5,7 @@
 #include "view_internal.h"
 #include "compare.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,8 +275,40 @@ static void draw_grid_maps(View *v, SDL_Renderer *r, const ViewState *s, const V
     SDL_RenderSetClipRect(r, NULL);
 }
 
+/* Inside a head (a source's vectors): q, k and q∘k as bars in area, their
+ * names above, the sum of the product after its name. */
+static void inside_bars(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect area)
+{
+    enum { MAXD = 1024 };
+    const Theme *th = theme(s);
+    int d = s->inside_d < MAXD ? s->inside_d : MAXD;
+    float prod[MAXD], amax = 1e-6f, pmax = 1e-6f;
+    double sum = 0.0;
+    for (int c = 0; c < d; c++) {
+        prod[c] = s->inside_q[c] * s->inside_k[c];
+        sum += prod[c];
+        amax = fmaxf(amax, fmaxf(fabsf(s->inside_q[c]), fabsf(s->inside_k[c])));
+        pmax = fmaxf(pmax, fabsf(prod[c]));
+    }
+    int name_px = S(s, 12), name_h = text_line_height(v->text, name_px), gap = S(s, 10);
+    int gw = (area.w - 2 * gap) / 3;
+    if (gw < 3 * d / 2 && gw < 60)
+        return; /* no room for bars to mean anything */
+    char prod_name[80];
+    snprintf(prod_name, sizeof prod_name, "q\xE2\x88\x98k  (\xCE\xA3 = %.3f)", sum);
+    const char *names[3] = {"q (query)", "k (key)", prod_name};
+    const float *vec[3] = {s->inside_q, s->inside_k, prod};
+    for (int g = 0; g < 3; g++) {
+        SDL_Rect a = {area.x + g * (gw + gap), area.y + name_h + S(s, 4), gw, area.h - name_h - S(s, 4)};
+        text_draw(v->text, name_px, th->dim, names[g], a.x, area.y, 0, 0);
+        set_color(r, th->border);
+        SDL_RenderDrawLine(r, a.x, a.y + a.h / 2, a.x + a.w, a.y + a.h / 2);
+        draw_bars(r, vec[g], d, a, g == 2 ? pmax : amax, g == 2 ? th->accent : th->pos, th->neg);
+    }
+}
+
 /* The editor's and step view's room when there is no Model: what they
- * would show and why not. */
+ * would show and why not (and inside a head, its vectors as bars). */
 static void no_model_panels(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
     const SDL_Rect *panels[2] = {&l->editor, &l->step};
@@ -284,6 +317,12 @@ static void no_model_panels(View *v, SDL_Renderer *r, const ViewState *s, const 
         if (!p.w || !p.h || !s->no_model)
             continue;
         fill(r, p, theme(s)->panel);
+        if (k == 1 && s->inside_d > 0 && s->inside_q && s->inside_k && p.w > S(s, 500)) {
+            int tw = p.w * 9 / 20; /* the text left, the bars right */
+            inside_bars(v, r, s, (SDL_Rect){p.x + tw + S(s, 10), p.y + S(s, 10), p.w - tw - S(s, 20),
+                                            p.h - S(s, 20)});
+            p.w = tw;
+        }
         SDL_RenderSetClipRect(r, &p);
         /* word-wrapped to the panel */
         int px = S(s, 13), lh = text_line_height(v->text, px), y = p.y + S(s, 10);

@@ -83,6 +83,9 @@ static inline SDL_Color rgb_color(Rgb c)
 /* Opaque fills skip blending: the software renderer would otherwise blend
  * every pixel of every panel. */
 void fill(SDL_Renderer *r, SDL_Rect rc, SDL_Color c);
+/* Bars of x[0..n): one per dimension in area, centred on a zero line, of
+ * height x / amax of the half; pos and neg colour the signs (step.c). */
+void draw_bars(SDL_Renderer *r, const float *x, int n, SDL_Rect area, float amax, SDL_Color pos, SDL_Color neg);
 /* Rectangle outline of thickness t pixels, drawn inside rc. */
 void outline(SDL_Renderer *r, SDL_Rect rc, SDL_Color c, int t);
 /* A thick anti-aliased polyline of n points (at most 64), w pixels wide. */

@@ -10,7 +10,9 @@ starts 8-byte aligned: 548 MB. Weights: normal, std 0.02 (layer norms' 1 ±
 0.02), as GPT-2's initialisation; numpy only. Written to DIR.tmp, then
 renamed, so a half-written folder is never taken for a model.
 
-usage: gen_gpt2.py DIR
+usage: gen_gpt2.py DIR [small|medium|large|xl]
+(the other sizes' shapes, to check by hand that they open and compute: 1.4,
+3.1 and 6.2 GB)
 """
 import json
 import os
@@ -20,7 +22,9 @@ import sys
 
 import numpy as np
 
-L, H, C, I, V, P = 12, 12, 768, 3072, 50257, 1024
+SIZES = {"small": (12, 12, 768), "medium": (24, 16, 1024), "large": (36, 20, 1280), "xl": (48, 25, 1600)}
+L, H, C = SIZES[sys.argv[2] if len(sys.argv) > 2 else "small"]
+I, V, P = 4 * C, 50257, 1024
 
 CONFIG = {
     "activation_function": "gelu_new",

@@ -248,10 +248,12 @@ def gpt2_rows(res, row):
             fmt(num(res, "gpt2_read_GBps"))),
         "gpt2_step_floor_ratio", "")
     conv = num(res, "gpt2_converted")
-    row("GPT-2 small (random weights, a 548 MB model.safetensors): open to a one-token forward "
-        "(the proxy for the first frame)",
-        "gpt2_file_open %s ms, one-token forward %s ms; %s" % (
-            fmt(num(res, "gpt2_file_ms")), fmt(num(res, "gpt2_forward1_ms")),
+    ff = num(res, "gpt2_first_frame_ms")
+    row("GPT-2 small (random weights, a 548 MB model.safetensors): `attnviz --model DIR TEXT` "
+        "launched to its first frame (maps of the text on screen), under Xvfb"
+        if ff == ff else "GPT-2 small: open to a one-token forward (the proxy: Xvfb failed)",
+        "in it: gpt2_file_open %s ms, one-token forward %s ms; %s" % (
+            fmt(num(res, "gpt2_file_proxy_ms")), fmt(num(res, "gpt2_forward1_proxy_ms")),
             "every weight float32, used in place from the mapping (none converted)" if conv == 0
             else "%d tensors converted (%s MB)" % (conv, fmt(num(res, "gpt2_converted_MB")))),
         "–", "gpt2_open_ms", "ms")

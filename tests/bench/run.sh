@@ -65,7 +65,7 @@ PKGS=$(sed -n 's/^PKGS[[:space:]]*:=[[:space:]]*//p' Makefile)
 # the project's flags (Makefile CFLAGS_BASE, OPT=-O2), linked with the objects make built
 BFLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -g -O2 -Iinclude"
 OBJS=$(ls build/obj/src/core/*.o build/obj/src/io/*.o build/obj/src/view/*.o build/obj/src/app/*.o \
-    build/obj/src/app/sources/*.o)
+    build/obj/src/app/sources/*.o build/obj/src/app/lm/*.o)
 # shellcheck disable=SC2046,SC2086
 $CC $BFLAGS $(pkg-config --cflags $PKGS) tests/bench/bench.c $OBJS -o "$OUT/bench" \
     $(pkg-config --libs $PKGS) -lm -lpthread
@@ -86,6 +86,38 @@ put sdl "SDL $(pkg-config --modversion sdl2)"
 put rounds "$ROUNDS"
 # other work on the machine skews every figure: say how busy it was
 put load_start "$(cut -d' ' -f1 /proc/loadavg)"
+
+# startup_on ARGS...: bench.c's start-up of attnviz ARGS (launch → first
+# presented frame, and → visible window) in a private Xvfb; its last line
+startup_on() {
+    local d n i XPID="" out=""
+    for ((n = 0; n < 50; n++)); do
+        d=$((300 + RANDOM % 600))
+        [ -e "/tmp/.X11-unix/X$d" ] || [ -e "/tmp/.X$d-lock" ] && continue
+        # -noreset: without it the server resets whenever its last client leaves,
+        # and a client connecting during the reset fails ("cannot open display")
+        Xvfb ":$d" -screen 0 1600x1000x24 -nolisten tcp -noreset >"$OUT/xvfb.log" 2>&1 &
+        XPID=$!
+        for ((i = 0; i < 300; i++)); do
+            [ -e "/tmp/.X11-unix/X$d" ] && break
+            kill -0 "$XPID" 2>/dev/null || break
+            sleep 0.01
+        done
+        [ -e "/tmp/.X11-unix/X$d" ] && kill -0 "$XPID" 2>/dev/null && break
+        kill "$XPID" 2>/dev/null || true
+        XPID=""
+    done
+    [ -n "$XPID" ] || return 0
+    trap 'kill "$XPID" 2>/dev/null || true' EXIT
+    # start-up varies most from run to run: twice the rounds
+    out=$(DISPLAY=:$d env -u SDL_VIDEODRIVER -u WAYLAND_DISPLAY "$B" startup "$((2 * ROUNDS + 1))" \
+        "$PWD/$OUT/first_frame.so" "$OUT/first_frame.stamp" -- "$BIN" --fresh "$@" \
+        | tee -a "$OUT/startup.log" | tail -n 1) || out=""
+    kill "$XPID" 2>/dev/null || true
+    wait "$XPID" 2>/dev/null || true
+    trap - EXIT
+    echo "$out"
+}
 
 ONLY=${BENCH_ONLY:-}
 case "$ONLY" in ""|gpt2) ;; *) echo "make bench: BENCH_ONLY=$ONLY: only gpt2 is known" >&2; exit 1 ;; esac
@@ -276,34 +308,8 @@ put import_big_MB "$(calc "$(stat -c %s "$A1200")" ' / 1e6')"
 # A private Xvfb on a free display; a failure here (the X server lost, say)
 # gives "n/a" and a warning instead of losing every other figure.
 say "start-up under Xvfb, $ROUNDS rounds"
-XPID=""
-for ((n = 0; n < 50; n++)); do
-    d=$((300 + RANDOM % 600))
-    [ -e "/tmp/.X11-unix/X$d" ] || [ -e "/tmp/.X$d-lock" ] && continue
-    # -noreset: without it the server resets whenever its last client leaves,
-    # and a client connecting during the reset fails ("cannot open display")
-    Xvfb ":$d" -screen 0 1600x1000x24 -nolisten tcp -noreset >"$OUT/xvfb.log" 2>&1 &
-    XPID=$!
-    for ((i = 0; i < 300; i++)); do
-        [ -e "/tmp/.X11-unix/X$d" ] && break
-        kill -0 "$XPID" 2>/dev/null || break
-        sleep 0.01
-    done
-    [ -e "/tmp/.X11-unix/X$d" ] && kill -0 "$XPID" 2>/dev/null && break
-    kill "$XPID" 2>/dev/null || true
-    XPID=""
-done
-line=""
-if [ -n "$XPID" ]; then
-    trap 'kill "$XPID" 2>/dev/null || true' EXIT
-    # start-up varies most from run to run: twice the rounds
-    line=$(DISPLAY=:$d env -u SDL_VIDEODRIVER -u WAYLAND_DISPLAY "$B" startup "$((2 * ROUNDS + 1))" \
-        "$PWD/$OUT/first_frame.so" "$OUT/first_frame.stamp" -- "$BIN" --fresh \
-        | tee "$OUT/startup.log" | tail -n 1) || line=""
-    kill "$XPID" 2>/dev/null || true
-    wait "$XPID" 2>/dev/null || true
-    trap - EXIT
-fi
+: >"$OUT/startup.log"
+line=$(startup_on)
 case "$line" in
 *first_frame_median_ms=*) ;;
 *) echo "make bench: warning: start-up not measured (see $OUT/startup.log, $OUT/xvfb.log)" >&2
@@ -413,10 +419,22 @@ GDIR=$OUT/gpt2-random
 line=$("$PY" tests/bench/torch_gpt2.py --check "$GDIR" 16 "$OUT/gpt2-maps.f32" | tee -a "$GLOG") \
     || echo "make bench: warning: torch_gpt2.py's maps differ from attnviz's ($line): the peer is not computing the same equations" >&2
 put gpt2_peer_max_diff "$(echo "$line" | field max_diff)"
+say "GPT-2: the window on that model, launch to its first frame under Xvfb"
+# the window tokenizes its text: the tokenizer the tests made (small, GPT-2's layout)
+for f in vocab.json merges.txt; do [ -s "$GDIR/$f" ] || cp "tests/fixtures/gpt2tok/$f" "$GDIR/"; done
+line=$(startup_on --model "$GDIR" "The train left the station on time")
+case "$line" in
+*first_frame_median_ms=*) put gpt2_first_frame_ms "$(echo "$line" | field first_frame_median_ms)" ;;
+*) echo "make bench: warning: the model's first frame not measured (see $OUT/startup.log)" >&2
+   put gpt2_first_frame_ms nan ;;
+esac
 say "GPT-2: open to a one-token forward, $ROUNDS runs; memory at T = 1024"
 : >"$OUT/go"
 for ((r = 0; r < ROUNDS; r++)); do "$G" open "$GDIR" | tee -a "$GLOG" >>"$OUT/go"; done
-for k in open file forward1; do put "gpt2_${k}_ms" "$(med_of "${k}_ms" "$OUT/go")"; done
+for k in open file forward1; do put "gpt2_${k}_proxy_ms" "$(med_of "${k}_ms" "$OUT/go")"; done
+# the goal's figure: the window's first frame when Xvfb measured it, else the proxy
+ff=$(grep '^gpt2_first_frame_ms ' "$RES" | cut -d' ' -f2)
+if [ "$ff" != nan ]; then put gpt2_open_ms "$ff"; else put gpt2_open_ms "$(grep '^gpt2_open_proxy_ms ' "$RES" | cut -d' ' -f2)"; fi
 put gpt2_converted "$(field converted <"$OUT/go")"
 put gpt2_converted_MB "$(field converted_MB <"$OUT/go")"
 line=$("$G" rss "$GDIR" | tee -a "$GLOG")

@@ -1,7 +1,7 @@
 #define _DEFAULT_SOURCE
-/* The GPT-2 source (issue 25): a model of the GPT-2 family computed here,
- * from a Hugging Face folder or its cache (io/gpt2_file.c), its text
- * tokenized by its byte-level BPE (core/bpe.c) and run by core/gpt2.c on a
+/* The model source (issues 25, 27): a language model computed here, of any
+ * architecture lm.h knows (GPT-2, ...), from a Hugging Face folder or its
+ * cache, its text tokenized by its BPE (core/bpe.c) and run on a
  * worker thread (background.h): every layer × head map follows the text as
  * it is typed, the key/value cache of the unchanged prefix kept. Its maps
  * are shown as layers × heads (maps_shown.c); its own panel says what comes
@@ -13,8 +13,8 @@
 #include "attnviz/background.h"
 #include "attnviz/bpe.h"
 #include "attnviz/bpe_files.h"
-#include "attnviz/gpt2_forward.h"
 #include "attnviz/gpt2io.h"
+#include "attnviz/lm.h"
 #include "attnviz/import.h"
 #include "attnviz/io.h"
 #include "attnviz/maps_shown.h"
@@ -44,9 +44,8 @@ void gpt2_opened_free(Gpt2Opened *g)
         import_close(g->im);
         free(g->im);
     }
-    gpt2_state_destroy(g->st);
     bpe_destroy(g->bpe);
-    gpt2_file_close(g->model);
+    lm_close(&g->lm);
     bpe_ids_free(&g->ids);
     free(g->text);
     free(g);
@@ -70,7 +69,7 @@ static int find_model(const char *name, char **dir, AttnErr *err)
 static int encode(const Gpt2Opened *g, const char *text, size_t len, BpeIds *ids)
 {
     ids->n = 0;
-    if (g->prepend_bos && g->model->cfg.bos_id >= 0) {
+    if (g->prepend_bos && g->lm.info.bos_id >= 0) {
         if (ids->cap < 1) {
             int *p = realloc(ids->id, 16 * sizeof *p);
             if (!p)
@@ -78,23 +77,29 @@ static int encode(const Gpt2Opened *g, const char *text, size_t len, BpeIds *ids
             ids->id = p;
             ids->cap = 16;
         }
-        ids->id[ids->n++] = g->model->cfg.bos_id;
+        ids->id[ids->n++] = g->lm.info.bos_id;
     }
     return bpe_encode(g->bpe, text, len, ids) < 0 ? -ATTN_E_NOMEM : 0;
 }
 
 /* Token id's label as stored (Ġ for its space, ‹0xNN› for a byte that is
- * not whole UTF-8) or as shown (␣ for the space). Malloc'd. */
-static char *token_label(const Bpe *b, int id, const char *space)
+ * not whole UTF-8) or as shown (␣ for the space); none (an output row no
+ * token has, as a padded vocabulary's) is `none`. Malloc'd. */
+static char *token_text(const Bpe *b, int id, const char *space, const char *none)
 {
     char small[256];
     size_t n = bpe_token_text(b, id, space, small, sizeof small);
     if (n < sizeof small)
-        return strdup(n ? small : "?");
+        return strdup(n ? small : none);
     char *big = malloc(n + 1);
     if (big)
         bpe_token_text(b, id, space, big, n + 1);
     return big;
+}
+
+static char *token_label(const Bpe *b, int id, const char *space)
+{
+    return token_text(b, id, space, "?");
 }
 
 /* The maps of ids[0..T) (packed L × H × T × T, owned from now on) as an
@@ -126,6 +131,7 @@ static Imported *maps_imported(const Bpe *b, const char *name, float *maps, cons
         im->q_shown[i] = shown[i];
     }
     free(shown);
+    im->causal = 1; /* the keys after each query are masked, in the window as in the exports */
     return im;
 }
 
@@ -142,16 +148,13 @@ int gpt2_open_model(const char *path, int prepend_bos, Gpt2Opened **out, AttnErr
     if (rc == 0) {
         if (!realpath(dir, g->dir))
             snprintf(g->dir, sizeof g->dir, "%s", dir);
-        rc = gpt2_file_open(dir, &g->model, err);
+        rc = lm_open(&g->lm, dir, err);
     }
     if (rc == 0)
         rc = bpe_load_dir(&g->bpe, dir, err);
-    if (rc == 0 && bpe_n_vocab(g->bpe) > g->model->cfg.n_vocab)
-        rc = attn_err_set(err, ATTN_E_RANGE, dir, 0,
-                          "the tokenizer has %d tokens, the model's wte only %d rows", bpe_n_vocab(g->bpe),
-                          g->model->cfg.n_vocab);
-    if (rc == 0)
-        rc = gpt2_state_create(&g->st, &g->model->cfg, err);
+    if (rc == 0 && bpe_n_vocab(g->bpe) > g->lm.info.n_vocab)
+        rc = attn_err_set(err, ATTN_E_RANGE, dir, 0, "the tokenizer has %d tokens, the model's %s only %d rows",
+                          bpe_n_vocab(g->bpe), g->lm.info.embed_name, g->lm.info.n_vocab);
     const char *slash = strrchr(path, '/');
     snprintf(g->name, sizeof g->name, "%s", slash && slash[1] ? slash + 1 : path);
     free(dir);
@@ -173,23 +176,23 @@ int gpt2_compute_text(Gpt2Opened *g, const char *text, size_t len, AttnErr *err)
     g->text[len] = '\0';
     if (encode(g, text, len, &g->ids) < 0)
         return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
-    int T = g->ids.n, L = g->model->cfg.n_layer, H = g->model->cfg.n_head;
+    int T = g->ids.n, L = g->lm.info.n_layer, H = g->lm.info.n_head;
     if (T == 0)
         return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "the text is empty: no tokens, no maps");
-    if (T > g->model->cfg.n_positions)
+    if (T > g->lm.info.n_positions)
         return attn_err_set(err, ATTN_E_TOO_MANY_TOKENS, g->path, 0,
-                            "%d tokens: %s takes at most %d (n_positions)", T, g->name, g->model->cfg.n_positions);
+                            "%d tokens: %s takes at most %d (n_positions)", T, g->name, g->lm.info.n_positions);
     for (int i = 0; i < T; i++)
-        if (g->ids.id[i] >= g->model->cfg.n_vocab)
-            return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "token id %d is not a row of wte (%d rows)",
-                                g->ids.id[i], g->model->cfg.n_vocab);
-    int rc = gpt2_forward(g->st, &g->model->weights, g->ids.id, T, NULL, err);
+        if (g->ids.id[i] >= g->lm.info.n_vocab)
+            return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "token id %d is not a row of %s (%d rows)",
+                                g->ids.id[i], g->lm.info.embed_name, g->lm.info.n_vocab);
+    int rc = lm_forward(&g->lm, g->ids.id, T, NULL, err);
     if (rc < 0)
         return rc;
     float *maps = malloc(sizeof(float) * (size_t)L * H * T * T);
     if (!maps)
         return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
-    gpt2_maps_copy(g->st, maps);
+    lm_maps_copy(&g->lm, maps);
     if (g->im) {
         import_close(g->im);
         free(g->im);
@@ -202,14 +205,14 @@ int gpt2_compute_text(Gpt2Opened *g, const char *text, size_t len, AttnErr *err)
 
 int gpt2_print_predictions(FILE *f, Gpt2Opened *g, int pos, AttnErr *err)
 {
-    int ids[GPT2_TOP_K];
-    float probs[GPT2_TOP_K];
-    int k = g->model->cfg.n_vocab < GPT2_TOP_K ? g->model->cfg.n_vocab : GPT2_TOP_K;
-    int rc = gpt2_top_k(g->st, &g->model->weights, pos, k, ids, probs, NULL, err);
+    int ids[LM_TOP_K];
+    float probs[LM_TOP_K];
+    int k = g->lm.info.n_vocab < LM_TOP_K ? g->lm.info.n_vocab : LM_TOP_K;
+    int rc = lm_top_k(&g->lm, pos, k, ids, probs, err);
     if (rc < 0)
         return rc;
     for (int r = 0; r < k; r++) {
-        char *t = token_label(g->bpe, ids[r], NULL);
+        char *t = token_text(g->bpe, ids[r], NULL, ""); /* "": no token has that row */
         fprintf(f, "%d\t%.6f\t", ids[r], (double)probs[r]);
         io_json_string(f, t ? t : "");
         fputc('\n', f);
@@ -286,6 +289,7 @@ static int gpt2_cli_write(void *opened, const Options *o, AttnErr *err)
             return rc;
     }
     g->im->ids = g->ids.id; /* tokens the same when their ids are */
+    g->im->text = g->text; /* the figures' title quotes it */
     Options rest = *o;
     if (rest.print == PRINT_PREDICTIONS)
         rest.print = PRINT_NONE;
@@ -304,6 +308,7 @@ static void gpt2_cli_free(void *opened)
 typedef struct Request {
     int *ids;
     int T;
+    int want_maps;       /* 0: the maps shown are these ids' already (a new selection) */
     int pred_pos;
     int sel_i, sel_j;
 } Request;
@@ -312,25 +317,27 @@ typedef struct Request {
 typedef struct Result {
     int T, L, H, C, layers_done;
     int *ids;
-    float *maps;         /* L × H × T × T: taken by the Imported */
+    float *maps;         /* L × H × T × T: taken by the Imported; NULL when not asked */
     float *q, *k;        /* L × C: the query of sel_i and the key of sel_j */
     int sel_i, sel_j;
     int pred_pos, n_pred;
-    int pred_ids[GPT2_TOP_K];
-    float pred_p[GPT2_TOP_K];
+    int pred_ids[LM_TOP_K];
+    float pred_p[LM_TOP_K];
     int rc;
     char msg[600];
 } Result;
 
 typedef struct Gpt2Source {
     MapsShown ms;
-    Gpt2Opened *g;       /* the model; its state g->st is the worker's while it runs */
+    Gpt2Opened *g;       /* the model; its state g->lm is the worker's while it runs */
     Background *bg;
     BpeIds ids;          /* the text's tokens now */
     int T_maps;          /* tokens of the maps shown */
     int stale;           /* the maps are older than the text */
     int asked_pred, asked_i, asked_j;
     Result *last;        /* the newest result taken: vectors, predictions */
+    int slow_ms;         /* ATTNVIZ_TEST_SLOW_LAYERS_MS when shown: each layer made that much
+                            slower (the tests of the partial maps, on a model too small to need them) */
     char panel[3000];
     char what[300];
 } Gpt2Source;
@@ -355,18 +362,19 @@ static void result_free(void *p)
     free(r);
 }
 
-static Result *new_result(Gpt2Opened *g, const Request *q)
+static Result *new_result(Gpt2Opened *g, const Request *q, int maps)
 {
     Result *r = calloc(1, sizeof *r);
     if (!r)
         return NULL;
     r->T = q->T;
-    r->L = g->model->cfg.n_layer;
-    r->H = g->model->cfg.n_head;
-    r->C = g->model->cfg.n_embd;
+    r->L = g->lm.info.n_layer;
+    r->H = g->lm.info.n_head;
+    r->C = g->lm.info.n_head * g->lm.info.d_head;
     r->ids = malloc(sizeof(int) * (size_t)(q->T ? q->T : 1));
-    r->maps = malloc(sizeof(float) * (size_t)r->L * r->H * (q->T ? q->T : 1) * (q->T ? q->T : 1));
-    if (!r->ids || !r->maps) {
+    if (maps)
+        r->maps = malloc(sizeof(float) * (size_t)r->L * r->H * (q->T ? q->T : 1) * (q->T ? q->T : 1));
+    if (!r->ids || (maps && !r->maps)) {
         result_free(r);
         return NULL;
     }
@@ -377,6 +385,7 @@ static Result *new_result(Gpt2Opened *g, const Request *q)
 typedef struct Hook {
     BgJob *job;
     double t0;
+    int slow_ms;         /* the source's slow_ms */
     Gpt2Opened *g;
     const Request *q;
 } Hook;
@@ -396,7 +405,7 @@ static int hook_cancel(void *user)
 /* The vectors and predictions of a finished forward into r. */
 static void finish_result(Gpt2Opened *g, const Request *q, Result *r)
 {
-    const Gpt2State *st = g->st;
+    const Lm *lm = &g->lm;
     int C = r->C, L = r->L, T = r->T;
     r->sel_i = q->sel_i;
     r->sel_j = q->sel_j;
@@ -405,14 +414,14 @@ static void finish_result(Gpt2Opened *g, const Request *q, Result *r)
         for (int l = 0; l < L; l++)
             for (int h = 0; h < r->H; h++) {
                 int dh = C / r->H;
-                memcpy(r->q + (size_t)l * C + h * dh, gpt2_query(st, l, h, q->sel_i), sizeof(float) * dh);
-                memcpy(r->k + (size_t)l * C + h * dh, gpt2_key(st, l, h, q->sel_j), sizeof(float) * dh);
+                memcpy(r->q + (size_t)l * C + h * dh, lm_query(lm, l, h, q->sel_i), sizeof(float) * dh);
+                memcpy(r->k + (size_t)l * C + h * dh, lm_key(lm, l, h, q->sel_j), sizeof(float) * dh);
             }
     r->pred_pos = q->pred_pos;
     if (q->pred_pos >= 0 && q->pred_pos < T) {
         AttnErr err = {0};
-        int k = g->model->cfg.n_vocab < GPT2_TOP_K ? g->model->cfg.n_vocab : GPT2_TOP_K;
-        if (gpt2_top_k(g->st, &g->model->weights, q->pred_pos, k, r->pred_ids, r->pred_p, NULL, &err) == 0)
+        int k = g->lm.info.n_vocab < LM_TOP_K ? g->lm.info.n_vocab : LM_TOP_K;
+        if (lm_top_k(&g->lm, q->pred_pos, k, r->pred_ids, r->pred_p, &err) == 0)
             r->n_pred = k;
     }
 }
@@ -420,15 +429,17 @@ static void finish_result(Gpt2Opened *g, const Request *q, Result *r)
 /* A slow forward shows its layers as they finish: after a layer, once the
  * forward has run for a tenth of a second, the maps so far (the layers not
  * yet done keep the last text's numbers; the window draws them dimmed). */
-static void hook_layer(void *user, const Gpt2State *s, int layer)
+static void hook_layer(void *user, int layer)
 {
     Hook *h = user;
-    if (layer + 1 >= s->cfg.n_layer || now_s() - h->t0 < 0.1)
+    if (h->slow_ms > 0)
+        SDL_Delay((Uint32)h->slow_ms);
+    if (layer + 1 >= h->g->lm.info.n_layer || now_s() - h->t0 < 0.1)
         return;
-    Result *r = new_result(h->g, h->q);
+    Result *r = new_result(h->g, h->q, 1);
     if (!r)
         return;
-    gpt2_maps_copy(s, r->maps);
+    lm_maps_copy(&h->g->lm, r->maps);
     r->layers_done = layer + 1;
     r->pred_pos = -1;
     bg_post(h->job, r, result_free, 0);
@@ -440,20 +451,21 @@ static void run(void *ctx, void *request, BgJob *job)
     Gpt2Source *src = ctx;
     Gpt2Opened *g = src->g;
     Request *q = request;
-    Hook h = {job, now_s(), g, q};
-    Gpt2Hooks hooks = {hook_cancel, hook_layer, &h};
+    Hook h = {job, now_s(), src->slow_ms, g, q};
+    LmHooks hooks = {hook_cancel, hook_layer, &h};
     AttnErr err = {0};
-    int rc = gpt2_forward(g->st, &g->model->weights, q->ids, q->T, &hooks, &err);
+    int rc = lm_forward(&g->lm, q->ids, q->T, &hooks, &err);
     if (rc == -ATTN_E_CANCELLED)
         return;
-    Result *r = new_result(g, q);
+    Result *r = new_result(g, q, rc == 0 && q->want_maps);
     if (!r)
         return;
     r->rc = rc;
     snprintf(r->msg, sizeof r->msg, "%s", err.msg);
     r->layers_done = rc == 0 ? r->L : 0;
     if (rc == 0) {
-        gpt2_maps_copy(g->st, r->maps);
+        if (r->maps)
+            lm_maps_copy(&g->lm, r->maps);
         finish_result(g, q, r);
     }
     bg_post(job, r, result_free, 1);
@@ -474,6 +486,10 @@ static void submit(AppState *a)
     }
     memcpy(q->ids, s->ids.id, sizeof(int) * (size_t)T);
     q->T = T;
+    /* a new selection on the maps shown: the predictions and vectors only (a
+     * forward of unchanged ids computes nothing; the maps are not copied) */
+    q->want_maps = !(s->last && s->last->layers_done == s->last->L && s->last->T == T && s->T_maps == T &&
+                     memcmp(s->last->ids, q->ids, sizeof(int) * (size_t)T) == 0);
     q->pred_pos = a->vs.query >= 0 && a->vs.query < T ? a->vs.query : T - 1;
     q->sel_i = q->pred_pos;
     q->sel_j = a->vs.key >= 0 && a->vs.key < T ? a->vs.key : q->sel_i;
@@ -492,7 +508,7 @@ static void gpt2_set_text(AppState *a)
         app_status(a, 1, "out of memory");
         return;
     }
-    int max = g->model->cfg.n_positions;
+    int max = g->lm.info.n_positions;
     if (s->ids.n > max) {
         app_status(a, 1, "%d tokens: %s takes %d (n_positions); the first %d are shown", s->ids.n, g->name, max,
                    max);
@@ -501,8 +517,9 @@ static void gpt2_set_text(AppState *a)
         a->status[0] = '\0';
     }
     for (int i = 0; i < s->ids.n; i++)
-        if (s->ids.id[i] >= g->model->cfg.n_vocab) {
-            app_status(a, 1, "token id %d is not a row of wte (%d rows)", s->ids.id[i], g->model->cfg.n_vocab);
+        if (s->ids.id[i] >= g->lm.info.n_vocab) {
+            app_status(a, 1, "token id %d is not a row of %s (%d rows)", s->ids.id[i], g->lm.info.embed_name,
+                       g->lm.info.n_vocab);
             s->ids.n = i;
             break;
         }
@@ -534,7 +551,7 @@ static int gpt2_tick(AppState *a, Uint32 now_ms, int *wait_ms)
     }
     int same = r->T == s->T_maps && s->last && s->last->layers_done == r->layers_done &&
                memcmp(r->ids, s->last->ids, sizeof(int) * (size_t)r->T) == 0;
-    if (!same) {
+    if (!same && r->maps) {
         AttnErr err = {0};
         float *maps = r->maps;
         r->maps = NULL;
@@ -572,7 +589,7 @@ static void panel_text(AppState *a)
         PUT("What comes next after \xE2\x80\x9C%s\xE2\x80\x9D (position %d):\n", t ? t : "?", r->pred_pos + 1);
         free(t);
         for (int k = 0; k < r->n_pred; k++) {
-            char *w = token_label(s->g->bpe, r->pred_ids[k], SPACE_MARK);
+            char *w = token_text(s->g->bpe, r->pred_ids[k], SPACE_MARK, "\xE2\x80\xB9no token\xE2\x80\xBA");
             PUT("%2d. %5.1f%%  \xE2\x80\x9C%s\xE2\x80\x9D\n", k + 1, 100.0 * r->pred_p[k], w ? w : "?");
             free(w);
         }
@@ -593,8 +610,8 @@ static void panel_text(AppState *a)
                     break;
                 }
         }
-        double scaled = s->g->model->cfg.scale_attn_weights ? dot / sqrt((double)dh) : dot;
-        if (s->g->model->cfg.scale_by_inverse_layer_idx)
+        double scaled = s->g->lm.info.scale_attn ? dot / sqrt((double)dh) : dot;
+        if (s->g->lm.info.scale_by_layer)
             scaled /= layer + 1;
         PUT("\nInside layer %d, head %d: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D\n",
             layer + 1, head + 1, im && r->sel_i < im->f.Tq ? im->q_shown[r->sel_i] : "?",
@@ -602,9 +619,8 @@ static void panel_text(AppState *a)
         PUT("q \xC2\xB7 k = \xCE\xA3 q_d k_d over %d dims = %.3f; the score %.3f (\xC3\xB7\xE2\x88\x9A%d)\n", dh, dot,
             scaled, dh);
         PUT("largest terms q_d \xC3\x97 k_d:");
-        for (int m = 0; m < 4 && top[m] >= 0; m++)
-            PUT("  d%d: %.2f \xC3\x97 %.2f = %.2f", top[m], (double)q[top[m]], (double)k[top[m]],
-                (double)q[top[m]] * k[top[m]]);
+        for (int m = 0; m < 3 && top[m] >= 0; m++)
+            PUT("%s d%d %.2f", m ? "," : "", top[m], (double)q[top[m]] * k[top[m]]);
         PUT("\n");
     } else if (r) {
         PUT("\nInside a head: pick one layer and head (L, H) and a query \xE2\x86\x92 key cell.");
@@ -628,8 +644,14 @@ static void gpt2_present(AppState *a)
     a->vs.step_label = "Next token";
     a->vs.sentence = a->text;
     a->vs.stale = s->stale;
-    /* GPT-2 is causal: the keys after the query are masked, not 0 */
-    a->vs.map.causal = a->vs.weights.causal = a->vs.map.Tq == a->vs.map.Tk;
+    const Result *r = s->last; /* inside the shown head: the vectors as bars beside the text */
+    int layer = s->ms.layer, head = s->ms.head;
+    if (r && r->q && r->k && layer >= 0 && head >= 0 && !s->ms.rollout && r->sel_i < r->T && r->sel_j < r->T) {
+        int dh = r->C / r->H;
+        a->vs.inside_q = r->q + (size_t)layer * r->C + head * dh;
+        a->vs.inside_k = r->k + (size_t)layer * r->C + head * dh;
+        a->vs.inside_d = dh;
+    }
 }
 
 static void gpt2_shown_size(const AppState *a, int *Tq, int *Tk)
@@ -698,6 +720,8 @@ static int gpt2_show(AppState *a, void *opened)
         return -ATTN_E_NOMEM;
     }
     s->g = g;
+    const char *slow = getenv("ATTNVIZ_TEST_SLOW_LAYERS_MS");
+    s->slow_ms = slow ? atoi(slow) : 0; /* read here, before the worker starts */
     s->bg = bg_create(run, s, app_wake, NULL);
     if (!s->bg) {
         maps_shown_free(&s->ms);
@@ -749,9 +773,9 @@ static int gpt2_open(AppState *a, const char *path)
 static void gpt2_probe_setup(const AppState *a, int *bos_id, int *vocab, int *max_T)
 {
     const Gpt2Source *s = a->src;
-    *bos_id = s->g->model->cfg.bos_id;
-    *vocab = s->g->model->cfg.n_vocab;
-    *max_T = s->g->model->cfg.n_positions;
+    *bos_id = s->g->lm.info.bos_id;
+    *vocab = s->g->lm.info.n_vocab;
+    *max_T = s->g->lm.info.n_positions;
 }
 
 /* ids into *to (grown as needed). */
@@ -777,7 +801,7 @@ static int gpt2_probe(AppState *a, const int *ids, int T)
     Gpt2Source *s = a->src;
     char *text = NULL;
     size_t len = 0;
-    if (T < 1 || T > s->g->model->cfg.n_positions || ids_set(&s->ids, ids, T) < 0)
+    if (T < 1 || T > s->g->lm.info.n_positions || ids_set(&s->ids, ids, T) < 0)
         return -ATTN_E_RANGE;
     if (bpe_decode(s->g->bpe, ids, T, 0, &text, &len) == 0 && app_text_reserve(a, len) == 0) {
         memcpy(a->text, text, len + 1);
@@ -801,7 +825,7 @@ static int gpt2_cli_probe(const Options *o, const char *path, void **opened, Att
     int rc = gpt2_open_model(path, 0, &g, err);
     if (rc < 0)
         return rc;
-    const Gpt2Config *c = &g->model->cfg;
+    const LmInfo *c = &g->lm.info;
     int T = probe_induction_tokens(ids, o->probe_n, c->bos_id, c->n_vocab, o->has_seed ? o->seed : 0);
     size_t len = 0;
     if (T < 1 || T > c->n_positions)
@@ -813,11 +837,11 @@ static int gpt2_cli_probe(const Options *o, const char *path, void **opened, Att
     else if (ids_set(&g->ids, ids, T) < 0 || bpe_decode(g->bpe, ids, T, 0, &g->text, &len) < 0)
         rc = attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
     if (rc == 0 && o->print != PRINT_TOKENS)
-        rc = gpt2_forward(g->st, &g->model->weights, g->ids.id, T, NULL, err);
+        rc = lm_forward(&g->lm, g->ids.id, T, NULL, err);
     if (rc == 0 && o->print != PRINT_TOKENS) {
         float *maps = malloc(sizeof(float) * (size_t)c->n_layer * c->n_head * T * T);
         if (maps)
-            gpt2_maps_copy(g->st, maps);
+            lm_maps_copy(&g->lm, maps);
         g->im = maps ? maps_imported(g->bpe, g->name, maps, g->ids.id, T, c->n_layer, c->n_head, err) : NULL;
         rc = g->im ? 0 : maps ? -err->code : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
     }

@@ -1,0 +1,72 @@
+/* A language model of any architecture the program computes, behind one
+ * table of functions (src/app/lm.c): the model source (sources/
+ * gpt2_source.c) opens a folder, runs the forward and reads maps, vectors
+ * and predictions through it and never names an architecture. Each
+ * architecture (lm_gpt2.c, ...) joins its loader (io/) to its forward
+ * (core/); adding one is one table and one line in lm.c's list.
+ *
+ * Threads: as the forwards' own states, an Lm is used by one thread at a
+ * time (the source's worker while it runs). */
+#ifndef ATTNVIZ_LM_H
+#define ATTNVIZ_LM_H
+
+#include "attnviz/error.h"
+
+#define LM_TOP_K 10 /* the predictions the window shows */
+
+/* What the source needs to know of a model, from its config. */
+typedef struct LmInfo {
+    const char *arch;       /* "gpt2", "llama", ...: the config's model_type */
+    int n_layer, n_head;    /* L, H: the maps */
+    int n_kv_head;          /* heads of keys and values (H unless grouped) */
+    int d_head;             /* a head's query and key size */
+    int n_positions;        /* the most tokens */
+    int n_vocab;            /* rows of the output layer */
+    int bos_id;             /* the config's bos_token_id, -1: none */
+    int scale_attn;         /* 1: scores / √d_head */
+    int scale_by_layer;     /* 1: scores also / (layer + 1) */
+    const char *embed_name; /* the input embedding's name in messages ("wte") */
+} LmInfo;
+
+/* What a forward calls between layers (each may be NULL): cancel before
+ * each layer (nonzero stops it with -ATTN_E_CANCELLED), layer_done after
+ * each (lm_maps_copy then gives the new maps of layers 0..layer). */
+typedef struct LmHooks {
+    int (*cancel)(void *user);
+    void (*layer_done)(void *user, int layer);
+    void *user;
+} LmHooks;
+
+typedef struct LmArch LmArch;
+
+typedef struct Lm {
+    const LmArch *arch;
+    LmInfo info;
+    void *model; /* the architecture's weights, as its loader keeps them */
+    void *state; /* its forward's state: key/value cache, maps */
+} Lm;
+
+/* Open the model folder dir: its config.json's model_type picks the
+ * architecture; then its weights and a forward state. 0, or an error naming
+ * the file or tensor (*lm then holds nothing). */
+int lm_open(Lm *lm, const char *dir, AttnErr *err);
+/* Frees everything; a zeroed or closed Lm is fine. */
+void lm_close(Lm *lm);
+
+/* The forward of ids[0..T) (the unchanged prefix of the last one kept):
+ * 0, -ATTN_E_CANCELLED (the next forward goes on), or an error. */
+int lm_forward(Lm *lm, const int *ids, int T, const LmHooks *hooks, AttnErr *err);
+/* Every map of the last forward packed, L × H × T × T, into out. */
+void lm_maps_copy(const Lm *lm, float *out);
+/* Head head's query of position i and key of position j in layer (d_head
+ * floats, as the scores use them: their dot product is the score before
+ * the scaling); valid until the next forward. */
+const float *lm_query(const Lm *lm, int layer, int head, int i);
+const float *lm_key(const Lm *lm, int layer, int head, int j);
+/* The k most likely next tokens after position pos, most likely first. */
+int lm_top_k(Lm *lm, int pos, int k, int *ids, float *probs, AttnErr *err);
+
+/* The model_types the program computes, for messages: "gpt2, llama, ...". */
+const char *lm_known_types(void);
+
+#endif

@@ -1,0 +1,89 @@
+/* The architectures the program computes (lm.h), picked by a folder's
+ * config.json model_type, and the calls that go through their tables. */
+#include <stdio.h>
+#include <string.h>
+
+#include "attnviz/gpt2io.h"
+#include "lm_internal.h"
+
+static const LmArch *const archs[] = {&lm_gpt2};
+
+#define N_ARCHS (sizeof archs / sizeof archs[0])
+
+const char *lm_known_types(void)
+{
+    static char list[200];
+    if (!list[0])
+        for (size_t i = 0; i < N_ARCHS; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", archs[i]->types);
+    return list;
+}
+
+/* 1 when type is one of the comma-separated types. */
+static int type_in(const char *type, const char *types)
+{
+    size_t n = strlen(type);
+    for (const char *p = types; *p;) {
+        const char *e = strchr(p, ',');
+        size_t m = e ? (size_t)(e - p) : strlen(p);
+        if (m == n && strncmp(p, type, n) == 0)
+            return 1;
+        p += m;
+        while (*p == ',' || *p == ' ')
+            p++;
+    }
+    return 0;
+}
+
+int lm_open(Lm *lm, const char *dir, AttnErr *err)
+{
+    char type[80], path[4200];
+    memset(lm, 0, sizeof *lm);
+    int rc = hf_config_model_type(dir, type, sizeof type, err);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < N_ARCHS; i++)
+        if (type_in(type, archs[i]->types)) {
+            lm->arch = archs[i];
+            rc = archs[i]->open(lm, dir, err);
+            if (rc < 0)
+                memset(lm, 0, sizeof *lm);
+            return rc;
+        }
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0, "model_type is \"%.60s\": attnviz computes %s",
+                        type, lm_known_types());
+}
+
+void lm_close(Lm *lm)
+{
+    if (lm && lm->arch)
+        lm->arch->close(lm);
+    if (lm)
+        memset(lm, 0, sizeof *lm);
+}
+
+int lm_forward(Lm *lm, const int *ids, int T, const LmHooks *hooks, AttnErr *err)
+{
+    return lm->arch->forward(lm, ids, T, hooks, err);
+}
+
+void lm_maps_copy(const Lm *lm, float *out)
+{
+    lm->arch->maps_copy(lm, out);
+}
+
+const float *lm_query(const Lm *lm, int layer, int head, int i)
+{
+    return lm->arch->query(lm, layer, head, i);
+}
+
+const float *lm_key(const Lm *lm, int layer, int head, int j)
+{
+    return lm->arch->key(lm, layer, head, j);
+}
+
+int lm_top_k(Lm *lm, int pos, int k, int *ids, float *probs, AttnErr *err)
+{
+    return lm->arch->top_k(lm, pos, k, ids, probs, err);
+}
