@@ -75,7 +75,8 @@ static int open_source(const Options *o, const SourceKind *k, const char *path, 
 {
     void *it;
     *opened = NULL;
-    int rc = k->cli_open(o, path, &it, err);
+    /* a model's induction probe runs on its random tokens, not on a text */
+    int rc = o->probe && k->cli_probe ? k->cli_probe(o, path, &it, err) : k->cli_open(o, path, &it, err);
     if (rc < 0)
         return rc;
     if (o->print == PRINT_NONE && o->n_exports == 0 && !o->export_attention) {

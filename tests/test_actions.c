@@ -215,7 +215,7 @@ static void test_help_from_key_table(void **state)
     ViewState every = f->a->vs, *vs = &every; /* the help with every part shown */
     every.help_lines = all;
     every.n_help_lines = app_help_build(all, APP_HELP_MAX, all_text, sizeof all_text,
-                                        APP_HELP_FILE | APP_HELP_TEACH);
+                                        APP_HELP_FILE | APP_HELP_TEACH | APP_HELP_PROBE);
     int n_rows;
     const AppKey *t = app_key_table(&n_rows);
     assert_non_null(f->a->vs.help_lines);

@@ -77,6 +77,13 @@ typedef enum AppActionKind {
                            head, or -1 for the selection) */
     ACT_TOGGLE_SPECIAL, /* hide the special tokens ([CLS], <s> …) and renormalise
                            the rows / show them again */
+    /* head roles (issue 26), for sources of layers × heads */
+    ACT_HEAD_SCORE,     /* i: +1 next, -1 previous score shown (HeadScoreId) */
+    ACT_GRID_SORT,      /* the model view by the score, highest first / by layer */
+    ACT_SCORE_VIEW,     /* the score overview (L × H heatmap) / the maps */
+    ACT_LINES_HEADS,    /* every head of the layer in the line diagram / one */
+    ACT_HEAD_SWITCH,    /* i: head 0-based switched on / off in that diagram */
+    ACT_PROBE,          /* a model's induction probe, with the next seed */
     /* teach mode (issue 15, teach_app.h): the weights learn a painted target */
     ACT_TEACH,          /* teach mode on / off (the heatmap paints the target) */
     ACT_TEACH_PAINT,    /* i, j: target cell (i < 0: the query row and focused

@@ -72,6 +72,12 @@ typedef struct AttnSession {
     int query, key;             /* −1: none */
     int has_text;               /* a source that takes text (a model): its text */
     char text[32768];
+    /* a model's induction probe (issue 26) shown instead of its text:
+     * "probe": {"seed": S, "n": N, "tokens": [ids]}; n_probe 0: none */
+    int n_probe;
+    int probe[1024];
+    int probe_n;
+    double probe_seed;          /* a whole number from 0 to 2^53 */
 } AttnSession;
 
 int attn_session_save(const char *path, const AttnSession *s, AttnErr *err);

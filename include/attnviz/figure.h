@@ -59,6 +59,11 @@ typedef struct FigureOptions {
                             compare view), not only in cells of 34 px × scale,
                             and labels a whole line apart */
     int no_colorbar;     /* none (bar.w 0): the next figure's serves both */
+    /* a grid of maps (figure_grid_layout): room for marks right of each
+     * map and a label line above each (0: none), and an order (slot p
+     * shows map order[p], l·H + h; NULL: layer order) */
+    int grid_mark_w, grid_label_h;
+    const int *grid_order;
 } FigureOptions;
 
 /* Options of an export figure at scale, with its title and facts. */
@@ -127,6 +132,9 @@ typedef struct Figure {
  * tokens and one colour scale (so heads compare): what a real model's
  * attention looks like at a glance. Map (l, h)'s cells start at
  * (x0 + h·(map_w + gap), y0 + l·(map_h + gap)). */
+/* The most maps a sorted grid places (beyond: layer order). */
+#define FIGURE_GRID_SLOTS 4096
+
 typedef struct FigureGrid {
     int w, h;
     FigTitles t;
@@ -137,6 +145,13 @@ typedef struct FigureGrid {
     int layer_px;              /* "layer 1" … left of the rows */
     int sel_l, sel_h;          /* highlighted map, or -1 */
     FigColorbar cb;
+    /* The window's head roles (issue 26): mark_w pixels right of each map
+     * for its score, label_h above each for its layer and head; sorted: map
+     * (l, h) is in slot slot[l·H + h] (row slot / H, column slot % H), the
+     * headers left out. */
+    int mark_w, label_h;
+    int sorted;
+    int slot[FIGURE_GRID_SLOTS];
 } FigureGrid;
 
 /* Lay the map out. A map with no rows or columns gives a figure with only

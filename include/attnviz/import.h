@@ -74,6 +74,24 @@ void import_close(Imported *im);
  * are equal (im->ids) or else their stored strings (a file without tokens:
  * every token distinct). */
 int import_head_scores(const Imported *im, HeadScores *out, AttnErr *err);
+/* Every head of layer (−1: each head's mean over the layers) as picked:
+ * the dropped tokens' rows and columns removed, rows renormalised, into
+ * out (H × Tq × Tk of the pick); from the attention, not its scores. */
+int import_layer_heads(const Imported *im, int layer, float *out, AttnErr *err);
+
+/* The score overview as a map: L rows ("layer i") × H columns ("head j")
+ * of score k from s (NULL: computed here); a none is a masked cell; with
+ * its title and facts. import_score_overview_free frees it (and zeroes). */
+typedef struct ScoreOverview {
+    AttnMap m;
+    float *v;
+    unsigned char *mask;
+    char **labels;   /* L row labels, then H column labels */
+    char title[400], facts[200];
+} ScoreOverview;
+int import_score_overview(ScoreOverview *ov, const Imported *im, const HeadScores *s, HeadScoreId k,
+                          AttnErr *err);
+void import_score_overview_free(ScoreOverview *ov);
 
 /* The command line's output of the picked map: --print text|csv|json to
  * stdout, then each --export by its extension (.png and .svg of the map,

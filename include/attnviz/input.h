@@ -57,7 +57,7 @@ char *app_key_label(const AppKey *k, char *buf, size_t size);
 /* What the help shows beside the keys that always apply: an attention
  * file's keys (layers, model view, rollout, special tokens) and teach mode's
  * (once it is on; the key that turns it on is always there). */
-enum { APP_HELP_FILE = 1, APP_HELP_TEACH = 2 };
+enum { APP_HELP_FILE = 1, APP_HELP_TEACH = 2, APP_HELP_PROBE = 4 /* a model's probe (Ctrl+P) */ };
 
 /* Build the help lines from the table (one line per help text, its keys
  * joined with ", ") into lines (max entries), their keys text in text;

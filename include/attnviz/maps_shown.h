@@ -8,6 +8,7 @@
 #define ATTNVIZ_MAPS_SHOWN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "attnviz/action.h"
 #include "attnviz/attnmap.h"
@@ -16,7 +17,7 @@
 struct AppState;
 struct SourceDiffs;
 
-typedef struct MapsShown {
+struct MapsShown {
     Imported *imp;             /* the maps and the picked one (owned) */
     int grid;                  /* 1: the model view (every layer and head) */
     int layer, head;           /* the head view's map (-1: average) */
@@ -28,7 +29,29 @@ typedef struct MapsShown {
     char **thumb_labels;
     unsigned long gen;         /* changes when the picked map changes */
     char panel_title[200];
-} MapsShown;
+    /* head roles (issue 26, src/app/maps_heads.c) */
+    int score;                 /* the HeadScoreId the model view shows */
+    int sorted;                /* the model view in that score's order */
+    int score_view;            /* the score overview in the maps' place */
+    int every_head;            /* the line diagram: every head of the layer */
+    unsigned char *head_on;    /* f.H flags: that head's lines drawn */
+    HeadScores *scores;        /* f.L × f.H, or NULL: not made for these maps */
+    int scores_hidden;         /* hide_special when they were made */
+    double *score_v;           /* the shown score of each map */
+    int *order;                /* the maps by it, highest first, nones last */
+    ScoreOverview ov;          /* the overview's map (ov.v NULL: none) ... */
+    int ov_score;              /* ... of this score */
+    float *heads_v;            /* every head of the picked layer, as picked */
+    AttnMaps heads_maps;
+    unsigned long heads_gen;   /* gen when heads_v was made (0: never) */
+    /* the induction probe shown (a model's, issue 26): its tokens (probe_T
+     * of them; 0: the text's are shown), seed and N; the next run's seed */
+    int *probe_ids;
+    int probe_T, probe_n;
+    uint64_t probe_seed, probe_next;
+    int probe_started;         /* probe_next is set */
+};
+typedef struct MapsShown MapsShown;
 
 /* Take im (opened and picked; owned from now on, freed on error) into ms
  * and make the model view's small maps. 0 or -ATTN_E_NOMEM. */
@@ -54,6 +77,28 @@ void maps_shown_present(struct AppState *a, const char *no_panels, const char *w
 /* The controls strip: layer, rollout, special tokens, model view, head, R. */
 void maps_shown_controls(struct AppState *a);
 void maps_shown_size(const MapsShown *ms, int *Tq, int *Tk);
+/* Head roles (maps_heads.c): the actions on scores, the sorted grid, the
+ * score overview and every head's lines: 0 when taken, -1 for the rest;
+ * a->vs's parts of them (after maps_shown_present's); what the maps'
+ * replacement keeps (from old into now); freeing them. */
+int maps_heads_apply(struct AppState *a, const AppAction *act);
+int maps_heads_takes(AppActionKind k);
+void maps_heads_present(struct AppState *a);
+void maps_heads_keep(MapsShown *now, MapsShown *old);
+/* The induction probe of the shown model (source.h's probe): bos, n random
+ * tokens from seed, the same n again (n clamped to the model's positions),
+ * then its induction scores shown (the score overview). 0, or -1 (the
+ * status bar says why: no model). */
+int maps_probe_run(struct AppState *a, int n, uint64_t seed);
+/* Run the probe's tokens ids (T; made from n and seed) and keep them (a
+ * session's). 0 or -1. */
+int maps_probe_show(struct AppState *a, const int *ids, int T, int n, uint64_t seed);
+/* The text shown again, not the probe's tokens. */
+void maps_probe_clear(MapsShown *ms);
+void maps_heads_free(MapsShown *ms);
+/* The scores of every map, made now when they are not (NULL: out of memory). */
+const HeadScores *maps_heads_scores(MapsShown *ms);
+
 /* Save what is shown as a session naming source_path (what the source's
  * open takes again) and text (a source's text, or NULL); the status bar says
  * how it went. 0 or -1. */

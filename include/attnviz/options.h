@@ -39,7 +39,10 @@ typedef struct Options {
     int score_set;              /* --score given (cfg.score) */
     int head_set, matrix_set;   /* --head, --matrix given */
     int has_seed;
-    uint64_t seed;
+    uint64_t seed;              /* a sentence's random weights; a model's
+                                   probe tokens (--probe) */
+    int probe;                  /* --probe induction[:N]: 1 */
+    int probe_n;                /* its N (default PROBE_DEFAULT_N) */
     int head;                   /* --head: 0-based, or -1 = avg */
     PrintFormat print;
     ViewKind view;

@@ -102,6 +102,15 @@ typedef struct SourceKind {
     int (*cli_write)(void *opened, const Options *o, AttnErr *err);
     int (*show)(struct AppState *a, void *opened);
     void (*cli_free)(void *opened);
+
+    /* The induction probe (issue 26), for a model (NULL: none). probe_setup:
+     * its bos token id (-1: none), vocabulary size and most tokens; probe:
+     * run it on ids (T of them) in place of the text, its maps shown as the
+     * text's are; cli_probe: as cli_open, on o's probe (--probe, --seed:
+     * probe.h's tokens) instead of a text. */
+    void (*probe_setup)(const struct AppState *a, int *bos_id, int *vocab, int *max_T);
+    int (*probe)(struct AppState *a, const int *ids, int T);
+    int (*cli_probe)(const Options *o, const char *path, void **opened, AttnErr *err);
 } SourceKind;
 
 extern const SourceKind source_sentence; /* src/app/sources/sentence_source.c */

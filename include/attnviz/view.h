@@ -86,6 +86,24 @@ typedef struct ViewState {
     const AttnMaps *overview; /* non-NULL: every map, small, in the editor's
                               room beside the heatmap (the hovered cell's row
                               and column marked in each) */
+    /* Head roles (issue 26), on the model view's maps (grid_score NULL:
+     * no marks): each map's chosen score (L×H, map (l, h) at l·H + h; NaN
+     * none), its name and the length of a full bar (1 for scores in
+     * [0, 1], else the largest); grid_order non-NULL: the grid sorted,
+     * slot p showing map grid_order[p] (each map then labelled with its
+     * layer and head). score_map non-NULL: the score overview (an L × H
+     * heatmap, rows layers, columns heads; none masked) in the model
+     * view's room instead of the maps. */
+    const double *grid_score;
+    const char *grid_score_name;
+    double grid_score_full;
+    const int *grid_order;
+    const AttnMap *score_map;
+    /* Every head of the layer in the line diagram (line_heads non-NULL:
+     * 1 × H maps over weights' tokens), each in view_head_color(h); head_on
+     * (H flags) says which are drawn. */
+    const AttnMaps *line_heads;
+    const unsigned char *head_on;
     const char *no_model;  /* without a Model: what the editor and step view
                               say instead (NULL: nothing drawn there) */
     const float *inside_q, *inside_k; /* with no_model: a head's query and key
@@ -169,6 +187,9 @@ typedef struct ViewState {
     int has_seed_shown;
 } ViewState;
 
+/* The most heads with a swatch of their own in the line diagram. */
+#define VIEW_HEADS_MAX 64
+
 typedef struct ViewLayout {
     int w, h;
     SDL_Rect sentence, keys_bar, controls, heatmap, lines, editor, step, status;
@@ -200,6 +221,9 @@ typedef struct ViewLayout {
                                      tall panel) */
     Figure heat;                  /* the heatmap panel's figure */
     FigureGrid grid_fig;          /* the model view's grid, when shown */
+    Figure score_fig;             /* the score overview, when shown */
+    SDL_Rect head_swatch[VIEW_HEADS_MAX]; /* the line diagram's head colours
+                                     (every head shown), w = 0 when none */
     Figure cmp[3];                /* the compare view: reference, current,
                                      difference (when cmp_ref is set) */
 } ViewLayout;
@@ -239,6 +263,13 @@ int view_hit_row_label(const ViewLayout *l, int x, int y, int *i);
 int view_hit_line_token(const ViewLayout *l, int x, int y, int *i, int *side);
 /* Map of the model view under (x, y): 1 and its layer and head, or 0. */
 int view_hit_grid(const ViewLayout *l, int x, int y, int *layer, int *head);
+/* Cell of the score overview under (x, y): 1 and its layer and head, or 0. */
+int view_hit_score_map(const ViewLayout *l, int x, int y, int *layer, int *head);
+/* The line diagram's head swatch under (x, y): the head, or -1. */
+int view_hit_head_swatch(const ViewLayout *l, int x, int y);
+/* Head h's colour: the line diagram's lines and swatches, the model view's
+ * head labels (one palette, distinct for the first 12, then round again). */
+SDL_Color view_head_color(int h, int dark);
 /* Teach mode's button under (x, y): its TeachButton, or -1. */
 int view_hit_teach_button(const ViewLayout *l, int x, int y);
 /* A tab of the shared side area: its SidePanel, or -1. */

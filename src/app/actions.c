@@ -78,6 +78,12 @@ static const char *const action_names[ACT_COUNT] = {
     [ACT_TEACH_PACE] = "teach_pace",
     [ACT_CYCLE_LAYER] = "cycle_layer",
     [ACT_TOGGLE_GRID] = "toggle_grid",
+    [ACT_HEAD_SCORE] = "head_score",
+    [ACT_GRID_SORT] = "grid_sort",
+    [ACT_SCORE_VIEW] = "score_view",
+    [ACT_LINES_HEADS] = "lines_heads",
+    [ACT_HEAD_SWITCH] = "head_switch",
+    [ACT_PROBE] = "probe",
     [ACT_TOGGLE_ROLLOUT] = "toggle_rollout",
     [ACT_GRID_MOVE] = "grid_move",
     [ACT_GRID_OPEN] = "grid_open",
@@ -344,6 +350,7 @@ static void help(AppState *a, int how)
     a->vs.help = how == 0 ? !a->vs.help : how > 0;
     a->vs.help_page = 0;
     unsigned show = a->teach && a->teach->on && a->kind->learnable ? APP_HELP_TEACH : 0;
+    show |= a->kind->probe ? APP_HELP_PROBE : 0;
     a->vs.n_help_lines = app_help_build_for(a->help, APP_HELP_MAX, a->help_text, sizeof a->help_text,
                                             a->kind->takes, show);
     a->dirty = 1;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "app_internal.h"
+#include "attnviz/maps_shown.h"
 #include "attnviz/input.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -76,6 +77,8 @@ int app_text_reserve(AppState *a, size_t n)
 
 void app_sync_text(AppState *a)
 {
+    if (a->kind->maps && a->kind->set_text) /* the text, not a probe's tokens */
+        maps_probe_clear(a->kind->maps(a));
     if (a->kind->set_text)
         a->kind->set_text(a);
 }

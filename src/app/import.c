@@ -427,3 +427,29 @@ int import_head_scores(const Imported *im, HeadScores *out, AttnErr *err)
     free(ids);
     return rc;
 }
+
+int import_layer_heads(const Imported *im, int layer, float *out, AttnErr *err)
+{
+    const AttnFile *f = &im->f;
+    size_t one = (size_t)f->Tq * f->Tk;
+    float *map = malloc(sizeof *map * one);
+    int rc = map ? 0 : attn_err_set(err, ATTN_E_NOMEM, im->title, 0, "out of memory");
+    int dropped = 0;
+    for (int i = 0; im->q_drop && i < f->Tq; i++)
+        dropped |= im->q_drop[i];
+    for (int j = 0; im->k_drop && j < f->Tk; j++)
+        dropped |= im->k_drop[j];
+    for (int h = 0; rc == 0 && h < f->H; h++) {
+        int Tq = f->Tq, Tk = f->Tk;
+        rc = attn_file_map(f, layer >= 0 ? ATTN_PICK_HEAD : ATTN_PICK_HEAD_ALL_AVG, layer, h, map);
+        if (rc < 0) {
+            rc = attn_err_set(err, -rc, im->title, 0, "cannot read head %d: %s", h + 1, attn_strerror(rc));
+            break;
+        }
+        if (dropped)
+            attn_map_drop(map, &Tq, &Tk, im->q_drop, im->k_drop);
+        memcpy(out + (size_t)h * im->Tq * im->Tk, map, sizeof *map * (size_t)Tq * Tk);
+    }
+    free(map);
+    return rc;
+}

@@ -57,29 +57,22 @@ int import_print_head_scores(FILE *f, const Imported *im, AttnErr *err)
     return ferror(f) ? attn_err_set(err, ATTN_E_IO, "stdout", 0, "write failed") : 0;
 }
 
-/* The overview as a map: L rows ("layer i") × H columns ("head j") of one
- * score; a none is a masked cell. Everything in one allocation. */
-typedef struct Overview {
-    AttnMap m;
-    float *v;
-    unsigned char *mask;
-    char **labels;   /* L row labels, then H column labels */
-    char title[400], facts[200];
-} Overview;
-
-static void overview_free(Overview *ov)
+void import_score_overview_free(ScoreOverview *ov)
 {
     int n = ov->m.Tq + ov->m.Tk;
     for (int i = 0; ov->labels && i < n; i++)
         free(ov->labels[i]);
     free(ov->labels), free(ov->v), free(ov->mask);
+    memset(ov, 0, sizeof *ov);
 }
 
-static int overview_make(Overview *ov, const Imported *im, HeadScoreId k, AttnErr *err)
+int import_score_overview(ScoreOverview *ov, const Imported *im, const HeadScores *given, HeadScoreId k,
+                          AttnErr *err)
 {
     int L = im->f.L, H = im->f.H, nones = 0;
     memset(ov, 0, sizeof *ov);
-    HeadScores *s = scores_of(im, err);
+    HeadScores *own = given ? NULL : scores_of(im, err);
+    const HeadScores *s = given ? given : own;
     if (!s)
         return -err->code;
     ov->v = malloc(sizeof *ov->v * (size_t)L * H);
@@ -97,11 +90,11 @@ static int overview_make(Overview *ov, const Imported *im, HeadScoreId k, AttnEr
         ov->v[c] = isnan(x) ? 0.0f : (float)x;
         nones += isnan(x);
     }
-    free(s);
+    free(own);
     ov->m = attn_map_make(ov->v, L, H, (const char *const *)ov->labels, (const char *const *)ov->labels + L,
                           ATTN_MAP_WEIGHTS);
     if (!ok) {
-        overview_free(ov);
+        import_score_overview_free(ov);
         return attn_err_set(err, ATTN_E_NOMEM, im->title, 0, "out of memory");
     }
     ov->m.mask = ov->mask;
@@ -116,7 +109,7 @@ static int overview_make(Overview *ov, const Imported *im, HeadScoreId k, AttnEr
 
 /* The figure of the overview: no "queries"/"keys" titles; the colour bar
  * names the score; entropy and distance (not in [0, 1]) to the map's max. */
-static void overview_layout(Figure *fig, const Overview *ov, const Options *o, ColormapId cmap, HeadScoreId k)
+static void overview_layout(Figure *fig, const ScoreOverview *ov, const Options *o, ColormapId cmap, HeadScoreId k)
 {
     FigureOptions fo = figure_options_export((float)o->scale, ov->title, ov->facts);
     fo.axis_titles = 0;
@@ -131,7 +124,7 @@ static void overview_layout(Figure *fig, const Overview *ov, const Options *o, C
 
 typedef struct SvgCtx {
     const Figure *fig;
-    const Overview *ov;
+    const ScoreOverview *ov;
     int dark;
 } SvgCtx;
 
@@ -151,13 +144,13 @@ int import_export_heads(const Imported *im, const Options *o, ColormapId cmap, c
                             "--view heads exports the score overview as .png or .svg, not '%s'",
                             *ext ? ext : "(none)");
     HeadScoreId k = (HeadScoreId)o->head_score;
-    Overview ov;
-    int rc = overview_make(&ov, im, k, err);
+    ScoreOverview ov;
+    int rc = import_score_overview(&ov, im, NULL, k, err);
     if (rc < 0)
         return rc;
     Figure *fig = malloc(sizeof *fig);
     if (!fig) {
-        overview_free(&ov);
+        import_score_overview_free(&ov);
         return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
     }
     overview_layout(fig, &ov, o, cmap, k);
@@ -177,6 +170,6 @@ int import_export_heads(const Imported *im, const Options *o, ColormapId cmap, c
         }
     }
     free(fig);
-    overview_free(&ov);
+    import_score_overview_free(&ov);
     return rc;
 }

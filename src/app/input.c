@@ -36,6 +36,9 @@ static const char H_EXPORT[] = "export heatmap / lines / whole window (PNG)";
 static const char H_UI[] = "interface size (projector)";
 static const char H_HELP[] = "this help";
 static const char H_LAYER[] = "attention file: next / previous layer (then the average)";
+static const char H_HEAD_SCORE[] = "head score shown on the model view's maps: next / previous (induction, previous, self, first, duplicate, entropy, distance)";
+static const char H_HEAD_SWITCH[] = "every head's lines: Shift+1 \xE2\x80\xA6 Shift+0 switch heads 1\xE2\x80\x93" "10 on / off, "
+                                    "Alt+1 \xE2\x80\xA6 Alt+6 heads 11\xE2\x80\x93" "16 (or click a head's colour)";
 static const char H_GRID[] = "model view: move the selection, open it in the head view";
 static const char H_TEACH_PRESET[] = "teach: target self / previous / next / first; the current map; none";
 static const char H_SIDE[] = "next / previous panel where panels share one area (a large interface, a small window)";
@@ -96,6 +99,28 @@ static const AppKey key_table[] = {
     K(SDLK_g, 0, MAIN, ACT_TOGGLE_GRID, 0, "attention file: model view (every layer and head) / head view"),
     K(SDLK_o, 0, MAIN, ACT_TOGGLE_ROLLOUT, 0, "attention file: rollout through the layer on / off"),
     K(SDLK_e, 0, MAIN, ACT_TOGGLE_SPECIAL, 0, "attention file: hide / show the special tokens ([CLS], <s> \xE2\x80\xA6)"),
+    K(SDLK_i, NOSHIFT, MAIN, ACT_HEAD_SCORE, 1, H_HEAD_SCORE),
+    K(SDLK_i, SHIFT, MAIN, ACT_HEAD_SCORE, -1, H_HEAD_SCORE),
+    K(SDLK_y, 0, MAIN, ACT_GRID_SORT, 0, "model view: sorted by the head score, highest first / layer order"),
+    K(SDLK_u, 0, MAIN, ACT_SCORE_VIEW, 0, "model view: the score overview (layers \xC3\x97 heads, a click opens one) / the maps"),
+    K(SDLK_p, CTRL, MAIN, ACT_PROBE, 0, "a model: the induction probe (its bos token, 25 random tokens twice; the next seed each time)"),
+    K(SDLK_q, NOSHIFT, MAIN, ACT_LINES_HEADS, 0, "line diagram: every head of the layer, each its own colour / one head"),
+    K(SDLK_1, SHIFT, MAIN, ACT_HEAD_SWITCH, 0, H_HEAD_SWITCH),
+    K(SDLK_2, SHIFT, MAIN, ACT_HEAD_SWITCH, 1, NULL),
+    K(SDLK_3, SHIFT, MAIN, ACT_HEAD_SWITCH, 2, NULL),
+    K(SDLK_4, SHIFT, MAIN, ACT_HEAD_SWITCH, 3, NULL),
+    K(SDLK_5, SHIFT, MAIN, ACT_HEAD_SWITCH, 4, NULL),
+    K(SDLK_6, SHIFT, MAIN, ACT_HEAD_SWITCH, 5, NULL),
+    K(SDLK_7, SHIFT, MAIN, ACT_HEAD_SWITCH, 6, NULL),
+    K(SDLK_8, SHIFT, MAIN, ACT_HEAD_SWITCH, 7, NULL),
+    K(SDLK_9, SHIFT, MAIN, ACT_HEAD_SWITCH, 8, NULL),
+    K(SDLK_0, SHIFT, MAIN, ACT_HEAD_SWITCH, 9, NULL),
+    K(SDLK_1, ALT, MAIN, ACT_HEAD_SWITCH, 10, H_HEAD_SWITCH),
+    K(SDLK_2, ALT, MAIN, ACT_HEAD_SWITCH, 11, NULL),
+    K(SDLK_3, ALT, MAIN, ACT_HEAD_SWITCH, 12, NULL),
+    K(SDLK_4, ALT, MAIN, ACT_HEAD_SWITCH, 13, NULL),
+    K(SDLK_5, ALT, MAIN, ACT_HEAD_SWITCH, 14, NULL),
+    K(SDLK_6, ALT, MAIN, ACT_HEAD_SWITCH, 15, NULL),
     /* the model view is shown */
     ROW(SDLK_UP, 0, GRID, ACT_GRID_MOVE, -1, 0, 0.0f, H_GRID),
     ROW(SDLK_DOWN, 0, GRID, ACT_GRID_MOVE, 1, 0, 0.0f, H_GRID),
@@ -267,10 +292,13 @@ static int help_hides(const AppKey *k, int (*takes)(AppActionKind), unsigned sho
     AppActionKind a = k->act.kind;
     if (k->ctx == KEYCTX_TEACH)
         return !(show & APP_HELP_TEACH);
+    if (a == ACT_PROBE && !(show & APP_HELP_PROBE))
+        return 1;
     if (takes)
         return source_owns(a) && !takes(a);
     int file = k->ctx == KEYCTX_GRID || a == ACT_CYCLE_LAYER || a == ACT_TOGGLE_GRID ||
-               a == ACT_TOGGLE_ROLLOUT || a == ACT_TOGGLE_SPECIAL;
+               a == ACT_TOGGLE_ROLLOUT || a == ACT_TOGGLE_SPECIAL || a == ACT_HEAD_SCORE ||
+               a == ACT_GRID_SORT || a == ACT_SCORE_VIEW || a == ACT_LINES_HEADS || a == ACT_HEAD_SWITCH || a == ACT_PROBE;
     return (file && !(show & APP_HELP_FILE)) || (k->ctx == KEYCTX_TEACH && !(show & APP_HELP_TEACH));
 }
 
@@ -474,6 +502,15 @@ static int press(AppState *a, const SDL_MouseButtonEvent *b, AppAction *out)
     }
     if (on_colorbar(a, x, y)) {
         *out = (AppAction){ACT_CYCLE_CSCALE, 0, 0, 0.0f};
+        return 1;
+    }
+    if (a->vs.grid && a->vs.score_map && view_hit_score_map(l, x, y, &i, &j)) { /* the score overview */
+        *out = (AppAction){ACT_GRID_OPEN, i, j, 0.0f};
+        return 1;
+    }
+    int sw = a->vs.line_heads ? view_hit_head_swatch(l, x, y) : -1;
+    if (sw >= 0) { /* a head's colour in the line diagram */
+        *out = (AppAction){ACT_HEAD_SWITCH, sw, 0, 0.0f};
         return 1;
     }
     if ((a->vs.grid || a->vs.overview) && view_hit_grid(l, x, y, &i, &j)) { /* the model view or the overview */

@@ -55,6 +55,7 @@ int maps_shown_init(MapsShown *fs, Imported *im)
     fs->rollout = im->rollout;
     fs->grid_layer = im->layer >= 0 ? im->layer : 0;
     fs->grid_head = im->head >= 0 ? im->head : 0;
+    fs->score = HEAD_SCORE_INDUCTION;
     return 0;
 }
 
@@ -66,6 +67,7 @@ void maps_shown_free(MapsShown *fs)
     }
     free(fs->thumbs);
     free(fs->thumb_labels);
+    maps_heads_free(fs);
     memset(fs, 0, sizeof *fs);
 }
 
@@ -166,6 +168,7 @@ int maps_shown_replace(AppState *a, Imported *im)
     now.grid_layer = ms->grid_layer < L ? ms->grid_layer : L - 1;
     now.grid_head = ms->grid_head < H ? ms->grid_head : H - 1;
     now.gen = ms->gen + 1;
+    maps_heads_keep(&now, ms);
     int layer = ms->layer < L ? ms->layer : L - 1, head = ms->head < H ? ms->head : H - 1, rollout = ms->rollout;
     maps_shown_free(ms);
     *ms = now;
@@ -256,13 +259,16 @@ static void grid_hover(AppState *a, int i, int j)
 int maps_shown_takes(AppActionKind k)
 {
     return k == ACT_CYCLE_LAYER || k == ACT_CYCLE_HEAD || k == ACT_TOGGLE_ROLLOUT || k == ACT_CYCLE_MATRIX ||
-           k == ACT_TOGGLE_SPECIAL || k == ACT_TOGGLE_GRID || k == ACT_GRID_MOVE || k == ACT_GRID_OPEN;
+           k == ACT_TOGGLE_SPECIAL || k == ACT_TOGGLE_GRID || k == ACT_GRID_MOVE || k == ACT_GRID_OPEN ||
+           maps_heads_takes(k);
 }
 
 int maps_shown_apply(AppState *a, const AppAction *act)
 {
     MapsShown *fs = a->kind->maps(a);
     const AttnFile *f = &fs->imp->f;
+    if (maps_heads_apply(a, act) == 0)
+        return 0;
     switch (act->kind) {
     case ACT_CYCLE_LAYER:
         repick(a, source_cycle(fs->layer, f->L, act->i < 0 ? -1 : 1), fs->rollout ? -1 : fs->head,
@@ -353,6 +359,7 @@ void maps_shown_present(AppState *a, const char *no_panels, const char *what)
              ? "Attention weights %s" : "Values %s (not softmax rows)   colours centred on 0", what);
     s->panel_title = fs->panel_title;
     snprintf(s->status_facts, sizeof s->status_facts, "%.300s", s->title);
+    maps_heads_present(a);
 }
 
 int maps_shown_save(AppState *a, const char *source_path, const char *text, const char *path)
@@ -375,6 +382,12 @@ int maps_shown_save(AppState *a, const char *source_path, const char *text, cons
     if (text && strlen(text) < sizeof sn.text) {
         sn.has_text = 1;
         snprintf(sn.text, sizeof sn.text, "%s", text);
+    }
+    if (fs->probe_ids && fs->probe_T > 0 && fs->probe_T <= (int)(sizeof sn.probe / sizeof sn.probe[0])) {
+        sn.n_probe = fs->probe_T; /* the probe's tokens: the same run again */
+        memcpy(sn.probe, fs->probe_ids, sizeof *sn.probe * (size_t)fs->probe_T);
+        sn.probe_n = fs->probe_n;
+        sn.probe_seed = (double)fs->probe_seed;
     }
     if (attn_session_save(path, &sn, &err) < 0) {
         char buf[1200];
@@ -435,6 +448,9 @@ int maps_session_open(AppState *a, const char *path)
     a->vs.key = sn.key >= 0 && sn.key < im->Tk ? sn.key : -1;
     snprintf(a->session_path, sizeof a->session_path, "%s", path);
     app_status(a, 0, "opened %s: %s", path, im->facts);
+    if (sn.n_probe > 0 && maps_probe_show(a, sn.probe, sn.n_probe, sn.probe_n, (uint64_t)sn.probe_seed) < 0)
+        app_status(a, 1, "opened %s, but not its induction probe (%s has no probe of %d tokens)", path,
+                   sn.file, sn.n_probe);
     return 0;
 }
 

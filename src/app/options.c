@@ -3,8 +3,10 @@
 #define _GNU_SOURCE
 #include "attnviz/options.h"
 #include "attnviz/head_scores.h"
+#include "attnviz/probe.h"
 #include "attnviz/teach_io.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -38,10 +40,15 @@ const char options_usage[] =
     "                           Face folder, or a name in its cache (gpt2, distilgpt2,\n"
     "                           openai-community/gpt2-medium); the text: the sentence\n"
     "      --prepend-bos        the model's first token: its bos token\n"
+    "      --probe induction[:N]  run the model on its bos token, N random tokens\n"
+    "                           (default 25; from --seed) and the same N again, not\n"
+    "                           on a text: induction heads show in --print head-scores\n"
+    "                           (--print tokens prints the probe's tokens)\n"
     "Attention:\n"
     "  -m, --mode basic|learned basic: Q = K = V = X; learned (default): X·Wq ...\n"
     "  -H, --heads N            number of heads (must divide d; default 1)\n"
-    "      --seed N             Xavier-uniform random weights from seed N\n"
+    "      --seed N             a sentence: Xavier-uniform random weights from seed N;\n"
+    "                           a model with --probe: the probe's random tokens\n"
     "      --score dot|cosine|additive  q.k (default), cos(q, k), or v.tanh(q + k)\n"
     "      --causal             mask keys after the query (self-attention only)\n"
     "      --no-scale           do not divide scores by sqrt(dk) (dot only)\n"
@@ -91,7 +98,7 @@ enum {
     O_EXPORT, O_EXPORTDIR, O_VIEW, O_SCALE, O_QUERY, O_CMAP, O_THEME,
     O_ALLLINES, O_SESSION, O_FRESH, O_FONT, O_MATRIX, O_ATTN, O_TOKENS, O_KTOKENS,
     O_LAYER, O_ROLLOUT, O_DROP, O_KEYS, O_SCORE, O_TEACH, O_STEPS, O_LR, O_OPTIMIZER,
-    O_TRAIN, O_CSCALE, O_MODEL, O_BOS, O_EXPATTN, O_HSCORE
+    O_TRAIN, O_CSCALE, O_MODEL, O_BOS, O_EXPATTN, O_HSCORE, O_PROBE
 };
 
 static const struct option longopts[] = {
@@ -103,6 +110,7 @@ static const struct option longopts[] = {
     {"mode", required_argument, 0, 'm'},
     {"heads", required_argument, 0, 'H'},
     {"seed", required_argument, 0, O_SEED},
+    {"probe", required_argument, 0, O_PROBE},
     {"causal", no_argument, 0, O_CAUSAL},
     {"no-scale", no_argument, 0, O_NOSCALE},
     {"posenc", no_argument, 0, O_POSENC},
@@ -185,6 +193,26 @@ static int is_attention_name(const char *s)
         if (n > e && strcasecmp(s + n - e, ext[k]) == 0)
             return 1;
     }
+    return 0;
+}
+
+/* --probe induction[:N], N from 1 to 511 (2N + 1 tokens at most 1023). */
+static int parse_probe(Options *o, const char *a, AttnErr *err)
+{
+    const char *name = "induction";
+    size_t n = strlen(name);
+    o->probe_n = PROBE_DEFAULT_N;
+    if (strncmp(a, name, n) != 0 || (a[n] && a[n] != ':'))
+        return usage_err(err, "--probe takes induction or induction:N, got '%s'%s", a, "");
+    if (a[n] == ':') {
+        char *end;
+        errno = 0;
+        long v = strtol(a + n + 1, &end, 10);
+        if (errno || end == a + n + 1 || *end || v < 1 || v > (PROBE_MAX_TOKENS - 1) / 2)
+            return usage_err(err, "--probe induction:N needs N from 1 to 511, got '%s'%s", a, "");
+        o->probe_n = (int)v;
+    }
+    o->probe = 1;
     return 0;
 }
 
@@ -413,6 +441,7 @@ static int parse_option(Options *o, int c, const char *a, int argc, char **argv,
     case O_TEACH: case O_STEPS: case O_LR: case O_OPTIMIZER: case O_TRAIN:
         return parse_teach(o, c, a, err);
     case O_SEED: return parse_seed(o, a, err);
+    case O_PROBE: return parse_probe(o, a, err);
     case 't': return parse_temperature(o, a, err);
     case O_CAUSAL: o->cfg.causal = 1; o->causal_set = 1; break;
     case O_NOSCALE: o->cfg.scale = 0; o->scale_set = 1; break;
@@ -494,9 +523,12 @@ static int check_attention(const Options *o, AttnErr *err)
 static int check_model(const Options *o, AttnErr *err)
 {
     if (!o->model && (o->print == PRINT_TOKENS || o->print == PRINT_PREDICTIONS || o->prepend_bos ||
-                      o->export_attention))
-        return usage_err(err, "--print tokens, --print predictions, --prepend-bos and --export-attention "
+                      o->export_attention || o->probe))
+        return usage_err(err, "--print tokens, --print predictions, --prepend-bos, --probe and --export-attention "
                               "need --model DIR|NAME%s%s", "", "");
+    if (o->probe && o->sentence)
+        return usage_err(err, "--probe runs the model on random tokens, not on a text: leave the "
+                              "sentence out%s%s", "", "");
     if (o->model && (o->attention || o->keys || o->score_set || o->teach || o->sentence_file || o->session ||
                      o->tokens))
         return usage_err(err, "--model computes a language model on its text: not with --attention, "

@@ -118,7 +118,8 @@ int source_owns(AppActionKind k)
     case ACT_SET_CELL: case ACT_EDITOR_BUTTON: case ACT_DRAG_BEGIN: case ACT_DRAG: case ACT_DRAG_END:
     case ACT_UNDO: case ACT_REDO: case ACT_FOCUS_SENTENCE: case ACT_FOCUS_KEYS: case ACT_TEACH:
     case ACT_CYCLE_LAYER: case ACT_TOGGLE_GRID: case ACT_TOGGLE_ROLLOUT: case ACT_GRID_MOVE:
-    case ACT_GRID_OPEN: case ACT_TOGGLE_SPECIAL: case ACT_COMPARE:
+    case ACT_GRID_OPEN: case ACT_TOGGLE_SPECIAL: case ACT_COMPARE: case ACT_HEAD_SCORE: case ACT_GRID_SORT:
+    case ACT_SCORE_VIEW: case ACT_LINES_HEADS: case ACT_HEAD_SWITCH: case ACT_PROBE:
         return 1;
     default:
         return 0;

@@ -5,6 +5,7 @@
 #include "attnviz/app.h"
 #include "attnviz/app_state.h"
 #include "attnviz/source.h"
+#include "attnviz/maps_shown.h"
 #include "attnviz/fonts.h"
 #include "attnviz/wake.h"
 #include "app_internal.h"
@@ -290,6 +291,8 @@ int app_run(const Options *o, void *sentence, const SourceKind *kind, void *open
             attn_err_set(err, -rc, NULL, 0, "cannot show the %s", kind->name);
             goto cleanup;
         }
+        if (o->probe && kind->probe) /* the window runs it again: its worker, its bar */
+            maps_probe_run(a, o->probe_n, o->has_seed ? o->seed : 0);
     } else {
         autosave_setup(a, o, sv);
     }

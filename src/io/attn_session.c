@@ -6,6 +6,7 @@
 #include "attnviz/io.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,12 @@ static int write_session(FILE *f, void *ctx)
     if (s->has_text) {
         fputs(",\n \"text\": ", f);
         io_json_string(f, s->text);
+    }
+    if (s->n_probe > 0) {
+        fprintf(f, ",\n \"probe\": {\"seed\": %.0f, \"n\": %d, \"tokens\": [", s->probe_seed, s->probe_n);
+        for (int i = 0; i < s->n_probe; i++)
+            fprintf(f, "%s%d", i ? ", " : "", s->probe[i]);
+        fputs("]}", f);
     }
     fputs("}\n", f);
     return ferror(f) ? -ATTN_E_IO : 0;
@@ -59,6 +66,38 @@ static int member(const cJSON *root, const char *key, int lo, int hi, int def, i
     return 0;
 }
 
+/* "probe": {"seed": S, "n": N, "tokens": [ids]}: whole numbers, at most
+ * 1024 tokens. */
+static int parse_probe(AttnSession *s, const cJSON *p, const char *name, AttnErr *err)
+{
+    if (!p)
+        return 0;
+    const cJSON *seed = cJSON_GetObjectItemCaseSensitive(p, "seed");
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(p, "n");
+    const cJSON *tok = cJSON_GetObjectItemCaseSensitive(p, "tokens");
+    int count = cJSON_IsArray(tok) ? cJSON_GetArraySize(tok) : -1;
+    int ok = cJSON_IsObject(p) && cJSON_IsNumber(seed) && seed->valuedouble >= 0 &&
+             seed->valuedouble <= 9007199254740992.0 && seed->valuedouble == floor(seed->valuedouble) &&
+             cJSON_IsNumber(n) && n->valuedouble >= 1 && n->valuedouble <= 511 && count >= 1 &&
+             count <= (int)(sizeof s->probe / sizeof s->probe[0]);
+    const cJSON *t;
+    int i = 0;
+    const cJSON *list = ok ? tok : NULL;
+    cJSON_ArrayForEach(t, list) {
+        ok = ok && cJSON_IsNumber(t) && t->valuedouble >= 0 && t->valuedouble < 2147483647.0 &&
+             t->valuedouble == (double)(int)t->valuedouble;
+        if (ok)
+            s->probe[i++] = (int)t->valuedouble;
+    }
+    if (!ok)
+        return attn_err_set(err, ATTN_E_PARSE, name, 0, "\"probe\" must be {\"seed\": S, \"n\": N, "
+                                                       "\"tokens\": [1 to 1024 token ids]}");
+    s->n_probe = count;
+    s->probe_n = (int)n->valuedouble;
+    s->probe_seed = seed->valuedouble;
+    return 0;
+}
+
 int attn_session_parse(AttnSession *s, const char *data, size_t len, const char *name, AttnErr *err)
 {
     memset(s, 0, sizeof *s);
@@ -84,6 +123,8 @@ int attn_session_parse(AttnSession *s, const char *data, size_t len, const char 
         s->has_text = 1;
         snprintf(s->text, sizeof s->text, "%s", text->valuestring);
     }
+    if (rc == 0)
+        rc = parse_probe(s, cJSON_GetObjectItemCaseSensitive(root, "probe"), name, err);
     if (rc == 0)
         snprintf(s->file, sizeof s->file, "%s", file->valuestring);
     cJSON_Delete(root);

@@ -160,7 +160,7 @@ static void draw_other(View *v, SDL_Renderer *r, const ViewState *s, const Figur
     const AttnTheme *th = theme_get(s->dark);
     SDL_Texture *heat = f->Tq && f->Tk ? figure_heat_texture(r, f, map, th) : NULL;
     FigureDraw d = {r, v->text, heat, bar_texture(v, f->cb.cs.id), th, s->scale, s->query, s->key,
-                    s->hover_i, s->hover_j, background, NULL, NULL};
+                    s->hover_i, s->hover_j, background, NULL, NULL, 0};
     figure_draw(&d, f, map);
     if (heat)
         SDL_DestroyTexture(heat);

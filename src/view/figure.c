@@ -527,6 +527,13 @@ void figure_grid_layout(FigureGrid *g, const AttnMaps *ms, const FigureOptions *
     g->Tk = ok ? ms->Tk : 0;
     g->sel_l = o->query;
     g->sel_h = o->key;
+    g->mark_w = o->grid_mark_w;
+    g->label_h = o->grid_label_h;
+    if (o->grid_order && g->L * g->H <= FIGURE_GRID_SLOTS) {
+        g->sorted = 1;
+        for (int p = 0; p < g->L * g->H; p++)
+            g->slot[o->grid_order[p] >= 0 && o->grid_order[p] < g->L * g->H ? o->grid_order[p] : p] = p;
+    }
     int pad = o->area_w ? 0 : S(&c, 16);
     int ax = o->area_w ? o->area_x : pad, ay = o->area_w ? o->area_y : pad;
     int y0 = ay + title_lines(&g->t, &c, o, ax, ay);
@@ -544,17 +551,21 @@ void figure_grid_layout(FigureGrid *g, const AttnMaps *ms, const FigureOptions *
             cell = floorf(120.0f / n);
             cell = (cell > 16.0f ? 16.0f : cell < 1.0f ? 1.0f : cell) * c.scale;
         } else {
-            float aw = (float)(ax + o->area_w - g->x0 - colorbar_room(&c, tick_w) - (g->H - 1) * g->gap);
-            float ah = (float)(ay + o->area_h - g->y0 - (g->L - 1) * g->gap);
+            float aw = (float)(ax + o->area_w - g->x0 - colorbar_room(&c, tick_w) - (g->H - 1) * g->gap -
+                               g->H * g->mark_w);
+            float ah = (float)(ay + o->area_h - g->y0 - (g->L - 1) * g->gap - g->L * g->label_h);
             cell = fminf(aw / ((float)g->H * g->Tk), ah / ((float)g->L * g->Tq));
-            cell = cell < 1.0f ? 1.0f : o->max_cell > 0 && cell > o->max_cell ? o->max_cell : cell;
+            /* with marks and labels beside the maps, cells may go under a
+               pixel (the maps are drawn scaled from their texture) */
+            float least = g->mark_w || g->label_h ? 0.25f : 1.0f;
+            cell = cell < least ? least : o->max_cell > 0 && cell > o->max_cell ? o->max_cell : cell;
         }
         g->cell = cell;
         g->map_w = (int)lroundf(cell * g->Tk);
         g->map_h = (int)lroundf(cell * g->Tq);
     }
-    int grid_w = g->H * g->map_w + (g->H > 0 ? (g->H - 1) * g->gap : 0);
-    int grid_h = g->L * g->map_h + (g->L > 0 ? (g->L - 1) * g->gap : 0);
+    int grid_w = g->H * (g->map_w + g->mark_w) + (g->H > 0 ? (g->H - 1) * g->gap : 0);
+    int grid_h = g->L * (g->map_h + g->label_h) + (g->L > 0 ? (g->L - 1) * g->gap : 0);
     int right = colorbar(&g->cb, &c, g->x0 + grid_w + S(&c, 14), g->y0, grid_h, ms->kind,
                          ok && maps_masked(ms), tick_w);
     if (!o->area_w) {
@@ -575,7 +586,13 @@ void figure_grid_layout(FigureGrid *g, const AttnMaps *ms, const FigureOptions *
 
 FigRect figure_grid_map_rect(const FigureGrid *g, int l, int h)
 {
-    FigRect r = {g->x0 + h * (g->map_w + g->gap), g->y0 + l * (g->map_h + g->gap), g->map_w, g->map_h};
+    if (g->sorted && l >= 0 && h >= 0 && l < g->L && h < g->H) { /* the map's slot */
+        int p = g->slot[l * g->H + h];
+        l = p / g->H;
+        h = p % g->H;
+    }
+    FigRect r = {g->x0 + h * (g->map_w + g->mark_w + g->gap),
+                 g->y0 + g->label_h + l * (g->map_h + g->label_h + g->gap), g->map_w, g->map_h};
     return r;
 }
 

@@ -2,6 +2,7 @@
  * through a renderer (the window's heatmap panel, the PNG export). The SVG
  * back end (svg.c) draws the same Figure with the same colours. */
 #include "figure_draw.h"
+#include "attnviz/view.h"
 
 #include <cglm/cglm.h>
 #include <math.h>
@@ -294,11 +295,12 @@ static void grid_map(const FigureDraw *d, const FigureGrid *g, const AttnMap *m,
         SDL_RenderCopy(d->r, d->heat, &src, &dst);
         return;
     }
+    FigRect r = figure_grid_map_rect(g, l, h);
     for (int i = 0; i < m->Tq; i++) {
-        int y = figure_grid_cell_y(g, l, i), y1 = figure_grid_cell_y(g, l, i + 1);
+        int y = r.y + (int)lroundf(i * g->cell), y1 = r.y + (int)lroundf((i + 1) * g->cell);
         ColorScale rs = colormap_row_scale(&g->cb.cs, m, i);
         for (int j = 0; j < m->Tk; j++) {
-            int x = figure_grid_cell_x(g, h, j), x1 = figure_grid_cell_x(g, h, j + 1);
+            int x = r.x + (int)lroundf(j * g->cell), x1 = r.x + (int)lroundf((j + 1) * g->cell);
             Rgb c = attn_map_masked(m, i, j) ? d->th->mask : colormap_scale_rgb(&rs, attn_map_at(m, i, j));
             fill(d->r, (SDL_Rect){x, y, x1 - x, y1 - y}, c);
         }
@@ -312,14 +314,19 @@ void figure_draw_grid(const FigureDraw *d, const FigureGrid *g, const AttnMaps *
     titles(d, &g->t);
     SDL_Color dim = col(d->th->dim);
     int lh = text_line_height(d->text, g->layer_px);
-    for (int h = 0; h < g->H; h++) {
+    for (int h = 0; h < g->H && !g->sorted; h++) { /* sorted: each map has its own label */
         char buf[32];
         snprintf(buf, sizeof buf, g->map_w >= 6 * g->head_px ? "head %d" : "%d", h + 1);
         FigRect r = figure_grid_map_rect(g, 0, h);
-        text_draw(d->text, g->head_px, h == g->sel_h ? col(d->th->accent) : dim, buf, r.x + r.w / 2,
-                  r.y - lh - g->gap / 2, 1, 0);
+        SDL_Color c = h == g->sel_h ? col(d->th->accent) : dim;
+        if (d->head_colors) /* the line diagram's colour of the head */
+            c = view_head_color(h, d->th == theme_get(1));
+        text_draw(d->text, g->head_px, c, buf, r.x + r.w / 2, r.y - g->label_h - lh - g->gap / 2, 1, 0);
+        if (d->head_colors && h == g->sel_h) /* the selected head underlined */
+            fill(d->r, (SDL_Rect){r.x + r.w / 4, r.y - g->label_h - g->gap / 2 - 1, r.w / 2, 2},
+                 (Rgb){c.r, c.g, c.b});
     }
-    for (int l = 0; l < g->L && g->L > 1; l++) {
+    for (int l = 0; l < g->L && g->L > 1 && !g->sorted; l++) {
         char buf[32];
         snprintf(buf, sizeof buf, "layer %d", l + 1);
         FigRect r = figure_grid_map_rect(g, l, 0);

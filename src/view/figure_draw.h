@@ -22,6 +22,7 @@ typedef struct FigureDraw {
     int background;         /* 1: clear the figure's rectangle first */
     const unsigned char *q_special, *k_special; /* labels drawn in the theme's
                                blue (special tokens like [CLS]), or NULL */
+    int head_colors;        /* a grid's head headers in view_head_color's */
 } FigureDraw;
 
 /* The colour map as a 1×256 gradient texture, top = high; NULL on error. */

@@ -46,7 +46,7 @@ static SDL_Surface *render(const ViewFonts *fonts, int w, int h, int dark, int q
     if (!(tc = text_create(r, fonts, err)))
         goto fail;
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
-    FigureDraw d = {r, tc, NULL, NULL, theme_get(dark), 1.0f, query, -1, -1, -1, 1, NULL, NULL};
+    FigureDraw d = {r, tc, NULL, NULL, theme_get(dark), 1.0f, query, -1, -1, -1, 1, NULL, NULL, 0};
     draw(&d, fig, maps);
     SDL_RenderPresent(r);
     if (d.heat)

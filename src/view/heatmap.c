@@ -101,6 +101,6 @@ void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const Figure *f)
         return;
     update_heat_texture(v, s);
     FigureDraw d = {r, v->text, v->heat, bar_texture(v, f->cb.cs.id), theme_get(s->dark), s->scale,
-                    s->query, s->key, s->hover_i, s->hover_j, 0, s->q_special, s->k_special};
+                    s->query, s->key, s->hover_i, s->hover_j, 0, s->q_special, s->k_special, 0};
     figure_draw(&d, f, &s->map);
 }

@@ -166,7 +166,7 @@ static void layout_heat_lines(View *v, const ViewState *s, ViewLayout *l)
     l->cols_vis = g->cols;
     l->row0 = g->row0;
     l->col0 = g->col0;
-    SDL_Rect la = {l->lines.x, l->lines.y + th, l->lines.w, l->lines.h - th};
+    SDL_Rect la = lines_area(v, s, l->lines, l->head_swatch);
     LinesGeom lg;
     lines_geometry(v, s, la, &lg);
     l->lines_left = (SDL_Rect){la.x, la.y, lg.xl - la.x + S(s, 4), la.h};
@@ -175,6 +175,7 @@ static void layout_heat_lines(View *v, const ViewState *s, ViewLayout *l)
     l->lines0 = lg.first;
     l->lines_vis = lg.count;
     if (l->lines.w <= 0) { /* not shown: nothing to hit */
+        memset(l->head_swatch, 0, sizeof l->head_swatch);
         l->lines_left = l->lines_right = (SDL_Rect){0, 0, 0, 0};
         l->lines_vis = 0;
     }
@@ -199,6 +200,11 @@ static void layout_grid(View *v, const ViewState *s, ViewLayout *l)
     o.key = s->grid_head;
     o.cmap = s->cmap;
     o.cscale = s->cscale;
+    if (s->score_map) { /* the score overview in the maps' place */
+        layout_score_map(v, s, (SDL_Rect){o.area_x, o.area_y, o.area_w, o.area_h}, &l->score_fig);
+        return;
+    }
+    heads_grid_options(v, s, &o);
     TextMeasure tm = figure_measure_text(v->text);
     figure_grid_layout(&l->grid_fig, s->grid, &o, &tm);
 }
@@ -379,6 +385,20 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
 }
 
 /* ---- hit testing ------------------------------------------------------------- */
+
+int view_hit_score_map(const ViewLayout *l, int x, int y, int *layer, int *head)
+{
+    return l->score_fig.cell > 0 && figure_hit_cell(&l->score_fig, x, y, layer, head);
+}
+
+int view_hit_head_swatch(const ViewLayout *l, int x, int y)
+{
+    for (int h = 0; h < VIEW_HEADS_MAX; h++)
+        if (l->head_swatch[h].w > 0 && x >= l->head_swatch[h].x && y >= l->head_swatch[h].y &&
+            x < l->head_swatch[h].x + l->head_swatch[h].w && y < l->head_swatch[h].y + l->head_swatch[h].h)
+            return h;
+    return -1;
+}
 
 int view_hit_grid(const ViewLayout *l, int x, int y, int *layer, int *head)
 {

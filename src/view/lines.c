@@ -7,7 +7,60 @@
 #include "view_internal.h"
 
 #include <cglm/cglm.h>
+#include <stdio.h>
 #include <string.h>
+
+/* The head swatches (every head shown): boxes of the heads' colours with
+ * their numbers in rows at the top of the panel under its title; the
+ * diagram's area below them. */
+SDL_Rect lines_area(View *v, const ViewState *s, SDL_Rect panel, SDL_Rect *sw)
+{
+    int th = S(s, 20);
+    SDL_Rect la = {panel.x, panel.y + th, panel.w, panel.h - th};
+    if (sw)
+        memset(sw, 0, sizeof(SDL_Rect) * VIEW_HEADS_MAX);
+    const AttnMaps *hm = s->line_heads;
+    if (!hm || panel.w <= 0)
+        return la;
+    int px = S(s, 12), bw, bh = text_line_height(v->text, px) + S(s, 4), gap = S(s, 4);
+    text_size(v->text, px, "16", &bw, NULL);
+    bw += S(s, 10);
+    int x = la.x + S(s, 8), y = la.y + S(s, 2);
+    for (int h = 0; h < hm->H && h < VIEW_HEADS_MAX; h++) {
+        if (x > la.x + S(s, 8) && x + bw > la.x + la.w - S(s, 8)) {
+            x = la.x + S(s, 8);
+            y += bh + gap;
+        }
+        if (sw)
+            sw[h] = (SDL_Rect){x, y, bw, bh};
+        x += bw + gap;
+    }
+    int used = y + bh + gap + S(s, 2) - la.y;
+    la.y += used;
+    la.h -= used;
+    return la;
+}
+
+void draw_head_swatches(View *v, SDL_Renderer *r, const ViewState *s, const SDL_Rect *sw)
+{
+    int px = S(s, 12);
+    for (int h = 0; h < s->line_heads->H && h < VIEW_HEADS_MAX; h++) {
+        if (sw[h].w <= 0)
+            continue;
+        SDL_Color c = view_head_color(h, s->dark);
+        int on = s->head_on && s->head_on[h];
+        char buf[16];
+        snprintf(buf, sizeof buf, "%d", h + 1);
+        if (on) {
+            fill(r, sw[h], c);
+            Rgb t = colormap_text_on((Rgb){c.r, c.g, c.b});
+            text_draw(v->text, px, rgb_color(t), buf, sw[h].x + sw[h].w / 2, sw[h].y + S(s, 2), 1, 0);
+        } else { /* off: its colour as an outline only */
+            outline(r, sw[h], c, S(s, 1) > 0 ? S(s, 1) : 1);
+            text_draw(v->text, px, theme(s)->dim, buf, sw[h].x + sw[h].w / 2, sw[h].y + S(s, 2), 1, 0);
+        }
+    }
+}
 
 void lines_geometry(View *v, const ViewState *s, SDL_Rect area, LinesGeom *g)
 {
@@ -202,7 +255,33 @@ void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g
     if (s->all_lines)
         all_lines(r, s, g, last);
     int q = s->query;
-    if (q >= 0 && q < m->Tq) {
+    if (s->line_heads && q >= 0 && q < m->Tq) { /* every head switched on, each its colour */
+        /* each head's lines a little apart at both ends, so that heads
+         * agreeing on a key are seen side by side, not mixed */
+        int n_on = 0, k_on = 0;
+        for (int h = 0; h < s->line_heads->H; h++)
+            n_on += s->head_on && s->head_on[h];
+        float spread = n_on > 1 ? fminf(g->step * 0.5f / (float)n_on, 3.0f * s->scale) : 0.0f;
+        for (int h = 0; h < s->line_heads->H; h++) {
+            AttnMap hm = attn_maps_get(s->line_heads, 0, h);
+            if (!s->head_on || !s->head_on[h] || !hm.v || hm.Tq != m->Tq || hm.Tk != m->Tk)
+                continue;
+            float dy = spread * ((float)k_on++ - (float)(n_on - 1) * 0.5f);
+            float mx = row_max(&hm, q), cut = row_cut(s, &hm, q);
+            for (int j = 0; j < hm.Tk; j++) {
+                float w = attn_map_at(&hm, q, j), yk;
+                if (attn_map_masked(&hm, q, j) || w <= 0.0f || w < cut || key_y(g, j, &yk) < 0)
+                    continue;
+                float wn = w / mx;
+                SDL_Color c = view_head_color(h, s->dark);
+                c.a = (Uint8)(70 + 185 * wn);
+                float yq = q >= g->first && q < last ? lines_y(g, q)
+                           : q < g->first ? (float)g->y0 - g->step : lines_y(g, last);
+                bezier_points((float)g->x0, yq + dy, (float)g->x1, yk + dy, pts, 24);
+                thick_polyline(r, pts, 24, s->scale * (1.2f + 3.0f * wn), c);
+            }
+        }
+    } else if (q >= 0 && q < m->Tq) {
         float mx = row_max(m, q), cut = row_cut(s, m, q);
         for (int j = 0; j < m->Tk; j++) {
             float w = attn_map_at(m, q, j), yk;

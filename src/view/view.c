@@ -166,15 +166,19 @@ static void window_lines(View *v, SDL_Renderer *r, const ViewState *s, const Vie
     fill(r, l->lines, theme(s)->panel);
     char hb[48], lt[160];
     attn_head_label(s->weights.head, s->weights.n_heads, hb, sizeof hb);
+    if (s->line_heads) /* every head of the layer, each its colour */
+        snprintf(hb, sizeof hb, "every head%s", s->weights.layer >= 0 ? " of the layer" : ", layers' mean");
     snprintf(lt, sizeof lt, s->cross ? "query \xE2\x86\x92 key of the 2nd sentence (%s)"
                                                  : "query \xE2\x86\x92 key (%s)", hb);
     if (s->lines_top > 0 && s->lines_top < s->weights.Tk) /* say that some are left out */
         snprintf(lt + strlen(lt), sizeof lt - strlen(lt), " \xC2\xB7 top %d", s->lines_top);
     draw_panel_title(v, r, s, l->lines, lt);
-    SDL_Rect la = {l->lines.x, l->lines.y + S(s, 20), l->lines.w, l->lines.h - S(s, 20)};
+    SDL_Rect la = lines_area(v, s, l->lines, NULL);
     LinesGeom lg;
     lines_geometry(v, s, la, &lg);
     SDL_RenderSetClipRect(r, &l->lines);
+    if (s->line_heads)
+        draw_head_swatches(v, r, s, l->head_swatch);
     draw_lines(v, r, s, &lg);
     SDL_RenderSetClipRect(r, NULL);
 }
@@ -191,9 +195,33 @@ static void window_grid(View *v, SDL_Renderer *r, const ViewState *s, const View
     SDL_Rect last = l->editor.w ? l->editor : l->lines;
     SDL_Rect area = {l->heatmap.x, l->heatmap.y, last.x + last.w - l->heatmap.x, l->heatmap.h};
     fill(r, area, theme(s)->bg);
-    draw_panel_title(v, r, s, area, "Every layer (rows) and head (columns)   arrows: select \xC2\xB7 "
-                                    "Enter or click: open \xC2\xB7 G: back to one head");
-    draw_grid_maps(v, r, s, l, area, s->grid, s->hover_i, s->hover_j);
+    char title[300];
+    if (s->score_map) {
+        snprintf(title, sizeof title, "The %s score of every layer (rows) and head (columns)   click: open \xC2\xB7 "
+                 "I: another score \xC2\xB7 U: the maps", s->grid_score_name ? s->grid_score_name : "");
+        draw_panel_title(v, r, s, area, title);
+        SDL_RenderSetClipRect(r, &area);
+        draw_score_map(v, r, s, &l->score_fig);
+        SDL_RenderSetClipRect(r, NULL);
+    } else {
+        if (s->grid_score && s->grid_order)
+            snprintf(title, sizeof title, "Every layer and head, by %s score (highest first)   arrows: select \xC2\xB7 "
+                     "Enter or click: open \xC2\xB7 Y: layer order \xC2\xB7 I: another score", s->grid_score_name);
+        else if (s->grid_score)
+            snprintf(title, sizeof title, "Every layer (rows) and head (columns), marked: %s   arrows: select \xC2\xB7 "
+                     "Enter or click: open \xC2\xB7 I: another score \xC2\xB7 Y: sort \xC2\xB7 U: overview",
+                     s->grid_score_name);
+        else
+            snprintf(title, sizeof title, "Every layer (rows) and head (columns)   arrows: select \xC2\xB7 "
+                     "Enter or click: open \xC2\xB7 G: back to one head");
+        draw_panel_title(v, r, s, area, title);
+        draw_grid_maps(v, r, s, l, area, s->grid, s->hover_i, s->hover_j);
+        if (s->grid_score) {
+            SDL_RenderSetClipRect(r, &area);
+            draw_grid_marks(v, r, s, &l->grid_fig);
+            SDL_RenderSetClipRect(r, NULL);
+        }
+    }
     if (s->stale)
         dim(r, s, area);
 }
@@ -231,7 +259,7 @@ static void draw_grid_maps(View *v, SDL_Renderer *r, const ViewState *s, const V
         memcpy(v->grid_key, key, sizeof key);
     }
     FigureDraw d = {r, v->text, v->grid_tex, bar_texture(v, g->cb.cs.id), theme_get(s->dark), s->scale,
-                    -1, -1, -1, -1, 0, NULL, NULL};
+                    -1, -1, -1, -1, 0, NULL, NULL, s->line_heads != NULL || s->grid_score != NULL};
     SDL_RenderSetClipRect(r, &area);
     figure_draw_grid(&d, g, ms);
     /* the hovered cell's row and column, marked in every map */
@@ -239,9 +267,9 @@ static void draw_grid_maps(View *v, SDL_Renderer *r, const ViewState *s, const V
         SDL_Color c = theme(s)->accent;
         for (int gl = 0; gl < g->L; gl++)
             for (int gh = 0; gh < g->H; gh++) {
-                int y0 = figure_grid_cell_y(g, gl, mi), y1 = figure_grid_cell_y(g, gl, mi + 1);
-                int x0 = figure_grid_cell_x(g, gh, mj), x1 = figure_grid_cell_x(g, gh, mj + 1);
                 FigRect m = figure_grid_map_rect(g, gl, gh);
+                int y0 = m.y + (int)lroundf(mi * g->cell), y1 = m.y + (int)lroundf((mi + 1) * g->cell);
+                int x0 = m.x + (int)lroundf(mj * g->cell), x1 = m.x + (int)lroundf((mj + 1) * g->cell);
                 outline(r, (SDL_Rect){m.x, y0, m.w, y1 - y0 > 0 ? y1 - y0 : 1}, c, 1);
                 outline(r, (SDL_Rect){x0, m.y, x1 - x0 > 0 ? x1 - x0 : 1, m.h}, c, 1);
             }

@@ -109,6 +109,16 @@ void draw_heatmap(View *v, SDL_Renderer *r, const ViewState *s, const Figure *f)
 /* The shown map's colour scale, scanned once per map. */
 ColorScale heat_scale(View *v, const ViewState *s);
 
+/* ---- heads.c ---- */
+
+/* Room for the model view's marks and labels in o (grid_score set). */
+void heads_grid_options(View *v, const ViewState *s, FigureOptions *o);
+/* Each map's score beside it; in a sorted grid its layer and head above. */
+void draw_grid_marks(View *v, SDL_Renderer *r, const ViewState *s, const FigureGrid *g);
+/* The score overview (s->score_map) fitted into area, and drawn. */
+void layout_score_map(View *v, const ViewState *s, SDL_Rect area, Figure *f);
+void draw_score_map(View *v, SDL_Renderer *r, const ViewState *s, const Figure *f);
+
 /* ---- colorbar.c ---- */
 
 /* The colour map as a gradient texture, top = high (cached per map). */
@@ -132,6 +142,12 @@ typedef struct LinesGeom {
 /* Fit the diagram into area: rows at least a line apart, scrolled by
  * s->lines_scroll when they do not all fit. */
 void lines_geometry(View *v, const ViewState *s, SDL_Rect area, LinesGeom *g);
+/* The line diagram's area in its panel: under the title and, with every
+ * head shown, under the heads' swatches (into sw, VIEW_HEADS_MAX of them,
+ * when not NULL). */
+SDL_Rect lines_area(View *v, const ViewState *s, SDL_Rect panel, SDL_Rect *sw);
+/* The swatches (s->line_heads set) at their places sw. */
+void draw_head_swatches(View *v, SDL_Renderer *r, const ViewState *s, const SDL_Rect *sw);
 void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g);
 
 /* ---- editor.c ---- */

@@ -532,6 +532,8 @@ static inline const char *fuzz_check_options(const uint8_t *data, size_t size)
     if (!bad && ((int)o.print < (int)PRINT_NONE || (int)o.print > (int)PRINT_HEAD_SCORES ||
                  (int)o.view < (int)VIEW_HEATMAP || (int)o.view > (int)VIEW_HEADS))
         bad = "print or view out of range";
+    if (!bad && o.probe && (o.probe_n < 1 || o.probe_n > 511 || !o.model || o.sentence))
+        bad = "--probe accepted out of range, without --model or with a sentence";
     if (!bad && o.sentence && o.sentence_file)
         bad = "both a sentence and a sentence file";
     if (!bad && ((o.line && !o.sentence_file) ||

@@ -206,6 +206,8 @@ static inline const char *fuzz_check_attn_session(const uint8_t *data, size_t si
     else if (s->layer < -1 || s->head < -1 || s->query < -1 || s->key < -1 ||
              s->layer > ATTN_FILE_MAX_TOKENS || s->head > ATTN_FILE_MAX_TOKENS)
         bad = "pick out of range";
+    else if (s->n_probe < 0 || s->n_probe > 1024 || (s->n_probe && (s->probe_n < 1 || s->probe_n > 511)))
+        bad = "probe out of range";
     else if (!attn_session_is(copy, size))
         bad = "attn_session_is says no to a session that parses";
 out:

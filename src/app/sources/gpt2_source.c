@@ -19,6 +19,7 @@
 #include "attnviz/io.h"
 #include "attnviz/maps_shown.h"
 #include "attnviz/paths.h"
+#include "attnviz/probe.h"
 #include "attnviz/source.h"
 #include "attnviz/wake.h"
 #include "attnviz/gpt2_source.h"
@@ -767,6 +768,95 @@ static int gpt2_open(AppState *a, const char *path)
     return gpt2_show(a, g);
 }
 
+/* ---- the induction probe (issue 26): random tokens twice, not a text ------------------------- */
+
+static void gpt2_probe_setup(const AppState *a, int *bos_id, int *vocab, int *max_T)
+{
+    const Gpt2Source *s = a->src;
+    *bos_id = s->g->lm.info.bos_id;
+    *vocab = s->g->lm.info.n_vocab;
+    *max_T = s->g->lm.info.n_positions;
+}
+
+/* ids into *to (grown as needed). */
+static int ids_set(BpeIds *to, const int *ids, int T)
+{
+    if (to->cap < T) {
+        int *p = realloc(to->id, sizeof *p * (size_t)T);
+        if (!p)
+            return -ATTN_E_NOMEM;
+        to->id = p;
+        to->cap = T;
+    }
+    memcpy(to->id, ids, sizeof *ids * (size_t)T);
+    to->n = T;
+    return 0;
+}
+
+/* The worker runs the probe's ids in place of the text's; the bar shows
+ * what they decode to (without being encoded again: random tokens need
+ * not come back the same). */
+static int gpt2_probe(AppState *a, const int *ids, int T)
+{
+    Gpt2Source *s = a->src;
+    char *text = NULL;
+    size_t len = 0;
+    if (T < 1 || T > s->g->lm.info.n_positions || ids_set(&s->ids, ids, T) < 0)
+        return -ATTN_E_RANGE;
+    if (bpe_decode(s->g->bpe, ids, T, 0, &text, &len) == 0 && app_text_reserve(a, len) == 0) {
+        memcpy(a->text, text, len + 1);
+        a->text_len = len;
+        a->vs.cursor = (int)len;
+    }
+    free(text);
+    s->stale = 1;
+    submit(a);
+    a->dirty = 1;
+    return 0;
+}
+
+/* The command line's probe: the model on o's probe tokens, picked as
+ * gpt2_cli_open picks (g->ids the tokens, g->text what they decode to). */
+static int gpt2_cli_probe(const Options *o, const char *path, void **opened, AttnErr *err)
+{
+    Gpt2Opened *g;
+    int ids[PROBE_MAX_TOKENS];
+    *opened = NULL;
+    int rc = gpt2_open_model(path, 0, &g, err);
+    if (rc < 0)
+        return rc;
+    const LmInfo *c = &g->lm.info;
+    int T = probe_induction_tokens(ids, o->probe_n, c->bos_id, c->n_vocab, o->has_seed ? o->seed : 0);
+    size_t len = 0;
+    if (T < 1 || T > c->n_positions)
+        rc = attn_err_set(err, ATTN_E_TOO_MANY_TOKENS, path, 0,
+                          "the induction probe's %d tokens (%d twice%s) are more than %s takes (n_positions "
+                          "%d): --probe induction:N with N at most %d", T, o->probe_n,
+                          c->bos_id >= 0 ? ", after the bos token" : "", g->name, c->n_positions,
+                          (c->n_positions - (c->bos_id >= 0)) / 2);
+    else if (ids_set(&g->ids, ids, T) < 0 || bpe_decode(g->bpe, ids, T, 0, &g->text, &len) < 0)
+        rc = attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+    if (rc == 0 && o->print != PRINT_TOKENS)
+        rc = lm_forward(&g->lm, g->ids.id, T, NULL, err);
+    if (rc == 0 && o->print != PRINT_TOKENS) {
+        float *maps = malloc(sizeof(float) * (size_t)c->n_layer * c->n_head * T * T);
+        if (maps)
+            lm_maps_copy(&g->lm, maps);
+        g->im = maps ? maps_imported(g->bpe, g->name, maps, g->ids.id, T, c->n_layer, c->n_head, err) : NULL;
+        rc = g->im ? 0 : maps ? -err->code : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+    }
+    if (rc == 0 && g->im && o->query >= T)
+        rc = attn_err_set(err, ATTN_E_RANGE, path, 0, "--query %d: the probe has %d tokens", o->query + 1, T);
+    else if (rc == 0 && g->im && import_pick(g->im, o->layer, o->head, o->rollout, o->drop, err) < 0)
+        rc = -err->code;
+    if (rc < 0) {
+        gpt2_opened_free(g);
+        return rc;
+    }
+    *opened = g;
+    return 0;
+}
+
 const SourceKind source_gpt2 = {
     .name = "language model",
     .caps = SOURCE_TEXT | SOURCE_LAYERS,
@@ -791,4 +881,7 @@ const SourceKind source_gpt2 = {
     .cli_write = gpt2_cli_write,
     .show = gpt2_show,
     .cli_free = gpt2_cli_free,
+    .probe_setup = gpt2_probe_setup,
+    .probe = gpt2_probe,
+    .cli_probe = gpt2_cli_probe,
 };

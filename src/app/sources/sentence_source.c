@@ -295,7 +295,9 @@ void source_sentence_controls(ViewState *s, AppAction *acts)
 static int file_key(AppActionKind k)
 {
     return k == ACT_CYCLE_LAYER || k == ACT_TOGGLE_GRID || k == ACT_TOGGLE_ROLLOUT ||
-           k == ACT_GRID_MOVE || k == ACT_GRID_OPEN || k == ACT_TOGGLE_SPECIAL;
+           k == ACT_GRID_MOVE || k == ACT_GRID_OPEN || k == ACT_TOGGLE_SPECIAL || k == ACT_HEAD_SCORE ||
+           k == ACT_GRID_SORT || k == ACT_SCORE_VIEW || k == ACT_LINES_HEADS || k == ACT_HEAD_SWITCH ||
+           k == ACT_PROBE;
 }
 
 /* While the sentence is typed, the selected query follows its token (the
@@ -392,7 +394,10 @@ static int sentence_apply(AppState *a, const AppAction *c)
     default:
         if (!file_key(c->kind))
             return -1;
-        app_status(a, 0, "no attention file is open (attnviz FILE.npz, Ctrl+O, or drop one)");
+        if (c->kind == ACT_PROBE)
+            app_status(a, 0, "the induction probe runs a model (attnviz --model DIR|NAME, or open its folder)");
+        else
+            app_status(a, 0, "no attention file is open (attnviz FILE.npz, Ctrl+O, or drop one)");
         break;
     }
     return 0;

@@ -1,0 +1,106 @@
+/* Head roles in the window (issue 26): the model view's marks (each small
+ * map's score as a number and a bar beside it, and in a sorted grid its
+ * layer and head above it), the score overview (one L × H heatmap of the
+ * chosen score) in the model view's room. Drawn from the plain numbers the
+ * app gives (ViewState.grid_score, grid_order, score_map); not the scores'
+ * maths. */
+#include "view_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The number a mark shows: two decimals for the scores in [0, 1] and the
+ * entropy, one for a mean distance of 10 or more; a dash for none. */
+static void mark_text(double x, char *buf, size_t n)
+{
+    if (isnan(x))
+        snprintf(buf, n, "\xE2\x80\x93");
+    else
+        snprintf(buf, n, fabs(x) >= 9.95 ? "%.1f" : "%.2f", x);
+}
+
+static int mark_px(const ViewState *s)
+{
+    return S(s, 10);
+}
+
+void heads_grid_options(View *v, const ViewState *s, FigureOptions *o)
+{
+    if (!s->grid_score)
+        return;
+    int w;
+    text_size(v->text, mark_px(s), "0.00", &w, NULL);
+    o->grid_mark_w = S(s, 3) + S(s, 4) + S(s, 2) + w;
+    o->grid_label_h = s->grid_order ? text_line_height(v->text, mark_px(s)) : 0;
+    o->grid_order = s->grid_order;
+}
+
+void draw_grid_marks(View *v, SDL_Renderer *r, const ViewState *s, const FigureGrid *g)
+{
+    if (!s->grid_score || g->L < 1 || g->H < 1)
+        return;
+    const Theme *th = theme(s);
+    int px = mark_px(s), lh = text_line_height(v->text, px), bw = S(s, 4);
+    double full = s->grid_score_full > 0 ? s->grid_score_full : 1.0;
+    for (int l = 0; l < g->L; l++)
+        for (int h = 0; h < g->H; h++) {
+            FigRect m = figure_grid_map_rect(g, l, h);
+            double x = s->grid_score[l * g->H + h];
+            /* the bar: a track as tall as the map, filled from the bottom */
+            SDL_Rect track = {m.x + m.w + S(s, 3), m.y, bw, m.h};
+            fill(r, track, th->panel2);
+            if (!isnan(x)) {
+                double f = x / full;
+                f = f < 0 ? 0 : f > 1 ? 1 : f;
+                int fh = (int)lround(f * m.h);
+                fill(r, (SDL_Rect){track.x, m.y + m.h - fh, bw, fh}, th->accent);
+            }
+            char buf[32];
+            mark_text(x, buf, sizeof buf);
+            int ty = m.h >= lh ? m.y + m.h - lh : m.y + m.h / 2 - lh / 2;
+            text_draw(v->text, px, isnan(x) ? th->dim : th->text, buf, track.x + bw + S(s, 2), ty, 0, 0);
+            if (g->sorted) { /* its layer and head, the head in its colour */
+                char lb[24], hb[16];
+                snprintf(lb, sizeof lb, "L%d ", l + 1);
+                snprintf(hb, sizeof hb, "H%d", h + 1);
+                int y = m.y - g->label_h - (g->gap / 3 > 1 ? g->gap / 3 : 1); /* clear of the selection's outline */
+                int w = text_draw(v->text, px, th->dim, lb, m.x, y, 0, 0);
+                text_draw(v->text, px, view_head_color(h, s->dark), hb, m.x + w, y, 0, 0);
+            }
+        }
+}
+
+void layout_score_map(View *v, const ViewState *s, SDL_Rect area, Figure *f)
+{
+    FigureOptions o;
+    memset(&o, 0, sizeof o);
+    o.scale = s->scale;
+    o.area_x = area.x;
+    o.area_y = area.y;
+    o.area_w = area.w;
+    o.area_h = area.h;
+    o.max_cell = (float)S(s, 80);
+    o.zoom = 1.0f;
+    o.query = s->grid_layer;
+    o.key = s->grid_head;
+    o.cmap = s->cmap;
+    /* the scores in [0, 1] on the fixed scale, entropy and distance to their max */
+    o.cscale = s->grid_score_full == 1.0 ? s->cscale : CSCALE_MAX;
+    TextMeasure tm = figure_measure_text(v->text);
+    figure_layout(f, s->score_map, &o, &tm);
+    f->cb.caption = s->grid_score_name;
+}
+
+void draw_score_map(View *v, SDL_Renderer *r, const ViewState *s, const Figure *f)
+{
+    FigureDraw d = {r, v->text, NULL, bar_texture(v, f->cb.cs.id), theme_get(s->dark), s->scale,
+                    s->grid_layer, s->grid_head, s->hover_i, s->hover_j, 0, NULL, NULL, 0};
+    figure_draw(&d, f, s->score_map);
+    /* the heads' labels over the columns in their colours */
+    for (int h = 0; h < f->Tk && s->score_map->n_heads == f->Tk; h++) {
+        if (f->col0 > h || h >= f->col0 + f->cols)
+            continue;
+        int x0 = figure_cell_x(f, h), x1 = figure_cell_x(f, h + 1);
+        fill(r, (SDL_Rect){x0 + 1, f->grid.y - S(s, 4), x1 - x0 - 2, S(s, 3)}, view_head_color(h, s->dark));
+    }
+}
