@@ -191,7 +191,7 @@ static void shared_run(void *arg)
 
 /* The pieces on this thread and the worker when the work (multiply-adds)
  * is worth it, else here. */
-static void share(void (*piece)(const void *, int), const void *job, int pieces, double work)
+void gpt2_share(void (*piece)(const void *, int), const void *job, int pieces, double work)
 {
     Shared sh = {0, pieces, piece, job};
     if (pieces < 2 || work < SPLIT_MIN || workers_run2(shared_run, &sh, &sh) < 0)
@@ -214,13 +214,13 @@ static void lin_piece(const void *arg, int piece)
 
 /* out (n × m, row stride ldo) = A (n × k) · W (k × m) + bias, in pieces of
  * columns (two of the kernel's tiles, or more to make at most 16 pieces). */
-static void linear(float *out, int ldo, const float *A, int lda, const float *W,
-                   const float *bias, int n, int k, int m)
+void gpt2_linear(float *out, int ldo, const float *A, int lda, const float *W,
+                 const float *bias, int n, int k, int m)
 {
     int tile = gpt2_kernel_set()->lin_cols, tiles = (m + tile - 1) / tile;
     int per = (tiles + 15) / 16 > 2 ? (tiles + 15) / 16 : 2;
     LinJob j = {out, A, W, bias, ldo, lda, n, k, m, per * tile};
-    share(lin_piece, &j, (tiles + per - 1) / per, (double)n * k * m);
+    gpt2_share(lin_piece, &j, (tiles + per - 1) / per, (double)n * k * m);
 }
 
 typedef struct AttnJob {
@@ -269,7 +269,7 @@ static void block(Gpt2State *s, const Gpt2Layer *w, int l, int start, int T)
 
     /* pass 1: a = ln_1(x); Q | K | V = a · c_attn + b; the keys transposed */
     layernorm(xn, x, w->ln1_w, w->ln1_b, n, C, c->ln_eps);
-    linear(qkv, 3 * C, xn, C, w->attn_w, w->attn_b, n, C, 3 * C);
+    gpt2_linear(qkv, 3 * C, xn, C, w->attn_w, w->attn_b, n, C, 3 * C);
     for (int h = 0; h < H; h++) {
         float *kt = s->kt + ((size_t)l * H + h) * dh * cap;
         for (int d = 0; d < dh; d++)
@@ -278,16 +278,16 @@ static void block(Gpt2State *s, const Gpt2Layer *w, int l, int start, int T)
     }
     /* pass 2: each head's scores, weights (the maps) and z, heads split */
     AttnJob aj = {s, l, start, T};
-    share(attn_head, &aj, H, 2.0 * n * (start + T) * C);
+    gpt2_share(attn_head, &aj, H, 2.0 * n * (start + T) * C);
     /* pass 3: x = x + z · c_proj + b */
-    linear(out, C, z, C, w->proj_w, w->proj_b, n, C, C);
+    gpt2_linear(out, C, z, C, w->proj_w, w->proj_b, n, C, C);
     for (size_t k = 0; k < (size_t)n * C; k++)
         x[k] += out[k];
     /* pass 4: x = x + act(ln_2(x) · c_fc + b) · c_proj + b */
     layernorm(xn, x, w->ln2_w, w->ln2_b, n, C, c->ln_eps);
-    linear(hid, c->n_inner, xn, C, w->fc_w, w->fc_b, n, C, c->n_inner);
+    gpt2_linear(hid, c->n_inner, xn, C, w->fc_w, w->fc_b, n, C, c->n_inner);
     activate(hid, n, c->n_inner, c->act);
-    linear(out, C, hid, c->n_inner, w->mproj_w, w->mproj_b, n, c->n_inner, C);
+    gpt2_linear(out, C, hid, c->n_inner, w->mproj_w, w->mproj_b, n, c->n_inner, C);
     for (size_t k = 0; k < (size_t)n * C; k++)
         x[k] += out[k];
 }
@@ -368,6 +368,12 @@ static void dot_piece(const void *arg, int piece)
     gpt2_kernel_set()->dots(j->out, j->x, j->rows, j->C, v0, v1);
 }
 
+void gpt2_dots(float *out, const float *x, const float *rows, int C, int V)
+{
+    DotJob j = {out, x, rows, C, V, (V + 15) / 16};
+    gpt2_share(dot_piece, &j, (V + j.per - 1) / j.per, (double)V * C);
+}
+
 int gpt2_logits(Gpt2State *s, const Gpt2Weights *w, int pos, float *logits, AttnErr *err)
 {
     const Gpt2Config *c = &s->cfg;
@@ -376,23 +382,12 @@ int gpt2_logits(Gpt2State *s, const Gpt2Weights *w, int pos, float *logits, Attn
                             "position %d: %d positions computed", pos, s->n_done);
     layernorm(s->xf, s->x + (size_t)pos * c->n_embd, w->lnf_w, w->lnf_b, 1, c->n_embd,
               c->ln_eps);
-    DotJob j = {logits, s->xf, w->lm_head, c->n_embd, c->n_vocab, (c->n_vocab + 15) / 16};
-    share(dot_piece, &j, (c->n_vocab + j.per - 1) / j.per, (double)c->n_vocab * c->n_embd);
+    gpt2_dots(logits, s->xf, w->lm_head, c->n_embd, c->n_vocab);
     return 0;
 }
 
-int gpt2_top_k(Gpt2State *s, const Gpt2Weights *w, int pos, int k, int *ids, float *probs,
-               float *logits, AttnErr *err)
+void gpt2_top_k_of(const float *logits, int V, int k, int *ids, float *probs)
 {
-    int V = s->cfg.n_vocab;
-    if (k < 0 || k > V)
-        return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "top %d of %d tokens", k, V);
-    float *own = NULL;
-    if (!logits && !(logits = own = malloc((size_t)V * sizeof *logits)))
-        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "logits");
-    int rc = gpt2_logits(s, w, pos, logits, err);
-    if (rc < 0)
-        goto cleanup;
     /* the softmax's denominator in double; NaN logits count as -inf */
     float mx = -INFINITY;
     for (int v = 0; v < V; v++)
@@ -404,7 +399,7 @@ int gpt2_top_k(Gpt2State *s, const Gpt2Weights *w, int pos, int k, int *ids, flo
     int n = 0;
     for (int v = 0; v < V; v++) {
         float x = logits[v];
-        if (x != x || (n == k && !(x > logits[ids[n - 1]])))
+        if (x != x || (n == k && (k == 0 || !(x > logits[ids[n - 1]]))))
             continue;
         int at = n < k ? n++ : k - 1;
         while (at > 0 && x > logits[ids[at - 1]]) {
@@ -421,6 +416,21 @@ int gpt2_top_k(Gpt2State *s, const Gpt2Weights *w, int pos, int k, int *ids, flo
             probs[r] = (float)(exp((double)logits[ids[r]] - mx) / sum);
         }
     }
+}
+
+int gpt2_top_k(Gpt2State *s, const Gpt2Weights *w, int pos, int k, int *ids, float *probs,
+               float *logits, AttnErr *err)
+{
+    int V = s->cfg.n_vocab;
+    if (k < 0 || k > V)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "top %d of %d tokens", k, V);
+    float *own = NULL;
+    if (!logits && !(logits = own = malloc((size_t)V * sizeof *logits)))
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "logits");
+    int rc = gpt2_logits(s, w, pos, logits, err);
+    if (rc < 0)
+        goto cleanup;
+    gpt2_top_k_of(logits, V, k, ids, probs);
 cleanup:
     free(own);
     return rc;

@@ -19,4 +19,16 @@ typedef struct Gpt2Kernels {
 /* The set in use (see gpt2_kernels, gpt2_forward.h). */
 const Gpt2Kernels *gpt2_kernel_set(void);
 
+/* The forward's shared loops (gpt2.c), used by the Llama family's too
+ * (llama.c): the pieces of a job on this thread and the worker when the
+ * work (multiply-adds) is worth it; out (n × m, row stride ldo) = A (n × k,
+ * row stride lda) · W (k × m, [in, out]) + bias in pieces of columns;
+ * out[v] = x · rows[v] for v < V (rows of C floats: logits); the k best of
+ * V logits with their softmax probabilities (gpt2_top_k's order and ties). */
+void gpt2_share(void (*piece)(const void *, int), const void *job, int pieces, double work);
+void gpt2_linear(float *out, int ldo, const float *A, int lda, const float *W,
+                 const float *bias, int n, int k, int m);
+void gpt2_dots(float *out, const float *x, const float *rows, int C, int V);
+void gpt2_top_k_of(const float *logits, int V, int k, int *ids, float *probs);
+
 #endif
