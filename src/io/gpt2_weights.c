@@ -41,15 +41,7 @@ static int host_little_endian(void)
 /* The tensor called name in any shard (and its file), or NULL. */
 static const SafeTensor *find(const Gpt2ModelOwn *own, const char *name, const char **file)
 {
-    for (int i = 0; i < own->n_shards; i++) {
-        const SafeTensor *t = safetensors_find(&own->st[i], name);
-        if (t) {
-            if (file)
-                *file = own->paths[i];
-            return t;
-        }
-    }
-    return NULL;
+    return st_folder_find(&own->files, name, file);
 }
 
 static void slot(Slot *s, const float **dst, int ndim, long long d0, long long d1,
@@ -161,22 +153,6 @@ static int check(const Bind *b, Slot *s, int layer)
     return 0;
 }
 
-/* t's numbers as float32 into out. */
-static void convert(float *out, const SafeTensor *t)
-{
-    const unsigned char *p = t->data;
-    for (size_t i = 0; i < t->count; i++) {
-        if (t->dtype == SAFE_F32) {
-            uint32_t u = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 |
-                         (uint32_t)p[4 * i + 2] << 16 | (uint32_t)p[4 * i + 3] << 24;
-            memcpy(&out[i], &u, sizeof u);
-        } else {
-            uint16_t h = (uint16_t)(p[2 * i] | p[2 * i + 1] << 8);
-            out[i] = t->dtype == SAFE_F16 ? attn_f16_to_float(h) : attn_bf16_to_float(h);
-        }
-    }
-}
-
 /* The prefix the file's names use: "transformer." or "". */
 static int find_prefix(const Bind *b)
 {
@@ -243,7 +219,7 @@ int gpt2_weights_bind(Gpt2Model *m, const char *where, AttnErr *err)
     float *at = own->conv;
     for (int i = 0; i < n && rc == 0; i++) {
         if (s[i].convert) {
-            convert(at, s[i].t);
+            safetensors_to_f32(at, s[i].t);
             *s[i].dst = at;
             at += s[i].t->count;
         } else {
