@@ -48,6 +48,8 @@ SUMMARY = [
     ("gpt2_forward_T256_peak_share", "", (">=", 0.6)),
     ("gpt2_open_ms", "", ("<=", 500)),
     ("gpt2_rss_T1024_MB", "", ("<=", 1000)),
+    ("llama_keystroke_T64_ms", "", ("<=", 60)),
+    ("llama_forward_T256_vs_torch", "x", (">=", 1.0)),
 ]
 
 # the PyTorch peer's settings for the GPT-2 rows (run.sh's PEERS)
@@ -204,6 +206,7 @@ def table(res):
         "the seven scores of every head (`head_scores_all`, one thread)%s" % spread(res, "head_scores_range"),
         "–", "head_scores_12x12_T256_ms", "ms")
     gpt2_rows(res, row)
+    llama_rows(res, row)
     head = ("figure", "attnviz", "reference", "result", "goal", "met")
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for r in rows:
@@ -212,6 +215,8 @@ def table(res):
 
 
 def gpt2_rows(res, row):
+    if "gpt2_fwd64_ms" not in res:
+        return
     def peer(key):
         best = res.get("gpt2_torch_%s_peer" % key, "?")
         others = "; ".join("%s: %s ms" % (PEER_NAMES[p], fmt(num(res, "gpt2_torch_%s_ms_%s" % (key, p))))
@@ -264,6 +269,24 @@ def gpt2_rows(res, row):
                 - num(res, "gpt2_rss_cache_MB") - num(res, "gpt2_rss_scratch_MB")),
             fmt(num(res, "gpt2_rss_file_MB"))),
         "–", "gpt2_rss_T1024_MB", "MB")
+
+
+def llama_rows(res, row):
+    if "llama_fwd256_ms" not in res:
+        return
+    row("Llama family (SmolLM2-135M's shapes: 30 layers × 9 heads, 3 key-value heads, random "
+        "weights), keystroke at the end of 64 tokens (one position, the last row of all 270 maps)",
+        "%s ms%s; with the top 10 predictions (49152 rows) %s ms" % (
+            fmt(num(res, "llama_key64_ms")), spread(res, "llama_key64_range"),
+            fmt(num(res, "llama_key64_top_ms"))),
+        "–", "llama_keystroke_T64_ms", "ms")
+    row("Llama family (SmolLM2-135M's shapes), full forward T = 256 (every map kept) vs PyTorch",
+        "%s ms%s" % (fmt(num(res, "llama_fwd256_ms")), spread(res, "llama_fwd256_range")),
+        "PyTorch, the same equations (`tests/bench/torch_llama.py`), %s thread(s): %s ms "
+        "(1 thread %s ms, 2 threads %s ms)" % (
+            res.get("llama_torch_fwd256_threads", "?"), fmt(num(res, "llama_torch_fwd256_ms")),
+            fmt(num(res, "llama_torch_fwd256_ms_1")), fmt(num(res, "llama_torch_fwd256_ms_2"))),
+        "llama_forward_T256_vs_torch", "x")
 
 
 def gpt2_note(res):
