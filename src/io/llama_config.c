@@ -152,7 +152,8 @@ static int parse_rope(LlamaConfig *c, const cJSON *root, const char *name, AttnE
         rc = attn_err_set(err, ATTN_E_RANGE, name, 0, "rope_scaling's high_freq_factor %g must "
                           "be above its low_freq_factor %g", c->rope_high_freq,
                           c->rope_low_freq);
-    c->rope_orig_max = (int)orig;
+    if (rc == 0)
+        c->rope_orig_max = (int)orig;
     return rc;
 }
 
