@@ -70,10 +70,10 @@ ifeq ($(TSAN),1)
   BIN := build/attnviz-tsan
 endif
 # the suites that start threads, which TSAN=1 runs: the forward passes'
-# second thread (workers.c: attention and GPT-2), background work, the GPT-2
+# second thread (workers.c: attention, GPT-2 and the Llama family), background work, the GPT-2
 # source's worker in the window, the PNG encoder's two halves, the attention
 # rollout's matmul thread
-THREAD_TESTS := $(patsubst %,$(BUILD)/tests/%,test_attn test_gpt2 test_background test_gpt2_app test_png \
+THREAD_TESTS := $(patsubst %,$(BUILD)/tests/%,test_attn test_gpt2 test_llama test_background test_gpt2_app test_png \
                   test_attnfile)
 
 .PHONY: all run test clean install uninstall man help deps test-deps screenshot bench fuzz soak layers
