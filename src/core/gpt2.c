@@ -87,10 +87,7 @@ static int reserve(Gpt2State *s, int T)
     if (T <= s->cap)
         return 0;
     const Gpt2Config *c = &s->cfg;
-    int cap = s->cap + s->cap / 2;
-    cap = cap < T ? T : cap;
-    cap = (cap + 15) / 16 * 16;
-    cap = cap > c->n_positions ? c->n_positions : cap;
+    int cap = gpt2_next_cap(s->cap, T, c->n_positions);
     size_t L = (size_t)c->n_layer, H = (size_t)c->n_head, C = (size_t)c->n_embd;
     size_t dh = (size_t)s->d_head, nc = (size_t)cap, oc = (size_t)s->cap, keep = (size_t)s->T;
     float *maps = calloc(L * H * nc * nc, sizeof *maps);
@@ -112,9 +109,7 @@ static int reserve(Gpt2State *s, int T)
         free(kt);
         return -ATTN_E_NOMEM;
     }
-    for (size_t m = 0; m < L * H; m++)
-        for (size_t i = 0; i < keep; i++)
-            memcpy(maps + (m * nc + i) * nc, s->maps + (m * oc + i) * oc, (i + 1) * sizeof(float));
+    gpt2_maps_move(maps, nc, s->maps, oc, L * H, keep);
     for (size_t l = 0; l < L; l++)
         if (keep)
             memcpy(qkv + l * nc * 3 * C, s->qkv + l * oc * 3 * C, keep * 3 * C * sizeof(float));
@@ -129,6 +124,22 @@ static int reserve(Gpt2State *s, int T)
     s->kt = kt;
     s->cap = cap;
     return 0;
+}
+
+int gpt2_next_cap(int cap, int T, int max)
+{
+    int n = cap + cap / 2;
+    n = n < T ? T : n;
+    n = (n + 15) / 16 * 16;
+    return n > max ? max : n;
+}
+
+void gpt2_maps_move(float *dst, size_t nc, const float *src, size_t oc, size_t n_maps,
+                    size_t keep)
+{
+    for (size_t m = 0; m < n_maps; m++)
+        for (size_t i = 0; i < keep; i++)
+            memcpy(dst + (m * nc + i) * nc, src + (m * oc + i) * oc, (i + 1) * sizeof(float));
 }
 
 /* ---- the passes ------------------------------------------------------------ */

@@ -5,6 +5,8 @@
 #ifndef GPT2_KERNELS_H
 #define GPT2_KERNELS_H
 
+#include <stddef.h>
+
 typedef struct Gpt2Kernels {
     const char *name;
     void (*linear)(float *out, int ldo, const float *A, int lda, const float *W,
@@ -30,5 +32,11 @@ void gpt2_linear(float *out, int ldo, const float *A, int lda, const float *W,
                  const float *bias, int n, int k, int m);
 void gpt2_dots(float *out, const float *x, const float *rows, int C, int V);
 void gpt2_top_k_of(const float *logits, int V, int k, int *ids, float *probs);
+/* A state's growth: the positions to allocate for T (half again cap, at
+ * least T, a multiple of 16, at most max); n_maps maps of oc² floats moved
+ * into nc² ones (nc ≥ oc, dst zeroed), rows < keep (row i's i + 1 weights). */
+int gpt2_next_cap(int cap, int T, int max);
+void gpt2_maps_move(float *dst, size_t nc, const float *src, size_t oc, size_t n_maps,
+                    size_t keep);
 
 #endif

@@ -133,10 +133,7 @@ static int reserve(LlamaState *s, int T)
     if (T <= s->cap)
         return 0;
     const LlamaConfig *c = &s->cfg;
-    int cap = s->cap + s->cap / 2;
-    cap = cap < T ? T : cap;
-    cap = (cap + 15) / 16 * 16;
-    cap = cap > c->n_positions ? c->n_positions : cap;
+    int cap = gpt2_next_cap(s->cap, T, c->n_positions);
     size_t L = (size_t)c->n_layer, H = (size_t)c->n_head, KV = (size_t)c->n_kv_head;
     size_t dh = (size_t)c->head_dim, W = (size_t)(s->qdim + 2 * s->kvdim);
     size_t nc = (size_t)cap, oc = (size_t)s->cap, keep = (size_t)s->T;
@@ -162,9 +159,7 @@ static int reserve(LlamaState *s, int T)
         free(kt);
         return -ATTN_E_NOMEM;
     }
-    for (size_t m = 0; m < L * H; m++)
-        for (size_t i = 0; i < keep; i++)
-            memcpy(maps + (m * nc + i) * nc, s->maps + (m * oc + i) * oc, (i + 1) * sizeof(float));
+    gpt2_maps_move(maps, nc, s->maps, oc, L * H, keep);
     for (size_t l = 0; l < L && keep; l++)
         memcpy(qkv + l * nc * W, s->qkv + l * oc * W, keep * W * sizeof(float));
     for (size_t r = 0; r < L * KV * dh && keep; r++)

@@ -2,21 +2,11 @@
  * model.safetensors (or the shards model.safetensors.index.json names) mapped
  * read-only, the weights bound (gpt2_weights.c), the tokenizer's files noted.
  * A pytorch_model.bin is never read (unpickling runs code). */
-#include <cjson/cJSON.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "attnviz/io.h"
 #include "gpt2_own.h"
 #include "st_folder.h"
-
-#define CONFIG_MAX (1L << 20) /* config.json */
 
 /* vocab.json + merges.txt (both, or neither) and tokenizer.json. */
 static int note_tokenizer(Gpt2Model *m, AttnErr *err)
@@ -35,19 +25,10 @@ static int note_tokenizer(Gpt2Model *m, AttnErr *err)
 
 static int read_config(Gpt2Model *m, AttnErr *err)
 {
-    char *path = io_path_join(m->dir, "config.json"), *text = NULL, hub[128];
+    char *path = NULL, *text = NULL;
     size_t len = 0;
-    if (!path)
-        return attn_err_set(err, ATTN_E_NOMEM, m->dir, 0, "out of memory");
-    int rc = 0;
-    hf_hub_name(m->dir, hub, sizeof hub);
-    if (!io_has_file(m->dir, "config.json"))
-        rc = attn_err_set(err, ATTN_E_NOT_FOUND, m->dir, 0,
-                          "no config.json: not a Hugging Face model folder (config.json, "
-                          "model.safetensors, vocab.json + merges.txt; huggingface-cli "
-                          "download %s)", hub);
-    if (rc == 0)
-        rc = io_read_file(path, CONFIG_MAX, &text, &len, err);
+    int rc = hf_config_read(m->dir, "config.json, model.safetensors, vocab.json + merges.txt",
+                            &text, &len, &path, err);
     if (rc == 0)
         rc = gpt2_config_parse(&m->cfg, text, len, path, err);
     free(text);
@@ -57,20 +38,12 @@ static int read_config(Gpt2Model *m, AttnErr *err)
 
 int gpt2_file_open(const char *dir, Gpt2Model **out, AttnErr *err)
 {
-    struct stat st;
     *out = NULL;
-    if (!dir || !*dir)
-        return attn_err_set(err, ATTN_E_NOT_FOUND, "", 0, "no model folder given");
-    if (stat(dir, &st) != 0)
-        return attn_err_set(err, errno == ENOENT ? ATTN_E_NOT_FOUND : ATTN_E_IO, dir, 0,
-                            "%s", strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return attn_err_set(err, ATTN_E_IO, dir, 0,
-                            "is not a folder (a model is a folder: config.json, "
-                            "model.safetensors, vocab.json, merges.txt)");
+    int rc = io_model_folder(dir, "config.json, model.safetensors, vocab.json, merges.txt", err);
+    if (rc < 0)
+        return rc;
     Gpt2Model *m = calloc(1, sizeof *m);
     char *where = NULL;
-    int rc = 0;
     if (!m || !(m->own = calloc(1, sizeof *m->own)) || !(m->dir = strdup(dir))) {
         rc = attn_err_set(err, ATTN_E_NOMEM, dir, 0, "out of memory");
         goto cleanup;

@@ -30,14 +30,6 @@ typedef struct Bind {
     AttnErr *err;
 } Bind;
 
-static int host_little_endian(void)
-{
-    const uint16_t one = 1;
-    unsigned char b;
-    memcpy(&b, &one, 1);
-    return b == 1;
-}
-
 /* The tensor called name in any shard (and its file), or NULL. */
 static const SafeTensor *find(const Gpt2ModelOwn *own, const char *name, const char **file)
 {
@@ -88,15 +80,6 @@ static Slot *make_slots(Gpt2Model *m, Gpt2Layer *layers, int *n)
     return s;
 }
 
-static void shape_text(char *buf, size_t n, int ndim, const long long *dim)
-{
-    size_t at = (size_t)snprintf(buf, n, "[");
-    for (int i = 0; i < ndim && at < n; i++)
-        at += (size_t)snprintf(buf + at, n - at, "%s%lld", i ? ", " : "", dim[i]);
-    if (at < n)
-        snprintf(buf + at, n - at, "]");
-}
-
 /* A missing tensor: named, and when its whole layer is missing, the layers
  * the file has. */
 static int missing(const Bind *b, const Slot *s, int layer)
@@ -140,16 +123,15 @@ static int check(const Bind *b, Slot *s, int layer)
         same = t->shape[i] == s->dim[i];
     if (!same) {
         char want[64], got[160];
-        shape_text(want, sizeof want, s->ndim, s->dim);
-        shape_text(got, sizeof got, t->ndim, t->shape);
+        safetensors_shape_text(want, sizeof want, s->ndim, s->dim);
+        safetensors_shape_text(got, sizeof got, t->ndim, t->shape);
         return attn_err_set(b->err, ATTN_E_SHAPE, s->file, 0,
                             "tensor %s is %s, but config.json (n_embd %d, n_inner %d, "
                             "n_positions %d, vocab_size %d) makes it %s", full, got,
                             m->cfg.n_embd, m->cfg.n_inner, m->cfg.n_positions, m->cfg.n_vocab,
                             want);
     }
-    s->convert = t->dtype != SAFE_F32 || ((uintptr_t)t->data % sizeof(float)) != 0 ||
-                 !host_little_endian();
+    s->convert = !safetensors_f32_in_place(t);
     return 0;
 }
 

@@ -5,18 +5,13 @@
  * once), tokenizer.json noted (not read); and a folder's model_type. */
 #include "attnviz/llamaio.h"
 
-#include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "attnviz/io.h"
 #include "hf_json.h"
 #include "st_folder.h"
-
-#define CONFIG_MAX (1L << 20) /* config.json */
 
 struct LlamaModelOwn {
     StFolder files;
@@ -42,14 +37,6 @@ typedef struct Slot {
     const char *file;
     int convert;
 } Slot;
-
-static int host_little_endian(void)
-{
-    const uint16_t one = 1;
-    unsigned char b;
-    memcpy(&b, &one, 1);
-    return b == 1;
-}
 
 static void slot(Slot *s, const float **dst, Kind kind, long long d0, long long d1,
                  const char *fmt, int layer)
@@ -102,15 +89,6 @@ static Slot *make_slots(LlamaModel *m, int *n)
     return s;
 }
 
-static void shape_text(char *buf, size_t n, int ndim, const long long *dim)
-{
-    size_t at = (size_t)snprintf(buf, n, "[");
-    for (int i = 0; i < ndim && at < n; i++)
-        at += (size_t)snprintf(buf + at, n - at, "%s%lld", i ? ", " : "", dim[i]);
-    if (at < n)
-        snprintf(buf + at, n - at, "]");
-}
-
 /* s's tensor found, of a float dtype and the config's shape. */
 static int check(LlamaModel *m, Slot *s, const char *where, AttnErr *err)
 {
@@ -133,8 +111,8 @@ static int check(LlamaModel *m, Slot *s, const char *where, AttnErr *err)
     if (!same) {
         const LlamaConfig *c = &m->cfg;
         char want[64], got[160];
-        shape_text(want, sizeof want, s->ndim, s->dim);
-        shape_text(got, sizeof got, t->ndim, t->shape);
+        safetensors_shape_text(want, sizeof want, s->ndim, s->dim);
+        safetensors_shape_text(got, sizeof got, t->ndim, t->shape);
         return attn_err_set(err, ATTN_E_SHAPE, s->file, 0,
                             "tensor %s: %s expected, %s found (as stored, [out, in]; "
                             "config.json: hidden_size %d, num_attention_heads %d, "
@@ -142,8 +120,7 @@ static int check(LlamaModel *m, Slot *s, const char *where, AttnErr *err)
                             "vocab_size %d)", s->name, want, got, c->hidden, c->n_head,
                             c->n_kv_head, c->head_dim, c->n_inner, c->n_vocab);
     }
-    s->convert = s->kind == MATRIX || t->dtype != SAFE_F32 ||
-                 ((uintptr_t)t->data % sizeof(float)) != 0 || !host_little_endian();
+    s->convert = s->kind == MATRIX || !safetensors_f32_in_place(t);
     return 0;
 }
 
@@ -213,20 +190,13 @@ static int bind(LlamaModel *m, const char *where, AttnErr *err)
     return rc;
 }
 
+#define FOLDER_FILES "config.json, model.safetensors, tokenizer.json"
+
 static int read_config(LlamaModel *m, AttnErr *err)
 {
-    char *path = io_path_join(m->dir, "config.json"), *text = NULL, hub[128];
+    char *path = NULL, *text = NULL;
     size_t len = 0;
-    if (!path)
-        return attn_err_set(err, ATTN_E_NOMEM, m->dir, 0, "out of memory");
-    int rc = 0;
-    hf_hub_name(m->dir, hub, sizeof hub);
-    if (!io_has_file(m->dir, "config.json"))
-        rc = attn_err_set(err, ATTN_E_NOT_FOUND, m->dir, 0,
-                          "no config.json: not a Hugging Face model folder (config.json, "
-                          "model.safetensors, tokenizer.json; huggingface-cli download %s)", hub);
-    if (rc == 0)
-        rc = io_read_file(path, CONFIG_MAX, &text, &len, err);
+    int rc = hf_config_read(m->dir, FOLDER_FILES, &text, &len, &path, err);
     if (rc == 0)
         rc = llama_config_parse(&m->cfg, text, len, path, err);
     free(text);
@@ -236,20 +206,12 @@ static int read_config(LlamaModel *m, AttnErr *err)
 
 int llama_file_open(const char *dir, LlamaModel **out, AttnErr *err)
 {
-    struct stat st;
     *out = NULL;
-    if (!dir || !*dir)
-        return attn_err_set(err, ATTN_E_NOT_FOUND, "", 0, "no model folder given");
-    if (stat(dir, &st) != 0)
-        return attn_err_set(err, errno == ENOENT ? ATTN_E_NOT_FOUND : ATTN_E_IO, dir, 0,
-                            "%s", strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return attn_err_set(err, ATTN_E_IO, dir, 0,
-                            "is not a folder (a model is a folder: config.json, "
-                            "model.safetensors, tokenizer.json)");
+    int rc = io_model_folder(dir, FOLDER_FILES, err);
+    if (rc < 0)
+        return rc;
     LlamaModel *m = calloc(1, sizeof *m);
     char *where = NULL;
-    int rc = 0;
     if (!m || !(m->own = calloc(1, sizeof *m->own)) || !(m->dir = strdup(dir))) {
         rc = attn_err_set(err, ATTN_E_NOMEM, dir, 0, "out of memory");
         goto cleanup;
@@ -290,16 +252,12 @@ void llama_file_close(LlamaModel *m)
 
 int hf_model_type(const char *dir, char *buf, size_t n, AttnErr *err)
 {
+    char *path = NULL, *text = NULL;
+    size_t len = 0;
     if (n)
         buf[0] = '\0';
-    char *path = dir ? io_path_join(dir, "config.json") : NULL, *text = NULL;
-    size_t len = 0;
-    if (!path)
-        return attn_err_set(err, ATTN_E_NOMEM, dir ? dir : "", 0, "out of memory");
-    int rc = io_has_file(dir, "config.json")
-                 ? io_read_file(path, CONFIG_MAX, &text, &len, err)
-                 : attn_err_set(err, ATTN_E_NOT_FOUND, dir, 0,
-                                "no config.json: not a Hugging Face model folder");
+    int rc = hf_config_read(dir ? dir : "", "config.json and the weights", &text, &len, &path,
+                            err);
     cJSON *root = rc == 0 ? hf_json_parse(text, len, path, err) : NULL;
     if (rc == 0 && !root)
         rc = -ATTN_E_PARSE;

@@ -5,6 +5,8 @@
 #include "st_folder.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 
 #include "attnviz/io.h"
 
+#define CONFIG_MAX (1L << 20) /* config.json */
 #define INDEX_MAX (64L << 20) /* model.safetensors.index.json */
 #define MAX_SHARDS 4096
 
@@ -208,4 +211,51 @@ void st_folder_close(StFolder *f)
     free(f->lens);
     free(f->st);
     memset(f, 0, sizeof *f);
+}
+
+int io_model_folder(const char *dir, const char *files, AttnErr *err)
+{
+    struct stat st;
+    if (!dir || !*dir)
+        return attn_err_set(err, ATTN_E_NOT_FOUND, "", 0, "no model folder given");
+    if (stat(dir, &st) != 0)
+        return attn_err_set(err, errno == ENOENT ? ATTN_E_NOT_FOUND : ATTN_E_IO, dir, 0,
+                            "%s", strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return attn_err_set(err, ATTN_E_IO, dir, 0, "is not a folder (a model is a folder: %s)",
+                            files);
+    return 0;
+}
+
+int hf_config_read(const char *dir, const char *files, char **text, size_t *len, char **path,
+                   AttnErr *err)
+{
+    char hub[128];
+    *text = NULL;
+    *len = 0;
+    if (!(*path = io_path_join(dir, "config.json")))
+        return attn_err_set(err, ATTN_E_NOMEM, dir, 0, "out of memory");
+    hf_hub_name(dir, hub, sizeof hub);
+    if (!io_has_file(dir, "config.json"))
+        return attn_err_set(err, ATTN_E_NOT_FOUND, dir, 0,
+                            "no config.json: not a Hugging Face model folder (%s; "
+                            "huggingface-cli download %s)", files, hub);
+    return io_read_file(*path, CONFIG_MAX, text, len, err);
+}
+
+void safetensors_shape_text(char *buf, size_t n, int ndim, const long long *dim)
+{
+    size_t at = (size_t)snprintf(buf, n, "[");
+    for (int i = 0; i < ndim && at < n; i++)
+        at += (size_t)snprintf(buf + at, n - at, "%s%lld", i ? ", " : "", dim[i]);
+    if (at < n)
+        snprintf(buf + at, n - at, "]");
+}
+
+int safetensors_f32_in_place(const SafeTensor *t)
+{
+    const uint16_t one = 1;
+    unsigned char b;
+    memcpy(&b, &one, 1);
+    return t->dtype == SAFE_F32 && (uintptr_t)t->data % sizeof(float) == 0 && b == 1;
 }

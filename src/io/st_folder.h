@@ -26,6 +26,22 @@ int io_has_file(const char *dir, const char *name);
  * placeholder: for the download command in messages. */
 void hf_hub_name(const char *dir, char *buf, size_t n);
 
+/* 0 when dir is a folder; -ATTN_E_NOT_FOUND when none is given or it does
+ * not exist, -ATTN_E_IO for another kind of file (files: what a model
+ * folder holds, for the message). */
+int io_model_folder(const char *dir, const char *files, AttnErr *err);
+/* dir's config.json, read whole (at most 1 MiB) into *text, its path into
+ * *path (both malloc'd, also on error when made; the caller frees them);
+ * none: -ATTN_E_NOT_FOUND saying what a model folder holds (files) and the
+ * command that downloads it. */
+int hf_config_read(const char *dir, const char *files, char **text, size_t *len, char **path,
+                   AttnErr *err);
+/* "[d0, d1, …]" into buf. */
+void safetensors_shape_text(char *buf, size_t n, int ndim, const long long *dim);
+/* 1 when t can be used in place as float32: F32, aligned to a float, on a
+ * little-endian host. */
+int safetensors_f32_in_place(const SafeTensor *t);
+
 /* dir's model.safetensors, else its index and the shards it names (a
  * shard missing from the folder: -ATTN_E_NOT_FOUND naming it; an index
  * that is not JSON: -ATTN_E_PARSE naming it; a tensor in two shards
