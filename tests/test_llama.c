@@ -27,10 +27,12 @@
 /* ---- a model made in memory -------------------------------------------------- */
 typedef struct TestModel {
     LlamaConfig cfg;
-    LlamaWeights w;
-    LlamaLayer *layers;
+    LlamaWeights w;      /* what the forward gets */
+    LlamaWeights ref;    /* the same numbers as float32 [in, out]: the reference's */
+    LlamaLayer *layers, *ref_layers;
     float *blocks[32];
-    int n_blocks;
+    uint16_t *b16[16];   /* bfloat16 copies, [out, in] */
+    int n_blocks, n_b16;
 } TestModel;
 
 static float *arr(TestModel *m, size_t n, double centre, double spread)
@@ -44,9 +46,75 @@ static float *arr(TestModel *m, size_t n, double centre, double spread)
     return a;
 }
 
+/* n floats rounded to bfloat16 in place (to nearest, ties to even). */
+static void round_bf16(float *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &a[i], sizeof u);
+        u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000u;
+        memcpy(&a[i], &u, sizeof u);
+    }
+}
+
+/* L matrices of [rows, cols] floats (rounded to bfloat16 first) as L
+ * bfloat16 [cols, rows] ones: a file's [out, in] of [in, out] ones; or rows
+ * of a table (transpose 0) as they are. */
+static uint16_t *to_bf16(TestModel *m, float *a, size_t L, size_t rows, size_t cols, int transpose)
+{
+    round_bf16(a, L * rows * cols);
+    uint16_t *b = malloc(L * rows * cols * sizeof *b + 2);
+    assert_non_null(b);
+    assert_true(m->n_b16 < (int)(sizeof m->b16 / sizeof m->b16[0]));
+    m->b16[m->n_b16++] = b;
+    for (size_t l = 0; l < L; l++)
+        for (size_t r = 0; r < rows; r++)
+            for (size_t c = 0; c < cols; c++) {
+                uint32_t u;
+                memcpy(&u, &a[(l * rows + r) * cols + c], sizeof u);
+                size_t at = transpose ? (l * cols + c) * rows + r : (l * rows + r) * cols + c;
+                b[at] = (uint16_t)(u >> 16);
+            }
+    return b;
+}
+
+/* The forward's weights in bfloat16 where the file would have them: every
+ * matrix [out, in] and the embeddings (and an untied output layer), the
+ * float ones rounded the same for the reference. */
+static void make_bf16(TestModel *m)
+{
+    const LlamaConfig *c = &m->cfg;
+    size_t C = (size_t)c->hidden, I = (size_t)c->n_inner, L = (size_t)c->n_layer;
+    size_t qd = (size_t)c->n_head * c->head_dim, kvd = (size_t)c->n_kv_head * c->head_dim;
+    LlamaLayer *r = m->ref_layers;
+    uint16_t *q = to_bf16(m, (float *)r[0].wq, L, C, qd, 1);
+    uint16_t *k = to_bf16(m, (float *)r[0].wk, L, C, kvd, 1);
+    uint16_t *v = to_bf16(m, (float *)r[0].wv, L, C, kvd, 1);
+    uint16_t *o = to_bf16(m, (float *)r[0].wo, L, qd, C, 1);
+    uint16_t *g = to_bf16(m, (float *)r[0].w_gate, L, C, I, 1);
+    uint16_t *u = to_bf16(m, (float *)r[0].w_up, L, C, I, 1);
+    uint16_t *d = to_bf16(m, (float *)r[0].w_down, L, I, C, 1);
+    m->layers = calloc(L, sizeof *m->layers);
+    assert_non_null(m->layers);
+    for (size_t l = 0; l < L; l++) {
+        LlamaLayer *y = &m->layers[l];
+        *y = r[l];
+        y->wq = y->wk = y->wv = y->wo = y->w_gate = y->w_up = y->w_down = NULL;
+        y->wq_bf16 = q + l * C * qd, y->wk_bf16 = k + l * C * kvd, y->wv_bf16 = v + l * C * kvd;
+        y->wo_bf16 = o + l * qd * C;
+        y->gate_bf16 = g + l * C * I, y->up_bf16 = u + l * C * I, y->down_bf16 = d + l * I * C;
+    }
+    m->w.layers = m->layers;
+    m->w.embed_bf16 = to_bf16(m, (float *)m->ref.embed, 1, (size_t)c->n_vocab, C, 0);
+    m->w.lm_head_bf16 = c->tied ? m->w.embed_bf16
+                                : to_bf16(m, (float *)m->ref.lm_head, 1, (size_t)c->n_vocab, C, 0);
+    m->w.embed = m->w.lm_head = NULL;
+}
+
 /* Matrices of spread s; norm gains near 1; embeddings small (spread 0.3)
- * so that eps is not negligible beside mean(x²) in the first layer. */
-static TestModel *model_make(const LlamaConfig *cfg, uint64_t seed, double s)
+ * so that eps is not negligible beside mean(x²) in the first layer; bf16:
+ * the forward's matrices and tables in bfloat16 (make_bf16). */
+static TestModel *model_make(const LlamaConfig *cfg, uint64_t seed, double s, int bf16)
 {
     TestModel *m = calloc(1, sizeof *m);
     assert_non_null(m);
@@ -78,6 +146,10 @@ static TestModel *model_make(const LlamaConfig *cfg, uint64_t seed, double s)
     m->w.embed = arr(m, (size_t)cfg->n_vocab * C, 0.0, 0.3);
     m->w.norm = arr(m, C, 1.0, 0.5);
     m->w.lm_head = cfg->tied ? m->w.embed : arr(m, (size_t)cfg->n_vocab * C, 0.0, 0.5);
+    m->ref = m->w;
+    m->ref_layers = m->layers;
+    if (bf16)
+        make_bf16(m);
     return m;
 }
 
@@ -85,7 +157,11 @@ static void model_free(TestModel *m)
 {
     for (int k = 0; k < m->n_blocks; k++)
         free(m->blocks[k]);
-    free(m->layers);
+    for (int k = 0; k < m->n_b16; k++)
+        free(m->b16[k]);
+    if (m->layers != m->ref_layers)
+        free(m->layers);
+    free(m->ref_layers);
     free(m);
 }
 
@@ -149,7 +225,7 @@ typedef struct Ref {
 static Ref ref_forward(const TestModel *m, const int *ids, int T)
 {
     const LlamaConfig *c = &m->cfg;
-    const LlamaWeights *w = &m->w;
+    const LlamaWeights *w = &m->ref;
     int L = c->n_layer, H = c->n_head, KV = c->n_kv_head, dh = c->head_dim, C = c->hidden;
     int I = c->n_inner, V = c->n_vocab, qd = H * dh, kvd = KV * dh, QK = qd + kvd;
     Ref r;
@@ -242,6 +318,7 @@ typedef struct Case {
     LlamaConfig cfg;
     int T;
     double spread;
+    int bf16; /* the matrices and tables in bfloat16, [out, in] */
 } Case;
 
 static LlamaConfig shape(int L, int H, int KV, int dh, int C, int I, int P, int V, float eps)
@@ -257,20 +334,26 @@ static LlamaConfig shape(int L, int H, int KV, int dh, int C, int I, int P, int 
  * all 3 (T past 64 keys, llama3 scaling), Qwen2's biases with 2 for 4 */
 static const Case *cases(int *n)
 {
-    static Case c[4];
-    c[0] = (Case){shape(2, 4, 1, 8, 32, 48, 24, 50, 0.1f), 20, 0.7};
+    static Case c[6];
+    c[0] = (Case){shape(2, 4, 1, 8, 32, 48, 24, 50, 0.1f), 20, 0.7, 0};
     c[0].cfg.tied = 1;
-    c[1] = (Case){shape(3, 6, 2, 10, 40, 70, 16, 31, 0.05f), 13, 0.6};
+    c[1] = (Case){shape(3, 6, 2, 10, 40, 70, 16, 31, 0.05f), 13, 0.6, 0};
     c[1].cfg.qkv_bias = c[1].cfg.o_bias = 1;
-    c[2] = (Case){shape(2, 3, 3, 12, 36, 100, 80, 67, 0.02f), 70, 0.75};
+    c[2] = (Case){shape(2, 3, 3, 12, 36, 100, 80, 67, 0.02f), 70, 0.75, 0};
     c[2].cfg.rope_theta = 500.0;
     c[2].cfg.rope_llama3 = 1;
     c[2].cfg.rope_factor = 8.0, c[2].cfg.rope_low_freq = 1.0, c[2].cfg.rope_high_freq = 4.0;
     c[2].cfg.rope_orig_max = 8;
-    c[3] = (Case){shape(2, 4, 2, 16, 48, 56, 20, 40, 0.1f), 17, 0.65};
+    c[3] = (Case){shape(2, 4, 2, 16, 48, 56, 20, 40, 0.1f), 17, 0.65, 0};
     c[3].cfg.arch = LLAMA_ARCH_QWEN2;
     c[3].cfg.qkv_bias = 1;
     c[3].cfg.tied = 1;
+    /* bfloat16: untied with biases, 2 for 6; tied, 2 for 4, hidden 72 and I
+     * 136 (past the widest kernel's 64-number blocks) */
+    c[4] = c[1];
+    c[4].bf16 = 1;
+    c[5] = (Case){shape(2, 4, 2, 16, 72, 136, 32, 45, 0.05f), 30, 0.45, 1};
+    c[5].cfg.tied = 1;
     *n = (int)(sizeof c / sizeof c[0]);
     return c;
 }
@@ -287,7 +370,7 @@ static int *rand_ids(int T, int V)
 static void check_case(const Case *k, uint64_t seed)
 {
     const LlamaConfig *c = &k->cfg;
-    TestModel *m = model_make(c, seed, k->spread);
+    TestModel *m = model_make(c, seed, k->spread, k->bf16);
     int *ids = rand_ids(k->T, c->n_vocab), T = k->T;
     Ref r = ref_forward(m, ids, T);
     LlamaState *s;
@@ -315,8 +398,9 @@ static void check_case(const Case *k, uint64_t seed)
             sum_max += top;
         }
     if (getenv("LLAMA_TEST_VERBOSE") || worst > 1e-5 || sum_max / rows <= 0.5)
-        fprintf(stderr, "case L%d H%d KV%d (%s): maps differ by %g, peak %.2f\n", c->n_layer,
-                c->n_head, c->n_kv_head, gpt2_kernels(), worst, sum_max / rows);
+        fprintf(stderr, "case L%d H%d KV%d%s (%s): maps differ by %g, peak %.2f\n", c->n_layer,
+                c->n_head, c->n_kv_head, k->bf16 ? " bf16" : "", gpt2_kernels(), worst,
+                sum_max / rows);
     assert_true(worst <= 1e-5);
     assert_true(sum_max / rows > 0.5); /* peaked: uniform maps hide mistakes */
     free(got);
@@ -430,10 +514,10 @@ static void test_incremental_equals_full(void **state)
     (void)state;
     int n;
     const Case *all = cases(&n);
-    const Case *pick[] = {&all[2], &all[1]};
+    const Case *pick[] = {&all[2], &all[1], &all[4], &all[5]};
     for (size_t p = 0; p < sizeof pick / sizeof pick[0]; p++) {
         const LlamaConfig *c = &pick[p]->cfg;
-        TestModel *m = model_make(c, 7 + p, pick[p]->spread);
+        TestModel *m = model_make(c, 7 + p, pick[p]->spread, pick[p]->bf16);
         int P = c->n_positions, V = c->n_vocab;
         int *ids = rand_ids(P, V);
         LlamaState *s;
@@ -481,7 +565,7 @@ static void test_cancel(void **state)
     (void)state;
     int n;
     const Case *c = &cases(&n)[1]; /* 3 layers */
-    TestModel *m = model_make(&c->cfg, 11, c->spread);
+    TestModel *m = model_make(&c->cfg, 11, c->spread, 0);
     int P = c->cfg.n_positions, V = c->cfg.n_vocab, L = c->cfg.n_layer;
     int *ids = rand_ids(P, V);
     LlamaState *s;
@@ -519,7 +603,7 @@ static void test_errors(void **state)
     (void)state;
     int n;
     const Case *c = &cases(&n)[0];
-    TestModel *m = model_make(&c->cfg, 3, c->spread);
+    TestModel *m = model_make(&c->cfg, 3, c->spread, 0);
     int P = c->cfg.n_positions, V = c->cfg.n_vocab;
     int *ids = rand_ids(P + 1, V);
     LlamaState *s;

@@ -105,12 +105,25 @@ static void check_fixture(const char *name)
     assert_int_equal(m->n_shards, json_int(ref, "shards"));
     int tied = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "tied"));
     assert_int_equal(c->tied, tied);
-    assert_true((m->weights.lm_head == m->weights.embed) == tied);
+    assert_true((m->weights.lm_head == m->weights.embed &&
+                 m->weights.lm_head_bf16 == m->weights.embed_bf16) == tied);
     const char *dtype = cJSON_GetObjectItemCaseSensitive(ref, "dtype")->valuestring;
-    /* matrices always converted (transposed); F32 vectors and rows in place */
-    int per_layer = 7 + 3 * c->qkv_bias + c->o_bias + 2;
-    int all = 2 + !tied + per_layer * c->n_layer, mats = 7 * c->n_layer;
-    assert_int_equal(m->n_converted, strcmp(dtype, "F32") ? all : mats);
+    /* BF16: the matrices and tables used in place as bfloat16, the vectors
+     * converted; else the matrices converted (transposed), F32 vectors and
+     * tables in place, F16 all converted */
+    int vecs = (2 + 3 * c->qkv_bias + c->o_bias) * c->n_layer + 1;
+    int mats = 7 * c->n_layer, tables = 1 + !tied;
+    if (!strcmp(dtype, "BF16")) {
+        assert_int_equal(m->n_bf16, mats + tables);
+        assert_int_equal(m->n_converted, vecs);
+        assert_non_null(m->weights.layers[0].wq_bf16);
+        assert_null(m->weights.layers[0].wq);
+        assert_true(m->weights.lm_head_bf16 == m->weights.embed_bf16 || !tied);
+    } else {
+        assert_int_equal(m->n_bf16, 0);
+        assert_int_equal(m->n_converted, strcmp(dtype, "F32") ? vecs + mats + tables : mats);
+        assert_null(m->weights.layers[0].wq_bf16);
+    }
     assert_null(m->tokenizer_path);
 
     int ids[64], T = 0;

@@ -2,9 +2,14 @@
  * sizes (from config.json) and its weights as float32 arrays the loader in
  * io/ owns (llamaio.h). The forward pass that reads them lives in src/core
  * (llama_forward.h, no files); this header is what the two share.
- * Matrices are [in, out], row-major (the loader transposes the file's
- * [out, in] once, so the forward uses GPT-2's Conv1D kernel); the embedding
- * table and the output layer are [vocab, hidden], one row a token. */
+ * Each matrix is either float32 [in, out], row-major (the loader transposes
+ * the file's [out, in] once, so the forward uses GPT-2's Conv1D kernel), or
+ * bfloat16 [out, in] exactly as the file stores it (its *_bf16 pointer set
+ * and the float one NULL: used from the mapping, each number widened to
+ * float32 exactly as the kernel reads it). The embedding table and the
+ * output layer are [vocab, hidden], one row a token, float32 or bfloat16. */
+#include <stdint.h>
+
 #ifndef ATTNVIZ_LLAMA_H
 #define ATTNVIZ_LLAMA_H
 
@@ -49,6 +54,9 @@ typedef struct LlamaLayer {
     const float *mlp_norm;     /* post_attention_layernorm: [C] */
     const float *w_gate, *w_up; /* gate_proj, up_proj: [C, I] each */
     const float *w_down;       /* down_proj: [I, C] */
+    /* the same matrices in bfloat16, [out, in] (NULL: the float ones) */
+    const uint16_t *wq_bf16, *wk_bf16, *wv_bf16, *wo_bf16;
+    const uint16_t *gate_bf16, *up_bf16, *down_bf16;
 } LlamaLayer;
 
 typedef struct LlamaWeights {
@@ -56,6 +64,8 @@ typedef struct LlamaWeights {
     const LlamaLayer *layers;  /* n_layer of them */
     const float *norm;         /* the final norm: [C] */
     const float *lm_head;      /* [n_vocab, C]: embed when tied */
+    /* the same two in bfloat16 (NULL: the float ones) */
+    const uint16_t *embed_bf16, *lm_head_bf16;
 } LlamaWeights;
 
 #endif

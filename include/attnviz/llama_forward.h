@@ -20,7 +20,10 @@
  * head's map, and the last layer's output at every position. llama_forward
  * computes from the first changed id on; an incremental forward gives the
  * floats of a full one, bit for bit (each sum in one fixed order, threads
- * split columns and heads, never a sum). Not shared between threads. */
+ * split columns and heads, never a sum). Matrices given in bfloat16 (llama.h)
+ * are read as stored, [out, in]: each output a dot product of the float32
+ * activations with the widened row (products summed in float32, in one
+ * order whatever the number of positions). Not shared between threads. */
 #ifndef ATTNVIZ_LLAMA_FORWARD_H
 #define ATTNVIZ_LLAMA_FORWARD_H
 

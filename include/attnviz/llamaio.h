@@ -6,12 +6,15 @@
  * tokenizer.json). No SDL. Errors: 0 or a negative ATTN_E_* code, err
  * naming the file or tensor and what is wrong.
  *
- * Weights: every matrix is converted to float32 and transposed to [in, out]
- * once, into one block the model owns (BF16, F16 and F32 alike: the forward
- * uses GPT-2's [in, out] kernels); vectors (norms, biases) that are aligned
- * little-endian float32 are used in place from the read-only mapping, the
- * others converted; the embeddings and lm_head stay [vocab, hidden] rows,
- * in place when float32, else converted. */
+ * Weights: when every matrix is BF16 (as SmolLM2, Qwen2.5 and Llama 3.2
+ * ship), the matrices are used in place from the read-only mapping, [out,
+ * in] as stored (llama.h's *_bf16 pointers: the kernel widens each number to
+ * float32 exactly and sums in float32); otherwise every matrix is converted
+ * to float32 and transposed to [in, out] once, into one block the model
+ * owns (GPT-2's [in, out] kernels). The embeddings and lm_head, [vocab,
+ * hidden] rows, are used in place when BF16 or aligned F32, else converted;
+ * vectors (norms, biases) in place when aligned F32, else converted (a few
+ * KB). */
 #ifndef ATTNVIZ_LLAMAIO_H
 #define ATTNVIZ_LLAMAIO_H
 
@@ -51,6 +54,7 @@ typedef struct LlamaModel {
     char *tokenizer_path;   /* tokenizer.json, or NULL */
     int n_shards;           /* safetensors files mapped (1 unless sharded) */
     int n_converted;        /* tensors converted (or transposed) to float32 */
+    int n_bf16;             /* tensors used in place as bfloat16 */
     size_t converted_bytes; /* the float32 block they were converted into */
     LlamaModelOwn *own;
 } LlamaModel;

@@ -234,6 +234,29 @@ void gpt2_linear(float *out, int ldo, const float *A, int lda, const float *W,
     gpt2_share(lin_piece, &j, (tiles + per - 1) / per, (double)n * k * m);
 }
 
+typedef struct Lin16Job {
+    float *out;
+    const float *A, *bias;
+    const uint16_t *W;
+    int ldo, lda, n, k, m, cols;
+} Lin16Job;
+
+static void lin16_piece(const void *arg, int piece)
+{
+    const Lin16Job *j = arg;
+    int j0 = piece * j->cols, j1 = j0 + j->cols < j->m ? j0 + j->cols : j->m;
+    gpt2_kernel_set()->linear_bf16(j->out, j->ldo, j->A, j->lda, j->W, j->bias, j->n, j->k, j0,
+                                   j1);
+}
+
+void gpt2_linear_bf16(float *out, int ldo, const float *A, int lda, const uint16_t *W,
+                      const float *bias, int n, int k, int m)
+{
+    int per = (m + 31) / 32 > 8 ? (m + 31) / 32 : 8;
+    Lin16Job j = {out, A, bias, W, ldo, lda, n, k, m, per};
+    gpt2_share(lin16_piece, &j, (m + per - 1) / per, (double)n * k * m);
+}
+
 typedef struct AttnJob {
     Gpt2State *s;
     int layer, start, T;

@@ -6,6 +6,7 @@
 #define GPT2_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct Gpt2Kernels {
     const char *name;
@@ -15,6 +16,10 @@ typedef struct Gpt2Kernels {
     void (*context)(float *z, const float *w, const float *v, int ldv, int n, int dh);
     void (*dots)(float *out, const float *x, const float *rows, int C, int v0, int v1);
     void (*gelu_tanh)(float *h, int n);
+    /* out = A · Wᵀ + bias with W bfloat16 [m, k] (the Llama family's weights
+     * as stored, [out, in]); bias may be NULL */
+    void (*linear_bf16)(float *out, int ldo, const float *A, int lda, const uint16_t *W,
+                        const float *bias, int n, int k, int j0, int j1);
     int lin_cols; /* the linear kernel's tile width: split columns at multiples */
 } Gpt2Kernels;
 
@@ -31,6 +36,10 @@ void gpt2_share(void (*piece)(const void *, int), const void *job, int pieces, d
 void gpt2_linear(float *out, int ldo, const float *A, int lda, const float *W,
                  const float *bias, int n, int k, int m);
 void gpt2_dots(float *out, const float *x, const float *rows, int C, int V);
+/* out (n × m, row stride ldo) = A (n × k) · Wᵀ + bias (NULL: none), W
+ * bfloat16 [m, k] as a file stores it, in pieces of columns */
+void gpt2_linear_bf16(float *out, int ldo, const float *A, int lda, const uint16_t *W,
+                      const float *bias, int n, int k, int m);
 void gpt2_top_k_of(const float *logits, int V, int k, int *ids, float *probs);
 /* A state's growth: the positions to allocate for T (half again cap, at
  * least T, a multiple of 16, at most max); n_maps maps of oc² floats moved

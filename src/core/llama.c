@@ -236,6 +236,17 @@ static void attn_head(const void *arg, int h)
     }
 }
 
+/* out (n × m, row stride ldo) = A (n × k) · W + bias, W float32 [in, out]
+ * or, when w16 is set, bfloat16 [out, in] (bias NULL: none). */
+static void project(LlamaState *s, float *out, int ldo, const float *A, int lda, const float *W,
+                    const uint16_t *w16, const float *bias, int n, int k, int m)
+{
+    if (w16)
+        gpt2_linear_bf16(out, ldo, A, lda, w16, bias, n, k, m);
+    else
+        gpt2_linear(out, ldo, A, lda, W, bias ? bias : s->zero, n, k, m);
+}
+
 /* Layer l on positions [start, T) of the residual stream s->x, with the
  * cached keys and values of the positions before start. */
 static void layer(LlamaState *s, const LlamaLayer *w, int l, int start, int T)
@@ -250,9 +261,9 @@ static void layer(LlamaState *s, const LlamaLayer *w, int l, int start, int T)
 
     /* pass 1: a = RMSNorm(x); q, k, v = a · W (+ b) */
     rmsnorm(xn, x, w->attn_norm, n, C, c->rms_eps);
-    gpt2_linear(qkv, W, xn, C, w->wq, w->bq ? w->bq : s->zero, n, C, qd);
-    gpt2_linear(qkv + qd, W, xn, C, w->wk, w->bk ? w->bk : s->zero, n, C, kvd);
-    gpt2_linear(qkv + qd + kvd, W, xn, C, w->wv, w->bv ? w->bv : s->zero, n, C, kvd);
+    project(s, qkv, W, xn, C, w->wq, w->wq_bf16, w->bq, n, C, qd);
+    project(s, qkv + qd, W, xn, C, w->wk, w->wk_bf16, w->bk, n, C, kvd);
+    project(s, qkv + qd + kvd, W, xn, C, w->wv, w->wv_bf16, w->bv, n, C, kvd);
     /* pass 2: the rotary embedding on q and k; the keys transposed */
     for (int i = 0; i < n; i++) {
         const double *cs = s->rope + (size_t)(start + i) * dh;
@@ -269,16 +280,16 @@ static void layer(LlamaState *s, const LlamaLayer *w, int l, int start, int T)
     AttnJob aj = {s, l, start, T};
     gpt2_share(attn_head, &aj, c->n_head, 2.0 * n * (start + T) * qd);
     /* pass 4: x = x + z · Wo (+ bo) */
-    gpt2_linear(out, C, z, qd, w->wo, w->bo ? w->bo : s->zero, n, qd, C);
+    project(s, out, C, z, qd, w->wo, w->wo_bf16, w->bo, n, qd, C);
     for (size_t k = 0; k < (size_t)n * C; k++)
         x[k] += out[k];
     /* pass 5: x = x + down(silu(gate(a)) · up(a)), a = RMSNorm(x) */
     rmsnorm(xn, x, w->mlp_norm, n, C, c->rms_eps);
-    gpt2_linear(gate, I, xn, C, w->w_gate, s->zero, n, C, I);
-    gpt2_linear(up, I, xn, C, w->w_up, s->zero, n, C, I);
+    project(s, gate, I, xn, C, w->w_gate, w->gate_bf16, NULL, n, C, I);
+    project(s, up, I, xn, C, w->w_up, w->up_bf16, NULL, n, C, I);
     for (size_t k = 0; k < (size_t)n * I; k++)
         gate[k] = gate[k] / (1.0f + expf(-gate[k])) * up[k];
-    gpt2_linear(out, C, gate, I, w->w_down, s->zero, n, I, C);
+    project(s, out, C, gate, I, w->w_down, w->down_bf16, NULL, n, I, C);
     for (size_t k = 0; k < (size_t)n * C; k++)
         x[k] += out[k];
 }
@@ -311,7 +322,14 @@ int llama_forward(LlamaState *s, const LlamaWeights *w, const int *ids, int T,
     /* x = embed[ids]; each new position's rotary cos and sin (angles in double) */
     int C = c->hidden, dh = c->head_dim;
     for (int i = start; i < T; i++) {
-        memcpy(s->x + (size_t)i * C, w->embed + (size_t)ids[i] * C, (size_t)C * sizeof(float));
+        float *xi = s->x + (size_t)i * C;
+        if (w->embed_bf16)
+            for (int k = 0; k < C; k++) {
+                uint32_t bits = (uint32_t)w->embed_bf16[(size_t)ids[i] * C + k] << 16;
+                memcpy(&xi[k], &bits, sizeof bits);
+            }
+        else
+            memcpy(xi, w->embed + (size_t)ids[i] * C, (size_t)C * sizeof(float));
         double *cs = s->rope + (size_t)i * dh;
         for (int e = 0; e < dh / 2; e++) {
             double a = i * s->inv_freq[e];
@@ -364,7 +382,11 @@ int llama_logits(LlamaState *s, const LlamaWeights *w, int pos, float *logits, A
         return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
                             "position %d: %d positions computed", pos, s->n_done);
     rmsnorm(s->xf, s->x + (size_t)pos * c->hidden, w->norm, 1, c->hidden, c->rms_eps);
-    gpt2_dots(logits, s->xf, w->lm_head, c->hidden, c->n_vocab);
+    if (w->lm_head_bf16)
+        gpt2_linear_bf16(logits, c->n_vocab, s->xf, c->hidden, w->lm_head_bf16, NULL, 1,
+                         c->hidden, c->n_vocab);
+    else
+        gpt2_dots(logits, s->xf, w->lm_head, c->hidden, c->n_vocab);
     return 0;
 }
 

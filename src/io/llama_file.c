@@ -1,10 +1,12 @@
 /* A Llama-family model folder opened and closed: config.json parsed, the
  * safetensors files mapped (st_folder.c), each weight of
  * Hugging Face's names checked against the config and bound to
- * LlamaWeights (matrices converted to float32 and transposed to [in, out]
- * once), tokenizer.json noted (not read); and a folder's model_type. */
+ * LlamaWeights (bfloat16 matrices and tables used in place from the
+ * mapping; others converted to float32 once, matrices transposed to [in,
+ * out]), tokenizer.json noted (not read); and a folder's model_type. */
 #include "attnviz/llamaio.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,17 +35,19 @@ typedef struct Slot {
     int ndim;
     long long dim[2];
     const float **dst;
+    const uint16_t **dst16; /* matrices and tables: where a bfloat16 one goes */
     const SafeTensor *t;
     const char *file;
-    int convert;
+    int convert, bf16;      /* converted into the block; used as bfloat16 in place */
 } Slot;
 
-static void slot(Slot *s, const float **dst, Kind kind, long long d0, long long d1,
-                 const char *fmt, int layer)
+static void slot(Slot *s, const float **dst, const uint16_t **dst16, Kind kind, long long d0,
+                 long long d1, const char *fmt, int layer)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->name, sizeof s->name, fmt, layer);
     s->dst = dst;
+    s->dst16 = dst16;
     s->kind = kind;
     s->ndim = kind == VEC ? 1 : 2;
     s->dim[0] = d0;
@@ -61,30 +65,30 @@ static Slot *make_slots(LlamaModel *m, int *n)
         return NULL;
     LlamaWeights *w = &m->weights;
     int k = 0;
-    slot(&s[k++], &w->embed, ROWS, c->n_vocab, C, "model.embed_tokens.weight", 0);
+    slot(&s[k++], &w->embed, &w->embed_bf16, ROWS, c->n_vocab, C, "model.embed_tokens.weight", 0);
     for (int l = 0; l < c->n_layer; l++) {
         LlamaLayer *y = &m->own->layers[l];
-        slot(&s[k++], &y->attn_norm, VEC, C, 0, "model.layers.%d.input_layernorm.weight", l);
-        slot(&s[k++], &y->wq, MATRIX, qd, C, "model.layers.%d.self_attn.q_proj.weight", l);
-        slot(&s[k++], &y->wk, MATRIX, kvd, C, "model.layers.%d.self_attn.k_proj.weight", l);
-        slot(&s[k++], &y->wv, MATRIX, kvd, C, "model.layers.%d.self_attn.v_proj.weight", l);
-        slot(&s[k++], &y->wo, MATRIX, C, qd, "model.layers.%d.self_attn.o_proj.weight", l);
+        slot(&s[k++], &y->attn_norm, NULL, VEC, C, 0, "model.layers.%d.input_layernorm.weight", l);
+        slot(&s[k++], &y->wq, &y->wq_bf16, MATRIX, qd, C, "model.layers.%d.self_attn.q_proj.weight", l);
+        slot(&s[k++], &y->wk, &y->wk_bf16, MATRIX, kvd, C, "model.layers.%d.self_attn.k_proj.weight", l);
+        slot(&s[k++], &y->wv, &y->wv_bf16, MATRIX, kvd, C, "model.layers.%d.self_attn.v_proj.weight", l);
+        slot(&s[k++], &y->wo, &y->wo_bf16, MATRIX, C, qd, "model.layers.%d.self_attn.o_proj.weight", l);
         if (c->qkv_bias) {
-            slot(&s[k++], &y->bq, VEC, qd, 0, "model.layers.%d.self_attn.q_proj.bias", l);
-            slot(&s[k++], &y->bk, VEC, kvd, 0, "model.layers.%d.self_attn.k_proj.bias", l);
-            slot(&s[k++], &y->bv, VEC, kvd, 0, "model.layers.%d.self_attn.v_proj.bias", l);
+            slot(&s[k++], &y->bq, NULL, VEC, qd, 0, "model.layers.%d.self_attn.q_proj.bias", l);
+            slot(&s[k++], &y->bk, NULL, VEC, kvd, 0, "model.layers.%d.self_attn.k_proj.bias", l);
+            slot(&s[k++], &y->bv, NULL, VEC, kvd, 0, "model.layers.%d.self_attn.v_proj.bias", l);
         }
         if (c->o_bias)
-            slot(&s[k++], &y->bo, VEC, C, 0, "model.layers.%d.self_attn.o_proj.bias", l);
-        slot(&s[k++], &y->mlp_norm, VEC, C, 0, "model.layers.%d.post_attention_layernorm.weight",
+            slot(&s[k++], &y->bo, NULL, VEC, C, 0, "model.layers.%d.self_attn.o_proj.bias", l);
+        slot(&s[k++], &y->mlp_norm, NULL, VEC, C, 0, "model.layers.%d.post_attention_layernorm.weight",
              l);
-        slot(&s[k++], &y->w_gate, MATRIX, I, C, "model.layers.%d.mlp.gate_proj.weight", l);
-        slot(&s[k++], &y->w_up, MATRIX, I, C, "model.layers.%d.mlp.up_proj.weight", l);
-        slot(&s[k++], &y->w_down, MATRIX, C, I, "model.layers.%d.mlp.down_proj.weight", l);
+        slot(&s[k++], &y->w_gate, &y->gate_bf16, MATRIX, I, C, "model.layers.%d.mlp.gate_proj.weight", l);
+        slot(&s[k++], &y->w_up, &y->up_bf16, MATRIX, I, C, "model.layers.%d.mlp.up_proj.weight", l);
+        slot(&s[k++], &y->w_down, &y->down_bf16, MATRIX, C, I, "model.layers.%d.mlp.down_proj.weight", l);
     }
-    slot(&s[k++], &w->norm, VEC, C, 0, "model.norm.weight", 0);
+    slot(&s[k++], &w->norm, NULL, VEC, C, 0, "model.norm.weight", 0);
     if (!c->tied)
-        slot(&s[k++], &w->lm_head, ROWS, c->n_vocab, C, "lm_head.weight", 0);
+        slot(&s[k++], &w->lm_head, &w->lm_head_bf16, ROWS, c->n_vocab, C, "lm_head.weight", 0);
     *n = k;
     return s;
 }
@@ -124,6 +128,31 @@ static int check(LlamaModel *m, Slot *s, const char *where, AttnErr *err)
     return 0;
 }
 
+/* 1 when t can be read in place as bfloat16: BF16, 2-aligned, a
+ * little-endian host. */
+static int bf16_in_place(const SafeTensor *t)
+{
+    const uint16_t one = 1;
+    unsigned char b;
+    memcpy(&b, &one, 1);
+    return t->dtype == SAFE_BF16 && (uintptr_t)t->data % 2 == 0 && b == 1;
+}
+
+/* Which tensors are used as bfloat16 from the mapping: the tables when
+ * they can be; the matrices when every one of them can (the forward then
+ * reads them all with one kernel), else all are converted. */
+static void pick_bf16(Slot *s, int n)
+{
+    int all = 1;
+    for (int i = 0; i < n; i++)
+        all &= s[i].kind != MATRIX || bf16_in_place(s[i].t);
+    for (int i = 0; i < n; i++)
+        if (s[i].kind != VEC && bf16_in_place(s[i].t) && (all || s[i].kind == ROWS)) {
+            s[i].bf16 = 1;
+            s[i].convert = 0;
+        }
+}
+
 /* A matrix stored [out, in] (any float dtype) as float32 [in, out] into dst;
  * row is `in` floats of scratch. */
 static void transpose_into(float *dst, const SafeTensor *t, float *row)
@@ -149,9 +178,13 @@ static int bind(LlamaModel *m, const char *where, AttnErr *err)
     if (!s)
         return attn_err_set(err, ATTN_E_NOMEM, where, 0, "out of memory");
     size_t floats = 0, widest = 1;
-    for (int i = 0; i < n && rc == 0; i++) {
+    for (int i = 0; i < n && rc == 0; i++)
         rc = check(m, &s[i], where, err);
-        if (rc == 0 && s[i].convert) {
+    if (rc == 0)
+        pick_bf16(s, n);
+    for (int i = 0; i < n && rc == 0; i++) {
+        m->n_bf16 += s[i].bf16;
+        if (s[i].convert) {
             floats += s[i].t->count;
             m->n_converted++;
             widest = s[i].t->ndim == 2 && (size_t)s[i].t->shape[1] > widest
@@ -169,6 +202,10 @@ static int bind(LlamaModel *m, const char *where, AttnErr *err)
     }
     float *at = own->conv;
     for (int i = 0; i < n && rc == 0; i++) {
+        if (s[i].bf16) {
+            *s[i].dst16 = (const uint16_t *)(const void *)s[i].t->data;
+            continue;
+        }
         if (!s[i].convert) {
             *s[i].dst = (const float *)(const void *)s[i].t->data;
             continue;
@@ -182,8 +219,10 @@ static int bind(LlamaModel *m, const char *where, AttnErr *err)
     }
     if (rc == 0) {
         m->weights.layers = own->layers;
-        if (m->cfg.tied)
+        if (m->cfg.tied) {
             m->weights.lm_head = m->weights.embed;
+            m->weights.lm_head_bf16 = m->weights.embed_bf16;
+        }
     }
     free(row);
     free(s);

@@ -6,7 +6,12 @@
  *                               SmolLM2-135M's shapes (30 layers × 9 heads,
  *                               3 key-value heads, head_dim 64, hidden 576,
  *                               intermediate 1536, vocab 49152, tied): a full
- *                               forward of T = 256 and the keystroke at T = 64
+ *                               forward of T = 256 and the keystroke at T = 64,
+ *                               the weights float32 [in, out] (an F32 or F16
+ *                               file, converted)
+ *   llama_bench forward-bf16    the same with the matrices and the table in
+ *                               bfloat16 as a BF16 file's mapping holds them
+ *                               (SmolLM2-135M's own case)
  *   llama_bench maps T FILE     the L × H × T × T maps of the bench's ids on
  *                               those weights, raw float32, into FILE
  *                               (torch_llama.py --check compares its own)
@@ -74,10 +79,27 @@ static float *fill(size_t n, float centre, float spread)
     return a;
 }
 
+static uint16_t *fill16(size_t n, float spread)
+{
+    uint16_t *a = malloc(n * sizeof *a);
+    if (!a)
+        die("out of memory", NULL);
+    for (size_t i = 0; i < n; i++) {
+        float x = spread * frand();
+        uint32_t u;
+        memcpy(&u, &x, sizeof u);
+        a[i] = (uint16_t)(u >> 16);
+    }
+    return a;
+}
+
 static LlamaLayer layers[30];
 
-/* weights of spread 0.05 (std 0.03), norms 1-ish: the numbers do not change the time */
-static LlamaWeights random_weights(const LlamaConfig *c)
+/* weights of spread 0.05 (std 0.03), norms 1-ish: the numbers do not change
+ * the time; bf16: the matrices and the table in bfloat16 [out, in], as a
+ * BF16 file is used from its mapping (SmolLM2 ships BF16), else float32 [in,
+ * out] as converted F32/F16 files are */
+static LlamaWeights random_weights(const LlamaConfig *c, int bf16)
 {
     size_t C = (size_t)c->hidden, I = (size_t)c->n_inner;
     size_t qd = (size_t)c->n_head * c->head_dim, kvd = (size_t)c->n_kv_head * c->head_dim;
@@ -92,9 +114,21 @@ static LlamaWeights random_weights(const LlamaConfig *c)
         y->w_gate = fill(C * I, 0, 0.05f);
         y->w_up = fill(C * I, 0, 0.05f);
         y->w_down = fill(I * C, 0, 0.05f);
+        if (bf16) {
+            free((void *)y->wq), free((void *)y->wk), free((void *)y->wv), free((void *)y->wo);
+            free((void *)y->w_gate), free((void *)y->w_up), free((void *)y->w_down);
+            y->wq = y->wk = y->wv = y->wo = y->w_gate = y->w_up = y->w_down = NULL;
+            y->wq_bf16 = fill16(C * qd, 0.05f), y->wk_bf16 = fill16(C * kvd, 0.05f);
+            y->wv_bf16 = fill16(C * kvd, 0.05f), y->wo_bf16 = fill16(qd * C, 0.05f);
+            y->gate_bf16 = fill16(C * I, 0.05f), y->up_bf16 = fill16(C * I, 0.05f);
+            y->down_bf16 = fill16(I * C, 0.05f);
+        }
     }
-    LlamaWeights w = {fill((size_t)c->n_vocab * C, 0, 0.05f), layers, fill(C, 1.0f, 0.1f), NULL};
-    w.lm_head = w.embed;
+    LlamaWeights w = {NULL, layers, fill(C, 1.0f, 0.1f), NULL, NULL, NULL};
+    if (bf16)
+        w.embed_bf16 = w.lm_head_bf16 = fill16((size_t)c->n_vocab * C, 0.05f);
+    else
+        w.embed = w.lm_head = fill((size_t)c->n_vocab * C, 0, 0.05f);
     return w;
 }
 
@@ -105,9 +139,9 @@ static void make_ids(int *ids, int n, int V)
         ids[i] = (int)((7919L * i + 13) % V);
 }
 
-static int mode_forward(int reps)
+static int mode_forward(int reps, int bf16)
 {
-    LlamaWeights w = random_weights(&SMOL);
+    LlamaWeights w = random_weights(&SMOL, bf16);
     LlamaState *s;
     AttnErr err = {0};
     if (llama_state_create(&s, &SMOL, &err) < 0)
@@ -147,8 +181,8 @@ static int mode_forward(int reps)
         t[r] = now_ms() - t0;
     }
     top = median(t, n);
-    printf("llama kernels=%s fwd256_ms=%.3f key64_ms=%.3f key64_top_ms=%.3f\n", gpt2_kernels(),
-           full, key, top);
+    printf("llama%s kernels=%s fwd256_ms=%.3f key64_ms=%.3f key64_top_ms=%.3f\n",
+           bf16 ? "bf16" : "f32", gpt2_kernels(), full, key, top);
     free(lg);
     llama_state_destroy(s);
     return 0;
@@ -156,7 +190,7 @@ static int mode_forward(int reps)
 
 static int mode_maps(int T, const char *file)
 {
-    LlamaWeights w = random_weights(&SMOL);
+    LlamaWeights w = random_weights(&SMOL, 0);
     LlamaState *s;
     AttnErr err = {0};
     int ids[256];
@@ -181,9 +215,11 @@ static int mode_maps(int T, const char *file)
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "forward") == 0)
-        return mode_forward(argc > 2 ? atoi(argv[2]) : 5);
+        return mode_forward(argc > 2 ? atoi(argv[2]) : 5, 0);
+    if (argc >= 2 && strcmp(argv[1], "forward-bf16") == 0)
+        return mode_forward(argc > 2 ? atoi(argv[2]) : 5, 1);
     if (argc == 4 && strcmp(argv[1], "maps") == 0)
         return mode_maps(atoi(argv[2]), argv[3]);
-    fprintf(stderr, "usage: llama_bench forward [reps] | maps T FILE\n");
+    fprintf(stderr, "usage: llama_bench forward [reps] | forward-bf16 [reps] | maps T FILE\n");
     return 2;
 }

@@ -276,13 +276,16 @@ def llama_rows(res, row):
         return
     row("Llama family (SmolLM2-135M's shapes: 30 layers × 9 heads, 3 key-value heads, random "
         "weights), keystroke at the end of 64 tokens (one position, the last row of all 270 maps)",
-        "%s ms%s; with the top 10 predictions (49152 rows) %s ms" % (
-            fmt(num(res, "llama_key64_ms")), spread(res, "llama_key64_range"),
-            fmt(num(res, "llama_key64_top_ms"))),
+        "bfloat16 weights used from the mapping (SmolLM2 ships BF16): %s ms%s, with the top 10 "
+        "predictions (49152 rows) %s ms; float32 weights (F32/F16 files, converted): %s ms" % (
+            fmt(num(res, "llama_bf16_key64_ms")), spread(res, "llama_bf16_key64_range"),
+            fmt(num(res, "llama_bf16_key64_top_ms")), fmt(num(res, "llama_key64_ms"))),
         "–", "llama_keystroke_T64_ms", "ms")
     row("Llama family (SmolLM2-135M's shapes), full forward T = 256 (every map kept) vs PyTorch",
-        "%s ms%s" % (fmt(num(res, "llama_fwd256_ms")), spread(res, "llama_fwd256_range")),
-        "PyTorch, the same equations (`tests/bench/torch_llama.py`), %s thread(s): %s ms "
+        "float32 weights %s ms%s (bfloat16 from the mapping: %s ms)" % (
+            fmt(num(res, "llama_fwd256_ms")), spread(res, "llama_fwd256_range"),
+            fmt(num(res, "llama_bf16_fwd256_ms"))),
+        "PyTorch float32, the same equations (`tests/bench/torch_llama.py`), %s thread(s): %s ms "
         "(1 thread %s ms, 2 threads %s ms)" % (
             res.get("llama_torch_fwd256_threads", "?"), fmt(num(res, "llama_torch_fwd256_ms")),
             fmt(num(res, "llama_torch_fwd256_ms_1")), fmt(num(res, "llama_torch_fwd256_ms_2"))),

@@ -443,14 +443,21 @@ put llama_load_start "$(cut -d' ' -f1 /proc/loadavg)"
 : >"$OUT/lc"
 for p in 1 2; do : >"$OUT/lt_$p"; done
 say "Llama (SmolLM2-135M's shapes): full forward T = 256 and the keystroke at T = 64; attnviz and PyTorch (1, 2 threads) alternated, $ROUNDS rounds"
+# attnviz twice: the weights float32 (an F32 or F16 file, converted) and
+# bfloat16 as a BF16 file's mapping holds them (SmolLM2-135M ships BF16: the
+# keystroke's figure)
+: >"$OUT/lc16"
 for ((r = 0; r < ROUNDS; r++)); do
     "$LB" forward 5 | tee -a "$LLOG" >>"$OUT/lc"
+    "$LB" forward-bf16 5 | tee -a "$LLOG" >>"$OUT/lc16"
     for p in 1 2; do "$PY" tests/bench/torch_llama.py "$p" 3 | tee -a "$LLOG" >>"$OUT/lt_$p"; done
 done
 put llama_kernels "$(field kernels <"$OUT/lc")"
 for k in fwd256 key64 key64_top; do
     put "llama_${k}_ms" "$(med_of "${k}_ms" "$OUT/lc")"
     put "llama_${k}_range" "$(range_of "${k}_ms" "$OUT/lc")"
+    put "llama_bf16_${k}_ms" "$(med_of "${k}_ms" "$OUT/lc16")"
+    put "llama_bf16_${k}_range" "$(range_of "${k}_ms" "$OUT/lc16")"
 done
 best=""; bestv=""
 for p in 1 2; do
@@ -460,7 +467,7 @@ for p in 1 2; do
 done
 put llama_torch_fwd256_ms "$bestv"
 put llama_torch_fwd256_threads "$best"
-put llama_keystroke_T64_ms "$(grep '^llama_key64_ms ' "$RES" | cut -d' ' -f2)"
+put llama_keystroke_T64_ms "$(grep '^llama_bf16_key64_ms ' "$RES" | cut -d' ' -f2)"
 put llama_forward_T256_vs_torch "$(calc "$bestv / $(grep '^llama_fwd256_ms ' "$RES" | cut -d' ' -f2)")"
 put llama_load_end "$(cut -d' ' -f1 /proc/loadavg)"
 fi # section 10
