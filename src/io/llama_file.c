@@ -97,7 +97,7 @@ static Slot *make_slots(LlamaModel *m, int *n)
 static int check(LlamaModel *m, Slot *s, const char *where, AttnErr *err)
 {
     s->t = st_folder_find(&m->own->files, s->name, &s->file);
-    if (!s->t && strcmp(s->name, "lm_head.weight") == 0)
+    if (!s->t && s->dst == &m->weights.lm_head)
         return attn_err_set(err, ATTN_E_NOT_FOUND, where, 0,
                             "no tensor lm_head.weight, and config.json says "
                             "tie_word_embeddings false: the output layer is missing (attnviz "
