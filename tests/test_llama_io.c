@@ -8,7 +8,8 @@
  * message naming the file, tensor, key or value: shapes with both shapes as
  * stored, lm_head missing when untied, an index that is not JSON, a missing
  * shard, heads not divisible, unknown model_type and rope types, a llama3
- * block missing a field. hf_model_type. Run from the repository root. */
+ * block missing a field; a BF16 file with one F16 matrix (all converted).
+ * hf_model_type. Run from the repository root. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -390,6 +391,27 @@ static void test_bad_folders(void **state)
     expect_err(open_err(dir, &err), err, ATTN_E_UNSUPPORTED, "\"phi3\"", "config.json");
     unlink(fs_join(p, dir, "config.json"));
     expect_err(open_err(dir, &err), err, ATTN_E_NOT_FOUND, "no config.json", NULL);
+    fs_rm_tree(dir);
+    free(dir);
+    /* BF16 but one matrix F16: every matrix converted (one kernel for all),
+     * the BF16 table still in place; the forward runs on it */
+    dir = copy_fixture("qwen2-kv2-bf16");
+    st = fs_st_read(fs_join(p, dir, "model.safetensors"));
+    t = cJSON_GetObjectItemCaseSensitive(st.header, "model.layers.1.mlp.down_proj.weight");
+    cJSON_ReplaceItemInObject(t, "dtype", cJSON_CreateString("F16"));
+    fs_st_write(p, &st);
+    LlamaModel *mixed = open_ok(dir);
+    assert_int_equal(mixed->n_bf16, 1);
+    assert_non_null(mixed->weights.embed_bf16);
+    assert_null(mixed->weights.layers[0].wq_bf16);
+    assert_non_null(mixed->weights.layers[0].wq);
+    assert_int_equal(mixed->n_converted, 7 * 2 + (2 + 3) * 2 + 1);
+    LlamaState *ls = NULL;
+    const int ids[3] = {1, 5, 9};
+    assert_int_equal(llama_state_create(&ls, &mixed->cfg, &err), 0);
+    assert_int_equal(llama_forward(ls, &mixed->weights, ids, 3, NULL, &err), 0);
+    llama_state_destroy(ls);
+    llama_file_close(mixed);
     fs_rm_tree(dir);
     free(dir);
     /* shards: one the index lists missing, then an index that is not JSON */
