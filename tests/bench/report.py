@@ -292,6 +292,25 @@ def llama_rows(res, row):
         "llama_forward_T256_vs_torch", "x")
 
 
+def llama_note(res):
+    """How the Llama rows were measured."""
+    if "llama_fwd256_ms" not in res:
+        return []
+    return ["", "Llama rows (issue 27): SmolLM2-135M's shapes (30 layers × 9 heads, 3 key-value heads, "
+            "head_dim 64, hidden 576, intermediate 1536, 49152 × 576 tied embeddings), random weights, "
+            "attnviz's kernels: %s. `tests/bench/llama_bench` (`forward`: float32 [in, out] weights, as "
+            "an F32 or F16 file is converted; `forward-bf16`: bfloat16 [out, in] as a BF16 file's "
+            "mapping holds them): a full forward is `llama_state_reset` + `llama_forward` on a state that "
+            "held as many tokens, the keystroke replaces the last of 64 tokens (two ids alternating); "
+            "medians of 5 (keystroke 15) a round. PyTorch (`tests/bench/torch_llama.py`): modeling_llama's "
+            "equations in torch, float32, under `inference_mode`, every layer's maps returned, on 1 and "
+            "on 2 threads, the better median taken; the same equations as the float64 reference of "
+            "`tests/fixtures/llama/make_llama_fixtures.py` that test_llama_io checks attnviz against "
+            "(load average %s at the start of these rows, %s at the end)."
+            % (res.get("llama_kernels", "?"), res.get("llama_load_start", "?"),
+               res.get("llama_load_end", "?"))]
+
+
 def gpt2_note(res):
     """How the GPT-2 rows were measured, and whether the machine was busy
     while they were (a busy core lowers the peak and so raises the share)."""
@@ -423,7 +442,7 @@ def main():
     res = load(sys.argv[1])
     outdir, readme = sys.argv[2], sys.argv[3]
     lines = table(res)
-    info = machine(res) + peak_note(res) + busy_note(res) + gpt2_note(res)
+    info = machine(res) + peak_note(res) + busy_note(res) + gpt2_note(res) + llama_note(res)
     print()
     print("\n".join(info))
     print()
