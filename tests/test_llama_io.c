@@ -9,7 +9,7 @@
  * stored, lm_head missing when untied, an index that is not JSON, a missing
  * shard, heads not divisible, unknown model_type and rope types, a llama3
  * block missing a field; a BF16 file with one F16 matrix (all converted).
- * hf_model_type. Run from the repository root. */
+ * Run from the repository root. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -428,31 +428,6 @@ static void test_bad_folders(void **state)
                "no-such-folder");
 }
 
-static void test_model_type(void **state)
-{
-    (void)state;
-    char buf[32];
-    AttnErr err = {0};
-    assert_int_equal(hf_model_type(FIX "qwen2-kv2-bf16", buf, sizeof buf, &err), 0);
-    assert_string_equal(buf, "qwen2");
-    assert_int_equal(hf_model_type(FIX "mistral-sharded", buf, sizeof buf, &err), 0);
-    assert_string_equal(buf, "mistral");
-    assert_int_equal(hf_model_type(GPT2_FIX "f32-h3", buf, sizeof buf, &err), 0);
-    assert_string_equal(buf, "gpt2");
-    assert_int_equal(hf_model_type(FIX "mistral-sharded", buf, 4, &err), -ATTN_E_TOO_LARGE);
-    assert_int_equal(hf_model_type(FIX "nothing-here", buf, sizeof buf, &err), -ATTN_E_NOT_FOUND);
-    assert_string_equal(buf, "");
-    char *dir = fs_tmpdir(), p[1024];
-    fs_write_text(fs_join(p, dir, "config.json"), "{\"hidden_size\": 3}");
-    assert_int_equal(hf_model_type(dir, buf, sizeof buf, &err), -ATTN_E_PARSE);
-    assert_non_null(strstr(err.msg, "model_type"));
-    fs_write_text(p, "{oops");
-    assert_int_equal(hf_model_type(dir, buf, sizeof buf, &err), -ATTN_E_PARSE);
-    assert_non_null(strstr(err.file, "config.json"));
-    fs_rm_tree(dir);
-    free(dir);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -460,7 +435,6 @@ int main(void)
         cmocka_unit_test(test_config),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_bad_folders),
-        cmocka_unit_test(test_model_type),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

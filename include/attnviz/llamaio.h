@@ -1,7 +1,6 @@
 /* Llama-family model folders (model_type llama, qwen2, mistral) read into
  * llama.h's plain data: config.json → LlamaConfig, model.safetensors (or an
- * index and its shards) → LlamaWeights; and which architecture a folder
- * holds (hf_model_type), so the window can pick its reader. Not the forward
+ * index and its shards) → LlamaWeights. Not the forward
  * pass (src/core/llama.c) nor the tokenizer (bpe_files.h reads
  * tokenizer.json). No SDL. Errors: 0 or a negative ATTN_E_* code, err
  * naming the file or tensor and what is wrong.
@@ -71,10 +70,5 @@ typedef struct LlamaModel {
 int llama_file_open(const char *dir, LlamaModel **out, AttnErr *err);
 /* Unmaps and frees everything; NULL is fine. */
 void llama_file_close(LlamaModel *m);
-
-/* config.json's model_type in the folder dir into buf (n bytes): 0;
- * -ATTN_E_NOT_FOUND without config.json, -ATTN_E_PARSE when it is not JSON
- * or has no model_type string, -ATTN_E_TOO_LARGE when it does not fit. */
-int hf_model_type(const char *dir, char *buf, size_t n, AttnErr *err);
 
 #endif

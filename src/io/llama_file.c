@@ -3,7 +3,7 @@
  * Hugging Face's names checked against the config and bound to
  * LlamaWeights (bfloat16 matrices and tables used in place from the
  * mapping; others converted to float32 once, matrices transposed to [in,
- * out]), tokenizer.json noted (not read); and a folder's model_type. */
+ * out]), tokenizer.json noted (not read). */
 #include "attnviz/llamaio.h"
 
 #include <stdint.h>
@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "attnviz/io.h"
-#include "hf_json.h"
 #include "st_folder.h"
 
 struct LlamaModelOwn {
@@ -287,29 +286,4 @@ void llama_file_close(LlamaModel *m)
     free(m->dir);
     free(m->tokenizer_path);
     free(m);
-}
-
-int hf_model_type(const char *dir, char *buf, size_t n, AttnErr *err)
-{
-    char *path = NULL, *text = NULL;
-    size_t len = 0;
-    if (n)
-        buf[0] = '\0';
-    int rc = hf_config_read(dir ? dir : "", "config.json and the weights", &text, &len, &path,
-                            err);
-    cJSON *root = rc == 0 ? hf_json_parse(text, len, path, err) : NULL;
-    if (rc == 0 && !root)
-        rc = -ATTN_E_PARSE;
-    const cJSON *mt = hf_json_item(root, "model_type");
-    if (rc == 0 && (!cJSON_IsString(mt) || !mt->valuestring))
-        rc = attn_err_set(err, ATTN_E_PARSE, path, 0, "no \"model_type\" string");
-    if (rc == 0 && strlen(mt->valuestring) >= n)
-        rc = attn_err_set(err, ATTN_E_TOO_LARGE, path, 0, "model_type \"%.60s\" is longer "
-                          "than %zu bytes", mt->valuestring, n ? n - 1 : 0);
-    if (rc == 0)
-        memcpy(buf, mt->valuestring, strlen(mt->valuestring) + 1);
-    cJSON_Delete(root);
-    free(text);
-    free(path);
-    return rc;
 }
