@@ -75,7 +75,11 @@ typedef struct LlamaHooks {
 int llama_config_check(const LlamaConfig *cfg, AttnErr *err);
 
 /* A state for cfg (copied), holding no tokens; 0, the error of
- * llama_config_check, or -ATTN_E_NOMEM. Buffers grow with the tokens. */
+ * llama_config_check, or -ATTN_E_NOMEM. The caller destroys it. Buffers
+ * grow with the tokens (by half again, to n_positions at most), keeping what
+ * they hold: for SmolLM2-135M about 160 KB a position (the cache, the
+ * residual stream, scratch) and the maps, 4 · L · H bytes × cap² (1080 ×
+ * cap²: 4.4 MB at 64 positions, 1.1 GB at 1024). */
 int llama_state_create(LlamaState **out, const LlamaConfig *cfg, AttnErr *err);
 void llama_state_destroy(LlamaState *s); /* NULL is fine */
 /* Forget the computed tokens (after the weights changed). */
