@@ -71,11 +71,11 @@ ifeq ($(TSAN),1)
   BIN := build/attnviz-tsan
 endif
 # the suites that start threads, which TSAN=1 runs: the forward passes'
-# second thread (workers.c: attention and GPT-2), background work, the GPT-2
-# source's worker in the window (also under the head roles' probe), the PNG
-# encoder's two halves, the attention rollout's matmul thread
+# second thread (workers.c: attention, GPT-2 and the Llama family), background
+# work, the model source's worker in the window (also under the head roles'
+# probe), the PNG encoder's two halves, the attention rollout's matmul thread
 THREAD_TESTS := $(patsubst %,$(BUILD)/tests/%,test_attn test_gpt2 test_background test_gpt2_app test_png \
-                  test_attnfile test_heads_app)
+                  test_attnfile test_heads_app test_llama)
 
 .PHONY: all run test clean install uninstall man help deps test-deps screenshot bench fuzz soak layers
 
@@ -130,9 +130,10 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
 # the attention kernels, the attention file's maps and rollout, GPT-2's
-# forward and kernels and the heatmap's texel loop: vectorised loops
+# forward and kernels, the Llama family's forward and the heatmap's texel loop: vectorised loops
 $(BUILD)/src/core/attn.o $(BUILD)/src/core/attn_kernels.o $(BUILD)/src/core/attnfile.o $(BUILD)/src/core/teach.o \
-  $(BUILD)/src/core/gpt2.o $(BUILD)/src/core/gpt2_kernels.o $(BUILD)/src/view/colormap.o: CFLAGS += -O3
+  $(BUILD)/src/core/gpt2.o $(BUILD)/src/core/gpt2_kernels.o $(BUILD)/src/core/llama.o \
+  $(BUILD)/src/view/colormap.o: CFLAGS += -O3
 
 $(BIN): $(CORE_OBJ) $(UI_OBJ) $(MAIN_OBJ)
 	@mkdir -p $(dir $@)

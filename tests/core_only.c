@@ -1,7 +1,8 @@
 /* The core alone, linked with src/core's objects, libm, pthreads and
  * utf8proc only (tests/layers.sh runs it): a table made in memory, no file;
  * a model, a session and weights from plain data; an attention file's maps
- * over a buffer; a tiny GPT-2 made in memory; GPT-2's tokenizer on a
+ * over a buffer; a tiny GPT-2 and a tiny Llama (grouped-query heads) made in
+ * memory; GPT-2's tokenizer on a
  * vocabulary made in memory. Exit 0 when every check holds. */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include "attnviz/bpe.h"
 #include "attnviz/embed.h"
 #include "attnviz/gpt2_forward.h"
+#include "attnviz/llama_forward.h"
 #include "attnviz/model.h"
 #include "attnviz/session_data.h"
 
@@ -251,6 +253,63 @@ static void check_gpt2(void)
     gpt2_state_destroy(s);
 }
 
+/* A Llama of 2 layers, 4 query heads sharing 2 key-value heads, 8
+ * dimensions, weights from a fixed formula: every map row sums to 1 with
+ * zeros after the diagonal; one more token gives the same first rows;
+ * heads 0 and 1 share their keys. */
+static void check_llama(void)
+{
+    enum { L = 2, H = 4, KV = 2, DH = 4, C = 8, I = 12, P = 6, V = 5 };
+    static float pool[L * (2 * C + C * H * DH + 2 * C * KV * DH + H * DH * C + 3 * C * I) +
+                      V * C + C];
+    for (size_t k = 0; k < sizeof pool / sizeof pool[0]; k++)
+        pool[k] = (float)((int)(k * 41 % 103) - 51) / 50.0f;
+    float *p = pool;
+    LlamaLayer layers[L];
+    for (int l = 0; l < L; l++) {
+        LlamaLayer *y = &layers[l];
+        memset(y, 0, sizeof *y);
+        y->attn_norm = p, p += C, y->mlp_norm = p, p += C;
+        y->wq = p, p += C * H * DH, y->wk = p, p += C * KV * DH, y->wv = p, p += C * KV * DH;
+        y->wo = p, p += H * DH * C;
+        y->w_gate = p, p += C * I, y->w_up = p, p += C * I, y->w_down = p, p += I * C;
+    }
+    LlamaWeights w = {.embed = p, .layers = layers, .norm = p + V * C, .lm_head = p};
+    LlamaConfig cfg = {.n_layer = L, .n_head = H, .n_kv_head = KV, .head_dim = DH, .hidden = C,
+                       .n_inner = I, .n_positions = P, .n_vocab = V, .rms_eps = 1e-5f,
+                       .rope_theta = 10000.0, .tied = 1, .bos_id = -1, .eos_id = -1};
+    LlamaState *s;
+    const int ids[P] = {1, 4, 0, 2, 2, 3};
+    CHECK(llama_state_create(&s, &cfg, NULL) == 0);
+    if (!s)
+        return;
+    CHECK(llama_forward(s, &w, ids, 4, NULL, NULL) == 0);
+    float first[4 * 4];
+    for (int i = 0; i < 4; i++)
+        memcpy(first + i * 4, llama_map(s, 1, 3) + i * s->cap, sizeof(float) * 4);
+    CHECK(llama_forward(s, &w, ids, 5, NULL, NULL) == 0);
+    for (int l = 0; l < L; l++)
+        for (int h = 0; h < H; h++)
+            for (int i = 0; i < 5; i++) {
+                const float *row = llama_map(s, l, h) + i * s->cap;
+                double sum = 0;
+                for (int j = 0; j < 5; j++) {
+                    CHECK(j <= i || row[j] == 0.0f);
+                    sum += row[j];
+                }
+                CHECK(fabs(sum - 1.0) < 1e-5);
+            }
+    for (int i = 0; i < 4; i++)
+        CHECK(memcmp(first + i * 4, llama_map(s, 1, 3) + i * s->cap, sizeof(float) * 4) == 0);
+    CHECK(llama_key(s, 0, 0, 2) == llama_key(s, 0, 1, 2));
+    CHECK(llama_key(s, 0, 1, 2) != llama_key(s, 0, 2, 2));
+    int top[3];
+    float prob[3];
+    CHECK(llama_top_k(s, &w, 4, 3, top, prob, NULL, NULL) == 0);
+    CHECK(prob[0] >= prob[1] && prob[1] >= prob[2] && prob[2] > 0.0f && prob[0] < 1.0f);
+    llama_state_destroy(s);
+}
+
 /* Every byte, "Ġ t", "h e", "Ġt he" and <|endoftext|>: " the<|endoftext|>" is
  * two tokens, "Ġthe" and the special one. */
 static void check_bpe(void)
@@ -296,6 +355,7 @@ int main(void)
     check_session(&m);
     check_attnfile();
     check_gpt2();
+    check_llama();
     check_bpe();
     model_destroy(&m);
     embed_destroy(t);

@@ -28,6 +28,7 @@
 #include "fuzz/harness.h"
 #include "fuzz/harness_attn.h"
 #include "fuzz/harness_gpt2.h"
+#include "fuzz/harness_llama.h"
 #include "fuzz/harness_bpe.h"
 #include "fuzz/harness_teach.h"
 
@@ -68,6 +69,7 @@ static const Target targets[] = {
     {"target_csv", fuzz_check_target_csv},
     {"st_model", fuzz_check_st_model},
     {"gpt2_config", fuzz_check_gpt2_config},
+    {"llama_config", fuzz_check_llama_config},
     {"bpe", fuzz_check_bpe},
     {"bpe_files", fuzz_check_bpe_files},
 };
@@ -261,7 +263,7 @@ static void crash_files_name_a_target(void **state)
         if (!ok) {
             print_error("%s: name it <target>-NAME (target: tokenizer, sentences, "
                         "weights, options, embed, forward, npy, npz, safetensors, attn_json, target_csv, "
-                        "attn_session, st_model, gpt2_config, bpe or bpe_files)\n", files[i]);
+                        "attn_session, st_model, gpt2_config, llama_config, bpe or bpe_files)\n", files[i]);
             bad++;
         }
     }
@@ -295,6 +297,10 @@ static void harness_sanity(void **state)
     static const char cfg[] = "{\"model_type\": \"gpt2\", \"n_layer\": 1, \"n_head\": 2, "
                               "\"n_embd\": 4, \"n_positions\": 8, \"vocab_size\": 5}";
     assert_null(fuzz_check_gpt2_config((const uint8_t *)cfg, sizeof cfg - 1));
+    static const char lcfg[] = "{\"model_type\": \"qwen2\", \"hidden_size\": 8, "
+                               "\"num_hidden_layers\": 1, \"num_attention_heads\": 2, "
+                               "\"intermediate_size\": 4, \"vocab_size\": 5}";
+    assert_null(fuzz_check_llama_config((const uint8_t *)lcfg, sizeof lcfg - 1));
     static const char text[] = "It's 12 \xF0\x9F\x98\x80<|endoftext|>\xFF";
     assert_null(fuzz_check_bpe((const uint8_t *)text, sizeof text - 1));
     static const char tj[] = "\0{\"pre_tokenizer\": {\"type\": \"ByteLevel\"}, \"model\": "

@@ -51,6 +51,9 @@ int safetensors_parse(SafeTensors *st, const void *bytes, size_t len, const char
 /* The tensor called name, or NULL. */
 const SafeTensor *safetensors_find(const SafeTensors *st, const char *name);
 void safetensors_free(SafeTensors *st);
+/* t's numbers (F32, F16 or BF16, little-endian in the file) as float32 into
+ * out (t->count floats), whatever out's and the data's alignment. */
+void safetensors_to_f32(float *out, const SafeTensor *t);
 const char *safetensors_dtype_name(SafeDtype t); /* "F32", "BOOL", ... */
 int safetensors_dtype_size(SafeDtype t);         /* bytes an element */
 

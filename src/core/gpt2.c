@@ -87,10 +87,7 @@ static int reserve(Gpt2State *s, int T)
     if (T <= s->cap)
         return 0;
     const Gpt2Config *c = &s->cfg;
-    int cap = s->cap + s->cap / 2;
-    cap = cap < T ? T : cap;
-    cap = (cap + 15) / 16 * 16;
-    cap = cap > c->n_positions ? c->n_positions : cap;
+    int cap = gpt2_next_cap(s->cap, T, c->n_positions);
     size_t L = (size_t)c->n_layer, H = (size_t)c->n_head, C = (size_t)c->n_embd;
     size_t dh = (size_t)s->d_head, nc = (size_t)cap, oc = (size_t)s->cap, keep = (size_t)s->T;
     float *maps = calloc(L * H * nc * nc, sizeof *maps);
@@ -112,9 +109,7 @@ static int reserve(Gpt2State *s, int T)
         free(kt);
         return -ATTN_E_NOMEM;
     }
-    for (size_t m = 0; m < L * H; m++)
-        for (size_t i = 0; i < keep; i++)
-            memcpy(maps + (m * nc + i) * nc, s->maps + (m * oc + i) * oc, (i + 1) * sizeof(float));
+    gpt2_maps_move(maps, nc, s->maps, oc, L * H, keep);
     for (size_t l = 0; l < L; l++)
         if (keep)
             memcpy(qkv + l * nc * 3 * C, s->qkv + l * oc * 3 * C, keep * 3 * C * sizeof(float));
@@ -129,6 +124,22 @@ static int reserve(Gpt2State *s, int T)
     s->kt = kt;
     s->cap = cap;
     return 0;
+}
+
+int gpt2_next_cap(int cap, int T, int max)
+{
+    int n = cap + cap / 2;
+    n = n < T ? T : n;
+    n = (n + 15) / 16 * 16;
+    return n > max ? max : n;
+}
+
+void gpt2_maps_move(float *dst, size_t nc, const float *src, size_t oc, size_t n_maps,
+                    size_t keep)
+{
+    for (size_t m = 0; m < n_maps; m++)
+        for (size_t i = 0; i < keep; i++)
+            memcpy(dst + (m * nc + i) * nc, src + (m * oc + i) * oc, (i + 1) * sizeof(float));
 }
 
 /* ---- the passes ------------------------------------------------------------ */
@@ -191,7 +202,7 @@ static void shared_run(void *arg)
 
 /* The pieces on this thread and the worker when the work (multiply-adds)
  * is worth it, else here. */
-static void share(void (*piece)(const void *, int), const void *job, int pieces, double work)
+void gpt2_share(void (*piece)(const void *, int), const void *job, int pieces, double work)
 {
     Shared sh = {0, pieces, piece, job};
     if (pieces < 2 || work < SPLIT_MIN || workers_run2(shared_run, &sh, &sh) < 0)
@@ -214,13 +225,36 @@ static void lin_piece(const void *arg, int piece)
 
 /* out (n × m, row stride ldo) = A (n × k) · W (k × m) + bias, in pieces of
  * columns (two of the kernel's tiles, or more to make at most 16 pieces). */
-static void linear(float *out, int ldo, const float *A, int lda, const float *W,
-                   const float *bias, int n, int k, int m)
+void gpt2_linear(float *out, int ldo, const float *A, int lda, const float *W,
+                 const float *bias, int n, int k, int m)
 {
     int tile = gpt2_kernel_set()->lin_cols, tiles = (m + tile - 1) / tile;
     int per = (tiles + 15) / 16 > 2 ? (tiles + 15) / 16 : 2;
     LinJob j = {out, A, W, bias, ldo, lda, n, k, m, per * tile};
-    share(lin_piece, &j, (tiles + per - 1) / per, (double)n * k * m);
+    gpt2_share(lin_piece, &j, (tiles + per - 1) / per, (double)n * k * m);
+}
+
+typedef struct Lin16Job {
+    float *out;
+    const float *A, *bias;
+    const uint16_t *W;
+    int ldo, lda, n, k, m, cols;
+} Lin16Job;
+
+static void lin16_piece(const void *arg, int piece)
+{
+    const Lin16Job *j = arg;
+    int j0 = piece * j->cols, j1 = j0 + j->cols < j->m ? j0 + j->cols : j->m;
+    gpt2_kernel_set()->linear_bf16(j->out, j->ldo, j->A, j->lda, j->W, j->bias, j->n, j->k, j0,
+                                   j1);
+}
+
+void gpt2_linear_bf16(float *out, int ldo, const float *A, int lda, const uint16_t *W,
+                      const float *bias, int n, int k, int m)
+{
+    int per = (m + 31) / 32 > 8 ? (m + 31) / 32 : 8;
+    Lin16Job j = {out, A, bias, W, ldo, lda, n, k, m, per};
+    gpt2_share(lin16_piece, &j, (m + per - 1) / per, (double)n * k * m);
 }
 
 typedef struct AttnJob {
@@ -269,7 +303,7 @@ static void block(Gpt2State *s, const Gpt2Layer *w, int l, int start, int T)
 
     /* pass 1: a = ln_1(x); Q | K | V = a · c_attn + b; the keys transposed */
     layernorm(xn, x, w->ln1_w, w->ln1_b, n, C, c->ln_eps);
-    linear(qkv, 3 * C, xn, C, w->attn_w, w->attn_b, n, C, 3 * C);
+    gpt2_linear(qkv, 3 * C, xn, C, w->attn_w, w->attn_b, n, C, 3 * C);
     for (int h = 0; h < H; h++) {
         float *kt = s->kt + ((size_t)l * H + h) * dh * cap;
         for (int d = 0; d < dh; d++)
@@ -278,16 +312,16 @@ static void block(Gpt2State *s, const Gpt2Layer *w, int l, int start, int T)
     }
     /* pass 2: each head's scores, weights (the maps) and z, heads split */
     AttnJob aj = {s, l, start, T};
-    share(attn_head, &aj, H, 2.0 * n * (start + T) * C);
+    gpt2_share(attn_head, &aj, H, 2.0 * n * (start + T) * C);
     /* pass 3: x = x + z · c_proj + b */
-    linear(out, C, z, C, w->proj_w, w->proj_b, n, C, C);
+    gpt2_linear(out, C, z, C, w->proj_w, w->proj_b, n, C, C);
     for (size_t k = 0; k < (size_t)n * C; k++)
         x[k] += out[k];
     /* pass 4: x = x + act(ln_2(x) · c_fc + b) · c_proj + b */
     layernorm(xn, x, w->ln2_w, w->ln2_b, n, C, c->ln_eps);
-    linear(hid, c->n_inner, xn, C, w->fc_w, w->fc_b, n, C, c->n_inner);
+    gpt2_linear(hid, c->n_inner, xn, C, w->fc_w, w->fc_b, n, C, c->n_inner);
     activate(hid, n, c->n_inner, c->act);
-    linear(out, C, hid, c->n_inner, w->mproj_w, w->mproj_b, n, c->n_inner, C);
+    gpt2_linear(out, C, hid, c->n_inner, w->mproj_w, w->mproj_b, n, c->n_inner, C);
     for (size_t k = 0; k < (size_t)n * C; k++)
         x[k] += out[k];
 }
@@ -368,6 +402,12 @@ static void dot_piece(const void *arg, int piece)
     gpt2_kernel_set()->dots(j->out, j->x, j->rows, j->C, v0, v1);
 }
 
+void gpt2_dots(float *out, const float *x, const float *rows, int C, int V)
+{
+    DotJob j = {out, x, rows, C, V, (V + 15) / 16};
+    gpt2_share(dot_piece, &j, (V + j.per - 1) / j.per, (double)V * C);
+}
+
 int gpt2_logits(Gpt2State *s, const Gpt2Weights *w, int pos, float *logits, AttnErr *err)
 {
     const Gpt2Config *c = &s->cfg;
@@ -376,23 +416,12 @@ int gpt2_logits(Gpt2State *s, const Gpt2Weights *w, int pos, float *logits, Attn
                             "position %d: %d positions computed", pos, s->n_done);
     layernorm(s->xf, s->x + (size_t)pos * c->n_embd, w->lnf_w, w->lnf_b, 1, c->n_embd,
               c->ln_eps);
-    DotJob j = {logits, s->xf, w->lm_head, c->n_embd, c->n_vocab, (c->n_vocab + 15) / 16};
-    share(dot_piece, &j, (c->n_vocab + j.per - 1) / j.per, (double)c->n_vocab * c->n_embd);
+    gpt2_dots(logits, s->xf, w->lm_head, c->n_embd, c->n_vocab);
     return 0;
 }
 
-int gpt2_top_k(Gpt2State *s, const Gpt2Weights *w, int pos, int k, int *ids, float *probs,
-               float *logits, AttnErr *err)
+void gpt2_top_k_of(const float *logits, int V, int k, int *ids, float *probs)
 {
-    int V = s->cfg.n_vocab;
-    if (k < 0 || k > V)
-        return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "top %d of %d tokens", k, V);
-    float *own = NULL;
-    if (!logits && !(logits = own = malloc((size_t)V * sizeof *logits)))
-        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "logits");
-    int rc = gpt2_logits(s, w, pos, logits, err);
-    if (rc < 0)
-        goto cleanup;
     /* the softmax's denominator in double; NaN logits count as -inf */
     float mx = -INFINITY;
     for (int v = 0; v < V; v++)
@@ -404,7 +433,7 @@ int gpt2_top_k(Gpt2State *s, const Gpt2Weights *w, int pos, int k, int *ids, flo
     int n = 0;
     for (int v = 0; v < V; v++) {
         float x = logits[v];
-        if (x != x || (n == k && !(x > logits[ids[n - 1]])))
+        if (x != x || (n == k && (k == 0 || !(x > logits[ids[n - 1]]))))
             continue;
         int at = n < k ? n++ : k - 1;
         while (at > 0 && x > logits[ids[at - 1]]) {
@@ -421,6 +450,21 @@ int gpt2_top_k(Gpt2State *s, const Gpt2Weights *w, int pos, int k, int *ids, flo
             probs[r] = (float)(exp((double)logits[ids[r]] - mx) / sum);
         }
     }
+}
+
+int gpt2_top_k(Gpt2State *s, const Gpt2Weights *w, int pos, int k, int *ids, float *probs,
+               float *logits, AttnErr *err)
+{
+    int V = s->cfg.n_vocab;
+    if (k < 0 || k > V)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "top %d of %d tokens", k, V);
+    float *own = NULL;
+    if (!logits && !(logits = own = malloc((size_t)V * sizeof *logits)))
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "logits");
+    int rc = gpt2_logits(s, w, pos, logits, err);
+    if (rc < 0)
+        goto cleanup;
+    gpt2_top_k_of(logits, V, k, ids, probs);
 cleanup:
     free(own);
     return rc;

@@ -25,7 +25,11 @@
 typedef float vf4 __attribute__((vector_size(16)));
 typedef float vf4u __attribute__((vector_size(16), aligned(4), may_alias));
 typedef int32_t vi4 __attribute__((vector_size(16)));
+typedef uint32_t vu4 __attribute__((vector_size(16)));
+typedef uint16_t vh4u __attribute__((vector_size(8), aligned(2), may_alias));
 #define VI vi4
+#define VU vu4
+#define VHU vh4u
 #define VF vf4
 #define VFU vf4u
 #define VSPLAT(x) ((vf4){(x), (x), (x), (x)})
@@ -38,6 +42,8 @@ typedef int32_t vi4 __attribute__((vector_size(16)));
 #undef NV
 #undef VF
 #undef VI
+#undef VU
+#undef VHU
 #undef VFU
 #undef VSPLAT
 #undef VFMA
@@ -58,7 +64,11 @@ typedef int32_t vi4 __attribute__((vector_size(16)));
 typedef float vf8 __attribute__((vector_size(32)));
 typedef float vf8u __attribute__((vector_size(32), aligned(4), may_alias));
 typedef int32_t vi8 __attribute__((vector_size(32)));
+typedef uint32_t vu8 __attribute__((vector_size(32)));
+typedef uint16_t vh8u __attribute__((vector_size(16), aligned(2), may_alias));
 #define VI vi8
+#define VU vu8
+#define VHU vh8u
 #define VF vf8
 #define VFU vf8u
 #define VSPLAT(x) ((vf8){(x), (x), (x), (x), (x), (x), (x), (x)})
@@ -70,6 +80,8 @@ typedef int32_t vi8 __attribute__((vector_size(32)));
 #undef NV
 #undef VF
 #undef VI
+#undef VU
+#undef VHU
 #undef VFU
 #undef VSPLAT
 #undef VFMA
@@ -81,7 +93,11 @@ typedef int32_t vi8 __attribute__((vector_size(32)));
 typedef float vf16 __attribute__((vector_size(64)));
 typedef float vf16u __attribute__((vector_size(64), aligned(4), may_alias));
 typedef int32_t vi16 __attribute__((vector_size(64)));
+typedef uint32_t vu16 __attribute__((vector_size(64)));
+typedef uint16_t vh16u __attribute__((vector_size(32), aligned(2), may_alias));
 #define VI vi16
+#define VU vu16
+#define VHU vh16u
 #define VF vf16
 #define VFU vf16u
 #define VSPLAT(x) ((vf16){(x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x)})
@@ -90,11 +106,13 @@ typedef int32_t vi16 __attribute__((vector_size(64)));
 #endif
 
 static const Gpt2Kernels sets[] = {
-    {"base", linear_base, scores_base, context_base, dots_base, gelu_tanh_base, 2 * 4},
+    {"base", linear_base, scores_base, context_base, dots_base, gelu_tanh_base, linear_bf16_base,
+     2 * 4},
 #ifdef GPT2_HAVE_AVX2
-    {"avx2", linear_avx2, scores_avx2, context_avx2, dots_avx2, gelu_tanh_avx2, 2 * 8},
+    {"avx2", linear_avx2, scores_avx2, context_avx2, dots_avx2, gelu_tanh_avx2, linear_bf16_avx2,
+     2 * 8},
     {"avx512", linear_avx512, scores_avx512, context_avx512, dots_avx512, gelu_tanh_avx512,
-     4 * 16},
+     linear_bf16_avx512, 4 * 16},
 #endif
 };
 enum { N_SETS = sizeof sets / sizeof sets[0] };

@@ -5,6 +5,9 @@
 #ifndef GPT2_KERNELS_H
 #define GPT2_KERNELS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 typedef struct Gpt2Kernels {
     const char *name;
     void (*linear)(float *out, int ldo, const float *A, int lda, const float *W,
@@ -13,10 +16,36 @@ typedef struct Gpt2Kernels {
     void (*context)(float *z, const float *w, const float *v, int ldv, int n, int dh);
     void (*dots)(float *out, const float *x, const float *rows, int C, int v0, int v1);
     void (*gelu_tanh)(float *h, int n);
+    /* out = A · Wᵀ + bias with W bfloat16 [m, k] (the Llama family's weights
+     * as stored, [out, in]); bias may be NULL */
+    void (*linear_bf16)(float *out, int ldo, const float *A, int lda, const uint16_t *W,
+                        const float *bias, int n, int k, int j0, int j1);
     int lin_cols; /* the linear kernel's tile width: split columns at multiples */
 } Gpt2Kernels;
 
 /* The set in use (see gpt2_kernels, gpt2_forward.h). */
 const Gpt2Kernels *gpt2_kernel_set(void);
+
+/* The forward's shared loops (gpt2.c), used by the Llama family's too
+ * (llama.c): the pieces of a job on this thread and the worker when the
+ * work (multiply-adds) is worth it; out (n × m, row stride ldo) = A (n × k,
+ * row stride lda) · W (k × m, [in, out]) + bias in pieces of columns;
+ * out[v] = x · rows[v] for v < V (rows of C floats: logits); the k best of
+ * V logits with their softmax probabilities (gpt2_top_k's order and ties). */
+void gpt2_share(void (*piece)(const void *, int), const void *job, int pieces, double work);
+void gpt2_linear(float *out, int ldo, const float *A, int lda, const float *W,
+                 const float *bias, int n, int k, int m);
+void gpt2_dots(float *out, const float *x, const float *rows, int C, int V);
+/* out (n × m, row stride ldo) = A (n × k) · Wᵀ + bias (NULL: none), W
+ * bfloat16 [m, k] as a file stores it, in pieces of columns */
+void gpt2_linear_bf16(float *out, int ldo, const float *A, int lda, const uint16_t *W,
+                      const float *bias, int n, int k, int m);
+void gpt2_top_k_of(const float *logits, int V, int k, int *ids, float *probs);
+/* A state's growth: the positions to allocate for T (half again cap, at
+ * least T, a multiple of 16, at most max); n_maps maps of oc² floats moved
+ * into nc² ones (nc ≥ oc, dst zeroed), rows < keep (row i's i + 1 weights). */
+int gpt2_next_cap(int cap, int T, int max);
+void gpt2_maps_move(float *dst, size_t nc, const float *src, size_t oc, size_t n_maps,
+                    size_t keep);
 
 #endif

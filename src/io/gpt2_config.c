@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hf_json.h"
+
 #define HF_GPT2_BOS 50256 /* GPT2Config's bos_token_id and eos_token_id */
 
 /* A size: its name, the name GPT2Config's attribute_map also accepts, the
@@ -24,40 +26,25 @@ static const struct {
     {"vocab_size", NULL, 1 << 24, offsetof(Gpt2Config, n_vocab)},
 };
 
-/* A whole number in [lo, hi] from v. */
-static int whole_in(const cJSON *v, double lo, double hi, int *out)
-{
-    if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi) ||
-        v->valuedouble != floor(v->valuedouble))
-        return 0;
-    *out = (int)v->valuedouble;
-    return 1;
-}
-
-static const cJSON *item(const cJSON *root, const char *key)
-{
-    return key ? cJSON_GetObjectItemCaseSensitive(root, key) : NULL;
-}
-
 static int parse_sizes(Gpt2Config *cfg, const cJSON *root, const char *name, AttnErr *err)
 {
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        const cJSON *v = item(root, sizes[i].key);
+        const cJSON *v = hf_json_item(root, sizes[i].key);
         const char *key = sizes[i].key;
-        if (!v && (v = item(root, sizes[i].alias)) != NULL)
+        if (!v && (v = hf_json_item(root, sizes[i].alias)) != NULL)
             key = sizes[i].alias;
         if (!v)
             return attn_err_set(err, ATTN_E_PARSE, name, 0, "no \"%s\": a GPT-2 config.json "
                                 "gives every size", sizes[i].key);
         int *out = (int *)((char *)cfg + sizes[i].off);
-        if (!whole_in(v, 1, sizes[i].max, out))
+        if (!hf_json_whole(v, 1, sizes[i].max, out))
             return attn_err_set(err, ATTN_E_RANGE, name, 0,
                                 "\"%s\" must be a whole number from 1 to %d", key, sizes[i].max);
     }
-    const cJSON *v = item(root, "n_inner");
+    const cJSON *v = hf_json_item(root, "n_inner");
     if (!v || cJSON_IsNull(v))
         cfg->n_inner = 4 * cfg->n_embd;
-    else if (!whole_in(v, 1, 1 << 20, &cfg->n_inner))
+    else if (!hf_json_whole(v, 1, 1 << 20, &cfg->n_inner))
         return attn_err_set(err, ATTN_E_RANGE, name, 0,
                             "\"n_inner\" must be null or a whole number from 1 to %d", 1 << 20);
     if (cfg->n_embd % cfg->n_head != 0)
@@ -66,29 +53,15 @@ static int parse_sizes(Gpt2Config *cfg, const cJSON *root, const char *name, Att
     return 0;
 }
 
-/* bool key, or dflt when absent. */
-static int parse_bool(int *out, const cJSON *root, const char *key, int dflt, const char *name,
-                      AttnErr *err)
-{
-    const cJSON *v = item(root, key);
-    *out = dflt;
-    if (!v)
-        return 0;
-    if (!cJSON_IsBool(v))
-        return attn_err_set(err, ATTN_E_PARSE, name, 0, "\"%s\" must be true or false", key);
-    *out = cJSON_IsTrue(v);
-    return 0;
-}
-
 /* A token id: 50256 when absent, -1 when null or outside the vocabulary. */
 static int parse_token(int *out, const cJSON *root, const char *key, int n_vocab,
                        const char *name, AttnErr *err)
 {
-    const cJSON *v = item(root, key);
+    const cJSON *v = hf_json_item(root, key);
     int id = HF_GPT2_BOS;
     if (v && cJSON_IsNull(v))
         id = -1;
-    else if (v && !whole_in(v, 0, 2147483647.0, &id))
+    else if (v && !hf_json_whole(v, 0, 2147483647.0, &id))
         return attn_err_set(err, ATTN_E_RANGE, name, 0,
                             "\"%s\" must be null or a whole number from 0", key);
     *out = id < n_vocab ? id : -1;
@@ -106,7 +79,7 @@ static int parse_act(Gpt2Config *cfg, const cJSON *root, const char *name, AttnE
         {"gelu", GPT2_ACT_GELU_ERF},
         {"relu", GPT2_ACT_RELU},
     };
-    const cJSON *v = item(root, "activation_function");
+    const cJSON *v = hf_json_item(root, "activation_function");
     cfg->act = GPT2_ACT_GELU_TANH;
     if (!v)
         return 0;
@@ -127,7 +100,7 @@ static int parse_root(Gpt2Config *cfg, const cJSON *root, const char *name, Attn
 {
     if (!cJSON_IsObject(root))
         return attn_err_set(err, ATTN_E_PARSE, name, 0, "not a JSON object");
-    const cJSON *mt = item(root, "model_type");
+    const cJSON *mt = hf_json_item(root, "model_type");
     if (!mt)
         return attn_err_set(err, ATTN_E_PARSE, name, 0,
                             "no \"model_type\" (a GPT-2's is \"gpt2\")");
@@ -140,16 +113,16 @@ static int parse_root(Gpt2Config *cfg, const cJSON *root, const char *name, Attn
     int rc = parse_sizes(cfg, root, name, err);
     if (rc < 0)
         return rc;
-    const cJSON *eps = item(root, "layer_norm_epsilon");
+    const cJSON *eps = hf_json_item(root, "layer_norm_epsilon");
     cfg->ln_eps = eps && cJSON_IsNumber(eps) ? (float)eps->valuedouble : 1e-5f;
     if (eps && (!cJSON_IsNumber(eps) || !(cfg->ln_eps > 0 && cfg->ln_eps < 1)))
         return attn_err_set(err, ATTN_E_RANGE, name, 0, "\"layer_norm_epsilon\" must be a "
                             "number above 0 and below 1 (as a float)");
     rc = parse_act(cfg, root, name, err);
     if (rc == 0)
-        rc = parse_bool(&cfg->scale_attn_weights, root, "scale_attn_weights", 1, name, err);
+        rc = hf_json_bool(&cfg->scale_attn_weights, root, "scale_attn_weights", 1, name, err);
     if (rc == 0)
-        rc = parse_bool(&cfg->scale_by_inverse_layer_idx, root,
+        rc = hf_json_bool(&cfg->scale_by_inverse_layer_idx, root,
                         "scale_attn_by_inverse_layer_idx", 0, name, err);
     if (rc == 0)
         rc = parse_token(&cfg->bos_id, root, "bos_token_id", cfg->n_vocab, name, err);
@@ -164,20 +137,9 @@ int gpt2_config_parse(Gpt2Config *cfg, const char *text, size_t len, const char 
     memset(cfg, 0, sizeof *cfg);
     if (!name)
         name = "config.json";
-    const char *end = NULL;
-    cJSON *root = text ? cJSON_ParseWithLengthOpts(text, len, &end, 0) : NULL;
-    while (root && end && end < text + len &&
-           (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
-        end++;
-    if (!root || (end && end < text + len)) {
-        long line = 1;
-        for (const char *p = text; p && end && p < end && p < text + len; p++)
-            line += *p == '\n';
-        int after = root != NULL;
-        cJSON_Delete(root);
-        return attn_err_set(err, ATTN_E_PARSE, name, end ? line : 0,
-                            after ? "text after the JSON object" : "not valid JSON");
-    }
+    cJSON *root = hf_json_parse(text, len, name, err);
+    if (!root)
+        return -ATTN_E_PARSE;
     int rc = parse_root(cfg, root, name, err);
     cJSON_Delete(root);
     if (rc < 0)

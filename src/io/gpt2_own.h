@@ -6,13 +6,10 @@
 #include <stddef.h>
 
 #include "attnviz/gpt2io.h"
+#include "st_folder.h"
 
 struct Gpt2ModelOwn {
-    int n_shards;
-    char **paths;       /* n_shards: each safetensors file's path */
-    void **maps;        /* their read-only mappings */
-    size_t *lens;
-    SafeTensors *st;    /* their headers */
+    StFolder files;     /* the safetensors files, mapped */
     float *conv;        /* the converted tensors, one block (or NULL) */
     Gpt2Layer *layers;  /* cfg.n_layer */
 };

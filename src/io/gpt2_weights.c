@@ -30,26 +30,10 @@ typedef struct Bind {
     AttnErr *err;
 } Bind;
 
-static int host_little_endian(void)
-{
-    const uint16_t one = 1;
-    unsigned char b;
-    memcpy(&b, &one, 1);
-    return b == 1;
-}
-
 /* The tensor called name in any shard (and its file), or NULL. */
 static const SafeTensor *find(const Gpt2ModelOwn *own, const char *name, const char **file)
 {
-    for (int i = 0; i < own->n_shards; i++) {
-        const SafeTensor *t = safetensors_find(&own->st[i], name);
-        if (t) {
-            if (file)
-                *file = own->paths[i];
-            return t;
-        }
-    }
-    return NULL;
+    return st_folder_find(&own->files, name, file);
 }
 
 static void slot(Slot *s, const float **dst, int ndim, long long d0, long long d1,
@@ -96,15 +80,6 @@ static Slot *make_slots(Gpt2Model *m, Gpt2Layer *layers, int *n)
     return s;
 }
 
-static void shape_text(char *buf, size_t n, int ndim, const long long *dim)
-{
-    size_t at = (size_t)snprintf(buf, n, "[");
-    for (int i = 0; i < ndim && at < n; i++)
-        at += (size_t)snprintf(buf + at, n - at, "%s%lld", i ? ", " : "", dim[i]);
-    if (at < n)
-        snprintf(buf + at, n - at, "]");
-}
-
 /* A missing tensor: named, and when its whole layer is missing, the layers
  * the file has. */
 static int missing(const Bind *b, const Slot *s, int layer)
@@ -148,33 +123,16 @@ static int check(const Bind *b, Slot *s, int layer)
         same = t->shape[i] == s->dim[i];
     if (!same) {
         char want[64], got[160];
-        shape_text(want, sizeof want, s->ndim, s->dim);
-        shape_text(got, sizeof got, t->ndim, t->shape);
+        safetensors_shape_text(want, sizeof want, s->ndim, s->dim);
+        safetensors_shape_text(got, sizeof got, t->ndim, t->shape);
         return attn_err_set(b->err, ATTN_E_SHAPE, s->file, 0,
                             "tensor %s is %s, but config.json (n_embd %d, n_inner %d, "
                             "n_positions %d, vocab_size %d) makes it %s", full, got,
                             m->cfg.n_embd, m->cfg.n_inner, m->cfg.n_positions, m->cfg.n_vocab,
                             want);
     }
-    s->convert = t->dtype != SAFE_F32 || ((uintptr_t)t->data % sizeof(float)) != 0 ||
-                 !host_little_endian();
+    s->convert = !safetensors_f32_in_place(t);
     return 0;
-}
-
-/* t's numbers as float32 into out. */
-static void convert(float *out, const SafeTensor *t)
-{
-    const unsigned char *p = t->data;
-    for (size_t i = 0; i < t->count; i++) {
-        if (t->dtype == SAFE_F32) {
-            uint32_t u = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 |
-                         (uint32_t)p[4 * i + 2] << 16 | (uint32_t)p[4 * i + 3] << 24;
-            memcpy(&out[i], &u, sizeof u);
-        } else {
-            uint16_t h = (uint16_t)(p[2 * i] | p[2 * i + 1] << 8);
-            out[i] = t->dtype == SAFE_F16 ? attn_f16_to_float(h) : attn_bf16_to_float(h);
-        }
-    }
 }
 
 /* The prefix the file's names use: "transformer." or "". */
@@ -243,7 +201,7 @@ int gpt2_weights_bind(Gpt2Model *m, const char *where, AttnErr *err)
     float *at = own->conv;
     for (int i = 0; i < n && rc == 0; i++) {
         if (s[i].convert) {
-            convert(at, s[i].t);
+            safetensors_to_f32(at, s[i].t);
             *s[i].dst = at;
             at += s[i].t->count;
         } else {

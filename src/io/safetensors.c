@@ -1,6 +1,7 @@
 /* A .safetensors file's header as a table of tensors (name, dtype, shape,
  * bytes) pointing into the file's bytes: every offset, size and overlap
- * checked, nothing copied or converted. For model weights (gpt2_file.c); the
+ * checked, nothing copied (safetensors_to_f32 converts one tensor on
+ * request). For model weights (gpt2_file.c, llama_file.c); the
  * attention files have their own reader (attn_safetensors.c). */
 #include "attnviz/gpt2io.h"
 
@@ -9,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "attnviz/attnfile.h"
 
 #define MAX_WHOLE 9007199254740992.0 /* 2^53: every whole double below is exact */
 
@@ -274,4 +277,19 @@ void safetensors_free(SafeTensors *st)
     free(st->t);
     free(st->names);
     memset(st, 0, sizeof *st);
+}
+
+void safetensors_to_f32(float *out, const SafeTensor *t)
+{
+    const unsigned char *p = t->data;
+    for (size_t i = 0; i < t->count; i++) {
+        if (t->dtype == SAFE_F32) {
+            uint32_t u = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 |
+                         (uint32_t)p[4 * i + 2] << 16 | (uint32_t)p[4 * i + 3] << 24;
+            memcpy(&out[i], &u, sizeof u);
+        } else {
+            uint16_t h = (uint16_t)(p[2 * i] | p[2 * i + 1] << 8);
+            out[i] = t->dtype == SAFE_F16 ? attn_f16_to_float(h) : attn_bf16_to_float(h);
+        }
+    }
 }

@@ -48,6 +48,8 @@ SUMMARY = [
     ("gpt2_forward_T256_peak_share", "", (">=", 0.6)),
     ("gpt2_open_ms", "", ("<=", 500)),
     ("gpt2_rss_T1024_MB", "", ("<=", 1000)),
+    ("llama_keystroke_T64_ms", "", ("<=", 60)),
+    ("llama_forward_T256_vs_torch", "x", (">=", 1.0)),
 ]
 
 # the PyTorch peer's settings for the GPT-2 rows (run.sh's PEERS)
@@ -204,6 +206,7 @@ def table(res):
         "the seven scores of every head (`head_scores_all`, one thread)%s" % spread(res, "head_scores_range"),
         "–", "head_scores_12x12_T256_ms", "ms")
     gpt2_rows(res, row)
+    llama_rows(res, row)
     head = ("figure", "attnviz", "reference", "result", "goal", "met")
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for r in rows:
@@ -212,6 +215,8 @@ def table(res):
 
 
 def gpt2_rows(res, row):
+    if "gpt2_fwd64_ms" not in res:
+        return
     def peer(key):
         best = res.get("gpt2_torch_%s_peer" % key, "?")
         others = "; ".join("%s: %s ms" % (PEER_NAMES[p], fmt(num(res, "gpt2_torch_%s_ms_%s" % (key, p))))
@@ -266,6 +271,46 @@ def gpt2_rows(res, row):
                 - num(res, "gpt2_rss_cache_MB") - num(res, "gpt2_rss_scratch_MB")),
             fmt(num(res, "gpt2_rss_file_MB"))),
         "–", "gpt2_rss_T1024_MB", "MB")
+
+
+def llama_rows(res, row):
+    if "llama_fwd256_ms" not in res:
+        return
+    row("Llama family (SmolLM2-135M's shapes: 30 layers × 9 heads, 3 key-value heads, random "
+        "weights), keystroke at the end of 64 tokens (one position, the last row of all 270 maps)",
+        "bfloat16 weights used from the mapping (SmolLM2 ships BF16): %s ms%s, with the top 10 "
+        "predictions (49152 rows) %s ms; float32 weights (F32/F16 files, converted): %s ms" % (
+            fmt(num(res, "llama_bf16_key64_ms")), spread(res, "llama_bf16_key64_range"),
+            fmt(num(res, "llama_bf16_key64_top_ms")), fmt(num(res, "llama_key64_ms"))),
+        "–", "llama_keystroke_T64_ms", "ms")
+    row("Llama family (SmolLM2-135M's shapes), full forward T = 256 (every map kept) vs PyTorch",
+        "float32 weights %s ms%s (bfloat16 from the mapping: %s ms)" % (
+            fmt(num(res, "llama_fwd256_ms")), spread(res, "llama_fwd256_range"),
+            fmt(num(res, "llama_bf16_fwd256_ms"))),
+        "PyTorch float32, the same equations (`tests/bench/torch_llama.py`), %s thread(s): %s ms "
+        "(1 thread %s ms, 2 threads %s ms)" % (
+            res.get("llama_torch_fwd256_threads", "?"), fmt(num(res, "llama_torch_fwd256_ms")),
+            fmt(num(res, "llama_torch_fwd256_ms_1")), fmt(num(res, "llama_torch_fwd256_ms_2"))),
+        "llama_forward_T256_vs_torch", "x")
+
+
+def llama_note(res):
+    """How the Llama rows were measured."""
+    if "llama_fwd256_ms" not in res:
+        return []
+    return ["", "Llama rows (issue 27): SmolLM2-135M's shapes (30 layers × 9 heads, 3 key-value heads, "
+            "head_dim 64, hidden 576, intermediate 1536, 49152 × 576 tied embeddings), random weights, "
+            "attnviz's kernels: %s. `tests/bench/llama_bench` (`forward`: float32 [in, out] weights, as "
+            "an F32 or F16 file is converted; `forward-bf16`: bfloat16 [out, in] as a BF16 file's "
+            "mapping holds them): a full forward is `llama_state_reset` + `llama_forward` on a state that "
+            "held as many tokens, the keystroke replaces the last of 64 tokens (two ids alternating); "
+            "medians of 5 (keystroke 15) a round. PyTorch (`tests/bench/torch_llama.py`): modeling_llama's "
+            "equations in torch, float32, under `inference_mode`, every layer's maps returned, on 1 and "
+            "on 2 threads, the better median taken; the same equations as the float64 reference of "
+            "`tests/fixtures/llama/make_llama_fixtures.py` that test_llama_io checks attnviz against "
+            "(load average %s at the start of these rows, %s at the end)."
+            % (res.get("llama_kernels", "?"), res.get("llama_load_start", "?"),
+               res.get("llama_load_end", "?"))]
 
 
 def gpt2_note(res):
@@ -399,7 +444,7 @@ def main():
     res = load(sys.argv[1])
     outdir, readme = sys.argv[2], sys.argv[3]
     lines = table(res)
-    info = machine(res) + peak_note(res) + busy_note(res) + gpt2_note(res)
+    info = machine(res) + peak_note(res) + busy_note(res) + gpt2_note(res) + llama_note(res)
     print()
     print("\n".join(info))
     print()

@@ -9,7 +9,8 @@
 #
 # Environment: BENCH_ROUNDS (default 5) alternated rounds per comparison,
 # CC (default cc), ATTNVIZ_BIN (default build/attnviz), BENCH_ONLY=gpt2 (only
-# the GPT-2 rows, section 9: printed, README.md left as it is).
+# the GPT-2 rows, section 9) or BENCH_ONLY=llama (only the Llama rows, section
+# 10): printed, README.md left as it is.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -20,7 +21,7 @@ CC=${CC:-cc}
 RES=$OUT/results.txt
 mkdir -p "$OUT"
 : >"$RES"
-rm -f "$OUT"/{forward,frame,export,load,startup,forward_profile,frame_parts,gpt2,head_scores}.log
+rm -f "$OUT"/{forward,frame,export,load,startup,forward_profile,frame_parts,gpt2,head_scores,llama}.log
 
 say() { echo "-- $*" >&2; }
 put() { echo "$1 $2" >>"$RES"; }
@@ -74,6 +75,9 @@ $CC -O2 -Wall -Wextra -shared -fPIC tests/bench/first_frame.c -o "$OUT/first_fra
 # shellcheck disable=SC2046,SC2086
 $CC $BFLAGS tests/bench/gpt2_bench.c $(ls build/obj/src/core/*.o build/obj/src/io/*.o) \
     -o "$OUT/gpt2_bench" $(pkg-config --libs $PKGS) -lm -lpthread
+# shellcheck disable=SC2046,SC2086
+$CC $BFLAGS tests/bench/llama_bench.c $(ls build/obj/src/core/*.o build/obj/src/io/*.o) \
+    -o "$OUT/llama_bench" $(pkg-config --libs $PKGS) -lm -lpthread
 B=$OUT/bench
 
 # ---- machine --------------------------------------------------------------------
@@ -120,8 +124,8 @@ startup_on() {
 }
 
 ONLY=${BENCH_ONLY:-}
-case "$ONLY" in ""|gpt2) ;; *) echo "make bench: BENCH_ONLY=$ONLY: only gpt2 is known" >&2; exit 1 ;; esac
-# sections 1 to 8 (skipped with BENCH_ONLY=gpt2)
+case "$ONLY" in ""|gpt2|llama) ;; *) echo "make bench: BENCH_ONLY=$ONLY: only gpt2 and llama are known" >&2; exit 1 ;; esac
+# sections 1 to 8 (skipped with BENCH_ONLY)
 if [ -z "$ONLY" ]; then
 # ---- 1. attention forward vs numpy -------------------------------------------------
 for T in 8 64 256 1024; do
@@ -329,7 +333,11 @@ put head_scores_range "$(sort -g "$OUT/hs" | sed -n '1p;$p' | paste -sd' ')"
 
 fi # sections 1 to 8
 
+med_of() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" "$2" | median; }
+range_of() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" "$2" | sort -g | sed -n '1p;$p' | paste -sd' '; }
+
 # ---- 9. GPT-2 small (issue 25): random weights, against PyTorch on the same equations ------
+if [ -z "$ONLY" ] || [ "$ONLY" = gpt2 ]; then
 G=$OUT/gpt2_bench
 GLOG=$OUT/gpt2.log
 put gpt2_load_start "$(cut -d' ' -f1 /proc/loadavg)"
@@ -370,8 +378,6 @@ for ((n = 0; n < 8; n++)); do
     sleep 2
     "$G" peak 7 >>"$GLOG"
 done
-med_of() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" "$2" | median; }
-range_of() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" "$2" | sort -g | sed -n '1p;$p' | paste -sd' '; }
 max_of() { grep "^$2 " "$GLOG" | sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" | maximum; }
 put gpt2_peak_1_gflops "$(max_of one_core_gflops gpt2peak)"
 put gpt2_peak_2_gflops "$(max_of two_cores_gflops gpt2peak)"
@@ -443,6 +449,46 @@ for k in file_MB maps_MB cache_MB scratch_MB anon_open_MB forward_ms key64_mappe
     put "gpt2_rss_$k" "$(echo "$line" | field "$k")"
 done
 put gpt2_load_end "$(cut -d' ' -f1 /proc/loadavg)"
+fi # section 9
+
+# ---- 10. the Llama family (issue 27): SmolLM2-135M's shapes, random weights, against PyTorch
+if [ -z "$ONLY" ] || [ "$ONLY" = llama ]; then
+LB=$OUT/llama_bench
+LLOG=$OUT/llama.log
+put llama_load_start "$(cut -d' ' -f1 /proc/loadavg)"
+# the peer on one thread and on two (torch and OpenBLAS alike); the figure
+# takes the better one's median
+: >"$OUT/lc"
+for p in 1 2; do : >"$OUT/lt_$p"; done
+say "Llama (SmolLM2-135M's shapes): full forward T = 256 and the keystroke at T = 64; attnviz and PyTorch (1, 2 threads) alternated, $ROUNDS rounds"
+# attnviz twice: the weights float32 (an F32 or F16 file, converted) and
+# bfloat16 as a BF16 file's mapping holds them (SmolLM2-135M ships BF16: the
+# keystroke's figure)
+: >"$OUT/lc16"
+for ((r = 0; r < ROUNDS; r++)); do
+    "$LB" forward 5 | tee -a "$LLOG" >>"$OUT/lc"
+    "$LB" forward-bf16 5 | tee -a "$LLOG" >>"$OUT/lc16"
+    for p in 1 2; do "$PY" tests/bench/torch_llama.py "$p" 3 | tee -a "$LLOG" >>"$OUT/lt_$p"; done
+done
+put llama_kernels "$(field kernels <"$OUT/lc")"
+for k in fwd256 key64 key64_top; do
+    put "llama_${k}_ms" "$(med_of "${k}_ms" "$OUT/lc")"
+    put "llama_${k}_range" "$(range_of "${k}_ms" "$OUT/lc")"
+    put "llama_bf16_${k}_ms" "$(med_of "${k}_ms" "$OUT/lc16")"
+    put "llama_bf16_${k}_range" "$(range_of "${k}_ms" "$OUT/lc16")"
+done
+best=""; bestv=""
+for p in 1 2; do
+    v=$(med_of fwd256_ms "$OUT/lt_$p")
+    put "llama_torch_fwd256_ms_$p" "$v"
+    if [ -z "$bestv" ] || awk "BEGIN {exit !($v < $bestv)}"; then best=$p; bestv=$v; fi
+done
+put llama_torch_fwd256_ms "$bestv"
+put llama_torch_fwd256_threads "$best"
+put llama_keystroke_T64_ms "$(grep '^llama_bf16_key64_ms ' "$RES" | cut -d' ' -f2)"
+put llama_forward_T256_vs_torch "$(calc "$bestv / $(grep '^llama_fwd256_ms ' "$RES" | cut -d' ' -f2)")"
+put llama_load_end "$(cut -d' ' -f1 /proc/loadavg)"
+fi # section 10
 
 # ---- the table, README.md, the summary lines ------------------------------------------------
 put load_end "$(cut -d' ' -f1 /proc/loadavg)"

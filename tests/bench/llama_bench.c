@@ -1,0 +1,225 @@
+/* The Llama family in `make bench` (issue 27, "Speed and memory"): run.sh
+ * builds this with the core and io objects and drives it, one line of
+ * "key=value" results a mode.
+ *
+ *   llama_bench forward [reps]  on random weights made in memory with
+ *                               SmolLM2-135M's shapes (30 layers × 9 heads,
+ *                               3 key-value heads, head_dim 64, hidden 576,
+ *                               intermediate 1536, vocab 49152, tied): a full
+ *                               forward of T = 256 and the keystroke at T = 64,
+ *                               the weights float32 [in, out] (an F32 or F16
+ *                               file, converted)
+ *   llama_bench forward-bf16    the same with the matrices and the table in
+ *                               bfloat16 as a BF16 file's mapping holds them
+ *                               (SmolLM2-135M's own case)
+ *   llama_bench maps T FILE     the L × H × T × T maps of the bench's ids on
+ *                               those weights, raw float32, into FILE
+ *                               (torch_llama.py --check compares its own)
+ *
+ * A full forward is llama_state_reset + llama_forward on a state that held
+ * as many tokens (no allocation timed), every map kept. The keystroke
+ * replaces the last of 64 tokens (two ids alternating): one position through
+ * every layer, the last row of all 270 maps; key64_top_ms adds the top 10
+ * predictions there (all 49152 output rows). Medians of reps, in ms. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "attnviz/gpt2_forward.h"
+#include "attnviz/llama_forward.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static void die(const char *what, const AttnErr *err)
+{
+    fprintf(stderr, "llama_bench: %s%s%s\n", what, err ? ": " : "", err ? err->msg : "");
+    exit(1);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* HuggingFaceTB/SmolLM2-135M's config.json */
+static const LlamaConfig SMOL = {.arch = LLAMA_ARCH_LLAMA, .n_layer = 30, .n_head = 9,
+                                 .n_kv_head = 3, .head_dim = 64, .hidden = 576,
+                                 .n_inner = 1536, .n_positions = 8192, .n_vocab = 49152,
+                                 .rms_eps = 1e-5f, .rope_theta = 100000.0, .tied = 1,
+                                 .bos_id = 0, .eos_id = 0};
+
+static uint64_t rng = 88172645463325252ULL;
+static float frand(void) /* uniform in [-1, 1) */
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return (float)(rng >> 40) / (float)(1 << 23) - 1.0f;
+}
+
+static float *fill(size_t n, float centre, float spread)
+{
+    float *a = malloc(n * sizeof *a);
+    if (!a)
+        die("out of memory", NULL);
+    for (size_t i = 0; i < n; i++)
+        a[i] = centre + spread * frand();
+    return a;
+}
+
+static uint16_t *fill16(size_t n, float spread)
+{
+    uint16_t *a = malloc(n * sizeof *a);
+    if (!a)
+        die("out of memory", NULL);
+    for (size_t i = 0; i < n; i++) {
+        float x = spread * frand();
+        uint32_t u;
+        memcpy(&u, &x, sizeof u);
+        a[i] = (uint16_t)(u >> 16);
+    }
+    return a;
+}
+
+static LlamaLayer layers[30];
+
+/* weights of spread 0.05 (std 0.03), norms 1-ish: the numbers do not change
+ * the time; bf16: the matrices and the table in bfloat16 [out, in], as a
+ * BF16 file is used from its mapping (SmolLM2 ships BF16), else float32 [in,
+ * out] as converted F32/F16 files are */
+static LlamaWeights random_weights(const LlamaConfig *c, int bf16)
+{
+    size_t C = (size_t)c->hidden, I = (size_t)c->n_inner;
+    size_t qd = (size_t)c->n_head * c->head_dim, kvd = (size_t)c->n_kv_head * c->head_dim;
+    for (int l = 0; l < c->n_layer; l++) {
+        LlamaLayer *y = &layers[l];
+        y->attn_norm = fill(C, 1.0f, 0.1f);
+        y->mlp_norm = fill(C, 1.0f, 0.1f);
+        y->wq = fill(C * qd, 0, 0.05f);
+        y->wk = fill(C * kvd, 0, 0.05f);
+        y->wv = fill(C * kvd, 0, 0.05f);
+        y->wo = fill(qd * C, 0, 0.05f);
+        y->w_gate = fill(C * I, 0, 0.05f);
+        y->w_up = fill(C * I, 0, 0.05f);
+        y->w_down = fill(I * C, 0, 0.05f);
+        if (bf16) {
+            free((void *)y->wq), free((void *)y->wk), free((void *)y->wv), free((void *)y->wo);
+            free((void *)y->w_gate), free((void *)y->w_up), free((void *)y->w_down);
+            y->wq = y->wk = y->wv = y->wo = y->w_gate = y->w_up = y->w_down = NULL;
+            y->wq_bf16 = fill16(C * qd, 0.05f), y->wk_bf16 = fill16(C * kvd, 0.05f);
+            y->wv_bf16 = fill16(C * kvd, 0.05f), y->wo_bf16 = fill16(qd * C, 0.05f);
+            y->gate_bf16 = fill16(C * I, 0.05f), y->up_bf16 = fill16(C * I, 0.05f);
+            y->down_bf16 = fill16(I * C, 0.05f);
+        }
+    }
+    LlamaWeights w = {NULL, layers, fill(C, 1.0f, 0.1f), NULL, NULL, NULL};
+    if (bf16)
+        w.embed_bf16 = w.lm_head_bf16 = fill16((size_t)c->n_vocab * C, 0.05f);
+    else
+        w.embed = w.lm_head = fill((size_t)c->n_vocab * C, 0, 0.05f);
+    return w;
+}
+
+/* the ids torch_llama.py uses too: (7919·i + 13) mod V */
+static void make_ids(int *ids, int n, int V)
+{
+    for (int i = 0; i < n; i++)
+        ids[i] = (int)((7919L * i + 13) % V);
+}
+
+static int mode_forward(int reps, int bf16)
+{
+    LlamaWeights w = random_weights(&SMOL, bf16);
+    LlamaState *s;
+    AttnErr err = {0};
+    if (llama_state_create(&s, &SMOL, &err) < 0)
+        die("state", &err);
+    int ids[256];
+    make_ids(ids, 256, SMOL.n_vocab);
+    double t[64], full, key, top;
+    reps = reps < 1 ? 1 : reps > 15 ? 15 : reps;
+    if (llama_forward(s, &w, ids, 256, NULL, &err) < 0)
+        die("forward", &err);
+    for (int r = 0; r < reps; r++) {
+        llama_state_reset(s);
+        double t0 = now_ms();
+        if (llama_forward(s, &w, ids, 256, NULL, &err) < 0)
+            die("forward", &err);
+        t[r] = now_ms() - t0;
+    }
+    full = median(t, reps);
+    if (llama_forward(s, &w, ids, 64, NULL, &err) < 0)
+        die("forward", &err);
+    int n = 3 * reps, tk[LLAMA_TOP_K];
+    float pr[LLAMA_TOP_K], *lg = malloc(sizeof(float) * SMOL.n_vocab);
+    for (int r = 0; r < n; r++) {
+        ids[63] = r % 2 ? 42 : 4242;
+        double t0 = now_ms();
+        if (llama_forward(s, &w, ids, 64, NULL, &err) < 0)
+            die("forward", &err);
+        t[r] = now_ms() - t0;
+    }
+    key = median(t, n);
+    for (int r = 0; r < n; r++) {
+        ids[63] = r % 2 ? 43 : 4243;
+        double t0 = now_ms();
+        if (llama_forward(s, &w, ids, 64, NULL, &err) < 0 ||
+            llama_top_k(s, &w, 63, LLAMA_TOP_K, tk, pr, lg, &err) < 0)
+            die("forward", &err);
+        t[r] = now_ms() - t0;
+    }
+    top = median(t, n);
+    printf("llama%s kernels=%s fwd256_ms=%.3f key64_ms=%.3f key64_top_ms=%.3f\n",
+           bf16 ? "bf16" : "f32", gpt2_kernels(), full, key, top);
+    free(lg);
+    llama_state_destroy(s);
+    return 0;
+}
+
+static int mode_maps(int T, const char *file)
+{
+    LlamaWeights w = random_weights(&SMOL, 0);
+    LlamaState *s;
+    AttnErr err = {0};
+    int ids[256];
+    if (T < 1 || T > 256)
+        die("T from 1 to 256", NULL);
+    make_ids(ids, T, SMOL.n_vocab);
+    if (llama_state_create(&s, &SMOL, &err) < 0 || llama_forward(s, &w, ids, T, NULL, &err) < 0)
+        die("forward", &err);
+    size_t n = (size_t)SMOL.n_layer * SMOL.n_head * T * T;
+    float *m = malloc(n * sizeof *m);
+    FILE *f = fopen(file, "wb");
+    if (!m || !f)
+        die(file, NULL);
+    llama_maps_copy(s, m);
+    if (fwrite(m, sizeof *m, n, f) != n || fclose(f) != 0)
+        die(file, NULL);
+    free(m);
+    llama_state_destroy(s);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "forward") == 0)
+        return mode_forward(argc > 2 ? atoi(argv[2]) : 5, 0);
+    if (argc >= 2 && strcmp(argv[1], "forward-bf16") == 0)
+        return mode_forward(argc > 2 ? atoi(argv[2]) : 5, 1);
+    if (argc == 4 && strcmp(argv[1], "maps") == 0)
+        return mode_maps(atoi(argv[2]), argv[3]);
+    fprintf(stderr, "usage: llama_bench forward [reps] | forward-bf16 [reps] | maps T FILE\n");
+    return 2;
+}
