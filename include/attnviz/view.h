@@ -110,6 +110,9 @@ typedef struct ViewState {
                               (inside_d floats each), drawn as bars beside the
                               step view's text with their elementwise product */
     int inside_d;          /* 0: no vectors */
+    int kv_group;          /* > 1: that many heads in a row share a key-value
+                              head (grouped-query attention): the model view
+                              brackets each group */
     ViewCtl ctl[VIEW_CTL_MAX]; /* the controls strip */
     int n_ctl;
     int cross;             /* queries and keys from two texts */

@@ -70,6 +70,23 @@ void draw_grid_marks(View *v, SDL_Renderer *r, const ViewState *s, const FigureG
         }
 }
 
+void draw_kv_groups(SDL_Renderer *r, const ViewState *s, const FigureGrid *g)
+{
+    int k = s->kv_group;
+    if (k < 2 || g->sorted || g->L < 1 || g->H < 1)
+        return;
+    SDL_Color c = theme(s)->dim;
+    int t = S(s, 2) > 1 ? S(s, 2) : 1, tick = S(s, 4);
+    for (int h0 = 0; h0 < g->H; h0 += k) {
+        int h1 = h0 + k - 1 < g->H ? h0 + k - 1 : g->H - 1;
+        FigRect a = figure_grid_map_rect(g, 0, h0), b = figure_grid_map_rect(g, 0, h1);
+        int y = a.y - (g->gap / 3 > 1 ? g->gap / 3 : 1) - t - 1; /* clear of the selection's outline */
+        fill(r, (SDL_Rect){a.x, y, b.x + b.w - a.x, t}, c);
+        fill(r, (SDL_Rect){a.x, y, t, tick}, c);
+        fill(r, (SDL_Rect){b.x + b.w - t, y, t, tick}, c);
+    }
+}
+
 void layout_score_map(View *v, const ViewState *s, SDL_Rect area, Figure *f)
 {
     FigureOptions o;

@@ -6,7 +6,7 @@
 #include "attnviz/gpt2io.h"
 #include "lm_internal.h"
 
-static const LmArch *const archs[] = {&lm_gpt2};
+static const LmArch *const archs[] = {&lm_gpt2, &lm_llama};
 
 #define N_ARCHS (sizeof archs / sizeof archs[0])
 

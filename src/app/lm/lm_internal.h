@@ -18,5 +18,6 @@ struct LmArch {
 };
 
 extern const LmArch lm_gpt2;
+extern const LmArch lm_llama;
 
 #endif

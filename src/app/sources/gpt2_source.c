@@ -638,12 +638,18 @@ static void gpt2_present(AppState *a)
 {
     Gpt2Source *s = a->src;
     panel_text(a);
-    snprintf(s->what, sizeof s->what, "of %s", s->g->name);
+    const LmInfo *info = &s->g->lm.info;
+    if (info->n_kv_head > 0 && info->n_kv_head < info->n_head) /* grouped-query heads: bracketed in G */
+        snprintf(s->what, sizeof s->what, "of %.200s (%d heads share %d key-value heads)", s->g->name, info->n_head,
+                 info->n_kv_head);
+    else
+        snprintf(s->what, sizeof s->what, "of %s", s->g->name);
     maps_shown_present(a, s->panel, s->what);
     a->vs.bar_label = "Text";
     a->vs.step_label = "Next token";
     a->vs.sentence = a->text;
     a->vs.stale = s->stale;
+    a->vs.kv_group = info->n_kv_head > 0 && info->n_kv_head < info->n_head ? info->n_head / info->n_kv_head : 0;
     const Result *r = s->last; /* inside the shown head: the vectors as bars beside the text */
     int layer = s->ms.layer, head = s->ms.head;
     if (r && r->q && r->k && layer >= 0 && head >= 0 && !s->ms.rollout && r->sel_i < r->T && r->sel_j < r->T) {

@@ -1,0 +1,203 @@
+/* The Llama family through the model source (issue 27): a Llama fixture's
+ * weights (tests/fixtures/llama, F32, F16, BF16, sharded, grouped-query)
+ * beside a tokenizer opened with gpt2_open_model, as `--model DIR` does;
+ * the text's maps, vectors and predictions are exactly core/llama.c's on
+ * the same ids (the forward itself is checked against its float64
+ * reference by test_llama and test_llama_io). In the window: the maps
+ * follow typing, equal to a full recompute, and the model view brackets
+ * the heads that share a key-value head. Run from the repository root. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include "attnviz/gpt2_source.h"
+#include "attnviz/llama_forward.h"
+#include "attnviz/llamaio.h"
+#include "attnviz/maps_shown.h"
+#include "attnviz/source.h"
+#include "attnviz/theme.h"
+#include "attnviz/wake.h"
+#include "test_app_util.h"
+
+#define LFIX "tests/fixtures/llama"
+#define TOK "tests/fixtures/gpt2/f16-h5" /* a byte-level BPE of 40 tokens: A-D, digits, punctuation */
+
+static char folder[64];
+
+/* A model folder: fixture's config and weights (links), TOK's tokenizer. */
+static void make_folder(const char *fixture)
+{
+    static const char *const tok[] = {"vocab.json", "merges.txt"};
+    char cwd[2048], from[4400], to[400];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(folder, sizeof folder, "/tmp/attnviz-lmllama-XXXXXX");
+    assert_non_null(mkdtemp(folder));
+    snprintf(from, sizeof from, "%s/%s/%s", cwd, LFIX, fixture);
+    DIR *d = opendir(from);
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.' || (!strstr(e->d_name, ".safetensors") && strcmp(e->d_name, "config.json") &&
+                                    !strstr(e->d_name, ".index.json")))
+            continue;
+        snprintf(from, sizeof from, "%s/%s/%s/%s", cwd, LFIX, fixture, e->d_name);
+        snprintf(to, sizeof to, "%s/%s", folder, e->d_name);
+        assert_int_equal(symlink(from, to), 0);
+    }
+    closedir(d);
+    for (int k = 0; k < 2; k++) {
+        snprintf(from, sizeof from, "%s/%s/%s", cwd, TOK, tok[k]);
+        snprintf(to, sizeof to, "%s/%s", folder, tok[k]);
+        assert_int_equal(symlink(from, to), 0);
+    }
+}
+
+static void remove_folder(void)
+{
+    DIR *d = opendir(folder);
+    char path[400];
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (e->d_name[0] != '.') {
+            snprintf(path, sizeof path, "%s/%s", folder, e->d_name);
+            unlink(path);
+        }
+    if (d)
+        closedir(d);
+    rmdir(folder);
+}
+
+/* The source's maps, vectors and predictions of text equal core/llama.c's
+ * own forward on the source's ids. */
+static void check_fixture(const char *fixture, const char *text)
+{
+    make_folder(fixture);
+    Gpt2Opened *g = NULL;
+    AttnErr err = {0};
+    if (gpt2_open_model(folder, 0, &g, &err) < 0)
+        fail_msg("%s: %s", fixture, err.msg);
+    assert_string_equal(g->lm.info.embed_name, "embed_tokens");
+    assert_int_equal(gpt2_compute_text(g, text, strlen(text), &err), 0);
+    LlamaModel *m = NULL;
+    LlamaState *st = NULL;
+    assert_int_equal(llama_file_open(folder, &m, &err), 0);
+    assert_int_equal(llama_state_create(&st, &m->cfg, &err), 0);
+    int T = g->ids.n, L = m->cfg.n_layer, H = m->cfg.n_head;
+    assert_true(T > 3);
+    assert_int_equal(llama_forward(st, &m->weights, g->ids.id, T, NULL, &err), 0);
+    assert_int_equal(g->lm.info.n_kv_head, m->cfg.n_kv_head);
+    assert_int_equal(g->im->f.L, L);
+    assert_int_equal(g->im->f.H, H);
+    assert_int_equal(g->im->f.Tq, T);
+    float *want = malloc(sizeof(float) * (size_t)L * H * T * T);
+    assert_non_null(want);
+    llama_maps_copy(st, want);
+    assert_memory_equal(g->im->f.parts[0].data, want, sizeof(float) * (size_t)L * H * T * T);
+    free(want);
+    for (int l = 0; l < L; l++)
+        for (int h = 0; h < H; h++) {
+            size_t d = sizeof(float) * (size_t)m->cfg.head_dim;
+            assert_memory_equal(lm_query(&g->lm, l, h, T - 1), llama_query(st, l, h, T - 1), d);
+            assert_memory_equal(lm_key(&g->lm, l, h, 1), llama_key(st, l, h, 1), d);
+        }
+    int a[LM_TOP_K], b[LM_TOP_K];
+    float pa[LM_TOP_K], pb[LM_TOP_K];
+    assert_int_equal(lm_top_k(&g->lm, T - 1, LM_TOP_K, a, pa, &err), 0);
+    assert_int_equal(llama_top_k(st, &m->weights, T - 1, LM_TOP_K, b, pb, NULL, &err), 0);
+    assert_memory_equal(a, b, sizeof a);
+    assert_memory_equal(pa, pb, sizeof pa);
+    llama_state_destroy(st);
+    llama_file_close(m);
+    gpt2_opened_free(g);
+    remove_folder();
+}
+
+static void test_fixtures(void **state)
+{
+    (void)state;
+    check_fixture("llama-kv1-tied", "ABBA!\"#$%CD");
+    check_fixture("llama-kv2-bias-f16", "DCBA?(1+2)=3");
+    check_fixture("llama3-rope-mha", "A,B,C,D;0123456789.ABCD");
+    check_fixture("qwen2-kv2-bf16", "CAB@BAD:42");
+    check_fixture("mistral-sharded", "BAD/CAB*7");
+}
+
+/* Until the maps shown are those of the bar's text; 1, or 0 after 20 s. */
+static int wait_maps(Fix *f)
+{
+    AppState *a = f->a;
+    for (int k = 0; k < 400; k++) {
+        SDL_Event e;
+        int wait_ms;
+        if (SDL_WaitEventTimeout(&e, 50) && !app_wake_is(&e))
+            app_handle_event(a, &e);
+        app_tick(a, SDL_GetTicks(), &wait_ms);
+        app_draw(a, f->r);
+        if (!a->vs.stale && a->vs.map.v)
+            return 1;
+    }
+    return 0;
+}
+
+/* Typing in the window: the maps of a full recompute, bit for bit; the
+ * model view (G) brackets the query heads of each key-value head (4 heads,
+ * 1 key-value head: one bracket over the four columns). */
+static void test_window(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    make_folder("llama-kv1-tied");
+    Gpt2Opened *g = NULL;
+    AttnErr err = {0};
+    assert_int_equal(gpt2_open_model(folder, 0, &g, &err), 0);
+    assert_int_equal(gpt2_compute_text(g, "ABBA", 4, &err), 0);
+    assert_int_equal(source_gpt2.show(a, g), 0);
+    assert_true(wait_maps(f));
+    key(f, SDLK_RETURN, 0);
+    key(f, SDLK_END, 0);
+    type(f, "CD!");
+    assert_true(wait_maps(f));
+    assert_string_equal(a->text, "ABBACD!");
+    Gpt2Opened *full = NULL;
+    assert_int_equal(gpt2_open_model(folder, 0, &full, &err), 0);
+    assert_int_equal(gpt2_compute_text(full, "ABBACD!", 7, &err), 0);
+    const AttnFile *now = &a->kind->maps(a)->imp->f, *want = &full->im->f;
+    assert_int_equal(now->Tq, want->Tq);
+    assert_memory_equal(now->parts[0].data, want->parts[0].data,
+                        sizeof(float) * (size_t)want->L * want->H * want->Tq * want->Tq);
+    gpt2_opened_free(full);
+    key(f, SDLK_ESCAPE, 0);
+    assert_int_equal(a->vs.kv_group, 4);
+    key(f, SDLK_g, 0);
+    app_draw(a, f->r);
+    assert_non_null(a->vs.grid);
+    /* the bracket: a dim line from the first head's map to the fourth's, just above them */
+    const FigureGrid *gr = &a->layout.grid_fig;
+    FigRect m0 = figure_grid_map_rect(gr, 0, 0), m3 = figure_grid_map_rect(gr, 0, 3);
+    Rgb dim = theme_get(a->vs.dark)->dim;
+    int longest = 0;
+    for (int y = m0.y - 12; y < m0.y; y++) {
+        int run = 0;
+        for (int x = m0.x; x < m3.x + m3.w; x++) {
+            Uint8 c[3];
+            SDL_GetRGB(((Uint32 *)f->surf->pixels)[y * f->surf->pitch / 4 + x], f->surf->format, c, c + 1, c + 2);
+            run = c[0] == dim.r && c[1] == dim.g && c[2] == dim.b ? run + 1 : 0;
+            longest = run > longest ? run : longest;
+        }
+    }
+    if (longest < m3.x + m3.w - m0.x - 2)
+        fail_msg("the bracket over the 4 heads: a line of %d px, %d wanted", longest, m3.x + m3.w - m0.x);
+    remove_folder();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fixtures),
+        cmocka_unit_test_setup_teardown(test_window, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
