@@ -5,8 +5,9 @@
 #ifndef ATTNVIZ_WORKERS_H
 #define ATTNVIZ_WORKERS_H
 
-/* Run fn(a) on this thread and fn(b) on the worker; return when both are
- * done (0). -1 when the worker cannot be started: nothing ran. One caller
+/* Run fn(a) on this thread and fn(b) on the worker, or here after fn(a)
+ * when the worker has not started it by then; return when both are done
+ * (0). -1 when the worker cannot be started: nothing ran. One caller
  * at a time (others wait their turn). */
 int workers_run2(void (*fn)(void *), void *a, void *b);
 

@@ -1,10 +1,16 @@
 /* The forward pass's second thread (workers.h): started once, given jobs by
  * sequence number; it spins about a tenth of a millisecond after a job
  * (jobs come in bursts: a keystroke's forward, the bench) before it sleeps
- * on a condition variable, so a burst pays no wake-up. */
+ * on a condition variable, so a burst pays no wake-up. A job is claimed
+ * once, by the worker when it starts it or by the caller when the caller
+ * has finished its own half first (it then runs the other half too): a
+ * worker that another process keeps off the CPU no longer holds the caller
+ * up (the GPT-2 keystroke took 5 times as long with the other core busy),
+ * and the worker skips the job it lost. */
 #include "attnviz/workers.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 enum { SPIN = 20000 }; /* pause instructions: about 0.1 ms */
@@ -17,6 +23,14 @@ static int started;              /* set once under once */
 static void (*job_fn)(void *);   /* set under turn, then posted */
 static void *job_arg;            /* set under turn, then posted */
 static atomic_uint posted, done; /* the last job posted, the last finished */
+static atomic_uint claimed;      /* the last job claimed (by the worker or its caller) */
+
+/* Claim job seq (the one after the last claimed); 1 when this thread got it. */
+static int claim(unsigned seq)
+{
+    unsigned before = seq - 1;
+    return atomic_compare_exchange_strong(&claimed, &before, seq);
+}
 
 static inline void relax(void)
 {
@@ -39,8 +53,10 @@ static void *worker(void *unused)
             pthread_mutex_unlock(&mu);
         }
         seen = atomic_load(&posted);
-        job_fn(job_arg);
-        atomic_store(&done, seen);
+        if (claim(seen)) {
+            job_fn(job_arg);
+            atomic_store(&done, seen);
+        }
     }
     return NULL;
 }
@@ -70,8 +86,14 @@ int workers_run2(void (*fn)(void *), void *a, void *b)
     pthread_cond_signal(&cv);
     pthread_mutex_unlock(&mu);
     fn(a);
-    while (atomic_load(&done) != seq)
-        relax(); /* the other half is about as long as this one was */
+    if (claim(seq)) /* the worker has not started: its half here too */
+        fn(b);
+    else /* the worker is on it: its half is about as long as this one was */
+        for (int k = 0; atomic_load(&done) != seq; k++)
+            if (k < SPIN)
+                relax();
+            else
+                sched_yield(); /* it was taken off the CPU mid-job */
     pthread_mutex_unlock(&turn);
     return 0;
 }

@@ -5,6 +5,7 @@
  *   gpt2_bench forward [reps]   full forwards T = 64 and T = 256 and the
  *                               keystroke at T = 64, on random weights made
  *                               in memory (GPT-2 small's shapes)
+ *   gpt2_bench key [reps]       the keystroke alone
  *   gpt2_bench peak [runs]      the float peak: an FMA loop on one and on two
  *                               threads, the best of runs
  *   gpt2_bench stream [runs]    the read bandwidth: a sum over 256 MB on one
@@ -184,6 +185,23 @@ static double time_keystroke(Gpt2State *s, const Gpt2Weights *w, int *ids, int T
     double m = median(t, reps);
     free(t);
     return m;
+}
+
+/* The keystroke alone (developers' A/B runs of the step's kernels). */
+static int mode_key(int reps)
+{
+    const Gpt2Config *c = &SMALL;
+    Gpt2Weights w = random_weights(c);
+    int ids[64];
+    make_ids(ids, 64, c->n_vocab);
+    Gpt2State *s;
+    AttnErr err = {0};
+    if (gpt2_state_create(&s, c, &err) < 0)
+        die("state", &err);
+    printf("gpt2key kernels=%s key64_ms=%.3f reps=%d\n", gpt2_kernels(), time_keystroke(s, &w, ids, 64, reps),
+           reps);
+    gpt2_state_destroy(s);
+    return 0;
 }
 
 static int mode_forward(int reps)
@@ -480,6 +498,8 @@ int main(int argc, char **argv)
     int n = argc > 2 ? atoi(argv[2]) : 0;
     if (strcmp(mode, "forward") == 0)
         return mode_forward(n > 0 ? n : 5);
+    if (strcmp(mode, "key") == 0)
+        return mode_key(n > 0 ? n : 15);
     if (strcmp(mode, "peak") == 0)
         return mode_peak(n > 0 ? n : 5);
     if (strcmp(mode, "stream") == 0)
@@ -490,7 +510,7 @@ int main(int argc, char **argv)
         return mode_rss(argv[2], argc > 3 && atoi(argv[3]) > 0 ? atoi(argv[3]) : 9);
     if (strcmp(mode, "maps") == 0 && argc > 4)
         return mode_maps(argv[2], atoi(argv[3]), argv[4]);
-    fprintf(stderr, "usage: gpt2_bench forward [reps] | peak [runs] | stream [runs] | "
+    fprintf(stderr, "usage: gpt2_bench forward [reps] | key [reps] | peak [runs] | stream [runs] | "
                     "open DIR | rss DIR [reps] | maps DIR T FILE\n");
     return 2;
 }
