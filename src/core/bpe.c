@@ -1,7 +1,9 @@
-/* GPT-2's byte-level BPE in memory: the byte↔unicode table, the vocabulary
- * and the merges (hash maps), added tokens, the merge loop (a heap of
- * candidate pairs, lowest rank first, leftmost among equals) and the display
- * text of a token. The pattern split is bpe_split.c's; no files here. */
+/* Hugging Face's BPE in memory: the byte↔unicode table, the vocabulary and
+ * the merges (hash maps), added tokens, the merge loop (a heap of candidate
+ * pairs, lowest rank first, leftmost among equals) over bytes or over
+ * characters (byte fallback, unk), the template's ids and the display text
+ * of a token. GPT-2's split is bpe_split.c's, the other normalizer and
+ * pre-tokenizer steps bpe_pre.c's; no files here. */
 #include "attnviz/bpe.h"
 
 #include <stdint.h>
@@ -10,6 +12,7 @@
 #include <string.h>
 
 #include "attnviz/tokenizer.h"
+#include "bpe_pre.h"
 #include "bpe_split.h"
 
 typedef struct TokenRec {
@@ -28,6 +31,8 @@ typedef struct MergeSlot {
 typedef struct Added {
     size_t off;    /* content in the arena */
     uint32_t len;
+    size_t moff;   /* what is matched: the content, normalized when "normalized" */
+    uint32_t mlen;
     int32_t id;
     unsigned flags;
 } Added;
@@ -47,6 +52,13 @@ struct Bpe {
     Added *added;           /* sorted by first byte, then longest first */
     int n_added, cap_added;
     int added_at[257];      /* added[added_at[c] .. added_at[c + 1]) start with byte c */
+    int byte_fb[256];       /* the <0xNN> token of each byte, or -1 */
+    BpeNorm *norm;          /* the normalizer's steps */
+    int n_norm;
+    BpePre *pre;            /* the pre-tokenizer's steps (none: GPT-2's ByteLevel) */
+    int n_pre;
+    int *tmpl;              /* the template's ids: n_before, then n_after */
+    int n_before, n_after;
 };
 
 /* ---- the byte↔unicode table (GPT-2's bytes_to_unicode) --------------------- */
@@ -104,6 +116,39 @@ static size_t text_bytes(char *out, const char *text, size_t len)
         out[o++] = (char)b;
         i += (size_t)n;
     }
+    return o;
+}
+
+/* The byte of a byte-fallback token's text <0xNN> (any case, as Hugging
+ * Face's ByteFallback decoder reads it), or -1. */
+static int fallback_byte(const char *t, size_t n)
+{
+    static const char hex[] = "0123456789abcdef0123456789ABCDEF";
+    if (n != 6 || memcmp(t, "<0x", 3) != 0 || t[5] != '>' || !t[3] || !t[4])
+        return -1;
+    const char *hi = strchr(hex, t[3]), *lo = strchr(hex, t[4]);
+    if (!hi || !lo)
+        return -1;
+    return (int)((hi - hex) % 16 * 16 + (lo - hex) % 16);
+}
+
+/* A char_level token's bytes: a byte-fallback token's byte, else its text
+ * with every '▁' a space (the Replace and ByteFallback decoders). */
+static size_t text_bytes_chars(char *out, const char *text, size_t len)
+{
+    int fb = fallback_byte(text, len);
+    if (fb >= 0) {
+        out[0] = (char)fb;
+        return 1;
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < len;)
+        if (len - i >= 3 && memcmp(text + i, "\xE2\x96\x81", 3) == 0) {
+            out[o++] = ' ';
+            i += 3;
+        } else {
+            out[o++] = text[i++];
+        }
     return o;
 }
 
@@ -226,7 +271,7 @@ Bpe *bpe_create(const BpeOptions *opt)
     if (opt)
         b->opt = *opt;
     for (int i = 0; i < 256; i++)
-        b->byte_id[i] = -1;
+        b->byte_id[i] = b->byte_fb[i] = -1;
     return b;
 }
 
@@ -244,6 +289,13 @@ void bpe_destroy(Bpe *b)
     free(b->vslot);
     free(b->mslot);
     free(b->added);
+    for (int i = 0; i < b->n_norm; i++)
+        bpe_norm_free(&b->norm[i]);
+    free(b->norm);
+    for (int i = 0; i < b->n_pre; i++)
+        bpe_pre_free(&b->pre[i]);
+    free(b->pre);
+    free(b->tmpl);
     free(b);
 }
 
@@ -328,7 +380,8 @@ int bpe_add_token(Bpe *b, const char *text, size_t len, long id, AttnErr *err)
     t->text_len = (uint32_t)len;
     memcpy(b->arena + b->arena_len, text, len);
     t->raw_off = b->arena_len + len;
-    t->raw_len = (uint32_t)text_bytes(b->arena + t->raw_off, text, len);
+    t->raw_len = (uint32_t)(b->opt.char_level ? text_bytes_chars(b->arena + t->raw_off, text, len)
+                                              : text_bytes(b->arena + t->raw_off, text, len));
     b->arena_len += len + t->raw_len;
     t->in_vocab = 1;
     b->vslot[vocab_probe(b, text, len)] = (uint32_t)id + 1;
@@ -337,6 +390,10 @@ int bpe_add_token(Bpe *b, const char *text, size_t len, long id, AttnErr *err)
     int n = tok_utf8_decode((const unsigned char *)text, len, &cp);
     if (n > 0 && (size_t)n == len && bpe_char_byte(cp) >= 0)
         b->byte_id[bpe_char_byte(cp)] = (int)id;
+    int fb = fallback_byte(text, len);
+    if (fb >= 0 && !memchr(text + 3, 0, 2) && strchr("0123456789ABCDEF", text[3]) &&
+        strchr("0123456789ABCDEF", text[4]))
+        b->byte_fb[fb] = (int)id; /* looked up as format!("<{b:#04X}>"): upper case */
     return 0;
 nomem:
     return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
@@ -379,8 +436,8 @@ int bpe_add_merge(Bpe *b, const char *left, size_t llen, const char *right, size
  * first byte and longer content (so the first match found is the longest). */
 static int added_before(const Bpe *b, const Added *x, const Added *a)
 {
-    unsigned char fx = (unsigned char)b->arena[x->off], fa = (unsigned char)b->arena[a->off];
-    return fx < fa || (fx == fa && x->len >= a->len);
+    unsigned char fx = (unsigned char)b->arena[x->moff], fa = (unsigned char)b->arena[a->moff];
+    return fx < fa || (fx == fa && x->mlen >= a->mlen);
 }
 
 int bpe_add_special(Bpe *b, const char *content, size_t len, long id, unsigned flags,
@@ -410,11 +467,29 @@ int bpe_add_special(Bpe *b, const char *content, size_t len, long id, unsigned f
         b->added = a;
         b->cap_added = cap;
     }
-    if (arena_reserve(b, len) < 0 || !token_slot(b, (int)id))
+    char *norm = NULL;
+    size_t nlen = 0;
+    if ((flags & BPE_ADDED_NORMALIZED) && b->n_norm &&
+        bpe_normalize(b->norm, b->n_norm, content, len, &norm, &nlen) < 0)
         return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
-    Added a = {b->arena_len, (uint32_t)len, (int32_t)id, flags};
+    if (norm && (nlen == 0 || nlen > BPE_MAX_TOKEN_BYTES)) {
+        free(norm); /* normalized to nothing: matched as it is */
+        norm = NULL;
+    }
+    if (arena_reserve(b, len + nlen) < 0 || !token_slot(b, (int)id)) {
+        free(norm);
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+    }
+    Added a = {b->arena_len, (uint32_t)len, b->arena_len, (uint32_t)len, (int32_t)id, flags};
     memcpy(b->arena + b->arena_len, content, len);
     b->arena_len += len;
+    if (norm) {
+        a.moff = b->arena_len;
+        a.mlen = (uint32_t)nlen;
+        memcpy(b->arena + b->arena_len, norm, nlen);
+        b->arena_len += nlen;
+        free(norm);
+    }
     int at = b->n_added;
     while (at > 0 && !added_before(b, &b->added[at - 1], &a))
         at--;
@@ -424,11 +499,73 @@ int bpe_add_special(Bpe *b, const char *content, size_t len, long id, unsigned f
     for (int i = 0; i < b->n_added; i++)
         b->tok[b->added[i].id].added = i;
     for (int c = 0, i = 0; c <= 256; c++) {
-        while (i < b->n_added && (unsigned char)b->arena[b->added[i].off] < c)
+        while (i < b->n_added && (unsigned char)b->arena[b->added[i].moff] < c)
             i++;
         b->added_at[c] = i;
     }
     return 0;
+}
+
+int bpe_add_normalizer(Bpe *b, const BpeNormalizer *n, AttnErr *err)
+{
+    BpeNorm *m = realloc(b->norm, (size_t)(b->n_norm + 1) * sizeof *m);
+    if (!m)
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+    b->norm = m;
+    int rc = bpe_norm_compile(&b->norm[b->n_norm], n, err);
+    if (rc == 0)
+        b->n_norm++;
+    return rc;
+}
+
+int bpe_add_pre_tokenizer(Bpe *b, const BpePreTokenizer *p, AttnErr *err)
+{
+    BpePre *m = realloc(b->pre, (size_t)(b->n_pre + 1) * sizeof *m);
+    if (!m)
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+    b->pre = m;
+    int rc = bpe_pre_compile(&b->pre[b->n_pre], p, err);
+    if (rc == 0)
+        b->n_pre++;
+    return rc;
+}
+
+int bpe_set_template(Bpe *b, const int *before, int n_before, const int *after, int n_after,
+                     AttnErr *err)
+{
+    if (n_before < 0 || n_after < 0 || n_before + n_after > 1024)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "the template has %d ids",
+                            n_before + n_after);
+    for (int i = 0; i < n_before + n_after; i++) {
+        long id = i < n_before ? before[i] : after[i - n_before];
+        if (id < 0 || id >= BPE_MAX_VOCAB)
+            return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                                "template id %ld is outside 0 to %d", id, BPE_MAX_VOCAB - 1);
+    }
+    int *t = n_before + n_after ? malloc((size_t)(n_before + n_after) * sizeof *t) : NULL;
+    if (n_before + n_after && !t)
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+    if (n_before)
+        memcpy(t, before, (size_t)n_before * sizeof *t);
+    if (n_after)
+        memcpy(t + n_before, after, (size_t)n_after * sizeof *t);
+    free(b->tmpl);
+    b->tmpl = t;
+    b->n_before = n_before;
+    b->n_after = n_after;
+    return 0;
+}
+
+const int *bpe_template_before(const Bpe *b, int *n)
+{
+    *n = b->n_before;
+    return b->n_before ? b->tmpl : NULL;
+}
+
+const int *bpe_template_after(const Bpe *b, int *n)
+{
+    *n = b->n_after;
+    return b->n_after ? b->tmpl + b->n_before : NULL;
 }
 
 /* ---- the vocabulary ------------------------------------------------------------ */
@@ -500,6 +637,7 @@ size_t bpe_token_text(const Bpe *b, int id, const char *space_mark, char *out, s
 
 int bpe_decode(const Bpe *b, const int *ids, int n, int skip_special, char **out, size_t *len)
 {
+    int strip = b->opt.decode_strip;
     size_t total = 0, l;
     for (int i = 0; i < n; i++)
         if (!(skip_special && bpe_is_special(b, ids[i])) && bpe_token_bytes(b, ids[i], &l))
@@ -511,6 +649,10 @@ int bpe_decode(const Bpe *b, const int *ids, int n, int skip_special, char **out
     for (int i = 0; i < n; i++) {
         const char *t = bpe_token_bytes(b, ids[i], &l);
         if (t && !(skip_special && bpe_is_special(b, ids[i]))) {
+            for (; strip > 0 && l > 0 && *t == ' '; strip--, t++, l--) {
+            }
+            if (l)
+                strip = 0; /* only the joined text's start */
             memcpy(s + o, t, l);
             o += l;
         }
@@ -542,6 +684,7 @@ typedef struct Work {
     size_t cap_sym, n_heap;
     char *scratch;
     size_t cap_scratch;
+    BpePreWork pre;
     int failed;
 } Work;
 
@@ -633,12 +776,20 @@ static int whole_piece(Work *w, const unsigned char *s, size_t n)
     return vocab_find(w->b, buf, o);
 }
 
+static void merge_syms(Work *w, int ns);
+
+static void add_sym(Sym *sym, int *ns, int id)
+{
+    sym[*ns] = (Sym){id, *ns - 1, *ns + 1};
+    (*ns)++;
+}
+
 /* One piece (n bytes): its bytes' tokens, merged by rank, onto out. */
 static void encode_piece(Work *w, const unsigned char *s, size_t n)
 {
     const Bpe *b = w->b;
     int whole = b->opt.ignore_merges ? whole_piece(w, s, n) : -1;
-    if (whole >= 0 || reserve_piece(w, n) < 0) {
+    if (whole >= 0 || reserve_piece(w, 2 * n) < 0) {
         if (whole >= 0)
             push_id(w, whole);
         return;
@@ -647,6 +798,16 @@ static void encode_piece(Work *w, const unsigned char *s, size_t n)
     int ns = 0;
     for (size_t i = 0; i < n; i++) {
         int id = b->byte_id[s[i]];
+        if (id < 0 && b->opt.byte_fallback) {
+            char c[2];
+            int k = bpe_byte_char(s[i], c), ok = 1;
+            for (int j = 0; j < k; j++)
+                ok &= b->byte_fb[(unsigned char)c[j]] >= 0;
+            for (int j = 0; ok && j < k; j++, ns++)
+                sym[ns] = (Sym){b->byte_fb[(unsigned char)c[j]], ns - 1, ns + 1};
+            if (ok)
+                continue;
+        }
         if (id < 0) {
             if (!b->opt.has_unk)
                 continue; /* no token and no unk: the byte is dropped, as Hugging Face does */
@@ -657,6 +818,13 @@ static void encode_piece(Work *w, const unsigned char *s, size_t n)
         sym[ns] = (Sym){id, ns - 1, ns + 1};
         ns++;
     }
+    merge_syms(w, ns);
+}
+
+/* Merges sym[0..ns) by rank and pushes the tokens left. */
+static void merge_syms(Work *w, int ns)
+{
+    Sym *sym = w->sym;
     if (!ns)
         return;
     sym[ns - 1].next = -1;
@@ -682,12 +850,76 @@ static void encode_piece(Work *w, const unsigned char *s, size_t n)
         push_id(w, sym[i].id);
 }
 
-/* Text without added tokens: the pattern's pieces (after a prefix space
- * when the options ask for one), each merged. */
-static void encode_plain(Work *w, const char *text, size_t len)
+/* One char_level piece (n bytes of UTF-8): its characters' tokens (a
+ * character without one: its bytes' <0xNN> tokens with byte_fallback, else
+ * unk, fused with fuse_unk), merged by rank, onto out. As Hugging Face's
+ * BPE::merge_word, a pending unk is added after byte-fallback tokens that
+ * follow it. */
+static void encode_chars(Work *w, const char *s, size_t n)
 {
+    const Bpe *b = w->b;
+    int whole = b->opt.ignore_merges ? vocab_find(b, s, n) : -1;
+    if (whole >= 0 || reserve_piece(w, n) < 0) {
+        if (whole >= 0)
+            push_id(w, whole);
+        return;
+    }
+    Sym *sym = w->sym;
+    int ns = 0, unk = 0;
+    for (size_t i = 0; i < n;) {
+        int k = tok_utf8_len((const unsigned char *)s + i, n - i);
+        if (k <= 0)
+            k = 1;
+        int id = vocab_find(b, s + i, (size_t)k), ok = b->opt.byte_fallback;
+        if (id >= 0) {
+            if (unk)
+                add_sym(sym, &ns, b->opt.unk_id);
+            unk = 0;
+            add_sym(sym, &ns, id);
+        } else {
+            for (int j = 0; ok && j < k; j++)
+                ok = b->byte_fb[(unsigned char)s[i + (size_t)j]] >= 0;
+            for (int j = 0; ok && j < k; j++, ns++)
+                sym[ns] = (Sym){b->byte_fb[(unsigned char)s[i + (size_t)j]], ns - 1, ns + 1};
+            if (!ok && b->opt.has_unk) {
+                if (unk && !b->opt.fuse_unk)
+                    add_sym(sym, &ns, b->opt.unk_id);
+                unk = 1;
+            }
+        }
+        i += (size_t)k;
+    }
+    if (unk)
+        add_sym(sym, &ns, b->opt.unk_id);
+    merge_syms(w, ns);
+}
+
+/* Text without added tokens: the pre-tokenizer's pieces, each merged; with
+ * no pre-tokenizer step, GPT-2's pattern's pieces (after a prefix space
+ * when the options ask for one), or for char_level the text as one piece. */
+static void encode_plain(Work *w, const char *text, size_t len, int at_start)
+{
+    const Bpe *b = w->b;
     if (!len)
         return;
+    if (b->n_pre) {
+        const BpePieces *p = bpe_pre_run(&w->pre, b->pre, b->n_pre, text, len, at_start);
+        if (!p) {
+            w->failed = 1;
+            return;
+        }
+        for (int i = 0; i < p->n && !w->failed; i++) {
+            if (b->opt.char_level)
+                encode_chars(w, p->buf + p->off[i], p->len[i]);
+            else
+                encode_piece(w, (const unsigned char *)p->buf + p->off[i], p->len[i]);
+        }
+        return;
+    }
+    if (b->opt.char_level) {
+        encode_chars(w, text, len);
+        return;
+    }
     if (w->b->opt.add_prefix_space && text[0] != ' ') {
         if (w->cap_scratch < len + 1) {
             free(w->scratch);
@@ -728,14 +960,14 @@ static int find_added(const Bpe *b, int pass, const char *t, size_t len, size_t 
         const Added *a = NULL;
         for (int i = b->added_at[c]; i < b->added_at[c + 1] && !a; i++)
             if (!!(b->added[i].flags & BPE_ADDED_NORMALIZED) == pass &&
-                b->added[i].len <= len - pos &&
-                memcmp(t + pos, b->arena + b->added[i].off, b->added[i].len) == 0)
+                b->added[i].mlen <= len - pos &&
+                memcmp(t + pos, b->arena + b->added[i].moff, b->added[i].mlen) == 0)
                 a = &b->added[i];
         if (!a) {
             pos++;
             continue;
         }
-        size_t end = pos + a->len;
+        size_t end = pos + a->mlen;
         if ((a->flags & BPE_ADDED_SINGLE_WORD) &&
             (bpe_word_before(t, pos) || bpe_word_after(t, len, end))) {
             pos = end;
@@ -748,23 +980,40 @@ static int find_added(const Bpe *b, int pass, const char *t, size_t len, size_t 
     return -1;
 }
 
-/* Pass 0 cuts out the added tokens matched as they are, pass 1 those
- * matched after normalisation (the same text: GPT-2 has no normaliser),
- * in what pass 0 left; the rest is plain text. */
-static void encode_added(Work *w, int pass, const char *text, size_t len)
+/* Pass 0 cuts out the added tokens matched as they are; pass 1 normalizes
+ * each text pass 0 left and cuts out those matched after normalization;
+ * the rest is plain text. at_start: text starts where the whole text
+ * starts (Metaspace's prepend_scheme "first"). */
+static void encode_added(Work *w, int pass, const char *text, size_t len, int at_start)
 {
-    if (pass == 2 || !w->b->n_added) {
-        encode_plain(w, text, len);
+    const Bpe *b = w->b;
+    char *norm = NULL;
+    if (!len || w->failed)
         return;
+    if (pass == 1 && b->n_norm) {
+        size_t n;
+        if (bpe_normalize(b->norm, b->n_norm, text, len, &norm, &n) < 0) {
+            w->failed = 1;
+            return;
+        }
+        text = norm;
+        len = n;
     }
-    size_t from = 0, start, stop;
-    int i;
-    while (!w->failed && (i = find_added(w->b, pass, text, len, from, from, &start, &stop)) >= 0) {
-        encode_added(w, pass + 1, text + from, start - from);
-        push_id(w, w->b->added[i].id);
-        from = stop;
+    if (pass == 2) {
+        encode_plain(w, text, len, at_start);
+    } else if (!b->n_added) {
+        encode_added(w, pass + 1, text, len, at_start);
+    } else {
+        size_t from = 0, start, stop;
+        int i;
+        while (!w->failed && (i = find_added(b, pass, text, len, from, from, &start, &stop)) >= 0) {
+            encode_added(w, pass + 1, text + from, start - from, at_start && from == 0);
+            push_id(w, b->added[i].id);
+            from = stop;
+        }
+        encode_added(w, pass + 1, text + from, len - from, at_start && from == 0);
     }
-    encode_added(w, pass + 1, text + from, len - from);
+    free(norm);
 }
 
 int bpe_encode(const Bpe *b, const char *text, size_t len, BpeIds *out)
@@ -775,14 +1024,47 @@ int bpe_encode(const Bpe *b, const char *text, size_t len, BpeIds *out)
     if (!clean)
         return -ATTN_E_NOMEM;
     size_t n = bpe_utf8_clean(clean, text, len);
-    encode_added(&w, 0, clean, n);
+    encode_added(&w, 0, clean, n, 1);
     free(clean);
     free(w.sym);
     free(w.heap);
     free(w.scratch);
+    bpe_pre_work_free(&w.pre);
     if (w.failed) {
         out->n = n0;
         return -ATTN_E_NOMEM;
     }
+    return 0;
+}
+
+int bpe_encode_template(const Bpe *b, const char *text, size_t len, BpeIds *out)
+{
+    int n0 = out->n, n = b->n_before + b->n_after;
+    if (out->cap - out->n < n) {
+        int cap = out->n + n + 64;
+        int *p = realloc(out->id, (size_t)cap * sizeof *p);
+        if (!p)
+            return -ATTN_E_NOMEM;
+        out->id = p;
+        out->cap = cap;
+    }
+    for (int i = 0; i < b->n_before; i++)
+        out->id[out->n++] = b->tmpl[i];
+    if (bpe_encode(b, text, len, out) < 0) {
+        out->n = n0;
+        return -ATTN_E_NOMEM;
+    }
+    if (out->cap - out->n < b->n_after) {
+        int cap = out->n + b->n_after;
+        int *p = realloc(out->id, (size_t)cap * sizeof *p);
+        if (!p) {
+            out->n = n0;
+            return -ATTN_E_NOMEM;
+        }
+        out->id = p;
+        out->cap = cap;
+    }
+    for (int i = 0; i < b->n_after; i++)
+        out->id[out->n++] = b->tmpl[b->n_before + i];
     return 0;
 }
