@@ -184,7 +184,8 @@ int bpe_token_id(const Bpe *b, const char *text, size_t len);
 int bpe_is_special(const Bpe *b, int id);
 /* Token id's bytes (the byte-level characters decoded; an added token's
  * content as it is; a vocabulary token with a character outside the table,
- * its UTF-8 as Hugging Face's decoder gives it; char_level: '▁' as a space,
+ * its UTF-8 as Hugging Face's decoder gives it; a "normalized" added
+ * token's content normalized, as Hugging Face decodes it; char_level: '▁' as a space,
  * <0xNN> as the one byte NN), *len set; NULL and 0 for
  * an id with no token. Not NUL-terminated. */
 const char *bpe_token_bytes(const Bpe *b, int id, size_t *len);

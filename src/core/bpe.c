@@ -593,9 +593,9 @@ const char *bpe_token_bytes(const Bpe *b, int id, size_t *len)
     if (id < 0 || id >= b->n_vocab)
         return NULL;
     const TokenRec *t = &b->tok[id];
-    if (t->added >= 0) {
-        *len = b->added[t->added].len;
-        return b->arena + b->added[t->added].off;
+    if (t->added >= 0) { /* normalized: as normalized, as Hugging Face decodes it */
+        *len = b->added[t->added].mlen;
+        return b->arena + b->added[t->added].moff;
     }
     if (!t->in_vocab)
         return NULL;

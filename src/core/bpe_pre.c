@@ -24,7 +24,7 @@ static pcre2_code *compile(const char *pattern, size_t len, int literal, AttnErr
 {
     int code;
     PCRE2_SIZE at;
-    uint32_t opts = PCRE2_UTF | PCRE2_UCP | (literal ? PCRE2_LITERAL : 0);
+    uint32_t opts = PCRE2_UTF | (literal ? PCRE2_LITERAL : PCRE2_UCP);
     pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, len, opts, &code, &at, NULL);
     if (!re) {
         PCRE2_UCHAR msg[256];
