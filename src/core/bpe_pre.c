@@ -154,7 +154,8 @@ static void str_put(Str *s, const char *p, size_t n)
 /* ---- normalizers ------------------------------------------------------------------ */
 
 /* One step: *t (malloc'ed, *n bytes) replaced by its normalized form. */
-static int norm_step(const BpeNorm *st, char **t, size_t *n, pcre2_match_data *md)
+static int norm_step(const BpeNorm *st, char **t, size_t *n, pcre2_match_data *md,
+                     pcre2_match_context *mc)
 {
     Str out = {0};
     const BpeNormalizer *nm = &st->n;
@@ -183,7 +184,7 @@ static int norm_step(const BpeNorm *st, char **t, size_t *n, pcre2_match_data *m
     } else if (nm->kind == BPE_NORM_REPLACE && st->re) {
         size_t pos = 0, from = 0;
         while (pos <= *n) {
-            int rc = pcre2_match(st->re, (PCRE2_SPTR)*t, *n, pos, PCRE2_NO_UTF_CHECK, md, NULL);
+            int rc = pcre2_match(st->re, (PCRE2_SPTR)*t, *n, pos, PCRE2_NO_UTF_CHECK, md, mc);
             if (rc < 0)
                 break;
             PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
@@ -217,14 +218,18 @@ int bpe_normalize(const BpeNorm *steps, int n, const char *text, size_t len, cha
 {
     char *t = malloc(len + 1);
     pcre2_match_data *md = pcre2_match_data_create(1, NULL);
-    int rc = t && md ? 0 : -ATTN_E_NOMEM;
+    pcre2_match_context *mc = pcre2_match_context_create(NULL);
+    int rc = t && md && mc ? 0 : -ATTN_E_NOMEM;
+    if (mc)
+        pcre2_set_match_limit(mc, BPE_MATCH_LIMIT);
     if (t) {
         memcpy(t, text, len);
         t[len] = '\0';
     }
     for (int i = 0; i < n && rc == 0; i++)
-        rc = norm_step(&steps[i], &t, &len, md);
+        rc = norm_step(&steps[i], &t, &len, md, mc);
     pcre2_match_data_free(md);
+    pcre2_match_context_free(mc);
     if (rc < 0) {
         free(t);
         return rc;
@@ -329,7 +334,7 @@ static size_t regex_spans(BpePreWork *w, const pcre2_code *re, const char *s, si
 {
     size_t ns = 0, prev = 0, pos = 0;
     while (pos <= n && !w->failed) {
-        int rc = pcre2_match(re, (PCRE2_SPTR)s, n, pos, PCRE2_NO_UTF_CHECK, w->md, NULL);
+        int rc = pcre2_match(re, (PCRE2_SPTR)s, n, pos, PCRE2_NO_UTF_CHECK, w->md, w->mc);
         if (rc < 0)
             break;
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(w->md);
@@ -514,6 +519,11 @@ const BpePieces *bpe_pre_run(BpePreWork *w, const BpePre *steps, int n, const ch
 {
     if (!w->md && !(w->md = pcre2_match_data_create(1, NULL)))
         return NULL;
+    if (!w->mc) {
+        if (!(w->mc = pcre2_match_context_create(NULL)))
+            return NULL;
+        pcre2_set_match_limit(w->mc, BPE_MATCH_LIMIT);
+    }
     BpePieces *in = &w->a, *out = &w->b;
     pieces_clear(in);
     piece_add2(w, in, NULL, 0, text, len, at_start);
@@ -534,5 +544,6 @@ void bpe_pre_work_free(BpePreWork *w)
     pieces_free(&w->b);
     free(w->span);
     pcre2_match_data_free(w->md);
+    pcre2_match_context_free(w->mc);
     memset(w, 0, sizeof *w);
 }

@@ -41,8 +41,11 @@ typedef struct BpePreWork {
     struct BpeSpan *span;
     size_t cap_span;
     pcre2_match_data *md;
+    pcre2_match_context *mc; /* a match limit: a pathological pattern ends, as no match */
     int failed;
 } BpePreWork;
+
+#define BPE_MATCH_LIMIT 1000000
 
 int bpe_norm_compile(BpeNorm *dst, const BpeNormalizer *src, AttnErr *err);
 void bpe_norm_free(BpeNorm *n);
