@@ -18,14 +18,96 @@ typedef struct BpeSpan {
     int match;
 } BpeSpan;
 
+/* ---- a growing byte string ---------------------------------------------------- */
+
+typedef struct Str {
+    char *s;
+    size_t n, cap;
+    int failed;
+} Str;
+
+static void str_put(Str *s, const char *p, size_t n)
+{
+    if (s->failed)
+        return;
+    if (s->cap - s->n < n + 1) {
+        size_t cap = s->cap ? s->cap : 64;
+        while (cap - s->n < n + 1)
+            cap *= 2;
+        char *m = realloc(s->s, cap);
+        if (!m) {
+            s->failed = 1;
+            return;
+        }
+        s->s = m;
+        s->cap = cap;
+    }
+    if (n)
+        memcpy(s->s + s->n, p, n);
+    s->n += n;
+    s->s[s->n] = '\0';
+}
+
 /* ---- compiling ---------------------------------------------------------------- */
+
+/* Oniguruma's \s (Hugging Face's regex engine): tab to CR, NEL and the
+ * characters of categories Zs, Zl and Zp. PCRE2's also has U+180E. */
+#define ONIG_SPACE \
+    "\\t-\\r\\x{20}\\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}" \
+    "\\x{205F}\\x{3000}"
+
+/* pattern with every \s (and \S outside a class) spelled as Oniguruma's
+ * set, so PCRE2 splits where Hugging Face does. */
+static void onig_spaces(Str *o, const char *p, size_t n)
+{
+    int in_class = 0;
+    for (size_t i = 0; i < n;) {
+        if (p[i] == '\\' && i + 1 < n) {
+            if (p[i + 1] == 's')
+                str_put(o, in_class ? ONIG_SPACE : "[" ONIG_SPACE "]",
+                        strlen(ONIG_SPACE) + (in_class ? 0 : 2));
+            else if (p[i + 1] == 'S' && !in_class)
+                str_put(o, "[^" ONIG_SPACE "]", strlen(ONIG_SPACE) + 3);
+            else
+                str_put(o, p + i, 2);
+            i += 2;
+        } else if (!in_class && p[i] == '[') {
+            size_t k = i + 1;
+            k += k < n && p[k] == '^';
+            k += k < n && p[k] == ']'; /* a first ']' is a character */
+            str_put(o, p + i, k - i);
+            in_class = 1;
+            i = k;
+        } else if (in_class && p[i] == '[' && i + 1 < n && p[i + 1] == ':') {
+            const char *end = strstr(p + i, ":]");
+            size_t k = end && (size_t)(end - p) < n ? (size_t)(end - p) + 2 : i + 1;
+            str_put(o, p + i, k - i);
+            i = k;
+        } else {
+            in_class &= p[i] != ']';
+            str_put(o, p + i, 1);
+            i++;
+        }
+    }
+}
 
 static pcre2_code *compile(const char *pattern, size_t len, int literal, AttnErr *err, int *rc)
 {
     int code;
     PCRE2_SIZE at;
     uint32_t opts = PCRE2_UTF | (literal ? PCRE2_LITERAL : PCRE2_UCP);
-    pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, len, opts, &code, &at, NULL);
+    Str o = {0};
+    if (!literal) {
+        onig_spaces(&o, pattern, len);
+        if (o.failed) {
+            free(o.s);
+            *rc = attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+            return NULL;
+        }
+    }
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)(literal ? pattern : o.s), literal ? len : o.n,
+                                   opts, &code, &at, NULL);
+    free(o.s);
     if (!re) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(code, msg, sizeof msg);
@@ -119,36 +201,6 @@ void bpe_pre_free(BpePre *p)
     free(p->own);
     pcre2_code_free(p->re);
     memset(p, 0, sizeof *p);
-}
-
-/* ---- a growing byte string ---------------------------------------------------- */
-
-typedef struct Str {
-    char *s;
-    size_t n, cap;
-    int failed;
-} Str;
-
-static void str_put(Str *s, const char *p, size_t n)
-{
-    if (s->failed)
-        return;
-    if (s->cap - s->n < n + 1) {
-        size_t cap = s->cap ? s->cap : 64;
-        while (cap - s->n < n + 1)
-            cap *= 2;
-        char *m = realloc(s->s, cap);
-        if (!m) {
-            s->failed = 1;
-            return;
-        }
-        s->s = m;
-        s->cap = cap;
-    }
-    if (n)
-        memcpy(s->s + s->n, p, n);
-    s->n += n;
-    s->s[s->n] = '\0';
 }
 
 /* ---- normalizers ------------------------------------------------------------------ */

@@ -247,7 +247,7 @@ static inline const char *fuzz_bpe_template_ok(const Bpe *b, const char *text, s
         bpe_encode_template(b, text, len, &again))
         bad = "bpe_encode_template failed";
     else if (full.n != nb + plain.n + na || again.n != full.n ||
-             memcmp(full.id, again.id, sizeof(int) * (size_t)full.n))
+             (full.n && memcmp(full.id, again.id, sizeof(int) * (size_t)full.n)))
         bad = "bpe_encode_template's ids are not the template's and the text's, or differ";
     else if ((nb && memcmp(full.id, before, sizeof(int) * (size_t)nb)) ||
              (plain.n && memcmp(full.id + nb, plain.id, sizeof(int) * (size_t)plain.n)) ||
