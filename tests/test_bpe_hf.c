@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "attnviz/bpe_files.h"
@@ -271,6 +272,35 @@ static void model_folder(void **state)
     rmdir(dir);
 }
 
+/* A keystroke's tokenization stays small beside the forward: about 2 KB
+ * of text through the Llama 3 style (PCRE2 split) and the Mistral style
+ * (characters, byte fallback), the time printed. */
+static void encode_time(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = test_slurp("src/README.md", &len);
+    assert_non_null(text);
+    if (len > 2048)
+        len = 2048;
+    static const char *const names[] = {"llama3", "mistral"};
+    for (int k = 0; k < 2; k++) {
+        Bpe *b = load(names[k]);
+        BpeIds ids = {0};
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        assert_int_equal(bpe_encode_template(b, text, len, &ids), 0);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double us = (double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3;
+        printf("%s: %d tokens (%zu bytes) in %.0f us\n", names[k], ids.n, len, us);
+        assert_true(ids.n > 300);
+        assert_true(us < 50000);
+        bpe_ids_free(&ids);
+        bpe_destroy(b);
+    }
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -279,6 +309,7 @@ int main(void)
         cmocka_unit_test(mistral_style),    cmocka_unit_test(metaspace_always),
         cmocka_unit_test(split_behaviours), cmocka_unit_test(template_ids),
         cmocka_unit_test(sentencepiece_labels), cmocka_unit_test(model_folder),
+        cmocka_unit_test(encode_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
