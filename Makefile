@@ -8,8 +8,8 @@ OPT     ?= -O2
 
 # PCRE2: tokenizer.json's split patterns (Llama 3's, Qwen2's; the tests also
 # run GPT-2's pattern by it beside src/core/bpe_split.c's hand-written split)
-PKGS      := sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig x11 zlib libzip libutf8proc \
-             libpcre2-8
+# (one line: tests/const.sh reads it)
+PKGS      := sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig x11 zlib libzip libutf8proc libpcre2-8
 TEST_PKGS := cmocka
 # Debian packages that provide the compiler, the libraries and tools above
 # and the fonts (a minimal Debian has make and git, no C compiler;
