@@ -6,18 +6,19 @@ SAN     ?= 0
 TSAN    ?= 0
 OPT     ?= -O2
 
-PKGS      := sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig x11 zlib libzip libutf8proc
-# PCRE2 only for the tests: the GPT-2 pattern run by a regex engine, beside
-# src/core/bpe_split.c's hand-written split
-TEST_PKGS := cmocka libpcre2-8
+# PCRE2: tokenizer.json's split patterns (Llama 3's, Qwen2's; the tests also
+# run GPT-2's pattern by it beside src/core/bpe_split.c's hand-written split)
+# (one line: tests/const.sh reads it)
+PKGS      := sdl2 SDL2_ttf SDL2_image cglm libcjson fontconfig x11 zlib libzip libutf8proc libpcre2-8
+TEST_PKGS := cmocka
 # Debian packages that provide the compiler, the libraries and tools above
 # and the fonts (a minimal Debian has make and git, no C compiler;
 # fonts-noto-cjk draws Chinese, Japanese and Korean text, fonts-symbola
 # emoji and symbols, in outline: SDL_ttf draws it at any size).
 DEB_BUILD := gcc libc6-dev pkg-config libsdl2-dev libsdl2-ttf-dev libsdl2-image-dev libcglm-dev \
-             libcjson-dev libfontconfig-dev libx11-dev zlib1g-dev libzip-dev libutf8proc-dev \
+             libcjson-dev libfontconfig-dev libx11-dev zlib1g-dev libzip-dev libutf8proc-dev libpcre2-dev \
              fonts-dejavu-core fonts-noto-cjk fonts-symbola
-DEB_TEST  := libcmocka-dev libpcre2-dev xvfb xdotool imagemagick libxml2-utils python3-numpy valgrind \
+DEB_TEST  := libcmocka-dev xvfb xdotool imagemagick libxml2-utils python3-numpy valgrind \
              librsvg2-bin
 DEB_FUZZ  := clang libclang-rt-14-dev
 
@@ -58,8 +59,8 @@ MAIN_OBJ := $(BUILD)/src/main.o
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 # the core alone (tests/core_only.c): src/core's objects with libm,
-# pthreads and utf8proc (the Unicode categories of GPT-2's pre-tokenizer)
-# only, no SDL, cJSON, zlib or src/io; tests/layers.sh runs it
+# pthreads, utf8proc (the Unicode categories of GPT-2's pre-tokenizer) and
+# PCRE2 (tokenizer.json's split patterns) only, no SDL, cJSON, zlib or src/io; tests/layers.sh runs it
 CORE_ONLY_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/core/*.c))
 CORE_ONLY     := $(BUILD)/tests/core_only
 
@@ -143,7 +144,7 @@ $(BUILD)/tests/%: tests/%.c $(CORE_OBJ) $(UI_OBJ) | $(BUILD)/tests
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $< $(CORE_OBJ) $(UI_OBJ) -o $@ $(PKG_LIBS) $(TEST_LIBS) $(LDLIBS)
 
 $(CORE_ONLY): tests/core_only.c $(CORE_ONLY_OBJ) | $(BUILD)/tests
-	$(CC) $(CFLAGS) $(LDFLAGS) $< $(CORE_ONLY_OBJ) -o $@ $(shell pkg-config --libs libutf8proc 2>/dev/null) -lm -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) $< $(CORE_ONLY_OBJ) -o $@ $(shell pkg-config --libs libutf8proc libpcre2-8 2>/dev/null) -lm -lpthread
 
 $(BUILD)/tests:
 	@mkdir -p $@

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The layers keep to their rules: src/core uses no file and no screen and links
-# alone, with libm, pthreads and utf8proc (GPT-2's pre-tokenizer's Unicode
-# categories) only (runs ATTNVIZ_CORE_ONLY, made by `make layers`); src/core
-# and src/io, and the headers they include, include nothing of SDL, cglm or
-# the view/app; src/view touches no file (the app finds and reads them; the
+# alone, with libm, pthreads, utf8proc (GPT-2's pre-tokenizer's Unicode
+# categories) and PCRE2 (tokenizer.json's split patterns) only (runs
+# ATTNVIZ_CORE_ONLY, made by `make layers`); src/core and src/io, and the
+# headers they include, include nothing of SDL, cglm or the view/app; src/view touches no file (the app finds and reads them; the
 # view is handed fonts and gives back surfaces): no file call, no io header
 # or function.
 set -u
@@ -186,7 +186,7 @@ else
     if [ -z "$needed" ]; then
         bad "readelf cannot read $CORE_ONLY"
     elif echo "$needed" | grep -qiE 'sdl|cjson|libz|fontconfig|freetype|cglm|x11'; then
-        bad "$CORE_ONLY needs more than libc, libm and libutf8proc: $needed"
+        bad "$CORE_ONLY needs more than libc, libm, libutf8proc and libpcre2-8: $needed"
     else
         ok "$CORE_ONLY needs only $needed"
     fi

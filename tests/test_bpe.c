@@ -490,6 +490,147 @@ static void build_errors(void **state)
     bpe_destroy(b);
 }
 
+/* ---- the pipeline around the model (by hand; tests/test_bpe_hf.c has Hugging Face's ids) ---- */
+
+/* The display texts of text's tokens, joined by '|' ('▁' and spaces as '_'). */
+static void labels_of(const Bpe *b, const char *text, char *out, size_t cap)
+{
+    BpeIds ids = {0};
+    assert_int_equal(bpe_encode(b, text, strlen(text), &ids), 0);
+    out[0] = '\0';
+    for (int i = 0; i < ids.n; i++) {
+        char t[64];
+        bpe_token_text(b, ids.id[i], "_", t, sizeof t);
+        snprintf(out + strlen(out), cap - strlen(out), "%s%s", i ? "|" : "", t);
+    }
+    bpe_ids_free(&ids);
+}
+
+/* Every byte's token, no merges, a few whole pieces (ignore_merges: a
+ * piece in the vocabulary is one token, any other its bytes), with one
+ * pre-tokenizer step. */
+static Bpe *byte_tokens(const BpePreTokenizer *step)
+{
+    BpeOptions o = {.ignore_merges = 1};
+    Bpe *b = bpe_create(&o);
+    assert_non_null(b);
+    int id = 0;
+    for (int i = 0; i < 256; i++) {
+        char c[2];
+        int n = bpe_byte_char((unsigned char)i, c);
+        assert_int_equal(bpe_add_token(b, c, (size_t)n, id++, NULL), 0);
+    }
+    static const char *const whole[] = {"ab", "-ab", "ab-", "--", "12"};
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++)
+        assert_int_equal(bpe_add_token(b, whole[i], strlen(whole[i]), id++, NULL), 0);
+    AttnErr err = {0};
+    if (step)
+        assert_int_equal(bpe_add_pre_tokenizer(b, step, &err), 0);
+    return b;
+}
+
+static void split_behaviours_by_hand(void **state)
+{
+    (void)state;
+    static const struct {
+        int behavior, invert;
+        const char *want;
+    } t[] = {
+        {BPE_SPLIT_REMOVED, 0, "ab|ab|ab"},
+        {BPE_SPLIT_ISOLATED, 0, "ab|-|ab|-|-|ab"},
+        {BPE_SPLIT_MERGED_WITH_PREVIOUS, 0, "ab-|ab-|-|ab"},
+        {BPE_SPLIT_MERGED_WITH_NEXT, 0, "ab|-ab|-|-ab"},
+        {BPE_SPLIT_CONTIGUOUS, 0, "ab|-|ab|--|ab"},
+        {BPE_SPLIT_REMOVED, 1, "-|-|-"},
+        {BPE_SPLIT_MERGED_WITH_PREVIOUS, 1, "ab|-ab|-|-ab"},
+    };
+    char got[256];
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        BpePreTokenizer st = {.kind = BPE_PRE_SPLIT, .pattern = "-", .pattern_len = 1,
+                              .behavior = t[i].behavior, .invert = t[i].invert};
+        Bpe *b = byte_tokens(&st);
+        labels_of(b, "ab-ab--ab", got, sizeof got);
+        if (strcmp(got, t[i].want) != 0)
+            fail_msg("behaviour %d invert %d: %s, want %s", t[i].behavior, t[i].invert, got,
+                     t[i].want);
+        bpe_destroy(b);
+    }
+    /* Contiguous joins runs of matches: a regex, two digits per match */
+    BpePreTokenizer st = {.kind = BPE_PRE_SPLIT, .pattern = "\\d", .pattern_len = 2, .regex = 1,
+                          .behavior = BPE_SPLIT_CONTIGUOUS};
+    Bpe *b = byte_tokens(&st);
+    labels_of(b, "ab12ab", got, sizeof got);
+    assert_string_equal(got, "ab|12|ab");
+    bpe_destroy(b);
+    /* Digits, one at a time or in runs */
+    BpePreTokenizer dg = {.kind = BPE_PRE_DIGITS, .individual_digits = 1};
+    b = byte_tokens(&dg);
+    labels_of(b, "ab12", got, sizeof got);
+    assert_string_equal(got, "ab|1|2");
+    bpe_destroy(b);
+    dg.individual_digits = 0;
+    b = byte_tokens(&dg);
+    labels_of(b, "ab12", got, sizeof got);
+    assert_string_equal(got, "ab|12");
+    bpe_destroy(b);
+    /* a regex that does not compile, a Metaspace replacement of two characters */
+    AttnErr err = {0};
+    b = byte_tokens(NULL);
+    st = (BpePreTokenizer){.kind = BPE_PRE_SPLIT, .pattern = "(a", .pattern_len = 2, .regex = 1};
+    assert_int_equal(bpe_add_pre_tokenizer(b, &st, &err), -ATTN_E_PARSE);
+    assert_non_null(strstr(err.msg, "regex \"(a\""));
+    st = (BpePreTokenizer){.kind = BPE_PRE_METASPACE, .replacement = "ab", .replacement_len = 2};
+    assert_int_equal(bpe_add_pre_tokenizer(b, &st, &err), -ATTN_E_RANGE);
+    BpeNormalizer nm = {.kind = BPE_NORM_REPLACE, .pattern = "[", .pattern_len = 1, .regex = 1};
+    assert_int_equal(bpe_add_normalizer(b, &nm, &err), -ATTN_E_PARSE);
+    bpe_destroy(b);
+}
+
+/* SentencePiece style by hand: Prepend + Replace, characters as tokens,
+ * a character without one as its <0xNN> bytes, else <unk> (fused); the
+ * template's <s>; '▁' shown as a space. */
+static void char_level_by_hand(void **state)
+{
+    (void)state;
+    BpeOptions o = {.char_level = 1, .byte_fallback = 1, .has_unk = 1, .unk_id = 0,
+                    .fuse_unk = 1, .decode_strip = 1};
+    Bpe *b = bpe_create(&o);
+    assert_non_null(b);
+    AttnErr err = {0};
+    BpeNormalizer pre = {.kind = BPE_NORM_PREPEND, .content = "\xE2\x96\x81", .content_len = 3};
+    BpeNormalizer rep = {.kind = BPE_NORM_REPLACE, .pattern = " ", .pattern_len = 1,
+                         .content = "\xE2\x96\x81", .content_len = 3};
+    assert_int_equal(bpe_add_normalizer(b, &pre, &err), 0);
+    assert_int_equal(bpe_add_normalizer(b, &rep, &err), 0);
+    static const char *const vocab[] = {"<unk>", "<s>", "\xE2\x96\x81", "h", "i", "\xE2\x96\x81h",
+                                        "\xE2\x96\x81hi", "<0xC3>", "<0xA9>"};
+    for (int i = 0; i < 9; i++)
+        assert_int_equal(bpe_add_token(b, vocab[i], strlen(vocab[i]), i, &err), 0);
+    assert_int_equal(bpe_add_merge(b, "\xE2\x96\x81", 3, "h", 1, &err), 0);
+    assert_int_equal(bpe_add_merge(b, "\xE2\x96\x81h", 4, "i", 1, &err), 0);
+    assert_int_equal(bpe_add_special(b, "<s>", 3, 1, BPE_ADDED_SPECIAL, &err), 0);
+    int bos = 1;
+    assert_int_equal(bpe_set_template(b, &bos, 1, NULL, 0, &err), 0);
+    BpeIds ids = {0};
+    /* "hi hé" → ▁hi ▁h <0xC3> <0xA9>; "xyz" → one <unk> (fused) */
+    assert_int_equal(bpe_encode_template(b, "hi h\xC3\xA9 xyz", 10, &ids), 0);
+    static const int want[] = {1, 6, 5, 7, 8, 2, 0};
+    assert_int_equal(ids.n, 7);
+    assert_memory_equal(ids.id, want, sizeof want);
+    char *dec = NULL;
+    size_t n = 0;
+    assert_int_equal(bpe_decode(b, ids.id + 1, ids.n - 1, 1, &dec, &n), 0);
+    assert_string_equal(dec, "hi h\xC3\xA9 <unk>"); /* the leading space stripped */
+    free(dec);
+    char t[32];
+    bpe_token_text(b, 6, "\xC4\xA0", t, sizeof t);
+    assert_string_equal(t, "\xC4\xA0hi");
+    bpe_token_text(b, 7, NULL, t, sizeof t);
+    assert_string_equal(t, "\xE2\x80\xB9" "0xC3" "\xE2\x80\xBA");
+    bpe_ids_free(&ids);
+    bpe_destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -505,6 +646,8 @@ int main(void)
         cmocka_unit_test(display_text),
         cmocka_unit_test(decode_round_trip),
         cmocka_unit_test(build_errors),
+        cmocka_unit_test(split_behaviours_by_hand),
+        cmocka_unit_test(char_level_by_hand),
     };
     return cmocka_run_group_tests_name("bpe", tests, NULL, NULL);
 }

@@ -221,15 +221,33 @@ static const Bad bad_files[] = {
     {"{\"pre_tokenizer\": {\"type\": \"ByteLevel\"}}", NULL, ATTN_E_PARSE, "tokenizer.json", 0, "\"model\""},
     {TJ("{\"type\": \"WordPiece\", \"vocab\": {}}"), NULL, ATTN_E_UNSUPPORTED, "tokenizer.json", 2,
      "model type WordPiece"},
-    {"{\"normalizer\":\n {\"type\": \"NFC\"}, \"model\": {}}", NULL, ATTN_E_UNSUPPORTED, "tokenizer.json", 2,
-     "normalizer NFC"},
-    {"{\"pre_tokenizer\": null, \"model\": {}}", NULL, ATTN_E_UNSUPPORTED, "tokenizer.json", 1,
-     "pre_tokenizer null"},
+    {"{\"normalizer\":\n {\"type\": \"Lowercase\"}, \"model\": {}}", NULL, ATTN_E_UNSUPPORTED,
+     "tokenizer.json", 2, "normalizer Lowercase is not supported"},
+    {"{\"normalizer\":\n {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"NFC\"},\n"
+     " {\"type\": \"StripAccents\"}]}, \"model\": {}}", NULL, ATTN_E_UNSUPPORTED,
+     "tokenizer.json", 2, "normalizer StripAccents"},
+    {"{\"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Punctuation\"}]},"
+     " \"model\": {}}", NULL, ATTN_E_UNSUPPORTED, "tokenizer.json", 1, "pre_tokenizer Punctuation"},
     {"{\"pre_tokenizer\": {\"type\": \"Whitespace\"}, \"model\": {}}", NULL, ATTN_E_UNSUPPORTED,
      "tokenizer.json", 1, "pre_tokenizer Whitespace"},
     {TJ("{\"dropout\": 0.1, \"vocab\": {}}"), NULL, ATTN_E_UNSUPPORTED, "tokenizer.json", 2, "model.dropout"},
-    {TJ("{\"byte_fallback\": true, \"vocab\": {}}"), NULL, ATTN_E_UNSUPPORTED, "tokenizer.json", 2,
-     "model.byte_fallback"},
+    {"{\"post_processor\": {\"type\": \"RobertaProcessing\"},\n" TJ_BODY("{\"vocab\": {}}") "}", NULL,
+     ATTN_E_UNSUPPORTED, "tokenizer.json", 1, "post_processor RobertaProcessing is not supported"},
+    {"{\"decoder\":\n {\"type\": \"WordPiece\"},\n" TJ_BODY("{\"vocab\": {}}") "}", NULL,
+     ATTN_E_UNSUPPORTED, "tokenizer.json", 2, "decoder WordPiece is not supported"},
+    {"{\"pre_tokenizer\":\n {\"type\": \"Split\", \"pattern\": {\"Regex\": \"(a\"}, \"behavior\": "
+     "\"Isolated\"}, \"model\": {\"vocab\": " V3 ", \"merges\": []}}", NULL, ATTN_E_PARSE,
+     "tokenizer.json", 2, "regex \"(a\": missing closing parenthesis"},
+    {"{\"pre_tokenizer\":\n {\"type\": \"Split\", \"pattern\": {\"Regex\": \"a\"}, \"behavior\": "
+     "\"Sideways\"}, \"model\": {\"vocab\": " V3 ", \"merges\": []}}", NULL, ATTN_E_UNSUPPORTED,
+     "tokenizer.json", 2, "Split behavior Sideways"},
+    {"{\"pre_tokenizer\":\n {\"type\": \"Metaspace\", \"prepend_scheme\": \"sometimes\"},"
+     " \"model\": {\"vocab\": " V3 ", \"merges\": []}}", NULL, ATTN_E_UNSUPPORTED,
+     "tokenizer.json", 2, "prepend_scheme sometimes"},
+    {"{\"post_processor\":\n {\"type\": \"TemplateProcessing\", \"single\": [{\"SpecialToken\": "
+     "{\"id\": \"<s>\"}}, {\"Sequence\": {\"id\": \"A\"}}], \"special_tokens\": {}},"
+     TJ_BODY("{\"vocab\": " V3 ", \"merges\": []}") "}", NULL, ATTN_E_PARSE, "tokenizer.json", 2,
+     "special token <s> has no ids"},
     {TJ("{\"end_of_word_suffix\": \"</w>\", \"vocab\": {}}"), NULL, ATTN_E_UNSUPPORTED, "tokenizer.json",
      2, "end_of_word_suffix"},
     {TJ("{\"merges\": []}"), NULL, ATTN_E_PARSE, "tokenizer.json", 0, "the vocabulary"},

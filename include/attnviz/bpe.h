@@ -1,26 +1,41 @@
-/* GPT-2's byte-level BPE tokenizer in memory: no files (src/io/bpe_files.c
- * reads vocab.json, merges.txt and tokenizer.json into one).
+/* Hugging Face tokenizers' BPE in memory (GPT-2, Llama 3, Qwen2, SmolLM2,
+ * and the SentencePiece-style Llama 2 / Mistral files): no files
+ * (src/io/bpe_files.c reads vocab.json, merges.txt and tokenizer.json).
  *
- * The pipeline, as Hugging Face's tokenizers run it for GPT-2:
+ * The pipeline, as Hugging Face's tokenizers run it:
  *   1. invalid UTF-8 becomes U+FFFD, one per maximal invalid subpart (what
  *      Python's decode(errors="replace") and the WHATWG TextDecoder do, so
  *      the ids are those Hugging Face gives for the text so decoded);
- *   2. added tokens (`<|endoftext|>`, ...) are cut out, leftmost-longest,
- *      with their lstrip / rstrip / single_word options;
- *   3. the rest is split by GPT-2's pattern
- *      's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
- *      (written by hand over utf8proc's Unicode categories: \s is Unicode's
- *      White_Space, as in the regex engines Hugging Face and Python use);
- *   4. each piece's bytes become the byte-level characters (the byte↔unicode
- *      table: 'Ġ' is the space) and merge by rank, lowest first, leftmost
- *      first among equal ranks.
+ *   2. added tokens not "normalized" (`<|endoftext|>`, ...) are cut out,
+ *      leftmost-longest, with their lstrip / rstrip / single_word options;
+ *   3. each text between them goes through the normalizer steps
+ *      (bpe_add_normalizer: NFC, Prepend, Replace, ...), then the
+ *      "normalized" added tokens are cut out of it the same way (their
+ *      content normalized too);
+ *   4. each remaining text goes through the pre-tokenizer steps
+ *      (bpe_add_pre_tokenizer: Split by a regex (PCRE2, UTF and UCP),
+ *      Digits, ByteLevel, Metaspace), each step splitting every piece of
+ *      the one before; with no step, GPT-2's ByteLevel (BpeOptions'
+ *      add_prefix_space and no_regex), or for char_level one piece;
+ *   5. each piece merges by rank, lowest first, leftmost first among equal
+ *      ranks: byte-level (the default) from its bytes' characters of
+ *      GPT-2's byte↔unicode table ('Ġ' is the space), char_level
+ *      (SentencePiece style) from its characters, a character without a
+ *      token becoming its bytes' `<0xNN>` tokens (byte_fallback) or unk;
+ *   6. the post-processor's ids around the whole (a template's BOS):
+ *      bpe_template_before / bpe_template_after, or bpe_encode_template.
+ * GPT-2's pattern is
+ *   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+ * written by hand over utf8proc's Unicode categories (\s is Unicode's
+ * White_Space, as in the regex engines Hugging Face and Python use).
  * The text is used exactly as given: no trimming, CRLF and blank lines are
  * tokens too; there is no cap on the number of tokens.
  *
- * Building: bpe_create, then every vocabulary token (bpe_add_token), then the
- * merges in rank order (bpe_add_merge), then the added tokens
- * (bpe_add_special). Errors are -ATTN_E_* codes with a detail in the AttnErr
- * (no file or line: the readers add them). A built Bpe is only read by the
+ * Building: bpe_create, then the normalizer and pre-tokenizer steps, then
+ * every vocabulary token (bpe_add_token), then the merges in rank order
+ * (bpe_add_merge), then the added tokens (bpe_add_special), then the
+ * template. Errors are -ATTN_E_* codes with a detail in the AttnErr (no
+ * file or line: the readers add them). A built Bpe is only read by the
  * encoding and display functions: several threads may use one at once. */
 #ifndef ATTNVIZ_BPE_H
 #define ATTNVIZ_BPE_H
@@ -32,7 +47,8 @@
 #define BPE_MAX_VOCAB (1 << 21) /* ids are 0 .. BPE_MAX_VOCAB - 1 */
 #define BPE_MAX_TOKEN_BYTES 4096 /* one vocabulary or added token's text */
 
-/* What tokenizer.json's model and pre_tokenizer may set; zero is GPT-2's. */
+/* What tokenizer.json's model, pre_tokenizer and decoder may set; zero is
+ * GPT-2's. */
 typedef struct BpeOptions {
     int add_prefix_space; /* ByteLevel: a space before each piece not starting with one */
     int no_regex;         /* ByteLevel use_regex false: no pattern split */
@@ -40,6 +56,12 @@ typedef struct BpeOptions {
     int has_unk;          /* bytes without a token become unk_id (else dropped) */
     int unk_id;
     int fuse_unk;         /* consecutive unknown bytes become one unk_id */
+    int byte_fallback;    /* a character without a token: its bytes' <0xNN> tokens */
+    int char_level;       /* no ByteLevel: the tokens are text (SentencePiece style);
+                             a token's bytes are its text with U+2581 '▁' as the space
+                             and <0xNN> as byte NN */
+    int decode_strip;     /* bpe_decode drops up to this many leading spaces (the
+                             decoder's Strip start, or 1 for its Metaspace) */
 } BpeOptions;
 
 /* Added-token flags (tokenizer.json's added_tokens fields). */
@@ -48,7 +70,7 @@ enum {
     BPE_ADDED_LSTRIP = 2,      /* takes the white space before it */
     BPE_ADDED_RSTRIP = 4,      /* takes the white space after it */
     BPE_ADDED_SINGLE_WORD = 8, /* only between non-word characters */
-    BPE_ADDED_NORMALIZED = 16  /* matched in the second pass (after the others) */
+    BPE_ADDED_NORMALIZED = 16  /* matched after the normalizer, content normalized too */
 };
 
 typedef struct Bpe Bpe;
@@ -88,10 +110,69 @@ int bpe_add_merge(Bpe *b, const char *left, size_t llen, const char *right, size
 int bpe_add_special(Bpe *b, const char *content, size_t len, long id, unsigned flags,
                     AttnErr *err);
 
+/* ---- the pipeline around the model (tokenizer.json) ---------------------- */
+enum { BPE_NORM_NFC = 1, BPE_NORM_NFD, BPE_NORM_NFKC, BPE_NORM_NFKD, BPE_NORM_PREPEND,
+       BPE_NORM_REPLACE };
+
+/* One normalizer step (a Sequence is its steps in order). */
+typedef struct BpeNormalizer {
+    int kind;                /* BPE_NORM_* */
+    const char *pattern;     /* Replace: what is replaced, a literal or a regex */
+    size_t pattern_len;
+    int regex;
+    const char *content;     /* Prepend: the text put before a non-empty text;
+                                Replace: the replacement */
+    size_t content_len;
+} BpeNormalizer;
+
+/* Appends a normalizer step. -ATTN_E_PARSE for a regex PCRE2 cannot
+ * compile (the detail says where), -ATTN_E_NOMEM. */
+int bpe_add_normalizer(Bpe *b, const BpeNormalizer *n, AttnErr *err);
+
+enum { BPE_PRE_BYTE_LEVEL = 1, BPE_PRE_SPLIT, BPE_PRE_DIGITS, BPE_PRE_METASPACE };
+/* Split's behaviours: what becomes of the pattern's matches. */
+enum { BPE_SPLIT_REMOVED, BPE_SPLIT_ISOLATED, BPE_SPLIT_MERGED_WITH_PREVIOUS,
+       BPE_SPLIT_MERGED_WITH_NEXT, BPE_SPLIT_CONTIGUOUS };
+enum { BPE_PREPEND_ALWAYS, BPE_PREPEND_FIRST, BPE_PREPEND_NEVER };
+
+/* One pre-tokenizer step (a Sequence is its steps in order). */
+typedef struct BpePreTokenizer {
+    int kind;                /* BPE_PRE_* */
+    int add_prefix_space;    /* ByteLevel: a space before each piece not starting with one */
+    int no_regex;            /* ByteLevel: no split by GPT-2's pattern */
+    const char *pattern;     /* Split: a literal, or a regex (PCRE2, UTF and UCP) */
+    size_t pattern_len;
+    int regex;
+    int behavior;            /* Split: BPE_SPLIT_* */
+    int invert;              /* Split: the pieces between matches are the matches */
+    int individual_digits;   /* Digits: each digit alone, else runs of digits */
+    const char *replacement; /* Metaspace: one character for the space (NULL: '▁') */
+    size_t replacement_len;
+    int prepend_scheme;      /* Metaspace: BPE_PREPEND_* (first: only at the text's start) */
+    int split;               /* Metaspace: split before each replacement character */
+} BpePreTokenizer;
+
+/* Appends a pre-tokenizer step. -ATTN_E_PARSE for a regex PCRE2 cannot
+ * compile, -ATTN_E_RANGE for a replacement that is not one character. */
+int bpe_add_pre_tokenizer(Bpe *b, const BpePreTokenizer *p, AttnErr *err);
+
+/* The post-processor's template for one text: n_before ids before it (the
+ * BOS: Llama 3's <|begin_of_text|>, Llama 2's <s>) and n_after after it;
+ * copied. -ATTN_E_RANGE for an id outside 0 .. BPE_MAX_VOCAB - 1. */
+int bpe_set_template(Bpe *b, const int *before, int n_before, const int *after, int n_after,
+                     AttnErr *err);
+/* The template's ids before / after the text, *n set (0 and NULL when none:
+ * GPT-2, Qwen2). */
+const int *bpe_template_before(const Bpe *b, int *n);
+const int *bpe_template_after(const Bpe *b, int *n);
+
 /* ---- encoding ------------------------------------------------------------ */
 /* The ids of text (len bytes, any bytes) appended to out. 0 or -ATTN_E_NOMEM
  * (out keeps what it had). */
 int bpe_encode(const Bpe *b, const char *text, size_t len, BpeIds *out);
+/* The template's ids before, bpe_encode's, the template's after: Hugging
+ * Face's encode(text) with add_special_tokens. 0 or -ATTN_E_NOMEM. */
+int bpe_encode_template(const Bpe *b, const char *text, size_t len, BpeIds *out);
 
 /* ---- the vocabulary ------------------------------------------------------- */
 int bpe_n_vocab(const Bpe *b);  /* the largest id + 1 */
@@ -103,7 +184,9 @@ int bpe_token_id(const Bpe *b, const char *text, size_t len);
 int bpe_is_special(const Bpe *b, int id);
 /* Token id's bytes (the byte-level characters decoded; an added token's
  * content as it is; a vocabulary token with a character outside the table,
- * its UTF-8 as Hugging Face's decoder gives it), *len set; NULL and 0 for
+ * its UTF-8 as Hugging Face's decoder gives it; a "normalized" added
+ * token's content normalized, as Hugging Face decodes it; char_level: '▁' as a space,
+ * <0xNN> as the one byte NN), *len set; NULL and 0 for
  * an id with no token. Not NUL-terminated. */
 const char *bpe_token_bytes(const Bpe *b, int id, size_t *len);
 
@@ -115,7 +198,8 @@ const char *bpe_token_bytes(const Bpe *b, int id, size_t *len);
 size_t bpe_token_text(const Bpe *b, int id, const char *space_mark, char *out, size_t cap);
 
 /* The bytes of ids[0..n) joined (special tokens left out when skip_special),
- * into *out (malloc'ed, NUL-terminated, *len bytes before the NUL). Unknown
+ * up to decode_strip leading spaces dropped (byte-fallback bytes join into
+ * the UTF-8 they make), into *out (malloc'ed, NUL-terminated, *len bytes before the NUL). Unknown
  * ids give nothing. 0 or -ATTN_E_NOMEM. */
 int bpe_decode(const Bpe *b, const int *ids, int n, int skip_special, char **out, size_t *len);
 

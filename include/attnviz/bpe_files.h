@@ -1,12 +1,27 @@
-/* A GPT-2 tokenizer's files into a Bpe (attnviz/bpe.h): vocab.json (an
+/* A BPE tokenizer's files into a Bpe (attnviz/bpe.h): vocab.json (an
  * object token → id) with merges.txt ("#version" line, then "left right" a
- * line, in rank order), or Hugging Face's tokenizer.json (model BPE, its
- * merges as "left right" strings or ["left", "right"] pairs, pre_tokenizer
- * ByteLevel, no normaliser, its added_tokens). With vocab.json, a
- * `<|endoftext|>` of the vocabulary is GPT-2's special token.
- * Errors name the file, the line and what is wrong (a merge whose parts are
- * not in the vocabulary, an id that is not a whole number, a pre-tokenizer
- * other than ByteLevel, ...); on error *out is NULL. */
+ * line, in rank order), or Hugging Face's tokenizer.json:
+ *   model          BPE: merges as "left right" strings or ["left", "right"]
+ *                  pairs, ignore_merges, byte_fallback, unk_token, fuse_unk
+ *   normalizer     null, NFC, NFD, NFKC, NFKD, Prepend, Replace (String or
+ *                  Regex), Sequence of these
+ *   pre_tokenizer  null, ByteLevel, Split (String or Regex pattern, every
+ *                  behavior, invert), Digits, Metaspace (prepend_scheme
+ *                  first / always / never, or the older add_prefix_space;
+ *                  split), Sequence of these; without a ByteLevel the
+ *                  tokens are text (char_level: Llama 2, Mistral)
+ *   added_tokens   lstrip, rstrip, single_word, normalized, special
+ *   post_processor null, ByteLevel, TemplateProcessing (its "single": the
+ *                  ids before and after "A", bpe_template_before / _after),
+ *                  Sequence of these
+ *   decoder        null, ByteLevel, Metaspace, Replace, ByteFallback, Fuse,
+ *                  Strip, Sequence of these (for bpe_decode's leading space)
+ * With vocab.json, a `<|endoftext|>` of the vocabulary is GPT-2's special
+ * token. Errors name the file, the line and what is wrong (a merge whose
+ * parts are not in the vocabulary, an id that is not a whole number, a
+ * regex PCRE2 cannot compile, a type not listed above, named:
+ * -ATTN_E_UNSUPPORTED "pre_tokenizer Whitespace is not supported (...)");
+ * on error *out is NULL. */
 #ifndef ATTNVIZ_BPE_FILES_H
 #define ATTNVIZ_BPE_FILES_H
 

@@ -1,7 +1,6 @@
-/* GPT-2's byte-level BPE in memory: the byte↔unicode table, the vocabulary
- * and the merges (hash maps), added tokens, the merge loop (a heap of
- * candidate pairs, lowest rank first, leftmost among equals) and the display
- * text of a token. The pattern split is bpe_split.c's; no files here. */
+/* Hugging Face's BPE in memory: the byte↔unicode table, the vocabulary and
+ * the merges (hash maps), added tokens, the template's ids and the display text
+ * of a token. The encoding is bpe_encode.c's; no files here. */
 #include "attnviz/bpe.h"
 
 #include <stdint.h>
@@ -10,44 +9,7 @@
 #include <string.h>
 
 #include "attnviz/tokenizer.h"
-#include "bpe_split.h"
-
-typedef struct TokenRec {
-    size_t text_off, raw_off; /* the text in the file's form, and its bytes */
-    uint32_t text_len, raw_len;
-    int32_t added;            /* index in Bpe.added, or -1 */
-    uint8_t in_vocab;
-} TokenRec;
-
-typedef struct MergeSlot {
-    uint64_t key;  /* left id << 32 | right id */
-    int32_t rank;  /* -1: empty slot */
-    int32_t id;    /* the merged token */
-} MergeSlot;
-
-typedef struct Added {
-    size_t off;    /* content in the arena */
-    uint32_t len;
-    int32_t id;
-    unsigned flags;
-} Added;
-
-struct Bpe {
-    BpeOptions opt;
-    TokenRec *tok;          /* by id, n_vocab of them (cap_tok allocated) */
-    int n_vocab, cap_tok, n_tokens;
-    char *arena;            /* every text and byte string */
-    size_t arena_len, arena_cap;
-    uint32_t *vslot;        /* vocabulary text → id + 1 (0: empty) */
-    size_t n_vslot;
-    MergeSlot *mslot;
-    size_t n_mslot, n_mused;
-    int n_merges;
-    int byte_id[256];       /* the token of each byte's character, or -1 */
-    Added *added;           /* sorted by first byte, then longest first */
-    int n_added, cap_added;
-    int added_at[257];      /* added[added_at[c] .. added_at[c + 1]) start with byte c */
-};
+#include "bpe_internal.h"
 
 /* ---- the byte↔unicode table (GPT-2's bytes_to_unicode) --------------------- */
 
@@ -107,6 +69,39 @@ static size_t text_bytes(char *out, const char *text, size_t len)
     return o;
 }
 
+/* The byte of a byte-fallback token's text <0xNN> (any case, as Hugging
+ * Face's ByteFallback decoder reads it), or -1. */
+static int fallback_byte(const char *t, size_t n)
+{
+    static const char hex[] = "0123456789abcdef0123456789ABCDEF";
+    if (n != 6 || memcmp(t, "<0x", 3) != 0 || t[5] != '>' || !t[3] || !t[4])
+        return -1;
+    const char *hi = strchr(hex, t[3]), *lo = strchr(hex, t[4]);
+    if (!hi || !lo)
+        return -1;
+    return (int)((hi - hex) % 16 * 16 + (lo - hex) % 16);
+}
+
+/* A char_level token's bytes: a byte-fallback token's byte, else its text
+ * with every '▁' a space (the Replace and ByteFallback decoders). */
+static size_t text_bytes_chars(char *out, const char *text, size_t len)
+{
+    int fb = fallback_byte(text, len);
+    if (fb >= 0) {
+        out[0] = (char)fb;
+        return 1;
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < len;)
+        if (len - i >= 3 && memcmp(text + i, "\xE2\x96\x81", 3) == 0) {
+            out[o++] = ' ';
+            i += 3;
+        } else {
+            out[o++] = text[i++];
+        }
+    return o;
+}
+
 /* ---- hashing ---------------------------------------------------------------- */
 
 static uint64_t hash_bytes(const char *s, size_t n)
@@ -146,7 +141,7 @@ static size_t vocab_probe(const Bpe *b, const char *text, size_t len)
     }
 }
 
-static int vocab_find(const Bpe *b, const char *text, size_t len)
+int bpe_vocab_find(const Bpe *b, const char *text, size_t len)
 {
     if (!b->n_vslot)
         return -1;
@@ -174,7 +169,7 @@ static int vocab_grow(Bpe *b)
     return 0;
 }
 
-static const MergeSlot *merge_find(const Bpe *b, int left, int right)
+const MergeSlot *bpe_merge_find(const Bpe *b, int left, int right)
 {
     if (!b->n_mslot)
         return NULL;
@@ -226,7 +221,7 @@ Bpe *bpe_create(const BpeOptions *opt)
     if (opt)
         b->opt = *opt;
     for (int i = 0; i < 256; i++)
-        b->byte_id[i] = -1;
+        b->byte_id[i] = b->byte_fb[i] = -1;
     return b;
 }
 
@@ -244,6 +239,13 @@ void bpe_destroy(Bpe *b)
     free(b->vslot);
     free(b->mslot);
     free(b->added);
+    for (int i = 0; i < b->n_norm; i++)
+        bpe_norm_free(&b->norm[i]);
+    free(b->norm);
+    for (int i = 0; i < b->n_pre; i++)
+        bpe_pre_free(&b->pre[i]);
+    free(b->pre);
+    free(b->tmpl);
     free(b);
 }
 
@@ -309,7 +311,7 @@ int bpe_add_token(Bpe *b, const char *text, size_t len, long id, AttnErr *err)
         return attn_err_set(err, ATTN_E_TOO_LARGE, NULL, 0,
                             "token %ld is %zu bytes long; the limit is %d", id, len,
                             BPE_MAX_TOKEN_BYTES);
-    if (vocab_find(b, text, len) >= 0)
+    if (bpe_vocab_find(b, text, len) >= 0)
         return attn_err_set(err, ATTN_E_DUPLICATE, NULL, 0, "token \"%.*s\" appears twice",
                             (int)(len < 200 ? len : 200), text);
     if (id < b->n_vocab && b->tok[id].in_vocab)
@@ -328,7 +330,8 @@ int bpe_add_token(Bpe *b, const char *text, size_t len, long id, AttnErr *err)
     t->text_len = (uint32_t)len;
     memcpy(b->arena + b->arena_len, text, len);
     t->raw_off = b->arena_len + len;
-    t->raw_len = (uint32_t)text_bytes(b->arena + t->raw_off, text, len);
+    t->raw_len = (uint32_t)(b->opt.char_level ? text_bytes_chars(b->arena + t->raw_off, text, len)
+                                              : text_bytes(b->arena + t->raw_off, text, len));
     b->arena_len += len + t->raw_len;
     t->in_vocab = 1;
     b->vslot[vocab_probe(b, text, len)] = (uint32_t)id + 1;
@@ -337,6 +340,10 @@ int bpe_add_token(Bpe *b, const char *text, size_t len, long id, AttnErr *err)
     int n = tok_utf8_decode((const unsigned char *)text, len, &cp);
     if (n > 0 && (size_t)n == len && bpe_char_byte(cp) >= 0)
         b->byte_id[bpe_char_byte(cp)] = (int)id;
+    int fb = fallback_byte(text, len);
+    if (fb >= 0 && !memchr(text + 3, 0, 2) && strchr("0123456789ABCDEF", text[3]) &&
+        strchr("0123456789ABCDEF", text[4]))
+        b->byte_fb[fb] = (int)id; /* looked up as format!("<{b:#04X}>"): upper case */
     return 0;
 nomem:
     return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
@@ -345,7 +352,7 @@ nomem:
 int bpe_add_merge(Bpe *b, const char *left, size_t llen, const char *right, size_t rlen,
                   AttnErr *err)
 {
-    int a = vocab_find(b, left, llen), c = vocab_find(b, right, rlen);
+    int a = bpe_vocab_find(b, left, llen), c = bpe_vocab_find(b, right, rlen);
     const char *missing = a < 0 ? left : c < 0 ? right : NULL;
     if (missing) {
         size_t n = a < 0 ? llen : rlen;
@@ -362,7 +369,7 @@ int bpe_add_merge(Bpe *b, const char *left, size_t llen, const char *right, size
     char join[BPE_MAX_TOKEN_BYTES];
     memcpy(join, left, llen);
     memcpy(join + llen, right, rlen);
-    int id = vocab_find(b, join, llen + rlen);
+    int id = bpe_vocab_find(b, join, llen + rlen);
     if (id < 0)
         return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
                             "merge \"%.*s %.*s\": their join \"%.*s\" is not in the vocabulary",
@@ -379,8 +386,8 @@ int bpe_add_merge(Bpe *b, const char *left, size_t llen, const char *right, size
  * first byte and longer content (so the first match found is the longest). */
 static int added_before(const Bpe *b, const Added *x, const Added *a)
 {
-    unsigned char fx = (unsigned char)b->arena[x->off], fa = (unsigned char)b->arena[a->off];
-    return fx < fa || (fx == fa && x->len >= a->len);
+    unsigned char fx = (unsigned char)b->arena[x->moff], fa = (unsigned char)b->arena[a->moff];
+    return fx < fa || (fx == fa && x->mlen >= a->mlen);
 }
 
 int bpe_add_special(Bpe *b, const char *content, size_t len, long id, unsigned flags,
@@ -410,11 +417,29 @@ int bpe_add_special(Bpe *b, const char *content, size_t len, long id, unsigned f
         b->added = a;
         b->cap_added = cap;
     }
-    if (arena_reserve(b, len) < 0 || !token_slot(b, (int)id))
+    char *norm = NULL;
+    size_t nlen = 0;
+    if ((flags & BPE_ADDED_NORMALIZED) && b->n_norm &&
+        bpe_normalize(b->norm, b->n_norm, content, len, &norm, &nlen) < 0)
         return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
-    Added a = {b->arena_len, (uint32_t)len, (int32_t)id, flags};
+    if (norm && (nlen == 0 || nlen > BPE_MAX_TOKEN_BYTES)) {
+        free(norm); /* normalized to nothing: matched as it is */
+        norm = NULL;
+    }
+    if (arena_reserve(b, len + nlen) < 0 || !token_slot(b, (int)id)) {
+        free(norm);
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+    }
+    Added a = {b->arena_len, (uint32_t)len, b->arena_len, (uint32_t)len, (int32_t)id, flags};
     memcpy(b->arena + b->arena_len, content, len);
     b->arena_len += len;
+    if (norm) {
+        a.moff = b->arena_len;
+        a.mlen = (uint32_t)nlen;
+        memcpy(b->arena + b->arena_len, norm, nlen);
+        b->arena_len += nlen;
+        free(norm);
+    }
     int at = b->n_added;
     while (at > 0 && !added_before(b, &b->added[at - 1], &a))
         at--;
@@ -424,11 +449,73 @@ int bpe_add_special(Bpe *b, const char *content, size_t len, long id, unsigned f
     for (int i = 0; i < b->n_added; i++)
         b->tok[b->added[i].id].added = i;
     for (int c = 0, i = 0; c <= 256; c++) {
-        while (i < b->n_added && (unsigned char)b->arena[b->added[i].off] < c)
+        while (i < b->n_added && (unsigned char)b->arena[b->added[i].moff] < c)
             i++;
         b->added_at[c] = i;
     }
     return 0;
+}
+
+int bpe_add_normalizer(Bpe *b, const BpeNormalizer *n, AttnErr *err)
+{
+    BpeNorm *m = realloc(b->norm, (size_t)(b->n_norm + 1) * sizeof *m);
+    if (!m)
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+    b->norm = m;
+    int rc = bpe_norm_compile(&b->norm[b->n_norm], n, err);
+    if (rc == 0)
+        b->n_norm++;
+    return rc;
+}
+
+int bpe_add_pre_tokenizer(Bpe *b, const BpePreTokenizer *p, AttnErr *err)
+{
+    BpePre *m = realloc(b->pre, (size_t)(b->n_pre + 1) * sizeof *m);
+    if (!m)
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+    b->pre = m;
+    int rc = bpe_pre_compile(&b->pre[b->n_pre], p, err);
+    if (rc == 0)
+        b->n_pre++;
+    return rc;
+}
+
+int bpe_set_template(Bpe *b, const int *before, int n_before, const int *after, int n_after,
+                     AttnErr *err)
+{
+    if (n_before < 0 || n_after < 0 || n_before + n_after > 1024)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "the template has %d ids",
+                            n_before + n_after);
+    for (int i = 0; i < n_before + n_after; i++) {
+        long id = i < n_before ? before[i] : after[i - n_before];
+        if (id < 0 || id >= BPE_MAX_VOCAB)
+            return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                                "template id %ld is outside 0 to %d", id, BPE_MAX_VOCAB - 1);
+    }
+    int *t = n_before + n_after ? malloc((size_t)(n_before + n_after) * sizeof *t) : NULL;
+    if (n_before + n_after && !t)
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+    if (n_before)
+        memcpy(t, before, (size_t)n_before * sizeof *t);
+    if (n_after)
+        memcpy(t + n_before, after, (size_t)n_after * sizeof *t);
+    free(b->tmpl);
+    b->tmpl = t;
+    b->n_before = n_before;
+    b->n_after = n_after;
+    return 0;
+}
+
+const int *bpe_template_before(const Bpe *b, int *n)
+{
+    *n = b->n_before;
+    return b->n_before ? b->tmpl : NULL;
+}
+
+const int *bpe_template_after(const Bpe *b, int *n)
+{
+    *n = b->n_after;
+    return b->n_after ? b->tmpl + b->n_before : NULL;
 }
 
 /* ---- the vocabulary ------------------------------------------------------------ */
@@ -441,7 +528,7 @@ int bpe_token_id(const Bpe *b, const char *text, size_t len)
     for (int i = 0; i < b->n_added; i++)
         if (b->added[i].len == len && memcmp(b->arena + b->added[i].off, text, len) == 0)
             return b->added[i].id;
-    return vocab_find(b, text, len);
+    return bpe_vocab_find(b, text, len);
 }
 
 int bpe_is_special(const Bpe *b, int id)
@@ -456,9 +543,9 @@ const char *bpe_token_bytes(const Bpe *b, int id, size_t *len)
     if (id < 0 || id >= b->n_vocab)
         return NULL;
     const TokenRec *t = &b->tok[id];
-    if (t->added >= 0) {
-        *len = b->added[t->added].len;
-        return b->arena + b->added[t->added].off;
+    if (t->added >= 0) { /* normalized: as normalized, as Hugging Face decodes it */
+        *len = b->added[t->added].mlen;
+        return b->arena + b->added[t->added].moff;
     }
     if (!t->in_vocab)
         return NULL;
@@ -500,6 +587,7 @@ size_t bpe_token_text(const Bpe *b, int id, const char *space_mark, char *out, s
 
 int bpe_decode(const Bpe *b, const int *ids, int n, int skip_special, char **out, size_t *len)
 {
+    int strip = b->opt.decode_strip;
     size_t total = 0, l;
     for (int i = 0; i < n; i++)
         if (!(skip_special && bpe_is_special(b, ids[i])) && bpe_token_bytes(b, ids[i], &l))
@@ -511,6 +599,10 @@ int bpe_decode(const Bpe *b, const int *ids, int n, int skip_special, char **out
     for (int i = 0; i < n; i++) {
         const char *t = bpe_token_bytes(b, ids[i], &l);
         if (t && !(skip_special && bpe_is_special(b, ids[i]))) {
+            for (; strip > 0 && l > 0 && *t == ' '; strip--, t++, l--) {
+            }
+            if (l)
+                strip = 0; /* only the joined text's start */
             memcpy(s + o, t, l);
             o += l;
         }
@@ -518,271 +610,5 @@ int bpe_decode(const Bpe *b, const int *ids, int n, int skip_special, char **out
     s[o] = '\0';
     *out = s;
     *len = o;
-    return 0;
-}
-
-/* ---- encoding ---------------------------------------------------------------------- */
-
-typedef struct Sym {
-    int id, prev, next; /* next -1: the last; id -1: merged into its left */
-} Sym;
-
-typedef struct Cand {
-    int rank, left, right; /* the pair sym[left], sym[right] */
-    int a, c, id;          /* their ids then, and the merged token's */
-} Cand;
-
-/* What one bpe_encode call allocates: the pieces' symbols and candidate
- * heap, a scratch copy for a piece given a prefix space. */
-typedef struct Work {
-    const Bpe *b;
-    BpeIds *out;
-    Sym *sym;
-    Cand *heap;
-    size_t cap_sym, n_heap;
-    char *scratch;
-    size_t cap_scratch;
-    int failed;
-} Work;
-
-static int push_id(Work *w, int id)
-{
-    BpeIds *o = w->out;
-    if (o->n == o->cap) {
-        int cap = o->cap ? 2 * o->cap : 64;
-        int *p = realloc(o->id, (size_t)cap * sizeof *p);
-        if (!p) {
-            w->failed = 1;
-            return -1;
-        }
-        o->id = p;
-        o->cap = cap;
-    }
-    o->id[o->n++] = id;
-    return 0;
-}
-
-static int cand_less(const Cand *x, const Cand *y)
-{
-    return x->rank < y->rank || (x->rank == y->rank && x->left < y->left);
-}
-
-/* The pair sym[left], sym[right] onto the heap when a merge joins it. */
-static void push_pair(Work *w, int left, int right)
-{
-    const MergeSlot *m = merge_find(w->b, w->sym[left].id, w->sym[right].id);
-    if (!m)
-        return;
-    Cand c = {m->rank, left, right, w->sym[left].id, w->sym[right].id, m->id};
-    size_t i = w->n_heap++;
-    while (i > 0 && cand_less(&c, &w->heap[(i - 1) / 2])) {
-        w->heap[i] = w->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    w->heap[i] = c;
-}
-
-static Cand pop_pair(Work *w)
-{
-    Cand top = w->heap[0], last = w->heap[--w->n_heap];
-    size_t i = 0, n = w->n_heap;
-    for (;;) {
-        size_t k = 2 * i + 1;
-        if (k >= n)
-            break;
-        if (k + 1 < n && cand_less(&w->heap[k + 1], &w->heap[k]))
-            k++;
-        if (!cand_less(&w->heap[k], &last))
-            break;
-        w->heap[i] = w->heap[k];
-        i = k;
-    }
-    if (n)
-        w->heap[i] = last;
-    return top;
-}
-
-/* Room for a piece of n bytes: n symbols and 3n candidates (n - 1 at
- * first, at most two more per merge). */
-static int reserve_piece(Work *w, size_t n)
-{
-    if (n <= w->cap_sym)
-        return 0;
-    size_t cap = w->cap_sym ? w->cap_sym : 64;
-    while (cap < n)
-        cap *= 2;
-    free(w->sym);
-    free(w->heap);
-    w->sym = malloc(cap * sizeof *w->sym);
-    w->heap = malloc(3 * cap * sizeof *w->heap);
-    w->cap_sym = w->sym && w->heap ? cap : 0;
-    if (!w->cap_sym)
-        w->failed = 1;
-    return w->cap_sym ? 0 : -1;
-}
-
-/* A piece's whole byte-level text in the vocabulary (ignore_merges): its id, or -1. */
-static int whole_piece(Work *w, const unsigned char *s, size_t n)
-{
-    char buf[2 * 256];
-    if (n > sizeof buf / 2)
-        return -1;
-    size_t o = 0;
-    for (size_t i = 0; i < n; i++)
-        o += (size_t)bpe_byte_char(s[i], buf + o);
-    return vocab_find(w->b, buf, o);
-}
-
-/* One piece (n bytes): its bytes' tokens, merged by rank, onto out. */
-static void encode_piece(Work *w, const unsigned char *s, size_t n)
-{
-    const Bpe *b = w->b;
-    int whole = b->opt.ignore_merges ? whole_piece(w, s, n) : -1;
-    if (whole >= 0 || reserve_piece(w, n) < 0) {
-        if (whole >= 0)
-            push_id(w, whole);
-        return;
-    }
-    Sym *sym = w->sym;
-    int ns = 0;
-    for (size_t i = 0; i < n; i++) {
-        int id = b->byte_id[s[i]];
-        if (id < 0) {
-            if (!b->opt.has_unk)
-                continue; /* no token and no unk: the byte is dropped, as Hugging Face does */
-            id = b->opt.unk_id;
-            if (b->opt.fuse_unk && ns > 0 && sym[ns - 1].id == id && b->byte_id[s[i - 1]] < 0)
-                continue;
-        }
-        sym[ns] = (Sym){id, ns - 1, ns + 1};
-        ns++;
-    }
-    if (!ns)
-        return;
-    sym[ns - 1].next = -1;
-    w->n_heap = 0;
-    for (int i = 0; i + 1 < ns; i++)
-        push_pair(w, i, i + 1);
-    while (w->n_heap) {
-        Cand c = pop_pair(w);
-        Sym *l = &sym[c.left], *r = &sym[c.right];
-        if (l->id != c.a || l->next != c.right || r->id != c.c)
-            continue; /* a side was merged since */
-        l->id = c.id;
-        l->next = r->next;
-        if (r->next >= 0)
-            sym[r->next].prev = c.left;
-        r->id = -1;
-        if (l->prev >= 0)
-            push_pair(w, l->prev, c.left);
-        if (l->next >= 0)
-            push_pair(w, c.left, l->next);
-    }
-    for (int i = 0; i >= 0; i = sym[i].next)
-        push_id(w, sym[i].id);
-}
-
-/* Text without added tokens: the pattern's pieces (after a prefix space
- * when the options ask for one), each merged. */
-static void encode_plain(Work *w, const char *text, size_t len)
-{
-    if (!len)
-        return;
-    if (w->b->opt.add_prefix_space && text[0] != ' ') {
-        if (w->cap_scratch < len + 1) {
-            free(w->scratch);
-            w->cap_scratch = 2 * len + 1;
-            w->scratch = malloc(w->cap_scratch);
-            if (!w->scratch) {
-                w->cap_scratch = 0;
-                w->failed = 1;
-                return;
-            }
-        }
-        w->scratch[0] = ' ';
-        memcpy(w->scratch + 1, text, len);
-        text = w->scratch;
-        len++;
-    }
-    if (w->b->opt.no_regex) {
-        encode_piece(w, (const unsigned char *)text, len);
-        return;
-    }
-    for (size_t pos = 0; pos < len && !w->failed;) {
-        size_t end = bpe_split_next(text, len, pos);
-        encode_piece(w, (const unsigned char *)text + pos, end - pos);
-        pos = end;
-    }
-}
-
-/* The first added token of the pass at or after pos (leftmost, then
- * longest): its index, with *start and *stop its extent (lstrip and rstrip
- * applied, never before from); -1 when none. A single_word token with a
- * word character beside it is passed over with the text it matched, as
- * Hugging Face's leftmost-longest search passes it. */
-static int find_added(const Bpe *b, int pass, const char *t, size_t len, size_t from, size_t pos,
-                      size_t *start, size_t *stop)
-{
-    while (pos < len) {
-        unsigned char c = (unsigned char)t[pos];
-        const Added *a = NULL;
-        for (int i = b->added_at[c]; i < b->added_at[c + 1] && !a; i++)
-            if (!!(b->added[i].flags & BPE_ADDED_NORMALIZED) == pass &&
-                b->added[i].len <= len - pos &&
-                memcmp(t + pos, b->arena + b->added[i].off, b->added[i].len) == 0)
-                a = &b->added[i];
-        if (!a) {
-            pos++;
-            continue;
-        }
-        size_t end = pos + a->len;
-        if ((a->flags & BPE_ADDED_SINGLE_WORD) &&
-            (bpe_word_before(t, pos) || bpe_word_after(t, len, end))) {
-            pos = end;
-            continue;
-        }
-        *start = a->flags & BPE_ADDED_LSTRIP ? bpe_space_before(t, from, pos) : pos;
-        *stop = a->flags & BPE_ADDED_RSTRIP ? bpe_space_after(t, len, end) : end;
-        return (int)(a - b->added);
-    }
-    return -1;
-}
-
-/* Pass 0 cuts out the added tokens matched as they are, pass 1 those
- * matched after normalisation (the same text: GPT-2 has no normaliser),
- * in what pass 0 left; the rest is plain text. */
-static void encode_added(Work *w, int pass, const char *text, size_t len)
-{
-    if (pass == 2 || !w->b->n_added) {
-        encode_plain(w, text, len);
-        return;
-    }
-    size_t from = 0, start, stop;
-    int i;
-    while (!w->failed && (i = find_added(w->b, pass, text, len, from, from, &start, &stop)) >= 0) {
-        encode_added(w, pass + 1, text + from, start - from);
-        push_id(w, w->b->added[i].id);
-        from = stop;
-    }
-    encode_added(w, pass + 1, text + from, len - from);
-}
-
-int bpe_encode(const Bpe *b, const char *text, size_t len, BpeIds *out)
-{
-    Work w = {.b = b, .out = out};
-    int n0 = out->n;
-    char *clean = malloc(3 * len + 1);
-    if (!clean)
-        return -ATTN_E_NOMEM;
-    size_t n = bpe_utf8_clean(clean, text, len);
-    encode_added(&w, 0, clean, n);
-    free(clean);
-    free(w.sym);
-    free(w.heap);
-    free(w.scratch);
-    if (w.failed) {
-        out->n = n0;
-        return -ATTN_E_NOMEM;
-    }
     return 0;
 }

@@ -250,7 +250,7 @@ static int must_be_default(const cJSON *obj, const char *key, const char *data, 
         return 0;
     const char *keys[4] = {path[0], path[1], key, NULL};
     return attn_err_set(err, ATTN_E_UNSUPPORTED, name, json_line(data, len, keys, -1),
-                        "%s.%s is set: GPT-2's BPE has none", path[0] ? path[0] : "", key);
+                        "%s.%s is set: not supported", path[0] ? path[0] : "", key);
 }
 
 static int flag(const cJSON *obj, const char *key, int absent)
@@ -265,42 +265,338 @@ static const char *type_of(const cJSON *obj)
     return cJSON_IsString(t) ? t->valuestring : "(no type)";
 }
 
-/* The options of model and pre_tokenizer (what BpeOptions holds), checked. */
-static int read_options(BpeOptions *o, const cJSON *root, const char *data, size_t len,
-                        const char *name, AttnErr *err)
+/* Where a tokenizer.json is read from, for the messages. */
+typedef struct Doc {
+    const char *data, *name;
+    size_t len;
+    AttnErr *err;
+} Doc;
+
+/* The line of top-level member key. */
+static long top_line(const Doc *d, const char *key)
+{
+    const char *keys[2] = {key, NULL};
+    return json_line(d->data, d->len, keys, -1);
+}
+
+static int unsupported(const Doc *d, const char *key, const char *type, const char *known)
+{
+    return attn_err_set(d->err, ATTN_E_UNSUPPORTED, d->name, top_line(d, key),
+                        "%s %s is not supported (%s are)", key, type, known);
+}
+
+static int malformed(const Doc *d, const char *key, const char *what)
+{
+    return attn_err_set(d->err, ATTN_E_PARSE, d->name, top_line(d, key), "%s: %s", key, what);
+}
+
+/* A "pattern": {"String": "..."} or {"Regex": "..."}; -1 when neither. */
+static int read_pattern(const cJSON *obj, const char **pat, int *regex)
+{
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(obj, "pattern");
+    const cJSON *str = cJSON_GetObjectItemCaseSensitive(p, "String");
+    const cJSON *re = cJSON_GetObjectItemCaseSensitive(p, "Regex");
+    if (cJSON_IsString(str)) {
+        *pat = str->valuestring;
+        *regex = 0;
+    } else if (cJSON_IsString(re)) {
+        *pat = re->valuestring;
+        *regex = 1;
+    } else {
+        return -1;
+    }
+    return 0;
+}
+
+static const char *string_of(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The core's detail (a regex that does not compile) with the file and the
+ * line of key. */
+static int step_error(int rc, const Doc *d, const char *key)
+{
+    return rc < 0 ? located(rc, d->err, d->name, top_line(d, key)) : rc;
+}
+
+#define MAX_NESTING 8 /* Sequences within Sequences */
+
+/* normalizer (or one step of its Sequence) into b. */
+static int read_normalizer(Bpe *b, const cJSON *n, const Doc *d, int depth)
+{
+    static const char *const known = "NFC, NFD, NFKC, NFKD, Prepend, Replace and Sequence";
+    const char *type = type_of(n);
+    if (!n || cJSON_IsNull(n))
+        return 0;
+    if (!cJSON_IsObject(n))
+        return malformed(d, "normalizer", "expected an object or null");
+    if (strcmp(type, "Sequence") == 0) {
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(n, "normalizers");
+        if (!cJSON_IsArray(list) || depth >= MAX_NESTING)
+            return malformed(d, "normalizer", "a Sequence needs an array \"normalizers\"");
+        for (const cJSON *x = list->child; x; x = x->next) {
+            int rc = read_normalizer(b, x, d, depth + 1);
+            if (rc < 0)
+                return rc;
+        }
+        return 0;
+    }
+    static const char *const forms[] = {"NFC", "NFD", "NFKC", "NFKD"};
+    BpeNormalizer st = {0};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(type, forms[i]) == 0)
+            st.kind = BPE_NORM_NFC + i;
+    if (strcmp(type, "Prepend") == 0) {
+        st.kind = BPE_NORM_PREPEND;
+        st.content = string_of(n, "prepend");
+        if (!st.content)
+            return malformed(d, "normalizer", "Prepend needs a string \"prepend\"");
+    } else if (strcmp(type, "Replace") == 0) {
+        st.kind = BPE_NORM_REPLACE;
+        st.content = string_of(n, "content");
+        if (read_pattern(n, &st.pattern, &st.regex) < 0 || !st.content)
+            return malformed(d, "normalizer",
+                             "Replace needs a \"pattern\" (String or Regex) and a string \"content\"");
+        st.pattern_len = strlen(st.pattern);
+    } else if (!st.kind) {
+        return unsupported(d, "normalizer", type, known);
+    }
+    if (st.content)
+        st.content_len = strlen(st.content);
+    return step_error(bpe_add_normalizer(b, &st, d->err), d, "normalizer");
+}
+
+/* 1 when the pre-tokenizer is (or its Sequence holds) a ByteLevel. */
+static int has_byte_level(const cJSON *p, int depth)
+{
+    if (!cJSON_IsObject(p) || depth > MAX_NESTING)
+        return 0;
+    if (strcmp(type_of(p), "ByteLevel") == 0)
+        return 1;
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(p, "pretokenizers");
+    if (strcmp(type_of(p), "Sequence") == 0 && cJSON_IsArray(list))
+        for (const cJSON *x = list->child; x; x = x->next)
+            if (has_byte_level(x, depth + 1))
+                return 1;
+    return 0;
+}
+
+/* Metaspace's prepend_scheme, or its older add_prefix_space; -1 unknown. */
+static int prepend_scheme(const cJSON *m)
+{
+    const char *s = string_of(m, "prepend_scheme");
+    if (!s)
+        return flag(m, "add_prefix_space", 1) ? BPE_PREPEND_ALWAYS : BPE_PREPEND_NEVER;
+    return strcmp(s, "always") == 0 ? BPE_PREPEND_ALWAYS
+           : strcmp(s, "first") == 0 ? BPE_PREPEND_FIRST
+           : strcmp(s, "never") == 0 ? BPE_PREPEND_NEVER : -1;
+}
+
+/* pre_tokenizer (or one step of its Sequence) into b. */
+static int read_pre_tokenizer(Bpe *b, const cJSON *p, const Doc *d, int depth)
+{
+    static const char *const known = "ByteLevel, Split, Digits, Metaspace and Sequence";
+    static const char *const behaviors[] = {"Removed", "Isolated", "MergedWithPrevious",
+                                            "MergedWithNext", "Contiguous"};
+    const char *type = type_of(p);
+    if (!p || cJSON_IsNull(p))
+        return 0;
+    if (!cJSON_IsObject(p))
+        return malformed(d, "pre_tokenizer", "expected an object or null");
+    BpePreTokenizer st = {0};
+    if (strcmp(type, "Sequence") == 0) {
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(p, "pretokenizers");
+        if (!cJSON_IsArray(list) || depth >= MAX_NESTING)
+            return malformed(d, "pre_tokenizer", "a Sequence needs an array \"pretokenizers\"");
+        for (const cJSON *x = list->child; x; x = x->next) {
+            int rc = read_pre_tokenizer(b, x, d, depth + 1);
+            if (rc < 0)
+                return rc;
+        }
+        return 0;
+    } else if (strcmp(type, "ByteLevel") == 0) {
+        st.kind = BPE_PRE_BYTE_LEVEL;
+        st.add_prefix_space = flag(p, "add_prefix_space", 0);
+        st.no_regex = !flag(p, "use_regex", 1);
+    } else if (strcmp(type, "Split") == 0) {
+        const char *behavior = string_of(p, "behavior");
+        st.kind = BPE_PRE_SPLIT;
+        st.behavior = -1;
+        for (int i = 0; behavior && i < 5; i++)
+            if (strcmp(behavior, behaviors[i]) == 0)
+                st.behavior = i;
+        if (read_pattern(p, &st.pattern, &st.regex) < 0)
+            return malformed(d, "pre_tokenizer", "Split needs a \"pattern\" (String or Regex)");
+        if (st.behavior < 0)
+            return attn_err_set(d->err, ATTN_E_UNSUPPORTED, d->name, top_line(d, "pre_tokenizer"),
+                                "pre_tokenizer Split behavior %s is not supported (Removed, "
+                                "Isolated, MergedWithPrevious, MergedWithNext and Contiguous are)",
+                                behavior ? behavior : "(none)");
+        st.pattern_len = strlen(st.pattern);
+        st.invert = flag(p, "invert", 0);
+    } else if (strcmp(type, "Digits") == 0) {
+        st.kind = BPE_PRE_DIGITS;
+        st.individual_digits = flag(p, "individual_digits", 0);
+    } else if (strcmp(type, "Metaspace") == 0) {
+        st.kind = BPE_PRE_METASPACE;
+        st.replacement = string_of(p, "replacement");
+        st.replacement_len = st.replacement ? strlen(st.replacement) : 0;
+        st.prepend_scheme = prepend_scheme(p);
+        st.split = flag(p, "split", 1);
+        if (st.prepend_scheme < 0)
+            return attn_err_set(d->err, ATTN_E_UNSUPPORTED, d->name, top_line(d, "pre_tokenizer"),
+                                "pre_tokenizer Metaspace prepend_scheme %s is not supported "
+                                "(first, always and never are)", string_of(p, "prepend_scheme"));
+    } else {
+        return unsupported(d, "pre_tokenizer", type, known);
+    }
+    return step_error(bpe_add_pre_tokenizer(b, &st, d->err), d, "pre_tokenizer");
+}
+
+/* decoder: only what the tokens' display needs (BpeOptions.decode_strip);
+ * the rest of a known decoder is what char_level or ByteLevel do anyway. */
+static int read_decoder(BpeOptions *o, const cJSON *dec, const Doc *d, int depth)
+{
+    static const char *const known =
+        "ByteLevel, Metaspace, Replace, ByteFallback, Fuse, Strip and Sequence";
+    const char *type = type_of(dec);
+    if (!dec || cJSON_IsNull(dec))
+        return 0;
+    if (!cJSON_IsObject(dec))
+        return malformed(d, "decoder", "expected an object or null");
+    if (strcmp(type, "Sequence") == 0) {
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(dec, "decoders");
+        if (!cJSON_IsArray(list) || depth >= MAX_NESTING)
+            return malformed(d, "decoder", "a Sequence needs an array \"decoders\"");
+        for (const cJSON *x = list->child; x; x = x->next) {
+            int rc = read_decoder(o, x, d, depth + 1);
+            if (rc < 0)
+                return rc;
+        }
+    } else if (strcmp(type, "Metaspace") == 0) {
+        o->decode_strip = prepend_scheme(dec) != BPE_PREPEND_NEVER;
+    } else if (strcmp(type, "Strip") == 0) {
+        const cJSON *start = cJSON_GetObjectItemCaseSensitive(dec, "start");
+        const char *content = string_of(dec, "content");
+        if (content && strcmp(content, " ") == 0 && cJSON_IsNumber(start) &&
+            start->valuedouble >= 0 && start->valuedouble <= 64)
+            o->decode_strip = (int)start->valuedouble;
+    } else if (strcmp(type, "Replace") != 0 && strcmp(type, "ByteFallback") != 0 &&
+               strcmp(type, "Fuse") != 0 && strcmp(type, "ByteLevel") != 0) {
+        return unsupported(d, "decoder", type, known);
+    }
+    return 0;
+}
+
+/* post_processor: TemplateProcessing's ids before and after the text. */
+typedef struct Template {
+    int before[64], after[64];
+    int n_before, n_after;
+} Template;
+
+static int read_template(Template *t, const cJSON *p, const Doc *d)
+{
+    const cJSON *single = cJSON_GetObjectItemCaseSensitive(p, "single");
+    const cJSON *specials = cJSON_GetObjectItemCaseSensitive(p, "special_tokens");
+    int seen_a = 0;
+    if (!cJSON_IsArray(single))
+        return malformed(d, "post_processor", "TemplateProcessing needs an array \"single\"");
+    for (const cJSON *x = single->child; x; x = x->next) {
+        const cJSON *sp = cJSON_GetObjectItemCaseSensitive(x, "SpecialToken");
+        const cJSON *seq = cJSON_GetObjectItemCaseSensitive(x, "Sequence");
+        if (cJSON_IsObject(seq)) {
+            const char *id = string_of(seq, "id");
+            if (seen_a || !id || strcmp(id, "A") != 0)
+                return malformed(d, "post_processor",
+                                 "the single template has one Sequence, \"A\"");
+            seen_a = 1;
+            continue;
+        }
+        const char *name = string_of(sp, "id");
+        const cJSON *tok = name ? cJSON_GetObjectItemCaseSensitive(specials, name) : NULL;
+        const cJSON *ids = cJSON_GetObjectItemCaseSensitive(tok, "ids");
+        if (!cJSON_IsArray(ids))
+            return attn_err_set(d->err, ATTN_E_PARSE, d->name, top_line(d, "post_processor"),
+                                "post_processor: the template's special token %.200s has no ids "
+                                "in special_tokens", name ? name : "(no id)");
+        for (const cJSON *v = ids->child; v; v = v->next) {
+            int *n = seen_a ? &t->n_after : &t->n_before;
+            if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) ||
+                v->valuedouble < 0 || v->valuedouble >= BPE_MAX_VOCAB || *n >= 64)
+                return attn_err_set(d->err, ATTN_E_RANGE, d->name, top_line(d, "post_processor"),
+                                    "post_processor: special token %.200s: an id that is not "
+                                    "0 to %d (or more than 64 of them)", name, BPE_MAX_VOCAB - 1);
+            (seen_a ? t->after : t->before)[(*n)++] = (int)v->valuedouble;
+        }
+    }
+    if (!seen_a)
+        return malformed(d, "post_processor", "the single template has no Sequence \"A\"");
+    return 0;
+}
+
+static int read_post(Template *t, const cJSON *p, const Doc *d, int depth)
+{
+    static const char *const known = "TemplateProcessing, ByteLevel and Sequence";
+    const char *type = type_of(p);
+    if (!p || cJSON_IsNull(p))
+        return 0;
+    if (!cJSON_IsObject(p))
+        return malformed(d, "post_processor", "expected an object or null");
+    if (strcmp(type, "Sequence") == 0) {
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(p, "processors");
+        if (!cJSON_IsArray(list) || depth >= MAX_NESTING)
+            return malformed(d, "post_processor", "a Sequence needs an array \"processors\"");
+        for (const cJSON *x = list->child; x; x = x->next) {
+            int rc = read_post(t, x, d, depth + 1);
+            if (rc < 0)
+                return rc;
+        }
+        return 0;
+    }
+    if (strcmp(type, "TemplateProcessing") == 0) {
+        if (t->n_before || t->n_after)
+            return malformed(d, "post_processor", "more than one TemplateProcessing");
+        return read_template(t, p, d);
+    }
+    if (strcmp(type, "ByteLevel") == 0)
+        return 0; /* offsets only */
+    return unsupported(d, "post_processor", type, known);
+}
+
+/* The options of model, pre_tokenizer and decoder (what BpeOptions holds),
+ * checked. */
+static int read_options(BpeOptions *o, const cJSON *root, const Doc *d)
 {
     static const char *const model_path[] = {"model", NULL, NULL};
-    static const char *const k_model[] = {"model", NULL}, *const k_norm[] = {"normalizer", NULL};
-    static const char *const k_pre[] = {"pre_tokenizer", NULL};
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(model, "type");
-    const cJSON *norm = cJSON_GetObjectItemCaseSensitive(root, "normalizer");
     const cJSON *pre = cJSON_GetObjectItemCaseSensitive(root, "pre_tokenizer");
     int rc;
     memset(o, 0, sizeof *o);
     if (!cJSON_IsObject(model))
-        return attn_err_set(err, ATTN_E_PARSE, name, json_line(data, len, k_model, -1),
+        return attn_err_set(d->err, ATTN_E_PARSE, d->name, top_line(d, "model"),
                             "expected \"model\": an object");
     if (type && !(cJSON_IsString(type) && strcmp(type->valuestring, "BPE") == 0))
-        return attn_err_set(err, ATTN_E_UNSUPPORTED, name, json_line(data, len, k_model, -1),
-                            "model type %s: only GPT-2's BPE is read", type_of(model));
-    if (norm && !cJSON_IsNull(norm))
-        return attn_err_set(err, ATTN_E_UNSUPPORTED, name, json_line(data, len, k_norm, -1),
-                            "normalizer %s: GPT-2's tokenizer has none", type_of(norm));
-    if (!cJSON_IsObject(pre) || strcmp(type_of(pre), "ByteLevel") != 0)
-        return attn_err_set(err, ATTN_E_UNSUPPORTED, name, json_line(data, len, k_pre, -1),
-                            "pre_tokenizer %s: only GPT-2's ByteLevel is read",
-                            cJSON_IsObject(pre) ? type_of(pre) : "null");
-    o->add_prefix_space = flag(pre, "add_prefix_space", 0);
-    o->no_regex = !flag(pre, "use_regex", 1);
+        return attn_err_set(d->err, ATTN_E_UNSUPPORTED, d->name, top_line(d, "model"),
+                            "model type %s is not supported (BPE is)", type_of(model));
+    /* a lone ByteLevel is GPT-2's: the options, no steps */
+    if (cJSON_IsObject(pre) && strcmp(type_of(pre), "ByteLevel") == 0) {
+        o->add_prefix_space = flag(pre, "add_prefix_space", 0);
+        o->no_regex = !flag(pre, "use_regex", 1);
+    }
+    o->char_level = !has_byte_level(pre, 0);
     o->ignore_merges = flag(model, "ignore_merges", 0);
     o->fuse_unk = flag(model, "fuse_unk", 0);
+    o->byte_fallback = flag(model, "byte_fallback", 0);
     static const char *const fixed[] = {"dropout", "continuing_subword_prefix",
-                                        "end_of_word_suffix", "byte_fallback"};
-    for (int i = 0; i < 4; i++)
-        if ((rc = must_be_default(model, fixed[i], data, len, name, model_path, err)) < 0)
+                                        "end_of_word_suffix"};
+    for (int i = 0; i < 3; i++)
+        if ((rc = must_be_default(model, fixed[i], d->data, d->len, d->name, model_path,
+                                  d->err)) < 0)
             return rc;
-    return 0;
+    return read_decoder(o, cJSON_GetObjectItemCaseSensitive(root, "decoder"), d, 0);
 }
 
 /* model.unk_token: none (null) or a vocabulary token, into o. */
@@ -385,17 +681,28 @@ static int read_added(Bpe *b, const cJSON *added, const char *data, size_t len, 
     return 0;
 }
 
-/* The vocabulary, merges and added tokens into a new tokenizer with o
- * (and the unk_token, an id of that vocabulary). */
-static int build_tokenizer_json(Bpe **out, BpeOptions *o, const cJSON *root, const char *data,
-                                size_t len, const char *name, AttnErr *err)
+/* The normalizer and pre-tokenizer steps, the vocabulary, merges, added
+ * tokens and template into a new tokenizer with o (and the unk_token, an
+ * id of that vocabulary). */
+static int build_tokenizer_json(Bpe **out, BpeOptions *o, const cJSON *root, const Doc *d)
 {
     static const char *const vocab_path[] = {"model", "vocab", NULL};
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
+    const cJSON *pre = cJSON_GetObjectItemCaseSensitive(root, "pre_tokenizer");
+    const char *data = d->data, *name = d->name;
+    size_t len = d->len;
+    AttnErr *err = d->err;
+    Template t = {0};
     Bpe *b = bpe_create(o);
     if (!b)
         return attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
-    int rc = read_vocab(b, cJSON_GetObjectItemCaseSensitive(model, "vocab"), data, len, name,
+    int rc = read_normalizer(b, cJSON_GetObjectItemCaseSensitive(root, "normalizer"), d, 0);
+    if (rc == 0 && !(cJSON_IsObject(pre) && strcmp(type_of(pre), "ByteLevel") == 0))
+        rc = read_pre_tokenizer(b, pre, d, 0);
+    if (rc == 0)
+        rc = read_post(&t, cJSON_GetObjectItemCaseSensitive(root, "post_processor"), d, 0);
+    if (rc == 0)
+        rc = read_vocab(b, cJSON_GetObjectItemCaseSensitive(model, "vocab"), data, len, name,
                         vocab_path, err);
     if (rc == 0)
         rc = read_unk(o, b, model, data, len, name, err);
@@ -405,6 +712,9 @@ static int build_tokenizer_json(Bpe **out, BpeOptions *o, const cJSON *root, con
     if (rc == 0)
         rc = read_added(b, cJSON_GetObjectItemCaseSensitive(root, "added_tokens"), data, len,
                         name, err);
+    if (rc == 0)
+        rc = step_error(bpe_set_template(b, t.before, t.n_before, t.after, t.n_after, err), d,
+                        "post_processor");
     if (rc < 0) {
         bpe_destroy(b);
         return rc;
@@ -419,14 +729,15 @@ int bpe_parse_tokenizer_json(Bpe **out, const char *data, size_t len, const char
 {
     cJSON *root = NULL;
     BpeOptions o;
+    Doc d = {data, name, len, err};
     *out = NULL;
     int rc = parse_json(&root, data, len, name, err);
     if (rc == 0 && !cJSON_IsObject(root))
         rc = attn_err_set(err, ATTN_E_PARSE, name, 0, "expected a JSON object");
     if (rc == 0)
-        rc = read_options(&o, root, data, len, name, err);
+        rc = read_options(&o, root, &d);
     if (rc == 0)
-        rc = build_tokenizer_json(out, &o, root, data, len, name, err);
+        rc = build_tokenizer_json(out, &o, root, &d);
     cJSON_Delete(root);
     return rc;
 }

@@ -1,4 +1,4 @@
-/* The GPT-2 tokenizer's fuzz checks, shared by tests/fuzz/fuzz_bpe.c,
+/* The BPE tokenizer's fuzz checks, shared by tests/fuzz/fuzz_bpe.c,
  * tests/fuzz/fuzz_bpe_files.c, tests/test_fuzz_regress.c and tests/test_bpe.c
  * (as harness.h's: NULL when every invariant held, else what failed).
  *
@@ -7,7 +7,10 @@
  * and added tokens that strip white space or want whole words).
  * fuzz_check_bpe_files: the input is a tokenizer.json (first byte even) or
  * a vocab.json and a merges.txt (first byte odd; the two split at the
- * first NUL byte).
+ * first NUL byte); a tokenizer read (any normalizer, pre-tokenizer,
+ * template of tests/fixtures/hftok/'s kinds) encodes samples, with and
+ * without the template, the same twice, to its own ids, the template's
+ * ids first.
  * The pattern split is checked against PCRE2 running GPT-2's pattern itself,
  * on texts whose every character PCRE2 (Unicode 14 in Debian 12) and
  * utf8proc class alike. */
@@ -230,11 +233,43 @@ done:
     return bad;
 }
 
+/* bpe_encode_template gives the template's ids, then bpe_encode's, then
+ * the template's after; twice the same; every id a token. */
+static inline const char *fuzz_bpe_template_ok(const Bpe *b, const char *text, size_t len)
+{
+    BpeIds plain = {0}, full = {0}, again = {0};
+    int nb, na;
+    const int *before = bpe_template_before(b, &nb), *after = bpe_template_after(b, &na);
+    const char *bad = NULL;
+    char *back = NULL;
+    size_t n_back;
+    if (bpe_encode(b, text, len, &plain) || bpe_encode_template(b, text, len, &full) ||
+        bpe_encode_template(b, text, len, &again))
+        bad = "bpe_encode_template failed";
+    else if (full.n != nb + plain.n + na || again.n != full.n ||
+             (full.n && memcmp(full.id, again.id, sizeof(int) * (size_t)full.n)))
+        bad = "bpe_encode_template's ids are not the template's and the text's, or differ";
+    else if ((nb && memcmp(full.id, before, sizeof(int) * (size_t)nb)) ||
+             (plain.n && memcmp(full.id + nb, plain.id, sizeof(int) * (size_t)plain.n)) ||
+             (na && memcmp(full.id + nb + plain.n, after, sizeof(int) * (size_t)na)))
+        bad = "bpe_encode_template's ids are not in the template's order";
+    else if ((bad = fuzz_bpe_ids_ok(b, &plain)) != NULL)
+        ;
+    else if (bpe_decode(b, full.id, full.n, 1, &back, &n_back) != 0)
+        bad = "bpe_decode failed";
+    bpe_ids_free(&plain);
+    bpe_ids_free(&full);
+    bpe_ids_free(&again);
+    free(back);
+    return bad;
+}
+
 static inline const char *fuzz_check_bpe_files(const uint8_t *data, size_t size)
 {
     if (size < 1 || size > FUZZ_BPE_FILES_MAX)
         return NULL;
     static const char sample[] = "Hello <|endoftext|> w\xC3\xB6rld's 123 \xF0\x9F\x98\x80\r\n\xFF";
+    static const char sample2[] = "<s> e\xCC\x81 \xE2\x96\x81x  <|begin_of_text|>12345 \xE9\xBE\x8D<0x41>\t";
     int json = data[0] % 2 == 0;
     const uint8_t *body = data + 1;
     size_t n = size - 1;
@@ -267,8 +302,8 @@ static inline const char *fuzz_check_bpe_files(const uint8_t *data, size_t size)
         bad = "success without a tokenizer";
     } else if (bpe_encode(bpe, sample, sizeof sample - 1, &ids) != 0) {
         bad = "bpe_encode failed";
-    } else {
-        bad = fuzz_bpe_ids_ok(bpe, &ids);
+    } else if ((bad = fuzz_bpe_ids_ok(bpe, &ids)) == NULL) {
+        bad = fuzz_bpe_template_ok(bpe, sample2, sizeof sample2 - 1);
     }
     if (rc == 0)
         bpe_destroy(bpe);

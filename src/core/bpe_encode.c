@@ -1,0 +1,420 @@
+/* Encoding with a built Bpe: added tokens cut out (leftmost-longest, before
+ * and after the normalizer), the pre-tokenizer's pieces (GPT-2's split by
+ * bpe_split.c, the other steps by bpe_pre.c), each piece merged by rank
+ * through a heap of candidate pairs (lowest rank first, leftmost among
+ * equals) over bytes or characters (byte fallback, unk), the template's
+ * ids around. Not the building or the display (bpe.c). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attnviz/bpe.h"
+#include "attnviz/tokenizer.h"
+#include "bpe_internal.h"
+#include "bpe_split.h"
+
+/* ---- encoding ---------------------------------------------------------------------- */
+
+typedef struct Sym {
+    int id, prev, next; /* next -1: the last; id -1: merged into its left */
+} Sym;
+
+typedef struct Cand {
+    int rank, left, right; /* the pair sym[left], sym[right] */
+    int a, c, id;          /* their ids then, and the merged token's */
+} Cand;
+
+/* What one bpe_encode call allocates: the pieces' symbols and candidate
+ * heap, a scratch copy for a piece given a prefix space. */
+typedef struct Work {
+    const Bpe *b;
+    BpeIds *out;
+    Sym *sym;
+    Cand *heap;
+    size_t cap_sym, n_heap;
+    char *scratch;
+    size_t cap_scratch;
+    BpePreWork pre;
+    int failed;
+} Work;
+
+static int push_id(Work *w, int id)
+{
+    BpeIds *o = w->out;
+    if (o->n == o->cap) {
+        int cap = o->cap ? 2 * o->cap : 64;
+        int *p = realloc(o->id, (size_t)cap * sizeof *p);
+        if (!p) {
+            w->failed = 1;
+            return -1;
+        }
+        o->id = p;
+        o->cap = cap;
+    }
+    o->id[o->n++] = id;
+    return 0;
+}
+
+static int cand_less(const Cand *x, const Cand *y)
+{
+    return x->rank < y->rank || (x->rank == y->rank && x->left < y->left);
+}
+
+/* The pair sym[left], sym[right] onto the heap when a merge joins it. */
+static void push_pair(Work *w, int left, int right)
+{
+    const MergeSlot *m = bpe_merge_find(w->b, w->sym[left].id, w->sym[right].id);
+    if (!m)
+        return;
+    Cand c = {m->rank, left, right, w->sym[left].id, w->sym[right].id, m->id};
+    size_t i = w->n_heap++;
+    while (i > 0 && cand_less(&c, &w->heap[(i - 1) / 2])) {
+        w->heap[i] = w->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    w->heap[i] = c;
+}
+
+static Cand pop_pair(Work *w)
+{
+    Cand top = w->heap[0], last = w->heap[--w->n_heap];
+    size_t i = 0, n = w->n_heap;
+    for (;;) {
+        size_t k = 2 * i + 1;
+        if (k >= n)
+            break;
+        if (k + 1 < n && cand_less(&w->heap[k + 1], &w->heap[k]))
+            k++;
+        if (!cand_less(&w->heap[k], &last))
+            break;
+        w->heap[i] = w->heap[k];
+        i = k;
+    }
+    if (n)
+        w->heap[i] = last;
+    return top;
+}
+
+/* Room for a piece of n bytes: n symbols and 3n candidates (n - 1 at
+ * first, at most two more per merge). */
+static int reserve_piece(Work *w, size_t n)
+{
+    if (n <= w->cap_sym)
+        return 0;
+    size_t cap = w->cap_sym ? w->cap_sym : 64;
+    while (cap < n)
+        cap *= 2;
+    free(w->sym);
+    free(w->heap);
+    w->sym = malloc(cap * sizeof *w->sym);
+    w->heap = malloc(3 * cap * sizeof *w->heap);
+    w->cap_sym = w->sym && w->heap ? cap : 0;
+    if (!w->cap_sym)
+        w->failed = 1;
+    return w->cap_sym ? 0 : -1;
+}
+
+/* A piece's whole byte-level text in the vocabulary (ignore_merges): its id, or -1. */
+static int whole_piece(Work *w, const unsigned char *s, size_t n)
+{
+    char buf[2 * 256];
+    if (n > sizeof buf / 2)
+        return -1;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++)
+        o += (size_t)bpe_byte_char(s[i], buf + o);
+    return bpe_vocab_find(w->b, buf, o);
+}
+
+static void merge_syms(Work *w, int ns);
+
+static void add_sym(Sym *sym, int *ns, int id)
+{
+    sym[*ns] = (Sym){id, *ns - 1, *ns + 1};
+    (*ns)++;
+}
+
+/* One piece (n bytes): its bytes' tokens, merged by rank, onto out. */
+static void encode_piece(Work *w, const unsigned char *s, size_t n)
+{
+    const Bpe *b = w->b;
+    int whole = b->opt.ignore_merges ? whole_piece(w, s, n) : -1;
+    if (whole >= 0 || reserve_piece(w, 2 * n) < 0) {
+        if (whole >= 0)
+            push_id(w, whole);
+        return;
+    }
+    Sym *sym = w->sym;
+    int ns = 0;
+    for (size_t i = 0; i < n; i++) {
+        int id = b->byte_id[s[i]];
+        if (id < 0 && b->opt.byte_fallback) {
+            char c[2];
+            int k = bpe_byte_char(s[i], c), ok = 1;
+            for (int j = 0; j < k; j++)
+                ok &= b->byte_fb[(unsigned char)c[j]] >= 0;
+            for (int j = 0; ok && j < k; j++, ns++)
+                sym[ns] = (Sym){b->byte_fb[(unsigned char)c[j]], ns - 1, ns + 1};
+            if (ok)
+                continue;
+        }
+        if (id < 0) {
+            if (!b->opt.has_unk)
+                continue; /* no token and no unk: the byte is dropped, as Hugging Face does */
+            id = b->opt.unk_id;
+            if (b->opt.fuse_unk && ns > 0 && sym[ns - 1].id == id && b->byte_id[s[i - 1]] < 0)
+                continue;
+        }
+        sym[ns] = (Sym){id, ns - 1, ns + 1};
+        ns++;
+    }
+    merge_syms(w, ns);
+}
+
+/* Merges sym[0..ns) by rank and pushes the tokens left. */
+static void merge_syms(Work *w, int ns)
+{
+    Sym *sym = w->sym;
+    if (!ns)
+        return;
+    sym[ns - 1].next = -1;
+    w->n_heap = 0;
+    for (int i = 0; i + 1 < ns; i++)
+        push_pair(w, i, i + 1);
+    while (w->n_heap) {
+        Cand c = pop_pair(w);
+        Sym *l = &sym[c.left], *r = &sym[c.right];
+        if (l->id != c.a || l->next != c.right || r->id != c.c)
+            continue; /* a side was merged since */
+        l->id = c.id;
+        l->next = r->next;
+        if (r->next >= 0)
+            sym[r->next].prev = c.left;
+        r->id = -1;
+        if (l->prev >= 0)
+            push_pair(w, l->prev, c.left);
+        if (l->next >= 0)
+            push_pair(w, c.left, l->next);
+    }
+    for (int i = 0; i >= 0; i = sym[i].next)
+        push_id(w, sym[i].id);
+}
+
+/* One char_level piece (n bytes of UTF-8): its characters' tokens (a
+ * character without one: its bytes' <0xNN> tokens with byte_fallback, else
+ * unk, fused with fuse_unk), merged by rank, onto out. As Hugging Face's
+ * BPE::merge_word, a pending unk is added after byte-fallback tokens that
+ * follow it. */
+static void encode_chars(Work *w, const char *s, size_t n)
+{
+    const Bpe *b = w->b;
+    int whole = b->opt.ignore_merges ? bpe_vocab_find(b, s, n) : -1;
+    if (whole >= 0 || reserve_piece(w, n) < 0) {
+        if (whole >= 0)
+            push_id(w, whole);
+        return;
+    }
+    Sym *sym = w->sym;
+    int ns = 0, unk = 0;
+    for (size_t i = 0; i < n;) {
+        int k = tok_utf8_len((const unsigned char *)s + i, n - i);
+        if (k <= 0)
+            k = 1;
+        int id = bpe_vocab_find(b, s + i, (size_t)k), ok = b->opt.byte_fallback;
+        if (id >= 0) {
+            if (unk)
+                add_sym(sym, &ns, b->opt.unk_id);
+            unk = 0;
+            add_sym(sym, &ns, id);
+        } else {
+            for (int j = 0; ok && j < k; j++)
+                ok = b->byte_fb[(unsigned char)s[i + (size_t)j]] >= 0;
+            for (int j = 0; ok && j < k; j++, ns++)
+                sym[ns] = (Sym){b->byte_fb[(unsigned char)s[i + (size_t)j]], ns - 1, ns + 1};
+            if (!ok && b->opt.has_unk) {
+                if (unk && !b->opt.fuse_unk)
+                    add_sym(sym, &ns, b->opt.unk_id);
+                unk = 1;
+            }
+        }
+        i += (size_t)k;
+    }
+    if (unk)
+        add_sym(sym, &ns, b->opt.unk_id);
+    merge_syms(w, ns);
+}
+
+/* Text without added tokens: the pre-tokenizer's pieces, each merged; with
+ * no pre-tokenizer step, GPT-2's pattern's pieces (after a prefix space
+ * when the options ask for one), or for char_level the text as one piece. */
+static void encode_plain(Work *w, const char *text, size_t len, int at_start)
+{
+    const Bpe *b = w->b;
+    if (!len)
+        return;
+    if (b->n_pre) {
+        const BpePieces *p = bpe_pre_run(&w->pre, b->pre, b->n_pre, text, len, at_start);
+        if (!p) {
+            w->failed = 1;
+            return;
+        }
+        for (int i = 0; i < p->n && !w->failed; i++) {
+            if (b->opt.char_level)
+                encode_chars(w, p->buf + p->off[i], p->len[i]);
+            else
+                encode_piece(w, (const unsigned char *)p->buf + p->off[i], p->len[i]);
+        }
+        return;
+    }
+    if (b->opt.char_level) {
+        encode_chars(w, text, len);
+        return;
+    }
+    if (w->b->opt.add_prefix_space && text[0] != ' ') {
+        if (w->cap_scratch < len + 1) {
+            free(w->scratch);
+            w->cap_scratch = 2 * len + 1;
+            w->scratch = malloc(w->cap_scratch);
+            if (!w->scratch) {
+                w->cap_scratch = 0;
+                w->failed = 1;
+                return;
+            }
+        }
+        w->scratch[0] = ' ';
+        memcpy(w->scratch + 1, text, len);
+        text = w->scratch;
+        len++;
+    }
+    if (w->b->opt.no_regex) {
+        encode_piece(w, (const unsigned char *)text, len);
+        return;
+    }
+    for (size_t pos = 0; pos < len && !w->failed;) {
+        size_t end = bpe_split_next(text, len, pos);
+        encode_piece(w, (const unsigned char *)text + pos, end - pos);
+        pos = end;
+    }
+}
+
+/* The first added token of the pass at or after pos (leftmost, then
+ * longest): its index, with *start and *stop its extent (lstrip and rstrip
+ * applied, never before from); -1 when none. A single_word token with a
+ * word character beside it is passed over with the text it matched, as
+ * Hugging Face's leftmost-longest search passes it. */
+static int find_added(const Bpe *b, int pass, const char *t, size_t len, size_t from, size_t pos,
+                      size_t *start, size_t *stop)
+{
+    while (pos < len) {
+        unsigned char c = (unsigned char)t[pos];
+        const Added *a = NULL;
+        for (int i = b->added_at[c]; i < b->added_at[c + 1] && !a; i++)
+            if (!!(b->added[i].flags & BPE_ADDED_NORMALIZED) == pass &&
+                b->added[i].mlen <= len - pos &&
+                memcmp(t + pos, b->arena + b->added[i].moff, b->added[i].mlen) == 0)
+                a = &b->added[i];
+        if (!a) {
+            pos++;
+            continue;
+        }
+        size_t end = pos + a->mlen;
+        if ((a->flags & BPE_ADDED_SINGLE_WORD) &&
+            (bpe_word_before(t, pos) || bpe_word_after(t, len, end))) {
+            pos = end;
+            continue;
+        }
+        *start = a->flags & BPE_ADDED_LSTRIP ? bpe_space_before(t, from, pos) : pos;
+        *stop = a->flags & BPE_ADDED_RSTRIP ? bpe_space_after(t, len, end) : end;
+        return (int)(a - b->added);
+    }
+    return -1;
+}
+
+/* Pass 0 cuts out the added tokens matched as they are; pass 1 normalizes
+ * each text pass 0 left and cuts out those matched after normalization;
+ * the rest is plain text. at_start: text starts where the whole text
+ * starts (Metaspace's prepend_scheme "first"). */
+static void encode_added(Work *w, int pass, const char *text, size_t len, int at_start)
+{
+    const Bpe *b = w->b;
+    char *norm = NULL;
+    if (!len || w->failed)
+        return;
+    if (pass == 1 && b->n_norm) {
+        size_t n;
+        if (bpe_normalize(b->norm, b->n_norm, text, len, &norm, &n) < 0) {
+            w->failed = 1;
+            return;
+        }
+        text = norm;
+        len = n;
+    }
+    if (pass == 2) {
+        encode_plain(w, text, len, at_start);
+    } else if (!b->n_added) {
+        encode_added(w, pass + 1, text, len, at_start);
+    } else {
+        size_t from = 0, start, stop;
+        int i;
+        while (!w->failed && (i = find_added(b, pass, text, len, from, from, &start, &stop)) >= 0) {
+            encode_added(w, pass + 1, text + from, start - from, at_start && from == 0);
+            push_id(w, b->added[i].id);
+            from = stop;
+        }
+        encode_added(w, pass + 1, text + from, len - from, at_start && from == 0);
+    }
+    free(norm);
+}
+
+int bpe_encode(const Bpe *b, const char *text, size_t len, BpeIds *out)
+{
+    Work w = {.b = b, .out = out};
+    int n0 = out->n;
+    char *clean = malloc(3 * len + 1);
+    if (!clean)
+        return -ATTN_E_NOMEM;
+    size_t n = bpe_utf8_clean(clean, text, len);
+    encode_added(&w, 0, clean, n, 1);
+    free(clean);
+    free(w.sym);
+    free(w.heap);
+    free(w.scratch);
+    bpe_pre_work_free(&w.pre);
+    if (w.failed) {
+        out->n = n0;
+        return -ATTN_E_NOMEM;
+    }
+    return 0;
+}
+
+int bpe_encode_template(const Bpe *b, const char *text, size_t len, BpeIds *out)
+{
+    int n0 = out->n, n = b->n_before + b->n_after;
+    if (out->cap - out->n < n) {
+        int cap = out->n + n + 64;
+        int *p = realloc(out->id, (size_t)cap * sizeof *p);
+        if (!p)
+            return -ATTN_E_NOMEM;
+        out->id = p;
+        out->cap = cap;
+    }
+    for (int i = 0; i < b->n_before; i++)
+        out->id[out->n++] = b->tmpl[i];
+    if (bpe_encode(b, text, len, out) < 0) {
+        out->n = n0;
+        return -ATTN_E_NOMEM;
+    }
+    if (out->cap - out->n < b->n_after) {
+        int cap = out->n + b->n_after;
+        int *p = realloc(out->id, (size_t)cap * sizeof *p);
+        if (!p) {
+            out->n = n0;
+            return -ATTN_E_NOMEM;
+        }
+        out->id = p;
+        out->cap = cap;
+    }
+    for (int i = 0; i < b->n_after; i++)
+        out->id[out->n++] = b->tmpl[b->n_before + i];
+    return 0;
+}

@@ -1,0 +1,315 @@
+/* Tests for today's open models' tokenizer.json files (src/io/bpe_files.c
+ * and the pipeline of src/core/bpe.c, bpe_pre.c) on tests/fixtures/hftok/:
+ * Llama 3, Qwen2, SmolLM2, Llama 2, Mistral styles and the other Split
+ * behaviours, made by make_fixtures.py, every case's ids (the template's
+ * BOS included) and decoded text as Hugging Face's own tokenizers gave them
+ * (make_expected.js); the BOS each template exposes; the labels of ▁ and
+ * <0xNN> tokens; a model folder's tokenizer.json. Run from the repository
+ * root. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attnviz/bpe_files.h"
+#include "test_util.h"
+
+#define FIX "tests/fixtures/hftok/"
+
+static Bpe *load(const char *name)
+{
+    char path[256];
+    snprintf(path, sizeof path, FIX "%s.json", name);
+    AttnErr err = {0};
+    Bpe *b = NULL;
+    if (bpe_load_tokenizer_json(&b, path, &err) < 0)
+        fail_msg("%s:%ld: %s", err.file, err.line, err.msg);
+    return b;
+}
+
+static size_t unhex(const char *hex, char *out, size_t cap)
+{
+    size_t k = 0, n = strlen(hex);
+    for (size_t i = 0; i + 1 < n && k < cap; i += 2) {
+        unsigned v;
+        assert_int_equal(sscanf(hex + i, "%2x", &v), 1);
+        out[k++] = (char)v;
+    }
+    return k;
+}
+
+/* The input of case name from cases.tsv into out; its length. */
+static size_t case_text(const char *cases, const char *name, char *out, size_t cap)
+{
+    size_t n = strlen(name);
+    for (const char *p = cases; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        if (strncmp(p, name, n) == 0 && p[n] == '\t') {
+            char hex[8192];
+            size_t k = strcspn(p + n + 1, "\n");
+            assert_true(k < sizeof hex);
+            memcpy(hex, p + n + 1, k);
+            hex[k] = '\0';
+            return unhex(hex, out, cap);
+        }
+    }
+    fail_msg("no case %s in cases.tsv", name);
+    return 0;
+}
+
+/* Every line of expected.tsv for tokenizer `which`; the number of lines. */
+static int check_tokenizer(const char *which)
+{
+    size_t len;
+    char *cases = test_slurp(FIX "cases.tsv", &len);
+    char *data = test_slurp(FIX "expected.tsv", &len);
+    assert_non_null(cases);
+    assert_non_null(data);
+    Bpe *b = load(which);
+    int n = 0, failed = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#')
+            continue;
+        char *f[4] = {line, NULL, NULL, NULL};
+        for (int i = 1; i < 4; i++) {
+            f[i] = strchr(f[i - 1], '\t');
+            assert_non_null(f[i]);
+            *f[i]++ = '\0';
+        }
+        if (strcmp(f[0], which) != 0)
+            continue;
+        char text[4096], want_dec[8192];
+        size_t tn = case_text(cases, f[1], text, sizeof text);
+        size_t wn = unhex(f[3], want_dec, sizeof want_dec);
+        BpeIds ids = {0};
+        assert_int_equal(bpe_encode_template(b, text, tn, &ids), 0);
+        char got[8192] = "";
+        for (int i = 0; i < ids.n; i++)
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%d", i ? " " : "", ids.id[i]);
+        if (strcmp(got, f[2]) != 0) {
+            print_error("%s, \"%s\":\n  want %s\n  got  %s\n", which, f[1], f[2], got);
+            failed++;
+        }
+        /* decode: Hugging Face's string (invalid UTF-8 already U+FFFD) */
+        char *dec = NULL, *clean = NULL;
+        size_t dn = 0;
+        assert_int_equal(bpe_decode(b, ids.id, ids.n, 0, &dec, &dn), 0);
+        clean = malloc(3 * dn + 1);
+        assert_non_null(clean);
+        size_t cn = bpe_utf8_clean(clean, dec, dn);
+        if (cn != wn || memcmp(clean, want_dec, wn) != 0) {
+            print_error("%s, \"%s\": decode gives \"%.*s\", want \"%.*s\"\n", which, f[1],
+                        (int)cn, clean, (int)wn, want_dec);
+            failed++;
+        }
+        free(dec);
+        free(clean);
+        bpe_ids_free(&ids);
+        n++;
+    }
+    bpe_destroy(b);
+    free(data);
+    free(cases);
+    assert_int_equal(failed, 0);
+    return n;
+}
+
+static void llama3_style(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("llama3") >= 40);
+}
+
+static void qwen2_style(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("qwen2") >= 40);
+}
+
+static void smollm2_style(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("smollm2") >= 40);
+}
+
+static void llama2_style(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("llama2") >= 40);
+}
+
+static void mistral_style(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("mistral") >= 40);
+}
+
+static void metaspace_always(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("metaspace") >= 40);
+}
+
+static void split_behaviours(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("splits") >= 40);
+}
+
+/* The template's ids: Llama 3's <|begin_of_text|>, Llama 2's <s>; none for
+ * Qwen2 and SmolLM2. bpe_encode gives the text's ids alone. */
+static void template_ids(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file, *bos;
+    } t[] = {{"llama3", "<|begin_of_text|>"}, {"llama2", "<s>"}, {"mistral", "<s>"},
+             {"qwen2", NULL}, {"smollm2", NULL}, {"metaspace", NULL}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        Bpe *b = load(t[i].file);
+        int nb = -1, na = -1;
+        const int *before = bpe_template_before(b, &nb);
+        assert_non_null(bpe_template_after(b, &na) == NULL ? "" : NULL);
+        assert_int_equal(na, 0);
+        if (t[i].bos) {
+            assert_int_equal(nb, 1);
+            assert_int_equal(before[0], bpe_token_id(b, t[i].bos, strlen(t[i].bos)));
+            assert_true(bpe_is_special(b, before[0]));
+        } else {
+            assert_int_equal(nb, 0);
+            assert_null(before);
+        }
+        BpeIds plain = {0}, full = {0};
+        assert_int_equal(bpe_encode(b, "hi there", 8, &plain), 0);
+        assert_int_equal(bpe_encode_template(b, "hi there", 8, &full), 0);
+        assert_int_equal(full.n, plain.n + nb);
+        for (int k = 0; k < plain.n; k++)
+            assert_int_equal(full.id[nb + k], plain.id[k]);
+        bpe_ids_free(&plain);
+        bpe_ids_free(&full);
+        bpe_destroy(b);
+    }
+}
+
+/* Labels: '▁' is a space (shown with the caller's mark, as GPT-2's 'Ġ');
+ * <0xNN> tokens are their byte (a lone part of a character as ‹0xNN›, a
+ * whole one as itself); --print tokens prints the BOS first. */
+static void sentencepiece_labels(void **state)
+{
+    (void)state;
+    Bpe *b = load("mistral");
+    char out[64];
+    int id = bpe_token_id(b, "\xE2\x96\x81", 3);
+    assert_true(id >= 0);
+    assert_int_equal(bpe_token_text(b, id, "\xC4\xA0", out, sizeof out), 2);
+    assert_string_equal(out, "\xC4\xA0");
+    bpe_token_text(b, id, NULL, out, sizeof out);
+    assert_string_equal(out, " ");
+    id = bpe_token_id(b, "<0xE9>", 6);
+    assert_true(id >= 0);
+    bpe_token_text(b, id, NULL, out, sizeof out);
+    assert_string_equal(out, "\xE2\x80\xB9" "0xE9" "\xE2\x80\xBA");
+    id = bpe_token_id(b, "<0x41>", 6);
+    bpe_token_text(b, id, NULL, out, sizeof out);
+    assert_string_equal(out, "A");
+    /* 龍 has no token: three byte-fallback tokens that decode to it */
+    BpeIds ids = {0};
+    assert_int_equal(bpe_encode(b, "\xE9\xBE\x8D", 3, &ids), 0);
+    assert_true(ids.n >= 3);
+    char *dec = NULL;
+    size_t dn = 0;
+    assert_int_equal(bpe_decode(b, ids.id + ids.n - 3, 3, 0, &dec, &dn), 0);
+    assert_int_equal(dn, 3);
+    assert_memory_equal(dec, "\xE9\xBE\x8D", 3);
+    free(dec);
+    bpe_ids_free(&ids);
+    /* --print tokens: <s> first, then ▁ tokens with their space */
+    assert_int_equal(bpe_encode_template(b, "hi", 2, &ids), 0);
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(bpe_print_tokens(f, b, ids.id, ids.n), 0);
+    rewind(f);
+    char line[128];
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_string_equal(line, "1\t\"<s>\"\n");
+    fclose(f);
+    bpe_ids_free(&ids);
+    bpe_destroy(b);
+}
+
+/* A model folder with only tokenizer.json opens through bpe_load_dir. */
+static void model_folder(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/attnviz-hftok-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+    size_t len;
+    char *data = test_slurp(FIX "llama3.json", &len);
+    assert_non_null(data);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    fclose(f);
+    free(data);
+    Bpe *b = NULL;
+    AttnErr err = {0};
+    assert_int_equal(bpe_load_dir(&b, dir, &err), 0);
+    int nb;
+    const int *bos = bpe_template_before(b, &nb);
+    assert_int_equal(nb, 1);
+    assert_int_equal(bos[0], bpe_token_id(b, "<|begin_of_text|>", 17));
+    bpe_destroy(b);
+    remove(path);
+    rmdir(dir);
+}
+
+/* A keystroke's tokenization stays small beside the forward: about 2 KB
+ * of text through the Llama 3 style (PCRE2 split) and the Mistral style
+ * (characters, byte fallback), the time printed. */
+static void encode_time(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = test_slurp("src/README.md", &len);
+    assert_non_null(text);
+    if (len > 2048)
+        len = 2048;
+    static const char *const names[] = {"llama3", "mistral"};
+    for (int k = 0; k < 2; k++) {
+        Bpe *b = load(names[k]);
+        BpeIds ids = {0};
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        assert_int_equal(bpe_encode_template(b, text, len, &ids), 0);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double us = (double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3;
+        printf("%s: %d tokens (%zu bytes) in %.0f us\n", names[k], ids.n, len, us);
+        assert_true(ids.n > 300);
+        assert_true(us < 50000);
+        bpe_ids_free(&ids);
+        bpe_destroy(b);
+    }
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(llama3_style),     cmocka_unit_test(qwen2_style),
+        cmocka_unit_test(smollm2_style),    cmocka_unit_test(llama2_style),
+        cmocka_unit_test(mistral_style),    cmocka_unit_test(metaspace_always),
+        cmocka_unit_test(split_behaviours), cmocka_unit_test(template_ids),
+        cmocka_unit_test(sentencepiece_labels), cmocka_unit_test(model_folder),
+        cmocka_unit_test(encode_time),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
