@@ -494,10 +494,12 @@ static void test_tokens(void **state)
 {
     (void)state;
     const char *special[] = {"[CLS]", "[SEP]", "[PAD]", "[MASK]", "[UNK]", "<s>",
-                             "</s>",  "<pad>", "<unk>", "<mask>", "<|endoftext|>"};
+                             "</s>",  "<pad>", "<unk>", "<mask>", "<|endoftext|>",
+                             "<|begin_of_text|>", "<|im_start|>", "<|reserved_special_token_0|>"};
     for (size_t k = 0; k < sizeof special / sizeof special[0]; k++)
         assert_int_equal(attn_token_special(special[k]), 1);
-    const char *plain[] = {"[cls]", "CLS", "<s", "<s> ", " <s>", "", "the", "[CLS]x", "<PAD>"};
+    const char *plain[] = {"[cls]", "CLS", "<s", "<s> ", " <s>", "", "the", "[CLS]x", "<PAD>",
+                           "<||>", "<|a b|>", "<|a|b|>", "x<|a|>", "<|a|>x", "<|>"};
     for (size_t k = 0; k < sizeof plain / sizeof plain[0]; k++)
         assert_int_equal(attn_token_special(plain[k]), 0);
     assert_int_equal(attn_token_special(NULL), 0);

@@ -86,7 +86,8 @@ static void inside_head(Fix *f, int i, int j)
         dot += (double)a->vs.inside_q[c] * a->vs.inside_k[c];
     char want[64];
     snprintf(want, sizeof want, "= %.3f; the score", dot);
-    assert_non_null(strstr(a->vs.no_model, want));
+    assert_non_null(a->vs.inside_caption);
+    assert_non_null(strstr(a->vs.inside_caption, want));
     gpt2_opened_free(g);
     app_draw(a, f->r);
     const AttnTheme *th = theme_get(a->vs.dark);

@@ -3,7 +3,7 @@
  * beside a tokenizer opened with gpt2_open_model, as `--model DIR` does;
  * the text's maps, vectors and predictions are exactly core/llama.c's on
  * the same ids (the forward itself is checked against its float64
- * reference by test_llama and test_llama_io). In the window: the maps
+ * reference by test_llama and test_llama_io); a tokenizer.json's BOS first. In the window: the maps
  * follow typing, equal to a full recompute, and the model view brackets
  * the heads that share a key-value head. Run from the repository root. */
 #include <stdarg.h>
@@ -125,6 +125,49 @@ static void test_fixtures(void **state)
     check_fixture("mistral-sharded", "BAD/CAB*7");
 }
 
+/* A tokenizer.json whose template adds the BOS (Llama 3's style: 660,
+ * Mistral's <s>: 1): the BOS is the first token and counted in T (in the
+ * maps as in the tokens); --prepend-bos adds no second one; the BOS is a
+ * special token, so hiding it (E, --drop) leaves rows that sum to 1 again
+ * (the attention sink taken out). */
+static void check_bos(const char *dir, int bos, const char *bos_text)
+{
+    static const char text[] = "The train left the station";
+    for (int prepend = 0; prepend < 2; prepend++) {
+        Gpt2Opened *g = NULL;
+        AttnErr err = {0};
+        if (gpt2_open_model(dir, prepend, &g, &err) < 0)
+            fail_msg("%s: %s", dir, err.msg);
+        assert_int_equal(gpt2_compute_text(g, text, strlen(text), &err), 0);
+        int T = g->ids.n;
+        assert_int_equal(g->ids.id[0], bos);
+        assert_int_not_equal(g->ids.id[1], bos);
+        assert_int_equal(g->im->f.Tq, T);
+        BpeIds bare = {0};
+        assert_int_equal(bpe_encode(g->bpe, text, strlen(text), &bare), 0);
+        assert_int_equal(bare.n + 1, T);
+        assert_memory_equal(bare.id, g->ids.id + 1, sizeof(int) * (size_t)bare.n);
+        bpe_ids_free(&bare);
+        assert_true(g->im->n_special >= 1);
+        assert_int_equal(import_pick(g->im, 1, 1, 0, bos_text, &err), 0);
+        assert_int_equal(g->im->Tq, T - 1);
+        for (int i = 0; i < T - 1; i++) {
+            double sum = 0.0;
+            for (int j = 0; j <= i; j++)
+                sum += g->im->v[(size_t)i * (T - 1) + j];
+            assert_true(fabs(sum - 1.0) < 1e-5);
+        }
+        gpt2_opened_free(g);
+    }
+}
+
+static void test_template_bos(void **state)
+{
+    (void)state;
+    check_bos(LFIX "/llama3-tok", 660, "<|begin_of_text|>");
+    check_bos(LFIX "/mistral-tok", 1, "<s>");
+}
+
 /* Until the maps shown are those of the bar's text; 1, or 0 after 20 s. */
 static int wait_maps(Fix *f)
 {
@@ -193,11 +236,60 @@ static void test_window(void **state)
     remove_folder();
 }
 
+/* Hiding the BOS (E) moves the rows up one: the selected row's predictions
+ * and vectors are still its token's (the text's position, not the row's). */
+static void test_hidden_bos(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    Gpt2Opened *g = NULL;
+    AttnErr err = {0};
+    assert_int_equal(gpt2_open_model(LFIX "/llama3-tok", 0, &g, &err), 0);
+    assert_int_equal(gpt2_compute_text(g, "The train left", 14, &err), 0);
+    int T = g->ids.n;
+    assert_int_equal(source_gpt2.show(a, g), 0);
+    assert_true(wait_maps(f));
+    key(f, SDLK_e, 0);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.map.Tq, T - 1);
+    assert_int_equal(a->vs.query, T - 2); /* the last row shown: the text's last token */
+    char want[64];
+    snprintf(want, sizeof want, "(position %d)", T);
+    int seen = 0;
+    for (int k = 0; k < 400 && !seen; k++) {
+        SDL_Event e;
+        int wait_ms;
+        if (SDL_WaitEventTimeout(&e, 20) && !app_wake_is(&e))
+            app_handle_event(a, &e);
+        app_tick(a, SDL_GetTicks(), &wait_ms);
+        app_draw(a, f->r);
+        seen = a->vs.no_model && strstr(a->vs.no_model, want) != NULL;
+    }
+    if (!seen)
+        fail_msg("the panel says %s, not %s", a->vs.no_model, want);
+    key(f, SDLK_UP, 0); /* row T - 3 shown: position T - 1 */
+    snprintf(want, sizeof want, "(position %d)", T - 1);
+    seen = 0;
+    for (int k = 0; k < 400 && !seen; k++) {
+        SDL_Event e;
+        int wait_ms;
+        if (SDL_WaitEventTimeout(&e, 20) && !app_wake_is(&e))
+            app_handle_event(a, &e);
+        app_tick(a, SDL_GetTicks(), &wait_ms);
+        app_draw(a, f->r);
+        seen = strstr(a->vs.no_model, want) != NULL;
+    }
+    if (!seen)
+        fail_msg("after Up the panel says %s, not %s", a->vs.no_model, want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixtures),
+        cmocka_unit_test(test_template_bos),
         cmocka_unit_test_setup_teardown(test_window, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hidden_bos, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -94,8 +94,9 @@ int attn_file_map(const AttnFile *f, AttnPick pick, int layer, int head, float *
 void attn_map_drop(float *v, int *Tq, int *Tk, const unsigned char *dropq,
                    const unsigned char *dropk);
 
-/* 1 when the token is a special token ([CLS], [SEP], <s>, </s>,
- * <|endoftext|>, <pad>, [PAD], [MASK], [UNK], <unk>, <mask>). */
+/* 1 when the token is a special token ([CLS], [SEP], <s>, </s>, <pad>,
+ * [PAD], [MASK], [UNK], <unk>, <mask>, and any <|name|> without spaces:
+ * <|endoftext|>, Llama 3's <|begin_of_text|>, Qwen2's <|im_start|>). */
 int attn_token_special(const char *tok);
 /* The token as shown: BPE's word-start markers Ġ (U+0120) and ▁ (U+2581)
  * dropped from its start; copied into buf. */

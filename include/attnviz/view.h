@@ -110,6 +110,8 @@ typedef struct ViewState {
                               (inside_d floats each), drawn as bars beside the
                               step view's text with their elementwise product */
     int inside_d;          /* 0: no vectors */
+    const char *inside_caption; /* with no_model: what the step view says of
+                              the head's query → key (over its bars), or NULL */
     int kv_group;          /* > 1: that many heads in a row share a key-value
                               head (grouped-query attention): the model view
                               brackets each group */

@@ -525,7 +525,12 @@ int attn_token_special(const char *tok)
     for (size_t k = 0; k < sizeof special / sizeof special[0]; k++)
         if (strcmp(tok, special[k]) == 0)
             return 1;
-    return 0;
+    /* <|…|>: GPT-2's, Llama 3's and Qwen2's control tokens (<|begin_of_text|>,
+     * <|im_start|>, <|eot_id|> ...): no space or line inside */
+    size_t n = strlen(tok);
+    if (n < 5 || strncmp(tok, "<|", 2) != 0 || strcmp(tok + n - 2, "|>") != 0)
+        return 0;
+    return strcspn(tok + 2, " \t\r\n|") == n - 4;
 }
 
 /* A token that is only the marker keeps it (an empty label would hide a

@@ -36,6 +36,7 @@ void view_state_set_model(ViewState *s, Model *m)
     s->grid = s->overview = NULL; /* another mode's (an attention file's) parts */
     s->no_model = NULL;
     s->inside_q = s->inside_k = NULL;
+    s->inside_caption = NULL;
     s->inside_d = s->kv_group = 0;
     s->toks = s->ktoks = NULL;
     s->k_unknown = NULL;

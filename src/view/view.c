@@ -312,8 +312,40 @@ static void inside_bars(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect a
     }
 }
 
+/* text word-wrapped into panel p from y on; the y after its last line. */
+static int wrapped_text(View *v, const ViewState *s, SDL_Rect p, const char *t, int y)
+{
+    int px = S(s, 13), lh = text_line_height(v->text, px);
+    while (*t && y + lh <= p.y + p.h) {
+        char line[400];
+        size_t n = 0, fit = 0;
+        while (t[n] && t[n] != '\n' && n < sizeof line - 1) {
+            line[n] = t[n];
+            line[++n] = '\0';
+            int w;
+            text_size(v->text, px, line, &w, NULL);
+            if (w > p.w - S(s, 20))
+                break;
+            if (t[n] == ' ' || !t[n] || t[n] == '\n')
+                fit = n;
+        }
+        fit = fit ? fit : n;
+        snprintf(line, sizeof line, "%.*s", (int)fit, t);
+        text_draw(v->text, px, theme(s)->dim, line, p.x + S(s, 10), y, 0, 0);
+        t += fit;
+        while (*t == ' ')
+            t++;
+        if (*t == '\n')
+            t++;
+        y += lh;
+    }
+    return y;
+}
+
 /* The editor's and step view's room when there is no Model: what they
- * would show and why not (and inside a head, its vectors as bars). */
+ * would show and why not; inside a head, its vectors as bars beside the
+ * text under their caption (or the caption under the text when the panel
+ * is too narrow for bars). */
 static void no_model_panels(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
     const SDL_Rect *panels[2] = {&l->editor, &l->step};
@@ -322,39 +354,25 @@ static void no_model_panels(View *v, SDL_Renderer *r, const ViewState *s, const 
         if (!p.w || !p.h || !s->no_model)
             continue;
         fill(r, p, theme(s)->panel);
+        const char *caption = k == 1 ? s->inside_caption : NULL;
         if (k == 1 && s->inside_d > 0 && s->inside_q && s->inside_k && p.w > S(s, 500)) {
-            int tw = p.w * 9 / 20; /* the text left, the bars right */
-            inside_bars(v, r, s, (SDL_Rect){p.x + tw + S(s, 10), p.y + S(s, 10), p.w - tw - S(s, 20),
-                                            p.h - S(s, 20)});
+            int tw = p.w * 9 / 20; /* the text left, the caption and bars right */
+            SDL_Rect right = {p.x + tw, p.y, p.w - tw, p.h};
+            int y = p.y + S(s, 10);
+            if (caption) {
+                SDL_RenderSetClipRect(r, &right);
+                right.x -= S(s, 10); /* wrapped_text's margin: the bars' left edge */
+                y = wrapped_text(v, s, right, caption, y) + S(s, 4);
+                SDL_RenderSetClipRect(r, NULL);
+            }
+            inside_bars(v, r, s, (SDL_Rect){p.x + tw, y, p.w - tw - S(s, 10), p.y + p.h - S(s, 10) - y});
             p.w = tw;
+            caption = NULL;
         }
         SDL_RenderSetClipRect(r, &p);
-        /* word-wrapped to the panel */
-        int px = S(s, 13), lh = text_line_height(v->text, px), y = p.y + S(s, 10);
-        const char *t = s->no_model;
-        while (*t && y + lh <= p.y + p.h) {
-            char line[400];
-            size_t n = 0, fit = 0;
-            while (t[n] && t[n] != '\n' && n < sizeof line - 1) {
-                line[n] = t[n];
-                line[++n] = '\0';
-                int w;
-                text_size(v->text, px, line, &w, NULL);
-                if (w > p.w - S(s, 20))
-                    break;
-                if (t[n] == ' ' || !t[n] || t[n] == '\n')
-                    fit = n;
-            }
-            fit = fit ? fit : n;
-            snprintf(line, sizeof line, "%.*s", (int)fit, t);
-            text_draw(v->text, px, theme(s)->dim, line, p.x + S(s, 10), y, 0, 0);
-            t += fit;
-            while (*t == ' ')
-                t++;
-            if (*t == '\n')
-                t++;
-            y += lh;
-        }
+        int y = wrapped_text(v, s, p, s->no_model, p.y + S(s, 10));
+        if (caption)
+            wrapped_text(v, s, p, caption, y + S(s, 6));
         SDL_RenderSetClipRect(r, NULL);
     }
 }

@@ -65,11 +65,18 @@ static int find_model(const char *name, char **dir, AttnErr *err)
     return gpt2_model_find(name, dir, err);
 }
 
-/* ids = the tokens of text, the model's bos token first when asked. */
+/* ids = the tokens of text as Hugging Face's encode gives them (the
+ * tokenizer's template around them: Llama's BOS first), and the model's
+ * bos token first when asked (--prepend-bos) and the template adds none. An
+ * empty text has no tokens (not a lone BOS). */
 static int encode(const Gpt2Opened *g, const char *text, size_t len, BpeIds *ids)
 {
+    int n_before = 0;
     ids->n = 0;
-    if (g->prepend_bos && g->lm.info.bos_id >= 0) {
+    if (len == 0)
+        return 0;
+    bpe_template_before(g->bpe, &n_before);
+    if (g->prepend_bos && n_before == 0 && g->lm.info.bos_id >= 0) {
         if (ids->cap < 1) {
             int *p = realloc(ids->id, 16 * sizeof *p);
             if (!p)
@@ -79,7 +86,7 @@ static int encode(const Gpt2Opened *g, const char *text, size_t len, BpeIds *ids
         }
         ids->id[ids->n++] = g->lm.info.bos_id;
     }
-    return bpe_encode(g->bpe, text, len, ids) < 0 ? -ATTN_E_NOMEM : 0;
+    return bpe_encode_template(g->bpe, text, len, ids) < 0 ? -ATTN_E_NOMEM : 0;
 }
 
 /* Token id's label as stored (Ġ for its space, ‹0xNN› for a byte that is
@@ -97,9 +104,36 @@ static char *token_text(const Bpe *b, int id, const char *space, const char *non
     return big;
 }
 
+/* A shown label's control characters made visible (a line break in a token
+ * would break the label's line): ↵ for \n, → for \t, ␍ for \r, ‹0xNN›
+ * for the others. Frees t; malloc'd. */
+static char *visible(char *t)
+{
+    size_t n = 0;
+    for (const char *p = t; p && *p; p++)
+        n += (unsigned char)*p < 0x20 ? 10 : 1; /* ‹0xNN› at most */
+    if (!t || n == strlen(t))
+        return t;
+    char *out = malloc(n + 1), *o = out;
+    for (const char *p = t; out && *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c >= 0x20)
+            *o++ = (char)c;
+        else if (c == '\n' || c == '\t' || c == '\r')
+            o += sprintf(o, "%s", c == '\n' ? "\xE2\x86\xB5" : c == '\t' ? "\xE2\x86\x92" : "\xE2\x90\x8D");
+        else
+            o += sprintf(o, "\xE2\x80\xB9" "0x%02X" "\xE2\x80\xBA", c);
+    }
+    if (out)
+        *o = '\0';
+    free(t);
+    return out;
+}
+
 static char *token_label(const Bpe *b, int id, const char *space)
 {
-    return token_text(b, id, space, "?");
+    char *t = token_text(b, id, space, "?");
+    return space && strcmp(space, SPACE_MARK) == 0 ? visible(t) : t;
 }
 
 /* The maps of ids[0..T) (packed L × H × T × T, owned from now on) as an
@@ -234,7 +268,7 @@ static int gpt2_cli_open(const Options *o, const char *path, void **opened, Attn
     if (window && !o->sentence) { /* the window opens on the default sentence, or on the */
         BpeIds ids = {0};        /* model's first tokens when it has none of its words */
         text = "The train left the station on time";
-        if (encode(g, text, strlen(text), &ids) == 0 && ids.n == (g->prepend_bos ? 1 : 0)) {
+        if (bpe_encode(g->bpe, text, strlen(text), &ids) == 0 && ids.n == 0) {
             int first[6], n = bpe_n_vocab(g->bpe) < 6 ? bpe_n_vocab(g->bpe) : 6;
             size_t len;
             for (int i = 0; i < n; i++)
@@ -338,7 +372,8 @@ typedef struct Gpt2Source {
     Result *last;        /* the newest result taken: vectors, predictions */
     int slow_ms;         /* ATTNVIZ_TEST_SLOW_LAYERS_MS when shown: each layer made that much
                             slower (the tests of the partial maps, on a model too small to need them) */
-    char panel[3000];
+    char panel[3000];    /* what comes next */
+    char inside[800];    /* inside the shown head: the query → key's dot product */
     char what[300];
 } Gpt2Source;
 
@@ -471,6 +506,30 @@ static void run(void *ctx, void *request, BgJob *job)
     bg_post(job, r, result_free, 1);
 }
 
+/* The text's position of the shown map's row (keys = 0) or column i: the
+ * same unless tokens are hidden (E), whose rows and columns the map leaves
+ * out; -1 for none. */
+static int text_pos(const Gpt2Source *s, int i, int keys)
+{
+    const Imported *im = s->ms.imp;
+    const unsigned char *drop = im ? (keys ? im->k_drop : im->q_drop) : NULL;
+    int n = im ? (keys ? im->f.Tk : im->f.Tq) : 0;
+    if (i < 0 || !drop)
+        return i;
+    for (int p = 0; p < n; p++)
+        if (!drop[p] && i-- == 0)
+            return p;
+    return -1;
+}
+
+/* The position whose next tokens the panel shows: the selected row's, or
+ * the last. */
+static int pred_pos(const AppState *a, const Gpt2Source *s)
+{
+    int p = text_pos(s, a->vs.query, 0);
+    return p >= 0 && p < s->ids.n ? p : s->ids.n - 1;
+}
+
 /* Ask the worker for the text's maps (and the panel's numbers). */
 static void submit(AppState *a)
 {
@@ -490,9 +549,10 @@ static void submit(AppState *a)
      * forward of unchanged ids computes nothing; the maps are not copied) */
     q->want_maps = !(s->last && s->last->layers_done == s->last->L && s->last->T == T && s->T_maps == T &&
                      memcmp(s->last->ids, q->ids, sizeof(int) * (size_t)T) == 0);
-    q->pred_pos = a->vs.query >= 0 && a->vs.query < T ? a->vs.query : T - 1;
+    q->pred_pos = pred_pos(a, s);
     q->sel_i = q->pred_pos;
-    q->sel_j = a->vs.key >= 0 && a->vs.key < T ? a->vs.key : q->sel_i;
+    int key = text_pos(s, a->vs.key, 1);
+    q->sel_j = key >= 0 && key < T ? key : q->sel_i;
     s->asked_pred = q->pred_pos;
     s->asked_i = q->sel_i;
     s->asked_j = q->sel_j;
@@ -538,8 +598,7 @@ static int gpt2_tick(AppState *a, Uint32 now_ms, int *wait_ms)
     BgResult br;
     (void)now_ms;
     (void)wait_ms;
-    if (s->ids.n > 0 && (s->asked_pred != (a->vs.query >= 0 && a->vs.query < s->ids.n ? a->vs.query : s->ids.n - 1) ||
-                         (a->vs.key >= 0 && s->asked_j != a->vs.key)))
+    if (s->ids.n > 0 && (s->asked_pred != pred_pos(a, s) || (a->vs.key >= 0 && s->asked_j != text_pos(s, a->vs.key, 1))))
         submit(a); /* another position for the predictions or the step: cheap, the maps are kept */
     if (!bg_take(s->bg, &br))
         return 0;
@@ -589,11 +648,18 @@ static void panel_text(AppState *a)
         PUT("What comes next after \xE2\x80\x9C%s\xE2\x80\x9D (position %d):\n", t ? t : "?", r->pred_pos + 1);
         free(t);
         for (int k = 0; k < r->n_pred; k++) {
-            char *w = token_text(s->g->bpe, r->pred_ids[k], SPACE_MARK, "\xE2\x80\xB9no token\xE2\x80\xBA");
+            char *w = visible(token_text(s->g->bpe, r->pred_ids[k], SPACE_MARK, "\xE2\x80\xB9no token\xE2\x80\xBA"));
             PUT("%2d. %5.1f%%  \xE2\x80\x9C%s\xE2\x80\x9D\n", k + 1, 100.0 * r->pred_p[k], w ? w : "?");
             free(w);
         }
     }
+#undef PUT
+    /* inside the shown head: beside the vectors' bars, or under the text */
+    p = s->inside;
+    n = sizeof s->inside;
+    u = 0;
+    s->inside[0] = '\0';
+#define PUT(...) (u += (size_t)snprintf(p + u, u < n ? n - u : 0, __VA_ARGS__), u = u < n ? u : n)
     int layer = s->ms.layer, head = s->ms.head;
     if (r && r->q && r->k && layer >= 0 && head >= 0 && !s->ms.rollout && r->sel_i < r->T && r->sel_j < r->T) {
         int dh = r->C / r->H;
@@ -613,7 +679,7 @@ static void panel_text(AppState *a)
         double scaled = s->g->lm.info.scale_attn ? dot / sqrt((double)dh) : dot;
         if (s->g->lm.info.scale_by_layer)
             scaled /= layer + 1;
-        PUT("\nInside layer %d, head %d: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D\n",
+        PUT("Inside layer %d, head %d: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D\n",
             layer + 1, head + 1, im && r->sel_i < im->f.Tq ? im->q_shown[r->sel_i] : "?",
             im && r->sel_j < im->f.Tk ? im->k_shown[r->sel_j] : "?");
         PUT("q \xC2\xB7 k = \xCE\xA3 q_d k_d over %d dims = %.3f; the score %.3f (\xC3\xB7\xE2\x88\x9A%d)\n", dh, dot,
@@ -623,7 +689,7 @@ static void panel_text(AppState *a)
             PUT("%s d%d %.2f", m ? "," : "", top[m], (double)q[top[m]] * k[top[m]]);
         PUT("\n");
     } else if (r) {
-        PUT("\nInside a head: pick one layer and head (L, H) and a query \xE2\x86\x92 key cell.");
+        PUT("Inside a head: pick one layer and head (L, H) and a query \xE2\x86\x92 key cell.");
     }
 #undef PUT
 }
@@ -649,6 +715,7 @@ static void gpt2_present(AppState *a)
     a->vs.step_label = "Next token";
     a->vs.sentence = a->text;
     a->vs.stale = s->stale;
+    a->vs.inside_caption = s->inside[0] ? s->inside : NULL;
     a->vs.kv_group = info->n_kv_head > 0 && info->n_kv_head < info->n_head ? info->n_head / info->n_kv_head : 0;
     const Result *r = s->last; /* inside the shown head: the vectors as bars beside the text */
     int layer = s->ms.layer, head = s->ms.head;
