@@ -32,308 +32,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define SPACE_MARK "\xE2\x90\xA3" /* ␣: a token's space, as labels show it */
-
-/* ---- opening ------------------------------------------------------------------------ */
-
-void gpt2_opened_free(Gpt2Opened *g)
-{
-    if (!g)
-        return;
-    if (g->im) {
-        import_close(g->im);
-        free(g->im);
-    }
-    bpe_destroy(g->bpe);
-    lm_close(&g->lm);
-    bpe_ids_free(&g->ids);
-    free(g->text);
-    free(g);
-}
-
-/* A model folder: the path when it is one, else the installed models
- * (nano-sort), else the Hugging Face cache. Malloc'd into *dir. */
-static int find_model(const char *name, char **dir, AttnErr *err)
-{
-    struct stat st;
-    char buf[4096], rel[300];
-    if (stat(name, &st) == 0 && S_ISDIR(st.st_mode))
-        return (*dir = strdup(name)) ? 0 : attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
-    snprintf(rel, sizeof rel, "models/%.280s", name);
-    if (!strchr(name, '/') && paths_find_data(rel, buf, sizeof buf) == 0)
-        return (*dir = strdup(buf)) ? 0 : attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
-    return gpt2_model_find(name, dir, err);
-}
-
-/* ids = the tokens of text as Hugging Face's encode gives them (the
- * tokenizer's template around them: Llama's BOS first), and the model's
- * bos token first when asked (--prepend-bos) and the template adds none. An
- * empty text has no tokens (not a lone BOS). */
-static int encode(const Gpt2Opened *g, const char *text, size_t len, BpeIds *ids)
-{
-    int n_before = 0;
-    ids->n = 0;
-    if (len == 0)
-        return 0;
-    bpe_template_before(g->bpe, &n_before);
-    if (g->prepend_bos && n_before == 0 && g->lm.info.bos_id >= 0) {
-        if (ids->cap < 1) {
-            int *p = realloc(ids->id, 16 * sizeof *p);
-            if (!p)
-                return -ATTN_E_NOMEM;
-            ids->id = p;
-            ids->cap = 16;
-        }
-        ids->id[ids->n++] = g->lm.info.bos_id;
-    }
-    return bpe_encode_template(g->bpe, text, len, ids) < 0 ? -ATTN_E_NOMEM : 0;
-}
-
-/* Token id's label as stored (Ġ for its space, ‹0xNN› for a byte that is
- * not whole UTF-8) or as shown (␣ for the space); none (an output row no
- * token has, as a padded vocabulary's) is `none`. Malloc'd. */
-static char *token_text(const Bpe *b, int id, const char *space, const char *none)
-{
-    char small[256];
-    size_t n = bpe_token_text(b, id, space, small, sizeof small);
-    if (n < sizeof small)
-        return strdup(n ? small : none);
-    char *big = malloc(n + 1);
-    if (big)
-        bpe_token_text(b, id, space, big, n + 1);
-    return big;
-}
-
-/* A shown label's control characters made visible (a line break in a token
- * would break the label's line): ↵ for \n, → for \t, ␍ for \r, ‹0xNN›
- * for the others. Frees t; malloc'd. */
-static char *visible(char *t)
-{
-    size_t n = 0;
-    for (const char *p = t; p && *p; p++)
-        n += (unsigned char)*p < 0x20 ? 10 : 1; /* ‹0xNN› at most */
-    if (!t || n == strlen(t))
-        return t;
-    char *out = malloc(n + 1), *o = out;
-    for (const char *p = t; out && *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (c >= 0x20)
-            *o++ = (char)c;
-        else if (c == '\n' || c == '\t' || c == '\r')
-            o += sprintf(o, "%s", c == '\n' ? "\xE2\x86\xB5" : c == '\t' ? "\xE2\x86\x92" : "\xE2\x90\x8D");
-        else
-            o += sprintf(o, "\xE2\x80\xB9" "0x%02X" "\xE2\x80\xBA", c);
-    }
-    if (out)
-        *o = '\0';
-    free(t);
-    return out;
-}
-
-static char *token_label(const Bpe *b, int id, const char *space)
-{
-    char *t = token_text(b, id, space, "?");
-    return space && strcmp(space, SPACE_MARK) == 0 ? visible(t) : t;
-}
-
-/* The maps of ids[0..T) (packed L × H × T × T, owned from now on) as an
- * Imported named name, its labels the tokens' texts. */
-static Imported *maps_imported(const Bpe *b, const char *name, float *maps, const int *ids, int T, int L, int H,
-                               AttnErr *err)
-{
-    char **tok = calloc((size_t)T + 1, sizeof *tok);
-    char **shown = calloc((size_t)T + 1, sizeof *shown);
-    Imported *im = malloc(sizeof *im);
-    int ok = tok && shown && im;
-    for (int i = 0; ok && i < T; i++)
-        ok = (tok[i] = token_label(b, ids[i], "\xC4\xA0")) && (shown[i] = token_label(b, ids[i], SPACE_MARK));
-    if (!ok) {
-        attn_tokens_free(tok);
-        attn_tokens_free(shown);
-        free(maps);
-        free(im);
-        attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
-        return NULL;
-    }
-    if (import_from_buffer(im, name, maps, L, H, T, T, tok, NULL, err) < 0) {
-        attn_tokens_free(shown);
-        free(im);
-        return NULL;
-    }
-    for (int i = 0; i < T; i++) { /* labels with the space marker */
-        free(im->q_shown[i]);
-        im->q_shown[i] = shown[i];
-    }
-    free(shown);
-    im->causal = 1; /* the keys after each query are masked, in the window as in the exports */
-    return im;
-}
-
-int gpt2_open_model(const char *path, int prepend_bos, Gpt2Opened **out, AttnErr *err)
-{
-    char *dir = NULL;
-    *out = NULL;
-    Gpt2Opened *g = calloc(1, sizeof *g);
-    if (!g)
-        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
-    g->prepend_bos = prepend_bos;
-    snprintf(g->path, sizeof g->path, "%s", path);
-    int rc = find_model(path, &dir, err);
-    if (rc == 0) {
-        if (!realpath(dir, g->dir))
-            snprintf(g->dir, sizeof g->dir, "%s", dir);
-        rc = lm_open(&g->lm, dir, err);
-    }
-    if (rc == 0)
-        rc = bpe_load_dir(&g->bpe, dir, err);
-    if (rc == 0 && bpe_n_vocab(g->bpe) > g->lm.info.n_vocab)
-        rc = attn_err_set(err, ATTN_E_RANGE, dir, 0, "the tokenizer has %d tokens, the model's %s only %d rows",
-                          bpe_n_vocab(g->bpe), g->lm.info.embed_name, g->lm.info.n_vocab);
-    const char *slash = strrchr(path, '/');
-    snprintf(g->name, sizeof g->name, "%s", slash && slash[1] ? slash + 1 : path);
-    free(dir);
-    if (rc < 0) {
-        gpt2_opened_free(g);
-        return rc;
-    }
-    *out = g;
-    return 0;
-}
-
-int gpt2_compute_text(Gpt2Opened *g, const char *text, size_t len, AttnErr *err)
-{
-    free(g->text);
-    g->text = malloc(len + 1);
-    if (!g->text)
-        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
-    memcpy(g->text, text, len);
-    g->text[len] = '\0';
-    if (encode(g, text, len, &g->ids) < 0)
-        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
-    int T = g->ids.n, L = g->lm.info.n_layer, H = g->lm.info.n_head;
-    if (T == 0)
-        return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "the text is empty: no tokens, no maps");
-    if (T > g->lm.info.n_positions)
-        return attn_err_set(err, ATTN_E_TOO_MANY_TOKENS, g->path, 0,
-                            "%d tokens: %s takes at most %d (n_positions)", T, g->name, g->lm.info.n_positions);
-    for (int i = 0; i < T; i++)
-        if (g->ids.id[i] >= g->lm.info.n_vocab)
-            return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "token id %d is not a row of %s (%d rows)",
-                                g->ids.id[i], g->lm.info.embed_name, g->lm.info.n_vocab);
-    int rc = lm_forward(&g->lm, g->ids.id, T, NULL, err);
-    if (rc < 0)
-        return rc;
-    float *maps = malloc(sizeof(float) * (size_t)L * H * T * T);
-    if (!maps)
-        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
-    lm_maps_copy(&g->lm, maps);
-    if (g->im) {
-        import_close(g->im);
-        free(g->im);
-    }
-    g->im = maps_imported(g->bpe, g->name, maps, g->ids.id, T, L, H, err);
-    return g->im ? 0 : -err->code;
-}
-
-/* ---- the command line ---------------------------------------------------------------- */
-
-int gpt2_print_predictions(FILE *f, Gpt2Opened *g, int pos, AttnErr *err)
-{
-    int ids[LM_TOP_K];
-    float probs[LM_TOP_K];
-    int k = g->lm.info.n_vocab < LM_TOP_K ? g->lm.info.n_vocab : LM_TOP_K;
-    int rc = lm_top_k(&g->lm, pos, k, ids, probs, err);
-    if (rc < 0)
-        return rc;
-    for (int r = 0; r < k; r++) {
-        char *t = token_text(g->bpe, ids[r], NULL, ""); /* "": no token has that row */
-        fprintf(f, "%d\t%.6f\t", ids[r], (double)probs[r]);
-        io_json_string(f, t ? t : "");
-        fputc('\n', f);
-        free(t);
-    }
-    return ferror(f) ? attn_err_set(err, ATTN_E_IO, "stdout", 0, "write failed") : 0;
-}
-
-static int gpt2_cli_open(const Options *o, const char *path, void **opened, AttnErr *err)
-{
-    Gpt2Opened *g;
-    *opened = NULL;
-    int rc = gpt2_open_model(path, o->prepend_bos, &g, err);
-    if (rc < 0)
-        return rc;
-    const char *text = o->sentence ? o->sentence : "";
-    int window = o->print == PRINT_NONE && !o->n_exports && !o->export_attention;
-    char *made = NULL;
-    if (window && !o->sentence) { /* the window opens on the default sentence, or on the */
-        BpeIds ids = {0};        /* model's first tokens when it has none of its words */
-        text = "The train left the station on time";
-        if (bpe_encode(g->bpe, text, strlen(text), &ids) == 0 && ids.n == 0) {
-            int first[6], n = bpe_n_vocab(g->bpe) < 6 ? bpe_n_vocab(g->bpe) : 6;
-            size_t len;
-            for (int i = 0; i < n; i++)
-                first[i] = i;
-            if (bpe_decode(g->bpe, first, n, 1, &made, &len) == 0)
-                text = made;
-        }
-        bpe_ids_free(&ids);
-    }
-    if (o->print == PRINT_TOKENS) { /* tokens alone: any length, an empty text prints nothing */
-        free(g->text);
-        g->text = strdup(text);
-        if (!g->text || encode(g, text, strlen(text), &g->ids) < 0)
-            rc = attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
-    } else {
-        rc = gpt2_compute_text(g, text, strlen(text), err);
-    }
-    free(made);
-    if (rc == 0 && g->im) {
-        int T = g->im->f.Tq;
-        if (o->query >= T)
-            rc = attn_err_set(err, ATTN_E_RANGE, path, 0, "--query %d: the text has %d tokens", o->query + 1, T);
-        else if (import_pick(g->im, o->layer, o->head, o->rollout, o->drop, err) < 0)
-            rc = -err->code;
-    }
-    if (rc < 0) {
-        gpt2_opened_free(g);
-        return rc;
-    }
-    *opened = g;
-    return 0;
-}
-
-static int gpt2_cli_write(void *opened, const Options *o, AttnErr *err)
-{
-    Gpt2Opened *g = opened;
-    if (o->print == PRINT_TOKENS)
-        return bpe_print_tokens(stdout, g->bpe, g->ids.id, g->ids.n) < 0
-                   ? attn_err_set(err, ATTN_E_IO, "stdout", 0, "write failed")
-                   : 0;
-    if (o->print == PRINT_PREDICTIONS) {
-        int pos = o->query >= 0 ? o->query : g->ids.n - 1;
-        int rc = gpt2_print_predictions(stdout, g, pos, err);
-        if (rc < 0 || (!o->n_exports && !o->export_attention))
-            return rc;
-    }
-    if (o->export_attention) {
-        int T = g->im->f.Tq, L = g->im->f.L, H = g->im->f.H;
-        int rc = attn_write_attention(o->export_attention, g->im->f.parts[0].data, L, H, T, T,
-                                      (const char *const *)g->im->f.q_tokens, err);
-        if (rc < 0 || (o->print == PRINT_NONE && !o->n_exports))
-            return rc;
-    }
-    g->im->ids = g->ids.id; /* tokens the same when their ids are */
-    g->im->text = g->text; /* the figures' title quotes it */
-    Options rest = *o;
-    if (rest.print == PRINT_PREDICTIONS)
-        rest.print = PRINT_NONE;
-    return import_write(g->im, &rest, err);
-}
-
-static void gpt2_cli_free(void *opened)
-{
-    gpt2_opened_free(opened);
-}
+#include "model_internal.h"
 
 /* ---- in the window --------------------------------------------------------------------- */
 
@@ -564,7 +263,7 @@ static void gpt2_set_text(AppState *a)
 {
     Gpt2Source *s = a->src;
     Gpt2Opened *g = s->g;
-    if (encode(g, a->text, a->text_len, &s->ids) < 0) {
+    if (model_encode(g, a->text, a->text_len, &s->ids) < 0) {
         app_status(a, 1, "out of memory");
         return;
     }
@@ -614,7 +313,7 @@ static int gpt2_tick(AppState *a, Uint32 now_ms, int *wait_ms)
         AttnErr err = {0};
         float *maps = r->maps;
         r->maps = NULL;
-        Imported *im = maps_imported(s->g->bpe, s->g->name, maps, r->ids, r->T, r->L, r->H, &err);
+        Imported *im = model_maps_imported(s->g->bpe, s->g->name, maps, r->ids, r->T, r->L, r->H, &err);
         if (!im || maps_shown_replace(a, im) < 0) {
             app_status(a, 1, "out of memory");
             result_free(r);
@@ -644,11 +343,11 @@ static void panel_text(AppState *a)
     if (!r || r->pred_pos < 0 || r->n_pred == 0) {
         PUT("What comes next: computing\xE2\x80\xA6");
     } else {
-        char *t = token_label(s->g->bpe, r->ids[r->pred_pos], SPACE_MARK);
+        char *t = model_token_label(s->g->bpe, r->ids[r->pred_pos], SPACE_MARK);
         PUT("What comes next after \xE2\x80\x9C%s\xE2\x80\x9D (position %d):\n", t ? t : "?", r->pred_pos + 1);
         free(t);
         for (int k = 0; k < r->n_pred; k++) {
-            char *w = visible(token_text(s->g->bpe, r->pred_ids[k], SPACE_MARK, "\xE2\x80\xB9no token\xE2\x80\xBA"));
+            char *w = model_visible(model_token_text(s->g->bpe, r->pred_ids[k], SPACE_MARK, "\xE2\x80\xB9no token\xE2\x80\xBA"));
             PUT("%2d. %5.1f%%  \xE2\x80\x9C%s\xE2\x80\x9D\n", k + 1, 100.0 * r->pred_p[k], w ? w : "?");
             free(w);
         }
@@ -915,7 +614,7 @@ static int gpt2_cli_probe(const Options *o, const char *path, void **opened, Att
         float *maps = malloc(sizeof(float) * (size_t)c->n_layer * c->n_head * T * T);
         if (maps)
             lm_maps_copy(&g->lm, maps);
-        g->im = maps ? maps_imported(g->bpe, g->name, maps, g->ids.id, T, c->n_layer, c->n_head, err) : NULL;
+        g->im = maps ? model_maps_imported(g->bpe, g->name, maps, g->ids.id, T, c->n_layer, c->n_head, err) : NULL;
         rc = g->im ? 0 : maps ? -err->code : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
     }
     if (rc == 0 && g->im && o->query >= T)
