@@ -12,6 +12,9 @@
  *   llama_bench forward-bf16    the same with the matrices and the table in
  *                               bfloat16 as a BF16 file's mapping holds them
  *                               (SmolLM2-135M's own case)
+ *   llama_bench forward[-bf16] REPS qwen05|llama1b
+ *                               the same with Qwen2.5-0.5B's or Llama-3.2-1B's
+ *                               shapes (by hand: the larger models' keystroke)
  *   llama_bench maps T FILE     the L × H × T × T maps of the bench's ids on
  *                               those weights, raw float32, into FILE
  *                               (torch_llama.py --check compares its own)
@@ -61,6 +64,20 @@ static const LlamaConfig SMOL = {.arch = LLAMA_ARCH_LLAMA, .n_layer = 30, .n_hea
                                  .n_inner = 1536, .n_positions = 8192, .n_vocab = 49152,
                                  .rms_eps = 1e-5f, .rope_theta = 100000.0, .tied = 1,
                                  .bos_id = 0, .eos_id = 0};
+
+/* Qwen/Qwen2.5-0.5B's and meta-llama/Llama-3.2-1B's shapes (by hand: "opens
+ * and updates", issue 27; no biases made for Qwen2's q, k, v) */
+static const LlamaConfig QWEN05 = {.arch = LLAMA_ARCH_LLAMA, .n_layer = 24, .n_head = 14,
+                                   .n_kv_head = 2, .head_dim = 64, .hidden = 896,
+                                   .n_inner = 4864, .n_positions = 32768, .n_vocab = 151936,
+                                   .rms_eps = 1e-6f, .rope_theta = 1000000.0, .tied = 1,
+                                   .bos_id = -1, .eos_id = -1};
+static const LlamaConfig LLAMA1B = {.arch = LLAMA_ARCH_LLAMA, .n_layer = 16, .n_head = 32,
+                                    .n_kv_head = 8, .head_dim = 64, .hidden = 2048,
+                                    .n_inner = 8192, .n_positions = 131072, .n_vocab = 128256,
+                                    .rms_eps = 1e-5f, .rope_theta = 500000.0, .tied = 1,
+                                    .bos_id = 128000, .eos_id = 128001};
+static const LlamaConfig *CFG = &SMOL; /* the shapes timed */
 
 static uint64_t rng = 88172645463325252ULL;
 static float frand(void) /* uniform in [-1, 1) */
@@ -141,13 +158,13 @@ static void make_ids(int *ids, int n, int V)
 
 static int mode_forward(int reps, int bf16)
 {
-    LlamaWeights w = random_weights(&SMOL, bf16);
+    LlamaWeights w = random_weights(CFG, bf16);
     LlamaState *s;
     AttnErr err = {0};
-    if (llama_state_create(&s, &SMOL, &err) < 0)
+    if (llama_state_create(&s, CFG, &err) < 0)
         die("state", &err);
     int ids[256];
-    make_ids(ids, 256, SMOL.n_vocab);
+    make_ids(ids, 256, CFG->n_vocab);
     double t[64], full, key, top;
     reps = reps < 1 ? 1 : reps > 15 ? 15 : reps;
     if (llama_forward(s, &w, ids, 256, NULL, &err) < 0)
@@ -163,7 +180,7 @@ static int mode_forward(int reps, int bf16)
     if (llama_forward(s, &w, ids, 64, NULL, &err) < 0)
         die("forward", &err);
     int n = 3 * reps, tk[LLAMA_TOP_K];
-    float pr[LLAMA_TOP_K], *lg = malloc(sizeof(float) * SMOL.n_vocab);
+    float pr[LLAMA_TOP_K], *lg = malloc(sizeof(float) * CFG->n_vocab);
     for (int r = 0; r < n; r++) {
         ids[63] = r % 2 ? 42 : 4242;
         double t0 = now_ms();
@@ -190,16 +207,16 @@ static int mode_forward(int reps, int bf16)
 
 static int mode_maps(int T, const char *file)
 {
-    LlamaWeights w = random_weights(&SMOL, 0);
+    LlamaWeights w = random_weights(CFG, 0);
     LlamaState *s;
     AttnErr err = {0};
     int ids[256];
     if (T < 1 || T > 256)
         die("T from 1 to 256", NULL);
-    make_ids(ids, T, SMOL.n_vocab);
-    if (llama_state_create(&s, &SMOL, &err) < 0 || llama_forward(s, &w, ids, T, NULL, &err) < 0)
+    make_ids(ids, T, CFG->n_vocab);
+    if (llama_state_create(&s, CFG, &err) < 0 || llama_forward(s, &w, ids, T, NULL, &err) < 0)
         die("forward", &err);
-    size_t n = (size_t)SMOL.n_layer * SMOL.n_head * T * T;
+    size_t n = (size_t)CFG->n_layer * CFG->n_head * T * T;
     float *m = malloc(n * sizeof *m);
     FILE *f = fopen(file, "wb");
     if (!m || !f)
@@ -214,6 +231,8 @@ static int mode_maps(int T, const char *file)
 
 int main(int argc, char **argv)
 {
+    const char *shape = argc > 3 ? argv[3] : "";
+    CFG = strcmp(shape, "qwen05") == 0 ? &QWEN05 : strcmp(shape, "llama1b") == 0 ? &LLAMA1B : &SMOL;
     if (argc >= 2 && strcmp(argv[1], "forward") == 0)
         return mode_forward(argc > 2 ? atoi(argv[2]) : 5, 0);
     if (argc >= 2 && strcmp(argv[1], "forward-bf16") == 0)
