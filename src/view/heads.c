@@ -24,13 +24,24 @@ static int mark_px(const ViewState *s)
     return S(s, 10);
 }
 
+/* A mark's width with its number (the bar alone is S(3) + S(4)). */
+static int mark_full_w(View *v, const ViewState *s)
+{
+    int w;
+    text_size(v->text, mark_px(s), "0.00", &w, NULL);
+    return S(s, 3) + S(s, 4) + S(s, 2) + w;
+}
+
 void heads_grid_options(View *v, const ViewState *s, FigureOptions *o)
 {
     if (!s->grid_score)
         return;
-    int w;
-    text_size(v->text, mark_px(s), "0.00", &w, NULL);
-    o->grid_mark_w = S(s, 3) + S(s, 4) + S(s, 2) + w;
+    int full = mark_full_w(v, s), H = s->grid ? s->grid->H : 1;
+    /* many heads (Llama 3.2 1B's 32): the maps would be narrower than their
+     * numbers; the bars alone then, the numbers in the overview (U) and the
+     * tooltip */
+    int per = H > 0 ? (o->area_w - S(s, 60)) / H : o->area_w;
+    o->grid_mark_w = per - full >= 2 * (full - S(s, 7)) ? full : S(s, 3) + S(s, 4);
     o->grid_label_h = s->grid_order ? text_line_height(v->text, mark_px(s)) : 0;
     o->grid_order = s->grid_order;
 }
@@ -58,7 +69,8 @@ void draw_grid_marks(View *v, SDL_Renderer *r, const ViewState *s, const FigureG
             char buf[32];
             mark_text(x, buf, sizeof buf);
             int ty = m.h >= lh ? m.y + m.h - lh : m.y + m.h / 2 - lh / 2;
-            text_draw(v->text, px, isnan(x) ? th->dim : th->text, buf, track.x + bw + S(s, 2), ty, 0, 0);
+            if (g->mark_w >= mark_full_w(v, s)) /* else the bars alone (many heads) */
+                text_draw(v->text, px, isnan(x) ? th->dim : th->text, buf, track.x + bw + S(s, 2), ty, 0, 0);
             if (g->sorted) { /* its layer and head, the head in its colour */
                 char lb[24], hb[16];
                 snprintf(lb, sizeof lb, "L%d ", l + 1);
