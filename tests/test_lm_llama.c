@@ -283,6 +283,47 @@ static void test_hidden_bos(void **state)
         fail_msg("after Up the panel says %s, not %s", a->vs.no_model, want);
 }
 
+/* A session of a Llama model: its folder, text, layer and head; opened
+ * again after another source, the same maps (the BOS first). */
+static void test_session(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    char dir[] = "/tmp/attnviz-test-llama-session-XXXXXX", path[200];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/s.json", dir);
+    Gpt2Opened *g = NULL;
+    AttnErr err = {0};
+    assert_int_equal(gpt2_open_model(LFIX "/llama3-tok", 0, &g, &err), 0);
+    assert_int_equal(gpt2_compute_text(g, "The train left", 14, &err), 0);
+    assert_int_equal(source_gpt2.show(a, g), 0);
+    assert_true(wait_maps(f));
+    key(f, SDLK_l, 0);
+    key(f, SDLK_h, 0);
+    assert_int_equal(app_save_session(a, path), 0);
+    assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
+    assert_ptr_not_equal(a->kind, &source_gpt2);
+    if (app_open_path(a, path) < 0)
+        fail_msg("%s", a->status);
+    assert_ptr_equal(a->kind, &source_gpt2);
+    assert_string_equal(a->text, "The train left");
+    assert_true(wait_maps(f));
+    const MapsShown *ms = a->kind->maps(a);
+    assert_int_equal(ms->layer, 1);
+    assert_int_equal(ms->head, 1);
+    assert_string_equal(ms->imp->f.q_tokens[0], "<|begin_of_text|>");
+    Gpt2Opened *full = NULL;
+    assert_int_equal(gpt2_open_model(LFIX "/llama3-tok", 0, &full, &err), 0);
+    assert_int_equal(gpt2_compute_text(full, "The train left", 14, &err), 0);
+    const AttnFile *now = &ms->imp->f, *want = &full->im->f;
+    assert_int_equal(now->Tq, want->Tq);
+    assert_memory_equal(now->parts[0].data, want->parts[0].data,
+                        sizeof(float) * (size_t)want->L * want->H * want->Tq * want->Tq);
+    gpt2_opened_free(full);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_template_bos),
         cmocka_unit_test_setup_teardown(test_window, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hidden_bos, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
