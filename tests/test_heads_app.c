@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "attnviz/attn_write.h"
 #include "attnviz/gpt2_source.h"
 #include "attnviz/head_scores.h"
 #include "attnviz/maps_shown.h"
@@ -144,6 +145,41 @@ static void test_marks_and_sort(void **state)
     app_draw(a, f->r);
     assert_null(a->vs.grid_order);
     assert_int_equal(a->layout.grid_fig.label_h, 0);
+}
+
+/* 32 heads (Llama 3.2 1B's) in 1280 pixels: each mark is its bar alone,
+ * the number left out, so the maps keep the room (12 heads keep numbers). */
+static void test_many_heads_marks(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    enum { L = 2, H = 32, T = 4 };
+    static float v[L * H * T * T];
+    for (int m = 0; m < L * H; m++)
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j <= i; j++)
+                v[(m * T + i) * T + j] = 1.0f / (float)(i + 1);
+    char dir[] = "/tmp/attnviz-test-heads-many-XXXXXX", path[200];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/many.npy", dir);
+    AttnErr err = {0};
+    assert_int_equal(attn_write_attention(path, v, L, H, T, T, NULL, &err), 0);
+    assert_int_equal(app_open_path(a, path), 0);
+    key(f, SDLK_g, 0);
+    app_draw(a, f->r);
+    assert_non_null(a->vs.grid_score);
+    const FigureGrid *g = &a->layout.grid_fig;
+    int bar_only = g->mark_w;
+    assert_true(bar_only <= 8);
+    FigRect m = figure_grid_map_rect(g, 0, 0);
+    assert_true(m.w >= 2 * bar_only);
+    assert_true(bar_fill(f, 0, 0) == 0); /* induction: none (no repeated tokens), an empty track */
+    unlink(path);
+    rmdir(dir);
+    assert_int_equal(app_open_path(a, FORMULA), 0); /* 4 heads: the numbers beside the bars */
+    key(f, SDLK_g, 0);
+    app_draw(a, f->r);
+    assert_true(a->layout.grid_fig.mark_w > 2 * bar_only);
 }
 
 static void test_overview_click(void **state)
@@ -369,6 +405,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_marks_and_sort, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_many_heads_marks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_overview_click, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_head_formula, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_head_file, setup, teardown),
