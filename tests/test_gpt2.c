@@ -470,6 +470,7 @@ typedef struct Hook {
     int done[16];  /* layers reported, in order */
     int n_done;
     float *copy;   /* the maps of each reported layer, at the callback */
+    const Gpt2State *s; /* the state the forward computes */
 } Hook;
 
 static int hook_cancel(void *user)
@@ -478,9 +479,10 @@ static int hook_cancel(void *user)
     return h->calls++ == h->stop_at;
 }
 
-static void hook_layer(void *user, const Gpt2State *s, int layer)
+static void hook_layer(void *user, int layer)
 {
     Hook *h = user;
+    const Gpt2State *s = h->s;
     assert_int_equal(layer, h->n_done);
     h->done[h->n_done++] = layer;
     if (h->copy)
@@ -500,7 +502,7 @@ static void test_cancel(void **state)
     Gpt2State *s;
     AttnErr err = {0};
     assert_int_equal(gpt2_state_create(&s, &c->cfg, NULL), 0);
-    Hook h = {.stop_at = -1};
+    Hook h = {.stop_at = -1, .s = s};
     Gpt2Hooks hooks = {hook_cancel, hook_layer, &h};
     assert_int_equal(gpt2_forward(s, &m->w, ids, 10, &hooks, NULL), 0);
     assert_int_equal(h.n_done, L);
@@ -509,7 +511,7 @@ static void test_cancel(void **state)
     for (int stop = 0; stop < L; stop++) {
         /* an edit at 6, cancelled before layer stop: the ids are kept, 6 done */
         ids[6] = (ids[6] + 1) % V;
-        h = (Hook){.stop_at = stop};
+        h = (Hook){.stop_at = stop, .s = s};
         assert_int_equal(gpt2_forward(s, &m->w, ids, 12, &hooks, &err), -ATTN_E_CANCELLED);
         assert_int_equal(err.code, ATTN_E_CANCELLED);
         assert_int_equal(h.n_done, stop);
@@ -518,7 +520,7 @@ static void test_cancel(void **state)
         assert_int_equal(gpt2_logits(s, &m->w, 6, s->xf, NULL), -ATTN_E_RANGE);
         if (stop == 1) { /* cancelled twice in a row, the second edit earlier */
             ids[3] = (ids[3] + 1) % V;
-            h = (Hook){.stop_at = 2};
+            h = (Hook){.stop_at = 2, .s = s};
             assert_int_equal(gpt2_forward(s, &m->w, ids, 11, &hooks, NULL), -ATTN_E_CANCELLED);
             assert_int_equal(s->n_done, 3);
         }
@@ -530,7 +532,7 @@ static void test_cancel(void **state)
         assert_full(s, m, ids, 12);
     }
     /* the maps of a reported layer are final when reported */
-    h = (Hook){.stop_at = -1};
+    h = (Hook){.stop_at = -1, .s = s};
     h.copy = calloc((size_t)L * c->cfg.n_head * s->cap * s->cap, sizeof(float));
     assert_non_null(h.copy);
     ids[2] = (ids[2] + 1) % V;

@@ -552,10 +552,9 @@ static int hook_cancel(void *user)
     return h->calls++ == h->stop_at;
 }
 
-static void hook_layer(void *user, const LlamaState *s, int layer)
+static void hook_layer(void *user, int layer)
 {
     Hook *h = user;
-    (void)s;
     assert_int_equal(layer, h->n_done);
     h->n_done++;
 }

@@ -29,6 +29,7 @@
 #include <stddef.h>
 
 #include "attnviz/error.h"
+#include "attnviz/forward_hooks.h"
 #include "attnviz/gpt2.h"
 
 #define GPT2_TOP_K 10 /* the predictions the window shows */
@@ -60,15 +61,8 @@ typedef struct Gpt2State {
     float *xf;       /* C: ln_f of one position (gpt2_logits) */
 } Gpt2State;
 
-/* What a forward calls between layers (each may be NULL): cancel before
- * each layer (nonzero stops the forward with -ATTN_E_CANCELLED), layer_done
- * after each (its maps, queries, keys and values are then those of the new
- * ids for every position). */
-typedef struct Gpt2Hooks {
-    int (*cancel)(void *user);
-    void (*layer_done)(void *user, const Gpt2State *s, int layer);
-    void *user;
-} Gpt2Hooks;
+/* What a forward calls between layers: forward_hooks.h. */
+typedef ForwardHooks Gpt2Hooks;
 
 /* 0 when cfg describes a model this forward computes (sizes positive, n_head
  * divides n_embd, a known activation, ln_eps >= 0), else -ATTN_E_HEADS,

@@ -30,6 +30,7 @@
 #include <stddef.h>
 
 #include "attnviz/error.h"
+#include "attnviz/forward_hooks.h"
 #include "attnviz/llama.h"
 
 #define LLAMA_TOP_K 10 /* the predictions the window shows */
@@ -61,13 +62,8 @@ typedef struct LlamaState {
     float *xf;       /* C: the final norm of one position (llama_logits) */
 } LlamaState;
 
-/* As Gpt2Hooks: cancel before each layer (nonzero stops with
- * -ATTN_E_CANCELLED), layer_done after each. Each may be NULL. */
-typedef struct LlamaHooks {
-    int (*cancel)(void *user);
-    void (*layer_done)(void *user, const LlamaState *s, int layer);
-    void *user;
-} LlamaHooks;
+/* What a forward calls between layers: forward_hooks.h. */
+typedef ForwardHooks LlamaHooks;
 
 /* 0 when cfg describes a model this forward computes: sizes positive, KV
  * divides H (-ATTN_E_HEADS naming both), head_dim even, eps and θ finite and

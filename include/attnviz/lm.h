@@ -11,6 +11,7 @@
 #define ATTNVIZ_LM_H
 
 #include "attnviz/error.h"
+#include "attnviz/forward_hooks.h"
 
 #define LM_TOP_K 10 /* the predictions the window shows */
 
@@ -28,14 +29,9 @@ typedef struct LmInfo {
     const char *embed_name; /* the input embedding's name in messages ("wte") */
 } LmInfo;
 
-/* What a forward calls between layers (each may be NULL): cancel before
- * each layer (nonzero stops it with -ATTN_E_CANCELLED), layer_done after
- * each (lm_maps_copy then gives the new maps of layers 0..layer). */
-typedef struct LmHooks {
-    int (*cancel)(void *user);
-    void (*layer_done)(void *user, int layer);
-    void *user;
-} LmHooks;
+/* What a forward calls between layers (forward_hooks.h; after layer_done,
+ * lm_maps_copy gives the new maps of layers 0..layer). */
+typedef ForwardHooks LmHooks;
 
 typedef struct LmArch LmArch;
 

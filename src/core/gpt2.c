@@ -360,7 +360,7 @@ int gpt2_forward(Gpt2State *s, const Gpt2Weights *w, const int *ids, int T,
         if (start < T)
             block(s, &w->layers[l], l, start, T);
         if (hooks && hooks->layer_done)
-            hooks->layer_done(hooks->user, s, l);
+            hooks->layer_done(hooks->user, l);
     }
     s->n_done = T;
     return 0;

@@ -343,7 +343,7 @@ int llama_forward(LlamaState *s, const LlamaWeights *w, const int *ids, int T,
         if (start < T)
             layer(s, &w->layers[l], l, start, T);
         if (hooks && hooks->layer_done)
-            hooks->layer_done(hooks->user, s, l);
+            hooks->layer_done(hooks->user, l);
     }
     s->n_done = T;
     return 0;

@@ -38,26 +38,10 @@ static void close_gpt2(Lm *lm)
     gpt2_file_close(lm->model);
 }
 
-/* Gpt2Hooks' layer_done passes the state; lm.h's does not need it. */
-static void layer_done(void *user, const Gpt2State *s, int layer)
-{
-    const LmHooks *h = user;
-    (void)s;
-    h->layer_done(h->user, layer);
-}
-
-static int cancel(void *user)
-{
-    const LmHooks *h = user;
-    return h->cancel(h->user);
-}
-
 static int forward_gpt2(Lm *lm, const int *ids, int T, const LmHooks *hooks, AttnErr *err)
 {
     const Gpt2Model *m = lm->model;
-    Gpt2Hooks gh = {hooks && hooks->cancel ? cancel : NULL, hooks && hooks->layer_done ? layer_done : NULL,
-                    (void *)hooks};
-    return gpt2_forward(lm->state, &m->weights, ids, T, hooks ? &gh : NULL, err);
+    return gpt2_forward(lm->state, &m->weights, ids, T, hooks, err);
 }
 
 static void maps_copy_gpt2(const Lm *lm, float *out)

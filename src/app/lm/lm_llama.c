@@ -40,26 +40,10 @@ static void close_llama(Lm *lm)
     llama_file_close(lm->model);
 }
 
-/* LlamaHooks' layer_done passes the state; lm.h's does not need it. */
-static void layer_done(void *user, const LlamaState *s, int layer)
-{
-    const LmHooks *h = user;
-    (void)s;
-    h->layer_done(h->user, layer);
-}
-
-static int cancel(void *user)
-{
-    const LmHooks *h = user;
-    return h->cancel(h->user);
-}
-
 static int forward_llama(Lm *lm, const int *ids, int T, const LmHooks *hooks, AttnErr *err)
 {
     const LlamaModel *m = lm->model;
-    LlamaHooks lh = {hooks && hooks->cancel ? cancel : NULL, hooks && hooks->layer_done ? layer_done : NULL,
-                     (void *)hooks};
-    return llama_forward(lm->state, &m->weights, ids, T, hooks ? &lh : NULL, err);
+    return llama_forward(lm->state, &m->weights, ids, T, hooks, err);
 }
 
 static void maps_copy_llama(const Lm *lm, float *out)
