@@ -15,6 +15,7 @@
 #include "attnviz/io.h"
 #include "attnviz/options.h"
 #include "attnviz/view.h"
+#include "attnviz/wake.h"
 
 #include "test_util.h"
 
@@ -204,6 +205,41 @@ static inline void motion(Fix *f, int x, int y, Uint32 state)
     e.motion.x = x;
     e.motion.y = y;
     send(f, &e);
+}
+
+/* One turn of the window's loop: an event (waiting up to ms for it; the
+ * wake event is the loop's own), the tick, a frame. */
+static inline void loop_turn(Fix *f, int ms)
+{
+    SDL_Event e;
+    int wait_ms;
+    if (SDL_WaitEventTimeout(&e, ms) && !app_wake_is(&e))
+        app_handle_event(f->a, &e);
+    app_tick(f->a, SDL_GetTicks(), &wait_ms);
+    app_draw(f->a, f->r);
+}
+
+/* Until a model's maps shown are those of the bar's text (its worker's);
+ * 1, or 0 after 20 s without. */
+static inline int wait_maps(Fix *f)
+{
+    for (int k = 0; k < 400; k++) {
+        loop_turn(f, 50);
+        if (!f->a->vs.stale && f->a->vs.map.v)
+            return 1;
+    }
+    return 0;
+}
+
+/* Until the step view's panel text holds want; 1, or 0 after 8 s. */
+static inline int wait_panel(Fix *f, const char *want)
+{
+    for (int k = 0; k < 400; k++) {
+        loop_turn(f, 20);
+        if (f->a->vs.no_model && strstr(f->a->vs.no_model, want))
+            return 1;
+    }
+    return 0;
 }
 
 static inline void wheel(Fix *f, int dy)

@@ -32,24 +32,6 @@ static void show_model(Fix *f, const char *text)
     assert_ptr_equal(f->a->kind, &source_gpt2);
 }
 
-/* Until the maps shown are those of the bar's text (the wake event taken as
- * the window's loop takes it); 1, or 0 after 20 s without. */
-static int wait_maps(Fix *f)
-{
-    AppState *a = f->a;
-    for (int k = 0; k < 400; k++) {
-        SDL_Event e;
-        int wait_ms;
-        if (SDL_WaitEventTimeout(&e, 50) && !app_wake_is(&e))
-            app_handle_event(a, &e);
-        app_tick(a, SDL_GetTicks(), &wait_ms);
-        app_draw(a, f->r);
-        if (!a->vs.stale && a->vs.map.v)
-            return 1;
-    }
-    return 0;
-}
-
 /* The maps shown (every layer and head) equal a full forward of text. */
 static void assert_full_recompute(Fix *f, const char *text)
 {
@@ -173,12 +155,7 @@ static void test_partial_layers(void **state)
     app_set_sentence(a, "CBABBCA");
     int seen = 0;
     for (int k = 0; k < 400 && !seen; k++) {
-        SDL_Event e;
-        int wait_ms;
-        if (SDL_WaitEventTimeout(&e, 20) && !app_wake_is(&e))
-            app_handle_event(a, &e);
-        app_tick(a, SDL_GetTicks(), &wait_ms);
-        app_draw(a, f->r);
+        loop_turn(f, 20);
         seen = a->vs.stale && a->kind->maps(a)->imp->f.Tq == 7;
     }
     assert_true(seen);
@@ -194,17 +171,7 @@ static void test_partial_layers(void **state)
     assert_full_recompute(f, "CBABBCA");
     const Imported *shown = a->kind->maps(a)->imp;
     key(f, SDLK_UP, 0); /* another query: its predictions come, the maps stay */
-    int panel = 0;
-    for (int k = 0; k < 400 && !panel; k++) {
-        SDL_Event e;
-        int wait_ms;
-        if (SDL_WaitEventTimeout(&e, 20) && !app_wake_is(&e))
-            app_handle_event(a, &e);
-        app_tick(a, SDL_GetTicks(), &wait_ms);
-        app_draw(a, f->r);
-        panel = strstr(a->vs.no_model, "(position 6)") != NULL;
-    }
-    assert_true(panel);
+    assert_true(wait_panel(f, "(position 6)"));
     assert_ptr_equal(a->kind->maps(a)->imp, shown);
     assert_full_recompute(f, "CBABBCA");
 }

@@ -302,22 +302,6 @@ static void test_every_head_file(void **state)
     check_every_head(f, 4, 0);
 }
 
-/* Until the GPT-2 source's maps are those of the bar (its worker's). */
-static int wait_maps(Fix *f)
-{
-    for (int k = 0; k < 400; k++) {
-        SDL_Event e;
-        int wait_ms;
-        if (SDL_WaitEventTimeout(&e, 50) && !app_wake_is(&e))
-            app_handle_event(f->a, &e);
-        app_tick(f->a, SDL_GetTicks(), &wait_ms);
-        app_draw(f->a, f->r);
-        if (!f->a->vs.stale && f->a->vs.map.v)
-            return 1;
-    }
-    return 0;
-}
-
 static void test_every_head_gpt2(void **state)
 {
     Fix *f = *state;

@@ -168,23 +168,6 @@ static void test_template_bos(void **state)
     check_bos(LFIX "/mistral-tok", 1, "<s>");
 }
 
-/* Until the maps shown are those of the bar's text; 1, or 0 after 20 s. */
-static int wait_maps(Fix *f)
-{
-    AppState *a = f->a;
-    for (int k = 0; k < 400; k++) {
-        SDL_Event e;
-        int wait_ms;
-        if (SDL_WaitEventTimeout(&e, 50) && !app_wake_is(&e))
-            app_handle_event(a, &e);
-        app_tick(a, SDL_GetTicks(), &wait_ms);
-        app_draw(a, f->r);
-        if (!a->vs.stale && a->vs.map.v)
-            return 1;
-    }
-    return 0;
-}
-
 /* Typing in the window: the maps of a full recompute, bit for bit; the
  * model view (G) brackets the query heads of each key-value head (4 heads,
  * 1 key-value head: one bracket over the four columns). */
@@ -255,31 +238,11 @@ static void test_hidden_bos(void **state)
     assert_int_equal(a->vs.query, T - 2); /* the last row shown: the text's last token */
     char want[64];
     snprintf(want, sizeof want, "(position %d)", T);
-    int seen = 0;
-    for (int k = 0; k < 400 && !seen; k++) {
-        SDL_Event e;
-        int wait_ms;
-        if (SDL_WaitEventTimeout(&e, 20) && !app_wake_is(&e))
-            app_handle_event(a, &e);
-        app_tick(a, SDL_GetTicks(), &wait_ms);
-        app_draw(a, f->r);
-        seen = a->vs.no_model && strstr(a->vs.no_model, want) != NULL;
-    }
-    if (!seen)
+    if (!wait_panel(f, want))
         fail_msg("the panel says %s, not %s", a->vs.no_model, want);
     key(f, SDLK_UP, 0); /* row T - 3 shown: position T - 1 */
     snprintf(want, sizeof want, "(position %d)", T - 1);
-    seen = 0;
-    for (int k = 0; k < 400 && !seen; k++) {
-        SDL_Event e;
-        int wait_ms;
-        if (SDL_WaitEventTimeout(&e, 20) && !app_wake_is(&e))
-            app_handle_event(a, &e);
-        app_tick(a, SDL_GetTicks(), &wait_ms);
-        app_draw(a, f->r);
-        seen = strstr(a->vs.no_model, want) != NULL;
-    }
-    if (!seen)
+    if (!wait_panel(f, want))
         fail_msg("after Up the panel says %s, not %s", a->vs.no_model, want);
 }
 

@@ -343,7 +343,7 @@ static void panel_text(AppState *a)
     if (!r || r->pred_pos < 0 || r->n_pred == 0) {
         PUT("What comes next: computing\xE2\x80\xA6");
     } else {
-        char *t = model_token_label(s->g->bpe, r->ids[r->pred_pos], SPACE_MARK);
+        char *t = model_shown_label(s->g->bpe, r->ids[r->pred_pos]);
         PUT("What comes next after \xE2\x80\x9C%s\xE2\x80\x9D (position %d):\n", t ? t : "?", r->pred_pos + 1);
         free(t);
         for (int k = 0; k < r->n_pred; k++) {

@@ -20,8 +20,9 @@ int model_encode(const Gpt2Opened *g, const char *text, size_t len, BpeIds *ids)
 char *model_token_text(const Bpe *b, int id, const char *space, const char *none);
 /* t with its control characters made visible (↵, →, ␍, ‹0xNN›); frees t. */
 char *model_visible(char *t);
-/* A label: model_token_text, "?" for none, visible when shown. */
-char *model_token_label(const Bpe *b, int id, const char *space);
+/* Token id's label as shown: ␣ for its space, control characters visible,
+ * "?" for none. Malloc'd. */
+char *model_shown_label(const Bpe *b, int id);
 /* The packed L × H × T × T maps of ids (owned from now on) as an Imported
  * named name, labelled by the tokens, causal. NULL on error (err set). */
 Imported *model_maps_imported(const Bpe *b, const char *name, float *maps, const int *ids, int T, int L, int H,

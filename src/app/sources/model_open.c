@@ -120,10 +120,9 @@ char *model_visible(char *t)
     return out;
 }
 
-char *model_token_label(const Bpe *b, int id, const char *space)
+char *model_shown_label(const Bpe *b, int id)
 {
-    char *t = model_token_text(b, id, space, "?");
-    return space && strcmp(space, SPACE_MARK) == 0 ? model_visible(t) : t;
+    return model_visible(model_token_text(b, id, SPACE_MARK, "?"));
 }
 
 /* The maps of ids[0..T) (packed L × H × T × T, owned from now on) as an
@@ -136,7 +135,7 @@ Imported *model_maps_imported(const Bpe *b, const char *name, float *maps, const
     Imported *im = malloc(sizeof *im);
     int ok = tok && shown && im;
     for (int i = 0; ok && i < T; i++)
-        ok = (tok[i] = model_token_label(b, ids[i], "\xC4\xA0")) && (shown[i] = model_token_label(b, ids[i], SPACE_MARK));
+        ok = (tok[i] = model_token_text(b, ids[i], "\xC4\xA0", "?")) && (shown[i] = model_shown_label(b, ids[i]));
     if (!ok) {
         attn_tokens_free(tok);
         attn_tokens_free(shown);
