@@ -422,13 +422,19 @@ static void assert_full(const Gpt2State *s, const TestModel *m, const int *ids, 
     gpt2_state_destroy(f);
 }
 
+/* Every kernel set: a keystroke's one or two positions go through
+ * linear_few, a full forward through linear's tiles. */
 static void test_incremental_equals_full(void **state)
 {
     (void)state;
-    int n;
+    static const char *const sets[] = {"base", "avx2", "avx512"};
+    const char *first = gpt2_kernels();
+    int n, ran = 0;
     const Case *all = cases(&n);
     const Case *pick[] = {&all[4], &all[1]};
-    for (size_t p = 0; p < sizeof pick / sizeof pick[0]; p++) {
+    for (size_t set = 0; set < sizeof sets / sizeof sets[0]; set++)
+    for (size_t p = 0; p < sizeof pick / sizeof pick[0] && gpt2_use_kernels(sets[set]) == 0; p++) {
+        ran += p == 0;
         const Gpt2Config *c = &pick[p]->cfg;
         TestModel *m = model_make(c, 7 + p, pick[p]->spread, 0);
         int P = c->n_positions, V = c->n_vocab;
@@ -440,6 +446,7 @@ static void test_incremental_equals_full(void **state)
             {P / 2, -1},      /* first text */
             {P / 2 + 1, -1},  /* append a token */
             {P / 2 + 1, P / 2}, /* replace the last ("statio" → "station") */
+            {P / 2 + 1, P / 2 - 1}, /* the last two ("the sta" → "the station") */
             {P / 2 + 1, P / 4}, /* change one in the middle */
             {P / 2 + 1, -1},  /* the same ids again */
             {P / 3, -1},      /* shorten */
@@ -461,6 +468,8 @@ static void test_incremental_equals_full(void **state)
         free(ids);
         model_free(m);
     }
+    assert_true(ran >= 1);
+    assert_int_equal(gpt2_use_kernels(first), 0);
 }
 
 /* ---- cancelling, the layer callback --------------------------------------------- */

@@ -215,21 +215,29 @@ typedef struct LinJob {
     int ldo, lda, n, k, m, cols; /* cols: the columns of a piece */
 } LinJob;
 
+/* At most this many rows go to the kernel that reads W in whole rows. */
+enum { FEW_ROWS = 2 };
+
 static void lin_piece(const void *arg, int piece)
 {
     const LinJob *j = arg;
+    const Gpt2Kernels *K = gpt2_kernel_set();
     int j0 = piece * j->cols, j1 = j0 + j->cols < j->m ? j0 + j->cols : j->m;
-    gpt2_kernel_set()->linear(j->out, j->ldo, j->A, j->lda, j->W, j->bias, j->n, j->k, j->m,
-                              j0, j1);
+    (j->n <= FEW_ROWS ? K->linear_few : K->linear)(j->out, j->ldo, j->A, j->lda, j->W, j->bias,
+                                                   j->n, j->k, j->m, j0, j1);
 }
 
 /* out (n × m, row stride ldo) = A (n × k) · W (k × m) + bias, in pieces of
- * columns (two of the kernel's tiles, or more to make at most 16 pieces). */
+ * columns: two of the kernel's tiles, or more to make at most 16 pieces;
+ * a few rows in two halves (each thread's rows of W in one run: more
+ * pieces, read by turns, lowered the bandwidth from 30 to 26 GB/s). */
 void gpt2_linear(float *out, int ldo, const float *A, int lda, const float *W,
                  const float *bias, int n, int k, int m)
 {
     int tile = gpt2_kernel_set()->lin_cols, tiles = (m + tile - 1) / tile;
     int per = (tiles + 15) / 16 > 2 ? (tiles + 15) / 16 : 2;
+    if (n <= FEW_ROWS)
+        per = (tiles + 1) / 2;
     LinJob j = {out, A, W, bias, ldo, lda, n, k, m, per * tile};
     gpt2_share(lin_piece, &j, (tiles + per - 1) / per, (double)n * k * m);
 }

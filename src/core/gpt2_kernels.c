@@ -106,12 +106,12 @@ typedef uint16_t vh16u __attribute__((vector_size(32), aligned(2), may_alias));
 #endif
 
 static const Gpt2Kernels sets[] = {
-    {"base", linear_base, scores_base, context_base, dots_base, gelu_tanh_base, linear_bf16_base,
+    {"base", linear_base, linear_few_base, scores_base, context_base, dots_base, gelu_tanh_base, linear_bf16_base,
      2 * 4},
 #ifdef GPT2_HAVE_AVX2
-    {"avx2", linear_avx2, scores_avx2, context_avx2, dots_avx2, gelu_tanh_avx2, linear_bf16_avx2,
+    {"avx2", linear_avx2, linear_few_avx2, scores_avx2, context_avx2, dots_avx2, gelu_tanh_avx2, linear_bf16_avx2,
      2 * 8},
-    {"avx512", linear_avx512, scores_avx512, context_avx512, dots_avx512, gelu_tanh_avx512,
+    {"avx512", linear_avx512, linear_few_avx512, scores_avx512, context_avx512, dots_avx512, gelu_tanh_avx512,
      linear_bf16_avx512, 4 * 16},
 #endif
 };

@@ -12,6 +12,9 @@ typedef struct Gpt2Kernels {
     const char *name;
     void (*linear)(float *out, int ldo, const float *A, int lda, const float *W,
                    const float *bias, int n, int k, int m, int j0, int j1);
+    /* linear's sums for a few rows, W read in whole rows (a keystroke) */
+    void (*linear_few)(float *out, int ldo, const float *A, int lda, const float *W,
+                       const float *bias, int n, int k, int m, int j0, int j1);
     void (*scores)(float *s, const float *q, const float *kt, int ldk, int dh, int n);
     void (*context)(float *z, const float *w, const float *v, int ldv, int n, int dh);
     void (*dots)(float *out, const float *x, const float *rows, int C, int v0, int v1);
