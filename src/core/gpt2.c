@@ -165,20 +165,20 @@ static void layernorm(float *out, const float *x, const float *w, const float *b
     }
 }
 
-/* The MLP's activation in place, n rows of w: GELU's tanh form (gelu_new,
- * a kernel, row by row so that a float's path depends on its column only),
- * its erf form, ReLU. */
-static void activate(float *h, int n, int w, Gpt2Act act)
+/* The MLP's activation in place on columns j0 … j1 of n rows (row stride
+ * ld): GELU's tanh form (gelu_new, a kernel whose float depends on its
+ * input alone, vector or not), its erf form, ReLU. */
+static void activate(float *h, int ld, int n, int j0, int j1, Gpt2Act act)
 {
     for (int i = 0; i < n; i++) {
-        float *r = h + (size_t)i * w;
+        float *r = h + (size_t)i * ld;
         if (act == GPT2_ACT_GELU_TANH)
-            gpt2_kernel_set()->gelu_tanh(r, w);
+            gpt2_kernel_set()->gelu_tanh(r + j0, j1 - j0);
         else if (act == GPT2_ACT_GELU_ERF)
-            for (int k = 0; k < w; k++)
+            for (int k = j0; k < j1; k++)
                 r[k] = 0.5f * r[k] * (1.0f + erff(r[k] * 0.7071067811865476f));
         else
-            for (int k = 0; k < w; k++)
+            for (int k = j0; k < j1; k++)
                 r[k] = r[k] > 0.0f ? r[k] : 0.0f;
     }
 }
@@ -213,6 +213,7 @@ typedef struct LinJob {
     float *out;
     const float *A, *W, *bias;
     int ldo, lda, n, k, m, cols; /* cols: the columns of a piece */
+    int act;                     /* a Gpt2Act applied to the piece after, or -1 */
 } LinJob;
 
 /* At most this many rows go to the kernel that reads W in whole rows. */
@@ -225,21 +226,59 @@ static void lin_piece(const void *arg, int piece)
     int j0 = piece * j->cols, j1 = j0 + j->cols < j->m ? j0 + j->cols : j->m;
     (j->n <= FEW_ROWS ? K->linear_few : K->linear)(j->out, j->ldo, j->A, j->lda, j->W, j->bias,
                                                    j->n, j->k, j->m, j0, j1);
+    if (j->act >= 0)
+        activate(j->out, j->ldo, j->n, j0, j1, (Gpt2Act)j->act);
 }
 
 /* out (n × m, row stride ldo) = A (n × k) · W (k × m) + bias, in pieces of
  * columns: two of the kernel's tiles, or more to make at most 16 pieces;
  * a few rows in two halves (each thread's rows of W in one run: more
  * pieces, read by turns, lowered the bandwidth from 30 to 26 GB/s). */
-void gpt2_linear(float *out, int ldo, const float *A, int lda, const float *W,
-                 const float *bias, int n, int k, int m)
+static void linear_act(float *out, int ldo, const float *A, int lda, const float *W,
+                       const float *bias, int n, int k, int m, int act)
 {
     int tile = gpt2_kernel_set()->lin_cols, tiles = (m + tile - 1) / tile;
     int per = (tiles + 15) / 16 > 2 ? (tiles + 15) / 16 : 2;
     if (n <= FEW_ROWS)
         per = (tiles + 1) / 2;
-    LinJob j = {out, A, W, bias, ldo, lda, n, k, m, per * tile};
+    LinJob j = {out, A, W, bias, ldo, lda, n, k, m, per * tile, act};
     gpt2_share(lin_piece, &j, (tiles + per - 1) / per, (double)n * k * m);
+}
+
+void gpt2_linear(float *out, int ldo, const float *A, int lda, const float *W,
+                 const float *bias, int n, int k, int m)
+{
+    linear_act(out, ldo, A, lda, W, bias, n, k, m, -1);
+}
+
+/* Rows shared by the two threads: x += add (add NULL: nothing), then xn =
+ * LayerNorm(x) (lw NULL: none), rows [r0, r1) a piece. A row's floats are
+ * the same whichever thread computes it. */
+typedef struct RowJob {
+    float *x, *xn;
+    const float *add, *lw, *lb;
+    int n, C, per;
+    float eps;
+} RowJob;
+
+static void row_piece(const void *arg, int piece)
+{
+    const RowJob *j = arg;
+    int r0 = piece * j->per, r1 = r0 + j->per < j->n ? r0 + j->per : j->n;
+    size_t C = (size_t)j->C;
+    if (j->add)
+        for (size_t k = r0 * C; k < r1 * C; k++)
+            j->x[k] += j->add[k];
+    if (j->lw)
+        layernorm(j->xn + r0 * C, j->x + r0 * C, j->lw, j->lb, r1 - r0, j->C, j->eps);
+}
+
+static void rows_pass(float *x, const float *add, float *xn, const float *lw, const float *lb,
+                      int n, int C, float eps)
+{
+    int per = (n + 7) / 8;
+    RowJob j = {x, xn, add, lw, lb, n, C, per, eps};
+    gpt2_share(row_piece, &j, (n + per - 1) / per, 4.0 * n * C);
 }
 
 typedef struct Lin16Job {
@@ -310,7 +349,7 @@ static void block(Gpt2State *s, const Gpt2Layer *w, int l, int start, int T)
     float *hid = s->hid + (size_t)start * c->n_inner;
 
     /* pass 1: a = ln_1(x); Q | K | V = a · c_attn + b; the keys transposed */
-    layernorm(xn, x, w->ln1_w, w->ln1_b, n, C, c->ln_eps);
+    rows_pass(x, NULL, xn, w->ln1_w, w->ln1_b, n, C, c->ln_eps);
     gpt2_linear(qkv, 3 * C, xn, C, w->attn_w, w->attn_b, n, C, 3 * C);
     for (int h = 0; h < H; h++) {
         float *kt = s->kt + ((size_t)l * H + h) * dh * cap;
@@ -323,15 +362,12 @@ static void block(Gpt2State *s, const Gpt2Layer *w, int l, int start, int T)
     gpt2_share(attn_head, &aj, H, 2.0 * n * (start + T) * C);
     /* pass 3: x = x + z · c_proj + b */
     gpt2_linear(out, C, z, C, w->proj_w, w->proj_b, n, C, C);
-    for (size_t k = 0; k < (size_t)n * C; k++)
-        x[k] += out[k];
-    /* pass 4: x = x + act(ln_2(x) · c_fc + b) · c_proj + b */
-    layernorm(xn, x, w->ln2_w, w->ln2_b, n, C, c->ln_eps);
-    gpt2_linear(hid, c->n_inner, xn, C, w->fc_w, w->fc_b, n, C, c->n_inner);
-    activate(hid, n, c->n_inner, c->act);
+    /* pass 4: x = x + act(ln_2(x) · c_fc + b) · c_proj + b (the
+     * activation in c_fc's pieces, on the thread that computed them) */
+    rows_pass(x, out, xn, w->ln2_w, w->ln2_b, n, C, c->ln_eps);
+    linear_act(hid, c->n_inner, xn, C, w->fc_w, w->fc_b, n, C, c->n_inner, (int)c->act);
     gpt2_linear(out, C, hid, c->n_inner, w->mproj_w, w->mproj_b, n, c->n_inner, C);
-    for (size_t k = 0; k < (size_t)n * C; k++)
-        x[k] += out[k];
+    rows_pass(x, out, NULL, NULL, NULL, n, C, 0.0f);
 }
 
 int gpt2_forward(Gpt2State *s, const Gpt2Weights *w, const int *ids, int T,

@@ -6,6 +6,7 @@
  *                               keystroke at T = 64, on random weights made
  *                               in memory (GPT-2 small's shapes)
  *   gpt2_bench key [reps]       the keystroke alone
+ *   gpt2_bench full T [reps]    a full forward of T tokens alone
  *   gpt2_bench peak [runs]      the float peak: an FMA loop on one and on two
  *                               threads, the best of runs
  *   gpt2_bench stream [runs]    the read bandwidth: a sum over 256 MB on one
@@ -201,6 +202,20 @@ static int mode_key(int reps)
     printf("gpt2key kernels=%s key64_ms=%.3f reps=%d\n", gpt2_kernels(), time_keystroke(s, &w, ids, 64, reps),
            reps);
     gpt2_state_destroy(s);
+    return 0;
+}
+
+/* A full forward alone (developers' A/B runs and profiles). */
+static int mode_full(int T, int reps)
+{
+    const Gpt2Config *c = &SMALL;
+    if (T < 1 || T > c->n_positions)
+        T = 64;
+    Gpt2Weights w = random_weights(c);
+    int ids[1024];
+    make_ids(ids, T, c->n_vocab);
+    printf("gpt2full kernels=%s T=%d full_ms=%.3f reps=%d\n", gpt2_kernels(), T,
+           time_full(c, &w, ids, T, reps), reps);
     return 0;
 }
 
@@ -500,6 +515,8 @@ int main(int argc, char **argv)
         return mode_forward(n > 0 ? n : 5);
     if (strcmp(mode, "key") == 0)
         return mode_key(n > 0 ? n : 15);
+    if (strcmp(mode, "full") == 0 && argc > 2)
+        return mode_full(n, argc > 3 && atoi(argv[3]) > 0 ? atoi(argv[3]) : 15);
     if (strcmp(mode, "peak") == 0)
         return mode_peak(n > 0 ? n : 5);
     if (strcmp(mode, "stream") == 0)
@@ -510,7 +527,7 @@ int main(int argc, char **argv)
         return mode_rss(argv[2], argc > 3 && atoi(argv[3]) > 0 ? atoi(argv[3]) : 9);
     if (strcmp(mode, "maps") == 0 && argc > 4)
         return mode_maps(argv[2], atoi(argv[3]), argv[4]);
-    fprintf(stderr, "usage: gpt2_bench forward [reps] | key [reps] | peak [runs] | stream [runs] | "
+    fprintf(stderr, "usage: gpt2_bench forward [reps] | key [reps] | full T [reps] | peak [runs] | stream [runs] | "
                     "open DIR | rss DIR [reps] | maps DIR T FILE\n");
     return 2;
 }
