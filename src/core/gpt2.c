@@ -214,6 +214,7 @@ typedef struct LinJob {
     const float *A, *W, *bias;
     int ldo, lda, n, k, m, cols; /* cols: the columns of a piece */
     int act;                     /* a Gpt2Act applied to the piece after, or -1 */
+    float *out2;                 /* a few rows: the second chain's sums */
 } LinJob;
 
 /* At most this many rows go to the kernel that reads W in whole rows. */
@@ -222,26 +223,56 @@ enum { FEW_ROWS = 2 };
 static void lin_piece(const void *arg, int piece)
 {
     const LinJob *j = arg;
-    const Gpt2Kernels *K = gpt2_kernel_set();
     int j0 = piece * j->cols, j1 = j0 + j->cols < j->m ? j0 + j->cols : j->m;
-    (j->n <= FEW_ROWS ? K->linear_few : K->linear)(j->out, j->ldo, j->A, j->lda, j->W, j->bias,
-                                                   j->n, j->k, j->m, j0, j1);
+    gpt2_kernel_set()->linear(j->out, j->ldo, j->A, j->lda, j->W, j->bias, j->n, j->k, j->m,
+                              j0, j1);
     if (j->act >= 0)
         activate(j->out, j->ldo, j->n, j0, j1, (Gpt2Act)j->act);
 }
 
-/* out (n × m, row stride ldo) = A (n × k) · W (k × m) + bias, in pieces of
- * columns: two of the kernel's tiles, or more to make at most 16 pieces;
- * a few rows in two halves (each thread's rows of W in one run: more
- * pieces, read by turns, lowered the bandwidth from 30 to 26 GB/s). */
+/* A few rows: piece 0 the first chain (W's rows before h, from the bias)
+ * into out, piece 1 the second (the rest, from 0) into out2 (row stride
+ * m); each thread reads its half of W in one run, as the read bandwidth
+ * is measured. */
+static void few_piece(const void *arg, int piece)
+{
+    const LinJob *j = arg;
+    int h = gpt2_half(j->k);
+    if (piece == 0)
+        gpt2_kernel_set()->linear_few(j->out, j->ldo, j->A, j->lda, j->W, j->bias, j->n, h,
+                                      j->m, 0, j->m);
+    else
+        gpt2_kernel_set()->linear_few(j->out2, j->m, j->A + h, j->lda, j->W + (size_t)h * j->m,
+                                      NULL, j->n, j->k - h, j->m, 0, j->m);
+}
+
+/* out (n × m, row stride ldo) = A (n × k) · W (k × m) + bias, the
+ * activation act (-1: none) after: in pieces of columns (two of the
+ * kernel's tiles, or more to make at most 16 pieces), or for a few rows
+ * in the two halves of linear's sums, then added. */
 static void linear_act(float *out, int ldo, const float *A, int lda, const float *W,
                        const float *bias, int n, int k, int m, int act)
 {
+    if (n <= FEW_ROWS) {
+        float stack[2 * 4096], *out2 = (size_t)n * m <= 2 * 4096 ? stack : malloc(sizeof(float) * (size_t)n * m);
+        if (out2) {
+            LinJob j = {out, A, W, bias, ldo, lda, n, k, m, m, act, out2};
+            gpt2_share(few_piece, &j, 2, (double)n * k * m);
+            for (int i = 0; i < n; i++) {
+                float *o = out + (size_t)i * ldo;
+                for (int c = 0; c < m; c++)
+                    o[c] += out2[(size_t)i * m + c];
+                if (act >= 0)
+                    activate(o, ldo, 1, 0, m, (Gpt2Act)act);
+            }
+            if (out2 != stack)
+                free(out2);
+            return;
+        }
+    }
     int tile = gpt2_kernel_set()->lin_cols, tiles = (m + tile - 1) / tile;
     int per = (tiles + 15) / 16 > 2 ? (tiles + 15) / 16 : 2;
-    if (n <= FEW_ROWS)
-        per = (tiles + 1) / 2;
-    LinJob j = {out, A, W, bias, ldo, lda, n, k, m, per * tile, act};
+    LinJob j = {out, A, W, bias, ldo, lda, n, k, m, per * tile, act, NULL};
     gpt2_share(lin_piece, &j, (tiles + per - 1) / per, (double)n * k * m);
 }
 

@@ -15,9 +15,6 @@
 #endif
 
 #define PF 8
-#ifndef KC
-#define KC 768
-#endif
 #define VLD(p) ((VF) * (const VFU *)(p))
 #define VST(p, v) (*(VFU *)(p) = (VF)(v))
 

@@ -12,7 +12,8 @@ typedef struct Gpt2Kernels {
     const char *name;
     void (*linear)(float *out, int ldo, const float *A, int lda, const float *W,
                    const float *bias, int n, int k, int m, int j0, int j1);
-    /* linear's sums for a few rows, W read in whole rows (a keystroke) */
+    /* one of linear's two chains for a few rows, from bias (NULL: 0), W
+     * read in whole rows (a keystroke) */
     void (*linear_few)(float *out, int ldo, const float *A, int lda, const float *W,
                        const float *bias, int n, int k, int m, int j0, int j1);
     void (*scores)(float *s, const float *q, const float *kt, int ldk, int dh, int n);
@@ -25,6 +26,12 @@ typedef struct Gpt2Kernels {
                         const float *bias, int n, int k, int j0, int j1);
     int lin_cols; /* the linear kernel's tile width: split columns at multiples */
 } Gpt2Kernels;
+
+/* Where linear's second chain starts (see gpt2_kernels.inc's linear). */
+static inline int gpt2_half(int k)
+{
+    return k / 2;
+}
 
 /* The set in use (see gpt2_kernels, gpt2_forward.h). */
 const Gpt2Kernels *gpt2_kernel_set(void);
