@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "attnviz/gpt2_forward.h"
+#include "../src/core/gpt2_kernels.h"
 
 #include "test_rand.h"
 
@@ -378,6 +379,56 @@ static void test_against_reference(void **state)
     assert_int_equal(gpt2_use_kernels(first), 0);
 }
 
+/* ---- the linear layer's paths ---------------------------------------------------- */
+
+/* gpt2_linear gives every row the same floats whichever path computes it
+ * (the tiles for many rows, in chunks of W's rows when k is large; W's
+ * halves on two threads for one or two rows), with every kernel set; the
+ * sums within float rounding of a double one. */
+static void test_linear_paths(void **state)
+{
+    (void)state;
+    static const char *const sets[] = {"base", "avx2", "avx512"};
+    static const int shapes[][2] = {{1, 3}, {5, 17}, {40, 100}, {1700, 40}, {3100, 70}};
+    const char *first = gpt2_kernels();
+    int ran = 0;
+    enum { N = 9 };
+    for (size_t set = 0; set < sizeof sets / sizeof sets[0]; set++) {
+        if (gpt2_use_kernels(sets[set]) < 0)
+            continue;
+        ran++;
+        for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
+            int k = shapes[sh][0], m = shapes[sh][1];
+            float *A = rand_matrix(N, k, -1, 1), *W = rand_matrix(k, m, -1, 1);
+            float *b = rand_matrix(1, m, -1, 1);
+            float *all = malloc(sizeof(float) * N * m), *few = malloc(sizeof(float) * 2 * m);
+            assert_true(all && few);
+            gpt2_linear(all, m, A, k, W, b, N, k, m);
+            for (int i = 0; i < N; i++) {
+                double worst = 0;
+                for (int j = 0; j < m; j++) {
+                    double want = b[j];
+                    for (int p = 0; p < k; p++)
+                        want += (double)A[(size_t)i * k + p] * W[(size_t)p * m + j];
+                    double d = fabs(all[(size_t)i * m + j] - want);
+                    worst = d > worst ? d : worst;
+                }
+                assert_true(worst <= 1e-5 * sqrt((double)k) + 1e-6);
+                /* one row, and two rows (this one and the next) */
+                gpt2_linear(few, m, A + (size_t)i * k, k, W, b, 1, k, m);
+                assert_memory_equal(few, all + (size_t)i * m, sizeof(float) * m);
+                if (i + 1 < N) {
+                    gpt2_linear(few, m, A + (size_t)i * k, k, W, b, 2, k, m);
+                    assert_memory_equal(few, all + (size_t)i * m, sizeof(float) * 2 * m);
+                }
+            }
+            free(A), free(W), free(b), free(all), free(few);
+        }
+    }
+    assert_true(ran >= 1);
+    assert_int_equal(gpt2_use_kernels(first), 0);
+}
+
 /* ---- incremental == full, bit for bit ------------------------------------------ */
 
 /* a (incremental) and b (one full forward) hold the same floats: maps,
@@ -627,6 +678,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_against_reference),
+        cmocka_unit_test(test_linear_paths),
         cmocka_unit_test(test_incremental_equals_full),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_errors),

@@ -15,6 +15,7 @@
 #endif
 
 #define PF 8
+#define KC 768 /* rows of W a pass of linear's tiles takes (see linear) */
 #define VLD(p) ((VF) * (const VFU *)(p))
 #define VST(p, v) (*(VFU *)(p) = (VF)(v))
 
