@@ -117,7 +117,7 @@ int main(int argc, char **argv)
     }
     if (o.model) { /* a language model computed here, on the sentence */
         attn = o.model;
-        kind = &source_gpt2;
+        kind = &source_model;
     }
     if (attn && !kind && !(kind = source_for_path(attn)))
         kind = &source_file; /* --attention names one, whatever its name */

@@ -12,7 +12,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "attnviz/gpt2_source.h"
+#include "attnviz/model_source.h"
 #include "attnviz/maps_shown.h"
 #include "attnviz/source.h"
 #include "attnviz/theme.h"
@@ -24,28 +24,28 @@
 /* Show nano-sort on text through the source's own entry (the command line's). */
 static void show_model(Fix *f, const char *text)
 {
-    Gpt2Opened *g = NULL;
+    ModelOpened *g = NULL;
     AttnErr err = {0};
-    assert_int_equal(gpt2_open_model("nano-sort", 0, &g, &err), 0);
-    assert_int_equal(gpt2_compute_text(g, text, strlen(text), &err), 0);
-    assert_int_equal(source_gpt2.show(f->a, g), 0);
-    assert_ptr_equal(f->a->kind, &source_gpt2);
+    assert_int_equal(model_open_path("nano-sort", 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    assert_int_equal(source_model.show(f->a, g), 0);
+    assert_ptr_equal(f->a->kind, &source_model);
 }
 
 /* The maps shown (every layer and head) equal a full forward of text. */
 static void assert_full_recompute(Fix *f, const char *text)
 {
-    Gpt2Opened *g = NULL;
+    ModelOpened *g = NULL;
     AttnErr err = {0};
-    assert_int_equal(gpt2_open_model("nano-sort", 0, &g, &err), 0);
-    assert_int_equal(gpt2_compute_text(g, text, strlen(text), &err), 0);
+    assert_int_equal(model_open_path("nano-sort", 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
     const MapsShown *ms = f->a->kind->maps(f->a);
     const AttnFile *now = &ms->imp->f, *want = &g->im->f;
     assert_int_equal(now->Tq, want->Tq);
     assert_int_equal(now->L, want->L);
     size_t n = (size_t)now->L * now->H * now->Tq * now->Tk;
     assert_memory_equal(now->parts[0].data, want->parts[0].data, n * sizeof(float));
-    gpt2_opened_free(g);
+    model_opened_free(g);
 }
 
 /* Inside the shown head (layer 1, head 1): the query of position i and the
@@ -55,10 +55,10 @@ static void assert_full_recompute(Fix *f, const char *text)
 static void inside_head(Fix *f, int i, int j)
 {
     AppState *a = f->a;
-    Gpt2Opened *g = NULL;
+    ModelOpened *g = NULL;
     AttnErr err = {0};
-    assert_int_equal(gpt2_open_model("nano-sort", 0, &g, &err), 0);
-    assert_int_equal(gpt2_compute_text(g, a->text, strlen(a->text), &err), 0);
+    assert_int_equal(model_open_path("nano-sort", 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, a->text, strlen(a->text), &err), 0);
     int d = g->lm.info.d_head;
     assert_int_equal(a->vs.inside_d, d);
     assert_memory_equal(a->vs.inside_q, lm_query(&g->lm, 0, 0, i), sizeof(float) * (size_t)d);
@@ -70,7 +70,7 @@ static void inside_head(Fix *f, int i, int j)
     snprintf(want, sizeof want, "= %.3f; the score", dot);
     assert_non_null(a->vs.inside_caption);
     assert_non_null(strstr(a->vs.inside_caption, want));
-    gpt2_opened_free(g);
+    model_opened_free(g);
     app_draw(a, f->r);
     const AttnTheme *th = theme_get(a->vs.dark);
     const SDL_Rect *p = &a->layout.step;
@@ -159,14 +159,14 @@ static void test_partial_layers(void **state)
         seen = a->vs.stale && a->kind->maps(a)->imp->f.Tq == 7;
     }
     assert_true(seen);
-    Gpt2Opened *g = NULL;
+    ModelOpened *g = NULL;
     AttnErr err = {0};
-    assert_int_equal(gpt2_open_model("nano-sort", 0, &g, &err), 0);
-    assert_int_equal(gpt2_compute_text(g, "CBABBCA", 7, &err), 0);
+    assert_int_equal(model_open_path("nano-sort", 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, "CBABBCA", 7, &err), 0);
     const AttnFile *now = &a->kind->maps(a)->imp->f;
     size_t layer = (size_t)now->H * 7 * 7; /* the first layer's maps */
     assert_memory_equal(now->parts[0].data, g->im->f.parts[0].data, layer * sizeof(float));
-    gpt2_opened_free(g);
+    model_opened_free(g);
     assert_true(wait_maps(f));
     assert_full_recompute(f, "CBABBCA");
     const Imported *shown = a->kind->maps(a)->imp;
@@ -216,12 +216,12 @@ static void test_session(void **state)
     assert_int_equal(app_save_session(a, path), 0);
     assert_int_equal(a->status_err, 0);
     assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
-    assert_ptr_not_equal(a->kind, &source_gpt2);
+    assert_ptr_not_equal(a->kind, &source_model);
     int rc = app_open_path(a, path);
     if (rc < 0)
         fprintf(stderr, "%s\n", a->status);
     assert_int_equal(rc, 0);
-    assert_ptr_equal(a->kind, &source_gpt2);
+    assert_ptr_equal(a->kind, &source_model);
     assert_string_equal(a->text, "ACBBA");
     assert_true(wait_maps(f));
     const MapsShown *ms = a->kind->maps(a);

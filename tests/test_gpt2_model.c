@@ -6,7 +6,7 @@
  * every next-token probability to 1e-5. The shipped trained model
  * (assets/models/nano-sort) against llm-viz's own activations, and it sorts.
  * The GPT-2 source's headless path (--print tokens, predictions, the maps)
- * through gpt2_open_model. Run from the repository root. */
+ * through model_open_path. Run from the repository root. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,7 +23,7 @@
 #include "attnviz/attnfile.h"
 #include "attnviz/attnio.h"
 #include "attnviz/gpt2_forward.h"
-#include "attnviz/gpt2_source.h"
+#include "attnviz/model_source.h"
 #include "attnviz/gpt2io.h"
 #include "attnviz/io.h"
 
@@ -182,11 +182,11 @@ static void test_nano_sort_llmviz(void **state)
 static void test_nano_sort_sorts(void **state)
 {
     (void)state;
-    Gpt2Opened *g = NULL;
+    ModelOpened *g = NULL;
     AttnErr err = {0};
-    assert_int_equal(gpt2_open_model("nano-sort", 0, &g, &err), 0);
+    assert_int_equal(model_open_path("nano-sort", 0, &g, &err), 0);
     const char *text = "CBABBC";
-    assert_int_equal(gpt2_compute_text(g, text, strlen(text), &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
     assert_int_equal(g->ids.n, 6);
     int want[6] = {2, 1, 0, 1, 1, 2};
     for (int i = 0; i < 6; i++)
@@ -200,7 +200,7 @@ static void test_nano_sort_sorts(void **state)
     char buf[32];
     snprintf(buf, sizeof buf, "%s", text);
     for (int k = 0; k < 5; k++) {
-        int rc = gpt2_compute_text(g, buf, strlen(buf), &err);
+        int rc = model_compute_text(g, buf, strlen(buf), &err);
         if (rc < 0)
             fprintf(stderr, "%s: %s\n", buf, err.msg);
         assert_int_equal(rc, 0);
@@ -214,31 +214,31 @@ static void test_nano_sort_sorts(void **state)
         buf[n + 1] = '\0';
     }
     /* more tokens than n_positions (11): refused, saying the limit */
-    assert_int_equal(gpt2_compute_text(g, "ABCABCABCABC", 12, &err), -ATTN_E_TOO_MANY_TOKENS);
+    assert_int_equal(model_compute_text(g, "ABCABCABCABC", 12, &err), -ATTN_E_TOO_MANY_TOKENS);
     assert_non_null(strstr(err.msg, "11"));
     /* an empty text: no maps */
-    assert_true(gpt2_compute_text(g, "", 0, &err) < 0);
-    gpt2_opened_free(g);
+    assert_true(model_compute_text(g, "", 0, &err) < 0);
+    model_opened_free(g);
 }
 
 /* Bad folders: a message naming what is wrong, nothing left open. */
 static void test_bad_models(void **state)
 {
     (void)state;
-    Gpt2Opened *g = NULL;
+    ModelOpened *g = NULL;
     AttnErr err = {0};
-    assert_true(gpt2_open_model("no-such-model-here", 0, &g, &err) < 0);
+    assert_true(model_open_path("no-such-model-here", 0, &g, &err) < 0);
     assert_null(g);
     assert_non_null(strstr(err.msg, "huggingface-cli download"));
     assert_non_null(strstr(err.msg, "models--no-such-model-here"));
     memset(&err, 0, sizeof err);
-    assert_true(gpt2_open_model("/nonexistent/model", 0, &g, &err) < 0);
+    assert_true(model_open_path("/nonexistent/model", 0, &g, &err) < 0);
     assert_null(g);
     char said[1200];
     attn_err_format(&err, said, sizeof said);
     assert_non_null(strstr(said, "/nonexistent/model"));
     memset(&err, 0, sizeof err);
-    assert_true(gpt2_open_model("tests/fixtures/attention", 0, &g, &err) < 0);
+    assert_true(model_open_path("tests/fixtures/attention", 0, &g, &err) < 0);
     assert_null(g);
     assert_true(err.msg[0] != '\0');
 }
@@ -264,10 +264,10 @@ static void test_model_types(void **state)
         assert_non_null(f);
         fputs(cases[c].json, f);
         fclose(f);
-        Gpt2Opened *g = NULL;
+        ModelOpened *g = NULL;
         AttnErr err = {0};
         char said[1200];
-        assert_true(gpt2_open_model(dir, 0, &g, &err) < 0);
+        assert_true(model_open_path(dir, 0, &g, &err) < 0);
         assert_null(g);
         attn_err_format(&err, said, sizeof said);
         for (int k = 0; k < 2; k++)

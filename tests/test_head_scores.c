@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "attnviz/attnfile.h"
-#include "attnviz/gpt2_source.h"
+#include "attnviz/model_source.h"
 #include "attnviz/head_scores.h"
 #include "attnviz/import.h"
 
@@ -369,12 +369,12 @@ static void test_file_repeats(void **state)
 static void test_model(void **state)
 {
     (void)state;
-    Gpt2Opened *g;
+    ModelOpened *g;
     AttnErr err = {0};
-    if (gpt2_open_model("tests/fixtures/gpt2/f32-h3", 0, &g, &err) < 0)
+    if (model_open_path("tests/fixtures/gpt2/f32-h3", 0, &g, &err) < 0)
         fail_msg("%s", err.msg);
     const char *text = "ABCABCAB";
-    assert_int_equal(gpt2_compute_text(g, text, strlen(text), &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
     g->im->ids = g->ids.id;
     const AttnFile *f = &g->im->f;
     int T = g->ids.n;
@@ -392,7 +392,7 @@ static void test_model(void **state)
             expect(&got[(size_t)l * f->H + h], want, 1e-9);
         }
     free(map), free(got);
-    gpt2_opened_free(g);
+    model_opened_free(g);
 }
 
 int main(void)

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "attnviz/attn_write.h"
-#include "attnviz/gpt2_source.h"
+#include "attnviz/model_source.h"
 #include "attnviz/head_scores.h"
 #include "attnviz/maps_shown.h"
 #include "attnviz/probe.h"
@@ -305,11 +305,11 @@ static void test_every_head_file(void **state)
 static void test_every_head_gpt2(void **state)
 {
     Fix *f = *state;
-    Gpt2Opened *g = NULL;
+    ModelOpened *g = NULL;
     AttnErr err = {0};
-    assert_int_equal(gpt2_open_model("nano-sort", 0, &g, &err), 0);
-    assert_int_equal(gpt2_compute_text(g, "CBABBCAB", 8, &err), 0);
-    assert_int_equal(source_gpt2.show(f->a, g), 0);
+    assert_int_equal(model_open_path("nano-sort", 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, "CBABBCAB", 8, &err), 0);
+    assert_int_equal(source_model.show(f->a, g), 0);
     assert_true(wait_maps(f));
     key(f, SDLK_l, 0);
     check_every_head(f, 3, 1);
@@ -338,14 +338,14 @@ static void test_probe_window(void **state)
 {
     Fix *f = *state;
     AppState *a = f->a;
-    Gpt2Opened *g = NULL;
+    ModelOpened *g = NULL;
     AttnErr err = {0};
     char dir[] = "/tmp/attnviz-test-probe-XXXXXX", path[200];
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/probe.json", dir);
-    assert_int_equal(gpt2_open_model("nano-sort", 0, &g, &err), 0);
-    assert_int_equal(gpt2_compute_text(g, "CBABBC", 6, &err), 0);
-    assert_int_equal(source_gpt2.show(a, g), 0);
+    assert_int_equal(model_open_path("nano-sort", 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, "CBABBC", 6, &err), 0);
+    assert_int_equal(source_model.show(a, g), 0);
     assert_true(wait_maps(f));
     /* Ctrl+P: seed 0 (no --seed), N 25 clamped to nano-sort's 11 positions: 5 */
     key(f, SDLK_p, KMOD_LCTRL);
@@ -367,7 +367,7 @@ static void test_probe_window(void **state)
     assert_int_equal(app_save_session(a, path), 0);
     assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
     assert_int_equal(app_open_path(a, path), 0);
-    assert_ptr_equal(a->kind, &source_gpt2);
+    assert_ptr_equal(a->kind, &source_model);
     assert_probe(f, 1, 5);
     /* typing: the text again, the probe gone */
     key(f, SDLK_SLASH, 0); /* Enter opens a head in the model view */

@@ -1,6 +1,6 @@
 /* The Llama family through the model source (issue 27): a Llama fixture's
  * weights (tests/fixtures/llama, F32, F16, BF16, sharded, grouped-query)
- * beside a tokenizer opened with gpt2_open_model, as `--model DIR` does;
+ * beside a tokenizer opened with model_open_path, as `--model DIR` does;
  * the text's maps, vectors and predictions are exactly core/llama.c's on
  * the same ids (the forward itself is checked against its float64
  * reference by test_llama and test_llama_io); a tokenizer.json's BOS first. In the window: the maps
@@ -15,7 +15,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "attnviz/gpt2_source.h"
+#include "attnviz/model_source.h"
 #include "attnviz/llama_forward.h"
 #include "attnviz/llamaio.h"
 #include "attnviz/maps_shown.h"
@@ -75,12 +75,12 @@ static void remove_folder(void)
 static void check_fixture(const char *fixture, const char *text)
 {
     make_folder(fixture);
-    Gpt2Opened *g = NULL;
+    ModelOpened *g = NULL;
     AttnErr err = {0};
-    if (gpt2_open_model(folder, 0, &g, &err) < 0)
+    if (model_open_path(folder, 0, &g, &err) < 0)
         fail_msg("%s: %s", fixture, err.msg);
     assert_string_equal(g->lm.info.embed_name, "embed_tokens");
-    assert_int_equal(gpt2_compute_text(g, text, strlen(text), &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
     LlamaModel *m = NULL;
     LlamaState *st = NULL;
     assert_int_equal(llama_file_open(folder, &m, &err), 0);
@@ -111,7 +111,7 @@ static void check_fixture(const char *fixture, const char *text)
     assert_memory_equal(pa, pb, sizeof pa);
     llama_state_destroy(st);
     llama_file_close(m);
-    gpt2_opened_free(g);
+    model_opened_free(g);
     remove_folder();
 }
 
@@ -134,11 +134,11 @@ static void check_bos(const char *dir, int bos, const char *bos_text)
 {
     static const char text[] = "The train left the station";
     for (int prepend = 0; prepend < 2; prepend++) {
-        Gpt2Opened *g = NULL;
+        ModelOpened *g = NULL;
         AttnErr err = {0};
-        if (gpt2_open_model(dir, prepend, &g, &err) < 0)
+        if (model_open_path(dir, prepend, &g, &err) < 0)
             fail_msg("%s: %s", dir, err.msg);
-        assert_int_equal(gpt2_compute_text(g, text, strlen(text), &err), 0);
+        assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
         int T = g->ids.n;
         assert_int_equal(g->ids.id[0], bos);
         assert_int_not_equal(g->ids.id[1], bos);
@@ -157,7 +157,7 @@ static void check_bos(const char *dir, int bos, const char *bos_text)
                 sum += g->im->v[(size_t)i * (T - 1) + j];
             assert_true(fabs(sum - 1.0) < 1e-5);
         }
-        gpt2_opened_free(g);
+        model_opened_free(g);
     }
 }
 
@@ -176,25 +176,25 @@ static void test_window(void **state)
     Fix *f = *state;
     AppState *a = f->a;
     make_folder("llama-kv1-tied");
-    Gpt2Opened *g = NULL;
+    ModelOpened *g = NULL;
     AttnErr err = {0};
-    assert_int_equal(gpt2_open_model(folder, 0, &g, &err), 0);
-    assert_int_equal(gpt2_compute_text(g, "ABBA", 4, &err), 0);
-    assert_int_equal(source_gpt2.show(a, g), 0);
+    assert_int_equal(model_open_path(folder, 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, "ABBA", 4, &err), 0);
+    assert_int_equal(source_model.show(a, g), 0);
     assert_true(wait_maps(f));
     key(f, SDLK_RETURN, 0);
     key(f, SDLK_END, 0);
     type(f, "CD!");
     assert_true(wait_maps(f));
     assert_string_equal(a->text, "ABBACD!");
-    Gpt2Opened *full = NULL;
-    assert_int_equal(gpt2_open_model(folder, 0, &full, &err), 0);
-    assert_int_equal(gpt2_compute_text(full, "ABBACD!", 7, &err), 0);
+    ModelOpened *full = NULL;
+    assert_int_equal(model_open_path(folder, 0, &full, &err), 0);
+    assert_int_equal(model_compute_text(full, "ABBACD!", 7, &err), 0);
     const AttnFile *now = &a->kind->maps(a)->imp->f, *want = &full->im->f;
     assert_int_equal(now->Tq, want->Tq);
     assert_memory_equal(now->parts[0].data, want->parts[0].data,
                         sizeof(float) * (size_t)want->L * want->H * want->Tq * want->Tq);
-    gpt2_opened_free(full);
+    model_opened_free(full);
     key(f, SDLK_ESCAPE, 0);
     assert_int_equal(a->vs.kv_group, 4);
     key(f, SDLK_g, 0);
@@ -225,12 +225,12 @@ static void test_hidden_bos(void **state)
 {
     Fix *f = *state;
     AppState *a = f->a;
-    Gpt2Opened *g = NULL;
+    ModelOpened *g = NULL;
     AttnErr err = {0};
-    assert_int_equal(gpt2_open_model(LFIX "/llama3-tok", 0, &g, &err), 0);
-    assert_int_equal(gpt2_compute_text(g, "The train left", 14, &err), 0);
+    assert_int_equal(model_open_path(LFIX "/llama3-tok", 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, "The train left", 14, &err), 0);
     int T = g->ids.n;
-    assert_int_equal(source_gpt2.show(a, g), 0);
+    assert_int_equal(source_model.show(a, g), 0);
     assert_true(wait_maps(f));
     key(f, SDLK_e, 0);
     app_draw(a, f->r);
@@ -255,34 +255,34 @@ static void test_session(void **state)
     char dir[] = "/tmp/attnviz-test-llama-session-XXXXXX", path[200];
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/s.json", dir);
-    Gpt2Opened *g = NULL;
+    ModelOpened *g = NULL;
     AttnErr err = {0};
-    assert_int_equal(gpt2_open_model(LFIX "/llama3-tok", 0, &g, &err), 0);
-    assert_int_equal(gpt2_compute_text(g, "The train left", 14, &err), 0);
-    assert_int_equal(source_gpt2.show(a, g), 0);
+    assert_int_equal(model_open_path(LFIX "/llama3-tok", 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, "The train left", 14, &err), 0);
+    assert_int_equal(source_model.show(a, g), 0);
     assert_true(wait_maps(f));
     key(f, SDLK_l, 0);
     key(f, SDLK_h, 0);
     assert_int_equal(app_save_session(a, path), 0);
     assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
-    assert_ptr_not_equal(a->kind, &source_gpt2);
+    assert_ptr_not_equal(a->kind, &source_model);
     if (app_open_path(a, path) < 0)
         fail_msg("%s", a->status);
-    assert_ptr_equal(a->kind, &source_gpt2);
+    assert_ptr_equal(a->kind, &source_model);
     assert_string_equal(a->text, "The train left");
     assert_true(wait_maps(f));
     const MapsShown *ms = a->kind->maps(a);
     assert_int_equal(ms->layer, 1);
     assert_int_equal(ms->head, 1);
     assert_string_equal(ms->imp->f.q_tokens[0], "<|begin_of_text|>");
-    Gpt2Opened *full = NULL;
-    assert_int_equal(gpt2_open_model(LFIX "/llama3-tok", 0, &full, &err), 0);
-    assert_int_equal(gpt2_compute_text(full, "The train left", 14, &err), 0);
+    ModelOpened *full = NULL;
+    assert_int_equal(model_open_path(LFIX "/llama3-tok", 0, &full, &err), 0);
+    assert_int_equal(model_compute_text(full, "The train left", 14, &err), 0);
     const AttnFile *now = &ms->imp->f, *want = &full->im->f;
     assert_int_equal(now->Tq, want->Tq);
     assert_memory_equal(now->parts[0].data, want->parts[0].data,
                         sizeof(float) * (size_t)want->L * want->H * want->Tq * want->Tq);
-    gpt2_opened_free(full);
+    model_opened_free(full);
     unlink(path);
     rmdir(dir);
 }

@@ -1,6 +1,6 @@
 /* A language model of any architecture the program computes, behind one
  * table of functions (src/app/lm.c): the model source (sources/
- * gpt2_source.c) opens a folder, runs the forward and reads maps, vectors
+ * model_source.c) opens a folder, runs the forward and reads maps, vectors
  * and predictions through it and never names an architecture. Each
  * architecture (lm_gpt2.c, ...) joins its loader (io/) to its forward
  * (core/); adding one is one table and one line in lm.c's list.

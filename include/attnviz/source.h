@@ -115,7 +115,7 @@ typedef struct SourceKind {
 
 extern const SourceKind source_sentence; /* src/app/sources/sentence_source.c */
 extern const SourceKind source_file;     /* src/app/sources/file_source.c */
-extern const SourceKind source_gpt2;     /* src/app/sources/gpt2_source.c */
+extern const SourceKind source_model;     /* src/app/sources/model_source.c */
 
 /* The kinds that open paths, in the order their tests are tried; a test
  * build may add one (source_register). NULL-terminated. */

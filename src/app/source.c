@@ -11,7 +11,7 @@
 /* The kinds that open paths, most particular first; the sentence opens
  * none (it takes text), so it is not in the list. */
 static const SourceKind *kinds[SOURCE_KINDS_MAX] = {
-    &source_gpt2, /* a model folder */
+    &source_model, /* a model folder */
     &source_file, /* an attention file or its session */
 };
 static int n_kinds = 2;

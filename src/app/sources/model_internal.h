@@ -1,11 +1,11 @@
 /* What the model source's two files share (model_open.c: opening and the
- * command line; gpt2_source.c: the window): tokens and labels, the
+ * command line; model_source.c: the window): tokens and labels, the
  * Imported of a forward's maps, the command line's entries. */
 #ifndef ATTNVIZ_MODEL_INTERNAL_H
 #define ATTNVIZ_MODEL_INTERNAL_H
 
 #include "attnviz/bpe.h"
-#include "attnviz/gpt2_source.h"
+#include "attnviz/model_source.h"
 #include "attnviz/import.h"
 #include "attnviz/options.h"
 
@@ -14,7 +14,7 @@
 /* ids = the tokens of text as Hugging Face's encode gives them (the
  * tokenizer's template: Llama's BOS first), the model's bos first when
  * asked and the template has none; an empty text has none. 0 or -ATTN_E_NOMEM. */
-int model_encode(const Gpt2Opened *g, const char *text, size_t len, BpeIds *ids);
+int model_encode(const ModelOpened *g, const char *text, size_t len, BpeIds *ids);
 /* Token id's text as stored (space NULL, or "Ġ") or shown (SPACE_MARK);
  * `none` for an id no token has. Malloc'd. */
 char *model_token_text(const Bpe *b, int id, const char *space, const char *none);
@@ -28,8 +28,8 @@ char *model_shown_label(const Bpe *b, int id);
 Imported *model_maps_imported(const Bpe *b, const char *name, float *maps, const int *ids, int T, int L, int H,
                               AttnErr *err);
 
-int gpt2_cli_open(const Options *o, const char *path, void **opened, AttnErr *err);
-int gpt2_cli_write(void *opened, const Options *o, AttnErr *err);
-void gpt2_cli_free(void *opened);
+int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *err);
+int lmsrc_cli_write(void *opened, const Options *o, AttnErr *err);
+void lmsrc_cli_free(void *opened);
 
 #endif

@@ -1,5 +1,5 @@
 #define _DEFAULT_SOURCE
-/* The model source's opening and command line (gpt2_source.h): a folder,
+/* The model source's opening and command line (model_source.h): a folder,
  * an installed model or a name in the Hugging Face cache opened with its
  * tokenizer (lm.h picks the architecture); a text's tokens as Hugging
  * Face's encode gives them and its maps computed on the calling thread;
@@ -11,7 +11,7 @@
 #include "attnviz/bpe.h"
 #include "attnviz/bpe_files.h"
 #include "attnviz/gpt2io.h"
-#include "attnviz/gpt2_source.h"
+#include "attnviz/model_source.h"
 #include "attnviz/import.h"
 #include "attnviz/io.h"
 #include "attnviz/lm.h"
@@ -26,7 +26,7 @@
 
 /* ---- opening ------------------------------------------------------------------------ */
 
-void gpt2_opened_free(Gpt2Opened *g)
+void model_opened_free(ModelOpened *g)
 {
     if (!g)
         return;
@@ -59,7 +59,7 @@ static int find_model(const char *name, char **dir, AttnErr *err)
  * tokenizer's template around them: Llama's BOS first), and the model's
  * bos token first when asked (--prepend-bos) and the template adds none. An
  * empty text has no tokens (not a lone BOS). */
-int model_encode(const Gpt2Opened *g, const char *text, size_t len, BpeIds *ids)
+int model_encode(const ModelOpened *g, const char *text, size_t len, BpeIds *ids)
 {
     int n_before = 0;
     ids->n = 0;
@@ -158,11 +158,11 @@ Imported *model_maps_imported(const Bpe *b, const char *name, float *maps, const
     return im;
 }
 
-int gpt2_open_model(const char *path, int prepend_bos, Gpt2Opened **out, AttnErr *err)
+int model_open_path(const char *path, int prepend_bos, ModelOpened **out, AttnErr *err)
 {
     char *dir = NULL;
     *out = NULL;
-    Gpt2Opened *g = calloc(1, sizeof *g);
+    ModelOpened *g = calloc(1, sizeof *g);
     if (!g)
         return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
     g->prepend_bos = prepend_bos;
@@ -182,14 +182,14 @@ int gpt2_open_model(const char *path, int prepend_bos, Gpt2Opened **out, AttnErr
     snprintf(g->name, sizeof g->name, "%s", slash && slash[1] ? slash + 1 : path);
     free(dir);
     if (rc < 0) {
-        gpt2_opened_free(g);
+        model_opened_free(g);
         return rc;
     }
     *out = g;
     return 0;
 }
 
-int gpt2_compute_text(Gpt2Opened *g, const char *text, size_t len, AttnErr *err)
+int model_compute_text(ModelOpened *g, const char *text, size_t len, AttnErr *err)
 {
     free(g->text);
     g->text = malloc(len + 1);
@@ -226,7 +226,7 @@ int gpt2_compute_text(Gpt2Opened *g, const char *text, size_t len, AttnErr *err)
 
 /* ---- the command line ---------------------------------------------------------------- */
 
-int gpt2_print_predictions(FILE *f, Gpt2Opened *g, int pos, AttnErr *err)
+int model_print_predictions(FILE *f, ModelOpened *g, int pos, AttnErr *err)
 {
     int ids[LM_TOP_K];
     float probs[LM_TOP_K];
@@ -244,11 +244,11 @@ int gpt2_print_predictions(FILE *f, Gpt2Opened *g, int pos, AttnErr *err)
     return ferror(f) ? attn_err_set(err, ATTN_E_IO, "stdout", 0, "write failed") : 0;
 }
 
-int gpt2_cli_open(const Options *o, const char *path, void **opened, AttnErr *err)
+int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *err)
 {
-    Gpt2Opened *g;
+    ModelOpened *g;
     *opened = NULL;
-    int rc = gpt2_open_model(path, o->prepend_bos, &g, err);
+    int rc = model_open_path(path, o->prepend_bos, &g, err);
     if (rc < 0)
         return rc;
     const char *text = o->sentence ? o->sentence : "";
@@ -273,7 +273,7 @@ int gpt2_cli_open(const Options *o, const char *path, void **opened, AttnErr *er
         if (!g->text || model_encode(g, text, strlen(text), &g->ids) < 0)
             rc = attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
     } else {
-        rc = gpt2_compute_text(g, text, strlen(text), err);
+        rc = model_compute_text(g, text, strlen(text), err);
     }
     free(made);
     if (rc == 0 && g->im) {
@@ -284,23 +284,23 @@ int gpt2_cli_open(const Options *o, const char *path, void **opened, AttnErr *er
             rc = -err->code;
     }
     if (rc < 0) {
-        gpt2_opened_free(g);
+        model_opened_free(g);
         return rc;
     }
     *opened = g;
     return 0;
 }
 
-int gpt2_cli_write(void *opened, const Options *o, AttnErr *err)
+int lmsrc_cli_write(void *opened, const Options *o, AttnErr *err)
 {
-    Gpt2Opened *g = opened;
+    ModelOpened *g = opened;
     if (o->print == PRINT_TOKENS)
         return bpe_print_tokens(stdout, g->bpe, g->ids.id, g->ids.n) < 0
                    ? attn_err_set(err, ATTN_E_IO, "stdout", 0, "write failed")
                    : 0;
     if (o->print == PRINT_PREDICTIONS) {
         int pos = o->query >= 0 ? o->query : g->ids.n - 1;
-        int rc = gpt2_print_predictions(stdout, g, pos, err);
+        int rc = model_print_predictions(stdout, g, pos, err);
         if (rc < 0 || (!o->n_exports && !o->export_attention))
             return rc;
     }
@@ -319,8 +319,8 @@ int gpt2_cli_write(void *opened, const Options *o, AttnErr *err)
     return import_write(g->im, &rest, err);
 }
 
-void gpt2_cli_free(void *opened)
+void lmsrc_cli_free(void *opened)
 {
-    gpt2_opened_free(opened);
+    model_opened_free(opened);
 }
 

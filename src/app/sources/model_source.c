@@ -22,7 +22,7 @@
 #include "attnviz/probe.h"
 #include "attnviz/source.h"
 #include "attnviz/wake.h"
-#include "attnviz/gpt2_source.h"
+#include "attnviz/model_source.h"
 #include "../app_internal.h"
 
 #include <math.h>
@@ -60,9 +60,9 @@ typedef struct Result {
     char msg[600];
 } Result;
 
-typedef struct Gpt2Source {
+typedef struct ModelSource {
     MapsShown ms;
-    Gpt2Opened *g;       /* the model; its state g->lm is the worker's while it runs */
+    ModelOpened *g;       /* the model; its state g->lm is the worker's while it runs */
     Background *bg;
     BpeIds ids;          /* the text's tokens now */
     int T_maps;          /* tokens of the maps shown */
@@ -74,7 +74,7 @@ typedef struct Gpt2Source {
     char panel[3000];    /* what comes next */
     char inside[800];    /* inside the shown head: the query → key's dot product */
     char what[300];
-} Gpt2Source;
+} ModelSource;
 
 static void request_free(void *p)
 {
@@ -96,7 +96,7 @@ static void result_free(void *p)
     free(r);
 }
 
-static Result *new_result(Gpt2Opened *g, const Request *q, int maps)
+static Result *new_result(ModelOpened *g, const Request *q, int maps)
 {
     Result *r = calloc(1, sizeof *r);
     if (!r)
@@ -120,7 +120,7 @@ typedef struct Hook {
     BgJob *job;
     double t0;
     int slow_ms;         /* the source's slow_ms */
-    Gpt2Opened *g;
+    ModelOpened *g;
     const Request *q;
 } Hook;
 
@@ -137,7 +137,7 @@ static int hook_cancel(void *user)
 }
 
 /* The vectors and predictions of a finished forward into r. */
-static void finish_result(Gpt2Opened *g, const Request *q, Result *r)
+static void finish_result(ModelOpened *g, const Request *q, Result *r)
 {
     const Lm *lm = &g->lm;
     int C = r->C, L = r->L, T = r->T;
@@ -182,8 +182,8 @@ static void hook_layer(void *user, int layer)
 /* On the worker: the forward of the request, then its result. */
 static void run(void *ctx, void *request, BgJob *job)
 {
-    Gpt2Source *src = ctx;
-    Gpt2Opened *g = src->g;
+    ModelSource *src = ctx;
+    ModelOpened *g = src->g;
     Request *q = request;
     Hook h = {job, now_s(), src->slow_ms, g, q};
     LmHooks hooks = {hook_cancel, hook_layer, &h};
@@ -208,7 +208,7 @@ static void run(void *ctx, void *request, BgJob *job)
 /* The text's position of the shown map's row (keys = 0) or column i: the
  * same unless tokens are hidden (E), whose rows and columns the map leaves
  * out; -1 for none. */
-static int text_pos(const Gpt2Source *s, int i, int keys)
+static int text_pos(const ModelSource *s, int i, int keys)
 {
     const Imported *im = s->ms.imp;
     const unsigned char *drop = im ? (keys ? im->k_drop : im->q_drop) : NULL;
@@ -223,7 +223,7 @@ static int text_pos(const Gpt2Source *s, int i, int keys)
 
 /* The position whose next tokens the panel shows: the selected row's, or
  * the last. */
-static int pred_pos(const AppState *a, const Gpt2Source *s)
+static int pred_pos(const AppState *a, const ModelSource *s)
 {
     int p = text_pos(s, a->vs.query, 0);
     return p >= 0 && p < s->ids.n ? p : s->ids.n - 1;
@@ -232,7 +232,7 @@ static int pred_pos(const AppState *a, const Gpt2Source *s)
 /* Ask the worker for the text's maps (and the panel's numbers). */
 static void submit(AppState *a)
 {
-    Gpt2Source *s = a->src;
+    ModelSource *s = a->src;
     int T = s->ids.n;
     if (T == 0)
         return;
@@ -259,10 +259,10 @@ static void submit(AppState *a)
 }
 
 /* The bar's text changed: its tokens, then the worker. */
-static void gpt2_set_text(AppState *a)
+static void lmsrc_set_text(AppState *a)
 {
-    Gpt2Source *s = a->src;
-    Gpt2Opened *g = s->g;
+    ModelSource *s = a->src;
+    ModelOpened *g = s->g;
     if (model_encode(g, a->text, a->text_len, &s->ids) < 0) {
         app_status(a, 1, "out of memory");
         return;
@@ -291,9 +291,9 @@ static void gpt2_set_text(AppState *a)
 }
 
 /* The newest result: its maps shown (the picks kept), its numbers kept. */
-static int gpt2_tick(AppState *a, Uint32 now_ms, int *wait_ms)
+static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
 {
-    Gpt2Source *s = a->src;
+    ModelSource *s = a->src;
     BgResult br;
     (void)now_ms;
     (void)wait_ms;
@@ -334,7 +334,7 @@ static int gpt2_tick(AppState *a, Uint32 now_ms, int *wait_ms)
 /* What comes next after the selected position, and inside the shown head. */
 static void panel_text(AppState *a)
 {
-    Gpt2Source *s = a->src;
+    ModelSource *s = a->src;
     const Result *r = s->last;
     char *p = s->panel;
     size_t n = sizeof s->panel, u = 0;
@@ -393,15 +393,15 @@ static void panel_text(AppState *a)
 #undef PUT
 }
 
-static MapsShown *gpt2_maps(const AppState *a)
+static MapsShown *lmsrc_maps(const AppState *a)
 {
-    Gpt2Source *s = a->src;
+    ModelSource *s = a->src;
     return &s->ms;
 }
 
-static void gpt2_present(AppState *a)
+static void lmsrc_present(AppState *a)
 {
-    Gpt2Source *s = a->src;
+    ModelSource *s = a->src;
     panel_text(a);
     const LmInfo *info = &s->g->lm.info;
     if (info->n_kv_head > 0 && info->n_kv_head < info->n_head) /* grouped-query heads: bracketed in G */
@@ -426,28 +426,28 @@ static void gpt2_present(AppState *a)
     }
 }
 
-static void gpt2_shown_size(const AppState *a, int *Tq, int *Tk)
+static void lmsrc_shown_size(const AppState *a, int *Tq, int *Tk)
 {
-    maps_shown_size(gpt2_maps(a), Tq, Tk);
+    maps_shown_size(lmsrc_maps(a), Tq, Tk);
 }
 
-static const char *gpt2_title(const AppState *a)
+static const char *lmsrc_title(const AppState *a)
 {
     return a->text;
 }
 
-static int gpt2_save(AppState *a, const char *path)
+static int lmsrc_save(AppState *a, const char *path)
 {
-    Gpt2Source *s = a->src;
+    ModelSource *s = a->src;
     return maps_shown_save(a, s->g->dir, a->text, path);
 }
 
-static int gpt2_takes(AppActionKind k)
+static int lmsrc_takes(AppActionKind k)
 {
     return maps_shown_takes(k) || k == ACT_COMPARE || k == ACT_FOCUS_SENTENCE;
 }
 
-static int gpt2_apply(AppState *a, const AppAction *act)
+static int lmsrc_apply(AppState *a, const AppAction *act)
 {
     if (maps_shown_apply(a, act) == 0)
         return 0;
@@ -457,37 +457,37 @@ static int gpt2_apply(AppState *a, const AppAction *act)
         return -1;
     if (act->kind != ACT_DRAG_END)
         app_status(a, 0, "%s's weights are its own: type in the bar, L, H, O, G pick what to show",
-                   ((Gpt2Source *)a->src)->g->name);
+                   ((ModelSource *)a->src)->g->name);
     return 0;
 }
 
-static void gpt2_close(AppState *a)
+static void lmsrc_close(AppState *a)
 {
-    Gpt2Source *s = a->src;
+    ModelSource *s = a->src;
     if (!s)
         return;
     bg_destroy(s->bg); /* joins: the state is the worker's until then */
     maps_shown_free(&s->ms);
-    gpt2_opened_free(s->g);
+    model_opened_free(s->g);
     bpe_ids_free(&s->ids);
     result_free(s->last);
     free(s);
     a->src = NULL;
 }
 
-extern const SourceKind source_gpt2;
+extern const SourceKind source_model;
 
 /* Show what the command line (or open) computed: its maps now, the worker
  * for the text as it changes. */
-static int gpt2_show(AppState *a, void *opened)
+static int lmsrc_show(AppState *a, void *opened)
 {
-    Gpt2Opened *g = opened;
-    Gpt2Source *s = calloc(1, sizeof *s);
+    ModelOpened *g = opened;
+    ModelSource *s = calloc(1, sizeof *s);
     Imported *im = g->im;
     g->im = NULL;
     if (!s || !im || maps_shown_init(&s->ms, im) < 0) {
         free(s);
-        gpt2_opened_free(g);
+        model_opened_free(g);
         app_status(a, 1, "out of memory");
         return -ATTN_E_NOMEM;
     }
@@ -498,13 +498,13 @@ static int gpt2_show(AppState *a, void *opened)
     if (!s->bg) {
         maps_shown_free(&s->ms);
         free(s);
-        gpt2_opened_free(g);
+        model_opened_free(g);
         app_status(a, 1, "cannot start the worker thread");
         return -ATTN_E_NOMEM;
     }
     s->T_maps = im->f.Tq;
     s->asked_pred = s->asked_i = s->asked_j = -2;
-    app_show_source(a, &source_gpt2, s);
+    app_show_source(a, &source_model, s);
     maps_shown_start(a, g->name);
     app_set_sentence(a, g->text ? g->text : ""); /* the bar; its tokens go to the worker */
     a->vs.query = s->ids.n > 0 ? s->ids.n - 1 : 0; /* what comes after the text */
@@ -512,7 +512,7 @@ static int gpt2_show(AppState *a, void *opened)
 }
 
 /* A model folder (config.json beside model.safetensors or pytorch_model.bin). */
-static int gpt2_accepts(const char *path)
+static int lmsrc_accepts(const char *path)
 {
     char buf[4200];
     struct stat st;
@@ -523,28 +523,28 @@ static int gpt2_accepts(const char *path)
 }
 
 /* Ctrl+O or a dropped folder: the model on the bar's text. */
-static int gpt2_open(AppState *a, const char *path)
+static int lmsrc_open(AppState *a, const char *path)
 {
-    Gpt2Opened *g;
+    ModelOpened *g;
     AttnErr err = {0};
     char buf[1200];
-    int rc = gpt2_open_model(path, 0, &g, &err);
+    int rc = model_open_path(path, 0, &g, &err);
     const char *text = a->text && a->text_len ? a->text : "The";
-    if (rc == 0 && (rc = gpt2_compute_text(g, text, strlen(text), &err)) < 0)
-        gpt2_opened_free(g);
+    if (rc == 0 && (rc = model_compute_text(g, text, strlen(text), &err)) < 0)
+        model_opened_free(g);
     if (rc < 0) {
         attn_err_format(&err, buf, sizeof buf);
         app_status(a, 1, "cannot open: %s", buf);
         return -1;
     }
-    return gpt2_show(a, g);
+    return lmsrc_show(a, g);
 }
 
 /* ---- the induction probe (issue 26): random tokens twice, not a text ------------------------- */
 
-static void gpt2_probe_setup(const AppState *a, int *bos_id, int *vocab, int *max_T)
+static void lmsrc_probe_setup(const AppState *a, int *bos_id, int *vocab, int *max_T)
 {
-    const Gpt2Source *s = a->src;
+    const ModelSource *s = a->src;
     *bos_id = s->g->lm.info.bos_id;
     *vocab = s->g->lm.info.n_vocab;
     *max_T = s->g->lm.info.n_positions;
@@ -568,9 +568,9 @@ static int ids_set(BpeIds *to, const int *ids, int T)
 /* The worker runs the probe's ids in place of the text's; the bar shows
  * what they decode to (without being encoded again: random tokens need
  * not come back the same). */
-static int gpt2_probe(AppState *a, const int *ids, int T)
+static int lmsrc_probe(AppState *a, const int *ids, int T)
 {
-    Gpt2Source *s = a->src;
+    ModelSource *s = a->src;
     char *text = NULL;
     size_t len = 0;
     if (T < 1 || T > s->g->lm.info.n_positions || ids_set(&s->ids, ids, T) < 0)
@@ -588,13 +588,13 @@ static int gpt2_probe(AppState *a, const int *ids, int T)
 }
 
 /* The command line's probe: the model on o's probe tokens, picked as
- * gpt2_cli_open picks (g->ids the tokens, g->text what they decode to). */
-static int gpt2_cli_probe(const Options *o, const char *path, void **opened, AttnErr *err)
+ * lmsrc_cli_open picks (g->ids the tokens, g->text what they decode to). */
+static int lmsrc_cli_probe(const Options *o, const char *path, void **opened, AttnErr *err)
 {
-    Gpt2Opened *g;
+    ModelOpened *g;
     int ids[PROBE_MAX_TOKENS];
     *opened = NULL;
-    int rc = gpt2_open_model(path, 0, &g, err);
+    int rc = model_open_path(path, 0, &g, err);
     if (rc < 0)
         return rc;
     const LmInfo *c = &g->lm.info;
@@ -622,38 +622,38 @@ static int gpt2_cli_probe(const Options *o, const char *path, void **opened, Att
     else if (rc == 0 && g->im && import_pick(g->im, o->layer, o->head, o->rollout, o->drop, err) < 0)
         rc = -err->code;
     if (rc < 0) {
-        gpt2_opened_free(g);
+        model_opened_free(g);
         return rc;
     }
     *opened = g;
     return 0;
 }
 
-const SourceKind source_gpt2 = {
+const SourceKind source_model = {
     .name = "language model",
     .caps = SOURCE_TEXT | SOURCE_LAYERS,
-    .takes = gpt2_takes,
-    .accepts = gpt2_accepts,
-    .open = gpt2_open,
-    .close = gpt2_close,
-    .set_text = gpt2_set_text,
-    .apply = gpt2_apply,
-    .tick = gpt2_tick,
-    .present = gpt2_present,
+    .takes = lmsrc_takes,
+    .accepts = lmsrc_accepts,
+    .open = lmsrc_open,
+    .close = lmsrc_close,
+    .set_text = lmsrc_set_text,
+    .apply = lmsrc_apply,
+    .tick = lmsrc_tick,
+    .present = lmsrc_present,
     .controls = maps_shown_controls,
-    .shown_size = gpt2_shown_size,
-    .save = gpt2_save,
-    .title = gpt2_title,
-    .maps = gpt2_maps,
+    .shown_size = lmsrc_shown_size,
+    .save = lmsrc_save,
+    .title = lmsrc_title,
+    .maps = lmsrc_maps,
     .snap = maps_shown_snap,
     .snap_free = maps_shown_snap_free,
     .snap_diff = maps_shown_snap_diff,
     .compare_hint = "the text, layer or head",
-    .cli_open = gpt2_cli_open,
-    .cli_write = gpt2_cli_write,
-    .show = gpt2_show,
-    .cli_free = gpt2_cli_free,
-    .probe_setup = gpt2_probe_setup,
-    .probe = gpt2_probe,
-    .cli_probe = gpt2_cli_probe,
+    .cli_open = lmsrc_cli_open,
+    .cli_write = lmsrc_cli_write,
+    .show = lmsrc_show,
+    .cli_free = lmsrc_cli_free,
+    .probe_setup = lmsrc_probe_setup,
+    .probe = lmsrc_probe,
+    .cli_probe = lmsrc_cli_probe,
 };

@@ -1,9 +1,9 @@
 /* The model source's opening and headless computing (src/app/sources/
- * gpt2_source.c), for the command line and the tests: a model folder or
+ * model_source.c), for the command line and the tests: a model folder or
  * name opened with its tokenizer and a forward state, a text's tokens and
  * maps computed on the calling thread. */
-#ifndef ATTNVIZ_GPT2_SOURCE_H
-#define ATTNVIZ_GPT2_SOURCE_H
+#ifndef ATTNVIZ_MODEL_SOURCE_H
+#define ATTNVIZ_MODEL_SOURCE_H
 
 #include <stdio.h>
 
@@ -12,7 +12,7 @@
 #include "attnviz/import.h"
 #include "attnviz/lm.h"
 
-typedef struct Gpt2Opened {
+typedef struct ModelOpened {
     Lm lm;              /* the model: weights and the forward's state (key/value cache, maps) */
     Bpe *bpe;           /* its tokenizer */
     BpeIds ids;         /* the text's tokens (the bos token first with prepend_bos) */
@@ -22,18 +22,18 @@ typedef struct Gpt2Opened {
     char path[4096];    /* as given: a folder or a name */
     char dir[4096];     /* the folder it was found in (what a session names) */
     char name[256];     /* for titles: the last part of path */
-} Gpt2Opened;
+} ModelOpened;
 
 /* Open path (a folder, an installed model such as nano-sort, or a name in
  * the Hugging Face cache) into *out. 0, or an error naming the file or
  * tensor and what is wrong (*out NULL). */
-int gpt2_open_model(const char *path, int prepend_bos, Gpt2Opened **out, AttnErr *err);
+int model_open_path(const char *path, int prepend_bos, ModelOpened **out, AttnErr *err);
 /* The text's tokens and every map (into g->im, picked at layer 1, head 1).
  * An empty text and more tokens than n_positions are errors. */
-int gpt2_compute_text(Gpt2Opened *g, const char *text, size_t len, AttnErr *err);
+int model_compute_text(ModelOpened *g, const char *text, size_t len, AttnErr *err);
 /* --print predictions: the 10 most likely next tokens after position pos,
  * a line each: id, a tab, the probability, a tab, the text as JSON. */
-int gpt2_print_predictions(FILE *f, Gpt2Opened *g, int pos, AttnErr *err);
-void gpt2_opened_free(Gpt2Opened *g);
+int model_print_predictions(FILE *f, ModelOpened *g, int pos, AttnErr *err);
+void model_opened_free(ModelOpened *g);
 
 #endif
