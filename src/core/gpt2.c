@@ -78,10 +78,7 @@ void gpt2_state_reset(Gpt2State *s)
     s->n_done = 0;
 }
 
-/* The arrays blocked by layer (maps, qkv, kt) with room for cap positions,
- * their first s->T positions copied from the old ones; the per-position
- * arrays realloc'ed. Maps are zeroed first: a row's entries after its
- * diagonal are never written. */
+/* Room for T positions: the state's arrays grown (gpt2_grow). */
 static int reserve(Gpt2State *s, int T)
 {
     if (T <= s->cap)
@@ -89,39 +86,10 @@ static int reserve(Gpt2State *s, int T)
     const Gpt2Config *c = &s->cfg;
     int cap = gpt2_next_cap(s->cap, T, c->n_positions);
     size_t L = (size_t)c->n_layer, H = (size_t)c->n_head, C = (size_t)c->n_embd;
-    size_t dh = (size_t)s->d_head, nc = (size_t)cap, oc = (size_t)s->cap, keep = (size_t)s->T;
-    float *maps = calloc(L * H * nc * nc, sizeof *maps);
-    float *qkv = malloc(L * nc * 3 * C * sizeof *qkv);
-    float *kt = malloc(L * H * dh * nc * sizeof *kt);
-    float *p[5] = {NULL};
-    size_t width[5] = {C, C, C, C, (size_t)c->n_inner};
-    float **dst[5] = {&s->x, &s->xn, &s->z, &s->out, &s->hid};
-    int ok = maps && qkv && kt;
-    for (int k = 0; k < 5 && ok; k++) {
-        p[k] = realloc(*dst[k], nc * width[k] * sizeof(float));
-        ok = p[k] != NULL;
-        if (ok)
-            *dst[k] = p[k];
-    }
-    if (!ok) {
-        free(maps);
-        free(qkv);
-        free(kt);
+    Gpt2Grow g = {L * H, L, 3 * C, L * H * (size_t)s->d_head, &s->maps, &s->qkv, &s->kt, 5,
+                  {&s->x, &s->xn, &s->z, &s->out, &s->hid}, {C, C, C, C, (size_t)c->n_inner}};
+    if (gpt2_grow(&g, (size_t)s->cap, (size_t)cap, (size_t)s->T) < 0)
         return -ATTN_E_NOMEM;
-    }
-    gpt2_maps_move(maps, nc, s->maps, oc, L * H, keep);
-    for (size_t l = 0; l < L; l++)
-        if (keep)
-            memcpy(qkv + l * nc * 3 * C, s->qkv + l * oc * 3 * C, keep * 3 * C * sizeof(float));
-    for (size_t r = 0; r < L * H * dh; r++)
-        if (keep)
-            memcpy(kt + r * nc, s->kt + r * oc, keep * sizeof(float));
-    free(s->maps);
-    free(s->qkv);
-    free(s->kt);
-    s->maps = maps;
-    s->qkv = qkv;
-    s->kt = kt;
     s->cap = cap;
     return 0;
 }
@@ -134,12 +102,38 @@ int gpt2_next_cap(int cap, int T, int max)
     return n > max ? max : n;
 }
 
-void gpt2_maps_move(float *dst, size_t nc, const float *src, size_t oc, size_t n_maps,
-                    size_t keep)
+int gpt2_grow(const Gpt2Grow *g, size_t oc, size_t nc, size_t keep)
 {
-    for (size_t m = 0; m < n_maps; m++)
+    float *maps = calloc(g->n_maps * nc * nc, sizeof *maps);
+    float *qkv = malloc(g->layers * nc * g->qkv_w * sizeof *qkv);
+    float *kt = malloc(g->kt_rows * nc * sizeof *kt);
+    int ok = maps && qkv && kt;
+    for (int k = 0; k < g->n_rows && ok; k++) {
+        float *p = realloc(*g->rows[k], nc * g->width[k] * sizeof(float));
+        ok = p != NULL;
+        if (ok)
+            *g->rows[k] = p;
+    }
+    if (!ok) {
+        free(maps);
+        free(qkv);
+        free(kt);
+        return -ATTN_E_NOMEM;
+    }
+    for (size_t m = 0; m < g->n_maps; m++)
         for (size_t i = 0; i < keep; i++)
-            memcpy(dst + (m * nc + i) * nc, src + (m * oc + i) * oc, (i + 1) * sizeof(float));
+            memcpy(maps + (m * nc + i) * nc, *g->maps + (m * oc + i) * oc, (i + 1) * sizeof(float));
+    for (size_t l = 0; l < g->layers && keep; l++)
+        memcpy(qkv + l * nc * g->qkv_w, *g->qkv + l * oc * g->qkv_w, keep * g->qkv_w * sizeof(float));
+    for (size_t r = 0; r < g->kt_rows && keep; r++)
+        memcpy(kt + r * nc, *g->kt + r * oc, keep * sizeof(float));
+    free(*g->maps);
+    free(*g->qkv);
+    free(*g->kt);
+    *g->maps = maps;
+    *g->qkv = qkv;
+    *g->kt = kt;
+    return 0;
 }
 
 /* ---- the passes ------------------------------------------------------------ */

@@ -51,11 +51,26 @@ void gpt2_dots(float *out, const float *x, const float *rows, int C, int V);
 void gpt2_linear_bf16(float *out, int ldo, const float *A, int lda, const uint16_t *W,
                       const float *bias, int n, int k, int m);
 void gpt2_top_k_of(const float *logits, int V, int k, int *ids, float *probs);
-/* A state's growth: the positions to allocate for T (half again cap, at
- * least T, a multiple of 16, at most max); n_maps maps of oc² floats moved
- * into nc² ones (nc ≥ oc, dst zeroed), rows < keep (row i's i + 1 weights). */
+/* A forward state's growth (gpt2.c, llama.c): the positions to allocate
+ * for T (half again cap, at least T, a multiple of 16, at most max). */
 int gpt2_next_cap(int cap, int T, int max);
-void gpt2_maps_move(float *dst, size_t nc, const float *src, size_t oc, size_t n_maps,
-                    size_t keep);
+
+/* A state's arrays, blocked by position capacity: the maps (n_maps of
+ * cap × cap, row i holding i + 1 weights), the queries, keys and values
+ * (layers blocks of cap rows of qkv_w floats), the keys transposed
+ * (kt_rows rows of cap) and per-position scratch (rows[k]: cap rows of
+ * width[k] floats). */
+typedef struct Gpt2Grow {
+    size_t n_maps, layers, qkv_w, kt_rows;
+    float **maps, **qkv, **kt;
+    int n_rows;
+    float **rows[8];
+    size_t width[8];
+} Gpt2Grow;
+
+/* The arrays of g for nc positions (nc ≥ oc, the old capacity), their
+ * first keep positions kept, the new maps zeroed elsewhere; 0, or
+ * -ATTN_E_NOMEM with the blocked arrays as they were. */
+int gpt2_grow(const Gpt2Grow *g, size_t oc, size_t nc, size_t keep);
 
 #endif

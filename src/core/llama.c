@@ -125,9 +125,9 @@ void llama_state_reset(LlamaState *s)
     s->n_done = 0;
 }
 
-/* Room for T positions: the arrays blocked by layer (maps, qkv, kt) made
- * anew with their first s->T positions copied (maps zeroed first: a row's
- * entries after its diagonal are never written), the others realloc'ed. */
+/* Room for T positions: the rotary angles realloc'ed, the rest grown as
+ * GPT-2's state is (gpt2_grow: a map row's entries after its diagonal
+ * are never written, so the maps are zeroed first). */
 static int reserve(LlamaState *s, int T)
 {
     if (T <= s->cap)
@@ -135,41 +135,16 @@ static int reserve(LlamaState *s, int T)
     const LlamaConfig *c = &s->cfg;
     int cap = gpt2_next_cap(s->cap, T, c->n_positions);
     size_t L = (size_t)c->n_layer, H = (size_t)c->n_head, KV = (size_t)c->n_kv_head;
-    size_t dh = (size_t)c->head_dim, W = (size_t)(s->qdim + 2 * s->kvdim);
-    size_t nc = (size_t)cap, oc = (size_t)s->cap, keep = (size_t)s->T;
-    float *maps = calloc(L * H * nc * nc, sizeof *maps);
-    float *qkv = malloc(L * nc * W * sizeof *qkv);
-    float *kt = malloc(L * KV * dh * nc * sizeof *kt);
-    double *rope = realloc(s->rope, nc * dh * sizeof *rope);
-    int ok = maps && qkv && kt && rope;
-    if (rope)
-        s->rope = rope;
-    size_t C = (size_t)c->hidden, I = (size_t)c->n_inner;
-    size_t width[6] = {C, C, C, (size_t)s->qdim, I, I};
-    float **dst[6] = {&s->x, &s->xn, &s->out, &s->z, &s->gate, &s->up};
-    for (int k = 0; k < 6 && ok; k++) {
-        float *p = realloc(*dst[k], nc * width[k] * sizeof(float));
-        ok = p != NULL;
-        if (ok)
-            *dst[k] = p;
-    }
-    if (!ok) {
-        free(maps);
-        free(qkv);
-        free(kt);
+    size_t dh = (size_t)c->head_dim, C = (size_t)c->hidden, I = (size_t)c->n_inner;
+    double *rope = realloc(s->rope, (size_t)cap * dh * sizeof *rope);
+    if (!rope)
         return -ATTN_E_NOMEM;
-    }
-    gpt2_maps_move(maps, nc, s->maps, oc, L * H, keep);
-    for (size_t l = 0; l < L && keep; l++)
-        memcpy(qkv + l * nc * W, s->qkv + l * oc * W, keep * W * sizeof(float));
-    for (size_t r = 0; r < L * KV * dh && keep; r++)
-        memcpy(kt + r * nc, s->kt + r * oc, keep * sizeof(float));
-    free(s->maps);
-    free(s->qkv);
-    free(s->kt);
-    s->maps = maps;
-    s->qkv = qkv;
-    s->kt = kt;
+    s->rope = rope;
+    Gpt2Grow g = {L * H, L, (size_t)(s->qdim + 2 * s->kvdim), L * KV * dh, &s->maps, &s->qkv,
+                  &s->kt, 6, {&s->x, &s->xn, &s->out, &s->z, &s->gate, &s->up},
+                  {C, C, C, (size_t)s->qdim, I, I}};
+    if (gpt2_grow(&g, (size_t)s->cap, (size_t)cap, (size_t)s->T) < 0)
+        return -ATTN_E_NOMEM;
     s->cap = cap;
     return 0;
 }
