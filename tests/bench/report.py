@@ -246,11 +246,16 @@ def gpt2_rows(res, row):
             fmt(num(res, "gpt2_key64_ms")), spread(res, "gpt2_key64_range"),
             fmt(num(res, "gpt2_rss_key64_mapped_ms"))),
         "cached step (past keys and values): " + peer("step64"), "gpt2_keystroke_T64_ms", "ms")
-    row("GPT-2 small, that keystroke ÷ the floor of reading every block's weight once",
+    row("GPT-2 small, that keystroke ÷ the floor of reading every block's weight once "
+        "(the median of the rounds' ratios)",
         "%s ms" % fmt(num(res, "gpt2_key64_ms")),
-        "floor %s ms: %s MB at %s GB/s (a read-sum over 268 MB, best of 1 and 2 threads)" % (
+        "floor %s ms: a read-sum over those %s MB of weights (%s GB/s), timed just before and "
+        "after the round's keystrokes, best of 1 and 2 threads; ratios%s. Against the stream "
+        "mode's best read of a 268 MB buffer of its own, %s GB/s, the ratio is %s" % (
             fmt(num(res, "gpt2_step_floor_ms")), fmt(num(res, "gpt2_block_weight_MB")),
-            fmt(num(res, "gpt2_read_GBps"))),
+            fmt(num(res, "gpt2_step_read_GBps")),
+            spread(res, "gpt2_step_floor_ratio_range").replace(" (rounds", " of the rounds").rstrip(")"),
+            fmt(num(res, "gpt2_read_GBps")), fmt(num(res, "gpt2_step_floor_best_read_ratio"))),
         "gpt2_step_floor_ratio", "")
     conv = num(res, "gpt2_converted")
     ff = num(res, "gpt2_first_frame_ms")
@@ -330,27 +335,34 @@ def gpt2_note(res):
             "on 2; torch and OpenBLAS on 2; the same spinning, `OMP_WAIT_POLICY=ACTIVE`); on the "
             "generated file its maps equal attnviz's within %s. "
             "FLOPs of a forward: 2·T·L·12·C² (the matmuls) + 2·L·C·T(T+1) (Q·Kᵀ and weights·V over "
-            "the causal triangle). Open: a separate process per run, page cache warm, no tokenizer "
-            "read (not merged yet) and no window (not wired yet): `gpt2_file_open` + `gpt2_state_create` "
-            "+ a one-token forward stands for the first frame."
+            "the causal triangle). Open: the window launched on a generated GPT-2 small folder "
+            "under Xvfb to its first frame (page cache warm; `gpt2_bench open` times its parts). "
+            "The step's floor: a read-sum over the 12 blocks' weights themselves, in the "
+            "keystrokes' process just before and after them (where the bytes lie sets the "
+            "bandwidth on this host: the stream mode's own buffer read at 28 GB/s in one process "
+            "and 50 in another)."
             % (res.get("gpt2_kernels", "?"), res.get("gpt2_torch_version", "?"),
                "%.1g" % num(res, "gpt2_peer_max_diff")))
     out = ["", text]
     try:
-        load = max(float(res.get("gpt2_load_start", "0")), float(res.get("gpt2_load_end", "0")))
         cores = int(res.get("cores", "1"))
     except ValueError:
         return out
+    other = num(res, "gpt2_other_cores")
     p1, p2 = num(res, "gpt2_peak_1_gflops"), num(res, "gpt2_peak_2_gflops")
     scaled = p1 == p1 and p2 == p2 and p1 > 0 and p2 >= 1.8 * p1
-    if load >= 0.5 * cores or not scaled:
-        out += ["", "**Note:** the machine was busy during the GPT-2 rows (load average %.1f on %d cores at "
-                "their start or end; the two-core peak %s× the one-core one%s): their times are higher, "
-                "the peak share is %s, and the read bandwidth behind the step's floor may be low "
-                "(the floor ratio then looks better than it is)." % (
-                    load, cores, fmt(p2 / p1) if p1 == p1 and p1 > 0 else "n/a",
+    if (other == other and other >= 0.25) or not scaled:
+        out += ["", "**Note:** the machine was busy during the GPT-2 rows (other processes used %s of "
+                "its %d cores on average; the two-core peak %s× the one-core one%s): their times are "
+                "higher, the peak share is %s, and the floor's read-sum and the keystrokes may have "
+                "met different loads." % (
+                    fmt(other), cores, fmt(p2 / p1) if p1 == p1 and p1 > 0 else "n/a",
                     "" if scaled else ", not 2×: the other core was busy while it was measured",
                     "not given (the peak measured low)" if not scaled else "understated")]
+    elif other == other:
+        out += ["", "The machine was otherwise idle during the GPT-2 rows: other processes used %s "
+                "of its %d cores on average (CPU time from /proc/stat less the bench's own)."
+                % (fmt(other), cores)]
     return out
 
 
