@@ -423,6 +423,13 @@ def busy_note(res):
         cores = int(res.get("cores", "1"))
     except ValueError:
         return []
+    other = num(res, "other_cores")
+    if other == other:  # other processes' CPU time: the load average counts the bench's own
+        if other < 0.25:
+            return []
+        return ["", "**Note:** the machine was busy during this run (other processes used %s of its %d "
+                "cores on average); the times are higher and the ratios noisier than on an idle "
+                "machine." % (fmt(other), cores)]
     if load < 0.5 * cores:
         return []
     return ["", "**Note:** the machine was busy during this run (load average %.1f on %d cores); "

@@ -100,6 +100,7 @@ put sdl "SDL $(pkg-config --modversion sdl2)"
 put rounds "$ROUNDS"
 # other work on the machine skews every figure: say how busy it was
 put load_start "$(cut -d' ' -f1 /proc/loadavg)"
+run_mark=$(cpu_mark)
 
 # startup_on ARGS...: bench.c's start-up of attnviz ARGS (launch → first
 # presented frame, and → visible window) in a private Xvfb; its last line
@@ -514,4 +515,5 @@ fi # section 10
 
 # ---- the table, README.md, the summary lines ------------------------------------------------
 put load_end "$(cut -d' ' -f1 /proc/loadavg)"
+put other_cores "$(other_cores "$run_mark")"
 "$PY" tests/bench/report.py "$RES" "$OUT" "$([ -z "$ONLY" ] && echo README.md)"
