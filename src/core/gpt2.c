@@ -211,8 +211,11 @@ typedef struct LinJob {
     float *out2;                 /* a few rows: the second chain's sums */
 } LinJob;
 
-/* At most this many rows go to the kernel that reads W in whole rows. */
-enum { FEW_ROWS = 2 };
+/* At most this many rows go to the kernel that reads W in whole rows (a
+ * keystroke's, or a few typed while the last forward ran): the 48 products
+ * of GPT-2 small took 14.7–15.2 ms for 3 rows against 18.6–20.0 through
+ * the tiles, 16.3–17.2 against 17.6–19.4 for 4, about the same for 5. */
+enum { FEW_ROWS = 4 };
 
 static void lin_piece(const void *arg, int piece)
 {
