@@ -255,13 +255,11 @@ static void linear_act(float *out, int ldo, const float *A, int lda, const float
         if (out2) {
             LinJob j = {out, A, W, bias, ldo, lda, n, k, m, m, act, out2};
             gpt2_share(few_piece, &j, 2, (double)n * k * m);
-            for (int i = 0; i < n; i++) {
-                float *o = out + (size_t)i * ldo;
+            for (int i = 0; i < n; i++)
                 for (int c = 0; c < m; c++)
-                    o[c] += out2[(size_t)i * m + c];
-                if (act >= 0)
-                    activate(o, ldo, 1, 0, m, (Gpt2Act)act);
-            }
+                    out[(size_t)i * ldo + c] += out2[(size_t)i * m + c];
+            if (act >= 0)
+                activate(out, ldo, n, 0, m, (Gpt2Act)act);
             if (out2 != stack)
                 free(out2);
             return;

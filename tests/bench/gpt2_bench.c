@@ -292,9 +292,12 @@ __attribute__((target("avx512f"))) static double fma_avx512(long iters)
 
 typedef struct Job {
     int isa; /* 0 AVX2, 1 AVX-512 */
-    int kind; /* 0 peak, 1 read */
+    int kind; /* 0 peak, 1 read a, 2 read every block's weight of w */
     const float *a;
     size_t n;
+    const Gpt2Config *c; /* kind 2: this part of parts of every tensor */
+    const Gpt2Weights *w;
+    int part, parts;
     double work; /* FLOPs or bytes */
     double sink;
     pthread_barrier_t *go;
@@ -324,6 +327,24 @@ static void *job_run(void *arg)
         j->work = (double)j->n * sizeof(float);
         return NULL;
     }
+    if (j->kind == 2) {
+        size_t C = (size_t)j->c->n_embd, I = (size_t)j->c->n_inner;
+        j->work = 0;
+        for (int l = 0; l < j->c->n_layer; l++) {
+            const Gpt2Layer *y = &j->w->layers[l];
+            const float *t[12] = {y->ln1_w, y->ln1_b, y->attn_w, y->attn_b, y->proj_w, y->proj_b,
+                                  y->ln2_w, y->ln2_b, y->fc_w,   y->fc_b,   y->mproj_w, y->mproj_b};
+            size_t n[12] = {C, C, C * 3 * C, 3 * C, C * C, C, C, C, C * I, I, I * C, C};
+            for (int k = 0; k < 12; k++) {
+                size_t a = n[k] * j->part / j->parts, b = n[k] * (j->part + 1) / j->parts;
+                j->sink += read_sum(t[k] + a, b - a);
+                for (size_t r = a + (b - a) / 32 * 32; r < b; r++) /* read_sum's tail */
+                    j->sink += t[k][r];
+                j->work += (double)(b - a) * sizeof(float);
+            }
+        }
+        return NULL;
+    }
 #if defined(__x86_64__) && defined(__GNUC__)
     j->work = j->isa ? fma_avx512(30000000L) : fma_avx2(60000000L);
 #else
@@ -342,6 +363,8 @@ static double rate(Job *proto, int threads)
     if (threads == 2) {
         j[0].n = j[1].n = proto->n / 2;
         j[1].a = proto->a + proto->n / 2;
+        j[0].parts = j[1].parts = 2;
+        j[1].part = 1;
         pthread_barrier_init(&go, NULL, 2);
         j[0].go = j[1].go = &go;
         if (pthread_create(&t, NULL, job_run, &j[1]) != 0)
@@ -389,99 +412,36 @@ static int mode_peak(int runs)
 
 /* ---- the read bandwidth ---------------------------------------------------------- */
 
-/* The best read bandwidth over runs on one and on two threads (GB/s):
- * best[0] one, best[1] two; a (n floats) the buffer read. */
-static void read_best(const float *a, size_t n, int runs, double best[2])
-{
-    best[0] = best[1] = 0;
-    for (int r = 0; r < runs; r++)
-        for (int th = 1; th <= 2; th++) {
-            Job j = {.kind = 1, .a = (float *)a, .n = n};
-            double g = rate(&j, th) * 1e-6;
-            best[th - 1] = g > best[th - 1] ? g : best[th - 1];
-        }
-}
-
-/* Reading every block's weight once (ms): each tensor's two halves summed
- * on the two threads (or all on one), the best of runs and of 1 and 2
+/* Reading every block's weight once (ms): each tensor's halves summed on
+ * the two threads (or all on one), the best of runs and of 1 and 2
  * threads. */
-typedef struct WJob {
-    const Gpt2Config *c;
-    const Gpt2Weights *w;
-    int part, parts;
-    double sink;
-    pthread_barrier_t *go;
-} WJob;
-
-static void *wjob_run(void *arg)
-{
-    WJob *j = arg;
-    if (j->go)
-        pthread_barrier_wait(j->go);
-    const Gpt2Config *c = j->c;
-    size_t C = (size_t)c->n_embd, I = (size_t)c->n_inner;
-    for (int l = 0; l < c->n_layer; l++) {
-        const Gpt2Layer *y = &j->w->layers[l];
-        const float *t[12] = {y->ln1_w, y->ln1_b, y->attn_w, y->attn_b, y->proj_w, y->proj_b,
-                              y->ln2_w, y->ln2_b, y->fc_w, y->fc_b, y->mproj_w, y->mproj_b};
-        size_t n[12] = {C, C, C * 3 * C, 3 * C, C * C, C, C, C, C * I, I, I * C, C};
-        for (int k = 0; k < 12; k++) {
-            size_t a = n[k] * j->part / j->parts, b = n[k] * (j->part + 1) / j->parts;
-            j->sink += read_sum(t[k] + a, b - a);
-            for (size_t r = a + (b - a) / 32 * 32; r < b; r++) /* read_sum's tail */
-                j->sink += t[k][r];
-        }
-    }
-    return NULL;
-}
-
 static double weights_read_ms(const Gpt2Config *c, const Gpt2Weights *w, int runs)
 {
-    double best = 1e30, sink = 0;
+    double best = 0; /* bytes per ms */
     for (int r = 0; r < runs; r++)
         for (int th = 1; th <= 2; th++) {
-            WJob j[2] = {{c, w, 0, th, 0, NULL}, {c, w, 1, th, 0, NULL}};
-            pthread_barrier_t go;
-            pthread_t t;
-            if (th == 2) {
-                pthread_barrier_init(&go, NULL, 2);
-                j[0].go = j[1].go = &go;
-                if (pthread_create(&t, NULL, wjob_run, &j[1]) != 0)
-                    die("pthread_create failed", NULL);
-            }
-            double t0 = now_ms();
-            wjob_run(&j[0]);
-            if (th == 2) {
-                pthread_join(t, NULL);
-                pthread_barrier_destroy(&go);
-            }
-            double dt = now_ms() - t0;
-            best = dt < best ? dt : best;
-            sink += j[0].sink + j[1].sink;
+            Job j = {.kind = 2, .c = c, .w = w, .part = 0, .parts = 1};
+            double g = rate(&j, th);
+            best = g > best ? g : best;
         }
-    if (sink == 12345.0)
-        printf("#");
-    return best;
-}
-
-/* 256 MB of floats: far more than any cache here */
-static float *read_buffer(size_t *n)
-{
-    *n = (size_t)64 << 20;
-    float *a = malloc(*n * sizeof *a);
-    if (!a)
-        die("out of memory", NULL);
-    for (size_t i = 0; i < *n; i++)
-        a[i] = (float)(i & 1023);
-    return a;
+    return block_floats(c) * c->n_layer * sizeof(float) / best;
 }
 
 static int mode_stream(int runs)
 {
-    size_t n;
-    float *a = read_buffer(&n);
-    double best[2];
-    read_best(a, n, runs, best);
+    size_t n = (size_t)64 << 20; /* 256 MB of floats: far more than any cache here */
+    float *a = malloc(n * sizeof *a);
+    if (!a)
+        die("out of memory", NULL);
+    for (size_t i = 0; i < n; i++)
+        a[i] = (float)(i & 1023);
+    double best[2] = {0}; /* GB/s */
+    for (int r = 0; r < runs; r++)
+        for (int th = 1; th <= 2; th++) {
+            Job j = {.kind = 1, .a = a, .n = n};
+            double g = rate(&j, th) * 1e-6;
+            best[th - 1] = g > best[th - 1] ? g : best[th - 1];
+        }
     printf("gpt2stream read_1_GBps=%.2f read_2_GBps=%.2f read_GBps=%.2f buffer_MB=%.0f runs=%d\n",
            best[0], best[1], best[0] > best[1] ? best[0] : best[1], (double)n * 4 / 1e6, runs);
     free(a);

@@ -85,9 +85,9 @@ def fmt(v):
     return "%.2f" % v
 
 
-def spread(res, key):
-    """ " (rounds a–b)": the fastest and slowest round of a median, when
-    run.sh recorded them."""
+def spread(res, key, form=" (rounds %s–%s)"):
+    """ " (rounds a–b)" (or form): the fastest and slowest round of a
+    median, when run.sh recorded them."""
     parts = res.get(key, "").split()
     if len(parts) != 2:
         return ""
@@ -95,7 +95,7 @@ def spread(res, key):
         lo, hi = float(parts[0]), float(parts[1])
     except ValueError:
         return ""
-    return " (rounds %s–%s)" % (fmt(lo), fmt(hi))
+    return form % (fmt(lo), fmt(hi))
 
 
 def fmt_result(v):
@@ -254,7 +254,7 @@ def gpt2_rows(res, row):
         "mode's best read of a 268 MB buffer of its own, %s GB/s, the ratio is %s" % (
             fmt(num(res, "gpt2_step_floor_ms")), fmt(num(res, "gpt2_block_weight_MB")),
             fmt(num(res, "gpt2_step_read_GBps")),
-            spread(res, "gpt2_step_floor_ratio_range").replace(" (rounds", " of the rounds").rstrip(")"),
+            spread(res, "gpt2_step_floor_ratio_range", " of the rounds %s–%s"),
             fmt(num(res, "gpt2_read_GBps")), fmt(num(res, "gpt2_step_floor_best_read_ratio"))),
         "gpt2_step_floor_ratio", "")
     conv = num(res, "gpt2_converted")
