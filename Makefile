@@ -133,7 +133,8 @@ $(BUILD)/%.o: %.c
 # the attention kernels, the attention file's maps and rollout, GPT-2's
 # forward and kernels, the Llama family's forward and the heatmap's texel loop: vectorised loops
 $(BUILD)/src/core/attn.o $(BUILD)/src/core/attn_kernels.o $(BUILD)/src/core/attnfile.o $(BUILD)/src/core/teach.o \
-  $(BUILD)/src/core/gpt2.o $(BUILD)/src/core/gpt2_kernels.o $(BUILD)/src/core/llama.o \
+  $(BUILD)/src/core/runtime.o $(BUILD)/src/core/ops.o $(BUILD)/src/core/lm_kernels.o \
+  $(BUILD)/src/core/arch_gpt2.o $(BUILD)/src/core/arch_llama.o \
   $(BUILD)/src/view/colormap.o: CFLAGS += -O3
 
 $(BIN): $(CORE_OBJ) $(UI_OBJ) $(MAIN_OBJ)

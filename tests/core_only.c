@@ -12,8 +12,8 @@
 #include "attnviz/attnfile.h"
 #include "attnviz/bpe.h"
 #include "attnviz/embed.h"
-#include "attnviz/gpt2_forward.h"
-#include "attnviz/llama_forward.h"
+#include "attnviz/gpt2.h"
+#include "attnviz/llama.h"
 #include "attnviz/model.h"
 #include "attnviz/session_data.h"
 
@@ -197,6 +197,14 @@ static void check_attnfile(void)
     CHECK(fabsf(out[0] - 0.625f) < 1e-6f && fabsf(out[1] - 0.375f) < 1e-6f);
 }
 
+/* Row i of the map (l, h), recomputed (runtime.h: no map is stored). */
+static const float *map_row(const Rt *s, int l, int h, int i)
+{
+    static float buf[16 * 16];
+    rt_map(s, l, h, buf, (size_t)s->T);
+    return buf + (size_t)i * s->T;
+}
+
 /* A GPT-2 of 2 layers, 2 heads, 8 dimensions, weights from a fixed formula:
  * every map row sums to 1 with zeros after the diagonal; one more token
  * gives the same first rows; the top 3 tokens' probabilities decrease. */
@@ -222,20 +230,20 @@ static void check_gpt2(void)
     Gpt2Config cfg = {.n_layer = L, .n_head = H, .n_embd = C, .n_positions = P, .n_inner = I,
                       .n_vocab = V, .ln_eps = 1e-5f, .act = GPT2_ACT_GELU_TANH,
                       .scale_attn_weights = 1, .bos_id = -1, .eos_id = -1};
-    Gpt2State *s;
+    Rt *s;
     const int ids[P] = {1, 4, 0, 2, 2, 3};
-    CHECK(gpt2_state_create(&s, &cfg, NULL) == 0);
+    CHECK(rt_create(&s, &arch_gpt2, &cfg, NULL) == 0);
     if (!s)
         return;
-    CHECK(gpt2_forward(s, &w, ids, 4, NULL, NULL) == 0);
+    CHECK(rt_forward(s, &w, ids, 4, NULL, NULL) == 0);
     float first[4 * 4];
     for (int i = 0; i < 4; i++)
-        memcpy(first + i * 4, gpt2_map(s, 1, 1) + i * s->cap, sizeof(float) * 4);
-    CHECK(gpt2_forward(s, &w, ids, 5, NULL, NULL) == 0);
+        memcpy(first + i * 4, map_row(s, 1, 1, i), sizeof(float) * 4);
+    CHECK(rt_forward(s, &w, ids, 5, NULL, NULL) == 0);
     for (int l = 0; l < L; l++)
         for (int h = 0; h < H; h++)
             for (int i = 0; i < 5; i++) {
-                const float *row = gpt2_map(s, l, h) + i * s->cap;
+                const float *row = map_row(s, l, h, i);
                 double sum = 0;
                 for (int j = 0; j < 5; j++) {
                     CHECK(j <= i || row[j] == 0.0f);
@@ -244,13 +252,13 @@ static void check_gpt2(void)
                 CHECK(fabs(sum - 1.0) < 1e-5);
             }
     for (int i = 0; i < 4; i++)
-        CHECK(memcmp(first + i * 4, gpt2_map(s, 1, 1) + i * s->cap, sizeof(float) * 4) == 0);
+        CHECK(memcmp(first + i * 4, map_row(s, 1, 1, i), sizeof(float) * 4) == 0);
     int top[3];
     float prob[3];
-    CHECK(gpt2_top_k(s, &w, 4, 3, top, prob, NULL, NULL) == 0);
+    CHECK(rt_top_k(s, &w, 4, 3, top, prob, NULL, NULL) == 0);
     CHECK(prob[0] >= prob[1] && prob[1] >= prob[2] && prob[2] > 0.0f && prob[0] < 1.0f);
-    CHECK(gpt2_forward(s, &w, ids, P + 1, NULL, NULL) == -ATTN_E_TOO_MANY_TOKENS);
-    gpt2_state_destroy(s);
+    CHECK(rt_forward(s, &w, ids, P + 1, NULL, NULL) == -ATTN_E_TOO_MANY_TOKENS);
+    rt_destroy(s);
 }
 
 /* A Llama of 2 layers, 4 query heads sharing 2 key-value heads, 8
@@ -278,20 +286,20 @@ static void check_llama(void)
     LlamaConfig cfg = {.n_layer = L, .n_head = H, .n_kv_head = KV, .head_dim = DH, .hidden = C,
                        .n_inner = I, .n_positions = P, .n_vocab = V, .rms_eps = 1e-5f,
                        .rope_theta = 10000.0, .tied = 1, .bos_id = -1, .eos_id = -1};
-    LlamaState *s;
+    Rt *s;
     const int ids[P] = {1, 4, 0, 2, 2, 3};
-    CHECK(llama_state_create(&s, &cfg, NULL) == 0);
+    CHECK(rt_create(&s, &arch_llama, &cfg, NULL) == 0);
     if (!s)
         return;
-    CHECK(llama_forward(s, &w, ids, 4, NULL, NULL) == 0);
+    CHECK(rt_forward(s, &w, ids, 4, NULL, NULL) == 0);
     float first[4 * 4];
     for (int i = 0; i < 4; i++)
-        memcpy(first + i * 4, llama_map(s, 1, 3) + i * s->cap, sizeof(float) * 4);
-    CHECK(llama_forward(s, &w, ids, 5, NULL, NULL) == 0);
+        memcpy(first + i * 4, map_row(s, 1, 3, i), sizeof(float) * 4);
+    CHECK(rt_forward(s, &w, ids, 5, NULL, NULL) == 0);
     for (int l = 0; l < L; l++)
         for (int h = 0; h < H; h++)
             for (int i = 0; i < 5; i++) {
-                const float *row = llama_map(s, l, h) + i * s->cap;
+                const float *row = map_row(s, l, h, i);
                 double sum = 0;
                 for (int j = 0; j < 5; j++) {
                     CHECK(j <= i || row[j] == 0.0f);
@@ -300,14 +308,14 @@ static void check_llama(void)
                 CHECK(fabs(sum - 1.0) < 1e-5);
             }
     for (int i = 0; i < 4; i++)
-        CHECK(memcmp(first + i * 4, llama_map(s, 1, 3) + i * s->cap, sizeof(float) * 4) == 0);
-    CHECK(llama_key(s, 0, 0, 2) == llama_key(s, 0, 1, 2));
-    CHECK(llama_key(s, 0, 1, 2) != llama_key(s, 0, 2, 2));
+        CHECK(memcmp(first + i * 4, map_row(s, 1, 3, i), sizeof(float) * 4) == 0);
+    CHECK(rt_key(s, 0, 0, 2) == rt_key(s, 0, 1, 2));
+    CHECK(rt_key(s, 0, 1, 2) != rt_key(s, 0, 2, 2));
     int top[3];
     float prob[3];
-    CHECK(llama_top_k(s, &w, 4, 3, top, prob, NULL, NULL) == 0);
+    CHECK(rt_top_k(s, &w, 4, 3, top, prob, NULL, NULL) == 0);
     CHECK(prob[0] >= prob[1] && prob[1] >= prob[2] && prob[2] > 0.0f && prob[0] < 1.0f);
-    llama_state_destroy(s);
+    rt_destroy(s);
 }
 
 /* Every byte, "Ġ t", "h e", "Ġt he" and <|endoftext|>: " the<|endoftext|>" is

@@ -1,4 +1,4 @@
-/* Tests for GPT-2's forward pass (src/core/gpt2.c): a naive double-precision
+/* Tests for GPT-2's forward pass (src/core/arch_gpt2.c on src/core/runtime.c): a naive double-precision
  * forward written here from Hugging Face's modeling_gpt2 (its own loops,
  * layer norm, activations, softmax) on random weights made in memory, large
  * enough that attention is peaked (a uniform map hides a swapped Q and K);
@@ -18,8 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attnviz/gpt2_forward.h"
-#include "../src/core/gpt2_kernels.h"
+#include "attnviz/gpt2.h"
+#include "../src/core/lm_kernels.h"
+#include "../src/core/ops.h"
 
 #include "test_rand.h"
 
@@ -264,14 +265,14 @@ static int *rand_ids(int T, int V)
 
 /* The state's maps against the reference's: every weight within tol;
  * the largest difference returned. */
-static double maps_diff(const Gpt2State *s, const Ref *r)
+static double maps_diff(const Rt *s, const Ref *r)
 {
-    const Gpt2Config *c = &s->cfg;
+    const Gpt2Config *c = s->cfg;
     int T = s->T;
     size_t n = (size_t)c->n_layer * c->n_head * T * T;
     float *got = malloc(n * sizeof(float) + 1);
     assert_non_null(got);
-    gpt2_maps_copy(s, got);
+    rt_maps_copy(s, got);
     double worst = 0;
     for (size_t k = 0; k < n; k++) {
         double d = fabs(got[k] - r->maps[k]);
@@ -288,16 +289,16 @@ static void check_case(const Case *k, uint64_t seed)
     TestModel *m = model_make(&k->cfg, seed, k->spread, k->tied);
     int *ids = rand_ids(k->T, k->cfg.n_vocab);
     Ref r = ref_forward(m, ids, k->T);
-    Gpt2State *s;
+    Rt *s;
     AttnErr err = {0};
-    assert_int_equal(gpt2_state_create(&s, &k->cfg, &err), 0);
-    assert_int_equal(gpt2_forward(s, &m->w, ids, k->T, NULL, &err), 0);
+    assert_int_equal(rt_create(&s, &arch_gpt2, &k->cfg, &err), 0);
+    assert_int_equal(rt_forward(s, &m->w, ids, k->T, NULL, &err), 0);
     assert_int_equal(s->T, k->T);
     assert_int_equal(s->n_done, k->T);
     double md = maps_diff(s, &r);
     if (md > 1e-5)
         fprintf(stderr, "case L%d H%d C%d (%s): maps differ by %g\n", k->cfg.n_layer,
-                k->cfg.n_head, k->cfg.n_embd, gpt2_kernels(), md);
+                k->cfg.n_head, k->cfg.n_embd, lm_kernels(), md);
     assert_true(md <= 1e-5);
     /* peaked: the rows' largest weight is above 0.5 on average (uniform
      * maps hide Q/K mistakes) */
@@ -320,19 +321,19 @@ static void check_case(const Case *k, uint64_t seed)
         for (int h = 0; h < c->n_head; h++)
             for (int i = 0; i < k->T; i++) {
                 const double *q = r.qkv + ((size_t)l * k->T + i) * 3 * C + h * dh;
-                const float *gq = gpt2_query(s, l, h, i), *gk = gpt2_key(s, l, h, i);
+                const float *gq = rt_query(s, l, h, i), *gk = rt_key(s, l, h, i);
                 for (int e = 0; e < dh; e++) {
                     assert_true(fabs(gq[e] - q[e]) <= 1e-4 * (1 + fabs(q[e])));
                     assert_true(fabs(gk[e] - q[C + e]) <= 1e-4 * (1 + fabs(q[C + e])));
                 }
             }
     /* logits at every position; the top 10 (or all) with probabilities */
-    int V = c->n_vocab, K = V < GPT2_TOP_K ? V : GPT2_TOP_K;
+    int V = c->n_vocab, K = V < LM_TOP_K ? V : LM_TOP_K;
     float *lg = malloc(sizeof(float) * V);
     assert_non_null(lg);
     for (int i = 0; i < k->T; i++) {
         const double *want = r.logits + (size_t)i * V;
-        assert_int_equal(gpt2_logits(s, &m->w, i, lg, &err), 0);
+        assert_int_equal(rt_logits(s, &m->w, i, lg, &err), 0);
         double mx = -INFINITY, sum = 0;
         for (int v = 0; v < V; v++) {
             assert_true(fabs(lg[v] - want[v]) <= 1e-4 * (1 + fabs(want[v])));
@@ -340,9 +341,9 @@ static void check_case(const Case *k, uint64_t seed)
         }
         for (int v = 0; v < V; v++)
             sum += exp(want[v] - mx);
-        int top_ids[GPT2_TOP_K];
-        float probs[GPT2_TOP_K];
-        assert_int_equal(gpt2_top_k(s, &m->w, i, K, top_ids, probs, i % 2 ? lg : NULL, &err), 0);
+        int top_ids[LM_TOP_K];
+        float probs[LM_TOP_K];
+        assert_int_equal(rt_top_k(s, &m->w, i, K, top_ids, probs, i % 2 ? lg : NULL, &err), 0);
         for (int t = 0; t < K; t++) {
             double p = exp(want[top_ids[t]] - mx) / sum;
             assert_true(fabs(probs[t] - p) <= 1e-5);
@@ -355,7 +356,7 @@ static void check_case(const Case *k, uint64_t seed)
         }
     }
     free(lg);
-    gpt2_state_destroy(s);
+    rt_destroy(s);
     ref_free(&r);
     free(ids);
     model_free(m);
@@ -365,23 +366,23 @@ static void test_against_reference(void **state)
 {
     (void)state;
     static const char *const sets[] = {"base", "avx2", "avx512"};
-    const char *first = gpt2_kernels();
+    const char *first = lm_kernels();
     int n, ran = 0;
     const Case *c = cases(&n);
     for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
-        if (gpt2_use_kernels(sets[k]) < 0)
+        if (lm_use_kernels(sets[k]) < 0)
             continue;
         ran++;
         for (int i = 0; i < n; i++)
             check_case(&c[i], 100 + (uint64_t)i);
     }
     assert_true(ran >= 1);
-    assert_int_equal(gpt2_use_kernels(first), 0);
+    assert_int_equal(lm_use_kernels(first), 0);
 }
 
 /* ---- the linear layer's paths ---------------------------------------------------- */
 
-/* gpt2_linear gives every row the same floats whichever path computes it
+/* ops_linear gives every row the same floats whichever path computes it
  * (the tiles for many rows, in chunks of W's rows when k is large; W's
  * halves on two threads for up to four rows), with every kernel set; the
  * sums within float rounding of a double one. */
@@ -390,11 +391,11 @@ static void test_linear_paths(void **state)
     (void)state;
     static const char *const sets[] = {"base", "avx2", "avx512"};
     static const int shapes[][2] = {{1, 3}, {5, 17}, {40, 100}, {1700, 40}, {3100, 70}};
-    const char *first = gpt2_kernels();
+    const char *first = lm_kernels();
     int ran = 0;
     enum { N = 9 };
     for (size_t set = 0; set < sizeof sets / sizeof sets[0]; set++) {
-        if (gpt2_use_kernels(sets[set]) < 0)
+        if (lm_use_kernels(sets[set]) < 0)
             continue;
         ran++;
         for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
@@ -403,7 +404,7 @@ static void test_linear_paths(void **state)
             float *b = rand_matrix(1, m, -1, 1);
             float *all = malloc(sizeof(float) * N * m), *few = malloc(sizeof(float) * 5 * m);
             assert_true(all && few);
-            gpt2_linear(all, m, A, k, W, b, N, k, m);
+            ops_linear(all, m, A, k, W, b, N, k, m);
             for (int i = 0; i < N; i++) {
                 double worst = 0;
                 for (int j = 0; j < m; j++) {
@@ -416,7 +417,7 @@ static void test_linear_paths(void **state)
                 assert_true(worst <= 1e-5 * sqrt((double)k) + 1e-6);
                 /* one to five rows from this one (the few-row path and past it) */
                 for (int r = 1; r <= 5 && i + r <= N; r++) {
-                    gpt2_linear(few, m, A + (size_t)i * k, k, W, b, r, k, m);
+                    ops_linear(few, m, A + (size_t)i * k, k, W, b, r, k, m);
                     assert_memory_equal(few, all + (size_t)i * m, sizeof(float) * r * m);
                 }
             }
@@ -424,16 +425,16 @@ static void test_linear_paths(void **state)
         }
     }
     assert_true(ran >= 1);
-    assert_int_equal(gpt2_use_kernels(first), 0);
+    assert_int_equal(lm_use_kernels(first), 0);
 }
 
 /* ---- incremental == full, bit for bit ------------------------------------------ */
 
 /* a (incremental) and b (one full forward) hold the same floats: maps,
  * queries, keys and values, the residual stream, the logits. */
-static void assert_same(const Gpt2State *a, const Gpt2State *b, const Gpt2Weights *w)
+static void assert_same(const Rt *a, const Rt *b, const Gpt2Weights *w)
 {
-    const Gpt2Config *c = &a->cfg;
+    const Gpt2Config *c = a->cfg;
     assert_int_equal(a->T, b->T);
     assert_int_equal(a->n_done, a->T);
     assert_int_equal(b->n_done, b->T);
@@ -443,8 +444,8 @@ static void assert_same(const Gpt2State *a, const Gpt2State *b, const Gpt2Weight
     size_t n = (size_t)c->n_layer * c->n_head * T * T;
     float *ma = malloc(n * sizeof(float)), *mb = malloc(n * sizeof(float));
     assert_true(ma && mb);
-    gpt2_maps_copy(a, ma);
-    gpt2_maps_copy(b, mb);
+    rt_maps_copy(a, ma);
+    rt_maps_copy(b, mb);
     assert_memory_equal(ma, mb, n * sizeof(float));
     free(ma), free(mb);
     for (int l = 0; l < c->n_layer; l++)
@@ -454,21 +455,21 @@ static void assert_same(const Gpt2State *a, const Gpt2State *b, const Gpt2Weight
     float *la = malloc(sizeof(float) * c->n_vocab), *lb = malloc(sizeof(float) * c->n_vocab);
     assert_true(la && lb);
     for (int i = 0; i < T; i += (T + 2) / 3) {
-        assert_int_equal(gpt2_logits((Gpt2State *)a, w, i, la, NULL), 0);
-        assert_int_equal(gpt2_logits((Gpt2State *)b, w, i, lb, NULL), 0);
+        assert_int_equal(rt_logits((Rt *)a, w, i, la, NULL), 0);
+        assert_int_equal(rt_logits((Rt *)b, w, i, lb, NULL), 0);
         assert_memory_equal(la, lb, sizeof(float) * c->n_vocab);
     }
     free(la), free(lb);
 }
 
 /* A fresh state's full forward of ids, compared with s. */
-static void assert_full(const Gpt2State *s, const TestModel *m, const int *ids, int T)
+static void assert_full(const Rt *s, const TestModel *m, const int *ids, int T)
 {
-    Gpt2State *f;
-    assert_int_equal(gpt2_state_create(&f, &m->cfg, NULL), 0);
-    assert_int_equal(gpt2_forward(f, &m->w, ids, T, NULL, NULL), 0);
+    Rt *f;
+    assert_int_equal(rt_create(&f, &arch_gpt2, &m->cfg, NULL), 0);
+    assert_int_equal(rt_forward(f, &m->w, ids, T, NULL, NULL), 0);
     assert_same(s, f, &m->w);
-    gpt2_state_destroy(f);
+    rt_destroy(f);
 }
 
 /* Every kernel set: a keystroke's one or two positions go through
@@ -477,19 +478,19 @@ static void test_incremental_equals_full(void **state)
 {
     (void)state;
     static const char *const sets[] = {"base", "avx2", "avx512"};
-    const char *first = gpt2_kernels();
+    const char *first = lm_kernels();
     int n, ran = 0;
     const Case *all = cases(&n);
     const Case *pick[] = {&all[4], &all[1]};
     for (size_t set = 0; set < sizeof sets / sizeof sets[0]; set++)
-    for (size_t p = 0; p < sizeof pick / sizeof pick[0] && gpt2_use_kernels(sets[set]) == 0; p++) {
+    for (size_t p = 0; p < sizeof pick / sizeof pick[0] && lm_use_kernels(sets[set]) == 0; p++) {
         ran += p == 0;
         const Gpt2Config *c = &pick[p]->cfg;
         TestModel *m = model_make(c, 7 + p, pick[p]->spread, 0);
         int P = c->n_positions, V = c->n_vocab;
         int *ids = rand_ids(P, V);
-        Gpt2State *s;
-        assert_int_equal(gpt2_state_create(&s, c, NULL), 0);
+        Rt *s;
+        assert_int_equal(rt_create(&s, &arch_gpt2, c, NULL), 0);
         /* T, then what changes: -1 nothing, else a position that gets a new id */
         const int script[][2] = {
             {P / 2, -1},      /* first text */
@@ -510,15 +511,15 @@ static void test_incremental_equals_full(void **state)
             int T = script[k][0], at = script[k][1];
             if (at >= 0)
                 ids[at] = (ids[at] + 1 + (int)(rng_next() % (uint64_t)(V - 1))) % V;
-            assert_int_equal(gpt2_forward(s, &m->w, ids, T, NULL, NULL), 0);
+            assert_int_equal(rt_forward(s, &m->w, ids, T, NULL, NULL), 0);
             assert_full(s, m, ids, T);
         }
-        gpt2_state_destroy(s);
+        rt_destroy(s);
         free(ids);
         model_free(m);
     }
     assert_true(ran >= 1);
-    assert_int_equal(gpt2_use_kernels(first), 0);
+    assert_int_equal(lm_use_kernels(first), 0);
 }
 
 /* ---- cancelling, the layer callback --------------------------------------------- */
@@ -528,7 +529,7 @@ typedef struct Hook {
     int done[16];  /* layers reported, in order */
     int n_done;
     float *copy;   /* the maps of each reported layer, at the callback */
-    const Gpt2State *s; /* the state the forward computes */
+    const Rt *s; /* the state the forward computes */
 } Hook;
 
 static int hook_cancel(void *user)
@@ -540,13 +541,13 @@ static int hook_cancel(void *user)
 static void hook_layer(void *user, int layer)
 {
     Hook *h = user;
-    const Gpt2State *s = h->s;
+    const Rt *s = h->s;
     assert_int_equal(layer, h->n_done);
     h->done[h->n_done++] = layer;
-    if (h->copy)
-        for (int hd = 0; hd < s->cfg.n_head; hd++)
-            memcpy(h->copy + ((size_t)layer * s->cfg.n_head + hd) * s->cap * s->cap,
-                   gpt2_map(s, layer, hd), (size_t)s->cap * s->cap * sizeof(float));
+    if (h->copy) /* the maps of layer as the hook sees them (T × T each) */
+        for (int hd = 0; hd < s->sh.n_head; hd++)
+            rt_map(s, layer, hd, h->copy + ((size_t)layer * s->sh.n_head + hd) * s->T * s->T,
+                   (size_t)s->T);
 }
 
 static void test_cancel(void **state)
@@ -557,12 +558,12 @@ static void test_cancel(void **state)
     TestModel *m = model_make(&c->cfg, 11, c->spread, 0);
     int P = c->cfg.n_positions, V = c->cfg.n_vocab, L = c->cfg.n_layer;
     int *ids = rand_ids(P, V);
-    Gpt2State *s;
+    Rt *s;
     AttnErr err = {0};
-    assert_int_equal(gpt2_state_create(&s, &c->cfg, NULL), 0);
+    assert_int_equal(rt_create(&s, &arch_gpt2, &c->cfg, NULL), 0);
     Hook h = {.stop_at = -1, .s = s};
-    Gpt2Hooks hooks = {hook_cancel, hook_layer, &h};
-    assert_int_equal(gpt2_forward(s, &m->w, ids, 10, &hooks, NULL), 0);
+    ForwardHooks hooks = {hook_cancel, hook_layer, &h};
+    assert_int_equal(rt_forward(s, &m->w, ids, 10, &hooks, NULL), 0);
     assert_int_equal(h.n_done, L);
     assert_int_equal(h.calls, L);
 
@@ -570,38 +571,37 @@ static void test_cancel(void **state)
         /* an edit at 6, cancelled before layer stop: the ids are kept, 6 done */
         ids[6] = (ids[6] + 1) % V;
         h = (Hook){.stop_at = stop, .s = s};
-        assert_int_equal(gpt2_forward(s, &m->w, ids, 12, &hooks, &err), -ATTN_E_CANCELLED);
+        assert_int_equal(rt_forward(s, &m->w, ids, 12, &hooks, &err), -ATTN_E_CANCELLED);
         assert_int_equal(err.code, ATTN_E_CANCELLED);
         assert_int_equal(h.n_done, stop);
         assert_int_equal(s->T, 12);
         assert_int_equal(s->n_done, 6);
-        assert_int_equal(gpt2_logits(s, &m->w, 6, s->xf, NULL), -ATTN_E_RANGE);
+        assert_int_equal(rt_logits(s, &m->w, 6, s->xf, NULL), -ATTN_E_RANGE);
         if (stop == 1) { /* cancelled twice in a row, the second edit earlier */
             ids[3] = (ids[3] + 1) % V;
             h = (Hook){.stop_at = 2, .s = s};
-            assert_int_equal(gpt2_forward(s, &m->w, ids, 11, &hooks, NULL), -ATTN_E_CANCELLED);
+            assert_int_equal(rt_forward(s, &m->w, ids, 11, &hooks, NULL), -ATTN_E_CANCELLED);
             assert_int_equal(s->n_done, 3);
         }
         if (stop == 2) { /* the next forward is of other ids */
             ids[8] = (ids[8] + 1) % V;
             ids[9] = (ids[9] + 1) % V;
         }
-        assert_int_equal(gpt2_forward(s, &m->w, ids, 12, NULL, NULL), 0);
+        assert_int_equal(rt_forward(s, &m->w, ids, 12, NULL, NULL), 0);
         assert_full(s, m, ids, 12);
     }
     /* the maps of a reported layer are final when reported */
     h = (Hook){.stop_at = -1, .s = s};
-    h.copy = calloc((size_t)L * c->cfg.n_head * s->cap * s->cap, sizeof(float));
-    assert_non_null(h.copy);
+    h.copy = calloc((size_t)L * c->cfg.n_head * 12 * 12, sizeof(float));
+    float *now = calloc((size_t)L * c->cfg.n_head * 12 * 12, sizeof(float));
+    assert_true(h.copy && now);
     ids[2] = (ids[2] + 1) % V;
-    assert_int_equal(gpt2_forward(s, &m->w, ids, 12, &hooks, NULL), 0);
-    for (int l = 0; l < L; l++)
-        for (int hd = 0; hd < c->cfg.n_head; hd++)
-            for (int i = 0; i < 12; i++)
-                assert_memory_equal(h.copy + (((size_t)l * c->cfg.n_head + hd) * s->cap + i) * s->cap,
-                                    gpt2_map(s, l, hd) + (size_t)i * s->cap, 12 * sizeof(float));
+    assert_int_equal(rt_forward(s, &m->w, ids, 12, &hooks, NULL), 0);
+    rt_maps_copy(s, now);
+    assert_memory_equal(h.copy, now, sizeof(float) * L * c->cfg.n_head * 12 * 12);
     free(h.copy);
-    gpt2_state_destroy(s);
+    free(now);
+    rt_destroy(s);
     free(ids);
     model_free(m);
 }
@@ -615,48 +615,48 @@ static void test_errors(void **state)
     TestModel *m = model_make(&c->cfg, 3, c->spread, 1);
     int P = c->cfg.n_positions, V = c->cfg.n_vocab;
     int *ids = rand_ids(P + 1, V);
-    Gpt2State *s;
+    Rt *s;
     AttnErr err = {0};
-    assert_int_equal(gpt2_state_create(&s, &c->cfg, &err), 0);
-    assert_int_equal(gpt2_forward(s, &m->w, ids, 5, NULL, &err), 0);
+    assert_int_equal(rt_create(&s, &arch_gpt2, &c->cfg, &err), 0);
+    assert_int_equal(rt_forward(s, &m->w, ids, 5, NULL, &err), 0);
     /* too many tokens, an id past the vocabulary or negative: s unchanged */
-    assert_int_equal(gpt2_forward(s, &m->w, ids, P + 1, NULL, &err), -ATTN_E_TOO_MANY_TOKENS);
+    assert_int_equal(rt_forward(s, &m->w, ids, P + 1, NULL, &err), -ATTN_E_TOO_MANY_TOKENS);
     assert_int_equal(err.code, ATTN_E_TOO_MANY_TOKENS);
     assert_non_null(strstr(err.msg, "24"));
     int keep = ids[3];
     ids[3] = V;
-    assert_int_equal(gpt2_forward(s, &m->w, ids, 5, NULL, &err), -ATTN_E_RANGE);
+    assert_int_equal(rt_forward(s, &m->w, ids, 5, NULL, &err), -ATTN_E_RANGE);
     ids[3] = -1;
-    assert_int_equal(gpt2_forward(s, &m->w, ids, 5, NULL, &err), -ATTN_E_RANGE);
+    assert_int_equal(rt_forward(s, &m->w, ids, 5, NULL, &err), -ATTN_E_RANGE);
     ids[3] = keep;
     assert_int_equal(s->T, 5);
     assert_int_equal(s->n_done, 5);
     assert_full(s, m, ids, 5);
     /* positions past what was computed */
     float *lg = malloc(sizeof(float) * V);
-    int top[GPT2_TOP_K];
-    float pr[GPT2_TOP_K];
-    assert_int_equal(gpt2_logits(s, &m->w, 5, lg, &err), -ATTN_E_RANGE);
-    assert_int_equal(gpt2_logits(s, &m->w, -1, lg, &err), -ATTN_E_RANGE);
-    assert_int_equal(gpt2_top_k(s, &m->w, 5, GPT2_TOP_K, top, pr, lg, &err), -ATTN_E_RANGE);
-    assert_int_equal(gpt2_top_k(s, &m->w, 0, V + 1, top, pr, lg, &err), -ATTN_E_RANGE);
+    int top[LM_TOP_K];
+    float pr[LM_TOP_K];
+    assert_int_equal(rt_logits(s, &m->w, 5, lg, &err), -ATTN_E_RANGE);
+    assert_int_equal(rt_logits(s, &m->w, -1, lg, &err), -ATTN_E_RANGE);
+    assert_int_equal(rt_top_k(s, &m->w, 5, LM_TOP_K, top, pr, lg, &err), -ATTN_E_RANGE);
+    assert_int_equal(rt_top_k(s, &m->w, 0, V + 1, top, pr, lg, &err), -ATTN_E_RANGE);
     /* the empty text */
-    assert_int_equal(gpt2_forward(s, &m->w, ids, 0, NULL, &err), 0);
+    assert_int_equal(rt_forward(s, &m->w, ids, 0, NULL, &err), 0);
     assert_int_equal(s->T, 0);
-    assert_int_equal(gpt2_logits(s, &m->w, 0, lg, &err), -ATTN_E_RANGE);
+    assert_int_equal(rt_logits(s, &m->w, 0, lg, &err), -ATTN_E_RANGE);
     /* reset: the next forward computes everything, the same floats */
-    assert_int_equal(gpt2_forward(s, &m->w, ids, 7, NULL, &err), 0);
-    gpt2_state_reset(s);
+    assert_int_equal(rt_forward(s, &m->w, ids, 7, NULL, &err), 0);
+    rt_reset(s);
     assert_int_equal(s->n_done, 0);
-    assert_int_equal(gpt2_forward(s, &m->w, ids, 7, NULL, &err), 0);
+    assert_int_equal(rt_forward(s, &m->w, ids, 7, NULL, &err), 0);
     assert_full(s, m, ids, 7);
     free(lg);
-    gpt2_state_destroy(s);
-    gpt2_state_destroy(NULL);
+    rt_destroy(s);
+    rt_destroy(NULL);
     /* configs the forward refuses */
     Gpt2Config bad = c->cfg;
     bad.n_head = 5;
-    assert_int_equal(gpt2_state_create(&s, &bad, &err), -ATTN_E_HEADS);
+    assert_int_equal(rt_create(&s, &arch_gpt2, &bad, &err), -ATTN_E_HEADS);
     assert_null(s);
     bad = c->cfg;
     bad.n_inner = 0;

@@ -22,7 +22,7 @@
 
 #include "attnviz/attnfile.h"
 #include "attnviz/attnio.h"
-#include "attnviz/gpt2_forward.h"
+#include "attnviz/gpt2.h"
 #include "attnviz/model_source.h"
 #include "attnviz/gpt2io.h"
 #include "attnviz/io.h"
@@ -84,9 +84,9 @@ static void check_folder(const char *name)
         fprintf(stderr, "%s: %s\n", dir, err.msg);
     assert_int_equal(rc, 0);
     int ids[64], T = ref_ids(dir, -1, ids, 64);
-    Gpt2State *st = NULL;
-    assert_int_equal(gpt2_state_create(&st, &m->cfg, &err), 0);
-    assert_int_equal(gpt2_forward(st, &m->weights, ids, T, NULL, &err), 0);
+    Rt *st = NULL;
+    assert_int_equal(rt_create(&st, &arch_gpt2, &m->cfg, &err), 0);
+    assert_int_equal(rt_forward(st, &m->weights, ids, T, NULL, &err), 0);
     AttnFile maps, probs;
     open_npy(&maps, dir, "maps.npy");
     open_npy(&probs, dir, "probs.npy");
@@ -97,12 +97,15 @@ static void check_folder(const char *name)
     double worst = 0.0;
     for (int l = 0; l < L; l++)
         for (int h = 0; h < H; h++) {
-            const float *got = gpt2_map(st, l, h);
+            float *got = malloc(sizeof(float) * T * T);
+            assert_non_null(got);
+            rt_map(st, l, h, got, (size_t)T);
             for (int i = 0; i < T; i++)
                 for (int j = 0; j < T; j++) {
-                    double d = fabs((double)got[(size_t)i * st->cap + j] - attn_file_at(&maps, l, h, i, j));
+                    double d = fabs((double)got[(size_t)i * T + j] - attn_file_at(&maps, l, h, i, j));
                     worst = d > worst ? d : worst;
                 }
+            free(got);
         }
     assert_true(worst < 1e-5);
     /* probs.npy is (T, V): seen as (1, 1, T, V) */
@@ -110,10 +113,10 @@ static void check_folder(const char *name)
     assert_non_null(logits);
     double pworst = 0.0;
     for (int pos = 0; pos < T; pos++) {
-        int top[GPT2_TOP_K];
-        float p[GPT2_TOP_K];
-        int k = V < GPT2_TOP_K ? V : GPT2_TOP_K;
-        assert_int_equal(gpt2_top_k(st, &m->weights, pos, k, top, p, logits, &err), 0);
+        int top[LM_TOP_K];
+        float p[LM_TOP_K];
+        int k = V < LM_TOP_K ? V : LM_TOP_K;
+        assert_int_equal(rt_top_k(st, &m->weights, pos, k, top, p, logits, &err), 0);
         for (int r = 0; r < k; r++) {
             double d = fabs((double)p[r] - attn_file_at(&probs, 0, 0, pos, top[r]));
             pworst = d > pworst ? d : pworst;
@@ -126,7 +129,7 @@ static void check_folder(const char *name)
     free(logits);
     attn_file_close(&maps);
     attn_file_close(&probs);
-    gpt2_state_destroy(st);
+    rt_destroy(st);
     gpt2_file_close(m);
 }
 
@@ -154,22 +157,24 @@ static void test_nano_sort_llmviz(void **state)
     float lg[3];
     for (int b = 0; b < 3; b++) {
         int ids[16], T = ref_ids(FIX "/nano-sort", b, ids, 16);
-        Gpt2State *st = NULL;
-        assert_int_equal(gpt2_state_create(&st, &m->cfg, &err), 0);
-        assert_int_equal(gpt2_forward(st, &m->weights, ids, T, NULL, &err), 0);
+        Rt *st = NULL;
+        assert_int_equal(rt_create(&st, &arch_gpt2, &m->cfg, &err), 0);
+        assert_int_equal(rt_forward(st, &m->weights, ids, T, NULL, &err), 0);
         /* attn0 is (3, 3, 11, 11): sequence, head, i, j */
-        for (int h = 0; h < 3; h++)
+        float map[16 * 16];
+        for (int h = 0; h < 3; h++) {
+            rt_map(st, 0, h, map, (size_t)T);
             for (int i = 0; i < T; i++)
                 for (int j = 0; j <= i; j++)
-                    assert_true(fabs(gpt2_map(st, 0, h)[(size_t)i * st->cap + j] - attn_file_at(&attn0, b, h, i, j)) <
-                                1e-5);
+                    assert_true(fabs(map[(size_t)i * T + j] - attn_file_at(&attn0, b, h, i, j)) < 1e-5);
+        }
         /* logits is (3, 11, 3) */
         for (int i = 0; i < T; i++) {
-            assert_int_equal(gpt2_logits(st, &m->weights, i, lg, &err), 0);
+            assert_int_equal(rt_logits(st, &m->weights, i, lg, &err), 0);
             for (int v = 0; v < 3; v++)
                 assert_true(fabs(lg[v] - attn_file_at(&logits, 0, b, i, v)) < 1e-4);
         }
-        gpt2_state_destroy(st);
+        rt_destroy(st);
     }
     attn_file_close(&attn0);
     attn_file_close(&logits);

@@ -1,4 +1,4 @@
-/* Tests for the Llama family's forward pass (src/core/llama.c): a naive
+/* Tests for the Llama family's forward pass (src/core/arch_llama.c on src/core/runtime.c): a naive
  * double-precision forward written here from Hugging Face's modeling_llama
  * (its own RMSNorm, rotary embedding with rotate_half, grouped-query heads,
  * SwiGLU, llama3 rope scaling) on random weights made in memory, large
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attnviz/gpt2_forward.h"
-#include "attnviz/llama_forward.h"
+#include "attnviz/gpt2.h"
+#include "attnviz/llama.h"
 
 #include "test_rand.h"
 
@@ -373,15 +373,15 @@ static void check_case(const Case *k, uint64_t seed)
     TestModel *m = model_make(c, seed, k->spread, k->bf16);
     int *ids = rand_ids(k->T, c->n_vocab), T = k->T;
     Ref r = ref_forward(m, ids, T);
-    LlamaState *s;
+    Rt *s;
     AttnErr err = {0};
-    assert_int_equal(llama_state_create(&s, c, &err), 0);
-    assert_int_equal(llama_forward(s, &m->w, ids, T, NULL, &err), 0);
+    assert_int_equal(rt_create(&s, &arch_llama, c, &err), 0);
+    assert_int_equal(rt_forward(s, &m->w, ids, T, NULL, &err), 0);
     assert_int_equal(s->n_done, T);
     size_t n = (size_t)c->n_layer * c->n_head * T * T;
     float *got = malloc(n * sizeof(float));
     assert_non_null(got);
-    llama_maps_copy(s, got);
+    rt_maps_copy(s, got);
     double worst = 0, sum_max = 0;
     for (size_t q = 0; q < n; q++) {
         double d = fabs(got[q] - r.maps[q]);
@@ -399,7 +399,7 @@ static void check_case(const Case *k, uint64_t seed)
         }
     if (getenv("LLAMA_TEST_VERBOSE") || worst > 1e-5 || sum_max / rows <= 0.5)
         fprintf(stderr, "case L%d H%d KV%d%s (%s): maps differ by %g, peak %.2f\n", c->n_layer,
-                c->n_head, c->n_kv_head, k->bf16 ? " bf16" : "", gpt2_kernels(), worst,
+                c->n_head, c->n_kv_head, k->bf16 ? " bf16" : "", lm_kernels(), worst,
                 sum_max / rows);
     assert_true(worst <= 1e-5);
     assert_true(sum_max / rows > 0.5); /* peaked: uniform maps hide mistakes */
@@ -412,19 +412,19 @@ static void check_case(const Case *k, uint64_t seed)
                 const double *q = r.qk + ((size_t)l * T + i) * QK + h * dh;
                 const double *kk = r.qk + ((size_t)l * T + i) * QK + qd +
                                    (h / (c->n_head / c->n_kv_head)) * dh;
-                const float *gq = llama_query(s, l, h, i), *gk = llama_key(s, l, h, i);
+                const float *gq = rt_query(s, l, h, i), *gk = rt_key(s, l, h, i);
                 for (int e = 0; e < dh; e++) {
                     assert_true(fabs(gq[e] - q[e]) <= 1e-4 * (1 + fabs(q[e])));
                     assert_true(fabs(gk[e] - kk[e]) <= 1e-4 * (1 + fabs(kk[e])));
                 }
             }
     /* logits everywhere; the top 10 with probabilities */
-    int V = c->n_vocab, K = V < LLAMA_TOP_K ? V : LLAMA_TOP_K;
+    int V = c->n_vocab, K = V < LM_TOP_K ? V : LM_TOP_K;
     float *lg = malloc(sizeof(float) * V);
     assert_non_null(lg);
     for (int i = 0; i < T; i++) {
         const double *want = r.logits + (size_t)i * V;
-        assert_int_equal(llama_logits(s, &m->w, i, lg, &err), 0);
+        assert_int_equal(rt_logits(s, &m->w, i, lg, &err), 0);
         double mx = -INFINITY, sum = 0;
         for (int v = 0; v < V; v++) {
             assert_true(fabs(lg[v] - want[v]) <= 1e-4 * (1 + fabs(want[v])));
@@ -432,9 +432,9 @@ static void check_case(const Case *k, uint64_t seed)
         }
         for (int v = 0; v < V; v++)
             sum += exp(want[v] - mx);
-        int top[LLAMA_TOP_K];
-        float probs[LLAMA_TOP_K];
-        assert_int_equal(llama_top_k(s, &m->w, i, K, top, probs, i % 2 ? lg : NULL, &err), 0);
+        int top[LM_TOP_K];
+        float probs[LM_TOP_K];
+        assert_int_equal(rt_top_k(s, &m->w, i, K, top, probs, i % 2 ? lg : NULL, &err), 0);
         for (int t = 0; t < K; t++) {
             double p = exp(want[top[t]] - mx) / sum;
             assert_true(fabs(probs[t] - p) <= 1e-5);
@@ -445,7 +445,7 @@ static void check_case(const Case *k, uint64_t seed)
         }
     }
     free(lg);
-    llama_state_destroy(s);
+    rt_destroy(s);
     ref_free(&r);
     free(ids);
     model_free(m);
@@ -455,24 +455,24 @@ static void test_against_reference(void **state)
 {
     (void)state;
     static const char *const sets[] = {"base", "avx2", "avx512"};
-    const char *first = gpt2_kernels();
+    const char *first = lm_kernels();
     int n, ran = 0;
     const Case *c = cases(&n);
     for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
-        if (gpt2_use_kernels(sets[k]) < 0)
+        if (lm_use_kernels(sets[k]) < 0)
             continue;
         ran++;
         for (int i = 0; i < n; i++)
             check_case(&c[i], 200 + (uint64_t)i);
     }
     assert_true(ran >= 1);
-    assert_int_equal(gpt2_use_kernels(first), 0);
+    assert_int_equal(lm_use_kernels(first), 0);
 }
 
 /* ---- incremental == full, bit for bit ------------------------------------------ */
-static void assert_same(const LlamaState *a, const LlamaState *b, const LlamaWeights *w)
+static void assert_same(const Rt *a, const Rt *b, const LlamaWeights *w)
 {
-    const LlamaConfig *c = &a->cfg;
+    const LlamaConfig *c = a->cfg;
     assert_int_equal(a->T, b->T);
     assert_int_equal(a->n_done, a->T);
     assert_int_equal(b->n_done, b->T);
@@ -482,8 +482,8 @@ static void assert_same(const LlamaState *a, const LlamaState *b, const LlamaWei
     size_t n = (size_t)c->n_layer * c->n_head * T * T;
     float *ma = malloc(n * sizeof(float)), *mb = malloc(n * sizeof(float));
     assert_true(ma && mb);
-    llama_maps_copy(a, ma);
-    llama_maps_copy(b, mb);
+    rt_maps_copy(a, ma);
+    rt_maps_copy(b, mb);
     assert_memory_equal(ma, mb, n * sizeof(float));
     free(ma), free(mb);
     for (int l = 0; l < c->n_layer; l++)
@@ -493,20 +493,20 @@ static void assert_same(const LlamaState *a, const LlamaState *b, const LlamaWei
     float *la = malloc(sizeof(float) * c->n_vocab), *lb = malloc(sizeof(float) * c->n_vocab);
     assert_true(la && lb);
     for (int i = 0; i < T; i += (T + 2) / 3) {
-        assert_int_equal(llama_logits((LlamaState *)a, w, i, la, NULL), 0);
-        assert_int_equal(llama_logits((LlamaState *)b, w, i, lb, NULL), 0);
+        assert_int_equal(rt_logits((Rt *)a, w, i, la, NULL), 0);
+        assert_int_equal(rt_logits((Rt *)b, w, i, lb, NULL), 0);
         assert_memory_equal(la, lb, sizeof(float) * c->n_vocab);
     }
     free(la), free(lb);
 }
 
-static void assert_full(const LlamaState *s, const TestModel *m, const int *ids, int T)
+static void assert_full(const Rt *s, const TestModel *m, const int *ids, int T)
 {
-    LlamaState *f;
-    assert_int_equal(llama_state_create(&f, &m->cfg, NULL), 0);
-    assert_int_equal(llama_forward(f, &m->w, ids, T, NULL, NULL), 0);
+    Rt *f;
+    assert_int_equal(rt_create(&f, &arch_llama, &m->cfg, NULL), 0);
+    assert_int_equal(rt_forward(f, &m->w, ids, T, NULL, NULL), 0);
     assert_same(s, f, &m->w);
-    llama_state_destroy(f);
+    rt_destroy(f);
 }
 
 static void test_incremental_equals_full(void **state)
@@ -520,8 +520,8 @@ static void test_incremental_equals_full(void **state)
         TestModel *m = model_make(c, 7 + p, pick[p]->spread, pick[p]->bf16);
         int P = c->n_positions, V = c->n_vocab;
         int *ids = rand_ids(P, V);
-        LlamaState *s;
-        assert_int_equal(llama_state_create(&s, c, NULL), 0);
+        Rt *s;
+        assert_int_equal(rt_create(&s, &arch_llama, c, NULL), 0);
         /* T, then what changes: -1 nothing, else a position that gets a new id */
         const int script[][2] = {
             {P / 2, -1}, {P / 2 + 1, -1}, {P / 2 + 1, P / 2}, {P / 2 + 1, P / 4},
@@ -532,10 +532,10 @@ static void test_incremental_equals_full(void **state)
             int T = script[k][0], at = script[k][1];
             if (at >= 0)
                 ids[at] = (ids[at] + 1 + (int)(rng_next() % (uint64_t)(V - 1))) % V;
-            assert_int_equal(llama_forward(s, &m->w, ids, T, NULL, NULL), 0);
+            assert_int_equal(rt_forward(s, &m->w, ids, T, NULL, NULL), 0);
             assert_full(s, m, ids, T);
         }
-        llama_state_destroy(s);
+        rt_destroy(s);
         free(ids);
         model_free(m);
     }
@@ -567,31 +567,31 @@ static void test_cancel(void **state)
     TestModel *m = model_make(&c->cfg, 11, c->spread, 0);
     int P = c->cfg.n_positions, V = c->cfg.n_vocab, L = c->cfg.n_layer;
     int *ids = rand_ids(P, V);
-    LlamaState *s;
+    Rt *s;
     AttnErr err = {0};
-    assert_int_equal(llama_state_create(&s, &c->cfg, NULL), 0);
+    assert_int_equal(rt_create(&s, &arch_llama, &c->cfg, NULL), 0);
     Hook h = {.stop_at = -1};
-    LlamaHooks hooks = {hook_cancel, hook_layer, &h};
-    assert_int_equal(llama_forward(s, &m->w, ids, 10, &hooks, NULL), 0);
+    ForwardHooks hooks = {hook_cancel, hook_layer, &h};
+    assert_int_equal(rt_forward(s, &m->w, ids, 10, &hooks, NULL), 0);
     assert_int_equal(h.n_done, L);
     for (int stop = 0; stop < L; stop++) {
         ids[6] = (ids[6] + 1) % V;
         h = (Hook){.stop_at = stop};
-        assert_int_equal(llama_forward(s, &m->w, ids, 12, &hooks, &err), -ATTN_E_CANCELLED);
+        assert_int_equal(rt_forward(s, &m->w, ids, 12, &hooks, &err), -ATTN_E_CANCELLED);
         assert_int_equal(h.n_done, stop);
         assert_int_equal(s->T, 12);
         assert_int_equal(s->n_done, 6);
-        assert_int_equal(llama_logits(s, &m->w, 6, s->xf, NULL), -ATTN_E_RANGE);
+        assert_int_equal(rt_logits(s, &m->w, 6, s->xf, NULL), -ATTN_E_RANGE);
         if (stop == 1) {
             ids[3] = (ids[3] + 1) % V;
             h = (Hook){.stop_at = 2};
-            assert_int_equal(llama_forward(s, &m->w, ids, 11, &hooks, NULL), -ATTN_E_CANCELLED);
+            assert_int_equal(rt_forward(s, &m->w, ids, 11, &hooks, NULL), -ATTN_E_CANCELLED);
             assert_int_equal(s->n_done, 3);
         }
-        assert_int_equal(llama_forward(s, &m->w, ids, 12, NULL, NULL), 0);
+        assert_int_equal(rt_forward(s, &m->w, ids, 12, NULL, NULL), 0);
         assert_full(s, m, ids, 12);
     }
-    llama_state_destroy(s);
+    rt_destroy(s);
     free(ids);
     model_free(m);
 }
@@ -605,41 +605,41 @@ static void test_errors(void **state)
     TestModel *m = model_make(&c->cfg, 3, c->spread, 0);
     int P = c->cfg.n_positions, V = c->cfg.n_vocab;
     int *ids = rand_ids(P + 1, V);
-    LlamaState *s;
+    Rt *s;
     AttnErr err = {0};
-    assert_int_equal(llama_state_create(&s, &c->cfg, &err), 0);
-    assert_int_equal(llama_forward(s, &m->w, ids, 5, NULL, &err), 0);
-    assert_int_equal(llama_forward(s, &m->w, ids, P + 1, NULL, &err), -ATTN_E_TOO_MANY_TOKENS);
+    assert_int_equal(rt_create(&s, &arch_llama, &c->cfg, &err), 0);
+    assert_int_equal(rt_forward(s, &m->w, ids, 5, NULL, &err), 0);
+    assert_int_equal(rt_forward(s, &m->w, ids, P + 1, NULL, &err), -ATTN_E_TOO_MANY_TOKENS);
     int keep = ids[3];
     ids[3] = V;
-    assert_int_equal(llama_forward(s, &m->w, ids, 5, NULL, &err), -ATTN_E_RANGE);
+    assert_int_equal(rt_forward(s, &m->w, ids, 5, NULL, &err), -ATTN_E_RANGE);
     ids[3] = -1;
-    assert_int_equal(llama_forward(s, &m->w, ids, 5, NULL, &err), -ATTN_E_RANGE);
+    assert_int_equal(rt_forward(s, &m->w, ids, 5, NULL, &err), -ATTN_E_RANGE);
     ids[3] = keep;
     assert_int_equal(s->n_done, 5);
     assert_full(s, m, ids, 5);
     float *lg = malloc(sizeof(float) * V);
-    int top[LLAMA_TOP_K];
-    float pr[LLAMA_TOP_K];
-    assert_int_equal(llama_logits(s, &m->w, 5, lg, &err), -ATTN_E_RANGE);
-    assert_int_equal(llama_top_k(s, &m->w, 0, V + 1, top, pr, lg, &err), -ATTN_E_RANGE);
-    assert_int_equal(llama_forward(s, &m->w, ids, 0, NULL, &err), 0);
-    assert_int_equal(llama_logits(s, &m->w, 0, lg, &err), -ATTN_E_RANGE);
+    int top[LM_TOP_K];
+    float pr[LM_TOP_K];
+    assert_int_equal(rt_logits(s, &m->w, 5, lg, &err), -ATTN_E_RANGE);
+    assert_int_equal(rt_top_k(s, &m->w, 0, V + 1, top, pr, lg, &err), -ATTN_E_RANGE);
+    assert_int_equal(rt_forward(s, &m->w, ids, 0, NULL, &err), 0);
+    assert_int_equal(rt_logits(s, &m->w, 0, lg, &err), -ATTN_E_RANGE);
     free(lg);
-    llama_state_destroy(s);
-    llama_state_destroy(NULL);
+    rt_destroy(s);
+    rt_destroy(NULL);
     /* the sliding window: a T past it refused, up to it computed */
     LlamaConfig sw = c->cfg;
     sw.sliding_window = 6;
-    assert_int_equal(llama_state_create(&s, &sw, &err), 0);
-    assert_int_equal(llama_forward(s, &m->w, ids, 6, NULL, &err), 0);
-    assert_int_equal(llama_forward(s, &m->w, ids, 7, NULL, &err), -ATTN_E_TOO_MANY_TOKENS);
+    assert_int_equal(rt_create(&s, &arch_llama, &sw, &err), 0);
+    assert_int_equal(rt_forward(s, &m->w, ids, 6, NULL, &err), 0);
+    assert_int_equal(rt_forward(s, &m->w, ids, 7, NULL, &err), -ATTN_E_TOO_MANY_TOKENS);
     assert_non_null(strstr(err.msg, "sliding window of 6"));
-    llama_state_destroy(s);
+    rt_destroy(s);
     /* configs refused */
     LlamaConfig bad = c->cfg;
     bad.n_kv_head = 3;
-    assert_int_equal(llama_state_create(&s, &bad, &err), -ATTN_E_HEADS);
+    assert_int_equal(rt_create(&s, &arch_llama, &bad, &err), -ATTN_E_HEADS);
     assert_null(s);
     assert_non_null(strstr(err.msg, "num_attention_heads 4 is not divisible by num_key_value_heads 3"));
     bad = c->cfg;

@@ -23,7 +23,7 @@
 
 #include "attnviz/attnfile.h"
 #include "attnviz/attnio.h"
-#include "attnviz/llama_forward.h"
+#include "attnviz/llama.h"
 #include "attnviz/llamaio.h"
 
 #include "test_gpt2_fs.h"
@@ -130,10 +130,10 @@ static void check_fixture(const char *name)
     int ids[64], T = 0;
     const cJSON *it;
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(ref, "ids")) ids[T++] = it->valueint;
-    LlamaState *s = NULL;
+    Rt *s = NULL;
     AttnErr err = {0};
-    assert_int_equal(llama_state_create(&s, c, &err), 0);
-    assert_int_equal(llama_forward(s, &m->weights, ids, T, NULL, &err), 0);
+    assert_int_equal(rt_create(&s, &arch_llama, c, &err), 0);
+    assert_int_equal(rt_forward(s, &m->weights, ids, T, NULL, &err), 0);
     AttnFile maps, probs;
     open_npy(&maps, dir, "maps.npy");
     open_npy(&probs, dir, "probs.npy");
@@ -143,19 +143,22 @@ static void check_fixture(const char *name)
     double worst = 0, pworst = 0;
     for (int l = 0; l < c->n_layer; l++)
         for (int h = 0; h < c->n_head; h++) {
-            const float *got = llama_map(s, l, h);
+            float *got = malloc(sizeof(float) * T * T);
+            assert_non_null(got);
+            rt_map(s, l, h, got, (size_t)T);
             for (int i = 0; i < T; i++)
                 for (int j = 0; j < T; j++) {
-                    double d = fabs(got[(size_t)i * s->cap + j] - attn_file_at(&maps, l, h, i, j));
+                    double d = fabs(got[(size_t)i * T + j] - attn_file_at(&maps, l, h, i, j));
                     worst = d > worst ? d : worst;
                 }
+            free(got);
         }
     /* every output row's probability (padding rows included) */
     int V = c->n_vocab;
     float *lg = malloc(sizeof(float) * V);
     assert_non_null(lg);
     for (int pos = 0; pos < T; pos++) {
-        assert_int_equal(llama_logits(s, &m->weights, pos, lg, &err), 0);
+        assert_int_equal(rt_logits(s, &m->weights, pos, lg, &err), 0);
         double mx = -INFINITY, sum = 0;
         for (int v = 0; v < V; v++)
             mx = lg[v] > mx ? lg[v] : mx;
@@ -165,10 +168,10 @@ static void check_fixture(const char *name)
             double d = fabs(exp(lg[v] - mx) / sum - attn_file_at(&probs, 0, 0, pos, v));
             pworst = d > pworst ? d : pworst;
         }
-        int top[LLAMA_TOP_K];
-        float p[LLAMA_TOP_K];
-        assert_int_equal(llama_top_k(s, &m->weights, pos, LLAMA_TOP_K, top, p, lg, &err), 0);
-        for (int r = 0; r < LLAMA_TOP_K; r++)
+        int top[LM_TOP_K];
+        float p[LM_TOP_K];
+        assert_int_equal(rt_top_k(s, &m->weights, pos, LM_TOP_K, top, p, lg, &err), 0);
+        for (int r = 0; r < LM_TOP_K; r++)
             assert_true(fabs(p[r] - attn_file_at(&probs, 0, 0, pos, top[r])) < 1e-5);
     }
     printf("%-20s L %d H %d KV %d T %2d %-4s: maps within %.1e, probabilities within %.1e\n",
@@ -178,7 +181,7 @@ static void check_fixture(const char *name)
     free(lg);
     attn_file_close(&maps);
     attn_file_close(&probs);
-    llama_state_destroy(s);
+    rt_destroy(s);
     llama_file_close(m);
     cJSON_Delete(ref);
 }
@@ -406,11 +409,11 @@ static void test_bad_folders(void **state)
     assert_null(mixed->weights.layers[0].wq_bf16);
     assert_non_null(mixed->weights.layers[0].wq);
     assert_int_equal(mixed->n_converted, 7 * 2 + (2 + 3) * 2 + 1);
-    LlamaState *ls = NULL;
+    Rt *ls = NULL;
     const int ids[3] = {1, 5, 9};
-    assert_int_equal(llama_state_create(&ls, &mixed->cfg, &err), 0);
-    assert_int_equal(llama_forward(ls, &mixed->weights, ids, 3, NULL, &err), 0);
-    llama_state_destroy(ls);
+    assert_int_equal(rt_create(&ls, &arch_llama, &mixed->cfg, &err), 0);
+    assert_int_equal(rt_forward(ls, &mixed->weights, ids, 3, NULL, &err), 0);
+    rt_destroy(ls);
     llama_file_close(mixed);
     fs_rm_tree(dir);
     free(dir);

@@ -1,7 +1,7 @@
 /* The Llama family through the model source (issue 27): a Llama fixture's
  * weights (tests/fixtures/llama, F32, F16, BF16, sharded, grouped-query)
  * beside a tokenizer opened with model_open_path, as `--model DIR` does;
- * the text's maps, vectors and predictions are exactly core/llama.c's on
+ * the text's maps, vectors and predictions are exactly the runtime's (core/arch_llama.c) on
  * the same ids (the forward itself is checked against its float64
  * reference by test_llama and test_llama_io); a tokenizer.json's BOS first. In the window: the maps
  * follow typing, equal to a full recompute, and the model view brackets
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "attnviz/model_source.h"
-#include "attnviz/llama_forward.h"
+#include "attnviz/llama.h"
 #include "attnviz/llamaio.h"
 #include "attnviz/maps_shown.h"
 #include "attnviz/source.h"
@@ -70,7 +70,7 @@ static void remove_folder(void)
     rmdir(folder);
 }
 
-/* The source's maps, vectors and predictions of text equal core/llama.c's
+/* The source's maps, vectors and predictions of text equal the runtime's (core/arch_llama.c)
  * own forward on the source's ids. */
 static void check_fixture(const char *fixture, const char *text)
 {
@@ -82,34 +82,34 @@ static void check_fixture(const char *fixture, const char *text)
     assert_string_equal(g->lm.info.embed_name, "embed_tokens");
     assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
     LlamaModel *m = NULL;
-    LlamaState *st = NULL;
+    Rt *st = NULL;
     assert_int_equal(llama_file_open(folder, &m, &err), 0);
-    assert_int_equal(llama_state_create(&st, &m->cfg, &err), 0);
+    assert_int_equal(rt_create(&st, &arch_llama, &m->cfg, &err), 0);
     int T = g->ids.n, L = m->cfg.n_layer, H = m->cfg.n_head;
     assert_true(T > 3);
-    assert_int_equal(llama_forward(st, &m->weights, g->ids.id, T, NULL, &err), 0);
+    assert_int_equal(rt_forward(st, &m->weights, g->ids.id, T, NULL, &err), 0);
     assert_int_equal(g->lm.info.n_kv_head, m->cfg.n_kv_head);
     assert_int_equal(g->im->f.L, L);
     assert_int_equal(g->im->f.H, H);
     assert_int_equal(g->im->f.Tq, T);
     float *want = malloc(sizeof(float) * (size_t)L * H * T * T);
     assert_non_null(want);
-    llama_maps_copy(st, want);
+    rt_maps_copy(st, want);
     assert_memory_equal(g->im->f.parts[0].data, want, sizeof(float) * (size_t)L * H * T * T);
     free(want);
     for (int l = 0; l < L; l++)
         for (int h = 0; h < H; h++) {
             size_t d = sizeof(float) * (size_t)m->cfg.head_dim;
-            assert_memory_equal(lm_query(&g->lm, l, h, T - 1), llama_query(st, l, h, T - 1), d);
-            assert_memory_equal(lm_key(&g->lm, l, h, 1), llama_key(st, l, h, 1), d);
+            assert_memory_equal(lm_query(&g->lm, l, h, T - 1), rt_query(st, l, h, T - 1), d);
+            assert_memory_equal(lm_key(&g->lm, l, h, 1), rt_key(st, l, h, 1), d);
         }
     int a[LM_TOP_K], b[LM_TOP_K];
     float pa[LM_TOP_K], pb[LM_TOP_K];
     assert_int_equal(lm_top_k(&g->lm, T - 1, LM_TOP_K, a, pa, &err), 0);
-    assert_int_equal(llama_top_k(st, &m->weights, T - 1, LM_TOP_K, b, pb, NULL, &err), 0);
+    assert_int_equal(rt_top_k(st, &m->weights, T - 1, LM_TOP_K, b, pb, NULL, &err), 0);
     assert_memory_equal(a, b, sizeof a);
     assert_memory_equal(pa, pb, sizeof pa);
-    llama_state_destroy(st);
+    rt_destroy(st);
     llama_file_close(m);
     model_opened_free(g);
     remove_folder();

@@ -1,4 +1,4 @@
-/* What a model's forward pass (core/gpt2.c, core/llama.c) calls between
+/* What a model's forward pass (core/runtime.c, every architecture) calls between
  * layers, each may be NULL: cancel before each layer (nonzero stops the
  * forward with -ATTN_E_CANCELLED), layer_done after each (the layer's maps,
  * queries, keys and values are then those of the new ids for every

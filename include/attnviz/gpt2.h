@@ -1,10 +1,13 @@
 /* GPT-2 as plain data: its sizes (from config.json) and its weights as
  * float32 arrays (pointers into a mapped file, or converted copies: the
  * loader in io/ owns them). The forward pass that reads them lives in
- * src/core (no files); this header is what the loader and it share.
+ * src/core/arch_gpt2.c (no files); this header is what the loader and it share.
  * Shapes follow Hugging Face's GPT-2: Conv1D weights are stored [in, out]. */
 #ifndef ATTNVIZ_GPT2_H
 #define ATTNVIZ_GPT2_H
+
+#include "attnviz/error.h"
+#include "attnviz/runtime.h"
 
 typedef enum Gpt2Act {
     GPT2_ACT_GELU_TANH = 0, /* gelu_new, gelu_pytorch_tanh */
@@ -40,5 +43,13 @@ typedef struct Gpt2Weights {
     const float *lnf_w, *lnf_b; /* ln_f: [C], [C] */
     const float *lm_head;    /* [n_vocab, C]: wte when tied */
 } Gpt2Weights;
+
+/* GPT-2 on the runtime (src/core/arch_gpt2.c): rt_create(&rt, &arch_gpt2,
+ * &cfg, err), rt_forward(rt, &weights, ...). */
+extern const RtArch arch_gpt2;
+/* 0 when cfg describes a model the forward computes (sizes positive, n_head
+ * divides n_embd, a known activation, ln_eps >= 0), else -ATTN_E_HEADS,
+ * -ATTN_E_SHAPE or -ATTN_E_UNSUPPORTED with a detail in err. */
+int gpt2_config_check(const void *cfg /* a Gpt2Config */, AttnErr *err);
 
 #endif

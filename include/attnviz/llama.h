@@ -1,17 +1,20 @@
 /* The Llama family (model_type llama, qwen2, mistral) as plain data: its
  * sizes (from config.json) and its weights as float32 arrays the loader in
  * io/ owns (llamaio.h). The forward pass that reads them lives in src/core
- * (llama_forward.h, no files); this header is what the two share.
+ * (arch_llama.c on the runtime, no files); this header is what the two share.
  * Each matrix is either float32 [in, out], row-major (the loader transposes
  * the file's [out, in] once, so the forward uses GPT-2's Conv1D kernel), or
  * bfloat16 [out, in] exactly as the file stores it (its *_bf16 pointer set
  * and the float one NULL: used from the mapping, each number widened to
  * float32 exactly as the kernel reads it). The embedding table and the
  * output layer are [vocab, hidden], one row a token, float32 or bfloat16. */
-#include <stdint.h>
-
 #ifndef ATTNVIZ_LLAMA_H
 #define ATTNVIZ_LLAMA_H
+
+#include <stdint.h>
+
+#include "attnviz/error.h"
+#include "attnviz/runtime.h"
 
 typedef enum LlamaArch {
     LLAMA_ARCH_LLAMA = 0, /* model_type "llama" */
@@ -67,5 +70,12 @@ typedef struct LlamaWeights {
     /* the same two in bfloat16 (NULL: the float ones) */
     const uint16_t *embed_bf16, *lm_head_bf16;
 } LlamaWeights;
+
+/* The family on the runtime (src/core/arch_llama.c). */
+extern const RtArch arch_llama;
+/* 0 when cfg describes a model the forward computes: sizes positive, KV
+ * divides H (-ATTN_E_HEADS naming both), head_dim even, eps and θ finite and
+ * positive, llama3 numbers sane; else -ATTN_E_SHAPE / -ATTN_E_RANGE. */
+int llama_config_check(const void *cfg /* a LlamaConfig */, AttnErr *err);
 
 #endif

@@ -1,7 +1,7 @@
 /* Llama-family model folders (model_type llama, qwen2, mistral) read into
  * llama.h's plain data: config.json → LlamaConfig, model.safetensors (or an
  * index and its shards) → LlamaWeights. Not the forward
- * pass (src/core/llama.c) nor the tokenizer (bpe_files.h reads
+ * pass (src/core/arch_llama.c) nor the tokenizer (bpe_files.h reads
  * tokenizer.json). No SDL. Errors: 0 or a negative ATTN_E_* code, err
  * naming the file or tensor and what is wrong.
  *

@@ -12,8 +12,8 @@
 
 #include "attnviz/error.h"
 #include "attnviz/forward_hooks.h"
+#include "attnviz/runtime.h"
 
-#define LM_TOP_K 10 /* the predictions the window shows */
 
 /* What the source needs to know of a model, from its config. */
 typedef struct LmInfo {
@@ -38,8 +38,11 @@ typedef struct LmArch LmArch;
 typedef struct Lm {
     const LmArch *arch;
     LmInfo info;
-    void *model; /* the architecture's weights, as its loader keeps them */
-    void *state; /* its forward's state: key/value cache, maps */
+    void *model;          /* the architecture's folder, as its loader keeps it */
+    const void *cfg;      /* its config and weights (into model), as the runtime takes them */
+    const void *weights;
+    const RtArch *rt_arch;
+    Rt *rt;               /* the forward's state: key/value cache, queries and keys */
 } Lm;
 
 /* Open the model folder dir: its config.json's model_type picks the
@@ -52,8 +55,11 @@ void lm_close(Lm *lm);
 /* The forward of ids[0..T) (the unchanged prefix of the last one kept):
  * 0, -ATTN_E_CANCELLED (the next forward goes on), or an error. */
 int lm_forward(Lm *lm, const int *ids, int T, const LmHooks *hooks, AttnErr *err);
-/* Every map of the last forward packed, L × H × T × T, into out. */
+/* Every map of the last forward packed, L × H × T × T, into out
+ * (recomputed from the cache: runtime.h). */
 void lm_maps_copy(const Lm *lm, float *out);
+/* The map of layer, head (T × T, row stride ld), recomputed from the cache. */
+void lm_map(const Lm *lm, int layer, int head, float *out, size_t ld);
 /* Head head's query of position i and key of position j in layer (d_head
  * floats, as the scores use them: their dot product is the score before
  * the scaling); valid until the next forward. */

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "attnviz/llama_forward.h"
+#include "attnviz/llama.h"
 #include "hf_json.h"
 
 static const struct {

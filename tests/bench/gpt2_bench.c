@@ -22,9 +22,9 @@
  *                               ids, raw float32, into FILE (torch_gpt2.py
  *                               --check compares its own with them)
  *
- * A full forward is gpt2_state_reset + gpt2_forward on a state that already
+ * A full forward is rt_reset + rt_forward on a GPT-2 state that already
  * held that many tokens (the window's case: its state lives with the model;
- * no allocation is timed), every map kept as gpt2_forward always does. The
+ * no allocation is timed), every map then recomputed from the cache by rt_maps_copy (the maps the peer returns). The
  * keystroke replaces the last of 64 tokens (alternating two ids): the
  * incremental forward computes that one position through every layer and
  * writes the last row of all 144 maps. Times are medians of reps, in ms. */
@@ -38,7 +38,7 @@
 #include <immintrin.h>
 #endif
 
-#include "attnviz/gpt2_forward.h"
+#include "attnviz/gpt2.h"
 #include "attnviz/gpt2io.h"
 
 static double now_ms(void)
@@ -149,37 +149,43 @@ static void make_ids(int *ids, int n, int vocab)
 static double time_full(const Gpt2Config *c, const Gpt2Weights *w, const int *ids, int T,
                         int reps)
 {
-    Gpt2State *s;
+    Rt *s;
     AttnErr err = {0};
-    if (gpt2_state_create(&s, c, &err) < 0 || gpt2_forward(s, w, ids, T, NULL, &err) < 0)
+    if (rt_create(&s, &arch_gpt2, c, &err) < 0 || rt_forward(s, w, ids, T, NULL, &err) < 0)
         die("forward", &err);
     double *t = malloc(sizeof(double) * (size_t)reps);
+    /* every map made, as the peer returns them (no map is kept by the forward) */
+    float *maps = malloc(sizeof(float) * c->n_layer * c->n_head * T * T);
+    if (!t || !maps)
+        die("out of memory", NULL);
     for (int r = 0; r < reps; r++) {
-        gpt2_state_reset(s);
+        rt_reset(s);
         double t0 = now_ms();
-        if (gpt2_forward(s, w, ids, T, NULL, &err) < 0)
+        if (rt_forward(s, w, ids, T, NULL, &err) < 0)
             die("forward", &err);
+        rt_maps_copy(s, maps);
         t[r] = now_ms() - t0;
     }
+    free(maps);
     double m = median(t, reps);
     free(t);
-    gpt2_state_destroy(s);
+    rt_destroy(s);
     return m;
 }
 
 /* Median of reps keystrokes at the end of T tokens: the last id replaced
  * (two ids alternating), one position recomputed in every layer. */
-static double time_keystroke(Gpt2State *s, const Gpt2Weights *w, int *ids, int T, int reps)
+static double time_keystroke(Rt *s, const Gpt2Weights *w, int *ids, int T, int reps)
 {
     AttnErr err = {0};
-    if (gpt2_forward(s, w, ids, T, NULL, &err) < 0)
+    if (rt_forward(s, w, ids, T, NULL, &err) < 0)
         die("forward", &err);
     double *t = malloc(sizeof(double) * (size_t)reps);
-    int a = ids[T - 1], b = (a + 1) % s->cfg.n_vocab;
+    int a = ids[T - 1], b = (a + 1) % s->sh.n_vocab;
     for (int r = 0; r < reps + 1; r++) {
         ids[T - 1] = r % 2 ? a : b;
         double t0 = now_ms();
-        if (gpt2_forward(s, w, ids, T, NULL, &err) < 0)
+        if (rt_forward(s, w, ids, T, NULL, &err) < 0)
             die("forward", &err);
         if (r > 0) /* the first: a warm-up */
             t[r - 1] = now_ms() - t0;
@@ -197,13 +203,13 @@ static int mode_key(int reps)
     Gpt2Weights w = random_weights(c);
     int ids[64];
     make_ids(ids, 64, c->n_vocab);
-    Gpt2State *s;
+    Rt *s;
     AttnErr err = {0};
-    if (gpt2_state_create(&s, c, &err) < 0)
+    if (rt_create(&s, &arch_gpt2, c, &err) < 0)
         die("state", &err);
-    printf("gpt2key kernels=%s key64_ms=%.3f reps=%d\n", gpt2_kernels(), time_keystroke(s, &w, ids, 64, reps),
+    printf("gpt2key kernels=%s key64_ms=%.3f reps=%d\n", lm_kernels(), time_keystroke(s, &w, ids, 64, reps),
            reps);
-    gpt2_state_destroy(s);
+    rt_destroy(s);
     return 0;
 }
 
@@ -218,7 +224,7 @@ static int mode_full(int T, int reps)
     Gpt2Weights w = random_weights(c);
     int ids[1024];
     make_ids(ids, T, c->n_vocab);
-    printf("gpt2full kernels=%s T=%d full_ms=%.3f reps=%d\n", gpt2_kernels(), T,
+    printf("gpt2full kernels=%s T=%d full_ms=%.3f reps=%d\n", lm_kernels(), T,
            time_full(c, &w, ids, T, reps), reps);
     return 0;
 }
@@ -231,9 +237,9 @@ static int mode_forward(int reps)
     make_ids(ids, 1024, c->n_vocab);
     double f64 = time_full(c, &w, ids, 64, reps);
     double f256 = time_full(c, &w, ids, 256, reps);
-    Gpt2State *s;
+    Rt *s;
     AttnErr err = {0};
-    if (gpt2_state_create(&s, c, &err) < 0)
+    if (rt_create(&s, &arch_gpt2, c, &err) < 0)
         die("state", &err);
     /* the floor: every block's weight read once, by the read-sum of the
      * stream mode over those very arrays (where they lie in memory sets
@@ -243,11 +249,11 @@ static int mode_forward(int reps)
     double key = time_keystroke(s, &w, ids, 64, 3 * reps);
     double f2 = weights_read_ms(c, &w, 3);
     floor_ms = f2 < floor_ms ? f2 : floor_ms;
-    gpt2_state_destroy(s);
+    rt_destroy(s);
     double wbytes = block_floats(c) * c->n_layer * sizeof(float);
     printf("gpt2 kernels=%s fwd64_ms=%.3f fwd256_ms=%.3f key64_ms=%.3f flops64=%.6g "
            "flops256=%.6g gflops256=%.2f block_weight_MB=%.2f key_floor_ms=%.3f reps=%d\n",
-           gpt2_kernels(), f64, f256, key, forward_flops(c, 64), forward_flops(c, 256),
+           lm_kernels(), f64, f256, key, forward_flops(c, 64), forward_flops(c, 256),
            forward_flops(c, 256) / (f256 * 1e6), wbytes / 1e6, floor_ms, reps);
     return 0;
 }
@@ -454,23 +460,23 @@ static int mode_open(const char *dir)
 {
     AttnErr err = {0};
     Gpt2Model *m;
-    Gpt2State *s;
+    Rt *s;
     double t0 = now_ms();
     if (gpt2_file_open(dir, &m, &err) < 0)
         die("open", &err);
     double t1 = now_ms();
-    if (gpt2_state_create(&s, &m->cfg, &err) < 0)
+    if (rt_create(&s, &arch_gpt2, &m->cfg, &err) < 0)
         die("state", &err);
     double t2 = now_ms();
     int id = m->cfg.bos_id >= 0 ? m->cfg.bos_id : 0;
-    if (gpt2_forward(s, &m->weights, &id, 1, NULL, &err) < 0)
+    if (rt_forward(s, &m->weights, &id, 1, NULL, &err) < 0)
         die("forward", &err);
     double t3 = now_ms();
     printf("gpt2open open_ms=%.2f file_ms=%.2f state_ms=%.3f forward1_ms=%.2f converted=%d "
            "converted_MB=%.2f shards=%d tied=%d\n",
            t3 - t0, t1 - t0, t2 - t1, t3 - t2, m->n_converted, (double)m->converted_bytes / 1e6,
            m->n_shards, m->tied);
-    gpt2_state_destroy(s);
+    rt_destroy(s);
     gpt2_file_close(m);
     return 0;
 }
@@ -494,22 +500,22 @@ static int mode_rss(const char *dir, int reps)
 {
     AttnErr err = {0};
     Gpt2Model *m;
-    Gpt2State *s;
+    Rt *s;
     if (gpt2_file_open(dir, &m, &err) < 0)
         die("open", &err);
     double anon_open = status_kb("RssAnon");
     const Gpt2Config *c = &m->cfg;
-    if (gpt2_state_create(&s, c, &err) < 0)
+    if (rt_create(&s, &arch_gpt2, c, &err) < 0)
         die("state", &err);
     int *ids = malloc(sizeof(int) * (size_t)c->n_positions);
     make_ids(ids, c->n_positions, c->n_vocab);
     double key = time_keystroke(s, &m->weights, ids, 64, reps);
     int T = c->n_positions;
     double t0 = now_ms();
-    if (gpt2_forward(s, &m->weights, ids, T, NULL, &err) < 0)
+    if (rt_forward(s, &m->weights, ids, T, NULL, &err) < 0)
         die("forward", &err);
     double tT = now_ms() - t0;
-    /* what the state holds at cap positions (gpt2_forward.h) */
+    /* what the state held at cap positions before issue 33 (the maps) and holds now */
     double L = c->n_layer, H = c->n_head, C = c->n_embd, cap = s->cap;
     double maps = L * H * cap * cap * 4;
     double cache = (L * cap * 3 * C + L * C * cap) * 4; /* qkv, keys transposed */
@@ -522,7 +528,7 @@ static int mode_rss(const char *dir, int reps)
            anon_open * 1024 / 1e6, maps / 1e6, cache / 1e6, scratch / 1e6,
            (double)m->converted_bytes / 1e6, tT, key);
     free(ids);
-    gpt2_state_destroy(s);
+    rt_destroy(s);
     gpt2_file_close(m);
     return 0;
 }
@@ -531,7 +537,7 @@ static int mode_maps(const char *dir, int T, const char *path)
 {
     AttnErr err = {0};
     Gpt2Model *m;
-    Gpt2State *s;
+    Rt *s;
     if (gpt2_file_open(dir, &m, &err) < 0)
         die("open", &err);
     const Gpt2Config *c = &m->cfg;
@@ -539,19 +545,19 @@ static int mode_maps(const char *dir, int T, const char *path)
         die("T outside 1 … n_positions", NULL);
     int *ids = malloc(sizeof(int) * (size_t)T);
     make_ids(ids, T, c->n_vocab);
-    if (gpt2_state_create(&s, c, &err) < 0 || gpt2_forward(s, &m->weights, ids, T, NULL, &err) < 0)
+    if (rt_create(&s, &arch_gpt2, c, &err) < 0 || rt_forward(s, &m->weights, ids, T, NULL, &err) < 0)
         die("forward", &err);
     size_t n = (size_t)c->n_layer * c->n_head * T * T;
     float *maps = malloc(n * sizeof *maps);
     FILE *f = fopen(path, "wb");
     if (!maps || !f)
         die("cannot write the maps", NULL);
-    gpt2_maps_copy(s, maps);
+    rt_maps_copy(s, maps);
     if (fwrite(maps, sizeof *maps, n, f) != n || fclose(f) != 0)
         die("cannot write the maps", NULL);
     free(maps);
     free(ids);
-    gpt2_state_destroy(s);
+    rt_destroy(s);
     gpt2_file_close(m);
     return 0;
 }

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "attnviz/gpt2_forward.h"
+#include "attnviz/gpt2.h"
 
 static double now_ms(void)
 {
@@ -101,47 +101,47 @@ int main(int argc, char **argv)
     int ids[1024];
     for (int i = 0; i < 1024; i++)
         ids[i] = (int)((unsigned)(i * 7919 + 13) % 50257u);
-    printf("GPT-2 small's shapes, random weights; kernels %s; %d rounds\n", gpt2_kernels(),
+    printf("GPT-2 small's shapes, random weights; kernels %s; %d rounds\n", lm_kernels(),
            rounds);
     double *t = malloc(sizeof(double) * (size_t)rounds);
     static const int Ts[] = {16, 64, 256};
     for (size_t k = 0; k < sizeof Ts / sizeof Ts[0]; k++) {
         for (int r = 0; r < rounds; r++) {
-            Gpt2State *s;
-            if (gpt2_state_create(&s, &c, NULL) < 0)
+            Rt *s;
+            if (rt_create(&s, &arch_gpt2, &c, NULL) < 0)
                 return 1;
             double t0 = now_ms();
-            if (gpt2_forward(s, &w, ids, Ts[k], NULL, NULL) < 0)
+            if (rt_forward(s, &w, ids, Ts[k], NULL, NULL) < 0)
                 return 1;
             t[r] = now_ms() - t0;
-            gpt2_state_destroy(s);
+            rt_destroy(s);
         }
         char name[64];
         snprintf(name, sizeof name, "full forward T=%d", Ts[k]);
         report(name, t, rounds);
     }
-    Gpt2State *s;
-    if (gpt2_state_create(&s, &c, NULL) < 0 || gpt2_forward(s, &w, ids, 64, NULL, NULL) < 0)
+    Rt *s;
+    if (rt_create(&s, &arch_gpt2, &c, NULL) < 0 || rt_forward(s, &w, ids, 64, NULL, NULL) < 0)
         return 1;
     for (int r = 0; r < rounds; r++) {
         ids[63] = (ids[63] + 1) % 50257;
         double t0 = now_ms();
-        gpt2_forward(s, &w, ids, 64, NULL, NULL);
+        rt_forward(s, &w, ids, 64, NULL, NULL);
         t[r] = now_ms() - t0;
     }
     report("keystroke: last of 64 replaced", t, rounds);
     for (int r = 0; r < rounds; r++) {
-        gpt2_forward(s, &w, ids, 63, NULL, NULL);
+        rt_forward(s, &w, ids, 63, NULL, NULL);
         double t0 = now_ms();
-        gpt2_forward(s, &w, ids, 64, NULL, NULL);
+        rt_forward(s, &w, ids, 64, NULL, NULL);
         t[r] = now_ms() - t0;
     }
     report("a 64th token appended", t, rounds);
-    int top[GPT2_TOP_K];
-    float prob[GPT2_TOP_K], *logits = malloc(sizeof(float) * (size_t)c.n_vocab);
+    int top[LM_TOP_K];
+    float prob[LM_TOP_K], *logits = malloc(sizeof(float) * (size_t)c.n_vocab);
     for (int r = 0; r < rounds; r++) {
         double t0 = now_ms();
-        gpt2_top_k(s, &w, 63, GPT2_TOP_K, top, prob, logits, NULL);
+        rt_top_k(s, &w, 63, LM_TOP_K, top, prob, logits, NULL);
         t[r] = now_ms() - t0;
     }
     report("top 10 after position 63", t, rounds);
@@ -149,7 +149,7 @@ int main(int argc, char **argv)
     double bytes = 12.0 * (C * 3 * C + C * C + 2 * C * I) * sizeof(float);
     printf("read bandwidth %.1f GB/s: the blocks' %.0f MB once take %.2f ms (the step's floor)\n",
            bw / 1e6, bytes / 1e6, bytes / bw);
-    gpt2_state_destroy(s);
+    rt_destroy(s);
     free(logits);
     free(t);
     return 0;

@@ -19,7 +19,7 @@
  *                               those weights, raw float32, into FILE
  *                               (torch_llama.py --check compares its own)
  *
- * A full forward is llama_state_reset + llama_forward on a state that held
+ * A full forward is rt_reset + rt_forward on a Llama state that held
  * as many tokens (no allocation timed), every map kept. The keystroke
  * replaces the last of 64 tokens (two ids alternating): one position through
  * every layer, the last row of all 270 maps; key64_top_ms adds the top 10
@@ -30,8 +30,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "attnviz/gpt2_forward.h"
-#include "attnviz/llama_forward.h"
+#include "attnviz/gpt2.h"
+#include "attnviz/llama.h"
 
 static double now_ms(void)
 {
@@ -159,32 +159,38 @@ static void make_ids(int *ids, int n, int V)
 static int mode_forward(int reps, int bf16)
 {
     LlamaWeights w = random_weights(CFG, bf16);
-    LlamaState *s;
+    Rt *s;
     AttnErr err = {0};
-    if (llama_state_create(&s, CFG, &err) < 0)
+    if (rt_create(&s, &arch_llama, CFG, &err) < 0)
         die("state", &err);
     int ids[256];
     make_ids(ids, 256, CFG->n_vocab);
     double t[64], full, key, top;
     reps = reps < 1 ? 1 : reps > 15 ? 15 : reps;
-    if (llama_forward(s, &w, ids, 256, NULL, &err) < 0)
+    if (rt_forward(s, &w, ids, 256, NULL, &err) < 0)
         die("forward", &err);
+    /* every map made, as the peer returns them (no map is kept by the forward) */
+    float *maps = malloc(sizeof(float) * CFG->n_layer * CFG->n_head * 256 * 256);
+    if (!maps)
+        die("out of memory", NULL);
     for (int r = 0; r < reps; r++) {
-        llama_state_reset(s);
+        rt_reset(s);
         double t0 = now_ms();
-        if (llama_forward(s, &w, ids, 256, NULL, &err) < 0)
+        if (rt_forward(s, &w, ids, 256, NULL, &err) < 0)
             die("forward", &err);
+        rt_maps_copy(s, maps);
         t[r] = now_ms() - t0;
     }
+    free(maps);
     full = median(t, reps);
-    if (llama_forward(s, &w, ids, 64, NULL, &err) < 0)
+    if (rt_forward(s, &w, ids, 64, NULL, &err) < 0)
         die("forward", &err);
-    int n = 3 * reps, tk[LLAMA_TOP_K];
-    float pr[LLAMA_TOP_K], *lg = malloc(sizeof(float) * CFG->n_vocab);
+    int n = 3 * reps, tk[LM_TOP_K];
+    float pr[LM_TOP_K], *lg = malloc(sizeof(float) * CFG->n_vocab);
     for (int r = 0; r < n; r++) {
         ids[63] = r % 2 ? 42 : 4242;
         double t0 = now_ms();
-        if (llama_forward(s, &w, ids, 64, NULL, &err) < 0)
+        if (rt_forward(s, &w, ids, 64, NULL, &err) < 0)
             die("forward", &err);
         t[r] = now_ms() - t0;
     }
@@ -192,40 +198,40 @@ static int mode_forward(int reps, int bf16)
     for (int r = 0; r < n; r++) {
         ids[63] = r % 2 ? 43 : 4243;
         double t0 = now_ms();
-        if (llama_forward(s, &w, ids, 64, NULL, &err) < 0 ||
-            llama_top_k(s, &w, 63, LLAMA_TOP_K, tk, pr, lg, &err) < 0)
+        if (rt_forward(s, &w, ids, 64, NULL, &err) < 0 ||
+            rt_top_k(s, &w, 63, LM_TOP_K, tk, pr, lg, &err) < 0)
             die("forward", &err);
         t[r] = now_ms() - t0;
     }
     top = median(t, n);
     printf("llama%s kernels=%s fwd256_ms=%.3f key64_ms=%.3f key64_top_ms=%.3f\n",
-           bf16 ? "bf16" : "f32", gpt2_kernels(), full, key, top);
+           bf16 ? "bf16" : "f32", lm_kernels(), full, key, top);
     free(lg);
-    llama_state_destroy(s);
+    rt_destroy(s);
     return 0;
 }
 
 static int mode_maps(int T, const char *file)
 {
     LlamaWeights w = random_weights(CFG, 0);
-    LlamaState *s;
+    Rt *s;
     AttnErr err = {0};
     int ids[256];
     if (T < 1 || T > 256)
         die("T from 1 to 256", NULL);
     make_ids(ids, T, CFG->n_vocab);
-    if (llama_state_create(&s, CFG, &err) < 0 || llama_forward(s, &w, ids, T, NULL, &err) < 0)
+    if (rt_create(&s, &arch_llama, CFG, &err) < 0 || rt_forward(s, &w, ids, T, NULL, &err) < 0)
         die("forward", &err);
     size_t n = (size_t)CFG->n_layer * CFG->n_head * T * T;
     float *m = malloc(n * sizeof *m);
     FILE *f = fopen(file, "wb");
     if (!m || !f)
         die(file, NULL);
-    llama_maps_copy(s, m);
+    rt_maps_copy(s, m);
     if (fwrite(m, sizeof *m, n, f) != n || fclose(f) != 0)
         die(file, NULL);
     free(m);
-    llama_state_destroy(s);
+    rt_destroy(s);
     return 0;
 }
 

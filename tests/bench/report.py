@@ -307,7 +307,7 @@ def llama_note(res):
             "head_dim 64, hidden 576, intermediate 1536, 49152 × 576 tied embeddings), random weights, "
             "attnviz's kernels: %s. `tests/bench/llama_bench` (`forward`: float32 [in, out] weights, as "
             "an F32 or F16 file is converted; `forward-bf16`: bfloat16 [out, in] as a BF16 file's "
-            "mapping holds them): a full forward is `llama_state_reset` + `llama_forward` on a state that "
+            "mapping holds them): a full forward is `rt_reset` + `rt_forward` + `rt_maps_copy` on a state that "
             "held as many tokens, the keystroke replaces the last of 64 tokens (two ids alternating); "
             "medians of 5 (keystroke 15) a round. PyTorch (`tests/bench/torch_llama.py`): modeling_llama's "
             "equations in torch, float32, under `inference_mode`, every layer's maps returned, on 1 and "
@@ -325,7 +325,7 @@ def gpt2_note(res):
         return []
     text = ("GPT-2 rows (issue 25): GPT-2 small's shapes (12 layers × 12 heads, C 768, n_inner 3072, "
             "50257 × 1024 embeddings), random weights (std 0.02), float32, attnviz's kernels: %s. "
-            "attnviz (`tests/bench/gpt2_bench`): a full forward is `gpt2_state_reset` + `gpt2_forward` "
+            "attnviz (`tests/bench/gpt2_bench`): a full forward is `rt_reset` + `rt_forward` + `rt_maps_copy` "
             "on a state that held as many tokens (no allocation timed), the keystroke replaces the last "
             "of 64 tokens (two ids alternating); medians of 5 (keystroke 15) a round. PyTorch %s "
             "(`tests/bench/torch_gpt2.py`): modeling_gpt2's equations written out in torch under "

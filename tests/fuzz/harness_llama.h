@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attnviz/llama_forward.h"
+#include "attnviz/llama.h"
 #include "attnviz/llamaio.h"
 
 #define FUZZ_LLAMA_CONFIG_MAX (1u << 16)

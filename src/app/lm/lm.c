@@ -46,9 +46,20 @@ int lm_open(Lm *lm, const char *dir, AttnErr *err)
         if (type_in(type, archs[i]->types)) {
             lm->arch = archs[i];
             rc = archs[i]->open(lm, dir, err);
-            if (rc < 0)
+            if (rc == 0 && (rc = rt_create(&lm->rt, lm->rt_arch, lm->cfg, err)) < 0)
+                archs[i]->close(lm->model);
+            if (rc < 0) {
                 memset(lm, 0, sizeof *lm);
-            return rc;
+                return rc;
+            }
+            const RtShape *s = &lm->rt->sh;
+            lm->info.n_layer = s->n_layer;
+            lm->info.n_head = s->n_head;
+            lm->info.n_kv_head = s->n_kv_head;
+            lm->info.d_head = s->d_head;
+            lm->info.n_positions = s->n_positions;
+            lm->info.n_vocab = s->n_vocab;
+            return 0;
         }
     snprintf(path, sizeof path, "%s/config.json", dir);
     return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0, "model_type is \"%.60s\": attnviz computes %s",
@@ -57,33 +68,40 @@ int lm_open(Lm *lm, const char *dir, AttnErr *err)
 
 void lm_close(Lm *lm)
 {
-    if (lm && lm->arch)
-        lm->arch->close(lm);
+    if (lm && lm->arch) {
+        rt_destroy(lm->rt);
+        lm->arch->close(lm->model);
+    }
     if (lm)
         memset(lm, 0, sizeof *lm);
 }
 
 int lm_forward(Lm *lm, const int *ids, int T, const LmHooks *hooks, AttnErr *err)
 {
-    return lm->arch->forward(lm, ids, T, hooks, err);
+    return rt_forward(lm->rt, lm->weights, ids, T, hooks, err);
 }
 
 void lm_maps_copy(const Lm *lm, float *out)
 {
-    lm->arch->maps_copy(lm, out);
+    rt_maps_copy(lm->rt, out);
+}
+
+void lm_map(const Lm *lm, int layer, int head, float *out, size_t ld)
+{
+    rt_map(lm->rt, layer, head, out, ld);
 }
 
 const float *lm_query(const Lm *lm, int layer, int head, int i)
 {
-    return lm->arch->query(lm, layer, head, i);
+    return rt_query(lm->rt, layer, head, i);
 }
 
 const float *lm_key(const Lm *lm, int layer, int head, int j)
 {
-    return lm->arch->key(lm, layer, head, j);
+    return rt_key(lm->rt, layer, head, j);
 }
 
 int lm_top_k(Lm *lm, int pos, int k, int *ids, float *probs, AttnErr *err)
 {
-    return lm->arch->top_k(lm, pos, k, ids, probs, err);
+    return rt_top_k(lm->rt, lm->weights, pos, k, ids, probs, NULL, err);
 }

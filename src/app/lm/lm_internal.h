@@ -1,5 +1,6 @@
-/* An architecture's table (lm.h): its loader and forward behind the
- * functions lm.c calls. Each lm_*.c defines one. */
+/* An architecture's table (lm.h): its loader behind the functions lm.c
+ * calls; the forward is the runtime's (runtime.h) with the table its
+ * loader names. Each lm_*.c defines one. */
 #ifndef ATTNVIZ_LM_INTERNAL_H
 #define ATTNVIZ_LM_INTERNAL_H
 
@@ -7,14 +8,11 @@
 
 struct LmArch {
     const char *types; /* the model_types it computes, comma-separated */
-    /* model and state into lm (lm->info filled); on error nothing kept */
+    /* the folder into lm: model, cfg, weights, rt_arch and info's own
+     * parts (arch, bos_id, the scaling flags, embed_name); on error nothing
+     * kept */
     int (*open)(Lm *lm, const char *dir, AttnErr *err);
-    void (*close)(Lm *lm);
-    int (*forward)(Lm *lm, const int *ids, int T, const LmHooks *hooks, AttnErr *err);
-    void (*maps_copy)(const Lm *lm, float *out);
-    const float *(*query)(const Lm *lm, int layer, int head, int i);
-    const float *(*key)(const Lm *lm, int layer, int head, int j);
-    int (*top_k)(Lm *lm, int pos, int k, int *ids, float *probs, AttnErr *err);
+    void (*close)(void *model);
 };
 
 extern const LmArch lm_gpt2;

@@ -1,9 +1,9 @@
-/* GPT-2's kernel sets: gpt2_kernels.inc built for the baseline (SSE2, NEON
+/* The language models' kernel sets: lm_kernels.inc built for the baseline (SSE2, NEON
  * or plain C: a product and a sum rounded apart), AVX2 with FMA and AVX-512
  * (fused, one rounding: these two give the same floats), and the choice
- * among them at start-up (gpt2_forward.h: gpt2_kernels, gpt2_use_kernels). */
-#include "gpt2_kernels.h"
-#include "attnviz/gpt2_forward.h"
+ * among them at start-up (runtime.h: lm_kernels, lm_use_kernels). */
+#include "lm_kernels.h"
+#include "attnviz/runtime.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -36,7 +36,7 @@ typedef uint16_t vh4u __attribute__((vector_size(8), aligned(2), may_alias));
 #define VSPLAT(x) ((vf4){(x), (x), (x), (x)})
 #define VFMA(a, b, c) ((a) * (b) + (c))
 #define SFMA(a, b, c) ((a) * (b) + (c))
-#include "gpt2_kernels.inc"
+#include "lm_kernels.inc"
 #undef KN
 #undef KTARGET
 #undef VW
@@ -52,7 +52,7 @@ typedef uint16_t vh4u __attribute__((vector_size(8), aligned(2), may_alias));
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-#define GPT2_HAVE_AVX2 1
+#define LM_HAVE_AVX2 1
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wpsabi" /* the vectors never cross a call boundary */
 #endif
@@ -74,7 +74,7 @@ typedef uint16_t vh8u __attribute__((vector_size(16), aligned(2), may_alias));
 #define VFU vf8u
 #define VSPLAT(x) ((vf8){(x), (x), (x), (x), (x), (x), (x), (x)})
 #define VFMA(a, b, c) ((vf8)_mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(c)))
-#include "gpt2_kernels.inc"
+#include "lm_kernels.inc"
 #undef KN
 #undef KTARGET
 #undef VW
@@ -103,13 +103,13 @@ typedef uint16_t vh16u __attribute__((vector_size(32), aligned(2), may_alias));
 #define VFU vf16u
 #define VSPLAT(x) ((vf16){(x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x)})
 #define VFMA(a, b, c) ((vf16)_mm512_fmadd_ps((__m512)(a), (__m512)(b), (__m512)(c)))
-#include "gpt2_kernels.inc"
+#include "lm_kernels.inc"
 #endif
 
-static const Gpt2Kernels sets[] = {
+static const LmKernels sets[] = {
     {"base", linear_base, linear_few_base, scores_base, context_base, dots_base, gelu_tanh_base, linear_bf16_base,
      2 * 4},
-#ifdef GPT2_HAVE_AVX2
+#ifdef LM_HAVE_AVX2
     {"avx2", linear_avx2, linear_few_avx2, scores_avx2, context_avx2, dots_avx2, gelu_tanh_avx2, linear_bf16_avx2,
      2 * 8},
     {"avx512", linear_avx512, linear_few_avx512, scores_avx512, context_avx512, dots_avx512, gelu_tanh_avx512,
@@ -120,7 +120,7 @@ enum { N_SETS = sizeof sets / sizeof sets[0] };
 
 static int set_ok(int k)
 {
-#ifdef GPT2_HAVE_AVX2
+#ifdef LM_HAVE_AVX2
     if (strcmp(sets[k].name, "avx2") == 0)
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     if (strcmp(sets[k].name, "avx512") == 0)
@@ -129,13 +129,13 @@ static int set_ok(int k)
     return k >= 0 && k < N_SETS;
 }
 
-static const Gpt2Kernels *kern; /* set under kern_once, or by gpt2_use_kernels between forwards */
+static const LmKernels *kern; /* set under kern_once, or by lm_use_kernels between forwards */
 static pthread_once_t kern_once = PTHREAD_ONCE_INIT;
 
-/* The best set this CPU runs, or the one ATTNVIZ_GPT2_KERNELS names. */
+/* The best set this CPU runs, or the one ATTNVIZ_LM_KERNELS names. */
 static void kern_pick(void)
 {
-    const char *want = getenv("ATTNVIZ_GPT2_KERNELS");
+    const char *want = getenv("ATTNVIZ_LM_KERNELS");
     kern = &sets[0];
     for (int k = N_SETS - 1; k > 0; k--)
         if (set_ok(k) && (!want || strcmp(want, sets[k].name) == 0)) {
@@ -144,20 +144,20 @@ static void kern_pick(void)
         }
 }
 
-const Gpt2Kernels *gpt2_kernel_set(void)
+const LmKernels *lm_kernel_set(void)
 {
     pthread_once(&kern_once, kern_pick);
     return kern;
 }
 
-const char *gpt2_kernels(void)
+const char *lm_kernels(void)
 {
-    return gpt2_kernel_set()->name;
+    return lm_kernel_set()->name;
 }
 
-int gpt2_use_kernels(const char *name)
+int lm_use_kernels(const char *name)
 {
-    gpt2_kernel_set();
+    lm_kernel_set();
     for (int k = 0; k < N_SETS; k++)
         if (strcmp(sets[k].name, name) == 0 && set_ok(k)) {
             kern = &sets[k];

@@ -1,0 +1,190 @@
+/* One forward for every transformer (src/core/runtime.c): the state, the
+ * layer loop, the unchanged prefix reused, the attention of a layer, the
+ * rotary embedding, a head's query and key, maps recomputed on demand, the
+ * logits and their top k. An architecture is a table (RtArch) of its own
+ * file (src/core/arch_*.c): its config's check and shapes, its embedding,
+ * its layer written with ops.h's operations and rt_attend, its logits.
+ *
+ * No map is stored. The state keeps what the maps are made from, each
+ * layer's queries and keys (with the values: the key/value cache); the
+ * forward computes each head's weights a row at a time into scratch, uses
+ * them for the context and drops them. rt_map recomputes any map from the
+ * cache with the same kernels and options, so its floats are the forward's
+ * bit for bit. For a causal model the forward computes only the positions
+ * from the first changed token on (every number of a position is computed
+ * the same way whichever position it starts from: an incremental forward
+ * gives a full one's floats); a bidirectional one computes all of them.
+ *
+ * Not shared between threads: one thread calls rt_forward (which may hand
+ * halves of its work to the worker of workers.h) and reads the results
+ * after it returns, or in the layer hook. */
+#ifndef ATTNVIZ_RUNTIME_H
+#define ATTNVIZ_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attnviz/error.h"
+#include "attnviz/forward_hooks.h"
+
+typedef struct Rt Rt;
+
+#define LM_TOP_K 10 /* the predictions the window shows */
+
+/* The rotary embedding: rotate_half (element e of the rotated part paired
+ * with e + dims/2: Llama's) or interleaved pairs (2e, 2e + 1); the first
+ * dims of a head's dimensions rotated (the rest as they are); the angle of
+ * position p, pair e: p · θ^(−2e/dims), the inverse frequencies scaled
+ * linearly (divided by factor) or as Llama 3's; angles in double. */
+typedef enum RopeKind { ROPE_NONE = 0, ROPE_HALF, ROPE_PAIRS } RopeKind;
+typedef enum RopeScaling { ROPE_SCALE_NONE = 0, ROPE_SCALE_LINEAR, ROPE_SCALE_LLAMA3 } RopeScaling;
+typedef struct RopeSpec {
+    RopeKind kind;
+    int dims;           /* the rotated dimensions of a head: even, ≤ d_head (0: all) */
+    double theta;
+    RopeScaling scaling;
+    double factor, low_freq, high_freq; /* low and high: llama3's */
+    int orig_max;       /* llama3's original_max_position_embeddings */
+} RopeSpec;
+
+/* A layer's attention: which keys a query sees (causal: j ≤ i; window > 0:
+ * also j > i − window), and the scores' scaling in this order: / div1,
+ * / div2, · mul (each 0: not applied), then softcap · tanh(s / softcap)
+ * (0: none). */
+typedef struct RtAttn {
+    int causal, window;
+    float div1, div2, mul, softcap;
+} RtAttn;
+
+/* What an architecture's config gives the runtime. The cache holds per
+ * layer and position the queries (n_head · d_head), keys and values
+ * (n_kv_head · d_head each), head h's at h · d_head; query head h uses
+ * key-value head h / (n_head / n_kv_head). */
+typedef struct RtShape {
+    int n_layer, n_head, n_kv_head, d_head;
+    int hidden;         /* C: the residual stream */
+    int n_positions;    /* the most tokens */
+    int n_vocab;        /* rows of the logits */
+    int bidirectional;  /* 1: every query sees every key, nothing reused */
+    int window_limit;   /* > 0: more tokens than this refused (a sliding
+                           window the architecture does not apply) */
+    int n_rows;         /* per-position scratch the layer asks for ... */
+    int row_w[4];       /* ... of these widths (rt->rows[k]) */
+    RopeSpec rope;
+} RtShape;
+
+/* An architecture (one file each, src/core/arch_*.c). cfg is its own
+ * config struct (cfg_size bytes, copied into the state), w its weights. */
+typedef struct RtArch {
+    const char *name;   /* in messages: "GPT-2 state for 4096 tokens" */
+    size_t cfg_size;
+    int (*check)(const void *cfg, AttnErr *err); /* 0, or the error naming the field */
+    void (*shape)(const void *cfg, RtShape *out);
+    /* rt->x's rows [start, T) from the tokens */
+    void (*embed)(Rt *rt, const void *w, const int *ids, int start, int T);
+    /* layer l on positions [start, T) of rt->x: writes the cache's rows
+     * (rt_qkv), calls rt_attend, adds into rt->x */
+    void (*layer)(Rt *rt, const void *w, int l, int start, int T);
+    /* the logits (n_vocab) of one position's last-layer output x */
+    void (*logits)(Rt *rt, const void *w, const float *x, float *logits);
+} RtArch;
+
+struct Rt {
+    const RtArch *arch;
+    void *cfg;          /* the architecture's config (a copy) */
+    RtShape sh;
+    int qdim, kvdim;    /* n_head · d_head, n_kv_head · d_head */
+    int qkv_w;          /* qdim + 2 · kvdim: a cache row */
+    int T;              /* tokens of the last forward, complete or cancelled */
+    int n_done;         /* positions [0, n_done) up to date in every layer */
+    int *ids;           /* [n_positions]: the last forward's tokens */
+    int cap;            /* positions allocated (grows with T, to n_positions) */
+    int *layer_done;    /* L: positions up to date in each layer's cache */
+    RtAttn *attn;       /* L: each layer's attention as it was computed */
+    float *qkv;         /* L × cap × qkv_w: the cache, position i of layer l at (l·cap + i)·qkv_w */
+    float *kt;          /* L × n_kv_head × d_head × cap: the keys transposed */
+    float *x;           /* cap × C: the residual stream (the last layer's output after a forward) */
+    float *xn, *out;    /* cap × C scratch */
+    float *z;           /* cap × qdim: the heads' context */
+    float *rows[4];     /* cap × row_w[k]: the layer's own scratch */
+    float *hrow;        /* n_head × cap: a row of weights per head (the forward's) */
+    double *rope;       /* cap × dims: cos (first half), sin (second) of each position's angles */
+    double *inv_freq;   /* dims / 2 */
+    float *zero;        /* zeros: the bias of a product without one */
+    float *xf;          /* C: scratch of the logits */
+};
+
+/* A state for arch and cfg (checked, copied), holding no tokens: 0, the
+ * check's error, or -ATTN_E_NOMEM. Its buffers grow with the tokens (by
+ * half again, to n_positions at most), keeping what they hold. */
+int rt_create(Rt **out, const RtArch *arch, const void *cfg, AttnErr *err);
+void rt_destroy(Rt *rt); /* NULL is fine */
+/* Forget the computed tokens (the next forward computes all). */
+void rt_reset(Rt *rt);
+
+/* The forward of ids[0..T) on w: 0; -ATTN_E_CANCELLED when hooks->cancel
+ * said so (rt->T = T, rt->n_done what is valid: the next forward computes
+ * the rest); rt unchanged on -ATTN_E_TOO_MANY_TOKENS (T > n_positions or
+ * the window limit) and -ATTN_E_RANGE (an id outside [0, n_vocab));
+ * -ATTN_E_NOMEM naming the bytes the state would need. T = 0 is empty. */
+int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks *hooks,
+               AttnErr *err);
+
+/* The map of layer, head (T × T weights, row i at out + i·ld, ld ≥ T),
+ * recomputed from the cache: a query's masked keys exactly 0; rows of
+ * positions the layer has not computed (a cancelled forward) all 0. */
+void rt_map(const Rt *rt, int layer, int head, float *out, size_t ld);
+/* Every map packed, L × H × T × T, into out (on the two threads). */
+void rt_maps_copy(const Rt *rt, float *out);
+
+/* Head head's query of position i and the key its key-value head has at
+ * position j in layer (d_head floats, pointers into rt, valid until the next
+ * forward; rotated when the model rotates them): the score before the
+ * scaling is their dot product. i, j < rt->n_done. */
+const float *rt_query(const Rt *rt, int layer, int head, int i);
+const float *rt_key(const Rt *rt, int layer, int head, int j);
+static inline int rt_kv_head(const Rt *rt, int head)
+{
+    return head / (rt->sh.n_head / rt->sh.n_kv_head);
+}
+
+/* The logits after position pos (< n_done) into logits (n_vocab floats): 0
+ * or -ATTN_E_RANGE. */
+int rt_logits(Rt *rt, const void *w, int pos, float *logits, AttnErr *err);
+/* The k most likely next tokens after pos, most likely first (ties: the
+ * smaller id), with their softmax probabilities; logits is n_vocab floats
+ * of scratch (NULL: allocated here). */
+int rt_top_k(Rt *rt, const void *w, int pos, int k, int *ids, float *probs, float *logits,
+             AttnErr *err);
+
+/* ---- for the architectures' layers ------------------------------------------- */
+/* The cache's row of position i in layer l; rt->x's, rt->xn's, rt->out's,
+ * rt->z's and scratch k's row of position i. */
+static inline float *rt_qkv(const Rt *rt, int l, int i)
+{
+    return rt->qkv + ((size_t)l * rt->cap + i) * rt->qkv_w;
+}
+static inline float *rt_row(float *base, int width, int i)
+{
+    return base + (size_t)i * width;
+}
+/* The rotary embedding of rt->sh.rope on the queries and keys of layer l's
+ * positions [start, T). */
+void rt_rope(Rt *rt, int l, int start, int T);
+/* Layer l's attention on the query rows [start, T): the keys transposed,
+ * then each head's scores, scaling, mask, softmax and context into rt->z,
+ * heads on the two threads; a remembers how (for rt_map). */
+void rt_attend(Rt *rt, int l, int start, int T, const RtAttn *a);
+/* out (n × m, row stride ldo) = A (n × k) · W + bias: W float32 [in, out],
+ * or bfloat16 [out, in] when w16 is set (bias NULL: none). */
+void rt_project(const Rt *rt, float *out, int ldo, const float *A, int lda, const float *W,
+                const uint16_t *w16, const float *bias, int n, int k, int m);
+
+/* The kernels' instruction set: "avx512", "avx2" (both with fused
+ * multiply-add: the same floats) or "base" (separate rounding: other
+ * floats). ATTNVIZ_LM_KERNELS=name picks one at start; lm_use_kernels
+ * switches (tests; not during a forward), -1 when the CPU lacks it. */
+const char *lm_kernels(void);
+int lm_use_kernels(const char *name);
+
+#endif

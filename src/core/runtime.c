@@ -1,0 +1,428 @@
+/* The runtime of runtime.h: the state and its growth, the layer loop with
+ * its hooks and the reused prefix, the rotary embedding, a layer's
+ * attention a row at a time, maps recomputed from the cache, queries and
+ * keys, logits and top k. Plain C, libm and the worker thread; no file,
+ * no screen. */
+#include "attnviz/runtime.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attnviz/attn.h"
+#include "lm_kernels.h"
+#include "ops.h"
+
+/* ---- the rotary embedding ------------------------------------------------------ */
+
+/* The inverse frequencies θ^(−2e/d), e < d/2, and their scaling: linear
+ * (divided by factor), or Llama 3's (transformers' _compute_llama3_parameters:
+ * wavelengths longer than the original context / low_freq_factor divided by
+ * factor, shorter than original / high_freq_factor kept, the ones between
+ * blended). */
+static void inv_freqs(double *f, const RopeSpec *r, int d)
+{
+    for (int e = 0; e < d / 2; e++) {
+        double inv = 1.0 / pow(r->theta, (2.0 * e) / d);
+        if (r->scaling == ROPE_SCALE_LINEAR) {
+            inv /= r->factor;
+        } else if (r->scaling == ROPE_SCALE_LLAMA3) {
+            double old = r->orig_max, wavelen = 2.0 * 3.14159265358979323846 / inv;
+            double low_wl = old / r->low_freq, high_wl = old / r->high_freq;
+            if (wavelen > low_wl) {
+                inv /= r->factor;
+            } else if (wavelen >= high_wl) {
+                double smooth = (old / wavelen - r->low_freq) / (r->high_freq - r->low_freq);
+                inv = (1.0 - smooth) * inv / r->factor + smooth * inv;
+            }
+        }
+        f[e] = inv;
+    }
+}
+
+/* Rotate n heads (stride d) of one position in place by the angles whose
+ * cos and sin are cs[e], cs[dims/2 + e]. */
+static void rotate(float *v, int n, int d, int dims, RopeKind kind, const double *cs)
+{
+    int half = dims / 2;
+    for (int h = 0; h < n; h++, v += d)
+        for (int e = 0; e < half; e++) {
+            float *pa = kind == ROPE_HALF ? &v[e] : &v[2 * e];
+            float *pb = kind == ROPE_HALF ? &v[e + half] : &v[2 * e + 1];
+            double a = *pa, b = *pb, co = cs[e], si = cs[half + e];
+            *pa = (float)(a * co - b * si);
+            *pb = (float)(b * co + a * si);
+        }
+}
+
+static int rope_dims(const Rt *rt)
+{
+    return rt->sh.rope.dims > 0 ? rt->sh.rope.dims : rt->sh.d_head;
+}
+
+void rt_rope(Rt *rt, int l, int start, int T)
+{
+    int dims = rope_dims(rt), dh = rt->sh.d_head;
+    for (int i = start; i < T; i++) {
+        const double *cs = rt->rope + (size_t)i * dims;
+        float *q = rt_qkv(rt, l, i);
+        rotate(q, rt->sh.n_head, dh, dims, rt->sh.rope.kind, cs);
+        rotate(q + rt->qdim, rt->sh.n_kv_head, dh, dims, rt->sh.rope.kind, cs);
+    }
+}
+
+/* ---- the state ------------------------------------------------------------------- */
+
+int rt_create(Rt **out, const RtArch *arch, const void *cfg, AttnErr *err)
+{
+    *out = NULL;
+    int rc = arch->check(cfg, err);
+    if (rc < 0)
+        return rc;
+    Rt *rt = calloc(1, sizeof *rt);
+    if (!rt)
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "%s state", arch->name);
+    rt->arch = arch;
+    arch->shape(cfg, &rt->sh);
+    const RtShape *s = &rt->sh;
+    rt->qdim = s->n_head * s->d_head;
+    rt->kvdim = s->n_kv_head * s->d_head;
+    rt->qkv_w = rt->qdim + 2 * rt->kvdim;
+    size_t zeros = (size_t)rt->qkv_w;
+    zeros = zeros < (size_t)s->hidden ? (size_t)s->hidden : zeros;
+    for (int k = 0; k < s->n_rows; k++)
+        zeros = zeros < (size_t)s->row_w[k] ? (size_t)s->row_w[k] : zeros;
+    rt->cfg = malloc(arch->cfg_size);
+    if (!rt->cfg || !(rt->ids = calloc((size_t)s->n_positions, sizeof *rt->ids)) ||
+        !(rt->layer_done = calloc((size_t)s->n_layer, sizeof *rt->layer_done)) ||
+        !(rt->attn = calloc((size_t)s->n_layer, sizeof *rt->attn)) ||
+        !(rt->xf = malloc((size_t)s->hidden * sizeof *rt->xf)) ||
+        !(rt->zero = calloc(zeros, sizeof *rt->zero)) ||
+        !(rt->inv_freq = malloc((size_t)(s->d_head / 2 + 1) * sizeof *rt->inv_freq))) {
+        rt_destroy(rt);
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "%s state", arch->name);
+    }
+    memcpy(rt->cfg, cfg, arch->cfg_size);
+    if (s->rope.kind != ROPE_NONE)
+        inv_freqs(rt->inv_freq, &s->rope, rope_dims(rt));
+    *out = rt;
+    return 0;
+}
+
+void rt_destroy(Rt *rt)
+{
+    if (!rt)
+        return;
+    free(rt->cfg);
+    free(rt->ids);
+    free(rt->layer_done);
+    free(rt->attn);
+    free(rt->qkv);
+    free(rt->kt);
+    free(rt->x);
+    free(rt->xn);
+    free(rt->out);
+    free(rt->z);
+    for (int k = 0; k < 4; k++)
+        free(rt->rows[k]);
+    free(rt->hrow);
+    free(rt->rope);
+    free(rt->inv_freq);
+    free(rt->zero);
+    free(rt->xf);
+    free(rt);
+}
+
+void rt_reset(Rt *rt)
+{
+    rt->T = 0;
+    rt->n_done = 0;
+    memset(rt->layer_done, 0, sizeof *rt->layer_done * (size_t)rt->sh.n_layer);
+}
+
+/* The positions to allocate for T: half again cap, at least T, a multiple
+ * of 16, at most max. */
+static int next_cap(int cap, int T, int max)
+{
+    int n = cap + cap / 2;
+    n = n < T ? T : n;
+    n = (n + 15) / 16 * 16;
+    return n > max ? max : n;
+}
+
+/* The floats the state holds per position of capacity (the cache, the
+ * transposed keys, the per-position rows, a weight row per head) and the
+ * rotary table's doubles. */
+static size_t bytes_for(const Rt *rt, size_t cap)
+{
+    const RtShape *s = &rt->sh;
+    size_t per = (size_t)s->n_layer * (rt->qkv_w + rt->kvdim) + 3 * (size_t)s->hidden +
+                 (size_t)rt->qdim + (size_t)s->n_head;
+    for (int k = 0; k < s->n_rows; k++)
+        per += (size_t)s->row_w[k];
+    size_t dbl = s->rope.kind != ROPE_NONE ? (size_t)rope_dims(rt) : 0;
+    return cap * (per * sizeof(float) + dbl * sizeof(double));
+}
+
+/* The cache and the transposed keys moved to nc positions (the first keep
+ * kept), everything else reallocated: 0, or -ATTN_E_NOMEM with the state
+ * as it was (a block already grown only larger). */
+static int grow(Rt *rt, size_t nc, size_t keep)
+{
+    const RtShape *s = &rt->sh;
+    size_t oc = (size_t)rt->cap, L = (size_t)s->n_layer, W = (size_t)rt->qkv_w;
+    size_t kt_rows = L * (size_t)rt->kvdim;
+    float *qkv = malloc(L * nc * W * sizeof *qkv), *kt = malloc(kt_rows * nc * sizeof *kt);
+    float **rows[] = {&rt->x, &rt->xn, &rt->out, &rt->z, &rt->hrow,
+                      &rt->rows[0], &rt->rows[1], &rt->rows[2], &rt->rows[3]};
+    size_t width[] = {(size_t)s->hidden, (size_t)s->hidden, (size_t)s->hidden, (size_t)rt->qdim,
+                      (size_t)s->n_head, (size_t)s->row_w[0], (size_t)s->row_w[1],
+                      (size_t)s->row_w[2], (size_t)s->row_w[3]};
+    int n_rows = 5 + s->n_rows, ok = qkv && kt;
+    for (int k = 0; k < n_rows && ok; k++) {
+        float *p = realloc(*rows[k], nc * width[k] * sizeof(float));
+        ok = p != NULL;
+        if (ok)
+            *rows[k] = p;
+    }
+    if (ok && s->rope.kind != ROPE_NONE) {
+        double *r = realloc(rt->rope, nc * (size_t)rope_dims(rt) * sizeof *r);
+        ok = r != NULL;
+        if (ok)
+            rt->rope = r;
+    }
+    if (!ok) {
+        free(qkv);
+        free(kt);
+        return -ATTN_E_NOMEM;
+    }
+    for (size_t l = 0; l < L && keep; l++)
+        memcpy(qkv + l * nc * W, rt->qkv + l * oc * W, keep * W * sizeof(float));
+    for (size_t r = 0; r < kt_rows && keep; r++)
+        memcpy(kt + r * nc, rt->kt + r * oc, keep * sizeof(float));
+    free(rt->qkv);
+    free(rt->kt);
+    rt->qkv = qkv;
+    rt->kt = kt;
+    rt->cap = (int)nc;
+    return 0;
+}
+
+/* ---- attention ------------------------------------------------------------------- */
+
+/* The keys query i sees: [*j0, return). */
+static int keys_of(const RtAttn *a, int i, int T, int *j0)
+{
+    int b = 0, e = a->causal ? i + 1 : T;
+    if (a->window > 0) {
+        b = i - a->window + 1 > 0 ? i - a->window + 1 : 0;
+        if (!a->causal)
+            e = i + a->window < T ? i + a->window : T;
+    }
+    *j0 = b;
+    return e;
+}
+
+/* Row i of head h in layer l (T keys) into row: the keys it sees weighted,
+ * the others exactly 0. The forward and rt_map both compute rows here. */
+static void weights_row(const Rt *rt, int l, int h, int i, int T, float *row, int *j0, int *j1)
+{
+    const RtAttn *a = &rt->attn[l];
+    const LmKernels *K = lm_kernel_set();
+    int dh = rt->sh.d_head, g = rt_kv_head(rt, h), b;
+    int e = keys_of(a, i, T, &b);
+    const float *kt = rt->kt + ((size_t)l * rt->sh.n_kv_head + g) * dh * rt->cap;
+    K->scores(row + b, rt_qkv(rt, l, i) + h * dh, kt + b, rt->cap, dh, e - b);
+    if (a->div1 != 0.0f)
+        for (int j = b; j < e; j++)
+            row[j] /= a->div1;
+    if (a->div2 != 0.0f)
+        for (int j = b; j < e; j++)
+            row[j] /= a->div2;
+    if (a->mul != 0.0f)
+        for (int j = b; j < e; j++)
+            row[j] *= a->mul;
+    if (a->softcap != 0.0f)
+        for (int j = b; j < e; j++)
+            row[j] = a->softcap * tanhf(row[j] / a->softcap);
+    attn_softmax_row(row + b, e - b, e - b);
+    for (int j = 0; j < b; j++)
+        row[j] = 0.0f;
+    *j0 = b;
+    *j1 = e;
+}
+
+typedef struct AttnJob {
+    Rt *rt;
+    int layer, start, T;
+} AttnJob;
+
+/* Query head h for rows [start, T): its weights a row at a time into its
+ * scratch row, then the context z from its key-value head's values. */
+static void attn_head(const void *arg, int h)
+{
+    const AttnJob *jb = arg;
+    Rt *rt = jb->rt;
+    int dh = rt->sh.d_head, g = rt_kv_head(rt, h), W = rt->qkv_w, l = jb->layer;
+    float *row = rt->hrow + (size_t)h * rt->cap;
+    const float *v = rt_qkv(rt, l, 0) + rt->qdim + rt->kvdim + g * dh;
+    for (int i = jb->start; i < jb->T; i++) {
+        int j0, j1;
+        weights_row(rt, l, h, i, jb->T, row, &j0, &j1);
+        lm_kernel_set()->context(rt->z + (size_t)i * rt->qdim + h * dh, row + j0,
+                                 v + (size_t)j0 * W, W, j1 - j0, dh);
+    }
+}
+
+void rt_attend(Rt *rt, int l, int start, int T, const RtAttn *a)
+{
+    int dh = rt->sh.d_head, KV = rt->sh.n_kv_head, n = T - start;
+    rt->attn[l] = *a;
+    for (int g = 0; g < KV; g++) {
+        float *kt = rt->kt + ((size_t)l * KV + g) * dh * rt->cap;
+        for (int d = 0; d < dh; d++)
+            for (int i = 0; i < n; i++)
+                kt[(size_t)d * rt->cap + start + i] = rt_qkv(rt, l, start + i)[rt->qdim + g * dh + d];
+    }
+    AttnJob aj = {rt, l, start, T};
+    ops_share(attn_head, &aj, rt->sh.n_head, 2.0 * n * (start + T) * rt->qdim);
+}
+
+void rt_project(const Rt *rt, float *out, int ldo, const float *A, int lda, const float *W,
+                const uint16_t *w16, const float *bias, int n, int k, int m)
+{
+    if (w16)
+        ops_linear_bf16(out, ldo, A, lda, w16, bias, n, k, m);
+    else
+        ops_linear(out, ldo, A, lda, W, bias ? bias : rt->zero, n, k, m);
+}
+
+/* ---- the forward ----------------------------------------------------------------- */
+
+int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks *hooks,
+               AttnErr *err)
+{
+    const RtShape *s = &rt->sh;
+    if (T < 0 || T > s->n_positions)
+        return attn_err_set(err, ATTN_E_TOO_MANY_TOKENS, NULL, 0,
+                            "%d tokens: this model takes at most %d", T, s->n_positions);
+    if (s->window_limit > 0 && T > s->window_limit)
+        return attn_err_set(err, ATTN_E_TOO_MANY_TOKENS, NULL, 0,
+                            "%d tokens: more than the model's sliding window of %d, which "
+                            "attnviz does not apply", T, s->window_limit);
+    for (int i = 0; i < T; i++)
+        if (ids[i] < 0 || ids[i] >= s->n_vocab)
+            return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                                "token %d (position %d) is not below the vocabulary's %d", ids[i],
+                                i, s->n_vocab);
+    /* the first position to compute: the first changed or not yet done */
+    int start = 0, lim = T < rt->n_done ? T : rt->n_done;
+    while (!s->bidirectional && start < lim && ids[start] == rt->ids[start])
+        start++;
+    if (T > rt->cap) {
+        int cap = next_cap(rt->cap, T, s->n_positions);
+        if (grow(rt, (size_t)cap, (size_t)rt->T) < 0)
+            return attn_err_set(err, ATTN_E_NOMEM, NULL, 0,
+                                "%s state for %d tokens (%zu bytes)", rt->arch->name, T,
+                                bytes_for(rt, (size_t)cap));
+    }
+    memcpy(rt->ids, ids, (size_t)T * sizeof *ids);
+    rt->T = T;
+    rt->n_done = start;
+    for (int l = 0; l < s->n_layer; l++)
+        rt->layer_done[l] = rt->layer_done[l] < start ? rt->layer_done[l] : start;
+
+    rt->arch->embed(rt, w, ids, start, T);
+    int dims = rope_dims(rt);
+    for (int i = start; i < T && s->rope.kind != ROPE_NONE; i++) {
+        double *cs = rt->rope + (size_t)i * dims;
+        for (int e = 0; e < dims / 2; e++) {
+            double a = i * rt->inv_freq[e];
+            cs[e] = cos(a);
+            cs[dims / 2 + e] = sin(a);
+        }
+    }
+    for (int l = 0; l < s->n_layer; l++) {
+        if (hooks && hooks->cancel && hooks->cancel(hooks->user))
+            return attn_err_set(err, ATTN_E_CANCELLED, NULL, 0, "at layer %d", l);
+        if (start < T)
+            rt->arch->layer(rt, w, l, start, T);
+        rt->layer_done[l] = T;
+        if (hooks && hooks->layer_done)
+            hooks->layer_done(hooks->user, l);
+    }
+    rt->n_done = T;
+    return 0;
+}
+
+/* ---- maps, queries, keys ----------------------------------------------------------- */
+
+void rt_map(const Rt *rt, int layer, int head, float *out, size_t ld)
+{
+    int T = rt->T, done = rt->layer_done[layer];
+    for (int i = 0; i < T; i++) {
+        float *row = out + (size_t)i * ld;
+        int j0 = 0, j1 = 0;
+        if (i < done)
+            weights_row(rt, layer, head, i, done, row, &j0, &j1);
+        for (int j = j1; j < T; j++)
+            row[j] = 0.0f;
+    }
+}
+
+typedef struct MapsJob {
+    const Rt *rt;
+    float *out;
+} MapsJob;
+
+static void map_piece(const void *arg, int m)
+{
+    const MapsJob *j = arg;
+    size_t T = (size_t)j->rt->T;
+    rt_map(j->rt, m / j->rt->sh.n_head, m % j->rt->sh.n_head, j->out + (size_t)m * T * T, T);
+}
+
+void rt_maps_copy(const Rt *rt, float *out)
+{
+    MapsJob j = {rt, out};
+    double T = rt->T;
+    ops_share(map_piece, &j, rt->sh.n_layer * rt->sh.n_head,
+              T * T * rt->sh.d_head * rt->sh.n_layer * rt->sh.n_head);
+}
+
+const float *rt_query(const Rt *rt, int layer, int head, int i)
+{
+    return rt_qkv(rt, layer, i) + (size_t)head * rt->sh.d_head;
+}
+
+const float *rt_key(const Rt *rt, int layer, int head, int j)
+{
+    return rt_qkv(rt, layer, j) + rt->qdim + (size_t)rt_kv_head(rt, head) * rt->sh.d_head;
+}
+
+/* ---- the next token ------------------------------------------------------------------ */
+
+int rt_logits(Rt *rt, const void *w, int pos, float *logits, AttnErr *err)
+{
+    if (pos < 0 || pos >= rt->n_done)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "position %d: %d positions computed",
+                            pos, rt->n_done);
+    rt->arch->logits(rt, w, rt->x + (size_t)pos * rt->sh.hidden, logits);
+    return 0;
+}
+
+int rt_top_k(Rt *rt, const void *w, int pos, int k, int *ids, float *probs, float *logits,
+             AttnErr *err)
+{
+    int V = rt->sh.n_vocab;
+    if (k < 0 || k > V)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "top %d of %d tokens", k, V);
+    float *own = NULL;
+    if (!logits && !(logits = own = malloc((size_t)V * sizeof *logits)))
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "logits");
+    int rc = rt_logits(rt, w, pos, logits, err);
+    if (rc == 0)
+        ops_top_k_of(logits, V, k, ids, probs);
+    free(own);
+    return rc;
+}
