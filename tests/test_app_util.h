@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "attnviz/app_state.h"
+#include "attnviz/attnfile.h"
 #include "attnviz/embed.h"
 #include "attnviz/io.h"
 #include "attnviz/options.h"
@@ -325,6 +326,26 @@ static inline SDL_Point edit_cell_centre(const Fix *f, int row, int col)
     SDL_Point p = {l->edit_grid.x + (int)((col + 0.5f) * l->edit_cell_w),
                    l->edit_grid.y + (int)((row + 0.5f) * l->edit_cell_h)};
     return p;
+}
+
+/* The first `layers` layers' maps of a and b (stored or made when asked)
+ * are the same floats. */
+static inline void assert_maps_equal(const AttnFile *a, const AttnFile *b, int layers)
+{
+    assert_int_equal(a->H, b->H);
+    assert_int_equal(a->Tq, b->Tq);
+    assert_int_equal(a->Tk, b->Tk);
+    size_t n = (size_t)a->Tq * a->Tk;
+    float *ma = malloc(sizeof(float) * n), *mb = malloc(sizeof(float) * n);
+    assert_true(ma && mb);
+    for (int l = 0; l < layers; l++)
+        for (int h = 0; h < a->H; h++) {
+            assert_int_equal(attn_file_map(a, ATTN_PICK_HEAD, l, h, ma), 0);
+            assert_int_equal(attn_file_map(b, ATTN_PICK_HEAD, l, h, mb), 0);
+            assert_memory_equal(ma, mb, sizeof(float) * n);
+        }
+    free(ma);
+    free(mb);
 }
 
 /* Key 1 (Wq), then a click on editor cell (row, col): it has the keyboard. */

@@ -4,9 +4,13 @@
  * (attn_file_open) with every value compared bit for bit and the tokens
  * equal; the bytes of each format's header; invalid UTF-8; the errors (an
  * unknown extension, a missing or read-only folder, a full file-size limit)
- * leaving nothing behind. The three files and expect.json stay in
- * build/test-out/attn_write/ for tests/attn_write_numpy.sh (numpy reads
- * them). */
+ * leaving nothing behind. attn_write_attention_maps: the same bytes as
+ * from the array for every format and several shapes, the .npz the same
+ * as libzip makes from buffers, each map asked for once and in order into
+ * one buffer, a failing source leaving nothing behind, and 2×3×300×300
+ * maps made by a formula (no whole array anywhere) read back. The three
+ * files and expect.json stay in build/test-out/attn_write/ for
+ * tests/attn_write_numpy.sh (numpy reads them). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
+#include <zlib.h>
 
 #include "attnviz/attn_write.h"
 #include "attnviz/attnio.h"
@@ -446,6 +451,301 @@ static void full_file_size_limit(void **state)
     signal(SIGXFSZ, prev);
 }
 
+/* ---- attn_write_attention_maps ------------------------------------------- */
+
+/* A source of maps: from an array (v) or by formula (v NULL), recording
+ * how it is called; the call numbered fail_at returns fail_code. */
+typedef struct Maps {
+    const float *v;
+    int L, H, Tq, Tk;
+    int calls;         /* maps asked for */
+    int wrong;         /* calls asking for another map than the next in order */
+    int other_out;     /* calls with another out than the first's */
+    float *first_out;
+    int fail_at;       /* -1: none */
+    int fail_code;
+} Maps;
+
+static Maps maps_of(const float *v, int L, int H, int Tq, int Tk)
+{
+    Maps m = {.v = v, .L = L, .H = H, .Tq = Tq, .Tk = Tk, .fail_at = -1};
+    return m;
+}
+
+/* Distinct, not symmetric, a pattern no two maps share. */
+static float formula(int l, int h, int i, int j)
+{
+    return (float)(l * 3 + h + 1) * 0.001f + (float)i / (float)(j + 2) - (float)((i * 7 + j) % 11);
+}
+
+static int maps_source(void *user, int l, int h, float *out)
+{
+    Maps *m = user;
+    int k = m->calls++;
+    m->wrong += l != k / m->H || h != k % m->H || k >= m->L * m->H;
+    if (k == 0)
+        m->first_out = out;
+    m->other_out += out != m->first_out;
+    if (k == m->fail_at)
+        return m->fail_code;
+    if (l < 0 || l >= m->L || h < 0 || h >= m->H)
+        return -ATTN_E_RANGE;
+    size_t mn = (size_t)m->Tq * (size_t)m->Tk;
+    if (m->v) {
+        memcpy(out, m->v + ((size_t)l * (size_t)m->H + (size_t)h) * mn, mn * sizeof *out);
+        return 0;
+    }
+    for (int i = 0; i < m->Tq; i++)
+        for (int j = 0; j < m->Tk; j++)
+            out[(size_t)i * (size_t)m->Tk + (size_t)j] = formula(l, h, i, j);
+    return 0;
+}
+
+static void write_maps_ok(const char *path, Maps *m, const char *const *tok)
+{
+    AttnErr err = {0};
+    int rc = attn_write_attention_maps(path, maps_source, m, m->L, m->H, m->Tq, m->Tk, tok, &err);
+    if (rc != 0)
+        fail_msg("%s: %s", path, err.msg);
+    assert_int_equal(m->calls, m->L * m->H);
+    assert_int_equal(m->wrong, 0);
+    assert_int_equal(m->other_out, 0);
+    assert_int_equal(count_named(OUT, ".tmp-"), 0);
+}
+
+/* 1 when the two files hold the same bytes. */
+static int same_bytes(const char *a, const char *b)
+{
+    size_t na, nb;
+    char *x = test_slurp(a, &na), *y = test_slurp(b, &nb);
+    assert_non_null(x);
+    assert_non_null(y);
+    int same = na == nb && memcmp(x, y, na) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* Every format from the array and from the maps: the same bytes. A zip
+ * holds its members' times (to 2 s), so an .npz pair may be written again
+ * if a clock tick fell between the two; identical within 5 tries. */
+static void maps_same_bytes_as_array(void **state)
+{
+    (void)state;
+    static const struct { int L, H, Tq, Tk, tok; } shapes[] = {
+        {L_, H_, T_, T_, 1}, {L_, H_, T_, T_, 0}, {1, 2, 3, 5, 0}, {3, 1, 1, 7, 0},
+        {2, 2, 5, 3, 0},     {1, 1, 1, 1, 1},     {1, 1, 4, 4, 1}, {2, 2, 40, 40, 1},
+        {1, 3, 100, 70, 0},
+    };
+    const char *exts[3] = {"npy", "npz", "safetensors"};
+    const char *tk[40];
+    for (int i = 0; i < 40; i++)
+        tk[i] = tokens[i % T_];
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        int L = shapes[s].L, H = shapes[s].H, Tq = shapes[s].Tq, Tk = shapes[s].Tk;
+        size_t n = (size_t)L * H * Tq * Tk;
+        float *v = malloc(n * sizeof *v);
+        assert_non_null(v);
+        for (size_t i = 0; i < n; i++) /* the awkward values first, when there is room */
+            v[i] = i < (size_t)N_ ? values[i] : (float)i * 0.37f - (float)(i % 13);
+        for (int e = 0; e < 3; e++) {
+            char a[128], b[128];
+            snprintf(a, sizeof a, OUT "/same-array.%s", exts[e]);
+            snprintf(b, sizeof b, OUT "/same-maps.%s", exts[e]);
+            int same = 0;
+            for (int tries = 0; tries < 5 && !same; tries++) {
+                Maps m = maps_of(v, L, H, Tq, Tk);
+                write_ok(a, v, L, H, Tq, Tk, shapes[s].tok ? tk : NULL);
+                write_maps_ok(b, &m, shapes[s].tok ? tk : NULL);
+                same = same_bytes(a, b);
+            }
+            if (!same)
+                fail_msg("%d×%d×%d×%d .%s: the files differ", L, H, Tq, Tk, exts[e]);
+            check_reads_back(b, v, L, H, Tq, Tk, shapes[s].tok && e ? tk : NULL);
+        }
+        free(v);
+    }
+}
+
+/* The streamed .npz is the zip libzip writes from the members' bytes in
+ * memory (stored, as before the maps came one at a time): attention.npy is
+ * the .npy file's bytes, its CRC zlib's. */
+static void npz_as_from_buffers(void **state)
+{
+    (void)state;
+    const char *npy = OUT "/buffers.npy", *npz = OUT "/buffers.npz", *ref = OUT "/buffers-ref.npz";
+    int same = 0;
+    for (int tries = 0; tries < 5 && !same; tries++) {
+        Maps m1 = maps_of(values, L_, H_, T_, T_), m2 = m1;
+        write_maps_ok(npy, &m1, NULL);
+        write_maps_ok(npz, &m2, tokens);
+        size_t na, nt;
+        int method;
+        char *att = test_slurp(npy, &na);
+        assert_non_null(att);
+        char *tok = zip_member(npz, "tokens.npy", &nt, &method);
+        int e = 0;
+        zip_t *za = zip_open(npz, ZIP_RDONLY, &e);
+        assert_non_null(za);
+        zip_stat_t st;
+        assert_int_equal(zip_stat(za, "attention.npy", 0, &st), 0);
+        assert_int_equal(st.size, na);
+        assert_int_equal(st.comp_size, na);
+        assert_int_equal(st.comp_method, ZIP_CM_STORE);
+        assert_int_equal(st.crc, crc32(0, (const Bytef *)att, (uInt)na));
+        zip_discard(za);
+
+        unlink(ref);
+        za = zip_open(ref, ZIP_CREATE | ZIP_TRUNCATE, &e);
+        assert_non_null(za);
+        zip_source_t *s1 = zip_source_buffer(za, att, na, 0);
+        zip_int64_t i1 = zip_file_add(za, "attention.npy", s1, 0);
+        assert_true(i1 >= 0);
+        assert_int_equal(zip_set_file_compression(za, (zip_uint64_t)i1, ZIP_CM_STORE, 0), 0);
+        zip_source_t *s2 = zip_source_buffer(za, tok, nt, 0);
+        zip_int64_t i2 = zip_file_add(za, "tokens.npy", s2, 0);
+        assert_true(i2 >= 0);
+        assert_int_equal(zip_set_file_compression(za, (zip_uint64_t)i2, ZIP_CM_STORE, 0), 0);
+        assert_int_equal(zip_close(za), 0);
+        same = same_bytes(npz, ref);
+        free(att);
+        free(tok);
+    }
+    assert_true(same);
+    unlink(ref);
+}
+
+/* A source failing on the first, a middle or the last map, each format:
+ * its code, err naming the path and the map, no more maps asked for,
+ * nothing new and the file already there unchanged. */
+static void failing_source_leaves_nothing(void **state)
+{
+    (void)state;
+    const char *exts[3] = {"npy", "npz", "safetensors"};
+    const int at[3] = {0, 3, L_ * H_ - 1};
+    const int codes[4] = {-ATTN_E_CANCELLED, -ATTN_E_NOMEM, -ATTN_E_RANGE, 12345};
+    for (int e = 0; e < 3; e++) {
+        char fresh[128], old[128];
+        snprintf(fresh, sizeof fresh, OUT "/failed.%s", exts[e]);
+        snprintf(old, sizeof old, OUT "/kept.%s", exts[e]);
+        float small[4] = {1, 2, 3, 4};
+        const char *tok[2] = {"x", "y"};
+        write_ok(old, small, 1, 1, 2, 2, tok);
+        size_t len0, len1;
+        char *before = test_slurp(old, &len0);
+        assert_non_null(before);
+        for (int k = 0; k < 3; k++) {
+            for (int c = 0; c < 4; c++) {
+                for (int which = 0; which < 2; which++) {
+                    const char *path = which ? old : fresh;
+                    unlink(fresh);
+                    Maps m = maps_of(values, L_, H_, T_, T_);
+                    m.fail_at = at[k];
+                    m.fail_code = codes[c];
+                    AttnErr err = {0};
+                    int rc = attn_write_attention_maps(path, maps_source, &m, L_, H_, T_, T_,
+                                                       e ? tokens : NULL, &err);
+                    assert_int_equal(rc, codes[c] < 0 ? codes[c] : -ATTN_E_IO);
+                    assert_int_equal(err.code, -rc);
+                    assert_string_equal(err.file, path);
+                    char where[64];
+                    snprintf(where, sizeof where, "layer %d, head %d", at[k] / H_, at[k] % H_);
+                    if (!strstr(err.msg, where))
+                        fail_msg("%s: %s", path, err.msg);
+                    assert_int_equal(m.calls, at[k] + 1);
+                    assert_int_equal(m.wrong, 0);
+                    assert_false(exists(fresh));
+                    assert_int_equal(count_named(OUT, ".tmp-"), 0);
+                }
+            }
+        }
+        char *after = test_slurp(old, &len1);
+        assert_non_null(after);
+        assert_int_equal(len0, len1);
+        assert_memory_equal(before, after, len0);
+        free(before);
+        free(after);
+        check_reads_back(old, small, 1, 1, 2, 2, e ? tok : NULL);
+    }
+}
+
+/* The checks come before any map is asked for: no source, an extension
+ * not known, a token list for Tq ≠ Tk, a missing token. */
+static void maps_refuse_bad_arguments(void **state)
+{
+    (void)state;
+    const char *tok[3] = {"a", "b", "c"}, *holes[2] = {"a", NULL};
+    AttnErr err = {0};
+    Maps m = maps_of(values, 1, 2, 3, 5);
+    assert_int_equal(attn_write_attention_maps(OUT "/m.npz", NULL, &m, 1, 2, 3, 5, NULL, &err),
+                     -ATTN_E_SHAPE);
+    assert_non_null(strstr(err.msg, "without numbers"));
+    assert_int_equal(attn_write_attention_maps(OUT "/m.txt", maps_source, &m, 1, 2, 3, 5, NULL,
+                                               &err),
+                     -ATTN_E_PARSE);
+    assert_non_null(strstr(err.msg, ".npy, .npz or .safetensors"));
+    assert_int_equal(attn_write_attention_maps(OUT "/m.npz", maps_source, &m, 1, 2, 3, 5, tok,
+                                               &err),
+                     -ATTN_E_SHAPE);
+    assert_non_null(strstr(err.msg, "3×5"));
+    assert_int_equal(attn_write_attention_maps(OUT "/m.safetensors", maps_source, &m, 1, 0, 3, 5,
+                                               NULL, &err),
+                     -ATTN_E_SHAPE);
+    Maps sq = maps_of(values, 1, 1, 2, 2);
+    assert_int_equal(attn_write_attention_maps(OUT "/m.npz", maps_source, &sq, 1, 1, 2, 2, holes,
+                                               &err),
+                     -ATTN_E_PARSE);
+    assert_int_equal(m.calls + sq.calls, 0);
+    assert_false(exists(OUT "/m.npz"));
+    assert_false(exists(OUT "/m.txt"));
+    assert_false(exists(OUT "/m.safetensors"));
+}
+
+/* 2×3×300×300 made by a formula a map at a time: no L×H×T×T array exists
+ * on either side (the writer holds one map: every call gets the same out),
+ * each format read back value for value. */
+static void maps_by_formula(void **state)
+{
+    (void)state;
+    enum { L = 2, H = 3, T = 300 };
+    static char names[T][8];
+    const char *tk[T];
+    for (int i = 0; i < T; i++) {
+        snprintf(names[i], sizeof names[i], "t%d", i);
+        tk[i] = names[i];
+    }
+    const char *exts[3] = {"npy", "npz", "safetensors"};
+    for (int e = 0; e < 3; e++) {
+        char path[128];
+        snprintf(path, sizeof path, OUT "/formula.%s", exts[e]);
+        Maps m = maps_of(NULL, L, H, T, T);
+        write_maps_ok(path, &m, e ? tk : NULL);
+        AttnFile f;
+        AttnErr err = {0};
+        if (attn_file_open(&f, path, &err) != 0)
+            fail_msg("%s: %s", path, err.msg);
+        assert_int_equal(f.L, L);
+        assert_int_equal(f.H, H);
+        assert_int_equal(f.Tq, T);
+        assert_int_equal(f.Tk, T);
+        for (int l = 0; l < L; l++)
+            for (int h = 0; h < H; h++)
+                for (int i = 0; i < T; i++)
+                    for (int j = 0; j < T; j++) {
+                        float x = attn_file_at(&f, l, h, i, j), y = formula(l, h, i, j);
+                        if (memcmp(&x, &y, 4) != 0)
+                            fail_msg("%s: (%d,%d,%d,%d) is %g, wrote %g", path, l, h, i, j,
+                                     (double)x, (double)y);
+                    }
+        if (e) {
+            assert_non_null(f.q_tokens);
+            assert_string_equal(f.q_tokens[T - 1], "t299");
+        }
+        attn_file_close(&f);
+        unlink(path);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -458,6 +758,11 @@ int main(void)
         cmocka_unit_test(refuses_bad_arguments),
         cmocka_unit_test(refuses_unwritable_places),
         cmocka_unit_test(full_file_size_limit),
+        cmocka_unit_test(maps_same_bytes_as_array),
+        cmocka_unit_test(npz_as_from_buffers),
+        cmocka_unit_test(failing_source_leaves_nothing),
+        cmocka_unit_test(maps_refuse_bad_arguments),
+        cmocka_unit_test(maps_by_formula),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

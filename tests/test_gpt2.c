@@ -562,7 +562,7 @@ static void test_cancel(void **state)
     AttnErr err = {0};
     assert_int_equal(rt_create(&s, &arch_gpt2, &c->cfg, NULL), 0);
     Hook h = {.stop_at = -1, .s = s};
-    ForwardHooks hooks = {hook_cancel, hook_layer, &h};
+    ForwardHooks hooks = {hook_cancel, hook_layer, &h, NULL};
     assert_int_equal(rt_forward(s, &m->w, ids, 10, &hooks, NULL), 0);
     assert_int_equal(h.n_done, L);
     assert_int_equal(h.calls, L);
@@ -603,6 +603,57 @@ static void test_cancel(void **state)
     free(now);
     rt_destroy(s);
     free(ids);
+    model_free(m);
+}
+
+/* ---- rows as they are made --------------------------------------------------------- */
+
+typedef struct Rows {
+    int L, H, T;
+    float *maps;        /* L × H × T × T: each row as the hook got it, the rest 0 */
+    unsigned char *got; /* L × H × T: how often each row came */
+} Rows;
+
+static void on_row(void *user, int layer, int head, int i, const float *w, int n)
+{
+    Rows *r = user;
+    size_t m = (size_t)layer * r->H + head;
+    assert_true(n >= 1 && n <= r->T);
+    memcpy(r->maps + (m * r->T + i) * r->T, w, sizeof(float) * n);
+    r->got[m * r->T + i]++;
+}
+
+/* The hook's rows are the maps' rows (rt_maps_copy's floats), each once;
+ * an edit at position 5 hands over rows 5.. only. */
+static void test_row_hook(void **state)
+{
+    (void)state;
+    int n;
+    const Case *c = &cases(&n)[1];
+    TestModel *m = model_make(&c->cfg, 5, c->spread, 0);
+    int L = c->cfg.n_layer, H = c->cfg.n_head, T = 9;
+    int *ids = rand_ids(T, c->cfg.n_vocab);
+    Rt *s;
+    assert_int_equal(rt_create(&s, &arch_gpt2, &c->cfg, NULL), 0);
+    size_t all = (size_t)L * H * T * T;
+    Rows r = {L, H, T, calloc(all, sizeof(float)), calloc((size_t)L * H * T, 1)};
+    float *want = malloc(sizeof(float) * all);
+    assert_true(r.maps && r.got && want);
+    ForwardHooks hooks = {NULL, NULL, &r, on_row};
+    assert_int_equal(rt_forward(s, &m->w, ids, T, &hooks, NULL), 0);
+    rt_maps_copy(s, want);
+    assert_memory_equal(r.maps, want, sizeof(float) * all);
+    for (size_t k = 0; k < (size_t)L * H * T; k++)
+        assert_int_equal(r.got[k], 1);
+    memset(r.got, 0, (size_t)L * H * T);
+    ids[5] = (ids[5] + 1) % c->cfg.n_vocab;
+    assert_int_equal(rt_forward(s, &m->w, ids, T, &hooks, NULL), 0);
+    rt_maps_copy(s, want);
+    assert_memory_equal(r.maps, want, sizeof(float) * all);
+    for (size_t k = 0; k < (size_t)L * H * T; k++)
+        assert_int_equal(r.got[k], k % T >= 5);
+    free(r.maps), free(r.got), free(want), free(ids);
+    rt_destroy(s);
     model_free(m);
 }
 
@@ -679,6 +730,7 @@ int main(void)
         cmocka_unit_test(test_linear_paths),
         cmocka_unit_test(test_incremental_equals_full),
         cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_row_hook),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -571,7 +571,7 @@ static void test_cancel(void **state)
     AttnErr err = {0};
     assert_int_equal(rt_create(&s, &arch_llama, &c->cfg, NULL), 0);
     Hook h = {.stop_at = -1};
-    ForwardHooks hooks = {hook_cancel, hook_layer, &h};
+    ForwardHooks hooks = {hook_cancel, hook_layer, &h, NULL};
     assert_int_equal(rt_forward(s, &m->w, ids, 10, &hooks, NULL), 0);
     assert_int_equal(h.n_done, L);
     for (int stop = 0; stop < L; stop++) {

@@ -11,7 +11,10 @@
  * Tokens are UTF-8; every byte that is not part of well-formed UTF-8 is
  * written as U+FFFD (as the readers clean what they read). Written
  * atomically (io_write_atomic): on any failure nothing is left behind and
- * an old file of that name is unchanged. No SDL. */
+ * an old file of that name is unchanged. The numbers come from an array
+ * in memory (attn_write_attention) or a map at a time from a source
+ * (attn_write_attention_maps: the same bytes, without the whole tensor
+ * ever in memory). No SDL. */
 #ifndef ATTNVIZ_ATTN_WRITE_H
 #define ATTNVIZ_ATTN_WRITE_H
 
@@ -25,5 +28,21 @@
  * names the path. */
 int attn_write_attention(const char *path, const float *v, int L, int H, int Tq, int Tk,
                          const char *const *tokens, AttnErr *err);
+
+/* The map (l, h) as Tq × Tk float32, row stride Tk, into out: 0, or a
+ * negative ATTN_E_* code (the write stops, nothing is left behind). */
+typedef int (*AttnMapSource)(void *user, int l, int h, float *out);
+
+/* attn_write_attention's file, byte for byte, from maps computed on
+ * demand: map(user, l, h, out) is called once for each map, in order
+ * (0, 0), (0, 1), …, (0, H-1), (1, 0), …, (L-1, H-1), each time with the
+ * same out (Tq·Tk floats, the only map the writer holds; each map is
+ * written out before the next is asked for), and only once the arguments
+ * are checked and the file is being written. A source's error stops the
+ * write: that code is returned (any other nonzero value counts as
+ * -ATTN_E_IO), err names the path and the map, nothing is left behind.
+ * map NULL: -ATTN_E_SHAPE. Otherwise as attn_write_attention. */
+int attn_write_attention_maps(const char *path, AttnMapSource map, void *user, int L, int H,
+                              int Tq, int Tk, const char *const *tokens, AttnErr *err);
 
 #endif

@@ -56,6 +56,16 @@ typedef struct AttnFile {
     size_t map_len;
     void *buf;                  /* an owned buffer (inflated member, JSON), or NULL */
     size_t buf_len;
+    /* or no numbers stored at all (n_parts 0): maps made when asked, a
+     * model's recomputed from its queries and keys. computed(user, l, h,
+     * out) writes map (l, h) as Tq × Tk floats, row stride Tk; user is
+     * released by computed_free (NULL: borrowed) when the file is closed. */
+    void (*computed)(const void *user, int l, int h, float *out);
+    /* and, when it can, every map made once on the two threads: fn(fn_user,
+     * l, h, map) for each (called from both, each map once); 0 or -ATTN_E_NOMEM */
+    int (*computed_each)(const void *user, void (*fn)(void *, int, int, const float *), void *fn_user);
+    void *computed_user;
+    void (*computed_free)(void *user);
     char name[1024];            /* the file's name, for messages */
 } AttnFile;
 
@@ -102,7 +112,8 @@ int attn_token_special(const char *tok);
  * dropped from its start; copied into buf. */
 const char *attn_token_shown(const char *tok, char *buf, size_t n);
 
-/* The first NaN of the tensor, as (l, h, i, j): 1 and the position, or 0. */
+/* The first NaN of the tensor, as (l, h, i, j): 1 and the position, or 0
+ * (maps made when asked are not searched: 0). */
 int attn_file_find_nan(const AttnFile *f, int pos[4]);
 
 #endif

@@ -41,6 +41,12 @@ typedef struct Imported {
     char specials[400];         /* their names, comma-separated, for --drop */
     AttnMapKind kind;           /* weights, or scores when a value is negative */
     int layer, head, rollout;   /* what was picked (−1: average) */
+    /* made where the maps were (a model's worker), freed with im: every
+     * map's thumbnail of side pre_side (import_thumbs' numbers) and every
+     * map's scores with no token dropped (import_head_scores'); NULL: none */
+    float *pre_thumbs;
+    int pre_side;
+    HeadScores *pre_scores;
     char title[300];            /* the file's name */
     char facts[400];            /* layer, head, kind, dtype, tokens */
     char note[300];             /* "rows do not sum to 1 …", or "" */
@@ -57,6 +63,20 @@ int import_open(Imported *im, const char *path, const char *tokens, const char *
  * call it. Refuses a NaN; on error everything given is freed. */
 int import_from_buffer(Imported *im, const char *name, float *v, int L, int H, int Tq, int Tk, char **q_tokens,
                        char **k_tokens, AttnErr *err);
+/* The same for maps made when asked (a model's, recomputed from its
+ * queries and keys): map(user, l, h, out) writes map (l, h), Tq × Tk
+ * floats; each (NULL: none) makes every map once on the two threads
+ * (attnfile.h's computed_each: the thumbnails and head scores use it);
+ * user (owned from now on) is released by user_free (NULL: borrowed) when
+ * im is closed, also on error. No NaN is searched for. */
+typedef struct ImportMaps {
+    void (*map)(const void *user, int l, int h, float *out);
+    int (*each)(const void *user, void (*fn)(void *, int, int, const float *), void *fn_user);
+    void *user;
+    void (*user_free)(void *user);
+} ImportMaps;
+int import_from_maps(Imported *im, const char *name, const ImportMaps *maps, int L, int H, int Tq, int Tk,
+                     char **q_tokens, char **k_tokens, AttnErr *err);
 /* Pick the map: layer and head 0-based or −1 for the average; rollout
  * through layer (the last one when layer is −1); drop: comma-separated
  * tokens to remove (as stored or as shown), or NULL. */
@@ -66,6 +86,10 @@ AttnMap import_map(const Imported *im, int shown);
 /* Every layer and head, each block-averaged to at most side × side cells,
  * as one (L, H, tq, tk) array in *out (caller frees) for a grid figure. */
 int import_thumbs(const Imported *im, int side, float **out, int *tq, int *tk, AttnErr *err);
+/* One Tq × Tk map block-averaged as import_thumbs does, into t (tq × tk of
+ * import_thumb_size). */
+void import_thumb_size(int Tq, int Tk, int side, int *tq, int *tk);
+void import_thumb_map(const float *map, int Tq, int Tk, int side, float *t);
 void import_close(Imported *im);
 
 /* Every layer and head's scores (head_scores.h) into out[l·H + h] (f.L ×

@@ -58,6 +58,13 @@ int lm_forward(Lm *lm, const int *ids, int T, const LmHooks *hooks, AttnErr *err
 /* Every map of the last forward packed, L × H × T × T, into out
  * (recomputed from the cache: runtime.h). */
 void lm_maps_copy(const Lm *lm, float *out);
+/* What every map of the last forward is made from, copied out (runtime.h's
+ * RtMaps: the maps another thread keeps); NULL: out of memory. */
+RtMaps *lm_maps_take(const Lm *lm);
+/* fn(user, layer, head, map) for each map of layer (runtime.h's
+ * rt_layer_each: on the two threads): in a layer hook, the maps just made. */
+int lm_layer_each(const Lm *lm, int layer, void (*fn)(void *user, int layer, int head, const float *map),
+                  void *user);
 /* The map of layer, head (T × T, row stride ld), recomputed from the cache. */
 void lm_map(const Lm *lm, int layer, int head, float *out, size_t ld);
 /* Head head's query of position i and key of position j in layer (d_head

@@ -77,6 +77,8 @@ void maps_shown_present(struct AppState *a, const char *no_panels, const char *w
 /* The controls strip: layer, rollout, special tokens, model view, head, R. */
 void maps_shown_controls(struct AppState *a);
 void maps_shown_size(const MapsShown *ms, int *Tq, int *Tk);
+/* The side of the model view's thumbnails of L × H maps (import_thumbs'). */
+int maps_thumb_side(int L, int H);
 /* Head roles (maps_heads.c): the actions on scores, the sorted grid, the
  * score overview and every head's lines: 0 when taken, -1 for the rest;
  * a->vs's parts of them (after maps_shown_present's); what the maps'

@@ -110,6 +110,7 @@ struct Rt {
     float *hrow;        /* n_head × cap: a row of weights per head (the forward's) */
     double *rope;       /* cap × dims: cos (first half), sin (second) of each position's angles */
     double *inv_freq;   /* dims / 2 */
+    const ForwardHooks *hooks; /* the running forward's (its rows go to hooks->row) */
     float *zero;        /* zeros: the bias of a product without one */
     float *xf;          /* C: scratch of the logits */
 };
@@ -136,6 +137,26 @@ int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks 
 void rt_map(const Rt *rt, int layer, int head, float *out, size_t ld);
 /* Every map packed, L × H × T × T, into out (on the two threads). */
 void rt_maps_copy(const Rt *rt, float *out);
+
+/* What every map of the last forward is made from, copied out of the
+ * state: each layer's queries and transposed keys, its attention's options
+ * and the rows it computed (L · T · (H + KV) · d_head floats). The maps a
+ * thread keeps (the window's) while the state computes the next text;
+ * rt_maps_map gives rt_map's floats. */
+typedef struct RtMaps RtMaps;
+RtMaps *rt_maps_take(const Rt *rt); /* NULL: out of memory */
+void rt_maps_free(RtMaps *m);       /* NULL is fine */
+int rt_maps_T(const RtMaps *m);
+size_t rt_maps_bytes(const RtMaps *m);
+void rt_maps_map(const RtMaps *m, int layer, int head, float *out, size_t ld);
+/* fn(user, layer, head, map) for every map (T × T, row stride T), the maps
+ * made on the two threads (fn is called from both, each map once, in no
+ * set order: it writes only what is the map's own). 0 or -ATTN_E_NOMEM. */
+int rt_maps_each(const RtMaps *m, void (*fn)(void *user, int layer, int head, const float *map),
+                 void *user);
+/* The same for the maps of one layer of the state (a layer hook's). */
+int rt_layer_each(const Rt *rt, int layer, void (*fn)(void *user, int layer, int head, const float *map),
+                  void *user);
 
 /* Head head's query of position i and the key its key-value head has at
  * position j in layer (d_head floats, pointers into rt, valid until the next

@@ -35,6 +35,8 @@ void import_close(Imported *im)
     free(im->k_special);
     free(im->q_drop);
     free(im->k_drop);
+    free(im->pre_thumbs);
+    free(im->pre_scores);
     attn_file_close(&im->f);
     attn_file_close(&im->sf);
     memset(im, 0, sizeof *im);
@@ -106,13 +108,12 @@ static int finish(Imported *im, const char *path, AttnErr *err)
     return 0;
 }
 
-int import_from_buffer(Imported *im, const char *name, float *v, int L, int H, int Tq, int Tk, char **q_tokens,
-                       char **k_tokens, AttnErr *err)
+/* im's file of L × H maps Tq × Tk, tokens and name, its numbers not yet said. */
+static void file_of(Imported *im, const char *name, int L, int H, int Tq, int Tk, char **q_tokens,
+                    char **k_tokens)
 {
     memset(im, 0, sizeof *im);
     AttnFile *f = &im->f;
-    f->n_parts = 1;
-    f->parts[0] = (AttnPart){v, ATTN_DT_F32, 0, 0, L, H, Tq, Tk};
     f->L = L;
     f->H = H;
     f->Tq = Tq;
@@ -120,15 +121,35 @@ int import_from_buffer(Imported *im, const char *name, float *v, int L, int H, i
     f->q_tokens = q_tokens;
     f->k_tokens = k_tokens ? k_tokens : q_tokens;
     f->cross = Tq != Tk || (k_tokens && k_tokens != q_tokens);
+    snprintf(f->name, sizeof f->name, "%s", name);
+}
+
+int import_from_buffer(Imported *im, const char *name, float *v, int L, int H, int Tq, int Tk, char **q_tokens,
+                       char **k_tokens, AttnErr *err)
+{
+    file_of(im, name, L, H, Tq, Tk, q_tokens, k_tokens);
+    AttnFile *f = &im->f;
+    f->n_parts = 1;
+    f->parts[0] = (AttnPart){v, ATTN_DT_F32, 0, 0, L, H, Tq, Tk};
     f->buf = v;
     f->buf_len = sizeof(float) * (size_t)L * H * Tq * Tk;
-    snprintf(f->name, sizeof f->name, "%s", name);
     int pos[4];
     if (attn_file_find_nan(f, pos)) {
         import_close(im);
         return attn_err_set(err, ATTN_E_NONFINITE, name, 0, "NaN at layer %d, head %d, row %d, column %d (1-based)",
                             pos[0] + 1, pos[1] + 1, pos[2] + 1, pos[3] + 1);
     }
+    return finish(im, name, err);
+}
+
+int import_from_maps(Imported *im, const char *name, const ImportMaps *maps, int L, int H, int Tq, int Tk,
+                     char **q_tokens, char **k_tokens, AttnErr *err)
+{
+    file_of(im, name, L, H, Tq, Tk, q_tokens, k_tokens);
+    im->f.computed = maps->map;
+    im->f.computed_each = maps->each;
+    im->f.computed_user = maps->user;
+    im->f.computed_free = maps->user_free;
     return finish(im, name, err);
 }
 
@@ -199,7 +220,7 @@ static void pick_facts(Imported *im, const char *dropped)
         attn_head_label(im->head, f->H, hb, sizeof hb);
     snprintf(im->facts, sizeof im->facts,
              "%s \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 %s \xC2\xB7 %d\xC3\x97%d%s%s%s", lb, hb,
-             attn_map_kind_name(im->kind), attn_dtype_name(f->parts[0].dtype), im->Tq, im->Tk,
+             attn_map_kind_name(im->kind), attn_dtype_name(f->computed ? ATTN_DT_F32 : f->parts[0].dtype), im->Tq, im->Tk,
              f->cross ? " cross-attention" : "", dropped && *dropped ? " \xC2\xB7 without " : "",
              dropped && *dropped ? dropped : "");
 }
@@ -341,40 +362,70 @@ AttnMap import_map(const Imported *im, int shown)
     return m;
 }
 
+void import_thumb_size(int Tq, int Tk, int side, int *tq, int *tk)
+{
+    int bq = (Tq + side - 1) / side, bk = (Tk + side - 1) / side;
+    *tq = (Tq + bq - 1) / bq;
+    *tk = (Tk + bk - 1) / bk;
+}
+
+void import_thumb_map(const float *map, int Tq, int Tk, int side, float *t)
+{
+    int bq = (Tq + side - 1) / side, bk = (Tk + side - 1) / side, tq, tk;
+    import_thumb_size(Tq, Tk, side, &tq, &tk);
+    memset(t, 0, sizeof *t * (size_t)tq * tk);
+    float inv = 1.0f / (float)(bq * bk);
+    /* the mean of each block of bq × bk cells (±inf counts as 0) */
+    for (int i = 0; i < Tq; i++) {
+        const float *row = map + (size_t)i * Tk;
+        float *trow = t + (size_t)(i / bq) * tk;
+        for (int j = 0; j < Tk; j++)
+            trow[j / bk] += fabsf(row[j]) <= 3.4e38f ? row[j] : 0.0f;
+    }
+    for (size_t k = 0; k < (size_t)tq * tk; k++)
+        t[k] *= inv;
+}
+
+typedef struct ThumbJob {
+    const AttnFile *f;
+    int side;
+    size_t small;
+    float *out;
+} ThumbJob;
+
+static void thumb_one(void *user, int l, int h, const float *map)
+{
+    const ThumbJob *j = user;
+    import_thumb_map(map, j->f->Tq, j->f->Tk, j->side, j->out + ((size_t)l * j->f->H + h) * j->small);
+}
+
 int import_thumbs(const Imported *im, int side, float **out, int *tq, int *tk, AttnErr *err)
 {
     const AttnFile *f = &im->f;
-    int bq = (f->Tq + side - 1) / side, bk = (f->Tk + side - 1) / side;
-    *tq = (f->Tq + bq - 1) / bq;
-    *tk = (f->Tk + bk - 1) / bk;
-    size_t one = (size_t)f->Tq * f->Tk, small = (size_t)*tq * *tk;
-    float *map = malloc(one * sizeof *map);
-    int *jb = malloc(sizeof *jb * (size_t)f->Tk);
-    *out = calloc((size_t)f->L * f->H * small, sizeof **out);
-    if (!map || !jb || !*out) {
-        free(map), free(jb), free(*out);
+    import_thumb_size(f->Tq, f->Tk, side, tq, tk);
+    size_t small = (size_t)*tq * *tk;
+    float *map = f->computed_each ? NULL : malloc(sizeof *map * (size_t)f->Tq * f->Tk);
+    *out = malloc(sizeof **out * (size_t)f->L * f->H * small);
+    ThumbJob j = {f, side, small, *out};
+    int rc = *out && (map || f->computed_each) ? 0 : -ATTN_E_NOMEM;
+    if (rc == 0 && im->pre_thumbs && im->pre_side == side) {
+        memcpy(*out, im->pre_thumbs, sizeof **out * (size_t)f->L * f->H * small);
+        free(map);
+        return 0;
+    }
+    if (rc == 0 && f->computed_each) /* every map made once, on the two threads */
+        rc = f->computed_each(f->computed_user, thumb_one, &j);
+    for (int l = 0; rc == 0 && map && l < f->L; l++)
+        for (int h = 0; h < f->H; h++) {
+            attn_file_map(f, ATTN_PICK_HEAD, l, h, map);
+            thumb_one(&j, l, h, map);
+        }
+    free(map);
+    if (rc < 0) {
+        free(*out);
         *out = NULL;
         return attn_err_set(err, ATTN_E_NOMEM, im->title, 0, "out of memory");
     }
-    for (int j = 0; j < f->Tk; j++)
-        jb[j] = j / bk;
-    float inv = 1.0f / (float)(bq * bk);
-    for (int l = 0; l < f->L; l++)
-        for (int h = 0; h < f->H; h++) {
-            attn_file_map(f, ATTN_PICK_HEAD, l, h, map);
-            float *t = *out + ((size_t)l * f->H + h) * small;
-            /* the mean of each block of bq × bk cells (±inf counts as 0) */
-            for (int i = 0; i < f->Tq; i++) {
-                const float *row = map + (size_t)i * f->Tk;
-                float *trow = t + (size_t)(i / bq) * *tk;
-                for (int j = 0; j < f->Tk; j++)
-                    trow[jb[j]] += fabsf(row[j]) <= 3.4e38f ? row[j] : 0.0f;
-            }
-            for (size_t k = 0; k < small; k++)
-                t[k] *= inv;
-        }
-    free(map);
-    free(jb);
     return 0;
 }
 
@@ -400,15 +451,39 @@ static int *kept_ids(const Imported *im)
     return ids;
 }
 
+typedef struct ScoreJob {
+    const Imported *im;
+    const int *ids;
+    HeadScores *out;
+} ScoreJob;
+
+static void score_one(void *user, int l, int h, const float *map)
+{
+    const ScoreJob *j = user;
+    const AttnFile *f = &j->im->f;
+    head_scores(map, f->Tq, f->Tk, j->ids, f->cross, &j->out[(size_t)l * f->H + h]);
+}
+
 int import_head_scores(const Imported *im, HeadScores *out, AttnErr *err)
 {
     const AttnFile *f = &im->f;
-    float *map = malloc(sizeof *map * (size_t)f->Tq * (size_t)f->Tk);
     int *ids = kept_ids(im), rc = 0, dropped = 0;
     for (int i = 0; im->q_drop && i < f->Tq; i++)
         dropped |= im->q_drop[i];
     for (int j = 0; im->k_drop && j < f->Tk; j++)
         dropped |= im->k_drop[j];
+    ScoreJob job = {im, ids, out};
+    if (!dropped && im->pre_scores) {
+        memcpy(out, im->pre_scores, sizeof *out * (size_t)f->L * f->H);
+        free(ids);
+        return 0;
+    }
+    if (ids && !dropped && f->computed_each) { /* every map made once, on the two threads */
+        rc = f->computed_each(f->computed_user, score_one, &job);
+        free(ids);
+        return rc < 0 ? attn_err_set(err, ATTN_E_NOMEM, im->title, 0, "out of memory") : 0;
+    }
+    float *map = malloc(sizeof *map * (size_t)f->Tq * (size_t)f->Tk);
     if (!map || !ids)
         rc = attn_err_set(err, ATTN_E_NOMEM, im->title, 0, "out of memory");
     for (int l = 0; rc == 0 && l < f->L; l++)

@@ -16,18 +16,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Small enough that every layer fits the window's height (12 layers: 32
+ * cells a side), never over 64. */
+int maps_thumb_side(int L, int H)
+{
+    int most = L > H / 2 ? L : H / 2;
+    int side = 384 / (most > 0 ? most : 1);
+    return side > 64 ? 64 : side < 4 ? 4 : side;
+}
+
 /* Every map, small, for the model view. */
 static int make_thumbs(MapsShown *fs)
 {
     Imported *im = fs->imp;
     AttnErr err = {0};
     int tq, tk;
-    /* small enough that every layer fits the window's height (12 layers:
-     * 32 cells a side), never over 64 */
-    int most = im->f.L > im->f.H / 2 ? im->f.L : im->f.H / 2;
-    int side = 384 / (most > 0 ? most : 1);
-    side = side > 64 ? 64 : side < 4 ? 4 : side;
-    if (import_thumbs(im, side, &fs->thumbs, &tq, &tk, &err) < 0)
+    if (import_thumbs(im, maps_thumb_side(im->f.L, im->f.H), &fs->thumbs, &tq, &tk, &err) < 0)
         return -ATTN_E_NOMEM;
     int n = tq > tk ? tq : tk;
     fs->thumb_labels = calloc((size_t)n + 1, sizeof *fs->thumb_labels);

@@ -135,6 +135,17 @@ static const AttnPart *part_for(const AttnFile *f, int *l)
 /* Out of range (l, h, i, j) gives NaN. */
 float attn_file_at(const AttnFile *f, int l, int h, int i, int j)
 {
+    if (f && f->computed) {
+        if (l < 0 || l >= f->L || h < 0 || h >= f->H || i < 0 || i >= f->Tq || j < 0 || j >= f->Tk)
+            return NAN;
+        float *m = malloc(sizeof *m * (size_t)f->Tq * (size_t)f->Tk), x = NAN;
+        if (m) {
+            f->computed(f->computed_user, l, h, m);
+            x = m[(size_t)i * (size_t)f->Tk + (size_t)j];
+        }
+        free(m);
+        return x;
+    }
     const AttnPart *p = f ? part_for(f, &l) : NULL;
     if (!p || !p->data || h < 0 || h >= p->H || i < 0 || i >= p->Tq || j < 0 || j >= p->Tk)
         return NAN;
@@ -270,6 +281,17 @@ static void map_float(const MapView *m, float *out, double *row)
 /* acc (Tq×Tk) += the map (l, h). */
 static int map_add(const AttnFile *f, int l, int h, double *acc)
 {
+    if (f->computed) { /* made as floats, added as the stored floats would be */
+        size_t n = (size_t)f->Tq * (size_t)f->Tk;
+        float *m = malloc(sizeof *m * n);
+        if (!m)
+            return -ATTN_E_NOMEM;
+        f->computed(f->computed_user, l, h, m);
+        for (size_t k = 0; k < n; k++)
+            acc[k] += m[k];
+        free(m);
+        return 0;
+    }
     MapView m;
     int rc = map_view(f, l, h, &m);
     if (rc < 0)
@@ -304,6 +326,14 @@ static void part_sum_fortran(const AttnPart *p, int a, int b, int h0, int h1, do
 static int sum_maps(const AttnFile *f, int l0, int l1, int h0, int h1, double *acc)
 {
     memset(acc, 0, sizeof(double) * (size_t)f->Tq * (size_t)f->Tk);
+    for (int l = l0; f->computed && l < l1; l++)
+        for (int h = h0; h < h1; h++) {
+            int rc = map_add(f, l, h, acc);
+            if (rc < 0)
+                return rc;
+        }
+    if (f->computed)
+        return 0;
     int first = 0; /* the part's first layer */
     for (int k = 0; k < f->n_parts && k < ATTN_FILE_MAX_LAYERS && first < l1; k++) {
         const AttnPart *p = &f->parts[k];
@@ -454,6 +484,11 @@ int attn_file_map(const AttnFile *f, AttnPick pick, int layer, int head, float *
     switch (pick) {
     case ATTN_PICK_HEAD: {
         MapView m;
+        if (f->computed) {
+            f->computed(f->computed_user, layer, head, out);
+            free(acc);
+            return 0;
+        }
         rc = map_view(f, layer, head, &m);
         if (rc == 0)
             map_float(&m, out, acc);

@@ -223,16 +223,15 @@ static int keys_of(const RtAttn *a, int i, int T, int *j0)
     return e;
 }
 
-/* Row i of head h in layer l (T keys) into row: the keys it sees weighted,
- * the others exactly 0. The forward and rt_map both compute rows here. */
-static void weights_row(const Rt *rt, int l, int h, int i, int T, float *row, int *j0, int *j1)
+/* Row i (T keys) of a head whose query is q and whose key-value head's keys
+ * are kt (d_head rows of ldk) into row: the keys it sees weighted, the
+ * others exactly 0 before *j0 (row[*j1..T) is not written). The forward,
+ * rt_map and rt_maps_map all compute rows here. */
+static void weights_row(const RtAttn *a, const float *q, const float *kt, int ldk, int dh, int i,
+                        int T, float *row, int *j0, int *j1)
 {
-    const RtAttn *a = &rt->attn[l];
-    const LmKernels *K = lm_kernel_set();
-    int dh = rt->sh.d_head, g = rt_kv_head(rt, h), b;
-    int e = keys_of(a, i, T, &b);
-    const float *kt = rt->kt + ((size_t)l * rt->sh.n_kv_head + g) * dh * rt->cap;
-    K->scores(row + b, rt_qkv(rt, l, i) + h * dh, kt + b, rt->cap, dh, e - b);
+    int b, e = keys_of(a, i, T, &b);
+    lm_kernel_set()->scores(row + b, q, kt + b, ldk, dh, e - b);
     if (a->div1 != 0.0f)
         for (int j = b; j < e; j++)
             row[j] /= a->div1;
@@ -252,6 +251,12 @@ static void weights_row(const Rt *rt, int l, int h, int i, int T, float *row, in
     *j1 = e;
 }
 
+/* Head h's keys in layer l, transposed: d_head rows of cap. */
+static const float *head_kt(const Rt *rt, int l, int h)
+{
+    return rt->kt + ((size_t)l * rt->sh.n_kv_head + rt_kv_head(rt, h)) * rt->sh.d_head * rt->cap;
+}
+
 typedef struct AttnJob {
     Rt *rt;
     int layer, start, T;
@@ -266,9 +271,13 @@ static void attn_head(const void *arg, int h)
     int dh = rt->sh.d_head, g = rt_kv_head(rt, h), W = rt->qkv_w, l = jb->layer;
     float *row = rt->hrow + (size_t)h * rt->cap;
     const float *v = rt_qkv(rt, l, 0) + rt->qdim + rt->kvdim + g * dh;
+    const float *kt = head_kt(rt, l, h);
     for (int i = jb->start; i < jb->T; i++) {
         int j0, j1;
-        weights_row(rt, l, h, i, jb->T, row, &j0, &j1);
+        weights_row(&rt->attn[l], rt_qkv(rt, l, i) + h * dh, kt, rt->cap, dh, i, jb->T, row, &j0,
+                    &j1);
+        if (rt->hooks && rt->hooks->row)
+            rt->hooks->row(rt->hooks->user, l, h, i, row, j1);
         lm_kernel_set()->context(rt->z + (size_t)i * rt->qdim + h * dh, row + j0,
                                  v + (size_t)j0 * W, W, j1 - j0, dh);
     }
@@ -332,6 +341,7 @@ int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks 
     for (int l = 0; l < s->n_layer; l++)
         rt->layer_done[l] = rt->layer_done[l] < start ? rt->layer_done[l] : start;
 
+    rt->hooks = hooks;
     rt->arch->embed(rt, w, ids, start, T);
     int dims = rope_dims(rt);
     for (int i = start; i < T && s->rope.kind != ROPE_NONE; i++) {
@@ -343,8 +353,10 @@ int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks 
         }
     }
     for (int l = 0; l < s->n_layer; l++) {
-        if (hooks && hooks->cancel && hooks->cancel(hooks->user))
+        if (hooks && hooks->cancel && hooks->cancel(hooks->user)) {
+            rt->hooks = NULL;
             return attn_err_set(err, ATTN_E_CANCELLED, NULL, 0, "at layer %d", l);
+        }
         if (start < T)
             rt->arch->layer(rt, w, l, start, T);
         rt->layer_done[l] = T;
@@ -352,22 +364,32 @@ int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks 
             hooks->layer_done(hooks->user, l);
     }
     rt->n_done = T;
+    rt->hooks = NULL;
     return 0;
 }
 
 /* ---- maps, queries, keys ----------------------------------------------------------- */
 
-void rt_map(const Rt *rt, int layer, int head, float *out, size_t ld)
+/* A map's rows [0, T) into out (row stride ld): the first done rows from
+ * the queries (q: row 0's, q_step floats to the next position) and keys,
+ * the rest 0. */
+static void map_rows(const RtAttn *a, int done, const float *q, size_t q_step, const float *kt,
+                     int ldk, int dh, int T, float *out, size_t ld)
 {
-    int T = rt->T, done = rt->layer_done[layer];
     for (int i = 0; i < T; i++) {
         float *row = out + (size_t)i * ld;
         int j0 = 0, j1 = 0;
         if (i < done)
-            weights_row(rt, layer, head, i, done, row, &j0, &j1);
+            weights_row(a, q + (size_t)i * q_step, kt, ldk, dh, i, done, row, &j0, &j1);
         for (int j = j1; j < T; j++)
             row[j] = 0.0f;
     }
+}
+
+void rt_map(const Rt *rt, int layer, int head, float *out, size_t ld)
+{
+    map_rows(&rt->attn[layer], rt->layer_done[layer], rt_query(rt, layer, head, 0),
+             (size_t)rt->qkv_w, head_kt(rt, layer, head), rt->cap, rt->sh.d_head, rt->T, out, ld);
 }
 
 typedef struct MapsJob {
@@ -388,6 +410,121 @@ void rt_maps_copy(const Rt *rt, float *out)
     double T = rt->T;
     ops_share(map_piece, &j, rt->sh.n_layer * rt->sh.n_head,
               T * T * rt->sh.d_head * rt->sh.n_layer * rt->sh.n_head);
+}
+
+/* ---- the maps copied out --------------------------------------------------------- */
+
+struct RtMaps {
+    int L, H, KV, dh, T;
+    RtAttn *attn; /* L */
+    int *done;    /* L */
+    float *q;     /* L × T × H·dh: the queries */
+    float *kt;    /* L × KV × dh × T: the keys transposed */
+};
+
+RtMaps *rt_maps_take(const Rt *rt)
+{
+    const RtShape *s = &rt->sh;
+    size_t L = (size_t)s->n_layer, T = (size_t)rt->T, qd = (size_t)rt->qdim;
+    RtMaps *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    *m = (RtMaps){s->n_layer, s->n_head, s->n_kv_head, s->d_head, rt->T, NULL, NULL, NULL, NULL};
+    m->attn = malloc(sizeof *m->attn * L);
+    m->done = malloc(sizeof *m->done * L);
+    m->q = malloc(sizeof *m->q * (L * T * qd + 1));
+    m->kt = malloc(sizeof *m->kt * (L * (size_t)rt->kvdim * T + 1));
+    if (!m->attn || !m->done || !m->q || !m->kt) {
+        rt_maps_free(m);
+        return NULL;
+    }
+    memcpy(m->attn, rt->attn, sizeof *m->attn * L);
+    memcpy(m->done, rt->layer_done, sizeof *m->done * L);
+    for (size_t l = 0; l < L; l++)
+        for (size_t i = 0; i < T; i++)
+            memcpy(m->q + (l * T + i) * qd, rt_qkv(rt, (int)l, (int)i), sizeof(float) * qd);
+    for (size_t r = 0; r < L * (size_t)rt->kvdim; r++)
+        memcpy(m->kt + r * T, rt->kt + r * (size_t)rt->cap, sizeof(float) * T);
+    return m;
+}
+
+void rt_maps_free(RtMaps *m)
+{
+    if (!m)
+        return;
+    free(m->attn);
+    free(m->done);
+    free(m->q);
+    free(m->kt);
+    free(m);
+}
+
+int rt_maps_T(const RtMaps *m)
+{
+    return m->T;
+}
+
+size_t rt_maps_bytes(const RtMaps *m)
+{
+    return sizeof(float) * (size_t)m->L * m->T * (size_t)(m->H + m->KV) * m->dh;
+}
+
+void rt_maps_map(const RtMaps *m, int layer, int head, float *out, size_t ld)
+{
+    size_t T = (size_t)m->T, qd = (size_t)m->H * m->dh;
+    int g = head / (m->H / m->KV);
+    map_rows(&m->attn[layer], m->done[layer], m->q + (size_t)layer * T * qd + (size_t)head * m->dh,
+             qd, m->kt + ((size_t)layer * m->KV + g) * m->dh * T, m->T, m->dh, m->T, out, ld);
+}
+
+typedef struct EachJob {
+    const void *src; /* an Rt (rt) or an RtMaps */
+    int rt, l0, n, H, T;
+    void (*fn)(void *user, int layer, int head, const float *map);
+    void *user;
+    float *scratch[2];
+} EachJob;
+
+/* Piece k: the maps k, k + 2, ... of layers [l0, l0 + n / H) in its own
+ * scratch map. */
+static void each_piece(const void *arg, int k)
+{
+    const EachJob *j = arg;
+    for (int m = k; m < j->n; m += 2) {
+        int l = j->l0 + m / j->H, h = m % j->H;
+        if (j->rt)
+            rt_map(j->src, l, h, j->scratch[k], (size_t)j->T);
+        else
+            rt_maps_map(j->src, l, h, j->scratch[k], (size_t)j->T);
+        j->fn(j->user, l, h, j->scratch[k]);
+    }
+}
+
+static int each(EachJob *j, int dh)
+{
+    size_t one = (size_t)j->T * j->T + 1;
+    j->scratch[0] = malloc(sizeof(float) * one);
+    j->scratch[1] = malloc(sizeof(float) * one);
+    int rc = j->scratch[0] && j->scratch[1] ? 0 : -ATTN_E_NOMEM;
+    if (rc == 0)
+        ops_share(each_piece, j, 2, (double)j->n * j->T * j->T * dh);
+    free(j->scratch[0]);
+    free(j->scratch[1]);
+    return rc;
+}
+
+int rt_maps_each(const RtMaps *m, void (*fn)(void *user, int layer, int head, const float *map),
+                 void *user)
+{
+    EachJob j = {m, 0, 0, m->L * m->H, m->H, m->T, fn, user, {NULL, NULL}};
+    return each(&j, m->dh);
+}
+
+int rt_layer_each(const Rt *rt, int layer, void (*fn)(void *user, int layer, int head, const float *map),
+                  void *user)
+{
+    EachJob j = {rt, 1, layer, rt->sh.n_head, rt->sh.n_head, rt->T, fn, user, {NULL, NULL}};
+    return each(&j, rt->sh.d_head);
 }
 
 const float *rt_query(const Rt *rt, int layer, int head, int i)

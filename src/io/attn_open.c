@@ -91,6 +91,8 @@ void attn_file_close(AttnFile *f)
     if (f->map)
         munmap(f->map, f->map_len);
     free(f->buf);
+    if (f->computed_free)
+        f->computed_free(f->computed_user);
     memset(f, 0, sizeof *f);
 }
 

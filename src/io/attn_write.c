@@ -1,7 +1,12 @@
 /* Attention files written (attn_write.h): .npy (numpy's format 1.0), .npz
- * (libzip writing straight into io_write_atomic's temp file, the float data
- * never copied) and .safetensors. Not for reading: attn_npy.c, attn_npz.c
- * and attn_safetensors.c open what this writes. */
+ * (libzip writing straight into io_write_atomic's temp file) and
+ * .safetensors. One writer: the maps come from an AttnMapSource one at a
+ * time into one map's buffer (attn_write_attention's source copies them out
+ * of its array), .npy and .safetensors write each as it comes, and the
+ * .npz's attention.npy is a libzip source function that produces its bytes
+ * (header, then the maps) as libzip reads them. No buffer ever holds more
+ * than one map. Not for reading: attn_npy.c, attn_npz.c and
+ * attn_safetensors.c open what this writes. */
 #include "attnviz/attn_write.h"
 
 #include <cjson/cJSON.h>
@@ -12,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/types.h>
+#include <time.h>
 #include <zip.h>
 
 #include "attn_npy.h"
@@ -25,12 +31,18 @@
 
 typedef enum Format { FMT_NONE = 0, FMT_NPY, FMT_NPZ, FMT_ST } Format;
 
-/* What a writer is handed: the pieces, built before the file is opened. */
+/* What a writer is handed: the pieces, built before the file is opened,
+ * and where the maps come from. */
 typedef struct Job {
     Format fmt;
-    const float *v;
+    AttnMapSource map;
+    void *user;
+    int L, H;
     size_t n;                        /* L·H·Tq·Tk floats */
-    unsigned char *le;               /* v as little-endian bytes when the host is not, or NULL */
+    size_t map_n;                    /* Tq·Tk floats: one map */
+    float *buf;                      /* one map (map_n floats), little-endian once loaded */
+    int src_code;                    /* a source's failure: positive ATTN_E_*, or 0 */
+    int src_l, src_h;                /* the map it failed on */
     char npy[NPY_HEADER_MAX];        /* attention's .npy header (npy, npz) */
     size_t npy_len;
     unsigned char *tok;              /* tokens.npy, whole (npz), or NULL */
@@ -182,27 +194,55 @@ static int st_header(Job *j, const int d[4], char **tokens, const char *path, At
     return 0;
 }
 
-/* ---- writers (IoWriter: 0, or -1 with errno or j->why) --------------------- */
+/* ---- the maps, one at a time --------------------------------------------- */
 
-static const void *data_le(const Job *j)
+/* Map (l, h) from the source into j->buf as little-endian bytes; 0, or -1
+ * with j->src_code and the map recorded. */
+static int load_map(Job *j, int l, int h)
 {
-    return j->le ? (const void *)j->le : (const void *)j->v;
+    int rc = j->map(j->user, l, h, j->buf);
+    if (rc != 0) {
+        /* a negative ATTN_E_* code; any other value counts as an I/O failure */
+        j->src_code = rc < 0 && rc > -ATTN_E_COUNT_ ? -rc : ATTN_E_IO;
+        j->src_l = l;
+        j->src_h = h;
+        return -1;
+    }
+    if (attn_parse_host_big_endian()) {
+        unsigned char *b = (unsigned char *)j->buf;
+        for (size_t i = 0; i < j->map_n; i++) {
+            uint32_t u;
+            memcpy(&u, b + 4 * i, 4);
+            put_le32(b + 4 * i, u);
+        }
+    }
+    return 0;
+}
+
+/* ---- writers (IoWriter: 0, or -1 with errno, j->why or j->src_code) ------- */
+
+/* head (len bytes), then every map in order as it comes. */
+static int write_maps(FILE *f, Job *j, const void *head, size_t len)
+{
+    if (fwrite(head, 1, len, f) != len)
+        return -1;
+    for (int l = 0; l < j->L; l++)
+        for (int h = 0; h < j->H; h++)
+            if (load_map(j, l, h) < 0 || fwrite(j->buf, 4, j->map_n, f) != j->map_n)
+                return -1;
+    return 0;
 }
 
 static int write_npy(FILE *f, void *ctx)
 {
     Job *j = ctx;
-    if (fwrite(j->npy, 1, j->npy_len, f) != j->npy_len)
-        return -1;
-    return fwrite(data_le(j), 4, j->n, f) == j->n ? 0 : -1;
+    return write_maps(f, j, j->npy, j->npy_len);
 }
 
 static int write_st(FILE *f, void *ctx)
 {
     Job *j = ctx;
-    if (fwrite(j->st, 1, j->st_len, f) != j->st_len)
-        return -1;
-    return fwrite(data_le(j), 4, j->n, f) == j->n ? 0 : -1;
+    return write_maps(f, j, j->st, j->st_len);
 }
 
 /* libzip's archive written into an open FILE (the atomic writer's temp
@@ -264,13 +304,96 @@ static zip_int64_t zip_out(void *ud, void *data, zip_uint64_t len, zip_source_cm
     }
 }
 
-/* One stored member from fragments (borrowed, not copied); 0 or -1. */
-static int zip_member(zip_t *za, const char *name, zip_buffer_fragment_t *frag, int n)
+/* attention.npy as a libzip source: its bytes (the header, then each map
+ * as it is asked for) produced as libzip reads them, once, front to back.
+ * It says what a buffer source of the same bytes says (size, stored, the
+ * time it was made), so the zip is the same as one written from memory;
+ * libzip's crc layer computes the CRC as it reads. */
+typedef struct NpyStream {
+    Job *j;
+    zip_error_t error;
+    time_t mtime;
+    zip_uint64_t size;   /* the header and n floats' bytes */
+    zip_uint64_t pos;    /* bytes produced so far */
+    int l, h;            /* the next map to load */
+    size_t at;           /* bytes of j->buf produced; map_n·4 when it is used up */
+} NpyStream;
+
+static zip_int64_t npy_stream(void *ud, void *data, zip_uint64_t len, zip_source_cmd_t cmd)
 {
-    zip_error_t ze;
-    zip_error_init(&ze);
-    zip_source_t *src = zip_source_buffer_fragment_create(frag, (zip_uint64_t)n, 0, &ze);
-    zip_error_fini(&ze);
+    NpyStream *s = ud;
+    Job *j = s->j;
+    size_t map_bytes = j->map_n * 4;
+    switch (cmd) {
+    case ZIP_SOURCE_SUPPORTS:
+        return ZIP_SOURCE_SUPPORTS_READABLE; /* not seekable: read once, in order */
+    case ZIP_SOURCE_OPEN:
+        if (s->pos != 0) { /* the maps are asked for once: no second reading */
+            zip_error_set(&s->error, ZIP_ER_OPNOTSUPP, 0);
+            return -1;
+        }
+        s->at = map_bytes;
+        return 0;
+    case ZIP_SOURCE_READ: {
+        unsigned char *out = data;
+        zip_uint64_t done = 0;
+        while (done < len && s->pos < s->size) {
+            if (s->pos < j->npy_len) {
+                size_t k = j->npy_len - (size_t)s->pos;
+                k = k < len - done ? k : (size_t)(len - done);
+                memcpy(out + done, j->npy + s->pos, k);
+                done += k;
+                s->pos += k;
+                continue;
+            }
+            if (s->at == map_bytes) {
+                if (load_map(j, s->l, s->h) < 0) {
+                    zip_error_set(&s->error, ZIP_ER_READ, 0);
+                    return -1;
+                }
+                s->at = 0;
+                if (++s->h == j->H) {
+                    s->h = 0;
+                    s->l++;
+                }
+            }
+            size_t k = map_bytes - s->at;
+            k = k < len - done ? k : (size_t)(len - done);
+            memcpy(out + done, (const unsigned char *)j->buf + s->at, k);
+            done += k;
+            s->at += k;
+            s->pos += k;
+        }
+        return (zip_int64_t)done;
+    }
+    case ZIP_SOURCE_CLOSE:
+    case ZIP_SOURCE_FREE: /* the stream lives on write_npz's stack */
+        return 0;
+    case ZIP_SOURCE_STAT: {
+        zip_stat_t *st = ZIP_SOURCE_GET_ARGS(zip_stat_t, data, len, &s->error);
+        if (!st)
+            return -1;
+        zip_stat_init(st);
+        st->mtime = s->mtime;
+        st->size = s->size;
+        st->comp_size = s->size;
+        st->comp_method = ZIP_CM_STORE;
+        st->encryption_method = ZIP_EM_NONE;
+        st->valid = ZIP_STAT_MTIME | ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_COMP_METHOD |
+                    ZIP_STAT_ENCRYPTION_METHOD;
+        return sizeof *st;
+    }
+    case ZIP_SOURCE_ERROR:
+        return zip_error_to_data(&s->error, data, len);
+    default:
+        zip_error_set(&s->error, ZIP_ER_OPNOTSUPP, 0);
+        return -1;
+    }
+}
+
+/* src added to za as the stored member name (src freed on failure); 0 or -1. */
+static int zip_member(zip_t *za, const char *name, zip_source_t *src)
+{
     if (!src)
         return -1;
     zip_int64_t i = zip_file_add(za, name, src, 0);
@@ -285,9 +408,11 @@ static int write_npz(FILE *f, void *ctx)
 {
     Job *j = ctx;
     ZipOut out = {f, {0}};
+    NpyStream att = {.j = j, .size = j->npy_len + (zip_uint64_t)j->n * 4};
     zip_error_t ze;
     int rc = -1;
     zip_error_init(&out.error);
+    zip_error_init(&att.error);
     zip_error_init(&ze);
     zip_source_t *dst = zip_source_function_create(zip_out, &out, &ze);
     zip_t *za = dst ? zip_open_from_source(dst, ZIP_CREATE | ZIP_TRUNCATE, &ze) : NULL;
@@ -296,20 +421,20 @@ static int write_npz(FILE *f, void *ctx)
         zip_source_free(dst);
         goto cleanup;
     }
-    zip_buffer_fragment_t att[2] = {
-        {(zip_uint8_t *)j->npy, j->npy_len},
-        {(zip_uint8_t *)(uintptr_t)data_le(j), (zip_uint64_t)j->n * 4},
-    };
-    zip_buffer_fragment_t tok[1] = {{j->tok, j->tok_len}};
-    if (zip_member(za, "attention.npy", att, 2) < 0 ||
-        (j->tok && zip_member(za, "tokens.npy", tok, 1) < 0) || zip_close(za) < 0) {
+    att.mtime = time(NULL); /* as a buffer source takes its creation's time */
+    zip_source_t *att_src = zip_source_function(za, npy_stream, &att);
+    if (zip_member(za, "attention.npy", att_src) < 0 ||
+        (j->tok &&
+         zip_member(za, "tokens.npy", zip_source_buffer(za, j->tok, j->tok_len, 0)) < 0) ||
+        zip_close(za) < 0) {
         snprintf(j->why, sizeof j->why, "%s", zip_strerror(za));
-        zip_discard(za);
+        zip_discard(za); /* frees the sources: att is not used after */
         goto cleanup;
     }
     rc = 0;
 cleanup:
     zip_error_fini(&ze);
+    zip_error_fini(&att.error);
     zip_error_fini(&out.error);
     return rc;
 }
@@ -340,13 +465,13 @@ static int tokens_clean(char ***out, const char *const *tokens, int n, const cha
 }
 
 /* The arguments checked: sizes at least 1 and the byte count fits; *n. */
-static int check_args(size_t *n, const float *v, const int d[4], Format fmt,
+static int check_args(size_t *n, AttnMapSource map, const int d[4], Format fmt,
                       const char *const *tokens, const char *path, AttnErr *err)
 {
-    if (d[0] < 1 || d[1] < 1 || d[2] < 1 || d[3] < 1 || !v)
+    if (d[0] < 1 || d[1] < 1 || d[2] < 1 || d[3] < 1 || !map)
         return attn_err_set(err, ATTN_E_SHAPE, path, 0,
                             "nothing to write: %d×%d×%d×%d attention%s", d[0], d[1], d[2], d[3],
-                            v ? "" : " without numbers");
+                            map ? "" : " without numbers");
     *n = 1;
     for (int i = 0; i < 4; i++) {
         if (*n > SIZE_MAX / 8 / (size_t)d[i])
@@ -362,23 +487,17 @@ static int check_args(size_t *n, const float *v, const int d[4], Format fmt,
     return 0;
 }
 
-/* The pieces the format needs, into j. */
+/* The pieces the format needs and one map's buffer, into j. */
 static int prepare(Job *j, const int d[4], const char *const *tokens, const char *path,
                    AttnErr *err)
 {
     char **clean = NULL;
     int rc = 0;
-    if (attn_parse_host_big_endian()) {
-        j->le = malloc(j->n * 4);
-        if (!j->le)
-            return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory for %zu bytes",
-                                j->n * 4);
-        for (size_t i = 0; i < j->n; i++) {
-            uint32_t u;
-            memcpy(&u, &j->v[i], 4);
-            put_le32(j->le + 4 * i, u);
-        }
-    }
+    j->map_n = (size_t)d[2] * (size_t)d[3];
+    j->buf = malloc(j->map_n * 4);
+    if (!j->buf)
+        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory for a %d×%d map", d[2],
+                            d[3]);
     size_t shape[4] = {(size_t)d[0], (size_t)d[1], (size_t)d[2], (size_t)d[3]};
     j->npy_len = npy_header(j->npy, "<f4", shape, 4);
     if (tokens && j->fmt != FMT_NPY)
@@ -391,14 +510,14 @@ static int prepare(Job *j, const int d[4], const char *const *tokens, const char
     return rc;
 }
 
-int attn_write_attention(const char *path, const float *v, int L, int H, int Tq, int Tk,
-                         const char *const *tokens, AttnErr *err)
+int attn_write_attention_maps(const char *path, AttnMapSource map, void *user, int L, int H,
+                              int Tq, int Tk, const char *const *tokens, AttnErr *err)
 {
     const char *ext = "";
     const int d[4] = {L, H, Tq, Tk};
     if (!path || !*path)
         return attn_err_set(err, ATTN_E_IO, "", 0, "no file name to write the attention to");
-    Job j = {.fmt = format_of(path, &ext), .v = v};
+    Job j = {.fmt = format_of(path, &ext), .map = map, .user = user, .L = L, .H = H};
     if (j.fmt == FMT_NONE && *ext)
         return attn_err_set(err, ATTN_E_PARSE, path, 0,
                             "cannot write attention as %s: the name must end in .npy, .npz or "
@@ -406,17 +525,42 @@ int attn_write_attention(const char *path, const float *v, int L, int H, int Tq,
     if (j.fmt == FMT_NONE)
         return attn_err_set(err, ATTN_E_PARSE, path, 0,
                             "no extension: the name must end in .npy, .npz or .safetensors");
-    int rc = check_args(&j.n, v, d, j.fmt, tokens, path, err);
+    int rc = check_args(&j.n, map, d, j.fmt, tokens, path, err);
     if (rc == 0)
         rc = prepare(&j, d, tokens, path, err);
     if (rc == 0) {
         IoWriter w = j.fmt == FMT_NPY ? write_npy : j.fmt == FMT_NPZ ? write_npz : write_st;
         rc = io_write_atomic(path, w, &j, err);
-        if (rc < 0 && j.why[0])
+        if (rc < 0 && j.src_code)
+            rc = attn_err_set(err, j.src_code, path, 0,
+                              "cannot get the map of layer %d, head %d (from 0): %s", j.src_l,
+                              j.src_h, attn_strerror(j.src_code));
+        else if (rc < 0 && j.why[0])
             rc = attn_err_set(err, -rc, path, 0, "write failed: %s", j.why);
     }
-    free(j.le);
+    free(j.buf);
     free(j.tok);
     free(j.st);
     return rc;
+}
+
+/* attn_write_attention's source: map (l, h) copied out of the whole array. */
+typedef struct Dense {
+    const float *v;
+    int H;
+    size_t map_n;
+} Dense;
+
+static int dense_map(void *user, int l, int h, float *out)
+{
+    const Dense *a = user;
+    memcpy(out, a->v + ((size_t)l * (size_t)a->H + (size_t)h) * a->map_n, a->map_n * sizeof *out);
+    return 0;
+}
+
+int attn_write_attention(const char *path, const float *v, int L, int H, int Tq, int Tk,
+                         const char *const *tokens, AttnErr *err)
+{
+    Dense a = {v, H, Tq > 0 && Tk > 0 ? (size_t)Tq * (size_t)Tk : 0};
+    return attn_write_attention_maps(path, v ? dense_map : NULL, &a, L, H, Tq, Tk, tokens, err);
 }

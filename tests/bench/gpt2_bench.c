@@ -24,7 +24,7 @@
  *
  * A full forward is rt_reset + rt_forward on a GPT-2 state that already
  * held that many tokens (the window's case: its state lives with the model;
- * no allocation is timed), every map then recomputed from the cache by rt_maps_copy (the maps the peer returns). The
+ * no allocation is timed), every map handed over row by row as the forward makes it (the maps the peer returns). The
  * keystroke replaces the last of 64 tokens (alternating two ids): the
  * incremental forward computes that one position through every layer and
  * writes the last row of all 144 maps. Times are medians of reps, in ms. */
@@ -40,6 +40,8 @@
 
 #include "attnviz/gpt2.h"
 #include "attnviz/gpt2io.h"
+
+#include "maps_out.h"
 
 static double now_ms(void)
 {
@@ -155,18 +157,18 @@ static double time_full(const Gpt2Config *c, const Gpt2Weights *w, const int *id
         die("forward", &err);
     double *t = malloc(sizeof(double) * (size_t)reps);
     /* every map made, as the peer returns them (no map is kept by the forward) */
-    float *maps = malloc(sizeof(float) * c->n_layer * c->n_head * T * T);
-    if (!t || !maps)
+    MapsOut o = {malloc(sizeof(float) * c->n_layer * c->n_head * T * T), c->n_head, T};
+    ForwardHooks rows = {NULL, NULL, &o, map_row};
+    if (!t || !o.maps)
         die("out of memory", NULL);
     for (int r = 0; r < reps; r++) {
         rt_reset(s);
         double t0 = now_ms();
-        if (rt_forward(s, w, ids, T, NULL, &err) < 0)
+        if (rt_forward(s, w, ids, T, &rows, &err) < 0)
             die("forward", &err);
-        rt_maps_copy(s, maps);
         t[r] = now_ms() - t0;
     }
-    free(maps);
+    free(o.maps);
     double m = median(t, reps);
     free(t);
     rt_destroy(s);

@@ -20,7 +20,7 @@
  *                               (torch_llama.py --check compares its own)
  *
  * A full forward is rt_reset + rt_forward on a Llama state that held
- * as many tokens (no allocation timed), every map kept. The keystroke
+ * as many tokens (no allocation timed), every map handed over row by row as the forward makes it (maps_out.h). The keystroke
  * replaces the last of 64 tokens (two ids alternating): one position through
  * every layer, the last row of all 270 maps; key64_top_ms adds the top 10
  * predictions there (all 49152 output rows). Medians of reps, in ms. */
@@ -32,6 +32,8 @@
 
 #include "attnviz/gpt2.h"
 #include "attnviz/llama.h"
+
+#include "maps_out.h"
 
 static double now_ms(void)
 {
@@ -170,18 +172,18 @@ static int mode_forward(int reps, int bf16)
     if (rt_forward(s, &w, ids, 256, NULL, &err) < 0)
         die("forward", &err);
     /* every map made, as the peer returns them (no map is kept by the forward) */
-    float *maps = malloc(sizeof(float) * CFG->n_layer * CFG->n_head * 256 * 256);
-    if (!maps)
+    MapsOut o = {malloc(sizeof(float) * CFG->n_layer * CFG->n_head * 256 * 256), CFG->n_head, 256};
+    ForwardHooks rows = {NULL, NULL, &o, map_row};
+    if (!o.maps)
         die("out of memory", NULL);
     for (int r = 0; r < reps; r++) {
         rt_reset(s);
         double t0 = now_ms();
-        if (rt_forward(s, &w, ids, 256, NULL, &err) < 0)
+        if (rt_forward(s, &w, ids, 256, &rows, &err) < 0)
             die("forward", &err);
-        rt_maps_copy(s, maps);
         t[r] = now_ms() - t0;
     }
-    free(maps);
+    free(o.maps);
     full = median(t, reps);
     if (rt_forward(s, &w, ids, 64, NULL, &err) < 0)
         die("forward", &err);

@@ -91,6 +91,17 @@ void lm_map(const Lm *lm, int layer, int head, float *out, size_t ld)
     rt_map(lm->rt, layer, head, out, ld);
 }
 
+int lm_layer_each(const Lm *lm, int layer, void (*fn)(void *user, int layer, int head, const float *map),
+                  void *user)
+{
+    return rt_layer_each(lm->rt, layer, fn, user);
+}
+
+RtMaps *lm_maps_take(const Lm *lm)
+{
+    return rt_maps_take(lm->rt);
+}
+
 const float *lm_query(const Lm *lm, int layer, int head, int i)
 {
     return rt_query(lm->rt, layer, head, i);

@@ -8,6 +8,7 @@
 #include "attnviz/model_source.h"
 #include "attnviz/import.h"
 #include "attnviz/options.h"
+#include "attnviz/runtime.h"
 
 #define SPACE_MARK "\xE2\x90\xA3" /* ␣: a token's space, as labels show it */
 
@@ -23,9 +24,10 @@ char *model_visible(char *t);
 /* Token id's label as shown: ␣ for its space, control characters visible,
  * "?" for none. Malloc'd. */
 char *model_shown_label(const Bpe *b, int id);
-/* The packed L × H × T × T maps of ids (owned from now on) as an Imported
- * named name, labelled by the tokens, causal. NULL on error (err set). */
-Imported *model_maps_imported(const Bpe *b, const char *name, float *maps, const int *ids, int T, int L, int H,
+/* The L × H maps of ids, made when asked from what maps holds (owned from
+ * now on), as an Imported named name, labelled by the tokens, causal. NULL
+ * on error (err set). */
+Imported *model_maps_imported(const Bpe *b, const char *name, RtMaps *maps, const int *ids, int T, int L, int H,
                               AttnErr *err);
 
 int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *err);

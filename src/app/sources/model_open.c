@@ -127,7 +127,23 @@ char *model_shown_label(const Bpe *b, int id)
 
 /* The maps of ids[0..T) (packed L × H × T × T, owned from now on) as an
  * Imported named name, its labels the tokens' texts. */
-Imported *model_maps_imported(const Bpe *b, const char *name, float *maps, const int *ids, int T, int L, int H,
+/* The Imported's maps: made when asked from the snapshot. */
+static void snapshot_map(const void *user, int l, int h, float *out)
+{
+    rt_maps_map(user, l, h, out, (size_t)rt_maps_T(user));
+}
+
+static int snapshot_each(const void *user, void (*fn)(void *, int, int, const float *), void *fn_user)
+{
+    return rt_maps_each(user, fn, fn_user);
+}
+
+static void snapshot_free(void *user)
+{
+    rt_maps_free(user);
+}
+
+Imported *model_maps_imported(const Bpe *b, const char *name, RtMaps *maps, const int *ids, int T, int L, int H,
                                AttnErr *err)
 {
     char **tok = calloc((size_t)T + 1, sizeof *tok);
@@ -139,12 +155,13 @@ Imported *model_maps_imported(const Bpe *b, const char *name, float *maps, const
     if (!ok) {
         attn_tokens_free(tok);
         attn_tokens_free(shown);
-        free(maps);
+        rt_maps_free(maps);
         free(im);
         attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
         return NULL;
     }
-    if (import_from_buffer(im, name, maps, L, H, T, T, tok, NULL, err) < 0) {
+    ImportMaps from = {snapshot_map, snapshot_each, maps, snapshot_free};
+    if (import_from_maps(im, name, &from, L, H, T, T, tok, NULL, err) < 0) {
         attn_tokens_free(shown);
         free(im);
         return NULL;
@@ -212,10 +229,9 @@ int model_compute_text(ModelOpened *g, const char *text, size_t len, AttnErr *er
     int rc = lm_forward(&g->lm, g->ids.id, T, NULL, err);
     if (rc < 0)
         return rc;
-    float *maps = malloc(sizeof(float) * (size_t)L * H * T * T);
+    RtMaps *maps = lm_maps_take(&g->lm);
     if (!maps)
         return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
-    lm_maps_copy(&g->lm, maps);
     if (g->im) {
         import_close(g->im);
         free(g->im);
@@ -291,6 +307,12 @@ int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *e
     return 0;
 }
 
+/* --export-attention's source of maps: the Imported's, made when asked. */
+static int export_map(void *user, int l, int h, float *out)
+{
+    return attn_file_map(user, ATTN_PICK_HEAD, l, h, out);
+}
+
 int lmsrc_cli_write(void *opened, const Options *o, AttnErr *err)
 {
     ModelOpened *g = opened;
@@ -306,8 +328,9 @@ int lmsrc_cli_write(void *opened, const Options *o, AttnErr *err)
     }
     if (o->export_attention) {
         int T = g->im->f.Tq, L = g->im->f.L, H = g->im->f.H;
-        int rc = attn_write_attention(o->export_attention, g->im->f.parts[0].data, L, H, T, T,
-                                      (const char *const *)g->im->f.q_tokens, err);
+        /* written map by map as they are made: no L × H × T × T array */
+        int rc = attn_write_attention_maps(o->export_attention, export_map, &g->im->f, L, H, T, T,
+                                           (const char *const *)g->im->f.q_tokens, err);
         if (rc < 0 || (o->print == PRINT_NONE && !o->n_exports))
             return rc;
     }

@@ -50,7 +50,10 @@ typedef struct Request {
 typedef struct Result {
     int T, L, H, C, layers_done;
     int *ids;
-    float *maps;         /* L × H × T × T: taken by the Imported; NULL when not asked */
+    RtMaps *maps;        /* what the maps are made from: taken by the Imported; NULL when not asked */
+    float *thumbs;       /* with maps: every map's thumbnail (side thumb_side) and scores, */
+    int thumb_side;      /* made on the worker (taken by the Imported) */
+    HeadScores *scores;
     float *q, *k;        /* L × C: the query of sel_i and the key of sel_j */
     int sel_i, sel_j;
     int pred_pos, n_pred;
@@ -90,7 +93,9 @@ static void result_free(void *p)
     if (!r)
         return;
     free(r->ids);
-    free(r->maps);
+    rt_maps_free(r->maps);
+    free(r->thumbs);
+    free(r->scores);
     free(r->q);
     free(r->k);
     free(r);
@@ -107,7 +112,7 @@ static Result *new_result(ModelOpened *g, const Request *q, int maps)
     r->C = g->lm.info.n_head * g->lm.info.d_head;
     r->ids = malloc(sizeof(int) * (size_t)(q->T ? q->T : 1));
     if (maps)
-        r->maps = malloc(sizeof(float) * (size_t)r->L * r->H * (q->T ? q->T : 1) * (q->T ? q->T : 1));
+        r->maps = lm_maps_take(&g->lm);
     if (!r->ids || (maps && !r->maps)) {
         result_free(r);
         return NULL;
@@ -116,12 +121,23 @@ static Result *new_result(ModelOpened *g, const Request *q, int maps)
     return r;
 }
 
+/* Every map's thumbnail and scores, made on the worker a layer at a time
+ * as the forward finishes it (layers not yet done: 0 and none). */
+typedef struct Summaries {
+    int side, tq, tk;
+    float *thumbs;       /* L × H × tq × tk */
+    HeadScores *scores;  /* L × H */
+    const int *ids;
+    int T, H;
+} Summaries;
+
 typedef struct Hook {
     BgJob *job;
-    double t0;
+    double t0, posted;   /* the forward's start, the last partial result's */
     int slow_ms;         /* the source's slow_ms */
     ModelOpened *g;
     const Request *q;
+    Summaries sum;
 } Hook;
 
 static double now_s(void)
@@ -134,6 +150,43 @@ static double now_s(void)
 static int hook_cancel(void *user)
 {
     return bg_stale(((Hook *)user)->job);
+}
+
+static int summaries_init(Summaries *m, const LmInfo *c, const Request *q)
+{
+    *m = (Summaries){maps_thumb_side(c->n_layer, c->n_head), 0, 0, NULL, NULL, q->ids, q->T, c->n_head};
+    import_thumb_size(q->T, q->T, m->side, &m->tq, &m->tk);
+    size_t n = (size_t)c->n_layer * c->n_head;
+    m->thumbs = calloc(n * (size_t)m->tq * m->tk + 1, sizeof *m->thumbs);
+    m->scores = malloc(sizeof *m->scores * n);
+    for (size_t k = 0; m->scores && k < n; k++)
+        for (int s = 0; s < HEAD_SCORE_COUNT; s++)
+            m->scores[k].s[s] = HEAD_SCORE_NONE;
+    return m->thumbs && m->scores ? 0 : -ATTN_E_NOMEM;
+}
+
+static void summary_of(void *user, int l, int h, const float *map)
+{
+    Summaries *m = user;
+    size_t k = (size_t)l * m->H + h;
+    import_thumb_map(map, m->T, m->T, m->side, m->thumbs + k * m->tq * m->tk);
+    head_scores(map, m->T, m->T, m->ids, 0, &m->scores[k]);
+}
+
+/* r's copies of the summaries so far (r keeps none when memory is short). */
+static void summaries_give(const Summaries *m, Result *r)
+{
+    size_t n = (size_t)r->L * r->H, nt = n * m->tq * m->tk;
+    r->thumbs = malloc(sizeof *r->thumbs * (nt + 1));
+    r->scores = malloc(sizeof *r->scores * n);
+    if (!r->thumbs || !r->scores || !m->thumbs || !m->scores) {
+        free(r->thumbs), free(r->scores);
+        r->thumbs = NULL, r->scores = NULL;
+        return;
+    }
+    memcpy(r->thumbs, m->thumbs, sizeof *r->thumbs * nt);
+    memcpy(r->scores, m->scores, sizeof *r->scores * n);
+    r->thumb_side = m->side;
 }
 
 /* The vectors and predictions of a finished forward into r. */
@@ -168,12 +221,18 @@ static void hook_layer(void *user, int layer)
     Hook *h = user;
     if (h->slow_ms > 0)
         SDL_Delay((Uint32)h->slow_ms);
-    if (layer + 1 >= h->g->lm.info.n_layer || now_s() - h->t0 < 0.1)
+    if (h->q->want_maps && h->sum.thumbs)
+        lm_layer_each(&h->g->lm, layer, summary_of, &h->sum);
+    /* a partial result at most every half second (each holds a copy of
+     * the queries and keys) */
+    double t = now_s();
+    if (layer + 1 >= h->g->lm.info.n_layer || t - h->t0 < 0.1 || t - h->posted < 0.5)
         return;
+    h->posted = t;
     Result *r = new_result(h->g, h->q, 1);
     if (!r)
         return;
-    lm_maps_copy(&h->g->lm, r->maps);
+    summaries_give(&h->sum, r);
     r->layers_done = layer + 1;
     r->pred_pos = -1;
     bg_post(h->job, r, result_free, 0);
@@ -185,23 +244,24 @@ static void run(void *ctx, void *request, BgJob *job)
     ModelSource *src = ctx;
     ModelOpened *g = src->g;
     Request *q = request;
-    Hook h = {job, now_s(), src->slow_ms, g, q};
-    LmHooks hooks = {hook_cancel, hook_layer, &h};
+    Hook h = {job, now_s(), 0.0, src->slow_ms, g, q, {0}};
+    LmHooks hooks = {hook_cancel, hook_layer, &h, NULL};
     AttnErr err = {0};
+    if (q->want_maps)
+        summaries_init(&h.sum, &g->lm.info, q); /* without memory: the window makes them */
     int rc = lm_forward(&g->lm, q->ids, q->T, &hooks, &err);
-    if (rc == -ATTN_E_CANCELLED)
-        return;
-    Result *r = new_result(g, q, rc == 0 && q->want_maps);
+    Result *r = rc == -ATTN_E_CANCELLED ? NULL : new_result(g, q, rc == 0 && q->want_maps);
+    if (r && r->maps)
+        summaries_give(&h.sum, r);
+    free(h.sum.thumbs);
+    free(h.sum.scores);
     if (!r)
         return;
     r->rc = rc;
     snprintf(r->msg, sizeof r->msg, "%s", err.msg);
     r->layers_done = rc == 0 ? r->L : 0;
-    if (rc == 0) {
-        if (r->maps)
-            lm_maps_copy(&g->lm, r->maps);
+    if (rc == 0)
         finish_result(g, q, r);
-    }
     bg_post(job, r, result_free, 1);
 }
 
@@ -311,9 +371,16 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
                memcmp(r->ids, s->last->ids, sizeof(int) * (size_t)r->T) == 0;
     if (!same && r->maps) {
         AttnErr err = {0};
-        float *maps = r->maps;
+        RtMaps *maps = r->maps;
         r->maps = NULL;
         Imported *im = model_maps_imported(s->g->bpe, s->g->name, maps, r->ids, r->T, r->L, r->H, &err);
+        if (im) { /* the worker's thumbnails and scores: nothing to make here */
+            im->pre_thumbs = r->thumbs;
+            im->pre_side = r->thumb_side;
+            im->pre_scores = r->scores;
+            r->thumbs = NULL;
+            r->scores = NULL;
+        }
         if (!im || maps_shown_replace(a, im) < 0) {
             app_status(a, 1, "out of memory");
             result_free(r);
@@ -611,9 +678,7 @@ static int lmsrc_cli_probe(const Options *o, const char *path, void **opened, At
     if (rc == 0 && o->print != PRINT_TOKENS)
         rc = lm_forward(&g->lm, g->ids.id, T, NULL, err);
     if (rc == 0 && o->print != PRINT_TOKENS) {
-        float *maps = malloc(sizeof(float) * (size_t)c->n_layer * c->n_head * T * T);
-        if (maps)
-            lm_maps_copy(&g->lm, maps);
+        RtMaps *maps = lm_maps_take(&g->lm);
         g->im = maps ? model_maps_imported(g->bpe, g->name, maps, g->ids.id, T, c->n_layer, c->n_head, err) : NULL;
         rc = g->im ? 0 : maps ? -err->code : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
     }
