@@ -173,17 +173,12 @@ static int grow(Rt *rt, size_t nc, size_t keep)
     size_t oc = (size_t)rt->cap, L = (size_t)s->n_layer, W = (size_t)rt->qkv_w;
     size_t kt_rows = L * (size_t)rt->kvdim;
     float *qkv = malloc(L * nc * W * sizeof *qkv), *kt = malloc(kt_rows * nc * sizeof *kt);
-    float **rows[] = {&rt->x, &rt->xn, &rt->out, &rt->z, &rt->hrow,
-                      &rt->rows[0], &rt->rows[1], &rt->rows[2], &rt->rows[3]};
-    size_t width[] = {(size_t)s->hidden, (size_t)s->hidden, (size_t)s->hidden, (size_t)rt->qdim,
-                      (size_t)s->n_head, (size_t)s->row_w[0], (size_t)s->row_w[1],
-                      (size_t)s->row_w[2], (size_t)s->row_w[3]};
-    int n_rows = 5 + s->n_rows, ok = qkv && kt;
-    for (int k = 0; k < n_rows && ok; k++) {
-        float *p = realloc(*rows[k], nc * width[k] * sizeof(float));
-        ok = p != NULL;
+    int ok = qkv && kt;
+    if (ok) {
+        float *x = realloc(rt->x, nc * (size_t)s->hidden * sizeof(float));
+        ok = x != NULL;
         if (ok)
-            *rows[k] = p;
+            rt->x = x;
     }
     if (ok && s->rope.kind != ROPE_NONE) {
         double *r = realloc(rt->rope, nc * (size_t)rope_dims(rt) * sizeof *r);
@@ -206,6 +201,31 @@ static int grow(Rt *rt, size_t nc, size_t keep)
     rt->kt = kt;
     rt->cap = (int)nc;
     return 0;
+}
+
+/* The forward's scratch for n positions (xn, out, z, a row of weights per
+ * head, the layer's own rows), or none (n = 0): held only while a forward
+ * runs, so that a state between forwards keeps the cache and the residual
+ * stream alone (a keystroke touches one row of each: its other pages are
+ * never faulted in). 0 or -ATTN_E_NOMEM (none held). */
+static int scratch(Rt *rt, size_t n)
+{
+    const RtShape *s = &rt->sh;
+    float **p[] = {&rt->xn, &rt->out, &rt->z, &rt->hrow,
+                   &rt->rows[0], &rt->rows[1], &rt->rows[2], &rt->rows[3]};
+    size_t width[] = {(size_t)s->hidden, (size_t)s->hidden, (size_t)rt->qdim, (size_t)s->n_head,
+                      (size_t)s->row_w[0], (size_t)s->row_w[1], (size_t)s->row_w[2],
+                      (size_t)s->row_w[3]};
+    int k, count = 4 + s->n_rows, ok = 1;
+    for (k = 0; k < 8; k++) {
+        free(*p[k]);
+        *p[k] = NULL;
+    }
+    for (k = 0; k < count && n && ok; k++)
+        ok = (*p[k] = malloc(n * width[k] * sizeof(float))) != NULL;
+    if (!ok)
+        scratch(rt, 0);
+    return ok ? 0 : -ATTN_E_NOMEM;
 }
 
 /* ---- attention ------------------------------------------------------------------- */
@@ -328,13 +348,10 @@ int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks 
     int start = 0, lim = T < rt->n_done ? T : rt->n_done;
     while (!s->bidirectional && start < lim && ids[start] == rt->ids[start])
         start++;
-    if (T > rt->cap) {
-        int cap = next_cap(rt->cap, T, s->n_positions);
-        if (grow(rt, (size_t)cap, (size_t)rt->T) < 0)
-            return attn_err_set(err, ATTN_E_NOMEM, NULL, 0,
-                                "%s state for %d tokens (%zu bytes)", rt->arch->name, T,
-                                bytes_for(rt, (size_t)cap));
-    }
+    int cap = T > rt->cap ? next_cap(rt->cap, T, s->n_positions) : rt->cap;
+    if ((T > rt->cap && grow(rt, (size_t)cap, (size_t)rt->T) < 0) || scratch(rt, (size_t)cap) < 0)
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "%s state for %d tokens (%zu bytes)",
+                            rt->arch->name, T, bytes_for(rt, (size_t)cap));
     memcpy(rt->ids, ids, (size_t)T * sizeof *ids);
     rt->T = T;
     rt->n_done = start;
@@ -355,6 +372,7 @@ int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks 
     for (int l = 0; l < s->n_layer; l++) {
         if (hooks && hooks->cancel && hooks->cancel(hooks->user)) {
             rt->hooks = NULL;
+            scratch(rt, 0);
             return attn_err_set(err, ATTN_E_CANCELLED, NULL, 0, "at layer %d", l);
         }
         if (start < T)
@@ -365,6 +383,7 @@ int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks 
     }
     rt->n_done = T;
     rt->hooks = NULL;
+    scratch(rt, 0);
     return 0;
 }
 
