@@ -13,12 +13,14 @@
 #include "attnviz/lm.h"
 
 typedef struct ModelOpened {
-    Lm lm;              /* the model: weights and the forward's state (key/value cache, maps) */
+    Lm lm;              /* the model: weights and the forward's state (key/value cache) */
     Bpe *bpe;           /* its tokenizer */
     BpeIds ids;         /* the text's tokens (the bos token first with prepend_bos) */
     char *text;
     Imported *im;       /* the maps of the text, picked; NULL before a compute */
     int prepend_bos;
+    int for_window;     /* model_compute_text also makes every map's thumbnail and
+                           scores (the window's model view) as the forward goes */
     char path[4096];    /* as given: a folder or a name */
     char dir[4096];     /* the folder it was found in (what a session names) */
     char name[256];     /* for titles: the last part of path */

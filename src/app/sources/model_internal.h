@@ -30,6 +30,26 @@ char *model_shown_label(const Bpe *b, int id);
 Imported *model_maps_imported(const Bpe *b, const char *name, RtMaps *maps, const int *ids, int T, int L, int H,
                               AttnErr *err);
 
+/* Every map's thumbnail (the model view's side) and scores (no token
+ * dropped), made a layer at a time as a forward finishes it (layers not yet
+ * done: 0 and none): what the window takes with the maps instead of making
+ * them itself. */
+typedef struct ModelSummaries {
+    int side, tq, tk, T, H, L;
+    float *thumbs;       /* L × H × tq × tk */
+    HeadScores *scores;  /* L × H */
+    const int *ids;      /* T */
+} ModelSummaries;
+/* For T tokens ids of a model of info's shape: 0 or -ATTN_E_NOMEM (then
+ * nothing is made). */
+int model_summaries_init(ModelSummaries *m, const LmInfo *info, const int *ids, int T);
+/* Layer's maps, just made by lm's forward (a layer hook's), summarised. */
+void model_summaries_layer(ModelSummaries *m, const Lm *lm, int layer);
+/* Copies of the thumbnails (returned) and scores (*scores); NULL and NULL
+ * when memory is short or nothing was made. */
+float *model_summaries_copy(const ModelSummaries *m, HeadScores **scores);
+void model_summaries_free(ModelSummaries *m);
+
 int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *err);
 int lmsrc_cli_write(void *opened, const Options *o, AttnErr *err);
 void lmsrc_cli_free(void *opened);

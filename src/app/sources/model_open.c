@@ -15,6 +15,7 @@
 #include "attnviz/import.h"
 #include "attnviz/io.h"
 #include "attnviz/lm.h"
+#include "attnviz/maps_shown.h"
 #include "attnviz/options.h"
 #include "attnviz/paths.h"
 #include "model_internal.h"
@@ -206,6 +207,72 @@ int model_open_path(const char *path, int prepend_bos, ModelOpened **out, AttnEr
     return 0;
 }
 
+int model_summaries_init(ModelSummaries *m, const LmInfo *info, const int *ids, int T)
+{
+    *m = (ModelSummaries){maps_thumb_side(info->n_layer, info->n_head), 0, 0, T, info->n_head,
+                          info->n_layer, NULL, NULL, ids};
+    import_thumb_size(T, T, m->side, &m->tq, &m->tk);
+    size_t n = (size_t)m->L * m->H;
+    m->thumbs = calloc(n * (size_t)m->tq * m->tk + 1, sizeof *m->thumbs);
+    m->scores = malloc(sizeof *m->scores * n);
+    for (size_t k = 0; m->scores && k < n; k++)
+        for (int s = 0; s < HEAD_SCORE_COUNT; s++)
+            m->scores[k].s[s] = HEAD_SCORE_NONE;
+    if (m->thumbs && m->scores)
+        return 0;
+    model_summaries_free(m);
+    return -ATTN_E_NOMEM;
+}
+
+static void summary_of(void *user, int l, int h, const float *map)
+{
+    ModelSummaries *m = user;
+    size_t k = (size_t)l * m->H + h;
+    import_thumb_map(map, m->T, m->T, m->side, m->thumbs + k * m->tq * m->tk);
+    head_scores(map, m->T, m->T, m->ids, 0, &m->scores[k]);
+}
+
+void model_summaries_layer(ModelSummaries *m, const Lm *lm, int layer)
+{
+    if (m->thumbs && lm_layer_each(lm, layer, summary_of, m) < 0)
+        model_summaries_free(m); /* the window makes them */
+}
+
+float *model_summaries_copy(const ModelSummaries *m, HeadScores **scores)
+{
+    size_t n = (size_t)m->L * m->H, nt = n * m->tq * m->tk;
+    float *t = m->thumbs ? malloc(sizeof *t * (nt + 1)) : NULL;
+    *scores = t ? malloc(sizeof **scores * n) : NULL;
+    if (!t || !*scores) {
+        free(t);
+        free(*scores);
+        *scores = NULL;
+        return NULL;
+    }
+    memcpy(t, m->thumbs, sizeof *t * nt);
+    memcpy(*scores, m->scores, sizeof **scores * n);
+    return t;
+}
+
+void model_summaries_free(ModelSummaries *m)
+{
+    free(m->thumbs);
+    free(m->scores);
+    m->thumbs = NULL;
+    m->scores = NULL;
+}
+
+typedef struct ComputeHook {
+    ModelSummaries sum;
+    const Lm *lm;
+} ComputeHook;
+
+static void compute_layer(void *user, int layer)
+{
+    ComputeHook *h = user;
+    model_summaries_layer(&h->sum, h->lm, layer);
+}
+
 int model_compute_text(ModelOpened *g, const char *text, size_t len, AttnErr *err)
 {
     free(g->text);
@@ -226,18 +293,35 @@ int model_compute_text(ModelOpened *g, const char *text, size_t len, AttnErr *er
         if (g->ids.id[i] >= g->lm.info.n_vocab)
             return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "token id %d is not a row of %s (%d rows)",
                                 g->ids.id[i], g->lm.info.embed_name, g->lm.info.n_vocab);
-    int rc = lm_forward(&g->lm, g->ids.id, T, NULL, err);
-    if (rc < 0)
+    /* for the window, every map's thumbnail and scores as the forward goes */
+    ComputeHook hook = {{0}, &g->lm};
+    LmHooks hooks = {NULL, compute_layer, &hook, NULL};
+    if (g->for_window)
+        model_summaries_init(&hook.sum, &g->lm.info, g->ids.id, T);
+    int rc = lm_forward(&g->lm, g->ids.id, T, hook.sum.thumbs ? &hooks : NULL, err);
+    RtMaps *maps = rc == 0 ? lm_maps_take(&g->lm) : NULL;
+    if (rc == 0 && !maps)
+        rc = attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
+    if (rc < 0) {
+        model_summaries_free(&hook.sum);
         return rc;
-    RtMaps *maps = lm_maps_take(&g->lm);
-    if (!maps)
-        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
+    }
     if (g->im) {
         import_close(g->im);
         free(g->im);
     }
     g->im = model_maps_imported(g->bpe, g->name, maps, g->ids.id, T, L, H, err);
-    return g->im ? 0 : -err->code;
+    if (g->im && hook.sum.thumbs) { /* handed over whole */
+        g->im->pre_thumbs = hook.sum.thumbs;
+        g->im->pre_side = hook.sum.side;
+        g->im->pre_scores = hook.sum.scores;
+        hook.sum.thumbs = NULL;
+        hook.sum.scores = NULL;
+    }
+    model_summaries_free(&hook.sum);
+    if (!g->im)
+        return -err->code;
+    return import_pick(g->im, 0, 0, 0, NULL, err) < 0 ? -err->code : 0; /* layer 1, head 1 */
 }
 
 /* ---- the command line ---------------------------------------------------------------- */
@@ -269,6 +353,7 @@ int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *e
         return rc;
     const char *text = o->sentence ? o->sentence : "";
     int window = o->print == PRINT_NONE && !o->n_exports && !o->export_attention;
+    g->for_window = window;
     char *made = NULL;
     if (window && !o->sentence) { /* the window opens on the default sentence, or on the */
         BpeIds ids = {0};        /* model's first tokens when it has none of its words */

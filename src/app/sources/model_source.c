@@ -121,23 +121,13 @@ static Result *new_result(ModelOpened *g, const Request *q, int maps)
     return r;
 }
 
-/* Every map's thumbnail and scores, made on the worker a layer at a time
- * as the forward finishes it (layers not yet done: 0 and none). */
-typedef struct Summaries {
-    int side, tq, tk;
-    float *thumbs;       /* L × H × tq × tk */
-    HeadScores *scores;  /* L × H */
-    const int *ids;
-    int T, H;
-} Summaries;
-
 typedef struct Hook {
     BgJob *job;
     double t0, posted;   /* the forward's start, the last partial result's */
     int slow_ms;         /* the source's slow_ms */
     ModelOpened *g;
     const Request *q;
-    Summaries sum;
+    ModelSummaries sum;
 } Hook;
 
 static double now_s(void)
@@ -152,40 +142,10 @@ static int hook_cancel(void *user)
     return bg_stale(((Hook *)user)->job);
 }
 
-static int summaries_init(Summaries *m, const LmInfo *c, const Request *q)
+/* r's copies of the summaries so far (none when memory is short). */
+static void summaries_give(const ModelSummaries *m, Result *r)
 {
-    *m = (Summaries){maps_thumb_side(c->n_layer, c->n_head), 0, 0, NULL, NULL, q->ids, q->T, c->n_head};
-    import_thumb_size(q->T, q->T, m->side, &m->tq, &m->tk);
-    size_t n = (size_t)c->n_layer * c->n_head;
-    m->thumbs = calloc(n * (size_t)m->tq * m->tk + 1, sizeof *m->thumbs);
-    m->scores = malloc(sizeof *m->scores * n);
-    for (size_t k = 0; m->scores && k < n; k++)
-        for (int s = 0; s < HEAD_SCORE_COUNT; s++)
-            m->scores[k].s[s] = HEAD_SCORE_NONE;
-    return m->thumbs && m->scores ? 0 : -ATTN_E_NOMEM;
-}
-
-static void summary_of(void *user, int l, int h, const float *map)
-{
-    Summaries *m = user;
-    size_t k = (size_t)l * m->H + h;
-    import_thumb_map(map, m->T, m->T, m->side, m->thumbs + k * m->tq * m->tk);
-    head_scores(map, m->T, m->T, m->ids, 0, &m->scores[k]);
-}
-
-/* r's copies of the summaries so far (r keeps none when memory is short). */
-static void summaries_give(const Summaries *m, Result *r)
-{
-    size_t n = (size_t)r->L * r->H, nt = n * m->tq * m->tk;
-    r->thumbs = malloc(sizeof *r->thumbs * (nt + 1));
-    r->scores = malloc(sizeof *r->scores * n);
-    if (!r->thumbs || !r->scores || !m->thumbs || !m->scores) {
-        free(r->thumbs), free(r->scores);
-        r->thumbs = NULL, r->scores = NULL;
-        return;
-    }
-    memcpy(r->thumbs, m->thumbs, sizeof *r->thumbs * nt);
-    memcpy(r->scores, m->scores, sizeof *r->scores * n);
+    r->thumbs = model_summaries_copy(m, &r->scores);
     r->thumb_side = m->side;
 }
 
@@ -221,8 +181,8 @@ static void hook_layer(void *user, int layer)
     Hook *h = user;
     if (h->slow_ms > 0)
         SDL_Delay((Uint32)h->slow_ms);
-    if (h->q->want_maps && h->sum.thumbs)
-        lm_layer_each(&h->g->lm, layer, summary_of, &h->sum);
+    if (h->q->want_maps)
+        model_summaries_layer(&h->sum, &h->g->lm, layer);
     /* a partial result at most every half second (each holds a copy of
      * the queries and keys) */
     double t = now_s();
@@ -248,13 +208,12 @@ static void run(void *ctx, void *request, BgJob *job)
     LmHooks hooks = {hook_cancel, hook_layer, &h, NULL};
     AttnErr err = {0};
     if (q->want_maps)
-        summaries_init(&h.sum, &g->lm.info, q); /* without memory: the window makes them */
+        model_summaries_init(&h.sum, &g->lm.info, q->ids, q->T); /* without memory: the window makes them */
     int rc = lm_forward(&g->lm, q->ids, q->T, &hooks, &err);
     Result *r = rc == -ATTN_E_CANCELLED ? NULL : new_result(g, q, rc == 0 && q->want_maps);
     if (r && r->maps)
         summaries_give(&h.sum, r);
-    free(h.sum.thumbs);
-    free(h.sum.scores);
+    model_summaries_free(&h.sum);
     if (!r)
         return;
     r->rc = rc;
@@ -571,6 +530,11 @@ static int lmsrc_show(AppState *a, void *opened)
     }
     s->T_maps = im->f.Tq;
     s->asked_pred = s->asked_i = s->asked_j = -2;
+    /* the maps shown are these ids': the worker's first run makes the
+     * predictions and vectors alone */
+    Request now = {g->ids.id, g->ids.n, 0, -1, -1, -1};
+    if ((s->last = new_result(g, &now, 0)))
+        s->last->layers_done = s->last->L, s->last->pred_pos = -1;
     app_show_source(a, &source_model, s);
     maps_shown_start(a, g->name);
     app_set_sentence(a, g->text ? g->text : ""); /* the bar; its tokens go to the worker */
@@ -597,6 +561,8 @@ static int lmsrc_open(AppState *a, const char *path)
     char buf[1200];
     int rc = model_open_path(path, 0, &g, &err);
     const char *text = a->text && a->text_len ? a->text : "The";
+    if (rc == 0)
+        g->for_window = 1;
     if (rc == 0 && (rc = model_compute_text(g, text, strlen(text), &err)) < 0)
         model_opened_free(g);
     if (rc < 0) {
