@@ -140,6 +140,14 @@ typedef struct ArchDesc {
                        const char *file, AttnErr *err);
 } ArchDesc;
 
+/* A description's two tables, and its weights struct W whose layers (an
+ * array of Y) it points to at W's member `layers`. */
+#define ARCH_TABLES(fields_, tensors_) \
+    .fields = (fields_), .n_fields = (int)(sizeof(fields_) / sizeof(fields_)[0]), \
+    .tensors = (tensors_), .n_tensors = (int)(sizeof(tensors_) / sizeof(tensors_)[0])
+#define ARCH_WEIGHTS(W, Y) \
+    .weights_size = sizeof(W), .layer_size = sizeof(Y), .layers_off = offsetof(W, layers)
+
 /* The architectures the program has (src/core/archs.c), ending with NULL. */
 extern const ArchDesc *const arch_builtin[];
 

@@ -216,16 +216,12 @@ static void facts(const void *cfg, ArchFacts *f)
 static const char *const prefixes[] = {"transformer.", "", NULL};
 
 const ArchDesc desc_gpt2 = {
-    .types = types, .rt = &arch_gpt2,
-    .fields = fields, .n_fields = sizeof fields / sizeof fields[0],
+    .types = types, .rt = &arch_gpt2, ARCH_TABLES(fields, tensors),
+    ARCH_WEIGHTS(Gpt2Weights, Gpt2Layer), .sizes = sizes, .facts = facts,
     .required_note = "a GPT-2 config.json gives every size",
     .folder_files = "config.json, model.safetensors, vocab.json, merges.txt",
     .config_files = "config.json, model.safetensors, vocab.json + merges.txt",
-    .embed_name = "wte", .facts = facts,
-    .weights_size = sizeof(Gpt2Weights), .layer_size = sizeof(Gpt2Layer),
-    .layers_off = offsetof(Gpt2Weights, layers),
-    .tensors = tensors, .n_tensors = sizeof tensors / sizeof tensors[0], .sizes = sizes,
-    .prefixes = prefixes,
+    .embed_name = "wte", .prefixes = prefixes,
     .unknown_weights = "no tensor wte.weight (nor transformer.wte.weight): not a GPT-2's weights",
     .layers_key = "n_layer", .shape_error = shape_error,
 };

@@ -311,13 +311,9 @@ static void facts(const void *cfg, ArchFacts *f)
 #define FOLDER_FILES "config.json, model.safetensors, tokenizer.json"
 
 const ArchDesc desc_llama = {
-    .types = types, .rt = &arch_llama,
-    .fields = fields, .n_fields = sizeof fields / sizeof fields[0],
+    .types = types, .rt = &arch_llama, ARCH_TABLES(fields, tensors),
+    ARCH_WEIGHTS(LlamaWeights, LlamaLayer), .sizes = sizes, .facts = facts,
     .required_note = "a Llama-family config.json gives it",
     .folder_files = FOLDER_FILES, .config_files = FOLDER_FILES,
-    .embed_name = "embed_tokens", .facts = facts,
-    .weights_size = sizeof(LlamaWeights), .layer_size = sizeof(LlamaLayer),
-    .layers_off = offsetof(LlamaWeights, layers),
-    .tensors = tensors, .n_tensors = sizeof tensors / sizeof tensors[0], .sizes = sizes,
-    .shape_error = shape_error,
+    .embed_name = "embed_tokens", .shape_error = shape_error,
 };
