@@ -1,5 +1,5 @@
-/* Tests for the GPT-2 model reader (src/io/safetensors.c, gpt2_config.c,
- * gpt2_file.c, gpt2_weights.c) on the folders of
+/* Tests for the model reader on GPT-2 (src/io/safetensors.c, model_config.c,
+ * model_file.c with core/arch_gpt2.c's tables) on the folders of
  * tests/fixtures/gpt2/make_gpt2_fixtures.py and assets/models/nano-sort:
  * config and sizes, both name prefixes, the buffers ignored, tied and untied
  * output layers, weights spot-checked against the script's numbers (F16 and
@@ -20,9 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attnviz/gpt2io.h"
+#include "attnviz/gpt2.h"
+#include "attnviz/model_file.h"
 
 #include "test_gpt2_fs.h"
+
+#define CFG(m) ((const Gpt2Config *)(m)->cfg)
+#define WTS(m) ((const Gpt2Weights *)(m)->weights)
 
 static const char *const fixtures[] = {"f32-h3", "f32-bare-h4", "f16-h5", "bf16-h6",
                                        "f32-h1-noscale", "f32-h2-erf", "f32-h2-relu"};
@@ -79,7 +83,7 @@ static int json_int(const cJSON *o, const char *key)
 }
 
 /* The weight called full (a file's name) in m, or NULL. */
-static const float *weight_of(const Gpt2Model *m, const char *full)
+static const float *weight_of(const ModelFile *m, const char *full)
 {
     static const struct {
         const char *name;
@@ -98,7 +102,7 @@ static const float *weight_of(const Gpt2Model *m, const char *full)
         {"mlp.c_proj.weight", offsetof(Gpt2Layer, mproj_w)},
         {"mlp.c_proj.bias", offsetof(Gpt2Layer, mproj_b)},
     };
-    const Gpt2Weights *w = &m->weights;
+    const Gpt2Weights *w = WTS(m);
     if (!strcmp(full, "lm_head.weight"))
         return w->lm_head;
     size_t pl = strlen(m->prefix);
@@ -114,7 +118,7 @@ static const float *weight_of(const Gpt2Model *m, const char *full)
     if (!strcmp(n, "ln_f.bias"))
         return w->lnf_b;
     int l, at = 0;
-    if (sscanf(n, "h.%d.%n", &l, &at) != 1 || !at || l < 0 || l >= m->cfg.n_layer)
+    if (sscanf(n, "h.%d.%n", &l, &at) != 1 || !at || l < 0 || l >= CFG(m)->n_layer)
         return NULL;
     for (size_t i = 0; i < sizeof layer / sizeof layer[0]; i++)
         if (!strcmp(n + at, layer[i].name))
@@ -124,7 +128,7 @@ static const float *weight_of(const Gpt2Model *m, const char *full)
 
 /* Every spot value of ref.json equals the weight's float, and the float its
  * raw bits make in the file's dtype. */
-static void check_spots(const Gpt2Model *m, const cJSON *ref, const char *dtype)
+static void check_spots(const ModelFile *m, const cJSON *ref, const char *dtype)
 {
     const cJSON *s;
     cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(ref, "spots")) {
@@ -149,11 +153,11 @@ static void check_spots(const Gpt2Model *m, const cJSON *ref, const char *dtype)
     }
 }
 
-static Gpt2Model *open_ok(const char *dir)
+static ModelFile *open_ok(const char *dir)
 {
-    Gpt2Model *m = NULL;
+    ModelFile *m = NULL;
     AttnErr err = {0};
-    int rc = gpt2_file_open(dir, &m, &err);
+    int rc = model_file_open(dir, &desc_gpt2, &m, &err);
     if (rc != 0)
         fail_msg("%s: %s (%s)", dir, err.msg, err.file);
     assert_non_null(m);
@@ -170,8 +174,8 @@ static void opens_fixtures(void **state)
         snprintf(dir, sizeof dir, GPT2_FIX "%s", fixtures[f]);
         snprintf(path, sizeof path, "%s/ref.json", dir);
         cJSON *ref = read_json(path);
-        Gpt2Model *m = open_ok(dir);
-        const Gpt2Config *c = &m->cfg;
+        ModelFile *m = open_ok(dir);
+        const Gpt2Config *c = CFG(m);
         assert_int_equal(c->n_layer, json_int(ref, "n_layer"));
         assert_int_equal(c->n_head, json_int(ref, "n_head"));
         assert_int_equal(c->n_embd, json_int(ref, "n_embd"));
@@ -186,9 +190,9 @@ static void opens_fixtures(void **state)
         int tied = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "tied"));
         assert_int_equal(m->tied, tied);
         if (tied)
-            assert_ptr_equal(m->weights.lm_head, m->weights.wte);
+            assert_ptr_equal(WTS(m)->lm_head, WTS(m)->wte);
         else
-            assert_true(m->weights.lm_head != m->weights.wte);
+            assert_true(WTS(m)->lm_head != WTS(m)->wte);
         /* float32 in place; F16/BF16: every weight converted, once */
         int n_weights = 4 + 12 * c->n_layer + !tied;
         assert_int_equal(m->n_converted, strcmp(dtype, "F32") ? n_weights : 0);
@@ -199,37 +203,37 @@ static void opens_fixtures(void **state)
         assert_non_null(strstr(m->merges_path, "/merges.txt"));
         assert_null(m->tokenizer_path);
         check_spots(m, ref, dtype);
-        gpt2_file_close(m);
+        model_file_close(m);
         cJSON_Delete(ref);
     }
-    gpt2_file_close(NULL);
+    model_file_close(NULL);
 }
 
 static void fixture_configs(void **state)
 {
     (void)state;
-    Gpt2Model *m = open_ok(GPT2_FIX "f16-h5");
-    assert_int_equal(m->cfg.act, GPT2_ACT_GELU_TANH); /* gelu_pytorch_tanh */
-    assert_true(m->cfg.ln_eps == 1e-2f);
-    assert_int_equal(m->cfg.scale_attn_weights, 1);
-    assert_int_equal(m->cfg.scale_by_inverse_layer_idx, 1);
-    gpt2_file_close(m);
+    ModelFile *m = open_ok(GPT2_FIX "f16-h5");
+    assert_int_equal(CFG(m)->act, GPT2_ACT_GELU_TANH); /* gelu_pytorch_tanh */
+    assert_true(CFG(m)->ln_eps == 1e-2f);
+    assert_int_equal(CFG(m)->scale_attn_weights, 1);
+    assert_int_equal(CFG(m)->scale_by_inverse_layer_idx, 1);
+    model_file_close(m);
     m = open_ok(GPT2_FIX "f32-h1-noscale");
-    assert_int_equal(m->cfg.scale_attn_weights, 0);
-    assert_int_equal(m->cfg.scale_by_inverse_layer_idx, 0);
-    assert_true(m->cfg.ln_eps == 1e-5f);
-    gpt2_file_close(m);
+    assert_int_equal(CFG(m)->scale_attn_weights, 0);
+    assert_int_equal(CFG(m)->scale_by_inverse_layer_idx, 0);
+    assert_true(CFG(m)->ln_eps == 1e-5f);
+    model_file_close(m);
     m = open_ok(GPT2_FIX "f32-h2-erf");
-    assert_int_equal(m->cfg.act, GPT2_ACT_GELU_ERF);
-    assert_int_equal(m->cfg.n_inner, 20);
-    gpt2_file_close(m);
+    assert_int_equal(CFG(m)->act, GPT2_ACT_GELU_ERF);
+    assert_int_equal(CFG(m)->n_inner, 20);
+    model_file_close(m);
     m = open_ok(GPT2_FIX "f32-h2-relu");
-    assert_int_equal(m->cfg.act, GPT2_ACT_RELU);
-    gpt2_file_close(m);
+    assert_int_equal(CFG(m)->act, GPT2_ACT_RELU);
+    model_file_close(m);
     m = open_ok(GPT2_FIX "f32-bare-h4"); /* the old style: no n_inner, n_ctx */
-    assert_int_equal(m->cfg.n_inner, 64);
-    assert_int_equal(m->cfg.act, GPT2_ACT_GELU_TANH);
-    gpt2_file_close(m);
+    assert_int_equal(CFG(m)->n_inner, 64);
+    assert_int_equal(CFG(m)->act, GPT2_ACT_GELU_TANH);
+    model_file_close(m);
 }
 
 /* llm-viz's trained sorter, converted: 3 × 3 heads, n_embd 48, A B C, 11
@@ -237,8 +241,8 @@ static void fixture_configs(void **state)
 static void opens_nano_sort(void **state)
 {
     (void)state;
-    Gpt2Model *m = open_ok("assets/models/nano-sort");
-    const Gpt2Config *c = &m->cfg;
+    ModelFile *m = open_ok("assets/models/nano-sort");
+    const Gpt2Config *c = CFG(m);
     assert_int_equal(c->n_layer, 3);
     assert_int_equal(c->n_head, 3);
     assert_int_equal(c->n_embd, 48);
@@ -251,14 +255,14 @@ static void opens_nano_sort(void **state)
     assert_int_equal(m->n_converted, 0);
     assert_string_equal(m->prefix, "");
     assert_non_null(m->vocab_path);
-    gpt2_file_close(m);
+    model_file_close(m);
 }
 
 /* ---- config.json -------------------------------------------------------------------- */
 
 static int parse_cfg(Gpt2Config *c, const char *text, AttnErr *err)
 {
-    return gpt2_config_parse(c, text, strlen(text), "config.json", err);
+    return model_config_parse(&desc_gpt2, c, text, strlen(text), "config.json", err);
 }
 
 #define SIZES "\"n_layer\": 2, \"n_head\": 3, \"n_embd\": 24, \"n_positions\": 16"
@@ -497,15 +501,15 @@ static void safetensors_truncated(void **state)
     SafeTensors st;
     assert_int_equal(safetensors_parse(&st, s, len, "whole", NULL), 0);
     safetensors_free(&st);
-    /* and through gpt2_file_open, cut in the size, the header, the data */
+    /* and through model_file_open, cut in the size, the header, the data */
     char *dir = fs_tmpdir(), p[1024];
     fs_copy_model("f32-h1-noscale", dir);
     size_t cuts[] = {0, 5, 100, len / 2, len - 1};
     for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
         fs_write(fs_join(p, dir, "model.safetensors"), s, cuts[i]);
-        Gpt2Model *m = (Gpt2Model *)1;
+        ModelFile *m = (ModelFile *)1;
         AttnErr err = {0};
-        int rc = gpt2_file_open(dir, &m, &err);
+        int rc = model_file_open(dir, &desc_gpt2, &m, &err);
         assert_true(rc < 0);
         assert_null(m);
         assert_non_null(strstr(err.file, "model.safetensors"));
@@ -538,9 +542,9 @@ static char *model_copy(const char *fixture, HeaderEdit edit, const char *config
 
 static void open_fails(const char *dir, int code, const char *piece, const char *file)
 {
-    Gpt2Model *m = (Gpt2Model *)1;
+    ModelFile *m = (ModelFile *)1;
     AttnErr err = {0};
-    int rc = gpt2_file_open(dir, &m, &err);
+    int rc = model_file_open(dir, &desc_gpt2, &m, &err);
     assert_null(m);
     expect_err(rc, err, code, piece, file);
 }
@@ -632,9 +636,9 @@ static void refuses_bad_models(void **state)
     fs_rm_tree(d);
     free(d);
     d = model_copy("bf16-h6", edit_buffers, NULL);
-    Gpt2Model *m = open_ok(d);
+    ModelFile *m = open_ok(d);
     assert_int_equal(m->tied, 1);
-    gpt2_file_close(m);
+    model_file_close(m);
     fs_rm_tree(d);
     free(d);
 }
@@ -666,9 +670,9 @@ static void refuses_bad_configs_in_folders(void **state)
     free(d);
     /* fewer layers than the file: the first ones (as transformers does) */
     d = model_copy("f32-h3", NULL, CFG_H3("1", "3", "16"));
-    Gpt2Model *m = open_ok(d);
-    assert_int_equal(m->cfg.n_layer, 1);
-    gpt2_file_close(m);
+    ModelFile *m = open_ok(d);
+    assert_int_equal(CFG(m)->n_layer, 1);
+    model_file_close(m);
     fs_rm_tree(d);
     free(d);
 }
@@ -732,18 +736,18 @@ static void misaligned_float32_converted(void **state)
 {
     (void)state;
     char *d = model_copy("f32-h2-erf", edit_misalign, NULL);
-    Gpt2Model *m = open_ok(d), *ref = open_ok(GPT2_FIX "f32-h2-erf");
-    int n = 4 + 12 * m->cfg.n_layer + 1; /* and its own lm_head */
+    ModelFile *m = open_ok(d), *ref = open_ok(GPT2_FIX "f32-h2-erf");
+    int n = 4 + 12 * CFG(m)->n_layer + 1; /* and its own lm_head */
     assert_int_equal(m->n_converted, n);
     assert_int_equal(ref->n_converted, 0);
-    size_t C = (size_t)m->cfg.n_embd;
-    assert_memory_equal(m->weights.wte, ref->weights.wte, (size_t)m->cfg.n_vocab * C * 4);
-    assert_memory_equal(m->weights.lm_head, ref->weights.lm_head,
-                        (size_t)m->cfg.n_vocab * C * 4);
-    assert_memory_equal(m->weights.layers[1].fc_w, ref->weights.layers[1].fc_w,
-                        C * (size_t)m->cfg.n_inner * 4);
-    gpt2_file_close(m);
-    gpt2_file_close(ref);
+    size_t C = (size_t)CFG(m)->n_embd;
+    assert_memory_equal(WTS(m)->wte, WTS(ref)->wte, (size_t)CFG(m)->n_vocab * C * 4);
+    assert_memory_equal(WTS(m)->lm_head, WTS(ref)->lm_head,
+                        (size_t)CFG(m)->n_vocab * C * 4);
+    assert_memory_equal(WTS(m)->layers[1].fc_w, WTS(ref)->layers[1].fc_w,
+                        C * (size_t)CFG(m)->n_inner * 4);
+    model_file_close(m);
+    model_file_close(ref);
     fs_rm_tree(d);
     free(d);
 }
@@ -798,15 +802,15 @@ static void opens_shards(void **state)
 {
     (void)state;
     char *d = sharded_copy(0), p[1024];
-    Gpt2Model *m = open_ok(d), *ref = open_ok(GPT2_FIX "f32-h3");
+    ModelFile *m = open_ok(d), *ref = open_ok(GPT2_FIX "f32-h3");
     assert_int_equal(m->n_shards, 2);
-    size_t C = (size_t)m->cfg.n_embd;
+    size_t C = (size_t)CFG(m)->n_embd;
     for (int l = 0; l < 2; l++)
-        assert_memory_equal(m->weights.layers[l].attn_w, ref->weights.layers[l].attn_w,
+        assert_memory_equal(WTS(m)->layers[l].attn_w, WTS(ref)->layers[l].attn_w,
                             C * 3 * C * 4);
-    assert_memory_equal(m->weights.lnf_b, ref->weights.lnf_b, C * 4);
-    gpt2_file_close(m);
-    gpt2_file_close(ref);
+    assert_memory_equal(WTS(m)->lnf_b, WTS(ref)->lnf_b, C * 4);
+    model_file_close(m);
+    model_file_close(ref);
     unlink(fs_join(p, d, "model-00002-of-00002.safetensors"));
     open_fails(d, ATTN_E_NOT_FOUND, "No such file", "model-00002-of-00002.safetensors");
     fs_write_text(fs_join(p, d, "model.safetensors.index.json"),
@@ -829,12 +833,12 @@ static void notes_tokenizer_files(void **state)
     char *d = model_copy("f32-h2-relu", NULL, NULL), p[1024];
     unlink(fs_join(p, d, "merges.txt"));
     fs_write_text(fs_join(p, d, "tokenizer.json"), "{}");
-    Gpt2Model *m = open_ok(d);
+    ModelFile *m = open_ok(d);
     assert_null(m->vocab_path); /* vocab.json without merges.txt: neither */
     assert_null(m->merges_path);
     assert_non_null(m->tokenizer_path);
     assert_string_equal(m->tokenizer_path, p);
-    gpt2_file_close(m);
+    model_file_close(m);
     fs_rm_tree(d);
     free(d);
 }

@@ -24,8 +24,12 @@
 #include "attnviz/attnio.h"
 #include "attnviz/gpt2.h"
 #include "attnviz/model_source.h"
-#include "attnviz/gpt2io.h"
+#include "attnviz/gpt2.h"
+#include "attnviz/model_file.h"
 #include "attnviz/io.h"
+
+#define CFG(m) ((const Gpt2Config *)(m)->cfg)
+#define WTS(m) ((const Gpt2Weights *)(m)->weights)
 
 #define FIX "tests/fixtures/gpt2"
 
@@ -77,20 +81,20 @@ static void check_folder(const char *name)
 {
     char dir[256];
     snprintf(dir, sizeof dir, "%s/%s", FIX, name);
-    Gpt2Model *m = NULL;
+    ModelFile *m = NULL;
     AttnErr err = {0};
-    int rc = gpt2_file_open(dir, &m, &err);
+    int rc = model_file_open(dir, &desc_gpt2, &m, &err);
     if (rc < 0)
         fprintf(stderr, "%s: %s\n", dir, err.msg);
     assert_int_equal(rc, 0);
     int ids[64], T = ref_ids(dir, -1, ids, 64);
     Rt *st = NULL;
-    assert_int_equal(rt_create(&st, &arch_gpt2, &m->cfg, &err), 0);
-    assert_int_equal(rt_forward(st, &m->weights, ids, T, NULL, &err), 0);
+    assert_int_equal(rt_create(&st, &arch_gpt2, CFG(m), &err), 0);
+    assert_int_equal(rt_forward(st, WTS(m), ids, T, NULL, &err), 0);
     AttnFile maps, probs;
     open_npy(&maps, dir, "maps.npy");
     open_npy(&probs, dir, "probs.npy");
-    int L = m->cfg.n_layer, H = m->cfg.n_head, V = m->cfg.n_vocab;
+    int L = CFG(m)->n_layer, H = CFG(m)->n_head, V = CFG(m)->n_vocab;
     assert_int_equal(maps.L, L);
     assert_int_equal(maps.H, H);
     assert_int_equal(maps.Tq, T);
@@ -116,7 +120,7 @@ static void check_folder(const char *name)
         int top[LM_TOP_K];
         float p[LM_TOP_K];
         int k = V < LM_TOP_K ? V : LM_TOP_K;
-        assert_int_equal(rt_top_k(st, &m->weights, pos, k, top, p, logits, &err), 0);
+        assert_int_equal(rt_top_k(st, WTS(m), pos, k, top, p, logits, &err), 0);
         for (int r = 0; r < k; r++) {
             double d = fabs((double)p[r] - attn_file_at(&probs, 0, 0, pos, top[r]));
             pworst = d > pworst ? d : pworst;
@@ -130,7 +134,7 @@ static void check_folder(const char *name)
     attn_file_close(&maps);
     attn_file_close(&probs);
     rt_destroy(st);
-    gpt2_file_close(m);
+    model_file_close(m);
 }
 
 static void test_fixtures(void **state)
@@ -145,12 +149,12 @@ static void test_fixtures(void **state)
 static void test_nano_sort_llmviz(void **state)
 {
     (void)state;
-    Gpt2Model *m = NULL;
+    ModelFile *m = NULL;
     AttnErr err = {0};
-    assert_int_equal(gpt2_file_open("assets/models/nano-sort", &m, &err), 0);
-    assert_int_equal(m->cfg.n_layer, 3);
-    assert_int_equal(m->cfg.n_head, 3);
-    assert_int_equal(m->cfg.n_embd, 48);
+    assert_int_equal(model_file_open("assets/models/nano-sort", &desc_gpt2, &m, &err), 0);
+    assert_int_equal(CFG(m)->n_layer, 3);
+    assert_int_equal(CFG(m)->n_head, 3);
+    assert_int_equal(CFG(m)->n_embd, 48);
     AttnFile attn0, logits;
     open_npy(&attn0, FIX "/nano-sort", "llmviz_attn0.npy");
     open_npy(&logits, FIX "/nano-sort", "llmviz_logits.npy");
@@ -158,8 +162,8 @@ static void test_nano_sort_llmviz(void **state)
     for (int b = 0; b < 3; b++) {
         int ids[16], T = ref_ids(FIX "/nano-sort", b, ids, 16);
         Rt *st = NULL;
-        assert_int_equal(rt_create(&st, &arch_gpt2, &m->cfg, &err), 0);
-        assert_int_equal(rt_forward(st, &m->weights, ids, T, NULL, &err), 0);
+        assert_int_equal(rt_create(&st, &arch_gpt2, CFG(m), &err), 0);
+        assert_int_equal(rt_forward(st, WTS(m), ids, T, NULL, &err), 0);
         /* attn0 is (3, 3, 11, 11): sequence, head, i, j */
         float map[16 * 16];
         for (int h = 0; h < 3; h++) {
@@ -170,7 +174,7 @@ static void test_nano_sort_llmviz(void **state)
         }
         /* logits is (3, 11, 3) */
         for (int i = 0; i < T; i++) {
-            assert_int_equal(rt_logits(st, &m->weights, i, lg, &err), 0);
+            assert_int_equal(rt_logits(st, WTS(m), i, lg, &err), 0);
             for (int v = 0; v < 3; v++)
                 assert_true(fabs(lg[v] - attn_file_at(&logits, 0, b, i, v)) < 1e-4);
         }
@@ -178,7 +182,7 @@ static void test_nano_sort_llmviz(void **state)
     }
     attn_file_close(&attn0);
     attn_file_close(&logits);
-    gpt2_file_close(m);
+    model_file_close(m);
 }
 
 /* The headless path: the model found by name among the installed ones, the

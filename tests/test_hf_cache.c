@@ -5,7 +5,7 @@
  * ORG/NAME and bare names (models--NAME, then openai-community, then
  * distilbert); refs/main's snapshot, else the only one; an existing folder
  * first; not found: where it looked and the download command. A snapshot
- * found opens with gpt2_file_open through its symlinks. Run from the
+ * found opens with model_file_open through its symlinks. Run from the
  * repository root. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,9 +18,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attnviz/gpt2io.h"
+#include "attnviz/gpt2.h"
+#include "attnviz/model_file.h"
 
 #include "test_gpt2_fs.h"
+
+#define CFG(m) ((const Gpt2Config *)(m)->cfg)
+#define WTS(m) ((const Gpt2Weights *)(m)->weights)
 
 static const char *const env_vars[] = {"HF_HUB_CACHE", "HF_HOME", "XDG_CACHE_HOME", "HOME"};
 #define N_ENV 4
@@ -273,12 +277,12 @@ static void opens_a_snapshot(void **state)
     char *dir = NULL;
     AttnErr err = {0};
     assert_int_equal(gpt2_model_find("openai-community/gpt2", &dir, &err), 0);
-    Gpt2Model *m = NULL;
-    if (gpt2_file_open(dir, &m, &err) != 0)
+    ModelFile *m = NULL;
+    if (model_file_open(dir, &desc_gpt2, &m, &err) != 0)
         fail_msg("%s: %s", dir, err.msg);
-    assert_int_equal(m->cfg.n_head, 6);
+    assert_int_equal(CFG(m)->n_head, 6);
     assert_non_null(strstr(m->vocab_path, "snapshots/abc/vocab.json"));
-    gpt2_file_close(m);
+    model_file_close(m);
     free(dir);
 }
 

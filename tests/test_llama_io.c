@@ -1,4 +1,5 @@
-/* Tests for the Llama family's reader (src/io/llama_config.c, llama_file.c)
+/* Tests for the model reader on the Llama family (src/io/model_config.c,
+ * model_file.c with core/arch_llama.c's tables)
  * and its forward end to end, on the folders of
  * tests/fixtures/llama/make_llama_fixtures.py: each opened (F32, F16, BF16,
  * sharded with an index, tied and untied, biases, llama3 scaling, head_dim
@@ -24,9 +25,12 @@
 #include "attnviz/attnfile.h"
 #include "attnviz/attnio.h"
 #include "attnviz/llama.h"
-#include "attnviz/llamaio.h"
+#include "attnviz/model_file.h"
 
 #include "test_gpt2_fs.h"
+
+#define CFG(m) ((const LlamaConfig *)(m)->cfg)
+#define WTS(m) ((const LlamaWeights *)(m)->weights)
 
 #define FIX "tests/fixtures/llama/"
 
@@ -62,11 +66,11 @@ static int json_int(const cJSON *o, const char *key)
     return v->valueint;
 }
 
-static LlamaModel *open_ok(const char *dir)
+static ModelFile *open_ok(const char *dir)
 {
-    LlamaModel *m = NULL;
+    ModelFile *m = NULL;
     AttnErr err = {0};
-    int rc = llama_file_open(dir, &m, &err);
+    int rc = model_file_open(dir, &desc_llama, &m, &err);
     if (rc != 0)
         fail_msg("%s: %s (%s)", dir, err.msg, err.file);
     assert_non_null(m);
@@ -91,8 +95,8 @@ static void check_fixture(const char *name)
     snprintf(dir, sizeof dir, FIX "%s", name);
     snprintf(path, sizeof path, "%s/ref.json", dir);
     cJSON *ref = read_json(path);
-    LlamaModel *m = open_ok(dir);
-    const LlamaConfig *c = &m->cfg;
+    ModelFile *m = open_ok(dir);
+    const LlamaConfig *c = CFG(m);
     assert_int_equal(c->n_layer, json_int(ref, "n_layer"));
     assert_int_equal(c->n_head, json_int(ref, "n_head"));
     assert_int_equal(c->n_kv_head, json_int(ref, "n_kv_head"));
@@ -106,8 +110,8 @@ static void check_fixture(const char *name)
     assert_int_equal(m->n_shards, json_int(ref, "shards"));
     int tied = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "tied"));
     assert_int_equal(c->tied, tied);
-    assert_true((m->weights.lm_head == m->weights.embed &&
-                 m->weights.lm_head_bf16 == m->weights.embed_bf16) == tied);
+    assert_true((WTS(m)->lm_head == WTS(m)->embed &&
+                 WTS(m)->lm_head_bf16 == WTS(m)->embed_bf16) == tied);
     const char *dtype = cJSON_GetObjectItemCaseSensitive(ref, "dtype")->valuestring;
     /* BF16: the matrices and tables used in place as bfloat16, the vectors
      * converted; else the matrices converted (transposed), F32 vectors and
@@ -117,13 +121,13 @@ static void check_fixture(const char *name)
     if (!strcmp(dtype, "BF16")) {
         assert_int_equal(m->n_bf16, mats + tables);
         assert_int_equal(m->n_converted, vecs);
-        assert_non_null(m->weights.layers[0].wq_bf16);
-        assert_null(m->weights.layers[0].wq);
-        assert_true(m->weights.lm_head_bf16 == m->weights.embed_bf16 || !tied);
+        assert_non_null(WTS(m)->layers[0].wq_bf16);
+        assert_null(WTS(m)->layers[0].wq);
+        assert_true(WTS(m)->lm_head_bf16 == WTS(m)->embed_bf16 || !tied);
     } else {
         assert_int_equal(m->n_bf16, 0);
         assert_int_equal(m->n_converted, strcmp(dtype, "F32") ? vecs + mats + tables : mats);
-        assert_null(m->weights.layers[0].wq_bf16);
+        assert_null(WTS(m)->layers[0].wq_bf16);
     }
     assert_null(m->tokenizer_path);
 
@@ -133,7 +137,7 @@ static void check_fixture(const char *name)
     Rt *s = NULL;
     AttnErr err = {0};
     assert_int_equal(rt_create(&s, &arch_llama, c, &err), 0);
-    assert_int_equal(rt_forward(s, &m->weights, ids, T, NULL, &err), 0);
+    assert_int_equal(rt_forward(s, WTS(m), ids, T, NULL, &err), 0);
     AttnFile maps, probs;
     open_npy(&maps, dir, "maps.npy");
     open_npy(&probs, dir, "probs.npy");
@@ -158,7 +162,7 @@ static void check_fixture(const char *name)
     float *lg = malloc(sizeof(float) * V);
     assert_non_null(lg);
     for (int pos = 0; pos < T; pos++) {
-        assert_int_equal(rt_logits(s, &m->weights, pos, lg, &err), 0);
+        assert_int_equal(rt_logits(s, WTS(m), pos, lg, &err), 0);
         double mx = -INFINITY, sum = 0;
         for (int v = 0; v < V; v++)
             mx = lg[v] > mx ? lg[v] : mx;
@@ -170,7 +174,7 @@ static void check_fixture(const char *name)
         }
         int top[LM_TOP_K];
         float p[LM_TOP_K];
-        assert_int_equal(rt_top_k(s, &m->weights, pos, LM_TOP_K, top, p, lg, &err), 0);
+        assert_int_equal(rt_top_k(s, WTS(m), pos, LM_TOP_K, top, p, lg, &err), 0);
         for (int r = 0; r < LM_TOP_K; r++)
             assert_true(fabs(p[r] - attn_file_at(&probs, 0, 0, pos, top[r])) < 1e-5);
     }
@@ -182,7 +186,7 @@ static void check_fixture(const char *name)
     attn_file_close(&maps);
     attn_file_close(&probs);
     rt_destroy(s);
-    llama_file_close(m);
+    model_file_close(m);
     cJSON_Delete(ref);
 }
 
@@ -200,7 +204,7 @@ static void test_fixtures(void **state)
 static int parse(LlamaConfig *c, const char *text, AttnErr *err)
 {
     memset(err, 0, sizeof *err);
-    return llama_config_parse(c, text, strlen(text), "cfg.json", err);
+    return model_config_parse(&desc_llama, c, text, strlen(text), "cfg.json", err);
 }
 
 static void test_config(void **state)
@@ -342,9 +346,9 @@ static void set_config(const char *dir, const char *key, cJSON *value)
 
 static int open_err(const char *dir, AttnErr *err)
 {
-    LlamaModel *m = (LlamaModel *)1;
+    ModelFile *m = (ModelFile *)1;
     memset(err, 0, sizeof *err);
-    int rc = llama_file_open(dir, &m, err);
+    int rc = model_file_open(dir, &desc_llama, &m, err);
     assert_null(m);
     return rc;
 }
@@ -403,18 +407,18 @@ static void test_bad_folders(void **state)
     t = cJSON_GetObjectItemCaseSensitive(st.header, "model.layers.1.mlp.down_proj.weight");
     cJSON_ReplaceItemInObject(t, "dtype", cJSON_CreateString("F16"));
     fs_st_write(p, &st);
-    LlamaModel *mixed = open_ok(dir);
+    ModelFile *mixed = open_ok(dir);
     assert_int_equal(mixed->n_bf16, 1);
-    assert_non_null(mixed->weights.embed_bf16);
-    assert_null(mixed->weights.layers[0].wq_bf16);
-    assert_non_null(mixed->weights.layers[0].wq);
+    assert_non_null(WTS(mixed)->embed_bf16);
+    assert_null(WTS(mixed)->layers[0].wq_bf16);
+    assert_non_null(WTS(mixed)->layers[0].wq);
     assert_int_equal(mixed->n_converted, 7 * 2 + (2 + 3) * 2 + 1);
     Rt *ls = NULL;
     const int ids[3] = {1, 5, 9};
-    assert_int_equal(rt_create(&ls, &arch_llama, &mixed->cfg, &err), 0);
-    assert_int_equal(rt_forward(ls, &mixed->weights, ids, 3, NULL, &err), 0);
+    assert_int_equal(rt_create(&ls, &arch_llama, CFG(mixed), &err), 0);
+    assert_int_equal(rt_forward(ls, WTS(mixed), ids, 3, NULL, &err), 0);
     rt_destroy(ls);
-    llama_file_close(mixed);
+    model_file_close(mixed);
     fs_rm_tree(dir);
     free(dir);
     /* shards: one the index lists missing, then an index that is not JSON */

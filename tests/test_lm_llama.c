@@ -17,12 +17,15 @@
 
 #include "attnviz/model_source.h"
 #include "attnviz/llama.h"
-#include "attnviz/llamaio.h"
+#include "attnviz/model_file.h"
 #include "attnviz/maps_shown.h"
 #include "attnviz/source.h"
 #include "attnviz/theme.h"
 #include "attnviz/wake.h"
 #include "test_app_util.h"
+
+#define CFG(m) ((const LlamaConfig *)(m)->cfg)
+#define WTS(m) ((const LlamaWeights *)(m)->weights)
 
 #define LFIX "tests/fixtures/llama"
 #define TOK "tests/fixtures/gpt2/f16-h5" /* a byte-level BPE of 40 tokens: A-D, digits, punctuation */
@@ -81,14 +84,14 @@ static void check_fixture(const char *fixture, const char *text)
         fail_msg("%s: %s", fixture, err.msg);
     assert_string_equal(g->lm.info.embed_name, "embed_tokens");
     assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
-    LlamaModel *m = NULL;
+    ModelFile *m = NULL;
     Rt *st = NULL;
-    assert_int_equal(llama_file_open(folder, &m, &err), 0);
-    assert_int_equal(rt_create(&st, &arch_llama, &m->cfg, &err), 0);
-    int T = g->ids.n, L = m->cfg.n_layer, H = m->cfg.n_head;
+    assert_int_equal(model_file_open(folder, &desc_llama, &m, &err), 0);
+    assert_int_equal(rt_create(&st, &arch_llama, CFG(m), &err), 0);
+    int T = g->ids.n, L = CFG(m)->n_layer, H = CFG(m)->n_head;
     assert_true(T > 3);
-    assert_int_equal(rt_forward(st, &m->weights, g->ids.id, T, NULL, &err), 0);
-    assert_int_equal(g->lm.info.n_kv_head, m->cfg.n_kv_head);
+    assert_int_equal(rt_forward(st, WTS(m), g->ids.id, T, NULL, &err), 0);
+    assert_int_equal(g->lm.info.n_kv_head, CFG(m)->n_kv_head);
     assert_int_equal(g->im->f.L, L);
     assert_int_equal(g->im->f.H, H);
     assert_int_equal(g->im->f.Tq, T);
@@ -104,18 +107,18 @@ static void check_fixture(const char *fixture, const char *text)
     free(got);
     for (int l = 0; l < L; l++)
         for (int h = 0; h < H; h++) {
-            size_t d = sizeof(float) * (size_t)m->cfg.head_dim;
+            size_t d = sizeof(float) * (size_t)CFG(m)->head_dim;
             assert_memory_equal(lm_query(&g->lm, l, h, T - 1), rt_query(st, l, h, T - 1), d);
             assert_memory_equal(lm_key(&g->lm, l, h, 1), rt_key(st, l, h, 1), d);
         }
     int a[LM_TOP_K], b[LM_TOP_K];
     float pa[LM_TOP_K], pb[LM_TOP_K];
     assert_int_equal(lm_top_k(&g->lm, T - 1, LM_TOP_K, a, pa, &err), 0);
-    assert_int_equal(rt_top_k(st, &m->weights, T - 1, LM_TOP_K, b, pb, NULL, &err), 0);
+    assert_int_equal(rt_top_k(st, WTS(m), T - 1, LM_TOP_K, b, pb, NULL, &err), 0);
     assert_memory_equal(a, b, sizeof a);
     assert_memory_equal(pa, pb, sizeof pa);
     rt_destroy(st);
-    llama_file_close(m);
+    model_file_close(m);
     model_opened_free(g);
     remove_folder();
 }

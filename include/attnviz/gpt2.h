@@ -1,11 +1,12 @@
 /* GPT-2 as plain data: its sizes (from config.json) and its weights as
  * float32 arrays (pointers into a mapped file, or converted copies: the
- * loader in io/ owns them). The forward pass that reads them lives in
+ * loader in io/ owns them, model_file.h). The forward pass that reads them lives in
  * src/core/arch_gpt2.c (no files); this header is what the loader and it share.
  * Shapes follow Hugging Face's GPT-2: Conv1D weights are stored [in, out]. */
 #ifndef ATTNVIZ_GPT2_H
 #define ATTNVIZ_GPT2_H
 
+#include "attnviz/arch.h"
 #include "attnviz/error.h"
 #include "attnviz/runtime.h"
 
@@ -45,8 +46,11 @@ typedef struct Gpt2Weights {
 } Gpt2Weights;
 
 /* GPT-2 on the runtime (src/core/arch_gpt2.c): rt_create(&rt, &arch_gpt2,
- * &cfg, err), rt_forward(rt, &weights, ...). */
+ * &cfg, err), rt_forward(rt, &weights, ...); its config.json and tensors as
+ * tables (model_file_open(dir, &desc_gpt2, ...) reads a folder into a
+ * Gpt2Config and Gpt2Weights). */
 extern const RtArch arch_gpt2;
+extern const ArchDesc desc_gpt2;
 /* 0 when cfg describes a model the forward computes (sizes positive, n_head
  * divides n_embd, a known activation, ln_eps >= 0), else -ATTN_E_HEADS,
  * -ATTN_E_SHAPE or -ATTN_E_UNSUPPORTED with a detail in err. */

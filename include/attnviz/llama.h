@@ -1,6 +1,6 @@
 /* The Llama family (model_type llama, qwen2, mistral) as plain data: its
  * sizes (from config.json) and its weights as float32 arrays the loader in
- * io/ owns (llamaio.h). The forward pass that reads them lives in src/core
+ * io/ owns (model_file.h). The forward pass that reads them lives in src/core
  * (arch_llama.c on the runtime, no files); this header is what the two share.
  * Each matrix is either float32 [in, out], row-major (the loader transposes
  * the file's [out, in] once, so the forward uses GPT-2's Conv1D kernel), or
@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "attnviz/arch.h"
 #include "attnviz/error.h"
 #include "attnviz/runtime.h"
 
@@ -45,6 +46,8 @@ typedef struct LlamaConfig {
     int sliding_window; /* 0: none; else the most keys a query sees (Mistral's
                            sliding_window, Qwen2's with use_sliding_window): the
                            forward refuses more tokens than it */
+    int use_sliding_window; /* config.json's sliding_window read (mistral; qwen2's
+                               use_sliding_window) */
     int bos_id, eos_id; /* -1: none */
 } LlamaConfig;
 
@@ -71,8 +74,10 @@ typedef struct LlamaWeights {
     const uint16_t *embed_bf16, *lm_head_bf16;
 } LlamaWeights;
 
-/* The family on the runtime (src/core/arch_llama.c). */
+/* The family on the runtime (src/core/arch_llama.c), and its config.json
+ * and tensors as tables (model_file_open(dir, &desc_llama, ...)). */
 extern const RtArch arch_llama;
+extern const ArchDesc desc_llama;
 /* 0 when cfg describes a model the forward computes: sizes positive, KV
  * divides H (-ATTN_E_HEADS naming both), head_dim even, eps and θ finite and
  * positive, llama3 numbers sane; else -ATTN_E_SHAPE / -ATTN_E_RANGE. */

@@ -1,15 +1,18 @@
 /* A language model of any architecture the program computes, behind one
- * table of functions (src/app/lm.c): the model source (sources/
+ * set of calls (src/app/lm/lm.c): the model source (sources/
  * model_source.c) opens a folder, runs the forward and reads maps, vectors
- * and predictions through it and never names an architecture. Each
- * architecture (lm_gpt2.c, ...) joins its loader (io/) to its forward
- * (core/); adding one is one table and one line in lm.c's list.
+ * and predictions through it and never names an architecture. An
+ * architecture is a description (arch.h: its config.json and tensor tables
+ * and its forward, one file in src/core); lm.c reads the folder by it
+ * (io's model_file.h) and runs the runtime on it. Adding one is its file
+ * and one row in src/core/archs.c, or lm_arch_register (a test's).
  *
  * Threads: as the forwards' own states, an Lm is used by one thread at a
  * time (the source's worker while it runs). */
 #ifndef ATTNVIZ_LM_H
 #define ATTNVIZ_LM_H
 
+#include "attnviz/arch.h"
 #include "attnviz/error.h"
 #include "attnviz/forward_hooks.h"
 #include "attnviz/runtime.h"
@@ -33,17 +36,18 @@ typedef struct LmInfo {
  * lm_maps_copy gives the new maps of layers 0..layer). */
 typedef ForwardHooks LmHooks;
 
-typedef struct LmArch LmArch;
+typedef struct ModelFile ModelFile;
 
 typedef struct Lm {
-    const LmArch *arch;
+    const ArchDesc *arch;
     LmInfo info;
-    void *model;          /* the architecture's folder, as its loader keeps it */
-    const void *cfg;      /* its config and weights (into model), as the runtime takes them */
-    const void *weights;
-    const RtArch *rt_arch;
+    ModelFile *model;     /* the folder read (model_file.h): its config and weights */
     Rt *rt;               /* the forward's state: key/value cache, queries and keys */
 } Lm;
+
+/* Add an architecture to those lm_open picks from (after the built-in
+ * ones): 0, or -1 when the list is full. Not while a model opens. */
+int lm_arch_register(const ArchDesc *a);
 
 /* Open the model folder dir: its config.json's model_type picks the
  * architecture; then its weights and a forward state. 0, or an error naming

@@ -14,10 +14,18 @@
  *   logits = RMSNorm(x) · lm_headᵀ   (on demand, one position; every row)
  *
  * Matrices given in bfloat16 are read as stored, [out, in]: each output a
- * dot product of the float32 activations with the widened row. */
+ * dot product of the float32 activations with the widened row.
+ *
+ * Then its description (arch.h): config.json as transformers' LlamaConfig,
+ * Qwen2Config and MistralConfig write it (their defaults; rope_scaling none
+ * or llama3 with each of its numbers; hidden_act silu; every other choice
+ * refused by name; the sliding windows), and Hugging Face's tensor names
+ * (shapes as stored, [out, in]; lm_head required when untied). */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
+#include "attnviz/arch.h"
 #include "attnviz/llama.h"
 #include "ops.h"
 
@@ -130,3 +138,182 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
 const RtArch arch_llama = {
     "Llama", sizeof(LlamaConfig), llama_config_check,
     shape, embed, layer, logits};
+
+/* ---- config.json ------------------------------------------------------------------ */
+#define AT(field) offsetof(LlamaConfig, field)
+#define ONLY(field, value) {offsetof(LlamaConfig, field), 1u << (value)}
+
+static const ArchName types[] = {
+    {"llama", LLAMA_ARCH_LLAMA}, {"qwen2", LLAMA_ARCH_QWEN2}, {"mistral", LLAMA_ARCH_MISTRAL},
+    {NULL, 0},
+};
+static const ArchName rope_types[] = {{"default", 0}, {"llama3", 1}, {NULL, 0}};
+static const ArchName silu[] = {{"silu", 0}, {NULL, 0}};
+
+/* The defaults of a model_type and of one size from others; the heads
+ * divide. */
+static int sizes_read(void *cfg, const char *file, AttnErr *err)
+{
+    static const int max_pos[] = {2048, 32768, 4096 * 32}; /* llama, qwen2, mistral */
+    LlamaConfig *c = cfg;
+    c->use_sliding_window = c->arch == LLAMA_ARCH_MISTRAL;
+    if (!c->n_kv_head)
+        c->n_kv_head = c->n_head;
+    if (!c->n_positions)
+        c->n_positions = max_pos[c->arch];
+    if (c->n_head % c->n_kv_head)
+        return attn_err_set(err, ATTN_E_HEADS, file, 0,
+                            "num_attention_heads %d is not divisible by num_key_value_heads %d",
+                            c->n_head, c->n_kv_head);
+    if (!c->head_dim) {
+        if (c->hidden % c->n_head)
+            return attn_err_set(err, ATTN_E_HEADS, file, 0,
+                                "hidden_size %d is not divisible by num_attention_heads %d (and "
+                                "no head_dim)", c->hidden, c->n_head);
+        c->head_dim = c->hidden / c->n_head;
+    }
+    return 0;
+}
+
+static int llama3_read(void *cfg, const char *file, AttnErr *err)
+{
+    const LlamaConfig *c = cfg;
+    if (c->rope_llama3 && !(c->rope_high_freq > c->rope_low_freq))
+        return attn_err_set(err, ATTN_E_RANGE, file, 0, "rope_scaling's high_freq_factor %g must "
+                            "be above its low_freq_factor %g", c->rope_high_freq,
+                            c->rope_low_freq);
+    return 0;
+}
+
+/* qwen2's q, k, v biases; a token id outside the vocabulary is none. */
+static int rest_read(void *cfg, const char *file, AttnErr *err)
+{
+    LlamaConfig *c = cfg;
+    (void)file, (void)err;
+    c->qkv_bias = c->o_bias || c->arch == LLAMA_ARCH_QWEN2;
+    c->bos_id = c->bos_id < c->n_vocab ? c->bos_id : -1;
+    c->eos_id = c->eos_id < c->n_vocab ? c->eos_id : -1;
+    return 0;
+}
+
+#define LLAMA3(key, field) \
+    {"rope_scaling." key, AF_DOUBLE, AT(field), AF_REQUIRED | AF_NULL, .lo = 0, .hi = INFINITY, \
+     .when = ONLY(rope_llama3, 1), .missing = "rope_scaling of type llama3 has no \"%s\"", \
+     .bad = "rope_scaling's \"%s\" must be a positive number"}
+
+static const ArchField fields[] = {
+    {"model_type", AF_ENUM, AT(arch), AF_REQUIRED, .names = types,
+     .missing = "no \"model_type\" string (llama, qwen2 or mistral)",
+     .bad = "no \"model_type\" string (llama, qwen2 or mistral)",
+     .refused = "model_type \"%s\" is not a Llama-family model (llama, qwen2 or mistral)"},
+    {"hidden_size", AF_INT, AT(hidden), AF_REQUIRED, .hi = 1 << 17},
+    {"num_hidden_layers", AF_INT, AT(n_layer), AF_REQUIRED, .hi = 4096},
+    {"num_attention_heads", AF_INT, AT(n_head), AF_REQUIRED, .hi = 4096},
+    {"intermediate_size", AF_INT, AT(n_inner), AF_REQUIRED, .hi = 1 << 20},
+    {"vocab_size", AF_INT, AT(n_vocab), AF_REQUIRED, .hi = 1 << 24},
+    {"num_key_value_heads", AF_INT, AT(n_kv_head), AF_NULL, .hi = 4096},
+    {"max_position_embeddings", AF_INT, AT(n_positions), AF_NULL, .hi = 1 << 22},
+    {"head_dim", AF_INT, AT(head_dim), AF_NULL, .hi = 1 << 14},
+    ARCH_STEP(sizes_read),
+    {"rms_norm_eps", AF_FLOAT, AT(rms_eps), AF_NULL, .dflt = 1e-6, .lo = 0, .hi = 1},
+    {"rope_theta", AF_DOUBLE, AT(rope_theta), AF_NULL, .dflt = 10000.0, .lo = 0, .hi = 1e30},
+    {"rope_scaling", AF_OBJECT, ARCH_NOWHERE, .flags = AF_NULL},
+    {"rope_scaling.rope_type", AF_ENUM, AT(rope_llama3), AF_REQUIRED, .names = rope_types,
+     .alias = "type", .missing = "rope_scaling has no \"rope_type\" (or \"type\") string",
+     .bad = "rope_scaling has no \"rope_type\" (or \"type\") string",
+     .refused = "rope_scaling type \"%s\" is not computed (none, \"default\" or \"llama3\")"},
+    LLAMA3("factor", rope_factor),
+    LLAMA3("low_freq_factor", rope_low_freq),
+    LLAMA3("high_freq_factor", rope_high_freq),
+    {"rope_scaling.original_max_position_embeddings", AF_INT, AT(rope_orig_max),
+     AF_REQUIRED | AF_NULL, .hi = 1 << 24, .when = ONLY(rope_llama3, 1),
+     .missing = "rope_scaling of type llama3 has no \"%s\"",
+     .bad = "rope_scaling's \"%s\" must be a positive number",
+     .not_whole = "rope_scaling's \"%s\" must be a whole number"},
+    ARCH_STEP(llama3_read),
+    {"hidden_act", AF_ENUM, ARCH_NOWHERE, AF_NULL, .names = silu,
+     .refused = "hidden_act \"%s\" is not computed (only \"silu\")"},
+    {"tie_word_embeddings", AF_BOOL, AT(tied), .dflt = 0},
+    {"attention_bias", AF_BOOL, AT(o_bias), .when = ONLY(arch, LLAMA_ARCH_LLAMA)},
+    {"mlp_bias", AF_BOOL, ARCH_NOWHERE, .refused = "%s true is not computed"},
+    {"use_sliding_window", AF_BOOL, AT(use_sliding_window), .when = ONLY(arch, LLAMA_ARCH_QWEN2)},
+    {"sliding_window", AF_INT, AT(sliding_window), AF_NULL, .hi = 1 << 30,
+     .when = ONLY(use_sliding_window, 1)},
+    {"bos_token_id", AF_ID, AT(bos_id), AF_LIST, .dflt = -1},
+    {"eos_token_id", AF_ID, AT(eos_id), AF_LIST, .dflt = -1},
+    ARCH_STEP(rest_read),
+};
+
+/* ---- the tensors ------------------------------------------------------------------ */
+enum { S_C, S_I, S_QD, S_KVD, S_V };
+
+static void sizes(const void *cfg, long long *s)
+{
+    const LlamaConfig *c = cfg;
+    s[S_C] = c->hidden;
+    s[S_I] = c->n_inner;
+    s[S_QD] = (long long)c->n_head * c->head_dim;
+    s[S_KVD] = (long long)c->n_kv_head * c->head_dim;
+    s[S_V] = c->n_vocab;
+}
+
+#define W(field, f16) offsetof(LlamaWeights, field), offsetof(LlamaWeights, f16)
+#define Y(field, f16) offsetof(LlamaLayer, field), offsetof(LlamaLayer, f16)
+#define Y32(field) offsetof(LlamaLayer, field), ARCH_NOWHERE
+#define L_NORM(name, field) \
+    {"model.layers.%d." name, AT_PLAIN, AT_LAYER, 1, {S_C, 0}, Y32(field), .tie = -1}
+#define L_MAT(name, out, in, field, f16) \
+    {"model.layers.%d." name, AT_MATRIX, AT_LAYER, 2, {out, in}, Y(field, f16), .tie = -1}
+#define L_BIAS(name, d, field, flag) \
+    {"model.layers.%d." name, AT_PLAIN, AT_LAYER, 1, {d, 0}, Y32(field), .tie = -1, \
+     .when = ONLY(flag, 1)}
+
+static const ArchTensor tensors[] = {
+    {"model.embed_tokens.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(embed, embed_bf16), .tie = -1},
+    L_NORM("input_layernorm.weight", attn_norm),
+    L_MAT("self_attn.q_proj.weight", S_QD, S_C, wq, wq_bf16),
+    L_MAT("self_attn.k_proj.weight", S_KVD, S_C, wk, wk_bf16),
+    L_MAT("self_attn.v_proj.weight", S_KVD, S_C, wv, wv_bf16),
+    L_MAT("self_attn.o_proj.weight", S_C, S_QD, wo, wo_bf16),
+    L_BIAS("self_attn.q_proj.bias", S_QD, bq, qkv_bias),
+    L_BIAS("self_attn.k_proj.bias", S_KVD, bk, qkv_bias),
+    L_BIAS("self_attn.v_proj.bias", S_KVD, bv, qkv_bias),
+    L_BIAS("self_attn.o_proj.bias", S_C, bo, o_bias),
+    L_NORM("post_attention_layernorm.weight", mlp_norm),
+    L_MAT("mlp.gate_proj.weight", S_I, S_C, w_gate, gate_bf16),
+    L_MAT("mlp.up_proj.weight", S_I, S_C, w_up, up_bf16),
+    L_MAT("mlp.down_proj.weight", S_C, S_I, w_down, down_bf16),
+    {"model.norm.weight", AT_PLAIN, 0, 1, {S_C, 0}, offsetof(LlamaWeights, norm), ARCH_NOWHERE,
+     .tie = -1},
+    {"lm_head.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(lm_head, lm_head_bf16),
+     .when = ONLY(tied, 0), .tie = 0,
+     .missing = "no tensor lm_head.weight, and config.json says tie_word_embeddings false: the "
+                "output layer is missing (attnviz never falls back to the embeddings)"},
+};
+
+static int shape_error(const void *cfg, const char *tensor, const char *want, const char *got,
+                       const char *file, AttnErr *err)
+{
+    const LlamaConfig *c = cfg;
+    return attn_err_set(err, ATTN_E_SHAPE, file, 0,
+                        "tensor %s: %s expected, %s found (as stored, [out, in]; "
+                        "config.json: hidden_size %d, num_attention_heads %d, "
+                        "num_key_value_heads %d, head_dim %d, intermediate_size %d, "
+                        "vocab_size %d)", tensor, want, got, c->hidden, c->n_head,
+                        c->n_kv_head, c->head_dim, c->n_inner, c->n_vocab);
+}
+
+static void facts(const void *cfg, ArchFacts *f)
+{
+    *f = (ArchFacts){((const LlamaConfig *)cfg)->bos_id, 1, 0};
+}
+
+#define FOLDER_FILES "config.json, model.safetensors, tokenizer.json"
+
+const ArchDesc desc_llama = {
+    .types = types, .rt = &arch_llama, ARCH_TABLES(fields, tensors),
+    ARCH_WEIGHTS(LlamaWeights, LlamaLayer), .sizes = sizes, .facts = facts,
+    .required_note = "a Llama-family config.json gives it",
+    .folder_files = FOLDER_FILES, .config_files = FOLDER_FILES,
+    .embed_name = "embed_tokens", .shape_error = shape_error,
+};

@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "attnviz/gpt2io.h"
+#include "attnviz/model_file.h"
 #include "attnviz/io.h"
 
 #define REF_MAX 128

@@ -1,5 +1,5 @@
-/* The config.json readers' shared pieces (hf_json.h): parsing with the
- * line of an error, whole numbers, booleans. Not any config's meaning. */
+/* The config.json reader's small pieces (hf_json.h): parsing with the
+ * line of an error, whole numbers, members. Not any config's meaning. */
 #include "hf_json.h"
 
 #include <math.h>
@@ -36,17 +36,4 @@ int hf_json_whole(const cJSON *v, double lo, double hi, int *out)
 const cJSON *hf_json_item(const cJSON *root, const char *key)
 {
     return key ? cJSON_GetObjectItemCaseSensitive(root, key) : NULL;
-}
-
-int hf_json_bool(int *out, const cJSON *root, const char *key, int dflt, const char *name,
-                 AttnErr *err)
-{
-    const cJSON *v = hf_json_item(root, key);
-    *out = dflt;
-    if (!v)
-        return 0;
-    if (!cJSON_IsBool(v))
-        return attn_err_set(err, ATTN_E_PARSE, name, 0, "\"%s\" must be true or false", key);
-    *out = cJSON_IsTrue(v);
-    return 0;
 }

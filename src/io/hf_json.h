@@ -1,12 +1,13 @@
-/* The small readers the config.json parsers share (gpt2_config.c,
- * llama_config.c): the whole text as one JSON value with the line of a
- * syntax error, a whole number in a range, a boolean with a default. io only. */
+/* The small readers of config.json (model_config.c, model_file.c): the
+ * whole text as one JSON value with the line of a syntax error, a whole
+ * number in a range, a member; the table's reader itself. io only. */
 #ifndef ATTNVIZ_IO_HF_JSON_H
 #define ATTNVIZ_IO_HF_JSON_H
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
+#include "attnviz/arch.h"
 #include "attnviz/error.h"
 
 /* text (len bytes, no NUL needed) as one JSON value followed by nothing but
@@ -17,9 +18,9 @@ cJSON *hf_json_parse(const char *text, size_t len, const char *name, AttnErr *er
 int hf_json_whole(const cJSON *v, double lo, double hi, int *out);
 /* root's member key (case-sensitive; NULL key: NULL). */
 const cJSON *hf_json_item(const cJSON *root, const char *key);
-/* The boolean key of root into *out, dflt when absent; -ATTN_E_PARSE
- * naming the key when it is not true or false. */
-int hf_json_bool(int *out, const cJSON *root, const char *key, int dflt, const char *name,
-                 AttnErr *err);
+/* model_config_parse, and model_type's string into type (n bytes) on
+ * success when type is given (model_config.c). */
+int model_config_read(const ArchDesc *a, void *cfg, const char *text, size_t len,
+                      const char *name, char *type, size_t n, AttnErr *err);
 
 #endif

@@ -1,9 +1,9 @@
 /* A .safetensors file's header as a table of tensors (name, dtype, shape,
  * bytes) pointing into the file's bytes: every offset, size and overlap
  * checked, nothing copied (safetensors_to_f32 converts one tensor on
- * request). For model weights (gpt2_file.c, llama_file.c); the
+ * request). For model weights (model_file.c); the
  * attention files have their own reader (attn_safetensors.c). */
-#include "attnviz/gpt2io.h"
+#include "attnviz/model_file.h"
 
 #include <cjson/cJSON.h>
 #include <stdint.h>

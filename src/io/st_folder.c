@@ -1,7 +1,7 @@
 /* A model folder's safetensors files (st_folder.h): model.safetensors or
  * the index's shards, mapped read-only and parsed, a tensor looked up in
  * them; the path helpers the model readers share. Not the weights' meaning
- * (gpt2_weights.c, llama_file.c). */
+ * (model_file.c). */
 #include "st_folder.h"
 
 #include <cjson/cJSON.h>

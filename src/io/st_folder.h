@@ -1,5 +1,5 @@
-/* A Hugging Face model folder's weights files, shared by the GPT-2 reader
- * (gpt2_file.c) and the Llama family's (llama_file.c): model.safetensors, or
+/* A Hugging Face model folder's weights files, for the model reader
+ * (model_file.c): model.safetensors, or
  * model.safetensors.index.json and every shard its weight_map names, mapped
  * read-only and parsed; a tensor found by name in any of them. The paths'
  * small helpers too. io only. */
@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "attnviz/gpt2io.h"
+#include "attnviz/model_file.h"
 
 typedef struct StFolder {
     int n;              /* safetensors files mapped */

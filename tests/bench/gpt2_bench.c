@@ -39,7 +39,11 @@
 #endif
 
 #include "attnviz/gpt2.h"
-#include "attnviz/gpt2io.h"
+#include "attnviz/gpt2.h"
+#include "attnviz/model_file.h"
+
+#define CFG(m) ((const Gpt2Config *)(m)->cfg)
+#define WTS(m) ((const Gpt2Weights *)(m)->weights)
 
 #include "maps_out.h"
 
@@ -461,17 +465,17 @@ static int mode_stream(int runs)
 static int mode_open(const char *dir)
 {
     AttnErr err = {0};
-    Gpt2Model *m;
+    ModelFile *m;
     Rt *s;
     double t0 = now_ms();
-    if (gpt2_file_open(dir, &m, &err) < 0)
+    if (model_file_open(dir, &desc_gpt2, &m, &err) < 0)
         die("open", &err);
     double t1 = now_ms();
-    if (rt_create(&s, &arch_gpt2, &m->cfg, &err) < 0)
+    if (rt_create(&s, &arch_gpt2, CFG(m), &err) < 0)
         die("state", &err);
     double t2 = now_ms();
-    int id = m->cfg.bos_id >= 0 ? m->cfg.bos_id : 0;
-    if (rt_forward(s, &m->weights, &id, 1, NULL, &err) < 0)
+    int id = CFG(m)->bos_id >= 0 ? CFG(m)->bos_id : 0;
+    if (rt_forward(s, WTS(m), &id, 1, NULL, &err) < 0)
         die("forward", &err);
     double t3 = now_ms();
     printf("gpt2open open_ms=%.2f file_ms=%.2f state_ms=%.3f forward1_ms=%.2f converted=%d "
@@ -479,7 +483,7 @@ static int mode_open(const char *dir)
            t3 - t0, t1 - t0, t2 - t1, t3 - t2, m->n_converted, (double)m->converted_bytes / 1e6,
            m->n_shards, m->tied);
     rt_destroy(s);
-    gpt2_file_close(m);
+    model_file_close(m);
     return 0;
 }
 
@@ -501,20 +505,20 @@ static double status_kb(const char *name)
 static int mode_rss(const char *dir, int reps)
 {
     AttnErr err = {0};
-    Gpt2Model *m;
+    ModelFile *m;
     Rt *s;
-    if (gpt2_file_open(dir, &m, &err) < 0)
+    if (model_file_open(dir, &desc_gpt2, &m, &err) < 0)
         die("open", &err);
     double anon_open = status_kb("RssAnon");
-    const Gpt2Config *c = &m->cfg;
+    const Gpt2Config *c = CFG(m);
     if (rt_create(&s, &arch_gpt2, c, &err) < 0)
         die("state", &err);
     int *ids = malloc(sizeof(int) * (size_t)c->n_positions);
     make_ids(ids, c->n_positions, c->n_vocab);
-    double key = time_keystroke(s, &m->weights, ids, 64, reps);
+    double key = time_keystroke(s, WTS(m), ids, 64, reps);
     int T = c->n_positions;
     double t0 = now_ms();
-    if (rt_forward(s, &m->weights, ids, T, NULL, &err) < 0)
+    if (rt_forward(s, WTS(m), ids, T, NULL, &err) < 0)
         die("forward", &err);
     double tT = now_ms() - t0;
     /* what the state held at cap positions before issue 33 (the maps) and holds now */
@@ -531,23 +535,23 @@ static int mode_rss(const char *dir, int reps)
            (double)m->converted_bytes / 1e6, tT, key);
     free(ids);
     rt_destroy(s);
-    gpt2_file_close(m);
+    model_file_close(m);
     return 0;
 }
 
 static int mode_maps(const char *dir, int T, const char *path)
 {
     AttnErr err = {0};
-    Gpt2Model *m;
+    ModelFile *m;
     Rt *s;
-    if (gpt2_file_open(dir, &m, &err) < 0)
+    if (model_file_open(dir, &desc_gpt2, &m, &err) < 0)
         die("open", &err);
-    const Gpt2Config *c = &m->cfg;
+    const Gpt2Config *c = CFG(m);
     if (T < 1 || T > c->n_positions)
         die("T outside 1 … n_positions", NULL);
     int *ids = malloc(sizeof(int) * (size_t)T);
     make_ids(ids, T, c->n_vocab);
-    if (rt_create(&s, &arch_gpt2, c, &err) < 0 || rt_forward(s, &m->weights, ids, T, NULL, &err) < 0)
+    if (rt_create(&s, &arch_gpt2, c, &err) < 0 || rt_forward(s, WTS(m), ids, T, NULL, &err) < 0)
         die("forward", &err);
     size_t n = (size_t)c->n_layer * c->n_head * T * T;
     float *maps = malloc(n * sizeof *maps);
@@ -560,7 +564,7 @@ static int mode_maps(const char *dir, int T, const char *path)
     free(maps);
     free(ids);
     rt_destroy(s);
-    gpt2_file_close(m);
+    model_file_close(m);
     return 0;
 }
 

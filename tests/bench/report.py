@@ -262,7 +262,7 @@ def gpt2_rows(res, row):
     row("GPT-2 small (random weights, a 548 MB model.safetensors): `attnviz --model DIR TEXT` "
         "launched to its first frame (maps of the text on screen), under Xvfb"
         if ff == ff else "GPT-2 small: open to a one-token forward (the proxy: Xvfb failed)",
-        "in it: gpt2_file_open %s ms, one-token forward %s ms; %s" % (
+        "in it: model_file_open %s ms, one-token forward %s ms; %s" % (
             fmt(num(res, "gpt2_file_proxy_ms")), fmt(num(res, "gpt2_forward1_proxy_ms")),
             "every weight float32, used in place from the mapping (none converted)" if conv == 0
             else "%d tensors converted (%s MB)" % (conv, fmt(num(res, "gpt2_converted_MB")))),

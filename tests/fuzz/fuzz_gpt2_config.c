@@ -1,4 +1,4 @@
-/* libFuzzer target: gpt2_config_parse on config.json bytes (capped at 64 KiB,
+/* libFuzzer target: model_config_parse(&desc_gpt2) on config.json bytes (capped at 64 KiB,
  * copied into a buffer of exactly its size): on error err names the file and
  * the config is zeroed; on success every size is at least 1, n_embd divides
  * by n_head, eps is in (0, 1), the flags are 0 or 1, bos and eos are -1 or in

@@ -1,4 +1,4 @@
-/* libFuzzer target: llama_config_parse on config.json bytes (capped at 64
+/* libFuzzer target: model_config_parse(&desc_llama) on config.json bytes (capped at 64
  * KiB, copied into a buffer of exactly its size): on error err names the
  * file and the config is zeroed; on success the sizes, heads, rotary
  * numbers, flags and token ids are in range and llama_config_check agrees.

@@ -1,5 +1,5 @@
 /* Fuzz harness logic for the GPT-2 model reader's parsers (safetensors_parse
- * on a model file's bytes, gpt2_config_parse on config.json), shared by the
+ * on a model file's bytes, model_config_parse(&desc_gpt2) on config.json), shared by the
  * libFuzzer targets fuzz_st_model.c and fuzz_gpt2_config.c and by
  * tests/test_fuzz_regress.c: NULL when every invariant held, else what did
  * not. Inputs above the cap are ignored. */
@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attnviz/gpt2io.h"
+#include "attnviz/gpt2.h"
+#include "attnviz/model_file.h"
 
 #define FUZZ_ST_MODEL_MAX    (1u << 16)
 #define FUZZ_GPT2_CONFIG_MAX (1u << 16)
@@ -135,7 +136,7 @@ static inline const char *fuzz_check_gpt2_config(const uint8_t *data, size_t siz
     AttnErr err;
     memset(&err, 0, sizeof err);
     const char *bad = NULL;
-    int rc = gpt2_config_parse(&c, copy, size, "fuzz", &err);
+    int rc = model_config_parse(&desc_gpt2, &c, copy, size, "fuzz", &err);
     free(copy);
     if (rc == -ATTN_E_NOMEM)
         return NULL;

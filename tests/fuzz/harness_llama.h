@@ -1,5 +1,5 @@
 /* Fuzz harness logic for the Llama family's config.json reader
- * (llama_config_parse), shared by the libFuzzer target
+ * (model_config_parse with desc_llama), shared by the libFuzzer target
  * fuzz_llama_config.c and tests/test_fuzz_regress.c: NULL when every
  * invariant held, else what did not. Inputs above the cap are ignored. */
 #ifndef ATTNVIZ_FUZZ_HARNESS_LLAMA_H
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "attnviz/llama.h"
-#include "attnviz/llamaio.h"
+#include "attnviz/model_file.h"
 
 #define FUZZ_LLAMA_CONFIG_MAX (1u << 16)
 
@@ -36,7 +36,7 @@ static inline const char *fuzz_check_llama_config(const uint8_t *data, size_t si
     memset(&c, 0x5a, sizeof c);
     AttnErr err;
     memset(&err, 0, sizeof err);
-    int rc = llama_config_parse(&c, copy, size, "fuzz", &err);
+    int rc = model_config_parse(&desc_llama, &c, copy, size, "fuzz", &err);
     free(copy);
     if (rc == -ATTN_E_NOMEM)
         return NULL;

@@ -1,38 +1,54 @@
-/* The architectures the program computes (lm.h), picked by a folder's
- * config.json model_type, and the calls that go through their tables. */
+/* The architectures the program computes (lm.h): the list (core/archs.c's,
+ * then any registered), the one a folder's config.json model_type names
+ * read by its description (io/model_file.c) and its forward made, and the
+ * calls that go through the runtime. No architecture is named here. */
 #include <stdio.h>
 #include <string.h>
 
-#include "attnviz/gpt2io.h"
-#include "lm_internal.h"
+#include "attnviz/lm.h"
+#include "attnviz/model_file.h"
 
-static const LmArch *const archs[] = {&lm_gpt2, &lm_llama};
+#define LM_ARCHS_MAX 16
 
-#define N_ARCHS (sizeof archs / sizeof archs[0])
+static const ArchDesc *added[LM_ARCHS_MAX];
+static int n_added;
+
+int lm_arch_register(const ArchDesc *a)
+{
+    if (n_added == LM_ARCHS_MAX)
+        return -1;
+    added[n_added++] = a;
+    return 0;
+}
+
+/* The i-th architecture, or NULL past the last. */
+static const ArchDesc *arch_at(int i)
+{
+    int n = 0;
+    while (arch_builtin[n])
+        n++;
+    return i < n ? arch_builtin[i] : i - n < n_added ? added[i - n] : NULL;
+}
 
 const char *lm_known_types(void)
 {
-    static char list[200];
-    if (!list[0])
-        for (size_t i = 0; i < N_ARCHS; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", archs[i]->types);
+    static char list[400];
+    list[0] = '\0';
+    for (int i = 0; arch_at(i); i++)
+        for (const ArchName *t = arch_at(i)->types; t->word; t++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "",
+                     t->word);
     return list;
 }
 
-/* 1 when type is one of the comma-separated types. */
-static int type_in(const char *type, const char *types)
+/* The architecture that computes model_type, or NULL. */
+static const ArchDesc *arch_for(const char *type)
 {
-    size_t n = strlen(type);
-    for (const char *p = types; *p;) {
-        const char *e = strchr(p, ',');
-        size_t m = e ? (size_t)(e - p) : strlen(p);
-        if (m == n && strncmp(p, type, n) == 0)
-            return 1;
-        p += m;
-        while (*p == ',' || *p == ' ')
-            p++;
-    }
-    return 0;
+    for (int i = 0; arch_at(i); i++)
+        for (const ArchName *t = arch_at(i)->types; t->word; t++)
+            if (strcmp(t->word, type) == 0)
+                return arch_at(i);
+    return NULL;
 }
 
 int lm_open(Lm *lm, const char *dir, AttnErr *err)
@@ -42,35 +58,36 @@ int lm_open(Lm *lm, const char *dir, AttnErr *err)
     int rc = hf_config_model_type(dir, type, sizeof type, err);
     if (rc < 0)
         return rc;
-    for (size_t i = 0; i < N_ARCHS; i++)
-        if (type_in(type, archs[i]->types)) {
-            lm->arch = archs[i];
-            rc = archs[i]->open(lm, dir, err);
-            if (rc == 0 && (rc = rt_create(&lm->rt, lm->rt_arch, lm->cfg, err)) < 0)
-                archs[i]->close(lm->model);
-            if (rc < 0) {
-                memset(lm, 0, sizeof *lm);
-                return rc;
-            }
-            const RtShape *s = &lm->rt->sh;
-            lm->info.n_layer = s->n_layer;
-            lm->info.n_head = s->n_head;
-            lm->info.n_kv_head = s->n_kv_head;
-            lm->info.d_head = s->d_head;
-            lm->info.n_positions = s->n_positions;
-            lm->info.n_vocab = s->n_vocab;
-            return 0;
-        }
-    snprintf(path, sizeof path, "%s/config.json", dir);
-    return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0, "model_type is \"%.60s\": attnviz computes %s",
-                        type, lm_known_types());
+    const ArchDesc *a = arch_for(type);
+    if (!a) {
+        snprintf(path, sizeof path, "%s/config.json", dir);
+        return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0,
+                            "model_type is \"%.60s\": attnviz computes %s", type, lm_known_types());
+    }
+    rc = model_file_open(dir, a, &lm->model, err);
+    if (rc == 0 && (rc = rt_create(&lm->rt, a->rt, lm->model->cfg, err)) < 0)
+        model_file_close(lm->model);
+    if (rc < 0) {
+        memset(lm, 0, sizeof *lm);
+        return rc;
+    }
+    ArchFacts f;
+    a->facts(lm->model->cfg, &f);
+    const RtShape *s = &lm->rt->sh;
+    lm->arch = a;
+    lm->info = (LmInfo){.arch = lm->model->model_type, .n_layer = s->n_layer,
+                        .n_head = s->n_head, .n_kv_head = s->n_kv_head, .d_head = s->d_head,
+                        .n_positions = s->n_positions, .n_vocab = s->n_vocab,
+                        .bos_id = f.bos_id, .scale_attn = f.scale_attn,
+                        .scale_by_layer = f.scale_by_layer, .embed_name = a->embed_name};
+    return 0;
 }
 
 void lm_close(Lm *lm)
 {
     if (lm && lm->arch) {
         rt_destroy(lm->rt);
-        lm->arch->close(lm->model);
+        model_file_close(lm->model);
     }
     if (lm)
         memset(lm, 0, sizeof *lm);
@@ -78,7 +95,7 @@ void lm_close(Lm *lm)
 
 int lm_forward(Lm *lm, const int *ids, int T, const LmHooks *hooks, AttnErr *err)
 {
-    return rt_forward(lm->rt, lm->weights, ids, T, hooks, err);
+    return rt_forward(lm->rt, lm->model->weights, ids, T, hooks, err);
 }
 
 void lm_maps_copy(const Lm *lm, float *out)
@@ -114,5 +131,5 @@ const float *lm_key(const Lm *lm, int layer, int head, int j)
 
 int lm_top_k(Lm *lm, int pos, int k, int *ids, float *probs, AttnErr *err)
 {
-    return rt_top_k(lm->rt, lm->weights, pos, k, ids, probs, NULL, err);
+    return rt_top_k(lm->rt, lm->model->weights, pos, k, ids, probs, NULL, err);
 }

@@ -10,7 +10,7 @@
 #include "attnviz/attnio.h"
 #include "attnviz/bpe.h"
 #include "attnviz/bpe_files.h"
-#include "attnviz/gpt2io.h"
+#include "attnviz/model_file.h"
 #include "attnviz/model_source.h"
 #include "attnviz/import.h"
 #include "attnviz/io.h"

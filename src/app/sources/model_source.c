@@ -13,7 +13,7 @@
 #include "attnviz/background.h"
 #include "attnviz/bpe.h"
 #include "attnviz/bpe_files.h"
-#include "attnviz/gpt2io.h"
+#include "attnviz/model_file.h"
 #include "attnviz/lm.h"
 #include "attnviz/import.h"
 #include "attnviz/io.h"

@@ -1,19 +1,19 @@
-/* GPT-2 model folders read into gpt2.h's plain data: config.json →
- * Gpt2Config, model.safetensors (or its shards) → Gpt2Weights, and where the
- * tokenizer's files are; a model named like `gpt2` or `openai-community/gpt2`
- * found in the local Hugging Face cache. Not the forward pass (src/core) nor
- * the tokenizer. Float32 weights are used in place from the read-only
- * mapping; F16 and BF16 (and float32 that is misaligned or on a big-endian
- * host) are converted to float32 once, into one buffer the model owns. No
- * SDL. Errors: 0 or a negative ATTN_E_* code, err naming the file or tensor
- * and what is wrong. */
-#ifndef ATTNVIZ_GPT2IO_H
-#define ATTNVIZ_GPT2IO_H
+/* Hugging Face model folders read by an architecture's tables (arch.h):
+ * config.json into its config struct, model.safetensors (or its shards)
+ * into its weights struct, and where the tokenizer's files are; a model
+ * named like `gpt2` or `openai-community/gpt2` found in the local Hugging
+ * Face cache. Not the forward pass (src/core) nor the tokenizer. Float32
+ * weights are used in place from the read-only mapping, bfloat16 ones where
+ * the tables allow it; the others are converted to float32 once, into one
+ * buffer the model owns. No SDL. Errors: 0 or a negative ATTN_E_* code, err
+ * naming the file or tensor and what is wrong. */
+#ifndef ATTNVIZ_MODEL_FILE_H
+#define ATTNVIZ_MODEL_FILE_H
 
 #include <stddef.h>
 
 #include "attnviz/error.h"
-#include "attnviz/gpt2.h"
+#include "attnviz/arch.h"
 
 /* ---- safetensors: the header as a table of tensors in the bytes -------------- */
 typedef enum SafeDtype {
@@ -58,45 +58,44 @@ const char *safetensors_dtype_name(SafeDtype t); /* "F32", "BOOL", ... */
 int safetensors_dtype_size(SafeDtype t);         /* bytes an element */
 
 /* ---- config.json ----------------------------------------------------------------- */
-/* Parse a Hugging Face GPT2Config (model_type "gpt2"; n_layer, n_head,
- * n_embd, n_positions, vocab_size required; n_inner null or absent: 4 ·
- * n_embd; layer_norm_epsilon 1e-5, activation_function gelu_new,
- * scale_attn_weights true, scale_attn_by_inverse_layer_idx false,
- * bos/eos_token_id 50256 when absent; null or outside the vocabulary: -1).
- * n_embd must divide by n_head; activation_function gelu_new or
- * gelu_pytorch_tanh (tanh form), gelu (erf), relu; anything else refused by
- * name. On error *cfg is zeroed. */
-int gpt2_config_parse(Gpt2Config *cfg, const char *text, size_t len, const char *name,
-                      AttnErr *err);
+/* Parse config.json's text by a's table into cfg (a->rt->cfg_size bytes):
+ * a JSON object, each row read in order (its defaults, its refusals), then
+ * a's forward's check. On error cfg is zeroed and err names name (or
+ * "config.json"). */
+int model_config_parse(const ArchDesc *a, void *cfg, const char *text, size_t len,
+                       const char *name, AttnErr *err);
 
 /* ---- a model folder -------------------------------------------------------------- */
-typedef struct Gpt2ModelOwn Gpt2ModelOwn; /* the mappings and buffers (gpt2_file.c) */
+typedef struct ModelFileOwn ModelFileOwn; /* the mappings and buffers (model_file.c) */
 
-typedef struct Gpt2Model {
-    Gpt2Config cfg;
-    Gpt2Weights weights;    /* into the mappings or the converted buffer */
+typedef struct ModelFile {
+    const ArchDesc *arch;
+    void *cfg;              /* a->rt->cfg_size bytes: the architecture's config */
+    void *weights;          /* a->weights_size bytes, into the mappings or the converted buffer */
+    char model_type[64];    /* config.json's */
     char *dir;              /* the folder read */
     char *vocab_path;       /* vocab.json and merges.txt: both or neither (NULL) */
     char *merges_path;
     char *tokenizer_path;   /* tokenizer.json, or NULL */
-    const char *prefix;     /* "transformer." or "": how the tensors are named */
-    int tied;               /* 1: no lm_head.weight, or one equal to wte */
-    int n_converted;        /* tensors converted to float32 */
+    const char *prefix;     /* one of a->prefixes (how the tensors are named), or "" */
+    int tied;               /* 1: a tied tensor took another's (lm_head the embeddings') */
+    int n_converted;        /* tensors converted (or transposed) to float32 */
+    int n_bf16;             /* tensors used in place as bfloat16 */
     size_t converted_bytes; /* the float32 buffer they were converted into */
     int n_shards;           /* safetensors files mapped (1 unless sharded) */
-    Gpt2ModelOwn *own;
-} Gpt2Model;
+    ModelFileOwn *own;
+} ModelFile;
 
-/* Open the model folder dir: config.json, then model.safetensors (or
- * model.safetensors.index.json and its shards) mapped read-only; every
- * weight's dtype and shape checked against the config; the tokenizer's files
- * noted (not read). Buffers attn.bias and attn.masked_bias, and tensors of
- * no GPT-2 weight, are ignored. On success *out owns everything (close it
- * with gpt2_file_close); on error *out is NULL, nothing is left open and err
+/* Open the model folder dir as architecture a: config.json, then
+ * model.safetensors (or model.safetensors.index.json and its shards)
+ * mapped read-only; every tensor of a's table found, its dtype (F32, F16,
+ * BF16) and shape checked against the config; the tokenizer's files noted
+ * (not read). Tensors of no row are ignored. On success *out owns everything
+ * (model_file_close); on error *out is NULL, nothing is left open and err
  * names the file or tensor. */
-int gpt2_file_open(const char *dir, Gpt2Model **out, AttnErr *err);
+int model_file_open(const char *dir, const ArchDesc *a, ModelFile **out, AttnErr *err);
 /* Unmaps and frees everything; NULL is fine. */
-void gpt2_file_close(Gpt2Model *m);
+void model_file_close(ModelFile *m);
 
 /* ---- finding a model by name ----------------------------------------------------- */
 /* The Hugging Face hub cache: $HF_HUB_CACHE, else $HF_HOME/hub, else

@@ -1,0 +1,154 @@
+/* An architecture as data (issue 33): its config.json fields as a table
+ * (key, type, default, where the value goes), its tensors as a table (the
+ * name, the shape in the config's sizes, where the pointer goes) and its
+ * forward (runtime.h's RtArch). One file holds all three (src/core/arch_*.c);
+ * the loader in io/ (model_file.h) reads any folder by them and the program
+ * picks one by config.json's model_type (lm.h). No file is read here and no
+ * JSON parsed: a table says what to read, its steps (plain functions on the
+ * config struct) what a table cannot say.
+ *
+ * Messages: each row's refusals are the loader's usual ones unless the row
+ * gives its own (missing, bad, not_whole, refused), in which a "%s" stands
+ * for the key (for refused: the value, at most 60 characters). */
+#ifndef ATTNVIZ_ARCH_H
+#define ATTNVIZ_ARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "attnviz/error.h"
+#include "attnviz/runtime.h"
+
+#define ARCH_NOWHERE SIZE_MAX /* an offset: the value is checked, not kept */
+
+/* ---- config.json ------------------------------------------------------------------ */
+typedef enum ArchFieldType {
+    AF_INT = 0, /* a whole number from 1 to hi (int) */
+    AF_DOUBLE,  /* a number above lo and below hi (double) */
+    AF_FLOAT,   /* the same, kept as float */
+    AF_F32,     /* a number whose float is above lo and below hi (float) */
+    AF_BOOL,    /* true or false (int 0 or 1) */
+    AF_ENUM,    /* one of names (int: its value) */
+    AF_ID,      /* a token id: a whole number from 0, null -1 (int) */
+    AF_OBJECT,  /* an object whose members are rows "key.member" (nothing kept) */
+    AF_STEP     /* no key: step runs here, in the table's order */
+} ArchFieldType;
+
+#define AF_REQUIRED 1 /* absent: refused (inside an absent object: not read) */
+#define AF_NULL     2 /* null is as if absent */
+#define AF_LIST     4 /* AF_ID: a list of ids gives its first */
+
+/* A string config.json may give and what it stands for. */
+typedef struct ArchName {
+    const char *word;
+    int value;
+} ArchName;
+
+/* A row applies only when the int at off of the config has its bit in mask
+ * (mask 0: always), e.g. a key only one model_type reads. */
+typedef struct ArchWhen {
+    size_t off;
+    unsigned mask;
+} ArchWhen;
+
+/* 1 when w holds for the config cfg. */
+static inline int arch_when(const void *cfg, ArchWhen w)
+{
+    int v;
+    if (!w.mask)
+        return 1;
+    memcpy(&v, (const char *)cfg + w.off, sizeof v);
+    return v >= 0 && v < 32 && ((w.mask >> v) & 1u);
+}
+
+typedef struct ArchField {
+    const char *key;        /* "key", or "object.member" inside an AF_OBJECT row's */
+    ArchFieldType type;
+    size_t off;             /* into the config struct, or ARCH_NOWHERE */
+    int flags;              /* AF_REQUIRED, AF_NULL, AF_LIST */
+    double dflt;            /* when absent */
+    double lo, hi;          /* AF_INT: hi the largest; numbers: both excluded */
+    const ArchName *names;  /* AF_ENUM: the strings taken, ending with {NULL, 0} */
+    const char *alias;      /* read when key is absent (GPT2Config's attribute_map) */
+    ArchWhen when;
+    const char *missing, *bad, *not_whole, *refused; /* own messages (NULL: the usual) */
+    /* AF_STEP: derived values and checks on the config read so far; 0 or an
+     * error naming file */
+    int (*step)(void *cfg, const char *file, AttnErr *err);
+} ArchField;
+
+#define ARCH_STEP(fn) {.type = AF_STEP, .off = ARCH_NOWHERE, .step = (fn)}
+
+/* ---- the weights ------------------------------------------------------------------ */
+typedef enum ArchTensorKind {
+    AT_PLAIN = 0, /* used as stored: float32 in place when it can be, else converted
+                     once; bfloat16 in place when the row has off16 and it can be */
+    AT_MATRIX     /* a product's matrix, stored [out, in]: bfloat16 in place when
+                     every matrix can be, else float32 transposed to [in, out] */
+} ArchTensorKind;
+
+#define AT_LAYER     1 /* one per layer: "%d" in the name, off into a layer's struct */
+#define AT_NO_PREFIX 2 /* named without the file's prefix (lm_head) */
+#define AT_OPTIONAL  4 /* absent: tied */
+#define AT_SAME_TIES 8 /* the same numbers as the tied row's: tied */
+
+#define ARCH_MAX_SIZES 8
+
+typedef struct ArchTensor {
+    const char *name;   /* Hugging Face's, without the prefix */
+    ArchTensorKind kind;
+    int flags;
+    int ndim;           /* 1 or 2 */
+    int dim[2];         /* indices into the sizes the description's sizes() gives */
+    size_t off, off16;  /* where its float32 and bfloat16 pointers go (ARCH_NOWHERE: none) */
+    ArchWhen when;      /* not bound when false: tied when tie >= 0 */
+    int tie;            /* the row (not a layer's) whose pointers it takes when tied, or -1 */
+    const char *missing; /* own message when absent (NULL: "no tensor NAME") */
+} ArchTensor;
+
+/* What the program shows of a model besides its shape. */
+typedef struct ArchFacts {
+    int bos_id;         /* -1: none */
+    int scale_attn;     /* 1: scores / √d_head */
+    int scale_by_layer; /* 1: scores also / (layer + 1) */
+} ArchFacts;
+
+typedef struct ArchDesc {
+    const ArchName *types;  /* the model_types it computes, ending with {NULL, 0} */
+    const RtArch *rt;       /* its forward; rt->cfg_size is the config struct's size */
+    const ArchField *fields;
+    int n_fields;
+    const char *required_note; /* after "no \"KEY\": " for a required key */
+    const char *folder_files;  /* what a model folder holds, for messages */
+    const char *config_files;  /* the same when config.json is missing */
+    const char *embed_name;    /* the input embedding's name in messages */
+    void (*facts)(const void *cfg, ArchFacts *out);
+    /* the weights: a struct of weights_size bytes, its layers (layer_size
+     * bytes each) an array it points to at layers_off */
+    size_t weights_size, layer_size, layers_off;
+    const ArchTensor *tensors;
+    int n_tensors;
+    void (*sizes)(const void *cfg, long long *sizes); /* ARCH_MAX_SIZES at most */
+    const char *const *prefixes; /* NULL, or the prefixes tried (ending with NULL)
+                                    on the first tensor's name */
+    const char *unknown_weights; /* when none of them fits */
+    const char *layers_key;      /* a whole layer missing named with this key (NULL:
+                                    as any missing tensor) */
+    /* -ATTN_E_SHAPE for tensor, its shape got where the config makes want */
+    int (*shape_error)(const void *cfg, const char *tensor, const char *want, const char *got,
+                       const char *file, AttnErr *err);
+} ArchDesc;
+
+/* A description's two tables, and its weights struct W whose layers (an
+ * array of Y) it points to at W's member `layers`. */
+#define ARCH_TABLES(fields_, tensors_) \
+    .fields = (fields_), .n_fields = (int)(sizeof(fields_) / sizeof(fields_)[0]), \
+    .tensors = (tensors_), .n_tensors = (int)(sizeof(tensors_) / sizeof(tensors_)[0])
+#define ARCH_WEIGHTS(W, Y) \
+    .weights_size = sizeof(W), .layer_size = sizeof(Y), .layers_off = offsetof(W, layers)
+
+/* The architectures the program has (src/core/archs.c), ending with NULL. */
+extern const ArchDesc *const arch_builtin[];
+
+#endif

@@ -1,0 +1,217 @@
+/* config.json → an architecture's config struct by its table (arch.h):
+ * each row's key read in the table's order with its type, default and
+ * refusals, its steps run where they stand, then the forward's check. The
+ * meaning of a key is the table's; nothing here knows an architecture. Not
+ * the weights (model_file.c). */
+#include "attnviz/model_file.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hf_json.h"
+
+/* Row f's own message msg, its "%s" replaced by arg (at most 60
+ * characters of it). */
+static int say(AttnErr *err, int code, const char *file, const char *msg, const char *arg)
+{
+    const char *p = strstr(msg, "%s");
+    if (!p)
+        return attn_err_set(err, code, file, 0, "%s", msg);
+    return attn_err_set(err, code, file, 0, "%.*s%.60s%s", (int)(p - msg), msg, arg, p + 2);
+}
+
+/* Row f's value in root: its key (or alias), inside its object for
+ * "object.member"; *member the key as the messages name it, *shown the
+ * name found. *skip when the object is absent or null (the row not read). */
+static const cJSON *lookup(const cJSON *root, const ArchField *f, const char **member,
+                           const char **shown, int *skip)
+{
+    char parent[64];
+    const char *dot = strchr(f->key, '.');
+    *member = dot ? dot + 1 : f->key;
+    *skip = 0;
+    if (dot) {
+        snprintf(parent, sizeof parent, "%.*s", (int)(dot - f->key), f->key);
+        root = hf_json_item(root, parent);
+        if (!cJSON_IsObject(root)) {
+            *skip = 1;
+            return NULL;
+        }
+    }
+    const cJSON *v = hf_json_item(root, *member);
+    *shown = *member;
+    if (!v && (v = hf_json_item(root, f->alias)) != NULL)
+        *shown = f->alias;
+    return v;
+}
+
+static void put_int(void *cfg, const ArchField *f, int v)
+{
+    if (f->off != ARCH_NOWHERE)
+        memcpy((char *)cfg + f->off, &v, sizeof v);
+}
+
+/* Row f's default into cfg. */
+static void put_default(void *cfg, const ArchField *f)
+{
+    if (f->off == ARCH_NOWHERE || f->type == AF_OBJECT)
+        return;
+    if (f->type == AF_DOUBLE)
+        memcpy((char *)cfg + f->off, &f->dflt, sizeof f->dflt);
+    else if (f->type == AF_FLOAT || f->type == AF_F32)
+        memcpy((char *)cfg + f->off, &(float){(float)f->dflt}, sizeof(float));
+    else
+        put_int(cfg, f, (int)f->dflt);
+}
+
+/* A whole number from 1 to hi: first a positive number (f->bad), then a
+ * whole one not above hi (f->not_whole). */
+static int read_int(void *cfg, const ArchField *f, const cJSON *v, const char *shown,
+                    const char *file, AttnErr *err)
+{
+    double x = cJSON_IsNumber(v) ? v->valuedouble : 0;
+    int positive = cJSON_IsNumber(v) && x > 0 && isfinite(x);
+    if (positive && x == floor(x) && x <= f->hi) {
+        put_int(cfg, f, (int)x);
+        return 0;
+    }
+    if (positive && f->not_whole)
+        return say(err, ATTN_E_RANGE, file, f->not_whole, shown);
+    if (f->bad)
+        return say(err, ATTN_E_RANGE, file, f->bad, shown);
+    return attn_err_set(err, ATTN_E_RANGE, file, 0, "\"%s\" must be %sa whole number from 1 to %d",
+                        shown, f->flags & AF_NULL ? "null or " : "", (int)f->hi);
+}
+
+static int read_number(void *cfg, const ArchField *f, const cJSON *v, const char *shown,
+                       const char *file, AttnErr *err)
+{
+    double x = cJSON_IsNumber(v) ? v->valuedouble : 0;
+    float x32 = f->type == AF_F32 ? (float)x : 0;
+    int ok = cJSON_IsNumber(v) && (f->type == AF_F32 ? x32 > f->lo && x32 < f->hi
+                                                     : x > f->lo && x < f->hi);
+    if (ok && f->type == AF_FLOAT)
+        x32 = (float)x;
+    if (!ok && f->bad)
+        return say(err, ATTN_E_RANGE, file, f->bad, shown);
+    if (!ok)
+        return attn_err_set(err, ATTN_E_RANGE, file, 0, "\"%s\" must be a number above %g and "
+                            "below %g%s", shown, f->lo, f->hi,
+                            f->type == AF_F32 ? " (as a float)" : "");
+    if (f->off != ARCH_NOWHERE && f->type == AF_DOUBLE)
+        memcpy((char *)cfg + f->off, &x, sizeof x);
+    else if (f->off != ARCH_NOWHERE)
+        memcpy((char *)cfg + f->off, &x32, sizeof x32);
+    return 0;
+}
+
+static int read_enum(void *cfg, const ArchField *f, const cJSON *v, const char *shown,
+                     const char *file, AttnErr *err)
+{
+    if (!cJSON_IsString(v) || !v->valuestring)
+        return f->bad ? say(err, ATTN_E_PARSE, file, f->bad, shown)
+                      : attn_err_set(err, ATTN_E_PARSE, file, 0, "\"%s\" must be a string", shown);
+    for (const ArchName *n = f->names; n->word; n++)
+        if (strcmp(v->valuestring, n->word) == 0) {
+            put_int(cfg, f, n->value);
+            return 0;
+        }
+    return say(err, ATTN_E_UNSUPPORTED, file, f->refused, v->valuestring);
+}
+
+/* A token id; null -1, a list its first (AF_LIST; an empty one -1). */
+static int read_id(void *cfg, const ArchField *f, const cJSON *v, const char *shown,
+                   const char *file, AttnErr *err)
+{
+    int id = -1;
+    if ((f->flags & AF_LIST) && cJSON_IsArray(v))
+        v = v->child;
+    if (v && !cJSON_IsNull(v) && !hf_json_whole(v, 0, 2147483647.0, &id))
+        return attn_err_set(err, ATTN_E_RANGE, file, 0, f->flags & AF_LIST
+                            ? "\"%s\" must be null, a whole number from 0 or a list of them"
+                            : "\"%s\" must be null or a whole number from 0", shown);
+    put_int(cfg, f, id);
+    return 0;
+}
+
+/* Row f of a's table on root. */
+static int read_row(void *cfg, const ArchDesc *a, const ArchField *f, const cJSON *root,
+                    const char *file, AttnErr *err)
+{
+    if (f->type == AF_STEP)
+        return f->step(cfg, file, err);
+    if (!arch_when(cfg, f->when))
+        return 0;
+    const char *member, *shown;
+    int skip;
+    const cJSON *v = lookup(root, f, &member, &shown, &skip);
+    if (v && cJSON_IsNull(v) && (f->flags & AF_NULL))
+        v = NULL;
+    if (!v && (f->flags & AF_REQUIRED) && !skip)
+        return f->missing ? say(err, ATTN_E_PARSE, file, f->missing, member)
+                          : attn_err_set(err, ATTN_E_PARSE, file, 0, "no \"%s\": %s", member,
+                                         a->required_note);
+    if (!v) {
+        put_default(cfg, f);
+        return 0;
+    }
+    switch (f->type) {
+    case AF_INT:
+        return read_int(cfg, f, v, shown, file, err);
+    case AF_DOUBLE:
+    case AF_FLOAT:
+    case AF_F32:
+        return read_number(cfg, f, v, shown, file, err);
+    case AF_BOOL:
+        if (!cJSON_IsBool(v))
+            return attn_err_set(err, ATTN_E_PARSE, file, 0, "\"%s\" must be true or false", shown);
+        if (cJSON_IsTrue(v) && f->refused)
+            return say(err, ATTN_E_UNSUPPORTED, file, f->refused, shown);
+        put_int(cfg, f, cJSON_IsTrue(v));
+        return 0;
+    case AF_ENUM:
+        return read_enum(cfg, f, v, shown, file, err);
+    case AF_ID:
+        return read_id(cfg, f, v, shown, file, err);
+    case AF_OBJECT:
+        return cJSON_IsObject(v) ? 0 : attn_err_set(err, ATTN_E_PARSE, file, 0,
+                                                    "\"%s\" must be null or an object", shown);
+    default:
+        return attn_err_set(err, ATTN_E_UNSUPPORTED, file, 0, "row \"%s\" of no known type", shown);
+    }
+}
+
+/* The table on text; model_type's string into type (n bytes) when given. */
+int model_config_read(const ArchDesc *a, void *cfg, const char *text, size_t len,
+                      const char *name, char *type, size_t n, AttnErr *err)
+{
+    memset(cfg, 0, a->rt->cfg_size);
+    if (!name)
+        name = "config.json";
+    cJSON *root = hf_json_parse(text, len, name, err);
+    if (!root)
+        return -ATTN_E_PARSE;
+    int rc = cJSON_IsObject(root) ? 0 : attn_err_set(err, ATTN_E_PARSE, name, 0,
+                                                      "not a JSON object");
+    for (int i = 0; i < a->n_fields && rc == 0; i++)
+        rc = read_row(cfg, a, &a->fields[i], root, name, err);
+    if (rc == 0)
+        rc = a->rt->check(cfg, err);
+    if (rc < 0 && err && !err->file[0])
+        snprintf(err->file, sizeof err->file, "%s", name);
+    const cJSON *mt = hf_json_item(root, "model_type");
+    if (rc == 0 && type)
+        snprintf(type, n, "%s", cJSON_IsString(mt) && mt->valuestring ? mt->valuestring : "");
+    cJSON_Delete(root);
+    if (rc < 0)
+        memset(cfg, 0, a->rt->cfg_size);
+    return rc;
+}
+
+int model_config_parse(const ArchDesc *a, void *cfg, const char *text, size_t len,
+                       const char *name, AttnErr *err)
+{
+    return model_config_read(a, cfg, text, len, name, NULL, 0, err);
+}

@@ -1,0 +1,409 @@
+/* A Hugging Face model folder opened by an architecture's tables (arch.h):
+ * config.json parsed (model_config.c), the safetensors files mapped
+ * (st_folder.c), each row of the tensor table found (per layer, with the
+ * file's prefix), its dtype and shape checked against the config and bound
+ * into the weights struct: float32 in place, bfloat16 in place where the
+ * table allows it, the rest converted to float32 once (matrices transposed
+ * to [in, out]) into one block; tied rows take another's pointers. The
+ * tokenizer's files noted, not read; a pytorch_model.bin never read
+ * (unpickling runs code). Nothing here knows an architecture. */
+#include "attnviz/model_file.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hf_json.h"
+#include "st_folder.h"
+
+struct ModelFileOwn {
+    StFolder files;     /* the safetensors files, mapped */
+    float *conv;        /* the converted tensors, one block (or NULL) */
+    void *layers;       /* n_layer of the description's layer struct */
+};
+
+/* One tensor to bind: its row and layer, its name in the file, the shape
+ * the config gives it, where its pointers go; then what was found. */
+typedef struct Slot {
+    const ArchTensor *row;
+    int layer;              /* -1: not a layer's */
+    char name[128];
+    long long dim[2];
+    const float **dst;
+    const uint16_t **dst16; /* NULL: no bfloat16 place */
+    const SafeTensor *t;
+    const char *file;       /* the safetensors file holding it */
+    int convert, bf16, tied;
+} Slot;
+
+typedef struct Bind {
+    ModelFile *m;
+    const char *where;      /* the weights in messages (model.safetensors or the index) */
+    AttnErr *err;
+    int n_layer;
+    long long sizes[ARCH_MAX_SIZES];
+} Bind;
+
+static const SafeTensor *find(const ModelFile *m, const char *name, const char **file)
+{
+    return st_folder_find(&m->own->files, name, file);
+}
+
+/* Row r's name in the file for layer l. */
+static void full_name(const ModelFile *m, const ArchTensor *r, int l, char *buf, size_t n)
+{
+    char plain[128];
+    snprintf(plain, sizeof plain, r->name, l);
+    snprintf(buf, n, "%s%s", r->flags & AT_NO_PREFIX ? "" : m->prefix, plain);
+}
+
+static void slot(Bind *b, Slot *s, const ArchTensor *r, int l)
+{
+    const ArchDesc *a = b->m->arch;
+    char *base = l >= 0 ? (char *)b->m->own->layers + (size_t)l * a->layer_size
+                        : (char *)b->m->weights;
+    memset(s, 0, sizeof *s);
+    s->row = r;
+    s->layer = l;
+    full_name(b->m, r, l, s->name, sizeof s->name);
+    for (int i = 0; i < r->ndim; i++)
+        s->dim[i] = b->sizes[r->dim[i]];
+    s->dst = (const float **)(void *)(base + r->off);
+    if (r->off16 != ARCH_NOWHERE)
+        s->dst16 = (const uint16_t **)(void *)(base + r->off16);
+}
+
+/* Every tensor of the table the config asks for, layers in order; *n. */
+static Slot *make_slots(Bind *b, int *n)
+{
+    const ArchDesc *a = b->m->arch;
+    int per_layer = 0, k = 0;
+    for (int i = 0; i < a->n_tensors; i++)
+        per_layer += (a->tensors[i].flags & AT_LAYER) != 0;
+    size_t rows = (size_t)(a->n_tensors > 0 ? a->n_tensors : 0);
+    size_t layers = (size_t)(b->n_layer > 0 ? b->n_layer : 0);
+    Slot *s = calloc(rows + (size_t)per_layer * layers, sizeof *s);
+    for (int i = 0; s && i < a->n_tensors; i++) {
+        const ArchTensor *r = &a->tensors[i];
+        if (!(r->flags & AT_LAYER)) {
+            slot(b, &s[k++], r, -1);
+            continue;
+        }
+        int j = i; /* a run of a layer's rows, layer by layer */
+        while (j < a->n_tensors && (a->tensors[j].flags & AT_LAYER))
+            j++;
+        for (int l = 0; l < b->n_layer; l++)
+            for (int q = i; q < j; q++)
+                slot(b, &s[k++], &a->tensors[q], l);
+        i = j - 1;
+    }
+    *n = k;
+    return s;
+}
+
+/* A missing tensor: the row's own message; a whole layer missing named with
+ * the config's layer count when the description says how; else its name. */
+static int missing(const Bind *b, const Slot *s)
+{
+    const ModelFile *m = b->m;
+    const ArchDesc *a = m->arch;
+    if (s->row->missing)
+        return attn_err_set(b->err, ATTN_E_NOT_FOUND, b->where, 0, "%s", s->row->missing);
+    const ArchTensor *first = NULL;
+    for (int i = 0; i < a->n_tensors && !first; i++)
+        first = a->tensors[i].flags & AT_LAYER ? &a->tensors[i] : NULL;
+    char name[160], lp[96];
+    if (s->layer >= 0 && a->layers_key && first) {
+        full_name(m, first, s->layer, name, sizeof name);
+        if (!find(m, name, NULL)) {
+            int have = 0;
+            for (;; have++) {
+                full_name(m, first, have, name, sizeof name);
+                if (!find(m, name, NULL))
+                    break;
+            }
+            const char *d = strstr(first->name, "%d");
+            snprintf(name, sizeof name, "%.*s%%d.", d ? (int)(d - first->name) : 0, first->name);
+            snprintf(lp, sizeof lp, name, s->layer);
+            return attn_err_set(b->err, ATTN_E_SHAPE, b->where, 0,
+                                "config.json says %s %d but the file has %d layer%s (no %s%s*)",
+                                a->layers_key, b->n_layer, have, have == 1 ? "" : "s",
+                                m->prefix, lp);
+        }
+    }
+    return attn_err_set(b->err, ATTN_E_NOT_FOUND, b->where, 0, "no tensor %s", s->name);
+}
+
+/* s's tensor found, of a float dtype attnviz reads and the config's shape. */
+static int check(const Bind *b, Slot *s)
+{
+    s->t = find(b->m, s->name, &s->file);
+    if (!s->t)
+        return missing(b, s);
+    const SafeTensor *t = s->t;
+    if (t->dtype != SAFE_F32 && t->dtype != SAFE_F16 && t->dtype != SAFE_BF16)
+        return attn_err_set(b->err, ATTN_E_UNSUPPORTED, s->file, 0,
+                            "tensor %s is %s: attnviz reads F32, F16 and BF16 weights", s->name,
+                            safetensors_dtype_name(t->dtype));
+    int same = t->ndim == s->row->ndim;
+    for (int i = 0; same && i < s->row->ndim; i++)
+        same = t->shape[i] == s->dim[i];
+    if (!same) {
+        char want[64], got[160];
+        safetensors_shape_text(want, sizeof want, s->row->ndim, s->dim);
+        safetensors_shape_text(got, sizeof got, t->ndim, t->shape);
+        return b->m->arch->shape_error(b->m->cfg, s->name, want, got, s->file, b->err);
+    }
+    s->convert = s->row->kind == AT_MATRIX || !safetensors_f32_in_place(t);
+    return 0;
+}
+
+/* The slot of row r (not a layer's). */
+static Slot *slot_of(Slot *s, int n, const ArchTensor *r)
+{
+    for (int i = 0; i < n; i++)
+        if (s[i].row == r)
+            return &s[i];
+    return NULL;
+}
+
+/* Slot i checked, or tied: its row's condition false, or optional and
+ * absent, or the same numbers as its tie's. */
+static int check_or_tie(const Bind *b, Slot *s, int i, int n)
+{
+    const ArchTensor *r = s[i].row;
+    const Slot *tie = r->tie >= 0 ? slot_of(s, n, &b->m->arch->tensors[r->tie]) : NULL;
+    if (!arch_when(b->m->cfg, r->when) ||
+        ((r->flags & AT_OPTIONAL) && !find(b->m, s[i].name, NULL))) {
+        s[i].tied = 1;
+        return 0;
+    }
+    int rc = check(b, &s[i]);
+    if (rc == 0 && tie && tie->t && (r->flags & AT_SAME_TIES)) {
+        const SafeTensor *h = s[i].t, *e = tie->t;
+        s[i].tied = h->data == e->data || (h->dtype == e->dtype && h->nbytes == e->nbytes &&
+                                          memcmp(h->data, e->data, h->nbytes) == 0);
+    }
+    return rc;
+}
+
+/* 1 when t can be read in place as bfloat16: BF16, 2-aligned, a
+ * little-endian host. */
+static int bf16_in_place(const SafeTensor *t)
+{
+    const uint16_t one = 1;
+    unsigned char b;
+    memcpy(&b, &one, 1);
+    return t->dtype == SAFE_BF16 && (uintptr_t)t->data % 2 == 0 && b == 1;
+}
+
+/* Which tensors are used as bfloat16 from the mapping: a plain one with a
+ * bfloat16 place when it can be; the matrices when every one of them can
+ * (the forward then reads them all with one kernel), else all are
+ * converted. */
+static void pick_bf16(Slot *s, int n)
+{
+    int all = 1;
+    for (int i = 0; i < n; i++)
+        all &= s[i].tied || s[i].row->kind != AT_MATRIX || bf16_in_place(s[i].t);
+    for (int i = 0; i < n; i++)
+        if (!s[i].tied && s[i].dst16 && bf16_in_place(s[i].t) &&
+            (all || s[i].row->kind != AT_MATRIX)) {
+            s[i].bf16 = 1;
+            s[i].convert = 0;
+        }
+}
+
+/* A matrix stored [out, in] (any float dtype) as float32 [in, out] into dst;
+ * row is `in` floats of scratch. */
+static void transpose_into(float *dst, const SafeTensor *t, float *row)
+{
+    size_t out = (size_t)t->shape[0], in = (size_t)t->shape[1];
+    size_t esz = (size_t)safetensors_dtype_size(t->dtype);
+    SafeTensor r = *t;
+    r.count = in;
+    for (size_t j = 0; j < out; j++) {
+        r.data = t->data + j * in * esz;
+        safetensors_to_f32(row, &r);
+        for (size_t p = 0; p < in; p++)
+            dst[p * out + j] = row[p];
+    }
+}
+
+/* The pointers of every slot: in place, or converted into one block. */
+static int convert_all(const Bind *b, Slot *s, int n)
+{
+    ModelFile *m = b->m;
+    size_t floats = 0, widest = 1;
+    for (int i = 0; i < n; i++) {
+        m->n_bf16 += s[i].bf16;
+        if (!s[i].tied && s[i].convert) {
+            floats += s[i].t->count;
+            m->n_converted++;
+            if (s[i].row->kind == AT_MATRIX && (size_t)s[i].t->shape[1] > widest)
+                widest = (size_t)s[i].t->shape[1];
+        }
+    }
+    float *row = NULL;
+    if (floats) {
+        m->own->conv = malloc(floats * sizeof(float));
+        row = malloc(widest * sizeof(float));
+        m->converted_bytes = floats * sizeof(float);
+        if (!m->own->conv || !row) {
+            free(row);
+            return attn_err_set(b->err, ATTN_E_NOMEM, b->where, 0,
+                                "out of memory converting %zu numbers to float32", floats);
+        }
+    }
+    float *at = m->own->conv;
+    for (int i = 0; i < n; i++) {
+        if (s[i].tied)
+            continue;
+        if (s[i].bf16) {
+            *s[i].dst16 = (const uint16_t *)(const void *)s[i].t->data;
+        } else if (!s[i].convert) {
+            *s[i].dst = (const float *)(const void *)s[i].t->data;
+        } else {
+            if (s[i].row->kind == AT_MATRIX)
+                transpose_into(at, s[i].t, row);
+            else
+                safetensors_to_f32(at, s[i].t);
+            *s[i].dst = at;
+            at += s[i].t->count;
+        }
+    }
+    free(row);
+    return 0;
+}
+
+/* The file's prefix: the first of the description's under which its first
+ * tensor is found. */
+static int find_prefix(const Bind *b)
+{
+    const ArchDesc *a = b->m->arch;
+    char name[160];
+    b->m->prefix = "";
+    for (int i = 0; a->prefixes && a->prefixes[i]; i++) {
+        snprintf(name, sizeof name, "%s%s", a->prefixes[i], a->tensors[0].name);
+        if (find(b->m, name, NULL)) {
+            b->m->prefix = a->prefixes[i];
+            return 0;
+        }
+    }
+    return a->prefixes ? attn_err_set(b->err, ATTN_E_NOT_FOUND, b->where, 0, "%s",
+                                      a->unknown_weights) : 0;
+}
+
+static int bind(ModelFile *m, const char *where, AttnErr *err)
+{
+    const ArchDesc *a = m->arch;
+    RtShape sh;
+    a->rt->shape(m->cfg, &sh);
+    Bind b = {.m = m, .where = where, .err = err, .n_layer = sh.n_layer};
+    a->sizes(m->cfg, b.sizes);
+    int n = 0, rc = find_prefix(&b);
+    if (rc < 0)
+        return rc;
+    m->own->layers = calloc((size_t)b.n_layer, a->layer_size);
+    Slot *s = m->own->layers ? make_slots(&b, &n) : NULL;
+    if (!s)
+        return attn_err_set(err, ATTN_E_NOMEM, where, 0, "out of memory");
+    memcpy((char *)m->weights + a->layers_off, &m->own->layers, sizeof(void *));
+    for (int i = 0; i < n && rc == 0; i++)
+        rc = check_or_tie(&b, s, i, n);
+    if (rc == 0)
+        pick_bf16(s, n);
+    if (rc == 0)
+        rc = convert_all(&b, s, n);
+    for (int i = 0; i < n && rc == 0; i++) {
+        const Slot *tie = s[i].tied ? slot_of(s, n, &a->tensors[s[i].row->tie]) : NULL;
+        if (!tie)
+            continue;
+        m->tied = 1;
+        *s[i].dst = *tie->dst;
+        if (s[i].dst16 && tie->dst16)
+            *s[i].dst16 = *tie->dst16;
+    }
+    free(s);
+    return rc;
+}
+
+/* vocab.json + merges.txt (both, or neither) and tokenizer.json. */
+static int note_tokenizer(ModelFile *m, AttnErr *err)
+{
+    if (io_has_file(m->dir, "vocab.json") && io_has_file(m->dir, "merges.txt")) {
+        m->vocab_path = io_path_join(m->dir, "vocab.json");
+        m->merges_path = io_path_join(m->dir, "merges.txt");
+        if (!m->vocab_path || !m->merges_path)
+            return attn_err_set(err, ATTN_E_NOMEM, m->dir, 0, "out of memory");
+    }
+    if (io_has_file(m->dir, "tokenizer.json") &&
+        !(m->tokenizer_path = io_path_join(m->dir, "tokenizer.json")))
+        return attn_err_set(err, ATTN_E_NOMEM, m->dir, 0, "out of memory");
+    return 0;
+}
+
+static int read_config(ModelFile *m, AttnErr *err)
+{
+    char *path = NULL, *text = NULL;
+    size_t len = 0;
+    int rc = hf_config_read(m->dir, m->arch->config_files, &text, &len, &path, err);
+    if (rc == 0)
+        rc = model_config_read(m->arch, m->cfg, text, len, path, m->model_type,
+                               sizeof m->model_type, err);
+    free(text);
+    free(path);
+    return rc;
+}
+
+int model_file_open(const char *dir, const ArchDesc *a, ModelFile **out, AttnErr *err)
+{
+    *out = NULL;
+    int rc = io_model_folder(dir, a->folder_files, err);
+    if (rc < 0)
+        return rc;
+    ModelFile *m = calloc(1, sizeof *m);
+    char *where = NULL;
+    if (!m || !(m->own = calloc(1, sizeof *m->own)) || !(m->dir = strdup(dir)) ||
+        !(m->cfg = calloc(1, a->rt->cfg_size)) || !(m->weights = calloc(1, a->weights_size))) {
+        rc = attn_err_set(err, ATTN_E_NOMEM, dir, 0, "out of memory");
+        goto cleanup;
+    }
+    m->arch = a;
+    rc = read_config(m, err);
+    if (rc == 0)
+        rc = st_folder_open(&m->own->files, m->dir, &where, err);
+    if (rc == 0)
+        rc = bind(m, where, err);
+    if (rc == 0)
+        rc = note_tokenizer(m, err);
+    if (rc == 0) {
+        m->n_shards = m->own->files.n;
+        *out = m;
+        m = NULL;
+    }
+cleanup:
+    free(where);
+    model_file_close(m);
+    return rc;
+}
+
+void model_file_close(ModelFile *m)
+{
+    if (!m)
+        return;
+    if (m->own) {
+        st_folder_close(&m->own->files);
+        free(m->own->conv);
+        free(m->own->layers);
+        free(m->own);
+    }
+    free(m->cfg);
+    free(m->weights);
+    free(m->dir);
+    free(m->vocab_path);
+    free(m->merges_path);
+    free(m->tokenizer_path);
+    free(m);
+}
