@@ -108,12 +108,12 @@ static void add_repo(const char *cache, const char *repo, const char *commit, in
     }
 }
 
-/* gpt2_model_find(name) is the snapshot cache/repo/snapshots/commit. */
+/* hf_model_find(name) is the snapshot cache/repo/snapshots/commit. */
 static void finds(const char *name, const char *cache, const char *repo, const char *commit)
 {
     char *dir = NULL, want[1024];
     AttnErr err = {0};
-    int rc = gpt2_model_find(name, &dir, &err);
+    int rc = hf_model_find(name, &dir, &err);
     if (rc != 0)
         fail_msg("%s: %s", name, err.msg);
     snprintf(want, sizeof want, "%s/%s/snapshots/%s", cache, repo, commit);
@@ -125,7 +125,7 @@ static void not_found(const char *name, const char *piece)
 {
     char *dir = (char *)1;
     AttnErr err = {0};
-    int rc = gpt2_model_find(name, &dir, &err);
+    int rc = hf_model_find(name, &dir, &err);
     assert_null(dir);
     if (rc != -ATTN_E_NOT_FOUND || err.code != ATTN_E_NOT_FOUND || !strstr(err.msg, piece))
         fail_msg("%s: rc %d \"%s\"; expected \"%s\"", name, rc, err.msg, piece);
@@ -137,28 +137,28 @@ static void cache_dir_order(void **state)
     Env *e = *state;
     char buf[1024], want[1600];
     AttnErr err = {0};
-    assert_int_equal(gpt2_hf_cache_dir(buf, sizeof buf, &err), -ATTN_E_NOT_FOUND);
+    assert_int_equal(hf_cache_dir(buf, sizeof buf, &err), -ATTN_E_NOT_FOUND);
     assert_non_null(strstr(err.msg, "HF_HUB_CACHE"));
     setenv("HOME", "/home/u", 1);
-    assert_int_equal(gpt2_hf_cache_dir(buf, sizeof buf, &err), 0);
+    assert_int_equal(hf_cache_dir(buf, sizeof buf, &err), 0);
     assert_string_equal(buf, "/home/u/.cache/huggingface/hub");
     setenv("XDG_CACHE_HOME", "/x/cache", 1);
-    assert_int_equal(gpt2_hf_cache_dir(buf, sizeof buf, &err), 0);
+    assert_int_equal(hf_cache_dir(buf, sizeof buf, &err), 0);
     assert_string_equal(buf, "/x/cache/huggingface/hub");
     setenv("HF_HOME", "~/hf", 1);
-    assert_int_equal(gpt2_hf_cache_dir(buf, sizeof buf, &err), 0);
+    assert_int_equal(hf_cache_dir(buf, sizeof buf, &err), 0);
     assert_string_equal(buf, "/home/u/hf/hub");
     setenv("HF_HUB_CACHE", e->root, 1);
-    assert_int_equal(gpt2_hf_cache_dir(buf, sizeof buf, &err), 0);
+    assert_int_equal(hf_cache_dir(buf, sizeof buf, &err), 0);
     assert_string_equal(buf, e->root);
     setenv("HF_HUB_CACHE", "", 1); /* empty: as unset */
-    assert_int_equal(gpt2_hf_cache_dir(buf, sizeof buf, &err), 0);
+    assert_int_equal(hf_cache_dir(buf, sizeof buf, &err), 0);
     assert_string_equal(buf, "/home/u/hf/hub");
     memset(want, 'a', 1500);
     want[0] = '/';
     want[1500] = '\0';
     setenv("HF_HUB_CACHE", want, 1);
-    assert_int_equal(gpt2_hf_cache_dir(buf, 1024, &err), -ATTN_E_TOO_LARGE);
+    assert_int_equal(hf_cache_dir(buf, 1024, &err), -ATTN_E_TOO_LARGE);
 }
 
 /* Each variable's cache is searched when it is the one in force. */
@@ -253,10 +253,10 @@ static void folders_and_bad_names(void **state)
     setenv("HF_HUB_CACHE", e->root, 1);
     char *dir = NULL;
     AttnErr err = {0};
-    assert_int_equal(gpt2_model_find(e->root, &dir, &err), 0);
+    assert_int_equal(hf_model_find(e->root, &dir, &err), 0);
     assert_string_equal(dir, e->root);
     free(dir);
-    assert_int_equal(gpt2_model_find("tests/fixtures/gpt2/f32-h3", &dir, &err), 0);
+    assert_int_equal(hf_model_find("tests/fixtures/gpt2/f32-h3", &dir, &err), 0);
     assert_string_equal(dir, "tests/fixtures/gpt2/f32-h3");
     free(dir);
     static const char *const bad[] = {"../gpt2", "a/b/c", "/no/such/folder", "gpt2 small",
@@ -264,7 +264,7 @@ static void folders_and_bad_names(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         not_found(bad[i], "no such folder, nor a model name like gpt2");
     dir = (char *)1;
-    assert_int_equal(gpt2_model_find("", &dir, &err), -ATTN_E_NOT_FOUND);
+    assert_int_equal(hf_model_find("", &dir, &err), -ATTN_E_NOT_FOUND);
     assert_null(dir);
 }
 
@@ -276,7 +276,7 @@ static void opens_a_snapshot(void **state)
     add_repo(e->root, "models--openai-community--gpt2", "abc", 1, "bf16-h6");
     char *dir = NULL;
     AttnErr err = {0};
-    assert_int_equal(gpt2_model_find("openai-community/gpt2", &dir, &err), 0);
+    assert_int_equal(hf_model_find("openai-community/gpt2", &dir, &err), 0);
     ModelFile *m = NULL;
     if (model_file_open(dir, &desc_gpt2, &m, &err) != 0)
         fail_msg("%s: %s", dir, err.msg);

@@ -101,14 +101,14 @@ void model_file_close(ModelFile *m);
 /* The Hugging Face hub cache: $HF_HUB_CACHE, else $HF_HOME/hub, else
  * $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub; into buf.
  * -ATTN_E_NOT_FOUND when none can be made (no HOME). */
-int gpt2_hf_cache_dir(char *buf, size_t n, AttnErr *err);
+int hf_cache_dir(char *buf, size_t n, AttnErr *err);
 /* name → a model folder (malloc'd into *dir): an existing folder as it is;
  * else in the cache, ORG/NAME as models--ORG--NAME, a bare NAME as
  * models--NAME, then models--openai-community--NAME and
  * models--distilbert--NAME; the snapshot that refs/main names, else the
  * only one. Not found: -ATTN_E_NOT_FOUND, err saying where it looked and the
  * command that downloads it. */
-int gpt2_model_find(const char *name, char **dir, AttnErr *err);
+int hf_model_find(const char *name, char **dir, AttnErr *err);
 
 /* The model_type of dir/config.json into buf (n bytes): 0, or an error naming
  * the file (missing, not JSON, no model_type or not a string). */

@@ -32,7 +32,7 @@ static int path_from(char *buf, size_t n, const char *value, const char *tail)
     return w >= 0 && (size_t)w < n ? 0 : -1;
 }
 
-int gpt2_hf_cache_dir(char *buf, size_t n, AttnErr *err)
+int hf_cache_dir(char *buf, size_t n, AttnErr *err)
 {
     static const struct {
         const char *var, *tail;
@@ -145,7 +145,7 @@ static int candidates(const char *name, char out[3][256])
     return 3;
 }
 
-int gpt2_model_find(const char *name, char **dir, AttnErr *err)
+int hf_model_find(const char *name, char **dir, AttnErr *err)
 {
     *dir = NULL;
     if (!name || !*name)
@@ -159,7 +159,7 @@ int gpt2_model_find(const char *name, char **dir, AttnErr *err)
                             "no such folder, nor a model name like gpt2 or "
                             "openai-community/gpt2 to find in the Hugging Face cache");
     char cache[2048], names[3][256], repo[4096];
-    int rc = gpt2_hf_cache_dir(cache, sizeof cache, err);
+    int rc = hf_cache_dir(cache, sizeof cache, err);
     if (rc < 0)
         return rc;
     int n = candidates(name, names);

@@ -88,6 +88,10 @@ $CC $BFLAGS tests/bench/gpt2_bench.c $(ls build/obj/src/core/*.o build/obj/src/i
 # shellcheck disable=SC2046,SC2086
 $CC $BFLAGS tests/bench/llama_bench.c $(ls build/obj/src/core/*.o build/obj/src/io/*.o) \
     -o "$OUT/llama_bench" $(pkg-config --libs $PKGS) -lm -lpthread
+# the window's H and L on a model (issue 33), in-process: every object but main.o
+# shellcheck disable=SC2046,SC2086
+$CC $BFLAGS $(pkg-config --cflags $PKGS) tests/bench/window_bench.c $OBJS -o "$OUT/window_bench" \
+    $(pkg-config --libs $PKGS) -lm -lpthread
 B=$OUT/bench
 
 # ---- machine --------------------------------------------------------------------

@@ -53,7 +53,7 @@ static int find_model(const char *name, char **dir, AttnErr *err)
     snprintf(rel, sizeof rel, "models/%.280s", name);
     if (!strchr(name, '/') && paths_find_data(rel, buf, sizeof buf) == 0)
         return (*dir = strdup(buf)) ? 0 : attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
-    return gpt2_model_find(name, dir, err);
+    return hf_model_find(name, dir, err);
 }
 
 /* ids = the tokens of text as Hugging Face's encode gives them (the
