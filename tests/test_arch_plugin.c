@@ -1,11 +1,17 @@
+#define _DEFAULT_SOURCE
 /* A test-only architecture (issue 33): a small attention-only transformer
  * defined in this one file as the program's own are (arch.h: its
  * config.json fields, its tensors, its layer on the runtime), registered
  * with one line and run through the command line's --model path (the model
  * source's cli_open and cli_write, as main.c calls them, on options parsed
  * from an argv): --print csv, predictions and head-scores and
- * --export-attention, each number checked against a naive double-precision
- * forward computed here. Its fixture is written here: config.json with a
+ * --export-attention and --export, each number checked against a naive
+ * double-precision forward computed here. Then in the window, the real app
+ * in-process (test_app_util.h's offscreen Fix), shown as `--model FOLDER
+ * TEXT` shows it (cli_open, then the source's show): the maps (L, H), what
+ * comes next, live typing, the model view (G, arrows, Enter), a session
+ * saved and opened again, and the window's PNG and compare CSV exports,
+ * against the same loop. Its fixture is written here: config.json with a
  * model_type of its own, a model.safetensors written by hand, GPT-2's test
  * tokenizer beside them. Run from the repository root. */
 #include <stdarg.h>
@@ -22,11 +28,18 @@
 #include <unistd.h>
 
 #include "attnviz/arch.h"
+#include "attnviz/colormap.h"
+#include "attnviz/figure.h"
 #include "attnviz/head_scores.h"
 #include "attnviz/lm.h"
+#include "attnviz/maps_shown.h"
+#include "attnviz/model_source.h"
 #include "attnviz/options.h"
 #include "attnviz/source.h"
+#include "test_app_util.h"
 #include "test_gpt2_fs.h"
+
+#include <SDL_image.h>
 
 #define TOK "tests/fixtures/gpt2/f16-h5" /* a byte-level BPE of 40 tokens: A-D, digits, punctuation */
 #define TEXT "ABCD#ABCD"                 /* its tokens: A B C D # A B C D */
@@ -312,14 +325,19 @@ static void ref_rms(double *out, const double *x, const float *g)
         out[k] = x[k] / sqrt(ss / C + EPS) * g[k];
 }
 
-static void reference(void)
+/* The n tokens tok (n <= P) through the model: every map into maps (L × H
+ * × n × n, 0 above the diagonal), the next token's probabilities after
+ * the last into probs (V). */
+static void naive(const int *tok, int n, double *maps, double *probs)
 {
-    double x[NT][C], a[NT][C], q[NT][C], k[NT][C], v[NT][C], z[NT][C];
-    for (int i = 0; i < NT; i++)
+    double x[P][C], a[P][C], q[P][C], k[P][C], v[P][C], z[P][C];
+#define M(l, h, i, j) maps[(((size_t)(l) * H + (h)) * n + (i)) * n + (j)]
+    assert_true(n >= 1 && n <= P);
+    for (int i = 0; i < n; i++)
         for (int c = 0; c < C; c++)
-            x[i][c] = (double)embed[ids[i] * C + c] + pos[i * C + c];
+            x[i][c] = (double)embed[tok[i] * C + c] + pos[i * C + c];
     for (int l = 0; l < L; l++) {
-        for (int i = 0; i < NT; i++) {
+        for (int i = 0; i < n; i++) {
             ref_rms(a[i], x[i], norms[l]);
             for (int o = 0; o < C; o++) {
                 q[i][o] = k[i][o] = v[i][o] = 0;
@@ -331,8 +349,8 @@ static void reference(void)
             }
         }
         for (int h = 0; h < H; h++)
-            for (int i = 0; i < NT; i++) {
-                double sc[NT], mx = -INFINITY, sum = 0;
+            for (int i = 0; i < n; i++) {
+                double sc[P], mx = -INFINITY, sum = 0;
                 for (int j = 0; j <= i; j++) {
                     sc[j] = 0;
                     for (int d = 0; d < D; d++)
@@ -340,35 +358,41 @@ static void reference(void)
                     sc[j] /= sqrt((double)D);
                     mx = fmax(mx, sc[j]);
                 }
-                for (int j = 0; j < NT; j++) {
-                    ref_maps[l][h][i][j] = j <= i ? exp(sc[j] - mx) : 0;
-                    sum += ref_maps[l][h][i][j];
+                for (int j = 0; j < n; j++) {
+                    M(l, h, i, j) = j <= i ? exp(sc[j] - mx) : 0;
+                    sum += M(l, h, i, j);
                 }
                 for (int d = 0; d < D; d++)
                     z[i][h * D + d] = 0;
                 for (int j = 0; j <= i; j++) {
-                    ref_maps[l][h][i][j] /= sum;
+                    M(l, h, i, j) /= sum;
                     for (int d = 0; d < D; d++)
-                        z[i][h * D + d] += ref_maps[l][h][i][j] * v[j][h * D + d];
+                        z[i][h * D + d] += M(l, h, i, j) * v[j][h * D + d];
                 }
             }
-        for (int i = 0; i < NT; i++)
+        for (int i = 0; i < n; i++)
             for (int o = 0; o < C; o++)
                 for (int c = 0; c < C; c++)
                     x[i][o] += mats[l][3][o * C + c] * z[i][c];
     }
+#undef M
     double f[C], mx = -INFINITY, sum = 0;
-    ref_rms(f, x[NT - 1], norm_f);
+    ref_rms(f, x[n - 1], norm_f);
     for (int t = 0; t < V; t++) {
-        ref_probs[t] = 0;
+        probs[t] = 0;
         for (int c = 0; c < C; c++)
-            ref_probs[t] += f[c] * embed[t * C + c];
-        mx = fmax(mx, ref_probs[t]);
+            probs[t] += f[c] * embed[t * C + c];
+        mx = fmax(mx, probs[t]);
     }
     for (int t = 0; t < V; t++)
-        sum += (ref_probs[t] = exp(ref_probs[t] - mx));
+        sum += (probs[t] = exp(probs[t] - mx));
     for (int t = 0; t < V; t++)
-        ref_probs[t] /= sum;
+        probs[t] /= sum;
+}
+
+static void reference(void)
+{
+    naive(ids, NT, &ref_maps[0][0][0][0], ref_probs);
 }
 
 /* ---- through the command line ------------------------------------------------------ */
@@ -557,6 +581,468 @@ static void test_refusals(void **state)
     fs_copy(keep, q);
 }
 
+/* ---- in the window --------------------------------------------------------------- *
+ * The real app in-process (test_app_util.h's Fix: an offscreen 1280×800
+ * window, events handed over as its loop does), the model shown the way
+ * `attnviz --model FOLDER TEXT` shows it: options parsed, the model
+ * source's cli_open, then its show (main.c, then window.c). */
+
+/* text's tokens in the fixture's tokenizer: one a character (A-D, digits
+ * and punctuation but " and $, whose merges would join them). */
+static int tokens_of(const char *text, int *out)
+{
+    int n = 0;
+    for (const char *c = text; *c; c++) {
+        assert_true(*c >= '!' && *c <= 'D' && *c != '"' && *c != '$' && n < P);
+        out[n++] = *c - '!';
+    }
+    return n;
+}
+
+/* The naive loop's maps of text (L × H × n × n, malloc'd), n its tokens. */
+static double *naive_of(const char *text, int *n, double *probs)
+{
+    int tok[P];
+    double p[V];
+    *n = tokens_of(text, tok);
+    double *maps = malloc(sizeof(double) * L * H * (size_t)*n * *n);
+    assert_non_null(maps);
+    naive(tok, *n, maps, probs ? probs : p);
+    return maps;
+}
+
+static const double *naive_map(const double *maps, int n, int l, int h)
+{
+    return maps + ((size_t)l * H + h) * n * n;
+}
+
+/* `attnviz --model FOLDER TEXT` into the window: cli_open on the parsed
+ * options, then the source's show, which takes it. */
+static void show_cli(Fix *f, const char *text)
+{
+    char *argv[] = {"attnviz", "--model", folder, (char *)text, NULL};
+    Options o;
+    AttnErr err = {0};
+    assert_int_equal(options_parse(&o, 4, argv, &err), 0);
+    void *opened = NULL;
+    if (source_model.cli_open(&o, o.model, &opened, &err) < 0)
+        fail_msg("%s: %s", err.file, err.msg);
+    assert_int_equal(((ModelOpened *)opened)->for_window, 1);
+    options_free(&o);
+    assert_int_equal(source_model.show(f->a, opened), 0);
+    assert_ptr_equal(f->a->kind, &source_model);
+    assert_string_equal(f->a->text, text);
+}
+
+/* A model's Imported of text computed afresh (not for the window: no
+ * thumbnails made on the way). */
+static ModelOpened *fresh(const char *text)
+{
+    ModelOpened *g = NULL;
+    AttnErr err = {0};
+    if (model_open_path(folder, 0, &g, &err) < 0)
+        fail_msg("%s: %s", err.file, err.msg);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    return g;
+}
+
+/* m (the window's map) is the loop's want (n × n): every key up to the
+ * query within 2e-6, the later ones masked. */
+static void assert_map_naive(const AttnMap *m, const double *want, int n, const char *what)
+{
+    assert_non_null(m->v);
+    assert_int_equal(m->Tq, n);
+    assert_int_equal(m->Tk, n);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            if (j > i) {
+                assert_true(m->causal || (m->mask && m->mask[(size_t)i * n + j]));
+                continue;
+            }
+            double got = attn_map_at(m, i, j);
+            if (!(fabs(got - want[(size_t)i * n + j]) <= 2e-6))
+                fail_msg("%s [%d][%d]: %.9g, the loop's %.9g", what, i, j, got, want[(size_t)i * n + j]);
+        }
+}
+
+/* The map shown in the head view, after a frame. */
+static const AttnMap *shown(Fix *f)
+{
+    app_draw(f->a, f->r);
+    return &f->a->vs.map;
+}
+
+/* 1. The map shown: layer 1 head 1, then L (layer 2), then H (head 2). */
+static void test_window_maps(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    show_cli(f, TEXT);
+    assert_true(wait_maps(f));
+    const MapsShown *ms = a->kind->maps(a);
+    assert_int_equal(ms->imp->f.L, L);
+    assert_int_equal(ms->imp->f.H, H);
+    assert_int_equal(ms->layer, 0);
+    assert_int_equal(ms->head, 0);
+    assert_string_equal(a->vs.map.q_labels[4], "#");
+    assert_map_naive(shown(f), &ref_maps[0][0][0][0], NT, "layer 1 head 1");
+    key(f, SDLK_l, 0);
+    assert_int_equal(ms->layer, 1);
+    assert_int_equal(ms->head, 0);
+    assert_map_naive(shown(f), &ref_maps[1][0][0][0], NT, "layer 2 head 1");
+    key(f, SDLK_h, 0);
+    assert_int_equal(ms->layer, 1);
+    assert_int_equal(ms->head, 1);
+    assert_map_naive(shown(f), &ref_maps[1][1][0][0], NT, "layer 2 head 2");
+}
+
+/* The tokenizer's token texts (vocab.json read here), id → text. */
+static void vocab_texts(char text[V][16])
+{
+    size_t len;
+    char *json = test_slurp(TOK "/vocab.json", &len);
+    assert_non_null(json);
+    cJSON *doc = cJSON_Parse(json);
+    assert_non_null(doc);
+    memset(text, 0, (size_t)V * 16);
+    for (cJSON *e = doc->child; e; e = e->next) {
+        assert_true(e->valueint >= 0 && e->valueint < V);
+        snprintf(text[e->valueint], 16, "%s", e->string);
+    }
+    cJSON_Delete(doc);
+    free(json);
+}
+
+/* The ids by probs, most likely first. */
+static void ranking(const double *probs, int *order)
+{
+    for (int t = 0; t < V; t++)
+        order[t] = t;
+    for (int a = 0; a < V; a++)
+        for (int b = a + 1; b < V; b++)
+            if (probs[order[b]] > probs[order[a]]) {
+                int tmp = order[a];
+                order[a] = order[b];
+                order[b] = tmp;
+            }
+}
+
+/* The panel's "What comes next" after position pos (1-based) lists the
+ * loop's LM_TOP_K most likely tokens of probs, in order, with their
+ * percentages. */
+static void assert_panel_naive(Fix *f, int pos, const char *last, const double *probs)
+{
+    char want[80], vocab[V][16];
+    int order[V];
+    snprintf(want, sizeof want, "What comes next after \xE2\x80\x9C%s\xE2\x80\x9D (position %d):\n", last, pos);
+    if (!wait_panel(f, want))
+        fail_msg("the panel says \"%s\", not \"%s\"", f->a->vs.no_model ? f->a->vs.no_model : "", want);
+    vocab_texts(vocab);
+    ranking(probs, order);
+    const char *p = strstr(f->a->vs.no_model, want) + strlen(want);
+    for (int r = 0; r < LM_TOP_K; r++) {
+        int rank;
+        double pct;
+        assert_int_equal(sscanf(p, "%d. %lf%%", &rank, &pct), 2);
+        assert_int_equal(rank, r + 1);
+        const char *open = strstr(p, "\xE2\x80\x9C"), *end = strchr(p, '\n');
+        assert_true(open && end && open < end);
+        open += 3;
+        char tok[64];
+        snprintf(tok, sizeof tok, "%.*s", (int)(end - open - 3), open); /* before the closing ” */
+        if (strcmp(tok, vocab[order[r]]) != 0 || fabs(pct - 100.0 * probs[order[r]]) > 0.051)
+            fail_msg("rank %d: \"%s\" %.1f%%, the loop's \"%s\" %.4f%%", r + 1, tok, pct, vocab[order[r]],
+                     100.0 * probs[order[r]]);
+        p = end + 1;
+    }
+}
+
+/* 2. What comes next after the text: the loop's top tokens. */
+static void test_window_predictions(void **state)
+{
+    Fix *f = *state;
+    show_cli(f, TEXT);
+    assert_true(wait_maps(f));
+    assert_int_equal(f->a->vs.query, NT - 1);
+    assert_panel_naive(f, NT, "D", ref_probs);
+}
+
+/* 3. Typing: the text's maps follow, every layer and head a fresh
+ * compute's bit for bit and the loop's; the predictions follow. */
+static void test_window_typing(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    static const char typed[] = TEXT "C#1";
+    show_cli(f, TEXT);
+    assert_true(wait_maps(f));
+    key(f, SDLK_l, 0); /* layer 2, head 2: kept through the edit */
+    key(f, SDLK_h, 0);
+    key(f, SDLK_SLASH, 0);
+    key(f, SDLK_END, 0);
+    type(f, "C#1");
+    assert_true(wait_maps(f));
+    assert_string_equal(a->text, typed);
+    const MapsShown *ms = a->kind->maps(a);
+    assert_int_equal(ms->layer, 1);
+    assert_int_equal(ms->head, 1);
+    ModelOpened *g = fresh(typed);
+    int n, tok[P];
+    assert_int_equal(tokens_of(typed, tok), g->ids.n);
+    assert_memory_equal(g->ids.id, tok, sizeof(int) * (size_t)g->ids.n);
+    const AttnFile *now = &ms->imp->f;
+    assert_int_equal(now->Tq, g->ids.n);
+    assert_maps_equal(now, &g->im->f, L);
+    model_opened_free(g);
+    double probs[V], *want = naive_of(typed, &n, probs);
+    float *got = malloc(sizeof(float) * (size_t)n * n);
+    assert_non_null(got);
+    for (int l = 0; l < L; l++)
+        for (int h = 0; h < H; h++) {
+            assert_int_equal(attn_file_map(now, ATTN_PICK_HEAD, l, h, got), 0);
+            AttnMap m = attn_map_make(got, n, n, NULL, NULL, ATTN_MAP_WEIGHTS);
+            m.causal = 1;
+            assert_map_naive(&m, naive_map(want, n, l, h), n, "typed");
+        }
+    assert_map_naive(shown(f), naive_map(want, n, 1, 1), n, "typed, shown");
+    key(f, SDLK_ESCAPE, 0);
+    for (int k = 0; k < P && a->vs.query < n - 1; k++) /* the last row: what comes after the text */
+        key(f, SDLK_DOWN, 0);
+    assert_int_equal(a->vs.query, n - 1);
+    assert_panel_naive(f, n, "1", probs);
+    free(got);
+    free(want);
+}
+
+/* 4. The model view (G): every layer × head, each the size of the
+ * thumbnails of L × H maps, the numbers of a fresh Imported's thumbnails
+ * (so the loop's: the maps are smaller than a thumbnail's side); arrows
+ * and Enter open a head. */
+static void test_window_model_view(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    show_cli(f, TEXT);
+    assert_true(wait_maps(f));
+    key(f, SDLK_g, 0);
+    app_draw(a, f->r);
+    const MapsShown *ms = a->kind->maps(a);
+    assert_int_equal(ms->grid, 1);
+    assert_ptr_equal(a->vs.grid, &ms->thumb_maps);
+    const AttnMaps *t = &ms->thumb_maps;
+    int side = maps_thumb_side(L, H), tq, tk;
+    import_thumb_size(NT, NT, side, &tq, &tk);
+    assert_int_equal(t->L, L);
+    assert_int_equal(t->H, H);
+    assert_int_equal(t->Tq, tq);
+    assert_int_equal(t->Tk, tk);
+    assert_int_equal(tq, NT); /* 9 tokens: every cell its own */
+    ModelOpened *g = fresh(TEXT);
+    assert_null(g->im->pre_thumbs);
+    float *want = NULL;
+    AttnErr err = {0};
+    int wq_, wk_;
+    assert_int_equal(import_thumbs(g->im, side, &want, &wq_, &wk_, &err), 0);
+    assert_int_equal(wq_, tq);
+    assert_int_equal(wk_, tk);
+    assert_memory_equal(t->v, want, sizeof(float) * L * H * (size_t)tq * tk);
+    free(want);
+    model_opened_free(g);
+    for (int l = 0; l < L; l++)
+        for (int h = 0; h < H; h++) {
+            AttnMap m = attn_maps_get(t, l, h);
+            m.causal = 1;
+            assert_map_naive(&m, &ref_maps[l][h][0][0], NT, "thumbnail");
+        }
+    /* from layer 1 head 1: Down, Right, Enter open layer 2 head 2 */
+    key(f, SDLK_DOWN, 0);
+    key(f, SDLK_RIGHT, 0);
+    assert_int_equal(ms->grid_layer, 1);
+    assert_int_equal(ms->grid_head, 1);
+    key(f, SDLK_RETURN, 0);
+    assert_int_equal(ms->grid, 0);
+    assert_int_equal(ms->layer, 1);
+    assert_int_equal(ms->head, 1);
+    assert_map_naive(shown(f), &ref_maps[1][1][0][0], NT, "opened layer 2 head 2");
+    assert_null(a->vs.grid);
+    /* again: G, Left, Enter: layer 2 head 1 */
+    key(f, SDLK_g, 0);
+    key(f, SDLK_LEFT, 0);
+    key(f, SDLK_RETURN, 0);
+    assert_int_equal(ms->layer, 1);
+    assert_int_equal(ms->head, 0);
+    assert_map_naive(shown(f), &ref_maps[1][0][0][0], NT, "opened layer 2 head 1");
+}
+
+/* 5. A session: the model's folder, its text, layer, head and query;
+ * opened again after another source, the same model computes the same. */
+static void test_window_session(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    char path[200], real[4096];
+    snprintf(path, sizeof path, "%s/s.json", folder);
+    show_cli(f, TEXT);
+    assert_true(wait_maps(f));
+    key(f, SDLK_l, 0);
+    key(f, SDLK_h, 0);
+    key(f, SDLK_UP, 0);
+    assert_int_equal(a->vs.query, NT - 2);
+    assert_int_equal(app_save_session(a, path), 0);
+    assert_int_equal(a->status_err, 0);
+    size_t len;
+    char *saved = test_slurp(path, &len);
+    assert_non_null(saved);
+    assert_non_null(realpath(folder, real));
+    if (!strstr(saved, real))
+        fail_msg("the session does not name %s:\n%s", real, saved);
+    free(saved);
+    assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
+    assert_ptr_not_equal(a->kind, &source_model);
+    app_set_sentence(a, "ABBA"); /* the bar's text is not the session's */
+    if (app_open_path(a, path) < 0)
+        fail_msg("%s", a->status);
+    assert_ptr_equal(a->kind, &source_model);
+    assert_string_equal(a->text, TEXT);
+    assert_true(wait_maps(f));
+    const MapsShown *ms = a->kind->maps(a);
+    assert_int_equal(ms->layer, 1);
+    assert_int_equal(ms->head, 1);
+    assert_int_equal(a->vs.query, NT - 2);
+    assert_map_naive(shown(f), &ref_maps[1][1][0][0], NT, "the session's layer 2 head 2");
+    ModelOpened *g = fresh(TEXT);
+    assert_maps_equal(&ms->imp->f, &g->im->f, L);
+    model_opened_free(g);
+    unlink(path);
+}
+
+static Rgb img_rgb(const SDL_Surface *s, int x, int y)
+{
+    Uint32 p = ((const Uint32 *)((const Uint8 *)s->pixels + (size_t)y * s->pitch))[x];
+    return (Rgb){(Uint8)(p >> 16), (Uint8)(p >> 8), (Uint8)p};
+}
+
+/* The numbers of a --print csv file (after the header and each row's
+ * label) into v; how many. */
+static int csv_numbers(const char *path, double *v, int n)
+{
+    FILE *fp = fopen(path, "r");
+    char line[4096];
+    int k = 0;
+    assert_non_null(fp);
+    assert_non_null(fgets(line, sizeof line, fp));
+    assert_int_equal(strncmp(line, "query,", 6), 0);
+    while (fgets(line, sizeof line, fp))
+        for (char *p = strchr(line, ','); p && k < n; p = strchr(p + 1, ','))
+            v[k++] = strtod(p + 1, NULL);
+    fclose(fp);
+    return k;
+}
+
+/* 6. The window's exports: Ctrl+E's PNG of the shown map (layer 2 head 1)
+ * has its cells in the loop's map's colours; in the compare view (V pins
+ * it, H shows head 2) Ctrl+E's CSV is head 2 − head 1, the loop's. */
+static void test_window_exports(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    char dir[200];
+    snprintf(dir, sizeof dir, "%s/exports", folder);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    a->export_dir = dir;
+    show_cli(f, TEXT);
+    assert_true(wait_maps(f));
+    key(f, SDLK_l, 0);
+    app_draw(a, f->r);
+    int n0 = a->export_count;
+    key(f, SDLK_e, KMOD_LCTRL);
+    assert_int_equal(a->status_err, 0);
+    assert_int_equal(a->export_count, n0 + 1);
+    size_t n = strlen(a->last_export);
+    assert_true(n > 4 && strcmp(a->last_export + n - 4, ".png") == 0);
+    SDL_Surface *raw = IMG_Load(a->last_export);
+    assert_non_null(raw);
+    SDL_Surface *img = SDL_ConvertSurfaceFormat(raw, SDL_PIXELFORMAT_RGB888, 0);
+    SDL_FreeSurface(raw);
+    assert_non_null(img);
+    Figure fig; /* the export's layout: window.c's scale, the state's map */
+    figure_layout_export(&fig, &a->vs.map, 2.0f * a->ui_scale * a->dpi_scale, a->vs.title, a->vs.facts,
+                         a->vs.cmap, a->vs.cscale, a->vs.query);
+    assert_int_equal(img->w, fig.w);
+    assert_int_equal(img->h, fig.h);
+    assert_int_equal(fig.Tq, NT);
+    assert_false(fig.cb.cs.per_row);
+    int bad = 0;
+    for (int i = 0; i < NT; i++) {
+        if (i == a->vs.query)
+            continue; /* its outline */
+        for (int j = 0; j <= i; j++) {
+            Rgb got = img_rgb(img, figure_cell_x(&fig, j) + 5, figure_cell_y(&fig, i) + 5);
+            Rgb want = colormap_scale_rgb(&fig.cb.cs, (float)ref_maps[1][0][i][j]);
+            if (abs(got.r - want.r) + abs(got.g - want.g) + abs(got.b - want.b) > 3) {
+                print_message("cell [%d][%d]: %d,%d,%d, the loop's %d,%d,%d\n", i, j, got.r, got.g, got.b,
+                              want.r, want.g, want.b);
+                bad++;
+            }
+        }
+    }
+    assert_int_equal(bad, 0);
+    SDL_FreeSurface(img);
+    unlink(a->last_export);
+    /* the compare view's CSV */
+    key(f, SDLK_v, 0);
+    key(f, SDLK_h, 0);
+    app_draw(a, f->r);
+    assert_non_null(a->vs.cmp_diff);
+    assert_non_null(strstr(a->vs.cmp_what, "head 1 vs head 2"));
+    n0 = a->export_count;
+    key(f, SDLK_e, KMOD_LCTRL);
+    assert_int_equal(a->status_err, 0);
+    assert_true(a->export_count > n0);
+    char csv[4200];
+    n = strlen(a->last_export);
+    snprintf(csv, sizeof csv, "%.*s.csv", (int)(n - 4), a->last_export);
+    double got[NT * NT];
+    assert_int_equal(csv_numbers(csv, got, NT * NT), NT * NT);
+    for (int i = 0; i < NT; i++)
+        for (int j = 0; j <= i; j++) {
+            double want = ref_maps[1][1][i][j] - ref_maps[1][0][i][j];
+            if (!(fabs(got[i * NT + j] - want) <= 4e-6))
+                fail_msg("difference [%d][%d]: %.9g, the loop's %.9g", i, j, got[i * NT + j], want);
+        }
+    unlink(csv);
+    unlink(a->last_export);
+    key(f, SDLK_v, 0);
+    fs_rm_tree(dir);
+}
+
+/* The command line's --export of the map: .csv (the loop's numbers) and
+ * .png beside it. */
+static void test_cli_export(void **state)
+{
+    (void)state;
+    char csv[128], png[128];
+    snprintf(csv, sizeof csv, "%s/map.csv", folder);
+    snprintf(png, sizeof png, "%s/map.png", folder);
+    int rc;
+    AttnErr err;
+    free(run(&rc, &err, "--layer", "2", "--head", "2", "--export", csv, "--export", png, NULL));
+    if (rc != 0)
+        fail_msg("%s: %s", err.file, err.msg);
+    double got[NT * NT];
+    assert_int_equal(csv_numbers(csv, got, NT * NT), NT * NT);
+    for (int i = 0; i < NT; i++)
+        for (int j = 0; j < NT; j++)
+            if (!(fabs(got[i * NT + j] - ref_maps[1][1][i][j]) <= 2e-6))
+                fail_msg("[%d][%d]: %.9g, the loop's %.9g", i, j, got[i * NT + j], ref_maps[1][1][i][j]);
+    SDL_Surface *img = IMG_Load(png);
+    assert_non_null(img);
+    assert_true(img->w > 100 && img->h > 100);
+    SDL_FreeSurface(img);
+    unlink(csv);
+    unlink(png);
+}
+
 int main(void)
 {
     lm_arch_register(&desc_attnonly);
@@ -568,8 +1054,15 @@ int main(void)
         cmocka_unit_test(test_head_scores),
         cmocka_unit_test(test_export_attention),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_cli_export),
+        cmocka_unit_test_setup_teardown(test_window_maps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_window_predictions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_window_typing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_window_model_view, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_window_session, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_window_exports, setup, teardown),
     };
-    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests(tests, group_setup, group_teardown);
     fs_rm_tree(folder);
     return failed;
 }

@@ -521,11 +521,14 @@ static int mode_rss(const char *dir, int reps)
     if (rt_forward(s, WTS(m), ids, T, NULL, &err) < 0)
         die("forward", &err);
     double tT = now_ms() - t0;
-    /* what the state held at cap positions before issue 33 (the maps) and holds now */
-    double L = c->n_layer, H = c->n_head, C = c->n_embd, cap = s->cap;
-    double maps = L * H * cap * cap * 4;
-    double cache = (L * cap * 3 * C + L * C * cap) * 4; /* qkv, keys transposed */
-    double scratch = (4 * cap * C + cap * c->n_inner + C) * 4 + c->n_positions * sizeof(int);
+    /* what the state holds at cap positions between forwards (runtime.h):
+     * no map (maps are made when asked: issue 33), the cache (queries, keys
+     * and values, the keys transposed) and the residual stream; the
+     * forward's scratch is freed when it returns */
+    double L = c->n_layer, C = c->n_embd, cap = s->cap;
+    double maps = 0;
+    double cache = (L * cap * 3 * C + L * C * cap + cap * C) * 4;
+    double scratch = C * 4 + c->n_positions * sizeof(int);
     printf("gpt2rss T=%d cap=%d anon_MB=%.1f rss_MB=%.1f file_MB=%.1f hwm_MB=%.1f "
            "anon_open_MB=%.1f maps_MB=%.1f cache_MB=%.1f scratch_MB=%.1f converted_MB=%.2f "
            "forward_ms=%.1f key64_mapped_ms=%.3f\n",

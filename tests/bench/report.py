@@ -268,7 +268,7 @@ def gpt2_rows(res, row):
             else "%d tensors converted (%s MB)" % (conv, fmt(num(res, "gpt2_converted_MB")))),
         "–", "gpt2_open_ms", "ms")
     row("GPT-2 small, anonymous memory (RssAnon) after a T = 1024 forward",
-        "maps %s MB, key/value cache and queries %s MB, scratch %s MB, the rest %s MB; "
+        "maps %s MB (made when asked, none kept), key/value cache, queries and residual stream %s MB, scratch %s MB, the rest %s MB; "
         "the weights: the mapped file (RssFile %s MB)" % (
             fmt(num(res, "gpt2_rss_maps_MB")), fmt(num(res, "gpt2_rss_cache_MB")),
             fmt(num(res, "gpt2_rss_scratch_MB")),
