@@ -74,9 +74,11 @@ endif
 # the suites that start threads, which TSAN=1 runs: the forward passes'
 # second thread (workers.c: attention, GPT-2 and the Llama family), background
 # work, the model source's worker in the window (also under the head roles'
-# probe), the PNG encoder's two halves, the attention rollout's matmul thread
+# probe, and the test-only architecture's), the maps made on the two threads
+# from the UI thread, the PNG encoder's two halves, the attention rollout's
+# matmul thread
 THREAD_TESTS := $(patsubst %,$(BUILD)/tests/%,test_attn test_gpt2 test_background test_gpt2_app test_png \
-                  test_attnfile test_heads_app test_llama test_lm_llama)
+                  test_attnfile test_heads_app test_llama test_lm_llama test_arch_plugin)
 
 .PHONY: all run test clean install uninstall man help deps test-deps screenshot bench fuzz soak layers
 

@@ -389,13 +389,13 @@ int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks 
 
 /* ---- maps, queries, keys ----------------------------------------------------------- */
 
-/* A map's rows [0, T) into out (row stride ld): the first done rows from
- * the queries (q: row 0's, q_step floats to the next position) and keys,
- * the rest 0. */
+/* A map's rows [i0, i1) of T into out (row stride ld): rows below done
+ * from the queries (q: row 0's, q_step floats to the next position) and
+ * keys, the rest 0. */
 static void map_rows(const RtAttn *a, int done, const float *q, size_t q_step, const float *kt,
-                     int ldk, int dh, int T, float *out, size_t ld)
+                     int ldk, int dh, int T, float *out, size_t ld, int i0, int i1)
 {
-    for (int i = 0; i < T; i++) {
+    for (int i = i0; i < i1; i++) {
         float *row = out + (size_t)i * ld;
         int j0 = 0, j1 = 0;
         if (i < done)
@@ -408,7 +408,8 @@ static void map_rows(const RtAttn *a, int done, const float *q, size_t q_step, c
 void rt_map(const Rt *rt, int layer, int head, float *out, size_t ld)
 {
     map_rows(&rt->attn[layer], rt->layer_done[layer], rt_query(rt, layer, head, 0),
-             (size_t)rt->qkv_w, head_kt(rt, layer, head), rt->cap, rt->sh.d_head, rt->T, out, ld);
+             (size_t)rt->qkv_w, head_kt(rt, layer, head), rt->cap, rt->sh.d_head, rt->T, out, ld, 0,
+             rt->T);
 }
 
 typedef struct MapsJob {
@@ -488,12 +489,36 @@ size_t rt_maps_bytes(const RtMaps *m)
     return sizeof(float) * (size_t)m->L * m->T * (size_t)(m->H + m->KV) * m->dh;
 }
 
-void rt_maps_map(const RtMaps *m, int layer, int head, float *out, size_t ld)
+/* Rows [i0, i1) of map (layer, head) of m. */
+static void snap_rows(const RtMaps *m, int layer, int head, float *out, size_t ld, int i0, int i1)
 {
     size_t T = (size_t)m->T, qd = (size_t)m->H * m->dh;
     int g = head / (m->H / m->KV);
     map_rows(&m->attn[layer], m->done[layer], m->q + (size_t)layer * T * qd + (size_t)head * m->dh,
-             qd, m->kt + ((size_t)layer * m->KV + g) * m->dh * T, m->T, m->dh, m->T, out, ld);
+             qd, m->kt + ((size_t)layer * m->KV + g) * m->dh * T, m->T, m->dh, m->T, out, ld, i0, i1);
+}
+
+typedef struct SnapJob {
+    const RtMaps *m;
+    int layer, head, per;
+    float *out;
+    size_t ld;
+} SnapJob;
+
+static void snap_piece(const void *arg, int k)
+{
+    const SnapJob *j = arg;
+    int i0 = k * j->per, i1 = i0 + j->per < j->m->T ? i0 + j->per : j->m->T;
+    snap_rows(j->m, j->layer, j->head, j->out, j->ld, i0, i1);
+}
+
+/* In pieces of rows on the two threads (a row's floats are the same on
+ * either): the one map the window shows. Not from inside another shared
+ * job (rt_maps_each's maps are made a whole map a thread). */
+void rt_maps_map(const RtMaps *m, int layer, int head, float *out, size_t ld)
+{
+    SnapJob j = {m, layer, head, (m->T + 31) / 32, out, ld};
+    ops_share(snap_piece, &j, (m->T + j.per - 1) / j.per, (double)m->T * m->T * m->dh / 2);
 }
 
 typedef struct EachJob {
@@ -514,7 +539,7 @@ static void each_piece(const void *arg, int k)
         if (j->rt)
             rt_map(j->src, l, h, j->scratch[k], (size_t)j->T);
         else
-            rt_maps_map(j->src, l, h, j->scratch[k], (size_t)j->T);
+            snap_rows(j->src, l, h, j->scratch[k], (size_t)j->T, 0, j->T);
         j->fn(j->user, l, h, j->scratch[k]);
     }
 }

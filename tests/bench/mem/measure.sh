@@ -9,17 +9,22 @@
 #       view; screenshots window-MODEL-T[+prlimit]-{maps,model-view}.png),
 #       each once as is and once under prlimit --as=8000000000.
 # One line per measurement:
-#   what T=… RssAnon_MiB=… VmHWM_MiB=… wall_s=… [maxrss_MiB=… rc=… prlimit=…]
+#   what T=… RssAnon_MiB=… VmHWM_MiB=… wall_s=… [maxrss_MiB=… elapsed_s=… rc=…
+#   lines=… prlimit=…] as_limit=none|8000000000
 # RssAnon_MiB is the largest RssAnon seen polling /proc/PID/status every
 # 50 ms (a lower bound on the true peak); VmHWM_MiB is the last VmHWM read
 # before the process ended (also a lower bound); maxrss_MiB is
 # /usr/bin/time's Maximum resident set size (exact peak RSS, file-backed
-# weights included). Models come from make_models.py (made if missing).
+# weights included), elapsed_s its wall time of the process, lines the
+# number of lines the command printed. Models come from make_models.py
+# (made if missing). The texts go to OUT/text-MODEL-T.txt.
 #
 # Usage: tests/bench/mem/measure.sh BIN   (from the repository root)
 # Env:   MODELS=/tmp/attnviz-mem-models  OUT=/tmp/attnviz-mem (logs, PNGs)
 #        ATTNVIZ_DATADIR (default: the repository's assets/)
 #        PARTS="cli window" (which of (a) and (b) run)
+#        CLI_MODELS="gpt2 llama llama1024" (GPT-2 small at 1024, the Llama-shaped
+#        model at 4096 and at 1024)  CLI_LIMITS="0 1" (0: as is, 1: prlimit)
 #        WINDOW_MODELS="gpt2 llama"  WINDOW_LIMITS="0 1" (0: as is, 1: prlimit)
 #        GUARD_MIB=16000: a run whose RSS passes this is killed (the machine
 #        has no swap; a Llama map array that overcommits would bring the OOM
@@ -77,7 +82,7 @@ cli() {
     local what=$1 T=$2 limit=$3; shift 3
     local pre=() tag=$what
     [ "$limit" = 1 ] && { pre=(prlimit --as=$AS_LIMIT); tag="$what+prlimit"; }
-    local log=$OUT/${tag//[^A-Za-z0-9_+=.-]/_}
+    local log=$OUT/${what//[^A-Za-z0-9_+=.-]/_}-$T${tag#"$what"}
     local t0 pid bin="" hwm=0 anon=0 a h guard=0
     t0=$(now)
     /usr/bin/time -f '%M %e %x' -o "$log.time" timeout 300 "${pre[@]}" "$BIN" "$@" \
@@ -94,30 +99,36 @@ cli() {
         sleep 0.05
     done
     wait "$pid"
-    local wall rss rc msg
+    local wall rss el rc msg
     wall=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
     # the last line of time's file (a first line says so when a signal ended it)
-    read -r rss _ rc < <(tail -n 1 "$log.time" 2>/dev/null)
+    read -r rss el rc < <(tail -n 1 "$log.time" 2>/dev/null)
     grep -q 'terminated by signal' "$log.time" 2>/dev/null &&
         rc="sig$(awk '/terminated by signal/ { print $NF }' "$log.time")"
     msg=$(grep -v '^Command' "$log.err" | head -1)
     local res=ok
     [ "$rc" = 0 ] || res=failed
     [ "$guard" = 1 ] && res="killed(guard ${GUARD_MIB}MiB)"
-    printf '%s T=%s RssAnon_MiB=%s VmHWM_MiB=%s wall_s=%s maxrss_MiB=%s rc=%s %s%s\n' \
-        "$what" "$T" "$(mib "$anon")" "$(mib "$hwm")" "$wall" "$(mib "${rss:-0}")" "$rc" \
+    printf '%s T=%s RssAnon_MiB=%s VmHWM_MiB=%s wall_s=%s maxrss_MiB=%s elapsed_s=%s rc=%s lines=%s %s as_limit=%s%s\n' \
+        "$what" "$T" "$(mib "$anon")" "$(mib "$hwm")" "$wall" "$(mib "${rss:-0}")" "${el:-nan}" "$rc" \
+        "$(wc -l <"$log.out")" \
         "$([ "$limit" = 1 ] && echo "prlimit=$res" || echo "result=$res")" \
-        "${msg:+ msg=\"$msg\"}"
+        "$([ "$limit" = 1 ] && echo $AS_LIMIT || echo none)" "${msg:+ msg=\"$msg\"}"
 }
 
 # ---- (a) the command line ------------------------------------------------------
 PARTS=" ${PARTS:-cli window} "
 [[ $PARTS == *" cli "* ]] &&
-for spec in "gpt2-small $GPT2 1024" "llama-1b-attn $LLAMA 4096" "llama-1b-attn $LLAMA 1024"; do
-    set -- $spec
+for which in ${CLI_MODELS:-gpt2 llama llama1024}; do
+    case $which in
+    gpt2) set -- gpt2-small "$GPT2" 1024 ;;
+    llama) set -- llama-1b-attn "$LLAMA" 4096 ;;
+    llama1024) set -- llama-1b-attn "$LLAMA" 1024 ;;
+    *) echo "measure.sh: CLI_MODELS: $which is not one of gpt2 llama llama1024" >&2; continue ;;
+    esac
     if ! fit_text "$2" "$3"; then echo "$1: no text of $3 tokens (last $NTOK)"; continue; fi
     printf '%s' "$TEXT" >"$OUT/text-$1-$3.txt"
-    for limit in 0 1; do
+    for limit in ${CLI_LIMITS:-0 1}; do
         cli "$1:head-scores" "$3" "$limit" --model "$2" --print head-scores "$TEXT"
     done
 done
@@ -144,9 +155,10 @@ wait_idle() {
     return 1
 }
 window_line() { # what T pid wall limit
-    printf '%s T=%s RssAnon_MiB=%s RssAnon_peak_MiB=%s VmHWM_MiB=%s wall_s=%s VmRSS_MiB=%s %s\n' "$1" "$2" \
+    printf '%s T=%s RssAnon_MiB=%s RssAnon_peak_MiB=%s VmHWM_MiB=%s wall_s=%s VmRSS_MiB=%s %s as_limit=%s\n' "$1" "$2" \
         "$(mib "$(status_kb "$3" RssAnon)")" "$(mib "$ANON_PEAK")" "$(mib "$(status_kb "$3" VmHWM)")" "$4" \
-        "$(mib "$(status_kb "$3" VmRSS)")" "$([ "$5" = 1 ] && echo "prlimit=--as=$AS_LIMIT" || echo "prlimit=none")"
+        "$(mib "$(status_kb "$3" VmRSS)")" "$([ "$5" = 1 ] && echo "prlimit=--as=$AS_LIMIT" || echo "prlimit=none")" \
+        "$([ "$5" = 1 ] && echo $AS_LIMIT || echo none)"
 }
 
 D=""
@@ -159,6 +171,7 @@ APID=""
 cleanup() {
     [ -n "$APID" ] && kill "$APID" 2>/dev/null
     kill "$XPID" 2>/dev/null
+    wait "$XPID" 2>/dev/null # its CPU time counted as this script's children's
 }
 trap cleanup EXIT
 for _ in $(seq 50); do [ -e /tmp/.X11-unix/X$D ] && break; sleep 0.1; done
@@ -174,6 +187,7 @@ window() {
     local name=$1 dir=$2 T=$3 limit=$4 max=$5 pre=() tag=$1-$3 t0 t1 w wid a
     [ "$limit" = 1 ] && { pre=(prlimit --as=$AS_LIMIT); tag="$tag+prlimit"; }
     if ! fit_text "$dir" "$T"; then echo "$name: no text of $T tokens (last $NTOK)"; return 1; fi
+    printf '%s' "$TEXT" >"$OUT/text-$name-$T.txt"
     ANON_PEAK=0
     t0=$(now)
     "${pre[@]}" "$BIN" --model "$dir" "$TEXT" >"$OUT/window-$tag.out" 2>"$OUT/window-$tag.err" &
@@ -195,7 +209,7 @@ window() {
     if wait_idle "$APID" "$max"; then
         w=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a - 2 }')
         window_line "$name:window-maps" "$T" "$APID" "$w" "$limit"
-        import -window root "$OUT/window-$tag-maps.png"
+        command -v import >/dev/null && import -window root "$OUT/window-$tag-maps.png"
         timeout 10 xdotool windowfocus --sync "$wid"
         t1=$(now)
         timeout 10 xdotool key g
@@ -203,7 +217,7 @@ window() {
         if wait_idle "$APID" "$max"; then
             w=$(awk -v a="$t1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a - 2 }')
             window_line "$name:window-model-view(g)" "$T" "$APID" "$w" "$limit"
-            import -window root "$OUT/window-$tag-model-view.png"
+            command -v import >/dev/null && import -window root "$OUT/window-$tag-model-view.png"
         else
             echo "$name:window T=$T: not idle within $max s after g (or it ended: $(head -1 "$OUT/window-$tag.err"))"
         fi
