@@ -50,6 +50,13 @@ SUMMARY = [
     ("gpt2_rss_T1024_MB", "", ("<=", 1000)),
     ("llama_keystroke_T64_ms", "", ("<=", 60)),
     ("llama_forward_T256_vs_torch", "x", (">=", 1.0)),
+    ("runtime_gpt2_window_T1024_anon_MiB", "", ("<=", 300)),
+    ("runtime_gpt2_window_T1024_hwm_GiB", "", ("<=", 1.2)),
+    ("runtime_gpt2_head_scores_T1024_s", "", None),
+    ("runtime_llama1b_head_scores_T4096_hwm_GiB", "", ("<=", 2.7)),
+    ("runtime_llama1b_window_T4096_anon_GiB", "", ("<=", 2.5)),
+    ("runtime_window_H_T4096_ms", "", ("<=", 150)),
+    ("runtime_window_L_T4096_ms", "", ("<=", 1500)),
 ]
 
 # the PyTorch peer's settings for the GPT-2 rows (run.sh's PEERS)
@@ -207,6 +214,7 @@ def table(res):
         "–", "head_scores_12x12_T256_ms", "ms")
     gpt2_rows(res, row)
     llama_rows(res, row)
+    runtime_rows(res, row)
     head = ("figure", "attnviz", "reference", "result", "goal", "met")
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for r in rows:
@@ -226,7 +234,7 @@ def gpt2_rows(res, row):
             spread(res, "gpt2_torch_%s_range" % key), others)
 
     for T in (64, 256):
-        row("GPT-2 small, full forward (every map kept) vs PyTorch, T = %d" % T,
+        row("GPT-2 small, full forward (every map made, row by row as it goes) vs PyTorch, T = %d" % T,
             "%s ms%s" % (fmt(num(res, "gpt2_fwd%d_ms" % T)), spread(res, "gpt2_fwd%d_range" % T)),
             peer("fwd%d" % T), "gpt2_forward_T%d_vs_torch" % T, "x")
     # a peak that did not double on two cores was measured with the other
@@ -288,7 +296,7 @@ def llama_rows(res, row):
             fmt(num(res, "llama_bf16_key64_ms")), spread(res, "llama_bf16_key64_range"),
             fmt(num(res, "llama_bf16_key64_top_ms")), fmt(num(res, "llama_key64_ms"))),
         "–", "llama_keystroke_T64_ms", "ms")
-    row("Llama family (SmolLM2-135M's shapes), full forward T = 256 (every map kept) vs PyTorch",
+    row("Llama family (SmolLM2-135M's shapes), full forward T = 256 (every map made, row by row as it goes) vs PyTorch",
         "float32 weights %s ms%s (bfloat16 from the mapping: %s ms)" % (
             fmt(num(res, "llama_fwd256_ms")), spread(res, "llama_fwd256_range"),
             fmt(num(res, "llama_bf16_fwd256_ms"))),
@@ -297,6 +305,115 @@ def llama_rows(res, row):
             res.get("llama_torch_fwd256_threads", "?"), fmt(num(res, "llama_torch_fwd256_ms")),
             fmt(num(res, "llama_torch_fwd256_ms_1")), fmt(num(res, "llama_torch_fwd256_ms_2"))),
         "llama_forward_T256_vs_torch", "x")
+
+
+def runs(res, key, unit="", scale=None):
+    """ "as is A UNIT, under `prlimit --as=N` B UNIT" from run.sh's KEY_runs
+    ("LIMIT=VALUE ...", LIMIT none or the address-space limit; nan: the run
+    failed); scale: a factor (numbers formatted), else the values as written."""
+    out = []
+    for part in res.get(key, "").split():
+        limit, _, v = part.partition("=")
+        if scale is not None:
+            try:
+                v = fmt(float(v) * scale)
+            except ValueError:
+                v = "n/a"
+        out.append("%s %s%s" % ("as is" if limit == "none" else "under `prlimit --as=%s`" % limit,
+                                v, " " + unit if unit else ""))
+    return ", ".join(out) if out else "n/a"
+
+
+def runtime_rows(res, row):
+    if "runtime_window_H_T4096_ms" not in res:
+        return
+    mib, gib = 1.0, 1 / 1024.0
+    row("GPT-2 small (random weights) at T = 1024 in a 1280 × 800 window, the model view (G) "
+        "shown: anonymous memory (RssAnon), the worse of the run as is and under an 8 GB limit",
+        "%s; the largest RssAnon seen while it computed: %s" % (
+            runs(res, "runtime_gpt2_window_RssAnon_MiB_runs", "MiB", mib),
+            runs(res, "runtime_gpt2_window_RssAnon_peak_MiB_runs", "MiB", mib)),
+        "–", "runtime_gpt2_window_T1024_anon_MiB", "MiB")
+    row("that window's peak resident memory (VmHWM, the mapped weights included), the worse of the two runs",
+        runs(res, "runtime_gpt2_window_VmHWM_MiB_runs", "GiB", gib),
+        "–", "runtime_gpt2_window_T1024_hwm_GiB", "GiB")
+    row("GPT-2 small, `attnviz --model DIR --print head-scores TEXT` at T = 1024: the whole "
+        "process's wall time (the run as is)",
+        "%s; peak resident memory %s" % (
+            runs(res, "runtime_gpt2_head_scores_s_runs", "s"),
+            runs(res, "runtime_gpt2_head_scores_hwm_MiB_runs", "GiB", gib)),
+        "–", "runtime_gpt2_head_scores_T1024_s", "s")
+    row("Llama-3.2-1B's attention (16 layers × 32 heads, 8 key-value heads, random weights), "
+        "`--print head-scores` at T = 4096 under an 8 GB address-space limit: peak resident "
+        "memory (VmHWM); n/a unless all 512 heads' rows are printed",
+        "%s; lines printed (513 wanted): %s; wall time %s" % (
+            runs(res, "runtime_llama1b_head_scores_hwm_MiB_runs", "GiB", gib),
+            runs(res, "runtime_llama1b_head_scores_lines_runs"),
+            runs(res, "runtime_llama1b_head_scores_s_runs", "s")),
+        "–", "runtime_llama1b_head_scores_T4096_hwm_GiB", "GiB")
+    row("that model at T = 4096 in the window under that limit, the model view (G) shown: "
+        "anonymous memory (RssAnon)",
+        "%s; the largest RssAnon seen while it computed: %s; VmHWM %s" % (
+            runs(res, "runtime_llama1b_window_RssAnon_MiB_runs", "GiB", gib),
+            runs(res, "runtime_llama1b_window_RssAnon_peak_MiB_runs", "GiB", gib),
+            runs(res, "runtime_llama1b_window_VmHWM_MiB_runs", "GiB", gib)),
+        "–", "runtime_llama1b_window_T4096_anon_GiB", "GiB")
+    what = ("%s renderer, SDL video driver %s" % (res.get("runtime_window_renderer", "?"),
+                                                  res.get("runtime_window_video", "?")))
+    for k, name in (("H", "H (the next head)"), ("L", "L (the next layer)")):
+        row("that model at T = 4096, the window: %s, the key event to the last frame it caused" % name,
+            "median of %s presses, %s (other processes: %s cores during the presses)" % (
+                res.get("runtime_window_presses", "?"), what, res.get("runtime_window_other_load", "?")),
+            "–", "runtime_window_%s_T4096_ms" % k, "ms")
+
+
+def runtime_note(res):
+    """How the runtime rows (issue 33) were measured, and how busy the
+    machine was meanwhile."""
+    if "runtime_window_H_T4096_ms" not in res:
+        return []
+    text = ("Runtime rows (issue 33): random-weight folders from `tests/bench/mem/make_models.py` "
+            "(float32 safetensors, a byte-level tokenizer of 261 tokens): GPT-2 small's shapes (12 "
+            "layers × 12 heads, n_embd 768, n_positions 1024; 261 × 768 token embeddings) and "
+            "Llama-3.2-1B's attention (16 layers × 32 query heads, 8 key-value heads, head_dim 64, "
+            "rope_theta 500000, llama3 rope scaling; hidden 256 and intermediate 512, small: only "
+            "the attention's shape sets the maps' memory). The texts: sentences/long.txt's "
+            "paragraphs cut to exactly T tokens (`--print tokens`). `tests/bench/mem/measure.sh` "
+            "runs `attnviz --model DIR --print head-scores TEXT` and the window `attnviz --model "
+            "DIR TEXT` in a private 1280 × 800 Xvfb, GPT-2 once as is and once under `prlimit "
+            "--as=8000000000` (an 8 GB address space), the Llama-shaped model (a forward of a "
+            "minute or more) under that limit only; it polls /proc/PID/status (RssAnon and "
+            "VmHWM, every 50 ms on the command line, every 0.25 s in the window: lower bounds of "
+            "the peaks; the command line's peak is also /usr/bin/time's maximum RSS, the larger "
+            "taken). The window's figures are read once it is idle (no CPU for 2 s) after `g` "
+            "(xdotool) switched it to the model view; RssAnon then, the largest seen while it "
+            "computed beside it. H and L: `tests/bench/window_bench` on the Llama-shaped folder "
+            "and the T = 4096 text, in process on the real app (`app_handle_event`, `app_tick`, "
+            "`app_draw`), from the key event to the last frame it caused, a 1280 × 800 %s "
+            "renderer on SDL's %s driver, as the tests draw (an X11 window on Xvfb, "
+            "`WINDOW_BENCH_X11=1`, was slower when tried for commit bca9647: 147 and 141 ms against "
+            "122 and 120; not run here), medians of %s presses each; "
+            "the command line's forward of the text took %s ms there. The section took %s s "
+            "(load average %s at its start, %s at its end)."
+            % (res.get("runtime_window_renderer", "?"), res.get("runtime_window_video", "?"),
+               res.get("runtime_window_presses", "?"), fmt(num(res, "runtime_window_open_ms")),
+               fmt(num(res, "runtime_wall_s")), res.get("runtime_load_start", "?"),
+               res.get("runtime_load_end", "?")))
+    out = ["", text]
+    try:
+        cores = int(res.get("cores", "1"))
+    except ValueError:
+        return out
+    other = num(res, "runtime_other_cores")
+    if other == other and other >= 0.25:
+        out += ["", "**Note:** the machine was busy during the runtime rows (other processes used %s of "
+                "its %d cores on average): the times are higher; the memory figures are not affected."
+                % (fmt(other), cores)]
+    elif other == other:
+        out += ["", "The machine was otherwise idle during the runtime rows: other processes used %s "
+                "of its %d cores on average (CPU time from /proc/stat less the bench's own)."
+                % (fmt(other), cores)]
+    return out
 
 
 def llama_note(res):
@@ -463,7 +580,7 @@ def main():
     res = load(sys.argv[1])
     outdir, readme = sys.argv[2], sys.argv[3]
     lines = table(res)
-    info = machine(res) + peak_note(res) + busy_note(res) + gpt2_note(res) + llama_note(res)
+    info = machine(res) + peak_note(res) + busy_note(res) + gpt2_note(res) + llama_note(res) + runtime_note(res)
     print()
     print("\n".join(info))
     print()

@@ -9,8 +9,10 @@
 #
 # Environment: BENCH_ROUNDS (default 5) alternated rounds per comparison,
 # CC (default cc), ATTNVIZ_BIN (default build/attnviz), BENCH_ONLY=gpt2 (only
-# the GPT-2 rows, section 9) or BENCH_ONLY=llama (only the Llama rows, section
-# 10): printed, README.md left as it is.
+# the GPT-2 rows, section 9), BENCH_ONLY=llama (only the Llama rows, section
+# 10) or BENCH_ONLY=runtime (only the runtime's rows, section 11: memory and
+# the window's keys on big maps, about 5 minutes): printed, README.md left as
+# it is.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -139,7 +141,7 @@ startup_on() {
 }
 
 ONLY=${BENCH_ONLY:-}
-case "$ONLY" in ""|gpt2|llama) ;; *) echo "make bench: BENCH_ONLY=$ONLY: only gpt2 and llama are known" >&2; exit 1 ;; esac
+case "$ONLY" in ""|gpt2|llama|runtime) ;; *) echo "make bench: BENCH_ONLY=$ONLY: only gpt2, llama and runtime are known" >&2; exit 1 ;; esac
 # sections 1 to 8 (skipped with BENCH_ONLY)
 if [ -z "$ONLY" ]; then
 # ---- 1. attention forward vs numpy -------------------------------------------------
@@ -516,6 +518,100 @@ put llama_keystroke_T64_ms "$(grep '^llama_bf16_key64_ms ' "$RES" | cut -d' ' -f
 put llama_forward_T256_vs_torch "$(calc "$bestv / $(grep '^llama_fwd256_ms ' "$RES" | cut -d' ' -f2)")"
 put llama_load_end "$(cut -d' ' -f1 /proc/loadavg)"
 fi # section 10
+
+# ---- 11. the runtime (issue 33): memory and the window's keys on big maps -------------------
+if [ -z "$ONLY" ] || [ "$ONLY" = runtime ]; then
+RLOG=$OUT/runtime.log
+MEM=$OUT/mem
+: >"$RLOG"
+put runtime_load_start "$(cut -d' ' -f1 /proc/loadavg)"
+rmark=$(cpu_mark)
+rt0=$(date +%s.%N)
+# One run of tests/bench/mem/measure.sh: random-weight folders (made once,
+# cached in build/bench/mem-models), texts of exactly T tokens; the command
+# line's --print head-scores and the window with the model view under a
+# private 1280x800 Xvfb: GPT-2 small at T = 1024 as is and under prlimit
+# --as=8000000000, the Llama-3.2-1B-shaped model at T = 4096 (a forward of
+# a minute or more) under that limit only (as is, its figures were the same
+# to 0.1 MiB).
+say "runtime (issue 33): memory of --print head-scores and of the window (the model view): GPT-2 small T = 1024 as is and under an 8 GB limit, Llama-3.2-1B's attention T = 4096 under it (a few minutes)"
+MODELS=$OUT/mem-models OUT=$MEM PARTS="cli window" CLI_MODELS="gpt2 llama:1" CLI_LIMITS="0 1" \
+    WINDOW_MODELS="gpt2 llama:1" WINDOW_LIMITS="0 1" bash tests/bench/mem/measure.sh "$BIN" >>"$RLOG" \
+    || echo "make bench: warning: tests/bench/mem/measure.sh failed (see $RLOG)" >&2
+AS=8000000000
+# mval WHAT T LIMIT(none|$AS) KEY: KEY's value in measure.sh's line, else nan
+mval() {
+    local v
+    v=$(awk -v w="$1" -v t="T=$2" -v l="as_limit=$3" \
+        '$1 == w && $2 == t {for (i = 3; i <= NF; i++) if ($i == l) line = $0} END {print line}' "$RLOG" | field "$4")
+    echo "${v:-nan}"
+}
+# the larger of the values on stdin; nan when one is not a number (a run failed)
+worse() { awk '$1 !~ /^[0-9.]+$/ {bad = 1} $1 ~ /^[0-9.]+$/ && (m == "" || $1 + 0 > m) {m = $1 + 0}
+    END {print (bad || m == "") ? "nan" : m}'; }
+# a figure's runs, "LIMIT=VALUE ..." (LIMIT none or $AS), the values one a line
+runs() { grep "^$1 " "$RES" | cut -d' ' -f2- | tr ' ' '\n' | sed 's/^[^=]*=//'; }
+gib() { read -r v; case $v in [0-9]*) calc "$v / 1024" ;; *) echo nan ;; esac; }
+# model key, measure.sh's name, T, the rows --print head-scores prints (L·H
+# and a header), the limits run
+MODELS_RT=("gpt2 gpt2-small 1024 145 none $AS" "llama1b llama-1b-attn 4096 513 $AS")
+for m in "${MODELS_RT[@]}"; do
+    set -- $m
+    key=$1 name=$2 T=$3 rows=$4; shift 4
+    # the window, the model view shown: RssAnon once idle, the largest
+    # RssAnon seen while it worked, VmHWM
+    for k in RssAnon_MiB RssAnon_peak_MiB VmHWM_MiB; do
+        v=""
+        for l in "$@"; do v="$v $l=$(mval "$name:window-model-view(g)" "$T" "$l" "$k")"; done
+        put "runtime_${key}_window_${k}_runs" "${v# }"
+    done
+    # --print head-scores: its peak resident memory, the larger of the polled
+    # VmHWM and /usr/bin/time's maximum RSS (the exact peak: both are VmHWM);
+    # a run that failed or did not print every head's row gives nan
+    h=""; e=""; n=""
+    for l in "$@"; do
+        v=$(printf '%s\n' "$(mval "$name:head-scores" "$T" "$l" VmHWM_MiB)" "$(mval "$name:head-scores" "$T" "$l" maxrss_MiB)" | worse)
+        t=$(mval "$name:head-scores" "$T" "$l" elapsed_s)
+        if [ "$(mval "$name:head-scores" "$T" "$l" rc)" != 0 ] || [ "$(mval "$name:head-scores" "$T" "$l" lines)" != "$rows" ]; then
+            v=nan; t=nan
+        fi
+        h="$h $l=$v"; e="$e $l=$t"; n="$n $l=$(mval "$name:head-scores" "$T" "$l" lines)"
+    done
+    put "runtime_${key}_head_scores_hwm_MiB_runs" "${h# }"
+    put "runtime_${key}_head_scores_s_runs" "${e# }"
+    put "runtime_${key}_head_scores_lines_runs" "${n# }"
+done
+put runtime_gpt2_window_T1024_anon_MiB "$(runs runtime_gpt2_window_RssAnon_MiB_runs | worse)"
+put runtime_gpt2_window_T1024_hwm_GiB "$(runs runtime_gpt2_window_VmHWM_MiB_runs | worse | gib)"
+put runtime_llama1b_window_T4096_anon_GiB "$(runs runtime_llama1b_window_RssAnon_MiB_runs | worse | gib)"
+put runtime_llama1b_head_scores_T4096_hwm_GiB "$(runs runtime_llama1b_head_scores_hwm_MiB_runs | worse | gib)"
+# the whole process's wall time, the run as is
+put runtime_gpt2_head_scores_T1024_s "$(runs runtime_gpt2_head_scores_s_runs | head -n 1)"
+# H and L on the Llama-shaped model at T = 4096, once (window_bench.c: in
+# process, the key event to the last frame it caused; medians of 5 presses)
+TXT=$MEM/text-llama-1b-attn-4096.txt
+say "runtime: the window's H and L on the Llama-shaped model at T = 4096 (window_bench, software renderer; over a minute)"
+line=""
+if [ -s "$TXT" ]; then
+    line=$("$OUT/window_bench" "$OUT/mem-models/llama-1b-attn" "$TXT" 2>>"$RLOG" | tee -a "$RLOG" \
+        | grep '^window_bench model=' | tail -n 1) || line=""
+fi
+[ -n "$line" ] || { echo "make bench: warning: window_bench gave no figures (see $RLOG)" >&2; line="window_bench T=nan"; }
+wT=$(echo "$line" | field T)
+for k in H L; do
+    v=$(echo "$line" | field "window_key_${k}_ms")
+    [ "$wT" = 4096 ] || v=nan
+    put "runtime_window_${k}_T4096_ms" "${v:-nan}"
+done
+put runtime_window_renderer "$(echo "$line" | field renderer)"
+put runtime_window_video "$(echo "$line" | field video)"
+put runtime_window_presses "$(echo "$line" | field n)"
+put runtime_window_other_load "$(echo "$line" | field other_load_cores)"
+put runtime_window_open_ms "$(grep '^window_bench: open_ms=' "$RLOG" | tail -n 1 | sed 's/^window_bench://' | field open_ms)"
+put runtime_load_end "$(cut -d' ' -f1 /proc/loadavg)"
+put runtime_other_cores "$(other_cores "$rmark")"
+put runtime_wall_s "$(calc "$(date +%s.%N) - $rt0")"
+fi # section 11
 
 # ---- the table, README.md, the summary lines ------------------------------------------------
 put load_end "$(cut -d' ' -f1 /proc/loadavg)"

@@ -26,6 +26,8 @@
 #        CLI_MODELS="gpt2 llama llama1024" (GPT-2 small at 1024, the Llama-shaped
 #        model at 4096 and at 1024)  CLI_LIMITS="0 1" (0: as is, 1: prlimit)
 #        WINDOW_MODELS="gpt2 llama"  WINDOW_LIMITS="0 1" (0: as is, 1: prlimit)
+#        (a name in CLI_MODELS or WINDOW_MODELS may carry its own limit:
+#        llama:1 runs only under prlimit)
 #        GUARD_MIB=16000: a run whose RSS passes this is killed (the machine
 #        has no swap; a Llama map array that overcommits would bring the OOM
 #        killer)
@@ -120,6 +122,8 @@ cli() {
 PARTS=" ${PARTS:-cli window} "
 [[ $PARTS == *" cli "* ]] &&
 for which in ${CLI_MODELS:-gpt2 llama llama1024}; do
+    limits=${CLI_LIMITS:-0 1}
+    case $which in *:*) limits=${which#*:}; which=${which%%:*} ;; esac
     case $which in
     gpt2) set -- gpt2-small "$GPT2" 1024 ;;
     llama) set -- llama-1b-attn "$LLAMA" 4096 ;;
@@ -128,7 +132,7 @@ for which in ${CLI_MODELS:-gpt2 llama llama1024}; do
     esac
     if ! fit_text "$2" "$3"; then echo "$1: no text of $3 tokens (last $NTOK)"; continue; fi
     printf '%s' "$TEXT" >"$OUT/text-$1-$3.txt"
-    for limit in ${CLI_LIMITS:-0 1}; do
+    for limit in $limits; do
         cli "$1:head-scores" "$3" "$limit" --model "$2" --print head-scores "$TEXT"
     done
 done
@@ -232,7 +236,9 @@ window() {
 # the window's figures, each as is and under prlimit --as=8000000000
 # (WINDOW_LIMITS="0 1"); WINDOW_MODELS picks among gpt2 llama
 for which in ${WINDOW_MODELS:-gpt2 llama}; do
-    for limit in ${WINDOW_LIMITS:-0 1}; do
+    limits=${WINDOW_LIMITS:-0 1}
+    case $which in *:*) limits=${which#*:}; which=${which%%:*} ;; esac
+    for limit in $limits; do
         case $which in
         gpt2) window gpt2-small "$GPT2" 1024 "$limit" 300 ;;
         # the Llama-3.2-1B-shaped model at 4096: two forwards of a minute or
