@@ -112,6 +112,22 @@ check_err "more tokens than n_positions" 1 "11" --model nano-sort --print csv "A
 check_err "a folder without a model" 1 "tests/fixtures/attention" --model tests/fixtures/attention --print csv x
 check_err "--print tokens without --model" 2 "--model" --print tokens x
 check_err "--model with --keys" 2 "--model" --model nano-sort --keys x --print csv ABC
+# a NaN weight: the scores it touches are NaN, the softmax gives such a row
+# equal weights (as it always did), so the maps hold no NaN and print
+mkdir -p "$TMP/nan" && cp tests/fixtures/gpt2/f32-h3/* "$TMP/nan/"
+python3 - "$TMP/nan/model.safetensors" <<'PY'
+import json, struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+n = struct.unpack("<Q", b[:8])[0]
+t = json.loads(b[8:8 + n])["transformer.h.0.attn.c_attn.weight"]
+b[8 + n + t["data_offsets"][0]:8 + n + t["data_offsets"][0] + 4] = struct.pack("<f", float("nan"))
+open(p, "wb").write(b)
+PY
+run --model "$TMP/nan" --print csv "ABBA"
+if [ $rc = 0 ] && [ "$(sed -n 5p "$TMP/out")" = "A,0.25,0.25,0.25,0.25" ] && ! grep -qi nan "$TMP/out"; then
+    ok "a NaN weight: rows of equal weights, no NaN printed"
+else bad "a NaN weight (rc $rc): $(sed -n 5p "$TMP/out") $(head -1 "$TMP/err")"; fi
 
 echo "gpt2-cli: $pass passed, $failed failed"
 [ "$failed" = 0 ]

@@ -113,7 +113,7 @@ int attn_token_special(const char *tok);
 const char *attn_token_shown(const char *tok, char *buf, size_t n);
 
 /* The first NaN of the tensor, as (l, h, i, j): 1 and the position, or 0
- * (maps made when asked are not searched: 0). */
+ * (maps made when asked are made, each in turn, to be searched). */
 int attn_file_find_nan(const AttnFile *f, int pos[4]);
 
 #endif

@@ -68,12 +68,14 @@ int import_from_buffer(Imported *im, const char *name, float *v, int L, int H, i
  * floats; each (NULL: none) makes every map once on the two threads
  * (attnfile.h's computed_each: the thumbnails and head scores use it);
  * user (owned from now on) is released by user_free (NULL: borrowed) when
- * im is closed, also on error. No NaN is searched for. */
+ * im is closed, also on error. A NaN is searched for (as in a file: every
+ * map made) only when maps->may_nan says one may be there. */
 typedef struct ImportMaps {
     void (*map)(const void *user, int l, int h, float *out);
     int (*each)(const void *user, void (*fn)(void *, int, int, const float *), void *fn_user);
     void *user;
     void (*user_free)(void *user);
+    int may_nan;
 } ImportMaps;
 int import_from_maps(Imported *im, const char *name, const ImportMaps *maps, int L, int H, int Tq, int Tk,
                      char **q_tokens, char **k_tokens, AttnErr *err);

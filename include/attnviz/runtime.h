@@ -147,6 +147,9 @@ typedef struct RtMaps RtMaps;
 RtMaps *rt_maps_take(const Rt *rt); /* NULL: out of memory */
 void rt_maps_free(RtMaps *m);       /* NULL is fine */
 int rt_maps_T(const RtMaps *m);
+/* 1 when no map of m can hold a NaN (every query and key finite and below
+ * 1e18: no score overflows); 0 when one may (then look: attnfile.h). */
+int rt_maps_tame(const RtMaps *m);
 size_t rt_maps_bytes(const RtMaps *m);
 void rt_maps_map(const RtMaps *m, int layer, int head, float *out, size_t ld);
 /* fn(user, layer, head, map) for every map (T × T, row stride T), the maps

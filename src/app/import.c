@@ -150,6 +150,12 @@ int import_from_maps(Imported *im, const char *name, const ImportMaps *maps, int
     im->f.computed_each = maps->each;
     im->f.computed_user = maps->user;
     im->f.computed_free = maps->user_free;
+    int pos[4];
+    if (maps->may_nan && attn_file_find_nan(&im->f, pos)) {
+        import_close(im);
+        return attn_err_set(err, ATTN_E_NONFINITE, name, 0, "NaN at layer %d, head %d, row %d, column %d (1-based)",
+                            pos[0] + 1, pos[1] + 1, pos[2] + 1, pos[3] + 1);
+    }
     return finish(im, name, err);
 }
 

@@ -597,10 +597,36 @@ const char *attn_token_shown(const char *tok, char *buf, size_t n)
 
 /* ---- NaN ------------------------------------------------------------------- */
 
+/* The first NaN of maps made when asked: each map made in turn. */
+static int computed_nan(const AttnFile *f, int pos[4])
+{
+    size_t n = (size_t)f->Tq * (size_t)f->Tk;
+    float *m = malloc(sizeof *m * n);
+    int found = 0;
+    for (int l = 0; m && !found && l < f->L; l++)
+        for (int h = 0; !found && h < f->H; h++) {
+            f->computed(f->computed_user, l, h, m);
+            for (size_t x = 0; x < n && !found; x++)
+                if (isnan(m[x])) {
+                    found = 1;
+                    if (pos) {
+                        pos[0] = l;
+                        pos[1] = h;
+                        pos[2] = (int)(x / (size_t)f->Tk);
+                        pos[3] = (int)(x % (size_t)f->Tk);
+                    }
+                }
+        }
+    free(m);
+    return found;
+}
+
 int attn_file_find_nan(const AttnFile *f, int pos[4])
 {
     if (!f)
         return 0;
+    if (f->computed)
+        return computed_nan(f, pos);
     int l0 = 0;
     for (int k = 0; k < f->n_parts && k < ATTN_FILE_MAX_LAYERS; k++) {
         const AttnPart *p = &f->parts[k];

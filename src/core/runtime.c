@@ -440,6 +440,8 @@ struct RtMaps {
     int *done;    /* L */
     float *q;     /* L × T × H·dh: the queries */
     float *kt;    /* L × KV × dh × T: the keys transposed */
+    int tame;     /* every query and key finite and below 1e18 in size: no
+                     score can be NaN or overflow, so no weight is NaN */
 };
 
 RtMaps *rt_maps_take(const Rt *rt)
@@ -449,7 +451,7 @@ RtMaps *rt_maps_take(const Rt *rt)
     RtMaps *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
-    *m = (RtMaps){s->n_layer, s->n_head, s->n_kv_head, s->d_head, rt->T, NULL, NULL, NULL, NULL};
+    *m = (RtMaps){s->n_layer, s->n_head, s->n_kv_head, s->d_head, rt->T, NULL, NULL, NULL, NULL, 0};
     m->attn = malloc(sizeof *m->attn * L);
     m->done = malloc(sizeof *m->done * L);
     m->q = malloc(sizeof *m->q * (L * T * qd + 1));
@@ -465,6 +467,12 @@ RtMaps *rt_maps_take(const Rt *rt)
             memcpy(m->q + (l * T + i) * qd, rt_qkv(rt, (int)l, (int)i), sizeof(float) * qd);
     for (size_t r = 0; r < L * (size_t)rt->kvdim; r++)
         memcpy(m->kt + r * T, rt->kt + r * (size_t)rt->cap, sizeof(float) * T);
+    int ok = 1;
+    for (size_t k = 0; k < L * T * qd; k++)
+        ok &= fabsf(m->q[k]) < 1e18f;
+    for (size_t k = 0; k < L * (size_t)rt->kvdim * T; k++)
+        ok &= fabsf(m->kt[k]) < 1e18f;
+    m->tame = ok;
     return m;
 }
 
@@ -477,6 +485,11 @@ void rt_maps_free(RtMaps *m)
     free(m->q);
     free(m->kt);
     free(m);
+}
+
+int rt_maps_tame(const RtMaps *m)
+{
+    return m->tame;
 }
 
 int rt_maps_T(const RtMaps *m)

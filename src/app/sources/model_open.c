@@ -161,7 +161,7 @@ Imported *model_maps_imported(const Bpe *b, const char *name, RtMaps *maps, cons
         attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
         return NULL;
     }
-    ImportMaps from = {snapshot_map, snapshot_each, maps, snapshot_free};
+    ImportMaps from = {snapshot_map, snapshot_each, maps, snapshot_free, !rt_maps_tame(maps)};
     if (import_from_maps(im, name, &from, L, H, T, T, tok, NULL, err) < 0) {
         attn_tokens_free(shown);
         free(im);

@@ -341,7 +341,7 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
             r->scores = NULL;
         }
         if (!im || maps_shown_replace(a, im) < 0) {
-            app_status(a, 1, "out of memory");
+            app_status(a, 1, "%s", im || !err.msg[0] ? "out of memory" : err.msg);
             result_free(r);
             return 1;
         }
