@@ -530,6 +530,8 @@ static void snap_piece(const void *arg, int k)
  * job (rt_maps_each's maps are made a whole map a thread). */
 void rt_maps_map(const RtMaps *m, int layer, int head, float *out, size_t ld)
 {
+    if (m->T <= 0)
+        return;
     SnapJob j = {m, layer, head, (m->T + 31) / 32, out, ld};
     ops_share(snap_piece, &j, (m->T + j.per - 1) / j.per, (double)m->T * m->T * m->dh / 2);
 }
