@@ -462,10 +462,10 @@ RtMaps *rt_maps_take(const Rt *rt)
     }
     memcpy(m->attn, rt->attn, sizeof *m->attn * L);
     memcpy(m->done, rt->layer_done, sizeof *m->done * L);
-    for (size_t l = 0; l < L; l++)
+    for (size_t l = 0; l < L && T; l++) /* an empty state may have no cache yet */
         for (size_t i = 0; i < T; i++)
             memcpy(m->q + (l * T + i) * qd, rt_qkv(rt, (int)l, (int)i), sizeof(float) * qd);
-    for (size_t r = 0; r < L * (size_t)rt->kvdim; r++)
+    for (size_t r = 0; r < L * (size_t)rt->kvdim && T; r++)
         memcpy(m->kt + r * T, rt->kt + r * (size_t)rt->cap, sizeof(float) * T);
     int ok = 1;
     for (size_t k = 0; k < L * T * qd; k++)
