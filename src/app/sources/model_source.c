@@ -121,6 +121,9 @@ static Result *new_result(ModelOpened *g, const Request *q, int maps)
     return r;
 }
 
+/* The largest copy of queries and keys a partial result may hold (bytes). */
+#define PARTIAL_COPY_MAX (128.0 * 1024 * 1024)
+
 typedef struct Hook {
     BgJob *job;
     double t0, posted;   /* the forward's start, the last partial result's */
@@ -183,10 +186,13 @@ static void hook_layer(void *user, int layer)
         SDL_Delay((Uint32)h->slow_ms);
     if (h->q->want_maps)
         model_summaries_layer(&h->sum, &h->g->lm, layer);
-    /* a partial result at most every half second (each holds a copy of
-     * the queries and keys) */
-    double t = now_s();
-    if (layer + 1 >= h->g->lm.info.n_layer || t - h->t0 < 0.1 || t - h->posted < 0.5)
+    /* a partial result at most every half second, and only while a copy of
+     * the queries and keys is small: each holds one, beside the shown
+     * maps' and the state (Llama-3.2-1B's heads at 4096 tokens: 671 MB a
+     * copy; those maps stay dimmed until the forward ends) */
+    const LmInfo *c = &h->g->lm.info;
+    double t = now_s(), copy = 4.0 * c->n_layer * h->q->T * (c->n_head + c->n_kv_head) * c->d_head;
+    if (layer + 1 >= c->n_layer || t - h->t0 < 0.1 || t - h->posted < 0.5 || copy > PARTIAL_COPY_MAX)
         return;
     h->posted = t;
     Result *r = new_result(h->g, h->q, 1);
