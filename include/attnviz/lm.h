@@ -32,8 +32,8 @@ typedef struct LmInfo {
     const char *embed_name; /* the input embedding's name in messages ("wte") */
 } LmInfo;
 
-/* What a forward calls between layers (forward_hooks.h; after layer_done,
- * lm_maps_copy gives the new maps of layers 0..layer). */
+/* What a forward calls between layers (forward_hooks.h; in layer_done,
+ * lm_layer_each makes the layer's new maps). */
 typedef ForwardHooks LmHooks;
 
 typedef struct ModelFile ModelFile;
@@ -59,9 +59,6 @@ void lm_close(Lm *lm);
 /* The forward of ids[0..T) (the unchanged prefix of the last one kept):
  * 0, -ATTN_E_CANCELLED (the next forward goes on), or an error. */
 int lm_forward(Lm *lm, const int *ids, int T, const LmHooks *hooks, AttnErr *err);
-/* Every map of the last forward packed, L × H × T × T, into out
- * (recomputed from the cache: runtime.h). */
-void lm_maps_copy(const Lm *lm, float *out);
 /* What every map of the last forward is made from, copied out (runtime.h's
  * RtMaps: the maps another thread keeps); NULL: out of memory. */
 RtMaps *lm_maps_take(const Lm *lm);
@@ -69,8 +66,6 @@ RtMaps *lm_maps_take(const Lm *lm);
  * rt_layer_each: on the two threads): in a layer hook, the maps just made. */
 int lm_layer_each(const Lm *lm, int layer, void (*fn)(void *user, int layer, int head, const float *map),
                   void *user);
-/* The map of layer, head (T × T, row stride ld), recomputed from the cache. */
-void lm_map(const Lm *lm, int layer, int head, float *out, size_t ld);
 /* Head head's query of position i and key of position j in layer (d_head
  * floats, as the scores use them: their dot product is the score before
  * the scaling); valid until the next forward. */

@@ -410,15 +410,14 @@ int import_thumbs(const Imported *im, int side, float **out, int *tq, int *tk, A
     const AttnFile *f = &im->f;
     import_thumb_size(f->Tq, f->Tk, side, tq, tk);
     size_t small = (size_t)*tq * *tk;
-    float *map = f->computed_each ? NULL : malloc(sizeof *map * (size_t)f->Tq * f->Tk);
     *out = malloc(sizeof **out * (size_t)f->L * f->H * small);
-    ThumbJob j = {f, side, small, *out};
-    int rc = *out && (map || f->computed_each) ? 0 : -ATTN_E_NOMEM;
-    if (rc == 0 && im->pre_thumbs && im->pre_side == side) {
+    if (*out && im->pre_thumbs && im->pre_side == side) { /* made where the maps were */
         memcpy(*out, im->pre_thumbs, sizeof **out * (size_t)f->L * f->H * small);
-        free(map);
         return 0;
     }
+    float *map = f->computed_each ? NULL : malloc(sizeof *map * (size_t)f->Tq * f->Tk);
+    ThumbJob j = {f, side, small, *out};
+    int rc = *out && (map || f->computed_each) ? 0 : -ATTN_E_NOMEM;
     if (rc == 0 && f->computed_each) /* every map made once, on the two threads */
         rc = f->computed_each(f->computed_user, thumb_one, &j);
     for (int l = 0; rc == 0 && map && l < f->L; l++)

@@ -98,16 +98,6 @@ int lm_forward(Lm *lm, const int *ids, int T, const LmHooks *hooks, AttnErr *err
     return rt_forward(lm->rt, lm->model->weights, ids, T, hooks, err);
 }
 
-void lm_maps_copy(const Lm *lm, float *out)
-{
-    rt_maps_copy(lm->rt, out);
-}
-
-void lm_map(const Lm *lm, int layer, int head, float *out, size_t ld)
-{
-    rt_map(lm->rt, layer, head, out, ld);
-}
-
 int lm_layer_each(const Lm *lm, int layer, void (*fn)(void *user, int layer, int head, const float *map),
                   void *user)
 {
