@@ -628,14 +628,38 @@ static void test_errors(void **state)
     free(lg);
     rt_destroy(s);
     rt_destroy(NULL);
-    /* the sliding window: a T past it refused, up to it computed */
+    /* the sliding window applied (mistral: every layer): keys j ≤ i − 6
+     * exactly 0, the rest a softmax; the first 6 rows as without it */
     LlamaConfig sw = c->cfg;
+    sw.arch = LLAMA_ARCH_MISTRAL;
     sw.sliding_window = 6;
+    int ids9[9] = {3, 1, 4, 1, 5, 9, 2, 6, 5};
+    Rt *full;
     assert_int_equal(rt_create(&s, &arch_llama, &sw, &err), 0);
-    assert_int_equal(rt_forward(s, &m->w, ids, 6, NULL, &err), 0);
-    assert_int_equal(rt_forward(s, &m->w, ids, 7, NULL, &err), -ATTN_E_TOO_MANY_TOKENS);
-    assert_non_null(strstr(err.msg, "sliding window of 6"));
+    assert_int_equal(rt_create(&full, &arch_llama, &c->cfg, &err), 0);
+    assert_int_equal(rt_forward(s, &m->w, ids9, 9, NULL, &err), 0);
+    assert_int_equal(rt_forward(full, &m->w, ids9, 9, NULL, &err), 0);
+    float wm[81], fm[81];
+    for (int l = 0; l < c->cfg.n_layer; l++)
+        for (int h = 0; h < c->cfg.n_head; h++) {
+            rt_map(s, l, h, wm, 9);
+            rt_map(full, l, h, fm, 9);
+            for (int i = 0; i < 9; i++) {
+                double sum = 0;
+                for (int j = 0; j < 9; j++) {
+                    if (j <= i - 6 || j > i)
+                        assert_true(wm[i * 9 + j] == 0.0f);
+                    else
+                        assert_true(wm[i * 9 + j] > 0.0f);
+                    sum += wm[i * 9 + j];
+                }
+                assert_true(fabs(sum - 1.0) < 1e-5);
+                if (l == 0 && i < 6)
+                    assert_memory_equal(&wm[i * 9], &fm[i * 9], 9 * sizeof(float));
+            }
+        }
     rt_destroy(s);
+    rt_destroy(full);
     /* configs refused */
     LlamaConfig bad = c->cfg;
     bad.n_kv_head = 3;

@@ -35,7 +35,8 @@
 #define FIX "tests/fixtures/llama/"
 
 static const char *const fixtures[] = {"llama-kv1-tied", "llama-kv2-bias-f16", "llama3-rope-mha",
-                                       "qwen2-kv2-bf16", "mistral-sharded"};
+                                       "qwen2-kv2-bf16", "mistral-sharded", "mistral-window",
+                                       "qwen2-window", "qwen2-layer-types"};
 #define N_FIXTURES (sizeof fixtures / sizeof fixtures[0])
 
 #define expect_err(rc_, err_, want_, piece_, file_)                                       \
@@ -229,6 +230,26 @@ static void test_config(void **state)
     assert_int_equal(parse(&c, "{\"model_type\": \"qwen2\", " BASE ", \"sliding_window\": 8, "
                                "\"use_sliding_window\": true}", &err), 0);
     assert_int_equal(c.sliding_window, 8);
+    assert_true(c.max_window_layers == 28 && c.n_layer_types == 0);
+    /* layer_types: one per layer, two names */
+    assert_int_equal(parse(&c, "{\"model_type\": \"qwen2\", " BASE ", \"use_sliding_window\": "
+                               "true, \"sliding_window\": 8, \"max_window_layers\": 0, "
+                               "\"layer_types\": [\"full_attention\", \"sliding_attention\"]}",
+                           &err), 0);
+    assert_true(c.n_layer_types == 2 && c.slides[0] == 0 && c.slides[1] == 1 &&
+                c.max_window_layers == 0);
+    expect_err(parse(&c, "{\"model_type\": \"qwen2\", " BASE ", \"layer_types\": "
+                         "[\"full_attention\"]}", &err), err, ATTN_E_SHAPE,
+               "layer_types has 1 entries for num_hidden_layers 2", "cfg.json");
+    expect_err(parse(&c, "{\"model_type\": \"qwen2\", " BASE ", \"layer_types\": "
+                         "[\"full_attention\", \"chunked_attention\"]}", &err), err,
+               ATTN_E_UNSUPPORTED, "layer_types \"chunked_attention\" is not computed", "cfg.json");
+    expect_err(parse(&c, "{\"model_type\": \"qwen2\", " BASE ", \"layer_types\": [1, 2]}",
+                     &err), err, ATTN_E_PARSE, "\"layer_types\"'s element 1 must be a string",
+               "cfg.json");
+    expect_err(parse(&c, "{\"model_type\": \"qwen2\", " BASE ", \"layer_types\": 3}", &err),
+               err, ATTN_E_PARSE, "\"layer_types\" must be a list of at most 4096 strings",
+               "cfg.json");
     /* mistral: its window (null: none); llama: attention_bias on q, k, v and o */
     assert_int_equal(parse(&c, "{\"model_type\": \"mistral\", " BASE ", \"sliding_window\": 4096}",
                            &err), 0);

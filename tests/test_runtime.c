@@ -519,7 +519,7 @@ static int *rand_ids(int T, int V)
  * divides the long wavelengths by factor, keeps the short ones, blends
  * between; rotate_half pairs e with e + dims/2, the interleaved form 2e
  * with 2e + 1; only the first dims turn. */
-static void ref_rope(double *v, int d, const RopeSpec *r, int pos)
+static void ref_rope(double *v, int d, const RopeSpec *r, int pos, int T)
 {
     if (r->kind == ROPE_NONE)
         return;
@@ -536,8 +536,11 @@ static void ref_rope(double *v, int d, const RopeSpec *r, int pos)
             double smoothed = (1 - smooth) * llama / r->factor + smooth * llama;
             int medium = !(wavelen < high_wl) && !(wavelen > low_wl);
             inv = medium ? smoothed : llama;
+        } else if (r->scaling == ROPE_SCALE_LONGROPE) {
+            inv = 1.0 / ((T > r->orig_max ? r->long_f : r->short_f)[e] * pow(r->theta, 2.0 * e / dims));
         }
-        double ang = pos * inv, co = cos(ang), si = sin(ang);
+        double m = r->scaling == ROPE_SCALE_LONGROPE ? r->attn_factor : 1.0;
+        double ang = pos * inv, co = cos(ang) * m, si = sin(ang) * m;
         int ia = r->kind == ROPE_HALF ? e : 2 * e, ib = r->kind == ROPE_HALF ? e + half : 2 * e + 1;
         double a = v[ia], b = v[ib];
         v[ia] = a * co - b * si;
@@ -585,9 +588,9 @@ static Ref ref_make(const TinyCfg *c, const TinyW *w, int T)
             for (int e = 0; e < kvd; e++)
                 k[e] = src[qd + e];
             for (int h = 0; h < H; h++)
-                ref_rope(q + h * dh, dh, &s->rope, i);
+                ref_rope(q + h * dh, dh, &s->rope, i, T);
             for (int g = 0; g < KV; g++)
-                ref_rope(k + g * dh, dh, &s->rope, i);
+                ref_rope(k + g * dh, dh, &s->rope, i, T);
         }
     for (int l = 0; l < L; l++) {
         const RtAttn *a = &c->attn[l % 2];
@@ -789,6 +792,7 @@ typedef struct AttnCase {
 
 #define S8 2.8284271247461903f /* √8 */
 
+static const double SHORT_F[] = {1.0, 1.5, 2.25}, LONG_F[] = {1.0, 3.0, 9.5};
 static const AttnCase ATTN_CASES[] = {
     {"causal", 2, 0, 19, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}}, {0}, 1.0},
     {"div1 √d, div2 2", 2, 0, 19, {{1, 0, S8, 2, 0, 0}, {1, 0, S8, 2, 0, 0}}, {0}, 6.0},
@@ -802,24 +806,30 @@ static const AttnCase ATTN_CASES[] = {
     {"bidirectional", 2, 1, 19, {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}, {0}, 1.0},
     {"bidirectional window 3", 2, 1, 19, {{0, 3, 0, 0, 0, 0}, {0, 3, S8, 0, 0, 0}}, {0}, 2.7},
     {"rope half (dims 0: all)", 2, 0, 19, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}},
-     {ROPE_HALF, 0, 10000, ROPE_SCALE_NONE, 0, 0, 0, 0}, 1.0},
+     {ROPE_HALF, 0, 10000, ROPE_SCALE_NONE, 0, 0, 0, 0, NULL, NULL, 0}, 1.0},
     {"rope half partial 4 of 8", 2, 0, 19, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}},
-     {ROPE_HALF, 4, 10000, ROPE_SCALE_NONE, 0, 0, 0, 0}, 1.0},
+     {ROPE_HALF, 4, 10000, ROPE_SCALE_NONE, 0, 0, 0, 0, NULL, NULL, 0}, 1.0},
     {"rope pairs", 2, 0, 19, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}},
-     {ROPE_PAIRS, 8, 10000, ROPE_SCALE_NONE, 0, 0, 0, 0}, 1.0},
+     {ROPE_PAIRS, 8, 10000, ROPE_SCALE_NONE, 0, 0, 0, 0, NULL, NULL, 0}, 1.0},
     {"rope pairs partial 4 of 8", 2, 0, 19, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}},
-     {ROPE_PAIRS, 4, 100, ROPE_SCALE_NONE, 0, 0, 0, 0}, 1.0},
+     {ROPE_PAIRS, 4, 100, ROPE_SCALE_NONE, 0, 0, 0, 0, NULL, NULL, 0}, 1.0},
     {"rope linear 4", 2, 0, 19, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}},
-     {ROPE_HALF, 8, 100, ROPE_SCALE_LINEAR, 4, 0, 0, 0}, 1.0},
+     {ROPE_HALF, 8, 100, ROPE_SCALE_LINEAR, 4, 0, 0, 0, NULL, NULL, 0}, 1.0},
     /* θ 100: wavelengths 6.3, 19.9, 62.8, 199 against 32 / 4 = 8 and 32 / 1:
      * one kept, one blended, two divided */
     {"rope llama3 (8, 1, 4, 32; θ 100)", 2, 0, 32, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}},
-     {ROPE_HALF, 8, 100, ROPE_SCALE_LLAMA3, 8, 1, 4, 32}, 1.0},
+     {ROPE_HALF, 8, 100, ROPE_SCALE_LLAMA3, 8, 1, 4, 32, NULL, NULL, 0}, 1.0},
     {"rope llama3 (8, 1, 4, 16; θ 10000)", 2, 0, 19, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}},
-     {ROPE_HALF, 8, 10000, ROPE_SCALE_LLAMA3, 8, 1, 4, 16}, 1.0},
+     {ROPE_HALF, 8, 10000, ROPE_SCALE_LLAMA3, 8, 1, 4, 16, NULL, NULL, 0}, 1.0},
+    /* longrope (Phi-3): the short factors up to orig_max tokens, the long
+     * ones past it, for every position; cos and sin times attn_factor */
+    {"rope longrope short (19 of 19)", 2, 0, 19, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}},
+     {ROPE_HALF, 6, 1000, ROPE_SCALE_LONGROPE, 0, 0, 0, 19, SHORT_F, LONG_F, 1.19}, 1.0},
+    {"rope longrope long (19 > 16)", 2, 0, 19, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}},
+     {ROPE_HALF, 6, 1000, ROPE_SCALE_LONGROPE, 0, 0, 0, 16, SHORT_F, LONG_F, 1.19}, 1.0},
     {"rope half partial, window 5, bidirectional", 2, 1, 19,
      {{0, 5, 0, 0, 1 / S8, 0}, {0, 0, 0, 0, 1 / S8, 0}},
-     {ROPE_HALF, 4, 10000, ROPE_SCALE_NONE, 0, 0, 0, 0}, 3.0},
+     {ROPE_HALF, 4, 10000, ROPE_SCALE_NONE, 0, 0, 0, 0, NULL, NULL, 0}, 3.0},
 };
 
 static void check_attn_case(const AttnCase *k, uint64_t seed)
@@ -971,10 +981,14 @@ static void test_incremental_equals_full(void **state)
     (void)state;
     const char *first = lm_kernels();
     int ran = 0;
-    RopeSpec rope = {ROPE_HALF, 4, 10000, ROPE_SCALE_LLAMA3, 8, 1, 4, 16};
-    TinyCfg c = {tiny_shape_of(2, 0, rope), {{1, 4, 0, 0, 1 / S8, 0}, {1, 0, S8, 0, 0, 3}}};
-    for (int set = 0; set < N_SETS; set++) {
-        if (lm_use_kernels(SETS[set]) < 0)
+    RopeSpec ropes[2] = {{ROPE_HALF, 4, 10000, ROPE_SCALE_LLAMA3, 8, 1, 4, 16, NULL, NULL, 0},
+                         /* longrope's factors change at 20 tokens: every row again */
+                         {ROPE_HALF, 6, 1000, ROPE_SCALE_LONGROPE, 0, 0, 0, 20, SHORT_F, LONG_F, 1.2}};
+    for (int set = 0; set < 2 * N_SETS; set++) {
+        TinyCfg c = {tiny_shape_of(2, 0, ropes[set % 2]),
+                     {{1, 4, 0, 0, 1 / S8, 0}, {1, 0, S8, 0, 0, 3}}};
+        int lr = set % 2;
+        if (lm_use_kernels(SETS[set / 2]) < 0)
             continue;
         ran++;
         TinyW *w = tw_make(&c.sh, 77, 3.0, 0);
@@ -991,12 +1005,14 @@ static void test_incremental_equals_full(void **state)
             {12, -1, 12}, {12, 5, 5},   {0, -1, 0},   {7, 3, 0},    {P, 30, 7}, {P, 2, 2},
             {1, -1, 1},
         };
+        /* with longrope, a forward that crosses 20 tokens computes every row */
+        const int crossing[] = {0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 1};
         for (size_t k = 0; k < sizeof script / sizeof script[0]; k++) {
             int T = script[k][0], at = script[k][1];
             if (at >= 0)
                 ids[at] = (ids[at] + 1 + (int)(rng_next() % (uint64_t)(V - 1))) % V;
             assert_int_equal(rt_forward(s, w, ids, T, &hooks, NULL), 0);
-            check_rows(&r, s, script[k][2]);
+            check_rows(&r, s, lr && crossing[k] ? 0 : script[k][2]);
             assert_full(s, &c, w, ids, T);
         }
         rows_free(&r);
@@ -1019,7 +1035,7 @@ static void test_bidirectional_recomputes(void **state)
         {{0, 3, 0, 0, 0, 0}, {0, 3, 0, 0, 0, 0}},
     };
     for (size_t kd = 0; kd < sizeof kinds / sizeof kinds[0]; kd++) {
-        RopeSpec rope = {ROPE_PAIRS, 0, 10000, ROPE_SCALE_NONE, 0, 0, 0, 0};
+        RopeSpec rope = {ROPE_PAIRS, 0, 10000, ROPE_SCALE_NONE, 0, 0, 0, 0, NULL, NULL, 0};
         TinyCfg c = {tiny_shape_of(2, 1, rope), {kinds[kd][0], kinds[kd][1]}};
         TinyW *w = tw_make(&c.sh, 88 + kd, 1.0, 1);
         int T = 15, V = c.sh.n_vocab, L = c.sh.n_layer, H = c.sh.n_head;

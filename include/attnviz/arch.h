@@ -32,7 +32,14 @@ typedef enum ArchFieldType {
     AF_ENUM,    /* one of names (int: its value) */
     AF_ID,      /* a token id: a whole number from 0, null -1 (int) */
     AF_OBJECT,  /* an object whose members are rows "key.member" (nothing kept) */
-    AF_STEP     /* no key: step runs here, in the table's order */
+    AF_STEP,    /* no key: step runs here, in the table's order */
+    AF_NAMES,   /* a list of at most hi of names (unsigned char each: its value),
+                   its length (int) at count_off */
+    AF_NUMBERS, /* a list of at most hi numbers above lo (double each), its
+                   length (int) at count_off */
+    AF_ENTER    /* the rows after it read inside the object key (an absent
+                   one: from the top, or refused with AF_REQUIRED); key NULL:
+                   from the top again */
 } ArchFieldType;
 
 #define AF_REQUIRED 1 /* absent: refused (inside an absent object: not read) */
@@ -73,6 +80,7 @@ typedef struct ArchField {
     const char *alias;      /* read when key is absent (GPT2Config's attribute_map) */
     ArchWhen when;
     const char *missing, *bad, *not_whole, *refused; /* own messages (NULL: the usual) */
+    size_t count_off;       /* AF_NAMES, AF_NUMBERS: where the length goes */
     /* AF_STEP: derived values and checks on the config read so far; 0 or an
      * error naming file */
     int (*step)(void *cfg, const char *file, AttnErr *err);

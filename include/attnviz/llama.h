@@ -43,11 +43,15 @@ typedef struct LlamaConfig {
     int qkv_bias;       /* q, k, v projections have biases (qwen2; llama's attention_bias) */
     int o_bias;         /* o_proj has a bias (llama's attention_bias) */
     int tied;           /* tie_word_embeddings: the output layer is the embeddings */
-    int sliding_window; /* 0: none; else the most keys a query sees (Mistral's
-                           sliding_window, Qwen2's with use_sliding_window): the
-                           forward refuses more tokens than it */
+    int sliding_window; /* 0: none; else the most keys a query sees on a sliding
+                           layer (Mistral's sliding_window: every layer; Qwen2's
+                           with use_sliding_window: layers from max_window_layers
+                           on, or as layer_types says): keys j ≤ i − window masked */
     int use_sliding_window; /* config.json's sliding_window read (mistral; qwen2's
                                use_sliding_window) */
+    int max_window_layers;  /* qwen2: the first layer that slides (default 28) */
+    int n_layer_types;      /* qwen2's layer_types given (its length), or 0 */
+    unsigned char slides[4096]; /* layer_types: 1 sliding_attention, 0 full_attention */
     int bos_id, eos_id; /* -1: none */
 } LlamaConfig;
 

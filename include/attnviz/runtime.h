@@ -35,16 +35,25 @@ typedef struct Rt Rt;
  * with e + dims/2: Llama's) or interleaved pairs (2e, 2e + 1); the first
  * dims of a head's dimensions rotated (the rest as they are); the angle of
  * position p, pair e: p · θ^(−2e/dims), the inverse frequencies scaled
- * linearly (divided by factor) or as Llama 3's; angles in double. */
+ * linearly (divided by factor), as Llama 3's, or as longrope's (Phi-3:
+ * divided by short_f[e], or by long_f[e] for the whole text when it has
+ * more than orig_max tokens; cos and sin multiplied by attn_factor);
+ * angles in double. */
 typedef enum RopeKind { ROPE_NONE = 0, ROPE_HALF, ROPE_PAIRS } RopeKind;
-typedef enum RopeScaling { ROPE_SCALE_NONE = 0, ROPE_SCALE_LINEAR, ROPE_SCALE_LLAMA3 } RopeScaling;
+typedef enum RopeScaling {
+    ROPE_SCALE_NONE = 0, ROPE_SCALE_LINEAR, ROPE_SCALE_LLAMA3, ROPE_SCALE_LONGROPE
+} RopeScaling;
 typedef struct RopeSpec {
     RopeKind kind;
     int dims;           /* the rotated dimensions of a head: even, ≤ d_head (0: all) */
     double theta;
     RopeScaling scaling;
     double factor, low_freq, high_freq; /* low and high: llama3's */
-    int orig_max;       /* llama3's original_max_position_embeddings */
+    int orig_max;       /* llama3's and longrope's original_max_position_embeddings */
+    /* longrope's dims/2 factors each: pointers into the architecture's
+     * config (the state's copy: rt_create asks for the copy's shape) */
+    const double *short_f, *long_f;
+    double attn_factor; /* longrope: cos and sin times this (0: 1) */
 } RopeSpec;
 
 /* A layer's attention: which keys a query sees (causal: j ≤ i; window > 0:
@@ -66,11 +75,11 @@ typedef struct RtShape {
     int n_positions;    /* the most tokens */
     int n_vocab;        /* rows of the logits */
     int bidirectional;  /* 1: every query sees every key, nothing reused */
-    int window_limit;   /* > 0: more tokens than this refused (a sliding
-                           window the architecture does not apply) */
     int n_rows;         /* per-position scratch the layer asks for ... */
     int row_w[4];       /* ... of these widths (rt->rows[k]) */
-    RopeSpec rope;
+    RopeSpec rope;      /* rt_rope's */
+    RopeSpec rope2;     /* a second one some layers use (rt_rope_with(..., 1):
+                           Gemma 3's local layers); kind ROPE_NONE: none */
 } RtShape;
 
 /* An architecture (one file each, src/core/arch_*.c). cfg is its own
@@ -108,8 +117,10 @@ struct Rt {
     float *z;           /* cap × qdim: the heads' context */
     float *rows[4];     /* cap × row_w[k]: the layer's own scratch */
     float *hrow;        /* n_head × cap: a row of weights per head (the forward's) */
-    double *rope;       /* cap × dims: cos (first half), sin (second) of each position's angles */
-    double *inv_freq;   /* dims / 2 */
+    double *rope[2];    /* cap × dims: cos (first half), sin (second) of each position's
+                           angles, of sh.rope and sh.rope2 */
+    double *inv_freq[2]; /* dims / 2 each */
+    int rope_long;      /* longrope: the cache's angles use the long factors */
     const ForwardHooks *hooks; /* the running forward's (its rows go to hooks->row) */
     float *zero;        /* zeros: the bias of a product without one */
     float *xf;          /* C: scratch of the logits */
@@ -125,8 +136,7 @@ void rt_reset(Rt *rt);
 
 /* The forward of ids[0..T) on w: 0; -ATTN_E_CANCELLED when hooks->cancel
  * said so (rt->T = T, rt->n_done what is valid: the next forward computes
- * the rest); rt unchanged on -ATTN_E_TOO_MANY_TOKENS (T > n_positions or
- * the window limit) and -ATTN_E_RANGE (an id outside [0, n_vocab));
+ * the rest); rt unchanged on -ATTN_E_TOO_MANY_TOKENS (T > n_positions) and -ATTN_E_RANGE (an id outside [0, n_vocab));
  * -ATTN_E_NOMEM naming the bytes the state would need. T = 0 is empty. */
 int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks *hooks,
                AttnErr *err);
@@ -193,8 +203,9 @@ static inline float *rt_row(float *base, int width, int i)
     return base + (size_t)i * width;
 }
 /* The rotary embedding of rt->sh.rope on the queries and keys of layer l's
- * positions [start, T). */
+ * positions [start, T); rt_rope_with's which 1: of rt->sh.rope2. */
 void rt_rope(Rt *rt, int l, int start, int T);
+void rt_rope_with(Rt *rt, int l, int start, int T, int which);
 /* Layer l's attention on the query rows [start, T): the keys transposed,
  * then each head's scores, scaling, mask, softmax and context into rt->z,
  * heads on the two threads; a remembers how (for rt_map). */

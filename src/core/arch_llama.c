@@ -69,13 +69,14 @@ int llama_config_check(const void *cfg, AttnErr *err)
 static void shape(const void *cfg, RtShape *s)
 {
     const LlamaConfig *c = cfg;
-    RopeSpec rope = {ROPE_HALF, c->head_dim, c->rope_theta,
-                     c->rope_llama3 ? ROPE_SCALE_LLAMA3 : ROPE_SCALE_NONE, c->rope_factor,
-                     c->rope_low_freq, c->rope_high_freq, c->rope_orig_max};
+    RopeSpec rope = {.kind = ROPE_HALF, .dims = c->head_dim, .theta = c->rope_theta,
+                     .scaling = c->rope_llama3 ? ROPE_SCALE_LLAMA3 : ROPE_SCALE_NONE,
+                     .factor = c->rope_factor, .low_freq = c->rope_low_freq,
+                     .high_freq = c->rope_high_freq, .orig_max = c->rope_orig_max};
     *s = (RtShape){.n_layer = c->n_layer, .n_head = c->n_head, .n_kv_head = c->n_kv_head,
                    .d_head = c->head_dim, .hidden = c->hidden, .n_positions = c->n_positions,
-                   .n_vocab = c->n_vocab, .window_limit = c->sliding_window,
-                   .n_rows = 2, .row_w = {c->n_inner, c->n_inner}, .rope = rope};
+                   .n_vocab = c->n_vocab, .n_rows = 2, .row_w = {c->n_inner, c->n_inner},
+                   .rope = rope};
 }
 
 static void embed(Rt *rt, const void *wv, const int *ids, int start, int T)
@@ -94,6 +95,20 @@ static void embed(Rt *rt, const void *wv, const int *ids, int start, int T)
     }
 }
 
+/* The keys layer l's queries see back: its sliding window, or 0 (all):
+ * Mistral's on every layer, Qwen2's from max_window_layers on or as
+ * layer_types says (transformers' Qwen2Config.layer_types). */
+static int window_of(const LlamaConfig *c, int l)
+{
+    if (!c->sliding_window)
+        return 0;
+    if (c->arch != LLAMA_ARCH_QWEN2)
+        return c->sliding_window;
+    if (c->n_layer_types)
+        return c->slides[l] ? c->sliding_window : 0;
+    return l >= c->max_window_layers ? c->sliding_window : 0;
+}
+
 /* Layer l on positions [start, T) of the residual stream. */
 static void layer(Rt *rt, const void *wv, int l, int start, int T)
 {
@@ -105,7 +120,8 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     float *gate = rt_row(rt->rows[0], I, start), *up = rt_row(rt->rows[1], I, start);
     OpsNorm an = {OPS_NORM_RMS, w->attn_norm, NULL, c->rms_eps};
     OpsNorm mn = {OPS_NORM_RMS, w->mlp_norm, NULL, c->rms_eps};
-    RtAttn a = {.causal = 1, .mul = (float)(1.0 / sqrt((double)c->head_dim))};
+    RtAttn a = {.causal = 1, .window = window_of(c, l),
+                .mul = (float)(1.0 / sqrt((double)c->head_dim))};
 
     ops_add_norm(x, NULL, xn, &an, n, C);
     rt_project(rt, qkv, W, xn, C, w->wq, w->wq_bf16, w->bq, n, C, qd);
@@ -149,6 +165,7 @@ static const ArchName types[] = {
 };
 static const ArchName rope_types[] = {{"default", 0}, {"llama3", 1}, {NULL, 0}};
 static const ArchName silu[] = {{"silu", 0}, {NULL, 0}};
+static const ArchName layer_types[] = {{"full_attention", 0}, {"sliding_attention", 1}, {NULL, 0}};
 
 /* The defaults of a model_type and of one size from others; the heads
  * divide. */
@@ -189,7 +206,9 @@ static int llama3_read(void *cfg, const char *file, AttnErr *err)
 static int rest_read(void *cfg, const char *file, AttnErr *err)
 {
     LlamaConfig *c = cfg;
-    (void)file, (void)err;
+    if (c->n_layer_types && c->n_layer_types != c->n_layer)
+        return attn_err_set(err, ATTN_E_SHAPE, file, 0, "layer_types has %d entries for "
+                            "num_hidden_layers %d", c->n_layer_types, c->n_layer);
     c->qkv_bias = c->o_bias || c->arch == LLAMA_ARCH_QWEN2;
     c->bos_id = c->bos_id < c->n_vocab ? c->bos_id : -1;
     c->eos_id = c->eos_id < c->n_vocab ? c->eos_id : -1;
@@ -239,6 +258,11 @@ static const ArchField fields[] = {
     {"use_sliding_window", AF_BOOL, AT(use_sliding_window), .when = ONLY(arch, LLAMA_ARCH_QWEN2)},
     {"sliding_window", AF_INT, AT(sliding_window), AF_NULL, .hi = 1 << 30,
      .when = ONLY(use_sliding_window, 1)},
+    {"max_window_layers", AF_ID, AT(max_window_layers), 0, .dflt = 28,
+     .when = ONLY(arch, LLAMA_ARCH_QWEN2)},
+    {"layer_types", AF_NAMES, AT(slides), AF_NULL, .hi = 4096, .names = layer_types,
+     .count_off = AT(n_layer_types), .when = ONLY(arch, LLAMA_ARCH_QWEN2),
+     .refused = "layer_types \"%s\" is not computed (full_attention or sliding_attention)"},
     {"bos_token_id", AF_ID, AT(bos_id), AF_LIST, .dflt = -1},
     {"eos_token_id", AF_ID, AT(eos_id), AF_LIST, .dflt = -1},
     ARCH_STEP(rest_read),

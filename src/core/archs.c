@@ -1,9 +1,15 @@
-/* The architectures the program computes: one row each (arch.h). A test
+/* The architectures the program computes: one row each (arch.h), the name
+ * of its description desc_NAME in its file src/core/arch_NAME.c. A test
  * adds one of its own with lm_arch_register (lm.h). */
 #include <stddef.h>
 
 #include "attnviz/arch.h"
-#include "attnviz/gpt2.h"
-#include "attnviz/llama.h"
 
-const ArchDesc *const arch_builtin[] = {&desc_gpt2, &desc_llama, NULL};
+#define ARCHS(X) \
+    X(gpt2)      \
+    X(llama)
+
+#define DECLARE(name) extern const ArchDesc desc_##name;
+#define ROW(name) &desc_##name,
+ARCHS(DECLARE)
+const ArchDesc *const arch_builtin[] = {ARCHS(ROW) NULL};

@@ -16,11 +16,12 @@
 /* ---- the rotary embedding ------------------------------------------------------ */
 
 /* The inverse frequencies θ^(−2e/d), e < d/2, and their scaling: linear
- * (divided by factor), or Llama 3's (transformers' _compute_llama3_parameters:
+ * (divided by factor), Llama 3's (transformers' _compute_llama3_parameters:
  * wavelengths longer than the original context / low_freq_factor divided by
  * factor, shorter than original / high_freq_factor kept, the ones between
- * blended). */
-static void inv_freqs(double *f, const RopeSpec *r, int d)
+ * blended) or longrope's (divided by the short or, when lng, the long
+ * factor of each: _compute_longrope_parameters). */
+static void inv_freqs(double *f, const RopeSpec *r, int d, int lng)
 {
     for (int e = 0; e < d / 2; e++) {
         double inv = 1.0 / pow(r->theta, (2.0 * e) / d);
@@ -35,6 +36,8 @@ static void inv_freqs(double *f, const RopeSpec *r, int d)
                 double smooth = (old / wavelen - r->low_freq) / (r->high_freq - r->low_freq);
                 inv = (1.0 - smooth) * inv / r->factor + smooth * inv;
             }
+        } else if (r->scaling == ROPE_SCALE_LONGROPE) {
+            inv /= lng ? r->long_f[e] : r->short_f[e];
         }
         f[e] = inv;
     }
@@ -55,20 +58,69 @@ static void rotate(float *v, int n, int d, int dims, RopeKind kind, const double
         }
 }
 
-static int rope_dims(const Rt *rt)
+static const RopeSpec *rope_spec(const Rt *rt, int which)
 {
-    return rt->sh.rope.dims > 0 ? rt->sh.rope.dims : rt->sh.d_head;
+    return which ? &rt->sh.rope2 : &rt->sh.rope;
+}
+
+static int rope_dims(const Rt *rt, int which)
+{
+    const RopeSpec *r = rope_spec(rt, which);
+    return r->kind == ROPE_NONE ? 0 : r->dims > 0 ? r->dims : rt->sh.d_head;
+}
+
+void rt_rope_with(Rt *rt, int l, int start, int T, int which)
+{
+    int dims = rope_dims(rt, which), dh = rt->sh.d_head;
+    RopeKind kind = rope_spec(rt, which)->kind;
+    for (int i = start; i < T && dims; i++) {
+        const double *cs = rt->rope[which] + (size_t)i * dims;
+        float *q = rt_qkv(rt, l, i);
+        rotate(q, rt->sh.n_head, dh, dims, kind, cs);
+        rotate(q + rt->qdim, rt->sh.n_kv_head, dh, dims, kind, cs);
+    }
 }
 
 void rt_rope(Rt *rt, int l, int start, int T)
 {
-    int dims = rope_dims(rt), dh = rt->sh.d_head;
-    for (int i = start; i < T; i++) {
-        const double *cs = rt->rope + (size_t)i * dims;
-        float *q = rt_qkv(rt, l, i);
-        rotate(q, rt->sh.n_head, dh, dims, rt->sh.rope.kind, cs);
-        rotate(q + rt->qdim, rt->sh.n_kv_head, dh, dims, rt->sh.rope.kind, cs);
+    rt_rope_with(rt, l, start, T, 0);
+}
+
+/* The cos and sin of positions [start, T) of both rotary embeddings. */
+static void rope_angles(Rt *rt, int start, int T)
+{
+    for (int k = 0; k < 2; k++) {
+        int dims = rope_dims(rt, k);
+        const RopeSpec *r = rope_spec(rt, k);
+        double m = r->scaling == ROPE_SCALE_LONGROPE && r->attn_factor != 0.0 ? r->attn_factor : 1.0;
+        for (int i = start; i < T && dims; i++) {
+            double *cs = rt->rope[k] + (size_t)i * dims;
+            for (int e = 0; e < dims / 2; e++) {
+                double a = i * rt->inv_freq[k][e];
+                cs[e] = cos(a) * m;
+                cs[dims / 2 + e] = sin(a) * m;
+            }
+        }
     }
+}
+
+/* Longrope's factors for T tokens: 1 long, 0 short (also without longrope). */
+static int rope_long_for(const Rt *rt, int T)
+{
+    for (int k = 0; k < 2; k++) {
+        const RopeSpec *r = rope_spec(rt, k);
+        if (r->kind != ROPE_NONE && r->scaling == ROPE_SCALE_LONGROPE)
+            return T > r->orig_max;
+    }
+    return 0;
+}
+
+static void rope_freqs(Rt *rt, int lng)
+{
+    for (int k = 0; k < 2; k++)
+        if (rope_dims(rt, k))
+            inv_freqs(rt->inv_freq[k], rope_spec(rt, k), rope_dims(rt, k), lng);
+    rt->rope_long = lng;
 }
 
 /* ---- the state ------------------------------------------------------------------- */
@@ -83,7 +135,12 @@ int rt_create(Rt **out, const RtArch *arch, const void *cfg, AttnErr *err)
     if (!rt)
         return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "%s state", arch->name);
     rt->arch = arch;
-    arch->shape(cfg, &rt->sh);
+    if (!(rt->cfg = malloc(arch->cfg_size))) {
+        free(rt);
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "%s state", arch->name);
+    }
+    memcpy(rt->cfg, cfg, arch->cfg_size);
+    arch->shape(rt->cfg, &rt->sh);
     const RtShape *s = &rt->sh;
     rt->qdim = s->n_head * s->d_head;
     rt->kvdim = s->n_kv_head * s->d_head;
@@ -92,19 +149,17 @@ int rt_create(Rt **out, const RtArch *arch, const void *cfg, AttnErr *err)
     zeros = zeros < (size_t)s->hidden ? (size_t)s->hidden : zeros;
     for (int k = 0; k < s->n_rows; k++)
         zeros = zeros < (size_t)s->row_w[k] ? (size_t)s->row_w[k] : zeros;
-    rt->cfg = malloc(arch->cfg_size);
-    if (!rt->cfg || !(rt->ids = calloc((size_t)s->n_positions, sizeof *rt->ids)) ||
+    if (!(rt->ids = calloc((size_t)s->n_positions, sizeof *rt->ids)) ||
         !(rt->layer_done = calloc((size_t)s->n_layer, sizeof *rt->layer_done)) ||
         !(rt->attn = calloc((size_t)s->n_layer, sizeof *rt->attn)) ||
         !(rt->xf = malloc((size_t)s->hidden * sizeof *rt->xf)) ||
         !(rt->zero = calloc(zeros, sizeof *rt->zero)) ||
-        !(rt->inv_freq = malloc((size_t)(s->d_head / 2 + 1) * sizeof *rt->inv_freq))) {
+        !(rt->inv_freq[0] = malloc((size_t)(s->d_head / 2 + 1) * sizeof(double))) ||
+        !(rt->inv_freq[1] = malloc((size_t)(s->d_head / 2 + 1) * sizeof(double)))) {
         rt_destroy(rt);
         return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "%s state", arch->name);
     }
-    memcpy(rt->cfg, cfg, arch->cfg_size);
-    if (s->rope.kind != ROPE_NONE)
-        inv_freqs(rt->inv_freq, &s->rope, rope_dims(rt));
+    rope_freqs(rt, 0);
     *out = rt;
     return 0;
 }
@@ -126,8 +181,10 @@ void rt_destroy(Rt *rt)
     for (int k = 0; k < 4; k++)
         free(rt->rows[k]);
     free(rt->hrow);
-    free(rt->rope);
-    free(rt->inv_freq);
+    for (int k = 0; k < 2; k++) {
+        free(rt->rope[k]);
+        free(rt->inv_freq[k]);
+    }
     free(rt->zero);
     free(rt->xf);
     free(rt);
@@ -160,7 +217,7 @@ static size_t bytes_for(const Rt *rt, size_t cap)
                  (size_t)rt->qdim + (size_t)s->n_head;
     for (int k = 0; k < s->n_rows; k++)
         per += (size_t)s->row_w[k];
-    size_t dbl = s->rope.kind != ROPE_NONE ? (size_t)rope_dims(rt) : 0;
+    size_t dbl = (size_t)rope_dims(rt, 0) + (size_t)rope_dims(rt, 1);
     return cap * (per * sizeof(float) + dbl * sizeof(double));
 }
 
@@ -180,12 +237,13 @@ static int grow(Rt *rt, size_t nc, size_t keep)
         if (ok)
             rt->x = x;
     }
-    if (ok && s->rope.kind != ROPE_NONE) {
-        double *r = realloc(rt->rope, nc * (size_t)rope_dims(rt) * sizeof *r);
-        ok = r != NULL;
-        if (ok)
-            rt->rope = r;
-    }
+    for (int k = 0; k < 2 && ok; k++)
+        if (rope_dims(rt, k)) {
+            double *r = realloc(rt->rope[k], nc * (size_t)rope_dims(rt, k) * sizeof *r);
+            ok = r != NULL;
+            if (ok)
+                rt->rope[k] = r;
+        }
     if (!ok) {
         free(qkv);
         free(kt);
@@ -335,10 +393,6 @@ int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks 
     if (T < 0 || T > s->n_positions)
         return attn_err_set(err, ATTN_E_TOO_MANY_TOKENS, NULL, 0,
                             "%d tokens: this model takes at most %d", T, s->n_positions);
-    if (s->window_limit > 0 && T > s->window_limit)
-        return attn_err_set(err, ATTN_E_TOO_MANY_TOKENS, NULL, 0,
-                            "%d tokens: more than the model's sliding window of %d, which "
-                            "attnviz does not apply", T, s->window_limit);
     for (int i = 0; i < T; i++)
         if (ids[i] < 0 || ids[i] >= s->n_vocab)
             return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
@@ -348,10 +402,15 @@ int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks 
     int start = 0, lim = T < rt->n_done ? T : rt->n_done;
     while (!s->bidirectional && start < lim && ids[start] == rt->ids[start])
         start++;
+    int lng = rope_long_for(rt, T);
+    if (lng != rt->rope_long)
+        start = 0; /* longrope's factors changed: every angle does */
     int cap = T > rt->cap ? next_cap(rt->cap, T, s->n_positions) : rt->cap;
     if ((T > rt->cap && grow(rt, (size_t)cap, (size_t)rt->T) < 0) || scratch(rt, (size_t)cap) < 0)
         return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "%s state for %d tokens (%zu bytes)",
                             rt->arch->name, T, bytes_for(rt, (size_t)cap));
+    if (lng != rt->rope_long)
+        rope_freqs(rt, lng);
     memcpy(rt->ids, ids, (size_t)T * sizeof *ids);
     rt->T = T;
     rt->n_done = start;
@@ -360,15 +419,7 @@ int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks 
 
     rt->hooks = hooks;
     rt->arch->embed(rt, w, ids, start, T);
-    int dims = rope_dims(rt);
-    for (int i = start; i < T && s->rope.kind != ROPE_NONE; i++) {
-        double *cs = rt->rope + (size_t)i * dims;
-        for (int e = 0; e < dims / 2; e++) {
-            double a = i * rt->inv_freq[e];
-            cs[e] = cos(a);
-            cs[dims / 2 + e] = sin(a);
-        }
-    }
+    rope_angles(rt, start, T);
     for (int l = 0; l < s->n_layer; l++) {
         if (hooks && hooks->cancel && hooks->cancel(hooks->user)) {
             rt->hooks = NULL;

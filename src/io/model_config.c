@@ -136,6 +136,42 @@ static int read_id(void *cfg, const ArchField *f, const cJSON *v, const char *sh
     return 0;
 }
 
+/* A list of names or numbers: each element into cfg, its length at
+ * count_off. */
+static int read_list(void *cfg, const ArchField *f, const cJSON *v, const char *shown,
+                     const char *file, AttnErr *err)
+{
+    int n = 0;
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > f->hi)
+        return f->bad ? say(err, ATTN_E_PARSE, file, f->bad, shown)
+                      : attn_err_set(err, ATTN_E_PARSE, file, 0, "\"%s\" must be a list of at "
+                                     "most %d %s", shown, (int)f->hi,
+                                     f->type == AF_NAMES ? "strings" : "numbers");
+    for (const cJSON *e = v->child; e; e = e->next, n++) {
+        if (f->type == AF_NUMBERS) {
+            if (!cJSON_IsNumber(e) || !(e->valuedouble > f->lo) || !isfinite(e->valuedouble))
+                return attn_err_set(err, ATTN_E_RANGE, file, 0, "\"%s\"'s element %d must be a "
+                                    "number above %g", shown, n + 1, f->lo);
+            if (f->off != ARCH_NOWHERE)
+                memcpy((char *)cfg + f->off + (size_t)n * sizeof(double), &e->valuedouble,
+                       sizeof(double));
+            continue;
+        }
+        const ArchName *nm = f->names;
+        while (nm->word && !(cJSON_IsString(e) && strcmp(e->valuestring, nm->word) == 0))
+            nm++;
+        if (!nm->word)
+            return cJSON_IsString(e) ? say(err, ATTN_E_UNSUPPORTED, file, f->refused, e->valuestring)
+                                     : attn_err_set(err, ATTN_E_PARSE, file, 0, "\"%s\"'s element "
+                                                    "%d must be a string", shown, n + 1);
+        if (f->off != ARCH_NOWHERE)
+            ((unsigned char *)cfg)[f->off + (size_t)n] = (unsigned char)nm->value;
+    }
+    if (f->count_off != ARCH_NOWHERE)
+        memcpy((char *)cfg + f->count_off, &n, sizeof n);
+    return 0;
+}
+
 /* Row f of a's table on root. */
 static int read_row(void *cfg, const ArchDesc *a, const ArchField *f, const cJSON *root,
                     const char *file, AttnErr *err)
@@ -154,7 +190,8 @@ static int read_row(void *cfg, const ArchDesc *a, const ArchField *f, const cJSO
                           : attn_err_set(err, ATTN_E_PARSE, file, 0, "no \"%s\": %s", member,
                                          a->required_note);
     if (!v) {
-        put_default(cfg, f);
+        if (f->type != AF_NAMES && f->type != AF_NUMBERS)
+            put_default(cfg, f);
         return 0;
     }
     switch (f->type) {
@@ -175,6 +212,9 @@ static int read_row(void *cfg, const ArchDesc *a, const ArchField *f, const cJSO
         return read_enum(cfg, f, v, shown, file, err);
     case AF_ID:
         return read_id(cfg, f, v, shown, file, err);
+    case AF_NAMES:
+    case AF_NUMBERS:
+        return read_list(cfg, f, v, shown, file, err);
     case AF_OBJECT:
         return cJSON_IsObject(v) ? 0 : attn_err_set(err, ATTN_E_PARSE, file, 0,
                                                     "\"%s\" must be null or an object", shown);
@@ -195,8 +235,22 @@ int model_config_read(const ArchDesc *a, void *cfg, const char *text, size_t len
         return -ATTN_E_PARSE;
     int rc = cJSON_IsObject(root) ? 0 : attn_err_set(err, ATTN_E_PARSE, name, 0,
                                                       "not a JSON object");
-    for (int i = 0; i < a->n_fields && rc == 0; i++)
-        rc = read_row(cfg, a, &a->fields[i], root, name, err);
+    const cJSON *in = root; /* where the rows read: the top or an AF_ENTER's object */
+    for (int i = 0; i < a->n_fields && rc == 0; i++) {
+        const ArchField *f = &a->fields[i];
+        if (f->type != AF_ENTER) {
+            rc = read_row(cfg, a, f, in, name, err);
+            continue;
+        }
+        if (!arch_when(cfg, f->when))
+            continue;
+        const cJSON *o = f->key ? hf_json_item(root, f->key) : NULL;
+        if (f->key && !cJSON_IsObject(o) && (f->flags & AF_REQUIRED))
+            rc = f->missing ? say(err, ATTN_E_PARSE, name, f->missing, f->key)
+                            : attn_err_set(err, ATTN_E_PARSE, name, 0, "no \"%s\" object: %s",
+                                           f->key, a->required_note);
+        in = cJSON_IsObject(o) ? o : root;
+    }
     if (rc == 0)
         rc = a->rt->check(cfg, err);
     if (rc < 0 && err && !err->file[0])
