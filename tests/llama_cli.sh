@@ -58,5 +58,17 @@ expect "a shard the index lists but the folder lacks" model-00002-of-00002.safet
 folder idx mistral-sharded; echo '{"weight_map": ' >"$TMP/idx/model.safetensors.index.json"
 expect "an index that is not JSON" 'model.safetensors.index.json' --model "$TMP/idx" "$TEXT"
 
+# a sliding window (mistral, 4 keys): the keys before it masked ("-"), as the
+# causal ones, in --print text, and exactly 0 in the CSV; the rest weighted
+folder win mistral-window
+run --model "$TMP/win" --print text --layer 2 --head 3 "$TEXT"
+last=$(tail -n 1 "$TMP/out")
+# the last row (query 8 of 8): keys 1-4 outside the window, 5-8 inside
+if [ $rc = 0 ] && echo "$last" | awk '{ n = NF; ok = ($(n-7) == "-" && $(n-4) == "-" && $(n-3) != "-" && $(n) != "-") } END { exit !ok }'
+then ok "a sliding window's keys masked in --print text"; else bad "the window in --print text (rc $rc): $last"; fi
+run --model "$TMP/win" --print csv --layer 2 --head 3 "$TEXT"
+if [ $rc = 0 ] && awk -F, 'END { exit !($2 == 0 && $5 == 0 && $6 > 0) }' "$TMP/out"; then ok "masked window cells are 0 in the CSV"
+else bad "the window in the CSV (rc $rc): $(tail -n 1 "$TMP/out")"; fi
+
 echo "llama-cli: $pass passed, $failed failed"
 [ "$failed" = 0 ]

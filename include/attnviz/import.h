@@ -35,6 +35,8 @@ typedef struct Imported {
                                    head scores, or NULL: the stored strings */
     int causal;                 /* 1: a causal model's maps (its source sets it): the keys
                                    after the query are masked, not 0, in every map picked */
+    int *windows;               /* f.L sliding windows of a model's layers (0: none; owned),
+                                   or NULL: keys j <= i - window masked too (not 0) */
     const char *text;           /* the text a source computed the maps of (borrowed), or NULL:
                                    the exported figures' title quotes it */
     int n_special;              /* special tokens in the file (rows and columns) */

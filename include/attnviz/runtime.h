@@ -157,6 +157,8 @@ typedef struct RtMaps RtMaps;
 RtMaps *rt_maps_take(const Rt *rt); /* NULL: out of memory */
 void rt_maps_free(RtMaps *m);       /* NULL is fine */
 int rt_maps_T(const RtMaps *m);
+/* The sliding window of layer's attention (keys j <= i - window masked), 0: none. */
+int rt_maps_window(const RtMaps *m, int layer);
 /* 1 when no map of m can hold a NaN (every query and key finite and below
  * 1e18: no score overflows); 0 when one may (then look: attnfile.h). */
 int rt_maps_tame(const RtMaps *m);

@@ -27,6 +27,7 @@ void import_close(Imported *im)
     free_names(im->q_name, im->f.Tq);
     free(im->v);
     free(im->mask);
+    free(im->windows);
     free(im->q_lab);
     free(im->k_lab);
     free(im->q_tok);
@@ -231,18 +232,34 @@ static void pick_facts(Imported *im, const char *dropped)
              dropped && *dropped ? dropped : "");
 }
 
-/* What the numbers are: −inf is a masked cell; a negative value makes them
- * scores (diverging colours); rows of weights that do not sum to 1 are
- * said in the note. */
+/* The sliding window that masks the picked map's keys j <= i - window (0:
+ * none): its layer's; a mean over layers' only when every layer slides (the
+ * widest); none once tokens are dropped (the positions moved). */
+static int picked_window(const Imported *im)
+{
+    const AttnFile *f = &im->f;
+    if (!im->windows || im->Tq != f->Tq || im->Tk != f->Tk || im->rollout)
+        return 0;
+    if (im->layer >= 0)
+        return im->windows[im->layer];
+    int w = im->windows[0];
+    for (int l = 0; l < f->L && w; l++)
+        w = im->windows[l] > w ? im->windows[l] : im->windows[l] ? w : 0;
+    return w;
+}
+
+/* What the numbers are: −inf is a masked cell (and a key outside the
+ * layer's sliding window); a negative value makes them scores (diverging
+ * colours); rows of weights that do not sum to 1 are said in the note. */
 static void classify(Imported *im)
 {
-    int Tq = im->Tq, Tk = im->Tk, negative = 0, bad_row = -1;
+    int Tq = im->Tq, Tk = im->Tk, negative = 0, bad_row = -1, win = picked_window(im);
     double bad_sum = 0;
     for (int i = 0; i < Tq; i++) {
         double sum = 0;
         for (int j = 0; j < Tk; j++) {
             float x = im->v[(size_t)i * Tk + j];
-            im->mask[(size_t)i * Tk + j] = isinf(x) && x < 0;
+            im->mask[(size_t)i * Tk + j] = (isinf(x) && x < 0) || (win > 0 && j <= i - win);
             negative |= x < 0 && !isinf(x);
             sum += isfinite(x) ? x : 0;
         }

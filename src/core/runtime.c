@@ -543,6 +543,11 @@ int rt_maps_tame(const RtMaps *m)
     return m->tame;
 }
 
+int rt_maps_window(const RtMaps *m, int layer)
+{
+    return m->attn[layer].causal ? m->attn[layer].window : 0;
+}
+
 int rt_maps_T(const RtMaps *m)
 {
     return m->T;

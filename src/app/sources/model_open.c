@@ -161,8 +161,15 @@ Imported *model_maps_imported(const Bpe *b, const char *name, RtMaps *maps, cons
         attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
         return NULL;
     }
+    int *windows = NULL, slides = 0;
+    for (int l = 0; l < L; l++)
+        slides |= rt_maps_window(maps, l) > 0;
+    if (slides && (windows = malloc(sizeof *windows * (size_t)L)) != NULL)
+        for (int l = 0; l < L; l++)
+            windows[l] = rt_maps_window(maps, l);
     ImportMaps from = {snapshot_map, snapshot_each, maps, snapshot_free, !rt_maps_tame(maps)};
     if (import_from_maps(im, name, &from, L, H, T, T, tok, NULL, err) < 0) {
+        free(windows);
         attn_tokens_free(shown);
         free(im);
         return NULL;
@@ -173,6 +180,7 @@ Imported *model_maps_imported(const Bpe *b, const char *name, RtMaps *maps, cons
     }
     free(shown);
     im->causal = 1; /* the keys after each query are masked, in the window as in the exports */
+    im->windows = windows; /* and those outside a layer's sliding window */
     return im;
 }
 
