@@ -50,6 +50,12 @@ SUMMARY = [
     ("gpt2_rss_T1024_MB", "", ("<=", 1000)),
     ("llama_keystroke_T64_ms", "", ("<=", 60)),
     ("llama_forward_T256_vs_torch", "x", (">=", 1.0)),
+    ("family_qwen3_0_6b_keystroke_T64_ms", "", ("<=", 150)),
+    ("family_gemma3_1b_keystroke_T64_ms", "", ("<=", 250)),
+    ("family_pythia_160m_keystroke_T64_ms", "", ("<=", 30)),
+    ("family_qwen3_0_6b_forward_T256_vs_torch", "x", (">=", 1.0)),
+    ("family_gemma3_1b_forward_T256_vs_torch", "x", (">=", 1.0)),
+    ("family_pythia_160m_forward_T256_vs_torch", "x", (">=", 1.0)),
     ("runtime_gpt2_window_T1024_anon_MiB", "", ("<=", 300)),
     ("runtime_gpt2_window_T1024_hwm_GiB", "", ("<=", 1.2)),
     ("runtime_gpt2_head_scores_T1024_s", "", None),
@@ -214,6 +220,7 @@ def table(res):
         "–", "head_scores_12x12_T256_ms", "ms")
     gpt2_rows(res, row)
     llama_rows(res, row)
+    family_rows(res, row)
     runtime_rows(res, row)
     head = ("figure", "attnviz", "reference", "result", "goal", "met")
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
@@ -305,6 +312,31 @@ def llama_rows(res, row):
             res.get("llama_torch_fwd256_threads", "?"), fmt(num(res, "llama_torch_fwd256_ms")),
             fmt(num(res, "llama_torch_fwd256_ms_1")), fmt(num(res, "llama_torch_fwd256_ms_2"))),
         "llama_forward_T256_vs_torch", "x")
+
+
+FAMILIES = (("qwen3_0_6b", "Qwen3-0.6B (28 layers × 16 heads, 8 key-value heads, head_dim 128; BF16)"),
+            ("gemma3_1b", "Gemma-3-1B (26 layers × 4 heads, 1 key-value head, head_dim 256, "
+                          "262144 tokens; BF16)"),
+            ("pythia_160m", "Pythia-160M (gpt_neox, 12 layers × 12 heads; F16, converted)"))
+
+
+def family_rows(res, row):
+    for key, name in FAMILIES:
+        k = "family_%s_" % key
+        if k + "fwd256_ms" not in res:
+            continue
+        row("%s, random weights: keystroke at the end of 64 tokens with the top 10 predictions" % name,
+            "%s ms%s (without the predictions %s ms)" % (
+                fmt(num(res, k + "key64_top_ms")), spread(res, k + "key64_top_range"),
+                fmt(num(res, k + "key64_ms"))),
+            "–", k + "keystroke_T64_ms", "ms")
+        row("%s: full forward T = 256 (every map made) vs PyTorch" % name,
+            "%s ms%s" % (fmt(num(res, k + "fwd256_ms")), spread(res, k + "fwd256_range")),
+            "PyTorch float32, the same equations (`tests/bench/torch_families.py`), %s thread(s): "
+            "%s ms (1 thread %s ms, 2 threads %s ms)" % (
+                res.get(k + "torch_threads", "?"), fmt(num(res, k + "torch_fwd256_ms")),
+                fmt(num(res, k + "torch_fwd256_ms_1")), fmt(num(res, k + "torch_fwd256_ms_2"))),
+            k + "forward_T256_vs_torch", "x")
 
 
 def runs(res, key, unit="", scale=None):

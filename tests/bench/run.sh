@@ -10,9 +10,11 @@
 # Environment: BENCH_ROUNDS (default 5) alternated rounds per comparison,
 # CC (default cc), ATTNVIZ_BIN (default build/attnviz), BENCH_ONLY=gpt2 (only
 # the GPT-2 rows, section 9), BENCH_ONLY=llama (only the Llama rows, section
-# 10) or BENCH_ONLY=runtime (only the runtime's rows, section 11: memory and
-# the window's keys on big maps, about 5 minutes): printed, README.md left as
-# it is.
+# 10), BENCH_ONLY=runtime (only the runtime's rows, section 11: memory and
+# the window's keys on big maps, about 5 minutes) or BENCH_ONLY=families (only
+# the model families' rows, section 12: Qwen3-0.6B, Gemma-3-1B and
+# Pythia-160M's shapes; their random weights, 3.5 GB, generated once into
+# build/bench): printed, README.md left as it is.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -90,6 +92,10 @@ $CC $BFLAGS tests/bench/gpt2_bench.c $(ls build/obj/src/core/*.o build/obj/src/i
 # shellcheck disable=SC2046,SC2086
 $CC $BFLAGS tests/bench/llama_bench.c $(ls build/obj/src/core/*.o build/obj/src/io/*.o) \
     -o "$OUT/llama_bench" $(pkg-config --libs $PKGS) -lm -lpthread
+# the families (issue 34) through the one adapter, lm.h: every object but main.o
+# shellcheck disable=SC2046,SC2086
+$CC $BFLAGS $(pkg-config --cflags $PKGS) tests/bench/family_bench.c $OBJS -o "$OUT/family_bench" \
+    $(pkg-config --libs $PKGS) -lm -lpthread
 # the window's H and L on a model (issue 33), in-process: every object but main.o
 # shellcheck disable=SC2046,SC2086
 $CC $BFLAGS $(pkg-config --cflags $PKGS) tests/bench/window_bench.c $OBJS -o "$OUT/window_bench" \
@@ -141,7 +147,7 @@ startup_on() {
 }
 
 ONLY=${BENCH_ONLY:-}
-case "$ONLY" in ""|gpt2|llama|runtime) ;; *) echo "make bench: BENCH_ONLY=$ONLY: only gpt2, llama and runtime are known" >&2; exit 1 ;; esac
+case "$ONLY" in ""|gpt2|llama|runtime|families) ;; *) echo "make bench: BENCH_ONLY=$ONLY: only gpt2, llama, runtime and families are known" >&2; exit 1 ;; esac
 # sections 1 to 8 (skipped with BENCH_ONLY)
 if [ -z "$ONLY" ]; then
 # ---- 1. attention forward vs numpy -------------------------------------------------
@@ -612,6 +618,42 @@ put runtime_load_end "$(cut -d' ' -f1 /proc/loadavg)"
 put runtime_other_cores "$(other_cores "$rmark")"
 put runtime_wall_s "$(calc "$(date +%s.%N) - $rt0")"
 fi # section 11
+
+# ---- 12. the model families (issue 34): real models' shapes, random weights, against PyTorch
+if [ -z "$ONLY" ] || [ "$ONLY" = families ]; then
+FLOG=$OUT/families.log
+put families_load_start "$(cut -d' ' -f1 /proc/loadavg)"
+fmark=$(cpu_mark)
+say "families: Qwen3-0.6B, Gemma-3-1B and Pythia-160M's shapes: keystroke at T = 64 and the full forward T = 256, attnviz and PyTorch (1, 2 threads) alternated, $ROUNDS rounds"
+for m in qwen3-0.6b gemma3-1b pythia-160m; do
+    key=${m//[.-]/_}
+    dir=$OUT/family-$m
+    [ -s "$dir/model.safetensors" ] || { say "generating $dir (once; cached)"; "$PY" tests/bench/gen_family.py "$m" "$dir"; }
+    : >"$OUT/fc_$key"
+    for p in 1 2; do : >"$OUT/ft_${key}_$p"; done
+    for ((r = 0; r < ROUNDS; r++)); do
+        "$OUT/family_bench" "$dir" 5 | tee -a "$FLOG" >>"$OUT/fc_$key"
+        for p in 1 2; do "$PY" tests/bench/torch_families.py "$m" "$p" 3 | tee -a "$FLOG" >>"$OUT/ft_${key}_$p"; done
+    done
+    for k in fwd256 key64 key64_top; do
+        put "family_${key}_${k}_ms" "$(med_of "${k}_ms" "$OUT/fc_$key")"
+        put "family_${key}_${k}_range" "$(range_of "${k}_ms" "$OUT/fc_$key")"
+    done
+    put "family_${key}_open_ms" "$(med_of open_ms "$OUT/fc_$key")"
+    best=""; bestv=""
+    for p in 1 2; do
+        v=$(med_of fwd256_ms "$OUT/ft_${key}_$p")
+        put "family_${key}_torch_fwd256_ms_$p" "$v"
+        if [ -z "$bestv" ] || awk "BEGIN {exit !($v < $bestv)}"; then best=$p; bestv=$v; fi
+    done
+    put "family_${key}_torch_fwd256_ms" "$bestv"
+    put "family_${key}_torch_threads" "$best"
+    put "family_${key}_keystroke_T64_ms" "$(grep "^family_${key}_key64_top_ms " "$RES" | cut -d' ' -f2)"
+    put "family_${key}_forward_T256_vs_torch" "$(calc "$bestv / $(grep "^family_${key}_fwd256_ms " "$RES" | cut -d' ' -f2)")"
+done
+put families_load_end "$(cut -d' ' -f1 /proc/loadavg)"
+put families_other_cores "$(other_cores "$fmark")"
+fi # section 12
 
 # ---- the table, README.md, the summary lines ------------------------------------------------
 put load_end "$(cut -d' ' -f1 /proc/loadavg)"

@@ -1,0 +1,115 @@
+/* The model families in `make bench` (issue 34, "Speed"): run.sh builds this
+ * with every object but main.o and drives it, one line of "key=value"
+ * results a run.
+ *
+ *   family_bench DIR [reps]   opens the folder DIR as the program does
+ *                             (lm_open: its config.json's model_type picks the
+ *                             architecture; tests/bench/gen_family.py writes
+ *                             random weights of a real model's shapes, BF16 as
+ *                             those models ship), then times
+ *     fwd256_ms   a full forward of T = 256 (the state reset, no allocation
+ *                 timed), every map handed over row by row as the forward
+ *                 makes it (maps_out.h: what the PyTorch peer returns);
+ *     key64_ms    the keystroke at T = 64: the last of 64 tokens replaced
+ *                 (two ids alternating): one position through every layer;
+ *     key64_top_ms  the same with the top 10 predictions there (every row of
+ *                 the output layer): what the window waits for.
+ * Medians of reps, in ms. The ids are (7919 i + 13) mod V, as the peer's. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "attnviz/lm.h"
+#include "attnviz/model_file.h"
+
+#include "maps_out.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static void die(const char *what, const AttnErr *err)
+{
+    fprintf(stderr, "family_bench: %s%s%s\n", what, err ? ": " : "", err ? err->msg : "");
+    exit(1);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: family_bench DIR [reps]\n");
+        return 2;
+    }
+    int reps = argc > 2 ? atoi(argv[2]) : 5;
+    reps = reps < 1 ? 1 : reps > 64 ? 64 : reps;
+    Lm lm = {0};
+    AttnErr err = {0};
+    double t0 = now_ms();
+    if (lm_open(&lm, argv[1], &err) < 0)
+        die(argv[1], &err);
+    double open_ms = now_ms() - t0;
+    int V = lm.info.n_vocab, L = lm.info.n_layer, H = lm.info.n_head, ids[256];
+    for (int i = 0; i < 256; i++)
+        ids[i] = (int)((7919LL * i + 13) % V);
+
+    MapsOut mo = {malloc(sizeof(float) * (size_t)L * H * 256 * 256), H, 256};
+    if (!mo.maps)
+        die("out of memory", NULL);
+    ForwardHooks rows = {NULL, NULL, &mo, map_row};
+    double t[64];
+    if (lm_forward(&lm, ids, 256, NULL, &err) < 0) /* warm: the pages of the weights */
+        die("forward", &err);
+    for (int r = 0; r < reps; r++) {
+        rt_reset(lm.rt);
+        double a = now_ms();
+        if (lm_forward(&lm, ids, 256, &rows, &err) < 0)
+            die("forward", &err);
+        t[r] = now_ms() - a;
+    }
+    double fwd = median(t, reps);
+
+    int k[64], top[LM_TOP_K];
+    float pr[LM_TOP_K];
+    memcpy(k, ids, sizeof k);
+    rt_reset(lm.rt);
+    if (lm_forward(&lm, k, 64, NULL, &err) < 0)
+        die("forward", &err);
+    for (int r = 0; r < reps; r++) {
+        k[63] = ids[r % 2 ? 63 : 62];
+        double a = now_ms();
+        if (lm_forward(&lm, k, 64, NULL, &err) < 0)
+            die("forward", &err);
+        t[r] = now_ms() - a;
+    }
+    double key = median(t, reps);
+    for (int r = 0; r < reps; r++) {
+        k[63] = ids[r % 2 ? 61 : 60];
+        double a = now_ms();
+        if (lm_forward(&lm, k, 64, NULL, &err) < 0 || lm_top_k(&lm, 63, LM_TOP_K, top, pr, &err) < 0)
+            die("forward", &err);
+        t[r] = now_ms() - a;
+    }
+    double key_top = median(t, reps);
+    printf("family arch=%s L=%d H=%d KV=%d d=%d V=%d kernels=%s open_ms=%.1f fwd256_ms=%.3f "
+           "key64_ms=%.3f key64_top_ms=%.3f\n", lm.info.arch, L, H, lm.info.n_kv_head,
+           lm.info.d_head, V, lm_kernels(), open_ms, fwd, key, key_top);
+    free(mo.maps);
+    lm_close(&lm);
+    return 0;
+}

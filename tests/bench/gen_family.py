@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+"""Writes a model folder of a real model's shapes with random weights for
+`make bench`'s family rows (issue 34): config.json as the model ships it (the
+fields that decide the computation) and model.safetensors in the dtype the
+model ships (BF16; Pythia's F16), tensors named as Hugging Face names them.
+Random numbers do not change the time. Deterministic (seeded).
+
+  qwen3-0.6b   Qwen/Qwen3-0.6B: 28 layers, 16 heads, 8 key-value heads,
+               head_dim 128, hidden 1024, intermediate 3072, vocab 151936, tied
+  gemma3-1b    google/gemma-3-1b-pt (gemma3_text): 26 layers, 4 heads, 1
+               key-value head, head_dim 256, hidden 1152, intermediate 6912,
+               vocab 262144, sliding window 512 on five layers of six, tied
+  pythia-160m  EleutherAI/pythia-160m (gpt_neox): 12 layers, 12 heads, hidden
+               768, intermediate 3072, vocab 50304, rotary_pct 0.25, parallel
+               residual, untied embed_out
+
+usage: gen_family.py NAME OUTDIR   (numpy only; about 1.2 GB, 2 GB, 0.3 GB)"""
+import json
+import os
+import struct
+import sys
+
+import numpy as np
+
+CONFIGS = {
+    'qwen3-0.6b': dict(
+        model_type='qwen3', hidden_size=1024, num_hidden_layers=28, num_attention_heads=16,
+        num_key_value_heads=8, head_dim=128, intermediate_size=3072, vocab_size=151936,
+        max_position_embeddings=40960, rms_norm_eps=1e-6, rope_theta=1000000.0,
+        rope_scaling=None, tie_word_embeddings=True, hidden_act='silu', attention_bias=False,
+        use_sliding_window=False, sliding_window=None, max_window_layers=28,
+        bos_token_id=151643, eos_token_id=151645, torch_dtype='bfloat16'),
+    'gemma3-1b': dict(
+        model_type='gemma3_text', hidden_size=1152, num_hidden_layers=26, num_attention_heads=4,
+        num_key_value_heads=1, head_dim=256, intermediate_size=6912, vocab_size=262144,
+        max_position_embeddings=32768, rms_norm_eps=1e-6, rope_theta=1000000.0,
+        rope_local_base_freq=10000.0, rope_scaling=None, sliding_window=512,
+        sliding_window_pattern=6, query_pre_attn_scalar=256, attn_logit_softcapping=None,
+        final_logit_softcapping=None, hidden_activation='gelu_pytorch_tanh',
+        tie_word_embeddings=True, bos_token_id=2, eos_token_id=1, torch_dtype='bfloat16'),
+    'pythia-160m': dict(
+        model_type='gpt_neox', hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+        intermediate_size=3072, vocab_size=50304, max_position_embeddings=2048,
+        rotary_pct=0.25, rotary_emb_base=10000, use_parallel_residual=True,
+        layer_norm_eps=1e-5, hidden_act='gelu', tie_word_embeddings=False,
+        bos_token_id=0, eos_token_id=0, torch_dtype='float16'),
+}
+
+
+def shapes(name):
+    """name -> shape, as Hugging Face stores them ([out, in])."""
+    c = CONFIGS[name]
+    C, L, I, V = c['hidden_size'], c['num_hidden_layers'], c['intermediate_size'], c['vocab_size']
+    H = c['num_attention_heads']
+    out = {}
+    if c['model_type'] == 'gpt_neox':
+        out['gpt_neox.embed_in.weight'] = (V, C)
+        out['gpt_neox.final_layer_norm.weight'] = (C,)
+        out['gpt_neox.final_layer_norm.bias'] = (C,)
+        out['embed_out.weight'] = (V, C)
+        for l in range(L):
+            p = 'gpt_neox.layers.%d.' % l
+            for n in ('input_layernorm', 'post_attention_layernorm'):
+                out[p + n + '.weight'] = (C,)
+                out[p + n + '.bias'] = (C,)
+            out[p + 'attention.query_key_value.weight'] = (3 * C, C)
+            out[p + 'attention.query_key_value.bias'] = (3 * C,)
+            out[p + 'attention.dense.weight'] = (C, C)
+            out[p + 'attention.dense.bias'] = (C,)
+            out[p + 'mlp.dense_h_to_4h.weight'] = (I, C)
+            out[p + 'mlp.dense_h_to_4h.bias'] = (I,)
+            out[p + 'mlp.dense_4h_to_h.weight'] = (C, I)
+            out[p + 'mlp.dense_4h_to_h.bias'] = (C,)
+        return out
+    KV, D = c['num_key_value_heads'], c['head_dim']
+    out['model.embed_tokens.weight'] = (V, C)
+    out['model.norm.weight'] = (C,)
+    norms = ['input_layernorm', 'post_attention_layernorm']
+    if c['model_type'] == 'gemma3_text':
+        norms += ['pre_feedforward_layernorm', 'post_feedforward_layernorm']
+    for l in range(L):
+        p = 'model.layers.%d.' % l
+        for n in norms:
+            out[p + n + '.weight'] = (C,)
+        out[p + 'self_attn.q_proj.weight'] = (H * D, C)
+        out[p + 'self_attn.k_proj.weight'] = (KV * D, C)
+        out[p + 'self_attn.v_proj.weight'] = (KV * D, C)
+        out[p + 'self_attn.o_proj.weight'] = (C, H * D)
+        out[p + 'self_attn.q_norm.weight'] = (D,)
+        out[p + 'self_attn.k_norm.weight'] = (D,)
+        out[p + 'mlp.gate_proj.weight'] = (I, C)
+        out[p + 'mlp.up_proj.weight'] = (I, C)
+        out[p + 'mlp.down_proj.weight'] = (C, I)
+    return out
+
+
+def encode(a, dtype):
+    if dtype == 'F16':
+        return a.astype('<f2').tobytes()
+    u = a.astype('<f4').view('<u4')
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype('<u2').tobytes()  # round to nearest even
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in CONFIGS:
+        sys.exit('usage: gen_family.py %s OUTDIR' % '|'.join(CONFIGS))
+    name, folder = sys.argv[1], sys.argv[2]
+    c = CONFIGS[name]
+    dtype = 'F16' if c['torch_dtype'] == 'float16' else 'BF16'
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, 'config.json'), 'w') as f:
+        json.dump(c, f, indent=2)
+    sh = shapes(name)
+    names = sorted(sh)
+    header, off = {'__metadata__': {'format': 'pt'}}, 0
+    for n in names:
+        nb = int(np.prod(sh[n])) * 2
+        header[n] = {'dtype': dtype, 'shape': list(sh[n]), 'data_offsets': [off, off + nb]}
+        off += nb
+    text = json.dumps(header, separators=(',', ':')).encode()
+    text += b' ' * (-len(text) % 8)
+    rng = np.random.default_rng(34)
+    tmp = os.path.join(folder, 'model.safetensors.tmp')
+    with open(tmp, 'wb') as f:
+        f.write(struct.pack('<Q', len(text)))
+        f.write(text)
+        for n in names:
+            if len(sh[n]) == 1:  # norms near 1 (Gemma's 1 + w: near 0), biases small
+                centre = 0.0 if n.endswith('.bias') or c['model_type'] == 'gemma3_text' else 1.0
+                a = centre + rng.standard_normal(sh[n], dtype=np.float32) * 0.02
+            else:
+                a = rng.standard_normal(sh[n], dtype=np.float32) * 0.02
+            f.write(encode(a, dtype))
+    os.replace(tmp, os.path.join(folder, 'model.safetensors'))
+
+
+if __name__ == '__main__':
+    main()
