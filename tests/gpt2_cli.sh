@@ -109,7 +109,7 @@ check_err() { # name, expected status, text the message must hold, args...
 check_err "a model not found says where and how to get it" 1 "huggingface-cli download" --model no-such-model --print csv x
 check_err "an empty text has no maps" 1 "empty" --model nano-sort --print csv ""
 check_err "more tokens than n_positions" 1 "11" --model nano-sort --print csv "ABCABCABCABC"
-check_err "a folder without a model" 1 "tests/fixtures/attention" --model tests/fixtures/attention --print csv x
+check_err "a folder without a model says what a model folder holds" 1 "tests/fixtures/attention: not a model folder: no config.json" --model tests/fixtures/attention --print csv x
 check_err "--print tokens without --model" 2 "--model" --print tokens x
 check_err "--model with --keys" 2 "--model" --model nano-sort --keys x --print csv ABC
 # a NaN weight: the scores it touches are NaN, the softmax gives such a row

@@ -197,6 +197,26 @@ static void test_keys(void **state)
     assert_non_null(strstr(a->vs.cmp_what, "head 1 vs head 2"));
 }
 
+/* Ctrl+O on a folder that is no model: the status says what a model folder
+ * holds, the model on screen stays. */
+static void test_not_a_model_folder(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    char dir[] = "/tmp/attnviz-test-not-model-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    show_model(f, "CBA");
+    assert_true(wait_maps(f));
+    assert_int_equal(app_open_path(a, dir), -1);
+    assert_int_equal(a->status_err, 1);
+    assert_non_null(strstr(a->status, dir));
+    assert_non_null(strstr(a->status, "not a model folder: no config.json"));
+    assert_null(strstr(a->status, "is a directory"));
+    assert_ptr_equal(a->kind, &source_model);
+    assert_string_equal(a->text, "CBA");
+    rmdir(dir);
+}
+
 /* A session: the model's folder, its text, the layer, head and view; opened
  * again after another source, it computes the text and shows them. */
 static void test_session(void **state)
@@ -245,6 +265,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_partial_layers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_a_model_folder, setup, teardown),
     };
     return cmocka_run_group_tests(tests, gpt2_group_setup, group_teardown);
 }

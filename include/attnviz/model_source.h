@@ -30,6 +30,9 @@ typedef struct ModelOpened {
  * the Hugging Face cache) into *out. 0, or an error naming the file or
  * tensor and what is wrong (*out NULL). */
 int model_open_path(const char *path, int prepend_bos, ModelOpened **out, AttnErr *err);
+/* A folder that holds no config.json: the error that says what a model
+ * folder needs (-ATTN_E_IO naming dir); 0 when it has one. */
+int model_folder_check(const char *dir, AttnErr *err);
 /* The text's tokens and every map (into g->im, picked at layer 1, head 1).
  * An empty text and more tokens than n_positions are errors. */
 int model_compute_text(ModelOpened *g, const char *text, size_t len, AttnErr *err);

@@ -13,11 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "app_internal.h"
 #include "attnviz/maps_shown.h"
+#include "attnviz/model_source.h"
 #include "attnviz/input.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -466,6 +468,14 @@ int app_autosave(AppState *a, int always)
 int app_open_path(AppState *a, const char *path)
 {
     const SourceKind *k = source_for_path(path);
+    struct stat st;
+    AttnErr err = {0};
+    if (!k && stat(path, &st) == 0 && S_ISDIR(st.st_mode) && model_folder_check(path, &err) < 0) {
+        char buf[1400];
+        attn_err_format(&err, buf, sizeof buf);
+        app_status(a, 1, "not opened: %s", buf);
+        return -1;
+    }
     /* the kind whose test accepts the path; the sentence opens the rest
      * (its sessions and sentences files) */
     return (k ? k : &source_sentence)->open(a, path);

@@ -42,14 +42,28 @@ void model_opened_free(ModelOpened *g)
     free(g);
 }
 
+int model_folder_check(const char *dir, AttnErr *err)
+{
+    char buf[4200];
+    struct stat st;
+    snprintf(buf, sizeof buf, "%s/config.json", dir);
+    if (stat(buf, &st) == 0)
+        return 0;
+    return attn_err_set(err, ATTN_E_IO, dir, 0, "not a model folder: no config.json (a model "
+                        "folder holds config.json, model.safetensors, tokenizer.json)");
+}
+
 /* A model folder: the path when it is one, else the installed models
  * (nano-sort), else the Hugging Face cache. Malloc'd into *dir. */
 static int find_model(const char *name, char **dir, AttnErr *err)
 {
     struct stat st;
     char buf[4096], rel[300];
-    if (stat(name, &st) == 0 && S_ISDIR(st.st_mode))
+    if (stat(name, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (model_folder_check(name, err) < 0)
+            return -ATTN_E_IO;
         return (*dir = strdup(name)) ? 0 : attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
+    }
     snprintf(rel, sizeof rel, "models/%.280s", name);
     if (!strchr(name, '/') && paths_find_data(rel, buf, sizeof buf) == 0)
         return (*dir = strdup(buf)) ? 0 : attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
