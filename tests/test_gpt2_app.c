@@ -197,6 +197,45 @@ static void test_keys(void **state)
     assert_non_null(strstr(a->vs.cmp_what, "head 1 vs head 2"));
 }
 
+/* What comes next follows typing: with the query on the last token, it
+ * stays the last token as letters are typed at the end ("(position N)"
+ * follows); Up and Down move the query while the bar is edited; End selects
+ * the last row, Home the first. */
+static void test_query_follows_typing(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    show_model(f, "CBABBC");
+    assert_true(wait_maps(f));
+    assert_int_equal(a->vs.query, 5);
+    key(f, SDLK_RETURN, 0);
+    key(f, SDLK_END, 0);
+    type(f, "A");
+    assert_true(wait_maps(f));
+    type(f, "B");
+    assert_true(wait_maps(f));
+    assert_int_equal(a->vs.map.Tq, 8);
+    assert_int_equal(a->vs.query, 7);
+    assert_true(wait_panel(f, "(position 8)"));
+    key(f, SDLK_UP, 0); /* still editing: the query moves, the text stays */
+    assert_true(a->vs.sentence_focus);
+    assert_int_equal(a->vs.query, 6);
+    assert_string_equal(a->text, "CBABBCAB");
+    assert_true(wait_panel(f, "(position 7)"));
+    type(f, "C"); /* not on the last row: it stays where it is */
+    assert_true(wait_maps(f));
+    assert_int_equal(a->vs.query, 6);
+    key(f, SDLK_DOWN, 0);
+    key(f, SDLK_DOWN, 0);
+    assert_int_equal(a->vs.query, 8);
+    key(f, SDLK_ESCAPE, 0);
+    key(f, SDLK_HOME, 0);
+    assert_int_equal(a->vs.query, 0);
+    key(f, SDLK_END, 0);
+    assert_int_equal(a->vs.query, 8);
+    assert_true(wait_panel(f, "(position 9)"));
+}
+
 /* Ctrl+O on a folder that is no model: the status says what a model folder
  * holds, the model on screen stays. */
 static void test_not_a_model_folder(void **state)
@@ -266,6 +305,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_a_model_folder, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_query_follows_typing, setup, teardown),
     };
     return cmocka_run_group_tests(tests, gpt2_group_setup, group_teardown);
 }

@@ -66,6 +66,8 @@ static const AppKey key_table[] = {
     K(SDLK_DOWN, 0, MAIN, ACT_MOVE_QUERY, 1, H_QUERY),
     K(SDLK_j, 0, MAIN, ACT_MOVE_QUERY, 1, H_QUERY),
     K(SDLK_k, 0, MAIN, ACT_MOVE_QUERY, -1, H_QUERY),
+    K(SDLK_END, 0, MAIN, ACT_MOVE_QUERY, 1 << 20, "the last query row (what comes after the text); Home: the first"),
+    K(SDLK_HOME, 0, MAIN, ACT_MOVE_QUERY, -(1 << 20), NULL),
     K(SDLK_LEFT, 0, MAIN, ACT_MOVE_KEY, -1, H_KEY),
     K(SDLK_RIGHT, 0, MAIN, ACT_MOVE_KEY, 1, H_KEY),
     K(SDLK_s, 0, MAIN, ACT_TOGGLE_SCALE, 0, "scaling 1/\xE2\x88\x9A" "dk on/off"),

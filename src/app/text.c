@@ -260,6 +260,10 @@ static void text_key(AppState *a, SDL_Keycode k, Uint16 mod)
             app_apply(a, &(AppAction){ACT_LEAVE_SENTENCE, 0, 0, 0.0f});
         return;
     }
+    if ((k == SDLK_UP || k == SDLK_DOWN) && !a->prompt) { /* one line: the query rows move */
+        app_apply(a, &(AppAction){ACT_MOVE_QUERY, k == SDLK_UP ? -1 : 1, 0, 0.0f});
+        return;
+    }
     if (k == SDLK_TAB && !a->prompt) {
         /* the focus cycle: first bar → second bar → the heatmap → the
          * editor; Shift+Tab goes back (from the first bar to the editor) */

@@ -71,6 +71,9 @@ typedef struct ModelSource {
     int T_maps;          /* tokens of the maps shown */
     int stale;           /* the maps are older than the text */
     int asked_pred, asked_i, asked_j;
+    int follow_end;      /* the query was the last row when the text changed: it stays
+                            the last as the new maps come (what comes next follows typing) */
+    int follow_row;      /* the query row it was then (another: the user moved it) */
     Result *last;        /* the newest result taken: vectors, predictions */
     int slow_ms;         /* ATTNVIZ_TEST_SLOW_LAYERS_MS when shown: each layer made that much
                             slower (the tests of the partial maps, on a model too small to need them) */
@@ -192,8 +195,9 @@ static void hook_layer(void *user, int layer)
      * copy; those maps stay dimmed until the forward ends) */
     const LmInfo *c = &h->g->lm.info;
     double t = now_s(), copy = 4.0 * c->n_layer * h->q->T * (c->n_head + c->n_kv_head) * c->d_head;
-    if (layer + 1 >= c->n_layer || t - h->t0 < 0.1 || t - h->posted < 0.5 || copy > PARTIAL_COPY_MAX)
-        return;
+    if (!h->q->want_maps || layer + 1 >= c->n_layer || t - h->t0 < 0.1 || t - h->posted < 0.5 ||
+        copy > PARTIAL_COPY_MAX)
+        return; /* (a request for the panel's numbers alone posts no maps) */
     h->posted = t;
     Result *r = new_result(h->g, h->q, 1);
     if (!r)
@@ -250,6 +254,8 @@ static int text_pos(const ModelSource *s, int i, int keys)
  * the last. */
 static int pred_pos(const AppState *a, const ModelSource *s)
 {
+    if (s->follow_end && a->vs.query == s->follow_row)
+        return s->ids.n - 1;
     int p = text_pos(s, a->vs.query, 0);
     return p >= 0 && p < s->ids.n ? p : s->ids.n - 1;
 }
@@ -288,6 +294,10 @@ static void lmsrc_set_text(AppState *a)
 {
     ModelSource *s = a->src;
     ModelOpened *g = s->g;
+    int shown = s->ms.imp ? s->ms.imp->Tq : 0;
+    if (!(s->follow_end && a->vs.query == s->follow_row)) /* not already following */
+        s->follow_end = shown > 0 && a->vs.query == shown - 1;
+    s->follow_row = a->vs.query;
     if (model_encode(g, a->text, a->text_len, &s->ids) < 0) {
         app_status(a, 1, "out of memory");
         return;
@@ -352,7 +362,13 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
             return 1;
         }
         s->T_maps = r->T;
+        if (s->follow_end && a->vs.query == s->follow_row && s->ms.imp->Tq > 0) {
+            a->vs.query = s->follow_row = s->ms.imp->Tq - 1;
+            s->follow_end = !(br.last && r->T == s->ids.n);
+        }
     }
+    if (s->follow_end && a->vs.query != s->follow_row)
+        s->follow_end = 0; /* the user picked another row */
     result_free(s->last);
     s->last = r;
     s->stale = s->ids.n != r->T || memcmp(s->ids.id, r->ids, sizeof(int) * (size_t)r->T) != 0 ||
