@@ -324,12 +324,26 @@ static void test_folders(void **state)
     assert_int_equal(lm.info.n_vocab, 64);
     assert_int_equal(lm.info.bos_id, -1);
     assert_string_equal(lm.info.embed_name, "embed_tokens");
+    /* F32: the 7 matrices of each layer transposed, the rest in place */
+    assert_int_equal(lm.model->n_bf16, 0);
+    assert_int_equal(lm.model->n_converted, 7 * 2);
     lm_close(&lm);
     if (lm_open(&lm, FIX "olmo2-mqa-hd12-f16", &err) != 0)
         fail_msg("%s (%s)", err.msg, err.file);
     assert_int_equal(lm.info.n_kv_head, 1);
     assert_int_equal(lm.info.d_head, 12);
     assert_int_equal(lm.info.n_layer, 3);
+    /* F16: everything converted: 7 matrices and 4 norms a layer, the final
+     * norm, the embeddings and lm_head */
+    assert_int_equal(lm.model->n_bf16, 0);
+    assert_int_equal(lm.model->n_converted, (7 + 4) * 3 + 1 + 2);
+    lm_close(&lm);
+    /* BF16 and tied: the matrices and the embeddings (lm_head the same)
+     * used in place, only the norms converted */
+    if (lm_open(&lm, FIX "olmo2-bf16-tied", &err) != 0)
+        fail_msg("%s (%s)", err.msg, err.file);
+    assert_int_equal(lm.model->n_bf16, 7 * 2 + 1);
+    assert_int_equal(lm.model->n_converted, 4 * 2 + 1);
     lm_close(&lm);
 
     /* config.json's sizes not the tensors': the file and the tensor named,
