@@ -240,8 +240,7 @@ static void test_every_family(void **state)
         free(dirs[k]);
     }
     printf("  %d folders\n", n);
-    if (n == 0)
-        skip(); /* no family folder yet */
+    assert_true(n >= 1);
 }
 
 int main(void)
