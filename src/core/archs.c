@@ -8,7 +8,8 @@
 #define ARCHS(X) \
     X(gpt2)      \
     X(llama)     \
-    X(olmo2)
+    X(olmo2)     \
+    X(qwen3)
 
 #define DECLARE(name) extern const ArchDesc desc_##name;
 #define ROW(name) &desc_##name,

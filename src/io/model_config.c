@@ -128,6 +128,8 @@ static int read_id(void *cfg, const ArchField *f, const cJSON *v, const char *sh
     int id = -1;
     if ((f->flags & AF_LIST) && cJSON_IsArray(v))
         v = v->child;
+    if (v && !cJSON_IsNull(v) && !hf_json_whole(v, 0, 2147483647.0, &id) && f->bad)
+        return say(err, ATTN_E_RANGE, file, f->bad, shown);
     if (v && !cJSON_IsNull(v) && !hf_json_whole(v, 0, 2147483647.0, &id))
         return attn_err_set(err, ATTN_E_RANGE, file, 0, f->flags & AF_LIST
                             ? "\"%s\" must be null, a whole number from 0 or a list of them"
@@ -202,6 +204,8 @@ static int read_row(void *cfg, const ArchDesc *a, const ArchField *f, const cJSO
     case AF_F32:
         return read_number(cfg, f, v, shown, file, err);
     case AF_BOOL:
+        if (!cJSON_IsBool(v) && f->bad)
+            return say(err, ATTN_E_PARSE, file, f->bad, shown);
         if (!cJSON_IsBool(v))
             return attn_err_set(err, ATTN_E_PARSE, file, 0, "\"%s\" must be true or false", shown);
         if (cJSON_IsTrue(v) && f->refused)
@@ -216,6 +220,8 @@ static int read_row(void *cfg, const ArchDesc *a, const ArchField *f, const cJSO
     case AF_NUMBERS:
         return read_list(cfg, f, v, shown, file, err);
     case AF_OBJECT:
+        if (!cJSON_IsObject(v) && f->bad)
+            return say(err, ATTN_E_PARSE, file, f->bad, shown);
         return cJSON_IsObject(v) ? 0 : attn_err_set(err, ATTN_E_PARSE, file, 0,
                                                     "\"%s\" must be null or an object", shown);
     default:
