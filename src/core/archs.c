@@ -7,6 +7,7 @@
 
 #define ARCHS(X) \
     X(gpt2)      \
+    X(gpt_neox)  \
     X(llama)
 
 #define DECLARE(name) extern const ArchDesc desc_##name;
