@@ -253,7 +253,11 @@ static int ids_read(void *cfg, const char *file, AttnErr *err)
     {key, AF_INT, AT(field), flags_, .hi = hi_, \
      .bad = FAMILY " config.json: \"%s\" must be a whole number from 1 to " his, \
      .not_whole = FAMILY " config.json: \"%s\" must be a whole number from 1 to " his}
-#define FLAG(key, field, d) {key, AF_BOOL, AT(field), .dflt = d}
+#define FLAG(key, field, d) \
+    {key, AF_BOOL, AT(field), .dflt = d, \
+     .bad = FAMILY " config.json: \"%s\" must be true or false"}
+
+#define ID_BAD FAMILY " config.json: \"%s\" must be null, a whole number from 0 or a list of them"
 
 static const ArchField fields[] = {
     {"model_type", AF_ENUM, ARCH_NOWHERE, AF_REQUIRED, .names = types,
@@ -274,7 +278,8 @@ static const ArchField fields[] = {
     {"rotary_emb_base", AF_DOUBLE, AT(rope_theta), 0, .dflt = 10000.0, .lo = 0,
      .hi = 1e30, .bad = FAMILY " config.json: \"%s\" must be a positive number"},
     ARCH_STEP(rotary_read),
-    {"rope_scaling", AF_OBJECT, ARCH_NOWHERE, .flags = AF_NULL},
+    {"rope_scaling", AF_OBJECT, ARCH_NOWHERE, .flags = AF_NULL,
+     .bad = FAMILY " config.json: \"%s\" must be null or an object"},
     {"rope_scaling.rope_type", AF_ENUM, AT(rope_linear), AF_REQUIRED, .names = rope_types,
      .alias = "type",
      .missing = FAMILY " config.json: rope_scaling has no \"rope_type\" (or \"type\") string",
@@ -303,8 +308,8 @@ static const ArchField fields[] = {
     FLAG("use_parallel_residual", parallel, 1),
     FLAG("attention_bias", bias, 1),
     FLAG("tie_word_embeddings", tied, 0),
-    {"bos_token_id", AF_ID, AT(bos_id), AF_LIST, .dflt = 0},
-    {"eos_token_id", AF_ID, AT(eos_id), AF_LIST, .dflt = 2},
+    {"bos_token_id", AF_ID, AT(bos_id), AF_LIST, .dflt = 0, .bad = ID_BAD},
+    {"eos_token_id", AF_ID, AT(eos_id), AF_LIST, .dflt = 2, .bad = ID_BAD},
     ARCH_STEP(ids_read),
 };
 
