@@ -79,7 +79,9 @@ typedef struct ArchField {
     const ArchName *names;  /* AF_ENUM: the strings taken, ending with {NULL, 0} */
     const char *alias;      /* read when key is absent (GPT2Config's attribute_map) */
     ArchWhen when;
-    const char *missing, *bad, *not_whole, *refused; /* own messages (NULL: the usual) */
+    const char *missing, *bad, *not_whole, *refused; /* own messages (NULL: the usual; bad
+                                                         also for a bool, id or object of
+                                                         the wrong type) */
     size_t count_off;       /* AF_NAMES, AF_NUMBERS: where the length goes */
     /* AF_STEP: derived values and checks on the config read so far; 0 or an
      * error naming file */

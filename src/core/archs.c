@@ -9,7 +9,8 @@
     X(gpt2)      \
     X(llama)     \
     X(olmo2)     \
-    X(qwen3)
+    X(qwen3)     \
+    X(gpt_neox)
 
 #define DECLARE(name) extern const ArchDesc desc_##name;
 #define ROW(name) &desc_##name,
