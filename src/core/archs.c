@@ -7,6 +7,7 @@
 
 #define ARCHS(X) \
     X(gpt2)      \
+    X(phi3)      \
     X(llama)
 
 #define DECLARE(name) extern const ArchDesc desc_##name;
