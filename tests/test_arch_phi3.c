@@ -3,9 +3,10 @@
  * the folders of tests/fixtures/families/phi3/make_phi3.py (their maps and
  * probabilities against the float64 reference are test_families.c's):
  * config.json's defaults as transformers' Phi3Config has them (seen through
- * the description's shape and facts, LmInfo and the forward's windows, the
- * config struct being private), longrope's lists and attention factor, the
- * rotary dimensions of partial_rotary_factor; every bad input refused with
+ * the description's shape and facts, LmInfo, the forward's windows and, for
+ * rms_norm_eps, its logits; the config struct being private), longrope's
+ * lists and attention factor, the rotary dimensions of
+ * partial_rotary_factor; every bad input refused with
  * its code and a message naming the file, the field or value and phi3:
  * required fields missing, wrong types, options not computed, values out of
  * range, factor lists of the wrong length, a tensor whose shape the config
@@ -344,6 +345,37 @@ static void expect_windows(Lm *lm, int window)
     }
 }
 
+/* The logits of dir's last position after a forward of its first 8 tokens
+ * (ids 0..7) into out (n_vocab floats). */
+static void logits_of(const char *dir, float *out, int V)
+{
+    static const int ids[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    Lm lm;
+    AttnErr err = {0};
+    open_ok(&lm, dir);
+    assert_int_equal(lm.info.n_vocab, V);
+    assert_int_equal(lm_forward(&lm, ids, 8, NULL, &err), 0);
+    assert_int_equal(rt_logits(lm.rt, lm.model->weights, 7, out, &err), 0);
+    lm_close(&lm);
+}
+
+/* rms_norm_eps left out is 1e-5: the same floats as given 1e-5, others than 1e-6 */
+static void test_eps_default(void **state)
+{
+    (void)state;
+    float a[50], b[50];
+    char *dir = copy_fixture("phi3-window-f32");
+    logits_of(dir, a, 50);
+    set_config(dir, "rms_norm_eps", cJSON_CreateNumber(1e-5));
+    logits_of(dir, b, 50);
+    assert_memory_equal(a, b, sizeof a);
+    set_config(dir, "rms_norm_eps", cJSON_CreateNumber(1e-6));
+    logits_of(dir, b, 50);
+    assert_memory_not_equal(a, b, sizeof a);
+    fs_rm_tree(dir);
+    free(dir);
+}
+
 static void test_folders(void **state)
 {
     (void)state;
@@ -446,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_config),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_folders),
+        cmocka_unit_test(test_eps_default),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(cfg_buf());
