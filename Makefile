@@ -132,11 +132,12 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
 
-# the attention kernels, the attention file's maps and rollout, GPT-2's
-# forward and kernels, the Llama family's forward and the heatmap's texel loop: vectorised loops
+# the attention kernels, the attention file's maps and rollout, the runtime,
+# its operations and kernels, every architecture's layer (src/core/arch_*.c)
+# and the heatmap's texel loop: vectorised loops
 $(BUILD)/src/core/attn.o $(BUILD)/src/core/attn_kernels.o $(BUILD)/src/core/attnfile.o $(BUILD)/src/core/teach.o \
   $(BUILD)/src/core/runtime.o $(BUILD)/src/core/ops.o $(BUILD)/src/core/lm_kernels.o \
-  $(BUILD)/src/core/arch_gpt2.o $(BUILD)/src/core/arch_llama.o \
+  $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/core/arch_*.c)) \
   $(BUILD)/src/view/colormap.o: CFLAGS += -O3
 
 $(BIN): $(CORE_OBJ) $(UI_OBJ) $(MAIN_OBJ)

@@ -10,7 +10,8 @@
     X(llama)     \
     X(olmo2)     \
     X(qwen3)     \
-    X(gpt_neox)
+    X(gpt_neox)  \
+    X(phi3)
 
 #define DECLARE(name) extern const ArchDesc desc_##name;
 #define ROW(name) &desc_##name,
