@@ -567,7 +567,7 @@ static void test_refusals(void **state)
     fs_write_text(q, p);
     free(run(&rc, &err, "--print", "csv", NULL));
     assert_int_equal(rc, -ATTN_E_HEADS);
-    assert_string_equal(err.msg, "d_model 8 does not divide by num_heads 3");
+    assert_string_equal(err.msg, "d_model 8 does not divide by num_heads 3 (model_type attnonly)");
     fs_write_text(q, "{\"model_type\": \"attnonly\", \"num_layers\": 3, \"num_heads\": 2, "
                      "\"d_model\": 8, \"max_positions\": 16, \"vocab_size\": 40}");
     free(run(&rc, &err, "--print", "csv", NULL));

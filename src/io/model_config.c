@@ -263,6 +263,12 @@ int model_config_read(const ArchDesc *a, void *cfg, const char *text, size_t len
     if (rc < 0 && err && !err->file[0])
         snprintf(err->file, sizeof err->file, "%s", name);
     const cJSON *mt = hf_json_item(root, "model_type");
+    /* every refusal names the family: the rows' own messages do, the
+     * loader's usual ones get it appended */
+    if (rc < 0 && err && cJSON_IsString(mt) && mt->valuestring && mt->valuestring[0] &&
+        !strstr(err->msg, mt->valuestring) && strlen(err->msg) + strlen(mt->valuestring) + 24 < sizeof err->msg)
+        snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg), " (model_type %.40s)",
+                 mt->valuestring);
     if (rc == 0 && type)
         snprintf(type, n, "%s", cJSON_IsString(mt) && mt->valuestring ? mt->valuestring : "");
     cJSON_Delete(root);
