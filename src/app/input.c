@@ -13,6 +13,7 @@
 /* Help texts that several rows share (one help line each). */
 static const char H_SENTENCE[] = "edit the sentence (Esc leaves; Ctrl+A selects all, Ctrl+U clears, Ctrl+V pastes)";
 static const char H_QUERY[] = "select the query row";
+static const char H_ENDS[] = "the last / first query row (a model's last: what comes after the text)";
 static const char H_KEY[] = "focus a key column";
 static const char H_HEAD[] = "next / previous head (then the average)";
 static const char H_HEADS[] = "fewer / more heads";
@@ -35,8 +36,8 @@ static const char H_SAVE[] = "save session / save as";
 static const char H_EXPORT[] = "export heatmap / lines / whole window (PNG)";
 static const char H_UI[] = "interface size (projector)";
 static const char H_HELP[] = "this help";
-static const char H_LAYER[] = "attention file: next / previous layer (then the average)";
-static const char H_HEAD_SCORE[] = "head score shown on the model view's maps: next / previous (induction, previous, self, first, duplicate, entropy, distance)";
+static const char H_LAYER[] = "a model or an attention file: next / previous layer (then the average)";
+static const char H_HEAD_SCORE[] = "head score shown on the model view's maps: next / previous (induction, entropy, distance, previous, self, first, duplicate)";
 static const char H_HEAD_SWITCH[] = "every head's lines: Shift+1 \xE2\x80\xA6 Shift+0 switch heads 1\xE2\x80\x93" "10 on / off, "
                                     "Alt+1 \xE2\x80\xA6 Alt+6 heads 11\xE2\x80\x93" "16 (or click a head's colour)";
 static const char H_GRID[] = "model view: move the selection, open it in the head view";
@@ -66,8 +67,8 @@ static const AppKey key_table[] = {
     K(SDLK_DOWN, 0, MAIN, ACT_MOVE_QUERY, 1, H_QUERY),
     K(SDLK_j, 0, MAIN, ACT_MOVE_QUERY, 1, H_QUERY),
     K(SDLK_k, 0, MAIN, ACT_MOVE_QUERY, -1, H_QUERY),
-    K(SDLK_END, 0, MAIN, ACT_MOVE_QUERY, 1 << 20, "the last query row (what comes after the text); Home: the first"),
-    K(SDLK_HOME, 0, MAIN, ACT_MOVE_QUERY, -(1 << 20), NULL),
+    K(SDLK_END, 0, MAIN, ACT_MOVE_QUERY, 1 << 20, H_ENDS),
+    K(SDLK_HOME, 0, MAIN, ACT_MOVE_QUERY, -(1 << 20), H_ENDS),
     K(SDLK_LEFT, 0, MAIN, ACT_MOVE_KEY, -1, H_KEY),
     K(SDLK_RIGHT, 0, MAIN, ACT_MOVE_KEY, 1, H_KEY),
     K(SDLK_s, 0, MAIN, ACT_TOGGLE_SCALE, 0, "scaling 1/\xE2\x88\x9A" "dk on/off"),
@@ -98,9 +99,9 @@ static const AppKey key_table[] = {
     K(SDLK_PAGEDOWN, 0, MAIN, ACT_SENTENCE_STEP, 1, H_PAGES),
     K(SDLK_l, NOSHIFT, MAIN, ACT_CYCLE_LAYER, 1, H_LAYER),
     K(SDLK_l, SHIFT, MAIN, ACT_CYCLE_LAYER, -1, H_LAYER),
-    K(SDLK_g, 0, MAIN, ACT_TOGGLE_GRID, 0, "attention file: model view (every layer and head) / head view"),
-    K(SDLK_o, 0, MAIN, ACT_TOGGLE_ROLLOUT, 0, "attention file: rollout through the layer on / off"),
-    K(SDLK_e, 0, MAIN, ACT_TOGGLE_SPECIAL, 0, "attention file: hide / show the special tokens ([CLS], <s> \xE2\x80\xA6)"),
+    K(SDLK_g, 0, MAIN, ACT_TOGGLE_GRID, 0, "a model or an attention file: model view (every layer and head) / head view"),
+    K(SDLK_o, 0, MAIN, ACT_TOGGLE_ROLLOUT, 0, "a model or an attention file: rollout through the layer on / off"),
+    K(SDLK_e, 0, MAIN, ACT_TOGGLE_SPECIAL, 0, "a model or an attention file: hide / show the special tokens ([CLS], <s> \xE2\x80\xA6)"),
     K(SDLK_i, NOSHIFT, MAIN, ACT_HEAD_SCORE, 1, H_HEAD_SCORE),
     K(SDLK_i, SHIFT, MAIN, ACT_HEAD_SCORE, -1, H_HEAD_SCORE),
     K(SDLK_y, 0, MAIN, ACT_GRID_SORT, 0, "model view: sorted by the head score, highest first / layer order"),
