@@ -7,7 +7,8 @@
 
 #define ARCHS(X) \
     X(gpt2)      \
-    X(llama)
+    X(llama)     \
+    X(gemma)
 
 #define DECLARE(name) extern const ArchDesc desc_##name;
 #define ROW(name) &desc_##name,
