@@ -9,7 +9,7 @@
  *     Gemma 2's soft caps absent (50, 30) and null (none); the final cap on
  *     the logits;
  *   - the newer tensor names (model.language_model.*, model.vision_tower.*)
- *     give the released names' floats;
+ *     give the released names' floats; a gemma3 folder's logits uncapped;
  *   - every bad input refused with its code and a message naming the file,
  *     the key or value and the family: required keys, types, values out of
  *     range, options not computed, a tensor of the wrong shape (naming the
@@ -432,6 +432,11 @@ static void test_gemma3_new_names(void **state)
     open_run(&a, FIX "gemma3-multimodal");
     open_run(&b, dir);
     assert_string_equal(b.model->prefix, "model.language_model.");
+    lm_close(&b);
+    /* Gemma3ForConditionalGeneration caps no logits: a final cap in its
+     * text_config changes nothing (Gemma3ForCausalLM's would) */
+    set_config(dir, "text_config", "final_logit_softcapping", cJSON_CreateNumber(0.5));
+    open_run(&b, dir);
     int T = a.rt->T, V = a.info.n_vocab;
     float *la = malloc(sizeof(float) * V), *lb = malloc(sizeof(float) * V);
     assert_true(la && lb);

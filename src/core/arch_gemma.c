@@ -19,7 +19,8 @@
  *                 m = N(x; pre_feedforward_layernorm)
  *                 x = x + N(down(gelu(m·Wgate) · m·Wup); post_feedforward_layernorm)
  *   logits = N(x; norm) · lm_headᵀ (the embeddings when tied), then
- *            cap · tanh(logits / cap) (final_logit_softcapping; none: as is)
+ *            cap · tanh(logits / cap) (final_logit_softcapping; none: as is;
+ *            a gemma3 folder: never, as Gemma3ForConditionalGeneration)
  *
  * Sliding layers: layer_types when given; else Gemma 2's even layers (0, 2,
  * 4, …), Gemma 3's every layer i but those where (i + 1) is a multiple of
@@ -261,7 +262,9 @@ static int sizes_read(void *cfg, const char *file, AttnErr *err)
 }
 
 /* Which layers slide: layer_types (one per layer), else Gemma 2's even
- * layers or Gemma 3's pattern; a token id outside the vocabulary is none. */
+ * layers or Gemma 3's pattern; a gemma3 folder's final soft cap is read but
+ * not applied (its model class has none); a token id outside the
+ * vocabulary is none. */
 static int rest_read(void *cfg, const char *file, AttnErr *err)
 {
     GemmaConfig *c = cfg;
@@ -270,6 +273,8 @@ static int rest_read(void *cfg, const char *file, AttnErr *err)
                             "num_hidden_layers %d", type_name(c), c->n_layer_types, c->n_layer);
     for (int l = 0; !c->n_layer_types && l < c->n_layer && l < GEMMA_MAX_LAYERS; l++)
         c->slides[l] = c->arch == G_GEMMA2 ? (l + 1) % 2 != 0 : (l + 1) % c->pattern != 0;
+    if (c->arch == G_GEMMA3)
+        c->final_cap = 0.0; /* Gemma3ForConditionalGeneration's logits are not capped */
     c->bos_id = c->bos_id < c->n_vocab ? c->bos_id : -1;
     c->eos_id = c->eos_id < c->n_vocab ? c->eos_id : -1;
     return 0;
