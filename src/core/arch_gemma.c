@@ -12,8 +12,9 @@
  *                   θ = rope_local_base_freq unscaled, its full layers
  *                   rope_theta with rope_scaling linear (inv / factor) or none
  *                 head h: s = q_h · k_g(h)ᵀ · query_pre_attn_scalar^(−1/2),
- *                   s = cap · tanh(s / cap) (attn_logit_softcapping; Gemma 3:
- *                   none), causal, and on sliding layers i − window < j;
+ *                   Gemma 2: s = cap · tanh(s / cap) (attn_logit_softcapping;
+ *                   Gemma 3 never applies it), causal, and on sliding
+ *                   layers i − window < j;
  *                   weights = softmax; z_h = weights · v_g(h)
  *                 x = x + N(z · Wo (+bo); post_attention_layernorm)
  *                 m = N(x; pre_feedforward_layernorm)
@@ -262,9 +263,10 @@ static int sizes_read(void *cfg, const char *file, AttnErr *err)
 }
 
 /* Which layers slide: layer_types (one per layer), else Gemma 2's even
- * layers or Gemma 3's pattern; a gemma3 folder's final soft cap is read but
- * not applied (its model class has none); a token id outside the
- * vocabulary is none. */
+ * layers or Gemma 3's pattern; Gemma 3's attention soft cap and a gemma3
+ * folder's final one are read but not applied (transformers' Gemma 3
+ * classes apply neither; Gemma3ForCausalLM applies the final one); a token
+ * id outside the vocabulary is none. */
 static int rest_read(void *cfg, const char *file, AttnErr *err)
 {
     GemmaConfig *c = cfg;
@@ -273,6 +275,8 @@ static int rest_read(void *cfg, const char *file, AttnErr *err)
                             "num_hidden_layers %d", type_name(c), c->n_layer_types, c->n_layer);
     for (int l = 0; !c->n_layer_types && l < c->n_layer && l < GEMMA_MAX_LAYERS; l++)
         c->slides[l] = c->arch == G_GEMMA2 ? (l + 1) % 2 != 0 : (l + 1) % c->pattern != 0;
+    if (c->arch != G_GEMMA2)
+        c->attn_cap = 0.0; /* Gemma3Attention hands no soft cap to its attention */
     if (c->arch == G_GEMMA3)
         c->final_cap = 0.0; /* Gemma3ForConditionalGeneration's logits are not capped */
     c->bos_id = c->bos_id < c->n_vocab ? c->bos_id : -1;
