@@ -45,6 +45,7 @@ typedef enum ArchFieldType {
 #define AF_REQUIRED 1 /* absent: refused (inside an absent object: not read) */
 #define AF_NULL     2 /* null is as if absent */
 #define AF_LIST     4 /* AF_ID: a list of ids gives its first */
+#define AF_NULL_NONE 8 /* null gives 0 (none), absent the default (Gemma 2's soft caps) */
 
 /* A string config.json may give and what it stands for. */
 typedef struct ArchName {
@@ -145,6 +146,11 @@ typedef struct ArchDesc {
     const char *unknown_weights; /* when none of them fits */
     const char *layers_key;      /* a whole layer missing named with this key (NULL:
                                     as any missing tensor) */
+    /* another model's tensors in the same file (a vision tower's), under
+     * these prefixes (ending with NULL; NULL: none): never read, and when the
+     * file has any, "attnviz: note: FILE: ignored_note" on stderr */
+    const char *const *ignored;
+    const char *ignored_note;
     /* -ATTN_E_SHAPE for tensor, its shape got where the config makes want */
     int (*shape_error)(const void *cfg, const char *tensor, const char *want, const char *got,
                        const char *file, AttnErr *err);

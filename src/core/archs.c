@@ -11,7 +11,8 @@
     X(olmo2)     \
     X(qwen3)     \
     X(gpt_neox)  \
-    X(phi3)
+    X(phi3)      \
+    X(gemma)
 
 #define DECLARE(name) extern const ArchDesc desc_##name;
 #define ROW(name) &desc_##name,

@@ -185,6 +185,12 @@ static int read_row(void *cfg, const ArchDesc *a, const ArchField *f, const cJSO
     const char *member, *shown;
     int skip;
     const cJSON *v = lookup(root, f, &member, &shown, &skip);
+    if (v && cJSON_IsNull(v) && (f->flags & AF_NULL_NONE)) {
+        ArchField none = *f;
+        none.dflt = 0;
+        put_default(cfg, &none);
+        return 0;
+    }
     if (v && cJSON_IsNull(v) && (f->flags & AF_NULL))
         v = NULL;
     if (!v && (f->flags & AF_REQUIRED) && !skip)

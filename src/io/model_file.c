@@ -329,6 +329,21 @@ static int bind(ModelFile *m, const char *where, AttnErr *err)
     return rc;
 }
 
+/* A line on stderr when the files hold tensors under one of the
+ * description's ignored prefixes (another model's: not read). */
+static void note_ignored(const ModelFile *m, const char *where)
+{
+    const ArchDesc *a = m->arch;
+    const StFolder *f = &m->own->files;
+    for (int i = 0; a->ignored && i < f->n; i++)
+        for (int k = 0; k < f->st[i].n; k++)
+            for (int p = 0; a->ignored[p]; p++)
+                if (strncmp(f->st[i].t[k].name, a->ignored[p], strlen(a->ignored[p])) == 0) {
+                    fprintf(stderr, "attnviz: note: %s: %s\n", where, a->ignored_note);
+                    return;
+                }
+}
+
 /* vocab.json + merges.txt (both, or neither) and tokenizer.json. */
 static int note_tokenizer(ModelFile *m, AttnErr *err)
 {
@@ -376,6 +391,8 @@ int model_file_open(const char *dir, const ArchDesc *a, ModelFile **out, AttnErr
         rc = st_folder_open(&m->own->files, m->dir, &where, err);
     if (rc == 0)
         rc = bind(m, where, err);
+    if (rc == 0)
+        note_ignored(m, where);
     if (rc == 0)
         rc = note_tokenizer(m, err);
     if (rc == 0) {
