@@ -1154,6 +1154,30 @@ static void test_empty(void **state)
     tw_free(w);
 }
 
+/* The panel's score of a dot product: each scaling in order and the soft
+ * cap, in words as the panel says them. */
+static void test_attn_score(void **state)
+{
+    (void)state;
+    char how[120];
+    RtAttn a = {1, 0, 0, 0, (float)(1.0 / sqrt(8.0)), 4.0f};
+    double s = 3.0 * (float)(1.0 / sqrt(8.0));
+    assert_true(fabs(rt_attn_score(&a, 3.0) - 4.0 * tanh(s / 4.0)) < 1e-12);
+    rt_attn_describe(&a, 8, how, sizeof how);
+    assert_string_equal(how, "\xC3\xB7 \xE2\x88\x9A" "8, then 4 \xC2\xB7 tanh(s / 4)");
+    RtAttn g = {1, 0, 8.0f, 3.0f, 0, 0}; /* GPT-2's: ÷ √64, then ÷ (layer + 1) */
+    assert_true(fabs(rt_attn_score(&g, 48.0) - 2.0) < 1e-12);
+    rt_attn_describe(&g, 64, how, sizeof how);
+    assert_string_equal(how, "\xC3\xB7 \xE2\x88\x9A" "64 \xC3\xB7 3");
+    RtAttn m = {1, 0, 0, 0, 0.25f, 0};
+    rt_attn_describe(&m, 8, how, sizeof how);
+    assert_string_equal(how, "\xC3\x97 0.25");
+    RtAttn none = {1, 0, 0, 0, 0, 0};
+    assert_true(rt_attn_score(&none, -1.5) == -1.5);
+    rt_attn_describe(&none, 8, how, sizeof how);
+    assert_string_equal(how, "");
+}
+
 static void test_too_large(void **state)
 {
     (void)state;
@@ -1236,6 +1260,7 @@ int main(void)
         cmocka_unit_test(test_bidirectional_recomputes),
         cmocka_unit_test(test_row_hook),
         cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_attn_score),
         cmocka_unit_test(test_too_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

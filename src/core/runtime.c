@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "attnviz/attn.h"
@@ -327,6 +328,51 @@ static void weights_row(const RtAttn *a, const float *q, const float *kt, int ld
         row[j] = 0.0f;
     *j0 = b;
     *j1 = e;
+}
+
+double rt_attn_score(const RtAttn *a, double s)
+{
+    if (a->div1 != 0.0f)
+        s /= a->div1;
+    if (a->div2 != 0.0f)
+        s /= a->div2;
+    if (a->mul != 0.0f)
+        s *= a->mul;
+    if (a->softcap != 0.0f)
+        s = a->softcap * tanh(s / a->softcap);
+    return s;
+}
+
+/* One step in words: "÷ √64" when it divides by √d_head (or multiplies by
+ * its inverse, to the float), else "÷ x" or "× x". */
+static size_t step_words(char *buf, size_t n, int first, int divide, float x, int d_head)
+{
+    float root = (float)sqrt((double)d_head), inv = (float)(1.0 / sqrt((double)d_head));
+    const char *sep = first ? "" : " ";
+    int r = (divide && x == root) || (!divide && x == inv)
+                ? snprintf(buf, n, "%s\xC3\xB7 \xE2\x88\x9A%d", sep, d_head)
+                : snprintf(buf, n, "%s%s %g", sep, divide ? "\xC3\xB7" : "\xC3\x97", (double)x);
+    return r < 0 ? 0 : (size_t)r < n ? (size_t)r : n;
+}
+
+void rt_attn_describe(const RtAttn *a, int d_head, char *buf, size_t n)
+{
+    size_t u = 0;
+    if (n)
+        buf[0] = '\0';
+    if (a->div1 != 0.0f)
+        u += step_words(buf + u, n - u, u == 0, 1, a->div1, d_head);
+    if (a->div2 != 0.0f && u < n)
+        u += step_words(buf + u, n - u, u == 0, 1, a->div2, d_head);
+    if (a->mul != 0.0f && u < n)
+        u += step_words(buf + u, n - u, u == 0, 0, a->mul, d_head);
+    if (a->softcap != 0.0f && u < n)
+        snprintf(buf + u, n - u, ", then %g \xC2\xB7 tanh(s / %g)", (double)a->softcap, (double)a->softcap);
+}
+
+const RtAttn *rt_layer_attn(const Rt *rt, int layer)
+{
+    return &rt->attn[layer];
 }
 
 /* Head h's keys in layer l, transposed: d_head rows of cap. */

@@ -55,6 +55,7 @@ typedef struct Result {
     int thumb_side;      /* made on the worker (taken by the Imported) */
     HeadScores *scores;
     float *q, *k;        /* L × C: the query of sel_i and the key of sel_j */
+    RtAttn *attn;        /* L: each layer's scalings (the panel's score), with q and k */
     int sel_i, sel_j;
     int pred_pos, n_pred;
     int pred_ids[LM_TOP_K];
@@ -101,6 +102,7 @@ static void result_free(void *p)
     free(r->scores);
     free(r->q);
     free(r->k);
+    free(r->attn);
     free(r);
 }
 
@@ -163,13 +165,15 @@ static void finish_result(ModelOpened *g, const Request *q, Result *r)
     r->sel_i = q->sel_i;
     r->sel_j = q->sel_j;
     if (q->sel_i >= 0 && q->sel_i < T && q->sel_j >= 0 && q->sel_j < T && (r->q = malloc(sizeof(float) * L * C)) &&
-        (r->k = malloc(sizeof(float) * L * C)))
-        for (int l = 0; l < L; l++)
+        (r->k = malloc(sizeof(float) * L * C)) && (r->attn = malloc(sizeof *r->attn * L)))
+        for (int l = 0; l < L; l++) {
+            r->attn[l] = *rt_layer_attn(lm->rt, l);
             for (int h = 0; h < r->H; h++) {
                 int dh = C / r->H;
                 memcpy(r->q + (size_t)l * C + h * dh, lm_query(lm, l, h, q->sel_i), sizeof(float) * dh);
                 memcpy(r->k + (size_t)l * C + h * dh, lm_key(lm, l, h, q->sel_j), sizeof(float) * dh);
             }
+        }
     r->pred_pos = q->pred_pos;
     if (q->pred_pos >= 0 && q->pred_pos < T) {
         AttnErr err = {0};
@@ -408,7 +412,8 @@ static void panel_text(AppState *a)
     s->inside[0] = '\0';
 #define PUT(...) (u += (size_t)snprintf(p + u, u < n ? n - u : 0, __VA_ARGS__), u = u < n ? u : n)
     int layer = s->ms.layer, head = s->ms.head;
-    if (r && r->q && r->k && layer >= 0 && head >= 0 && !s->ms.rollout && r->sel_i < r->T && r->sel_j < r->T) {
+    if (r && r->q && r->k && r->attn && layer >= 0 && head >= 0 && !s->ms.rollout && r->sel_i < r->T &&
+        r->sel_j < r->T) {
         int dh = r->C / r->H;
         const float *q = r->q + (size_t)layer * r->C + head * dh, *k = r->k + (size_t)layer * r->C + head * dh;
         double dot = 0.0;
@@ -423,14 +428,14 @@ static void panel_text(AppState *a)
                     break;
                 }
         }
-        double scaled = s->g->lm.info.scale_attn ? dot / sqrt((double)dh) : dot;
-        if (s->g->lm.info.scale_by_layer)
-            scaled /= layer + 1;
+        char how[120];
+        double scaled = rt_attn_score(&r->attn[layer], dot);
+        rt_attn_describe(&r->attn[layer], dh, how, sizeof how);
         PUT("Inside layer %d, head %d: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D\n",
             layer + 1, head + 1, im && r->sel_i < im->f.Tq ? im->q_shown[r->sel_i] : "?",
             im && r->sel_j < im->f.Tk ? im->k_shown[r->sel_j] : "?");
-        PUT("q \xC2\xB7 k = \xCE\xA3 q_d k_d over %d dims = %.3f; the score %.3f (\xC3\xB7\xE2\x88\x9A%d)\n", dh, dot,
-            scaled, dh);
+        PUT("q \xC2\xB7 k = \xCE\xA3 q_d k_d over %d dims = %.3f; the score %.3f%s%s%s\n", dh, dot, scaled,
+            how[0] ? " (" : "", how, how[0] ? ")" : "");
         PUT("largest terms q_d \xC3\x97 k_d:");
         for (int m = 0; m < 3 && top[m] >= 0; m++)
             PUT("%s d%d %.2f", m ? "," : "", top[m], (double)q[top[m]] * k[top[m]]);
