@@ -1,7 +1,7 @@
 /* Tests for today's open models' tokenizer.json files (src/io/bpe_files.c
  * and the pipeline of src/core/bpe.c, bpe_pre.c) on tests/fixtures/hftok/:
- * Llama 3, Qwen2, SmolLM2, Llama 2, Mistral styles and the other Split
- * behaviours, made by make_fixtures.py, every case's ids (the template's
+ * Llama 3, Qwen2, SmolLM2, Llama 2, Mistral, Gemma, GPT-NeoX, OLMo 2,
+ * Phi-3 and DeepSeek V3 styles and the other Split behaviours, made by make_fixtures.py, every case's ids (the template's
  * BOS included) and decoded text as Hugging Face's own tokenizers gave them
  * (make_expected.js); the BOS each template exposes; the labels of ▁ and
  * <0xNN> tokens; a model folder's tokenizer.json. Run from the repository
@@ -163,6 +163,36 @@ static void split_behaviours(void **state)
     assert_true(check_tokenizer("splits") >= 40);
 }
 
+static void gemma_style(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("gemma") >= 70);
+}
+
+static void neox_style(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("neox") >= 70);
+}
+
+static void olmo2_style(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("olmo2") >= 70);
+}
+
+static void phi3_style(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("phi3") >= 70);
+}
+
+static void deepseek_style(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("deepseek") >= 70);
+}
+
 /* The template's ids: Llama 3's <|begin_of_text|>, Llama 2's <s>; none for
  * Qwen2 and SmolLM2. bpe_encode gives the text's ids alone. */
 static void template_ids(void **state)
@@ -307,7 +337,10 @@ int main(void)
         cmocka_unit_test(llama3_style),     cmocka_unit_test(qwen2_style),
         cmocka_unit_test(smollm2_style),    cmocka_unit_test(llama2_style),
         cmocka_unit_test(mistral_style),    cmocka_unit_test(metaspace_always),
-        cmocka_unit_test(split_behaviours), cmocka_unit_test(template_ids),
+        cmocka_unit_test(split_behaviours), cmocka_unit_test(gemma_style),
+        cmocka_unit_test(neox_style),       cmocka_unit_test(olmo2_style),
+        cmocka_unit_test(phi3_style),       cmocka_unit_test(deepseek_style),
+        cmocka_unit_test(template_ids),
         cmocka_unit_test(sentencepiece_labels), cmocka_unit_test(model_folder),
         cmocka_unit_test(encode_time),
     };

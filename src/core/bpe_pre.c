@@ -6,11 +6,13 @@
 #include "bpe_pre.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
 
 #include "attnviz/tokenizer.h"
+#include "bpe_unicode.h"
 
 /* A piece of a piece: [start, end), a match of the pattern or not. */
 typedef struct BpeSpan {
@@ -56,20 +58,122 @@ static void str_put(Str *s, const char *p, size_t n)
     "\\t-\\r\\x{20}\\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}" \
     "\\x{205F}\\x{3000}"
 
-/* pattern with every \s (and \S outside a class) spelled as Oniguruma's
- * set, so PCRE2 splits where Hugging Face does. */
-static void onig_spaces(Str *o, const char *p, size_t n)
+/* The characters of the reference's categories mask that Unicode 14.0
+ * (PCRE2 10.42's) has in none of them (add), or has in them and the
+ * reference not (!add), as class items; how many. */
+static int put_fix(Str *o, uint32_t mask, int add)
+{
+    size_t n, k = 0;
+    const BpeCatFix *f = bpe_cat_fixes(&n);
+    for (size_t i = 0; i < n; i++) {
+        int in_new = (int)(mask >> f[i].cat & 1), in_old = (int)(mask >> f[i].old & 1);
+        if (add ? !(in_new && !in_old) : !(in_old && !in_new))
+            continue;
+        char item[40];
+        int len = f[i].lo == f[i].hi
+                      ? snprintf(item, sizeof item, "\\x{%X}", (unsigned)f[i].lo)
+                      : snprintf(item, sizeof item, "\\x{%X}-\\x{%X}", (unsigned)f[i].lo,
+                                 (unsigned)f[i].hi);
+        if (o)
+            str_put(o, item, (size_t)len);
+        k++;
+    }
+    return (int)k;
+}
+
+/* Oniguruma's \w as class items: letters, marks, Nd, Pc as the reference
+ * has them, and the rest of its Word characters. */
+static void put_word(Str *o)
+{
+    static const char base[] = "\\p{L}\\p{M}\\p{Nd}\\p{Pc}";
+    str_put(o, base, strlen(base));
+    put_fix(o, bpe_prop_cats("L", 1) | bpe_prop_cats("M", 1) | bpe_prop_cats("Nd", 2) |
+                   bpe_prop_cats("Pc", 2), 1);
+    size_t n;
+    const BpeRange *r = bpe_word_extra(&n);
+    for (size_t i = 0; i < n; i++) {
+        char item[40];
+        int len = snprintf(item, sizeof item, "\\x{%X}-\\x{%X}", (unsigned)r[i].lo,
+                           (unsigned)r[i].hi);
+        str_put(o, item, (size_t)len);
+    }
+}
+
+/* A category \p{name} (neg: \P{name}, \p{^name}) as the reference matches
+ * it: the characters its newer Unicode added to the class, those it moved
+ * out taken away (outside a class only; inside, a negated one stays). */
+static void put_prop(Str *o, const char *name, size_t n, uint32_t mask, int neg, int in_class)
+{
+    int add = put_fix(NULL, mask, 1), rem = put_fix(NULL, mask, 0);
+    if (in_class && neg) {
+        str_put(o, "\\P{", 3);
+    } else if (!in_class && !neg) {
+        if (rem) {
+            str_put(o, "(?:(?![", 7);
+            put_fix(o, mask, 0);
+            str_put(o, "])", 2);
+        }
+        str_put(o, "[\\p{", 4);
+    } else if (!in_class) {
+        str_put(o, "(?:", 3);
+        if (rem) {
+            str_put(o, "[", 1);
+            put_fix(o, mask, 0);
+            str_put(o, "]|", 2);
+        }
+        str_put(o, "[^\\p{", 5);
+    } else {
+        str_put(o, "\\p{", 3);
+    }
+    str_put(o, name, n);
+    str_put(o, "}", 1);
+    if (!(in_class && neg) && add)
+        put_fix(o, mask, 1);
+    if (!in_class)
+        str_put(o, neg ? "])" : rem ? "])" : "]", neg || rem ? 2 : 1);
+}
+
+/* pattern with the classes spelled as the reference (Oniguruma, Unicode
+ * 16.0) has them, so PCRE2 (Unicode 14.0) splits where Hugging Face does:
+ * every \s (and \S outside a class) as Oniguruma's set; \p{..}, \P{..} of a
+ * category and \d, \D with the characters of newer Unicode versions;
+ * \w, \W (outside a class) as Oniguruma's words. */
+static void onig_classes(Str *o, const char *p, size_t n)
 {
     int in_class = 0;
     for (size_t i = 0; i < n;) {
         if (p[i] == '\\' && i + 1 < n) {
-            if (p[i + 1] == 's')
+            char c = p[i + 1];
+            const char *close = c == 'p' || c == 'P' ? memchr(p + i, '}', n - i) : NULL;
+            if (c == 's') {
                 str_put(o, in_class ? ONIG_SPACE : "[" ONIG_SPACE "]",
                         strlen(ONIG_SPACE) + (in_class ? 0 : 2));
-            else if (p[i + 1] == 'S' && !in_class)
+            } else if (c == 'S' && !in_class) {
                 str_put(o, "[^" ONIG_SPACE "]", strlen(ONIG_SPACE) + 3);
-            else
+            } else if ((c == 'd' || c == 'D') && !(in_class && c == 'D')) {
+                put_prop(o, "Nd", 2, bpe_prop_cats("Nd", 2), c == 'D', in_class);
+            } else if (c == 'w' || (c == 'W' && !in_class)) {
+                str_put(o, in_class ? "" : c == 'W' ? "[^" : "[", in_class ? 0 : c == 'W' ? 2 : 1);
+                put_word(o);
+                str_put(o, "]", !in_class);
+            } else if (close && i + 2 < n && p[i + 2] == '{') {
+                const char *name = p + i + 3;
+                int neg = c == 'P';
+                if (name < close && *name == '^') {
+                    neg = !neg;
+                    name++;
+                }
+                size_t len = (size_t)(close - name);
+                uint32_t mask = bpe_prop_cats(name, len);
+                if (mask)
+                    put_prop(o, name, len, mask, neg, in_class);
+                else
+                    str_put(o, p + i, (size_t)(close - (p + i)) + 1);
+                i = (size_t)(close - p) + 1;
+                continue;
+            } else {
                 str_put(o, p + i, 2);
+            }
             i += 2;
         } else if (!in_class && p[i] == '[') {
             size_t k = i + 1;
@@ -98,7 +202,7 @@ static pcre2_code *compile(const char *pattern, size_t len, int literal, AttnErr
     uint32_t opts = PCRE2_UTF | (literal ? PCRE2_LITERAL : PCRE2_UCP);
     Str o = {0};
     if (!literal) {
-        onig_spaces(&o, pattern, len);
+        onig_classes(&o, pattern, len);
         if (o.failed) {
             free(o.s);
             *rc = attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
@@ -216,19 +320,44 @@ static int norm_step(const BpeNorm *st, char **t, size_t *n, pcre2_match_data *m
             UTF8PROC_STABLE | UTF8PROC_COMPOSE, UTF8PROC_STABLE | UTF8PROC_DECOMPOSE,
             UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT,
             UTF8PROC_STABLE | UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT};
-        utf8proc_uint8_t *m = NULL;
-        utf8proc_ssize_t r = utf8proc_map((const utf8proc_uint8_t *)*t, (utf8proc_ssize_t)*n, &m,
-                                          (utf8proc_option_t)opts[nm->kind - BPE_NORM_NFC]);
-        if (r == UTF8PROC_ERROR_NOMEM)
-            return -ATTN_E_NOMEM;
-        if (r < 0)
-            return 0; /* not UTF-8: cannot happen for a cleaned text; left as it is */
-        free(*t);
-        *t = (char *)m;
-        *n = (size_t)r;
-        return 0;
-    }
-    if (nm->kind == BPE_NORM_PREPEND) {
+        /* the text between two characters the reference's (older) tables
+         * do not know, each by utf8proc; those characters as they are */
+        const char *s = *t;
+        size_t from = 0;
+        for (size_t i = 0; i <= *n;) {
+            unsigned cp = 0;
+            int k = 1;
+            if (i < *n && (unsigned char)s[i] >= 0xC0) {
+                k = tok_utf8_decode((const unsigned char *)s + i, *n - i, &cp);
+                if (k <= 0)
+                    k = 1;
+            }
+            if (i < *n && !bpe_norm_barrier(cp)) {
+                i += (size_t)k;
+                continue;
+            }
+            if (i > from) {
+                utf8proc_uint8_t *m = NULL;
+                utf8proc_ssize_t r =
+                    utf8proc_map((const utf8proc_uint8_t *)s + from, (utf8proc_ssize_t)(i - from),
+                                 &m, (utf8proc_option_t)opts[nm->kind - BPE_NORM_NFC]);
+                if (r == UTF8PROC_ERROR_NOMEM) {
+                    free(out.s);
+                    return -ATTN_E_NOMEM;
+                }
+                if (r < 0) /* not UTF-8: cannot happen for a cleaned text; left as it is */
+                    str_put(&out, s + from, i - from);
+                else
+                    str_put(&out, (const char *)m, (size_t)r);
+                free(m);
+            }
+            if (i < *n)
+                str_put(&out, s + i, (size_t)k);
+            i += (size_t)k;
+            from = i;
+        }
+        str_put(&out, "", 0); /* an empty text too */
+    } else if (nm->kind == BPE_NORM_PREPEND) {
         if (!*n)
             return 0;
         str_put(&out, nm->content, nm->content_len);
@@ -439,7 +568,7 @@ static int is_numeric(unsigned cp, unsigned unused)
         return cp >= '0' && cp <= '9';
     if (cp > 0x10FFFF)
         return 0;
-    utf8proc_category_t c = utf8proc_category((utf8proc_int32_t)cp);
+    utf8proc_category_t c = (utf8proc_category_t)bpe_ucat(cp);
     return c == UTF8PROC_CATEGORY_ND || c == UTF8PROC_CATEGORY_NL || c == UTF8PROC_CATEGORY_NO;
 }
 

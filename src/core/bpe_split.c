@@ -1,10 +1,12 @@
 /* GPT-2's pre-tokenizer by hand: invalid UTF-8 to U+FFFD, the characters'
- * classes from utf8proc's Unicode tables, and the pattern
+ * classes as Hugging Face's Oniguruma has them (utf8proc's tables and
+ * bpe_unicode.c's Unicode 16.0 differences), and the pattern
  *   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
  * one piece at a time. Not the merges (bpe.c). */
 #include "bpe_split.h"
 
 #include "attnviz/bpe.h"
+#include "bpe_unicode.h"
 
 #include <string.h>
 #include <utf8proc.h>
@@ -40,7 +42,7 @@ int bpe_is_space(unsigned cp)
         return ascii_class[cp] == C_SPACE;
     if (cp == 0x85)
         return 1;
-    utf8proc_category_t c = utf8proc_category((utf8proc_int32_t)cp);
+    utf8proc_category_t c = (utf8proc_category_t)bpe_ucat(cp);
     return c == UTF8PROC_CATEGORY_ZS || c == UTF8PROC_CATEGORY_ZL || c == UTF8PROC_CATEGORY_ZP;
 }
 
@@ -50,7 +52,7 @@ static int char_class(unsigned cp)
         return ascii_class[cp];
     if (cp > 0x10FFFF)
         return C_OTHER;
-    switch (utf8proc_category((utf8proc_int32_t)cp)) {
+    switch ((utf8proc_category_t)bpe_ucat(cp)) {
     case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL: case UTF8PROC_CATEGORY_LT:
     case UTF8PROC_CATEGORY_LM: case UTF8PROC_CATEGORY_LO:
         return C_LETTER;
@@ -74,7 +76,7 @@ int bpe_is_word_char(unsigned cp)
         return 1;
     if (cp > 0x10FFFF)
         return 0;
-    utf8proc_category_t c = utf8proc_category((utf8proc_int32_t)cp);
+    utf8proc_category_t c = (utf8proc_category_t)bpe_ucat(cp);
     return (c >= UTF8PROC_CATEGORY_LU && c <= UTF8PROC_CATEGORY_ND) ||
            c == UTF8PROC_CATEGORY_NL || c == UTF8PROC_CATEGORY_PC;
 }
