@@ -65,6 +65,12 @@ typedef struct RtAttn {
     float div1, div2, mul, softcap;
 } RtAttn;
 
+/* The score a's layer makes of a query · key dot product (its scalings and
+ * soft cap in order, in double: the panel's number); rt_attn_describe puts
+ * the steps in words ("÷ √64", "× 0.0625", "then 50 · tanh(s / 50)"). */
+double rt_attn_score(const RtAttn *a, double dot);
+void rt_attn_describe(const RtAttn *a, int d_head, char *buf, size_t n);
+
 /* What an architecture's config gives the runtime. The cache holds per
  * layer and position the queries (n_head · d_head), keys and values
  * (n_kv_head · d_head each), head h's at h · d_head; query head h uses
@@ -172,6 +178,9 @@ int rt_maps_each(const RtMaps *m, void (*fn)(void *user, int layer, int head, co
 /* The same for the maps of one layer of the state (a layer hook's). */
 int rt_layer_each(const Rt *rt, int layer, void (*fn)(void *user, int layer, int head, const float *map),
                   void *user);
+
+/* Layer's attention as the last forward computed it. */
+const RtAttn *rt_layer_attn(const Rt *rt, int layer);
 
 /* Head head's query of position i and the key its key-value head has at
  * position j in layer (d_head floats, pointers into rt, valid until the next
