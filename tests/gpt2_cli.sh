@@ -108,6 +108,15 @@ check_err() { # name, expected status, text the message must hold, args...
 }
 check_err "a model not found says where and how to get it" 1 "huggingface-cli download" --model no-such-model --print csv x
 check_err "an empty text has no maps" 1 "empty" --model nano-sort --print csv ""
+check_err "a text of characters the vocabulary lacks names them, not \"empty\"" 1 \
+    "no tokens, no maps: the vocabulary has no token for “c”, “b”, “␣”, “a”" --model nano-sort --print predictions "cb a"
+# characters the vocabulary lacks: named once each on stderr, the rest printed
+run --model nano-sort --print tokens "CBABBCX ab"
+if [ $rc = 0 ] && [ "$(wc -l <"$TMP/out")" = 6 ] &&
+   grep -qF 'attnviz: warning: left out of the tokens: “X”, “␣”, “a”, “b” (nano-sort'"'"'s vocabulary has no token for them)' "$TMP/err"
+then ok "left-out characters named on stderr (--print tokens)"; else bad "left-out characters (rc $rc): $(cat "$TMP/err")"; fi
+run --model nano-sort --print predictions "CBA"
+if [ $rc = 0 ] && [ ! -s "$TMP/err" ]; then ok "no warning when every character has a token"; else bad "a warning on CBA: $(cat "$TMP/err")"; fi
 check_err "more tokens than n_positions" 1 "11" --model nano-sort --print csv "ABCABCABCABC"
 check_err "a folder without a model says what a model folder holds" 1 "tests/fixtures/attention: not a model folder: no config.json" --model tests/fixtures/attention --print csv x
 check_err "--print tokens without --model" 2 "--model" --print tokens x

@@ -252,6 +252,22 @@ static void test_click_cell_and_row_label(void **state)
     assert_int_equal(f->a->vs.query, 5);
 }
 
+/* With no key focused, the first Left focuses the key left of the query
+ * (the previous token), not the first column (issue 38, item 13); at the
+ * first query, the query's own column. */
+static void test_first_left(void **state)
+{
+    Fix *f = *state;
+    assert_int_equal(f->a->vs.key, -1);
+    for (int k = 0; k < 3; k++)
+        key(f, SDLK_DOWN, 0);
+    assert_int_equal(f->a->vs.query, 4);
+    key(f, SDLK_LEFT, 0);
+    assert_int_equal(f->a->vs.key, 3);
+    key(f, SDLK_LEFT, 0);
+    assert_int_equal(f->a->vs.key, 2);
+}
+
 static void test_query_keys(void **state)
 {
     Fix *f = *state;
@@ -1028,6 +1044,7 @@ int main(void)
         T(test_toggle_mask),
         T(test_other_toggles),
         T(test_click_cell_and_row_label),
+        T(test_first_left),
         T(test_query_keys),
         T(test_heads),
         T(test_temperature),

@@ -148,7 +148,7 @@ static void test_another_sentence(void **state)
     assert_non_null(s->cmp_ref);
     assert_null(s->cmp_diff);
     assert_non_null(strstr(s->cmp_what, "another sentence"));
-    assert_non_null(strstr(s->cmp_what, "different tokens: no difference map"));
+    assert_non_null(strstr(s->cmp_what, "a different number of tokens: no difference map"));
     assert_int_equal(s->cmp_ref->Tq, 7);
     assert_int_equal(s->map.Tq, 3);
     /* back to the pinned sentence: a difference again */
@@ -449,6 +449,48 @@ static void test_permuted_sentence(void **state)
     rmdir(dir);
 }
 
+/* One word changed (issue 38, item 7): as many tokens, compared position
+ * by position: the difference is current − reference at each place, the
+ * difference's labels give both tokens where they differ, the subtitle
+ * names the change; typed through the keys as a teacher does. */
+static void test_changed_word(void **state)
+{
+    Fix *f = *state;
+    key(f, SDLK_v, 0); /* pin "... on time" */
+    key(f, SDLK_RETURN, 0);
+    key(f, SDLK_END, 0);
+    for (int k = 0; k < 4; k++)
+        key(f, SDLK_BACKSPACE, 0);
+    type(f, "soon");
+    key(f, SDLK_ESCAPE, 0);
+    app_draw(f->a, f->r);
+    const ViewState *s = &f->a->vs;
+    assert_non_null(s->cmp_diff);
+    print_message("%s\n", s->cmp_what);
+    assert_non_null(strstr(s->cmp_what, "position by position"));
+    assert_non_null(strstr(s->cmp_what, "\xE2\x80\x9Ctime\xE2\x80\x9D \xE2\x86\x92 \xE2\x80\x9Csoon\xE2\x80\x9D"));
+    int T = s->map.Tq;
+    assert_int_equal(T, 7);
+    assert_int_equal(s->cmp_ref->Tq, 7);
+    double most = 0.0;
+    for (int i = 0; i < T; i++)
+        for (int j = 0; j < T; j++) {
+            double want = (double)attn_map_at(&s->map, i, j) - (double)attn_map_at(s->cmp_ref, i, j);
+            assert_true(fabs(attn_map_at(s->cmp_diff, i, j) - want) < 1e-6);
+            most = fabs(want) > most ? fabs(want) : most;
+        }
+    assert_true(most > 1e-3);
+    assert_string_equal(s->cmp_diff->q_labels[0], "the");
+    assert_string_equal(s->cmp_diff->q_labels[6], "time\xE2\x86\x92soon");
+    assert_string_equal(s->cmp_diff->k_labels[6], "time\xE2\x86\x92soon");
+    /* the reference outlines the query's row by its place */
+    key(f, SDLK_END, 0);
+    assert_int_equal(s->query, 6);
+    assert_non_null(s->cmp_rows);
+    assert_int_equal(s->cmp_rows[6], 6);
+    check_figures(&f->a->layout);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -458,6 +500,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_export, setup, teardown),
         cmocka_unit_test_setup_teardown(test_render_sizes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_permuted_sentence, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_changed_word, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -21,6 +21,8 @@
 
 #include <unistd.h>
 
+#define SPACE_SHOWN "\xE2\x90\xA3" /* ␣: a space as the labels and messages show it */
+
 /* Show nano-sort on text through the source's own entry (the command line's). */
 static void show_model(Fix *f, const char *text)
 {
@@ -236,6 +238,40 @@ static void test_query_follows_typing(void **state)
     assert_true(wait_panel(f, "(position 9)"));
 }
 
+/* Characters nano-sort's vocabulary (A, B, C) lacks are named in the
+ * status bar as they are typed, each once, and said to have no token; a
+ * text of nothing else says so instead of "type some text"; a text the
+ * vocabulary covers clears the message. */
+static void test_left_out(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    show_model(f, "CBABBC");
+    assert_true(wait_maps(f));
+    assert_null(strstr(a->status, "no token"));
+    key(f, SDLK_RETURN, 0);
+    key(f, SDLK_END, 0);
+    type(f, "X ab");
+    assert_true(wait_maps(f));
+    assert_string_equal(a->text, "CBABBCX ab");
+    assert_int_equal(a->vs.map.Tq, 6);
+    assert_non_null(strstr(a->status, "\xE2\x80\x9CX\xE2\x80\x9D, \xE2\x80\x9C" SPACE_SHOWN "\xE2\x80\x9D, "
+                                      "\xE2\x80\x9C" "a\xE2\x80\x9D, \xE2\x80\x9C" "b\xE2\x80\x9D"));
+    assert_non_null(strstr(a->status, "nano-sort's vocabulary has no token for them"));
+    type(f, "aX"); /* each character named once */
+    assert_null(strstr(strstr(a->status, "\xE2\x80\x9C" "a") + 1, "\xE2\x80\x9C" "a"));
+    key(f, SDLK_u, KMOD_CTRL);
+    type(f, "cb a");
+    assert_null(strstr(a->status, "type some text"));
+    assert_non_null(strstr(a->status, "no tokens"));
+    assert_non_null(strstr(a->status, "vocabulary has no token for \xE2\x80\x9C" "c\xE2\x80\x9D"));
+    key(f, SDLK_u, KMOD_CTRL);
+    type(f, "CAB");
+    assert_true(wait_maps(f));
+    assert_null(strstr(a->status, "no token"));
+    key(f, SDLK_ESCAPE, 0);
+}
+
 /* Ctrl+O on a folder that is no model: the status says what a model folder
  * holds, the model on screen stays. */
 static void test_not_a_model_folder(void **state)
@@ -306,6 +342,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_session, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_a_model_folder, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_follows_typing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_left_out, setup, teardown),
     };
     return cmocka_run_group_tests(tests, gpt2_group_setup, group_teardown);
 }

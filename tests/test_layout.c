@@ -467,6 +467,41 @@ static void test_compare_projector(void **state)
                          sizes[z].w, sizes[z].h, k, (double)l->cmp[k].cell);
         check_texts(l, "permuted");
     }
+    /* one word changed (issue 38, item 7): the same number of tokens,
+     * compared position by position; the three grids full size with every
+     * label, their rows on one line, and what differs said whole (wrapped,
+     * not cut), at 100 % and at 132 % */
+    key(f, SDLK_v, 0); /* unpin */
+    app_set_sentence(f->a, SENTENCE);
+    for (int pct = 0; pct < 2; pct++) {
+        f->a->ui_scale = pct ? 1.3225f : 1.0f;
+        key(f, SDLK_v, 0);
+        app_set_sentence(f->a, "the train left the station on soon"); /* typed: test_compare.c */
+        for (int z = 0; z < 2; z++) {
+            draw_at(f, sizes[z].w, sizes[z].h);
+            const ViewLayout *l = &f->a->layout;
+            char where[60], shown[8000];
+            snprintf(where, sizeof where, "%dx%d at %s, a word changed", sizes[z].w, sizes[z].h, pct ? "132 %" : "100 %");
+            if (!f->a->vs.cmp_diff)
+                fail_msg("%s: no difference map (%s)", where, f->a->vs.cmp_what);
+            print_message("%s: cells %.1f %.1f %.1f\n", where, (double)l->cmp[0].cell, (double)l->cmp[1].cell,
+                          (double)l->cmp[2].cell);
+            for (int k = 0; k < 3; k++) {
+                if (l->cmp[k].every_r != 1 || l->cmp[k].every_c != 1)
+                    fail_msg("%s: compare figure %d drops labels", where, k);
+                if (l->cmp[k].cell < (z == 0 || pct ? 25.0f : 18.0f)) /* 1024 × 768 at 100 %: beside the editor */
+                    fail_msg("%s: compare figure %d has cells of %.1f px", where, k, (double)l->cmp[k].cell);
+                if (l->cmp[k].grid.y != l->cmp[1].grid.y || l->cmp[k].cell != l->cmp[1].cell)
+                    fail_msg("%s: figure %d's rows are not the current map's", where, k);
+            }
+            texts_in(l->heatmap, shown, sizeof shown);
+            if (!strstr(shown, f->a->vs.cmp_what))
+                fail_msg("%s: \"%s\" not drawn whole: %s", where, f->a->vs.cmp_what, shown);
+            check_texts(l, where);
+        }
+        key(f, SDLK_v, 0); /* unpin */
+        app_set_sentence(f->a, SENTENCE);
+    }
 }
 
 /* Show side panel p (Ctrl+Tab) at w × h. */

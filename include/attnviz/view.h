@@ -146,6 +146,8 @@ typedef struct ViewState {
     const char *cmp_ref_label;/* "reference: dot, head 1" */
     const char *cmp_cur_label;/* "current: cosine, head 1" */
     const char *cmp_what;     /* what differs: "dot vs cosine", "edited Wq" */
+    const int *cmp_rows;      /* the reference's row of each current row (aligned
+                                 by token or by position), or NULL: the same */
 
     /* teach mode (issue 15): the target drawn over the heatmap as outlined
      * cells, and the loss curve in the step view's place */

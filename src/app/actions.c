@@ -173,7 +173,9 @@ static void move_query(AppState *a, int d)
 
 /* The key cursor moves from the key shown: with none focused yet, Right
  * starts at the first visible column (zoomed in, not at column 0), Left at
- * the last; a zoomed heatmap pans to keep the cursor's column in view. */
+ * the key left of the query (the previous token: what a query looks back
+ * at), zoomed in at the last visible column; a zoomed heatmap pans to keep
+ * the cursor's column in view. */
 static void move_key(AppState *a, int d)
 {
     int Tq, Tk;
@@ -182,6 +184,8 @@ static void move_key(AppState *a, int d)
     int zoomed = l->cols_vis > 0 && l->cols_vis < Tk;
     if (Tk && a->vs.key < 0 && zoomed) /* (the layout may be a shorter sentence's) */
         a->vs.key = add_clamped(d > 0 ? l->col0 : l->col0 + l->cols_vis - 1, 0, 0, Tk - 1);
+    else if (Tk && a->vs.key < 0 && d < 0)
+        a->vs.key = add_clamped(a->vs.query, -1, 0, Tk - 1);
     else if (Tk)
         a->vs.key = add_clamped(a->vs.key, d, 0, Tk - 1);
     if (zoomed && a->vs.key >= 0) {

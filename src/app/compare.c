@@ -7,8 +7,10 @@
  * ("scaled vs unscaled", "head 1 vs head 2", "edited Wq", …). The same
  * tokens in another order (a permuted sentence) are aligned by token: the
  * difference is in the current map's order, each cell against the
- * reference's cell of the same query and key tokens. Maps over other
- * tokens get no difference, and the reason. The window's export of a
+ * reference's cell of the same query and key tokens. Other tokens of the
+ * same number (a word changed: tired → warm) are compared position by
+ * position, the difference labelled with both tokens where they differ;
+ * maps of other sizes get no difference, and the reason. The window's export of a
  * comparison writes the three panels as one PNG and the difference as CSV. */
 #include "app_internal.h"
 #include "attnviz/source.h"
@@ -40,6 +42,8 @@ struct AppCompare {
     int *rq, *rk;               /* the reference's row and column of each
                                    current row and column (aligned by token) */
     int rcap;
+    char **dq, **dk;            /* compared by position: "tired→warm" where the tokens differ */
+    int dq_n, dk_n;
     AttnMap dmap;
     char ref_label[300], cur_label[300], what[700];
 };
@@ -67,6 +71,8 @@ static void cmp_destroy(struct AppCompare *c)
     free(c->dmask);
     free(c->rq);
     free(c->rk);
+    labels_free(c->dq, c->dq_n);
+    labels_free(c->dk, c->dk_n);
     free(c);
 }
 
@@ -76,6 +82,7 @@ void compare_free(AppState *a)
     a->cmp = NULL;
     a->vs.cmp_ref = a->vs.cmp_diff = NULL;
     a->vs.cmp_ref_label = a->vs.cmp_cur_label = a->vs.cmp_what = NULL;
+    a->vs.cmp_rows = NULL;
 }
 
 static char **labels_copy(const char *const *l, int n)
@@ -179,10 +186,14 @@ static int align_labels(const char *const *ref, const char *const *cur, int n, i
     return 1;
 }
 
-/* How the current map's rows and columns meet the reference's: 2 the same
- * tokens in the same places, 1 the same tokens in another order (a
- * permuted sentence: c->rq and c->rk say where each row and column was),
- * 0 other tokens (or no memory): no difference means anything. */
+enum { ALIGN_NONE, ALIGN_TOKEN, ALIGN_SAME, ALIGN_POSITION };
+
+/* How the current map's rows and columns meet the reference's: ALIGN_SAME
+ * the same tokens in the same places, ALIGN_TOKEN the same tokens in
+ * another order (a permuted sentence: c->rq and c->rk say where each row
+ * and column was), ALIGN_POSITION other tokens of the same number (a word
+ * changed: each row and column against the reference's at its place),
+ * ALIGN_NONE another size (or no memory): no difference means anything. */
 static int align(struct AppCompare *c, const AttnMap *cur)
 {
     const AttnMap *r = &c->map;
@@ -201,15 +212,65 @@ static int align(struct AppCompare *c, const AttnMap *cur)
         c->rcap = n;
     }
     if (!align_labels(r->q_labels, cur->q_labels, r->Tq, c->rq) ||
-        !align_labels(r->k_labels, cur->k_labels, r->Tk, c->rk))
-        return 0;
+        !align_labels(r->k_labels, cur->k_labels, r->Tk, c->rk)) {
+        for (int k = 0; k < n; k++)
+            c->rq[k] = c->rk[k] = k;
+        return ALIGN_POSITION;
+    }
     for (int i = 0; i < r->Tq; i++)
         if (c->rq[i] != i)
-            return 1;
+            return ALIGN_TOKEN;
     for (int j = 0; j < r->Tk; j++)
         if (c->rk[j] != j)
-            return 1;
-    return 2;
+            return ALIGN_TOKEN;
+    return ALIGN_SAME;
+}
+
+/* Labels compared by position: the current one where the two agree, else
+ * "reference→current". NULL without memory. */
+static char **both_labels(const char *const *ref, const char *const *cur, int n)
+{
+    char **out = calloc((size_t)n + 1, sizeof *out);
+    for (int k = 0; out && k < n; k++) {
+        const char *r = ref && ref[k] ? ref[k] : "", *c = cur && cur[k] ? cur[k] : "";
+        size_t len = strlen(r) + strlen(c) + 4;
+        if (!(out[k] = malloc(len))) {
+            labels_free(out, k);
+            return NULL;
+        }
+        if (strcmp(r, c) == 0)
+            snprintf(out[k], len, "%s", c);
+        else
+            snprintf(out[k], len, "%s\xE2\x86\x92%s", r, c);
+    }
+    return out;
+}
+
+/* The tokens that differ, for the subtitle: "“tired” → “warm”", at most
+ * three, then how many more (the rows' labels, else the columns'). */
+static void changed_tokens(const AttnMap *r, const AttnMap *cur, char *buf, size_t n)
+{
+    const char *const *rl = r->q_labels, *const *cl = cur->q_labels;
+    int T = r->Tq, shown = 0, more = 0;
+    size_t u = 0;
+    buf[0] = '\0';
+    for (int pass = 0; pass < 2 && !shown; pass++, rl = r->k_labels, cl = cur->k_labels, T = r->Tk)
+        for (int k = 0; k < T; k++) {
+            const char *a = rl && rl[k] ? rl[k] : "", *b = cl && cl[k] ? cl[k] : "";
+            if (strcmp(a, b) == 0)
+                continue;
+            if (shown == 3) {
+                more++;
+                continue;
+            }
+            u += (size_t)snprintf(buf + u, u < n ? n - u : 0,
+                                  "%s\xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 \xE2\x80\x9C%s\xE2\x80\x9D",
+                                  shown ? ", " : "", a, b);
+            u = u < n ? u : n;
+            shown++;
+        }
+    if (more)
+        snprintf(buf + u, u < n ? n - u : 0, " and %d more", more);
 }
 
 /* current − reference, cell by cell over the same tokens (c->rq, c->rk:
@@ -248,7 +309,12 @@ static float difference(struct AppCompare *c, const AttnMap *cur)
             if (!c->dmask[k] && fabsf(c->diff[k]) > most)
                 most = fabsf(c->diff[k]);
         }
-    c->dmap = attn_map_make(c->diff, cur->Tq, cur->Tk, cur->q_labels, cur->k_labels, ATTN_MAP_DIFF);
+    const char *const *ql = cur->q_labels, *const *kl = cur->k_labels;
+    if (c->dq) /* compared by position: both tokens where they differ */
+        ql = (const char *const *)c->dq;
+    if (c->dk)
+        kl = (const char *const *)c->dk;
+    c->dmap = attn_map_make(c->diff, cur->Tq, cur->Tk, ql, kl, ATTN_MAP_DIFF);
     c->dmap.mask = c->dmask;
     c->dmap.head = cur->head;
     c->dmap.n_heads = cur->n_heads;
@@ -265,22 +331,40 @@ static void fill_view(struct AppCompare *c, const AppState *a, ViewState *s)
     snprintf(c->ref_label, sizeof c->ref_label, "reference: %s", d.n ? d.ref : base);
     snprintf(c->cur_label, sizeof c->cur_label, "current: %s", d.n ? d.cur : base);
     int how = align(c, &s->map);
+    labels_free(c->dq, c->dq_n);
+    labels_free(c->dk, c->dk_n);
+    c->dq = c->dk = NULL;
+    c->dq_n = c->dk_n = 0;
+    if (how == ALIGN_POSITION) {
+        c->dq = both_labels(c->map.q_labels, s->map.q_labels, s->map.Tq);
+        c->dk = both_labels(c->map.k_labels, s->map.k_labels, s->map.Tk);
+        c->dq_n = c->dq ? s->map.Tq : 0;
+        c->dk_n = c->dk ? s->map.Tk : 0;
+    }
     float most = how ? difference(c, &s->map) : -1.0f;
     int have = how && most >= 0.0f;
-    if (have && how == 1 && most <= PERMUTED_ZERO) /* rounding, not a difference: drawn as 0 */
+    if (have && how == ALIGN_TOKEN && most <= PERMUTED_ZERO) /* rounding, not a difference: drawn as 0 */
         for (size_t k = 0; k < (size_t)s->map.Tq * (size_t)s->map.Tk; k++)
             c->diff[k] = 0.0f;
-    if (how == 2 && have)
+    if (how == ALIGN_SAME && have) {
         snprintf(c->what, sizeof c->what, "%s", d.n ? d.what : "no difference");
-    else if (have) /* a permuted sentence: the permutation lesson */
+    } else if (how == ALIGN_POSITION && have) { /* a word changed: the same places compared */
+        char changed[400];
+        changed_tokens(&c->map, &s->map, changed, sizeof changed);
+        snprintf(c->what, sizeof c->what, "%s%sother tokens, as many: compared position by position (%s)",
+                 d.n ? d.what : "", d.n ? " \xE2\x80\x94 " : "", changed);
+    } else if (have) { /* a permuted sentence: the permutation lesson */
         snprintf(c->what, sizeof c->what, "%s%ssame tokens reordered, aligned by token: %s",
                  d.n ? d.what : "", d.n ? " \xE2\x80\x94 " : "",
                  most <= PERMUTED_ZERO ? "no difference (attention alone ignores word order)"
                                        : "they differ");
-    else
+    } else {
         snprintf(c->what, sizeof c->what, "%s%s%s", d.n ? d.what : "", d.n ? " \xE2\x80\x94 " : "",
-                 how ? "out of memory: no difference map" : "different tokens: no difference map");
+                 how ? "out of memory: no difference map"
+                     : "a different number of tokens: no difference map");
+    }
     s->cmp_ref = &c->map;
+    s->cmp_rows = have ? c->rq : NULL;
     s->cmp_diff = have && c->dmap.v == c->diff && c->diff ? &c->dmap : NULL;
     s->cmp_ref_label = c->ref_label;
     s->cmp_cur_label = c->cur_label;
@@ -292,6 +376,7 @@ void compare_view(AppState *a)
     if (!a->cmp || a->cmp->kind != a->kind || !a->vs.map.v) { /* pinned from another source */
         a->vs.cmp_ref = a->vs.cmp_diff = NULL;
         a->vs.cmp_ref_label = a->vs.cmp_cur_label = a->vs.cmp_what = NULL;
+        a->vs.cmp_rows = NULL;
         return;
     }
     a->cmp->dmap.v = NULL;
@@ -335,7 +420,7 @@ int compare_export(AppState *a, ViewState *s, const char *png_path)
     snprintf(a->last_export, sizeof a->last_export, "%s", full);
     a->export_count++;
     if (!csv[0]) {
-        app_status(a, 0, "wrote %s (reference and current; different tokens: no difference CSV)", full);
+        app_status(a, 0, "wrote %s (reference and current; a different number of tokens: no difference CSV)", full);
         return 0;
     }
     if (!realpath(csv, full_csv))

@@ -47,12 +47,15 @@ static int rows_line_up(const ViewState *s)
     return 1;
 }
 
-/* The reference's row of the current map's row i: the same row over the
- * same rows, else the same token (its k-th occurrence for the current
- * row's k-th), or -1. */
+/* The reference's row of the current map's row i: the app's alignment
+ * (by token or by position) when it gives one, the same row over the same
+ * rows, else the same token (its k-th occurrence for the current row's
+ * k-th), or -1. */
 static int ref_row(const ViewState *s, int i)
 {
     const AttnMap *r = s->cmp_ref, *c = &s->map;
+    if (i >= 0 && i < c->Tq && s->cmp_rows)
+        return s->cmp_rows[i];
     if (i < 0 || i >= c->Tq || rows_line_up(s))
         return i;
     if (!r->q_labels || !c->q_labels || !c->q_labels[i])
@@ -100,13 +103,10 @@ static void lay_one(View *v, const ViewState *s, int k, SDL_Rect area, float max
     AttnMap shown = shown_map(s, k);
     const AttnMap *map = &shown;
     char desc[160], facts[600];
-    const char *title = k == 0 ? s->cmp_ref_label : k == 1 ? s->cmp_cur_label
-                        : s->cmp_diff ? CMP_DIFF_TITLE : "no difference map";
-    if (k < 2)
-        map_desc(map, desc, sizeof desc);
+    const char *title = k == 0 ? s->cmp_ref_label : k == 1 ? s->cmp_cur_label : CMP_DIFF_TITLE;
+    map_desc(map, desc, sizeof desc); /* what differs is said whole above the three */
     TextMeasure tm = figure_measure_text(v->text);
-    figure_fit_text(&tm, S(s, 12), k < 2 ? desc : s->cmp_what ? s->cmp_what : "", area.w, facts,
-                    sizeof facts);
+    figure_fit_text(&tm, S(s, 12), desc, area.w, facts, sizeof facts);
     FigureOptions o;
     window_figure_options(s, area, max_cell, &o);
     o.title = title ? title : "";
@@ -119,36 +119,69 @@ static void lay_one(View *v, const ViewState *s, int k, SDL_Rect area, float max
     figure_layout(f, map, &o, &tm);
 }
 
+#define CMP_WHAT_LINES 6 /* (chrome.c's wrap_lines: a longer text ends in "…") */
+
+/* The height of what differs, wrapped over the panel's width (never cut). */
+static int what_height(View *v, const ViewState *s, int w)
+{
+    char lines[CMP_WHAT_LINES][400];
+    int n = wrap_lines(v, S(s, 13), s->cmp_what ? s->cmp_what : "", w, lines, CMP_WHAT_LINES);
+    return n ? n * text_line_height(v->text, S(s, 13)) + S(s, 8) : 0;
+}
+
 void compare_layout(View *v, const ViewState *s, SDL_Rect area, ViewLayout *l)
 {
-    int gap = S(s, 14), w3 = (area.w - 2 * gap) / 3;
+    /* what differs first, whole, over the figures' width */
+    int band = what_height(v, s, area.w);
+    area.y += band;
+    area.h -= band;
+    /* without a difference (another number of tokens) the two maps share the room */
+    int nf = s->cmp_diff ? 3 : 2;
+    int gap = S(s, 14), w3 = (area.w - (nf - 1) * gap) / nf;
     float max_cell = (float)S(s, 90);
+    memset(&l->cmp[2], 0, sizeof l->cmp[2]);
     /* the figures need different room beside their grids (the reference
      * its row labels, not always a colour bar): measured at a third each,
      * the widths then given so that the three grids can be as wide */
-    int width[3] = {w3, w3, w3}, beside[3], sum = 0;
-    for (int k = 0; k < 3; k++) {
+    int width[3] = {w3, w3, w3}, beside[3], sum = 0, grids = 1;
+    for (int k = 0; k < nf; k++) {
         lay_one(v, s, k, (SDL_Rect){area.x, area.y, w3 > 1 ? w3 : 1, area.h}, max_cell, &l->cmp[k]);
         beside[k] = w3 - l->cmp[k].grid.w;
         sum += beside[k];
+        grids = grids && l->cmp[k].grid.w > 0;
     }
-    int g = (area.w - 2 * gap - sum) / 3;
-    if (g > 0 && l->cmp[0].grid.w > 0 && l->cmp[1].grid.w > 0 && l->cmp[2].grid.w > 0)
-        for (int k = 0; k < 3; k++)
+    int g = (area.w - (nf - 1) * gap - sum) / nf;
+    if (g > 0 && grids)
+        for (int k = 0; k < nf; k++)
             width[k] = g + beside[k];
-    /* twice at most: the second time with the smallest cell of the three,
-     * so the rows line up across the figures */
-    for (int pass = 0; pass < 2; pass++) {
+    /* three times at most: again with the smallest cell of the three, and
+     * each moved down to the lowest grid's top (longer key labels above
+     * it: "tired→warm"), so the rows line up across the figures */
+    int drop[3] = {0, 0, 0};
+    for (int pass = 0; pass < 3; pass++) {
         float smallest = max_cell;
-        for (int k = 0, x = area.x; k < 3; x += width[k] + gap, k++) {
-            SDL_Rect a = {x, area.y, width[k] > 1 ? width[k] : 1, area.h};
+        int top = area.y, moved = 0;
+        for (int k = 0, x = area.x; k < nf; x += width[k] + gap, k++) {
+            SDL_Rect a = {x, area.y + drop[k], width[k] > 1 ? width[k] : 1, area.h - drop[k]};
             lay_one(v, s, k, a, max_cell, &l->cmp[k]);
             if (l->cmp[k].Tq && l->cmp[k].Tk && l->cmp[k].cell < smallest)
                 smallest = l->cmp[k].cell;
+            top = l->cmp[k].grid.y > top ? l->cmp[k].grid.y : top;
         }
-        if (!(smallest < max_cell))
+        for (int k = 0; k < nf; k++)
+            if (l->cmp[k].Tq && l->cmp[k].Tk && l->cmp[k].grid.y < top) {
+                drop[k] += top - l->cmp[k].grid.y;
+                moved = 1;
+            }
+        if (!(smallest < max_cell) && !moved)
             break;
         max_cell = smallest;
+    }
+    for (int k = 0; k < nf; k++) { /* the titles stay on one line */
+        FigTitles *t = &l->cmp[k].t;
+        t->title_box.y -= drop[k];
+        for (int j = 0; j < t->n_facts; j++)
+            t->facts_box[j].y -= drop[k];
     }
     l->heat = l->cmp[1];
 }
@@ -166,55 +199,24 @@ static void draw_other(View *v, SDL_Renderer *r, const ViewState *s, const Figur
         SDL_DestroyTexture(heat);
 }
 
-/* text word-wrapped into width w from (x, y) */
-static void draw_wrapped(View *v, int px, SDL_Color c, const char *t, int x, int y, int w)
-{
-    int lh = text_line_height(v->text, px);
-    while (*t) {
-        char line[400];
-        size_t n = 0, fit = 0;
-        while (t[n] && n < sizeof line - 1) {
-            line[n] = t[n];
-            line[++n] = '\0';
-            int tw;
-            text_size(v->text, px, line, &tw, NULL);
-            if (tw > w)
-                break;
-            if (t[n] == ' ' || !t[n])
-                fit = n;
-        }
-        fit = fit ? fit : n;
-        snprintf(line, sizeof line, "%.*s", (int)fit, t);
-        text_draw(v->text, px, c, line, x, y, 0, 0);
-        t += fit;
-        while (*t == ' ')
-            t++;
-        y += lh;
-    }
-}
-
 void compare_draw_window(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
-    char title[700], fitted[700];
-    snprintf(title, sizeof title, "Compare: %s   (V unpins)", s->cmp_what ? s->cmp_what : "");
-    TextMeasure tm = figure_measure_text(v->text);
-    figure_fit_text(&tm, S(s, 13), title, l->heatmap.w - S(s, 12), fitted, sizeof fitted);
-    draw_panel_title(v, r, s, l->heatmap, fitted);
+    draw_panel_title(v, r, s, l->heatmap, "Compare: reference, current, difference   (V unpins)");
     SDL_RenderSetClipRect(r, &l->heatmap);
+    /* what differs, whole, under the title (compare_layout left its room) */
+    char lines[CMP_WHAT_LINES][400];
+    int px = S(s, 13), lh = text_line_height(v->text, px), top = l->heatmap.y + S(s, 20);
+    int n = wrap_lines(v, px, s->cmp_what ? s->cmp_what : "", l->heatmap.w, lines, CMP_WHAT_LINES);
+    for (int k = 0; k < n; k++)
+        text_draw(v->text, px, theme(s)->text, lines[k], l->heatmap.x, top + k * lh, 0, 0);
     ViewState rs = *s; /* the reference outlines the selected query's token */
     rs.query = ref_row(s, s->query);
     draw_other(v, r, &rs, &l->cmp[0], s->cmp_ref, 0);
     AttnMap cur = shown_map(s, 1); /* drawn in the pair's colours, not the heatmap's own */
     draw_other(v, r, s, &l->cmp[1], &cur, 0);
-    const Figure *d = &l->cmp[2];
     if (s->cmp_diff) {
         AttnMap dm = shown_map(s, 2);
-        draw_other(v, r, s, d, &dm, 0);
-    } else { /* the title ("no difference map") and why */
-        const FigTitles *t = &d->t;
-        text_draw(v->text, t->title_px, theme(s)->text, t->title, t->title_box.x, t->title_box.y, 0, 0);
-        draw_wrapped(v, S(s, 13), theme(s)->dim, s->cmp_what ? s->cmp_what : "", t->title_box.x,
-                     t->title_box.y + t->title_box.h + S(s, 6), t->title_box.w);
+        draw_other(v, r, s, &l->cmp[2], &dm, 0);
     }
     SDL_RenderSetClipRect(r, NULL);
 }

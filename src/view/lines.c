@@ -256,12 +256,15 @@ void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g
         all_lines(r, s, g, last);
     int q = s->query;
     if (s->line_heads && q >= 0 && q < m->Tq) { /* every head switched on, each its colour */
-        /* each head's lines a little apart at both ends, so that heads
-         * agreeing on a key are seen side by side, not mixed */
+        /* each head's lines apart at both ends (up to 80 % of a row
+         * between the first and the last, 9 px apart at most), so that
+         * heads agreeing on a key are seen side by side, not mixed; no
+         * line thicker than the gap to the next head's */
         int n_on = 0, k_on = 0;
         for (int h = 0; h < s->line_heads->H; h++)
             n_on += s->head_on && s->head_on[h];
-        float spread = n_on > 1 ? fminf(g->step * 0.5f / (float)n_on, 3.0f * s->scale) : 0.0f;
+        float spread = n_on > 1 ? fminf(g->step * 0.8f / (float)(n_on - 1), 9.0f * s->scale) : 0.0f;
+        float thickest = n_on > 1 ? fmaxf(spread * 0.8f, s->scale) : 4.2f * s->scale;
         for (int h = 0; h < s->line_heads->H; h++) {
             AttnMap hm = attn_maps_get(s->line_heads, 0, h);
             if (!s->head_on || !s->head_on[h] || !hm.v || hm.Tq != m->Tq || hm.Tk != m->Tk)
@@ -278,7 +281,7 @@ void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g
                 float yq = q >= g->first && q < last ? lines_y(g, q)
                            : q < g->first ? (float)g->y0 - g->step : lines_y(g, last);
                 bezier_points((float)g->x0, yq + dy, (float)g->x1, yk + dy, pts, 24);
-                thick_polyline(r, pts, 24, s->scale * (1.2f + 3.0f * wn), c);
+                thick_polyline(r, pts, 24, fminf(s->scale * (1.2f + 3.0f * wn), thickest), c);
             }
         }
     } else if (q >= 0 && q < m->Tq) {

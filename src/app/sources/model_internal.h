@@ -16,6 +16,15 @@
  * tokenizer's template: Llama's BOS first), the model's bos first when
  * asked and the template has none; an empty text has none. 0 or -ATTN_E_NOMEM. */
 int model_encode(const ModelOpened *g, const char *text, size_t len, BpeIds *ids);
+/* The characters of text (len bytes) its tokens ids leave out, the
+ * model's vocabulary having no token for them: each named once, in the
+ * order they come (“X”, “␣”; at most 12, then "and N more") into out
+ * (cap bytes); returns how many. */
+int model_left_out(const ModelOpened *g, const char *text, size_t len, const BpeIds *ids, char *out, size_t cap);
+/* The same as a sentence for the status bar and stderr ("left out of the
+ * tokens: “X” (nano-sort's vocabulary has no token for it)"); "" and 0
+ * when none is. */
+int model_left_out_say(const ModelOpened *g, const char *text, size_t len, const BpeIds *ids, char *msg, size_t cap);
 /* Token id's text as stored (space NULL, or "Ġ") or shown (SPACE_MARK);
  * `none` for an id no token has. Malloc'd. */
 char *model_token_text(const Bpe *b, int id, const char *space, const char *none);

@@ -18,6 +18,7 @@
 #include "attnviz/maps_shown.h"
 #include "attnviz/options.h"
 #include "attnviz/paths.h"
+#include "attnviz/tokenizer.h"
 #include "model_internal.h"
 
 #include <stdio.h>
@@ -92,6 +93,112 @@ int model_encode(const ModelOpened *g, const char *text, size_t len, BpeIds *ids
         ids->id[ids->n++] = g->lm.info.bos_id;
     }
     return bpe_encode_template(g->bpe, text, len, ids) < 0 ? -ATTN_E_NOMEM : 0;
+}
+
+/* 1 when c (n bytes, one character of the text) has no token of its own:
+ * alone it encodes to nothing, or, for a character not white space, to
+ * tokens whose text is only white space (a Metaspace's '▁' before a letter
+ * the vocabulary lacks; a space alone may decode to nothing, the decoder
+ * stripping it). A character the normalizer rewrites (NFKC's ﬁ → fi) or
+ * the unknown token stands for is shown, so it is not counted. */
+static int char_left_out(const Bpe *b, const char *c, size_t n, BpeIds *ids)
+{
+    unsigned cp = 0;
+    char *d = NULL;
+    size_t dn = 0;
+    ids->n = 0;
+    tok_utf8_decode((const unsigned char *)c, n, &cp);
+    if (bpe_encode(b, c, n, ids) < 0)
+        return 0; /* out of memory: nothing said */
+    if (ids->n == 0 || bpe_is_space(cp))
+        return ids->n == 0;
+    if (bpe_decode(b, ids->id, ids->n, 0, &d, &dn) < 0)
+        return 0;
+    int left = 1;
+    for (size_t i = 0; i < dn && left; i++) {
+        unsigned ch = 0;
+        int k = tok_utf8_decode((const unsigned char *)d + i, dn - i, &ch);
+        left = bpe_is_space(ch);
+        i += (size_t)(k > 1 ? k - 1 : 0);
+    }
+    free(d);
+    return left;
+}
+
+/* The characters seen so far (each checked once): their bytes in a buffer. */
+typedef struct Seen {
+    char buf[2048];
+    size_t used;
+} Seen;
+
+static int seen_add(Seen *s, const char *c, size_t n)
+{
+    for (size_t i = 0; i < s->used; i += (unsigned char)s->buf[i] + 1u)
+        if ((unsigned char)s->buf[i] == n && memcmp(s->buf + i + 1, c, n) == 0)
+            return 0;
+    if (s->used + n + 1 > sizeof s->buf)
+        return 0; /* a text of that many different characters: the rest unchecked */
+    s->buf[s->used] = (char)n;
+    memcpy(s->buf + s->used + 1, c, n);
+    s->used += n + 1;
+    return 1;
+}
+
+int model_left_out(const ModelOpened *g, const char *text, size_t len, const BpeIds *ids, char *out, size_t cap)
+{
+    char *d = NULL;
+    size_t dn = 0, u = 0;
+    int count = 0;
+    if (cap)
+        out[0] = '\0';
+    /* the usual case: the tokens give the text back whole */
+    if (bpe_decode(g->bpe, ids->id, ids->n, 1, &d, &dn) == 0 && dn == len && memcmp(d, text, len) == 0) {
+        free(d);
+        return 0;
+    }
+    free(d);
+    Seen *seen = malloc(sizeof *seen);
+    BpeIds alone = {0};
+    if (!seen)
+        return 0;
+    seen->used = 0;
+    for (size_t i = 0; i < len;) {
+        int k = tok_utf8_len((const unsigned char *)text + i, len - i);
+        size_t n = k > 0 ? (size_t)k : 1; /* an invalid byte alone */
+        if (seen_add(seen, text + i, n) && char_left_out(g->bpe, text + i, n, &alone)) {
+            char *c = malloc(n + 1);
+            if (c) {
+                memcpy(c, text + i, n);
+                c[n] = '\0';
+            }
+            c = model_visible(c);
+            int space = n == 1 && text[i] == ' ';
+            if (count < 12 && c)
+                u += (size_t)snprintf(out + u, u < cap ? cap - u : 0, "%s\xE2\x80\x9C%s\xE2\x80\x9D",
+                                      count ? ", " : "", space ? SPACE_MARK : c);
+            u = u < cap ? u : cap;
+            free(c);
+            count++;
+        }
+        i += n;
+    }
+    if (count > 12)
+        snprintf(out + u, u < cap ? cap - u : 0, " and %d more", count - 12);
+    bpe_ids_free(&alone);
+    free(seen);
+    return count;
+}
+
+int model_left_out_say(const ModelOpened *g, const char *text, size_t len, const BpeIds *ids, char *msg, size_t cap)
+{
+    char list[400];
+    int n = model_left_out(g, text, len, ids, list, sizeof list);
+    if (n > 0)
+        snprintf(msg, cap, "left out of the tokens: %s (%s's vocabulary has no token for %s)", list, g->name,
+                 n == 1 ? "it" : "them");
+    else if (cap)
+        msg[0] = '\0';
+    return n;
 }
 
 /* Token id's label as stored (Ġ for its space, ‹0xNN› for a byte that is
@@ -306,6 +413,10 @@ int model_compute_text(ModelOpened *g, const char *text, size_t len, AttnErr *er
     if (model_encode(g, text, len, &g->ids) < 0)
         return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
     int T = g->ids.n, L = g->lm.info.n_layer, H = g->lm.info.n_head;
+    char left[600];
+    if (T == 0 && model_left_out(g, text, len, &g->ids, left, sizeof left) > 0)
+        return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "no tokens, no maps: the vocabulary has no token for %s",
+                            left);
     if (T == 0)
         return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "the text is empty: no tokens, no maps");
     if (T > g->lm.info.n_positions)
@@ -399,6 +510,9 @@ int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *e
         rc = model_compute_text(g, text, strlen(text), err);
     }
     free(made);
+    char left[1000];
+    if (rc == 0 && model_left_out_say(g, g->text, strlen(g->text), &g->ids, left, sizeof left) > 0)
+        fprintf(stderr, "attnviz: warning: %s\n", left);
     if (rc == 0 && g->im) {
         int T = g->im->f.Tq;
         if (o->query >= T)

@@ -306,11 +306,16 @@ static void lmsrc_set_text(AppState *a)
         app_status(a, 1, "out of memory");
         return;
     }
+    /* characters the vocabulary lacks are said, not dropped silently */
+    char left[1000];
+    int n_left = model_left_out_say(g, a->text, a->text_len, &s->ids, left, sizeof left);
     int max = g->lm.info.n_positions;
     if (s->ids.n > max) {
         app_status(a, 1, "%d tokens: %s takes %d (n_positions); the first %d are shown", s->ids.n, g->name, max,
                    max);
         s->ids.n = max;
+    } else if (n_left > 0 && s->ids.n > 0) {
+        app_status(a, 0, "%s", left);
     } else if (!a->status_err) {
         a->status[0] = '\0';
     }
@@ -323,7 +328,11 @@ static void lmsrc_set_text(AppState *a)
         }
     s->stale = s->ids.n != s->T_maps || memcmp(s->ids.id, s->last ? s->last->ids : s->ids.id,
                                                sizeof(int) * (size_t)s->ids.n) != 0;
-    if (s->ids.n == 0)
+    char list[600];
+    if (s->ids.n == 0 && a->text_len > 0 && model_left_out(g, a->text, a->text_len, &s->ids, list, sizeof list) > 0)
+        app_status(a, 0, "no tokens: %s's vocabulary has no token for %s (the maps are the last text's)", g->name,
+                   list);
+    else if (s->ids.n == 0)
         app_status(a, 0, "type some text: the maps are the last text's");
     submit(a);
     a->dirty = 1;
