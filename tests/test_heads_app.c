@@ -23,6 +23,7 @@
 #include "attnviz/wake.h"
 #include "test_app_util.h"
 #include "formula_source.h"
+#include "../src/view/text.h"
 
 #include <unistd.h>
 
@@ -221,6 +222,86 @@ static void test_overview_click(void **state)
     assert_non_null(a->vs.grid_score);
 }
 
+/* Whether a drawn text holds needle (the text record of one frame). */
+static int drawn(Fix *f, const char *needle)
+{
+    static TextBox boxes[2048];
+    int n = 0, found = 0;
+    text_record(boxes, 2048, &n);
+    app_draw(f->a, f->r);
+    text_record(NULL, 0, NULL);
+    for (int k = 0; k < n && k < 2048; k++)
+        found |= strstr(boxes[k].text, needle) != NULL;
+    return found;
+}
+
+/* The overview read from the back of the room (issue 38, items 10, 11,
+ * 13): its cells take at least 45 % of the window's height or 60 % of its
+ * width (100 % and 132 %); a score in [0, 1] coloured on a fixed 0–1 scale
+ * (the colour bar says so), Shift+C its other scales and back; entropy to
+ * its largest always; the title says Enter opens, and Enter does. */
+static void test_overview_readable(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    assert_int_equal(app_open_path(a, FORMULA), 0);
+    key(f, SDLK_u, 0);
+    press_score(f, "previous");
+    for (int zoom = 0; zoom < 2; zoom++) {
+        app_draw(a, f->r);
+        const Figure *fig = &a->layout.score_fig;
+        assert_true(fig->grid.h >= a->layout.h * 45 / 100 || fig->grid.w >= a->layout.w * 60 / 100);
+        key(f, SDLK_PLUS, KMOD_LCTRL);
+        key(f, SDLK_PLUS, KMOD_LCTRL);
+    }
+    key(f, SDLK_0, KMOD_LCTRL);
+    app_draw(a, f->r);
+    const Figure *fig = &a->layout.score_fig;
+    double most = 0.0;
+    for (int c = 0; c < 12; c++)
+        most = fmax(most, formula_previous(c / 4, c % 4));
+    assert_true(most < 0.9); /* so that 0–1 and 0 to the largest differ */
+    /* fixed 0–1 by default, whatever the maps' scale (0 to their max) */
+    assert_int_equal(a->vs.cscale, CSCALE_MAX);
+    assert_float_equal(fig->cb.cs.lo, 0.0f, 1e-6f);
+    assert_float_equal(fig->cb.cs.hi, 1.0f, 1e-6f);
+    assert_non_null(strstr(fig->cb.caption, "previous, fixed 0\xE2\x80\x93" "1"));
+    assert_true(drawn(f, "fixed 0\xE2\x80\x93" "1"));
+    int x = figure_cell_x(fig, 3) + 2, y = figure_cell_y(fig, 2) + 2;
+    assert_true(same(pixel(f, x, y), colormap_scale_rgb(&fig->cb.cs, attn_map_at(a->vs.score_map, 2, 3))));
+    /* Shift+C: 0 to the largest, each layer to its own, fixed again; the
+       maps' colour scale untouched */
+    key(f, SDLK_c, KMOD_LSHIFT);
+    app_draw(a, f->r);
+    assert_float_equal(fig->cb.cs.hi, (float)most, 1e-5f);
+    assert_non_null(strstr(fig->cb.caption, "0 to the largest"));
+    key(f, SDLK_c, KMOD_LSHIFT);
+    app_draw(a, f->r);
+    assert_true(fig->cb.cs.per_row);
+    key(f, SDLK_c, KMOD_LSHIFT);
+    app_draw(a, f->r);
+    assert_float_equal(fig->cb.cs.hi, 1.0f, 1e-6f);
+    assert_int_equal(a->vs.cscale, CSCALE_MAX);
+    /* entropy is no score in [0, 1]: 0 to its largest, Shift+C says so */
+    press_score(f, "entropy");
+    app_draw(a, f->r);
+    assert_false(fig->cb.cs.per_row);
+    assert_true(fig->cb.cs.hi > 1.0f);
+    assert_non_null(strstr(fig->cb.caption, "entropy, 0 to the largest"));
+    key(f, SDLK_c, KMOD_LSHIFT);
+    assert_non_null(strstr(a->status, "not a score in [0, 1]"));
+    /* the title says Enter opens; Down, Right, Enter open layer 2, head 2 */
+    assert_true(drawn(f, "Enter or click: open"));
+    key(f, SDLK_DOWN, 0);
+    key(f, SDLK_RIGHT, 0);
+    key(f, SDLK_RETURN, 0);
+    app_draw(a, f->r);
+    assert_null(a->vs.grid);
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++)
+            assert_true(fabs(attn_map_at(&a->vs.map, i, j) - formula_weight(1, 1, i, j)) < 1e-6);
+}
+
 /* Pixels of the line diagram (between its two columns of tokens) near c. */
 static int line_pixels(Fix *f, SDL_Color c)
 {
@@ -391,6 +472,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_marks_and_sort, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many_heads_marks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_overview_click, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_overview_readable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_head_formula, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_head_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_head_gpt2, setup, teardown),

@@ -116,10 +116,16 @@ typedef struct ScoreOverview {
     unsigned char *mask;
     char **labels;   /* L row labels, then H column labels */
     char title[400], facts[200];
+    char caption[96]; /* its colour bar's (import_score_scale) */
 } ScoreOverview;
 int import_score_overview(ScoreOverview *ov, const Imported *im, const HeadScores *s, HeadScoreId k,
                           AttnErr *err);
 void import_score_overview_free(ScoreOverview *ov);
+/* How the overview of score k is coloured: a score in [0, 1] as asked
+ * (fixed 0–1 unless Shift+C or --color-scale says otherwise: 0.08 is dim
+ * on every model), entropy and distance 0 to their largest; caption gets
+ * what its colour bar says ("induction, fixed 0–1"). */
+ColorScaleMode import_score_scale(HeadScoreId k, ColorScaleMode asked, char *caption, size_t n);
 
 /* The command line's output of the picked map: --print text|csv|json to
  * stdout, then each --export by its extension (.png and .svg of the map,

@@ -41,6 +41,8 @@ struct MapsShown {
     int *order;                /* the maps by it, highest first, nones last */
     ScoreOverview ov;          /* the overview's map (ov.v NULL: none) ... */
     int ov_score;              /* ... of this score */
+    int ov_cscale;             /* its colours (ColorScaleMode; 0, the
+                                  default: fixed 0–1; Shift+C cycles it) */
     float *heads_v;            /* every head of the picked layer, as picked */
     AttnMaps heads_maps;
     unsigned long heads_gen;   /* gen when heads_v was made (0: never) */

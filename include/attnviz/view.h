@@ -93,12 +93,15 @@ typedef struct ViewState {
      * slot p showing map grid_order[p] (each map then labelled with its
      * layer and head). score_map non-NULL: the score overview (an L × H
      * heatmap, rows layers, columns heads; none masked) in the model
-     * view's room instead of the maps. */
+     * view's room instead of the maps, coloured as score_cscale says, its
+     * colour bar's caption score_caption. */
     const double *grid_score;
     const char *grid_score_name;
     double grid_score_full;
     const int *grid_order;
     const AttnMap *score_map;
+    ColorScaleMode score_cscale;
+    const char *score_caption;
     /* Every head of the layer in the line diagram (line_heads non-NULL:
      * 1 × H maps over weights' tokens), each in view_head_color(h); head_on
      * (H flags) says which are drawn. */

@@ -107,16 +107,27 @@ int import_score_overview(ScoreOverview *ov, const Imported *im, const HeadScore
     return 0;
 }
 
+ColorScaleMode import_score_scale(HeadScoreId k, ColorScaleMode asked, char *caption, size_t n)
+{
+    ColorScaleMode cs = head_score_unit(k) ? asked : CSCALE_MAX;
+    snprintf(caption, n, cs == CSCALE_FIXED ? "%s, fixed 0\xE2\x80\x93" "1"
+                         : cs == CSCALE_ROW ? "%s, each layer 0 to its max" : "%s, 0 to the largest",
+             head_score_name(k));
+    return cs;
+}
+
 /* The figure of the overview: no "queries"/"keys" titles; the colour bar
- * names the score; entropy and distance (not in [0, 1]) to the map's max. */
-static void overview_layout(Figure *fig, const ScoreOverview *ov, const Options *o, ColormapId cmap, HeadScoreId k)
+ * names the score and its scale (a score in [0, 1] fixed 0–1 unless
+ * --color-scale says otherwise; entropy and distance to the map's max). */
+static void overview_layout(Figure *fig, ScoreOverview *ov, const Options *o, ColormapId cmap, HeadScoreId k)
 {
     FigureOptions fo = figure_options_export((float)o->scale, ov->title, ov->facts);
     fo.axis_titles = 0;
     fo.cmap = cmap;
-    fo.cscale = head_score_unit(k) ? (ColorScaleMode)o->color_scale : CSCALE_MAX;
+    fo.cscale = import_score_scale(k, o->color_scale_set ? (ColorScaleMode)o->color_scale : CSCALE_FIXED,
+                                   ov->caption, sizeof ov->caption);
+    fo.caption = ov->caption;
     figure_layout(fig, &ov->m, &fo, &figure_measure_dejavu);
-    fig->cb.caption = head_score_name(k);
     /* the row labels may be cut up to the grid's padding: the drawn font
        can be a little wider than the metrics measured */
     fig->label_w += fig->label_px / 4;

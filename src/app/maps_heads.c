@@ -126,6 +126,9 @@ void maps_heads_present(AppState *a)
             if (!ms->ov.v && import_score_overview(&ms->ov, ms->imp, ms->scores, (HeadScoreId)ms->score, &err) == 0)
                 ms->ov_score = ms->score;
             s->score_map = ms->ov.v ? &ms->ov.m : NULL;
+            s->score_cscale = import_score_scale((HeadScoreId)ms->score, (ColorScaleMode)ms->ov_cscale,
+                                                 ms->ov.caption, sizeof ms->ov.caption);
+            s->score_caption = ms->ov.caption;
         }
     } else if (!ms->grid && ms->every_head && (ms->head_on || all_on(ms)) && layer_heads(ms) == 0) {
         s->line_heads = &ms->heads_maps;
@@ -168,6 +171,27 @@ static void say_score(AppState *a, MapsShown *ms)
                head_score_name((HeadScoreId)ms->score), what[ms->score]);
 }
 
+/* Shift+C on the overview: its own colours, a score in [0, 1] fixed 0–1
+ * first (one colour is one score on every model: 0.08 stays dim), then 0 to
+ * the largest here, then each layer to its own; entropy and distance run
+ * to their largest always. */
+static void overview_cscale(AppState *a, MapsShown *ms)
+{
+    static const char *const what[CSCALE_COUNT] = {
+        "fixed 0\xE2\x80\x93" "1 (the same colour is the same score on every model)",
+        "0 to the largest score here (the strongest head stands out, however weak)",
+        "each layer 0 to its own largest"};
+    const char *name = head_score_name((HeadScoreId)ms->score);
+    if (!head_score_unit((HeadScoreId)ms->score)) {
+        app_status(a, 0, "the %s is not a score in [0, 1]: its colours run from 0 to the largest "
+                   "(I: another score)", name);
+        return;
+    }
+    ms->ov_cscale = (ms->ov_cscale + 1) % CSCALE_COUNT;
+    app_status(a, 0, "the overview's colours: %s (Shift+C: next)", what[ms->ov_cscale]);
+    a->dirty = 1;
+}
+
 int maps_heads_takes(AppActionKind k)
 {
     return k == ACT_PROBE || k == ACT_HEAD_SCORE || k == ACT_GRID_SORT || k == ACT_SCORE_VIEW || k == ACT_LINES_HEADS ||
@@ -202,8 +226,8 @@ int maps_heads_apply(AppState *a, const AppAction *act)
     case ACT_SCORE_VIEW:
         ms->score_view = !ms->score_view || !ms->grid;
         ms->grid = 1;
-        app_status(a, 0, ms->score_view ? "the %s score of every layer and head: a click opens that head "
-                                          "(I: another score \xC2\xB7 U: the maps)"
+        app_status(a, 0, ms->score_view ? "the %s score of every layer and head: Enter or a click opens that "
+                                          "head (I: another score \xC2\xB7 Shift+C: colours \xC2\xB7 U: the maps)"
                                         : "every layer and head, marked with its %s score",
                    head_score_name((HeadScoreId)ms->score));
         break;
@@ -226,6 +250,11 @@ int maps_heads_apply(AppState *a, const AppAction *act)
         ms->grid = 0;
         app_status(a, 0, "head %d's lines %s", act->i + 1, ms->head_on[act->i] ? "on" : "off");
         break;
+    case ACT_CYCLE_CSCALE:
+        if (!ms->grid || !ms->score_view)
+            return -1; /* the maps' colours: the app's */
+        overview_cscale(a, ms);
+        return 0;
     case ACT_GRID_MOVE:
         if (!ms->grid || !ms->sorted || ms->score_view || !maps_heads_scores(ms))
             return -1;
@@ -252,6 +281,7 @@ void maps_heads_keep(MapsShown *now, MapsShown *old)
     now->score = old->score;
     now->sorted = old->sorted;
     now->score_view = old->score_view;
+    now->ov_cscale = old->ov_cscale;
     now->every_head = old->every_head;
     if (old->head_on && old->imp->f.H == now->imp->f.H && (now->head_on = malloc((size_t)now->imp->f.H)))
         memcpy(now->head_on, old->head_on, (size_t)now->imp->f.H);
