@@ -25,6 +25,8 @@
 #include "formula_source.h"
 #include "../src/view/text.h"
 
+#include <SDL_image.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #define FORMULA "formula:3,4,6"
@@ -302,6 +304,95 @@ static void test_overview_readable(void **state)
             assert_true(fabs(attn_map_at(&a->vs.map, i, j) - formula_weight(1, 1, i, j)) < 1e-6);
 }
 
+/* Pixels of colour c in the PNG at path (its width and height too). */
+static int png_pixels(const char *path, Rgb c, int *w, int *h)
+{
+    SDL_Surface *raw = IMG_Load(path);
+    assert_non_null(raw);
+    SDL_Surface *s = SDL_ConvertSurfaceFormat(raw, SDL_PIXELFORMAT_RGB888, 0);
+    SDL_FreeSurface(raw);
+    assert_non_null(s);
+    int n = 0;
+    for (int y = 0; y < s->h; y++)
+        for (int x = 0; x < s->w; x++) {
+            Uint32 p = ((const Uint32 *)((const Uint8 *)s->pixels + (size_t)y * s->pitch))[x];
+            n += same((Rgb){(Uint8)(p >> 16), (Uint8)(p >> 8), (Uint8)p}, c);
+        }
+    *w = s->w;
+    *h = s->h;
+    SDL_FreeSurface(s);
+    return n;
+}
+
+/* Whether the file at path holds needle. */
+static int file_has(const char *path, const char *needle)
+{
+    FILE *fp = fopen(path, "rb");
+    static char buf[1 << 20];
+    size_t n = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
+    if (fp)
+        fclose(fp);
+    buf[n] = '\0';
+    return strstr(buf, needle) != NULL;
+}
+
+/* Ctrl+E exports what the model view shows (issue 38, item 2): G, Y, then
+ * Ctrl+E writes every layer and head sorted, with their marks (the bars
+ * in the light theme's accent), not the head view's heatmap; U, then
+ * Ctrl+E the score overview as PNG and SVG (its colour bar fixed 0–1). */
+static void test_model_view_export(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    char dir[] = "/tmp/attnviz-test-heads-export-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    a->export_dir = dir;
+    assert_int_equal(app_open_path(a, FORMULA), 0);
+    key(f, SDLK_g, 0);
+    press_score(f, "previous");
+    key(f, SDLK_y, 0);
+    app_draw(a, f->r);
+    assert_non_null(a->vs.grid_order);
+    int n0 = a->export_count, w, h;
+    key(f, SDLK_e, KMOD_LCTRL);
+    assert_int_equal(a->status_err, 0);
+    assert_int_equal(a->export_count, n0 + 1);
+    assert_non_null(strstr(a->last_export, "/attnviz-model-view-"));
+    const AttnTheme *light = theme_get(0);
+    assert_true(png_pixels(a->last_export, light->accent, &w, &h) > 100); /* the bars */
+    assert_true(png_pixels(a->last_export, light->bg, &w, &h) > w * h / 4);
+    assert_true(w > 600 && h > 400); /* 3 × 4 maps, not one 6 × 6 heatmap */
+    /* the overview: PNG and SVG */
+    key(f, SDLK_u, 0);
+    key(f, SDLK_e, KMOD_LCTRL);
+    assert_int_equal(a->status_err, 0);
+    assert_int_equal(a->export_count, n0 + 2);
+    assert_non_null(strstr(a->last_export, "/attnviz-score-overview-"));
+    assert_non_null(strstr(a->status, " and .svg"));
+    assert_true(png_pixels(a->last_export, light->bg, &w, &h) > w * h / 4);
+    char svg[4200];
+    size_t n = strlen(a->last_export);
+    snprintf(svg, sizeof svg, "%.*s.svg", (int)(n - 4), a->last_export);
+    assert_true(file_has(svg, ">previous, fixed 0\xE2\x80\x93" "1<"));
+    assert_true(file_has(svg, ">layer 3<") && file_has(svg, ">head 4<"));
+    /* no heatmap written; the folder cleaned */
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int files = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        assert_null(strstr(e->d_name, "heatmap"));
+        char p[4300];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        unlink(p);
+        files++;
+    }
+    closedir(d);
+    assert_int_equal(files, 3);
+    rmdir(dir);
+}
+
 /* Pixels of the line diagram (between its two columns of tokens) near c. */
 static int line_pixels(Fix *f, SDL_Color c)
 {
@@ -473,6 +564,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_many_heads_marks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_overview_click, setup, teardown),
         cmocka_unit_test_setup_teardown(test_overview_readable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_model_view_export, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_head_formula, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_head_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_head_gpt2, setup, teardown),

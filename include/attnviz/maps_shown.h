@@ -14,6 +14,8 @@
 #include "attnviz/attnmap.h"
 #include "attnviz/import.h"
 
+struct ViewState;
+
 struct AppState;
 struct SourceDiffs;
 
@@ -100,6 +102,13 @@ int maps_probe_show(struct AppState *a, const int *ids, int T, int n, uint64_t s
 /* The text shown again, not the probe's tokens. */
 void maps_probe_clear(MapsShown *ms);
 void maps_heads_free(MapsShown *ms);
+/* Ctrl+E in the model view (s: the view state as exported: its theme and
+ * scale): what is shown, by the command line's figure code: the score
+ * overview as stem.png and stem.svg (--view heads'), else every layer and
+ * head as stem.png (--view grid's) with the marks and sort labels shown.
+ * said gets what was written; 0, or an error in err. */
+int maps_heads_export(struct AppState *a, const struct ViewState *s, const char *stem, char *said, size_t n,
+                      AttnErr *err);
 /* The scores of every map, made now when they are not (NULL: out of memory). */
 const HeadScores *maps_heads_scores(MapsShown *ms);
 

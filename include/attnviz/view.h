@@ -321,6 +321,14 @@ SDL_Surface *view_render_figure(const ViewFonts *fonts, const Figure *f, const A
 /* The same for a grid of maps (figure_grid_layout). */
 SDL_Surface *view_render_grid(const ViewFonts *fonts, const FigureGrid *g, const AttnMaps *ms,
                               int dark, AttnErr *err);
+/* The model view as an export (Ctrl+E in G): the maps ms laid out by o
+ * (an export's options: its natural size at s->scale) with room for s's
+ * head roles, and drawn with them as the window draws them: each map's
+ * score (s->grid_score, a bar and its number), in a sorted grid
+ * (s->grid_order) each map's layer and head, the key-value brackets
+ * (s->kv_group), the heads' colours; in s->dark's theme. Caller frees it. */
+SDL_Surface *view_render_model_grid(const ViewFonts *fonts, const ViewState *s, const AttnMaps *ms,
+                                    const FigureOptions *o, AttnErr *err);
 
 /* The compare view's PNG (s->cmp_ref set): the reference, current and
  * difference figures at their export size side by side, figure k's left

@@ -9,6 +9,9 @@
 #include "attnviz/source.h"
 #include "app_internal.h"
 #include "attnviz/probe.h"
+#include "attnviz/app.h"
+#include "attnviz/fonts.h"
+#include "attnviz/view.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -356,4 +359,47 @@ int maps_probe_run(AppState *a, int n, uint64_t seed)
                (unsigned long long)seed + 1);
     a->dirty = 1;
     return 0;
+}
+
+/* The model view's maps with their marks as a PNG at path. */
+static int export_grid(AppState *a, MapsShown *ms, const ViewState *s, const char *path, AttnErr *err)
+{
+    char facts[320];
+    FigureOptions fo = import_grid_options(ms->imp, s->grid->kind, s->scale, s->cmap, s->cscale, facts,
+                                           sizeof facts);
+    if (s->grid_score) { /* what the marks are */
+        size_t u = strlen(facts);
+        snprintf(facts + u, sizeof facts - u, s->grid_order ? " \xC2\xB7 by %s score, highest first"
+                                                            : " \xC2\xB7 beside each map: its %s score",
+                 s->grid_score_name);
+    }
+    AppFonts fonts;
+    int rc = fonts_open(&fonts, a->opt ? a->opt->font : NULL, err);
+    if (rc < 0)
+        return rc;
+    SDL_Surface *surf = view_render_model_grid(&fonts.view, s, s->grid, &fo, err);
+    fonts_close(&fonts);
+    rc = !surf ? (err->code ? -err->code : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory"))
+               : export_save_png(surf, path, err);
+    SDL_FreeSurface(surf);
+    return rc;
+}
+
+int maps_heads_export(AppState *a, const struct ViewState *s, const char *stem, char *said, size_t n, AttnErr *err)
+{
+    MapsShown *ms = a->kind->maps(a);
+    char png[1200], svg[1200];
+    snprintf(png, sizeof png, "%s.png", stem);
+    snprintf(svg, sizeof svg, "%s.svg", stem);
+    if (s->score_map && ms->ov.v) { /* the overview: --view heads' figure, PNG and SVG */
+        OverviewLook look = {(HeadScoreId)ms->ov_score, (ColorScaleMode)ms->ov_cscale, s->cmap, s->scale, s->dark,
+                             a->opt ? a->opt->font : NULL};
+        int rc = import_write_overview(&ms->ov, &look, png, err);
+        if (rc == 0)
+            rc = import_write_overview(&ms->ov, &look, svg, err);
+        snprintf(said, n, "%s and .svg", png);
+        return rc;
+    }
+    snprintf(said, n, "%s", png);
+    return export_grid(a, ms, s, png, err);
 }

@@ -41,6 +41,8 @@ void heads_grid_options(View *v, const ViewState *s, FigureOptions *o)
      * numbers; the bars alone then, the numbers in the overview (U) and the
      * tooltip */
     int per = H > 0 ? (o->area_w - S(s, 60)) / H : o->area_w;
+    if (!o->area_w) /* an export's natural size: room for the numbers */
+        per = 3 * full;
     o->grid_mark_w = per - full >= 2 * (full - S(s, 7)) ? full : S(s, 3) + S(s, 4);
     o->grid_label_h = s->grid_order ? text_line_height(v->text, mark_px(s)) : 0;
     o->grid_order = s->grid_order;
