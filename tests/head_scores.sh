@@ -112,13 +112,22 @@ if [ "$rc" = 1 ] && [ ! -e "$TMP/x.csv" ]; then ok "--view heads: .csv refused";
 # the overview: PNG and SVG, file and model, each score
 run "$FIX/torch_layers.npz" --view heads --export "$TMP/o.png" --export "$TMP/o.svg"
 if [ "$rc" = 0 ] && [ "$(head -c 8 "$TMP/o.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
-   grep -q '>induction<' "$TMP/o.svg" && grep -q '>layer 3<' "$TMP/o.svg" && grep -q '>head 4<' "$TMP/o.svg"; then
+   grep -q '>induction, fixed 0–1<' "$TMP/o.svg" && grep -q '>layer 3<' "$TMP/o.svg" && grep -q '>head 4<' "$TMP/o.svg"; then
     ok "file: the overview as PNG and SVG"
 else bad "file overview: exit $rc: $(head -c 300 "$TMP/err")"; fi
 for s in previous self first duplicate induction entropy distance; do
     run --model tests/fixtures/gpt2/f32-h3 --view heads --head-score "$s" --export "$TMP/m-$s.svg" "ABCABCAB"
-    if [ "$rc" = 0 ] && grep -q ">$s<" "$TMP/m-$s.svg"; then ok "model: --head-score $s"; else bad "model $s: exit $rc: $(head -c 300 "$TMP/err")"; fi
+    case $s in entropy|distance) scale="0 to the largest";; *) scale="fixed 0–1";; esac
+    if [ "$rc" = 0 ] && grep -q ">$s, $scale<" "$TMP/m-$s.svg"; then ok "model: --head-score $s ($scale)"; else bad "model $s: exit $rc: $(head -c 300 "$TMP/err")"; fi
 done
+# a score in [0, 1] on a fixed 0–1 scale unless --color-scale says otherwise (issue 38, item 11):
+# its colour bar's top tick is 1 (the largest score here is below 0.9), with max the largest
+run --model nano-sort --view heads --export "$TMP/n.svg" CBABBC
+run2() { "$BIN" --model nano-sort --view heads --color-scale max --export "$TMP/n-max.svg" CBABBC 2>"$TMP/err"; }
+if [ "$rc" = 0 ] && run2 && grep -q '>1.0<' "$TMP/n.svg" && grep -q '>induction, fixed 0–1<' "$TMP/n.svg" &&
+   ! grep -q '>1.0<' "$TMP/n-max.svg" && grep -q '>induction, 0 to the largest<' "$TMP/n-max.svg"; then
+    ok "nano-sort: induction fixed 0–1 by default, --color-scale max to the largest"
+else bad "fixed scale: exit $rc: $(head -c 300 "$TMP/err")"; fi
 run --model tests/fixtures/gpt2/f32-h3 --view heads --export "$TMP/m.png" "ABCABCAB"
 if [ "$rc" = 0 ] && [ -s "$TMP/m.png" ]; then ok "model: the overview as PNG"; else bad "model png: exit $rc"; fi
 if command -v xmllint >/dev/null 2>&1; then

@@ -23,7 +23,10 @@
 #include "attnviz/wake.h"
 #include "test_app_util.h"
 #include "formula_source.h"
+#include "../src/view/text.h"
 
+#include <SDL_image.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #define FORMULA "formula:3,4,6"
@@ -221,6 +224,175 @@ static void test_overview_click(void **state)
     assert_non_null(a->vs.grid_score);
 }
 
+/* Whether a drawn text holds needle (the text record of one frame). */
+static int drawn(Fix *f, const char *needle)
+{
+    static TextBox boxes[2048];
+    int n = 0, found = 0;
+    text_record(boxes, 2048, &n);
+    app_draw(f->a, f->r);
+    text_record(NULL, 0, NULL);
+    for (int k = 0; k < n && k < 2048; k++)
+        found |= strstr(boxes[k].text, needle) != NULL;
+    return found;
+}
+
+/* The overview read from the back of the room (issue 38, items 10, 11,
+ * 13): its cells take at least 45 % of the window's height or 60 % of its
+ * width (100 % and 132 %); a score in [0, 1] coloured on a fixed 0–1 scale
+ * (the colour bar says so), Shift+C its other scales and back; entropy to
+ * its largest always; the title says Enter opens, and Enter does. */
+static void test_overview_readable(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    assert_int_equal(app_open_path(a, FORMULA), 0);
+    key(f, SDLK_u, 0);
+    press_score(f, "previous");
+    for (int zoom = 0; zoom < 2; zoom++) {
+        app_draw(a, f->r);
+        const Figure *fig = &a->layout.score_fig;
+        assert_true(fig->grid.h >= a->layout.h * 45 / 100 || fig->grid.w >= a->layout.w * 60 / 100);
+        key(f, SDLK_PLUS, KMOD_LCTRL);
+        key(f, SDLK_PLUS, KMOD_LCTRL);
+    }
+    key(f, SDLK_0, KMOD_LCTRL);
+    app_draw(a, f->r);
+    const Figure *fig = &a->layout.score_fig;
+    double most = 0.0;
+    for (int c = 0; c < 12; c++)
+        most = fmax(most, formula_previous(c / 4, c % 4));
+    assert_true(most < 0.9); /* so that 0–1 and 0 to the largest differ */
+    /* fixed 0–1 by default, whatever the maps' scale (0 to their max) */
+    assert_int_equal(a->vs.cscale, CSCALE_MAX);
+    assert_float_equal(fig->cb.cs.lo, 0.0f, 1e-6f);
+    assert_float_equal(fig->cb.cs.hi, 1.0f, 1e-6f);
+    assert_non_null(strstr(fig->cb.caption, "previous, fixed 0\xE2\x80\x93" "1"));
+    assert_true(drawn(f, "fixed 0\xE2\x80\x93" "1"));
+    int x = figure_cell_x(fig, 3) + 2, y = figure_cell_y(fig, 2) + 2;
+    assert_true(same(pixel(f, x, y), colormap_scale_rgb(&fig->cb.cs, attn_map_at(a->vs.score_map, 2, 3))));
+    /* Shift+C: 0 to the largest, each layer to its own, fixed again; the
+       maps' colour scale untouched */
+    key(f, SDLK_c, KMOD_LSHIFT);
+    app_draw(a, f->r);
+    assert_float_equal(fig->cb.cs.hi, (float)most, 1e-5f);
+    assert_non_null(strstr(fig->cb.caption, "0 to the largest"));
+    key(f, SDLK_c, KMOD_LSHIFT);
+    app_draw(a, f->r);
+    assert_true(fig->cb.cs.per_row);
+    key(f, SDLK_c, KMOD_LSHIFT);
+    app_draw(a, f->r);
+    assert_float_equal(fig->cb.cs.hi, 1.0f, 1e-6f);
+    assert_int_equal(a->vs.cscale, CSCALE_MAX);
+    /* entropy is no score in [0, 1]: 0 to its largest, Shift+C says so */
+    press_score(f, "entropy");
+    app_draw(a, f->r);
+    assert_false(fig->cb.cs.per_row);
+    assert_true(fig->cb.cs.hi > 1.0f);
+    assert_non_null(strstr(fig->cb.caption, "entropy, 0 to the largest"));
+    key(f, SDLK_c, KMOD_LSHIFT);
+    assert_non_null(strstr(a->status, "not a score in [0, 1]"));
+    /* the title says Enter opens; Down, Right, Enter open layer 2, head 2 */
+    assert_true(drawn(f, "Enter or click: open"));
+    key(f, SDLK_DOWN, 0);
+    key(f, SDLK_RIGHT, 0);
+    key(f, SDLK_RETURN, 0);
+    app_draw(a, f->r);
+    assert_null(a->vs.grid);
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++)
+            assert_true(fabs(attn_map_at(&a->vs.map, i, j) - formula_weight(1, 1, i, j)) < 1e-6);
+}
+
+/* Pixels of colour c in the PNG at path (its width and height too). */
+static int png_pixels(const char *path, Rgb c, int *w, int *h)
+{
+    SDL_Surface *raw = IMG_Load(path);
+    assert_non_null(raw);
+    SDL_Surface *s = SDL_ConvertSurfaceFormat(raw, SDL_PIXELFORMAT_RGB888, 0);
+    SDL_FreeSurface(raw);
+    assert_non_null(s);
+    int n = 0;
+    for (int y = 0; y < s->h; y++)
+        for (int x = 0; x < s->w; x++) {
+            Uint32 p = ((const Uint32 *)((const Uint8 *)s->pixels + (size_t)y * s->pitch))[x];
+            n += same((Rgb){(Uint8)(p >> 16), (Uint8)(p >> 8), (Uint8)p}, c);
+        }
+    *w = s->w;
+    *h = s->h;
+    SDL_FreeSurface(s);
+    return n;
+}
+
+/* Whether the file at path holds needle. */
+static int file_has(const char *path, const char *needle)
+{
+    FILE *fp = fopen(path, "rb");
+    static char buf[1 << 20];
+    size_t n = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
+    if (fp)
+        fclose(fp);
+    buf[n] = '\0';
+    return strstr(buf, needle) != NULL;
+}
+
+/* Ctrl+E exports what the model view shows (issue 38, item 2): G, Y, then
+ * Ctrl+E writes every layer and head sorted, with their marks (the bars
+ * in the light theme's accent), not the head view's heatmap; U, then
+ * Ctrl+E the score overview as PNG and SVG (its colour bar fixed 0–1). */
+static void test_model_view_export(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    char dir[] = "/tmp/attnviz-test-heads-export-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    a->export_dir = dir;
+    assert_int_equal(app_open_path(a, FORMULA), 0);
+    key(f, SDLK_g, 0);
+    press_score(f, "previous");
+    key(f, SDLK_y, 0);
+    app_draw(a, f->r);
+    assert_non_null(a->vs.grid_order);
+    int n0 = a->export_count, w, h;
+    key(f, SDLK_e, KMOD_LCTRL);
+    assert_int_equal(a->status_err, 0);
+    assert_int_equal(a->export_count, n0 + 1);
+    assert_non_null(strstr(a->last_export, "/attnviz-model-view-"));
+    const AttnTheme *light = theme_get(0);
+    assert_true(png_pixels(a->last_export, light->accent, &w, &h) > 100); /* the bars */
+    assert_true(png_pixels(a->last_export, light->bg, &w, &h) > w * h / 4);
+    assert_true(w > 600 && h > 400); /* 3 × 4 maps, not one 6 × 6 heatmap */
+    /* the overview: PNG and SVG */
+    key(f, SDLK_u, 0);
+    key(f, SDLK_e, KMOD_LCTRL);
+    assert_int_equal(a->status_err, 0);
+    assert_int_equal(a->export_count, n0 + 2);
+    assert_non_null(strstr(a->last_export, "/attnviz-score-overview-"));
+    assert_non_null(strstr(a->status, " and .svg"));
+    assert_true(png_pixels(a->last_export, light->bg, &w, &h) > w * h / 4);
+    char svg[4200];
+    size_t n = strlen(a->last_export);
+    snprintf(svg, sizeof svg, "%.*s.svg", (int)(n - 4), a->last_export);
+    assert_true(file_has(svg, ">previous, fixed 0\xE2\x80\x93" "1<"));
+    assert_true(file_has(svg, ">layer 3<") && file_has(svg, ">head 4<"));
+    /* no heatmap written; the folder cleaned */
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int files = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        assert_null(strstr(e->d_name, "heatmap"));
+        char p[4300];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        unlink(p);
+        files++;
+    }
+    closedir(d);
+    assert_int_equal(files, 3);
+    rmdir(dir);
+}
+
 /* Pixels of the line diagram (between its two columns of tokens) near c. */
 static int line_pixels(Fix *f, SDL_Color c)
 {
@@ -391,6 +563,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_marks_and_sort, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many_heads_marks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_overview_click, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_overview_readable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_model_view_export, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_head_formula, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_head_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_head_gpt2, setup, teardown),

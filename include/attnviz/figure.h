@@ -59,6 +59,8 @@ typedef struct FigureOptions {
                             compare view), not only in cells of 34 px × scale,
                             and labels a whole line apart */
     int no_colorbar;     /* none (bar.w 0): the next figure's serves both */
+    const char *caption; /* the colour bar's caption (the bar at least as
+                            tall), or NULL: the map's unit ("weight") */
     /* a grid of maps (figure_grid_layout): room for marks right of each
      * map and a label line above each (0: none), and an order (slot p
      * shows map order[p], l·H + h; NULL: layer order) */

@@ -13,6 +13,7 @@
 #include "attnviz/attnmap.h"
 #include "attnviz/colormap.h"
 #include "attnviz/error.h"
+#include "attnviz/figure.h"
 #include "attnviz/head_scores.h"
 #include "attnviz/options.h"
 
@@ -116,10 +117,16 @@ typedef struct ScoreOverview {
     unsigned char *mask;
     char **labels;   /* L row labels, then H column labels */
     char title[400], facts[200];
+    char caption[96]; /* its colour bar's (import_score_scale) */
 } ScoreOverview;
 int import_score_overview(ScoreOverview *ov, const Imported *im, const HeadScores *s, HeadScoreId k,
                           AttnErr *err);
 void import_score_overview_free(ScoreOverview *ov);
+/* How the overview of score k is coloured: a score in [0, 1] as asked
+ * (fixed 0–1 unless Shift+C or --color-scale says otherwise: 0.08 is dim
+ * on every model), entropy and distance 0 to their largest; caption gets
+ * what its colour bar says ("induction, fixed 0–1"). */
+ColorScaleMode import_score_scale(HeadScoreId k, ColorScaleMode asked, char *caption, size_t n);
 
 /* The command line's output of the picked map: --print text|csv|json to
  * stdout, then each --export by its extension (.png and .svg of the map,
@@ -134,5 +141,25 @@ int import_print_head_scores(FILE *f, const Imported *im, AttnErr *err);
 /* --view heads: the overview of o->head_score, an L × H heatmap (rows
  * layers, columns heads) as .png or .svg at path. */
 int import_export_heads(const Imported *im, const Options *o, ColormapId cmap, const char *path, AttnErr *err);
+/* How an overview is drawn: its score, the colour scale asked for (a score
+ * in [0, 1] only: import_score_scale), the colour map, the scale (1 =
+ * 100 %), the theme and the font (NULL: the default). */
+typedef struct OverviewLook {
+    HeadScoreId score;
+    ColorScaleMode cscale;
+    ColormapId cmap;
+    float scale;
+    int dark;
+    const char *font;
+} OverviewLook;
+/* The overview ov (of look->score) as .png or .svg at path: --view heads'
+ * figure, and Ctrl+E's of the window's overview. */
+int import_write_overview(ScoreOverview *ov, const OverviewLook *look, const char *path, AttnErr *err);
+/* The figure options of every layer and head as one grid (--view grid, and
+ * Ctrl+E in the model view): the export's natural size at scale, the
+ * title of im, its facts written into facts (n bytes, which the options
+ * point to), the colours. */
+FigureOptions import_grid_options(const Imported *im, AttnMapKind kind, float scale, ColormapId cmap,
+                                  ColorScaleMode cscale, char *facts, size_t n);
 
 #endif

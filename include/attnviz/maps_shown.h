@@ -14,6 +14,8 @@
 #include "attnviz/attnmap.h"
 #include "attnviz/import.h"
 
+struct ViewState;
+
 struct AppState;
 struct SourceDiffs;
 
@@ -41,6 +43,8 @@ struct MapsShown {
     int *order;                /* the maps by it, highest first, nones last */
     ScoreOverview ov;          /* the overview's map (ov.v NULL: none) ... */
     int ov_score;              /* ... of this score */
+    int ov_cscale;             /* its colours (ColorScaleMode; 0, the
+                                  default: fixed 0–1; Shift+C cycles it) */
     float *heads_v;            /* every head of the picked layer, as picked */
     AttnMaps heads_maps;
     unsigned long heads_gen;   /* gen when heads_v was made (0: never) */
@@ -98,6 +102,13 @@ int maps_probe_show(struct AppState *a, const int *ids, int T, int n, uint64_t s
 /* The text shown again, not the probe's tokens. */
 void maps_probe_clear(MapsShown *ms);
 void maps_heads_free(MapsShown *ms);
+/* Ctrl+E in the model view (s: the view state as exported: its theme and
+ * scale): what is shown, by the command line's figure code: the score
+ * overview as stem.png and stem.svg (--view heads'), else every layer and
+ * head as stem.png (--view grid's) with the marks and sort labels shown.
+ * said gets what was written; 0, or an error in err. */
+int maps_heads_export(struct AppState *a, const struct ViewState *s, const char *stem, char *said, size_t n,
+                      AttnErr *err);
 /* The scores of every map, made now when they are not (NULL: out of memory). */
 const HeadScores *maps_heads_scores(MapsShown *ms);
 

@@ -93,12 +93,15 @@ typedef struct ViewState {
      * slot p showing map grid_order[p] (each map then labelled with its
      * layer and head). score_map non-NULL: the score overview (an L × H
      * heatmap, rows layers, columns heads; none masked) in the model
-     * view's room instead of the maps. */
+     * view's room instead of the maps, coloured as score_cscale says, its
+     * colour bar's caption score_caption. */
     const double *grid_score;
     const char *grid_score_name;
     double grid_score_full;
     const int *grid_order;
     const AttnMap *score_map;
+    ColorScaleMode score_cscale;
+    const char *score_caption;
     /* Every head of the layer in the line diagram (line_heads non-NULL:
      * 1 × H maps over weights' tokens), each in view_head_color(h); head_on
      * (H flags) says which are drawn. */
@@ -320,6 +323,14 @@ SDL_Surface *view_render_figure(const ViewFonts *fonts, const Figure *f, const A
 /* The same for a grid of maps (figure_grid_layout). */
 SDL_Surface *view_render_grid(const ViewFonts *fonts, const FigureGrid *g, const AttnMaps *ms,
                               int dark, AttnErr *err);
+/* The model view as an export (Ctrl+E in G): the maps ms laid out by o
+ * (an export's options: its natural size at s->scale) with room for s's
+ * head roles, and drawn with them as the window draws them: each map's
+ * score (s->grid_score, a bar and its number), in a sorted grid
+ * (s->grid_order) each map's layer and head, the key-value brackets
+ * (s->kv_group), the heads' colours; in s->dark's theme. Caller frees it. */
+SDL_Surface *view_render_model_grid(const ViewFonts *fonts, const ViewState *s, const AttnMaps *ms,
+                                    const FigureOptions *o, AttnErr *err);
 
 /* The compare view's PNG (s->cmp_ref set): the reference, current and
  * difference figures at their export size side by side, figure k's left

@@ -105,15 +105,23 @@ static int grid_maps(const Imported *im, AttnMaps *ms, float **thumbs, char ***l
     return 0;
 }
 
+FigureOptions import_grid_options(const Imported *im, AttnMapKind kind, float scale, ColormapId cmap,
+                                  ColorScaleMode cscale, char *facts, size_t n)
+{
+    FigureOptions fo = figure_options_export(scale, im->title, NULL);
+    snprintf(facts, n, "%d layers \xC3\x97 %d heads \xC2\xB7 %s \xC2\xB7 %d\xC3\x97%d", im->f.L, im->f.H,
+             attn_map_kind_name(kind), im->f.Tq, im->f.Tk);
+    fo.facts = facts;
+    fo.cmap = cmap;
+    fo.cscale = cscale;
+    return fo;
+}
+
 static void grid_layout(const Out *c, const AttnMaps *ms, FigureGrid *g)
 {
-    FigureOptions fo = figure_options_export((float)c->o->scale, c->im->title, NULL);
     char facts[160];
-    snprintf(facts, sizeof facts, "%d layers \xC3\x97 %d heads \xC2\xB7 %s \xC2\xB7 %d\xC3\x97%d",
-             c->im->f.L, c->im->f.H, attn_map_kind_name(ms->kind), c->im->f.Tq, c->im->f.Tk);
-    fo.facts = facts;
-    fo.cmap = c->cmap;
-    fo.cscale = (ColorScaleMode)c->o->color_scale;
+    FigureOptions fo = import_grid_options(c->im, ms->kind, (float)c->o->scale, c->cmap,
+                                           (ColorScaleMode)c->o->color_scale, facts, sizeof facts);
     figure_grid_layout(g, ms, &fo, &figure_measure_dejavu);
 }
 

@@ -107,16 +107,26 @@ int import_score_overview(ScoreOverview *ov, const Imported *im, const HeadScore
     return 0;
 }
 
-/* The figure of the overview: no "queries"/"keys" titles; the colour bar
- * names the score; entropy and distance (not in [0, 1]) to the map's max. */
-static void overview_layout(Figure *fig, const ScoreOverview *ov, const Options *o, ColormapId cmap, HeadScoreId k)
+ColorScaleMode import_score_scale(HeadScoreId k, ColorScaleMode asked, char *caption, size_t n)
 {
-    FigureOptions fo = figure_options_export((float)o->scale, ov->title, ov->facts);
+    ColorScaleMode cs = head_score_unit(k) ? asked : CSCALE_MAX;
+    snprintf(caption, n, cs == CSCALE_FIXED ? "%s, fixed 0\xE2\x80\x93" "1"
+                         : cs == CSCALE_ROW ? "%s, each layer 0 to its max" : "%s, 0 to the largest",
+             head_score_name(k));
+    return cs;
+}
+
+/* The figure of the overview: no "queries"/"keys" titles; the colour bar
+ * names the score and its scale (a score in [0, 1] as asked, entropy and
+ * distance to the map's max). */
+static void overview_layout(Figure *fig, ScoreOverview *ov, const OverviewLook *look)
+{
+    FigureOptions fo = figure_options_export(look->scale, ov->title, ov->facts);
     fo.axis_titles = 0;
-    fo.cmap = cmap;
-    fo.cscale = head_score_unit(k) ? (ColorScaleMode)o->color_scale : CSCALE_MAX;
+    fo.cmap = look->cmap;
+    fo.cscale = import_score_scale(look->score, look->cscale, ov->caption, sizeof ov->caption);
+    fo.caption = ov->caption;
     figure_layout(fig, &ov->m, &fo, &figure_measure_dejavu);
-    fig->cb.caption = head_score_name(k);
     /* the row labels may be cut up to the grid's padding: the drawn font
        can be a little wider than the metrics measured */
     fig->label_w += fig->label_px / 4;
@@ -134,12 +144,43 @@ static int write_svg(FILE *f, void *ctx)
     return svg_write_figure(f, c->fig, &c->ov->m, c->dark, -1, -1);
 }
 
+int import_write_overview(ScoreOverview *ov, const OverviewLook *look, const char *path, AttnErr *err)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    const char *ext = dot && (!slash || dot > slash) ? dot : "";
+    int svg = strcasecmp(ext, ".svg") == 0, rc;
+    if (!svg && strcasecmp(ext, ".png") != 0)
+        return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0,
+                            "--view heads exports the score overview as .png or .svg, not '%s'",
+                            *ext ? ext : "(none)");
+    Figure *fig = malloc(sizeof *fig);
+    if (!fig)
+        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+    overview_layout(fig, ov, look);
+    if (svg) {
+        SvgCtx c = {fig, ov, look->dark};
+        rc = io_write_atomic(path, write_svg, &c, err);
+    } else {
+        if (!SDL_WasInit(SDL_INIT_VIDEO))
+            SDL_SetHint(SDL_HINT_VIDEODRIVER, "dummy");
+        AppFonts fonts;
+        if ((rc = fonts_open(&fonts, look->font, err)) == 0) {
+            SDL_Surface *surf = view_render_figure(&fonts.view, fig, &ov->m, look->dark, -1, err);
+            fonts_close(&fonts);
+            rc = surf ? export_save_png(surf, path, err)
+                      : err->code ? -err->code : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+            SDL_FreeSurface(surf);
+        }
+    }
+    free(fig);
+    return rc;
+}
+
 int import_export_heads(const Imported *im, const Options *o, ColormapId cmap, const char *path, AttnErr *err)
 {
     const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
     const char *ext = dot && (!slash || dot > slash) ? dot : "";
-    int svg = strcasecmp(ext, ".svg") == 0;
-    if (!svg && strcasecmp(ext, ".png") != 0)
+    if (strcasecmp(ext, ".svg") != 0 && strcasecmp(ext, ".png") != 0)
         return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0,
                             "--view heads exports the score overview as .png or .svg, not '%s'",
                             *ext ? ext : "(none)");
@@ -148,28 +189,9 @@ int import_export_heads(const Imported *im, const Options *o, ColormapId cmap, c
     int rc = import_score_overview(&ov, im, NULL, k, err);
     if (rc < 0)
         return rc;
-    Figure *fig = malloc(sizeof *fig);
-    if (!fig) {
-        import_score_overview_free(&ov);
-        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
-    }
-    overview_layout(fig, &ov, o, cmap, k);
-    if (svg) {
-        SvgCtx c = {fig, &ov, o->theme_dark};
-        rc = io_write_atomic(path, write_svg, &c, err);
-    } else {
-        if (!SDL_WasInit(SDL_INIT_VIDEO))
-            SDL_SetHint(SDL_HINT_VIDEODRIVER, "dummy");
-        AppFonts fonts;
-        if ((rc = fonts_open(&fonts, o->font, err)) == 0) {
-            SDL_Surface *surf = view_render_figure(&fonts.view, fig, &ov.m, o->theme_dark, -1, err);
-            fonts_close(&fonts);
-            rc = surf ? export_save_png(surf, path, err)
-                      : err->code ? -err->code : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
-            SDL_FreeSurface(surf);
-        }
-    }
-    free(fig);
+    OverviewLook look = {k, o->color_scale_set ? (ColorScaleMode)o->color_scale : CSCALE_FIXED, cmap,
+                         (float)o->scale, o->theme_dark, o->font};
+    rc = import_write_overview(&ov, &look, path, err);
     import_score_overview_free(&ov);
     return rc;
 }

@@ -9,6 +9,9 @@
 #include "attnviz/source.h"
 #include "app_internal.h"
 #include "attnviz/probe.h"
+#include "attnviz/app.h"
+#include "attnviz/fonts.h"
+#include "attnviz/view.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -126,6 +129,9 @@ void maps_heads_present(AppState *a)
             if (!ms->ov.v && import_score_overview(&ms->ov, ms->imp, ms->scores, (HeadScoreId)ms->score, &err) == 0)
                 ms->ov_score = ms->score;
             s->score_map = ms->ov.v ? &ms->ov.m : NULL;
+            s->score_cscale = import_score_scale((HeadScoreId)ms->score, (ColorScaleMode)ms->ov_cscale,
+                                                 ms->ov.caption, sizeof ms->ov.caption);
+            s->score_caption = ms->ov.caption;
         }
     } else if (!ms->grid && ms->every_head && (ms->head_on || all_on(ms)) && layer_heads(ms) == 0) {
         s->line_heads = &ms->heads_maps;
@@ -168,6 +174,27 @@ static void say_score(AppState *a, MapsShown *ms)
                head_score_name((HeadScoreId)ms->score), what[ms->score]);
 }
 
+/* Shift+C on the overview: its own colours, a score in [0, 1] fixed 0–1
+ * first (one colour is one score on every model: 0.08 stays dim), then 0 to
+ * the largest here, then each layer to its own; entropy and distance run
+ * to their largest always. */
+static void overview_cscale(AppState *a, MapsShown *ms)
+{
+    static const char *const what[CSCALE_COUNT] = {
+        "fixed 0\xE2\x80\x93" "1 (the same colour is the same score on every model)",
+        "0 to the largest score here (the strongest head stands out, however weak)",
+        "each layer 0 to its own largest"};
+    const char *name = head_score_name((HeadScoreId)ms->score);
+    if (!head_score_unit((HeadScoreId)ms->score)) {
+        app_status(a, 0, "the %s is not a score in [0, 1]: its colours run from 0 to the largest "
+                   "(I: another score)", name);
+        return;
+    }
+    ms->ov_cscale = (ms->ov_cscale + 1) % CSCALE_COUNT;
+    app_status(a, 0, "the overview's colours: %s (Shift+C: next)", what[ms->ov_cscale]);
+    a->dirty = 1;
+}
+
 int maps_heads_takes(AppActionKind k)
 {
     return k == ACT_PROBE || k == ACT_HEAD_SCORE || k == ACT_GRID_SORT || k == ACT_SCORE_VIEW || k == ACT_LINES_HEADS ||
@@ -202,8 +229,8 @@ int maps_heads_apply(AppState *a, const AppAction *act)
     case ACT_SCORE_VIEW:
         ms->score_view = !ms->score_view || !ms->grid;
         ms->grid = 1;
-        app_status(a, 0, ms->score_view ? "the %s score of every layer and head: a click opens that head "
-                                          "(I: another score \xC2\xB7 U: the maps)"
+        app_status(a, 0, ms->score_view ? "the %s score of every layer and head: Enter or a click opens that "
+                                          "head (I: another score \xC2\xB7 Shift+C: colours \xC2\xB7 U: the maps)"
                                         : "every layer and head, marked with its %s score",
                    head_score_name((HeadScoreId)ms->score));
         break;
@@ -226,6 +253,11 @@ int maps_heads_apply(AppState *a, const AppAction *act)
         ms->grid = 0;
         app_status(a, 0, "head %d's lines %s", act->i + 1, ms->head_on[act->i] ? "on" : "off");
         break;
+    case ACT_CYCLE_CSCALE:
+        if (!ms->grid || !ms->score_view)
+            return -1; /* the maps' colours: the app's */
+        overview_cscale(a, ms);
+        return 0;
     case ACT_GRID_MOVE:
         if (!ms->grid || !ms->sorted || ms->score_view || !maps_heads_scores(ms))
             return -1;
@@ -252,6 +284,7 @@ void maps_heads_keep(MapsShown *now, MapsShown *old)
     now->score = old->score;
     now->sorted = old->sorted;
     now->score_view = old->score_view;
+    now->ov_cscale = old->ov_cscale;
     now->every_head = old->every_head;
     if (old->head_on && old->imp->f.H == now->imp->f.H && (now->head_on = malloc((size_t)now->imp->f.H)))
         memcpy(now->head_on, old->head_on, (size_t)now->imp->f.H);
@@ -326,4 +359,47 @@ int maps_probe_run(AppState *a, int n, uint64_t seed)
                (unsigned long long)seed + 1);
     a->dirty = 1;
     return 0;
+}
+
+/* The model view's maps with their marks as a PNG at path. */
+static int export_grid(AppState *a, MapsShown *ms, const ViewState *s, const char *path, AttnErr *err)
+{
+    char facts[320];
+    FigureOptions fo = import_grid_options(ms->imp, s->grid->kind, s->scale, s->cmap, s->cscale, facts,
+                                           sizeof facts);
+    if (s->grid_score) { /* what the marks are */
+        size_t u = strlen(facts);
+        snprintf(facts + u, sizeof facts - u, s->grid_order ? " \xC2\xB7 by %s score, highest first"
+                                                            : " \xC2\xB7 beside each map: its %s score",
+                 s->grid_score_name);
+    }
+    AppFonts fonts;
+    int rc = fonts_open(&fonts, a->opt ? a->opt->font : NULL, err);
+    if (rc < 0)
+        return rc;
+    SDL_Surface *surf = view_render_model_grid(&fonts.view, s, s->grid, &fo, err);
+    fonts_close(&fonts);
+    rc = !surf ? (err->code ? -err->code : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory"))
+               : export_save_png(surf, path, err);
+    SDL_FreeSurface(surf);
+    return rc;
+}
+
+int maps_heads_export(AppState *a, const struct ViewState *s, const char *stem, char *said, size_t n, AttnErr *err)
+{
+    MapsShown *ms = a->kind->maps(a);
+    char png[1200], svg[1200];
+    snprintf(png, sizeof png, "%s.png", stem);
+    snprintf(svg, sizeof svg, "%s.svg", stem);
+    if (s->score_map && ms->ov.v) { /* the overview: --view heads' figure, PNG and SVG */
+        OverviewLook look = {(HeadScoreId)ms->ov_score, (ColorScaleMode)ms->ov_cscale, s->cmap, s->scale, s->dark,
+                             a->opt ? a->opt->font : NULL};
+        int rc = import_write_overview(&ms->ov, &look, png, err);
+        if (rc == 0)
+            rc = import_write_overview(&ms->ov, &look, svg, err);
+        snprintf(said, n, "%s and .svg", png);
+        return rc;
+    }
+    snprintf(said, n, "%s", png);
+    return export_grid(a, ms, s, png, err);
 }

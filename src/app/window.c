@@ -20,8 +20,33 @@
 #include <sys/stat.h>
 #include <time.h>
 
+/* The model view's export (maps_heads_export): path less its ".png" is the
+ * stem; the status bar says what was written, or why not. */
+static int export_model_view(AppState *a, const ViewState *s, char *path)
+{
+    AttnErr err = {0};
+    char said[1300];
+    path[strlen(path) - 4] = '\0';
+    if (maps_heads_export(a, s, path, said, sizeof said, &err) < 0) {
+        char buf[1200];
+        attn_err_format(&err, buf, sizeof buf);
+        app_status(a, 1, "export failed: %s", buf);
+        return -1;
+    }
+    char full[4096];
+    strcat(path, ".png");
+    if (!realpath(path, full))
+        snprintf(full, sizeof full, "%s", path);
+    snprintf(a->last_export, sizeof a->last_export, "%s", full);
+    a->export_count++;
+    app_status(a, 0, "wrote %s%s", full, strstr(said, ".svg") ? " and .svg" : "");
+    return 0;
+}
+
 /* Export what (0 heatmap, 1 lines, 2 window) into the export folder under a
- * new name: attnviz-heatmap-YYYYMMDD-HHMMSS[-N].png. */
+ * new name: attnviz-heatmap-YYYYMMDD-HHMMSS[-N].png. The heatmap's key in
+ * the model view exports what it shows: attnviz-model-view-….png (the
+ * maps with their marks) or attnviz-score-overview-….png and .svg. */
 int app_export(AppState *a, int what)
 {
     static const char *const kinds[3] = {"heatmap", "lines", "window"};
@@ -30,16 +55,18 @@ int app_export(AppState *a, int what)
         app_status(a, 1, "cannot export: folder %s does not exist", a->export_dir);
         return -1;
     }
+    app_present(a); /* the maps of now, not of the last frame */
+    int model_view = what == 0 && a->vs.grid && a->kind->maps && !a->vs.cmp_ref;
+    const char *kind = !model_view ? kinds[what] : a->vs.score_map ? "score-overview" : "model-view";
     char stamp[32], path[1200];
     time_t now = time(NULL);
     struct tm tm;
     localtime_r(&now, &tm);
     strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    snprintf(path, sizeof path, "%s/attnviz-%s-%s.png", a->export_dir, kinds[what], stamp);
+    snprintf(path, sizeof path, "%s/attnviz-%s-%s.png", a->export_dir, kind, stamp);
     for (int k = 2; stat(path, &st) == 0 && k < 1000; k++)
-        snprintf(path, sizeof path, "%s/attnviz-%s-%s-%d.png", a->export_dir, kinds[what], stamp, k);
+        snprintf(path, sizeof path, "%s/attnviz-%s-%s-%d.png", a->export_dir, kind, stamp, k);
 
-    app_present(a); /* the maps of now, not of the last frame */
     ViewState s = a->vs;
     s.hover_i = s.hover_j = -1;
     s.key = -1;
@@ -48,6 +75,8 @@ int app_export(AppState *a, int what)
     s.scale = 2.0f * a->ui_scale * a->dpi_scale;
     if (what == 0 && a->vs.cmp_ref) /* a comparison: its three panels and the CSV */
         return compare_export(a, &s, path);
+    if (model_view)
+        return export_model_view(a, &s, path);
     AttnErr err = {0};
     SDL_Surface *surf = NULL;
     AppFonts fonts;

@@ -268,11 +268,11 @@ static int colorbar_room(const Ctx *c, int tick_w)
  * h pixels (at least 60, and the caption's length); returns the right edge
  * of what they take. Ticks stand at least 1.5 lines apart. */
 static int colorbar(FigColorbar *cb, const Ctx *c, int x, int y, int h, AttnMapKind kind,
-                    int masked, int tick_w)
+                    int masked, int tick_w, const char *caption)
 {
-    cb->caption = cb->cs.per_row ? PER_ROW_CAPTION : attn_map_kind_unit(kind);
+    cb->caption = caption ? caption : cb->cs.per_row ? PER_ROW_CAPTION : attn_map_kind_unit(kind);
     int min_h = S(c, 60);
-    if (cb->cs.per_row && tw(c, cb->tick_px, cb->caption) + S(c, 8) > min_h)
+    if ((cb->cs.per_row || caption) && tw(c, cb->tick_px, cb->caption) + S(c, 8) > min_h)
         min_h = tw(c, cb->tick_px, cb->caption) + S(c, 8);
     cb->bar = (FigRect){x, y, S(c, 14), h > min_h ? h : min_h};
     cb->line_w = S(c, 1) > 0 ? S(c, 1) : 1;
@@ -462,7 +462,7 @@ void figure_layout(Figure *f, const AttnMap *map, const FigureOptions *o, const 
         }
     }
     int right = colorbar(&f->cb, &c, f->grid.x + f->grid.w + S(&c, 14), f->grid.y, f->grid.h,
-                         map->kind, any_masked(map), tick_w);
+                         map->kind, any_masked(map), tick_w, o->caption);
     if (o->no_colorbar) { /* its scale kept for the numbers; nothing drawn */
         right = f->grid.x + f->grid.w;
         f->cb.bar = (FigRect){right, f->grid.y, 0, f->grid.h};
@@ -567,7 +567,7 @@ void figure_grid_layout(FigureGrid *g, const AttnMaps *ms, const FigureOptions *
     int grid_w = g->H * (g->map_w + g->mark_w) + (g->H > 0 ? (g->H - 1) * g->gap : 0);
     int grid_h = g->L * (g->map_h + g->label_h) + (g->L > 0 ? (g->L - 1) * g->gap : 0);
     int right = colorbar(&g->cb, &c, g->x0 + grid_w + S(&c, 14), g->y0, grid_h, ms->kind,
-                         ok && maps_masked(ms), tick_w);
+                         ok && maps_masked(ms), tick_w, o->caption);
     if (!o->area_w) {
         int room = right - pad > S(&c, 360) - 2 * pad ? right - pad : S(&c, 360) - 2 * pad;
         int dy = wrap_facts(&g->t, &c, room);

@@ -41,6 +41,8 @@ void heads_grid_options(View *v, const ViewState *s, FigureOptions *o)
      * numbers; the bars alone then, the numbers in the overview (U) and the
      * tooltip */
     int per = H > 0 ? (o->area_w - S(s, 60)) / H : o->area_w;
+    if (!o->area_w) /* an export's natural size: room for the numbers */
+        per = 3 * full;
     o->grid_mark_w = per - full >= 2 * (full - S(s, 7)) ? full : S(s, 3) + S(s, 4);
     o->grid_label_h = s->grid_order ? text_line_height(v->text, mark_px(s)) : 0;
     o->grid_order = s->grid_order;
@@ -108,16 +110,17 @@ void layout_score_map(View *v, const ViewState *s, SDL_Rect area, Figure *f)
     o.area_y = area.y;
     o.area_w = area.w;
     o.area_h = area.h;
-    o.max_cell = (float)S(s, 80);
+    /* big enough to read from the back of the room: a few layers and
+       heads fill the room's height or width, not 80-pixel cells */
+    o.max_cell = (float)S(s, 240);
     o.zoom = 1.0f;
     o.query = s->grid_layer;
     o.key = s->grid_head;
     o.cmap = s->cmap;
-    /* the scores in [0, 1] on the fixed scale, entropy and distance to their max */
-    o.cscale = s->grid_score_full == 1.0 ? s->cscale : CSCALE_MAX;
+    o.cscale = s->score_cscale; /* the app's: a score in [0, 1] fixed 0–1 unless Shift+C */
+    o.caption = s->score_caption;
     TextMeasure tm = figure_measure_text(v->text);
     figure_layout(f, s->score_map, &o, &tm);
-    f->cb.caption = s->grid_score_name;
 }
 
 void draw_score_map(View *v, SDL_Renderer *r, const ViewState *s, const Figure *f)

@@ -2,6 +2,10 @@
  * and tests get the same pixels with or without a display. The surface goes
  * back to the caller: the app writes it (export_save_png). */
 #include "attnviz/view.h"
+#include "figure_draw.h"
+#include "view_internal.h"
+
+#include <stdlib.h>
 
 /* Create the surface and renderer, run draw, free the renderer. */
 static SDL_Surface *render_offscreen(const ViewFonts *fonts, const ViewState *s,
@@ -63,4 +67,65 @@ SDL_Surface *view_render_window(const ViewFonts *fonts, const ViewState *s,
                                 int w, int h, AttnErr *err)
 {
     return render_offscreen(fonts, s, PANEL_HEATMAP, 1, w, h, err);
+}
+
+/* The grid's maps, the key-value brackets, the marks and sort labels on
+ * r, as the window draws them. */
+static void draw_model_grid(View *v, SDL_Renderer *r, const ViewState *s, const AttnMaps *ms,
+                            const FigureGrid *g)
+{
+    const AttnTheme *th = theme_get(s->dark);
+    FigureDraw d = {r, v->text, figure_grid_texture(r, g, ms, th), figure_bar_texture(r, g->cb.cs.id), th,
+                    (float)g->head_px / 12.0f, -1, -1, -1, -1, 1, NULL, NULL, s->grid_score != NULL};
+    figure_draw_grid(&d, g, ms);
+    draw_kv_groups(r, s, g);
+    draw_grid_marks(v, r, s, g);
+    SDL_RenderPresent(r);
+    if (d.heat)
+        SDL_DestroyTexture(d.heat);
+    if (d.bar)
+        SDL_DestroyTexture(d.bar);
+}
+
+SDL_Surface *view_render_model_grid(const ViewFonts *fonts, const ViewState *s, const AttnMaps *ms,
+                                    const FigureOptions *base, AttnErr *err)
+{
+    /* a tiny renderer to measure the marks, then the real one at the size */
+    SDL_Surface *probe = SDL_CreateRGBSurfaceWithFormat(0, 8, 8, 24, SDL_PIXELFORMAT_RGB888);
+    SDL_Renderer *r = probe ? SDL_CreateSoftwareRenderer(probe) : NULL;
+    View *v = r ? view_create(r, fonts, err) : NULL;
+    FigureGrid *g = malloc(sizeof *g);
+    SDL_Surface *out = NULL;
+    if (!v || !g) {
+        if (!probe || !r || !g)
+            attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "cannot create an offscreen renderer: %s", SDL_GetError());
+        goto cleanup;
+    }
+    FigureOptions o = *base;
+    o.scale = s->scale;
+    heads_grid_options(v, s, &o);
+    figure_grid_layout(g, ms, &o, &figure_measure_dejavu);
+    if (g->w < 1 || g->h < 1 || g->w > 16384 || g->h > 16384) {
+        attn_err_set(err, ATTN_E_TOO_LARGE, NULL, 0, "image of %d×%d pixels is too large", g->w, g->h);
+        goto cleanup;
+    }
+    out = SDL_CreateRGBSurfaceWithFormat(0, g->w, g->h, 24, SDL_PIXELFORMAT_RGB888);
+    SDL_Renderer *r2 = out ? SDL_CreateSoftwareRenderer(out) : NULL;
+    if (!r2) {
+        attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "cannot create a %d×%d image: %s", g->w, g->h, SDL_GetError());
+        SDL_FreeSurface(out);
+        out = NULL;
+        goto cleanup;
+    }
+    view_set_renderer(v, r2);
+    SDL_DestroyRenderer(r);
+    r = r2;
+    draw_model_grid(v, r, s, ms, g);
+cleanup:
+    view_destroy(v);
+    if (r)
+        SDL_DestroyRenderer(r);
+    SDL_FreeSurface(probe);
+    free(g);
+    return out;
 }

@@ -197,8 +197,9 @@ static void window_grid(View *v, SDL_Renderer *r, const ViewState *s, const View
     fill(r, area, theme(s)->bg);
     char title[300];
     if (s->score_map) {
-        snprintf(title, sizeof title, "The %s score of every layer (rows) and head (columns)   click: open \xC2\xB7 "
-                 "I: another score \xC2\xB7 U: the maps", s->grid_score_name ? s->grid_score_name : "");
+        snprintf(title, sizeof title, "The %s score of every layer and head   arrows: select "
+                 "\xC2\xB7 Enter or click: open \xC2\xB7 I: another score \xC2\xB7 U: the maps",
+                 s->grid_score_name ? s->grid_score_name : "");
         draw_panel_title(v, r, s, area, title);
         SDL_RenderSetClipRect(r, &area);
         draw_score_map(v, r, s, &l->score_fig);
