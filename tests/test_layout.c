@@ -14,6 +14,8 @@
 #include <cmocka.h>
 
 #include "attnviz/input.h"
+#include "attnviz/model_source.h"
+#include "attnviz/source.h"
 #include "attnviz/teach_app.h"
 
 #include "test_util.h"
@@ -700,6 +702,91 @@ static void test_help_1024(void **state)
     f->a->ui_scale = 1.0f;
 }
 
+/* Show nano-sort on text through the source's own entry (the command line's). */
+static void show_model(Fix *f, const char *text)
+{
+    ModelOpened *g = NULL;
+    AttnErr err = {0};
+    setenv("ATTNVIZ_DATADIR", "assets", 1); /* nano-sort */
+    assert_int_equal(model_open_path("nano-sort", 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    assert_int_equal(source_model.show(f->a, g), 0);
+    assert_true(wait_maps(f));
+}
+
+/* The help of a model (issue 38, item 3): at 1280 × 800 and 1024 × 768, at
+ * 100 % and after Ctrl+Plus twice, every line the key table gives the
+ * model is on exactly one page (PageDown turns them, the title and the
+ * page line say so), every text of the overlay inside its box and the box
+ * inside the window; PageDown past the last page and one PageUp show the
+ * page before the last. */
+static void test_help_model(void **state)
+{
+    Fix *f = *state;
+    show_model(f, "CBABBC");
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+        for (int big = 0; big < 2; big++) {
+            int w = sizes[z].w, h = sizes[z].h;
+            f->a->ui_scale = 1.0f;
+            if (big) {
+                key(f, SDLK_EQUALS, KMOD_CTRL);
+                key(f, SDLK_EQUALS, KMOD_CTRL);
+            }
+            key(f, SDLK_F1, 0);
+            assert_true(f->a->vs.help);
+            const ViewState *vs = &f->a->vs;
+            int n = vs->n_help_lines, pages = 0, *seen = calloc((size_t)n, sizeof *seen);
+            assert_non_null(seen);
+            for (int p = 0; p < 8; p++) {
+                draw_at(f, w, h);
+                const ViewLayout *l = &f->a->layout;
+                SDL_Rect win = {0, 0, w, h};
+                if (!inside(l->help_box, win))
+                    fail_msg("%dx%d at %d%%: the help's box leaves the window", w, h, big ? 132 : 100);
+                int title = -1;
+                for (int b = 0; b < n_boxes && b < MAX_BOXES; b++)
+                    if (strncmp(boxes[b].text, "attnviz keys", 12) == 0)
+                        title = b;
+                assert_true(title >= 0);
+                for (int b = title; b < n_boxes && b < MAX_BOXES; b++)
+                    if (!inside(boxes[b].box, l->help_box))
+                        fail_msg("%dx%d at %d%%, page %d: \"%s\" leaves the help's box", w, h, big ? 132 : 100,
+                                 p + 1, boxes[b].text);
+                for (int k = 0; k < n; k++) {
+                    char start[24]; /* its first words: a wrapped text's first line starts so */
+                    snprintf(start, sizeof start, "%.20s", vs->help_lines[k].what);
+                    seen[k] += drawn(start);
+                }
+                pages++;
+                if (l->help_pages <= 1)
+                    break;
+                char label[40];
+                snprintf(label, sizeof label, "page %d of %d", p + 1, l->help_pages);
+                assert_true(drawn(label));
+                assert_non_null(strstr(boxes[title].text, "PageDown"));
+                if (p + 1 == l->help_pages)
+                    break;
+                key(f, SDLK_PAGEDOWN, 0);
+            }
+            for (int k = 0; k < n; k++)
+                if (seen[k] != 1)
+                    fail_msg("%dx%d at %d%%: help line \"%s\" on %d of %d pages", w, h, big ? 132 : 100,
+                             vs->help_lines[k].what, seen[k], pages);
+            if (pages > 1) { /* past the last page: one PageUp goes back one */
+                key(f, SDLK_PAGEDOWN, 0);
+                key(f, SDLK_PAGEUP, 0);
+                draw_at(f, w, h);
+                char label[40];
+                snprintf(label, sizeof label, "page %d of %d", pages - 1, pages);
+                assert_true(drawn(label));
+            }
+            free(seen);
+            key(f, SDLK_ESCAPE, 0);
+            assert_false(f->a->vs.help);
+        }
+    f->a->ui_scale = 1.0f;
+}
+
 /* A heatmap too small for each token's label (31 tokens at 1024 × 768
  * after Ctrl+Plus twice) says that its labels are thinned and which key
  * shows them all (issue 28, item 11: never silently); + zooms in until each
@@ -742,6 +829,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ctrl_tab_walks_the_tabs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_editor_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_help_1024, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_help_model, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thinned_labels_said, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

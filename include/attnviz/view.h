@@ -231,6 +231,9 @@ typedef struct ViewLayout {
                                      (every head shown), w = 0 when none */
     Figure cmp[3];                /* the compare view: reference, current,
                                      difference (when cmp_ref is set) */
+    SDL_Rect help_box;            /* the help overlay, when shown: every
+                                     text of it inside */
+    int help_pages;               /* its pages (PageDown / PageUp) */
 } ViewLayout;
 
 typedef struct View View;

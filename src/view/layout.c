@@ -382,6 +382,8 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
         layout_editor(v, s, l);
     layout_step(s, l);
     teach_layout(v, s, l);
+    if (s->help)
+        help_layout(v, s, l);
 }
 
 /* ---- hit testing ------------------------------------------------------------- */
