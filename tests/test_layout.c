@@ -16,6 +16,7 @@
 #include "attnviz/input.h"
 #include "attnviz/model_source.h"
 #include "attnviz/source.h"
+#include "attnviz/theme.h"
 #include "attnviz/teach_app.h"
 
 #include "test_util.h"
@@ -42,8 +43,9 @@ static int apart(SDL_Rect a, SDL_Rect b)
     return a.w <= 0 || a.h <= 0 || b.w <= 0 || b.h <= 0 || !SDL_HasIntersection(&a, &b);
 }
 
-/* Draw the app into a w × h software renderer, recording the texts. */
-static void draw_at(Fix *f, int w, int h)
+/* Draw the app into a w × h software renderer, recording the texts; the
+ * surface drawn, for the caller to free. */
+static SDL_Surface *draw_surface(Fix *f, int w, int h)
 {
     SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, w, h, 24, SDL_PIXELFORMAT_RGB888);
     assert_non_null(surf);
@@ -57,7 +59,12 @@ static void draw_at(Fix *f, int w, int h)
     assert_int_equal(f->a->layout.w, w);
     view_set_renderer(f->a->view, f->r);
     SDL_DestroyRenderer(r);
-    SDL_FreeSurface(surf);
+    return surf;
+}
+
+static void draw_at(Fix *f, int w, int h)
+{
+    SDL_FreeSurface(draw_surface(f, w, h));
 }
 
 /* The panels: inside the window, pairwise apart. */
@@ -787,6 +794,64 @@ static void test_help_model(void **state)
     f->a->ui_scale = 1.0f;
 }
 
+/* Pixels of colour c in r of surf. */
+static int count_color(SDL_Surface *surf, SDL_Rect r, Rgb c)
+{
+    int n = 0;
+    for (int y = r.y; y < r.y + r.h; y++)
+        for (int x = r.x; x < r.x + r.w; x++) {
+            Uint8 rgb[3];
+            SDL_GetRGB(((Uint32 *)surf->pixels)[y * surf->pitch / 4 + x], surf->format, rgb, rgb + 1, rgb + 2);
+            n += rgb[0] == c.r && rgb[1] == c.g && rgb[2] == c.b;
+        }
+    return n;
+}
+
+/* Inside a model's head on a projector (issue 38, item 4): at 1280 × 800
+ * and 1024 × 768, at 100 % and after Ctrl+Plus twice (the step view a tab
+ * of the side area, Ctrl+Tab to it), the q and k bars (the positive and
+ * negative colours) in the step view's left two thirds, q∘k's in its right
+ * third; not the text alone. */
+static void test_inside_head_bars(void **state)
+{
+    Fix *f = *state;
+    show_model(f, "CBABBC");
+    assert_true(wait_panel(f, "What comes next after"));
+    const AttnTheme *th = theme_get(f->a->vs.dark);
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+        for (int big = 0; big < 2; big++) {
+            int w = sizes[z].w, h = sizes[z].h;
+            f->a->ui_scale = 1.0f;
+            if (big) {
+                key(f, SDLK_EQUALS, KMOD_CTRL);
+                key(f, SDLK_EQUALS, KMOD_CTRL);
+            }
+            draw_at(f, w, h);
+            if (f->a->layout.side_shown >= 0)
+                show_side(f, SIDE_STEP, w, h);
+            SDL_Surface *surf = draw_surface(f, w, h);
+            SDL_Rect p = f->a->layout.step;
+            assert_true(p.w > 0 && p.h > 0);
+            /* the bars are right of the text in a wide panel, under it in a tall one */
+            SDL_Rect qk = p, prod = p;
+            if (p.h * 2 <= p.w) {
+                qk.x = p.x + p.w * 9 / 20;
+                qk.w = p.x + p.w - qk.x;
+            }
+            qk.w = qk.w * 2 / 3;
+            prod.x = qk.x + qk.w;
+            prod.w = p.x + p.w - prod.x;
+            int pos = count_color(surf, qk, th->pos), neg = count_color(surf, qk, th->neg);
+            int pr = count_color(surf, prod, th->accent) + count_color(surf, prod, th->neg) +
+                     count_color(surf, prod, th->pos);
+            SDL_FreeSurface(surf);
+            if (pos < 50 || neg < 50 || pr < 50)
+                fail_msg("%dx%d at %d%%: the step view's bars: %d, %d (q and k: positive, negative), %d (q\xE2\x88\x98k) "
+                         "pixels", w, h, big ? 132 : 100, pos, neg, pr);
+        }
+    f->a->ui_scale = 1.0f;
+}
+
 /* A heatmap too small for each token's label (31 tokens at 1024 × 768
  * after Ctrl+Plus twice) says that its labels are thinned and which key
  * shows them all (issue 28, item 11: never silently); + zooms in until each
@@ -830,6 +895,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_editor_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_help_1024, setup, teardown),
         cmocka_unit_test_setup_teardown(test_help_model, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_inside_head_bars, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thinned_labels_said, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -344,8 +344,8 @@ static int wrapped_text(View *v, const ViewState *s, SDL_Rect p, const char *t, 
 
 /* The editor's and step view's room when there is no Model: what they
  * would show and why not; inside a head, its vectors as bars beside the
- * text under their caption (or the caption under the text when the panel
- * is too narrow for bars). */
+ * text under their caption in a wide panel, or under the text and caption
+ * in a tall or narrow one (a tab of the side area on a projector). */
 static void no_model_panels(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
     const SDL_Rect *panels[2] = {&l->editor, &l->step};
@@ -355,7 +355,8 @@ static void no_model_panels(View *v, SDL_Renderer *r, const ViewState *s, const 
             continue;
         fill(r, p, theme(s)->panel);
         const char *caption = k == 1 ? s->inside_caption : NULL;
-        if (k == 1 && s->inside_d > 0 && s->inside_q && s->inside_k && p.w > S(s, 500)) {
+        int bars = k == 1 && s->inside_d > 0 && s->inside_q && s->inside_k;
+        if (bars && p.w > S(s, 500) && p.h * 2 <= p.w) {
             int tw = p.w * 9 / 20; /* the text left, the caption and bars right */
             SDL_Rect right = {p.x + tw, p.y, p.w - tw, p.h};
             int y = p.y + S(s, 10);
@@ -368,6 +369,17 @@ static void no_model_panels(View *v, SDL_Renderer *r, const ViewState *s, const 
             inside_bars(v, r, s, (SDL_Rect){p.x + tw, y, p.w - tw - S(s, 10), p.y + p.h - S(s, 10) - y});
             p.w = tw;
             caption = NULL;
+        } else if (bars) { /* the text and caption above, the bars below in what is left */
+            int bars_h = p.h * 45 / 100 < S(s, 220) ? p.h * 45 / 100 : S(s, 220);
+            SDL_Rect top = {p.x, p.y, p.w, p.h - bars_h - S(s, 10)};
+            SDL_RenderSetClipRect(r, &top);
+            int y = wrapped_text(v, s, top, s->no_model, p.y + S(s, 10));
+            if (caption)
+                y = wrapped_text(v, s, top, caption, y + S(s, 6));
+            SDL_RenderSetClipRect(r, NULL);
+            y += S(s, 10);
+            inside_bars(v, r, s, (SDL_Rect){p.x + S(s, 10), y, p.w - S(s, 20), p.y + p.h - S(s, 10) - y});
+            continue;
         }
         SDL_RenderSetClipRect(r, &p);
         int y = wrapped_text(v, s, p, s->no_model, p.y + S(s, 10));
