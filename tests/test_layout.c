@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "attnviz/attn_write.h"
 #include "attnviz/input.h"
 #include "attnviz/model_source.h"
 #include "attnviz/source.h"
@@ -22,6 +23,8 @@
 #include "test_util.h"
 #include "test_app_util.h"
 #include "../src/view/text.h"
+
+#include <unistd.h>
 
 #define MAX_BOXES 4096
 
@@ -852,6 +855,76 @@ static void test_inside_head_bars(void **state)
     f->a->ui_scale = 1.0f;
 }
 
+/* The side panel's every layer and head (issue 38, item 8): an attention
+ * file of 12 × 12 heads (GPT-2 small's) over 40 tokens at 1280 × 800 and
+ * 1024 × 768: every map whole inside the panel; of 16 × 32 (Llama 3.2
+ * 1B's), those left out named in the panel's title with G. */
+static void test_overview_every_head(void **state)
+{
+    Fix *f = *state;
+    static const int shapes[2][2] = {{12, 12}, {16, 32}};
+    enum { T = 40 };
+    char dir[] = "/tmp/attnviz-test-overview-XXXXXX", path[200];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/maps.npy", dir);
+    for (int k = 0; k < 2; k++) {
+        int L = shapes[k][0], H = shapes[k][1];
+        float *v = calloc((size_t)L * H * T * T, sizeof *v);
+        assert_non_null(v);
+        for (int m = 0; m < L * H; m++)
+            for (int i = 0; i < T; i++)
+                for (int j = 0; j <= i; j++)
+                    v[((size_t)m * T + i) * T + j] = 1.0f / (float)(i + 1);
+        AttnErr err = {0};
+        assert_int_equal(attn_write_attention(path, v, L, H, T, T, NULL, &err), 0);
+        free(v);
+        assert_int_equal(app_open_path(f->a, path), 0);
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+            int w = sizes[z].w, h = sizes[z].h;
+            draw_at(f, w, h);
+            const ViewLayout *l = &f->a->layout;
+            assert_true(l->editor.w > 0);
+            assert_int_equal(l->grid_fig.L, L);
+            assert_int_equal(l->grid_fig.H, H);
+            for (int a = 0; a < l->overview_layers; a++)
+                for (int b = 0; b < l->overview_heads; b++) {
+                    FigRect r = figure_grid_map_rect(&l->grid_fig, a, b);
+                    if (!inside((SDL_Rect){r.x, r.y, r.w, r.h}, l->editor))
+                        fail_msg("%dx%d, %d x %d heads: map (%d, %d) leaves the panel", w, h, L, H, a + 1, b + 1);
+                }
+            if (H == 12 && (l->overview_layers != L || l->overview_heads != H))
+                fail_msg("%dx%d: %d of 12 layers, %d of 12 heads in the panel", w, h, l->overview_layers,
+                         l->overview_heads);
+            if (l->overview_heads < H) {
+                char want[80];
+                snprintf(want, sizeof want, "heads 1\xE2\x80\x93%d of %d", l->overview_heads, H);
+                int said = 0;
+                for (int b = 0; b < n_boxes && b < MAX_BOXES; b++)
+                    said |= strstr(boxes[b].text, want) && strstr(boxes[b].text, "G");
+                if (!said)
+                    fail_msg("%dx%d: %d of %d heads shown, not said", w, h, l->overview_heads, H);
+            }
+            for (int a = 0; a < n_boxes && a < MAX_BOXES; a++) { /* the panel's labels: whole, apart */
+                SDL_Rect ba = boxes[a].box;
+                SDL_Point ca = {ba.x + ba.w / 2, ba.y + ba.h / 2};
+                if (!SDL_PointInRect(&ca, &l->editor))
+                    continue;
+                if (!inside(ba, l->editor))
+                    fail_msg("%dx%d, %d x %d heads: \"%s\" leaves the panel", w, h, L, H, boxes[a].text);
+                for (int b = a + 1; b < n_boxes && b < MAX_BOXES; b++) {
+                    SDL_Rect x, bb = boxes[b].box;
+                    SDL_Point cb = {bb.x + bb.w / 2, bb.y + bb.h / 2};
+                    if (SDL_PointInRect(&cb, &l->editor) && SDL_IntersectRect(&ba, &bb, &x) && x.w > 1 && x.h > 1)
+                        fail_msg("%dx%d, %d x %d heads: \"%s\" and \"%s\" overlap", w, h, L, H, boxes[a].text,
+                                 boxes[b].text);
+                }
+            }
+        }
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
 /* A heatmap too small for each token's label (31 tokens at 1024 × 768
  * after Ctrl+Plus twice) says that its labels are thinned and which key
  * shows them all (issue 28, item 11: never silently); + zooms in until each
@@ -896,6 +969,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_help_1024, setup, teardown),
         cmocka_unit_test_setup_teardown(test_help_model, setup, teardown),
         cmocka_unit_test_setup_teardown(test_inside_head_bars, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_overview_every_head, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thinned_labels_said, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -225,8 +225,19 @@ static void layout_overview(View *v, const ViewState *s, ViewLayout *l)
     o.key = s->grid_head;
     o.cmap = s->cmap;
     o.cscale = s->cscale;
+    o.grid_tight = 1;
     TextMeasure tm = figure_measure_text(v->text);
     figure_grid_layout(&l->grid_fig, s->overview, &o, &tm);
+    /* the layers and heads whose maps lie whole in the panel (too many
+     * heads for it even so: the title names those shown) */
+    const FigureGrid *g = &l->grid_fig;
+    l->overview_layers = l->overview_heads = 0;
+    for (int h = 0; h < g->H; h++)
+        if (figure_grid_map_rect(g, 0, h).x + g->map_w <= o.area_x + o.area_w)
+            l->overview_heads = h + 1;
+    for (int k = 0; k < g->L; k++)
+        if (figure_grid_map_rect(g, k, 0).y + g->map_h <= o.area_y + o.area_h)
+            l->overview_layers = k + 1;
 }
 
 /* The weight editor: tabs (short labels, then a second row, where they do

@@ -235,8 +235,33 @@ static void window_overview(View *v, SDL_Renderer *r, const ViewState *s, const 
 {
     SDL_Rect area = l->editor;
     fill(r, area, theme(s)->panel);
-    draw_panel_title(v, r, s, area, "Every layer and head (G; a click opens one)");
     const FigureGrid *g = &l->grid_fig;
+    /* the title: what a click and G do, or which maps are left out and
+     * that G shows them; the longest that fits the panel */
+    char part[2][80] = {"", ""}, t[4][200];
+    if (l->overview_layers < g->L)
+        snprintf(part[0], sizeof part[0], "layers 1\xE2\x80\x93%d of %d", l->overview_layers, g->L);
+    if (l->overview_heads < g->H)
+        snprintf(part[1], sizeof part[1], "heads 1\xE2\x80\x93%d of %d", l->overview_heads, g->H);
+    if (part[0][0] || part[1][0]) {
+        const char *sep = part[0][0] && part[1][0] ? ", " : "";
+        snprintf(t[0], sizeof t[0], "Every layer and head: %s%s%s here (G shows all)", part[0], sep, part[1]);
+        snprintf(t[1], sizeof t[1], "%s%s%s here (G: all)", part[0], sep, part[1]);
+        snprintf(t[2], sizeof t[2], "%s%s%s (G: all)", part[0], sep, part[1]);
+        snprintf(t[3], sizeof t[3], "%s%s%s", part[0], sep, part[1]);
+    } else {
+        snprintf(t[0], sizeof t[0], "Every layer and head (G; a click opens one)");
+        snprintf(t[1], sizeof t[1], "Every layer and head (G: larger)");
+        snprintf(t[2], sizeof t[2], "Every layer and head");
+        snprintf(t[3], sizeof t[3], "Every map");
+    }
+    int k = 0, tw;
+    for (; k < 3; k++) {
+        text_size(v->text, S(s, 13), t[k], &tw, NULL);
+        if (tw + S(s, 12) <= area.w)
+            break;
+    }
+    draw_panel_title(v, r, s, area, t[k]);
     int mi = -1, mj = -1;
     if (s->hover_i >= 0 && s->hover_j >= 0 && s->map.Tq > 0 && s->map.Tk > 0) {
         mi = s->hover_i * g->Tq / s->map.Tq;
