@@ -925,6 +925,58 @@ static void test_overview_every_head(void **state)
     rmdir(dir);
 }
 
+/* The model view from the back of a room (issue 38, item 10): 4 layers ×
+ * 6 heads at 1280 × 800, each map's score a number as high as the status
+ * bar's text; the colour bar's 0 and 1 whole inside the maps' panel. */
+static void test_grid_readable(void **state)
+{
+    Fix *f = *state;
+    enum { L = 4, H = 6, T = 8 };
+    static float v[L * H * T * T];
+    for (int m = 0; m < L * H; m++)
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j <= i; j++)
+                v[(m * T + i) * T + j] = 1.0f / (float)(i + 1);
+    char dir[] = "/tmp/attnviz-test-grid-XXXXXX", path[200];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/maps.npy", dir);
+    AttnErr err = {0};
+    assert_int_equal(attn_write_attention(path, v, L, H, T, T, NULL, &err), 0);
+    assert_int_equal(app_open_path(f->a, path), 0);
+    key(f, SDLK_g, 0);
+    for (int k = 0; k < 8 && !(f->a->vs.grid_score_name && strcmp(f->a->vs.grid_score_name, "self") == 0); k++)
+        key(f, SDLK_i, 0); /* self: a number for every map */
+    draw_at(f, 1280, 800);
+    const ViewLayout *l = &f->a->layout;
+    int status_h = 0, numbers = 0, zero = 0, one = 0;
+    for (int b = 0; b < n_boxes && b < MAX_BOXES; b++)
+        if (boxes[b].box.y >= l->status.y && boxes[b].box.h > status_h)
+            status_h = boxes[b].box.h;
+    assert_true(status_h > 0);
+    SDL_Rect panel = {l->heatmap.x, l->heatmap.y, l->w - l->heatmap.x, l->heatmap.h};
+    for (int b = 0; b < n_boxes && b < MAX_BOXES; b++) {
+        const TextBox *t = &boxes[b];
+        if (t->box.y >= l->status.y)
+            continue;
+        if ((strncmp(t->text, "0.", 2) == 0 || strcmp(t->text, "1.00") == 0) &&
+            t->box.x < l->grid_fig.cb.bar.x) { /* a map's score, not the colour bar's tick */
+            numbers++;
+            if (t->box.h < status_h)
+                fail_msg("the score \"%s\" is %d px high, the status bar's text %d", t->text, t->box.h, status_h);
+        }
+        if (strcmp(t->text, "0") == 0 || strcmp(t->text, "1.0") == 0) {
+            *(strcmp(t->text, "0") == 0 ? &zero : &one) = 1;
+            if (!inside(t->box, panel))
+                fail_msg("the colour bar's \"%s\" is cut by the panel's edge", t->text);
+        }
+    }
+    if (numbers < L * H)
+        fail_msg("%d score numbers for %d maps", numbers, L * H);
+    assert_true(zero && one);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* A heatmap too small for each token's label (31 tokens at 1024 × 768
  * after Ctrl+Plus twice) says that its labels are thinned and which key
  * shows them all (issue 28, item 11: never silently); + zooms in until each
@@ -970,6 +1022,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_help_model, setup, teardown),
         cmocka_unit_test_setup_teardown(test_inside_head_bars, setup, teardown),
         cmocka_unit_test_setup_teardown(test_overview_every_head, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_grid_readable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thinned_labels_said, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

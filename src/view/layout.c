@@ -194,7 +194,7 @@ static void layout_grid(View *v, const ViewState *s, ViewLayout *l)
     /* the editor's room too: a file has no weights to edit */
     SDL_Rect last = l->editor.w ? l->editor : l->lines;
     o.area_w = last.x + last.w - l->heatmap.x;
-    o.area_h = l->heatmap.h - th;
+    o.area_h = l->heatmap.h - th - S(s, 8); /* the colour bar's "0" whole below its end */
     o.max_cell = (float)S(s, 24);
     o.query = s->grid_layer;
     o.key = s->grid_head;
@@ -219,7 +219,7 @@ static void layout_overview(View *v, const ViewState *s, ViewLayout *l)
     o.area_x = l->editor.x + S(s, 6);
     o.area_y = l->editor.y + th;
     o.area_w = l->editor.w - S(s, 12);
-    o.area_h = l->editor.h - th - S(s, 6);
+    o.area_h = l->editor.h - th - S(s, 10); /* the colour bar's "0" whole below its end */
     o.max_cell = (float)S(s, 12);
     o.query = s->grid_layer;
     o.key = s->grid_head;
