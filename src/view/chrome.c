@@ -553,16 +553,15 @@ static int help_try(View *v, const ViewState *s, int win_w, const ViewHelpLine *
                     HelpFit *f)
 {
     int pages = n > 0 ? (n + cols * room - 1) / (cols * room) : 1;
-    int want = s->help_page < 0 ? 0 : s->help_page >= pages ? pages - 1 : s->help_page;
+    int want = s->help_page < 0 ? 0 : s->help_page >= pages ? pages - 1 : s->help_page, fits = 1;
     for (int p = 0; p < pages; p++) {
         HelpFit g = *f;
-        if (!help_page_fits(v, s, win_w, keys, n, cols, room, p, &g))
-            return 0;
+        fits &= help_page_fits(v, s, win_w, keys, n, cols, room, p, &g);
         if (p == want)
-            *f = g;
+            *f = g; /* the wanted page, drawn even when the last try fails */
     }
     f->pages = pages;
-    return 1;
+    return fits;
 }
 
 /* Lines a column holds at f's size: the window's height less the title,
@@ -580,7 +579,8 @@ static void help_fit(View *v, const ViewState *s, int win_w, int win_h, const Vi
                      HelpFit *f)
 {
     int readable = S(s, 12);
-    f->wrap = 0;
+    memset(f, 0, sizeof *f);
+    f->per = f->cols = f->pages = 1;
     for (f->px = S(s, 14);; f->px = f->px * 9 / 10 > readable ? f->px * 9 / 10 : readable) {
         int room = help_room(s, win_h, f, s->status, v, win_w);
         if (n <= 2 * room && help_try(v, s, win_w, keys, n, 2, room, f))
