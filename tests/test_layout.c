@@ -13,12 +13,18 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "attnviz/attn_write.h"
 #include "attnviz/input.h"
+#include "attnviz/model_source.h"
+#include "attnviz/source.h"
+#include "attnviz/theme.h"
 #include "attnviz/teach_app.h"
 
 #include "test_util.h"
 #include "test_app_util.h"
 #include "../src/view/text.h"
+
+#include <unistd.h>
 
 #define MAX_BOXES 4096
 
@@ -40,8 +46,9 @@ static int apart(SDL_Rect a, SDL_Rect b)
     return a.w <= 0 || a.h <= 0 || b.w <= 0 || b.h <= 0 || !SDL_HasIntersection(&a, &b);
 }
 
-/* Draw the app into a w × h software renderer, recording the texts. */
-static void draw_at(Fix *f, int w, int h)
+/* Draw the app into a w × h software renderer, recording the texts; the
+ * surface drawn, for the caller to free. */
+static SDL_Surface *draw_surface(Fix *f, int w, int h)
 {
     SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, w, h, 24, SDL_PIXELFORMAT_RGB888);
     assert_non_null(surf);
@@ -55,7 +62,12 @@ static void draw_at(Fix *f, int w, int h)
     assert_int_equal(f->a->layout.w, w);
     view_set_renderer(f->a->view, f->r);
     SDL_DestroyRenderer(r);
-    SDL_FreeSurface(surf);
+    return surf;
+}
+
+static void draw_at(Fix *f, int w, int h)
+{
+    SDL_FreeSurface(draw_surface(f, w, h));
 }
 
 /* The panels: inside the window, pairwise apart. */
@@ -735,6 +747,271 @@ static void test_help_1024(void **state)
     f->a->ui_scale = 1.0f;
 }
 
+/* Show nano-sort on text through the source's own entry (the command line's). */
+static void show_model(Fix *f, const char *text)
+{
+    ModelOpened *g = NULL;
+    AttnErr err = {0};
+    setenv("ATTNVIZ_DATADIR", "assets", 1); /* nano-sort */
+    assert_int_equal(model_open_path("nano-sort", 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    assert_int_equal(source_model.show(f->a, g), 0);
+    assert_true(wait_maps(f));
+}
+
+/* The help of a model (issue 38, item 3): at 1280 × 800 and 1024 × 768, at
+ * 100 % and after Ctrl+Plus twice, every line the key table gives the
+ * model is on exactly one page (PageDown turns them, the title and the
+ * page line say so), every text of the overlay inside its box and the box
+ * inside the window; PageDown past the last page and one PageUp show the
+ * page before the last. */
+static void test_help_model(void **state)
+{
+    Fix *f = *state;
+    show_model(f, "CBABBC");
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+        for (int big = 0; big < 2; big++) {
+            int w = sizes[z].w, h = sizes[z].h;
+            f->a->ui_scale = 1.0f;
+            if (big) {
+                key(f, SDLK_EQUALS, KMOD_CTRL);
+                key(f, SDLK_EQUALS, KMOD_CTRL);
+            }
+            key(f, SDLK_F1, 0);
+            assert_true(f->a->vs.help);
+            const ViewState *vs = &f->a->vs;
+            int n = vs->n_help_lines, pages = 0, *seen = calloc((size_t)n, sizeof *seen);
+            assert_non_null(seen);
+            for (int p = 0; p < 8; p++) {
+                draw_at(f, w, h);
+                const ViewLayout *l = &f->a->layout;
+                SDL_Rect win = {0, 0, w, h};
+                if (!inside(l->help_box, win))
+                    fail_msg("%dx%d at %d%%: the help's box leaves the window", w, h, big ? 132 : 100);
+                int title = -1;
+                for (int b = 0; b < n_boxes && b < MAX_BOXES; b++)
+                    if (strncmp(boxes[b].text, "attnviz keys", 12) == 0)
+                        title = b;
+                assert_true(title >= 0);
+                for (int b = title; b < n_boxes && b < MAX_BOXES; b++)
+                    if (!inside(boxes[b].box, l->help_box))
+                        fail_msg("%dx%d at %d%%, page %d: \"%s\" leaves the help's box", w, h, big ? 132 : 100,
+                                 p + 1, boxes[b].text);
+                for (int k = 0; k < n; k++) {
+                    char start[24]; /* its first words: a wrapped text's first line starts so */
+                    snprintf(start, sizeof start, "%.20s", vs->help_lines[k].what);
+                    seen[k] += drawn(start);
+                }
+                pages++;
+                if (l->help_pages <= 1)
+                    break;
+                char label[40];
+                snprintf(label, sizeof label, "page %d of %d", p + 1, l->help_pages);
+                assert_true(drawn(label));
+                assert_non_null(strstr(boxes[title].text, "PageDown"));
+                if (p + 1 == l->help_pages)
+                    break;
+                key(f, SDLK_PAGEDOWN, 0);
+            }
+            for (int k = 0; k < n; k++)
+                if (seen[k] != 1)
+                    fail_msg("%dx%d at %d%%: help line \"%s\" on %d of %d pages", w, h, big ? 132 : 100,
+                             vs->help_lines[k].what, seen[k], pages);
+            if (pages > 1) { /* past the last page: one PageUp goes back one */
+                key(f, SDLK_PAGEDOWN, 0);
+                key(f, SDLK_PAGEUP, 0);
+                draw_at(f, w, h);
+                char label[40];
+                snprintf(label, sizeof label, "page %d of %d", pages - 1, pages);
+                assert_true(drawn(label));
+            }
+            free(seen);
+            key(f, SDLK_ESCAPE, 0);
+            assert_false(f->a->vs.help);
+        }
+    f->a->ui_scale = 1.0f;
+}
+
+/* Pixels of colour c in r of surf. */
+static int count_color(SDL_Surface *surf, SDL_Rect r, Rgb c)
+{
+    int n = 0;
+    for (int y = r.y; y < r.y + r.h; y++)
+        for (int x = r.x; x < r.x + r.w; x++) {
+            Uint8 rgb[3];
+            SDL_GetRGB(((Uint32 *)surf->pixels)[y * surf->pitch / 4 + x], surf->format, rgb, rgb + 1, rgb + 2);
+            n += rgb[0] == c.r && rgb[1] == c.g && rgb[2] == c.b;
+        }
+    return n;
+}
+
+/* Inside a model's head on a projector (issue 38, item 4): at 1280 × 800
+ * and 1024 × 768, at 100 % and after Ctrl+Plus twice (the step view a tab
+ * of the side area, Ctrl+Tab to it), the q and k bars (the positive and
+ * negative colours) in the step view's left two thirds, q∘k's in its right
+ * third; not the text alone. */
+static void test_inside_head_bars(void **state)
+{
+    Fix *f = *state;
+    show_model(f, "CBABBC");
+    assert_true(wait_panel(f, "What comes next after"));
+    const AttnTheme *th = theme_get(f->a->vs.dark);
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+        for (int big = 0; big < 2; big++) {
+            int w = sizes[z].w, h = sizes[z].h;
+            f->a->ui_scale = 1.0f;
+            if (big) {
+                key(f, SDLK_EQUALS, KMOD_CTRL);
+                key(f, SDLK_EQUALS, KMOD_CTRL);
+            }
+            draw_at(f, w, h);
+            if (f->a->layout.side_shown >= 0)
+                show_side(f, SIDE_STEP, w, h);
+            SDL_Surface *surf = draw_surface(f, w, h);
+            SDL_Rect p = f->a->layout.step;
+            assert_true(p.w > 0 && p.h > 0);
+            /* the bars are right of the text in a wide panel, under it in a tall one */
+            SDL_Rect qk = p, prod = p;
+            if (p.h * 2 <= p.w) {
+                qk.x = p.x + p.w * 9 / 20;
+                qk.w = p.x + p.w - qk.x;
+            }
+            qk.w = qk.w * 2 / 3;
+            prod.x = qk.x + qk.w;
+            prod.w = p.x + p.w - prod.x;
+            int pos = count_color(surf, qk, th->pos), neg = count_color(surf, qk, th->neg);
+            int pr = count_color(surf, prod, th->accent) + count_color(surf, prod, th->neg) +
+                     count_color(surf, prod, th->pos);
+            SDL_FreeSurface(surf);
+            if (pos < 50 || neg < 50 || pr < 50)
+                fail_msg("%dx%d at %d%%: the step view's bars: %d, %d (q and k: positive, negative), %d (q\xE2\x88\x98k) "
+                         "pixels", w, h, big ? 132 : 100, pos, neg, pr);
+        }
+    f->a->ui_scale = 1.0f;
+}
+
+/* The side panel's every layer and head (issue 38, item 8): an attention
+ * file of 12 × 12 heads (GPT-2 small's) over 40 tokens at 1280 × 800 and
+ * 1024 × 768: every map whole inside the panel; of 16 × 32 (Llama 3.2
+ * 1B's), those left out named in the panel's title with G. */
+static void test_overview_every_head(void **state)
+{
+    Fix *f = *state;
+    static const int shapes[2][2] = {{12, 12}, {16, 32}};
+    enum { T = 40 };
+    char dir[] = "/tmp/attnviz-test-overview-XXXXXX", path[200];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/maps.npy", dir);
+    for (int k = 0; k < 2; k++) {
+        int L = shapes[k][0], H = shapes[k][1];
+        float *v = calloc((size_t)L * H * T * T, sizeof *v);
+        assert_non_null(v);
+        for (int m = 0; m < L * H; m++)
+            for (int i = 0; i < T; i++)
+                for (int j = 0; j <= i; j++)
+                    v[((size_t)m * T + i) * T + j] = 1.0f / (float)(i + 1);
+        AttnErr err = {0};
+        assert_int_equal(attn_write_attention(path, v, L, H, T, T, NULL, &err), 0);
+        free(v);
+        assert_int_equal(app_open_path(f->a, path), 0);
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+            int w = sizes[z].w, h = sizes[z].h;
+            draw_at(f, w, h);
+            const ViewLayout *l = &f->a->layout;
+            assert_true(l->editor.w > 0);
+            assert_int_equal(l->grid_fig.L, L);
+            assert_int_equal(l->grid_fig.H, H);
+            for (int a = 0; a < l->overview_layers; a++)
+                for (int b = 0; b < l->overview_heads; b++) {
+                    FigRect r = figure_grid_map_rect(&l->grid_fig, a, b);
+                    if (!inside((SDL_Rect){r.x, r.y, r.w, r.h}, l->editor))
+                        fail_msg("%dx%d, %d x %d heads: map (%d, %d) leaves the panel", w, h, L, H, a + 1, b + 1);
+                }
+            if (H == 12 && (l->overview_layers != L || l->overview_heads != H))
+                fail_msg("%dx%d: %d of 12 layers, %d of 12 heads in the panel", w, h, l->overview_layers,
+                         l->overview_heads);
+            if (l->overview_heads < H) {
+                char want[80];
+                snprintf(want, sizeof want, "heads 1\xE2\x80\x93%d of %d", l->overview_heads, H);
+                int said = 0;
+                for (int b = 0; b < n_boxes && b < MAX_BOXES; b++)
+                    said |= strstr(boxes[b].text, want) && strstr(boxes[b].text, "G");
+                if (!said)
+                    fail_msg("%dx%d: %d of %d heads shown, not said", w, h, l->overview_heads, H);
+            }
+            for (int a = 0; a < n_boxes && a < MAX_BOXES; a++) { /* the panel's labels: whole, apart */
+                SDL_Rect ba = boxes[a].box;
+                SDL_Point ca = {ba.x + ba.w / 2, ba.y + ba.h / 2};
+                if (!SDL_PointInRect(&ca, &l->editor))
+                    continue;
+                if (!inside(ba, l->editor))
+                    fail_msg("%dx%d, %d x %d heads: \"%s\" leaves the panel", w, h, L, H, boxes[a].text);
+                for (int b = a + 1; b < n_boxes && b < MAX_BOXES; b++) {
+                    SDL_Rect x, bb = boxes[b].box;
+                    SDL_Point cb = {bb.x + bb.w / 2, bb.y + bb.h / 2};
+                    if (SDL_PointInRect(&cb, &l->editor) && SDL_IntersectRect(&ba, &bb, &x) && x.w > 1 && x.h > 1)
+                        fail_msg("%dx%d, %d x %d heads: \"%s\" and \"%s\" overlap", w, h, L, H, boxes[a].text,
+                                 boxes[b].text);
+                }
+            }
+        }
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
+/* The model view from the back of a room (issue 38, item 10): 4 layers ×
+ * 6 heads at 1280 × 800, each map's score a number as high as the status
+ * bar's text; the colour bar's 0 and 1 whole inside the maps' panel. */
+static void test_grid_readable(void **state)
+{
+    Fix *f = *state;
+    enum { L = 4, H = 6, T = 8 };
+    static float v[L * H * T * T];
+    for (int m = 0; m < L * H; m++)
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j <= i; j++)
+                v[(m * T + i) * T + j] = 1.0f / (float)(i + 1);
+    char dir[] = "/tmp/attnviz-test-grid-XXXXXX", path[200];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/maps.npy", dir);
+    AttnErr err = {0};
+    assert_int_equal(attn_write_attention(path, v, L, H, T, T, NULL, &err), 0);
+    assert_int_equal(app_open_path(f->a, path), 0);
+    key(f, SDLK_g, 0);
+    for (int k = 0; k < 8 && !(f->a->vs.grid_score_name && strcmp(f->a->vs.grid_score_name, "self") == 0); k++)
+        key(f, SDLK_i, 0); /* self: a number for every map */
+    draw_at(f, 1280, 800);
+    const ViewLayout *l = &f->a->layout;
+    int status_h = 0, numbers = 0, zero = 0, one = 0;
+    for (int b = 0; b < n_boxes && b < MAX_BOXES; b++)
+        if (boxes[b].box.y >= l->status.y && boxes[b].box.h > status_h)
+            status_h = boxes[b].box.h;
+    assert_true(status_h > 0);
+    SDL_Rect panel = {l->heatmap.x, l->heatmap.y, l->w - l->heatmap.x, l->heatmap.h};
+    for (int b = 0; b < n_boxes && b < MAX_BOXES; b++) {
+        const TextBox *t = &boxes[b];
+        if (t->box.y >= l->status.y)
+            continue;
+        if ((strncmp(t->text, "0.", 2) == 0 || strcmp(t->text, "1.00") == 0) &&
+            t->box.x < l->grid_fig.cb.bar.x) { /* a map's score, not the colour bar's tick */
+            numbers++;
+            if (t->box.h < status_h)
+                fail_msg("the score \"%s\" is %d px high, the status bar's text %d", t->text, t->box.h, status_h);
+        }
+        if (strcmp(t->text, "0") == 0 || strcmp(t->text, "1.0") == 0) {
+            *(strcmp(t->text, "0") == 0 ? &zero : &one) = 1;
+            if (!inside(t->box, panel))
+                fail_msg("the colour bar's \"%s\" is cut by the panel's edge", t->text);
+        }
+    }
+    if (numbers < L * H)
+        fail_msg("%d score numbers for %d maps", numbers, L * H);
+    assert_true(zero && one);
+    unlink(path);
+    rmdir(dir);
+}
+
 /* A heatmap too small for each token's label (31 tokens at 1024 × 768
  * after Ctrl+Plus twice) says that its labels are thinned and which key
  * shows them all (issue 28, item 11: never silently); + zooms in until each
@@ -777,6 +1054,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_ctrl_tab_walks_the_tabs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_editor_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_help_1024, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_help_model, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_inside_head_bars, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_overview_every_head, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_grid_readable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_thinned_labels_said, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

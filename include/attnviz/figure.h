@@ -65,6 +65,8 @@ typedef struct FigureOptions {
      * map and a label line above each (0: none), and an order (slot p
      * shows map order[p], l·H + h; NULL: layer order) */
     int grid_mark_w, grid_label_h;
+    int grid_tight;      /* a small panel's grid: narrow gaps and cells under a
+                            pixel rather than maps left out */
     const int *grid_order;
 } FigureOptions;
 

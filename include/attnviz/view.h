@@ -231,11 +231,17 @@ typedef struct ViewLayout {
                                      tall panel) */
     Figure heat;                  /* the heatmap panel's figure */
     FigureGrid grid_fig;          /* the model view's grid, when shown */
+    int overview_layers, overview_heads; /* the side panel's every layer and
+                                     head: how many of them (the first) it
+                                     holds whole */
     Figure score_fig;             /* the score overview, when shown */
     SDL_Rect head_swatch[VIEW_HEADS_MAX]; /* the line diagram's head colours
                                      (every head shown), w = 0 when none */
     Figure cmp[3];                /* the compare view: reference, current,
                                      difference (when cmp_ref is set) */
+    SDL_Rect help_box;            /* the help overlay, when shown: every
+                                     text of it inside */
+    int help_pages;               /* its pages (PageDown / PageUp) */
 } ViewLayout;
 
 typedef struct View View;

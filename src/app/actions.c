@@ -345,9 +345,10 @@ static void window_size(AppState *a, int w, int h)
 /* The help shows the keys of what is on screen: a file's, teach mode's. */
 static void help(AppState *a, int how)
 {
-    if (how == 2 || how == -2) { /* its pages (the view clamps to those there are) */
+    if (how == 2 || how == -2) { /* its pages, as many as the view last laid out */
+        int last = a->layout.help_pages > 0 ? a->layout.help_pages - 1 : 8;
         a->vs.help_page += how / 2;
-        a->vs.help_page = a->vs.help_page < 0 ? 0 : a->vs.help_page > 8 ? 8 : a->vs.help_page;
+        a->vs.help_page = a->vs.help_page < 0 ? 0 : a->vs.help_page > last ? last : a->vs.help_page;
         a->dirty = 1;
         return;
     }

@@ -460,12 +460,18 @@ void draw_panel_title(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect p, 
 /* The help's size and page: one column when it fits the window's height,
  * else two; each column as wide as its own keys and texts; a smaller size
  * when that does not fit, down to a readable one (S(12)); then pages
- * (PageDown / PageUp) of two columns, or of one when two are too wide;
- * smaller than readable only when even one column is too wide. */
+ * (PageDown / PageUp) of two columns, or of one when two are too wide, or
+ * of one with its texts wrapped; smaller than readable only when even that
+ * is too wide. Which of these is decided over every page, so that the
+ * pages split the lines the same way whichever one is shown: each line on
+ * exactly one of them. */
 typedef struct HelpFit {
     int px, lh, cols, per, first, count, pages, page, kw[2], dw[2];
     int wrap; /* one column at the readable size, its texts wrapped to this
                  width (per: the page's rows), or 0 */
+    int n_last; /* the status bar's last message, wrapped (lines) */
+    char last[3][400];
+    SDL_Rect box; /* the overlay's box, every text inside it */
 } HelpFit;
 
 /* Rows of help line k's text wrapped to w (3 at most). */
@@ -477,8 +483,8 @@ static int help_rows(View *v, int px, const ViewHelpLine *line, int w)
 
 /* One column at the readable size with the texts wrapped: pages of room
  * rows, filled in order. 0 when the texts would be too narrow. */
-static int help_wrapped(View *v, const ViewState *s, const ViewLayout *l, const ViewHelpLine *keys, int n,
-                        int room, HelpFit *f)
+static int help_wrapped(View *v, const ViewState *s, int win_w, const ViewHelpLine *keys, int n, int room,
+                        HelpFit *f)
 {
     int kw = 0;
     for (int k = 0; k < n; k++) {
@@ -486,7 +492,7 @@ static int help_wrapped(View *v, const ViewState *s, const ViewLayout *l, const 
         text_size(v->text, f->px, keys[k].keys, &a, NULL);
         kw = a > kw ? a : kw;
     }
-    int dw = l->w - kw - S(s, 40) - S(s, 60);
+    int dw = win_w - kw - S(s, 40) - S(s, 60);
     if (dw < S(s, 240))
         return 0;
     f->wrap = dw;
@@ -518,18 +524,18 @@ static int help_wrapped(View *v, const ViewState *s, const ViewLayout *l, const 
     return 1;
 }
 
-/* f's lines from first on in cols columns of at most room lines (page of
- * s->help_page when they do not all fit): does it fit the window's width? */
-static int help_try(View *v, const ViewState *s, const ViewLayout *l, const ViewHelpLine *keys, int n,
-                    int cols, int room, HelpFit *f)
+/* Page p of the lines in pages of cols columns of room lines: its lines,
+ * columns and their widths in f; is it as narrow as the window? */
+static int help_page_fits(View *v, const ViewState *s, int win_w, const ViewHelpLine *keys, int n, int cols,
+                          int room, int p, HelpFit *f)
 {
     int per_page = cols * room;
-    f->pages = n > 0 ? (n + per_page - 1) / per_page : 1;
-    f->page = s->help_page < 0 ? 0 : s->help_page >= f->pages ? f->pages - 1 : s->help_page;
-    f->first = f->page * per_page;
+    f->page = p;
+    f->first = p * per_page;
     f->count = n - f->first < per_page ? n - f->first : per_page;
     f->cols = cols > 1 && f->count > room ? 2 : 1;
     f->per = (f->count + f->cols - 1) / f->cols;
+    f->per = f->per < 1 ? 1 : f->per;
     f->kw[0] = f->kw[1] = f->dw[0] = f->dw[1] = 0;
     for (int k = 0; k < f->count; k++) {
         int a, b, c = k / f->per;
@@ -538,35 +544,104 @@ static int help_try(View *v, const ViewState *s, const ViewLayout *l, const View
         f->kw[c] = a > f->kw[c] ? a : f->kw[c];
         f->dw[c] = b > f->dw[c] ? b : f->dw[c];
     }
-    return f->kw[0] + f->dw[0] + f->kw[1] + f->dw[1] + f->cols * S(s, 40) + S(s, 20) <= l->w;
+    return f->kw[0] + f->dw[0] + f->kw[1] + f->dw[1] + f->cols * S(s, 40) + S(s, 20) <= win_w;
 }
 
-static void help_fit(View *v, const ViewState *s, const ViewLayout *l, const ViewHelpLine *keys, int n,
+/* The lines in pages of cols columns of at most room lines (the page of
+ * s->help_page in f): does every page fit the window's width? */
+static int help_try(View *v, const ViewState *s, int win_w, const ViewHelpLine *keys, int n, int cols, int room,
+                    HelpFit *f)
+{
+    int pages = n > 0 ? (n + cols * room - 1) / (cols * room) : 1;
+    int want = s->help_page < 0 ? 0 : s->help_page >= pages ? pages - 1 : s->help_page, fits = 1;
+    for (int p = 0; p < pages; p++) {
+        HelpFit g = *f;
+        fits &= help_page_fits(v, s, win_w, keys, n, cols, room, p, &g);
+        if (p == want)
+            *f = g; /* the wanted page, drawn even when the last try fails */
+    }
+    f->pages = pages;
+    return fits;
+}
+
+/* Lines a column holds at f's size: the window's height less the title,
+ * the page line and the status bar's message (f->n_last lines). */
+static int help_room(const ViewState *s, int win_h, HelpFit *f, const char *status, View *v, int win_w)
+{
+    f->lh = text_line_height(v->text, f->px) + S(s, 3);
+    f->n_last = status ? wrap_lines(v, f->px, status, win_w - S(s, 80), f->last, 3) : 0;
+    int reserve = 2 + (f->n_last ? f->n_last + 1 : 0);
+    int room = (win_h - S(s, 60) - reserve * f->lh) / f->lh;
+    return room < 4 ? 4 : room;
+}
+
+static void help_fit(View *v, const ViewState *s, int win_w, int win_h, const ViewHelpLine *keys, int n,
                      HelpFit *f)
 {
     int readable = S(s, 12);
-    f->wrap = 0;
+    memset(f, 0, sizeof *f);
+    f->per = f->cols = f->pages = 1;
     for (f->px = S(s, 14);; f->px = f->px * 9 / 10 > readable ? f->px * 9 / 10 : readable) {
-        f->lh = text_line_height(v->text, f->px) + S(s, 3);
-        int room = (l->h - S(s, 60) - 4 * f->lh) / f->lh; /* lines a column holds */
-        room = room < 4 ? 4 : room;
-        if (n <= 2 * room && help_try(v, s, l, keys, n, 2, room, f))
+        int room = help_room(s, win_h, f, s->status, v, win_w);
+        if (n <= 2 * room && help_try(v, s, win_w, keys, n, 2, room, f))
             return; /* all of it on one page */
         if (f->px > readable)
             continue;
-        if (help_try(v, s, l, keys, n, 2, room, f) || help_try(v, s, l, keys, n, 1, room, f))
+        if (help_try(v, s, win_w, keys, n, 2, room, f) || help_try(v, s, win_w, keys, n, 1, room, f))
             return; /* pages at the readable size */
-        if (help_wrapped(v, s, l, keys, n, room, f))
+        if (help_wrapped(v, s, win_w, keys, n, room, f))
             return; /* one column too wide: its texts wrapped */
         break;
     }
     while (f->px > 8) { /* one column too wide even so: smaller */
         f->px = f->px * 9 / 10;
-        f->lh = text_line_height(v->text, f->px) + S(s, 3);
-        int room = (l->h - S(s, 60) - 4 * f->lh) / f->lh;
-        if (help_try(v, s, l, keys, n, 1, room < 4 ? 4 : room, f))
+        int room = help_room(s, win_h, f, s->status, v, win_w);
+        if (help_try(v, s, win_w, keys, n, 1, room, f))
             return;
     }
+}
+
+/* The help's title: with pages, which one and the key that turns them. */
+static void help_title(const HelpFit *f, char *buf, size_t n)
+{
+    if (f->pages > 1)
+        snprintf(buf, n, "attnviz keys, page %d of %d  (PageDown / PageUp: the other pages, Esc closes)",
+                 f->page + 1, f->pages);
+    else
+        snprintf(buf, n, "attnviz keys  (Esc closes)");
+}
+
+/* The help's lines, page and box for a window of win_w × win_h. */
+static void help_place(View *v, const ViewState *s, int win_w, int win_h, HelpFit *f)
+{
+    const ViewHelpLine *keys = s->help_lines;
+    int n = s->help_lines ? s->n_help_lines : 0;
+    help_fit(v, s, win_w, win_h, keys, n, f);
+    int colx1 = f->kw[0] + f->dw[0] + S(s, 40);
+    int cols = f->wrap ? 1 : f->cols;
+    int w = (cols > 1 ? colx1 : 0) + f->kw[cols - 1] + f->dw[cols - 1] + S(s, 60);
+    char title[160];
+    help_title(f, title, sizeof title);
+    int tw, lw;
+    text_size(v->text, S(s, 16), title, &tw, NULL);
+    w = tw + S(s, 40) > w ? tw + S(s, 40) : w;
+    for (int k = 0; k < f->n_last; k++) { /* the status's lines inside too */
+        text_size(v->text, f->px, f->last[k], &lw, NULL);
+        w = lw + S(s, 40) > w ? lw + S(s, 40) : w;
+    }
+    w = w > win_w ? win_w : w;
+    int h = f->per * f->lh + S(s, 60) + (f->pages > 1 ? 2 * f->lh : 0) + (f->n_last ? (f->n_last + 1) * f->lh : 0);
+    f->box = (SDL_Rect){(win_w - w) / 2, (win_h - h) / 2, w, h};
+    f->box.x = f->box.x < 0 ? 0 : f->box.x;
+    f->box.y = f->box.y < 0 ? 0 : f->box.y;
+}
+
+void help_layout(View *v, const ViewState *s, ViewLayout *l)
+{
+    HelpFit f;
+    help_place(v, s, l->w, l->h, &f);
+    l->help_box = f.box;
+    l->help_pages = f.pages;
 }
 
 void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
@@ -574,31 +649,18 @@ void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l
     const Theme *th = theme(s);
     /* the lines the app made from its key table: the view knows no keys */
     const ViewHelpLine *keys = s->help_lines;
-    int n = s->help_lines ? s->n_help_lines : 0;
-    /* one column when it fits the window's height, else two; each column
-     * as wide as its own keys and texts; a smaller size when even that
-     * is wider than the window */
     HelpFit f;
-    help_fit(v, s, l, keys, n, &f);
-    int px = f.px, lh = f.lh, cols = f.cols, per = f.per, first = f.first, count = f.count;
-    int pages = f.pages, page = f.page, *kw = f.kw, *dw = f.dw;
-    int colx[2] = {0, kw[0] + dw[0] + S(s, 40)};
-    SDL_Rect box = {0, 0, colx[cols - 1] + kw[cols - 1] + dw[cols - 1] + S(s, 60),
-                    per * lh + S(s, 60) + (pages > 1 ? 2 * lh : 0)};
-    char last[3][400];
-    int n_last = s->status ? wrap_lines(v, px, s->status, box.w - S(s, 40), last, 3) : 0;
-    box.h += n_last ? (n_last + 1) * lh : 0;
-    box.x = (l->w - box.w) / 2;
-    box.y = (l->h - box.h) / 2;
-    if (box.x < 0)
-        box.x = 0;
-    if (box.y < 0)
-        box.y = 0;
+    help_place(v, s, l->w, l->h, &f);
+    int px = f.px, lh = f.lh, per = f.per, first = f.first, count = f.count;
+    int *kw = f.kw, colx[2] = {0, kw[0] + f.dw[0] + S(s, 40)};
+    SDL_Rect box = f.box;
     SDL_Color shade = {0, 0, 0, 150};
     fill(r, (SDL_Rect){0, 0, l->w, l->h}, shade);
     fill(r, box, th->panel);
     outline(r, box, th->accent, 2);
-    text_draw(v->text, S(s, 16), th->text, "attnviz keys  (Esc closes)", box.x + S(s, 20), box.y + S(s, 12), 0, 0);
+    char title[160];
+    help_title(&f, title, sizeof title);
+    text_draw(v->text, S(s, 16), th->text, title, box.x + S(s, 20), box.y + S(s, 12), 0, 0);
     for (int k = 0, row = 0; k < count; k++) {
         int c = f.wrap ? 0 : k / per, x = box.x + S(s, 20) + colx[c];
         int y = box.y + S(s, 44) + (f.wrap ? row : k % per) * lh;
@@ -612,15 +674,16 @@ void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l
         for (int p = 0; p < nr; p++, row++)
             text_draw(v->text, px, th->text, part[p], x + S(s, 20) + kw[c], y + p * lh, 0, 0);
     }
-    if (pages > 1) {
+    if (f.pages > 1) {
         char more[96];
-        snprintf(more, sizeof more, "page %d of %d  \xC2\xB7  PageDown / PageUp: the other keys", page + 1, pages);
+        snprintf(more, sizeof more, "page %d of %d  \xC2\xB7  PageDown / PageUp: the other keys", f.page + 1,
+                 f.pages);
         text_draw(v->text, px, th->dim, more, box.x + S(s, 20), box.y + S(s, 44) + (per + 1) * lh, 0, 0);
     }
     /* the status bar's last message in full (the bar may have cut it) */
-    for (int k = 0; k < n_last; k++)
-        text_draw(v->text, px, s->status_error ? th->error : th->dim, last[k], box.x + S(s, 20),
-                  box.y + S(s, 44) + (per + 1 + (pages > 1 ? 2 : 0) + k) * lh, 0, 0);
+    for (int k = 0; k < f.n_last; k++)
+        text_draw(v->text, px, s->status_error ? th->error : th->dim, f.last[k], box.x + S(s, 20),
+                  box.y + S(s, 44) + (per + 1 + (f.pages > 1 ? 2 : 0) + k) * lh, 0, 0);
 }
 
 /* The hovered cell's query and key, and its numbers in the maps there are. */

@@ -555,9 +555,16 @@ void figure_grid_layout(FigureGrid *g, const AttnMaps *ms, const FigureOptions *
                                g->H * g->mark_w);
             float ah = (float)(ay + o->area_h - g->y0 - (g->L - 1) * g->gap - g->L * g->label_h);
             cell = fminf(aw / ((float)g->H * g->Tk), ah / ((float)g->L * g->Tq));
-            /* with marks and labels beside the maps, cells may go under a
-               pixel (the maps are drawn scaled from their texture) */
-            float least = g->mark_w || g->label_h ? 0.25f : 1.0f;
+            if (o->grid_tight && cell < 1.0f && g->gap > S(&c, 3)) { /* narrower gaps first */
+                aw += (float)((g->H - 1) * (g->gap - S(&c, 3)));
+                ah += (float)((g->L - 1) * (g->gap - S(&c, 3)));
+                g->gap = S(&c, 3);
+                cell = fminf(aw / ((float)g->H * g->Tk), ah / ((float)g->L * g->Tq));
+            }
+            /* with marks and labels beside the maps, or in a small panel,
+               cells may go under a pixel (the maps are drawn scaled from
+               their texture) */
+            float least = g->mark_w || g->label_h || o->grid_tight ? 0.25f : 1.0f;
             cell = cell < least ? least : o->max_cell > 0 && cell > o->max_cell ? o->max_cell : cell;
         }
         g->cell = cell;

@@ -318,7 +318,21 @@ void figure_draw_grid(const FigureDraw *d, const FigureGrid *g, const AttnMaps *
     titles(d, &g->t);
     SDL_Color dim = col(d->th->dim);
     int lh = text_line_height(d->text, g->layer_px);
+    /* maps closer than their labels (a small panel): every k-th labelled,
+     * and the selected one, none running into another */
+    char widest[32];
+    int lw;
+    snprintf(widest, sizeof widest, "%d", g->H);
+    text_size(d->text, g->head_px, widest, &lw, NULL);
+    int pitch_x = g->map_w + g->mark_w + g->gap, pitch_y = g->map_h + g->label_h + g->gap;
+    int every_h = pitch_x > 0 ? (lw + lh / 3 + pitch_x - 1) / pitch_x : 1;
+    int every_l = pitch_y > 0 ? (lh + pitch_y - 1) / pitch_y : 1;
+    every_h = every_h < 1 ? 1 : every_h;
+    every_l = every_l < 1 ? 1 : every_l;
     for (int h = 0; h < g->H && !g->sorted; h++) { /* sorted: each map has its own label */
+        int near_sel = g->sel_h >= 0 && h != g->sel_h && abs(h - g->sel_h) < every_h;
+        if (every_h > 1 && (h % every_h != 0 || near_sel) && h != g->sel_h)
+            continue;
         char buf[32];
         snprintf(buf, sizeof buf, g->map_w >= 6 * g->head_px ? "head %d" : "%d", h + 1);
         FigRect r = figure_grid_map_rect(g, 0, h);
@@ -331,6 +345,9 @@ void figure_draw_grid(const FigureDraw *d, const FigureGrid *g, const AttnMaps *
                  (Rgb){c.r, c.g, c.b});
     }
     for (int l = 0; l < g->L && g->L > 1 && !g->sorted; l++) {
+        int near_sel = g->sel_l >= 0 && l != g->sel_l && abs(l - g->sel_l) < every_l;
+        if (every_l > 1 && (l % every_l != 0 || near_sel) && l != g->sel_l)
+            continue;
         char buf[32];
         snprintf(buf, sizeof buf, "layer %d", l + 1);
         FigRect r = figure_grid_map_rect(g, l, 0);

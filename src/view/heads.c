@@ -19,9 +19,11 @@ static void mark_text(double x, char *buf, size_t n)
         snprintf(buf, n, fabs(x) >= 9.95 ? "%.1f" : "%.2f", x);
 }
 
+/* The marks' numbers and the sorted maps' "L2 H2": read from the back of
+ * a room, as large as the status bar's text. */
 static int mark_px(const ViewState *s)
 {
-    return S(s, 10);
+    return S(s, 13);
 }
 
 /* A mark's width with its number (the bar alone is S(3) + S(4)). */

@@ -194,7 +194,7 @@ static void layout_grid(View *v, const ViewState *s, ViewLayout *l)
     /* the editor's room too: a file has no weights to edit */
     SDL_Rect last = l->editor.w ? l->editor : l->lines;
     o.area_w = last.x + last.w - l->heatmap.x;
-    o.area_h = l->heatmap.h - th;
+    o.area_h = l->heatmap.h - th - S(s, 8); /* the colour bar's "0" whole below its end */
     o.max_cell = (float)S(s, 24);
     o.query = s->grid_layer;
     o.key = s->grid_head;
@@ -219,14 +219,25 @@ static void layout_overview(View *v, const ViewState *s, ViewLayout *l)
     o.area_x = l->editor.x + S(s, 6);
     o.area_y = l->editor.y + th;
     o.area_w = l->editor.w - S(s, 12);
-    o.area_h = l->editor.h - th - S(s, 6);
+    o.area_h = l->editor.h - th - S(s, 10); /* the colour bar's "0" whole below its end */
     o.max_cell = (float)S(s, 12);
     o.query = s->grid_layer;
     o.key = s->grid_head;
     o.cmap = s->cmap;
     o.cscale = s->cscale;
+    o.grid_tight = 1;
     TextMeasure tm = figure_measure_text(v->text);
     figure_grid_layout(&l->grid_fig, s->overview, &o, &tm);
+    /* the layers and heads whose maps lie whole in the panel (too many
+     * heads for it even so: the title names those shown) */
+    const FigureGrid *g = &l->grid_fig;
+    l->overview_layers = l->overview_heads = 0;
+    for (int h = 0; h < g->H; h++)
+        if (figure_grid_map_rect(g, 0, h).x + g->map_w <= o.area_x + o.area_w)
+            l->overview_heads = h + 1;
+    for (int k = 0; k < g->L; k++)
+        if (figure_grid_map_rect(g, k, 0).y + g->map_h <= o.area_y + o.area_h)
+            l->overview_layers = k + 1;
 }
 
 /* The weight editor: tabs (short labels, then a second row, where they do
@@ -382,6 +393,8 @@ void view_layout(View *v, const ViewState *s, int w, int h, ViewLayout *l)
         layout_editor(v, s, l);
     layout_step(s, l);
     teach_layout(v, s, l);
+    if (s->help)
+        help_layout(v, s, l);
 }
 
 /* ---- hit testing ------------------------------------------------------------- */

@@ -236,8 +236,33 @@ static void window_overview(View *v, SDL_Renderer *r, const ViewState *s, const 
 {
     SDL_Rect area = l->editor;
     fill(r, area, theme(s)->panel);
-    draw_panel_title(v, r, s, area, "Every layer and head (G; a click opens one)");
     const FigureGrid *g = &l->grid_fig;
+    /* the title: what a click and G do, or which maps are left out and
+     * that G shows them; the longest that fits the panel */
+    char part[2][80] = {"", ""}, t[4][200];
+    if (l->overview_layers < g->L)
+        snprintf(part[0], sizeof part[0], "layers 1\xE2\x80\x93%d of %d", l->overview_layers, g->L);
+    if (l->overview_heads < g->H)
+        snprintf(part[1], sizeof part[1], "heads 1\xE2\x80\x93%d of %d", l->overview_heads, g->H);
+    if (part[0][0] || part[1][0]) {
+        const char *sep = part[0][0] && part[1][0] ? ", " : "";
+        snprintf(t[0], sizeof t[0], "Every layer and head: %s%s%s here (G shows all)", part[0], sep, part[1]);
+        snprintf(t[1], sizeof t[1], "%s%s%s here (G: all)", part[0], sep, part[1]);
+        snprintf(t[2], sizeof t[2], "%s%s%s (G: all)", part[0], sep, part[1]);
+        snprintf(t[3], sizeof t[3], "%s%s%s", part[0], sep, part[1]);
+    } else {
+        snprintf(t[0], sizeof t[0], "Every layer and head (G; a click opens one)");
+        snprintf(t[1], sizeof t[1], "Every layer and head (G: larger)");
+        snprintf(t[2], sizeof t[2], "Every layer and head");
+        snprintf(t[3], sizeof t[3], "Every map");
+    }
+    int k = 0, tw;
+    for (; k < 3; k++) {
+        text_size(v->text, S(s, 13), t[k], &tw, NULL);
+        if (tw + S(s, 12) <= area.w)
+            break;
+    }
+    draw_panel_title(v, r, s, area, t[k]);
     int mi = -1, mj = -1;
     if (s->hover_i >= 0 && s->hover_j >= 0 && s->map.Tq > 0 && s->map.Tk > 0) {
         mi = s->hover_i * g->Tq / s->map.Tq;
@@ -345,8 +370,8 @@ static int wrapped_text(View *v, const ViewState *s, SDL_Rect p, const char *t, 
 
 /* The editor's and step view's room when there is no Model: what they
  * would show and why not; inside a head, its vectors as bars beside the
- * text under their caption (or the caption under the text when the panel
- * is too narrow for bars). */
+ * text under their caption in a wide panel, or under the text and caption
+ * in a tall or narrow one (a tab of the side area on a projector). */
 static void no_model_panels(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l)
 {
     const SDL_Rect *panels[2] = {&l->editor, &l->step};
@@ -356,7 +381,8 @@ static void no_model_panels(View *v, SDL_Renderer *r, const ViewState *s, const 
             continue;
         fill(r, p, theme(s)->panel);
         const char *caption = k == 1 ? s->inside_caption : NULL;
-        if (k == 1 && s->inside_d > 0 && s->inside_q && s->inside_k && p.w > S(s, 500)) {
+        int bars = k == 1 && s->inside_d > 0 && s->inside_q && s->inside_k;
+        if (bars && p.w > S(s, 500) && p.h * 2 <= p.w) {
             int tw = p.w * 9 / 20; /* the text left, the caption and bars right */
             SDL_Rect right = {p.x + tw, p.y, p.w - tw, p.h};
             int y = p.y + S(s, 10);
@@ -369,6 +395,17 @@ static void no_model_panels(View *v, SDL_Renderer *r, const ViewState *s, const 
             inside_bars(v, r, s, (SDL_Rect){p.x + tw, y, p.w - tw - S(s, 10), p.y + p.h - S(s, 10) - y});
             p.w = tw;
             caption = NULL;
+        } else if (bars) { /* the text and caption above, the bars below in what is left */
+            int bars_h = p.h * 45 / 100 < S(s, 220) ? p.h * 45 / 100 : S(s, 220);
+            SDL_Rect top = {p.x, p.y, p.w, p.h - bars_h - S(s, 10)};
+            SDL_RenderSetClipRect(r, &top);
+            int y = wrapped_text(v, s, top, s->no_model, p.y + S(s, 10));
+            if (caption)
+                y = wrapped_text(v, s, top, caption, y + S(s, 6));
+            SDL_RenderSetClipRect(r, NULL);
+            y += S(s, 10);
+            inside_bars(v, r, s, (SDL_Rect){p.x + S(s, 10), y, p.w - S(s, 20), p.y + p.h - S(s, 10) - y});
+            continue;
         }
         SDL_RenderSetClipRect(r, &p);
         int y = wrapped_text(v, s, p, s->no_model, p.y + S(s, 10));

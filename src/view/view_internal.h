@@ -201,6 +201,8 @@ void draw_side_tabs(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayo
 const char *side_tab_label(const ViewState *s, int p);
 /* A panel's title in its top-left corner. */
 void draw_panel_title(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect p, const char *t);
+/* The help overlay's box and number of pages (s->help shown). */
+void help_layout(View *v, const ViewState *s, ViewLayout *l);
 void draw_help(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
 /* Query, key and the numbers of the hovered cell, next to the mouse. */
 void draw_tooltip(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout *l);
