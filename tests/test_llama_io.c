@@ -231,6 +231,14 @@ static void test_config(void **state)
                                "\"use_sliding_window\": true}", &err), 0);
     assert_int_equal(c.sliding_window, 8);
     assert_true(c.max_window_layers == 28 && c.n_layer_types == 0);
+    /* transformers 5's "rope_parameters" without "rope_theta": refused, not
+     * silently replaced by the defaults; beside "rope_theta" it is not needed */
+    expect_err(parse(&c, "{\"model_type\": \"qwen2\", " BASE ", \"rope_parameters\": "
+                         "{\"rope_theta\": 1000000.0, \"rope_type\": \"default\"}}", &err), err,
+               ATTN_E_UNSUPPORTED, "\"rope_parameters\" (transformers 5's layout) is not read yet",
+               "cfg.json");
+    assert_int_equal(parse(&c, "{\"model_type\": \"qwen2\", " BASE ", \"rope_theta\": 5.0, "
+                               "\"rope_parameters\": {\"rope_theta\": 5.0}}", &err), 0);
     /* layer_types: one per layer, two names */
     assert_int_equal(parse(&c, "{\"model_type\": \"qwen2\", " BASE ", \"use_sliding_window\": "
                                "true, \"sliding_window\": 8, \"max_window_layers\": 0, "

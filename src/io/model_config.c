@@ -248,6 +248,19 @@ int model_config_read(const ArchDesc *a, void *cfg, const char *text, size_t len
         return -ATTN_E_PARSE;
     int rc = cJSON_IsObject(root) ? 0 : attn_err_set(err, ATTN_E_PARSE, name, 0,
                                                       "not a JSON object");
+    /* transformers 5 writes the rotary settings as "rope_parameters": not
+     * read, so refused where "rope_theta" is not beside it (its defaults
+     * would stand in silently) */
+    const cJSON *objs[2] = {root, hf_json_item(root, "text_config")};
+    int own = 0; /* a description with rows of its own for it says it itself */
+    for (int i = 0; i < a->n_fields; i++)
+        own |= a->fields[i].key && strncmp(a->fields[i].key, "rope_parameters", 15) == 0;
+    for (int k = 0; k < 2 && rc == 0 && !own; k++)
+        if (cJSON_IsObject(objs[k]) && hf_json_item(objs[k], "rope_parameters") &&
+            !hf_json_item(objs[k], "rope_theta"))
+            rc = attn_err_set(err, ATTN_E_UNSUPPORTED, name, 0, "\"rope_parameters\" (transformers "
+                              "5's layout) is not read yet: attnviz reads \"rope_theta\" and "
+                              "\"rope_scaling\" as transformers 4 writes them");
     const cJSON *in = root; /* where the rows read: the top or an AF_ENTER's object */
     for (int i = 0; i < a->n_fields && rc == 0; i++) {
         const ArchField *f = &a->fields[i];
