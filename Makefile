@@ -78,7 +78,8 @@ endif
 # from the UI thread, the PNG encoder's two halves, the attention rollout's
 # matmul thread
 THREAD_TESTS := $(patsubst %,$(BUILD)/tests/%,test_attn test_gpt2 test_background test_gpt2_app test_png \
-                  test_attnfile test_heads_app test_llama test_lm_llama test_arch_plugin test_runtime)
+                  test_attnfile test_heads_app test_llama test_lm_llama test_arch_plugin test_runtime \
+                  test_families)
 
 .PHONY: all run test clean install uninstall man help deps test-deps screenshot bench fuzz soak layers
 
