@@ -328,7 +328,7 @@ static void restart(Fix *f, const char *autosave)
 /* What a lesson shows, for comparing before and after. */
 typedef struct Shown {
     char text[64];
-    int layer, head, rollout, hide, grid, score, sorted, score_view, every_head, query, key, dark, cscale, cmap;
+    int layer, head, rollout, hide, grid, score, sorted, score_view, every_head, query, key, dark, cscale, cmap, side;
     unsigned char on[3];
     float ui;
 } Shown;
@@ -341,7 +341,7 @@ static void shown_now(const AppState *a, Shown *w)
     *w = (Shown){.layer = ms->layer, .head = ms->head, .rollout = ms->rollout, .hide = ms->hide_special,
                  .grid = ms->grid, .score = ms->score, .sorted = ms->sorted, .score_view = ms->score_view,
                  .every_head = ms->every_head, .query = a->vs.query, .key = a->vs.key, .dark = a->vs.dark,
-                 .cscale = (int)a->vs.cscale, .cmap = (int)a->vs.cmap, .ui = a->ui_scale};
+                 .cscale = (int)a->vs.cscale, .cmap = (int)a->vs.cmap, .side = (int)a->vs.side, .ui = a->ui_scale};
     snprintf(w->text, sizeof w->text, "%s", a->text);
     for (int h = 0; h < 3; h++)
         w->on[h] = ms->head_on ? ms->head_on[h] : 1; /* none yet: every head on */
@@ -461,9 +461,11 @@ static void saved_killed_restored(Fix *f, const SDL_Keycode *keys, const Uint16 
 /* The head view with every head's lines, head 2's switched off, E. */
 static void test_lesson_lines(void **state)
 {
-    static const SDL_Keycode keys[] = {SDLK_e, SDLK_i, SDLK_i, SDLK_q, SDLK_2, SDLK_COMMA};
-    static const Uint16 mods[] = {0, 0, 0, 0, KMOD_SHIFT, 0};
-    saved_killed_restored(*state, keys, mods, 6);
+    static const SDL_Keycode keys[] = {SDLK_e, SDLK_i, SDLK_i, SDLK_q, SDLK_2, SDLK_COMMA, SDLK_TAB};
+    static const Uint16 mods[] = {0, 0, 0, 0, KMOD_SHIFT, 0, KMOD_CTRL};
+    Fix *f = *state;
+    saved_killed_restored(f, keys, mods, 7);
+    assert_int_not_equal(f->a->vs.side, SIDE_LINES); /* Ctrl+Tab's tab came back */
 }
 
 /* The model view sorted by a score (Y), then its overview (U). */

@@ -92,6 +92,7 @@ typedef struct AttnSession {
     int cmap, cscale;           /* ColormapId, ColorScaleMode */
     int all_lines, dark;
     int lines_top;              /* each query's strongest lines (0: every line) */
+    int side;                   /* the side area's tab shown (a SidePanel) */
     float ui_scale;
 } AttnSession;
 

@@ -402,6 +402,7 @@ int maps_shown_save(AppState *a, const char *source_path, const char *text, cons
     sn.dark = a->vs.dark;
     sn.ui_scale = a->ui_scale;
     sn.lines_top = a->vs.lines_top;
+    sn.side = (int)a->vs.side;
     if (attn_session_save(path, &sn, &err) < 0) {
         char buf[1200];
         attn_err_format(&err, buf, sizeof buf);
@@ -413,7 +414,7 @@ int maps_shown_save(AppState *a, const char *source_path, const char *text, cons
 }
 
 /* The window's view of a session (the colours, theme, interface size and
- * lines), as a sentence's session gives it. */
+ * lines, the side area's tab), as a sentence's session gives them. */
 static void session_view_apply(AppState *a, const AttnSession *sn)
 {
     a->vs.cmap = sn->cmap >= 0 && sn->cmap < CMAP_SEQUENTIAL_COUNT ? (ColormapId)sn->cmap : CMAP_VIRIDIS;
@@ -422,6 +423,7 @@ static void session_view_apply(AppState *a, const AttnSession *sn)
     a->vs.dark = sn->dark;
     a->ui_scale = sn->ui_scale >= 0.5f && sn->ui_scale <= 3.0f ? sn->ui_scale : 1.0f;
     a->vs.lines_top = sn->lines_top;
+    a->vs.side = sn->side >= 0 && sn->side < SIDE_COUNT ? (SidePanel)sn->side : a->vs.side;
 }
 
 /* A session of a source of layers × heads: the source its "file" names

@@ -43,8 +43,9 @@ static int write_session(FILE *f, void *ctx)
     fputs("]", f);
     if (s->has_view)
         fprintf(f, ",\n \"view\": {\"colormap\": %d, \"color_scale\": \"%s\", \"all_lines\": %s, \"dark\": %s, "
-                   "\"ui_scale\": %g, \"lines_top\": %d}", s->cmap, CSCALE_NAMES[s->cscale >= 0 && s->cscale < 3 ? s->cscale : 0],
-                s->all_lines ? "true" : "false", s->dark ? "true" : "false", (double)s->ui_scale, s->lines_top);
+                   "\"ui_scale\": %g, \"lines_top\": %d, \"side_tab\": %d}", s->cmap,
+                CSCALE_NAMES[s->cscale >= 0 && s->cscale < 3 ? s->cscale : 0], s->all_lines ? "true" : "false",
+                s->dark ? "true" : "false", (double)s->ui_scale, s->lines_top, s->side);
     fputs("}\n", f);
     return ferror(f) ? -ATTN_E_IO : 0;
 }
@@ -167,11 +168,13 @@ static int parse_view(AttnSession *s, const cJSON *root, const char *name, AttnE
     s->lines_top = 8;
     if (!cJSON_IsObject(v) || member(v, "colormap", 0, 3, 0, &s->cmap) < 0 ||
         member(v, "all_lines", 0, 1, 0, &s->all_lines) < 0 || member(v, "dark", 0, 1, 1, &s->dark) < 0 ||
-        member(v, "lines_top", 0, 1024, 8, &s->lines_top) < 0 || (cs && s->cscale < 0) ||
+        member(v, "lines_top", 0, 1024, 8, &s->lines_top) < 0 || member(v, "side_tab", 0, 15, 0, &s->side) < 0 ||
+        (cs && s->cscale < 0) ||
         (us && !(cJSON_IsNumber(us) && us->valuedouble >= 0.5 && us->valuedouble <= 3.0)))
         return attn_err_set(err, ATTN_E_PARSE, name, 0, "\"view\" must be {\"colormap\": 0 to 3, \"color_scale\": "
                                                        "\"fixed\", \"max\" or \"row\", \"all_lines\", \"dark\": true "
-                                                       "or false, \"ui_scale\": 0.5 to 3, \"lines_top\": 0 to 1024}");
+                                                       "or false, \"ui_scale\": 0.5 to 3, \"lines_top\": 0 to 1024, "
+                                                       "\"side_tab\": 0 to 15}");
     if (s->cscale < 0)
         s->cscale = 0;
     if (us)
