@@ -8,6 +8,7 @@
 #include "attnviz/source.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 
 #define ATTNVIZ_VERSION "0.1.0"
@@ -39,8 +40,10 @@ static int options_done(int rc, const Options *o, const AttnErr *err)
 
 /* The attention file to open (*path, or NULL): --attention or a lone
  * .npy/.npz/.safetensors, a lone .json whose content is attention rather
- * than a session, or the file a session of an attention file names (its
- * layer, head, rollout and query unless flags say otherwise). */
+ * than a session, or, printed or exported, the file or model a session
+ * names (its layer, head, rollout, query and a model's text unless flags
+ * say otherwise). A session for the window is the window's to open
+ * (o->window_session), as Ctrl+O opens it. */
 static int attention_path(Options *o, const char **path, AttnErr *err)
 {
     *path = o->attention;
@@ -48,9 +51,28 @@ static int attention_path(Options *o, const char **path, AttnErr *err)
         return 0;
     static AttnSession sn;
     AttnPathKind kind = attn_path_kind(o->session);
+    int window = o->print == PRINT_NONE && !o->n_exports && !o->export_attention;
+    if (kind == ATTN_PATH_SESSION && window) {
+        /* the window opens it as Ctrl+O does: the model's text, the view, …
+         * (a damaged session, or one whose file is gone, said here first) */
+        if (attn_session_load(&sn, o->session, err) < 0)
+            return -err->code;
+        struct stat st;
+        if (stat(sn.file, &st) != 0)
+            return attn_err_set(err, ATTN_E_IO, o->session, 0, "%s: no such file or folder (moved or deleted?)",
+                                sn.file);
+        if (!source_for_path(sn.file))
+            return attn_err_set(err, ATTN_E_IO, o->session, 0, "%s is not an attention file or a model folder",
+                                sn.file);
+        o->window_session = o->session;
+        o->session = NULL;
+        return 0;
+    }
     if (kind == ATTN_PATH_SESSION) {
         if (attn_session_load(&sn, o->session, err) < 0)
             return -err->code;
+        if (sn.has_text && !o->sentence)
+            o->sentence = sn.text; /* a model's session: its text */
         /* flags given now win over the session's */
         o->layer = o->layer_set ? o->layer : sn.layer;
         o->head = o->head_set ? o->head : sn.head;
@@ -128,8 +150,8 @@ int main(int argc, char **argv)
             status = 0;
             goto done;
         }
-    } else if (o.tokens || o.key_tokens || o.layer_set || o.rollout || o.drop || o.view == VIEW_GRID ||
-               o.view == VIEW_HEADS || o.print == PRINT_HEAD_SCORES) {
+    } else if (!o.window_session && (o.tokens || o.key_tokens || o.layer_set || o.rollout || o.drop ||
+                                     o.view == VIEW_GRID || o.view == VIEW_HEADS || o.print == PRINT_HEAD_SCORES)) {
         fprintf(stderr, "attnviz: %s is a session, not an attention file: --tokens, --layer, "
                         "--rollout, --drop, --view grid|heads and --print head-scores need one\nTry 'attnviz --help' for the "
                         "options.\n", o.session);

@@ -5,6 +5,10 @@
  * maps shown equal a full recompute of the same text bit for bit; the
  * selection, layer and head stay; the panel says what comes next. Waits
  * for conditions (the wake event, the maps), never for a fixed time alone.
+ * A lesson (a text typed, layer, head, query, key and a view: every head's
+ * lines, the model view sorted, the overview, the rollout) saved with
+ * Ctrl+S, then the app closed without an autosave (a kill) and started
+ * again: the same screen; after a change and the autosave, that too.
  * Run from the repository root. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -327,6 +331,195 @@ static void test_session(void **state)
     rmdir(dir);
 }
 
+/* The window's pixels above the status bar (which says "saved" or
+ * "restored"), as a copy. */
+static Uint32 *screen_copy(Fix *f)
+{
+    app_draw(f->a, f->r);
+    int rows = f->a->layout.status.y, pitch = f->surf->pitch;
+    Uint32 *c = malloc((size_t)rows * pitch + 1);
+    assert_non_null(c);
+    memcpy(c, f->surf->pixels, (size_t)rows * pitch);
+    return c;
+}
+
+/* The app closed without an autosave (a kill), then started again as a
+ * plain start does: the sentence's state, then what was shown over it. */
+static void restart(Fix *f, const char *autosave)
+{
+    AppState *a = f->a;
+    view_destroy(a->view);
+    app_free(a);
+    assert_int_equal(app_init(a, &f->m, &f->o, &f->sl), 0);
+    AttnErr err = {0};
+    a->view = view_create(f->r, test_fonts(), &err);
+    assert_non_null(a->view);
+    snprintf(a->autosave_path, sizeof a->autosave_path, "%s", autosave);
+    assert_int_equal(app_restore_shown(a), 0);
+    assert_ptr_equal(a->kind, &source_model);
+    assert_true(wait_maps(f));
+    assert_true(wait_panel(f, "What comes next after"));
+}
+
+/* What a lesson shows, for comparing before and after. */
+typedef struct Shown {
+    char text[64];
+    int layer, head, rollout, hide, grid, score, sorted, score_view, every_head, query, key, dark, cscale, cmap, side;
+    unsigned char on[3];
+    float ui;
+} Shown;
+
+static void shown_now(const AppState *a, Shown *w)
+{
+    const MapsShown *ms = a->kind->maps(a);
+    memset(w, 0, sizeof *w);
+    snprintf(w->text, sizeof w->text, "%s", a->text);
+    *w = (Shown){.layer = ms->layer, .head = ms->head, .rollout = ms->rollout, .hide = ms->hide_special,
+                 .grid = ms->grid, .score = ms->score, .sorted = ms->sorted, .score_view = ms->score_view,
+                 .every_head = ms->every_head, .query = a->vs.query, .key = a->vs.key, .dark = a->vs.dark,
+                 .cscale = (int)a->vs.cscale, .cmap = (int)a->vs.cmap, .side = (int)a->vs.side, .ui = a->ui_scale};
+    snprintf(w->text, sizeof w->text, "%s", a->text);
+    for (int h = 0; h < 3; h++)
+        w->on[h] = ms->head_on ? ms->head_on[h] : 1; /* none yet: every head on */
+}
+
+/* A lesson: layer 3, head 2, a text typed, a query and key picked, then
+ * the keys of one view (keys, n of them), at 132 %. */
+static void lesson(Fix *f, const SDL_Keycode *keys, const Uint16 *mods, int n)
+{
+    show_model(f, "CBABBC");
+    assert_true(wait_maps(f));
+    key(f, SDLK_l, 0);
+    key(f, SDLK_l, 0);
+    key(f, SDLK_h, 0);
+    key(f, SDLK_RETURN, 0);
+    key(f, SDLK_END, 0);
+    type(f, "AB");
+    key(f, SDLK_ESCAPE, 0);
+    assert_true(wait_maps(f));
+    key(f, SDLK_UP, 0);
+    key(f, SDLK_UP, 0);
+    key(f, SDLK_RIGHT, 0);
+    key(f, SDLK_RIGHT, 0);
+    key(f, SDLK_EQUALS, KMOD_CTRL);
+    key(f, SDLK_EQUALS, KMOD_CTRL);
+    key(f, SDLK_d, 0);
+    key(f, SDLK_c, 0);
+    for (int k = 0; k < n; k++)
+        key(f, keys[k], mods[k]);
+    assert_true(wait_panel(f, "What comes next after"));
+}
+
+/* Ctrl+S asks for a name (Enter keeps the default, in the folder the
+ * program runs in); killed after, a plain start shows the same screen;
+ * then a change, Ctrl+Q's autosave and a plain start: the change too. */
+static void saved_killed_restored(Fix *f, const SDL_Keycode *keys, const Uint16 *mods, int n)
+{
+    AppState *a = f->a;
+    char dir[] = "/tmp/attnviz-test-lesson-XXXXXX", autosave[200], saved[200], cwd[1024], data[1100];
+    assert_non_null(mkdtemp(dir));
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(data, sizeof data, "%s/assets", cwd);
+    setenv("ATTNVIZ_DATADIR", data, 1);
+    snprintf(autosave, sizeof autosave, "%s/autosave.json", dir);
+    snprintf(saved, sizeof saved, "%s/attnviz-session.json", dir);
+    lesson(f, keys, mods, n);
+    snprintf(a->autosave_path, sizeof a->autosave_path, "%s", autosave);
+    assert_int_equal(chdir(dir), 0);
+    key(f, SDLK_s, KMOD_CTRL);
+    assert_non_null(a->vs.prompt);
+    assert_string_equal(a->prompt_buf, "attnviz-session.json");
+    key(f, SDLK_RETURN, 0);
+    assert_int_equal(chdir(cwd), 0);
+    if (a->status_err)
+        fail_msg("Ctrl+S: %s", a->status);
+    assert_true(access(saved, R_OK) == 0);
+    Shown before, after;
+    shown_now(a, &before);
+    assert_string_equal(before.text, "CBABBCAB");
+    assert_int_equal(before.layer, 2);
+    Uint32 *pix = screen_copy(f);
+    size_t bytes = (size_t)a->layout.status.y * f->surf->pitch;
+
+    restart(f, autosave); /* kill -9, a plain start */
+    shown_now(a, &after);
+    assert_memory_equal(&before, &after, sizeof before);
+    assert_int_equal(a->layout.status.y * f->surf->pitch, (int)bytes);
+    Uint32 *again = screen_copy(f);
+    if (memcmp(pix, again, bytes) != 0)
+        fail_msg("the restored window differs from the one saved");
+    assert_non_null(strstr(a->status, "as you last saved it"));
+    assert_string_equal(a->session_path, saved); /* Ctrl+S goes on writing it */
+    free(again);
+
+    int cmap = before.cmap;
+    key(f, SDLK_c, 0); /* a change, then the autosave */
+    shown_now(a, &before);
+    assert_int_not_equal(before.cmap, cmap);
+    assert_true(a->unsaved); /* the timer's autosave writes it (a kill after it: the same) */
+    int wait_ms;
+    app_tick(a, a->autosave_at + APP_AUTOSAVE_MS, &wait_ms);
+    assert_false(a->unsaved);
+    free(pix);
+    pix = screen_copy(f);
+    restart(f, autosave);
+    shown_now(a, &after);
+    assert_memory_equal(&before, &after, sizeof before);
+    again = screen_copy(f);
+    if (memcmp(pix, again, bytes) != 0)
+        fail_msg("the window restored after Ctrl+Q differs");
+    assert_non_null(strstr(a->status, "unsaved work"));
+    assert_string_equal(a->session_path, ""); /* the saved file holds the older state */
+    free(pix);
+    free(again);
+
+    /* the session on the command line (main.c's window_session) opens as
+     * Ctrl+O does: the same screen as a restart from it */
+    restart(f, autosave);
+    assert_int_equal(app_open_path(a, saved), 0);
+    assert_true(wait_maps(f));
+    assert_true(wait_panel(f, "What comes next after"));
+    shown_now(a, &after);
+    assert_int_equal(after.layer, 2);
+    assert_string_equal(after.text, "CBABBCAB");
+
+    setenv("ATTNVIZ_DATADIR", "assets", 1);
+    char side[300];
+    snprintf(side, sizeof side, "%s/shown.json", dir);
+    unlink(side);
+    snprintf(side, sizeof side, "%s.from", autosave);
+    unlink(side);
+    unlink(autosave);
+    unlink(saved);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* The head view with every head's lines, head 2's switched off, E. */
+static void test_lesson_lines(void **state)
+{
+    static const SDL_Keycode keys[] = {SDLK_e, SDLK_i, SDLK_i, SDLK_q, SDLK_2, SDLK_COMMA, SDLK_TAB};
+    static const Uint16 mods[] = {0, 0, 0, 0, KMOD_SHIFT, 0, KMOD_CTRL};
+    Fix *f = *state;
+    saved_killed_restored(f, keys, mods, 7);
+    assert_int_not_equal(f->a->vs.side, SIDE_LINES); /* Ctrl+Tab's tab came back */
+}
+
+/* The model view sorted by a score (Y), then its overview (U). */
+static void test_lesson_overview(void **state)
+{
+    static const SDL_Keycode keys[] = {SDLK_i, SDLK_y, SDLK_u};
+    static const Uint16 mods[] = {KMOD_SHIFT, 0, 0};
+    saved_killed_restored(*state, keys, mods, 3);
+}
+
+/* The rollout (O) in the model view (G). */
+static void test_lesson_rollout(void **state)
+{
+    static const SDL_Keycode keys[] = {SDLK_o, SDLK_g};
+    static const Uint16 mods[] = {0, 0};
+    saved_killed_restored(*state, keys, mods, 2);
+}
+
 static int gpt2_group_setup(void **state)
 {
     setenv("ATTNVIZ_DATADIR", "assets", 1);
@@ -343,6 +536,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_not_a_model_folder, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_follows_typing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_left_out, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lesson_lines, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lesson_overview, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lesson_rollout, setup, teardown),
     };
     return cmocka_run_group_tests(tests, gpt2_group_setup, group_teardown);
 }

@@ -326,6 +326,74 @@ else
   fail "the window appears with --session for a file not written yet"
 fi
 
+# ---- a model lesson survives kill -9, Ctrl+Q, and opens from its session file -----------
+echo "window: a model lesson after a restart"
+model="$PWD/assets/models/nano-sort"
+# the window without its status bar (which says "saved", "restored", "opened")
+lesson_sig() { convert "$1" -crop "$((WIDTH))x$((HEIGHT - 40))+$X+$Y" +repage -depth 8 rgb:- 2>/dev/null | md5sum | cut -c1-32; }
+frame_settled() { # two screenshots a moment apart agree (the worker's maps came)
+  shot "$1" && sleep 0.3 && shot "$1.2.png" && [ "$(lesson_sig "$1")" = "$(lesson_sig "$1.2.png")" ]
+}
+shown_file() { find "$tmp/home3" -name shown.json | head -1; }
+if start_app "$tmp/home3" --model "$model" "CBABBC"; then
+  wait_for 5 title_is "attnviz — CBABBC"
+  xdotool windowfocus --sync "$wid" 2>/dev/null
+  xdotool key --delay 60 l l h Return End
+  xdotool type --delay 40 "AB"
+  xdotool key --delay 60 Escape Up Up Right ctrl+plus ctrl+plus q shift+2 i
+  wait_for 5 title_is "attnviz — CBABBCAB"
+  xdotool key ctrl+s
+  xdotool key Return # the name asked for: the default kept (in the folder it runs in)
+  lesson_written() { [ -s "$tmp/attnviz-session.json" ]; }
+  wait_for 5 lesson_written
+  check "Ctrl+S with Enter writes attnviz-session.json" lesson_written
+  wait_for 10 frame_settled "$tmp/lesson1.png"
+  sig1=$(lesson_sig "$tmp/lesson1.png")
+  kill -9 "$app" 2>/dev/null
+  wait "$app" 2>/dev/null
+  app=""
+  f=$(shown_file)
+  check "the autosave beside the sentence's holds the model's session" \
+    sh -c "grep -q '\"text\": \"CBABBCAB\"' '$f' && grep -q '\"layer\": 2, \"head\": 1' '$f'"
+  if start_app "$tmp/home3"; then
+    wait_for 10 title_is "attnviz — CBABBCAB"
+    check "after kill -9 a plain start shows the lesson's text (title '$(title)')" title_is "attnviz — CBABBCAB"
+    same1() { frame_settled "$tmp/lesson2.png" && [ "$(lesson_sig "$tmp/lesson2.png")" = "$sig1" ]; }
+    wait_for 10 same1
+    check "...and the same screen (every head's lines, head 2 off, 132 %, layer 3)" same1
+    xdotool windowfocus --sync "$wid" 2>/dev/null
+    xdotool key --delay 60 u # the score overview, then Ctrl+Q
+    wait_for 10 frame_settled "$tmp/lesson3.png"
+    sig3=$(lesson_sig "$tmp/lesson3.png")
+    check "U changes the screen" [ "$sig3" != "$sig1" ]
+    quit_app
+    check "Ctrl+Q: status 0 (got $rc)" [ "$rc" -eq 0 ]
+    check "Ctrl+Q's autosave has the overview" grep -q '"score_view": true' "$(shown_file)"
+  else
+    fail "the window appears after a kill of the model lesson"
+  fi
+  if start_app "$tmp/home3"; then
+    same3() { title_is "attnviz — CBABBCAB" && frame_settled "$tmp/lesson4.png" && [ "$(lesson_sig "$tmp/lesson4.png")" = "$sig3" ]; }
+    wait_for 10 same3
+    check "after Ctrl+Q a plain start shows the overview again" same3
+    quit_app
+  else
+    fail "the window appears after Ctrl+Q of the model lesson"
+  fi
+  # the session file on the command line: as Ctrl+O opens it
+  if start_app "$tmp/home4" "$tmp/attnviz-session.json"; then
+    wait_for 10 title_is "attnviz — CBABBCAB"
+    same4() { frame_settled "$tmp/lesson5.png" && [ "$(lesson_sig "$tmp/lesson5.png")" = "$sig1" ]; }
+    wait_for 10 same4
+    check "attnviz SESSION.json shows the lesson as saved (title '$(title)')" same4
+    quit_app
+  else
+    fail "the window appears for attnviz SESSION.json of a model"
+  fi
+else
+  fail "the window appears with --model"
+fi
+
 if [ "$failed" -gt 0 ] && [ -s "$tmp/app.err" ]; then
   echo "--- program stderr:"
   cat "$tmp/app.err"

@@ -142,8 +142,16 @@ int app_save_session(AppState *a, const char *path);
 int app_open_path(AppState *a, const char *path);
 /* Apply a session's view settings. */
 void app_apply_session_view(AppState *a, const SessionView *sv);
-/* Write the autosave file when there are unsaved edits (or always). */
+/* Write the autosave file when there are unsaved edits (or always): the
+ * sentence's state, or, while a source of layers × heads is shown (a
+ * model, an attention file), its session in "shown.json" beside it. */
 int app_autosave(AppState *a, int always);
+/* At a plain start, after the sentence's autosave: what was shown over it
+ * (shown.json), opened as Ctrl+O opens a session; Ctrl+S goes on writing
+ * the file autosave.json.from names when that file holds the same state.
+ * 0 (also when there is none), or -1 (the status bar says why; the
+ * sentence stays shown). */
+int app_restore_shown(AppState *a);
 /* The session file (full path) that holds the autosave's state, written
  * by the last Ctrl+S with nothing changed since: 1 and buf, or 0. */
 int app_autosave_from(const AppState *a, char *buf, size_t n);

@@ -78,6 +78,22 @@ typedef struct AttnSession {
     int probe[1024];
     int probe_n;
     double probe_seed;          /* a whole number from 0 to 2^53 */
+    /* the scores or the weights (R, a file that has both) */
+    int matrix;
+    /* the model view's head roles (issue 26): the score shown (I, a
+     * HeadScoreId: "score": "induction"), sorted by it (Y), its overview
+     * (U), every head's lines (Q) and the heads switched off there */
+    int score, sorted, score_view, every_head;
+    int n_heads_off;
+    int heads_off[256];         /* 0-based; "heads_off": [2, 5] counts from 1 */
+    /* the window's view, as a sentence's session keeps it ("view": {...});
+     * has_view 0: a session without one (the view stays as it is) */
+    int has_view;
+    int cmap, cscale;           /* ColormapId, ColorScaleMode */
+    int all_lines, dark;
+    int lines_top;              /* each query's strongest lines (0: every line) */
+    int side;                   /* the side area's tab shown (a SidePanel) */
+    float ui_scale;
 } AttnSession;
 
 int attn_session_save(const char *path, const AttnSession *s, AttnErr *err);

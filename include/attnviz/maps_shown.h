@@ -109,6 +109,11 @@ void maps_heads_free(MapsShown *ms);
  * said gets what was written; 0, or an error in err. */
 int maps_heads_export(struct AppState *a, const struct ViewState *s, const char *stem, char *said, size_t n,
                       AttnErr *err);
+/* The head roles into a session (the score, sorted, overview, every head's
+ * lines, the heads switched off) and from one (clamped to the maps). */
+struct AttnSession;
+void maps_heads_session_of(const MapsShown *ms, struct AttnSession *sn);
+void maps_heads_session_apply(MapsShown *ms, const struct AttnSession *sn);
 /* The scores of every map, made now when they are not (NULL: out of memory). */
 const HeadScores *maps_heads_scores(MapsShown *ms);
 
@@ -119,6 +124,12 @@ int maps_shown_save(struct AppState *a, const char *source_path, const char *tex
 /* Open such a session: the source its path names (through the sources'
  * list), then its picks and view. 0 or -1 (status bar). */
 int maps_session_open(struct AppState *a, const char *path);
+/* The flags of the command line over a session just opened (or the
+ * autosave's): --layer, --head, --rollout, --query, --colormap,
+ * --color-scale, --theme, --all-lines; nothing when no source of layers ×
+ * heads is shown. */
+struct Options;
+void maps_session_flags(struct AppState *a, const struct Options *o);
 /* The compare view's snapshot of what is picked, and what differs. */
 void *maps_shown_snap(const struct AppState *a);
 void maps_shown_snap_free(void *snap);

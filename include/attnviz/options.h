@@ -84,6 +84,10 @@ typedef struct Options {
     const char *model;
     int prepend_bos;            /* --prepend-bos: the config's bos token first */
     const char *export_attention; /* --export-attention F.npy|F.npz|F.safetensors */
+    /* a session of a model or an attention file for the window (main.c:
+     * SESSION.json or --session): opened as Ctrl+O opens it, then the
+     * flags given (--layer, --head, --query, --theme …) applied over it */
+    const char *window_session;
     int help, version;
 } Options;
 

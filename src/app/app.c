@@ -421,13 +421,90 @@ int app_autosave_from(const AppState *a, char *buf, size_t n)
     return ok && buf[0];
 }
 
+/* Beside the autosave, "shown.json": the session of what is shown when
+ * it is not the sentence (a model, an attention file: a source of layers
+ * × heads), opened over the sentence's state at the next plain start; the
+ * sentence's own state stays in the autosave. */
+static void shown_path(const AppState *a, char *buf, size_t n)
+{
+    const char *slash = strrchr(a->autosave_path, '/');
+    int dir = slash ? (int)(slash - a->autosave_path) + 1 : 0;
+    snprintf(buf, n, "%.*sshown.json", dir, a->autosave_path);
+}
+
+/* 1 when the files at p and q hold the same bytes. */
+static int same_bytes(const char *p, const char *q)
+{
+    char *x = NULL, *y = NULL;
+    size_t nx = 0, ny = 0;
+    AttnErr err = {0};
+    int same = io_read_file(p, ATTN_MAX_FILE_BYTES, &x, &nx, &err) == 0 &&
+               io_read_file(q, ATTN_MAX_FILE_BYTES, &y, &ny, &err) == 0 && nx == ny && memcmp(x, y, nx) == 0;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* The shown source's session into shown.json, saying nothing in the status
+ * bar; the file autosave.json.from names stays named only while it holds
+ * the same state. 0 or -1. */
+static int autosave_shown(AppState *a)
+{
+    char shown[sizeof a->autosave_path + 16], from[sizeof a->session_path], said[sizeof a->status];
+    int said_err = a->status_err;
+    unsigned serial = a->status_serial;
+    shown_path(a, shown, sizeof shown);
+    memcpy(said, a->status, sizeof said);
+    int rc = a->kind->save(a, shown);
+    memcpy(a->status, said, sizeof said);
+    a->status_err = said_err;
+    a->status_serial = serial;
+    if (rc < 0)
+        return -1;
+    if (app_autosave_from(a, from, sizeof from) && !same_bytes(from, shown))
+        autosave_from_write(a, NULL);
+    a->unsaved = 0;
+    return 0;
+}
+
 int app_save_session(AppState *a, const char *path)
 {
     if (!a->kind->save) {
         app_status(a, 1, "not saved: a %s has no session", a->kind->name);
         return -1;
     }
-    return a->kind->save(a, path);
+    if (a->kind->save(a, path) < 0)
+        return -1;
+    /* as the sentence's: the autosave follows, and names the file */
+    if (a->kind->maps && a->autosave_path[0] && autosave_shown(a) == 0)
+        autosave_from_write(a, path);
+    a->unsaved = 0;
+    return 0;
+}
+
+int app_restore_shown(AppState *a)
+{
+    char shown[sizeof a->autosave_path + 16], from[sizeof a->session_path];
+    struct stat st;
+    if (!a->autosave_path[0])
+        return 0;
+    shown_path(a, shown, sizeof shown);
+    if (stat(shown, &st) != 0)
+        return 0;
+    int saved = app_autosave_from(a, from, sizeof from) && same_bytes(from, shown);
+    if (maps_session_open(a, shown) < 0) {
+        char why[sizeof a->status];
+        snprintf(why, sizeof why, "%s", a->status);
+        app_status(a, 1, "%s not restored (%s); the sentence is shown", shown, why);
+        return -1;
+    }
+    snprintf(a->session_path, sizeof a->session_path, "%s", saved ? from : "");
+    if (saved)
+        app_status(a, 0, "restored %s as you last saved it (--fresh starts clean)", from);
+    else
+        app_status(a, 0, "restored your unsaved work from %s (--fresh starts clean)", shown);
+    a->unsaved = 0;
+    return 0;
 }
 
 int app_save_sentence_session(AppState *a, const char *path)
@@ -454,11 +531,16 @@ int app_autosave(AppState *a, int always)
 {
     if (!a->autosave_path[0] || (!always && !a->unsaved))
         return 0;
+    if (a->kind->maps && a->kind->save)
+        return autosave_shown(a);
     SessionView sv;
     AttnErr err = {0};
     session_view_of(a, &sv);
     if (session_save(a->autosave_path, a->m, &sv, &err) < 0)
         return -1;
+    char shown[sizeof a->autosave_path + 16];
+    shown_path(a, shown, sizeof shown);
+    remove(shown); /* the sentence is shown: a plain start shows it */
     if (a->unsaved) /* edits after the last save: the autosave is newer than it */
         autosave_from_write(a, NULL);
     a->unsaved = 0;
@@ -508,6 +590,10 @@ int app_handle_event(AppState *a, const SDL_Event *e)
         app_apply(a, &act[k]);
     if (a->status_serial != said)
         a->dirty = 1; /* e.g. "the sentence is too long" while typing */
+    /* a key, a click or typing that changed what a source of layers × heads
+     * shows: its session is autosaved (the sentence's edits mark their own) */
+    if (a->dirty && a->kind->maps && e->type != SDL_MOUSEMOTION && e->type != SDL_WINDOWEVENT)
+        a->unsaved = 1;
     return a->dirty;
 }
 

@@ -5,6 +5,7 @@
  * diagram (Q), each head switched on and off (Shift+1 …, a click on its
  * colour). The scores are head_scores.h's, made once for the maps shown. */
 #include "attnviz/app_state.h"
+#include "attnviz/attnio.h"
 #include "attnviz/maps_shown.h"
 #include "attnviz/source.h"
 #include "app_internal.h"
@@ -288,6 +289,33 @@ void maps_heads_keep(MapsShown *now, MapsShown *old)
     now->every_head = old->every_head;
     if (old->head_on && old->imp->f.H == now->imp->f.H && (now->head_on = malloc((size_t)now->imp->f.H)))
         memcpy(now->head_on, old->head_on, (size_t)now->imp->f.H);
+}
+
+void maps_heads_session_of(const MapsShown *ms, AttnSession *sn)
+{
+    int most = (int)(sizeof sn->heads_off / sizeof sn->heads_off[0]);
+    sn->score = ms->score;
+    sn->sorted = ms->sorted;
+    sn->score_view = ms->score_view;
+    sn->every_head = ms->every_head;
+    sn->n_heads_off = 0;
+    for (int h = 0; ms->head_on && h < ms->imp->f.H && h < most; h++)
+        if (!ms->head_on[h])
+            sn->heads_off[sn->n_heads_off++] = h;
+}
+
+void maps_heads_session_apply(MapsShown *ms, const AttnSession *sn)
+{
+    ms->score = sn->score >= 0 && sn->score < HEAD_SCORE_COUNT ? sn->score : HEAD_SCORE_INDUCTION;
+    ms->sorted = sn->sorted;
+    ms->score_view = sn->score_view;
+    ms->every_head = sn->every_head;
+    if (!ms->head_on && !all_on(ms))
+        return;
+    memset(ms->head_on, 1, (size_t)ms->imp->f.H);
+    for (int i = 0; i < sn->n_heads_off; i++)
+        if (sn->heads_off[i] >= 0 && sn->heads_off[i] < ms->imp->f.H)
+            ms->head_on[sn->heads_off[i]] = 0;
 }
 
 void maps_heads_free(MapsShown *ms)

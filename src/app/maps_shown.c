@@ -393,6 +393,16 @@ int maps_shown_save(AppState *a, const char *source_path, const char *text, cons
         sn.probe_n = fs->probe_n;
         sn.probe_seed = (double)fs->probe_seed;
     }
+    sn.matrix = fs->imp->matrix;
+    maps_heads_session_of(fs, &sn);
+    sn.has_view = 1; /* the same screen again: colours, theme, size, lines */
+    sn.cmap = (int)a->vs.cmap;
+    sn.cscale = (int)a->vs.cscale;
+    sn.all_lines = a->vs.all_lines;
+    sn.dark = a->vs.dark;
+    sn.ui_scale = a->ui_scale;
+    sn.lines_top = a->vs.lines_top;
+    sn.side = (int)a->vs.side;
     if (attn_session_save(path, &sn, &err) < 0) {
         char buf[1200];
         attn_err_format(&err, buf, sizeof buf);
@@ -401,6 +411,19 @@ int maps_shown_save(AppState *a, const char *source_path, const char *text, cons
     }
     app_status(a, 0, "saved %s (the file %s, layer, head and view)", path, fs->imp->title);
     return 0;
+}
+
+/* The window's view of a session (the colours, theme, interface size and
+ * lines, the side area's tab), as a sentence's session gives them. */
+static void session_view_apply(AppState *a, const AttnSession *sn)
+{
+    a->vs.cmap = sn->cmap >= 0 && sn->cmap < CMAP_SEQUENTIAL_COUNT ? (ColormapId)sn->cmap : CMAP_VIRIDIS;
+    a->vs.cscale = sn->cscale >= 0 && sn->cscale < CSCALE_COUNT ? (ColorScaleMode)sn->cscale : CSCALE_FIXED;
+    a->vs.all_lines = sn->all_lines;
+    a->vs.dark = sn->dark;
+    a->ui_scale = sn->ui_scale >= 0.5f && sn->ui_scale <= 3.0f ? sn->ui_scale : 1.0f;
+    a->vs.lines_top = sn->lines_top;
+    a->vs.side = sn->side >= 0 && sn->side < SIDE_COUNT ? (SidePanel)sn->side : a->vs.side;
 }
 
 /* A session of a source of layers × heads: the source its "file" names
@@ -444,7 +467,11 @@ int maps_session_open(AppState *a, const char *path)
     MapsShown *fs = a->kind->maps(a);
     Imported *im = fs->imp;
     fs->hide_special = sn.hide_special && im->n_special;
+    im->matrix = sn.matrix && im->has_scores;
     repick(a, sn.layer, sn.head, sn.rollout);
+    maps_heads_session_apply(fs, &sn);
+    if (sn.has_view)
+        session_view_apply(a, &sn);
     fs->grid = sn.grid;
     fs->grid_layer = sn.grid_layer >= 0 && sn.grid_layer < im->f.L ? sn.grid_layer : 0;
     fs->grid_head = sn.grid_head >= 0 && sn.grid_head < im->f.H ? sn.grid_head : 0;
@@ -458,6 +485,29 @@ int maps_session_open(AppState *a, const char *path)
     return 0;
 }
 
+
+void maps_session_flags(AppState *a, const Options *o)
+{
+    if (!o || !a->kind->maps)
+        return;
+    MapsShown *fs = a->kind->maps(a);
+    if (o->layer_set || o->head_set || o->rollout)
+        repick(a, o->layer_set ? o->layer : fs->layer, o->head_set ? o->head : fs->head, o->rollout || fs->rollout);
+    if (o->query >= fs->imp->Tq)
+        app_status(a, 1, "--query %d: the text has %d tokens", o->query + 1, fs->imp->Tq);
+    else if (o->query >= 0)
+        a->vs.query = o->query;
+    int cmap = o->colormap ? colormap_from_name(o->colormap) : -1;
+    if (cmap >= 0)
+        a->vs.cmap = (ColormapId)cmap;
+    if (o->color_scale_set)
+        a->vs.cscale = (ColorScaleMode)o->color_scale;
+    if (o->theme_set)
+        a->vs.dark = o->theme_dark;
+    if (o->all_lines)
+        a->vs.all_lines = 1;
+    a->dirty = 1;
+}
 
 /* ---- the compare view -------------------------------------------------------------------- */
 

@@ -213,17 +213,9 @@ static void run_loop(AppState *a, SDL_Window *win, SDL_Renderer *r)
     free(shown_title);
 }
 
-/* The autosave file in SDL's per-user folder; restore it at start unless
- * the command line named a sentence, a file or a session, or --fresh. */
-static void autosave_setup(AppState *a, const Options *o, const SessionView *sv)
+/* The sentence's state from the autosave. */
+static void autosave_sentence(AppState *a, const Options *o)
 {
-    char *dir = SDL_GetPrefPath("attnviz", "attnviz");
-    if (!dir)
-        return;
-    snprintf(a->autosave_path, sizeof a->autosave_path, "%sautosave.json", dir);
-    SDL_free(dir);
-    if (sv || o->fresh || o->sentence || o->sentence_file || o->session)
-        return;
     struct stat st;
     if (stat(a->autosave_path, &st) != 0)
         return;
@@ -247,6 +239,24 @@ static void autosave_setup(AppState *a, const Options *o, const SessionView *sv)
     } else {
         app_status(a, 0, "restored your unsaved work from %s (--fresh starts clean)", a->autosave_path);
     }
+}
+
+/* The autosave file in SDL's per-user folder; restore it at start (the
+ * sentence's state, then what was shown over it: a model, an attention
+ * file) unless the command line named a sentence, a file, a model or a
+ * session (restore 0), or --fresh. */
+static void autosave_setup(AppState *a, const Options *o, const SessionView *sv, int restore)
+{
+    char *dir = SDL_GetPrefPath("attnviz", "attnviz");
+    if (!dir)
+        return;
+    snprintf(a->autosave_path, sizeof a->autosave_path, "%sautosave.json", dir);
+    SDL_free(dir);
+    if (!restore || sv || o->fresh || o->sentence || o->sentence_file || o->session)
+        return;
+    autosave_sentence(a, o);
+    if (app_restore_shown(a) == 0)
+        maps_session_flags(a, o); /* flags given now win */
 }
 
 int app_run(const Options *o, void *sentence, const SourceKind *kind, void *opened, AttnErr *err)
@@ -322,8 +332,16 @@ int app_run(const Options *o, void *sentence, const SourceKind *kind, void *open
         }
         if (o->probe && kind->probe) /* the window runs it again: its worker, its bar */
             maps_probe_run(a, o->probe_n, o->has_seed ? o->seed : 0);
-    } else {
-        autosave_setup(a, o, sv);
+    }
+    /* written whatever is shown; restored when the command line named nothing */
+    autosave_setup(a, o, sv, !kind && !o->window_session);
+    if (o->window_session) { /* a session of a model or an attention file: as Ctrl+O opens it */
+        if (app_open_path(a, o->window_session) < 0) {
+            rc = attn_err_set(err, ATTN_E_IO, NULL, 0, "%s", a->status);
+            goto cleanup;
+        }
+        maps_session_flags(a, o); /* flags given now win */
+        a->unsaved = 0;
     }
     if ((rc = fonts_open(&fonts, o->font, err)) < 0)
         goto cleanup;

@@ -3,6 +3,7 @@
  * object ({"attention_file": "...", "layer": 2, ...}) written atomically;
  * the numbers stay in the attention file. */
 #include "attnviz/attnio.h"
+#include "attnviz/head_scores.h"
 #include "attnviz/io.h"
 
 #include <cjson/cJSON.h>
@@ -10,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* "view"."color_scale": ColorScaleMode's names, as a sentence's session has them */
+static const char *const CSCALE_NAMES[3] = {"fixed", "max", "row"};
 
 static int write_session(FILE *f, void *ctx)
 {
@@ -30,6 +34,18 @@ static int write_session(FILE *f, void *ctx)
             fprintf(f, "%s%d", i ? ", " : "", s->probe[i]);
         fputs("]}", f);
     }
+    const char *score = head_score_name((HeadScoreId)s->score);
+    fprintf(f, ",\n \"matrix\": %s, \"score\": \"%s\", \"sorted\": %s, \"score_view\": %s, \"every_head\": %s,"
+               " \"heads_off\": [", s->matrix ? "true" : "false", score ? score : "induction",
+            s->sorted ? "true" : "false", s->score_view ? "true" : "false", s->every_head ? "true" : "false");
+    for (int i = 0; i < s->n_heads_off; i++)
+        fprintf(f, "%s%d", i ? ", " : "", s->heads_off[i] + 1);
+    fputs("]", f);
+    if (s->has_view)
+        fprintf(f, ",\n \"view\": {\"colormap\": %d, \"color_scale\": \"%s\", \"all_lines\": %s, \"dark\": %s, "
+                   "\"ui_scale\": %g, \"lines_top\": %d, \"side_tab\": %d}", s->cmap,
+                CSCALE_NAMES[s->cscale >= 0 && s->cscale < 3 ? s->cscale : 0], s->all_lines ? "true" : "false",
+                s->dark ? "true" : "false", (double)s->ui_scale, s->lines_top, s->side);
     fputs("}\n", f);
     return ferror(f) ? -ATTN_E_IO : 0;
 }
@@ -98,6 +114,75 @@ static int parse_probe(AttnSession *s, const cJSON *p, const char *name, AttnErr
     return 0;
 }
 
+/* "heads_off": [1-based head numbers], at most 256 of them. */
+static int parse_heads_off(AttnSession *s, const cJSON *list, const char *name, AttnErr *err)
+{
+    int n = cJSON_IsArray(list) ? cJSON_GetArraySize(list) : -1;
+    int most = (int)(sizeof s->heads_off / sizeof s->heads_off[0]), ok = n >= 0 && n <= most, i = 0;
+    const cJSON *t, *each = ok ? list : NULL;
+    cJSON_ArrayForEach(t, each) {
+        ok = ok && cJSON_IsNumber(t) && t->valuedouble >= 1 && t->valuedouble <= most &&
+             t->valuedouble == (double)(int)t->valuedouble;
+        if (ok)
+            s->heads_off[i++] = (int)t->valuedouble - 1;
+    }
+    if (!ok)
+        return attn_err_set(err, ATTN_E_PARSE, name, 0, "\"heads_off\" must be a list of head numbers from 1 to %d",
+                            most);
+    s->n_heads_off = n;
+    return 0;
+}
+
+/* The head roles: "score" a score's name, the switches, "heads_off". */
+static int parse_heads(AttnSession *s, const cJSON *root, const char *name, AttnErr *err)
+{
+    const cJSON *score = cJSON_GetObjectItemCaseSensitive(root, "score");
+    s->score = HEAD_SCORE_INDUCTION;
+    if (score && (s->score = head_score_from_name(cJSON_GetStringValue(score))) < 0)
+        return attn_err_set(err, ATTN_E_PARSE, name, 0, "\"score\" must be one of previous, self, first, duplicate, "
+                                                       "induction, entropy, distance");
+    static const char *const keys[] = {"matrix", "sorted", "score_view", "every_head"};
+    int *fields[] = {&s->matrix, &s->sorted, &s->score_view, &s->every_head};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        if (member(root, keys[k], 0, 1, 0, fields[k]) < 0)
+            return attn_err_set(err, ATTN_E_PARSE, name, 0, "\"%s\" must be true or false", keys[k]);
+    const cJSON *off = cJSON_GetObjectItemCaseSensitive(root, "heads_off");
+    return off ? parse_heads_off(s, off, name, err) : 0;
+}
+
+/* "view": the colour map, colour scale, theme, interface size and lines;
+ * absent: has_view 0. */
+static int parse_view(AttnSession *s, const cJSON *root, const char *name, AttnErr *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "view");
+    if (!v)
+        return 0;
+    const cJSON *cs = cJSON_GetObjectItemCaseSensitive(v, "color_scale");
+    const cJSON *us = cJSON_GetObjectItemCaseSensitive(v, "ui_scale");
+    s->cscale = -1;
+    for (int k = 0; k < 3; k++)
+        if (cJSON_IsString(cs) && strcmp(cs->valuestring, CSCALE_NAMES[k]) == 0)
+            s->cscale = k;
+    s->dark = 1;
+    s->ui_scale = 1.0f;
+    s->lines_top = 8;
+    if (!cJSON_IsObject(v) || member(v, "colormap", 0, 3, 0, &s->cmap) < 0 ||
+        member(v, "all_lines", 0, 1, 0, &s->all_lines) < 0 || member(v, "dark", 0, 1, 1, &s->dark) < 0 ||
+        member(v, "lines_top", 0, 1024, 8, &s->lines_top) < 0 || member(v, "side_tab", 0, 15, 0, &s->side) < 0 ||
+        (cs && s->cscale < 0) ||
+        (us && !(cJSON_IsNumber(us) && us->valuedouble >= 0.5 && us->valuedouble <= 3.0)))
+        return attn_err_set(err, ATTN_E_PARSE, name, 0, "\"view\" must be {\"colormap\": 0 to 3, \"color_scale\": "
+                                                       "\"fixed\", \"max\" or \"row\", \"all_lines\", \"dark\": true "
+                                                       "or false, \"ui_scale\": 0.5 to 3, \"lines_top\": 0 to 1024, "
+                                                       "\"side_tab\": 0 to 15}");
+    if (s->cscale < 0)
+        s->cscale = 0;
+    if (us)
+        s->ui_scale = (float)us->valuedouble;
+    s->has_view = 1;
+    return 0;
+}
+
 int attn_session_parse(AttnSession *s, const char *data, size_t len, const char *name, AttnErr *err)
 {
     memset(s, 0, sizeof *s);
@@ -125,6 +210,10 @@ int attn_session_parse(AttnSession *s, const char *data, size_t len, const char 
     }
     if (rc == 0)
         rc = parse_probe(s, cJSON_GetObjectItemCaseSensitive(root, "probe"), name, err);
+    if (rc == 0)
+        rc = parse_heads(s, root, name, err);
+    if (rc == 0)
+        rc = parse_view(s, root, name, err);
     if (rc == 0)
         snprintf(s->file, sizeof s->file, "%s", file->valuestring);
     cJSON_Delete(root);
