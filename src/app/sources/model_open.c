@@ -325,8 +325,14 @@ int model_open_path(const char *path, int prepend_bos, ModelOpened **out, AttnEr
     if (rc == 0 && bpe_n_vocab(g->bpe) > g->lm.info.n_vocab)
         rc = attn_err_set(err, ATTN_E_RANGE, dir, 0, "the tokenizer has %d tokens, the model's %s only %d rows",
                           bpe_n_vocab(g->bpe), g->lm.info.embed_name, g->lm.info.n_vocab);
-    const char *slash = strrchr(path, '/');
-    snprintf(g->name, sizeof g->name, "%s", slash && slash[1] ? slash + 1 : path);
+    /* the name: the folder's last part, trailing slashes aside ("dir/" is "dir") */
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/')
+        len--;
+    const char *base = path + len;
+    while (base > path && base[-1] != '/')
+        base--;
+    snprintf(g->name, sizeof g->name, "%.*s", (int)(path + len - base), base);
     free(dir);
     if (rc < 0) {
         model_opened_free(g);
