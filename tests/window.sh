@@ -302,7 +302,13 @@ fi
 if start_app "$tmp/home" --session "$tmp/lesson1.json" "the check was cashed at the bank"; then
   wait_for 5 title_is "attnviz — the check was cashed at the bank"
   xdotool key m ctrl+s
-  lesson_saved() { [ -s "$tmp/lesson1.json" ]; }
+  # saved when the file is written and the autosave beside it names it (Ctrl+S
+  # writes the file, then the autosave, then its .from: a kill between them is
+  # not what this checks)
+  lesson_saved() {
+    [ -s "$tmp/lesson1.json" ] &&
+      grep -qx "$tmp/lesson1.json" "$(find "$tmp/home" -name 'autosave.json.from' | head -1)" 2>/dev/null
+  }
   wait_for 5 lesson_saved
   check "Ctrl+S writes the new lesson's file" [ -s "$tmp/lesson1.json" ]
   check "the new lesson holds its sentence and the mask" \
