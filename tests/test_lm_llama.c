@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <glob.h>
 #include <unistd.h>
 
 #include "attnviz/model_source.h"
@@ -32,22 +33,28 @@
 
 static char folder[64];
 
-/* A model folder: fixture's config and weights (links), TOK's tokenizer. */
+/* A model folder: fixture's config and weights (links, from LFIX or base), TOK's tokenizer. */
+static void make_folder_at(const char *base, const char *fixture);
 static void make_folder(const char *fixture)
+{
+    make_folder_at(LFIX, fixture);
+}
+
+static void make_folder_at(const char *base, const char *fixture)
 {
     static const char *const tok[] = {"vocab.json", "merges.txt"};
     char cwd[2048], from[4400], to[400];
     assert_non_null(getcwd(cwd, sizeof cwd));
     snprintf(folder, sizeof folder, "/tmp/attnviz-lmllama-XXXXXX");
     assert_non_null(mkdtemp(folder));
-    snprintf(from, sizeof from, "%s/%s/%s", cwd, LFIX, fixture);
+    snprintf(from, sizeof from, "%s/%s/%s", cwd, base, fixture);
     DIR *d = opendir(from);
     assert_non_null(d);
     for (struct dirent *e; (e = readdir(d));) {
         if (e->d_name[0] == '.' || (!strstr(e->d_name, ".safetensors") && strcmp(e->d_name, "config.json") &&
                                     !strstr(e->d_name, ".index.json")))
             continue;
-        snprintf(from, sizeof from, "%s/%s/%s/%s", cwd, LFIX, fixture, e->d_name);
+        snprintf(from, sizeof from, "%s/%s/%s/%s", cwd, base, fixture, e->d_name);
         snprintf(to, sizeof to, "%s/%s", folder, e->d_name);
         assert_int_equal(symlink(from, to), 0);
     }
@@ -226,6 +233,65 @@ static void test_window(void **state)
     remove_folder();
 }
 
+/* Every family's fixtures (tests/fixtures/families/<family>/<folder>, found
+ * by folder) in the window: typed text's maps equal a full recompute, the
+ * model view brackets the heads sharing a key-value head, and the layers'
+ * sliding windows are the maps' masked cells. */
+static void test_families_window(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    glob_t gl;
+    assert_int_equal(glob("tests/fixtures/families/*/*/ref.json", 0, NULL, &gl), 0);
+    assert_true(gl.gl_pathc >= 1);
+    for (size_t k = 0; k < gl.gl_pathc; k++) {
+        char base[600], name[200];
+        snprintf(base, sizeof base, "%s", gl.gl_pathv[k]);
+        *strrchr(base, '/') = '\0';
+        snprintf(name, sizeof name, "%s", strrchr(base, '/') + 1);
+        *strrchr(base, '/') = '\0';
+        make_folder_at(base, name);
+        ModelOpened *g = NULL, *full = NULL;
+        AttnErr err = {0};
+        if (model_open_path(folder, 0, &g, &err) < 0)
+            fail_msg("%s: %s", name, err.msg);
+        assert_int_equal(model_compute_text(g, "ABBA", 4, &err), 0);
+        assert_int_equal(source_model.show(a, g), 0);
+        assert_true(wait_maps(f));
+        key(f, SDLK_RETURN, 0);
+        key(f, SDLK_END, 0);
+        type(f, "CD!\"#$%CD");
+        assert_true(wait_maps(f));
+        key(f, SDLK_ESCAPE, 0);
+        assert_int_equal(model_open_path(folder, 0, &full, &err), 0);
+        assert_int_equal(model_compute_text(full, a->text, strlen(a->text), &err), 0);
+        const Imported *im = a->kind->maps(a)->imp;
+        const AttnFile *now = &im->f, *want = &full->im->f;
+        assert_int_equal(now->Tq, want->Tq);
+        assert_maps_equal(now, want, want->L);
+        const LmInfo *in = &full->lm.info;
+        assert_int_equal(a->vs.kv_group, in->n_kv_head < in->n_head ? in->n_head / in->n_kv_head : 0);
+        int T = now->Tq, slid = 0;
+        for (int l = 0; l < in->n_layer; l++) {
+            int w = rt_layer_attn(full->lm.rt, l)->window;
+            assert_int_equal(im->windows ? im->windows[l] : 0, w);
+            if (w <= 0 || w >= T)
+                continue;
+            while (a->kind->maps(a)->layer != l)
+                key(f, SDLK_l, 0);
+            app_draw(a, f->r);
+            /* the last query's keys before its window: masked cells, the window's not */
+            assert_true(attn_map_masked(&a->vs.map, T - 1, T - 1 - w));
+            assert_false(attn_map_masked(&a->vs.map, T - 1, T - w));
+            slid = 1;
+        }
+        printf("  %s: %d tokens, maps as a full recompute%s\n", name, T, slid ? ", windows masked" : "");
+        model_opened_free(full);
+        remove_folder();
+    }
+    globfree(&gl);
+}
+
 /* Hiding the BOS (E) moves the rows up one: the selected row's predictions
  * and vectors are still its token's (the text's position, not the row's). */
 static void test_hidden_bos(void **state)
@@ -301,6 +367,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_window, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hidden_bos, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_families_window, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
