@@ -365,6 +365,7 @@ static void restart(Fix *f, const char *autosave)
 typedef struct Shown {
     char text[64];
     int layer, head, rollout, hide, grid, score, sorted, score_view, every_head, query, key, dark, cscale, cmap, side;
+    int ov_cscale;
     unsigned char on[3];
     float ui;
 } Shown;
@@ -377,7 +378,8 @@ static void shown_now(const AppState *a, Shown *w)
     *w = (Shown){.layer = ms->layer, .head = ms->head, .rollout = ms->rollout, .hide = ms->hide_special,
                  .grid = ms->grid, .score = ms->score, .sorted = ms->sorted, .score_view = ms->score_view,
                  .every_head = ms->every_head, .query = a->vs.query, .key = a->vs.key, .dark = a->vs.dark,
-                 .cscale = (int)a->vs.cscale, .cmap = (int)a->vs.cmap, .side = (int)a->vs.side, .ui = a->ui_scale};
+                 .cscale = (int)a->vs.cscale, .cmap = (int)a->vs.cmap, .side = (int)a->vs.side,
+                 .ov_cscale = ms->ov_cscale, .ui = a->ui_scale};
     snprintf(w->text, sizeof w->text, "%s", a->text);
     for (int h = 0; h < 3; h++)
         w->on[h] = ms->head_on ? ms->head_on[h] : 1; /* none yet: every head on */
@@ -504,12 +506,15 @@ static void test_lesson_lines(void **state)
     assert_int_not_equal(f->a->vs.side, SIDE_LINES); /* Ctrl+Tab's tab came back */
 }
 
-/* The model view sorted by a score (Y), then its overview (U). */
+/* The model view sorted by a score (Y), then its overview (U) with its
+ * own colour scale (Shift+C there: 0 to the largest score). */
 static void test_lesson_overview(void **state)
 {
-    static const SDL_Keycode keys[] = {SDLK_i, SDLK_y, SDLK_u};
-    static const Uint16 mods[] = {KMOD_SHIFT, 0, 0};
-    saved_killed_restored(*state, keys, mods, 3);
+    static const SDL_Keycode keys[] = {SDLK_i, SDLK_y, SDLK_u, SDLK_c};
+    static const Uint16 mods[] = {KMOD_SHIFT, 0, 0, KMOD_SHIFT};
+    Fix *f = *state;
+    saved_killed_restored(f, keys, mods, 4);
+    assert_int_equal(f->a->kind->maps(f->a)->ov_cscale, CSCALE_MAX);
 }
 
 /* The rollout (O) in the model view (G). */

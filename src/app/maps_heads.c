@@ -1,7 +1,7 @@
 /* Head roles in the window (issue 26) for every source of layers × heads
  * (maps_shown.h): the chosen score on each of the model view's maps (I
  * cycles it), the grid sorted by it (Y), the score overview of every layer
- * and head (U, a click opens one), and every head of the layer in the line
+ * and head (U, Enter or a click opens one), and every head of the layer in the line
  * diagram (Q), each head switched on and off (Shift+1 …, a click on its
  * colour). The scores are head_scores.h's, made once for the maps shown. */
 #include "attnviz/app_state.h"
@@ -299,6 +299,7 @@ void maps_heads_session_of(const MapsShown *ms, AttnSession *sn)
     sn->score = ms->score;
     sn->sorted = ms->sorted;
     sn->score_view = ms->score_view;
+    sn->score_cscale = ms->ov_cscale;
     sn->every_head = ms->every_head;
     sn->n_heads_off = 0;
     for (int h = 0; ms->head_on && h < ms->imp->f.H && h < most; h++)
@@ -311,6 +312,7 @@ void maps_heads_session_apply(MapsShown *ms, const AttnSession *sn)
     ms->score = sn->score >= 0 && sn->score < HEAD_SCORE_COUNT ? sn->score : HEAD_SCORE_INDUCTION;
     ms->sorted = sn->sorted;
     ms->score_view = sn->score_view;
+    ms->ov_cscale = sn->score_cscale >= 0 && sn->score_cscale < CSCALE_COUNT ? sn->score_cscale : CSCALE_FIXED;
     ms->every_head = sn->every_head;
     if (!ms->head_on && !all_on(ms))
         return;
