@@ -23,6 +23,7 @@
 #include "attnviz/theme.h"
 #include "attnviz/wake.h"
 #include "test_app_util.h"
+#include "../src/view/text.h"
 
 #define CFG(m) ((const LlamaConfig *)(m)->cfg)
 #define WTS(m) ((const LlamaWeights *)(m)->weights)
@@ -276,6 +277,46 @@ static void test_window(void **state)
     remove_folder();
 }
 
+/* Llama 3's BOS "<|begin_of_text|>" is whole on both sides of the line
+ * diagram (issue 38): too wide for the panel beside the curves, it is
+ * drawn "BOS" on each side, inside the panel, at 100 % and 132 %; the
+ * heatmap keeps its name. */
+static void test_bos_label(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    ModelOpened *g = NULL;
+    AttnErr err = {0};
+    assert_int_equal(model_open_path(LFIX "/llama3-tok", 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, "The train left the station", 26, &err), 0);
+    assert_int_equal(source_model.show(a, g), 0);
+    assert_true(wait_maps(f));
+    static TextBox boxes[2048];
+    for (int zoom = 0; zoom < 2; zoom++) {
+        if (zoom) {
+            key(f, SDLK_EQUALS, KMOD_CTRL);
+            key(f, SDLK_EQUALS, KMOD_CTRL);
+        }
+        int n = 0, bos = 0, cut = 0;
+        text_record(boxes, 2048, &n);
+        app_draw(a, f->r);
+        text_record(NULL, 0, NULL);
+        SDL_Rect p = a->layout.lines;
+        assert_true(p.w > 0);
+        for (int b = 0; b < n && b < 2048; b++) {
+            SDL_Rect r = boxes[b].box;
+            if (r.x + r.w <= p.x || r.x >= p.x + p.w || r.y + r.h <= p.y || r.y >= p.y + p.h)
+                continue;
+            if (strcmp(boxes[b].text, "BOS") == 0 && r.x >= p.x && r.x + r.w <= p.x + p.w)
+                bos++;
+            cut += strstr(boxes[b].text, "begin_of") != NULL;
+        }
+        if (bos != 2 || cut)
+            fail_msg("at %d %%: %d whole BOS labels in the lines panel (2 wanted), %d cut", zoom ? 132 : 100, bos,
+                     cut);
+    }
+}
+
 /* Hiding the BOS (E) moves the rows up one: the selected row's predictions
  * and vectors are still its token's (the text's position, not the row's). */
 static void test_hidden_bos(void **state)
@@ -349,6 +390,7 @@ int main(void)
         cmocka_unit_test(test_fixtures),
         cmocka_unit_test(test_template_bos),
         cmocka_unit_test_setup_teardown(test_window, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bos_label, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hidden_bos, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session, setup, teardown),
     };

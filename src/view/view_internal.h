@@ -141,6 +141,8 @@ typedef struct LinesGeom {
                             visible ones where lines to the others end, named */
     int right;           /* the area's right edge (the edge rows' names) */
     int px;
+    int room;            /* the most a side's label may take (wider: a
+                            special token's short form, else cut) */
 } LinesGeom;
 
 /* Fit the diagram into area: rows at least a line apart, scrolled by
