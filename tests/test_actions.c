@@ -205,6 +205,23 @@ static void test_help_follows_the_mode(void **state)
     assert_false(help_has(vs, "attention file:"));
 }
 
+/* The score overview's row (U) says Enter opens a head, not only a click
+ * (issue 38). */
+static void test_help_overview_enter(void **state)
+{
+    (void)state;
+    static ViewHelpLine lines[APP_HELP_MAX];
+    static char text[8192];
+    int n = app_help_build(lines, APP_HELP_MAX, text, sizeof text, APP_HELP_FILE), found = 0;
+    for (int l = 0; l < n; l++)
+        if (strstr(lines[l].what, "the score overview")) {
+            found++;
+            if (!strstr(lines[l].what, "Enter or a click opens"))
+                fail_msg("U's help: %s", lines[l].what);
+        }
+    assert_int_equal(found, 1);
+}
+
 /* Every key a help line shows is a row of the key table with that help text
  * (so it does what the line says), and every row with a help text is shown. */
 static void test_help_from_key_table(void **state)
@@ -445,6 +462,7 @@ int main(void)
         T(test_apply_nudge_and_undo),
         T(test_status_is_drawn),
         T(test_help_from_key_table),
+        T(test_help_overview_enter),
         T(test_help_follows_the_mode),
         T(test_every_key_acts),
         T(test_tick_autosave),

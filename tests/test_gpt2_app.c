@@ -22,6 +22,7 @@
 #include "attnviz/theme.h"
 #include "attnviz/wake.h"
 #include "test_app_util.h"
+#include "../src/view/text.h"
 
 #include <unistd.h>
 
@@ -246,6 +247,37 @@ static void test_query_follows_typing(void **state)
  * status bar as they are typed, each once, and said to have no token; a
  * text of nothing else says so instead of "type some text"; a text the
  * vocabulary covers clears the message. */
+/* The model view's title in its panel at a large interface size
+ * (issue 38): the keys' hints that do not fit are left out, the title
+ * ("Every layer … marked: induction") whole and inside the panel, not cut
+ * at its edge. */
+static void test_titles_fit(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    show_model(f, "CBABBC");
+    assert_true(wait_maps(f));
+    key(f, SDLK_g, 0);
+    for (int k = 0; k < 3; k++)
+        key(f, SDLK_EQUALS, KMOD_CTRL);
+    static TextBox boxes[2048];
+    int n = 0, found = 0;
+    text_record(boxes, 2048, &n);
+    app_draw(a, f->r);
+    text_record(NULL, 0, NULL);
+    const ViewLayout *l = &a->layout;
+    SDL_Rect last = l->editor.w ? l->editor : l->lines;
+    int right = last.x + last.w; /* the model view's panel's right edge */
+    for (int b = 0; b < n && b < 2048; b++)
+        if (strncmp(boxes[b].text, "Every layer (rows) and head (columns), marked: induction", 56) == 0) {
+            found++;
+            if (boxes[b].box.x + boxes[b].box.w >= right - 2)
+                fail_msg("at %.0f %% the title runs to the panel's edge (%d of %d): %s", a->ui_scale * 100.0,
+                         boxes[b].box.x + boxes[b].box.w, right, boxes[b].text);
+        }
+    assert_int_equal(found, 1);
+}
+
 static void test_left_out(void **state)
 {
     Fix *f = *state;
@@ -365,6 +397,7 @@ static void restart(Fix *f, const char *autosave)
 typedef struct Shown {
     char text[64];
     int layer, head, rollout, hide, grid, score, sorted, score_view, every_head, query, key, dark, cscale, cmap, side;
+    int ov_cscale;
     unsigned char on[3];
     float ui;
 } Shown;
@@ -377,7 +410,8 @@ static void shown_now(const AppState *a, Shown *w)
     *w = (Shown){.layer = ms->layer, .head = ms->head, .rollout = ms->rollout, .hide = ms->hide_special,
                  .grid = ms->grid, .score = ms->score, .sorted = ms->sorted, .score_view = ms->score_view,
                  .every_head = ms->every_head, .query = a->vs.query, .key = a->vs.key, .dark = a->vs.dark,
-                 .cscale = (int)a->vs.cscale, .cmap = (int)a->vs.cmap, .side = (int)a->vs.side, .ui = a->ui_scale};
+                 .cscale = (int)a->vs.cscale, .cmap = (int)a->vs.cmap, .side = (int)a->vs.side,
+                 .ov_cscale = ms->ov_cscale, .ui = a->ui_scale};
     snprintf(w->text, sizeof w->text, "%s", a->text);
     for (int h = 0; h < 3; h++)
         w->on[h] = ms->head_on ? ms->head_on[h] : 1; /* none yet: every head on */
@@ -504,12 +538,15 @@ static void test_lesson_lines(void **state)
     assert_int_not_equal(f->a->vs.side, SIDE_LINES); /* Ctrl+Tab's tab came back */
 }
 
-/* The model view sorted by a score (Y), then its overview (U). */
+/* The model view sorted by a score (Y), then its overview (U) with its
+ * own colour scale (Shift+C there: 0 to the largest score). */
 static void test_lesson_overview(void **state)
 {
-    static const SDL_Keycode keys[] = {SDLK_i, SDLK_y, SDLK_u};
-    static const Uint16 mods[] = {KMOD_SHIFT, 0, 0};
-    saved_killed_restored(*state, keys, mods, 3);
+    static const SDL_Keycode keys[] = {SDLK_i, SDLK_y, SDLK_u, SDLK_c};
+    static const Uint16 mods[] = {KMOD_SHIFT, 0, 0, KMOD_SHIFT};
+    Fix *f = *state;
+    saved_killed_restored(f, keys, mods, 4);
+    assert_int_equal(f->a->kind->maps(f->a)->ov_cscale, CSCALE_MAX);
 }
 
 /* The rollout (O) in the model view (G). */
@@ -536,6 +573,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_not_a_model_folder, setup, teardown),
         cmocka_unit_test_setup_teardown(test_query_follows_typing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_left_out, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_titles_fit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lesson_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lesson_overview, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lesson_rollout, setup, teardown),

@@ -362,6 +362,18 @@ static void test_model_view_export(void **state)
     assert_true(png_pixels(a->last_export, light->accent, &w, &h) > 100); /* the bars */
     assert_true(png_pixels(a->last_export, light->bg, &w, &h) > w * h / 4);
     assert_true(w > 600 && h > 400); /* 3 × 4 maps, not one 6 × 6 heatmap */
+    /* and the same figure as SVG: the maps, each one's mark (its bar, its
+       number) and its "L2 H2" */
+    assert_non_null(strstr(a->status, " and .svg"));
+    char svg[4200];
+    size_t n = strlen(a->last_export);
+    snprintf(svg, sizeof svg, "%.*s.svg", (int)(n - 4), a->last_export);
+    assert_true(file_has(svg, "<g class=\"map\" data-layer=\"2\" data-head=\"3\""));
+    assert_true(file_has(svg, "<g class=\"mark\" data-layer=\"2\" data-head=\"3\""));
+    assert_true(file_has(svg, "<rect class=\"bar\""));
+    assert_true(file_has(svg, ">L3<") && file_has(svg, ">H4<"));
+    assert_true(file_has(svg, "by previous score, highest first"));
+    assert_false(file_has(svg, ">head 4<")); /* sorted: no column headers */
     /* the overview: PNG and SVG */
     key(f, SDLK_u, 0);
     key(f, SDLK_e, KMOD_LCTRL);
@@ -370,8 +382,7 @@ static void test_model_view_export(void **state)
     assert_non_null(strstr(a->last_export, "/attnviz-score-overview-"));
     assert_non_null(strstr(a->status, " and .svg"));
     assert_true(png_pixels(a->last_export, light->bg, &w, &h) > w * h / 4);
-    char svg[4200];
-    size_t n = strlen(a->last_export);
+    n = strlen(a->last_export);
     snprintf(svg, sizeof svg, "%.*s.svg", (int)(n - 4), a->last_export);
     assert_true(file_has(svg, ">previous, fixed 0\xE2\x80\x93" "1<"));
     assert_true(file_has(svg, ">layer 3<") && file_has(svg, ">head 4<"));
@@ -389,7 +400,7 @@ static void test_model_view_export(void **state)
         files++;
     }
     closedir(d);
-    assert_int_equal(files, 3);
+    assert_int_equal(files, 4);
     rmdir(dir);
 }
 

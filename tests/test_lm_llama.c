@@ -24,6 +24,7 @@
 #include "attnviz/theme.h"
 #include "attnviz/wake.h"
 #include "test_app_util.h"
+#include "../src/view/text.h"
 
 #define CFG(m) ((const LlamaConfig *)(m)->cfg)
 #define WTS(m) ((const LlamaWeights *)(m)->weights)
@@ -183,9 +184,21 @@ static void test_template_bos(void **state)
     check_bos(LFIX "/mistral-tok", 1, "<s>");
 }
 
+static Rgb pixel(const Fix *f, int x, int y)
+{
+    const Uint32 *row = (const Uint32 *)((const Uint8 *)f->surf->pixels + (size_t)y * f->surf->pitch);
+    Uint32 p = row[x];
+    return (Rgb){(Uint8)(p >> 16), (Uint8)(p >> 8), (Uint8)p};
+}
+
+static int near(Rgb p, Rgb c)
+{
+    return abs(p.r - c.r) + abs(p.g - c.g) + abs(p.b - c.b) < 30;
+}
+
 /* Typing in the window: the maps of a full recompute, bit for bit; the
  * model view (G) brackets the query heads of each key-value head (4 heads,
- * 1 key-value head: one bracket over the four columns). */
+ * 1 key-value head: one bracket "KV 1" over the four columns). */
 static void test_window(void **state)
 {
     Fix *f = *state;
@@ -214,22 +227,60 @@ static void test_window(void **state)
     key(f, SDLK_g, 0);
     app_draw(a, f->r);
     assert_non_null(a->vs.grid);
-    /* the bracket: a dim line from the first head's map to the fourth's, just above them */
+    /* the bracket: a thick line in the text's colour from the first head's
+       map to the fourth's, above their headers, broken in the middle by its
+       label "KV 1" (drawn there, in the same colour); its band is the
+       layout's, above the headers */
     const FigureGrid *gr = &a->layout.grid_fig;
     FigRect m0 = figure_grid_map_rect(gr, 0, 0), m3 = figure_grid_map_rect(gr, 0, 3);
-    Rgb dim = theme_get(a->vs.dark)->dim;
-    int longest = 0;
-    for (int y = m0.y - 12; y < m0.y; y++) {
-        int run = 0;
+    assert_int_equal(gr->kv_group, 4);
+    assert_true(gr->kv_h > 0 && gr->kv_y + gr->kv_h < m0.y);
+    FigKvBracket b;
+    assert_true(figure_grid_kv_bracket(gr, 0, &figure_measure_dejavu, &b));
+    assert_false(figure_grid_kv_bracket(gr, 1, &figure_measure_dejavu, &b));
+    Rgb fg = theme_get(a->vs.dark)->text;
+    int thick = 0, left = 0, right = 0, label = 0;
+    for (int y = gr->kv_y; y < gr->kv_y + gr->kv_h; y++) {
+        int run = 0, longest = 0, in_gap = 0;
         for (int x = m0.x; x < m3.x + m3.w; x++) {
-            Uint8 c[3];
-            SDL_GetRGB(((Uint32 *)f->surf->pixels)[y * f->surf->pitch / 4 + x], f->surf->format, c, c + 1, c + 2);
-            run = c[0] == dim.r && c[1] == dim.g && c[2] == dim.b ? run + 1 : 0;
+            int on = near(pixel(f, x, y), fg);
+            run = on ? run + 1 : 0;
             longest = run > longest ? run : longest;
+            int mid = x > m0.x + (m3.x + m3.w - m0.x) / 3 && x < m3.x + m3.w - (m3.x + m3.w - m0.x) / 3;
+            in_gap += on && mid;
+        }
+        if (longest >= (m3.x + m3.w - m0.x) / 4) { /* a row of the line: its two halves */
+            thick++;
+            left += near(pixel(f, m0.x + 1, y), fg);
+            right += near(pixel(f, m3.x + m3.w - 2, y), fg);
+        } else {
+            label += in_gap > 0;
         }
     }
-    if (longest < m3.x + m3.w - m0.x - 2)
-        fail_msg("the bracket over the 4 heads: a line of %d px, %d wanted", longest, m3.x + m3.w - m0.x);
+    if (thick < 3 || !left || !right)
+        fail_msg("the bracket over the 4 heads: %d rows thick (3 wanted), ends %d %d", thick, left, right);
+    if (label < 5)
+        fail_msg("no label on the bracket (%d rows of text in its middle)", label);
+    /* Ctrl+E: the bracket and its label in the PNG's SVG too */
+    char dir[] = "/tmp/attnviz-test-llama-kv-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    a->export_dir = dir;
+    key(f, SDLK_e, KMOD_LCTRL);
+    assert_int_equal(a->status_err, 0);
+    char svg[4200], buf[1 << 16];
+    size_t n = strlen(a->last_export);
+    snprintf(svg, sizeof svg, "%.*s.svg", (int)(n - 4), a->last_export);
+    FILE *fp = fopen(svg, "rb");
+    assert_non_null(fp);
+    size_t got = fread(buf, 1, sizeof buf - 1, fp);
+    fclose(fp);
+    buf[got] = '\0';
+    assert_non_null(strstr(buf, "<g class=\"kv\" data-kv=\"0\">"));
+    assert_non_null(strstr(buf, ">KV 1</text>"));
+    assert_null(strstr(buf, "data-kv=\"1\""));
+    unlink(svg);
+    unlink(a->last_export);
+    rmdir(dir);
     remove_folder();
 }
 
@@ -290,6 +341,46 @@ static void test_families_window(void **state)
         remove_folder();
     }
     globfree(&gl);
+}
+
+/* Llama 3's BOS "<|begin_of_text|>" is whole on both sides of the line
+ * diagram (issue 38): too wide for the panel beside the curves, it is
+ * drawn "BOS" on each side, inside the panel, at 100 % and 132 %; the
+ * heatmap keeps its name. */
+static void test_bos_label(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    ModelOpened *g = NULL;
+    AttnErr err = {0};
+    assert_int_equal(model_open_path(LFIX "/llama3-tok", 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, "The train left the station", 26, &err), 0);
+    assert_int_equal(source_model.show(a, g), 0);
+    assert_true(wait_maps(f));
+    static TextBox boxes[2048];
+    for (int zoom = 0; zoom < 2; zoom++) {
+        if (zoom) {
+            key(f, SDLK_EQUALS, KMOD_CTRL);
+            key(f, SDLK_EQUALS, KMOD_CTRL);
+        }
+        int n = 0, bos = 0, cut = 0;
+        text_record(boxes, 2048, &n);
+        app_draw(a, f->r);
+        text_record(NULL, 0, NULL);
+        SDL_Rect p = a->layout.lines;
+        assert_true(p.w > 0);
+        for (int b = 0; b < n && b < 2048; b++) {
+            SDL_Rect r = boxes[b].box;
+            if (r.x + r.w <= p.x || r.x >= p.x + p.w || r.y + r.h <= p.y || r.y >= p.y + p.h)
+                continue;
+            if (strcmp(boxes[b].text, "BOS") == 0 && r.x >= p.x && r.x + r.w <= p.x + p.w)
+                bos++;
+            cut += strstr(boxes[b].text, "begin_of") != NULL;
+        }
+        if (bos != 2 || cut)
+            fail_msg("at %d %%: %d whole BOS labels in the lines panel (2 wanted), %d cut", zoom ? 132 : 100, bos,
+                     cut);
+    }
 }
 
 /* Hiding the BOS (E) moves the rows up one: the selected row's predictions
@@ -365,6 +456,7 @@ int main(void)
         cmocka_unit_test(test_fixtures),
         cmocka_unit_test(test_template_bos),
         cmocka_unit_test_setup_teardown(test_window, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bos_label, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hidden_bos, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session, setup, teardown),
         cmocka_unit_test_setup_teardown(test_families_window, setup, teardown),

@@ -84,6 +84,9 @@ typedef struct AttnSession {
      * HeadScoreId: "score": "induction"), sorted by it (Y), its overview
      * (U), every head's lines (Q) and the heads switched off there */
     int score, sorted, score_view, every_head;
+    int score_cscale;           /* the overview's colours (Shift+C there, a
+                                   ColorScaleMode): "score_color_scale":
+                                   "fixed" (absent), "max" or "row" */
     int n_heads_off;
     int heads_off[256];         /* 0-based; "heads_off": [2, 5] counts from 1 */
     /* the window's view, as a sentence's session keeps it ("view": {...});

@@ -68,6 +68,12 @@ typedef struct FigureOptions {
     int grid_tight;      /* a small panel's grid: narrow gaps and cells under a
                             pixel rather than maps left out */
     const int *grid_order;
+    int grid_mark_px;    /* the marks' numbers, sort labels and key-value
+                            labels: their text size (0: 13 × scale) */
+    int grid_numbers;    /* 1: a number beside each mark's bar */
+    int grid_kv_group;   /* > 1: that many heads in a row share a key-value
+                            head; a labelled bracket over each group
+                            (not when sorted) */
 } FigureOptions;
 
 /* Options of an export figure at scale, with its title and facts. */
@@ -156,7 +162,26 @@ typedef struct FigureGrid {
     int mark_w, label_h;
     int sorted;
     int slot[FIGURE_GRID_SLOTS];
+    /* each mark: a bar bar_w wide bar_x right of its map, its number (when
+     * numbers) beside it; numbers and labels in mark_px text */
+    int mark_px, bar_x, bar_w, numbers;
+    /* grouped-query heads: kv_group heads share a key-value head; their
+     * brackets in a band kv_h tall from kv_y, above the head headers
+     * (kv_group 0: none, kv_h 0) */
+    int kv_group, kv_y, kv_h;
 } FigureGrid;
+
+/* Key-value group k's bracket (heads k·kv_group …): the line (x0 … x1 at
+ * y, t thick, with ticks down to the band's bottom) and its label "KV k+1",
+ * or "k+1" where that does not fit, or none (label[0] == 0); the line
+ * leaves a gap gap_x0 … gap_x1 for the label, centred at label_cx. */
+typedef struct FigKvBracket {
+    int x0, x1, y, t, tick_h;
+    int gap_x0, gap_x1, label_cx, label_y;
+    char label[16];
+} FigKvBracket;
+/* 0 when k is not a group of g's; measures the label with tm. */
+int figure_grid_kv_bracket(const FigureGrid *g, int k, const TextMeasure *tm, FigKvBracket *b);
 
 /* Lay the map out. A map with no rows or columns gives a figure with only
  * its title, facts and a note. */

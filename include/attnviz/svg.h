@@ -22,5 +22,16 @@ int svg_write_figure(FILE *f, const Figure *fig, const AttnMap *map, int dark, i
  * data-layer data-head> of cells per map, the headers, the selected map
  * outlined and the shared colour bar. */
 int svg_write_grid(FILE *f, const FigureGrid *g, const AttnMaps *ms, int dark);
+/* The model view's marks on a grid, as the window draws them. */
+typedef struct SvgGridMarks {
+    const double *score;  /* L·H scores (map l·H + h; NaN: none), or NULL */
+    double full;          /* the score that fills a bar (0: 1) */
+} SvgGridMarks;
+/* The same with the model view's head roles (Ctrl+E in G): each map's
+ * score as a bar and, when g->numbers, its number (class "mark"), a sorted
+ * grid's "L2 H2" over each map, the headers in the heads' colours (mk
+ * NULL or mk->score NULL: none of these); the key-value brackets
+ * (g->kv_group, class "kv") with or without. */
+int svg_write_grid_marked(FILE *f, const FigureGrid *g, const AttnMaps *ms, int dark, const SvgGridMarks *mk);
 
 #endif

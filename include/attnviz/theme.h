@@ -10,5 +10,9 @@ typedef struct AttnTheme {
 } AttnTheme;
 
 const AttnTheme *theme_get(int dark);
+/* Head h's colour (the line diagram's, the model view's headers): d3's
+ * category10 (BertViz's head colours), then gold and indigo, twelve heads
+ * apart; on the dark theme a third of the way to white. */
+Rgb theme_head_color(int h, int dark);
 
 #endif

@@ -334,9 +334,11 @@ SDL_Surface *view_render_grid(const ViewFonts *fonts, const FigureGrid *g, const
  * head roles, and drawn with them as the window draws them: each map's
  * score (s->grid_score, a bar and its number), in a sorted grid
  * (s->grid_order) each map's layer and head, the key-value brackets
- * (s->kv_group), the heads' colours; in s->dark's theme. Caller frees it. */
+ * (s->kv_group), the heads' colours; in s->dark's theme. Caller frees it.
+ * The layout drawn goes to *layout unless NULL (svg_write_grid_marked
+ * writes the same figure as SVG from it). */
 SDL_Surface *view_render_model_grid(const ViewFonts *fonts, const ViewState *s, const AttnMaps *ms,
-                                    const FigureOptions *o, AttnErr *err);
+                                    const FigureOptions *o, FigureGrid *layout, AttnErr *err);
 
 /* The compare view's PNG (s->cmp_ref set): the reference, current and
  * difference figures at their export size side by side, figure k's left

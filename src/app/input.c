@@ -105,7 +105,7 @@ static const AppKey key_table[] = {
     K(SDLK_i, NOSHIFT, MAIN, ACT_HEAD_SCORE, 1, H_HEAD_SCORE),
     K(SDLK_i, SHIFT, MAIN, ACT_HEAD_SCORE, -1, H_HEAD_SCORE),
     K(SDLK_y, 0, MAIN, ACT_GRID_SORT, 0, "model view: sorted by the head score, highest first / layer order"),
-    K(SDLK_u, 0, MAIN, ACT_SCORE_VIEW, 0, "model view: the score overview (layers \xC3\x97 heads, a click opens one) / the maps"),
+    K(SDLK_u, 0, MAIN, ACT_SCORE_VIEW, 0, "model view: the score overview (layers \xC3\x97 heads; arrows select, Enter or a click opens one) / the maps"),
     K(SDLK_p, CTRL, MAIN, ACT_PROBE, 0, "a model: the induction probe (its bos token, 25 random tokens twice; the next seed each time)"),
     K(SDLK_q, NOSHIFT, MAIN, ACT_LINES_HEADS, 0, "line diagram: every head of the layer, each its own colour / one head"),
     K(SDLK_1, SHIFT, MAIN, ACT_HEAD_SWITCH, 0, H_HEAD_SWITCH),

@@ -1,7 +1,7 @@
 /* Head roles in the window (issue 26) for every source of layers × heads
  * (maps_shown.h): the chosen score on each of the model view's maps (I
  * cycles it), the grid sorted by it (Y), the score overview of every layer
- * and head (U, a click opens one), and every head of the layer in the line
+ * and head (U, Enter or a click opens one), and every head of the layer in the line
  * diagram (Q), each head switched on and off (Shift+1 …, a click on its
  * colour). The scores are head_scores.h's, made once for the maps shown. */
 #include "attnviz/app_state.h"
@@ -12,6 +12,8 @@
 #include "attnviz/probe.h"
 #include "attnviz/app.h"
 #include "attnviz/fonts.h"
+#include "attnviz/io.h"
+#include "attnviz/svg.h"
 #include "attnviz/view.h"
 
 #include <math.h>
@@ -297,6 +299,7 @@ void maps_heads_session_of(const MapsShown *ms, AttnSession *sn)
     sn->score = ms->score;
     sn->sorted = ms->sorted;
     sn->score_view = ms->score_view;
+    sn->score_cscale = ms->ov_cscale;
     sn->every_head = ms->every_head;
     sn->n_heads_off = 0;
     for (int h = 0; ms->head_on && h < ms->imp->f.H && h < most; h++)
@@ -309,6 +312,7 @@ void maps_heads_session_apply(MapsShown *ms, const AttnSession *sn)
     ms->score = sn->score >= 0 && sn->score < HEAD_SCORE_COUNT ? sn->score : HEAD_SCORE_INDUCTION;
     ms->sorted = sn->sorted;
     ms->score_view = sn->score_view;
+    ms->ov_cscale = sn->score_cscale >= 0 && sn->score_cscale < CSCALE_COUNT ? sn->score_cscale : CSCALE_FIXED;
     ms->every_head = sn->every_head;
     if (!ms->head_on && !all_on(ms))
         return;
@@ -389,8 +393,24 @@ int maps_probe_run(AppState *a, int n, uint64_t seed)
     return 0;
 }
 
-/* The model view's maps with their marks as a PNG at path. */
-static int export_grid(AppState *a, MapsShown *ms, const ViewState *s, const char *path, AttnErr *err)
+/* The SVG of a laid-out model view: the grid with its marks. */
+typedef struct GridSvg {
+    const FigureGrid *g;
+    const AttnMaps *ms;
+    const ViewState *s;
+} GridSvg;
+
+static int write_grid_svg(FILE *f, void *ctx)
+{
+    const GridSvg *c = ctx;
+    SvgGridMarks mk = {c->s->grid_score, c->s->grid_score_full};
+    return svg_write_grid_marked(f, c->g, c->ms, c->s->dark, &mk);
+}
+
+/* The model view's maps with their marks as a PNG at png and the same
+ * figure as an SVG at svg (one layout for both). */
+static int export_grid(AppState *a, MapsShown *ms, const ViewState *s, const char *png, const char *svg,
+                       AttnErr *err)
 {
     char facts[320];
     FigureOptions fo = import_grid_options(ms->imp, s->grid->kind, s->scale, s->cmap, s->cscale, facts,
@@ -405,11 +425,17 @@ static int export_grid(AppState *a, MapsShown *ms, const ViewState *s, const cha
     int rc = fonts_open(&fonts, a->opt ? a->opt->font : NULL, err);
     if (rc < 0)
         return rc;
-    SDL_Surface *surf = view_render_model_grid(&fonts.view, s, s->grid, &fo, err);
+    FigureGrid *g = malloc(sizeof *g);
+    SDL_Surface *surf = g ? view_render_model_grid(&fonts.view, s, s->grid, &fo, g, err) : NULL;
     fonts_close(&fonts);
-    rc = !surf ? (err->code ? -err->code : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory"))
-               : export_save_png(surf, path, err);
+    rc = !surf ? (err->code ? -err->code : attn_err_set(err, ATTN_E_NOMEM, png, 0, "out of memory"))
+               : export_save_png(surf, png, err);
     SDL_FreeSurface(surf);
+    if (rc == 0) {
+        GridSvg c = {g, s->grid, s};
+        rc = io_write_atomic(svg, write_grid_svg, &c, err);
+    }
+    free(g);
     return rc;
 }
 
@@ -428,6 +454,6 @@ int maps_heads_export(AppState *a, const struct ViewState *s, const char *stem, 
         snprintf(said, n, "%s and .svg", png);
         return rc;
     }
-    snprintf(said, n, "%s", png);
-    return export_grid(a, ms, s, png, err);
+    snprintf(said, n, "%s and .svg", png);
+    return export_grid(a, ms, s, png, svg, err);
 }

@@ -45,8 +45,9 @@ static int export_model_view(AppState *a, const ViewState *s, char *path)
 
 /* Export what (0 heatmap, 1 lines, 2 window) into the export folder under a
  * new name: attnviz-heatmap-YYYYMMDD-HHMMSS[-N].png. The heatmap's key in
- * the model view exports what it shows: attnviz-model-view-….png (the
- * maps with their marks) or attnviz-score-overview-….png and .svg. */
+ * the model view exports what it shows: attnviz-model-view-….png and
+ * .svg (the maps with their marks) or attnviz-score-overview-….png and
+ * .svg. */
 int app_export(AppState *a, int what)
 {
     static const char *const kinds[3] = {"heatmap", "lines", "window"};

@@ -35,9 +35,11 @@ static int write_session(FILE *f, void *ctx)
         fputs("]}", f);
     }
     const char *score = head_score_name((HeadScoreId)s->score);
-    fprintf(f, ",\n \"matrix\": %s, \"score\": \"%s\", \"sorted\": %s, \"score_view\": %s, \"every_head\": %s,"
-               " \"heads_off\": [", s->matrix ? "true" : "false", score ? score : "induction",
-            s->sorted ? "true" : "false", s->score_view ? "true" : "false", s->every_head ? "true" : "false");
+    fprintf(f, ",\n \"matrix\": %s, \"score\": \"%s\", \"sorted\": %s, \"score_view\": %s,"
+               " \"score_color_scale\": \"%s\", \"every_head\": %s, \"heads_off\": [", s->matrix ? "true" : "false",
+            score ? score : "induction", s->sorted ? "true" : "false", s->score_view ? "true" : "false",
+            CSCALE_NAMES[s->score_cscale >= 0 && s->score_cscale < 3 ? s->score_cscale : 0],
+            s->every_head ? "true" : "false");
     for (int i = 0; i < s->n_heads_off; i++)
         fprintf(f, "%s%d", i ? ", " : "", s->heads_off[i] + 1);
     fputs("]", f);
@@ -133,7 +135,8 @@ static int parse_heads_off(AttnSession *s, const cJSON *list, const char *name, 
     return 0;
 }
 
-/* The head roles: "score" a score's name, the switches, "heads_off". */
+/* The head roles: "score" a score's name, the switches, the overview's
+ * colour scale, "heads_off". */
 static int parse_heads(AttnSession *s, const cJSON *root, const char *name, AttnErr *err)
 {
     const cJSON *score = cJSON_GetObjectItemCaseSensitive(root, "score");
@@ -146,6 +149,13 @@ static int parse_heads(AttnSession *s, const cJSON *root, const char *name, Attn
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
         if (member(root, keys[k], 0, 1, 0, fields[k]) < 0)
             return attn_err_set(err, ATTN_E_PARSE, name, 0, "\"%s\" must be true or false", keys[k]);
+    const cJSON *cs = cJSON_GetObjectItemCaseSensitive(root, "score_color_scale");
+    s->score_cscale = cs ? -1 : 0;
+    for (int k = 0; k < 3; k++)
+        if (cJSON_IsString(cs) && strcmp(cs->valuestring, CSCALE_NAMES[k]) == 0)
+            s->score_cscale = k;
+    if (s->score_cscale < 0)
+        return attn_err_set(err, ATTN_E_PARSE, name, 0, "\"score_color_scale\" must be \"fixed\", \"max\" or \"row\"");
     const cJSON *off = cJSON_GetObjectItemCaseSensitive(root, "heads_off");
     return off ? parse_heads_off(s, off, name, err) : 0;
 }

@@ -449,11 +449,39 @@ void draw_status(View *v, SDL_Renderer *r, const ViewState *s, const ViewLayout 
               x, y, 0, 0);
 }
 
+/* A panel's title in its width: whole when it fits; else the keys' hints
+ * after its "   " dropped from the last (" · " apart) until it fits, the
+ * title alone at least (it says what the panel is), then its last
+ * "(aside)"; else cut with "…". */
 void draw_panel_title(View *v, SDL_Renderer *r, const ViewState *s, SDL_Rect p, const char *t)
 {
-    int px = S(s, 13);
+    int px = S(s, 13), room = p.w - S(s, 12), w;
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", t);
+    text_size(v->text, px, buf, &w, NULL);
+    char *hints = strstr(buf, "   ");
+    while (w > room && hints) {
+        char *last = NULL;
+        for (char *k = strstr(hints, " \xC2\xB7 "); k; k = strstr(k + 1, " \xC2\xB7 "))
+            last = k;
+        if (last)
+            *last = '\0';
+        else
+            *hints = '\0', hints = NULL;
+        text_size(v->text, px, buf, &w, NULL);
+    }
+    char *aside = strstr(buf, " (");
+    for (char *k = aside; k; k = strstr(k + 1, " ("))
+        aside = k;
+    if (w > room && aside && buf[strlen(buf) - 1] == ')') { /* "… (32 heads share 8 key-value heads)" */
+        *aside = '\0';
+        text_size(v->text, px, buf, &w, NULL);
+    }
     SDL_RenderSetClipRect(r, &p);
-    text_draw(v->text, px, theme(s)->dim, t, p.x + S(s, 6), p.y + S(s, 2), 0, 0);
+    if (w <= room)
+        text_draw(v->text, px, theme(s)->dim, buf, p.x + S(s, 6), p.y + S(s, 2), 0, 0);
+    else
+        draw_text_fit(v, px, theme(s)->dim, buf, p.x + S(s, 6), p.y + S(s, 2), room);
     SDL_RenderSetClipRect(r, NULL);
 }
 

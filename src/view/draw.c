@@ -116,20 +116,9 @@ int max_label_width(View *v, const char *const *labels, int n, int px)
     return mw;
 }
 
-/* d3's category10 (BertViz's head colours), then gold and indigo: twelve
- * heads apart; the dark theme's a third of the way to white. */
+/* theme_head_color as an SDL colour. */
 SDL_Color view_head_color(int h, int dark)
 {
-    static const Uint8 pal[12][3] = {{0x1f, 0x77, 0xb4}, {0xff, 0x7f, 0x0e}, {0x2c, 0xa0, 0x2c},
-                                     {0xd6, 0x27, 0x28}, {0x94, 0x67, 0xbd}, {0x8c, 0x56, 0x4b},
-                                     {0xe3, 0x77, 0xc2}, {0x7f, 0x7f, 0x7f}, {0xbc, 0xbd, 0x22},
-                                     {0x17, 0xbe, 0xcf}, {0xe7, 0xba, 0x52}, {0x52, 0x54, 0xa3}};
-    const Uint8 *p = pal[(h % 12 + 12) % 12];
-    SDL_Color c = {p[0], p[1], p[2], 255};
-    if (dark) {
-        c.r = (Uint8)(c.r + (255 - c.r) / 3);
-        c.g = (Uint8)(c.g + (255 - c.g) / 3);
-        c.b = (Uint8)(c.b + (255 - c.b) / 3);
-    }
-    return c;
+    Rgb c = theme_head_color(h, dark);
+    return (SDL_Color){c.r, c.g, c.b, 255};
 }

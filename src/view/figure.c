@@ -537,6 +537,16 @@ void figure_grid_layout(FigureGrid *g, const AttnMaps *ms, const FigureOptions *
     int pad = o->area_w ? 0 : S(&c, 16);
     int ax = o->area_w ? o->area_x : pad, ay = o->area_w ? o->area_y : pad;
     int y0 = ay + title_lines(&g->t, &c, o, ax, ay);
+    g->mark_px = o->grid_mark_px > 0 ? o->grid_mark_px : S(&c, 13);
+    g->bar_x = S(&c, 3);
+    g->bar_w = S(&c, 4);
+    g->numbers = o->grid_numbers;
+    if (o->grid_kv_group > 1 && !g->sorted && g->H > 0) { /* the brackets' band */
+        g->kv_group = o->grid_kv_group;
+        g->kv_y = y0;
+        g->kv_h = lh(&c, g->mark_px) + S(&c, 6);
+        y0 += g->kv_h;
+    }
     g->head_px = g->layer_px = S(&c, 12);
     char buf[32];
     snprintf(buf, sizeof buf, "layer %d", g->L);
@@ -584,6 +594,7 @@ void figure_grid_layout(FigureGrid *g, const AttnMaps *ms, const FigureOptions *
             g->cb.tick_y[k] += dy;
         g->cb.caption_cy += dy;
         g->cb.legend.y += dy;
+        g->kv_y += g->kv_h ? dy : 0;
     }
     int bottom = colorbar_bottom(&g->cb);
     bottom = g->y0 + grid_h > bottom ? g->y0 + grid_h : bottom;
@@ -601,6 +612,41 @@ FigRect figure_grid_map_rect(const FigureGrid *g, int l, int h)
     FigRect r = {g->x0 + h * (g->map_w + g->mark_w + g->gap),
                  g->y0 + g->label_h + l * (g->map_h + g->label_h + g->gap), g->map_w, g->map_h};
     return r;
+}
+
+int figure_grid_kv_bracket(const FigureGrid *g, int k, const TextMeasure *tm, FigKvBracket *b)
+{
+    int G = g->kv_group;
+    if (G < 2 || !g->kv_h || k < 0 || k * G >= g->H)
+        return 0;
+    int h0 = k * G, h1 = h0 + G - 1 < g->H ? h0 + G - 1 : g->H - 1;
+    FigRect a = figure_grid_map_rect(g, 0, h0), e = figure_grid_map_rect(g, 0, h1);
+    int px = g->mark_px, line_h = tm->line_height(tm->ctx, px);
+    memset(b, 0, sizeof *b);
+    b->t = px / 4 > 2 ? px / 4 : 2; /* a line read from the back of the room */
+    b->x0 = a.x;
+    b->x1 = e.x + e.w;
+    b->y = g->kv_y + line_h / 2 - b->t / 2;
+    b->tick_h = g->kv_y + g->kv_h - b->t - b->y;
+    b->label_cx = (b->x0 + b->x1) / 2;
+    b->label_y = g->kv_y;
+    b->gap_x0 = b->gap_x1 = b->label_cx;
+    /* "KV 3" where it fits between the ticks with some line each side,
+       else "3", else the bracket alone */
+    int pad = px / 2, room = b->x1 - b->x0 - 4 * b->t;
+    snprintf(b->label, sizeof b->label, "KV %d", k + 1);
+    int w = tm->width(tm->ctx, px, b->label);
+    if (w + 2 * pad > room) {
+        snprintf(b->label, sizeof b->label, "%d", k + 1);
+        w = tm->width(tm->ctx, px, b->label);
+    }
+    if (w + 2 * pad > room) {
+        b->label[0] = '\0';
+        return 1;
+    }
+    b->gap_x0 = b->label_cx - w / 2 - pad;
+    b->gap_x1 = b->label_cx + (w + 1) / 2 + pad;
+    return 1;
 }
 
 int figure_grid_hit(const FigureGrid *g, int x, int y, int *l, int *h)

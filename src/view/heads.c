@@ -26,16 +26,19 @@ static int mark_px(const ViewState *s)
     return S(s, 13);
 }
 
-/* A mark's width with its number (the bar alone is S(3) + S(4)). */
+/* A mark's width with its number (the bar alone is S(3) + S(4)), the
+ * number half a bar's width right of the bar. */
 static int mark_full_w(View *v, const ViewState *s)
 {
     int w;
     text_size(v->text, mark_px(s), "0.00", &w, NULL);
-    return S(s, 3) + S(s, 4) + S(s, 2) + w;
+    return S(s, 3) + S(s, 4) + S(s, 4) / 2 + w;
 }
 
 void heads_grid_options(View *v, const ViewState *s, FigureOptions *o)
 {
+    o->grid_kv_group = s->kv_group;
+    o->grid_mark_px = mark_px(s);
     if (!s->grid_score)
         return;
     int full = mark_full_w(v, s), H = s->grid ? s->grid->H : 1;
@@ -45,7 +48,8 @@ void heads_grid_options(View *v, const ViewState *s, FigureOptions *o)
     int per = H > 0 ? (o->area_w - S(s, 60)) / H : o->area_w;
     if (!o->area_w) /* an export's natural size: room for the numbers */
         per = 3 * full;
-    o->grid_mark_w = per - full >= 2 * (full - S(s, 7)) ? full : S(s, 3) + S(s, 4);
+    o->grid_numbers = per - full >= 2 * (full - S(s, 7));
+    o->grid_mark_w = o->grid_numbers ? full : S(s, 3) + S(s, 4);
     o->grid_label_h = s->grid_order ? text_line_height(v->text, mark_px(s)) : 0;
     o->grid_order = s->grid_order;
 }
@@ -55,14 +59,14 @@ void draw_grid_marks(View *v, SDL_Renderer *r, const ViewState *s, const FigureG
     if (!s->grid_score || g->L < 1 || g->H < 1)
         return;
     const Theme *th = theme(s);
-    int px = mark_px(s), lh = text_line_height(v->text, px), bw = S(s, 4);
+    int px = g->mark_px, lh = text_line_height(v->text, px), bw = g->bar_w;
     double full = s->grid_score_full > 0 ? s->grid_score_full : 1.0;
     for (int l = 0; l < g->L; l++)
         for (int h = 0; h < g->H; h++) {
             FigRect m = figure_grid_map_rect(g, l, h);
             double x = s->grid_score[l * g->H + h];
             /* the bar: a track as tall as the map, filled from the bottom */
-            SDL_Rect track = {m.x + m.w + S(s, 3), m.y, bw, m.h};
+            SDL_Rect track = {m.x + m.w + g->bar_x, m.y, bw, m.h};
             fill(r, track, th->panel2);
             if (!isnan(x)) {
                 double f = x / full;
@@ -73,8 +77,8 @@ void draw_grid_marks(View *v, SDL_Renderer *r, const ViewState *s, const FigureG
             char buf[32];
             mark_text(x, buf, sizeof buf);
             int ty = m.h >= lh ? m.y + m.h - lh : m.y + m.h / 2 - lh / 2;
-            if (g->mark_w >= mark_full_w(v, s)) /* else the bars alone (many heads) */
-                text_draw(v->text, px, isnan(x) ? th->dim : th->text, buf, track.x + bw + S(s, 2), ty, 0, 0);
+            if (g->numbers) /* else the bars alone (many heads) */
+                text_draw(v->text, px, isnan(x) ? th->dim : th->text, buf, track.x + bw + bw / 2, ty, 0, 0);
             if (g->sorted) { /* its layer and head, the head in its colour */
                 char lb[24], hb[16];
                 snprintf(lb, sizeof lb, "L%d ", l + 1);
@@ -86,20 +90,20 @@ void draw_grid_marks(View *v, SDL_Renderer *r, const ViewState *s, const FigureG
         }
 }
 
-void draw_kv_groups(SDL_Renderer *r, const ViewState *s, const FigureGrid *g)
+void draw_kv_groups(View *v, SDL_Renderer *r, const ViewState *s, const FigureGrid *g)
 {
-    int k = s->kv_group;
-    if (k < 2 || g->sorted || g->L < 1 || g->H < 1)
-        return;
-    SDL_Color c = theme(s)->dim;
-    int t = S(s, 2) > 1 ? S(s, 2) : 1, tick = S(s, 4);
-    for (int h0 = 0; h0 < g->H; h0 += k) {
-        int h1 = h0 + k - 1 < g->H ? h0 + k - 1 : g->H - 1;
-        FigRect a = figure_grid_map_rect(g, 0, h0), b = figure_grid_map_rect(g, 0, h1);
-        int y = a.y - (g->gap / 3 > 1 ? g->gap / 3 : 1) - t - 1; /* clear of the selection's outline */
-        fill(r, (SDL_Rect){a.x, y, b.x + b.w - a.x, t}, c);
-        fill(r, (SDL_Rect){a.x, y, t, tick}, c);
-        fill(r, (SDL_Rect){b.x + b.w - t, y, t, tick}, c);
+    /* in the text's colour, thick and labelled: read from the back of the
+       room, and not taken for the selection (accent) or a head (its colour) */
+    SDL_Color c = theme(s)->text;
+    TextMeasure tm = figure_measure_text(v->text);
+    FigKvBracket b;
+    for (int k = 0; figure_grid_kv_bracket(g, k, &tm, &b); k++) {
+        fill(r, (SDL_Rect){b.x0, b.y, b.gap_x0 - b.x0, b.t}, c);
+        fill(r, (SDL_Rect){b.gap_x1, b.y, b.x1 - b.gap_x1, b.t}, c);
+        fill(r, (SDL_Rect){b.x0, b.y, b.t, b.tick_h + b.t}, c);
+        fill(r, (SDL_Rect){b.x1 - b.t, b.y, b.t, b.tick_h + b.t}, c);
+        if (b.label[0])
+            text_draw(v->text, g->mark_px, c, b.label, b.label_cx, b.label_y, 1, 0);
     }
 }
 

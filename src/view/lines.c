@@ -62,17 +62,72 @@ void draw_head_swatches(View *v, SDL_Renderer *r, const ViewState *s, const SDL_
     }
 }
 
+/* Token i's label on one side of the diagram (keys: the key side), in at
+ * most room pixels: the token, or where a special token's does not fit
+ * (Llama 3's "<|begin_of_text|>" in a narrow panel) a short form that is
+ * whole: "BOS" for the first token, else the initials of its words in its
+ * brackets ("<|start_header_id|>" → "<|shi|>"). Anything else too wide is
+ * cut with "…" when drawn. */
+static const char *line_label(View *v, const ViewState *s, int keys, int i, int room, int px, char *buf,
+                              size_t n)
+{
+    const AttnMap *m = &s->weights;
+    const char *t = keys ? m->k_labels[i] : m->q_labels[i];
+    const unsigned char *special = keys ? s->k_special : s->q_special;
+    int w;
+    text_size(v->text, px, t, &w, NULL);
+    if (w <= room || !special || !special[i])
+        return t;
+    if (i == 0) {
+        snprintf(buf, n, "BOS");
+        return buf;
+    }
+    /* the brackets kept ("<|", "<", "["), the words' first letters */
+    size_t len = strlen(t), open = strncmp(t, "<|", 2) == 0 ? 2 : (t[0] == '<' || t[0] == '[') ? 1 : 0;
+    size_t close = open == 2 && len >= 4 && strcmp(t + len - 2, "|>") == 0 ? 2
+                   : open == 1 && len >= 2 && (t[len - 1] == '>' || t[len - 1] == ']') ? 1 : 0;
+    size_t o = 0;
+    for (size_t k = 0; k < open && o + 1 < n; k++)
+        buf[o++] = t[k];
+    for (size_t k = open; k + close < len && o + 1 < n; k++)
+        if ((k == open || t[k - 1] == '_' || t[k - 1] == ' ' || t[k - 1] == '-') && t[k] != '_' && t[k] != ' ' &&
+            t[k] != '-')
+            buf[o++] = t[k];
+    for (size_t k = len - close; k < len && o + 1 < n; k++)
+        buf[o++] = t[k];
+    buf[o] = '\0';
+    return buf;
+}
+
+/* The widest label of one side as line_label gives them, at most room. */
+static int side_width(View *v, const ViewState *s, int keys, int room, int px)
+{
+    const AttnMap *m = &s->weights;
+    int most = 0, n = keys ? m->Tk : m->Tq;
+    for (int i = 0; i < n; i++) {
+        char buf[64];
+        int w;
+        text_size(v->text, px, line_label(v, s, keys, i, room, px, buf, sizeof buf), &w, NULL);
+        most = w > most ? w : most;
+    }
+    return most < room ? most : room;
+}
+
 void lines_geometry(View *v, const ViewState *s, SDL_Rect area, LinesGeom *g)
 {
     const AttnMap *m = &s->weights;
     int T = m->v ? (m->Tq > m->Tk ? m->Tq : m->Tk) : 0;
     memset(g, 0, sizeof *g);
     g->px = S(s, 15);
-    int lq = m->v ? max_label_width(v, m->q_labels, m->Tq, g->px) : 0;
-    int lk = m->v ? max_label_width(v, m->k_labels, m->Tk, g->px) : 0;
-    lq = lq > area.w / 3 ? area.w / 3 : lq;
-    lk = lk > area.w / 3 ? area.w / 3 : lk;
     int pad = S(s, 12);
+    /* each side's labels the room they need, the curves kept at least
+       S(48) (or a third of the area) wide between them */
+    int curves = S(s, 48) > area.w / 3 ? S(s, 48) : area.w / 3;
+    int room = (area.w - 2 * pad - 2 * S(s, 8) - curves) / 2;
+    room = room < area.w / 4 ? area.w / 4 : room;
+    g->room = room;
+    int lq = m->v ? side_width(v, s, 0, room, g->px) : 0;
+    int lk = m->v ? side_width(v, s, 1, room, g->px) : 0;
     g->xl = area.x + pad + lq;
     g->xr = area.x + area.w - pad - lk;
     g->x0 = g->xl + S(s, 8);
@@ -303,14 +358,21 @@ void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g
         draw_edges(v, s, g, lh);
     for (int i = g->first; i < last; i++) {
         int y = (int)lines_y(g, i) - lh / 2;
+        char buf[64];
         if (i < m->Tq) {
             SDL_Color cq = i == q ? th->accent : s->q_special && s->q_special[i] ? th->pos : th->text;
             if (s->q_unknown && s->q_unknown[i])
                 cq.a = i == q ? 255 : 200;
-            text_draw(v->text, g->px, cq, m->q_labels[i], g->xl, y, 2, 0);
+            const char *t = line_label(v, s, 0, i, g->room, g->px, buf, sizeof buf);
+            int w;
+            text_size(v->text, g->px, t, &w, NULL);
+            if (w <= g->room)
+                text_draw(v->text, g->px, cq, t, g->xl, y, 2, 0);
+            else
+                draw_text_fit(v, g->px, cq, t, g->xl - g->room, y, g->room);
         }
         if (i < m->Tk)
-            text_draw(v->text, g->px, i == s->key ? th->accent : s->k_special && s->k_special[i] ? th->pos : th->text,
-                      m->k_labels[i], g->xr, y, 0, 0);
+            draw_text_fit(v, g->px, i == s->key ? th->accent : s->k_special && s->k_special[i] ? th->pos : th->text,
+                          line_label(v, s, 1, i, g->room, g->px, buf, sizeof buf), g->xr, y, g->room);
     }
 }

@@ -78,7 +78,7 @@ static void draw_model_grid(View *v, SDL_Renderer *r, const ViewState *s, const 
     FigureDraw d = {r, v->text, figure_grid_texture(r, g, ms, th), figure_bar_texture(r, g->cb.cs.id), th,
                     (float)g->head_px / 12.0f, -1, -1, -1, -1, 1, NULL, NULL, s->grid_score != NULL};
     figure_draw_grid(&d, g, ms);
-    draw_kv_groups(r, s, g);
+    draw_kv_groups(v, r, s, g);
     draw_grid_marks(v, r, s, g);
     SDL_RenderPresent(r);
     if (d.heat)
@@ -88,7 +88,7 @@ static void draw_model_grid(View *v, SDL_Renderer *r, const ViewState *s, const 
 }
 
 SDL_Surface *view_render_model_grid(const ViewFonts *fonts, const ViewState *s, const AttnMaps *ms,
-                                    const FigureOptions *base, AttnErr *err)
+                                    const FigureOptions *base, FigureGrid *layout, AttnErr *err)
 {
     /* a tiny renderer to measure the marks, then the real one at the size */
     SDL_Surface *probe = SDL_CreateRGBSurfaceWithFormat(0, 8, 8, 24, SDL_PIXELFORMAT_RGB888);
@@ -121,6 +121,8 @@ SDL_Surface *view_render_model_grid(const ViewFonts *fonts, const ViewState *s, 
     SDL_DestroyRenderer(r);
     r = r2;
     draw_model_grid(v, r, s, ms, g);
+    if (layout)
+        *layout = *g;
 cleanup:
     view_destroy(v);
     if (r)

@@ -391,27 +391,112 @@ static void grid_map(FILE *f, const FigureGrid *g, const AttnMap *m, int l, int 
     fputs("</g>\n", f);
 }
 
+static void rect(FILE *f, const char *cls, int x, int y, int w, int h, const char *fill)
+{
+    if (w > 0 && h > 0)
+        fprintf(f, "<rect class=\"%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n", cls, x, y,
+                w, h, fill);
+}
+
+/* The key-value brackets (g->kv_group), as heads.c's draw_kv_groups. */
+static void kv_brackets(FILE *f, const FigureGrid *g, const AttnTheme *th)
+{
+    char fg[8];
+    hexc(th->text, fg);
+    FigKvBracket b;
+    for (int k = 0; figure_grid_kv_bracket(g, k, &figure_measure_dejavu, &b); k++) {
+        fprintf(f, "<g class=\"kv\" data-kv=\"%d\">\n", k);
+        rect(f, "kv-line", b.x0, b.y, b.gap_x0 - b.x0, b.t, fg);
+        rect(f, "kv-line", b.gap_x1, b.y, b.x1 - b.gap_x1, b.t, fg);
+        rect(f, "kv-tick", b.x0, b.y, b.t, b.tick_h + b.t, fg);
+        rect(f, "kv-tick", b.x1 - b.t, b.y, b.t, b.tick_h + b.t, fg);
+        if (b.label[0])
+            text_at(f, "kv-label", g->mark_px, fg, "middle", b.label_cx, b.label_y, b.label, 16, 1e9);
+        fputs("</g>\n", f);
+    }
+}
+
+/* Each map's mark (a bar filled to its score, the number beside it when
+ * g->numbers) and a sorted grid's "L2 H2", as heads.c's draw_grid_marks. */
+static void grid_marks(FILE *f, const FigureGrid *g, const SvgGridMarks *mk, const AttnTheme *th, int dark)
+{
+    char track[8], ac[8], fg[8], dim[8];
+    hexc(th->panel2, track);
+    hexc(th->accent, ac);
+    hexc(th->text, fg);
+    hexc(th->dim, dim);
+    int lh = figure_measure_dejavu.line_height(NULL, g->mark_px);
+    double full = mk->full > 0 ? mk->full : 1.0;
+    fputs("<g class=\"marks\">\n", f);
+    for (int l = 0; l < g->L; l++)
+        for (int h = 0; h < g->H; h++) {
+            FigRect m = figure_grid_map_rect(g, l, h);
+            double x = mk->score[l * g->H + h];
+            int tx = m.x + m.w + g->bar_x;
+            fprintf(f, "<g class=\"mark\" data-layer=\"%d\" data-head=\"%d\" data-score=\"%.9g\">\n", l, h,
+                    isnan(x) ? 0.0 : x);
+            rect(f, "track", tx, m.y, g->bar_w, m.h, track);
+            if (!isnan(x)) {
+                double fr = x / full;
+                fr = fr < 0 ? 0 : fr > 1 ? 1 : fr;
+                int fh = (int)lround(fr * m.h);
+                rect(f, "bar", tx, m.y + m.h - fh, g->bar_w, fh, ac);
+            }
+            if (g->numbers) {
+                char buf[32];
+                if (isnan(x))
+                    snprintf(buf, sizeof buf, "\xE2\x80\x93");
+                else
+                    snprintf(buf, sizeof buf, fabs(x) >= 9.95 ? "%.1f" : "%.2f", x);
+                int ty = m.h >= lh ? m.y + m.h - lh : m.y + m.h / 2 - lh / 2;
+                text_at(f, "score", g->mark_px, isnan(x) ? dim : fg, "start", tx + g->bar_w + g->bar_w / 2, ty,
+                        buf, 32, 1e9);
+            }
+            if (g->sorted) { /* its layer and head, the head in its colour */
+                char lb[24], hb[16], hc[8];
+                snprintf(lb, sizeof lb, "L%d ", l + 1);
+                snprintf(hb, sizeof hb, "H%d", h + 1);
+                hexc(theme_head_color(h, dark), hc);
+                int y = m.y - g->label_h - (g->gap / 3 > 1 ? g->gap / 3 : 1);
+                text_at(f, "sorted", g->mark_px, dim, "start", m.x, y, lb, 24, 1e9);
+                text_at(f, "sorted", g->mark_px, hc, "start",
+                        m.x + figure_measure_dejavu.width(NULL, g->mark_px, lb), y, hb, 16, 1e9);
+            }
+            fputs("</g>\n", f);
+        }
+    fputs("</g>\n", f);
+}
+
 int svg_write_grid(FILE *f, const FigureGrid *g, const AttnMaps *ms, int dark)
+{
+    return svg_write_grid_marked(f, g, ms, dark, NULL);
+}
+
+int svg_write_grid_marked(FILE *f, const FigureGrid *g, const AttnMaps *ms, int dark, const SvgGridMarks *mk)
 {
     if (!f || !g || !ms)
         return -ATTN_E_IO;
     const AttnTheme *th = theme_get(dark);
+    int marked = mk && mk->score;
     char dim[8], ac[8], mask[8];
     hexc(th->dim, dim);
     hexc(th->accent, ac);
     hexc(th->mask, mask);
     header(f, g->w, g->h, &g->t, &g->cb.cs, ms->kind, th);
     titles(f, &g->t, th);
+    kv_brackets(f, g, th);
     int lh = figure_measure_dejavu.line_height(NULL, g->layer_px);
     fputs("<g class=\"headers\">\n", f);
-    for (int h = 0; h < g->H; h++) {
-        char buf[32];
+    for (int h = 0; h < g->H && !g->sorted; h++) { /* sorted: each map has its own label */
+        char buf[32], hc[8];
         snprintf(buf, sizeof buf, g->map_w >= 6 * g->head_px ? "head %d" : "%d", h + 1);
         FigRect r = figure_grid_map_rect(g, 0, h);
-        text_at(f, NULL, g->head_px, h == g->sel_h ? ac : dim, "middle", r.x + r.w / 2,
-                r.y - lh - g->gap / 2, buf, 32, 1e9);
+        if (marked) /* the line diagram's colour of the head */
+            hexc(theme_head_color(h, dark), hc);
+        text_at(f, NULL, g->head_px, marked ? hc : h == g->sel_h ? ac : dim, "middle", r.x + r.w / 2,
+                r.y - g->label_h - lh - g->gap / 2, buf, 32, 1e9);
     }
-    for (int l = 0; l < g->L && g->L > 1; l++) {
+    for (int l = 0; l < g->L && g->L > 1 && !g->sorted; l++) {
         char buf[32];
         snprintf(buf, sizeof buf, "layer %d", l + 1);
         FigRect r = figure_grid_map_rect(g, l, 0);
@@ -430,6 +515,8 @@ int svg_write_grid(FILE *f, const FigureGrid *g, const AttnMaps *ms, int dark)
         fprintf(f, "<rect class=\"selected\" x=\"%g\" y=\"%g\" width=\"%d\" height=\"%d\" fill=\"none\" "
                    "stroke=\"%s\" stroke-width=\"%d\"/>\n", r.x - t / 2.0, r.y - t / 2.0, r.w + t, r.h + t, ac, t);
     }
+    if (marked)
+        grid_marks(f, g, mk, th, dark);
     colorbar(f, &g->cb, th);
     fputs("</svg>\n", f);
     return ferror(f) ? -ATTN_E_IO : 0;

@@ -14,3 +14,19 @@ const AttnTheme *theme_get(int dark)
 {
     return dark ? &dark_theme : &light_theme;
 }
+
+Rgb theme_head_color(int h, int dark)
+{
+    static const unsigned char pal[12][3] = {{0x1f, 0x77, 0xb4}, {0xff, 0x7f, 0x0e}, {0x2c, 0xa0, 0x2c},
+                                             {0xd6, 0x27, 0x28}, {0x94, 0x67, 0xbd}, {0x8c, 0x56, 0x4b},
+                                             {0xe3, 0x77, 0xc2}, {0x7f, 0x7f, 0x7f}, {0xbc, 0xbd, 0x22},
+                                             {0x17, 0xbe, 0xcf}, {0xe7, 0xba, 0x52}, {0x52, 0x54, 0xa3}};
+    const unsigned char *p = pal[(h % 12 + 12) % 12];
+    Rgb c = {p[0], p[1], p[2]};
+    if (dark) {
+        c.r = (unsigned char)(c.r + (255 - c.r) / 3);
+        c.g = (unsigned char)(c.g + (255 - c.g) / 3);
+        c.b = (unsigned char)(c.b + (255 - c.b) / 3);
+    }
+    return c;
+}

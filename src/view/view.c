@@ -218,7 +218,7 @@ static void window_grid(View *v, SDL_Renderer *r, const ViewState *s, const View
         draw_panel_title(v, r, s, area, title);
         draw_grid_maps(v, r, s, l, area, s->grid, s->hover_i, s->hover_j);
         SDL_RenderSetClipRect(r, &area);
-        draw_kv_groups(r, s, &l->grid_fig);
+        draw_kv_groups(v, r, s, &l->grid_fig);
         SDL_RenderSetClipRect(r, NULL);
         if (s->grid_score) {
             SDL_RenderSetClipRect(r, &area);

@@ -115,9 +115,10 @@ ColorScale heat_scale(View *v, const ViewState *s);
 void heads_grid_options(View *v, const ViewState *s, FigureOptions *o);
 /* Each map's score beside it; in a sorted grid its layer and head above. */
 void draw_grid_marks(View *v, SDL_Renderer *r, const ViewState *s, const FigureGrid *g);
-/* Heads that share a key-value head (s->kv_group of them, in order): a
- * bracket over each group's columns of the model view (not when sorted). */
-void draw_kv_groups(SDL_Renderer *r, const ViewState *s, const FigureGrid *g);
+/* Heads that share a key-value head (g->kv_group of them, in order): a
+ * labelled bracket over each group's columns of the model view (not when
+ * sorted), in the band the layout left above the headers. */
+void draw_kv_groups(View *v, SDL_Renderer *r, const ViewState *s, const FigureGrid *g);
 /* The score overview (s->score_map) fitted into area, and drawn. */
 void layout_score_map(View *v, const ViewState *s, SDL_Rect area, Figure *f);
 void draw_score_map(View *v, SDL_Renderer *r, const ViewState *s, const Figure *f);
@@ -140,6 +141,8 @@ typedef struct LinesGeom {
                             visible ones where lines to the others end, named */
     int right;           /* the area's right edge (the edge rows' names) */
     int px;
+    int room;            /* the most a side's label may take (wider: a
+                            special token's short form, else cut) */
 } LinesGeom;
 
 /* Fit the diagram into area: rows at least a line apart, scrolled by

@@ -467,8 +467,8 @@ static void lmsrc_present(AppState *a)
     panel_text(a);
     const LmInfo *info = &s->g->lm.info;
     if (info->n_kv_head > 0 && info->n_kv_head < info->n_head) /* grouped-query heads: bracketed in G */
-        snprintf(s->what, sizeof s->what, "of %.200s (%d heads share %d key-value heads)", s->g->name, info->n_head,
-                 info->n_kv_head);
+        snprintf(s->what, sizeof s->what, "of %.200s (%d heads share %d key-value head%s)", s->g->name,
+                 info->n_head, info->n_kv_head, info->n_kv_head == 1 ? "" : "s");
     else
         snprintf(s->what, sizeof s->what, "of %s", s->g->name);
     maps_shown_present(a, s->panel, s->what);
