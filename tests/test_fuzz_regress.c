@@ -29,6 +29,7 @@
 #include "fuzz/harness_attn.h"
 #include "fuzz/harness_gpt2.h"
 #include "fuzz/harness_llama.h"
+#include "fuzz/harness_arch.h"
 #include "fuzz/harness_bpe.h"
 #include "fuzz/harness_teach.h"
 
@@ -70,6 +71,7 @@ static const Target targets[] = {
     {"st_model", fuzz_check_st_model},
     {"gpt2_config", fuzz_check_gpt2_config},
     {"llama_config", fuzz_check_llama_config},
+    {"arch_config", fuzz_check_arch_config},
     {"bpe", fuzz_check_bpe},
     {"bpe_files", fuzz_check_bpe_files},
 };
@@ -263,7 +265,7 @@ static void crash_files_name_a_target(void **state)
         if (!ok) {
             print_error("%s: name it <target>-NAME (target: tokenizer, sentences, "
                         "weights, options, embed, forward, npy, npz, safetensors, attn_json, target_csv, "
-                        "attn_session, st_model, gpt2_config, llama_config, bpe or bpe_files)\n", files[i]);
+                        "attn_session, st_model, gpt2_config, llama_config, arch_config, bpe or bpe_files)\n", files[i]);
             bad++;
         }
     }
