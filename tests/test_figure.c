@@ -104,6 +104,32 @@ static char *read_stream(FILE *f, char **buf)
     return *buf;
 }
 
+/* The DejaVu table's widths and two pixels more: a font whose hinting draws
+ * a little wider than the layout measured. */
+static int wider(void *ctx, int px, const char *s)
+{
+    (void)ctx;
+    return figure_measure_dejavu.width(figure_measure_dejavu.ctx, px, s) + 2;
+}
+
+/* A label the layout made room for is drawn whole though the font's
+ * hinting makes it two pixels wider ("[CLS]" was drawn "[CL…" beside a
+ * whole "[SEP]", issue 38); one that does not fit is still cut. */
+static void test_label_fit(void **state)
+{
+    (void)state;
+    TextMeasure font = {wider, figure_measure_dejavu.line_height, NULL};
+    char out[64];
+    int w = figure_measure_dejavu.width(figure_measure_dejavu.ctx, 14, "[CLS]");
+    figure_fit_text(&font, 14, "[CLS]", w, out, sizeof out);
+    assert_string_not_equal(out, "[CLS]"); /* cut, without the slack */
+    figure_fit_label(&font, 14, "[CLS]", w, out, sizeof out);
+    assert_string_equal(out, "[CLS]");
+    figure_fit_label(&font, 14, "[CLS] and more", w, out, sizeof out);
+    assert_non_null(strstr(out, "\xE2\x80\xA6"));
+    assert_int_equal(strncmp(out, "[CLS]", 3), 0);
+}
+
 static void test_map_basics(void **state)
 {
     (void)state;
@@ -455,6 +481,7 @@ static void test_grid_2x3(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_label_fit),
         cmocka_unit_test(test_map_basics),
         cmocka_unit_test(test_3x5_layout),
         cmocka_unit_test(test_3x5_png),

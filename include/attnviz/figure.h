@@ -34,6 +34,11 @@ double figure_dejavu_em(unsigned cp);
  * bytes, at least 8); the whole of t when it fits. Every back end and the
  * layout cut text with it. */
 void figure_fit_text(const TextMeasure *tm, int px, const char *t, int max_w, char *out, size_t n);
+/* The same for a label the layout made room for (max_w measured with
+ * figure_measure_dejavu) drawn with a font (tm): the font's hinting may
+ * make it a pixel or two wider, so it is cut only past a quarter of px
+ * (and a pixel) of slack. */
+void figure_fit_label(const TextMeasure *tm, int px, const char *t, int max_w, char *out, size_t n);
 
 typedef struct FigRect {
     int x, y, w, h;

@@ -140,6 +140,11 @@ void figure_fit_text(const TextMeasure *tm, int px, const char *t, int max_w, ch
     memcpy(out + lo, "\xE2\x80\xA6", 4);
 }
 
+void figure_fit_label(const TextMeasure *tm, int px, const char *t, int max_w, char *out, size_t n)
+{
+    figure_fit_text(tm, px, t, max_w + px / 4 + 1, out, n);
+}
+
 static int widest(const Ctx *c, int px, const char *const *labels, int n, int cap)
 {
     int w = 0;

@@ -93,17 +93,14 @@ static void aa_line(SDL_Renderer *r, float x0, float y0, float x1, float y1, flo
     SDL_RenderGeometry(r, NULL, v, 8, idx, n);
 }
 
-/* Text cut to max_w with "…", aligned left (0), centred (1) or right (2).
- * The layout measured max_w with the export's table of DejaVu widths
- * (figure_measure_dejavu), the font draws with its own hinting: a label the
- * layout made room for may come out a pixel or two wider, and is not cut for
- * that (a quarter of the size's slack). */
+/* A label cut to max_w with "…" (figure_fit_label: not for the font's
+ * hinting), aligned left (0), centred (1) or right (2). */
 static void text_fit(TextCache *t, int px, SDL_Color c, const char *s, int x, int y, int align,
                      double angle, int max_w)
 {
     char buf[264];
     TextMeasure tm = figure_measure_text(t);
-    figure_fit_text(&tm, px, s, max_w + px / 4 + 1, buf, sizeof buf);
+    figure_fit_label(&tm, px, s, max_w, buf, sizeof buf);
     text_draw(t, px, c, buf, x, y, align, angle);
 }
 
