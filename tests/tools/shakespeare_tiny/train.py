@@ -18,17 +18,21 @@ What it does, every step deterministic (the same bytes on the same torch):
   3. encodes both parts as attnviz's BPE does (merges by rank per piece);
   4. a bigram model of the training tokens (add-k smoothing, k the best of
      a few on the held-out part: the strongest bigram we can fairly name);
-  5. trains a GPT-2 (2 layers, 4 heads, 128 wide, 256 positions, tied
-     embeddings) with AdamW on windows of the training tokens; a share of
-     the windows repeat a span (a text span again, then its own
-     continuation; or <|endoftext|> and random tokens, repeated, their first
-     copy not scored), so that the copying circuit (induction heads) forms;
+  5. trains a GPT-2 (2 layers, 4 heads, 128 wide, 128 positions, tied
+     embeddings, the positions starting as sinusoids) with AdamW on windows
+     of the training tokens; a share of the windows repeat a span (a text
+     span again, then its own continuation; or <|endoftext|> and random
+     tokens, repeated, their first copy not scored), many in the first half
+     of the steps and fewer after, so that the copying circuit (a
+     previous-token head and an induction head) forms; every 100 steps it
+     prints the best previous and induction score of attnviz's probe
+     (<|endoftext|>, 25 random ids, the same again);
   6. prints the held-out cross-entropy of the model and of the bigram on the
      same positions (nats per token), and writes the Hugging Face GPT-2
      folder: config.json, model.safetensors (float32), vocab.json,
      merges.txt.
 
-Run (about 20 minutes on 2 cores):
+Run (about 20 minutes on 2 cores shared with other work):
   /usr/bin/python3 tests/tools/shakespeare_tiny/train.py [OUT_DIR]
 OUT_DIR defaults to assets/models/shakespeare-tiny. --quick trains 40 steps
 (a smoke test of the whole path, not the shipped model)."""
@@ -46,12 +50,14 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 
 VOCAB = 2048          # 256 bytes, 1791 merges, <|endoftext|>
-N_LAYER, N_HEAD, N_EMBD, N_CTX = 2, 4, 128, 256
-STEPS, BATCH, LR, WARMUP = 1500, 24, 2e-3, 100
-P_TEXT_REPEAT, P_RANDOM_REPEAT = 0.15, 0.15
+N_LAYER, N_HEAD, N_EMBD, N_CTX = 2, 4, 128, 128
+STEPS, BATCH, LR, WARMUP = 2000, 32, 3e-3, 100
+# the share of windows with a text span repeated, and with random ids repeated:
+# many at first (the copying circuit forms), fewer later (the language)
+P_TEXT_REPEAT, P_RANDOM_REPEAT, P_RANDOM_LATER = 0.15, 0.6, 0.25
 SEED = 1234
 
 # GPT-2's pre-tokenizer pattern on ASCII text (\p{L} = [A-Za-z], \p{N} = [0-9])
@@ -182,14 +188,17 @@ class Block(nn.Module):
         mask = torch.tril(torch.ones(N_CTX, N_CTX, dtype=torch.bool))
         self.register_buffer('mask', mask, persistent=False)
 
-    def forward(self, x):
+    def forward(self, x, maps=None):
         B, T, C = x.shape
         d = C // N_HEAD
         q, k, v = self.c_attn(self.ln_1(x)).split(C, dim=2)
         q, k, v = (z.view(B, T, N_HEAD, d).transpose(1, 2) for z in (q, k, v))
         s = (q @ k.transpose(-1, -2)) / math.sqrt(d)
         s = s.masked_fill(~self.mask[:T, :T], float('-inf'))
-        z = (s.softmax(-1) @ v).transpose(1, 2).reshape(B, T, C)
+        a = s.softmax(-1)
+        if maps is not None:
+            maps.append(a)
+        z = (a @ v).transpose(1, 2).reshape(B, T, C)
         x = x + self.attn_proj(z)
         return x + self.mlp_proj(F.gelu(self.c_fc(self.ln_2(x)), approximate='tanh'))
 
@@ -209,30 +218,38 @@ class GPT(nn.Module):
             else:  # GPT-2's init, the residual projections scaled by depth
                 std = 0.02 / math.sqrt(2 * N_LAYER) if 'proj' in name else 0.02
                 nn.init.normal_(p, 0.0, std)
+        # positions start as sinusoids (as large as the token embeddings):
+        # one position to the previous is then a rotation, which the first
+        # layer's queries and keys learn quickly (the previous-token head)
+        pos = torch.arange(N_CTX, dtype=torch.float32)[:, None]
+        freq = torch.exp(torch.arange(0, N_EMBD, 2, dtype=torch.float32) * (-math.log(1e4) / N_EMBD))
+        with torch.no_grad():
+            self.wpe.weight[:, 0::2] = torch.sin(pos * freq) * 0.02 * math.sqrt(2)
+            self.wpe.weight[:, 1::2] = torch.cos(pos * freq) * 0.02 * math.sqrt(2)
 
-    def forward(self, ids):
+    def forward(self, ids, maps=None):
         T = ids.shape[1]
         x = self.wte(ids) + self.wpe(torch.arange(T))
         for b in self.h:
-            x = b(x)
+            x = b(x, maps)
         return self.ln_f(x) @ self.wte.weight.T
 
 
 # ---- the training windows -------------------------------------------------------------
 
-def window(data, g, eot):
+def window(data, g, eot, p_random):
     """One row of N_CTX + 1 ids and its targets' mask (False: not scored)."""
     n = N_CTX + 1
     r = torch.rand(1, generator=g).item()
     keep = torch.ones(n, dtype=torch.bool)
-    if r < P_RANDOM_REPEAT:  # <|endoftext|>, random ids, the same ids again and again
-        m = int(torch.randint(8, 61, (1,), generator=g))
+    if r < p_random:  # <|endoftext|>, random ids, the same ids again and again
+        m = int(torch.randint(8, 41, (1,), generator=g))
         span = torch.randint(0, VOCAB, (m,), generator=g).tolist()
         row = [eot] + span * (n // m + 1)
         keep[:m + 1] = False
         return torch.tensor(row[:n]), keep
     i = int(torch.randint(0, len(data) - 2 * n, (1,), generator=g))
-    if r < P_RANDOM_REPEAT + P_TEXT_REPEAT:  # A, other text, A again, then A's continuation
+    if r < p_random + P_TEXT_REPEAT:  # A, other text, A again, then A's continuation
         k = int(torch.randint(8, 61, (1,), generator=g))
         gap = int(torch.randint(0, 41, (1,), generator=g))
         j = int(torch.randint(0, len(data) - n, (1,), generator=g))
@@ -241,12 +258,29 @@ def window(data, g, eot):
     return torch.tensor(data[i:i + n]), keep
 
 
-def batch(data, g, eot):
-    rows, keeps = zip(*(window(data, g, eot) for _ in range(BATCH)))
+def batch(data, g, eot, p_random):
+    rows, keeps = zip(*(window(data, g, eot, p_random) for _ in range(BATCH)))
     x = torch.stack(rows)
     y = x[:, 1:].clone()
     y[~torch.stack(keeps)[:, 1:]] = -100
     return x[:, :-1], y
+
+
+def probe_scores(model, g, eot, n=25, rows=8):
+    """attnviz's induction probe in torch: <|endoftext|>, n random ids, the
+    same n again; each head's previous and induction score (mean over rows)."""
+    model.eval()
+    ids = torch.randint(0, VOCAB, (rows, n), generator=g)
+    x = torch.cat([torch.full((rows, 1), eot), ids, ids], 1)
+    maps = []
+    with torch.no_grad():
+        model(x, maps)
+    model.train()
+    i = torch.arange(1, 2 * n + 1)
+    prev = [m[:, :, i, i - 1].mean((0, 2)) for m in maps]
+    q = torch.arange(n + 2, 2 * n + 1)  # second copies with an earlier copy before i - 1
+    ind = [m[:, :, q, q - n + 1].mean((0, 2)) for m in maps]
+    return torch.stack(prev), torch.stack(ind)
 
 
 # ---- the folder ----------------------------------------------------------------------
@@ -358,15 +392,16 @@ def main():
         lr = LR * min(1.0, (step + 1) / WARMUP) * 0.5 * (1 + math.cos(math.pi * step / steps))
         for group in opt.param_groups:
             group['lr'] = lr
-        x, y = batch(train, g, eot)
+        x, y = batch(train, g, eot, P_RANDOM_REPEAT if step < steps // 2 else P_RANDOM_LATER)
         loss = F.cross_entropy(model(x).reshape(-1, VOCAB), y.reshape(-1), ignore_index=-100)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         if step % 100 == 0 or step == steps - 1:
-            print(f'step {step:5d}  loss {loss.item():.3f}  lr {lr:.5f}  '
-                  f'{time.time() - t0:.0f} s', flush=True)
+            prev, ind = probe_scores(model, torch.Generator().manual_seed(step), eot)
+            print(f'step {step:5d}  loss {loss.item():.3f}  lr {lr:.5f}  best previous '
+                  f'{prev.max():.2f}, induction {ind.max():.2f}  {time.time() - t0:.0f} s', flush=True)
     lm, bigram, k, n = held_out_losses(model, held, train, eot)
     print(f'held-out loss, {n} tokens: model {lm:.3f} nats/token, bigram (add-{k} '
           f'smoothed, of the training tokens) {bigram:.3f} nats/token', flush=True)
