@@ -4,8 +4,7 @@
 # an empty folder), its own byte-level vocabulary (not GPT-2's), and what
 # real language models show: the induction probe (--seed 1, 2 and 3) finds a
 # previous-token head (previous >= 0.5) and an induction head (induction >=
-# 0.5); a line of the held-out part of its corpus is continued as
-# Shakespeare's text continues it. The held-out loss against the bigram is
+# 0.5); the speaker's name is copied when it comes again. The held-out loss against the bigram is
 # computed by tests/tools/shakespeare_tiny/train.py, which trains the model
 # (a test here would retrain it). Run from the repository root.
 set -u
@@ -45,8 +44,8 @@ for seed in 1 2 3; do
     else bad "probe seed $seed: best previous / induction heads ${best% *} (both must be >= 0.5)"; fi
 done
 
-# a held-out line (the corpus' last 10 %, never trained on): the name it
-# repeats comes next, copied from earlier in the text
+# a line of Richard II with the speaker's name again at its end: the name
+# said before comes next, copied from earlier in the text
 run --model $M --print predictions "KING RICHARD II:
 Good uncle, tell me.
 
