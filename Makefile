@@ -192,13 +192,17 @@ $(MAN): $(BIN) assets/mkman.sh
 
 man: $(MAN)
 
+# the models that ship with attnviz: nano-sort (llm-viz's sorter) and
+# shakespeare-tiny (trained here by tests/tools/shakespeare_tiny/train.py)
+SHIPPED_MODELS := assets/models/nano-sort assets/models/shakespeare-tiny
+
 # what `make install` puts under $(DESTDIR)$(PREFIX), and `make uninstall`
 # takes away again: exactly these files, and the share/attnviz folder
 SHARE := $(DESTDIR)$(PREFIX)/share
 INSTALLED := $(DESTDIR)$(PREFIX)/bin/attnviz $(SHARE)/applications/attnviz.desktop \
              $(SHARE)/icons/hicolor/scalable/apps/attnviz.svg $(SHARE)/man/man1/attnviz.1 \
              $(SHARE)/attnviz/embeddings.txt $(addprefix $(SHARE)/attnviz/,$(wildcard sentences/*.txt)) \
-             $(addprefix $(SHARE)/attnviz/,$(patsubst assets/%,%,$(wildcard assets/models/nano-sort/*)))
+             $(addprefix $(SHARE)/attnviz/,$(patsubst assets/%,%,$(wildcard $(addsuffix /*,$(SHIPPED_MODELS)))))
 
 install: $(BIN) $(MAN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(SHARE)/attnviz/sentences $(SHARE)/applications \
@@ -206,15 +210,15 @@ install: $(BIN) $(MAN)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/attnviz
 	install -m 644 assets/embeddings.txt $(SHARE)/attnviz/
 	install -m 644 sentences/*.txt $(SHARE)/attnviz/sentences/
-	install -d $(SHARE)/attnviz/models/nano-sort
-	install -m 644 assets/models/nano-sort/* $(SHARE)/attnviz/models/nano-sort/
+	for m in $(SHIPPED_MODELS); do d=$(SHARE)/attnviz/models/$$(basename $$m); \
+	  install -d $$d && install -m 644 $$m/* $$d/ || exit 1; done
 	install -m 644 assets/attnviz.desktop $(SHARE)/applications/attnviz.desktop
 	install -m 644 assets/attnviz.svg $(SHARE)/icons/hicolor/scalable/apps/attnviz.svg
 	install -m 644 $(MAN) $(SHARE)/man/man1/attnviz.1
 
 uninstall:
 	rm -f $(INSTALLED)
-	rmdir $(SHARE)/attnviz/models/nano-sort $(SHARE)/attnviz/models $(SHARE)/attnviz/sentences \
+	rmdir $(addprefix $(SHARE)/attnviz/models/,$(notdir $(SHIPPED_MODELS))) $(SHARE)/attnviz/models $(SHARE)/attnviz/sentences \
 	  $(SHARE)/attnviz 2>/dev/null || true
 
 FUZZ_SECONDS ?= 60

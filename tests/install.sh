@@ -25,7 +25,7 @@ rm -f "$dest.log"
 want="bin/attnviz share/applications/attnviz.desktop share/icons/hicolor/scalable/apps/attnviz.svg
 share/man/man1/attnviz.1 share/attnviz/embeddings.txt"
 for s in sentences/*.txt; do want="$want share/attnviz/$s"; done
-for s in assets/models/nano-sort/*; do want="$want share/attnviz/${s#assets/}"; done
+for s in assets/models/nano-sort/* assets/models/shakespeare-tiny/*; do want="$want share/attnviz/${s#assets/}"; done
 missing=""
 for f in $want; do [ -f "$root/$f" ] || missing="$missing $f"; done
 if [ -z "$missing" ]; then ok "every file installed"; else bad "not installed:$missing"; fi
@@ -38,6 +38,9 @@ fi
 first=$(cd / && env -u ATTNVIZ_DATADIR "$root/bin/attnviz" --model nano-sort --print predictions CBABBC 2>&1 | head -1)
 if [ "$(echo "$first" | cut -f3)" = '"A"' ]; then ok "the installed nano-sort continues CBABBC with A"
 else bad "the installed nano-sort: $first"; fi
+tok=$(cd / && env -u ATTNVIZ_DATADIR "$root/bin/attnviz" --model shakespeare-tiny --print tokens "To be" 2>&1 | tail -1)
+if [ "$(echo "$tok" | cut -f2)" = '" be"' ]; then ok "the installed shakespeare-tiny opens (\"To be\": $tok)"
+else bad "the installed shakespeare-tiny: $tok"; fi
 extra=$(cd "$root" && find . -type f | sed 's|^\./||' | sort | while read -r f; do
     case " $(echo $want) " in *" $f "*) ;; *) echo "$f" ;; esac; done)
 if [ -z "$extra" ]; then ok "nothing else installed"; else bad "unexpected files: $extra"; fi
