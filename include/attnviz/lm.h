@@ -74,6 +74,13 @@ const float *lm_key(const Lm *lm, int layer, int head, int j);
 /* The k most likely next tokens after position pos, most likely first. */
 int lm_top_k(Lm *lm, int pos, int k, int *ids, float *probs, AttnErr *err);
 
+/* The logit lens of position pos of ids[0..T) (runtime.h's rt_lens: a
+ * full forward, then each layer's residual stream through the output):
+ * (L + 1) × k ids and probabilities, layer 0 the embeddings', layer L
+ * lm_top_k's. The last forward is then ids'. */
+int lm_logit_lens(Lm *lm, const int *ids, int T, int pos, int k, int *top_ids, float *probs,
+                  AttnErr *err);
+
 /* The model_types the program computes, for messages: "gpt2, llama, ...". */
 const char *lm_known_types(void);
 

@@ -39,6 +39,12 @@ int model_compute_text(ModelOpened *g, const char *text, size_t len, AttnErr *er
 /* --print predictions: the 10 most likely next tokens after position pos,
  * a line each: id, a tab, the probability, a tab, the text as JSON. */
 int model_print_predictions(FILE *f, ModelOpened *g, int pos, AttnErr *err);
+/* --print logit-lens: the logit lens of position pos (lm.h's lm_logit_lens,
+ * a full forward of the text) as CSV, the header layer,rank,id,token,prob,
+ * then layers 0 (the embeddings) to L, ranks 1 to LENS_TOP_K, the token as
+ * a JSON string, the probability %.6g. */
+#define LENS_TOP_K 5
+int model_print_logit_lens(FILE *f, ModelOpened *g, int pos, AttnErr *err);
 void model_opened_free(ModelOpened *g);
 
 #endif

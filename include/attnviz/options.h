@@ -15,7 +15,8 @@ typedef enum PrintFormat {
     PRINT_NONE = 0, PRINT_TEXT, PRINT_CSV, PRINT_JSON,
     PRINT_TOKENS,     /* a model's tokens: id, tab, the text as a JSON string */
     PRINT_PREDICTIONS, /* a model's 10 most likely next tokens */
-    PRINT_HEAD_SCORES  /* every layer and head's scores as CSV (issue 26) */
+    PRINT_HEAD_SCORES, /* every layer and head's scores as CSV (issue 26) */
+    PRINT_LOGIT_LENS   /* a model's logit lens at one position as CSV (issue 37) */
 } PrintFormat;
 /* VIEW_HEADS: the score overview, an L × H heatmap of one head score */
 typedef enum ViewKind { VIEW_HEATMAP = 0, VIEW_LINES, VIEW_BOTH, VIEW_GRID, VIEW_HEADS } ViewKind;

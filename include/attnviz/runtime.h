@@ -202,6 +202,17 @@ int rt_logits(Rt *rt, const void *w, int pos, float *logits, AttnErr *err);
 int rt_top_k(Rt *rt, const void *w, int pos, int k, int *ids, float *probs, float *logits,
              AttnErr *err);
 
+/* The logit lens of position pos (0-based, < T): a full forward of
+ * ids[0..T) (the state reset first, so every position is computed; the
+ * state holds that forward after) keeping pos's residual stream after the
+ * embedding and after each layer, each through the architecture's logits
+ * (its final norm, output layer and final soft cap) and its k most likely
+ * tokens with their softmax probabilities, as rt_top_k: (L + 1) × k ids and
+ * probabilities, row 0 the embeddings', row L equal to rt_top_k(pos). 0,
+ * -ATTN_E_RANGE (pos or k), the forward's error, or -ATTN_E_NOMEM. */
+int rt_lens(Rt *rt, const void *w, const int *ids, int T, int pos, int k, int *top_ids,
+            float *probs, AttnErr *err);
+
 /* ---- for the architectures' layers ------------------------------------------- */
 /* The cache's row of position i in layer l; rt->x's, rt->xn's, rt->out's,
  * rt->z's and scratch k's row of position i. */

@@ -65,6 +65,10 @@ const char options_usage[] =
     "      --print text|csv|json  print the computation and exit\n"
     "      --print tokens|predictions  a model's tokens, or its 10 most likely next\n"
     "                           tokens after the last position (or --query I)\n"
+    "      --print logit-lens   a model's logit lens at the last position (or --query\n"
+    "                           I): each layer's residual stream (0: the embeddings)\n"
+    "                           through the final norm and output layer, its 5 most\n"
+    "                           likely tokens as CSV: layer,rank,id,token,prob\n"
     "      --print head-scores  every layer and head's scores of an attention file or\n"
     "                           a model as CSV: previous, self, first, duplicate,\n"
     "                           induction, entropy, distance (blank: none)\n"
@@ -269,8 +273,9 @@ static int parse_choice(Options *o, int c, const char *a, AttnErr *err)
         else if (strcmp(a, "tokens") == 0) o->print = PRINT_TOKENS;
         else if (strcmp(a, "predictions") == 0) o->print = PRINT_PREDICTIONS;
         else if (strcmp(a, "head-scores") == 0) o->print = PRINT_HEAD_SCORES;
-        else return usage_err(err, "--print must be text, csv, json, tokens, predictions or head-scores, "
-                                   "got '%s'%s", a, "");
+        else if (strcmp(a, "logit-lens") == 0) o->print = PRINT_LOGIT_LENS;
+        else return usage_err(err, "--print must be text, csv, json, tokens, predictions, head-scores "
+                                   "or logit-lens, got '%s'%s", a, "");
         break;
     case O_VIEW:
         if (strcmp(a, "heatmap") == 0) o->view = VIEW_HEATMAP;
@@ -522,10 +527,10 @@ static int check_attention(const Options *o, AttnErr *err)
  * sentence, an attention file or sentence-model settings. */
 static int check_model(const Options *o, AttnErr *err)
 {
-    if (!o->model && (o->print == PRINT_TOKENS || o->print == PRINT_PREDICTIONS || o->prepend_bos ||
-                      o->export_attention || o->probe))
-        return usage_err(err, "--print tokens, --print predictions, --prepend-bos, --probe and --export-attention "
-                              "need --model DIR|NAME%s%s", "", "");
+    if (!o->model && (o->print == PRINT_TOKENS || o->print == PRINT_PREDICTIONS ||
+                      o->print == PRINT_LOGIT_LENS || o->prepend_bos || o->export_attention || o->probe))
+        return usage_err(err, "--print tokens, --print predictions, --print logit-lens, --prepend-bos, "
+                              "--probe and --export-attention need --model DIR|NAME%s%s", "", "");
     if (o->probe && o->sentence)
         return usage_err(err, "--probe runs the model on random tokens, not on a text: leave the "
                               "sentence out%s%s", "", "");

@@ -432,8 +432,23 @@ void rt_project(const Rt *rt, float *out, int ldo, const float *A, int lda, cons
 
 /* ---- the forward ----------------------------------------------------------------- */
 
-int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks *hooks,
-               AttnErr *err)
+/* Where a forward copies one position's residual stream (the logit lens):
+ * row pos of rt->x after the embedding into rows, after layer l into
+ * rows + (l + 1)·C; only when pos is computed. */
+typedef struct Tap {
+    int pos;
+    float *rows;
+} Tap;
+
+static void tap_copy(const Rt *rt, const Tap *tap, int k, int start, int T)
+{
+    int C = rt->sh.hidden;
+    if (tap && tap->pos >= start && tap->pos < T)
+        memcpy(tap->rows + (size_t)k * C, rt_row(rt->x, C, tap->pos), (size_t)C * sizeof(float));
+}
+
+static int forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks *hooks,
+                   const Tap *tap, AttnErr *err)
 {
     const RtShape *s = &rt->sh;
     if (T < 0 || T > s->n_positions)
@@ -465,6 +480,7 @@ int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks 
 
     rt->hooks = hooks;
     rt->arch->embed(rt, w, ids, start, T);
+    tap_copy(rt, tap, 0, start, T);
     rope_angles(rt, start, T);
     for (int l = 0; l < s->n_layer; l++) {
         if (hooks && hooks->cancel && hooks->cancel(hooks->user)) {
@@ -475,6 +491,7 @@ int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks 
         if (start < T)
             rt->arch->layer(rt, w, l, start, T);
         rt->layer_done[l] = T;
+        tap_copy(rt, tap, l + 1, start, T);
         if (hooks && hooks->layer_done)
             hooks->layer_done(hooks->user, l);
     }
@@ -482,6 +499,12 @@ int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks 
     rt->hooks = NULL;
     scratch(rt, 0);
     return 0;
+}
+
+int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks *hooks,
+               AttnErr *err)
+{
+    return forward(rt, w, ids, T, hooks, NULL, err);
 }
 
 /* ---- maps, queries, keys ----------------------------------------------------------- */
@@ -722,5 +745,40 @@ int rt_top_k(Rt *rt, const void *w, int pos, int k, int *ids, float *probs, floa
     if (rc == 0)
         ops_top_k_of(logits, V, k, ids, probs);
     free(own);
+    return rc;
+}
+
+/* ---- the logit lens ---------------------------------------------------------------- */
+
+int rt_lens(Rt *rt, const void *w, const int *ids, int T, int pos, int k, int *top_ids,
+            float *probs, AttnErr *err)
+{
+    const RtShape *s = &rt->sh;
+    if (pos < 0 || pos >= T)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "position %d of %d tokens", pos + 1, T);
+    if (k < 0 || k > s->n_vocab)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "top %d of %d tokens", k, s->n_vocab);
+    size_t C = (size_t)s->hidden, L1 = (size_t)s->n_layer + 1;
+    float *rows = malloc(L1 * C * sizeof *rows);
+    float *logits = malloc((size_t)s->n_vocab * sizeof *logits);
+    int rc = 0;
+    if (!rows || !logits) {
+        rc = attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "the logit lens of %zu layers", L1);
+        goto cleanup;
+    }
+    /* pass 1: a full forward (a position of the reused prefix would not be
+     * computed, so not copied), pos's residual stream copied at each step */
+    rt_reset(rt);
+    Tap tap = {pos, rows};
+    if ((rc = forward(rt, w, ids, T, NULL, &tap, err)) < 0)
+        goto cleanup;
+    /* pass 2: each copy through the final norm, output layer and soft cap */
+    for (size_t l = 0; l < L1; l++) {
+        rt->arch->logits(rt, w, rows + l * C, logits);
+        ops_top_k_of(logits, s->n_vocab, k, top_ids + l * (size_t)k, probs + l * (size_t)k);
+    }
+cleanup:
+    free(rows);
+    free(logits);
     return rc;
 }

@@ -123,3 +123,9 @@ int lm_top_k(Lm *lm, int pos, int k, int *ids, float *probs, AttnErr *err)
 {
     return rt_top_k(lm->rt, lm->model->weights, pos, k, ids, probs, NULL, err);
 }
+
+int lm_logit_lens(Lm *lm, const int *ids, int T, int pos, int k, int *top_ids, float *probs,
+                  AttnErr *err)
+{
+    return rt_lens(lm->rt, lm->model->weights, ids, T, pos, k, top_ids, probs, err);
+}

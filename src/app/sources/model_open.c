@@ -483,6 +483,34 @@ int model_print_predictions(FILE *f, ModelOpened *g, int pos, AttnErr *err)
     return ferror(f) ? attn_err_set(err, ATTN_E_IO, "stdout", 0, "write failed") : 0;
 }
 
+/* --print logit-lens (model_source.h): layers 0 (the embeddings)
+ * to L, ranks 1 to 5, the token a JSON string as --print predictions has
+ * it; a full forward of the text of its own. */
+int model_print_logit_lens(FILE *f, ModelOpened *g, int pos, AttnErr *err)
+{
+    int L1 = g->lm.info.n_layer + 1, k = g->lm.info.n_vocab < LENS_TOP_K ? g->lm.info.n_vocab : LENS_TOP_K;
+    int *ids = malloc((size_t)L1 * k * sizeof *ids);
+    float *probs = malloc((size_t)L1 * k * sizeof *probs);
+    int rc = ids && probs ? lm_logit_lens(&g->lm, g->ids.id, g->ids.n, pos, k, ids, probs, err)
+                          : attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
+    if (rc == 0)
+        fputs("layer,rank,id,token,prob\n", f);
+    for (int l = 0; rc == 0 && l < L1; l++)
+        for (int r = 0; r < k; r++) {
+            int id = ids[l * k + r];
+            char *t = model_token_text(g->bpe, id, NULL, "");
+            fprintf(f, "%d,%d,%d,", l, r + 1, id);
+            io_json_string(f, t ? t : "");
+            fprintf(f, ",%.6g\n", (double)probs[l * k + r]);
+            free(t);
+        }
+    free(ids);
+    free(probs);
+    if (rc == 0 && ferror(f))
+        rc = attn_err_set(err, ATTN_E_IO, "stdout", 0, "write failed");
+    return rc;
+}
+
 int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *err)
 {
     ModelOpened *g;
@@ -547,9 +575,10 @@ int lmsrc_cli_write(void *opened, const Options *o, AttnErr *err)
         return bpe_print_tokens(stdout, g->bpe, g->ids.id, g->ids.n) < 0
                    ? attn_err_set(err, ATTN_E_IO, "stdout", 0, "write failed")
                    : 0;
-    if (o->print == PRINT_PREDICTIONS) {
+    if (o->print == PRINT_PREDICTIONS || o->print == PRINT_LOGIT_LENS) {
         int pos = o->query >= 0 ? o->query : g->ids.n - 1;
-        int rc = model_print_predictions(stdout, g, pos, err);
+        int rc = o->print == PRINT_PREDICTIONS ? model_print_predictions(stdout, g, pos, err)
+                                               : model_print_logit_lens(stdout, g, pos, err);
         if (rc < 0 || (!o->n_exports && !o->export_attention))
             return rc;
     }
@@ -564,7 +593,7 @@ int lmsrc_cli_write(void *opened, const Options *o, AttnErr *err)
     g->im->ids = g->ids.id; /* tokens the same when their ids are */
     g->im->text = g->text; /* the figures' title quotes it */
     Options rest = *o;
-    if (rest.print == PRINT_PREDICTIONS)
+    if (rest.print == PRINT_PREDICTIONS || rest.print == PRINT_LOGIT_LENS)
         rest.print = PRINT_NONE;
     return import_write(g->im, &rest, err);
 }
