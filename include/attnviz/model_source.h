@@ -15,7 +15,9 @@
 typedef struct ModelOpened {
     Lm lm;              /* the model: weights and the forward's state (key/value cache) */
     Bpe *bpe;           /* its tokenizer */
-    BpeIds ids;         /* the text's tokens (the bos token first with prepend_bos) */
+    BpeIds ids;         /* the text's tokens (the bos token first with prepend_bos),
+                           then those generated */
+    int n_given;        /* the text's tokens: those from here on were generated */
     char *text;
     Imported *im;       /* the maps of the text, picked; NULL before a compute */
     int prepend_bos;
@@ -36,6 +38,9 @@ int model_folder_check(const char *dir, AttnErr *err);
 /* The text's tokens and every map (into g->im, picked at layer 1, head 1).
  * An empty text and more tokens than n_positions are errors. */
 int model_compute_text(ModelOpened *g, const char *text, size_t len, AttnErr *err);
+/* The same for the tokens g->ids as they are (with generated ones: not
+ * the text tokenized again); g->text is the figures' title. */
+int model_compute_ids(ModelOpened *g, AttnErr *err);
 /* --print predictions: the 10 most likely next tokens after position pos,
  * a line each: id, a tab, the probability, a tab, the text as JSON. */
 int model_print_predictions(FILE *f, ModelOpened *g, int pos, AttnErr *err);
