@@ -9,6 +9,7 @@
 
 #include "attnviz/bpe.h"
 #include "attnviz/error.h"
+#include "attnviz/generate.h"
 #include "attnviz/import.h"
 #include "attnviz/lm.h"
 
@@ -44,6 +45,18 @@ int model_compute_ids(ModelOpened *g, AttnErr *err);
 /* --print predictions: the 10 most likely next tokens after position pos,
  * a line each: id, a tab, the probability, a tab, the text as JSON. */
 int model_print_predictions(FILE *f, ModelOpened *g, int pos, AttnErr *err);
+/* Generation (model_generate.c): n tokens after g->ids, each chosen from
+ * one incremental forward's last logits by s (r: the sampling's draws),
+ * appended to g->ids as chosen; it stops after the model's eos token and
+ * at n_positions (the caller says when T + n is too many). 0 or an error. */
+int model_generate(ModelOpened *g, int n, const GenSettings *s, Prng *r, AttnErr *err);
+/* The generated ids (those from g->n_given on) as the tokenizer's decoder
+ * joins them, special tokens kept (Hugging Face's decode): *out malloc'd,
+ * NUL-terminated. 0 or -ATTN_E_NOMEM. */
+int model_generated_text(const ModelOpened *g, char **out, size_t *len);
+/* g->text = text with the generated tokens' text after it. 0 or an error. */
+int model_generated_join(ModelOpened *g, const char *text, AttnErr *err);
+
 void model_opened_free(ModelOpened *g);
 
 #endif

@@ -5,7 +5,6 @@
 #define ATTNVIZ_MODEL_INTERNAL_H
 
 #include "attnviz/bpe.h"
-#include "attnviz/generate.h"
 #include "attnviz/model_source.h"
 #include "attnviz/import.h"
 #include "attnviz/options.h"
@@ -59,18 +58,6 @@ void model_summaries_layer(ModelSummaries *m, const Lm *lm, int layer);
  * when memory is short or nothing was made. */
 float *model_summaries_copy(const ModelSummaries *m, HeadScores **scores);
 void model_summaries_free(ModelSummaries *m);
-
-/* Generation (model_generate.c): n tokens after g->ids, each chosen from
- * one incremental forward's last logits by s (r: the sampling's draws),
- * appended to g->ids as chosen; it stops after the model's eos token and
- * at n_positions (the caller says when T + n is too many). 0 or an error. */
-int model_generate(ModelOpened *g, int n, const GenSettings *s, Prng *r, AttnErr *err);
-/* The generated ids (those from g->n_given on) as the tokenizer's decoder
- * joins them, special tokens kept (Hugging Face's decode): *out malloc'd,
- * NUL-terminated. 0 or -ATTN_E_NOMEM. */
-int model_generated_text(const ModelOpened *g, char **out, size_t *len);
-/* g->text = text with the generated tokens' text after it. 0 or an error. */
-int model_generated_join(ModelOpened *g, const char *text, AttnErr *err);
 
 int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *err);
 int lmsrc_cli_write(void *opened, const Options *o, AttnErr *err);
