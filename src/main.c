@@ -51,7 +51,7 @@ static int attention_path(Options *o, const char **path, AttnErr *err)
         return 0;
     static AttnSession sn;
     AttnPathKind kind = attn_path_kind(o->session);
-    int window = o->print == PRINT_NONE && !o->n_exports && !o->export_attention;
+    int window = !options_headless(o);
     if (kind == ATTN_PATH_SESSION && window) {
         /* the window opens it as Ctrl+O does: the model's text, the view, …
          * (a damaged session, or one whose file is gone, said here first) */
@@ -101,7 +101,7 @@ static int open_source(const Options *o, const SourceKind *k, const char *path, 
     int rc = o->probe && k->cli_probe ? k->cli_probe(o, path, &it, err) : k->cli_open(o, path, &it, err);
     if (rc < 0)
         return rc;
-    if (o->print == PRINT_NONE && o->n_exports == 0 && !o->export_attention) {
+    if (!options_headless(o)) {
         *opened = it;
         return 0;
     }

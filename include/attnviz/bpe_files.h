@@ -50,5 +50,8 @@ int bpe_load_dir(Bpe **out, const char *dir, AttnErr *err);
 /* `--print tokens`: a line per token, its id, a tab and its display text
  * (bpe_token_text) as a JSON string. 0 or -ATTN_E_IO. */
 int bpe_print_tokens(FILE *f, const Bpe *b, const int *ids, int n);
+/* The same, the tokens from n_given on generated: a tab and "g" after each
+ * of them (--generate). */
+int bpe_print_tokens_marked(FILE *f, const Bpe *b, const int *ids, int n, int n_given);
 
 #endif

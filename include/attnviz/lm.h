@@ -27,6 +27,7 @@ typedef struct LmInfo {
     int n_positions;        /* the most tokens */
     int n_vocab;            /* rows of the output layer */
     int bos_id;             /* the config's bos_token_id, -1: none */
+    int eos_id;             /* its eos_token_id (a list's first), -1: none */
     int scale_attn;         /* 1: scores / √d_head */
     int scale_by_layer;     /* 1: scores also / (layer + 1) */
     const char *embed_name; /* the input embedding's name in messages ("wte") */
@@ -71,6 +72,8 @@ int lm_layer_each(const Lm *lm, int layer, void (*fn)(void *user, int layer, int
  * the scaling); valid until the next forward. */
 const float *lm_query(const Lm *lm, int layer, int head, int i);
 const float *lm_key(const Lm *lm, int layer, int head, int j);
+/* The logits after position pos of the last forward (n_vocab floats). */
+int lm_logits(Lm *lm, int pos, float *logits, AttnErr *err);
 /* The k most likely next tokens after position pos, most likely first. */
 int lm_top_k(Lm *lm, int pos, int k, int *ids, float *probs, AttnErr *err);
 

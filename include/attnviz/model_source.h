@@ -9,13 +9,16 @@
 
 #include "attnviz/bpe.h"
 #include "attnviz/error.h"
+#include "attnviz/generate.h"
 #include "attnviz/import.h"
 #include "attnviz/lm.h"
 
 typedef struct ModelOpened {
     Lm lm;              /* the model: weights and the forward's state (key/value cache) */
     Bpe *bpe;           /* its tokenizer */
-    BpeIds ids;         /* the text's tokens (the bos token first with prepend_bos) */
+    BpeIds ids;         /* the text's tokens (the bos token first with prepend_bos),
+                           then those generated */
+    int n_given;        /* the text's tokens: those from here on were generated */
     char *text;
     Imported *im;       /* the maps of the text, picked; NULL before a compute */
     int prepend_bos;
@@ -36,6 +39,9 @@ int model_folder_check(const char *dir, AttnErr *err);
 /* The text's tokens and every map (into g->im, picked at layer 1, head 1).
  * An empty text and more tokens than n_positions are errors. */
 int model_compute_text(ModelOpened *g, const char *text, size_t len, AttnErr *err);
+/* The same for the tokens g->ids as they are (with generated ones: not
+ * the text tokenized again); g->text is the figures' title. */
+int model_compute_ids(ModelOpened *g, AttnErr *err);
 /* --print predictions: the 10 most likely next tokens after position pos,
  * a line each: id, a tab, the probability, a tab, the text as JSON. */
 int model_print_predictions(FILE *f, ModelOpened *g, int pos, AttnErr *err);
@@ -45,6 +51,18 @@ int model_print_predictions(FILE *f, ModelOpened *g, int pos, AttnErr *err);
  * a JSON string, the probability %.6g. */
 #define LENS_TOP_K 5
 int model_print_logit_lens(FILE *f, ModelOpened *g, int pos, AttnErr *err);
+/* Generation (model_generate.c): n tokens after g->ids, each chosen from
+ * one incremental forward's last logits by s (r: the sampling's draws),
+ * appended to g->ids as chosen; it stops after the model's eos token and
+ * at n_positions (the caller says when T + n is too many). 0 or an error. */
+int model_generate(ModelOpened *g, int n, const GenSettings *s, Prng *r, AttnErr *err);
+/* The generated ids (those from g->n_given on) as the tokenizer's decoder
+ * joins them, special tokens kept (Hugging Face's decode): *out malloc'd,
+ * NUL-terminated. 0 or -ATTN_E_NOMEM. */
+int model_generated_text(const ModelOpened *g, char **out, size_t *len);
+/* g->text = text with the generated tokens' text after it. 0 or an error. */
+int model_generated_join(ModelOpened *g, const char *text, AttnErr *err);
+
 void model_opened_free(ModelOpened *g);
 
 #endif

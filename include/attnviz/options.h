@@ -85,6 +85,15 @@ typedef struct Options {
     const char *model;
     int prepend_bos;            /* --prepend-bos: the config's bos token first */
     const char *export_attention; /* --export-attention F.npy|F.npz|F.safetensors */
+    /* generation (issue 37): --generate N tokens after the text, greedy, or
+     * --sample: tau from --temperature (cfg.temperature when temp_set, else
+     * 1), --top-k K (0: all), the draws from --seed (0 when absent) */
+    int generate_set;
+    int generate;               /* N (a number past any model's positions: 1 << 30) */
+    const char *generate_arg;   /* N as given, for messages */
+    int sample;
+    int top_k;
+    int top_k_set;
     /* a session of a model or an attention file for the window (main.c:
      * SESSION.json or --session): opened as Ctrl+O opens it, then the
      * flags given (--layer, --head, --query, --theme …) applied over it */
@@ -95,6 +104,8 @@ typedef struct Options {
 /* Returns 0, or -ATTN_E_PARSE for a usage error (exit 2) or -ATTN_E_RANGE
  * for a bad value (exit 1); err->msg says which. */
 int options_parse(Options *o, int argc, char **argv, AttnErr *err);
+/* 1 when the command line prints or writes something (no window). */
+int options_headless(const Options *o);
 void options_free(Options *o);
 extern const char options_usage[];
 

@@ -40,6 +40,14 @@ const char options_usage[] =
     "                           Face folder, or a name in its cache (gpt2, distilgpt2,\n"
     "                           openai-community/gpt2-medium); the text: the sentence\n"
     "      --prepend-bos        the model's first token: its bos token\n"
+    "      --generate N         continue the text by N tokens (greedy: the most\n"
+    "                           likely each time), print the continuation; with\n"
+    "                           --print or --export: the text with it\n"
+    "      --sample             generate by sampling: softmax(logits / tau) of the\n"
+    "                           --top-k K most likely (default 0: all), tau from\n"
+    "                           --temperature (default 1), the draws from --seed\n"
+    "                           (default 0): the same tokens on every machine\n"
+    "      --top-k K            sample from the K most likely tokens (0: all)\n"
     "      --probe induction[:N]  run the model on its bos token, N random tokens\n"
     "                           (default 25; from --seed) and the same N again, not\n"
     "                           on a text: induction heads show in --print head-scores\n"
@@ -48,12 +56,14 @@ const char options_usage[] =
     "  -m, --mode basic|learned basic: Q = K = V = X; learned (default): X·Wq ...\n"
     "  -H, --heads N            number of heads (must divide d; default 1)\n"
     "      --seed N             a sentence: Xavier-uniform random weights from seed N;\n"
-    "                           a model with --probe: the probe's random tokens\n"
+    "                           a model with --probe: the probe's random tokens;\n"
+    "                           with --sample: the draws\n"
     "      --score dot|cosine|additive  q.k (default), cos(q, k), or v.tanh(q + k)\n"
     "      --causal             mask keys after the query (self-attention only)\n"
     "      --no-scale           do not divide scores by sqrt(dk) (dot only)\n"
     "      --posenc             add sinusoidal positional encoding\n"
-    "  -t, --temperature X      softmax temperature tau > 0 (default 1)\n"
+    "  -t, --temperature X      softmax temperature tau > 0 (default 1); a model\n"
+    "                           with --sample: the sampling temperature\n"
     "Teach (gradient descent learns Wq and Wk to give a target pattern):\n"
     "      --teach TARGET       a CSV file (the --print csv format) or a preset:\n"
     "                           self, previous, next, first (for --head I|avg)\n"
@@ -102,7 +112,8 @@ enum {
     O_EXPORT, O_EXPORTDIR, O_VIEW, O_SCALE, O_QUERY, O_CMAP, O_THEME,
     O_ALLLINES, O_SESSION, O_FRESH, O_FONT, O_MATRIX, O_ATTN, O_TOKENS, O_KTOKENS,
     O_LAYER, O_ROLLOUT, O_DROP, O_KEYS, O_SCORE, O_TEACH, O_STEPS, O_LR, O_OPTIMIZER,
-    O_TRAIN, O_CSCALE, O_MODEL, O_BOS, O_EXPATTN, O_HSCORE, O_PROBE
+    O_TRAIN, O_CSCALE, O_MODEL, O_BOS, O_EXPATTN, O_HSCORE, O_PROBE,
+    O_GENERATE, O_SAMPLE, O_TOPK
 };
 
 static const struct option longopts[] = {
@@ -151,6 +162,9 @@ static const struct option longopts[] = {
     {"prepend-bos", no_argument, 0, O_BOS},
     {"export-attention", required_argument, 0, O_EXPATTN},
     {"head-score", required_argument, 0, O_HSCORE},
+    {"generate", required_argument, 0, O_GENERATE},
+    {"sample", no_argument, 0, O_SAMPLE},
+    {"top-k", required_argument, 0, O_TOPK},
     {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},
     {0, 0, 0, 0},
@@ -231,6 +245,20 @@ static int parse_seed(Options *o, const char *a, AttnErr *err)
         return usage_err(err, "--seed needs a number from 0 to 2^53, got '%s'%s", a, "");
     o->has_seed = 1;
     o->seed = s;
+    return 0;
+}
+
+/* --generate N, --top-k K: a whole number, 0 or more (else a usage error);
+ * one too large for an int is 1 << 30, more than any model takes (N: the
+ * positions' check names the limit; K: all tokens). */
+static int parse_count(const char *a, const char *opt, int *out, AttnErr *err)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(a, &end, 10);
+    if (*a < '0' || *a > '9' || *end)
+        return usage_err(err, "%s needs a whole number, 0 or more, got '%s'", opt, a);
+    *out = errno == ERANGE || v > (1 << 30) ? 1 << 30 : (int)v;
     return 0;
 }
 
@@ -446,6 +474,14 @@ static int parse_option(Options *o, int c, const char *a, int argc, char **argv,
     case O_TEACH: case O_STEPS: case O_LR: case O_OPTIMIZER: case O_TRAIN:
         return parse_teach(o, c, a, err);
     case O_SEED: return parse_seed(o, a, err);
+    case O_GENERATE:
+        o->generate_set = 1;
+        o->generate_arg = a;
+        return parse_count(a, "--generate", &o->generate, err);
+    case O_SAMPLE: o->sample = 1; break;
+    case O_TOPK:
+        o->top_k_set = 1;
+        return parse_count(a, "--top-k", &o->top_k, err);
     case O_PROBE: return parse_probe(o, a, err);
     case 't': return parse_temperature(o, a, err);
     case O_CAUSAL: o->cfg.causal = 1; o->causal_set = 1; break;
@@ -541,6 +577,24 @@ static int check_model(const Options *o, AttnErr *err)
     return 0;
 }
 
+/* Generation's options: --generate needs a model and a text; --sample,
+ * --top-k, and with --generate a temperature or seed, say how it samples. */
+static int check_generate(const Options *o, AttnErr *err)
+{
+    if (o->generate_set && !o->model)
+        return usage_err(err, "--generate continues a language model's text: it needs --model DIR|NAME%s%s", "", "");
+    if (o->generate_set && o->probe)
+        return usage_err(err, "--generate continues a text, --probe runs on random tokens: not both%s%s", "", "");
+    if (o->sample && !o->generate_set)
+        return usage_err(err, "--sample says how --generate N picks its tokens: it needs --generate N%s%s", "", "");
+    if (o->top_k_set && !o->sample)
+        return usage_err(err, "--top-k samples: it needs --generate N --sample%s%s", "", "");
+    if (o->generate_set && !o->sample && (o->temp_set || o->has_seed))
+        return usage_err(err, "--generate without --sample is greedy: %s needs --sample%s",
+                         o->temp_set ? "--temperature" : "--seed", "");
+    return 0;
+}
+
 /* Teach mode's options need --teach; v trains only with the additive score;
  * an attention file has nothing to teach. */
 static int check_teach(const Options *o, AttnErr *err)
@@ -593,7 +647,14 @@ int options_parse(Options *o, int argc, char **argv, AttnErr *err)
         return rc;
     if ((rc = check_model(o, err)) < 0)
         return rc;
+    if ((rc = check_generate(o, err)) < 0)
+        return rc;
     return check_attention(o, err);
+}
+
+int options_headless(const Options *o)
+{
+    return o->print != PRINT_NONE || o->n_exports > 0 || o->export_attention || o->generate_set;
 }
 
 void options_free(Options *o)

@@ -419,7 +419,8 @@ static int shape_error(const void *cfg, const char *tensor, const char *want, co
 
 static void facts(const void *cfg, ArchFacts *f)
 {
-    *f = (ArchFacts){((const GemmaConfig *)cfg)->bos_id, 1, 0};
+    const GemmaConfig *c = cfg;
+    *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id};
 }
 
 /* gemma2 and gemma3_text: model.*; a gemma3 folder: language_model.model.*

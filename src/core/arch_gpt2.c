@@ -210,7 +210,7 @@ static int shape_error(const void *cfg, const char *tensor, const char *want, co
 static void facts(const void *cfg, ArchFacts *f)
 {
     const Gpt2Config *c = cfg;
-    *f = (ArchFacts){c->bos_id, c->scale_attn_weights, c->scale_by_inverse_layer_idx};
+    *f = (ArchFacts){c->bos_id, c->scale_attn_weights, c->scale_by_inverse_layer_idx, c->eos_id};
 }
 
 static const char *const prefixes[] = {"transformer.", "", NULL};

@@ -373,7 +373,8 @@ static int shape_error(const void *cfg, const char *tensor, const char *want, co
 
 static void facts(const void *cfg, ArchFacts *f)
 {
-    *f = (ArchFacts){((const NeoxConfig *)cfg)->bos_id, 1, 0};
+    const NeoxConfig *c = cfg;
+    *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id};
 }
 
 static const char *const prefixes[] = {"gpt_neox.", "", NULL};

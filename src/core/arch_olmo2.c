@@ -356,7 +356,8 @@ static int shape_error(const void *cfg, const char *tensor, const char *want, co
 
 static void facts(const void *cfg, ArchFacts *f)
 {
-    *f = (ArchFacts){((const Olmo2Config *)cfg)->bos_id, 1, 0};
+    const Olmo2Config *c = cfg;
+    *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id};
 }
 
 #define FOLDER_FILES "config.json, model.safetensors, tokenizer.json"

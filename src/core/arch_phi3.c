@@ -60,7 +60,7 @@ typedef struct Phi3Config {
     double short_f[PHI3_MAX_FACTORS], long_f[PHI3_MAX_FACTORS];
     int tied;           /* tie_word_embeddings */
     int sliding_window; /* 0: none; else on every layer: keys j ≤ i − window masked */
-    int bos_id;         /* -1: none */
+    int bos_id, eos_id; /* -1: none */
 } Phi3Config;
 
 typedef struct Phi3Layer {
@@ -256,6 +256,7 @@ static int rest_read(void *cfg, const char *file, AttnErr *err)
     (void)file, (void)err;
     Phi3Config *c = cfg;
     c->bos_id = c->bos_id < c->n_vocab ? c->bos_id : -1;
+    c->eos_id = c->eos_id < c->n_vocab ? c->eos_id : -1;
     return 0;
 }
 
@@ -306,6 +307,7 @@ static const ArchField fields[] = {
     {"tie_word_embeddings", AF_BOOL, AT(tied), .dflt = 0},
     INT("sliding_window", sliding_window, AF_NULL, 0, 1073741824),
     {"bos_token_id", AF_ID, AT(bos_id), AF_LIST, .dflt = 1},
+    {"eos_token_id", AF_ID, AT(eos_id), AF_LIST, .dflt = 32000}, /* Phi3Config's <|endoftext|> */
     ARCH_STEP(rest_read),
 };
 
@@ -362,7 +364,8 @@ static int shape_error(const void *cfg, const char *tensor, const char *want, co
 
 static void facts(const void *cfg, ArchFacts *f)
 {
-    *f = (ArchFacts){((const Phi3Config *)cfg)->bos_id, 1, 0};
+    const Phi3Config *c = cfg;
+    *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id};
 }
 
 #define FOLDER_FILES "config.json, model.safetensors, tokenizer.json"

@@ -798,6 +798,11 @@ int bpe_load_dir(Bpe **out, const char *dir, AttnErr *err)
 
 int bpe_print_tokens(FILE *f, const Bpe *b, const int *ids, int n)
 {
+    return bpe_print_tokens_marked(f, b, ids, n, n);
+}
+
+int bpe_print_tokens_marked(FILE *f, const Bpe *b, const int *ids, int n, int n_given)
+{
     char small[256];
     for (int i = 0; i < n; i++) {
         size_t need = bpe_token_text(b, ids[i], NULL, small, sizeof small);
@@ -808,7 +813,7 @@ int bpe_print_tokens(FILE *f, const Bpe *b, const int *ids, int n)
             bpe_token_text(b, ids[i], NULL, text, need + 1);
         fprintf(f, "%d\t", ids[i]);
         io_json_string(f, text);
-        fputc('\n', f);
+        fputs(i >= n_given ? "\tg\n" : "\n", f);
         if (text != small)
             free(text);
     }

@@ -71,14 +71,14 @@ int lm_open(Lm *lm, const char *dir, AttnErr *err)
         memset(lm, 0, sizeof *lm);
         return rc;
     }
-    ArchFacts f;
+    ArchFacts f = {-1, 1, 0, -1};
     a->facts(lm->model->cfg, &f);
     const RtShape *s = &lm->rt->sh;
     lm->arch = a;
     lm->info = (LmInfo){.arch = lm->model->model_type, .n_layer = s->n_layer,
                         .n_head = s->n_head, .n_kv_head = s->n_kv_head, .d_head = s->d_head,
                         .n_positions = s->n_positions, .n_vocab = s->n_vocab,
-                        .bos_id = f.bos_id, .scale_attn = f.scale_attn,
+                        .bos_id = f.bos_id, .eos_id = f.eos_id, .scale_attn = f.scale_attn,
                         .scale_by_layer = f.scale_by_layer, .embed_name = a->embed_name};
     return 0;
 }
@@ -117,6 +117,11 @@ const float *lm_query(const Lm *lm, int layer, int head, int i)
 const float *lm_key(const Lm *lm, int layer, int head, int j)
 {
     return rt_key(lm->rt, layer, head, j);
+}
+
+int lm_logits(Lm *lm, int pos, float *logits, AttnErr *err)
+{
+    return rt_logits(lm->rt, lm->model->weights, pos, logits, err);
 }
 
 int lm_top_k(Lm *lm, int pos, int k, int *ids, float *probs, AttnErr *err)

@@ -408,17 +408,12 @@ static void compute_layer(void *user, int layer)
     model_summaries_layer(&h->sum, h->lm, layer);
 }
 
-int model_compute_text(ModelOpened *g, const char *text, size_t len, AttnErr *err)
+/* g->ids checked for a forward: some tokens (else what the vocabulary
+ * lacks of text, len bytes), at most n_positions, each a row of the
+ * embedding. */
+static int check_ids(ModelOpened *g, const char *text, size_t len, AttnErr *err)
 {
-    free(g->text);
-    g->text = malloc(len + 1);
-    if (!g->text)
-        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
-    memcpy(g->text, text, len);
-    g->text[len] = '\0';
-    if (model_encode(g, text, len, &g->ids) < 0)
-        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
-    int T = g->ids.n, L = g->lm.info.n_layer, H = g->lm.info.n_head;
+    int T = g->ids.n;
     char left[600];
     if (T == 0 && model_left_out(g, text, len, &g->ids, left, sizeof left) > 0)
         return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "no tokens, no maps: the vocabulary has no token for %s",
@@ -432,12 +427,44 @@ int model_compute_text(ModelOpened *g, const char *text, size_t len, AttnErr *er
         if (g->ids.id[i] >= g->lm.info.n_vocab)
             return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "token id %d is not a row of %s (%d rows)",
                                 g->ids.id[i], g->lm.info.embed_name, g->lm.info.n_vocab);
+    return 0;
+}
+
+/* g->text = text (len bytes) and g->ids its tokens. */
+static int set_text(ModelOpened *g, const char *text, size_t len, AttnErr *err)
+{
+    free(g->text);
+    g->text = malloc(len + 1);
+    if (!g->text)
+        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
+    memcpy(g->text, text, len);
+    g->text[len] = '\0';
+    if (model_encode(g, text, len, &g->ids) < 0)
+        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
+    g->n_given = g->ids.n;
+    return 0;
+}
+
+int model_compute_text(ModelOpened *g, const char *text, size_t len, AttnErr *err)
+{
+    int rc = set_text(g, text, len, err);
+    if (rc == 0)
+        rc = check_ids(g, text, len, err);
+    return rc < 0 ? rc : model_compute_ids(g, err);
+}
+
+int model_compute_ids(ModelOpened *g, AttnErr *err)
+{
+    int T = g->ids.n, L = g->lm.info.n_layer, H = g->lm.info.n_head;
+    int rc = check_ids(g, g->text, strlen(g->text), err);
+    if (rc < 0)
+        return rc;
     /* for the window, every map's thumbnail and scores as the forward goes */
     ComputeHook hook = {{0}, &g->lm};
     LmHooks hooks = {NULL, compute_layer, &hook, NULL};
     if (g->for_window)
         model_summaries_init(&hook.sum, &g->lm.info, g->ids.id, T);
-    int rc = lm_forward(&g->lm, g->ids.id, T, hook.sum.thumbs ? &hooks : NULL, err);
+    rc = lm_forward(&g->lm, g->ids.id, T, hook.sum.thumbs ? &hooks : NULL, err);
     RtMaps *maps = rc == 0 ? lm_maps_take(&g->lm) : NULL;
     if (rc == 0 && !maps)
         rc = attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
@@ -511,6 +538,33 @@ int model_print_logit_lens(FILE *f, ModelOpened *g, int pos, AttnErr *err)
     return rc;
 }
 
+/* --generate N: text's tokens continued by N (greedy or sampled as the
+ * flags say); T + N may be the model's positions, not more. The maps of
+ * the whole are computed when a --print or --export needs them (not for
+ * the continuation alone or its tokens). */
+static int cli_generate(ModelOpened *g, const Options *o, const char *text, AttnErr *err)
+{
+    int rc = set_text(g, text, strlen(text), err);
+    if (rc == 0)
+        rc = check_ids(g, text, strlen(text), err);
+    if (rc < 0)
+        return rc;
+    int T = g->ids.n, P = g->lm.info.n_positions;
+    if (o->generate > P - T)
+        return attn_err_set(err, ATTN_E_RANGE, g->path, 0,
+                            "--generate %s: the text's %d tokens and %s more are more than %s's %d positions "
+                            "(n_positions): at most --generate %d", o->generate_arg, T, o->generate_arg, g->name, P,
+                            P - T);
+    GenSettings s = {o->sample, o->sample && o->temp_set ? o->cfg.temperature : 1.0, o->top_k};
+    Prng r;
+    prng_seed(&r, o->has_seed ? o->seed : 0);
+    if ((rc = model_generate(g, o->generate, &s, &r, err)) < 0 || (rc = model_generated_join(g, text, err)) < 0)
+        return rc;
+    if (o->print == PRINT_TOKENS || !(o->print != PRINT_NONE || o->n_exports || o->export_attention))
+        return 0;
+    return model_compute_ids(g, err);
+}
+
 int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *err)
 {
     ModelOpened *g;
@@ -519,7 +573,7 @@ int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *e
     if (rc < 0)
         return rc;
     const char *text = o->sentence ? o->sentence : "";
-    int window = o->print == PRINT_NONE && !o->n_exports && !o->export_attention;
+    int window = !options_headless(o);
     g->for_window = window;
     char *made = NULL;
     if (window && !o->sentence) { /* the window opens on the default sentence, or on the */
@@ -535,18 +589,22 @@ int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *e
         }
         bpe_ids_free(&ids);
     }
-    if (o->print == PRINT_TOKENS) { /* tokens alone: any length, an empty text prints nothing */
+    if (o->generate_set) {
+        rc = cli_generate(g, o, text, err);
+    } else if (o->print == PRINT_TOKENS) { /* tokens alone: any length, an empty text prints nothing */
         free(g->text);
         g->text = strdup(text);
         if (!g->text || model_encode(g, text, strlen(text), &g->ids) < 0)
             rc = attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+        g->n_given = g->ids.n;
     } else {
         rc = model_compute_text(g, text, strlen(text), err);
     }
-    free(made);
     char left[1000];
-    if (rc == 0 && model_left_out_say(g, g->text, strlen(g->text), &g->ids, left, sizeof left) > 0)
+    BpeIds given = {g->ids.id, g->n_given, g->ids.cap}; /* the text's, not those generated */
+    if (rc == 0 && model_left_out_say(g, text, strlen(text), &given, left, sizeof left) > 0)
         fprintf(stderr, "attnviz: warning: %s\n", left);
+    free(made);
     if (rc == 0 && g->im) {
         int T = g->im->f.Tq;
         if (o->query >= T)
@@ -568,13 +626,29 @@ static int export_map(void *user, int l, int h, float *out)
     return attn_file_map(user, ATTN_PICK_HEAD, l, h, out);
 }
 
+/* --generate alone: the continuation as the tokenizer's decoder joins it,
+ * then a newline. */
+static int print_continuation(const ModelOpened *g, AttnErr *err)
+{
+    char *t = NULL;
+    size_t n = 0;
+    if (model_generated_text(g, &t, &n) < 0)
+        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
+    fwrite(t, 1, n, stdout);
+    fputc('\n', stdout);
+    free(t);
+    return ferror(stdout) ? attn_err_set(err, ATTN_E_IO, "stdout", 0, "write failed") : 0;
+}
+
 int lmsrc_cli_write(void *opened, const Options *o, AttnErr *err)
 {
     ModelOpened *g = opened;
-    if (o->print == PRINT_TOKENS)
-        return bpe_print_tokens(stdout, g->bpe, g->ids.id, g->ids.n) < 0
+    if (o->print == PRINT_TOKENS) /* generated ones marked g */
+        return bpe_print_tokens_marked(stdout, g->bpe, g->ids.id, g->ids.n, o->generate_set ? g->n_given : g->ids.n) < 0
                    ? attn_err_set(err, ATTN_E_IO, "stdout", 0, "write failed")
                    : 0;
+    if (o->generate_set && o->print == PRINT_NONE && !o->n_exports && !o->export_attention)
+        return print_continuation(g, err);
     if (o->print == PRINT_PREDICTIONS || o->print == PRINT_LOGIT_LENS) {
         int pos = o->query >= 0 ? o->query : g->ids.n - 1;
         int rc = o->print == PRINT_PREDICTIONS ? model_print_predictions(stdout, g, pos, err)
