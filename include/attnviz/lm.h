@@ -84,6 +84,15 @@ int lm_top_k(Lm *lm, int pos, int k, int *ids, float *probs, AttnErr *err);
 int lm_logit_lens(Lm *lm, const int *ids, int T, int pos, int k, int *top_ids, float *probs,
                   AttnErr *err);
 
+/* Head ablation (runtime.h's rt_ablate): head's output in layer (both
+ * 0-based) zeroed, or replaced by its mean over the text's positions when
+ * lm_ablate_mode(lm, 1), in every later forward, the predictions, the
+ * logit lens and generation; the next forward computes every position.
+ * 0, or -ATTN_E_RANGE naming the 1-based layer or head that does not exist. */
+int lm_ablate(Lm *lm, int layer, int head, int on, AttnErr *err);
+void lm_ablate_mode(Lm *lm, int mean);
+int lm_is_ablated(const Lm *lm, int layer, int head);
+
 /* The model_types the program computes, for messages: "gpt2, llama, ...". */
 const char *lm_known_types(void);
 

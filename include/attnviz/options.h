@@ -94,6 +94,13 @@ typedef struct Options {
     int sample;
     int top_k;
     int top_k_set;
+    /* head ablation (issue 37): --ablate L.H[,L.H…], 0-based here (the
+     * flag's are 1-based), zeroed or with --ablate-mean replaced by their
+     * mean over the text's positions; checked against the model when it opens */
+#define OPT_MAX_ABLATE 256
+    int n_ablate;
+    int ablate_layer[OPT_MAX_ABLATE], ablate_head[OPT_MAX_ABLATE];
+    int ablate_mean;
     /* a session of a model or an attention file for the window (main.c:
      * SESSION.json or --session): opened as Ctrl+O opens it, then the
      * flags given (--layer, --head, --query, --theme …) applied over it */

@@ -130,6 +130,9 @@ struct Rt {
     const ForwardHooks *hooks; /* the running forward's (its rows go to hooks->row) */
     float *zero;        /* zeros: the bias of a product without one */
     float *xf;          /* C: scratch of the logits */
+    unsigned char *ablated; /* L × H: 1 where rt_attend replaces the head's z */
+    int n_ablated;      /* heads set in ablated */
+    int ablate_mean;    /* 1: an ablated head's z is its mean over the T positions; 0: zeros */
 };
 
 /* A state for arch and cfg (checked, copied), holding no tokens: 0, the
@@ -139,6 +142,18 @@ int rt_create(Rt **out, const RtArch *arch, const void *cfg, AttnErr *err);
 void rt_destroy(Rt *rt); /* NULL is fine */
 /* Forget the computed tokens (the next forward computes all). */
 void rt_reset(Rt *rt);
+
+/* Head ablation: rt_attend replaces head's context z in layer (before the
+ * layer's output projection reads it) by zeros, or with rt_ablate_mean on
+ * by that head's mean z over the T positions of the text. A changed set or
+ * mode forgets the computed tokens (rt_reset). A mean depends on every
+ * position, so with mean ablation each forward computes all positions (as
+ * a bidirectional model's); zeros keep the prefix reuse. The head's own
+ * layer's maps are unchanged; later layers' differ. 0, or -1 when layer or
+ * head is out of range. */
+int rt_ablate(Rt *rt, int layer, int head, int on);
+void rt_ablate_mean(Rt *rt, int on);
+int rt_is_ablated(const Rt *rt, int layer, int head);
 
 /* The forward of ids[0..T) on w: 0; -ATTN_E_CANCELLED when hooks->cancel
  * said so (rt->T = T, rt->n_done what is valid: the next forward computes

@@ -48,6 +48,12 @@ const char options_usage[] =
     "                           --temperature (default 1), the draws from --seed\n"
     "                           (default 0): the same tokens on every machine\n"
     "      --top-k K            sample from the K most likely tokens (0: all)\n"
+    "      --ablate L.H[,L.H...]  switch heads off (1-based layer.head): their\n"
+    "                           output, before the output projection, zeroed for\n"
+    "                           the predictions, later layers' maps, the logit\n"
+    "                           lens, generation and the exports\n"
+    "      --ablate-mean        replace the ablated heads' outputs by their mean\n"
+    "                           over the text's positions instead of zeros\n"
     "      --probe induction[:N]  run the model on its bos token, N random tokens\n"
     "                           (default 25; from --seed) and the same N again, not\n"
     "                           on a text: induction heads show in --print head-scores\n"
@@ -113,7 +119,7 @@ enum {
     O_ALLLINES, O_SESSION, O_FRESH, O_FONT, O_MATRIX, O_ATTN, O_TOKENS, O_KTOKENS,
     O_LAYER, O_ROLLOUT, O_DROP, O_KEYS, O_SCORE, O_TEACH, O_STEPS, O_LR, O_OPTIMIZER,
     O_TRAIN, O_CSCALE, O_MODEL, O_BOS, O_EXPATTN, O_HSCORE, O_PROBE,
-    O_GENERATE, O_SAMPLE, O_TOPK
+    O_GENERATE, O_SAMPLE, O_TOPK, O_ABLATE, O_ABLMEAN
 };
 
 static const struct option longopts[] = {
@@ -164,6 +170,8 @@ static const struct option longopts[] = {
     {"head-score", required_argument, 0, O_HSCORE},
     {"generate", required_argument, 0, O_GENERATE},
     {"sample", no_argument, 0, O_SAMPLE},
+    {"ablate", required_argument, 0, O_ABLATE},
+    {"ablate-mean", no_argument, 0, O_ABLMEAN},
     {"top-k", required_argument, 0, O_TOPK},
     {"help", no_argument, 0, 'h'},
     {"version", no_argument, 0, 'V'},
@@ -259,6 +267,34 @@ static int parse_count(const char *a, const char *opt, int *out, AttnErr *err)
     if (*a < '0' || *a > '9' || *end)
         return usage_err(err, "%s needs a whole number, 0 or more, got '%s'", opt, a);
     *out = errno == ERANGE || v > (1 << 30) ? 1 << 30 : (int)v;
+    return 0;
+}
+
+/* --ablate L.H[,L.H…]: 1-based positive layer and head numbers, stored
+ * 0-based (whether the model has them is checked when it opens); a
+ * malformed list is a usage error. Repeated flags add to the list. */
+static int parse_ablate(Options *o, const char *a, AttnErr *err)
+{
+    const char *p = a;
+    do {
+        char *end;
+        long v[2];
+        for (int k = 0; k < 2; k++) {
+            errno = 0;
+            v[k] = *p >= '0' && *p <= '9' ? strtol(p, &end, 10) : -1;
+            if (v[k] < 1 || errno == ERANGE || v[k] > 1000000 || (k == 0 && *end != '.') ||
+                (k == 1 && *end && *end != ','))
+                return usage_err(err, "--ablate needs layer.head pairs, 1-based, separated by "
+                                      "commas (--ablate 1.2,2.1), got '%s'%s", a, "");
+            p = end + 1;
+        }
+        if (o->n_ablate == OPT_MAX_ABLATE)
+            return usage_err(err, "--ablate %s: at most 256 heads%s", a, "");
+        o->ablate_layer[o->n_ablate] = (int)v[0] - 1;
+        o->ablate_head[o->n_ablate++] = (int)v[1] - 1;
+        if (!*end)
+            break;
+    } while (1);
     return 0;
 }
 
@@ -479,6 +515,8 @@ static int parse_option(Options *o, int c, const char *a, int argc, char **argv,
         o->generate_arg = a;
         return parse_count(a, "--generate", &o->generate, err);
     case O_SAMPLE: o->sample = 1; break;
+    case O_ABLATE: return parse_ablate(o, a, err);
+    case O_ABLMEAN: o->ablate_mean = 1; break;
     case O_TOPK:
         o->top_k_set = 1;
         return parse_count(a, "--top-k", &o->top_k, err);
@@ -585,6 +623,10 @@ static int check_generate(const Options *o, AttnErr *err)
         return usage_err(err, "--generate continues a language model's text: it needs --model DIR|NAME%s%s", "", "");
     if (o->generate_set && o->probe)
         return usage_err(err, "--generate continues a text, --probe runs on random tokens: not both%s%s", "", "");
+    if (o->n_ablate && !o->model)
+        return usage_err(err, "--ablate switches off a language model's heads: it needs --model DIR|NAME%s%s", "", "");
+    if (o->ablate_mean && !o->n_ablate)
+        return usage_err(err, "--ablate-mean says how --ablate L.H switches heads off: it needs --ablate%s%s", "", "");
     if (o->sample && !o->generate_set)
         return usage_err(err, "--sample says how --generate N picks its tokens: it needs --generate N%s%s", "", "");
     if (o->top_k_set && !o->sample)

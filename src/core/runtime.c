@@ -155,6 +155,7 @@ int rt_create(Rt **out, const RtArch *arch, const void *cfg, AttnErr *err)
         !(rt->attn = calloc((size_t)s->n_layer, sizeof *rt->attn)) ||
         !(rt->xf = malloc((size_t)s->hidden * sizeof *rt->xf)) ||
         !(rt->zero = calloc(zeros, sizeof *rt->zero)) ||
+        !(rt->ablated = calloc((size_t)s->n_layer * s->n_head, 1)) ||
         !(rt->inv_freq[0] = malloc((size_t)(s->d_head / 2 + 1) * sizeof(double))) ||
         !(rt->inv_freq[1] = malloc((size_t)(s->d_head / 2 + 1) * sizeof(double)))) {
         rt_destroy(rt);
@@ -188,6 +189,7 @@ void rt_destroy(Rt *rt)
     }
     free(rt->zero);
     free(rt->xf);
+    free(rt->ablated);
     free(rt);
 }
 
@@ -407,6 +409,54 @@ static void attn_head(const void *arg, int h)
     }
 }
 
+int rt_ablate(Rt *rt, int layer, int head, int on)
+{
+    if (layer < 0 || layer >= rt->sh.n_layer || head < 0 || head >= rt->sh.n_head)
+        return -1;
+    unsigned char *c = &rt->ablated[(size_t)layer * rt->sh.n_head + head];
+    if (*c != (on != 0)) {
+        *c = on != 0;
+        rt->n_ablated += on ? 1 : -1;
+        rt_reset(rt); /* every position from this layer on changes */
+    }
+    return 0;
+}
+
+void rt_ablate_mean(Rt *rt, int on)
+{
+    if (rt->ablate_mean != (on != 0)) {
+        rt->ablate_mean = on != 0;
+        if (rt->n_ablated)
+            rt_reset(rt);
+    }
+}
+
+int rt_is_ablated(const Rt *rt, int layer, int head)
+{
+    return layer >= 0 && layer < rt->sh.n_layer && head >= 0 && head < rt->sh.n_head &&
+           rt->ablated[(size_t)layer * rt->sh.n_head + head];
+}
+
+/* Layer l's ablated heads' context rows [start, T) of rt->z: zeros, or the
+ * head's mean over all T rows (summed in double; the forward computed rows
+ * [0, T) when the mode is mean, start is then 0). */
+static void ablate_heads(Rt *rt, int l, int start, int T)
+{
+    int dh = rt->sh.d_head, H = rt->sh.n_head;
+    for (int h = 0; h < H; h++) {
+        if (!rt->ablated[(size_t)l * H + h])
+            continue;
+        for (int d = 0; d < dh; d++) {
+            double sum = 0;
+            for (int i = 0; rt->ablate_mean && i < T; i++)
+                sum += rt_row(rt->z, rt->qdim, i)[h * dh + d];
+            float v = rt->ablate_mean ? (float)(sum / T) : 0.0f;
+            for (int i = start; i < T; i++)
+                rt_row(rt->z, rt->qdim, i)[h * dh + d] = v;
+        }
+    }
+}
+
 void rt_attend(Rt *rt, int l, int start, int T, const RtAttn *a)
 {
     int dh = rt->sh.d_head, KV = rt->sh.n_kv_head, n = T - start;
@@ -419,6 +469,8 @@ void rt_attend(Rt *rt, int l, int start, int T, const RtAttn *a)
     }
     AttnJob aj = {rt, l, start, T};
     ops_share(attn_head, &aj, rt->sh.n_head, 2.0 * n * (start + T) * rt->qdim);
+    if (rt->n_ablated)
+        ablate_heads(rt, l, start, T);
 }
 
 void rt_project(const Rt *rt, float *out, int ldo, const float *A, int lda, const float *W,
@@ -461,7 +513,8 @@ static int forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHo
                                 i, s->n_vocab);
     /* the first position to compute: the first changed or not yet done */
     int start = 0, lim = T < rt->n_done ? T : rt->n_done;
-    while (!s->bidirectional && start < lim && ids[start] == rt->ids[start])
+    int all = s->bidirectional || (rt->n_ablated && rt->ablate_mean); /* a mean reads every row */
+    while (!all && start < lim && ids[start] == rt->ids[start])
         start++;
     int lng = rope_long_for(rt, T);
     if (lng != rt->rope_long)

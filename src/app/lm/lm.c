@@ -134,3 +134,25 @@ int lm_logit_lens(Lm *lm, const int *ids, int T, int pos, int k, int *top_ids, f
 {
     return rt_lens(lm->rt, lm->model->weights, ids, T, pos, k, top_ids, probs, err);
 }
+
+int lm_ablate(Lm *lm, int layer, int head, int on, AttnErr *err)
+{
+    if (layer < 0 || layer >= lm->info.n_layer)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "layer %d: the model has layers 1 to %d",
+                            layer + 1, lm->info.n_layer);
+    if (head < 0 || head >= lm->info.n_head)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "head %d: the model has heads 1 to %d",
+                            head + 1, lm->info.n_head);
+    rt_ablate(lm->rt, layer, head, on);
+    return 0;
+}
+
+void lm_ablate_mode(Lm *lm, int mean)
+{
+    rt_ablate_mean(lm->rt, mean);
+}
+
+int lm_is_ablated(const Lm *lm, int layer, int head)
+{
+    return rt_is_ablated(lm->rt, layer, head);
+}

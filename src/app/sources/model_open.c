@@ -538,6 +538,29 @@ int model_print_logit_lens(FILE *f, ModelOpened *g, int pos, AttnErr *err)
     return rc;
 }
 
+
+/* --ablate L.H,…: the heads switched off in g's model (zeroed, or their mean
+ * with --ablate-mean) before anything is computed; a layer or head the
+ * model does not have is a value error naming it. */
+static int apply_ablation(ModelOpened *g, const Options *o, AttnErr *err)
+{
+    lm_ablate_mode(&g->lm, o->ablate_mean);
+    for (int k = 0; k < o->n_ablate; k++) {
+        int l = o->ablate_layer[k], h = o->ablate_head[k];
+        if (l >= g->lm.info.n_layer)
+            return attn_err_set(err, ATTN_E_RANGE, g->path, 0,
+                                "--ablate %d.%d: there is no layer %d (the model has layers 1 to %d)",
+                                l + 1, h + 1, l + 1, g->lm.info.n_layer);
+        if (h >= g->lm.info.n_head)
+            return attn_err_set(err, ATTN_E_RANGE, g->path, 0,
+                                "--ablate %d.%d: there is no head %d (the model has heads 1 to %d)",
+                                l + 1, h + 1, h + 1, g->lm.info.n_head);
+        if (lm_ablate(&g->lm, l, h, 1, err) < 0)
+            return -err->code;
+    }
+    return 0;
+}
+
 /* --generate N: text's tokens continued by N (greedy or sampled as the
  * flags say); T + N may be the model's positions, not more. The maps of
  * the whole are computed when a --print or --export needs them (not for
@@ -570,8 +593,12 @@ int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *e
     ModelOpened *g;
     *opened = NULL;
     int rc = model_open_path(path, o->prepend_bos, &g, err);
-    if (rc < 0)
+    if (rc == 0)
+        rc = apply_ablation(g, o, err);
+    if (rc < 0) {
+        model_opened_free(g);
         return rc;
+    }
     const char *text = o->sentence ? o->sentence : "";
     int window = !options_headless(o);
     g->for_window = window;
