@@ -375,6 +375,23 @@ static void test_cli(void **state)
             fail_msg("%s: exit %d, '%s'", bad[k].args, rc, out);
     }
     assert_int_equal(run_err("--print csv --ablate 1.1 'a b'", out, sizeof out), 2);
+    /* the window's ablation is not built: a usage error, not a silent change */
+    snprintf(args, sizeof args, "--model %s --ablate 1.1 '!#$'", dir);
+    assert_int_equal(run_err(args, out, sizeof out), 2);
+    assert_non_null(strstr(out, "window"));
+    /* the probe: its head scores computed with the heads switched off (layer
+     * 2's change, layer 1's not) */
+    snprintf(args, sizeof args, "--model %s --probe induction:5 --print head-scores --ablate 1.2", dir);
+    assert_int_equal(run(args, out, sizeof out), 0);
+    snprintf(args, sizeof args, "--model %s --probe induction:5 --print head-scores", dir);
+    assert_int_equal(run(args, plain, sizeof plain), 0);
+    char *l2a = strstr(out, "\n2,"), *l2p = strstr(plain, "\n2,");
+    assert_true(l2a && l2p);
+    assert_true(strncmp(out, plain, (size_t)(l2p - plain)) == 0);
+    assert_string_not_equal(l2a, l2p);
+    snprintf(args, sizeof args, "--model %s --probe induction:5 --print head-scores --ablate 9.1", dir);
+    assert_int_equal(run_err(args, out, sizeof out), 1);
+    assert_non_null(strstr(out, "layer 9"));
 }
 
 int main(void)

@@ -625,6 +625,9 @@ static int check_generate(const Options *o, AttnErr *err)
         return usage_err(err, "--generate continues a text, --probe runs on random tokens: not both%s%s", "", "");
     if (o->n_ablate && !o->model)
         return usage_err(err, "--ablate switches off a language model's heads: it needs --model DIR|NAME%s%s", "", "");
+    if (o->n_ablate && !options_headless(o))
+        return usage_err(err, "--ablate works with --print, --export and --generate: the window's "
+                              "ablation is not built yet%s%s", "", "");
     if (o->ablate_mean && !o->n_ablate)
         return usage_err(err, "--ablate-mean says how --ablate L.H switches heads off: it needs --ablate%s%s", "", "");
     if (o->sample && !o->generate_set)

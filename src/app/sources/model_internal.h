@@ -59,6 +59,10 @@ void model_summaries_layer(ModelSummaries *m, const Lm *lm, int layer);
 float *model_summaries_copy(const ModelSummaries *m, HeadScores **scores);
 void model_summaries_free(ModelSummaries *m);
 
+/* --ablate's heads switched off in g's model (--ablate-mean: their mean),
+ * before anything is computed: 0, or exit 1's error naming a layer or head
+ * the model does not have. */
+int model_apply_ablation(ModelOpened *g, const Options *o, AttnErr *err);
 int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *err);
 int lmsrc_cli_write(void *opened, const Options *o, AttnErr *err);
 void lmsrc_cli_free(void *opened);

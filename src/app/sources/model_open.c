@@ -542,7 +542,7 @@ int model_print_logit_lens(FILE *f, ModelOpened *g, int pos, AttnErr *err)
 /* --ablate L.H,…: the heads switched off in g's model (zeroed, or their mean
  * with --ablate-mean) before anything is computed; a layer or head the
  * model does not have is a value error naming it. */
-static int apply_ablation(ModelOpened *g, const Options *o, AttnErr *err)
+int model_apply_ablation(ModelOpened *g, const Options *o, AttnErr *err)
 {
     lm_ablate_mode(&g->lm, o->ablate_mean);
     for (int k = 0; k < o->n_ablate; k++) {
@@ -594,7 +594,7 @@ int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *e
     *opened = NULL;
     int rc = model_open_path(path, o->prepend_bos, &g, err);
     if (rc == 0)
-        rc = apply_ablation(g, o, err);
+        rc = model_apply_ablation(g, o, err);
     if (rc < 0) {
         model_opened_free(g);
         return rc;

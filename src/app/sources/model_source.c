@@ -664,6 +664,8 @@ static int lmsrc_cli_probe(const Options *o, const char *path, void **opened, At
     int ids[PROBE_MAX_TOKENS];
     *opened = NULL;
     int rc = model_open_path(path, 0, &g, err);
+    if (rc == 0 && (rc = model_apply_ablation(g, o, err)) < 0)
+        model_opened_free(g);
     if (rc < 0)
         return rc;
     const LmInfo *c = &g->lm.info;
