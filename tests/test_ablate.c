@@ -356,6 +356,14 @@ static void test_cli(void **state)
             assert_string_not_equal(out, plain);
     }
 
+    /* the title of figures and prints names the heads switched off */
+    snprintf(args, sizeof args, "--model %s --print text --ablate 1.2,2.1 --ablate-mean '!#$'", dir);
+    assert_int_equal(run(args, out, sizeof out), 0);
+    assert_true(strncmp(out, "f32-h3 with 1.2, 2.1 mean-ablated: layer 1 of 2", 47) == 0);
+    snprintf(args, sizeof args, "--model %s --print text --ablate 2.3 '!#$'", dir);
+    assert_int_equal(run(args, out, sizeof out), 0);
+    assert_true(strncmp(out, "f32-h3 with 2.3 ablated: ", 25) == 0);
+
     /* bad input: exit 1 naming the number, 2 for usage; nothing on stdout */
     static const struct {
         const char *args, *named;

@@ -63,6 +63,8 @@ void model_summaries_free(ModelSummaries *m);
  * before anything is computed: 0, or exit 1's error naming a layer or head
  * the model does not have. */
 int model_apply_ablation(ModelOpened *g, const Options *o, AttnErr *err);
+/* g->im's title then names the heads: "name with 1.2, 2.1 ablated". */
+void model_title_ablation(ModelOpened *g, const Options *o);
 int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *err);
 int lmsrc_cli_write(void *opened, const Options *o, AttnErr *err);
 void lmsrc_cli_free(void *opened);

@@ -542,6 +542,22 @@ int model_print_logit_lens(FILE *f, ModelOpened *g, int pos, AttnErr *err)
 /* --ablate L.H,…: the heads switched off in g's model (zeroed, or their mean
  * with --ablate-mean) before anything is computed; a layer or head the
  * model does not have is a value error naming it. */
+/* The figures' and prints' title says which heads are switched off:
+ * "name with 1.2, 2.1 ablated" (or "mean-ablated"), cut to the title's size. */
+void model_title_ablation(ModelOpened *g, const Options *o)
+{
+    if (!o->n_ablate || !g->im)
+        return;
+    char *t = g->im->title;
+    size_t n = sizeof g->im->title, k = strlen(t);
+    k += (size_t)snprintf(t + k, n - k, " with");
+    for (int i = 0; i < o->n_ablate && k < n; i++)
+        k += (size_t)snprintf(t + k, n - k, "%s %d.%d", i ? "," : "", o->ablate_layer[i] + 1,
+                              o->ablate_head[i] + 1);
+    if (k < n)
+        snprintf(t + k, n - k, " %s", o->ablate_mean ? "mean-ablated" : "ablated");
+}
+
 int model_apply_ablation(ModelOpened *g, const Options *o, AttnErr *err)
 {
     lm_ablate_mode(&g->lm, o->ablate_mean);
@@ -632,6 +648,8 @@ int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *e
     if (rc == 0 && model_left_out_say(g, text, strlen(text), &given, left, sizeof left) > 0)
         fprintf(stderr, "attnviz: warning: %s\n", left);
     free(made);
+    if (rc == 0)
+        model_title_ablation(g, o);
     if (rc == 0 && g->im) {
         int T = g->im->f.Tq;
         if (o->query >= T)

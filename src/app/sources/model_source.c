@@ -686,6 +686,8 @@ static int lmsrc_cli_probe(const Options *o, const char *path, void **opened, At
         g->im = maps ? model_maps_imported(g->bpe, g->name, maps, g->ids.id, T, c->n_layer, c->n_head, err) : NULL;
         rc = g->im ? 0 : maps ? -err->code : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
     }
+    if (rc == 0)
+        model_title_ablation(g, o);
     if (rc == 0 && g->im && o->query >= T)
         rc = attn_err_set(err, ATTN_E_RANGE, path, 0, "--query %d: the probe has %d tokens", o->query + 1, T);
     else if (rc == 0 && g->im && import_pick(g->im, o->layer, o->head, o->rollout, o->drop, err) < 0)
