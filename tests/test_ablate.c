@@ -12,7 +12,8 @@
  *   - computed after a forward of the text with its last token changed on
  *     the same state, so a mean ablation that reused the prefix fails;
  *   - zero ablation: typing a token at a time gives a full forward's floats;
- *   - switching the heads back on gives the unablated floats again.
+ *   - switching the heads back on gives the unablated floats again;
+ *   - the logit lens's last layer: the ablated top 5, bit for bit.
  * Then the CLI: --print predictions with --ablate (today's format, the
  * adapter's numbers), later layers' csv changed and the ablated layer's
  * not, and bad input. Run from the repository root. */
@@ -183,6 +184,25 @@ static void forward(Lm *lm, const int *ids, int T, const char *dir)
         fail_msg("%s: %s", dir, err.msg);
 }
 
+/* The logit lens of the last position with the heads switched off: its
+ * last layer is the ablated forward's top 5, bit for bit (the lens is a
+ * full forward of its own: it must ablate as the forward does). */
+static void check_lens(Lm *lm, const int *ids, int T)
+{
+    AttnErr err = {0};
+    int L1 = lm->info.n_layer + 1, k = lm->info.n_vocab < 5 ? lm->info.n_vocab : 5;
+    int *top = malloc(sizeof(int) * (size_t)(L1 * k)), want[5];
+    float *probs = malloc(sizeof(float) * (size_t)(L1 * k)), want_p[5];
+    assert_true(top && probs);
+    assert_int_equal(lm_top_k(lm, T - 1, k, want, want_p, &err), 0);
+    assert_int_equal(lm_logit_lens(lm, ids, T, T - 1, k, top, probs, &err), 0);
+    for (int r = 0; r < k; r++) {
+        assert_int_equal(top[(L1 - 1) * k + r], want[r]);
+        assert_true(probs[(L1 - 1) * k + r] == want_p[r]);
+    }
+    free(top), free(probs);
+}
+
 /* One folder, both modes. */
 static void check_folder(const char *dir, double worst[2])
 {
@@ -202,6 +222,7 @@ static void check_folder(const char *dir, double worst[2])
         forward(&lm, other, T, dir); /* then ids on the same state: the prefix reused or not */
         forward(&lm, ids, T, dir);
         check_ref(&lm, dir, mean ? "ablate_mean" : "ablate", T, worst);
+        check_lens(&lm, ids, T);
         /* the first layer's maps: made before its heads' outputs are switched off */
         assert_same(&lm, &plain, T, 0, 1, 0, dir);
         /* back on: the plain forward's floats */
