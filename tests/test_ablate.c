@@ -361,6 +361,15 @@ static void test_cli(void **state)
     snprintf(args, sizeof args, "--model %s --print predictions '!#$'", dir);
     assert_int_equal(run(args, plain, sizeof plain), 0);
     assert_string_not_equal(out, plain);
+    /* --generate 1 with the heads off: the ablated forward's most likely token
+     * (the last line of --print tokens, marked g) */
+    snprintf(args, sizeof args, "--model %s --print tokens --generate 1 --ablate 1.2,2.1 '!#$'", dir);
+    assert_int_equal(run(args, out, sizeof out), 0);
+    char *last = out + strlen(out) - 1;
+    while (last > out && last[-1] != '\n')
+        last--;
+    assert_int_equal(atoi(last), top[0]);
+    assert_non_null(strstr(last, "\tg"));
     lm_close(&lm);
 
     /* csv: layer 1 (where 1.2 is switched off) unchanged, layer 2 changed */
