@@ -23,12 +23,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,6 +37,7 @@
 #include "attnviz/lm.h"
 
 #include "test_gpt2_fs.h"
+#include "test_fixtures.h"
 
 /* The issue's 2e-6 for predictions, but one fixture's float32 rounding goes
  * past it: phi3-window-su-bf16 with 1.2 and 2.1 zeroed, position 10's top
@@ -47,48 +46,6 @@
  * is within 1.9e-6 (mistral-window) */
 #define TOL_P 2.5e-6
 #define TOL_MAP 1e-5
-
-static const char *const roots[] = {"tests/fixtures/gpt2", "tests/fixtures/llama",
-                                    "tests/fixtures/families/gemma", "tests/fixtures/families/gpt_neox",
-                                    "tests/fixtures/families/olmo2", "tests/fixtures/families/phi3",
-                                    "tests/fixtures/families/qwen3", NULL};
-
-static int is_file(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* ref.json's ids: malloc'd, *T of them. */
-static int *ref_ids(const char *dir, int *T)
-{
-    char path[700];
-    size_t len;
-    snprintf(path, sizeof path, "%s/ref.json", dir);
-    char *s = test_slurp(path, &len);
-    if (!s)
-        fail_msg("%s: cannot read (run from the repository root)", path);
-    cJSON *j = cJSON_ParseWithLength(s, len);
-    free(s);
-    const cJSON *jids = cJSON_GetObjectItemCaseSensitive(j, "ids");
-    assert_non_null(jids);
-    *T = cJSON_GetArraySize(jids);
-    int *ids = malloc(sizeof(int) * (size_t)*T);
-    assert_non_null(ids);
-    for (int i = 0; i < *T; i++)
-        ids[i] = cJSON_GetArrayItem(jids, i)->valueint;
-    cJSON_Delete(j);
-    return ids;
-}
-
-static void open_npy(AttnFile *f, const char *dir, const char *name)
-{
-    char path[700];
-    AttnErr err = {0};
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (attn_file_open(f, path, &err) != 0)
-        fail_msg("%s: %s", path, err.msg);
-}
 
 /* The scripts' ABLATE_HEADS: 0-based (0, 1 % H) and (1 % L, 0). */
 static void ablate_heads(Lm *lm, int on)
@@ -122,9 +79,9 @@ static void check_ref(Lm *lm, const char *dir, const char *name, int T, double w
     int L = lm->info.n_layer, H = lm->info.n_head, V = lm->info.n_vocab;
     AttnFile probs, maps;
     snprintf(file, sizeof file, "%s.npy", name);
-    open_npy(&probs, dir, file);
+    fixture_open_npy(&probs, dir, file);
     snprintf(file, sizeof file, "%s_maps.npy", name);
-    open_npy(&maps, dir, file);
+    fixture_open_npy(&maps, dir, file);
     assert_true(maps.L == L && maps.H == H && maps.Tq == T && probs.Tq == T && probs.Tk == V);
     float *m = malloc(sizeof(float) * T * T), *lg = malloc(sizeof(float) * V);
     double *p = malloc(sizeof(double) * V);
@@ -207,7 +164,7 @@ static void check_lens(Lm *lm, const int *ids, int T)
 static void check_folder(const char *dir, double worst[2])
 {
     int T;
-    int *ids = ref_ids(dir, &T), *other = malloc(sizeof(int) * T);
+    int *ids = fixture_ref_ids(dir, &T), *other = malloc(sizeof(int) * T);
     assert_non_null(other);
     Lm lm, plain;
     AttnErr err = {0};
@@ -249,28 +206,18 @@ static void check_folder(const char *dir, double worst[2])
     free(ids), free(other);
 }
 
+static void ablate_folder(const char *dir, void *user)
+{
+    (void)user;
+    double worst[2] = {0, 0};
+    check_folder(dir, worst);
+    printf("  %s: probabilities within %.2g, maps within %.2g\n", dir, worst[0], worst[1]);
+}
+
 static void test_every_fixture(void **state)
 {
     (void)state;
-    int n = 0, fams = 0;
-    for (int r = 0; roots[r]; r++) {
-        DIR *d = opendir(roots[r]);
-        assert_non_null(d);
-        int here = 0;
-        for (struct dirent *e; (e = readdir(d)) != NULL;) {
-            char dir[600], abl[700];
-            snprintf(dir, sizeof dir, "%s/%s", roots[r], e->d_name);
-            snprintf(abl, sizeof abl, "%s/ablate.npy", dir);
-            if (e->d_name[0] == '.' || !is_file(abl))
-                continue;
-            double worst[2] = {0, 0};
-            check_folder(dir, worst);
-            printf("  %s: probabilities within %.2g, maps within %.2g\n", dir, worst[0], worst[1]);
-            n++, here++;
-        }
-        closedir(d);
-        fams += here > 0;
-    }
+    int fams, n = fixture_each("ablate.npy", 0, ablate_folder, NULL, &fams);
     /* every root has its references (a script that stopped writing them fails) */
     assert_int_equal(fams, 7);
     assert_true(n >= 30);

@@ -34,15 +34,6 @@ extern const ArchDesc desc_gpt_neox;
 
 #define FIX "tests/fixtures/families/gpt_neox/"
 
-#define expect_err(rc_, err_, want_, piece_, file_)                                       \
-    do {                                                                                   \
-        const char *f_ = (file_);                                                          \
-        if ((rc_) != -(want_) || (err_).code != (want_) || !strstr((err_).msg, (piece_)) || \
-            (f_ && !strstr((err_).file, f_)))                                              \
-            fail_msg("rc %d code %d \"%s\" (file \"%s\"); expected code %d with \"%s\"",    \
-                     (rc_), (err_).code, (err_).msg, (err_).file, (want_), (piece_));      \
-    } while (0)
-
 /* ---- config.json ----------------------------------------------------------------- */
 #define BASE "\"model_type\": \"gpt_neox\", \"hidden_size\": 64, \"num_hidden_layers\": 2, " \
              "\"num_attention_heads\": 4, \"intermediate_size\": 96, \"vocab_size\": 100"
@@ -259,18 +250,6 @@ static char *copy_fixture(const char *fixture)
         fs_copy(a, fs_join(b, dir, files[i]));
     }
     return dir;
-}
-
-static cJSON *read_json(const char *path)
-{
-    size_t len;
-    char *s = test_slurp(path, &len);
-    if (!s)
-        fail_msg("%s: cannot read (run from the repository root)", path);
-    cJSON *j = cJSON_ParseWithLength(s, len);
-    free(s);
-    assert_non_null(j);
-    return j;
 }
 
 /* config.json's key set to value (NULL: removed). */

@@ -32,15 +32,6 @@ extern const ArchDesc desc_olmo2;
 
 #define FIX "tests/fixtures/families/olmo2/"
 
-#define expect_err(rc_, err_, want_, piece_, file_)                                       \
-    do {                                                                                   \
-        const char *f_ = (file_);                                                          \
-        if ((rc_) != -(want_) || (err_).code != (want_) || !strstr((err_).msg, (piece_)) || \
-            (f_ && !strstr((err_).file, f_)))                                              \
-            fail_msg("rc %d code %d \"%s\" (file \"%s\"); expected code %d with \"%s\"",    \
-                     (rc_), (err_).code, (err_).msg, (err_).file, (want_), (piece_));      \
-    } while (0)
-
 /* ---- config.json ----------------------------------------------------------------- */
 #define BASE "\"model_type\": \"olmo2\", \"hidden_size\": 64, \"num_hidden_layers\": 2, " \
              "\"num_attention_heads\": 4, \"intermediate_size\": 96, \"vocab_size\": 100"

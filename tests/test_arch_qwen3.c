@@ -30,27 +30,6 @@ extern const ArchDesc desc_qwen3;
 
 #define FIX "tests/fixtures/families/qwen3/"
 
-#define expect_err(rc_, err_, want_, piece_, file_)                                       \
-    do {                                                                                   \
-        const char *f_ = (file_);                                                          \
-        if ((rc_) != -(want_) || (err_).code != (want_) || !strstr((err_).msg, (piece_)) || \
-            (f_ && !strstr((err_).file, f_)))                                              \
-            fail_msg("rc %d code %d \"%s\" (file \"%s\"); expected code %d with \"%s\"",    \
-                     (rc_), (err_).code, (err_).msg, (err_).file, (want_), (piece_));      \
-    } while (0)
-
-static cJSON *read_json(const char *path)
-{
-    size_t len;
-    char *s = test_slurp(path, &len);
-    if (!s)
-        fail_msg("%s: cannot read (run from the repository root)", path);
-    cJSON *j = cJSON_ParseWithLength(s, len);
-    free(s);
-    assert_non_null(j);
-    return j;
-}
-
 static int json_int(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);

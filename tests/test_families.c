@@ -16,12 +16,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -32,35 +30,13 @@
 #include "attnviz/model_file.h"
 
 #include "test_gpt2_fs.h"
+#include "test_fixtures.h"
 
-#define ROOT "tests/fixtures/families"
-
-static cJSON *read_json(const char *path)
-{
-    size_t len;
-    char *s = test_slurp(path, &len);
-    if (!s)
-        fail_msg("%s: cannot read (run from the repository root)", path);
-    cJSON *j = cJSON_ParseWithLength(s, len);
-    free(s);
-    assert_non_null(j);
-    return j;
-}
 
 static int json_int(const cJSON *o, const char *key, int dflt)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsNumber(v) ? v->valueint : dflt;
-}
-
-static void open_npy(AttnFile *f, const char *dir, const char *name)
-{
-    char path[600];
-    AttnErr err = {0};
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    int rc = attn_file_open(f, path, &err);
-    if (rc < 0)
-        fail_msg("%s: %s", path, err.msg);
 }
 
 static void open_lm(Lm *lm, const char *dir)
@@ -139,8 +115,8 @@ static void check_folder(const char *dir)
     if (lm_forward(&lm, ids, T, NULL, &err) != 0)
         fail_msg("%s: %s", dir, err.msg);
     AttnFile maps, probs;
-    open_npy(&maps, dir, "maps.npy");
-    open_npy(&probs, dir, "probs.npy");
+    fixture_open_npy(&maps, dir, "maps.npy");
+    fixture_open_npy(&probs, dir, "probs.npy");
     assert_int_equal(maps.L, L);
     assert_int_equal(maps.H, H);
     assert_int_equal(maps.Tq, T);
@@ -198,47 +174,17 @@ static void check_folder(const char *dir)
     cJSON_Delete(ref);
 }
 
-static int is_dir(const char *path)
+static void family_folder(const char *dir, void *user)
 {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    (void)user;
+    check_folder(dir);
 }
 
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Every folder with a ref.json two levels under ROOT, in name order. */
+/* Every folder with a ref.json under tests/fixtures/families/<family>, in name order. */
 static void test_every_family(void **state)
 {
     (void)state;
-    char *dirs[256];
-    int n = 0;
-    DIR *top = opendir(ROOT);
-    assert_non_null(top);
-    for (struct dirent *f; (f = readdir(top)) != NULL;) {
-        char fam[512];
-        snprintf(fam, sizeof fam, ROOT "/%s", f->d_name);
-        if (f->d_name[0] == '.' || !is_dir(fam))
-            continue;
-        DIR *d = opendir(fam);
-        for (struct dirent *e; d && (e = readdir(d)) != NULL && n < 256;) {
-            char dir[800], ref[900];
-            snprintf(dir, sizeof dir, "%s/%s", fam, e->d_name);
-            snprintf(ref, sizeof ref, "%s/ref.json", dir);
-            if (e->d_name[0] != '.' && is_dir(dir) && access(ref, R_OK) == 0)
-                dirs[n++] = strdup(dir);
-        }
-        if (d)
-            closedir(d);
-    }
-    closedir(top);
-    qsort(dirs, (size_t)n, sizeof *dirs, by_name);
-    for (int k = 0; k < n; k++) {
-        check_folder(dirs[k]);
-        free(dirs[k]);
-    }
+    int n = fixture_each("ref.json", 1, family_folder, NULL, NULL);
     printf("  %d folders\n", n);
     assert_true(n >= 1);
 }

@@ -1,7 +1,8 @@
-/* Scratch folders and files for the GPT-2 reader's tests (test_gpt2_io.c,
- * test_hf_cache.c): a temp folder removed with everything in it, files
- * written and copied, a .safetensors file split into its JSON header and
- * its data and written back. Include after <cmocka.h>. */
+/* Scratch folders and files for the model readers' tests (test_gpt2_io.c,
+ * test_hf_cache.c, test_llama_io.c, test_arch_*.c, ...): a temp folder
+ * removed with everything in it, files written and copied, a .safetensors
+ * file split into its JSON header and its data and written back, a JSON
+ * file read, an error checked. Include after <cmocka.h>. */
 #ifndef ATTNVIZ_TEST_GPT2_FS_H
 #define ATTNVIZ_TEST_GPT2_FS_H
 
@@ -17,6 +18,30 @@
 #include "test_util.h"
 
 #define GPT2_FIX "tests/fixtures/gpt2/"
+
+/* rc and err are the error want_ (its code) whose message holds piece_ and
+ * whose file holds file_ (NULL: any file). */
+#define expect_err(rc_, err_, want_, piece_, file_)                                       \
+    do {                                                                                   \
+        const char *f_ = (file_);                                                          \
+        if ((rc_) != -(want_) || (err_).code != (want_) || !strstr((err_).msg, (piece_)) || \
+            (f_ && !strstr((err_).file, f_)))                                              \
+            fail_msg("rc %d code %d \"%s\" (file \"%s\"); expected code %d with \"%s\"",    \
+                     (rc_), (err_).code, (err_).msg, (err_).file, (want_), (piece_));      \
+    } while (0)
+
+/* path's JSON, or the test fails. */
+static inline cJSON *read_json(const char *path)
+{
+    size_t len;
+    char *s = test_slurp(path, &len);
+    if (!s)
+        fail_msg("%s: cannot read (run from the repository root)", path);
+    cJSON *j = cJSON_ParseWithLength(s, len);
+    free(s);
+    assert_non_null(j);
+    return j;
+}
 
 /* A new empty folder under $TMPDIR (or /tmp), malloc'd. */
 static inline char *fs_tmpdir(void)

@@ -36,15 +36,6 @@ static const char *const fixtures[] = {"f32-h3", "f32-bare-h4", "f16-h5", "bf16-
 
 /* rc is -code, err has that code and a message holding piece (and, when
  * file is not NULL, names a file holding it). */
-#define expect_err(rc_, err_, want_, piece_, file_)                                       \
-    do {                                                                                   \
-        const char *f_ = (file_);                                                          \
-        if ((rc_) != -(want_) || (err_).code != (want_) || !strstr((err_).msg, (piece_)) || \
-            (f_ && !strstr((err_).file, f_)))                                              \
-            fail_msg("rc %d code %d \"%s\" (file \"%s\"); expected code %d with \"%s\"",    \
-                     (rc_), (err_).code, (err_).msg, (err_).file, (want_), (piece_));      \
-    } while (0)
-
 /* IEEE half and bfloat16 → float from the definitions (not the core's). */
 static float half_bits(uint16_t h)
 {
@@ -61,18 +52,6 @@ static float bf16_bits(uint16_t b)
     float v;
     memcpy(&v, &u, sizeof v);
     return v;
-}
-
-static cJSON *read_json(const char *path)
-{
-    size_t len;
-    char *s = test_slurp(path, &len);
-    if (!s)
-        fail_msg("%s: cannot read (run from the repository root)", path);
-    cJSON *j = cJSON_ParseWithLength(s, len);
-    free(s);
-    assert_non_null(j);
-    return j;
 }
 
 static int json_int(const cJSON *o, const char *key)

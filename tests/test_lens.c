@@ -19,12 +19,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -34,42 +32,10 @@
 #include "attnviz/lm.h"
 
 #include "test_gpt2_fs.h"
+#include "test_fixtures.h"
 
 #define K 5
 #define TOL 2e-6
-
-static const char *const roots[] = {"tests/fixtures/gpt2", "tests/fixtures/llama",
-                                    "tests/fixtures/families/gemma", "tests/fixtures/families/gpt_neox",
-                                    "tests/fixtures/families/olmo2", "tests/fixtures/families/phi3",
-                                    "tests/fixtures/families/qwen3", NULL};
-
-static int is_file(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* ref.json's ids: malloc'd, *T of them. */
-static int *ref_ids(const char *dir, int *T)
-{
-    char path[700];
-    size_t len;
-    snprintf(path, sizeof path, "%s/ref.json", dir);
-    char *s = test_slurp(path, &len);
-    if (!s)
-        fail_msg("%s: cannot read (run from the repository root)", path);
-    cJSON *j = cJSON_ParseWithLength(s, len);
-    free(s);
-    const cJSON *jids = cJSON_GetObjectItemCaseSensitive(j, "ids");
-    assert_non_null(jids);
-    *T = cJSON_GetArraySize(jids);
-    int *ids = malloc(sizeof(int) * (size_t)*T);
-    assert_non_null(ids);
-    for (int i = 0; i < *T; i++)
-        ids[i] = cJSON_GetArrayItem(jids, i)->valueint;
-    cJSON_Delete(j);
-    return ids;
-}
 
 static int desc(const void *a, const void *b)
 {
@@ -92,7 +58,7 @@ static void check_folder(const char *dir, double *worst)
     char path[700];
     AttnErr err = {0};
     int T;
-    int *ids = ref_ids(dir, &T);
+    int *ids = fixture_ref_ids(dir, &T);
     Lm lm;
     if (lm_open(&lm, dir, &err) != 0)
         fail_msg("%s: %s", dir, err.msg);
@@ -138,28 +104,18 @@ static void check_folder(const char *dir, double *worst)
     free(top), free(probs), free(row), free(sorted), free(ids);
 }
 
+static void lens_folder(const char *dir, void *user)
+{
+    (void)user;
+    double worst = 0;
+    check_folder(dir, &worst);
+    printf("  %s: the lens within %.2g\n", dir, worst);
+}
+
 static void test_every_fixture(void **state)
 {
     (void)state;
-    int n = 0, fams = 0;
-    for (int r = 0; roots[r]; r++) {
-        DIR *d = opendir(roots[r]);
-        assert_non_null(d);
-        int here = 0;
-        for (struct dirent *e; (e = readdir(d)) != NULL;) {
-            char dir[600], lens[700];
-            snprintf(dir, sizeof dir, "%s/%s", roots[r], e->d_name);
-            snprintf(lens, sizeof lens, "%s/lens.npy", dir);
-            if (e->d_name[0] == '.' || !is_file(lens))
-                continue;
-            double worst = 0;
-            check_folder(dir, &worst);
-            printf("  %s: the lens within %.2g\n", dir, worst);
-            n++, here++;
-        }
-        closedir(d);
-        fams += here > 0;
-    }
+    int fams, n = fixture_each("lens.npy", 0, lens_folder, NULL, &fams);
     /* every root has its fixtures (a script that stopped writing lens.npy fails) */
     assert_int_equal(fams, 7);
     assert_true(n >= 30);
