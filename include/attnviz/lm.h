@@ -78,7 +78,7 @@ int lm_logits(Lm *lm, int pos, float *logits, AttnErr *err);
 int lm_top_k(Lm *lm, int pos, int k, int *ids, float *probs, AttnErr *err);
 
 /* The logit lens of position pos of ids[0..T) (runtime.h's rt_lens: a
- * full forward, then each layer's residual stream through the output):
+ * forward from pos on, then each layer's residual stream through the output):
  * (L + 1) × k ids and probabilities, layer 0 the embeddings', layer L
  * lm_top_k's. The last forward is then ids'. */
 int lm_logit_lens(Lm *lm, const int *ids, int T, int pos, int k, int *top_ids, float *probs,

@@ -46,7 +46,7 @@ int model_compute_ids(ModelOpened *g, AttnErr *err);
  * a line each: id, a tab, the probability, a tab, the text as JSON. */
 int model_print_predictions(FILE *f, ModelOpened *g, int pos, AttnErr *err);
 /* --print logit-lens: the logit lens of position pos (lm.h's lm_logit_lens,
- * a full forward of the text) as CSV, the header layer,rank,id,token,prob,
+ * a forward of the text from pos on) as CSV, the header layer,rank,id,token,prob,
  * then layers 0 (the embeddings) to L, ranks 1 to LENS_TOP_K, the token as
  * a JSON string, the probability %.6g. */
 #define LENS_TOP_K 5

@@ -217,9 +217,10 @@ int rt_logits(Rt *rt, const void *w, int pos, float *logits, AttnErr *err);
 int rt_top_k(Rt *rt, const void *w, int pos, int k, int *ids, float *probs, float *logits,
              AttnErr *err);
 
-/* The logit lens of position pos (0-based, < T): a full forward of
- * ids[0..T) (the state reset first, so every position is computed; the
- * state holds that forward after) keeping pos's residual stream after the
+/* The logit lens of position pos (0-based, < T): a forward of ids[0..T)
+ * that computes pos and every position after it (the unchanged prefix
+ * before pos reused; the state holds that forward after) keeping pos's
+ * residual stream after the
  * embedding and after each layer, each through the architecture's logits
  * (its final norm, output layer and final soft cap) and its k most likely
  * tokens with their softmax probabilities, as rt_top_k: (L + 1) × k ids and

@@ -819,9 +819,12 @@ int rt_lens(Rt *rt, const void *w, const int *ids, int T, int pos, int k, int *t
         rc = attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "the logit lens of %zu layers", L1);
         goto cleanup;
     }
-    /* pass 1: a full forward (a position of the reused prefix would not be
-     * computed, so not copied), pos's residual stream copied at each step */
-    rt_reset(rt);
+    /* pass 1: a forward from pos on (the positions before it are the
+     * cache's, as a forward's own: a position of the reused prefix would
+     * not be computed, so not copied), pos's residual stream copied at each
+     * step */
+    if (rt->n_done > pos)
+        rt->n_done = pos;
     Tap tap = {pos, rows};
     if ((rc = forward(rt, w, ids, T, NULL, &tap, err)) < 0)
         goto cleanup;

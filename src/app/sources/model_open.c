@@ -512,7 +512,7 @@ int model_print_predictions(FILE *f, ModelOpened *g, int pos, AttnErr *err)
 
 /* --print logit-lens (model_source.h): layers 0 (the embeddings)
  * to L, ranks 1 to 5, the token a JSON string as --print predictions has
- * it; a full forward of the text of its own. */
+ * it; a forward of the text from pos on of its own. */
 int model_print_logit_lens(FILE *f, ModelOpened *g, int pos, AttnErr *err)
 {
     int L1 = g->lm.info.n_layer + 1, k = g->lm.info.n_vocab < LENS_TOP_K ? g->lm.info.n_vocab : LENS_TOP_K;
