@@ -32,7 +32,8 @@ typedef struct TestModel {
     LlamaLayer *layers, *ref_layers;
     float *blocks[32];
     uint16_t *b16[16];   /* bfloat16 copies, [out, in] */
-    int n_blocks, n_b16;
+    RtMat mats[7 * 64 + 2]; /* the forward's handles on them */
+    int n_blocks, n_b16, n_mats;
 } TestModel;
 
 static float *arr(TestModel *m, size_t n, double centre, double spread)
@@ -78,6 +79,14 @@ static uint16_t *to_bf16(TestModel *m, float *a, size_t L, size_t rows, size_t c
     return b;
 }
 
+/* A handle on a bfloat16 matrix of rows of cols numbers. */
+static const RtMat *mat16(TestModel *m, const uint16_t *b, size_t cols)
+{
+    assert_true(m->n_mats < (int)(sizeof m->mats / sizeof m->mats[0]));
+    m->mats[m->n_mats] = (RtMat){RT_MAT_BF16, b, cols * 2, NULL};
+    return &m->mats[m->n_mats++];
+}
+
 /* The forward's weights in bfloat16 where the file would have them: every
  * matrix [out, in] and the embeddings (and an untied output layer), the
  * float ones rounded the same for the reference. */
@@ -100,14 +109,16 @@ static void make_bf16(TestModel *m)
         LlamaLayer *y = &m->layers[l];
         *y = r[l];
         y->wq = y->wk = y->wv = y->wo = y->w_gate = y->w_up = y->w_down = NULL;
-        y->wq_bf16 = q + l * C * qd, y->wk_bf16 = k + l * C * kvd, y->wv_bf16 = v + l * C * kvd;
-        y->wo_bf16 = o + l * qd * C;
-        y->gate_bf16 = g + l * C * I, y->up_bf16 = u + l * C * I, y->down_bf16 = d + l * I * C;
+        y->wq_m = mat16(m, q + l * C * qd, C), y->wk_m = mat16(m, k + l * C * kvd, C);
+        y->wv_m = mat16(m, v + l * C * kvd, C), y->wo_m = mat16(m, o + l * qd * C, qd);
+        y->gate_m = mat16(m, g + l * C * I, C), y->up_m = mat16(m, u + l * C * I, C);
+        y->down_m = mat16(m, d + l * I * C, I);
     }
     m->w.layers = m->layers;
-    m->w.embed_bf16 = to_bf16(m, (float *)m->ref.embed, 1, (size_t)c->n_vocab, C, 0);
-    m->w.lm_head_bf16 = c->tied ? m->w.embed_bf16
-                                : to_bf16(m, (float *)m->ref.lm_head, 1, (size_t)c->n_vocab, C, 0);
+    m->w.embed_m = mat16(m, to_bf16(m, (float *)m->ref.embed, 1, (size_t)c->n_vocab, C, 0), C);
+    m->w.lm_head_m = c->tied ? m->w.embed_m
+                             : mat16(m, to_bf16(m, (float *)m->ref.lm_head, 1,
+                                                (size_t)c->n_vocab, C, 0), C);
     m->w.embed = m->w.lm_head = NULL;
 }
 

@@ -91,7 +91,7 @@ static void check_fixture(const char *name)
     int tied = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "tied"));
     assert_int_equal(c->tied, tied);
     assert_true((WTS(m)->lm_head == WTS(m)->embed &&
-                 WTS(m)->lm_head_bf16 == WTS(m)->embed_bf16) == tied);
+                 WTS(m)->lm_head_m == WTS(m)->embed_m) == tied);
     const char *dtype = cJSON_GetObjectItemCaseSensitive(ref, "dtype")->valuestring;
     /* BF16: the matrices and tables used in place as bfloat16, the vectors
      * converted; else the matrices converted (transposed), F32 vectors and
@@ -101,13 +101,13 @@ static void check_fixture(const char *name)
     if (!strcmp(dtype, "BF16")) {
         assert_int_equal(m->n_bf16, mats + tables);
         assert_int_equal(m->n_converted, vecs);
-        assert_non_null(WTS(m)->layers[0].wq_bf16);
+        assert_non_null(WTS(m)->layers[0].wq_m);
         assert_null(WTS(m)->layers[0].wq);
-        assert_true(WTS(m)->lm_head_bf16 == WTS(m)->embed_bf16 || !tied);
+        assert_true(WTS(m)->lm_head_m == WTS(m)->embed_m || !tied);
     } else {
         assert_int_equal(m->n_bf16, 0);
         assert_int_equal(m->n_converted, strcmp(dtype, "F32") ? vecs + mats + tables : mats);
-        assert_null(WTS(m)->layers[0].wq_bf16);
+        assert_null(WTS(m)->layers[0].wq_m);
     }
     assert_null(m->tokenizer_path);
 
@@ -417,8 +417,8 @@ static void test_bad_folders(void **state)
     fs_st_write(p, &st);
     ModelFile *mixed = open_ok(dir);
     assert_int_equal(mixed->n_bf16, 1);
-    assert_non_null(WTS(mixed)->embed_bf16);
-    assert_null(WTS(mixed)->layers[0].wq_bf16);
+    assert_non_null(WTS(mixed)->embed_m);
+    assert_null(WTS(mixed)->layers[0].wq_m);
     assert_non_null(WTS(mixed)->layers[0].wq);
     assert_int_equal(mixed->n_converted, 7 * 2 + (2 + 3) * 2 + 1);
     Rt *ls = NULL;

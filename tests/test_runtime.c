@@ -229,7 +229,8 @@ static void test_ops_linear(void **state)
                 if (path == 0)
                     ops_linear(out, ldo, A, lda, W, b, n, k, m);
                 else
-                    ops_linear_bf16(out, ldo, A, lda, W16, path == 1 ? b : NULL, n, k, m);
+                    ops_linear_mat(out, ldo, A, lda, &(RtMat){RT_MAT_BF16, W16, (size_t)k * 2, NULL},
+                                   path == 1 ? b : NULL, n, k, m);
                 for (int i = 0; i < n; i++)
                     for (int j = 0; j < ldo; j++) {
                         float got = out[(size_t)i * ldo + j];

@@ -112,7 +112,8 @@ typedef struct ArchTensor {
     int flags;
     int ndim;           /* 1 or 2 */
     int dim[2];         /* indices into the sizes the description's sizes() gives */
-    size_t off, off16;  /* where its float32 and bfloat16 pointers go (ARCH_NOWHERE: none) */
+    size_t off, off16;  /* where its float32 pointer and its handle as stored (const RtMat *)
+                           go (ARCH_NOWHERE: none) */
     ArchWhen when;      /* not bound when false: tied when tie >= 0 */
     int tie;            /* the row (not a layer's) whose pointers it takes when tied, or -1 */
     const char *missing; /* own message when absent (NULL: "no tensor NAME") */

@@ -4,10 +4,10 @@
  * (arch_llama.c on the runtime, no files); this header is what the two share.
  * Each matrix is either float32 [in, out], row-major (the loader transposes
  * the file's [out, in] once, so the forward uses GPT-2's Conv1D kernel), or
- * bfloat16 [out, in] exactly as the file stores it (its *_bf16 pointer set
- * and the float one NULL: used from the mapping, each number widened to
- * float32 exactly as the kernel reads it). The embedding table and the
- * output layer are [vocab, hidden], one row a token, float32 or bfloat16. */
+ * [out, in] exactly as the file stores it (its *_m handle set, runtime.h's
+ * RtMat, and the float one NULL: used from the mapping, each number
+ * widened to float32 exactly as the kernel reads it). The embedding table
+ * and the output layer are [vocab, hidden], one row a token, either way. */
 #ifndef ATTNVIZ_LLAMA_H
 #define ATTNVIZ_LLAMA_H
 
@@ -65,8 +65,8 @@ typedef struct LlamaLayer {
     const float *w_gate, *w_up; /* gate_proj, up_proj: [C, I] each */
     const float *w_down;       /* down_proj: [I, C] */
     /* the same matrices in bfloat16, [out, in] (NULL: the float ones) */
-    const uint16_t *wq_bf16, *wk_bf16, *wv_bf16, *wo_bf16;
-    const uint16_t *gate_bf16, *up_bf16, *down_bf16;
+    const RtMat *wq_m, *wk_m, *wv_m, *wo_m;
+    const RtMat *gate_m, *up_m, *down_m;
 } LlamaLayer;
 
 typedef struct LlamaWeights {
@@ -75,7 +75,7 @@ typedef struct LlamaWeights {
     const float *norm;         /* the final norm: [C] */
     const float *lm_head;      /* [n_vocab, C]: embed when tied */
     /* the same two in bfloat16 (NULL: the float ones) */
-    const uint16_t *embed_bf16, *lm_head_bf16;
+    const RtMat *embed_m, *lm_head_m;
 } LlamaWeights;
 
 /* The family on the runtime (src/core/arch_llama.c), and its config.json

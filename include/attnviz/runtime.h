@@ -29,6 +29,19 @@
 
 typedef struct Rt Rt;
 
+/* A matrix used as the file stores it, [out, in] (arch.h): out rows of in
+ * numbers of one of ggml's types (its numbering: RT_MAT_BF16 bfloat16, the
+ * GGUF files' block types), row r at data + (perm ? perm[r] : r) ·
+ * row_bytes, read in place from the mapping by the products, each row
+ * widened or dequantized as the kernel reads it. */
+typedef struct RtMat {
+    int type;
+    const void *data;
+    size_t row_bytes;
+    const int32_t *perm;   /* NULL: the rows in order */
+} RtMat;
+#define RT_MAT_BF16 30     /* ggml's GGML_TYPE_BF16 */
+
 #define LM_TOP_K 10 /* the predictions the window shows */
 
 /* The rotary embedding: rotate_half (element e of the rotated part paired
@@ -249,9 +262,15 @@ void rt_rope_with(Rt *rt, int l, int start, int T, int which);
  * heads on the two threads; a remembers how (for rt_map). */
 void rt_attend(Rt *rt, int l, int start, int T, const RtAttn *a);
 /* out (n × m, row stride ldo) = A (n × k) · W + bias: W float32 [in, out],
- * or bfloat16 [out, in] when w16 is set (bias NULL: none). */
+ * or as the file stores it when wm is set (bias NULL: none). */
 void rt_project(const Rt *rt, float *out, int ldo, const float *A, int lda, const float *W,
-                const uint16_t *w16, const float *bias, int n, int k, int m);
+                const RtMat *wm, const float *bias, int n, int k, int m);
+/* The C numbers of token id's embedding into dst: row id of the float32
+ * table [vocab, C], or of m when set. */
+void rt_embed_row(float *dst, const float *table, const RtMat *m, int id, int C);
+/* out[v] = x · row v for v < V: the logits' output layer, rows of C
+ * floats, or m's rows when set. */
+void rt_vocab_dots(float *out, const float *x, const float *rows, const RtMat *m, int C, int V);
 
 /* The kernels' instruction set: "avx512", "avx2" (both with fused
  * multiply-add: the same floats) or "base" (separate rounding: other

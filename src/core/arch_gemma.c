@@ -68,12 +68,12 @@ typedef struct GemmaLayer {
     const float *in_norm, *post_attn_norm, *pre_ff_norm, *post_ff_norm, *q_norm, *k_norm;
     const float *wq, *wk, *wv, *wo, *bq, *bk, *bv, *bo;
     const float *w_gate, *w_up, *w_down;
-    const uint16_t *wq_bf16, *wk_bf16, *wv_bf16, *wo_bf16, *gate_bf16, *up_bf16, *down_bf16;
+    const RtMat *wq_m, *wk_m, *wv_m, *wo_m, *gate_m, *up_m, *down_m;
 } GemmaLayer;
 
 typedef struct GemmaWeights {
     const float *embed, *norm, *lm_head;
-    const uint16_t *embed_bf16, *lm_head_bf16;
+    const RtMat *embed_m, *lm_head_m;
     GemmaLayer *layers;
 } GemmaWeights;
 
@@ -158,16 +158,9 @@ static void embed(Rt *rt, const void *wv, const int *ids, int start, int T)
     float scale = (float)sqrt((double)C);
     for (int i = start; i < T; i++) {
         float *xi = rt_row(rt->x, C, i);
-        for (int k = 0; k < C; k++) {
-            float e;
-            if (w->embed_bf16) {
-                uint32_t bits = (uint32_t)w->embed_bf16[(size_t)ids[i] * C + k] << 16;
-                memcpy(&e, &bits, sizeof bits);
-            } else {
-                e = w->embed[(size_t)ids[i] * C + k];
-            }
-            xi[k] = e * scale;
-        }
+        rt_embed_row(xi, w->embed, w->embed_m, ids[i], C);
+        for (int k = 0; k < C; k++)
+            xi[k] *= scale;
     }
 }
 
@@ -189,9 +182,9 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
                 .mul = (float)(1.0 / sqrt(c->qpas)), .softcap = (float)c->attn_cap};
 
     ops_add_norm(x, NULL, xn, &in, n, C);
-    rt_project(rt, qkv, W, xn, C, w->wq, w->wq_bf16, w->bq, n, C, qd);
-    rt_project(rt, qkv + qd, W, xn, C, w->wk, w->wk_bf16, w->bk, n, C, kvd);
-    rt_project(rt, qkv + qd + kvd, W, xn, C, w->wv, w->wv_bf16, w->bv, n, C, kvd);
+    rt_project(rt, qkv, W, xn, C, w->wq, w->wq_m, w->bq, n, C, qd);
+    rt_project(rt, qkv + qd, W, xn, C, w->wk, w->wk_m, w->bk, n, C, kvd);
+    rt_project(rt, qkv + qd + kvd, W, xn, C, w->wv, w->wv_m, w->bv, n, C, kvd);
     if (c->arch != G_GEMMA2) {
         OpsNorm qn = {OPS_NORM_RMS_1P, w->q_norm, NULL, c->rms_eps};
         OpsNorm kn = {OPS_NORM_RMS_1P, w->k_norm, NULL, c->rms_eps};
@@ -203,13 +196,13 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     }
     rt_rope_with(rt, l, start, T, c->arch != G_GEMMA2 && slides);
     rt_attend(rt, l, start, T, &a);
-    rt_project(rt, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo_bf16, w->bo, n, qd, C);
+    rt_project(rt, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo_m, w->bo, n, qd, C);
     ops_norm(out, out, &post_attn, n, C);
     ops_add_norm(x, out, xn, &pre_ff, n, C);
-    rt_project(rt, gate, I, xn, C, w->w_gate, w->gate_bf16, NULL, n, C, I);
-    rt_project(rt, up, I, xn, C, w->w_up, w->up_bf16, NULL, n, C, I);
+    rt_project(rt, gate, I, xn, C, w->w_gate, w->gate_m, NULL, n, C, I);
+    rt_project(rt, up, I, xn, C, w->w_up, w->up_m, NULL, n, C, I);
     ops_glu(gate, up, (size_t)n * I, (OpsAct)c->act);
-    rt_project(rt, out, C, gate, I, w->w_down, w->down_bf16, NULL, n, I, C);
+    rt_project(rt, out, C, gate, I, w->w_down, w->down_m, NULL, n, I, C);
     ops_norm(out, out, &post_ff, n, C);
     ops_add_norm(x, out, NULL, NULL, n, C);
 }
@@ -220,11 +213,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
     const GemmaConfig *c = rt->cfg;
     OpsNorm fn = {OPS_NORM_RMS_1P, w->norm, NULL, c->rms_eps};
     ops_norm(rt->xf, x, &fn, 1, c->hidden);
-    if (w->lm_head_bf16)
-        ops_linear_bf16(out, c->n_vocab, rt->xf, c->hidden, w->lm_head_bf16, NULL, 1, c->hidden,
-                        c->n_vocab);
-    else
-        ops_dots(out, rt->xf, w->lm_head, c->hidden, c->n_vocab);
+    rt_vocab_dots(out, rt->xf, w->lm_head, w->lm_head_m, c->hidden, c->n_vocab);
     if (c->final_cap > 0.0) {
         float cap = (float)c->final_cap;
         for (int v = 0; v < c->n_vocab; v++)
@@ -378,12 +367,12 @@ static void sizes(const void *cfg, long long *s)
     {"layers.%d." name, AT_MATRIX, AT_LAYER, 2, {out, in}, Y(field, f16), .tie = -1}
 
 static const ArchTensor tensors[] = {
-    {"embed_tokens.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(embed, embed_bf16), .tie = -1},
+    {"embed_tokens.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(embed, embed_m), .tie = -1},
     L_VEC("input_layernorm.weight", S_C, in_norm, NO_WHEN),
-    L_MAT("self_attn.q_proj.weight", S_QD, S_C, wq, wq_bf16),
-    L_MAT("self_attn.k_proj.weight", S_KVD, S_C, wk, wk_bf16),
-    L_MAT("self_attn.v_proj.weight", S_KVD, S_C, wv, wv_bf16),
-    L_MAT("self_attn.o_proj.weight", S_C, S_QD, wo, wo_bf16),
+    L_MAT("self_attn.q_proj.weight", S_QD, S_C, wq, wq_m),
+    L_MAT("self_attn.k_proj.weight", S_KVD, S_C, wk, wk_m),
+    L_MAT("self_attn.v_proj.weight", S_KVD, S_C, wv, wv_m),
+    L_MAT("self_attn.o_proj.weight", S_C, S_QD, wo, wo_m),
     L_VEC("self_attn.q_proj.bias", S_QD, bq, ONLY(attn_bias, 1)),
     L_VEC("self_attn.k_proj.bias", S_KVD, bk, ONLY(attn_bias, 1)),
     L_VEC("self_attn.v_proj.bias", S_KVD, bv, ONLY(attn_bias, 1)),
@@ -393,12 +382,12 @@ static const ArchTensor tensors[] = {
     L_VEC("post_attention_layernorm.weight", S_C, post_attn_norm, NO_WHEN),
     L_VEC("pre_feedforward_layernorm.weight", S_C, pre_ff_norm, NO_WHEN),
     L_VEC("post_feedforward_layernorm.weight", S_C, post_ff_norm, NO_WHEN),
-    L_MAT("mlp.gate_proj.weight", S_I, S_C, w_gate, gate_bf16),
-    L_MAT("mlp.up_proj.weight", S_I, S_C, w_up, up_bf16),
-    L_MAT("mlp.down_proj.weight", S_C, S_I, w_down, down_bf16),
+    L_MAT("mlp.gate_proj.weight", S_I, S_C, w_gate, gate_m),
+    L_MAT("mlp.up_proj.weight", S_I, S_C, w_up, up_m),
+    L_MAT("mlp.down_proj.weight", S_C, S_I, w_down, down_m),
     {"norm.weight", AT_PLAIN, 0, 1, {S_C, 0}, offsetof(GemmaWeights, norm), ARCH_NOWHERE,
      .tie = -1},
-    {"lm_head.weight", AT_PLAIN, AT_NO_PREFIX, 2, {S_V, S_C}, W(lm_head, lm_head_bf16),
+    {"lm_head.weight", AT_PLAIN, AT_NO_PREFIX, 2, {S_V, S_C}, W(lm_head, lm_head_m),
      .when = ONLY(tied, 0), .tie = 0,
      .missing = "no tensor lm_head.weight, and config.json says tie_word_embeddings false: the "
                 "Gemma model's output layer is missing (attnviz never falls back to the "

@@ -55,12 +55,12 @@ typedef struct NeoxLayer {
     const float *ln1_w, *ln1_b, *ln2_w, *ln2_b;
     const float *qkv, *qkv_b, *dense, *dense_b;
     const float *fc, *fc_b, *proj, *proj_b;
-    const uint16_t *qkv16, *dense16, *fc16, *proj16;
+    const RtMat *qkv_m, *dense_m, *fc_m, *proj_m;
 } NeoxLayer;
 
 typedef struct NeoxWeights {
     const float *embed, *lnf_w, *lnf_b, *head;
-    const uint16_t *embed16, *head16;
+    const RtMat *embed_m, *head_m;
     NeoxLayer *layers;
 } NeoxWeights;
 
@@ -119,13 +119,7 @@ static void embed(Rt *rt, const void *wv, const int *ids, int start, int T)
     int C = rt->sh.hidden;
     for (int i = start; i < T; i++) {
         float *xi = rt_row(rt->x, C, i);
-        if (w->embed16)
-            for (int k = 0; k < C; k++) {
-                uint32_t bits = (uint32_t)w->embed16[(size_t)ids[i] * C + k] << 16;
-                memcpy(&xi[k], &bits, sizeof bits);
-            }
-        else
-            memcpy(xi, w->embed + (size_t)ids[i] * C, (size_t)C * sizeof(float));
+        rt_embed_row(xi, w->embed, w->embed_m, ids[i], C);
     }
 }
 
@@ -134,9 +128,9 @@ static void mlp(Rt *rt, const NeoxConfig *c, const NeoxLayer *w, float *out, con
                 float *hid, int n)
 {
     int C = c->hidden, I = c->n_inner;
-    rt_project(rt, hid, I, xn, C, w->fc, w->fc16, w->fc_b, n, C, I);
+    rt_project(rt, hid, I, xn, C, w->fc, w->fc_m, w->fc_b, n, C, I);
     ops_activate(hid, I, n, 0, I, (OpsAct)c->act);
-    rt_project(rt, out, C, hid, I, w->proj, w->proj16, w->proj_b, n, I, C);
+    rt_project(rt, out, C, hid, I, w->proj, w->proj_m, w->proj_b, n, I, C);
 }
 
 /* Layer l on positions [start, T) of the residual stream. */
@@ -153,7 +147,7 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     RtAttn a = {.causal = 1, .mul = (float)(1.0 / sqrt((double)d))};
 
     ops_add_norm(x, NULL, xn, &ln1, n, C);
-    rt_project(rt, fused, 3 * C, xn, C, w->qkv, w->qkv16, w->qkv_b, n, C, 3 * C);
+    rt_project(rt, fused, 3 * C, xn, C, w->qkv, w->qkv_m, w->qkv_b, n, C, 3 * C);
     /* head h's [q | k | v] rows into the cache's q, k and v blocks */
     for (int i = 0; i < n; i++) {
         const float *f = fused + (size_t)i * 3 * C;
@@ -165,7 +159,7 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     }
     rt_rope(rt, l, start, T);
     rt_attend(rt, l, start, T, &a);
-    rt_project(rt, out, C, rt_row(rt->z, C, start), C, w->dense, w->dense16, w->dense_b, n, C,
+    rt_project(rt, out, C, rt_row(rt->z, C, start), C, w->dense, w->dense_m, w->dense_b, n, C,
                C);
     if (c->parallel) {
         ops_add_norm(x, NULL, xn, &ln2, n, C); /* LN2 of the layer's input */
@@ -186,11 +180,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
     const NeoxConfig *c = rt->cfg;
     OpsNorm lnf = {OPS_NORM_LAYER, w->lnf_w, w->lnf_b, c->eps};
     ops_norm(rt->xf, x, &lnf, 1, c->hidden);
-    if (w->head16)
-        ops_linear_bf16(out, c->n_vocab, rt->xf, c->hidden, w->head16, NULL, 1, c->hidden,
-                        c->n_vocab);
-    else
-        ops_dots(out, rt->xf, w->head, c->hidden, c->n_vocab);
+    rt_vocab_dots(out, rt->xf, w->head, w->head_m, c->hidden, c->n_vocab);
 }
 
 static const RtArch arch_gpt_neox = {
@@ -338,22 +328,22 @@ static void sizes(const void *cfg, long long *s)
     {"layers.%d." name, AT_MATRIX, AT_LAYER, 2, {out, in}, Y(field, f16), .tie = -1}
 
 static const ArchTensor tensors[] = {
-    {"embed_in.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(embed, embed16), .tie = -1},
+    {"embed_in.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(embed, embed_m), .tie = -1},
     L_VEC("input_layernorm.weight", S_C, ln1_w),
     L_VEC("input_layernorm.bias", S_C, ln1_b),
-    L_MAT("attention.query_key_value.weight", S_3C, S_C, qkv, qkv16),
+    L_MAT("attention.query_key_value.weight", S_3C, S_C, qkv, qkv_m),
     L_BIAS("attention.query_key_value.bias", S_3C, qkv_b),
-    L_MAT("attention.dense.weight", S_C, S_C, dense, dense16),
+    L_MAT("attention.dense.weight", S_C, S_C, dense, dense_m),
     L_BIAS("attention.dense.bias", S_C, dense_b),
     L_VEC("post_attention_layernorm.weight", S_C, ln2_w),
     L_VEC("post_attention_layernorm.bias", S_C, ln2_b),
-    L_MAT("mlp.dense_h_to_4h.weight", S_I, S_C, fc, fc16),
+    L_MAT("mlp.dense_h_to_4h.weight", S_I, S_C, fc, fc_m),
     L_VEC("mlp.dense_h_to_4h.bias", S_I, fc_b),
-    L_MAT("mlp.dense_4h_to_h.weight", S_C, S_I, proj, proj16),
+    L_MAT("mlp.dense_4h_to_h.weight", S_C, S_I, proj, proj_m),
     L_VEC("mlp.dense_4h_to_h.bias", S_C, proj_b),
     {"final_layer_norm.weight", AT_PLAIN, 0, 1, {S_C, 0}, W32(lnf_w), .tie = -1},
     {"final_layer_norm.bias", AT_PLAIN, 0, 1, {S_C, 0}, W32(lnf_b), .tie = -1},
-    {"embed_out.weight", AT_PLAIN, AT_NO_PREFIX, 2, {S_V, S_C}, W(head, head16),
+    {"embed_out.weight", AT_PLAIN, AT_NO_PREFIX, 2, {S_V, S_C}, W(head, head_m),
      .when = ONLY(tied, 0), .tie = 0,
      .missing = "no tensor embed_out.weight, and config.json says tie_word_embeddings false: "
                 "the " FAMILY " output layer is missing (attnviz never falls back to "

@@ -61,7 +61,7 @@ typedef struct Olmo2Layer {
     const float *post_attn, *post_ff;   /* [C] each */
     const float *w_gate, *w_up, *w_down;
     /* the matrices in bfloat16, [out, in] (NULL: the float ones) */
-    const uint16_t *wq16, *wk16, *wv16, *wo16, *gate16, *up16, *down16;
+    const RtMat *wq_m, *wk_m, *wv_m, *wo_m, *gate_m, *up_m, *down_m;
 } Olmo2Layer;
 
 typedef struct Olmo2Weights {
@@ -69,7 +69,7 @@ typedef struct Olmo2Weights {
     const Olmo2Layer *layers;
     const float *norm;        /* the final norm: [C] */
     const float *lm_head;     /* [n_vocab, C]: embed when tied */
-    const uint16_t *embed16, *lm_head16;
+    const RtMat *embed_m, *lm_head_m;
 } Olmo2Weights;
 
 static int check(const void *cfg, AttnErr *err)
@@ -126,13 +126,7 @@ static void embed(Rt *rt, const void *wv, const int *ids, int start, int T)
     int C = rt->sh.hidden;
     for (int i = start; i < T; i++) {
         float *xi = rt_row(rt->x, C, i);
-        if (w->embed16)
-            for (int k = 0; k < C; k++) {
-                uint32_t bits = (uint32_t)w->embed16[(size_t)ids[i] * C + k] << 16;
-                memcpy(&xi[k], &bits, sizeof bits);
-            }
-        else
-            memcpy(xi, w->embed + (size_t)ids[i] * C, (size_t)C * sizeof(float));
+        rt_embed_row(xi, w->embed, w->embed_m, ids[i], C);
     }
 }
 
@@ -153,9 +147,9 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
 
     /* the projections of x itself (no norm before), then q_norm and k_norm
      * in place over each position's whole query and key, before rope */
-    rt_project(rt, qkv, W, x, C, w->wq, w->wq16, w->bq, n, C, qd);
-    rt_project(rt, qkv + qd, W, x, C, w->wk, w->wk16, w->bk, n, C, kvd);
-    rt_project(rt, qkv + qd + kvd, W, x, C, w->wv, w->wv16, w->bv, n, C, kvd);
+    rt_project(rt, qkv, W, x, C, w->wq, w->wq_m, w->bq, n, C, qd);
+    rt_project(rt, qkv + qd, W, x, C, w->wk, w->wk_m, w->bk, n, C, kvd);
+    rt_project(rt, qkv + qd + kvd, W, x, C, w->wv, w->wv_m, w->bv, n, C, kvd);
     for (int i = start; i < T; i++) {
         float *row = rt_qkv(rt, l, i);
         ops_norm(row, row, &qn, 1, qd);
@@ -163,13 +157,13 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     }
     rt_rope(rt, l, start, T);
     rt_attend(rt, l, start, T, &a);
-    rt_project(rt, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo16, w->bo, n, qd, C);
+    rt_project(rt, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo_m, w->bo, n, qd, C);
     ops_add_norm(out, NULL, out, &pa, n, C); /* the norm after the attention */
     ops_add_norm(x, out, NULL, NULL, n, C);
-    rt_project(rt, gate, I, x, C, w->w_gate, w->gate16, NULL, n, C, I);
-    rt_project(rt, up, I, x, C, w->w_up, w->up16, NULL, n, C, I);
+    rt_project(rt, gate, I, x, C, w->w_gate, w->gate_m, NULL, n, C, I);
+    rt_project(rt, up, I, x, C, w->w_up, w->up_m, NULL, n, C, I);
     ops_glu(gate, up, (size_t)n * I, OPS_SILU);
-    rt_project(rt, out, C, gate, I, w->w_down, w->down16, NULL, n, I, C);
+    rt_project(rt, out, C, gate, I, w->w_down, w->down_m, NULL, n, I, C);
     ops_add_norm(out, NULL, out, &pf, n, C); /* the norm after the MLP */
     ops_add_norm(x, out, NULL, NULL, n, C);
 }
@@ -180,11 +174,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
     const Olmo2Config *c = rt->cfg;
     OpsNorm fn = {OPS_NORM_RMS, w->norm, NULL, c->rms_eps};
     ops_norm(rt->xf, x, &fn, 1, c->hidden);
-    if (w->lm_head16)
-        ops_linear_bf16(out, c->n_vocab, rt->xf, c->hidden, w->lm_head16, NULL, 1, c->hidden,
-                        c->n_vocab);
-    else
-        ops_dots(out, rt->xf, w->lm_head, c->hidden, c->n_vocab);
+    rt_vocab_dots(out, rt->xf, w->lm_head, w->lm_head_m, c->hidden, c->n_vocab);
 }
 
 static const RtArch arch_olmo2 = {
@@ -317,11 +307,11 @@ static void sizes(const void *cfg, long long *s)
      .when = ONLY(bias, 1)}
 
 static const ArchTensor tensors[] = {
-    {"model.embed_tokens.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(embed, embed16), .tie = -1},
-    L_MAT("self_attn.q_proj.weight", S_QD, S_C, wq, wq16),
-    L_MAT("self_attn.k_proj.weight", S_KVD, S_C, wk, wk16),
-    L_MAT("self_attn.v_proj.weight", S_KVD, S_C, wv, wv16),
-    L_MAT("self_attn.o_proj.weight", S_C, S_QD, wo, wo16),
+    {"model.embed_tokens.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(embed, embed_m), .tie = -1},
+    L_MAT("self_attn.q_proj.weight", S_QD, S_C, wq, wq_m),
+    L_MAT("self_attn.k_proj.weight", S_KVD, S_C, wk, wk_m),
+    L_MAT("self_attn.v_proj.weight", S_KVD, S_C, wv, wv_m),
+    L_MAT("self_attn.o_proj.weight", S_C, S_QD, wo, wo_m),
     L_BIAS("self_attn.q_proj.bias", S_QD, bq),
     L_BIAS("self_attn.k_proj.bias", S_KVD, bk),
     L_BIAS("self_attn.v_proj.bias", S_KVD, bv),
@@ -330,12 +320,12 @@ static const ArchTensor tensors[] = {
     L_VEC("self_attn.k_norm.weight", S_KVD, k_norm),
     L_VEC("post_attention_layernorm.weight", S_C, post_attn),
     L_VEC("post_feedforward_layernorm.weight", S_C, post_ff),
-    L_MAT("mlp.gate_proj.weight", S_I, S_C, w_gate, gate16),
-    L_MAT("mlp.up_proj.weight", S_I, S_C, w_up, up16),
-    L_MAT("mlp.down_proj.weight", S_C, S_I, w_down, down16),
+    L_MAT("mlp.gate_proj.weight", S_I, S_C, w_gate, gate_m),
+    L_MAT("mlp.up_proj.weight", S_I, S_C, w_up, up_m),
+    L_MAT("mlp.down_proj.weight", S_C, S_I, w_down, down_m),
     {"model.norm.weight", AT_PLAIN, 0, 1, {S_C, 0}, offsetof(Olmo2Weights, norm), ARCH_NOWHERE,
      .tie = -1},
-    {"lm_head.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(lm_head, lm_head16),
+    {"lm_head.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(lm_head, lm_head_m),
      .when = ONLY(tied, 0), .tie = 0,
      .missing = "olmo2: no tensor lm_head.weight, and config.json says tie_word_embeddings "
                 "false: the output layer is missing (attnviz never falls back to the "

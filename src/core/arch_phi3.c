@@ -71,7 +71,7 @@ typedef struct Phi3Layer {
     const float *w_gate_up;   /* gate_up_proj: [C, 2·I] (gate columns first) */
     const float *w_down;      /* down_proj: [I, C] */
     /* the same matrices in bfloat16, [out, in] (NULL: the float ones) */
-    const uint16_t *qkv_bf16, *wo_bf16, *gate_up_bf16, *down_bf16;
+    const RtMat *qkv_m, *wo_m, *gate_up_m, *down_m;
 } Phi3Layer;
 
 typedef struct Phi3Weights {
@@ -79,7 +79,7 @@ typedef struct Phi3Weights {
     const Phi3Layer *layers;
     const float *norm;        /* model.norm: [C] */
     const float *lm_head;     /* [V, C]: embed when tied */
-    const uint16_t *embed_bf16, *lm_head_bf16;
+    const RtMat *embed_m, *lm_head_m;
 } Phi3Weights;
 
 static int check(const void *cfg, AttnErr *err)
@@ -140,13 +140,7 @@ static void embed(Rt *rt, const void *wv, const int *ids, int start, int T)
     int C = rt->sh.hidden;
     for (int i = start; i < T; i++) {
         float *xi = rt_row(rt->x, C, i);
-        if (w->embed_bf16)
-            for (int k = 0; k < C; k++) {
-                uint32_t bits = (uint32_t)w->embed_bf16[(size_t)ids[i] * C + k] << 16;
-                memcpy(&xi[k], &bits, sizeof bits);
-            }
-        else
-            memcpy(xi, w->embed + (size_t)ids[i] * C, (size_t)C * sizeof(float));
+        rt_embed_row(xi, w->embed, w->embed_m, ids[i], C);
     }
 }
 
@@ -166,15 +160,15 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
 
     ops_add_norm(x, NULL, xn, &an, n, C);
     /* the fused rows [q; k; v] are the cache row's layout */
-    rt_project(rt, qkv, W, xn, C, w->w_qkv, w->qkv_bf16, NULL, n, C, W);
+    rt_project(rt, qkv, W, xn, C, w->w_qkv, w->qkv_m, NULL, n, C, W);
     rt_rope(rt, l, start, T);
     rt_attend(rt, l, start, T, &a);
-    rt_project(rt, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo_bf16, NULL, n, qd, C);
+    rt_project(rt, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo_m, NULL, n, qd, C);
     ops_add_norm(x, out, xn, &mn, n, C);
-    rt_project(rt, gu, 2 * I, xn, C, w->w_gate_up, w->gate_up_bf16, NULL, n, C, 2 * I);
+    rt_project(rt, gu, 2 * I, xn, C, w->w_gate_up, w->gate_up_m, NULL, n, C, 2 * I);
     for (int i = 0; i < n; i++) /* silu(gate) · up into each row's first half */
         ops_glu(gu + (size_t)i * 2 * I, gu + (size_t)i * 2 * I + I, (size_t)I, OPS_SILU);
-    rt_project(rt, out, C, gu, 2 * I, w->w_down, w->down_bf16, NULL, n, I, C);
+    rt_project(rt, out, C, gu, 2 * I, w->w_down, w->down_m, NULL, n, I, C);
     ops_add_norm(x, out, NULL, NULL, n, C);
 }
 
@@ -184,11 +178,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
     const Phi3Config *c = rt->cfg;
     OpsNorm fn = {OPS_NORM_RMS, w->norm, NULL, c->rms_eps};
     ops_norm(rt->xf, x, &fn, 1, c->hidden);
-    if (w->lm_head_bf16)
-        ops_linear_bf16(out, c->n_vocab, rt->xf, c->hidden, w->lm_head_bf16, NULL, 1, c->hidden,
-                        c->n_vocab);
-    else
-        ops_dots(out, rt->xf, w->lm_head, c->hidden, c->n_vocab);
+    rt_vocab_dots(out, rt->xf, w->lm_head, w->lm_head_m, c->hidden, c->n_vocab);
 }
 
 static const RtArch arch_phi3 = {"Phi-3", sizeof(Phi3Config), check, shape, embed, layer, logits};
@@ -334,16 +324,16 @@ static void sizes(const void *cfg, long long *s)
     {"model.layers.%d." name, AT_MATRIX, AT_LAYER, 2, {out, in}, Y(field, f16), .tie = -1}
 
 static const ArchTensor tensors[] = {
-    {"model.embed_tokens.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(embed, embed_bf16), .tie = -1},
+    {"model.embed_tokens.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(embed, embed_m), .tie = -1},
     L_NORM("input_layernorm.weight", attn_norm),
-    L_MAT("self_attn.qkv_proj.weight", S_QKV, S_C, w_qkv, qkv_bf16),
-    L_MAT("self_attn.o_proj.weight", S_C, S_QD, wo, wo_bf16),
+    L_MAT("self_attn.qkv_proj.weight", S_QKV, S_C, w_qkv, qkv_m),
+    L_MAT("self_attn.o_proj.weight", S_C, S_QD, wo, wo_m),
     L_NORM("post_attention_layernorm.weight", mlp_norm),
-    L_MAT("mlp.gate_up_proj.weight", S_I2, S_C, w_gate_up, gate_up_bf16),
-    L_MAT("mlp.down_proj.weight", S_C, S_I, w_down, down_bf16),
+    L_MAT("mlp.gate_up_proj.weight", S_I2, S_C, w_gate_up, gate_up_m),
+    L_MAT("mlp.down_proj.weight", S_C, S_I, w_down, down_m),
     {"model.norm.weight", AT_PLAIN, 0, 1, {S_C, 0}, offsetof(Phi3Weights, norm), ARCH_NOWHERE,
      .tie = -1},
-    {"lm_head.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(lm_head, lm_head_bf16),
+    {"lm_head.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(lm_head, lm_head_m),
      .when = ONLY(tied, 0), .tie = 0,
      .missing = "phi3: no tensor lm_head.weight, and config.json says tie_word_embeddings "
                 "false: the output layer is missing (attnviz never falls back to the "

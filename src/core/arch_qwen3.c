@@ -75,8 +75,8 @@ typedef struct Qwen3Layer {
     const float *mlp_norm;     /* post_attention_layernorm: [C] */
     const float *w_gate, *w_up, *w_down; /* [C, I], [C, I], [I, C] */
     /* the same matrices in bfloat16, [out, in] (NULL: the float ones) */
-    const uint16_t *wq_bf16, *wk_bf16, *wv_bf16, *wo_bf16;
-    const uint16_t *gate_bf16, *up_bf16, *down_bf16;
+    const RtMat *wq_m, *wk_m, *wv_m, *wo_m;
+    const RtMat *gate_m, *up_m, *down_m;
 } Qwen3Layer;
 
 typedef struct Qwen3Weights {
@@ -84,7 +84,7 @@ typedef struct Qwen3Weights {
     const Qwen3Layer *layers;
     const float *norm;         /* [C] */
     const float *lm_head;      /* [V, C]: embed when tied */
-    const uint16_t *embed_bf16, *lm_head_bf16;
+    const RtMat *embed_m, *lm_head_m;
 } Qwen3Weights;
 
 static int check(const void *cfg, AttnErr *err)
@@ -148,13 +148,7 @@ static void embed(Rt *rt, const void *wv, const int *ids, int start, int T)
     int C = rt->sh.hidden;
     for (int i = start; i < T; i++) {
         float *xi = rt_row(rt->x, C, i);
-        if (w->embed_bf16)
-            for (int k = 0; k < C; k++) {
-                uint32_t bits = (uint32_t)w->embed_bf16[(size_t)ids[i] * C + k] << 16;
-                memcpy(&xi[k], &bits, sizeof bits);
-            }
-        else
-            memcpy(xi, w->embed + (size_t)ids[i] * C, (size_t)C * sizeof(float));
+        rt_embed_row(xi, w->embed, w->embed_m, ids[i], C);
     }
 }
 
@@ -185,9 +179,9 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     RtAttn a = {.causal = 1, .window = window_of(c, l), .mul = (float)(1.0 / sqrt((double)d))};
 
     ops_add_norm(x, NULL, xn, &an, n, C);
-    rt_project(rt, qkv, W, xn, C, w->wq, w->wq_bf16, w->bq, n, C, qd);
-    rt_project(rt, qkv + qd, W, xn, C, w->wk, w->wk_bf16, w->bk, n, C, kvd);
-    rt_project(rt, qkv + qd + kvd, W, xn, C, w->wv, w->wv_bf16, w->bv, n, C, kvd);
+    rt_project(rt, qkv, W, xn, C, w->wq, w->wq_m, w->bq, n, C, qd);
+    rt_project(rt, qkv + qd, W, xn, C, w->wk, w->wk_m, w->bk, n, C, kvd);
+    rt_project(rt, qkv + qd + kvd, W, xn, C, w->wv, w->wv_m, w->bv, n, C, kvd);
     /* q_norm and k_norm: each head's d numbers, before the rotation */
     for (int i = start; i < T; i++) {
         float *r = rt_qkv(rt, l, i);
@@ -196,12 +190,12 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     }
     rt_rope(rt, l, start, T);
     rt_attend(rt, l, start, T, &a);
-    rt_project(rt, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo_bf16, w->bo, n, qd, C);
+    rt_project(rt, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo_m, w->bo, n, qd, C);
     ops_add_norm(x, out, xn, &mn, n, C);
-    rt_project(rt, gate, I, xn, C, w->w_gate, w->gate_bf16, NULL, n, C, I);
-    rt_project(rt, up, I, xn, C, w->w_up, w->up_bf16, NULL, n, C, I);
+    rt_project(rt, gate, I, xn, C, w->w_gate, w->gate_m, NULL, n, C, I);
+    rt_project(rt, up, I, xn, C, w->w_up, w->up_m, NULL, n, C, I);
     ops_glu(gate, up, (size_t)n * I, OPS_SILU);
-    rt_project(rt, out, C, gate, I, w->w_down, w->down_bf16, NULL, n, I, C);
+    rt_project(rt, out, C, gate, I, w->w_down, w->down_m, NULL, n, I, C);
     ops_add_norm(x, out, NULL, NULL, n, C);
 }
 
@@ -211,11 +205,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
     const Qwen3Config *c = rt->cfg;
     OpsNorm fn = {OPS_NORM_RMS, w->norm, NULL, c->rms_eps};
     ops_norm(rt->xf, x, &fn, 1, c->hidden);
-    if (w->lm_head_bf16)
-        ops_linear_bf16(out, c->n_vocab, rt->xf, c->hidden, w->lm_head_bf16, NULL, 1, c->hidden,
-                        c->n_vocab);
-    else
-        ops_dots(out, rt->xf, w->lm_head, c->hidden, c->n_vocab);
+    rt_vocab_dots(out, rt->xf, w->lm_head, w->lm_head_m, c->hidden, c->n_vocab);
 }
 
 static const RtArch arch_qwen3 = {"Qwen3", sizeof(Qwen3Config), check, shape, embed, layer,
@@ -391,12 +381,12 @@ static void sizes(const void *cfg, long long *s)
      .when = ONLY(bias, 1u << 1)}
 
 static const ArchTensor tensors[] = {
-    {"model.embed_tokens.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(embed, embed_bf16), .tie = -1},
+    {"model.embed_tokens.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(embed, embed_m), .tie = -1},
     L_VEC("input_layernorm.weight", S_C, attn_norm),
-    L_MAT("self_attn.q_proj.weight", S_QD, S_C, wq, wq_bf16),
-    L_MAT("self_attn.k_proj.weight", S_KVD, S_C, wk, wk_bf16),
-    L_MAT("self_attn.v_proj.weight", S_KVD, S_C, wv, wv_bf16),
-    L_MAT("self_attn.o_proj.weight", S_C, S_QD, wo, wo_bf16),
+    L_MAT("self_attn.q_proj.weight", S_QD, S_C, wq, wq_m),
+    L_MAT("self_attn.k_proj.weight", S_KVD, S_C, wk, wk_m),
+    L_MAT("self_attn.v_proj.weight", S_KVD, S_C, wv, wv_m),
+    L_MAT("self_attn.o_proj.weight", S_C, S_QD, wo, wo_m),
     L_BIAS("self_attn.q_proj.bias", S_QD, bq),
     L_BIAS("self_attn.k_proj.bias", S_KVD, bk),
     L_BIAS("self_attn.v_proj.bias", S_KVD, bv),
@@ -404,12 +394,12 @@ static const ArchTensor tensors[] = {
     L_VEC("self_attn.q_norm.weight", S_D, q_norm),
     L_VEC("self_attn.k_norm.weight", S_D, k_norm),
     L_VEC("post_attention_layernorm.weight", S_C, mlp_norm),
-    L_MAT("mlp.gate_proj.weight", S_I, S_C, w_gate, gate_bf16),
-    L_MAT("mlp.up_proj.weight", S_I, S_C, w_up, up_bf16),
-    L_MAT("mlp.down_proj.weight", S_C, S_I, w_down, down_bf16),
+    L_MAT("mlp.gate_proj.weight", S_I, S_C, w_gate, gate_m),
+    L_MAT("mlp.up_proj.weight", S_I, S_C, w_up, up_m),
+    L_MAT("mlp.down_proj.weight", S_C, S_I, w_down, down_m),
     {"model.norm.weight", AT_PLAIN, 0, 1, {S_C, 0}, offsetof(Qwen3Weights, norm), ARCH_NOWHERE,
      .tie = -1},
-    {"lm_head.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(lm_head, lm_head_bf16),
+    {"lm_head.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(lm_head, lm_head_m),
      .when = ONLY(tied, 1u << 0), .tie = 0,
      .missing = "qwen3: no tensor lm_head.weight, and config.json says tie_word_embeddings "
                 "false: the output layer is missing (attnviz never falls back to the "

@@ -222,12 +222,22 @@ static void lin16_piece(const void *arg, int piece)
                                  j1);
 }
 
-void ops_linear_bf16(float *out, int ldo, const float *A, int lda, const uint16_t *W,
-                     const float *bias, int n, int k, int m)
+void ops_linear_mat(float *out, int ldo, const float *A, int lda, const RtMat *W,
+                    const float *bias, int n, int k, int m)
 {
     int per = (m + 31) / 32 > 8 ? (m + 31) / 32 : 8;
-    Lin16Job j = {out, A, bias, W, ldo, lda, n, k, m, per};
+    /* bfloat16 rows in order, k numbers each: the tiled kernel */
+    Lin16Job j = {out, A, bias, W->data, ldo, lda, n, k, m, per};
     ops_share(lin16_piece, &j, (m + per - 1) / per, (double)n * k * m);
+}
+
+void ops_mat_row(float *dst, const RtMat *W, int r, int k)
+{
+    const uint16_t *row = (const uint16_t *)W->data + (size_t)r * k;
+    for (int c = 0; c < k; c++) {
+        uint32_t bits = (uint32_t)row[c] << 16;
+        memcpy(&dst[c], &bits, sizeof bits);
+    }
 }
 
 /* ---- the next token ---------------------------------------------------------- */

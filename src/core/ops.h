@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attnviz/runtime.h"
+
 /* The pieces of a job (piece(job, k) for k < pieces) on this thread and the
  * forward's worker when the work (multiply-adds) is worth handing over. */
 void ops_share(void (*piece)(const void *, int), const void *job, int pieces, double work);
@@ -32,9 +34,12 @@ void ops_linear_act(float *out, int ldo, const float *A, int lda, const float *W
                     const float *bias, int n, int k, int m, OpsAct act);
 void ops_linear(float *out, int ldo, const float *A, int lda, const float *W,
                 const float *bias, int n, int k, int m);
-/* out (n × m) = A (n × k) · Wᵀ + bias (NULL: none), W bfloat16 [m, k] */
-void ops_linear_bf16(float *out, int ldo, const float *A, int lda, const uint16_t *W,
-                     const float *bias, int n, int k, int m);
+/* out (n × m) = A (n × k) · Wᵀ + bias (NULL: none), W [m, k] as the file
+ * stores it (runtime.h's RtMat). */
+void ops_linear_mat(float *out, int ldo, const float *A, int lda, const RtMat *W,
+                    const float *bias, int n, int k, int m);
+/* Row r of W (k numbers) as float32 into dst. */
+void ops_mat_row(float *dst, const RtMat *W, int r, int k);
 /* out[v] = x · rows[v] for v < V (rows of C floats: the logits) */
 void ops_dots(float *out, const float *x, const float *rows, int C, int V);
 /* The k best of V logits, most likely first (ties: the smaller id), with

@@ -474,12 +474,28 @@ void rt_attend(Rt *rt, int l, int start, int T, const RtAttn *a)
 }
 
 void rt_project(const Rt *rt, float *out, int ldo, const float *A, int lda, const float *W,
-                const uint16_t *w16, const float *bias, int n, int k, int m)
+                const RtMat *wm, const float *bias, int n, int k, int m)
 {
-    if (w16)
-        ops_linear_bf16(out, ldo, A, lda, w16, bias, n, k, m);
+    if (wm)
+        ops_linear_mat(out, ldo, A, lda, wm, bias, n, k, m);
     else
         ops_linear(out, ldo, A, lda, W, bias ? bias : rt->zero, n, k, m);
+}
+
+void rt_embed_row(float *dst, const float *table, const RtMat *m, int id, int C)
+{
+    if (m)
+        ops_mat_row(dst, m, id, C);
+    else
+        memcpy(dst, table + (size_t)id * C, (size_t)C * sizeof(float));
+}
+
+void rt_vocab_dots(float *out, const float *x, const float *rows, const RtMat *m, int C, int V)
+{
+    if (m)
+        ops_linear_mat(out, V, x, C, m, NULL, 1, C, V);
+    else
+        ops_dots(out, x, rows, C, V);
 }
 
 /* ---- the forward ----------------------------------------------------------------- */

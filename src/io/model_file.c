@@ -20,6 +20,7 @@
 struct ModelFileOwn {
     StFolder files;     /* the safetensors files, mapped */
     float *conv;        /* the converted tensors, one block (or NULL) */
+    RtMat *mats;        /* the matrices used in place, as stored (or NULL) */
     void *layers;       /* n_layer of the description's layer struct */
 };
 
@@ -31,7 +32,7 @@ typedef struct Slot {
     char name[128];
     long long dim[2];
     const float **dst;
-    const uint16_t **dst16; /* NULL: no bfloat16 place */
+    const RtMat **dst16;    /* NULL: no place for a matrix as stored */
     const SafeTensor *t;
     const char *file;       /* the safetensors file holding it */
     int convert, bf16, tied;
@@ -71,7 +72,7 @@ static void slot(Bind *b, Slot *s, const ArchTensor *r, int l)
         s->dim[i] = b->sizes[r->dim[i]];
     s->dst = (const float **)(void *)(base + r->off);
     if (r->off16 != ARCH_NOWHERE)
-        s->dst16 = (const uint16_t **)(void *)(base + r->off16);
+        s->dst16 = (const RtMat **)(void *)(base + r->off16);
 }
 
 /* Every tensor of the table the config asks for, layers in order; *n. */
@@ -246,6 +247,8 @@ static int convert_all(const Bind *b, Slot *s, int n)
         }
     }
     float *row = NULL;
+    if (m->n_bf16 && !(m->own->mats = calloc((size_t)m->n_bf16, sizeof *m->own->mats)))
+        return attn_err_set(b->err, ATTN_E_NOMEM, b->where, 0, "out of memory");
     if (floats) {
         m->own->conv = malloc(floats * sizeof(float));
         row = malloc(widest * sizeof(float));
@@ -257,11 +260,14 @@ static int convert_all(const Bind *b, Slot *s, int n)
         }
     }
     float *at = m->own->conv;
+    RtMat *mat = m->own->mats;
     for (int i = 0; i < n; i++) {
         if (s[i].tied)
             continue;
         if (s[i].bf16) {
-            *s[i].dst16 = (const uint16_t *)(const void *)s[i].t->data;
+            *mat = (RtMat){RT_MAT_BF16, s[i].t->data, (size_t)s[i].t->shape[s[i].t->ndim - 1] * 2,
+                           NULL};
+            *s[i].dst16 = mat++;
         } else if (!s[i].convert) {
             *s[i].dst = (const float *)(const void *)s[i].t->data;
         } else {
@@ -413,6 +419,7 @@ void model_file_close(ModelFile *m)
     if (m->own) {
         st_folder_close(&m->own->files);
         free(m->own->conv);
+        free(m->own->mats);
         free(m->own->layers);
         free(m->own);
     }
