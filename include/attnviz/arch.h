@@ -119,6 +119,41 @@ typedef struct ArchTensor {
     const char *missing; /* own message when absent (NULL: "no tensor NAME") */
 } ArchTensor;
 
+/* ---- GGUF files (llama.cpp's) -------------------------------------------------------- */
+/* A GGUF file is read as the config.json and tensors its converter came
+ * from: its metadata keys become config.json's keys (then read by the
+ * table above, defaults and refusals as for a folder) and its tensors take
+ * the table's names. */
+typedef struct ArchGgufKey {
+    const char *gguf;   /* the metadata key, "%s" for the architecture ("%s.block_count") */
+    const char *json;   /* the config.json key it gives ("num_hidden_layers";
+                           "rope_scaling.factor" inside an object) */
+} ArchGgufKey;
+
+/* How llama.cpp's converter changed a tensor's numbers. */
+typedef enum ArchGgufChange {
+    AG_SAME = 0,
+    AG_ROPE_Q,          /* rows permuted for llama.cpp's rotary layout, by the query heads */
+    AG_ROPE_K,          /* the same by the key-value heads */
+    AG_PLUS_ONE         /* a norm's weights stored as 1 + w (Gemma's) */
+} ArchGgufChange;
+
+typedef struct ArchGgufName {
+    const char *gguf;   /* llama.cpp's name ("blk.%d.attn_q.weight") */
+    const char *hf;     /* the table's row name (without the prefix) */
+    ArchGgufChange change;
+} ArchGgufName;
+
+typedef struct ArchGguf {
+    const char *arch;           /* general.architecture */
+    const char *model_type;     /* the config.json model_type it reads as */
+    const ArchGgufKey *keys;    /* ending with {NULL, NULL} */
+    const ArchGgufName *names;  /* ending with {NULL, NULL} */
+    /* the config's changes a GGUF file makes (NULL: none), after its
+     * config is read: e.g. Gemma's norms stored as 1 + w */
+    void (*fix)(void *cfg);
+} ArchGguf;
+
 /* What the program shows of a model besides its shape. */
 typedef struct ArchFacts {
     int bos_id;         /* -1: none */
@@ -156,6 +191,8 @@ typedef struct ArchDesc {
     /* -ATTN_E_SHAPE for tensor, its shape got where the config makes want */
     int (*shape_error)(const void *cfg, const char *tensor, const char *want, const char *got,
                        const char *file, AttnErr *err);
+    /* the GGUF architectures it reads, ending with {NULL} (NULL: none) */
+    const ArchGguf *gguf;
 } ArchDesc;
 
 /* A description's two tables, and its weights struct W whose layers (an

@@ -54,6 +54,9 @@ int lm_arch_register(const ArchDesc *a);
  * architecture; then its weights and a forward state. 0, or an error naming
  * the file or tensor (*lm then holds nothing). */
 int lm_open(Lm *lm, const char *dir, AttnErr *err);
+/* The same for a GGUF file (llama.cpp's): its general.architecture picks
+ * the architecture (model_file_open_gguf). */
+int lm_open_gguf(Lm *lm, const char *path, AttnErr *err);
 /* Frees everything; a zeroed or closed Lm is fine. */
 void lm_close(Lm *lm);
 

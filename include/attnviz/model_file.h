@@ -19,7 +19,8 @@
 typedef enum SafeDtype {
     SAFE_BOOL = 0, SAFE_U8, SAFE_I8, SAFE_F8_E5M2, SAFE_F8_E4M3, SAFE_I16, SAFE_U16,
     SAFE_F16, SAFE_BF16, SAFE_I32, SAFE_U32, SAFE_F32, SAFE_F64, SAFE_I64, SAFE_U64,
-    SAFE_DTYPE_COUNT
+    SAFE_DTYPE_COUNT,
+    SAFE_GGML = SAFE_DTYPE_COUNT /* a GGUF file's tensor of ggml's block type qtype */
 } SafeDtype;
 
 #define SAFE_MAX_DIMS 8
@@ -33,6 +34,13 @@ typedef struct SafeTensor {
     size_t count;               /* elements: the shape's product */
     const unsigned char *data;  /* count · element size bytes, inside the file's */
     size_t nbytes;
+    /* a GGUF file's tensor (model_gguf.c) under the table's name: its ggml
+     * type (also for F32, F16, BF16), its name in the file, and its rows'
+     * order when llama.cpp's converter permuted them (row r at perm[r];
+     * NULL: in order); qtype -1 and the others NULL for a safetensors file's */
+    int qtype;
+    const char *file_name;
+    const int32_t *perm;
 } SafeTensor;
 
 typedef struct SafeTensors {
@@ -73,7 +81,8 @@ typedef struct ModelFile {
     void *cfg;              /* a->rt->cfg_size bytes: the architecture's config */
     void *weights;          /* a->weights_size bytes, into the mappings or the converted buffer */
     char model_type[64];    /* config.json's */
-    char *dir;              /* the folder read */
+    char *dir;              /* the folder read (a GGUF file: the file) */
+    int gguf;               /* 1: a GGUF file (its tokenizer: model_file_gguf_vocab) */
     char *vocab_path;       /* vocab.json and merges.txt: both or neither (NULL) */
     char *merges_path;
     char *tokenizer_path;   /* tokenizer.json, or NULL */
@@ -83,6 +92,7 @@ typedef struct ModelFile {
     int n_bf16;             /* tensors used in place as bfloat16 */
     size_t converted_bytes; /* the float32 buffer they were converted into */
     int n_shards;           /* safetensors files mapped (1 unless sharded) */
+    int n_quant;            /* a GGUF file's matrices and tables used as stored */
     ModelFileOwn *own;
 } ModelFile;
 
@@ -96,6 +106,22 @@ typedef struct ModelFile {
 int model_file_open(const char *dir, const ArchDesc *a, ModelFile **out, AttnErr *err);
 /* Unmaps and frees everything; NULL is fine. */
 void model_file_close(ModelFile *m);
+
+/* ---- a GGUF file (llama.cpp's) --------------------------------------------------- */
+/* Open the GGUF file path as the architecture whose description reads its
+ * general.architecture (archs(0), archs(1), ... until NULL: the program's
+ * list): the file mapped read-only, never copied whole; its metadata read
+ * as the config.json its converter came from (the description's
+ * ArchGguf keys) by the description's table, its tensors bound under the
+ * table's names (their shapes checked), every matrix and the embedding
+ * tables used as stored (any type quant.h computes), llama.cpp's rotary
+ * row order undone by the rows' order, the vectors converted to float32.
+ * Errors name the file and the key or tensor. */
+int model_file_open_gguf(const char *path, const ArchDesc *(*archs)(int i), ModelFile **out,
+                         AttnErr *err);
+/* The tokenizer a GGUF model's file holds (its tokenizer.ggml.* keys). */
+struct Bpe;
+int model_file_gguf_vocab(const ModelFile *m, struct Bpe **out, AttnErr *err);
 
 /* ---- finding a model by name ----------------------------------------------------- */
 /* The Hugging Face hub cache: $HF_HUB_CACHE, else $HF_HOME/hub, else

@@ -33,6 +33,8 @@ typedef struct ModelOpened {
  * the Hugging Face cache) into *out. 0, or an error naming the file or
  * tensor and what is wrong (*out NULL). */
 int model_open_path(const char *path, int prepend_bos, ModelOpened **out, AttnErr *err);
+/* 1 when path is a regular file starting with GGUF's magic. */
+int model_is_gguf(const char *path);
 /* A folder that holds no config.json: the error that says what a model
  * folder needs (-ATTN_E_IO naming dir); 0 when it has one. */
 int model_folder_check(const char *dir, AttnErr *err);

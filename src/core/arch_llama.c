@@ -323,6 +323,54 @@ static void facts(const void *cfg, ArchFacts *f)
     *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id};
 }
 
+/* ---- GGUF files ------------------------------------------------------------------- */
+static const ArchGgufKey gguf_keys[] = {
+    {"%s.block_count", "num_hidden_layers"},
+    {"%s.embedding_length", "hidden_size"},
+    {"%s.feed_forward_length", "intermediate_size"},
+    {"%s.attention.head_count", "num_attention_heads"},
+    {"%s.attention.head_count_kv", "num_key_value_heads"},
+    {"%s.attention.key_length", "head_dim"},
+    {"%s.context_length", "max_position_embeddings"},
+    {"%s.attention.layer_norm_rms_epsilon", "rms_norm_eps"},
+    {"%s.rope.freq_base", "rope_theta"},
+    {"%s.rope.scaling.type", "rope_scaling.rope_type"},
+    {"%s.vocab_size", "vocab_size"},
+    {"tokenizer.ggml.bos_token_id", "bos_token_id"},
+    {"tokenizer.ggml.eos_token_id", "eos_token_id"},
+    {NULL, NULL},
+};
+
+/* llama.cpp's converter permutes Llama's query and key rows (and their
+ * biases) for its rotary layout; Qwen2's it keeps. */
+#define GGUF_NAMES(q, k) \
+    {"token_embd.weight", "model.embed_tokens.weight", AG_SAME}, \
+    {"output_norm.weight", "model.norm.weight", AG_SAME}, \
+    {"output.weight", "lm_head.weight", AG_SAME}, \
+    {"blk.%d.attn_norm.weight", "model.layers.%d.input_layernorm.weight", AG_SAME}, \
+    {"blk.%d.attn_q.weight", "model.layers.%d.self_attn.q_proj.weight", q}, \
+    {"blk.%d.attn_k.weight", "model.layers.%d.self_attn.k_proj.weight", k}, \
+    {"blk.%d.attn_v.weight", "model.layers.%d.self_attn.v_proj.weight", AG_SAME}, \
+    {"blk.%d.attn_output.weight", "model.layers.%d.self_attn.o_proj.weight", AG_SAME}, \
+    {"blk.%d.attn_q.bias", "model.layers.%d.self_attn.q_proj.bias", q}, \
+    {"blk.%d.attn_k.bias", "model.layers.%d.self_attn.k_proj.bias", k}, \
+    {"blk.%d.attn_v.bias", "model.layers.%d.self_attn.v_proj.bias", AG_SAME}, \
+    {"blk.%d.attn_output.bias", "model.layers.%d.self_attn.o_proj.bias", AG_SAME}, \
+    {"blk.%d.ffn_norm.weight", "model.layers.%d.post_attention_layernorm.weight", AG_SAME}, \
+    {"blk.%d.ffn_gate.weight", "model.layers.%d.mlp.gate_proj.weight", AG_SAME}, \
+    {"blk.%d.ffn_up.weight", "model.layers.%d.mlp.up_proj.weight", AG_SAME}, \
+    {"blk.%d.ffn_down.weight", "model.layers.%d.mlp.down_proj.weight", AG_SAME}, \
+    {NULL, NULL, AG_SAME}
+
+static const ArchGgufName gguf_llama[] = {GGUF_NAMES(AG_ROPE_Q, AG_ROPE_K)};
+static const ArchGgufName gguf_qwen2[] = {GGUF_NAMES(AG_SAME, AG_SAME)};
+
+static const ArchGguf gguf[] = {
+    {"llama", "llama", gguf_keys, gguf_llama, NULL},
+    {"qwen2", "qwen2", gguf_keys, gguf_qwen2, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 #define FOLDER_FILES "config.json, model.safetensors, tokenizer.json"
 
 const ArchDesc desc_llama = {
@@ -330,5 +378,5 @@ const ArchDesc desc_llama = {
     ARCH_WEIGHTS(LlamaWeights, LlamaLayer), .sizes = sizes, .facts = facts,
     .required_note = "a Llama-family config.json gives it",
     .folder_files = FOLDER_FILES, .config_files = FOLDER_FILES,
-    .embed_name = "embed_tokens", .shape_error = shape_error,
+    .embed_name = "embed_tokens", .shape_error = shape_error, .gguf = gguf,
 };

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attnviz/quant.h"
 #include "attnviz/workers.h"
 #include "lm_kernels.h"
 
@@ -222,22 +223,38 @@ static void lin16_piece(const void *arg, int piece)
                                  j1);
 }
 
+typedef struct LinQJob {
+    float *out;
+    const float *A, *bias;
+    const RtMat *W;
+    int ldo, lda, n, k, m, cols;
+} LinQJob;
+
+static void linq_piece(const void *arg, int piece)
+{
+    const LinQJob *j = arg;
+    int j0 = piece * j->cols, j1 = j0 + j->cols < j->m ? j0 + j->cols : j->m;
+    quant_linear_cols(j->out, j->ldo, j->A, j->lda, j->W->type, j->W->data, j->W->row_bytes,
+                      j->W->perm, j->bias, j->n, j->k, j0, j1);
+}
+
 void ops_linear_mat(float *out, int ldo, const float *A, int lda, const RtMat *W,
                     const float *bias, int n, int k, int m)
 {
     int per = (m + 31) / 32 > 8 ? (m + 31) / 32 : 8;
-    /* bfloat16 rows in order, k numbers each: the tiled kernel */
-    Lin16Job j = {out, A, bias, W->data, ldo, lda, n, k, m, per};
-    ops_share(lin16_piece, &j, (m + per - 1) / per, (double)n * k * m);
+    if (W->type == RT_MAT_BF16 && !W->perm && W->row_bytes == (size_t)k * 2) {
+        /* bfloat16 rows in order, k numbers each: the tiled kernel */
+        Lin16Job j = {out, A, bias, W->data, ldo, lda, n, k, m, per};
+        ops_share(lin16_piece, &j, (m + per - 1) / per, (double)n * k * m);
+        return;
+    }
+    LinQJob j = {out, A, bias, W, ldo, lda, n, k, m, per};
+    ops_share(linq_piece, &j, (m + per - 1) / per, (double)n * k * m);
 }
 
 void ops_mat_row(float *dst, const RtMat *W, int r, int k)
 {
-    const uint16_t *row = (const uint16_t *)W->data + (size_t)r * k;
-    for (int c = 0; c < k; c++) {
-        uint32_t bits = (uint32_t)row[c] << 16;
-        memcpy(&dst[c], &bits, sizeof bits);
-    }
+    quant_row(dst, W->type, W->data, W->row_bytes, W->perm, r, k);
 }
 
 /* ---- the next token ---------------------------------------------------------- */

@@ -14,15 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attnviz/gguf.h"
+#include "attnviz/quant.h"
 #include "hf_json.h"
-#include "st_folder.h"
-
-struct ModelFileOwn {
-    StFolder files;     /* the safetensors files, mapped */
-    float *conv;        /* the converted tensors, one block (or NULL) */
-    RtMat *mats;        /* the matrices used in place, as stored (or NULL) */
-    void *layers;       /* n_layer of the description's layer struct */
-};
+#include "model_file_internal.h"
 
 /* One tensor to bind: its row and layer, its name in the file, the shape
  * the config gives it, where its pointers go; then what was found. */
@@ -36,6 +31,7 @@ typedef struct Slot {
     const SafeTensor *t;
     const char *file;       /* the safetensors file holding it */
     int convert, bf16, tied;
+    int mat;                /* a GGUF file's: used as stored (an RtMat) */
 } Slot;
 
 typedef struct Bind {
@@ -136,6 +132,27 @@ static int missing(const Bind *b, const Slot *s)
     return attn_err_set(b->err, ATTN_E_NOT_FOUND, b->where, 0, "no tensor %s", s->name);
 }
 
+/* A GGUF file's tensor (shape checked): of a type quant.h computes; a
+ * matrix, and a table that has a place for one, used as stored; a vector
+ * in place when float32 in order, else converted. */
+static int check_gguf(const Bind *b, Slot *s)
+{
+    const SafeTensor *t = s->t;
+    if (!qtype_supported(t->qtype)) {
+        const char *tn = qtype_name(t->qtype);
+        char num[32];
+        snprintf(num, sizeof num, "type %d", t->qtype);
+        return attn_err_set(b->err, ATTN_E_UNSUPPORTED, s->file, 0,
+                            "tensor %s is %s: attnviz reads F32, F16, BF16, Q8_0, Q4_0, Q4_1, "
+                            "Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K", t->file_name,
+                            tn ? tn : num);
+    }
+    /* a matrix without a place for one (GPT-2's) converted, transposed */
+    s->mat = s->dst16 && (s->row->kind == AT_MATRIX || t->qtype != QT_F32);
+    s->convert = !s->mat && (t->qtype != QT_F32 || t->perm || !safetensors_f32_in_place(t));
+    return 0;
+}
+
 /* s's tensor found, of a float dtype attnviz reads and the config's shape. */
 static int check(const Bind *b, Slot *s)
 {
@@ -143,7 +160,7 @@ static int check(const Bind *b, Slot *s)
     if (!s->t)
         return missing(b, s);
     const SafeTensor *t = s->t;
-    if (t->dtype != SAFE_F32 && t->dtype != SAFE_F16 && t->dtype != SAFE_BF16)
+    if (t->dtype != SAFE_GGML && t->dtype != SAFE_F32 && t->dtype != SAFE_F16 && t->dtype != SAFE_BF16)
         return attn_err_set(b->err, ATTN_E_UNSUPPORTED, s->file, 0,
                             "tensor %s is %s: attnviz reads F32, F16 and BF16 weights", s->name,
                             safetensors_dtype_name(t->dtype));
@@ -154,8 +171,11 @@ static int check(const Bind *b, Slot *s)
         char want[64], got[160];
         safetensors_shape_text(want, sizeof want, s->row->ndim, s->dim);
         safetensors_shape_text(got, sizeof got, t->ndim, t->shape);
-        return b->m->arch->shape_error(b->m->cfg, s->name, want, got, s->file, b->err);
+        return b->m->arch->shape_error(b->m->cfg, t->file_name ? t->file_name : s->name, want,
+                                       got, s->file, b->err);
     }
+    if (t->qtype >= 0)
+        return check_gguf(b, s);
     s->convert = s->row->kind == AT_MATRIX || !safetensors_f32_in_place(t);
     return 0;
 }
@@ -207,6 +227,9 @@ static void pick_bf16(Slot *s, int n)
 {
     int all = 1;
     for (int i = 0; i < n; i++)
+        if (s[i].t && s[i].t->qtype >= 0)
+            return; /* a GGUF file: its matrices as stored, whatever the type */
+    for (int i = 0; i < n; i++)
         all &= s[i].tied || s[i].row->kind != AT_MATRIX || bf16_in_place(s[i].t);
     for (int i = 0; i < n; i++)
         if (!s[i].tied && s[i].dst16 && bf16_in_place(s[i].t) &&
@@ -216,20 +239,56 @@ static void pick_bf16(Slot *s, int n)
         }
 }
 
-/* A matrix stored [out, in] (any float dtype) as float32 [in, out] into dst;
- * row is `in` floats of scratch. */
+/* Row j of t ([out, in] as the table names it, a vector one row) as
+ * float32 into row: a safetensors file's by its dtype, a GGUF file's by its
+ * type from the file's row perm[j]. */
+static void tensor_row(float *row, const SafeTensor *t, long long j)
+{
+    long long rows = t->ndim == 2 ? t->shape[0] : 1, cols = (long long)t->count / rows;
+    if (t->qtype < 0) {
+        SafeTensor r = *t;
+        r.count = (size_t)cols;
+        r.data = t->data + (size_t)(j * cols) * (size_t)safetensors_dtype_size(t->dtype);
+        safetensors_to_f32(row, &r);
+        return;
+    }
+    size_t rb = t->nbytes / (size_t)rows;
+    qtype_to_f32(t->qtype, t->data + (size_t)(t->perm ? t->perm[j] : j) * rb, row, cols);
+}
+
+/* A matrix stored [out, in] as float32 [in, out] into dst; row is `in`
+ * floats of scratch. */
 static void transpose_into(float *dst, const SafeTensor *t, float *row)
 {
     size_t out = (size_t)t->shape[0], in = (size_t)t->shape[1];
-    size_t esz = (size_t)safetensors_dtype_size(t->dtype);
-    SafeTensor r = *t;
-    r.count = in;
     for (size_t j = 0; j < out; j++) {
-        r.data = t->data + j * in * esz;
-        safetensors_to_f32(row, &r);
+        tensor_row(row, t, (long long)j);
         for (size_t p = 0; p < in; p++)
             dst[p * out + j] = row[p];
     }
+}
+
+/* t's numbers as float32 into out, in the table's order (a GGUF file's
+ * permuted bias back in order). */
+static void tensor_to_f32(float *out, const SafeTensor *t)
+{
+    if (t->qtype < 0) {
+        safetensors_to_f32(out, t);
+        return;
+    }
+    long long rows = t->ndim == 2 ? t->shape[0] : 1, cols = (long long)t->count / rows;
+    if (t->ndim == 1 && t->perm) {
+        float *all = malloc((size_t)cols * sizeof *all);
+        if (!all)
+            return;
+        qtype_to_f32(t->qtype, t->data, all, cols);
+        for (long long c = 0; c < cols; c++)
+            out[c] = all[t->perm[c]];
+        free(all);
+        return;
+    }
+    for (long long r = 0; r < rows; r++)
+        tensor_row(out + r * cols, t, r);
 }
 
 /* The pointers of every slot: in place, or converted into one block. */
@@ -239,6 +298,7 @@ static int convert_all(const Bind *b, Slot *s, int n)
     size_t floats = 0, widest = 1;
     for (int i = 0; i < n; i++) {
         m->n_bf16 += s[i].bf16;
+        m->n_quant += !s[i].tied && s[i].mat;
         if (!s[i].tied && s[i].convert) {
             floats += s[i].t->count;
             m->n_converted++;
@@ -247,7 +307,8 @@ static int convert_all(const Bind *b, Slot *s, int n)
         }
     }
     float *row = NULL;
-    if (m->n_bf16 && !(m->own->mats = calloc((size_t)m->n_bf16, sizeof *m->own->mats)))
+    if (m->n_bf16 + m->n_quant &&
+        !(m->own->mats = calloc((size_t)(m->n_bf16 + m->n_quant), sizeof *m->own->mats)))
         return attn_err_set(b->err, ATTN_E_NOMEM, b->where, 0, "out of memory");
     if (floats) {
         m->own->conv = malloc(floats * sizeof(float));
@@ -268,13 +329,18 @@ static int convert_all(const Bind *b, Slot *s, int n)
             *mat = (RtMat){RT_MAT_BF16, s[i].t->data, (size_t)s[i].t->shape[s[i].t->ndim - 1] * 2,
                            NULL};
             *s[i].dst16 = mat++;
+        } else if (s[i].mat) {
+            const SafeTensor *t = s[i].t;
+            long long rows = t->ndim == 2 ? t->shape[0] : 1;
+            *mat = (RtMat){t->qtype, t->data, t->nbytes / (size_t)rows, t->perm};
+            *s[i].dst16 = mat++;
         } else if (!s[i].convert) {
             *s[i].dst = (const float *)(const void *)s[i].t->data;
         } else {
             if (s[i].row->kind == AT_MATRIX)
                 transpose_into(at, s[i].t, row);
             else
-                safetensors_to_f32(at, s[i].t);
+                tensor_to_f32(at, s[i].t);
             *s[i].dst = at;
             at += s[i].t->count;
         }
@@ -301,7 +367,7 @@ static int find_prefix(const Bind *b)
                                       a->unknown_weights) : 0;
 }
 
-static int bind(ModelFile *m, const char *where, AttnErr *err)
+int model_file_bind(ModelFile *m, const char *where, AttnErr *err)
 {
     const ArchDesc *a = m->arch;
     RtShape sh;
@@ -396,7 +462,7 @@ int model_file_open(const char *dir, const ArchDesc *a, ModelFile **out, AttnErr
     if (rc == 0)
         rc = st_folder_open(&m->own->files, m->dir, &where, err);
     if (rc == 0)
-        rc = bind(m, where, err);
+        rc = model_file_bind(m, where, err);
     if (rc == 0)
         note_ignored(m, where);
     if (rc == 0)
@@ -420,6 +486,9 @@ void model_file_close(ModelFile *m)
         st_folder_close(&m->own->files);
         free(m->own->conv);
         free(m->own->mats);
+        free(m->own->perms);
+        gguf_free(m->own->gguf);
+        free(m->own->gguf);
         free(m->own->layers);
         free(m->own);
     }

@@ -144,6 +144,7 @@ static int parse_tensor(SafeTensor *t, const cJSON *e, const Ctx *c)
                             t->count == SIZE_MAX ? SIZE_MAX : t->count * size);
     t->data = c->data + ub;
     t->nbytes = (size_t)(ue - ub);
+    t->qtype = -1;
     return 0;
 }
 

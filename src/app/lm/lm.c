@@ -51,6 +51,8 @@ static const ArchDesc *arch_for(const char *type)
     return NULL;
 }
 
+static int lm_start(Lm *lm, AttnErr *err);
+
 int lm_open(Lm *lm, const char *dir, AttnErr *err)
 {
     char type[80], path[4200];
@@ -65,9 +67,23 @@ int lm_open(Lm *lm, const char *dir, AttnErr *err)
                             "model_type is \"%.60s\": attnviz computes %s", type, lm_known_types());
     }
     rc = model_file_open(dir, a, &lm->model, err);
-    if (rc == 0 && (rc = rt_create(&lm->rt, a->rt, lm->model->cfg, err)) < 0)
-        model_file_close(lm->model);
+    return rc < 0 ? rc : lm_start(lm, err);
+}
+
+int lm_open_gguf(Lm *lm, const char *path, AttnErr *err)
+{
+    memset(lm, 0, sizeof *lm);
+    int rc = model_file_open_gguf(path, arch_at, &lm->model, err);
+    return rc < 0 ? rc : lm_start(lm, err);
+}
+
+/* The forward's state for the model opened, and what the program shows of it. */
+static int lm_start(Lm *lm, AttnErr *err)
+{
+    const ArchDesc *a = lm->model->arch;
+    int rc = rt_create(&lm->rt, a->rt, lm->model->cfg, err);
     if (rc < 0) {
+        model_file_close(lm->model);
         memset(lm, 0, sizeof *lm);
         return rc;
     }

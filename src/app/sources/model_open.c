@@ -54,12 +54,32 @@ int model_folder_check(const char *dir, AttnErr *err)
                         "folder holds config.json, model.safetensors, tokenizer.json)");
 }
 
+int model_is_gguf(const char *path)
+{
+    char magic[4] = {0};
+    struct stat st;
+    FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
+    int yes = f && fread(magic, 1, 4, f) == 4 && memcmp(magic, "GGUF", 4) == 0;
+    if (f)
+        fclose(f);
+    return yes;
+}
+
 /* A model folder: the path when it is one, else the installed models
- * (nano-sort), else the Hugging Face cache. Malloc'd into *dir. */
-static int find_model(const char *name, char **dir, AttnErr *err)
+ * (nano-sort), else the Hugging Face cache; or a GGUF file (*gguf 1).
+ * Malloc'd into *dir. */
+static int find_model(const char *name, char **dir, int *gguf, AttnErr *err)
 {
     struct stat st;
     char buf[4096], rel[300];
+    *gguf = 0;
+    if (stat(name, &st) == 0 && S_ISREG(st.st_mode)) {
+        if (!(*gguf = model_is_gguf(name)))
+            return attn_err_set(err, ATTN_E_IO, name, 0, "not a model: not a GGUF file (a model "
+                                "is a GGUF file or a folder holding config.json, "
+                                "model.safetensors, tokenizer.json)");
+        return (*dir = strdup(name)) ? 0 : attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
+    }
     if (stat(name, &st) == 0 && S_ISDIR(st.st_mode)) {
         if (model_folder_check(name, err) < 0)
             return -ATTN_E_IO;
@@ -314,14 +334,15 @@ int model_open_path(const char *path, int prepend_bos, ModelOpened **out, AttnEr
         return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
     g->prepend_bos = prepend_bos;
     snprintf(g->path, sizeof g->path, "%s", path);
-    int rc = find_model(path, &dir, err);
+    int gguf = 0, rc = find_model(path, &dir, &gguf, err);
     if (rc == 0) {
         if (!realpath(dir, g->dir))
             snprintf(g->dir, sizeof g->dir, "%s", dir);
-        rc = lm_open(&g->lm, dir, err);
+        rc = gguf ? lm_open_gguf(&g->lm, dir, err) : lm_open(&g->lm, dir, err);
     }
     if (rc == 0)
-        rc = bpe_load_dir(&g->bpe, dir, err);
+        rc = gguf ? model_file_gguf_vocab(g->lm.model, &g->bpe, err)
+                  : bpe_load_dir(&g->bpe, dir, err);
     if (rc == 0 && bpe_n_vocab(g->bpe) > g->lm.info.n_vocab)
         rc = attn_err_set(err, ATTN_E_RANGE, dir, 0, "the tokenizer has %d tokens, the model's %s only %d rows",
                           bpe_n_vocab(g->bpe), g->lm.info.embed_name, g->lm.info.n_vocab);

@@ -578,11 +578,14 @@ static int lmsrc_show(AppState *a, void *opened)
     return 0;
 }
 
-/* A model folder (config.json beside model.safetensors or pytorch_model.bin). */
+/* A model folder (config.json beside model.safetensors or pytorch_model.bin),
+ * or a GGUF file. */
 static int lmsrc_accepts(const char *path)
 {
     char buf[4200];
     struct stat st;
+    if (model_is_gguf(path))
+        return 1;
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
         return 0;
     snprintf(buf, sizeof buf, "%s/config.json", path);

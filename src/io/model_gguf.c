@@ -1,0 +1,411 @@
+/* A GGUF file (llama.cpp's) opened as a model (model_file.h): the file
+ * mapped, its header parsed (gguf.c), the architecture its
+ * general.architecture names found among the descriptions' ArchGguf rows,
+ * its metadata written as the config.json its converter came from and read
+ * by the description's table (the same defaults, checks and refusals as a
+ * folder's), its tensors renamed to the table's names with their shapes in
+ * Hugging Face's order and bound by model_file_bind. The rows llama.cpp's
+ * converter permuted for its rotary layout keep their place in the file:
+ * the matrix is read through the rows' order (RtMat's perm), so the maps
+ * are the Hugging Face model's. Nothing here knows an architecture. */
+#include <cJSON.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attnviz/bpe.h"
+#include "attnviz/gguf.h"
+#include "attnviz/gguf_vocab.h"
+#include "attnviz/io.h"
+#include "attnviz/model_file.h"
+#include "model_file_internal.h"
+
+/* The description and row reading general.architecture arch, or NULL. */
+static const ArchDesc *desc_for(const char *arch, const ArchDesc *(*archs)(int),
+                                const ArchGguf **row)
+{
+    for (int i = 0; archs(i); i++)
+        for (const ArchGguf *g = archs(i)->gguf; g && g->arch; g++)
+            if (strcmp(g->arch, arch) == 0) {
+                *row = g;
+                return archs(i);
+            }
+    return NULL;
+}
+
+/* The GGUF architectures attnviz reads, for messages. */
+static void known_archs(const ArchDesc *(*archs)(int), char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (int i = 0; archs(i); i++)
+        for (const ArchGguf *g = archs(i)->gguf; g && g->arch; g++)
+            snprintf(buf + strlen(buf), n - strlen(buf), "%s%s", buf[0] ? ", " : "", g->arch);
+}
+
+/* kv's value as JSON (numbers, bools, strings and arrays of them), or NULL. */
+static cJSON *json_of(const GgufKV *kv)
+{
+    switch (kv->type) {
+    case GGUF_U8: case GGUF_U16: case GGUF_U32: case GGUF_U64:
+        return cJSON_CreateNumber((double)kv->v.u);
+    case GGUF_I8: case GGUF_I16: case GGUF_I32: case GGUF_I64:
+        return cJSON_CreateNumber((double)kv->v.i);
+    case GGUF_F32: case GGUF_F64:
+        return cJSON_CreateNumber(kv->v.f);
+    case GGUF_BOOL:
+        return cJSON_CreateBool(kv->v.u != 0);
+    case GGUF_STRING: {
+        char *s = malloc(kv->v.str.len + 1);
+        if (!s)
+            return NULL;
+        memcpy(s, kv->v.str.s, kv->v.str.len);
+        s[kv->v.str.len] = '\0';
+        cJSON *j = cJSON_CreateString(s);
+        free(s);
+        return j;
+    }
+    case GGUF_ARRAY: {
+        if (kv->arr_type == GGUF_STRING || kv->arr_type == GGUF_ARRAY || kv->arr_n > 1u << 20)
+            return NULL;
+        float *v = malloc((size_t)kv->arr_n * sizeof *v + 1);
+        cJSON *a = v && gguf_array_f32(kv, v) == 0 ? cJSON_CreateArray() : NULL;
+        for (uint64_t i = 0; a && i < kv->arr_n; i++)
+            cJSON_AddItemToArray(a, kv->arr_type == GGUF_BOOL ? cJSON_CreateBool(v[i] != 0.0f)
+                                                               : cJSON_CreateNumber(v[i]));
+        free(v);
+        return a;
+    }
+    default:
+        return NULL;
+    }
+}
+
+/* root[key] = v, "a.b" inside the object a (made when absent). */
+static void json_put(cJSON *root, const char *key, cJSON *v)
+{
+    const char *dot = strchr(key, '.');
+    if (!dot) {
+        cJSON_DeleteItemFromObjectCaseSensitive(root, key);
+        cJSON_AddItemToObject(root, key, v);
+        return;
+    }
+    char head[128];
+    snprintf(head, sizeof head, "%.*s", (int)(dot - key), key);
+    cJSON *o = cJSON_GetObjectItemCaseSensitive(root, head);
+    if (!cJSON_IsObject(o))
+        o = cJSON_AddObjectToObject(root, head);
+    json_put(o, dot + 1, v);
+}
+
+/* The row of names whose GGUF name matches name (its layer in *layer, -1
+ * when none), or NULL. */
+static const ArchGgufName *name_row(const ArchGgufName *rows, const char *name, int *layer)
+{
+    for (const ArchGgufName *r = rows; r->gguf; r++) {
+        const char *d = strstr(r->gguf, "%d");
+        *layer = -1;
+        if (!d) {
+            if (strcmp(r->gguf, name) == 0)
+                return r;
+            continue;
+        }
+        size_t pre = (size_t)(d - r->gguf);
+        if (strncmp(name, r->gguf, pre) != 0)
+            continue;
+        const char *p = name + pre;
+        char *end;
+        long l = strtol(p, &end, 10);
+        if (end == p || *p == '-' || *p == '+' || l > 100000 || strcmp(end, d + 2) != 0)
+            continue;
+        *layer = (int)l;
+        return r;
+    }
+    return NULL;
+}
+
+/* The config.json a converter would have read: model_type, the rows'
+ * keys, vocab_size from the embedding's rows when no key gives it, and
+ * tie_word_embeddings when the file has no output layer. */
+static int make_config(const Gguf *g, const ArchGguf *row, const char *path, char **text,
+                       AttnErr *err)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+    cJSON_AddStringToObject(root, "model_type", row->model_type);
+    for (const ArchGgufKey *k = row->keys; k->gguf; k++) {
+        char key[160];
+        snprintf(key, sizeof key, k->gguf, row->arch);
+        const GgufKV *kv = gguf_find(g, key);
+        if (!kv)
+            continue;
+        cJSON *v = json_of(kv);
+        if (!v) {
+            cJSON_Delete(root);
+            return attn_err_set(err, ATTN_E_PARSE, path, 0, "metadata key %s: a %s is not "
+                                "read here", key, gguf_value_type_name(kv->type));
+        }
+        json_put(root, k->json, v);
+    }
+    const GgufTensor *emb = gguf_tensor(g, "token_embd.weight");
+    if (!cJSON_GetObjectItemCaseSensitive(root, "vocab_size") && emb && emb->ndim == 2)
+        cJSON_AddNumberToObject(root, "vocab_size", (double)emb->ne[1]);
+    for (const ArchGgufName *r = row->names; r->gguf; r++)
+        if (strcmp(r->gguf, "output.weight") == 0 &&
+            !cJSON_GetObjectItemCaseSensitive(root, "tie_word_embeddings"))
+            cJSON_AddBoolToObject(root, "tie_word_embeddings", !gguf_tensor(g, "output.weight"));
+    *text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return *text ? 0 : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const SafeTensor *)a)->name, ((const SafeTensor *)b)->name);
+}
+
+/* llama.cpp's rotary row order of heads of d rows: Hugging Face's row
+ * h·d + p·d/2 + i is the file's h·d + 2i + p. */
+static void rope_rows(int32_t *perm, int heads, int d)
+{
+    for (int h = 0; h < heads; h++)
+        for (int p = 0; p < 2; p++)
+            for (int i = 0; i < d / 2; i++)
+                perm[h * d + p * (d / 2) + i] = h * d + 2 * i + p;
+}
+
+/* Every tensor of the file a row names, under the table's name (with the
+ * description's first prefix), its shape Hugging Face's [out, in]; a
+ * tensor no row names is refused (the model would be computed without
+ * it). */
+static int rename_tensors(ModelFile *m, const ArchGguf *row, const char *path, AttnErr *err)
+{
+    const Gguf *g = m->own->gguf;
+    const ArchDesc *a = m->arch;
+    const char *prefix = a->prefixes ? a->prefixes[0] : "";
+    RtShape sh;
+    a->rt->shape(m->cfg, &sh);
+    SafeTensors *st = m->own->files.st;
+    size_t names = 0, perms = 0;
+    for (int i = 0; i < g->n_tensors; i++)
+        names += strlen(prefix) + 160;
+    for (const ArchGgufName *r = row->names; r->gguf; r++)
+        perms += r->change != AG_SAME;
+    int32_t *q = m->own->perms = malloc(((size_t)sh.n_layer * perms + 1) *
+                                        (size_t)(sh.n_head > 0 ? sh.n_head : 1) *
+                                        (size_t)(sh.d_head > 0 ? sh.d_head : 1) * sizeof *q);
+    if (!q || !(st->t = calloc((size_t)g->n_tensors + 1, sizeof *st->t)) ||
+        !(st->names = malloc(names + 1)))
+        return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+    char *at = st->names;
+    for (int i = 0; i < g->n_tensors; i++) {
+        const GgufTensor *gt = &g->t[i];
+        int layer;
+        const ArchGgufName *r = name_row(row->names, gt->name, &layer);
+        if (!r)
+            return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0, "tensor %s is not read by "
+                                "attnviz's %s (general.architecture %s): computing without it "
+                                "would not be the model", gt->name, a->rt->name, row->arch);
+        if (gt->ndim > 2)
+            return attn_err_set(err, ATTN_E_SHAPE, path, 0, "tensor %s has %d dimensions "
+                                "(at most 2)", gt->name, gt->ndim);
+        SafeTensor *t = &st->t[st->n++];
+        char plain[150];
+        snprintf(plain, sizeof plain, r->hf, layer);
+        int len = snprintf(at, 160 + strlen(prefix), "%s%s", prefix, plain);
+        t->name = at;
+        at += len + 1;
+        t->file_name = gt->name;
+        t->qtype = gt->type;
+        t->dtype = gt->type == 0 ? SAFE_F32 : gt->type == 1 ? SAFE_F16
+                 : gt->type == 30 ? SAFE_BF16 : SAFE_GGML;
+        t->ndim = gt->ndim;
+        for (int k = 0; k < gt->ndim; k++)
+            t->shape[k] = gt->ne[gt->ndim - 1 - k];
+        t->count = (size_t)gt->ne[0] * (size_t)(gt->ndim == 2 ? gt->ne[1] : 1);
+        t->data = gt->data;
+        t->nbytes = gt->nbytes;
+        if (r->change != AG_SAME) {
+            int heads = r->change == AG_ROPE_Q ? sh.n_head : sh.n_kv_head;
+            if (t->shape[0] != (long long)heads * sh.d_head || sh.d_head % 2)
+                return attn_err_set(err, ATTN_E_SHAPE, path, 0, "tensor %s has %lld rows, "
+                                    "not %d heads of %d", gt->name, t->shape[0], heads,
+                                    sh.d_head);
+            rope_rows(q, heads, sh.d_head);
+            t->perm = q;
+            q += (size_t)heads * sh.d_head;
+        }
+    }
+    qsort(st->t, (size_t)st->n, sizeof *st->t, by_name);
+    for (int i = 1; i < st->n; i++)
+        if (strcmp(st->t[i - 1].name, st->t[i].name) == 0)
+            return attn_err_set(err, ATTN_E_PARSE, path, 0, "tensors %s and %s are both %s",
+                                st->t[i - 1].file_name, st->t[i].file_name, st->t[i].name);
+    return 0;
+}
+
+int model_file_open_gguf(const char *path, const ArchDesc *(*archs)(int i), ModelFile **out,
+                         AttnErr *err)
+{
+    *out = NULL;
+    ModelFile *m = calloc(1, sizeof *m);
+    void *map = NULL;
+    size_t len = 0;
+    char *text = NULL;
+    int rc = 0;
+    if (!m || !(m->own = calloc(1, sizeof *m->own)) || !(m->dir = strdup(path)) ||
+        !(m->own->gguf = calloc(1, sizeof *m->own->gguf)) ||
+        !(m->own->files.paths = calloc(1, sizeof(char *))) ||
+        !(m->own->files.maps = calloc(1, sizeof(void *))) ||
+        !(m->own->files.lens = calloc(1, sizeof(size_t))) ||
+        !(m->own->files.st = calloc(1, sizeof(SafeTensors)))) {
+        rc = attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+        goto cleanup;
+    }
+    m->gguf = 1;
+    m->own->files.n = 1;
+    rc = io_map_file(path, ATTN_E_NOT_FOUND, &map, &len, err);
+    if (rc == 0) {
+        m->own->files.maps[0] = map;
+        m->own->files.lens[0] = len;
+        m->own->files.paths[0] = strdup(path);
+        rc = gguf_parse(m->own->gguf, map, len, path, err);
+    }
+    GgufStr arch = {0};
+    if (rc == 0 && (rc = gguf_get_str(m->own->gguf, "general.architecture", &arch, path, err)) == 1)
+        rc = attn_err_set(err, ATTN_E_NOT_FOUND, path, 0, "no general.architecture");
+    const ArchGguf *row = NULL;
+    if (rc == 0) {
+        char name[64], list[400];
+        snprintf(name, sizeof name, "%.*s", (int)(arch.len < 60 ? arch.len : 60), arch.s);
+        if (!(m->arch = desc_for(name, archs, &row))) {
+            known_archs(archs, list, sizeof list);
+            rc = attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0, "general.architecture is "
+                              "\"%s\": attnviz computes %s", name, list);
+        }
+    }
+    if (rc == 0 && !(m->cfg = calloc(1, m->arch->rt->cfg_size)))
+        rc = attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+    if (rc == 0 && !(m->weights = calloc(1, m->arch->weights_size)))
+        rc = attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+    if (rc == 0)
+        rc = make_config(m->own->gguf, row, path, &text, err);
+    if (rc == 0)
+        rc = model_config_parse(m->arch, m->cfg, text, strlen(text), path, err);
+    if (rc == 0 && row->fix)
+        row->fix(m->cfg);
+    if (rc == 0) {
+        snprintf(m->model_type, sizeof m->model_type, "%s", row->model_type);
+        rc = rename_tensors(m, row, path, err);
+    }
+    if (rc == 0)
+        rc = model_file_bind(m, path, err);
+    if (rc == 0) {
+        *out = m;
+        m = NULL;
+    }
+cleanup:
+    free(text);
+    model_file_close(m);
+    return rc;
+}
+
+int model_file_gguf_vocab(const ModelFile *m, Bpe **out, AttnErr *err)
+{
+    const Gguf *g = m->own->gguf;
+    const char *path = m->dir;
+    GgufVocab v = {.bos_id = -1, .eos_id = -1, .unk_id = -1, .pad_id = -1, .add_bos = -1,
+                   .add_eos = -1, .add_space_prefix = -1};
+    GgufStr model = {0}, pre = {0};
+    const GgufKV *tokens = NULL, *scores = NULL, *types = NULL, *merges = NULL;
+    char model_s[32] = "", pre_s[64] = "";
+    int rc = gguf_get_str(g, "tokenizer.ggml.model", &model, path, err);
+    if (rc == 1)
+        return attn_err_set(err, ATTN_E_NOT_FOUND, path, 0, "no tokenizer.ggml.model: the file "
+                            "holds no tokenizer");
+    if (rc == 0 && (rc = gguf_get_str(g, "tokenizer.ggml.pre", &pre, path, err)) == 1)
+        rc = 0;
+    if (rc == 0 && (rc = gguf_get_array(g, "tokenizer.ggml.tokens", GGUF_STRING, &tokens, path,
+                                        err)) == 1)
+        rc = attn_err_set(err, ATTN_E_NOT_FOUND, path, 0, "no tokenizer.ggml.tokens");
+    if (rc == 0 && (rc = gguf_get_array(g, "tokenizer.ggml.scores", GGUF_F32, &scores, path,
+                                        err)) == 1)
+        rc = 0, scores = NULL;
+    if (rc == 0 && (rc = gguf_get_array(g, "tokenizer.ggml.token_type", GGUF_I32, &types, path,
+                                        err)) == 1)
+        rc = 0, types = NULL;
+    if (rc == 0 && (rc = gguf_get_array(g, "tokenizer.ggml.merges", GGUF_STRING, &merges, path,
+                                        err)) == 1)
+        rc = 0, merges = NULL;
+    static const struct { const char *key; size_t off; } ids[] = {
+        {"tokenizer.ggml.bos_token_id", offsetof(GgufVocab, bos_id)},
+        {"tokenizer.ggml.eos_token_id", offsetof(GgufVocab, eos_id)},
+        {"tokenizer.ggml.unknown_token_id", offsetof(GgufVocab, unk_id)},
+        {"tokenizer.ggml.padding_token_id", offsetof(GgufVocab, pad_id)},
+        {"tokenizer.ggml.add_bos_token", offsetof(GgufVocab, add_bos)},
+        {"tokenizer.ggml.add_eos_token", offsetof(GgufVocab, add_eos)},
+        {"tokenizer.ggml.add_space_prefix", offsetof(GgufVocab, add_space_prefix)},
+    };
+    for (size_t i = 0; rc == 0 && i < sizeof ids / sizeof ids[0]; i++) {
+        int64_t x;
+        if ((rc = gguf_get_int(g, ids[i].key, &x, path, err)) == 0) {
+            if (x < -1 || x > 1 << 24)
+                return attn_err_set(err, ATTN_E_RANGE, path, 0, "%s %lld", ids[i].key,
+                                    (long long)x);
+            int xi = (int)x;
+            memcpy((char *)&v + ids[i].off, &xi, sizeof xi);
+        }
+        rc = rc == 1 ? 0 : rc;
+    }
+    if (rc < 0)
+        return rc;
+    if (tokens->arr_n > BPE_MAX_VOCAB)
+        return attn_err_set(err, ATTN_E_RANGE, path, 0, "tokenizer.ggml.tokens has %llu tokens "
+                            "(at most %d)", (unsigned long long)tokens->arr_n, BPE_MAX_VOCAB);
+    size_t n = (size_t)tokens->arr_n, nm = merges ? (size_t)merges->arr_n : 0;
+    if ((scores && scores->arr_n != n) || (types && types->arr_n != n))
+        return attn_err_set(err, ATTN_E_SHAPE, path, 0, "tokenizer.ggml.tokens has %zu entries, "
+                            "tokenizer.ggml.%s %llu", n, scores && scores->arr_n != n ? "scores"
+                            : "token_type", (unsigned long long)(scores && scores->arr_n != n
+                            ? scores->arr_n : types->arr_n));
+    snprintf(model_s, sizeof model_s, "%.*s", (int)(model.len < 30 ? model.len : 30), model.s);
+    if (pre.s)
+        snprintf(pre_s, sizeof pre_s, "%.*s", (int)(pre.len < 60 ? pre.len : 60), pre.s);
+    GgufStr *ts = malloc((n + 1) * sizeof *ts), *ms = malloc((nm + 1) * sizeof *ms);
+    const char **tp = malloc((n + 1) * sizeof *tp), **mp = malloc((nm + 1) * sizeof *mp);
+    size_t *tl = malloc((n + 1) * sizeof *tl), *ml = malloc((nm + 1) * sizeof *ml);
+    float *sc = scores ? malloc(n * sizeof *sc + 1) : NULL;
+    int32_t *ty = types ? malloc(n * sizeof *ty + 1) : NULL;
+    if (!ts || !ms || !tp || !mp || !tl || !ml || (scores && !sc) || (types && !ty))
+        rc = attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+    if (rc == 0 && (gguf_array_strings(tokens, ts) < 0 ||
+                    (merges && gguf_array_strings(merges, ms) < 0) ||
+                    (scores && gguf_array_f32(scores, sc) < 0) ||
+                    (types && gguf_array_i32(types, ty) < 0)))
+        rc = attn_err_set(err, ATTN_E_PARSE, path, 0, "tokenizer.ggml arrays unreadable");
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        tp[i] = ts[i].s, tl[i] = ts[i].len;
+    for (size_t i = 0; rc == 0 && i < nm; i++)
+        mp[i] = ms[i].s, ml[i] = ms[i].len;
+    if (rc == 0) {
+        v.model = model_s;
+        v.pre = pre.s ? pre_s : NULL;
+        v.n_tokens = (int)n;
+        v.tokens = tp;
+        v.token_lens = tl;
+        v.scores = sc;
+        v.types = ty;
+        v.n_merges = (int)nm;
+        v.merges = mp;
+        v.merge_lens = ml;
+        rc = gguf_vocab_build(out, &v, err);
+        if (rc < 0 && !err->file[0]) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            attn_err_set(err, -rc, path, 0, "%s", msg);
+        }
+    }
+    free(ts), free(ms), free(tp), free(mp), free(tl), free(ml), free(sc), free(ty);
+    return rc;
+}
