@@ -1,5 +1,5 @@
 /* GGUF models (issue 35): every folder of tests/fixtures/gguf_models
- * (make_gguf_models.py: small Llama and Qwen2 models quantized by ggml's
+ * (make_gguf_llama.py: small Llama and Qwen2 models quantized by ggml's
  * own quantizer into F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 and the
  * k-quants, Llama's query and key rows permuted as llama.cpp's converter
  * does) opened with lm_open_gguf and computed:
@@ -83,8 +83,9 @@ static void check_folder(const char *dir)
     assert_int_equal(lm.info.d_head, json_int(ref, "head_dim"));
     assert_int_equal(V, json_int(ref, "vocab_size"));
     assert_int_equal(lm.info.n_positions, json_int(ref, "n_positions"));
-    /* every matrix used as stored (7 a layer), and the embedding table and
-     * output layer unless float32 (then in place as floats) */
+    /* every matrix used as stored (mats_per_layer a layer), and the
+     * embedding table and output layer unless float32 (then in place as
+     * floats) */
     int tied = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "tied"));
     const cJSON *types = cJSON_GetObjectItemCaseSensitive(ref, "types");
     int tables = 0;
@@ -93,7 +94,7 @@ static void check_folder(const char *dir)
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(types, *n);
         tables += t && strcmp(t->valuestring, "F32") != 0;
     }
-    assert_int_equal(lm.model->n_quant, 7 * L + tables);
+    assert_int_equal(lm.model->n_quant, json_int(ref, "mats_per_layer") * L + tables);
     assert_int_equal(lm.model->tied, tied);
 
     if (lm_forward(&lm, ids, T, NULL, &err) != 0)
