@@ -135,7 +135,9 @@ typedef enum ArchGgufChange {
     AG_SAME = 0,
     AG_ROPE_Q,          /* rows permuted for llama.cpp's rotary layout, by the query heads */
     AG_ROPE_K,          /* the same by the key-value heads */
-    AG_PLUS_ONE         /* a norm's weights stored as 1 + w (Gemma's) */
+    AG_QKV_HEADS,       /* a fused query-key-value's rows regrouped from each head's
+                           q, k, v (GPT-NeoX's) into all q, all k, all v */
+    AG_TRANSPOSED       /* a [in, out] matrix (GPT-2's Conv1D) stored [out, in] */
 } ArchGgufChange;
 
 typedef struct ArchGgufName {

@@ -41,6 +41,7 @@ typedef struct SafeTensor {
     int qtype;
     const char *file_name;
     const int32_t *perm;
+    int transposed;     /* shape is the table's [in, out]; the file holds [out, in] */
 } SafeTensor;
 
 typedef struct SafeTensors {

@@ -147,9 +147,11 @@ static int check_gguf(const Bind *b, Slot *s)
                             "Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K and Q6_K", t->file_name,
                             tn ? tn : num);
     }
-    /* a matrix without a place for one (GPT-2's) converted, transposed */
-    s->mat = s->dst16 && (s->row->kind == AT_MATRIX || t->qtype != QT_F32);
-    s->convert = !s->mat && (t->qtype != QT_F32 || t->perm || !safetensors_f32_in_place(t));
+    /* a matrix without a place for one as stored converted (a transposed
+     * one back to the table's [in, out]) */
+    s->mat = s->dst16 && !t->transposed && (s->row->kind == AT_MATRIX || t->qtype != QT_F32);
+    s->convert = !s->mat && (t->qtype != QT_F32 || t->perm || t->transposed ||
+                             !safetensors_f32_in_place(t));
     return 0;
 }
 
@@ -164,7 +166,7 @@ static int check(const Bind *b, Slot *s)
         return attn_err_set(b->err, ATTN_E_UNSUPPORTED, s->file, 0,
                             "tensor %s is %s: attnviz reads F32, F16 and BF16 weights", s->name,
                             safetensors_dtype_name(t->dtype));
-    int same = t->ndim == s->row->ndim;
+    int same = t->ndim == s->row->ndim; /* a transposed one: its shape the table's way */
     for (int i = 0; same && i < s->row->ndim; i++)
         same = t->shape[i] == s->dim[i];
     if (!same) {
@@ -268,6 +270,19 @@ static void transpose_into(float *dst, const SafeTensor *t, float *row)
     }
 }
 
+/* A GGUF file's [out, in] matrix the table has [in, out] (shape): float32
+ * [in, out] into dst; row is `in` floats of scratch. */
+static void untranspose_into(float *dst, const SafeTensor *t, float *row)
+{
+    size_t in = (size_t)t->shape[0], out = (size_t)t->shape[1];
+    size_t rb = t->nbytes / out;
+    for (size_t j = 0; j < out; j++) {
+        qtype_to_f32(t->qtype, t->data + j * rb, row, (long long)in);
+        for (size_t p = 0; p < in; p++)
+            dst[p * out + j] = row[p];
+    }
+}
+
 /* t's numbers as float32 into out, in the table's order (a GGUF file's
  * permuted bias back in order). */
 static void tensor_to_f32(float *out, const SafeTensor *t)
@@ -304,6 +319,8 @@ static int convert_all(const Bind *b, Slot *s, int n)
             m->n_converted++;
             if (s[i].row->kind == AT_MATRIX && (size_t)s[i].t->shape[1] > widest)
                 widest = (size_t)s[i].t->shape[1];
+            if (s[i].t->transposed && (size_t)s[i].t->shape[0] > widest)
+                widest = (size_t)s[i].t->shape[0];
         }
     }
     float *row = NULL;
@@ -337,7 +354,9 @@ static int convert_all(const Bind *b, Slot *s, int n)
         } else if (!s[i].convert) {
             *s[i].dst = (const float *)(const void *)s[i].t->data;
         } else {
-            if (s[i].row->kind == AT_MATRIX)
+            if (s[i].t->transposed)
+                untranspose_into(at, s[i].t, row);
+            else if (s[i].row->kind == AT_MATRIX)
                 transpose_into(at, s[i].t, row);
             else
                 tensor_to_f32(at, s[i].t);

@@ -172,6 +172,16 @@ static void rope_rows(int32_t *perm, int heads, int d)
                 perm[h * d + p * (d / 2) + i] = h * d + 2 * i + p;
 }
 
+/* GPT-NeoX's fused rows: Hugging Face's (h·3 + s)·d + i, head h's q, k or v
+ * (s) row i, is the file's s·H·d + h·d + i. */
+static void qkv_rows(int32_t *perm, int heads, int d)
+{
+    for (int h = 0; h < heads; h++)
+        for (int s = 0; s < 3; s++)
+            for (int i = 0; i < d; i++)
+                perm[(h * 3 + s) * d + i] = s * heads * d + h * d + i;
+}
+
 /* Every tensor of the file a row names, under the table's name (with the
  * description's first prefix), its shape Hugging Face's [out, in]; a
  * tensor no row names is refused (the model would be computed without
@@ -189,7 +199,7 @@ static int rename_tensors(ModelFile *m, const ArchGguf *row, const char *path, A
         names += strlen(prefix) + 160;
     for (const ArchGgufName *r = row->names; r->gguf; r++)
         perms += r->change != AG_SAME;
-    int32_t *q = m->own->perms = malloc(((size_t)sh.n_layer * perms + 1) *
+    int32_t *q = m->own->perms = malloc(((size_t)sh.n_layer * perms * 3 + 1) *
                                         (size_t)(sh.n_head > 0 ? sh.n_head : 1) *
                                         (size_t)(sh.d_head > 0 ? sh.d_head : 1) * sizeof *q);
     if (!q || !(st->t = calloc((size_t)g->n_tensors + 1, sizeof *st->t)) ||
@@ -218,20 +228,25 @@ static int rename_tensors(ModelFile *m, const ArchGguf *row, const char *path, A
         t->dtype = gt->type == 0 ? SAFE_F32 : gt->type == 1 ? SAFE_F16
                  : gt->type == 30 ? SAFE_BF16 : SAFE_GGML;
         t->ndim = gt->ndim;
-        for (int k = 0; k < gt->ndim; k++)
-            t->shape[k] = gt->ne[gt->ndim - 1 - k];
+        t->transposed = r->change == AG_TRANSPOSED && gt->ndim == 2;
+        for (int k = 0; k < gt->ndim; k++) /* [out, in]; transposed: the table's [in, out] */
+            t->shape[k] = gt->ne[t->transposed ? k : gt->ndim - 1 - k];
         t->count = (size_t)gt->ne[0] * (size_t)(gt->ndim == 2 ? gt->ne[1] : 1);
         t->data = gt->data;
         t->nbytes = gt->nbytes;
-        if (r->change != AG_SAME) {
-            int heads = r->change == AG_ROPE_Q ? sh.n_head : sh.n_kv_head;
-            if (t->shape[0] != (long long)heads * sh.d_head || sh.d_head % 2)
+        if (r->change == AG_ROPE_Q || r->change == AG_ROPE_K || r->change == AG_QKV_HEADS) {
+            int heads = r->change == AG_ROPE_K ? sh.n_kv_head : sh.n_head;
+            int per = r->change == AG_QKV_HEADS ? 3 : 1;
+            if (t->shape[0] != (long long)per * heads * sh.d_head || sh.d_head % 2)
                 return attn_err_set(err, ATTN_E_SHAPE, path, 0, "tensor %s has %lld rows, "
-                                    "not %d heads of %d", gt->name, t->shape[0], heads,
-                                    sh.d_head);
-            rope_rows(q, heads, sh.d_head);
+                                    "not %d × %d heads of %d", gt->name, t->shape[0], per,
+                                    heads, sh.d_head);
+            if (per == 3)
+                qkv_rows(q, heads, sh.d_head);
+            else
+                rope_rows(q, heads, sh.d_head);
             t->perm = q;
-            q += (size_t)heads * sh.d_head;
+            q += (size_t)per * heads * sh.d_head;
         }
     }
     qsort(st->t, (size_t)st->n, sizeof *st->t, by_name);
