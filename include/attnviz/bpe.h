@@ -62,6 +62,17 @@ typedef struct BpeOptions {
                              and <0xNN> as byte NN */
     int decode_strip;     /* bpe_decode drops up to this many leading spaces (the
                              decoder's Strip start, or 1 for its Metaspace) */
+    /* llama.cpp's ways (src/core/gguf_vocab.c sets them for a GGUF file's vocabulary): */
+    int added_longest_first; /* added tokens cut out as llama.cpp's tokenizer_st_partition
+                                does: the longest first, each everywhere it occurs in the
+                                text not yet cut, then the next; LSTRIP / RSTRIP take ASCII
+                                white space (C's isspace) */
+    int decode_llama;     /* bpe_decode joins as llama_detokenize(ids, remove_special false,
+                             unparse_special = !skip_special): decode_strip takes at most
+                             one space, off the first token's piece only */
+    int decode_clean;     /* with decode_llama: llama.cpp's clean_up_tokenization_spaces
+                             (" ?" " !" " ." " ," lose the space, " ' " its two, " 's" " 'm"
+                             " 're" " 've" theirs) */
 } BpeOptions;
 
 /* Added-token flags (tokenizer.json's added_tokens fields). */
@@ -102,6 +113,12 @@ int bpe_add_token(Bpe *b, const char *text, size_t len, long id, AttnErr *err);
  * is not). A pair merged twice keeps the later rank, as Hugging Face does. */
 int bpe_add_merge(Bpe *b, const char *left, size_t llen, const char *right, size_t rlen,
                   AttnErr *err);
+/* A merge with its rank given (equal ranks merge leftmost first, as
+ * SentencePiece's equal scores do); a pair already added keeps its rank
+ * (llama.cpp's bpe_ranks keep a pair's first). The same checks as
+ * bpe_add_merge. */
+int bpe_add_merge_rank(Bpe *b, const char *left, size_t llen, const char *right, size_t rlen,
+                       int rank, AttnErr *err);
 
 /* An added token: content (valid UTF-8, not empty) is cut out of the text as
  * the one token id (which may also be a vocabulary token's, as
@@ -129,7 +146,11 @@ typedef struct BpeNormalizer {
  * compile (the detail says where), -ATTN_E_NOMEM. */
 int bpe_add_normalizer(Bpe *b, const BpeNormalizer *n, AttnErr *err);
 
-enum { BPE_PRE_BYTE_LEVEL = 1, BPE_PRE_SPLIT, BPE_PRE_DIGITS, BPE_PRE_METASPACE };
+enum { BPE_PRE_BYTE_LEVEL = 1, BPE_PRE_SPLIT, BPE_PRE_DIGITS, BPE_PRE_METASPACE,
+       BPE_PRE_CUSTOM };
+/* A custom split (BPE_PRE_CUSTOM): the end of the piece of text (len bytes
+ * of valid UTF-8) that starts at pos < len; ctx is the step's. */
+typedef size_t (*BpeSplitFn)(const void *ctx, const char *text, size_t len, size_t pos);
 /* Split's behaviours: what becomes of the pattern's matches. */
 enum { BPE_SPLIT_REMOVED, BPE_SPLIT_ISOLATED, BPE_SPLIT_MERGED_WITH_PREVIOUS,
        BPE_SPLIT_MERGED_WITH_NEXT, BPE_SPLIT_CONTIGUOUS };
@@ -150,6 +171,8 @@ typedef struct BpePreTokenizer {
     size_t replacement_len;
     int prepend_scheme;      /* Metaspace: BPE_PREPEND_* (first: only at the text's start) */
     int split;               /* Metaspace: split before each replacement character */
+    BpeSplitFn next;         /* Custom: cuts each piece into the pieces it gives */
+    const void *next_ctx;    /* Custom: next's ctx (not copied: it must outlive the Bpe) */
 } BpePreTokenizer;
 
 /* Appends a pre-tokenizer step. -ATTN_E_PARSE for a regex PCRE2 cannot

@@ -239,6 +239,7 @@ void bpe_destroy(Bpe *b)
     free(b->vslot);
     free(b->mslot);
     free(b->added);
+    free(b->added_by_len);
     for (int i = 0; i < b->n_norm; i++)
         bpe_norm_free(&b->norm[i]);
     free(b->norm);
@@ -349,8 +350,10 @@ nomem:
     return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
 }
 
-int bpe_add_merge(Bpe *b, const char *left, size_t llen, const char *right, size_t rlen,
-                  AttnErr *err)
+/* The merge left + right at rank; keep_first: a pair already added keeps
+ * its rank. */
+static int add_merge(Bpe *b, const char *left, size_t llen, const char *right, size_t rlen,
+                     int rank, int keep_first, AttnErr *err)
 {
     int a = bpe_vocab_find(b, left, llen), c = bpe_vocab_find(b, right, rlen);
     const char *missing = a < 0 ? left : c < 0 ? right : NULL;
@@ -378,8 +381,24 @@ int bpe_add_merge(Bpe *b, const char *left, size_t llen, const char *right, size
     if ((b->n_mused + 1) * 2 > b->n_mslot && merge_grow(b) < 0)
         return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
     uint64_t key = (uint64_t)(uint32_t)a << 32 | (uint32_t)c;
-    merge_put(b->mslot, b->n_mslot, key, b->n_merges++, id, &b->n_mused);
+    b->n_merges++;
+    if (!(keep_first && bpe_merge_find(b, a, c)))
+        merge_put(b->mslot, b->n_mslot, key, rank, id, &b->n_mused);
     return 0;
+}
+
+int bpe_add_merge(Bpe *b, const char *left, size_t llen, const char *right, size_t rlen,
+                  AttnErr *err)
+{
+    return add_merge(b, left, llen, right, rlen, b->n_merges, 0, err);
+}
+
+int bpe_add_merge_rank(Bpe *b, const char *left, size_t llen, const char *right, size_t rlen,
+                       int rank, AttnErr *err)
+{
+    if (rank < 0)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "merge rank %d is negative", rank);
+    return add_merge(b, left, llen, right, rlen, rank, 1, err);
 }
 
 /* Added tokens before a's place: those of a smaller first byte, or the same
@@ -430,6 +449,12 @@ int bpe_add_special(Bpe *b, const char *content, size_t len, long id, unsigned f
         free(norm);
         return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
     }
+    int *by_len = realloc(b->added_by_len, (size_t)(b->n_added + 1) * sizeof *by_len);
+    if (!by_len) {
+        free(norm);
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+    }
+    b->added_by_len = by_len;
     Added a = {b->arena_len, (uint32_t)len, b->arena_len, (uint32_t)len, (int32_t)id, flags};
     memcpy(b->arena + b->arena_len, content, len);
     b->arena_len += len;
@@ -448,6 +473,14 @@ int bpe_add_special(Bpe *b, const char *content, size_t len, long id, unsigned f
     b->n_added++;
     for (int i = 0; i < b->n_added; i++)
         b->tok[b->added[i].id].added = i;
+    /* the ids by content length, longest first, equal lengths in the order added */
+    int k = b->n_added - 1;
+    while (k > 0 && b->tok[by_len[k - 1]].added >= 0 &&
+           b->added[b->tok[by_len[k - 1]].added].len < a.len) {
+        by_len[k] = by_len[k - 1];
+        k--;
+    }
+    by_len[k] = (int)id;
     for (int c = 0, i = 0; c <= 256; c++) {
         while (i < b->n_added && (unsigned char)b->arena[b->added[i].moff] < c)
             i++;
@@ -585,8 +618,82 @@ size_t bpe_token_text(const Bpe *b, int id, const char *space_mark, char *out, s
     return o;
 }
 
+/* llama.cpp's clean_up_tokenization_spaces over s[0..n) in place (its
+ * detokenize's three passes, byte by byte); the new length. */
+static size_t clean_spaces(char *s, size_t n)
+{
+    size_t t = n ? 1 : 0;
+    for (size_t i = 1; i < n; i++) { /* " ?", " !", " .", " ," */
+        char x = s[i];
+        if (s[i - 1] == ' ' && (x == '?' || x == '!' || x == '.' || x == ','))
+            t--;
+        s[t++] = x;
+    }
+    n = t;
+    t = n ? 1 : 0;
+    for (size_t i = 1; i < n; i++) { /* " ' " */
+        char x = s[i];
+        if (x == '\'' && i + 1 < n && s[i - 1] == ' ' && s[i + 1] == ' ') {
+            t--;
+            s[++i] = '\0';
+        }
+        s[t++] = x;
+    }
+    n = t;
+    t = n ? 1 : 0;
+    for (size_t i = 1; i < n; i++) { /* " 's", " 'm", " 're", " 've" */
+        char x = s[i];
+        if (s[i - 1] == ' ' && x == '\'' && i + 1 < n) {
+            char x1 = s[i + 1];
+            if (x1 == 's' || x1 == 'm')
+                t--;
+            else if (i + 2 < n && ((x1 == 'r' && s[i + 2] == 'e') || (x1 == 'v' && s[i + 2] == 'e')))
+                t--;
+        }
+        s[t++] = x;
+    }
+    return t;
+}
+
+/* bpe_decode as llama_detokenize(ids, remove_special false, unparse_special
+ * = !skip_special): control tokens (added, special) give nothing when
+ * skip_special; the first token's piece loses one leading space when
+ * decode_strip; then the clean-up when decode_clean. */
+static int decode_llama(const Bpe *b, const int *ids, int n, int skip_special, char **out,
+                        size_t *len)
+{
+    size_t total = 0, l;
+    for (int i = 0; i < n; i++)
+        if (bpe_token_bytes(b, ids[i], &l))
+            total += l;
+    char *s = malloc(total + 1);
+    if (!s)
+        return -ATTN_E_NOMEM;
+    size_t o = 0;
+    for (int i = 0; i < n; i++) {
+        const char *t = bpe_token_bytes(b, ids[i], &l);
+        if (!t || (skip_special && bpe_is_special(b, ids[i])))
+            l = 0;
+        if (i == 0 && b->opt.decode_strip && l && *t == ' ') {
+            t++;
+            l--;
+        }
+        if (l)
+            memcpy(s + o, t, l);
+        o += l;
+    }
+    if (b->opt.decode_clean)
+        o = clean_spaces(s, o);
+    s[o] = '\0';
+    *out = s;
+    *len = o;
+    return 0;
+}
+
 int bpe_decode(const Bpe *b, const int *ids, int n, int skip_special, char **out, size_t *len)
 {
+    if (b->opt.decode_llama)
+        return decode_llama(b, ids, n, skip_special, out, len);
     int strip = b->opt.decode_strip;
     size_t total = 0, l;
     for (int i = 0; i < n; i++)

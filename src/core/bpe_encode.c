@@ -330,6 +330,55 @@ static int find_added(const Bpe *b, int pass, const char *t, size_t len, size_t 
     return -1;
 }
 
+static void encode_added(Work *w, int pass, const char *text, size_t len, int at_start);
+
+/* The first occurrence of needle (n > 0 bytes) in text[0..len), or NULL. */
+static const char *find_bytes(const char *text, size_t len, const char *needle, size_t n)
+{
+    for (size_t i = 0; i + n <= len; i++)
+        if (text[i] == needle[0] && memcmp(text + i, needle, n) == 0)
+            return text + i;
+    return NULL;
+}
+
+static int ascii_space(char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* llama.cpp's tokenizer_st_partition: added token k of added_by_len (the
+ * longest first) is cut out of text wherever it occurs, left to right, the
+ * text between going on to token k + 1; what no added token takes is
+ * plain text (pass 1). */
+static void partition_llama(Work *w, const char *text, size_t len, int k)
+{
+    const Bpe *b = w->b;
+    while (len && !w->failed) {
+        if (k == b->n_added) {
+            encode_added(w, 1, text, len, 0);
+            return;
+        }
+        int id = b->added_by_len[k];
+        const Added *a = &b->added[b->tok[id].added];
+        const char *m = find_bytes(text, len, b->arena + a->off, a->len);
+        if (!m) {
+            k++;
+            continue;
+        }
+        size_t left = (size_t)(m - text), right = left + a->len;
+        if (a->flags & BPE_ADDED_LSTRIP)
+            while (left > 0 && ascii_space(text[left - 1]))
+                left--;
+        partition_llama(w, text, left, k + 1);
+        push_id(w, a->id);
+        if (a->flags & BPE_ADDED_RSTRIP)
+            while (right < len && ascii_space(text[right]))
+                right++;
+        text += right;
+        len -= right;
+    }
+}
+
 /* Pass 0 cuts out the added tokens matched as they are; pass 1 normalizes
  * each text pass 0 left and cuts out those matched after normalization;
  * the rest is plain text. at_start: text starts where the whole text
@@ -351,6 +400,8 @@ static void encode_added(Work *w, int pass, const char *text, size_t len, int at
     }
     if (pass == 2) {
         encode_plain(w, text, len, at_start);
+    } else if (pass == 0 && b->opt.added_longest_first) {
+        partition_llama(w, text, len, 0);
     } else if (!b->n_added) {
         encode_added(w, pass + 1, text, len, at_start);
     } else {

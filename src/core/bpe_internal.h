@@ -46,6 +46,7 @@ struct Bpe {
     Added *added;           /* sorted by first byte, then longest first */
     int n_added, cap_added;
     int added_at[257];      /* added[added_at[c] .. added_at[c + 1]) start with byte c */
+    int *added_by_len;      /* the added tokens' ids, longest content first (ties: as added) */
     int byte_fb[256];       /* the <0xNN> token of each byte, or -1 */
     BpeNorm *norm;          /* the normalizer's steps */
     int n_norm;

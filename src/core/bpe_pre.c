@@ -289,6 +289,9 @@ int bpe_pre_compile(BpePre *dst, const BpePreTokenizer *src, AttnErr *err)
             rc = attn_err_set(err, ATTN_E_RANGE, NULL, 0,
                               "Metaspace replacement \"%.40s\" is not one character",
                               dst->p.replacement);
+    } else if (src->kind == BPE_PRE_CUSTOM) {
+        if (!src->next)
+            rc = attn_err_set(err, ATTN_E_PARSE, NULL, 0, "a custom split without its function");
     } else if (src->kind == BPE_PRE_SPLIT) {
         if (!dst->p.pattern_len)
             rc = attn_err_set(err, ATTN_E_PARSE, NULL, 0, "Split pattern is empty");
@@ -660,6 +663,15 @@ static void pre_step(BpePreWork *w, const BpePre *st, const char *s, size_t n, i
         free(t.s);
         break;
     }
+    case BPE_PRE_CUSTOM:
+        for (size_t pos = 0; pos < n && !w->failed;) {
+            size_t end = p->next(p->next_ctx, s, n, pos);
+            if (end <= pos || end > n)
+                end = n; /* a split that does not advance ends the piece */
+            piece_add2(w, out, NULL, 0, s + pos, end - pos, first && pos == 0);
+            pos = end;
+        }
+        break;
     case BPE_PRE_METASPACE: {
         Str t = {0};
         const char *r = p->replacement;
