@@ -14,7 +14,10 @@
 # the window's keys on big maps, about 5 minutes) or BENCH_ONLY=families (only
 # the model families' rows, section 12: Qwen3-0.6B, Gemma-3-1B and
 # Pythia-160M's shapes; their random weights, 3.5 GB, generated once into
-# build/bench): printed, README.md left as it is.
+# build/bench) or BENCH_ONLY=gguf (only the GGUF rows, section 13:
+# Llama-3.2-1B's shapes in Q4_K_M and Q8_0 against llama.cpp, 2 GB of files
+# generated once, llama.cpp's libraries installed once from the npm
+# registry): printed, README.md left as it is.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -96,6 +99,10 @@ $CC $BFLAGS tests/bench/llama_bench.c $(ls build/obj/src/core/*.o build/obj/src/
 # shellcheck disable=SC2046,SC2086
 $CC $BFLAGS $(pkg-config --cflags $PKGS) tests/bench/family_bench.c $OBJS -o "$OUT/family_bench" \
     $(pkg-config --libs $PKGS) -lm -lpthread
+# GGUF files (issue 35) through lm.h: every object but main.o
+# shellcheck disable=SC2046,SC2086
+$CC $BFLAGS $(pkg-config --cflags $PKGS) tests/bench/gguf_bench.c $OBJS -o "$OUT/gguf_bench" \
+    $(pkg-config --libs $PKGS) -lm -lpthread
 # the window's H and L on a model (issue 33), in-process: every object but main.o
 # shellcheck disable=SC2046,SC2086
 $CC $BFLAGS $(pkg-config --cflags $PKGS) tests/bench/window_bench.c $OBJS -o "$OUT/window_bench" \
@@ -147,7 +154,7 @@ startup_on() {
 }
 
 ONLY=${BENCH_ONLY:-}
-case "$ONLY" in ""|gpt2|llama|runtime|families) ;; *) echo "make bench: BENCH_ONLY=$ONLY: only gpt2, llama, runtime and families are known" >&2; exit 1 ;; esac
+case "$ONLY" in ""|gpt2|llama|runtime|families|gguf) ;; *) echo "make bench: BENCH_ONLY=$ONLY: only gpt2, llama, runtime, families and gguf are known" >&2; exit 1 ;; esac
 # sections 1 to 8 (skipped with BENCH_ONLY)
 if [ -z "$ONLY" ]; then
 # ---- 1. attention forward vs numpy -------------------------------------------------
@@ -654,6 +661,42 @@ done
 put families_load_end "$(cut -d' ' -f1 /proc/loadavg)"
 put families_other_cores "$(other_cores "$fmark")"
 fi # section 12
+
+# ---- 13. GGUF files (issue 35): Llama-3.2-1B's shapes in Q4_K_M's mix and Q8_0, against llama.cpp
+# llama.cpp's own CPU build (node-llama-cpp's prebuilt libraries from the npm
+# registry, installed once into build/bench/nlc) on the same file with the
+# same two threads; the files (random weights, quantized by its ggml) made
+# once into build/bench.
+if [ -z "$ONLY" ] || [ "$ONLY" = gguf ]; then
+GLOG=$OUT/gguf.log
+NLC=$OUT/nlc
+put gguf_load_start "$(cut -d' ' -f1 /proc/loadavg)"
+gmark=$(cpu_mark)
+if [ ! -d "$NLC/node_modules/node-llama-cpp" ]; then
+    say "installing llama.cpp's prebuilt CPU libraries into $NLC (npm, once)"
+    npm install --no-audit --no-fund --ignore-scripts --omit=optional --prefix "$NLC" \
+        node-llama-cpp@3.22.1 @node-llama-cpp/linux-x64@3.22.1 >"$OUT/npm.log" 2>&1 \
+        || { tail -n 5 "$OUT/npm.log" >&2; echo "make bench: npm install failed (the GGUF rows need llama.cpp's libraries)" >&2; exit 1; }
+fi
+say "GGUF: Llama-3.2-1B's shapes, Q4_K_M and Q8_0: keystroke at T = 64 and the forward of T = 256, attnviz and llama.cpp (2 threads) alternated, $ROUNDS rounds"
+for q in q4_k_m q8_0; do
+    f=$OUT/llama1b-$q.gguf
+    [ -s "$f" ] || { say "generating $f (once; cached)"; NLC=$NLC "$PY" tests/bench/gen_gguf.py "$q" "$f.tmp" && mv "$f.tmp" "$f"; }
+    : >"$OUT/gc_$q"; : >"$OUT/gl_$q"
+    for ((r = 0; r < ROUNDS; r++)); do
+        "$OUT/gguf_bench" "$f" 3 | tee -a "$GLOG" >>"$OUT/gc_$q"
+        node tests/bench/llamacpp_bench.mjs "$NLC" "$f" 3 | tee -a "$GLOG" >>"$OUT/gl_$q"
+    done
+    for k in fwd256 key64 key64_top; do put "gguf_${q}_${k}_ms" "$(med_of "${k}_ms" "$OUT/gc_$q")"; done
+    put "gguf_${q}_rss_anon_mb" "$(med_of rss_anon_mb "$OUT/gc_$q")"
+    put "gguf_${q}_llamacpp_pp256_ms" "$(med_of pp256_ms "$OUT/gl_$q")"
+    put "gguf_${q}_llamacpp_tg64_ms" "$(med_of tg64_ms "$OUT/gl_$q")"
+    put "gguf_${q}_keystroke_vs_llamacpp" "$(calc "$(med_of key64_top_ms "$OUT/gc_$q") / $(med_of tg64_ms "$OUT/gl_$q")")"
+    put "gguf_${q}_forward_vs_llamacpp" "$(calc "$(med_of fwd256_ms "$OUT/gc_$q") / $(med_of pp256_ms "$OUT/gl_$q")")"
+done
+put gguf_load_end "$(cut -d' ' -f1 /proc/loadavg)"
+put gguf_other_cores "$(other_cores "$gmark")"
+fi # section 13
 
 # ---- the table, README.md, the summary lines ------------------------------------------------
 put load_end "$(cut -d' ' -f1 /proc/loadavg)"

@@ -131,5 +131,20 @@ class GGUFWriter:
         return head + bytes(blob)
 
     def write(self, path):
+        """to_bytes's file, written a tensor at a time (big files)."""
+        for tensor in self.tensors:
+            del tensor[5:]
+        head, align = self.header_bytes()
+        head += b"\0" * (-len(head) % align)
         with open(path, "wb") as f:
-            f.write(self.to_bytes())
+            f.write(head)
+            at = 0
+            for _name, _t, _ne, data, _forced, off in sorted(self.tensors, key=lambda t: t[5]):
+                if off > at:
+                    f.write(b"\0" * (off - at))
+                    at = off
+                if off < at:  # overlapping on purpose: write it where it says
+                    f.seek(len(head) + off)
+                f.write(data)
+                at = max(at, off + len(data))
+                f.seek(len(head) + at)
