@@ -260,7 +260,8 @@ static int gguf_files(const char *dir, char ***names, AttnErr *err)
         *names = NULL;
         return rc;
     }
-    qsort(*names, (size_t)n, sizeof **names, by_str);
+    if (n > 1)
+        qsort(*names, (size_t)n, sizeof **names, by_str);
     return n;
 }
 
