@@ -32,6 +32,7 @@
 #include "fuzz/harness_arch.h"
 #include "fuzz/harness_bpe.h"
 #include "fuzz/harness_teach.h"
+#include "fuzz/harness_gguf.h"
 
 /* The embed target's own entry point, unchanged, under another name. */
 #define LLVMFuzzerTestOneInput fuzz_embed_entry
@@ -74,6 +75,7 @@ static const Target targets[] = {
     {"arch_config", fuzz_check_arch_config},
     {"bpe", fuzz_check_bpe},
     {"bpe_files", fuzz_check_bpe_files},
+    {"gguf", fuzz_check_gguf},
 };
 #define N_TARGETS ((int)(sizeof targets / sizeof targets[0]))
 
@@ -265,7 +267,7 @@ static void crash_files_name_a_target(void **state)
         if (!ok) {
             print_error("%s: name it <target>-NAME (target: tokenizer, sentences, "
                         "weights, options, embed, forward, npy, npz, safetensors, attn_json, target_csv, "
-                        "attn_session, st_model, gpt2_config, llama_config, arch_config, bpe or bpe_files)\n", files[i]);
+                        "attn_session, st_model, gpt2_config, llama_config, arch_config, bpe, bpe_files or gguf)\n", files[i]);
             bad++;
         }
     }
@@ -308,6 +310,9 @@ static void harness_sanity(void **state)
     static const char tj[] = "\0{\"pre_tokenizer\": {\"type\": \"ByteLevel\"}, \"model\": "
                              "{\"vocab\": {\"a\": 0, \"b\": 1, \"ab\": 2}, \"merges\": [\"a b\"]}}";
     assert_null(fuzz_check_bpe_files((const uint8_t *)tj, sizeof tj - 1));
+    static const char gg[] = "GGUF\3\0\0\0" "\0\0\0\0\0\0\0\0" "\0\0\0\0\0\0\0\0";
+    assert_int_equal(sizeof gg - 1, 24);
+    assert_null(fuzz_check_gguf((const uint8_t *)gg, sizeof gg - 1));
 }
 
 int main(void)

@@ -3,6 +3,9 @@
  * each holds (expected.json: its own offsets, block table and values):
  * every metadata value type, arrays of arrays, versions 2 and 3, alignment
  * 32, 64 and 16, tensors of every listed ggml type and two unknown ones;
+ * a file written by llama.cpp's own writer against llama.cpp's own reader
+ * and the block table against ggml's (ggml_oracle.py, expected_ggml.json,
+ * ggml_types.tsv);
  * the typed getters and array conversions; every broken file refused with
  * its code, the file's name and the field in the message; every prefix of
  * every good file refused (never a crash; under SAN=1 each prefix sits in a
@@ -213,11 +216,10 @@ static void check_tensor(const Gguf *g, int i, const cJSON *e, const unsigned ch
     assert_int_equal(gguf_type_name(t->type) != NULL, t->nbytes != 0);
 }
 
-/* Every good file holds what the generator wrote. */
-static void good_files(void **state)
+/* Every file of good (expected.json's form) holds what it says; the count. */
+static int check_good(const cJSON *good)
 {
-    (void)state;
-    const cJSON *good = cJSON_GetObjectItemCaseSensitive(expected, "good"), *f;
+    const cJSON *f;
     int files = 0;
     cJSON_ArrayForEach(f, good) {
         size_t len;
@@ -247,7 +249,58 @@ static void good_files(void **state)
         free(b);
         files++;
     }
-    assert_int_equal(files, 4);
+    return files;
+}
+
+/* Every good file holds what the generator wrote. */
+static void good_files(void **state)
+{
+    (void)state;
+    assert_int_equal(check_good(cJSON_GetObjectItemCaseSensitive(expected, "good")), 4);
+}
+
+/* A file written by llama.cpp's own writer holds what llama.cpp's own
+ * reader says (ggml_oracle.py wrote both through libggml-base.so). */
+static void ggml_written(void **state)
+{
+    (void)state;
+    cJSON *e = read_json(FIX "expected_ggml.json");
+    assert_int_equal(check_good(cJSON_GetObjectItemCaseSensitive(e, "good")), 1);
+    cJSON_Delete(e);
+}
+
+/* The block table is ggml's own (ggml_types.tsv: ggml_type_name,
+ * ggml_blck_size, ggml_type_size of every type it knows), and the numbers
+ * it does not know are unknown here too. */
+static void type_table_ggml(void **state)
+{
+    (void)state;
+    FILE *f = fopen(FIX "ggml_types.tsv", "r");
+    if (!f)
+        fail_msg(FIX "ggml_types.tsv: cannot read (run from the repository root)");
+    char line[256];
+    int known[64] = {0}, rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        int t, block;
+        size_t bytes;
+        char name[64];
+        if (line[0] == '#')
+            continue;
+        assert_int_equal(sscanf(line, "%d\t%63s\t%d\t%zu", &t, name, &block, &bytes), 4);
+        assert_true(t >= 0 && t < 64);
+        known[t] = 1;
+        rows++;
+        if (!gguf_type_name(t))
+            fail_msg("ggml type %d (%s) unknown here", t, name);
+        assert_string_equal(gguf_type_name(t), name);
+        assert_int_equal(gguf_type_block(t), block);
+        assert_int_equal(gguf_type_bytes(t), bytes);
+    }
+    fclose(f);
+    assert_true(rows >= 33);
+    for (int t = 0; t < 64; t++)
+        if (!known[t] && gguf_type_name(t))
+            fail_msg("type %d (%s) is known here, not to ggml", t, gguf_type_name(t));
 }
 
 /* The typed getters: conversions, absent keys, wrong types and ranges named. */
@@ -387,16 +440,29 @@ static void bad_files(void **state)
     assert_true(n >= 30);
 }
 
-/* Every prefix of every good file is refused as past the end (or too short
- * for a header), from a buffer of exactly the prefix's size. */
-static void every_prefix(void **state)
+/* Every prefix of every good file that ends before its last tensor's last
+ * byte is refused as past the end (or too short for a header), from a
+ * buffer of exactly the prefix's size; the longer ones (cutting only the
+ * padding after it) are read. */
+static void prefixes(const cJSON *good)
 {
-    (void)state;
-    const cJSON *good = cJSON_GetObjectItemCaseSensitive(expected, "good"), *f;
+    const cJSON *f, *t;
     cJSON_ArrayForEach(f, good) {
-        size_t len;
+        size_t len, end = 0;
         unsigned char *b = fixture(f->string, &len);
-        for (size_t n = 0; n < len; n++) {
+        cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(f, "tensors"))
+            if ((size_t)(jint(t, "offset") + jint(t, "nbytes")) > end)
+                end = (size_t)(jint(t, "offset") + jint(t, "nbytes"));
+        assert_true(end > 0 && end <= len);
+        for (size_t n = end; n < len; n++) {
+            Gguf g;
+            AttnErr err = {0};
+            if (gguf_parse(&g, b, n, "cut.gguf", &err) != 0)
+                fail_msg("%s cut to %zu bytes (its tensors end at %zu): %s", f->string, n, end,
+                         err.msg);
+            gguf_free(&g);
+        }
+        for (size_t n = 0; n < end; n++) {
             unsigned char *cut = malloc(n ? n : 1);
             memcpy(cut, b, n);
             Gguf g;
@@ -410,6 +476,15 @@ static void every_prefix(void **state)
         }
         free(b);
     }
+}
+
+static void every_prefix(void **state)
+{
+    (void)state;
+    prefixes(cJSON_GetObjectItemCaseSensitive(expected, "good"));
+    cJSON *e = read_json(FIX "expected_ggml.json");
+    prefixes(cJSON_GetObjectItemCaseSensitive(e, "good"));
+    cJSON_Delete(e);
 }
 
 /* A big-endian v2 file, the other byte order of v3's, and v1's message in
@@ -445,7 +520,8 @@ static void versions_named(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(good_files),   cmocka_unit_test(getters),
+        cmocka_unit_test(good_files),   cmocka_unit_test(ggml_written),
+        cmocka_unit_test(type_table_ggml), cmocka_unit_test(getters),
         cmocka_unit_test(type_table),   cmocka_unit_test(bad_files),
         cmocka_unit_test(every_prefix), cmocka_unit_test(versions_named),
     };
