@@ -12,6 +12,7 @@
 #include "attnviz/bpe_files.h"
 #include "attnviz/model_file.h"
 #include "attnviz/model_source.h"
+#include "attnviz/model_stores.h"
 #include "attnviz/import.h"
 #include "attnviz/io.h"
 #include "attnviz/lm.h"
@@ -88,7 +89,21 @@ static int find_model(const char *name, char **dir, int *gguf, AttnErr *err)
     snprintf(rel, sizeof rel, "models/%.280s", name);
     if (!strchr(name, '/') && paths_find_data(rel, buf, sizeof buf) == 0)
         return (*dir = strdup(buf)) ? 0 : attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
-    return hf_model_find(name, dir, err);
+    int rc = hf_model_find(name, dir, err);
+    if (rc != -ATTN_E_NOT_FOUND)
+        return rc;
+    /* then Ollama's and LM Studio's stores (a GGUF file) */
+    char cache[1024] = "", looked[1024] = "";
+    AttnErr ignored = {0};
+    hf_cache_dir(cache, sizeof cache, &ignored);
+    rc = model_store_find(name, dir, looked, sizeof looked, err);
+    if (rc == 0)
+        *gguf = 1;
+    if (rc <= 0)
+        return rc;
+    return attn_err_set(err, ATTN_E_NOT_FOUND, name, 0, "no such folder or file, and not in the "
+                        "Hugging Face cache %.120s nor in Ollama's or LM Studio's stores "
+                        "(looked for %.300s)", cache[0] ? cache : "(none: no HOME)", looked);
 }
 
 /* ids = the tokens of text as Hugging Face's encode gives them (the
@@ -353,6 +368,8 @@ int model_open_path(const char *path, int prepend_bos, ModelOpened **out, AttnEr
     const char *base = path + len;
     while (base > path && base[-1] != '/')
         base--;
+    if (len - (size_t)(base - path) > 5 && strncmp(path + len - 5, ".gguf", 5) == 0)
+        len -= 5; /* a GGUF file: its name without the extension */
     snprintf(g->name, sizeof g->name, "%.*s", (int)(path + len - base), base);
     free(dir);
     if (rc < 0) {
