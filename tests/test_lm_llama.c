@@ -450,6 +450,58 @@ static void test_session(void **state)
     rmdir(dir);
 }
 
+/* GGUF files in the window (issue 35): each fixture opened as Ctrl+O or a
+ * drop opens it (app_open_path), typed into, its maps those of the file
+ * computed whole; a session of it opened again after another source. */
+static void test_gguf_window(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    glob_t gl;
+    assert_int_equal(glob("tests/fixtures/gguf_models/*/model.gguf", 0, NULL, &gl), 0);
+    assert_true(gl.gl_pathc >= 1);
+    char dir[] = "/tmp/attnviz-test-gguf-session-XXXXXX", path[200];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/s.json", dir);
+    for (size_t k = 0; k < gl.gl_pathc; k++) {
+        const char *file = gl.gl_pathv[k];
+        if (app_open_path(a, file) < 0)
+            fail_msg("%s: %s", file, a->status);
+        assert_ptr_equal(a->kind, &source_model);
+        assert_true(wait_maps(f));
+        key(f, SDLK_RETURN, 0);
+        key(f, SDLK_END, 0);
+        type(f, " left the station");
+        assert_true(wait_maps(f));
+        key(f, SDLK_ESCAPE, 0);
+        key(f, SDLK_h, 0);
+        ModelOpened *full = NULL;
+        AttnErr err = {0};
+        assert_int_equal(model_open_path(file, 0, &full, &err), 0);
+        assert_int_equal(model_compute_text(full, a->text, strlen(a->text), &err), 0);
+        const AttnFile *now = &a->kind->maps(a)->imp->f, *want = &full->im->f;
+        assert_int_equal(now->Tq, want->Tq);
+        assert_maps_equal(now, want, want->L);
+
+        assert_int_equal(app_save_session(a, path), 0);
+        assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
+        assert_ptr_not_equal(a->kind, &source_model);
+        if (app_open_path(a, path) < 0)
+            fail_msg("%s's session: %s", file, a->status);
+        assert_ptr_equal(a->kind, &source_model);
+        assert_true(wait_maps(f));
+        assert_int_equal(a->kind->maps(a)->head, 1);
+        now = &a->kind->maps(a)->imp->f;
+        assert_maps_equal(now, want, want->L);
+        printf("  %s: %d tokens typed, maps as a full recompute, its session reopened\n", file,
+               now->Tq);
+        model_opened_free(full);
+        unlink(path);
+    }
+    rmdir(dir);
+    globfree(&gl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -460,6 +512,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hidden_bos, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session, setup, teardown),
         cmocka_unit_test_setup_teardown(test_families_window, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gguf_window, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
