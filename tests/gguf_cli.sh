@@ -132,11 +132,19 @@ for n, rows in (('attn_q', 256), ('attn_k', 256), ('attn_v', 256), ('attn_output
     else:
         w.add_tensor('blk.0.%s.weight' % n, gw.F32, [256, rows], bytes(256 * rows * 4))
 w.write(tmp + '/iq.gguf')
+w = gw.GGUFWriter()
+w.add('general.architecture', 'llama')
+w.add('llama.embedding_length', 64, gw.UINT32)
+w.add('llama.attention.head_count', 4, gw.UINT32)
+w.add_tensor('token_embd.weight', gw.F32, [64, 10], bytes(64 * 10 * 4))
+w.write(tmp + '/noblocks.gguf')
 EOF
     run --model "$TMP/mamba.gguf" --print tokens "$TEXT"
     refused "an architecture attnviz does not compute" "$TMP/mamba.gguf" '"mamba"' "llama" "qwen2"
     run --model "$TMP/iq.gguf" --print tokens "$TEXT"
     refused "a tensor of a type attnviz does not read" "$TMP/iq.gguf" "blk.0.attn_v.weight" "IQ2_XXS"
+    run --model "$TMP/noblocks.gguf" --print tokens "$TEXT"
+    refused "a missing hyperparameter, named as the file names it" "$TMP/noblocks.gguf" "no llama.block_count"
 fi
 
 echo "gguf cli: $pass passed, $failed failed"

@@ -157,6 +157,30 @@ static int make_config(const Gguf *g, const ArchGguf *row, const char *path, cha
     return *text ? 0 : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
 }
 
+/* A config message names config.json's keys ("num_hidden_layers"): the
+ * file's own names instead ("llama.block_count"), the rest of the message
+ * as it is; a key the file does not give stays config.json's. */
+static void name_gguf_keys(AttnErr *err, const ArchGguf *row)
+{
+    char out[sizeof err->msg], quoted[96];
+    for (const ArchGgufKey *k = row->keys; k->gguf; k++) {
+        snprintf(quoted, sizeof quoted, "\"%s\"", k->json);
+        char *at = strstr(err->msg, quoted);
+        if (!at)
+            continue;
+        char key[96];
+        snprintf(key, sizeof key, k->gguf, row->arch);
+        if (at == err->msg + 3 && strncmp(err->msg, "no ", 3) == 0) /* a required key absent */
+            snprintf(out, sizeof out, "no %s (a %s file from llama.cpp's converter has it)", key,
+                     row->arch);
+        else
+            snprintf(out, sizeof out, "%.*s%s%s", (int)(at - err->msg), err->msg, key,
+                     at + strlen(quoted));
+        snprintf(err->msg, sizeof err->msg, "%s", out);
+        return;
+    }
+}
+
 static int by_name(const void *a, const void *b)
 {
     return strcmp(((const SafeTensor *)a)->name, ((const SafeTensor *)b)->name);
@@ -303,8 +327,8 @@ int model_file_open_gguf(const char *path, const ArchDesc *(*archs)(int i), Mode
         rc = attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
     if (rc == 0)
         rc = make_config(m->own->gguf, row, path, &text, err);
-    if (rc == 0)
-        rc = model_config_parse(m->arch, m->cfg, text, strlen(text), path, err);
+    if (rc == 0 && (rc = model_config_parse(m->arch, m->cfg, text, strlen(text), path, err)) < 0)
+        name_gguf_keys(err, row);
     if (rc == 0 && row->fix)
         row->fix(m->cfg);
     if (rc == 0) {
