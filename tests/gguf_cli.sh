@@ -138,6 +138,9 @@ w.add('llama.embedding_length', 64, gw.UINT32)
 w.add('llama.attention.head_count', 4, gw.UINT32)
 w.add_tensor('token_embd.weight', gw.F32, [64, 10], bytes(64 * 10 * 4))
 w.write(tmp + '/noblocks.gguf')
+w.add('llama.block_count', 1, gw.UINT32)
+w.add('llama.feed_forward_length', 64, gw.UINT32)
+w.write(tmp + '/notensors.gguf')
 EOF
     run --model "$TMP/mamba.gguf" --print tokens "$TEXT"
     refused "an architecture attnviz does not compute" "$TMP/mamba.gguf" '"mamba"' "llama" "qwen2"
@@ -145,6 +148,8 @@ EOF
     refused "a tensor of a type attnviz does not read" "$TMP/iq.gguf" "blk.0.attn_v.weight" "IQ2_XXS"
     run --model "$TMP/noblocks.gguf" --print tokens "$TEXT"
     refused "a missing hyperparameter, named as the file names it" "$TMP/noblocks.gguf" "no llama.block_count"
+    run --model "$TMP/notensors.gguf" --print tokens "$TEXT"
+    refused "a missing tensor, named as the file would name it" "$TMP/notensors.gguf" "no tensor blk.0."
 fi
 
 echo "gguf cli: $pass passed, $failed failed"

@@ -105,6 +105,11 @@ static int missing(const Bind *b, const Slot *s)
 {
     const ModelFile *m = b->m;
     const ArchDesc *a = m->arch;
+    if (m->gguf) { /* named as the file would name it */
+        char gname[160];
+        model_gguf_name(m, s->name, gname, sizeof gname);
+        return attn_err_set(b->err, ATTN_E_NOT_FOUND, b->where, 0, "no tensor %s", gname);
+    }
     if (s->row->missing)
         return attn_err_set(b->err, ATTN_E_NOT_FOUND, b->where, 0, "%s", s->row->missing);
     const ArchTensor *first = NULL;

@@ -196,6 +196,33 @@ static void rope_rows(int32_t *perm, int heads, int d)
                 perm[h * d + p * (d / 2) + i] = h * d + 2 * i + p;
 }
 
+void model_gguf_name(const ModelFile *m, const char *table_name, char *buf, size_t n)
+{
+    const char *prefix = m->arch->prefixes ? m->arch->prefixes[0] : "";
+    const char *plain = strncmp(table_name, prefix, strlen(prefix)) == 0
+                        ? table_name + strlen(prefix) : table_name;
+    snprintf(buf, n, "%s", table_name);
+    for (const ArchGgufName *r = m->own->gguf_row->names; r->gguf; r++) {
+        const char *d = strstr(r->hf, "%d");
+        if (!d) {
+            if (strcmp(r->hf, plain) == 0) {
+                snprintf(buf, n, "%s", r->gguf);
+                return;
+            }
+            continue;
+        }
+        size_t pre = (size_t)(d - r->hf);
+        char *end;
+        if (strncmp(plain, r->hf, pre) != 0)
+            continue;
+        long l = strtol(plain + pre, &end, 10);
+        if (end != plain + pre && strcmp(end, d + 2) == 0) {
+            snprintf(buf, n, r->gguf, (int)l);
+            return;
+        }
+    }
+}
+
 /* GPT-NeoX's fused rows: Hugging Face's (h·3 + s)·d + i, head h's q, k or v
  * (s) row i, is the file's s·H·d + h·d + i. */
 static void qkv_rows(int32_t *perm, int heads, int d)
@@ -331,6 +358,7 @@ int model_file_open_gguf(const char *path, const ArchDesc *(*archs)(int i), Mode
         name_gguf_keys(err, row);
     if (rc == 0 && row->fix)
         row->fix(m->cfg);
+    m->own->gguf_row = row;
     if (rc == 0) {
         snprintf(m->model_type, sizeof m->model_type, "%s", row->model_type);
         rc = rename_tensors(m, row, path, err);
