@@ -125,7 +125,9 @@ typedef struct ArchTensor {
  * table above, defaults and refusals as for a folder) and its tensors take
  * the table's names. */
 typedef struct ArchGgufKey {
-    const char *gguf;   /* the metadata key, "%s" for the architecture ("%s.block_count") */
+    const char *gguf;   /* the metadata key, "%s" for the architecture ("%s.block_count");
+                           "tensor:NAME": a 1-D F32 tensor's numbers as a list (llama.cpp
+                           keeps some settings as tensors: rope_freqs.weight) */
     const char *json;   /* the config.json key it gives ("num_hidden_layers";
                            "rope_scaling.factor" inside an object) */
 } ArchGgufKey;

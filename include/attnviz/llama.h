@@ -52,6 +52,10 @@ typedef struct LlamaConfig {
     int max_window_layers;  /* qwen2: the first layer that slides (default 28) */
     int n_layer_types;      /* qwen2's layer_types given (its length), or 0 */
     unsigned char slides[4096]; /* layer_types: 1 sliding_attention, 0 full_attention */
+    /* a GGUF file's rope_freqs.weight (Llama 3's rope scaling as llama.cpp
+     * keeps it: each pair's inverse frequency divided by its factor), or 0 */
+    int n_rope_freqs;
+    double rope_freqs[1024];
     int bos_id, eos_id; /* -1: none */
 } LlamaConfig;
 

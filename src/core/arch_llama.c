@@ -63,6 +63,13 @@ int llama_config_check(const void *cfg, AttnErr *err)
                             c->rope_high_freq, c->rope_orig_max);
     if (c->sliding_window < 0)
         return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "sliding_window %d", c->sliding_window);
+    if (c->n_rope_freqs && c->n_rope_freqs != c->head_dim / 2)
+        return attn_err_set(err, ATTN_E_SHAPE, NULL, 0, "rope_freqs has %d factors for head_dim "
+                            "%d (one a pair: %d)", c->n_rope_freqs, c->head_dim, c->head_dim / 2);
+    for (int e = 0; e < c->n_rope_freqs; e++)
+        if (!(c->rope_freqs[e] > 0.0) || !isfinite(c->rope_freqs[e]))
+            return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "rope_freqs[%d] %g", e,
+                                c->rope_freqs[e]);
     return 0;
 }
 
@@ -73,6 +80,10 @@ static void shape(const void *cfg, RtShape *s)
                      .scaling = c->rope_llama3 ? ROPE_SCALE_LLAMA3 : ROPE_SCALE_NONE,
                      .factor = c->rope_factor, .low_freq = c->rope_low_freq,
                      .high_freq = c->rope_high_freq, .orig_max = c->rope_orig_max};
+    if (c->n_rope_freqs) /* each pair's factor given: longrope's division, never long */
+        rope = (RopeSpec){.kind = ROPE_HALF, .dims = c->head_dim, .theta = c->rope_theta,
+                          .scaling = ROPE_SCALE_LONGROPE, .orig_max = 1 << 30,
+                          .short_f = c->rope_freqs, .long_f = c->rope_freqs};
     *s = (RtShape){.n_layer = c->n_layer, .n_head = c->n_head, .n_kv_head = c->n_kv_head,
                    .d_head = c->head_dim, .hidden = c->hidden, .n_positions = c->n_positions,
                    .n_vocab = c->n_vocab, .n_rows = 2, .row_w = {c->n_inner, c->n_inner},
@@ -255,6 +266,9 @@ static const ArchField fields[] = {
      .refused = "layer_types \"%s\" is not computed (full_attention or sliding_attention)"},
     {"bos_token_id", AF_ID, AT(bos_id), AF_LIST, .dflt = -1},
     {"eos_token_id", AF_ID, AT(eos_id), AF_LIST, .dflt = -1},
+    /* a GGUF file's rope_freqs.weight (gguf_keys below); no config.json has it */
+    {"rope_freqs", AF_NUMBERS, AT(rope_freqs), AF_NULL, .lo = 0, .hi = 1024,
+     .count_off = AT(n_rope_freqs)},
     ARCH_STEP(rest_read),
 };
 
@@ -338,6 +352,7 @@ static const ArchGgufKey gguf_keys[] = {
     {"%s.vocab_size", "vocab_size"},
     {"tokenizer.ggml.bos_token_id", "bos_token_id"},
     {"tokenizer.ggml.eos_token_id", "eos_token_id"},
+    {"tensor:rope_freqs.weight", "rope_freqs"},
     {NULL, NULL},
 };
 

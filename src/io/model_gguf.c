@@ -133,6 +133,24 @@ static int make_config(const Gguf *g, const ArchGguf *row, const char *path, cha
     cJSON_AddStringToObject(root, "model_type", row->model_type);
     for (const ArchGgufKey *k = row->keys; k->gguf; k++) {
         char key[160];
+        if (strncmp(k->gguf, "tensor:", 7) == 0) {
+            const GgufTensor *t = gguf_tensor(g, k->gguf + 7);
+            if (!t)
+                continue;
+            if (t->type != 0 || t->ndim != 1 || t->ne[0] > 1 << 16) {
+                cJSON_Delete(root);
+                return attn_err_set(err, ATTN_E_SHAPE, path, 0, "tensor %s: a vector of F32 "
+                                    "numbers expected", t->name);
+            }
+            cJSON *a = cJSON_CreateArray();
+            for (int64_t i = 0; a && i < t->ne[0]; i++) {
+                float v;
+                memcpy(&v, t->data + 4 * i, sizeof v);
+                cJSON_AddItemToArray(a, cJSON_CreateNumber(v));
+            }
+            json_put(root, k->json, a);
+            continue;
+        }
         snprintf(key, sizeof key, k->gguf, row->arch);
         const GgufKV *kv = gguf_find(g, key);
         if (!kv)
@@ -259,7 +277,11 @@ static int rename_tensors(ModelFile *m, const ArchGguf *row, const char *path, A
     char *at = st->names;
     for (int i = 0; i < g->n_tensors; i++) {
         const GgufTensor *gt = &g->t[i];
-        int layer;
+        int layer, setting = 0;
+        for (const ArchGgufKey *k = row->keys; k->gguf && !setting; k++)
+            setting = strncmp(k->gguf, "tensor:", 7) == 0 && strcmp(k->gguf + 7, gt->name) == 0;
+        if (setting)
+            continue; /* read as a setting (make_config) */
         const ArchGgufName *r = name_row(row->names, gt->name, &layer);
         if (!r)
             return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0, "tensor %s is not read by "
