@@ -329,7 +329,9 @@ const GgufTensor *gguf_tensor(const Gguf *g, const char *name)
         return NULL;
     int lo = 0, hi = g->n_tensors - 1;
     while (lo <= hi) {
-        int mid = lo + (hi - lo) / 2, c = strcmp(g->t_by_name[mid]->name, name);
+        int mid = lo + (hi - lo) / 2;
+        const char *at = g->t_by_name[mid]->name;
+        int c = strcmp(at, name);
         if (c == 0)
             return g->t_by_name[mid];
         if (c < 0)
@@ -534,7 +536,7 @@ static int rd_tensors(Rd *r, Gguf *g)
     r->where[0] = '\0';
     qsort(g->t_by_name, (size_t)g->n_tensors, sizeof *g->t_by_name, t_cmp);
     for (int i = 1; i < g->n_tensors; i++)
-        if (strcmp(g->t_by_name[i - 1]->name, g->t_by_name[i]->name) == 0)
+        if (t_cmp(&g->t_by_name[i - 1], &g->t_by_name[i]) == 0)
             return fail(r, ATTN_E_DUPLICATE, "tensor %.300s is in the file twice",
                         g->t_by_name[i]->name);
     /* overlaps: sorted by where their bytes start, each must end before the next */
