@@ -131,7 +131,7 @@ static int fail(Rd *r, int code, const char *fmt, ...)
     va_end(ap);
     size_t at = (size_t)snprintf(where, sizeof where, "%s", r->where);
     for (int i = 0; i < r->n_elem && at < sizeof where; i++)
-        at += (size_t)snprintf(where + at, sizeof where - at, ", element %llu",
+        at += (size_t)snprintf(where + at, sizeof where - at, i ? "[%llu]" : ", element %llu",
                                (unsigned long long)r->elem[i]);
     if (where[0])
         return attn_err_set(r->err, code, r->file, 0, "%s: %s", where, detail);
