@@ -444,7 +444,7 @@ static int special_id(const GgufVocab *v, int id, int dflt)
     return dflt < v->n_tokens ? dflt : -1;
 }
 
-static int add_tokens(Bpe *b, const GgufVocab *v, AttnErr *err)
+static int add_tokens(Bpe *b, const GgufVocab *v, const unsigned *attr, AttnErr *err)
 {
     char empty[32];
     for (int i = 0; i < v->n_tokens; i++) {
@@ -463,6 +463,8 @@ static int add_tokens(Bpe *b, const GgufVocab *v, AttnErr *err)
         int rc = bpe_add_token(b, s, n, i, &e);
         if (rc < 0)
             return attn_err_set(err, -rc, NULL, 0, "tokenizer.ggml.tokens[%d]: %s", i, e.msg);
+        if (!(attr[i] & (A_NORMAL | A_UNKNOWN | A_CONTROL | A_USER_DEFINED | A_BYTE)))
+            bpe_set_decode_none(b, i); /* unused or undefined: token_to_piece gives nothing */
     }
     return 0;
 }
@@ -671,7 +673,7 @@ int gguf_vocab_build(Bpe **out, const GgufVocab *v, AttnErr *err)
     token_attrs(v, &t, attr);
     rc = add_steps(b, v, pre, space_prefix, err);
     if (rc == 0)
-        rc = add_tokens(b, v, err);
+        rc = add_tokens(b, v, attr, err);
     if (rc == 0)
         rc = spm ? add_score_merges(b, v, &t, err) : add_merges(b, v, err);
     if (rc == 0)
