@@ -243,6 +243,7 @@ static void check_vocab(const char *which)
 VOCAB_TEST(llama3_bpe, "llama3")
 VOCAB_TEST(llama3_no_bos, "llama3-nobos")
 VOCAB_TEST(qwen2_pre, "qwen2")
+VOCAB_TEST(longest_special_first, "qwen2-overlap")
 VOCAB_TEST(smollm_pre, "smollm2")
 VOCAB_TEST(gpt2_pre, "gpt2")
 VOCAB_TEST(neox_user_defined, "neox")
@@ -251,6 +252,51 @@ VOCAB_TEST(llama2_spm, "llama2")
 VOCAB_TEST(mistral_equal_scores, "mistral")
 VOCAB_TEST(gemma_spm, "gemma")
 VOCAB_TEST(phi3_rstrip, "phi3")
+
+/* Every token of every vocabulary decoded alone, both ways, as llama.cpp's
+ * detokenize gives it (pieces.tsv): control and unknown tokens' text only
+ * when not skipped, unused tokens nothing, ▁ and <0xNN>, byte-level text. */
+static void every_piece(void **state)
+{
+    (void)state;
+    size_t len;
+    char *data = test_slurp(FIX "pieces.tsv", &len);
+    assert_non_null(data);
+    char cur[64] = "";
+    Arrays a;
+    Bpe *b = NULL;
+    int n = 0, failed = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#')
+            continue;
+        char *f[4] = {line, NULL, NULL, NULL};
+        for (int i = 1; i < 4; i++) {
+            f[i] = strchr(f[i - 1], '\t');
+            assert_non_null(f[i]);
+            *f[i]++ = '\0';
+        }
+        if (strcmp(cur, f[0]) != 0) {
+            if (b) {
+                bpe_destroy(b);
+                free_arrays(&a);
+            }
+            snprintf(cur, sizeof cur, "%s", f[0]);
+            load_arrays(&a, cur);
+            b = build(&a.v);
+        }
+        BpeIds ids = {.id = (int[]){atoi(f[1])}, .n = 1};
+        char what[96];
+        snprintf(what, sizeof what, "%s, token %s", f[0], f[1]);
+        failed += check_decode(b, &ids, 0, f[2], what) + check_decode(b, &ids, 1, f[3], what);
+        n++;
+    }
+    bpe_destroy(b);
+    free_arrays(&a);
+    free(data);
+    assert_true(n > 7000);
+    assert_int_equal(failed, 0);
+}
 
 /* The comparison catches a wrong split: the vocabulary of `which` built with
  * pre `pre` instead of its own gives other ids on some cases. */
@@ -468,6 +514,7 @@ int main(void)
         cmocka_unit_test(llama3_bpe),
         cmocka_unit_test(llama3_no_bos),
         cmocka_unit_test(qwen2_pre),
+        cmocka_unit_test(longest_special_first),
         cmocka_unit_test(smollm_pre),
         cmocka_unit_test(gpt2_pre),
         cmocka_unit_test(neox_user_defined),
@@ -476,6 +523,7 @@ int main(void)
         cmocka_unit_test(mistral_equal_scores),
         cmocka_unit_test(gemma_spm),
         cmocka_unit_test(phi3_rstrip),
+        cmocka_unit_test(every_piece),
         cmocka_unit_test(wrong_split_is_caught),
         cmocka_unit_test(wrong_merge_order_is_caught),
         cmocka_unit_test(special_by_text),
