@@ -294,14 +294,15 @@ static const Pre pres[] = {
     {"granite-docling", GPT2, 0, 0, 0},
 };
 
-const char *gguf_vocab_pres(void)
+size_t gguf_vocab_pres(char *out, size_t cap)
 {
-    static char list[1024];
-    if (!list[0])
-        for (size_t i = 0; i < sizeof pres / sizeof pres[0]; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
-                     pres[i].name);
-    return list;
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof pres / sizeof pres[0]; i++) {
+        int k = snprintf(out + (n < cap ? n : cap), n < cap ? cap - n : 0, "%s%s", i ? ", " : "",
+                         pres[i].name);
+        n += k > 0 ? (size_t)k : 0;
+    }
+    return n;
 }
 
 static const Pre *find_pre(const char *name)
@@ -603,10 +604,12 @@ static int check(const GgufVocab *v, const Pre **pre, AttnErr *err)
                             "tokenizer.ggml.model \"%.60s\" is not computed (gpt2, llama)",
                             v->model ? v->model : "");
     *pre = find_pre(is_spm(v) ? NULL : v->pre);
-    if (!*pre)
+    if (!*pre) {
+        char names[1024];
+        gguf_vocab_pres(names, sizeof names);
         return attn_err_set(err, ATTN_E_UNSUPPORTED, NULL, 0,
-                            "tokenizer.ggml.pre \"%.60s\" is not computed (%s)", v->pre,
-                            gguf_vocab_pres());
+                            "tokenizer.ggml.pre \"%.60s\" is not computed (%s)", v->pre, names);
+    }
     if (v->n_tokens <= 0 || v->n_tokens > BPE_MAX_VOCAB || !v->tokens || !v->token_lens)
         return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
                             "tokenizer.ggml.tokens has %d tokens (1 to %d)", v->n_tokens,
