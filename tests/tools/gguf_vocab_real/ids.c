@@ -96,6 +96,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "%s: built in %.0f ms\n", argv[1], (double)(clock() - c0) * 1000.0 / CLOCKS_PER_SEC);
     size_t ln;
     char *texts = slurp(argv[2], &ln), *save = NULL;
+    double encoding = 0;
     for (char *line = strtok_r(texts, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         size_t hl = strlen(++line), k = 0;
         char *txt = malloc(hl / 2 + 1);
@@ -105,7 +106,9 @@ int main(int argc, char **argv)
             txt[k++] = (char)x;
         }
         BpeIds ids = {0};
+        clock_t c1 = clock();
         bpe_encode_template(b, txt, k, &ids);
+        encoding += (double)(clock() - c1) * 1000.0 / CLOCKS_PER_SEC;
         for (int j = 0; j < ids.n; j++)
             printf("%s%d", j ? " " : "", ids.id[j]);
         for (int skip = 0; skip < 2; skip++) {
@@ -119,6 +122,7 @@ int main(int argc, char **argv)
         bpe_ids_free(&ids);
         free(txt);
     }
+    fprintf(stderr, "%s: encoding took %.1f ms\n", argv[1], encoding);
     bpe_destroy(b);
     return 0;
 }
