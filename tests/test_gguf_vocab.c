@@ -243,6 +243,7 @@ static void check_vocab(const char *which)
 VOCAB_TEST(llama3_bpe, "llama3")
 VOCAB_TEST(llama3_no_bos, "llama3-nobos")
 VOCAB_TEST(qwen2_pre, "qwen2")
+VOCAB_TEST(longest_special_first, "qwen2-overlap")
 VOCAB_TEST(smollm_pre, "smollm2")
 VOCAB_TEST(gpt2_pre, "gpt2")
 VOCAB_TEST(neox_user_defined, "neox")
@@ -251,6 +252,51 @@ VOCAB_TEST(llama2_spm, "llama2")
 VOCAB_TEST(mistral_equal_scores, "mistral")
 VOCAB_TEST(gemma_spm, "gemma")
 VOCAB_TEST(phi3_rstrip, "phi3")
+
+/* Every token of every vocabulary decoded alone, both ways, as llama.cpp's
+ * detokenize gives it (pieces.tsv): control and unknown tokens' text only
+ * when not skipped, unused tokens nothing, ▁ and <0xNN>, byte-level text. */
+static void every_piece(void **state)
+{
+    (void)state;
+    size_t len;
+    char *data = test_slurp(FIX "pieces.tsv", &len);
+    assert_non_null(data);
+    char cur[64] = "";
+    Arrays a;
+    Bpe *b = NULL;
+    int n = 0, failed = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#')
+            continue;
+        char *f[4] = {line, NULL, NULL, NULL};
+        for (int i = 1; i < 4; i++) {
+            f[i] = strchr(f[i - 1], '\t');
+            assert_non_null(f[i]);
+            *f[i]++ = '\0';
+        }
+        if (strcmp(cur, f[0]) != 0) {
+            if (b) {
+                bpe_destroy(b);
+                free_arrays(&a);
+            }
+            snprintf(cur, sizeof cur, "%s", f[0]);
+            load_arrays(&a, cur);
+            b = build(&a.v);
+        }
+        BpeIds ids = {.id = (int[]){atoi(f[1])}, .n = 1};
+        char what[96];
+        snprintf(what, sizeof what, "%s, token %s", f[0], f[1]);
+        failed += check_decode(b, &ids, 0, f[2], what) + check_decode(b, &ids, 1, f[3], what);
+        n++;
+    }
+    bpe_destroy(b);
+    free_arrays(&a);
+    free(data);
+    assert_true(n > 7000);
+    assert_int_equal(failed, 0);
+}
 
 /* The comparison catches a wrong split: the vocabulary of `which` built with
  * pre `pre` instead of its own gives other ids on some cases. */
@@ -375,12 +421,100 @@ static void errors_name_the_field(void **state)
     expect_error(&w, "tokenizer.ggml.tokens has 0 tokens");
 }
 
+static uint64_t xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Arbitrary arrays (tokens of random bytes, some not UTF-8, random types,
+ * scores, merges, options): the build succeeds or fails with a message,
+ * never a crash, and a built vocabulary encodes and decodes any bytes (the
+ * sanitizer build checks the memory). */
+static void random_arrays(void **state)
+{
+    (void)state;
+    static const char *const pieces[] = {"a", "b", " ", "<", ">", "s", "/", "\xC3", "\xA9",
+                                         "\xE2\x96\x81", "\xC4\xA0", "1", "'", "\n", "<s>",
+                                         "</s>", "<0x41>", "\xF0\x9F\x98\x80"};
+    static const char *const pre_names[] = {"gpt-2", "llama-bpe", "qwen2", "smollm", "default",
+                                            NULL, "nope"};
+    uint64_t seed = 88172645463325252ull;
+#define RND() xorshift(&seed)
+    int built = 0, refused = 0;
+    for (int trial = 0; trial < 300; trial++) {
+        enum { N = 40 };
+        char text[N][16], merge[N][40];
+        const char *tok[N], *mg[N];
+        size_t lens[N], mlens[N];
+        int32_t types[N];
+        float scores[N];
+        int n = 1 + (int)(RND() % N), nm = (int)(RND() % N);
+        for (int i = 0; i < n; i++) {
+            text[i][0] = '\0';
+            for (int k = (int)(RND() % 3); k >= 0; k--)
+                strcat(text[i], pieces[RND() % (sizeof pieces / sizeof pieces[0])]);
+            tok[i] = text[i];
+            lens[i] = strlen(text[i]);
+            types[i] = (int32_t)(RND() % 8);
+            scores[i] = (float)(RND() % 7) - 3.0f;
+        }
+        for (int i = 0; i < nm; i++) {
+            const char *l = tok[RND() % (uint64_t)n], *sp = RND() % 8 ? " " : "",
+                       *r = tok[RND() % (uint64_t)n];
+            snprintf(merge[i], sizeof merge[i], "%s%s%s", l, sp, r);
+            mg[i] = merge[i];
+            mlens[i] = strlen(merge[i]);
+        }
+        GgufVocab v = {.model = RND() % 2 ? "gpt2" : "llama",
+                       .pre = pre_names[RND() % (sizeof pre_names / sizeof pre_names[0])],
+                       .n_tokens = n, .tokens = tok, .token_lens = lens,
+                       .scores = RND() % 2 ? scores : NULL, .types = RND() % 4 ? types : NULL,
+                       .n_merges = nm, .merges = mg, .merge_lens = mlens,
+                       .bos_id = (int)(RND() % (uint64_t)(n + 2)) - 1, .eos_id = -1,
+                       .unk_id = (int)(RND() % (uint64_t)(n + 2)) - 1, .pad_id = -1,
+                       .add_bos = (int)(RND() % 3) - 1, .add_eos = (int)(RND() % 3) - 1,
+                       .add_space_prefix = (int)(RND() % 3) - 1,
+                       .name = RND() % 4 ? NULL : "phi3"};
+        Bpe *b = NULL;
+        AttnErr err = {0};
+        if (gguf_vocab_build(&b, &v, &err) < 0) {
+            assert_null(b);
+            assert_true(err.msg[0] != '\0');
+            refused++;
+            continue;
+        }
+        built++;
+        for (int t = 0; t < 10; t++) {
+            char in[64] = "";
+            for (int k = (int)(RND() % 8); k >= 0; k--)
+                strcat(in, pieces[RND() % (sizeof pieces / sizeof pieces[0])]);
+            BpeIds ids = {0};
+            assert_int_equal(bpe_encode_template(b, in, strlen(in), &ids), 0);
+            for (int i = 0; i < ids.n; i++)
+                assert_true(ids.id[i] >= 0 && ids.id[i] < n);
+            char *d = NULL;
+            size_t dn = 0;
+            assert_int_equal(bpe_decode(b, ids.id, ids.n, (int)(RND() % 2), &d, &dn), 0);
+            free(d);
+            bpe_ids_free(&ids);
+        }
+        bpe_destroy(b);
+    }
+#undef RND
+    assert_true(built > 20);
+    assert_true(refused > 20);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(llama3_bpe),
         cmocka_unit_test(llama3_no_bos),
         cmocka_unit_test(qwen2_pre),
+        cmocka_unit_test(longest_special_first),
         cmocka_unit_test(smollm_pre),
         cmocka_unit_test(gpt2_pre),
         cmocka_unit_test(neox_user_defined),
@@ -389,10 +523,12 @@ int main(void)
         cmocka_unit_test(mistral_equal_scores),
         cmocka_unit_test(gemma_spm),
         cmocka_unit_test(phi3_rstrip),
+        cmocka_unit_test(every_piece),
         cmocka_unit_test(wrong_split_is_caught),
         cmocka_unit_test(wrong_merge_order_is_caught),
         cmocka_unit_test(special_by_text),
         cmocka_unit_test(errors_name_the_field),
+        cmocka_unit_test(random_arrays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,6 +127,11 @@ int bpe_add_merge_rank(Bpe *b, const char *left, size_t llen, const char *right,
 int bpe_add_special(Bpe *b, const char *content, size_t len, long id, unsigned flags,
                     AttnErr *err);
 
+/* With decode_llama, token id (a vocabulary token) decodes to nothing, as
+ * llama.cpp's token_to_piece gives nothing for an unused or undefined token
+ * (its text stays its label). */
+void bpe_set_decode_none(Bpe *b, int id);
+
 /* ---- the pipeline around the model (tokenizer.json) ---------------------- */
 enum { BPE_NORM_NFC = 1, BPE_NORM_NFD, BPE_NORM_NFKC, BPE_NORM_NFKD, BPE_NORM_PREPEND,
        BPE_NORM_REPLACE };

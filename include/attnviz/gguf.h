@@ -5,6 +5,11 @@
  * before anything is allocated. Not the dequantization (quant.h), nor which
  * architecture or tokenizer a file holds. No SDL.
  *
+ * Stricter than llama.cpp's reader where a model could not use the file
+ * anyway (an empty tensor name, 0 dimensions, a dimension of 0), more
+ * lenient where nothing is lost (arrays of arrays, tensors in any aligned
+ * order, unknown tensor types kept with nbytes 0 for the loader to name).
+ *
  * Conventions: strings are GgufStr (pointer and length into the bytes, not
  * NUL-terminated); keys and tensor names are NUL-terminated copies. Errors:
  * 0 or a negative ATTN_E_* code, err naming the file and the field ("tensor

@@ -74,7 +74,9 @@ typedef struct GgufVocab {
  * a token") or the value ("tokenizer.ggml.pre \"xyz\" is not computed (...)"). */
 int gguf_vocab_build(Bpe **out, const GgufVocab *v, AttnErr *err);
 
-/* The names of tokenizer.ggml.pre built here, comma-separated. */
-const char *gguf_vocab_pres(void);
+/* The names of tokenizer.ggml.pre built here, comma-separated, into out (cap
+ * bytes, NUL-terminated when cap > 0); the length the whole list needs (as
+ * snprintf). */
+size_t gguf_vocab_pres(char *out, size_t cap);
 
 #endif

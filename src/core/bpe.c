@@ -513,6 +513,12 @@ int bpe_add_pre_tokenizer(Bpe *b, const BpePreTokenizer *p, AttnErr *err)
     return rc;
 }
 
+void bpe_set_decode_none(Bpe *b, int id)
+{
+    if (id >= 0 && id < b->n_vocab)
+        b->tok[id].decode_none = 1;
+}
+
 int bpe_set_template(Bpe *b, const int *before, int n_before, const int *after, int n_after,
                      AttnErr *err)
 {
@@ -672,7 +678,8 @@ static int decode_llama(const Bpe *b, const int *ids, int n, int skip_special, c
     size_t o = 0;
     for (int i = 0; i < n; i++) {
         const char *t = bpe_token_bytes(b, ids[i], &l);
-        if (!t || (skip_special && bpe_is_special(b, ids[i])))
+        if (!t || (skip_special && bpe_is_special(b, ids[i])) ||
+            (ids[i] >= 0 && ids[i] < b->n_vocab && b->tok[ids[i]].decode_none))
             l = 0;
         if (i == 0 && b->opt.decode_strip && l && *t == ' ') {
             t++;

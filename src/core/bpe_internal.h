@@ -14,6 +14,7 @@ typedef struct TokenRec {
     uint32_t text_len, raw_len;
     int32_t added;            /* index in Bpe.added, or -1 */
     uint8_t in_vocab;
+    uint8_t decode_none;      /* decode_llama gives nothing for it (bpe_set_decode_none) */
 } TokenRec;
 
 typedef struct MergeSlot {

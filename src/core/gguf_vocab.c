@@ -294,14 +294,15 @@ static const Pre pres[] = {
     {"granite-docling", GPT2, 0, 0, 0},
 };
 
-const char *gguf_vocab_pres(void)
+size_t gguf_vocab_pres(char *out, size_t cap)
 {
-    static char list[1024];
-    if (!list[0])
-        for (size_t i = 0; i < sizeof pres / sizeof pres[0]; i++)
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
-                     pres[i].name);
-    return list;
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof pres / sizeof pres[0]; i++) {
+        int k = snprintf(out + (n < cap ? n : cap), n < cap ? cap - n : 0, "%s%s", i ? ", " : "",
+                         pres[i].name);
+        n += k > 0 ? (size_t)k : 0;
+    }
+    return n;
 }
 
 static const Pre *find_pre(const char *name)
@@ -444,7 +445,7 @@ static int special_id(const GgufVocab *v, int id, int dflt)
     return dflt < v->n_tokens ? dflt : -1;
 }
 
-static int add_tokens(Bpe *b, const GgufVocab *v, AttnErr *err)
+static int add_tokens(Bpe *b, const GgufVocab *v, const unsigned *attr, AttnErr *err)
 {
     char empty[32];
     for (int i = 0; i < v->n_tokens; i++) {
@@ -463,6 +464,8 @@ static int add_tokens(Bpe *b, const GgufVocab *v, AttnErr *err)
         int rc = bpe_add_token(b, s, n, i, &e);
         if (rc < 0)
             return attn_err_set(err, -rc, NULL, 0, "tokenizer.ggml.tokens[%d]: %s", i, e.msg);
+        if (!(attr[i] & (A_NORMAL | A_UNKNOWN | A_CONTROL | A_USER_DEFINED | A_BYTE)))
+            bpe_set_decode_none(b, i); /* unused or undefined: token_to_piece gives nothing */
     }
     return 0;
 }
@@ -601,10 +604,12 @@ static int check(const GgufVocab *v, const Pre **pre, AttnErr *err)
                             "tokenizer.ggml.model \"%.60s\" is not computed (gpt2, llama)",
                             v->model ? v->model : "");
     *pre = find_pre(is_spm(v) ? NULL : v->pre);
-    if (!*pre)
+    if (!*pre) {
+        char names[1024];
+        gguf_vocab_pres(names, sizeof names);
         return attn_err_set(err, ATTN_E_UNSUPPORTED, NULL, 0,
-                            "tokenizer.ggml.pre \"%.60s\" is not computed (%s)", v->pre,
-                            gguf_vocab_pres());
+                            "tokenizer.ggml.pre \"%.60s\" is not computed (%s)", v->pre, names);
+    }
     if (v->n_tokens <= 0 || v->n_tokens > BPE_MAX_VOCAB || !v->tokens || !v->token_lens)
         return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
                             "tokenizer.ggml.tokens has %d tokens (1 to %d)", v->n_tokens,
@@ -671,7 +676,7 @@ int gguf_vocab_build(Bpe **out, const GgufVocab *v, AttnErr *err)
     token_attrs(v, &t, attr);
     rc = add_steps(b, v, pre, space_prefix, err);
     if (rc == 0)
-        rc = add_tokens(b, v, err);
+        rc = add_tokens(b, v, attr, err);
     if (rc == 0)
         rc = spm ? add_score_merges(b, v, &t, err) : add_merges(b, v, err);
     if (rc == 0)

@@ -110,6 +110,8 @@ typedef struct Rd {
     const char *file;
     AttnErr *err;
     char where[400];            /* "metadata key 7 (\"general.name\")", "tensor blk.0.attn_q.weight" */
+    uint64_t elem[GGUF_MAX_ARRAY_DEPTH]; /* the element read in each array around, */
+    int n_elem;                 /* named only when there is an error (no formatting a string) */
 } Rd;
 
 static size_t left(const Rd *r)
@@ -122,13 +124,17 @@ __attribute__((format(printf, 3, 4)))
 #endif
 static int fail(Rd *r, int code, const char *fmt, ...)
 {
-    char detail[400];
+    char detail[400], where[sizeof r->where + 40 * GGUF_MAX_ARRAY_DEPTH];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
-    if (r->where[0])
-        return attn_err_set(r->err, code, r->file, 0, "%s: %s", r->where, detail);
+    size_t at = (size_t)snprintf(where, sizeof where, "%s", r->where);
+    for (int i = 0; i < r->n_elem && at < sizeof where; i++)
+        at += (size_t)snprintf(where + at, sizeof where - at, i ? "[%llu]" : ", element %llu",
+                               (unsigned long long)r->elem[i]);
+    if (where[0])
+        return attn_err_set(r->err, code, r->file, 0, "%s: %s", where, detail);
     return attn_err_set(r->err, code, r->file, 0, "%s", detail);
 }
 
@@ -165,12 +171,11 @@ static int rd_u64(Rd *r, uint64_t *v, const char *what)
  * "string", "tensor name". */
 static int rd_str(Rd *r, GgufStr *s, const char *what)
 {
-    uint64_t n;
-    char label[64];
-    snprintf(label, sizeof label, "the %s's length", what);
-    int rc = rd_u64(r, &n, label);
-    if (rc < 0)
-        return rc;
+    if (left(r) < 8)
+        return fail(r, ATTN_E_PARSE, "the %s's length (8 bytes at byte %zu) is past the end of the "
+                    "file (%zu bytes)", what, r->pos, r->len);
+    uint64_t n = le(r->b + r->pos, 8);
+    r->pos += 8;
     if (n > left(r))
         return fail(r, ATTN_E_PARSE, "%s length %llu is past the end of the file (%zu bytes left "
                     "of %zu)", what, (unsigned long long)n, left(r), r->len);
@@ -229,10 +234,9 @@ static int skip_elements(Rd *r, int depth, GgufType t, uint64_t n)
         r->pos += (size_t)(n * value_size[t]);
         return 0;
     }
-    size_t at = strlen(r->where);
-    int rc = 0;
+    int rc = 0, level = r->n_elem++; /* depth < GGUF_MAX_ARRAY_DEPTH: rd_array checked */
     for (uint64_t i = 0; i < n && rc == 0; i++) {
-        snprintf(r->where + at, sizeof r->where - at, ", element %llu", (unsigned long long)i);
+        r->elem[level] = i;
         if (t == GGUF_STRING) {
             GgufStr s;
             rc = rd_str(r, &s, "string");
@@ -241,7 +245,7 @@ static int skip_elements(Rd *r, int depth, GgufType t, uint64_t n)
             rc = rd_array(r, depth + 1, &inner);
         }
     }
-    r->where[at] = '\0';
+    r->n_elem--;
     return rc;
 }
 
@@ -325,7 +329,9 @@ const GgufTensor *gguf_tensor(const Gguf *g, const char *name)
         return NULL;
     int lo = 0, hi = g->n_tensors - 1;
     while (lo <= hi) {
-        int mid = lo + (hi - lo) / 2, c = strcmp(g->t_by_name[mid]->name, name);
+        int mid = lo + (hi - lo) / 2;
+        const char *at = g->t_by_name[mid]->name;
+        int c = strcmp(at, name);
         if (c == 0)
             return g->t_by_name[mid];
         if (c < 0)
@@ -530,7 +536,7 @@ static int rd_tensors(Rd *r, Gguf *g)
     r->where[0] = '\0';
     qsort(g->t_by_name, (size_t)g->n_tensors, sizeof *g->t_by_name, t_cmp);
     for (int i = 1; i < g->n_tensors; i++)
-        if (strcmp(g->t_by_name[i - 1]->name, g->t_by_name[i]->name) == 0)
+        if (t_cmp(&g->t_by_name[i - 1], &g->t_by_name[i]) == 0)
             return fail(r, ATTN_E_DUPLICATE, "tensor %.300s is in the file twice",
                         g->t_by_name[i]->name);
     /* overlaps: sorted by where their bytes start, each must end before the next */
