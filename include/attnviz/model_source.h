@@ -62,6 +62,10 @@ int model_generate(ModelOpened *g, int n, const GenSettings *s, Prng *r, AttnErr
 int model_generated_text(const ModelOpened *g, char **out, size_t *len);
 /* g->text = text with the generated tokens' text after it. 0 or an error. */
 int model_generated_join(ModelOpened *g, const char *text, AttnErr *err);
+/* text with what ids[given..n) add to ids[0..given)'s decoded text after it
+ * (the window's generation: the bar's text and its continuation so far).
+ * Malloc'd; NULL when memory is short. */
+char *model_continued_text(const Bpe *b, const int *ids, int n, int given, const char *text);
 
 void model_opened_free(ModelOpened *g);
 
