@@ -1047,6 +1047,40 @@ static void lmsrc_close(AppState *a)
 
 extern const SourceKind source_model;
 
+int model_source_shown(const AppState *a, ModelShown *out)
+{
+    memset(out, 0, sizeof *out);
+    if (a->kind != &source_model || !a->src)
+        return -1;
+    const ModelSource *s = a->src;
+    const Result *r = s->last;
+    out->T = s->ids.n;
+    out->ids = s->ids.id;
+    out->gen_start = s->gen_start;
+    out->gen_end = s->gen_end;
+    out->gen_left = s->gen_left;
+    out->n_ablated = s->n_ablated;
+    out->ablated = s->ablated;
+    out->stale = s->stale;
+    out->pred_pos = out->lens_pos = -1;
+    if (!r)
+        return 0;
+    out->pred_pos = r->n_pred ? r->pred_pos : -1;
+    out->n_pred = r->n_pred;
+    out->pred_ids = r->pred_ids;
+    out->pred_p = r->pred_p;
+    out->has_base = r->has_base;
+    out->base_p = r->base_p;
+    out->base_top = r->base_top;
+    out->base_top_p = r->base_top_p;
+    out->base_top_p_abl = r->base_top_p_abl;
+    out->lens_pos = r->lens_ids ? r->lens_pos : -1;
+    out->lens_k = LENS_TOP_K;
+    out->lens_ids = r->lens_ids;
+    out->lens_p = r->lens_p;
+    return 0;
+}
+
 /* Show what the command line (or open) computed: its maps now, the worker
  * for the text as it changes. */
 static int lmsrc_show(AppState *a, void *opened)
