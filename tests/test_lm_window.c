@@ -18,6 +18,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "attnviz/attnio.h"
 #include "attnviz/generate.h"
 #include "attnviz/maps_shown.h"
 #include "attnviz/model_source.h"
@@ -407,6 +408,55 @@ static void test_ablate_flag(void **state)
     model_opened_free(g);
 }
 
+/* A session keeps the heads switched off and the lens shown: saved, opened
+ * again, the same numbers; a session naming a head 0 is refused by name. */
+static void test_ablate_session(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    char path[] = "/tmp/attnviz-test-lm-session-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    show_text(f, "shakespeare-tiny", LINE);
+    for (int k = 0; k < 3; k++)
+        key(f, SDLK_h, 0);
+    key(f, SDLK_k, KMOD_LCTRL);
+    key(f, SDLK_r, KMOD_LCTRL);
+    ModelShown m = shown(f);
+    assert_true(settled(f, m.T - 1, 1));
+    assert_int_equal(a->kind->save(a, path), 0);
+    char *data = NULL;
+    size_t len = 0;
+    AttnErr err = {0};
+    assert_int_equal(io_read_file(path, 1 << 20, &data, &len, &err), 0);
+    assert_non_null(strstr(data, "\"ablated\": [[1, 4]]"));
+    assert_non_null(strstr(data, "\"logit_lens\": true"));
+    /* every head on and the predictions shown, then the session again */
+    key(f, SDLK_k, KMOD_LCTRL | KMOD_LSHIFT);
+    key(f, SDLK_r, KMOD_LCTRL);
+    assert_true(settled(f, m.T - 1, 0));
+    assert_int_equal(maps_session_open(a, path), 0);
+    assert_true(settled(f, m.T - 1, 1));
+    m = shown(f);
+    assert_int_equal(m.n_ablated, 1);
+    assert_int_equal(m.ablated[3], 1);
+    assert_true(wait_panel(f, "Logit lens after"));
+    ModelOpened *g = reference("shakespeare-tiny", &m);
+    assert_ablated(f, g, 0, 3);
+    model_opened_free(g);
+    /* a head that no model has */
+    char *bad = strstr(data, "[[1, 4]]");
+    bad[2] = '0';
+    AttnSession *sn = malloc(sizeof *sn);
+    assert_non_null(sn);
+    assert_true(attn_session_parse(sn, data, len, path, &err) < 0);
+    assert_non_null(strstr(err.msg, "\"ablated\""));
+    free(sn);
+    free(data);
+    unlink(path);
+}
+
 /* ---- the logit lens --------------------------------------------------------------------- */
 
 /* The lens shown equals g's lm_logit_lens of the same position, its last
@@ -516,6 +566,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_generate_eos, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ablate_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ablate_flag, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ablate_session, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lens_gpt2, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lens_llama, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lens_families, setup, teardown),

@@ -878,6 +878,50 @@ static int lmsrc_save(AppState *a, const char *path)
     return maps_shown_save(a, s->g->dir, a->text, path);
 }
 
+/* The session's part of the model's own: the heads switched off, how,
+ * and whether the logit lens is shown. */
+static void lmsrc_session_out(const AppState *a, AttnSession *sn)
+{
+    const ModelSource *s = a->src;
+    int L = s->g->lm.info.n_layer, H = s->g->lm.info.n_head, most = (int)(sizeof sn->ablated / sizeof sn->ablated[0]);
+    sn->n_ablated = 0;
+    for (int l = 0; l < L && s->ablated; l++)
+        for (int h = 0; h < H && sn->n_ablated < most; h++)
+            if (s->ablated[l * H + h]) {
+                sn->ablated[sn->n_ablated][0] = l;
+                sn->ablated[sn->n_ablated++][1] = h;
+            }
+    sn->ablate_mean = s->ablate_mean;
+    sn->logit_lens = s->lens_shown;
+}
+
+static void lmsrc_session_in(AppState *a, const AttnSession *sn)
+{
+    ModelSource *s = a->src;
+    int L = s->g->lm.info.n_layer, H = s->g->lm.info.n_head, skipped = 0;
+    if (!s->ablated)
+        return;
+    memset(s->ablated, 0, (size_t)L * H);
+    s->n_ablated = 0;
+    for (int i = 0; i < sn->n_ablated; i++) {
+        int l = sn->ablated[i][0], h = sn->ablated[i][1];
+        if (l < 0 || l >= L || h < 0 || h >= H) {
+            skipped++;
+            continue;
+        }
+        s->n_ablated += !s->ablated[l * H + h];
+        s->ablated[l * H + h] = 1;
+    }
+    s->ablate_mean = sn->ablate_mean;
+    s->lens_shown = sn->logit_lens;
+    s->abl_serial++;
+    s->stale = 1;
+    if (skipped)
+        app_status(a, 1, "%d of the session's switched-off heads are not %s's (it has %d layers of %d heads): "
+                         "left on", skipped, s->g->name, L, H);
+    submit(a);
+}
+
 static int lmsrc_takes(AppActionKind k)
 {
     return maps_shown_takes(k) || k == ACT_COMPARE || k == ACT_FOCUS_SENTENCE || k == ACT_GENERATE ||
@@ -1280,4 +1324,6 @@ const SourceKind source_model = {
     .probe_setup = lmsrc_probe_setup,
     .probe = lmsrc_probe,
     .cli_probe = lmsrc_cli_probe,
+    .session_out = lmsrc_session_out,
+    .session_in = lmsrc_session_in,
 };
