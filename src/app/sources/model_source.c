@@ -34,84 +34,9 @@
 #include <time.h>
 
 #include "model_internal.h"
+#include "model_window.h"
 
 /* ---- in the window --------------------------------------------------------------------- */
-
-/* What the worker is asked: the text's tokens, and the position whose next
- * tokens and the query → key whose vectors the panel shows. */
-typedef struct Request {
-    int *ids;
-    int T;
-    int want_maps;       /* 0: the maps shown are these ids' already (a new selection) */
-    int pred_pos;
-    int sel_i, sel_j;
-    int gen;             /* 1: the token after the last position picked (Ctrl+G) */
-    GenSettings gs;      /* how */
-    Prng prng;           /* the sampling's draws: the UI's state, given back advanced */
-    int lens;            /* 1: the logit lens of pred_pos */
-    unsigned char *ablated; /* L × H: the heads switched off (NULL: none) */
-    int ablate_mean;     /* their outputs replaced by the mean, not zeroed */
-    unsigned abl_serial; /* the UI's count of ablation changes when asked */
-} Request;
-
-/* What it gives back (on the UI thread through bg_take). */
-typedef struct Result {
-    int T, L, H, C, layers_done;
-    int *ids;
-    RtMaps *maps;        /* what the maps are made from: taken by the Imported; NULL when not asked */
-    float *thumbs;       /* with maps: every map's thumbnail (side thumb_side) and scores, */
-    int thumb_side;      /* made on the worker (taken by the Imported) */
-    HeadScores *scores;
-    float *q, *k;        /* L × C: the query of sel_i and the key of sel_j */
-    RtAttn *attn;        /* L: each layer's scalings (the panel's score), with q and k */
-    int sel_i, sel_j;
-    int pred_pos, n_pred;
-    int pred_ids[LM_TOP_K];
-    float pred_p[LM_TOP_K];
-    int gen_id;          /* the token picked after the last position, or -1 */
-    float gen_p;         /* its probability (softmax of the logits, tau 1) */
-    Prng prng;           /* the draws after that pick */
-    int lens_pos;        /* the logit lens's position, or -1 */
-    int *lens_ids;       /* (L + 1) × LENS_TOP_K: layer 0 the embeddings' */
-    float *lens_p;
-    unsigned abl_serial; /* the ablation the numbers are computed with */
-    int n_ablated;
-    int has_base;        /* with heads off: the predictions without the ablation */
-    float base_p[LM_TOP_K]; /* pred_ids' probabilities with every head on */
-    int base_top;        /* the most likely token with every head on */
-    float base_top_p, base_top_p_abl; /* its probability then, and with the heads off */
-    int rc;
-    char msg[600];
-} Result;
-
-typedef struct ModelSource {
-    MapsShown ms;
-    ModelOpened *g;       /* the model; its state g->lm is the worker's while it runs */
-    Background *bg;
-    BpeIds ids;          /* the text's tokens now */
-    int T_maps;          /* tokens of the maps shown */
-    int stale;           /* the maps are older than the text */
-    int asked_pred, asked_i, asked_j;
-    int follow_end;      /* the query was the last row when the text changed: it stays
-                            the last as the new maps come (what comes next follows typing) */
-    int follow_row;      /* the query row it was then (another: the user moved it) */
-    Result *last;        /* the newest result taken: vectors, predictions */
-    int slow_ms;         /* ATTNVIZ_TEST_SLOW_LAYERS_MS when shown: each layer made that much
-                            slower (the tests of the partial maps, on a model too small to need them) */
-    unsigned char *ablated; /* L × H: the heads switched off (Ctrl+K, --ablate) */
-    int n_ablated, ablate_mean;
-    unsigned abl_serial; /* one more with each change: a result's own tells if it is current */
-    int lens_shown;      /* the panel shows the logit lens (Ctrl+R) */
-    GenSettings gs;      /* Ctrl+G: greedy, or the command line's --sample settings */
-    Prng prng;           /* the sampling's draws so far */
-    int gen_left;        /* tokens still to generate (Ctrl+Shift+G: ten) */
-    int gen_start, gen_end; /* ids[gen_start, gen_end) were generated (-1: none) */
-    char *gen_text;      /* the bar's text when generation started */
-    int gen_view;        /* the generated token stepped to (Ctrl+Left/Right), or -1 */
-    char panel[4000];    /* what comes next */
-    char inside[800];    /* inside the shown head: the query → key's dot product */
-    char what[300];
-} ModelSource;
 
 static void request_free(void *p)
 {
@@ -249,101 +174,6 @@ static void hook_layer(void *user, int layer)
     bg_post(h->job, r, result_free, 0);
 }
 
-/* The request's heads switched off in lm (a change resets the state: the
- * next forward computes every position). */
-static int sync_ablation(Lm *lm, const Request *q, AttnErr *err)
-{
-    int L = lm->info.n_layer, H = lm->info.n_head;
-    lm_ablate_mode(lm, q->ablate_mean);
-    for (int l = 0; l < L; l++)
-        for (int h = 0; h < H; h++) {
-            int want = q->ablated && q->ablated[l * H + h];
-            if (lm_is_ablated(lm, l, h) != want && lm_ablate(lm, l, h, want, err) < 0)
-                return -err->code;
-        }
-    return 0;
-}
-
-/* Token id's probability in softmax(logits), computed as lm_top_k computes
- * its probabilities (the largest logit subtracted, the sum in double, NaN
- * as -inf): the same float for the same logits. */
-static float prob_of(const float *logits, int V, int id)
-{
-    float mx = -INFINITY;
-    for (int v = 0; v < V; v++)
-        mx = logits[v] > mx ? logits[v] : mx;
-    double sum = 0.0;
-    for (int v = 0; v < V; v++)
-        sum += logits[v] == logits[v] ? exp((double)logits[v] - mx) : 0.0;
-    return logits[id] == logits[id] ? (float)(exp((double)logits[id] - mx) / sum) : 0.0f;
-}
-
-/* Ctrl+G on the worker: the token after the last position, picked from its
- * logits as --generate picks (core/generate.c), with the UI's draws. */
-static void pick_next(Lm *lm, const Request *q, Result *r, float *logits)
-{
-    int V = lm->info.n_vocab;
-    int *order = malloc(sizeof *order * (size_t)V);
-    double *p = malloc(sizeof *p * (size_t)V);
-    AttnErr err = {0};
-    if (order && p && lm_logits(lm, q->T - 1, logits, &err) == 0) {
-        r->prng = q->prng;
-        r->gen_id = gen_pick(logits, V, &q->gs, &r->prng, order, p);
-        r->gen_p = prob_of(logits, V, r->gen_id);
-    }
-    free(order);
-    free(p);
-}
-
-/* The logit lens of the predictions' position (lm_logit_lens: a forward
- * from that position on, each layer's residual stream through the output). */
-static void lens_of(Lm *lm, const Request *q, Result *r)
-{
-    int L1 = lm->info.n_layer + 1, k = lm->info.n_vocab < LENS_TOP_K ? lm->info.n_vocab : LENS_TOP_K;
-    AttnErr err = {0};
-    r->lens_ids = calloc((size_t)L1 * LENS_TOP_K, sizeof *r->lens_ids);
-    r->lens_p = calloc((size_t)L1 * LENS_TOP_K, sizeof *r->lens_p);
-    if (!r->lens_ids || !r->lens_p || k < 1)
-        return;
-    int *ids = malloc(sizeof *ids * (size_t)L1 * k);
-    float *p = malloc(sizeof *p * (size_t)L1 * k);
-    if (ids && p && lm_logit_lens(lm, q->ids, q->T, q->pred_pos, k, ids, p, &err) == 0) {
-        for (int l = 0; l < L1; l++)
-            for (int m = 0; m < LENS_TOP_K; m++) {
-                r->lens_ids[l * LENS_TOP_K + m] = m < k ? ids[l * k + m] : -1;
-                r->lens_p[l * LENS_TOP_K + m] = m < k ? p[l * k + m] : 0.0f;
-            }
-        r->lens_pos = q->pred_pos;
-    }
-    free(ids);
-    free(p);
-}
-
-/* With heads switched off: the predictions' probabilities with every head
- * on, from a second forward without the ablation (the next request's sets
- * it again), and the most likely token then with its probability both ways. */
-static void without_ablation(Lm *lm, const Request *q, Result *r, float *logits, const LmHooks *hooks)
-{
-    int V = lm->info.n_vocab;
-    float *abl = malloc(sizeof *abl * (size_t)V);
-    Request none = *q;
-    AttnErr err = {0};
-    none.ablated = NULL;
-    if (abl && lm_logits(lm, q->pred_pos, abl, &err) == 0 && sync_ablation(lm, &none, &err) == 0 &&
-        lm_forward(lm, q->ids, q->T, hooks, &err) == 0 && lm_logits(lm, q->pred_pos, logits, &err) == 0) {
-        for (int k = 0; k < r->n_pred; k++)
-            r->base_p[k] = prob_of(logits, V, r->pred_ids[k]);
-        int top = 0;
-        for (int v = 1; v < V; v++) /* ties: the lowest id, as the top k ranks */
-            top = logits[v] > logits[top] ? v : top;
-        r->base_top = top;
-        r->base_top_p = prob_of(logits, V, top);
-        r->base_top_p_abl = prob_of(abl, V, top);
-        r->has_base = 1;
-    }
-    free(abl);
-}
-
 /* On the worker: the forward of the request, then its result (with the
  * next token picked, the logit lens, the predictions without the ablation
  * when asked). */
@@ -357,7 +187,7 @@ static void run(void *ctx, void *request, BgJob *job)
     AttnErr err = {0};
     if (q->want_maps)
         model_summaries_init(&h.sum, &g->lm.info, q->ids, q->T); /* without memory: the window makes them */
-    int rc = sync_ablation(&g->lm, q, &err);
+    int rc = explore_sync_ablation(&g->lm, q, &err);
     if (rc == 0)
         rc = lm_forward(&g->lm, q->ids, q->T, &hooks, &err);
     Result *r = rc == -ATTN_E_CANCELLED ? NULL : new_result(g, q, rc == 0 && q->want_maps);
@@ -371,16 +201,7 @@ static void run(void *ctx, void *request, BgJob *job)
     r->layers_done = rc == 0 ? r->L : 0;
     if (rc == 0) {
         finish_result(g, q, r);
-        for (int k = 0; q->ablated && k < r->L * r->H; k++)
-            r->n_ablated += q->ablated[k] != 0;
-        float *logits = malloc(sizeof *logits * (size_t)g->lm.info.n_vocab);
-        if (logits && q->gen)
-            pick_next(&g->lm, q, r, logits);
-        if (q->lens && q->pred_pos >= 0 && q->pred_pos < q->T)
-            lens_of(&g->lm, q, r);
-        if (logits && r->n_ablated && r->n_pred)
-            without_ablation(&g->lm, q, r, logits, &cancel_only);
-        free(logits);
+        explore_worker(&g->lm, q, r, &cancel_only);
     }
     bg_post(job, r, result_free, 1);
 }
@@ -412,7 +233,7 @@ static int pred_pos(const AppState *a, const ModelSource *s)
 }
 
 /* Ask the worker for the text's maps (and the panel's numbers). */
-static void submit(AppState *a)
+void lmsrc_submit(AppState *a)
 {
     ModelSource *s = a->src;
     int T = s->ids.n;
@@ -498,104 +319,7 @@ static void lmsrc_set_text(AppState *a)
                    list);
     else if (s->ids.n == 0)
         app_status(a, 0, "type some text: the maps are the last text's");
-    submit(a);
-    a->dirty = 1;
-}
-
-#define GEN_MARK "\xE2\x9C\xA6" /* ✦: a generated token's label */
-
-/* The generated tokens' labels marked (those of ids[gen_start, gen_end)
- * that r's ids still hold), before the maps are picked. */
-static void mark_generated(const ModelSource *s, Imported *im, const Result *r)
-{
-    if (s->gen_start < 0)
-        return;
-    for (int i = s->gen_start; i < s->gen_end && i < r->T && i < s->ids.n && r->ids[i] == s->ids.id[i]; i++) {
-        size_t n = strlen(im->q_shown[i]) + sizeof GEN_MARK;
-        char *t = malloc(n);
-        if (!t)
-            return;
-        snprintf(t, n, GEN_MARK "%s", im->q_shown[i]);
-        free(im->q_shown[i]); /* the keys' labels are the same strings */
-        im->q_shown[i] = t;
-    }
-}
-
-static int ids_push(BpeIds *ids, int id)
-{
-    if (ids->n == ids->cap) {
-        int cap = ids->cap ? 2 * ids->cap : 16;
-        int *p = realloc(ids->id, sizeof *p * (size_t)cap);
-        if (!p)
-            return -ATTN_E_NOMEM;
-        ids->id = p;
-        ids->cap = cap;
-    }
-    ids->id[ids->n++] = id;
-    return 0;
-}
-
-/* The bar's text: the text generation started from, and what the tokens
- * generated since add to it as the decoder joins them (never tokenized
- * again: the ids are those picked). */
-static int gen_text_show(AppState *a, ModelSource *s)
-{
-    char *t = model_continued_text(s->g->bpe, s->ids.id, s->ids.n, s->gen_start, s->gen_text);
-    size_t len = t ? strlen(t) : 0;
-    if (!t || app_text_reserve(a, len) < 0) {
-        free(t);
-        return -ATTN_E_NOMEM;
-    }
-    memcpy(a->text, t, len + 1);
-    a->text_len = len;
-    a->vs.cursor = (int)len;
-    free(t);
-    return 0;
-}
-
-/* The token r picked, appended to the text; the next asked for while
- * tokens are left, or the reason it stops (the end-of-text token, the
- * model's positions) said. */
-static void gen_append(AppState *a, ModelSource *s, const Result *r)
-{
-    const LmInfo *c = &s->g->lm.info;
-    int shown = s->ms.imp ? s->ms.imp->Tq : 0;
-    if (s->gen_start < 0 || s->gen_end != s->ids.n) { /* a new run from the text as it is */
-        free(s->gen_text);
-        s->gen_text = strdup(a->text ? a->text : "");
-        s->gen_start = s->ids.n;
-    }
-    if (!s->gen_text || ids_push(&s->ids, r->gen_id) < 0 || gen_text_show(a, s) < 0) {
-        s->gen_left = 0;
-        app_status(a, 1, "out of memory");
-        return;
-    }
-    s->prng = r->prng;
-    s->gen_end = s->ids.n;
-    s->gen_left--;
-    s->gen_view = -1;
-    if (a->vs.query == shown - 1 || s->follow_end) { /* the query row follows the end */
-        s->follow_end = 1;
-        s->follow_row = a->vs.query;
-    }
-    char *w = model_visible(model_token_text(s->g->bpe, r->gen_id, SPACE_MARK, "?"));
-    int n = s->gen_end - s->gen_start;
-    if (r->gen_id == c->eos_id) {
-        s->gen_left = 0;
-        app_status(a, 0, "stopped at \xE2\x80\x9C%s\xE2\x80\x9D, %s's end-of-text token (%d generated; "
-                   "Ctrl+Left/Right step through them)", w ? w : "?", s->g->name, n);
-    } else if (s->ids.n >= c->n_positions) {
-        s->gen_left = 0;
-        app_status(a, 0, "stopped at %d tokens: %s takes no more (n_positions %d; %d generated)", s->ids.n,
-                   s->g->name, c->n_positions, n);
-    } else {
-        app_status(a, 0, "generated \xE2\x80\x9C%s\xE2\x80\x9D (%.1f%%%s)%s%s", w ? w : "?", 100.0 * r->gen_p,
-                   s->gs.sample ? ", sampled" : ", the most likely", s->gen_left > 0 ? ": Esc stops" : "",
-                   s->gen_left > 0 ? "" : " \xC2\xB7 Ctrl+Left/Right: the generated tokens' rows");
-    }
-    free(w);
-    s->stale = 1;
-    submit(a);
+    lmsrc_submit(a);
     a->dirty = 1;
 }
 
@@ -607,7 +331,7 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
     (void)now_ms;
     (void)wait_ms;
     if (s->ids.n > 0 && (s->asked_pred != pred_pos(a, s) || (a->vs.key >= 0 && s->asked_j != text_pos(s, a->vs.key, 1))))
-        submit(a); /* another position for the predictions or the step: cheap, the maps are kept */
+        lmsrc_submit(a); /* another position for the predictions or the step: cheap, the maps are kept */
     if (!bg_take(s->bg, &br))
         return 0;
     Result *r = br.data;
@@ -624,7 +348,7 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
         r->maps = NULL;
         Imported *im = model_maps_imported(s->g->bpe, s->g->name, maps, r->ids, r->T, r->L, r->H, &err);
         if (im) /* generated tokens marked in the labels */
-            mark_generated(s, im, r);
+            explore_mark_generated(s, im, r);
         if (im) { /* the worker's thumbnails and scores: nothing to make here */
             im->pre_thumbs = r->thumbs;
             im->pre_side = r->thumb_side;
@@ -653,112 +377,8 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
         r->n_pred = 0;
     a->dirty = 1;
     if (br.last && r->gen_id >= 0 && s->gen_left > 0 && !s->stale)
-        gen_append(a, s, r);
+        explore_gen_append(a, s, r);
     return 1;
-}
-
-/* A token's text as the panel quotes it (␣ for its space); malloc'd. */
-static char *quoted(const ModelSource *s, int id)
-{
-    return model_visible(model_token_text(s->g->bpe, id, SPACE_MARK, "\xE2\x80\xB9no token\xE2\x80\xBA"));
-}
-
-/* "L1 H4, L2 H1" of the heads switched off into out. */
-static void ablated_list(const ModelSource *s, char *out, size_t cap)
-{
-    int L = s->g->lm.info.n_layer, H = s->g->lm.info.n_head;
-    size_t u = 0;
-    out[0] = '\0';
-    for (int l = 0; l < L && s->ablated; l++)
-        for (int h = 0; h < H && u < cap; h++)
-            if (s->ablated[l * H + h])
-                u += (size_t)snprintf(out + u, cap - u, "%sL%d H%d", u ? ", " : "", l + 1, h + 1);
-}
-
-/* The predictions after r->pred_pos into p (n bytes): the ten most likely;
- * with heads switched off each one's probability with every head on too,
- * and how the most likely token then fares; the token generated there
- * marked. Returns the bytes written. */
-static size_t predictions_text(const ModelSource *s, const Result *r, char *p, size_t n)
-{
-    size_t u = 0;
-#define PUT(...) (u += (size_t)snprintf(p + u, u < n ? n - u : 0, __VA_ARGS__), u = u < n ? u : n)
-    int next = r->pred_pos + 1, chosen = -1;
-    if (s->gen_start >= 0 && next >= s->gen_start && next < s->gen_end && next < s->ids.n)
-        chosen = s->ids.id[next];
-    char *t = model_shown_label(s->g->bpe, r->ids[r->pred_pos]);
-    if (chosen >= 0)
-        PUT("Generated token %d of %d was chosen from these, after \xE2\x80\x9C%s\xE2\x80\x9D (position %d)%s:\n",
-            next - s->gen_start + 1, s->gen_end - s->gen_start, t ? t : "?", r->pred_pos + 1,
-            s->gs.sample ? ", sampled" : "");
-    else
-        PUT("What comes next after \xE2\x80\x9C%s\xE2\x80\x9D (position %d):\n", t ? t : "?", r->pred_pos + 1);
-    free(t);
-    int base = r->has_base && r->n_ablated;
-    if (r->n_ablated) {
-        char list[300];
-        ablated_list(s, list, sizeof list);
-        PUT("with %s %s%s\n", list, s->ablate_mean ? "mean-ablated" : "off",
-            base ? "; in brackets: every head on" : "");
-    }
-    if (base) { /* first: the panel may have room for a few lines only */
-        char *w = quoted(s, r->base_top);
-        double d = log((double)r->base_top_p_abl) - log((double)r->base_top_p);
-        PUT("\xE2\x80\x9C%s\xE2\x80\x9D, first with every head on: %.1f%% \xE2\x86\x92 %.1f%%, "
-            "\xCE\x94 log p = %+.3f\n", w ? w : "?", 100.0 * r->base_top_p, 100.0 * r->base_top_p_abl, d);
-        free(w);
-    }
-    int listed = 0;
-    for (int k = 0; k < r->n_pred; k++) {
-        char *w = quoted(s, r->pred_ids[k]);
-        char was[40] = "";
-        if (base)
-            snprintf(was, sizeof was, " (%.1f%%)", 100.0 * r->base_p[k]);
-        PUT("%2d. %5.1f%%%s  \xE2\x80\x9C%s\xE2\x80\x9D%s\n", k + 1, 100.0 * r->pred_p[k], was, w ? w : "?",
-            r->pred_ids[k] == chosen ? "  \xE2\x97\x80 chosen" : "");
-        listed |= r->pred_ids[k] == chosen;
-        free(w);
-    }
-    if (chosen >= 0 && !listed) {
-        char *w = quoted(s, chosen);
-        PUT("\xE2\x97\x80 chosen: \xE2\x80\x9C%s\xE2\x80\x9D (not among these: sampled)\n", w ? w : "?");
-        free(w);
-    }
-#undef PUT
-    return u;
-}
-
-/* The logit lens after r->lens_pos into p: a row a layer, 0 the
- * embeddings, the last the predictions. Returns the bytes written. */
-static size_t lens_text(const ModelSource *s, const Result *r, char *p, size_t n)
-{
-    size_t u = 0;
-#define PUT(...) (u += (size_t)snprintf(p + u, u < n ? n - u : 0, __VA_ARGS__), u = u < n ? u : n)
-    if (r->lens_pos < 0 || !r->lens_ids) {
-        PUT("Logit lens: computing\xE2\x80\xA6");
-        return u;
-    }
-    char *t = model_shown_label(s->g->bpe, r->ids[r->lens_pos]);
-    PUT("Logit lens after \xE2\x80\x9C%s\xE2\x80\x9D (position %d): each layer's residual stream through the "
-        "final norm and output layer, its top %d (Ctrl+R: back)\n", t ? t : "?", r->lens_pos + 1, LENS_TOP_K);
-    free(t);
-    for (int l = 0; l <= r->L; l++) {
-        if (l == 0)
-            PUT("embeddings:");
-        else if (l == r->L)
-            PUT("layer %d (the predictions):", l);
-        else
-            PUT("layer %d:", l);
-        for (int m = 0; m < LENS_TOP_K && r->lens_ids[l * LENS_TOP_K + m] >= 0; m++) {
-            char *w = quoted(s, r->lens_ids[l * LENS_TOP_K + m]);
-            PUT("%s \xE2\x80\x9C%s\xE2\x80\x9D %.1f%%", m ? " \xC2\xB7" : "", w ? w : "?",
-                100.0 * r->lens_p[l * LENS_TOP_K + m]);
-            free(w);
-        }
-        PUT("\n");
-    }
-#undef PUT
-    return u;
 }
 
 /* What comes next after the selected position, and inside the shown head. */
@@ -773,9 +393,9 @@ static void panel_text(AppState *a)
     if (!r || r->pred_pos < 0 || r->n_pred == 0) {
         PUT("What comes next: computing\xE2\x80\xA6");
     } else if (s->lens_shown) {
-        u = lens_text(s, r, p, n);
+        u = explore_lens_text(s, r, p, n);
     } else {
-        u = predictions_text(s, r, p, n);
+        u = explore_predictions_text(s, r, p, n);
     }
 #undef PUT
     /* inside the shown head: beside the vectors' bars, or under the text */
@@ -841,7 +461,7 @@ static void lmsrc_present(AppState *a)
     a->vs.ablated = s->n_ablated ? s->ablated : NULL;
     if (s->n_ablated) { /* the title and the status bar say which heads are off */
         char list[300];
-        ablated_list(s, list, sizeof list);
+        explore_ablated_list(s, list, sizeof list);
         size_t k = strlen(a->vs.title);
         snprintf(a->vs.title + k, sizeof a->vs.title - k, " with %s %s", list,
                  s->ablate_mean ? "mean-ablated" : "switched off");
@@ -878,188 +498,15 @@ static int lmsrc_save(AppState *a, const char *path)
     return maps_shown_save(a, s->g->dir, a->text, path);
 }
 
-/* The session's part of the model's own: the heads switched off, how,
- * and whether the logit lens is shown. */
-static void lmsrc_session_out(const AppState *a, AttnSession *sn)
-{
-    const ModelSource *s = a->src;
-    int L = s->g->lm.info.n_layer, H = s->g->lm.info.n_head, most = (int)(sizeof sn->ablated / sizeof sn->ablated[0]);
-    sn->n_ablated = 0;
-    for (int l = 0; l < L && s->ablated; l++)
-        for (int h = 0; h < H && sn->n_ablated < most; h++)
-            if (s->ablated[l * H + h]) {
-                sn->ablated[sn->n_ablated][0] = l;
-                sn->ablated[sn->n_ablated++][1] = h;
-            }
-    sn->ablate_mean = s->ablate_mean;
-    sn->logit_lens = s->lens_shown;
-}
-
-static void lmsrc_session_in(AppState *a, const AttnSession *sn)
-{
-    ModelSource *s = a->src;
-    int L = s->g->lm.info.n_layer, H = s->g->lm.info.n_head, skipped = 0;
-    if (!s->ablated)
-        return;
-    memset(s->ablated, 0, (size_t)L * H);
-    s->n_ablated = 0;
-    for (int i = 0; i < sn->n_ablated; i++) {
-        int l = sn->ablated[i][0], h = sn->ablated[i][1];
-        if (l < 0 || l >= L || h < 0 || h >= H) {
-            skipped++;
-            continue;
-        }
-        s->n_ablated += !s->ablated[l * H + h];
-        s->ablated[l * H + h] = 1;
-    }
-    s->ablate_mean = sn->ablate_mean;
-    s->lens_shown = sn->logit_lens;
-    s->abl_serial++;
-    s->stale = 1;
-    if (skipped)
-        app_status(a, 1, "%d of the session's switched-off heads are not %s's (it has %d layers of %d heads): "
-                         "left on", skipped, s->g->name, L, H);
-    submit(a);
-}
-
 static int lmsrc_takes(AppActionKind k)
 {
     return maps_shown_takes(k) || k == ACT_COMPARE || k == ACT_FOCUS_SENTENCE || k == ACT_GENERATE ||
            k == ACT_GEN_STEP || k == ACT_ABLATE || k == ACT_LOGIT_LENS;
 }
 
-/* Ctrl+G (n tokens), Ctrl+Shift+G (ten), Esc (n = 0: stop). */
-static void generate(AppState *a, ModelSource *s, int n)
-{
-    const LmInfo *c = &s->g->lm.info;
-    if (n <= 0) {
-        if (s->gen_left > 0)
-            app_status(a, 0, "generation stopped (%d tokens generated)", s->gen_end - s->gen_start);
-        s->gen_left = 0;
-        return;
-    }
-    if (s->ids.n == 0) {
-        app_status(a, 0, "type some text first: Ctrl+G continues it");
-        return;
-    }
-    if (s->ids.n >= c->n_positions) {
-        app_status(a, 1, "the text's %d tokens fill %s's %d positions (n_positions): nothing more to generate",
-                   s->ids.n, s->g->name, c->n_positions);
-        return;
-    }
-    if (s->gen_start >= 0 && s->gen_end == s->ids.n && s->ids.id[s->ids.n - 1] == c->eos_id) {
-        app_status(a, 0, "the text ends with %s's end-of-text token: generation stopped there (type to go on)",
-                   s->g->name);
-        return;
-    }
-    s->gen_left = n;
-    app_status(a, 0, "generating %d token%s%s", n, n == 1 ? "" : "s", n > 1 ? " (Esc stops)" : "");
-    submit(a);
-}
-
-/* The shown map's row of text position p (the inverse of text_pos): -1
- * when p is hidden (E). */
-static int shown_row(const ModelSource *s, int p)
-{
-    const Imported *im = s->ms.imp;
-    if (!im || !im->q_drop)
-        return p;
-    if (p < 0 || p >= im->f.Tq || im->q_drop[p])
-        return -1;
-    int row = 0;
-    for (int i = 0; i < p; i++)
-        row += !im->q_drop[i];
-    return row;
-}
-
-/* Ctrl+Left / Ctrl+Right: the previous / next generated token; the query
- * row is the one it was chosen after (what that position looked at), the
- * panel the predictions it was chosen from. */
-static void gen_step(AppState *a, ModelSource *s, int dir)
-{
-    int n = s->gen_start >= 0 ? s->gen_end - s->gen_start : 0;
-    if (n <= 0 || s->gen_end > s->ids.n) {
-        app_status(a, 0, "no generated tokens: Ctrl+G appends the one the model picks next");
-        return;
-    }
-    int k = s->gen_view < 0 ? (dir > 0 ? 0 : n - 1) : s->gen_view + (dir > 0 ? 1 : -1);
-    k = k < 0 ? 0 : k >= n ? n - 1 : k;
-    int p = s->gen_start + k, row = shown_row(s, p - 1);
-    if (row < 0 || !s->ms.imp || row >= s->ms.imp->Tq) {
-        app_status(a, 0, "the token before generated token %d is hidden (E shows it)", k + 1);
-        return;
-    }
-    s->gen_view = k;
-    s->follow_end = 0;
-    a->vs.query = row;
-    char *w = quoted(s, s->ids.id[p]), *b = model_shown_label(s->g->bpe, s->ids.id[p - 1]);
-    app_status(a, 0, "generated token %d of %d: \xE2\x80\x9C%s\xE2\x80\x9D, chosen after \xE2\x80\x9C%s\xE2\x80\x9D: "
-               "its row is what position %d looked at, the panel what it was chosen from", k + 1, n, w ? w : "?",
-               b ? b : "?", p);
-    free(w);
-    free(b);
-    a->dirty = 1;
-}
-
-/* Ctrl+K: the shown head (the model view's selection there) switched off
- * or on again; Ctrl+Shift+K (on = 0): every head on. */
-static void ablate(AppState *a, ModelSource *s, int one)
-{
-    int L = s->g->lm.info.n_layer, H = s->g->lm.info.n_head;
-    const MapsShown *ms = &s->ms;
-    if (!s->ablated && !(s->ablated = calloc((size_t)L * H, 1))) {
-        app_status(a, 1, "out of memory");
-        return;
-    }
-    if (!one) {
-        if (!s->n_ablated) {
-            app_status(a, 0, "every head is on (Ctrl+K switches the shown one off)");
-            return;
-        }
-        memset(s->ablated, 0, (size_t)L * H);
-        s->n_ablated = 0;
-        app_status(a, 0, "every head on again");
-    } else {
-        int l = ms->grid ? ms->grid_layer : ms->layer, h = ms->grid ? ms->grid_head : ms->head;
-        if (l < 0 || h < 0 || l >= L || h >= H || (!ms->grid && ms->rollout)) {
-            app_status(a, 0, "pick one layer and head to switch off (L, H; the average and rollout are not one head)");
-            return;
-        }
-        unsigned char *c = &s->ablated[l * H + h];
-        *c = !*c;
-        s->n_ablated += *c ? 1 : -1;
-        app_status(a, 0, "layer %d head %d %s (%d head%s off; Ctrl+K again: on, Ctrl+Shift+K: every head on)",
-                   l + 1, h + 1, *c ? (s->ablate_mean ? "replaced by its mean over the text" : "switched off: its output zeroed")
-                                    : "on again", s->n_ablated, s->n_ablated == 1 ? "" : "s");
-    }
-    s->abl_serial++;
-    s->stale = 1;
-    submit(a);
-    a->dirty = 1;
-}
-
-/* The language model's own actions (issue 37); 1 when act was one. */
-static int lm_actions(AppState *a, const AppAction *act)
-{
-    ModelSource *s = a->src;
-    switch (act->kind) {
-    case ACT_GENERATE: generate(a, s, act->i); return 1;
-    case ACT_GEN_STEP: gen_step(a, s, act->i); return 1;
-    case ACT_ABLATE: ablate(a, s, act->i); return 1;
-    case ACT_LOGIT_LENS:
-        s->lens_shown = !s->lens_shown;
-        app_status(a, 0, s->lens_shown ? "the logit lens of the selected position: each layer's top 5 (Ctrl+R: "
-                                         "what comes next)" : "what comes next (Ctrl+R: the logit lens)");
-        submit(a);
-        a->dirty = 1;
-        return 1;
-    default: return 0;
-    }
-}
-
 static int lmsrc_apply(AppState *a, const AppAction *act)
 {
-    if (lm_actions(a, act))
+    if (explore_apply(a, act))
         return 0;
     if (maps_shown_apply(a, act) == 0)
         return 0;
@@ -1091,40 +538,6 @@ static void lmsrc_close(AppState *a)
 
 extern const SourceKind source_model;
 
-int model_source_shown(const AppState *a, ModelShown *out)
-{
-    memset(out, 0, sizeof *out);
-    if (a->kind != &source_model || !a->src)
-        return -1;
-    const ModelSource *s = a->src;
-    const Result *r = s->last;
-    out->T = s->ids.n;
-    out->ids = s->ids.id;
-    out->gen_start = s->gen_start;
-    out->gen_end = s->gen_end;
-    out->gen_left = s->gen_left;
-    out->n_ablated = s->n_ablated;
-    out->ablated = s->ablated;
-    out->stale = s->stale;
-    out->pred_pos = out->lens_pos = -1;
-    if (!r)
-        return 0;
-    out->pred_pos = r->n_pred ? r->pred_pos : -1;
-    out->n_pred = r->n_pred;
-    out->pred_ids = r->pred_ids;
-    out->pred_p = r->pred_p;
-    out->has_base = r->has_base;
-    out->base_p = r->base_p;
-    out->base_top = r->base_top;
-    out->base_top_p = r->base_top_p;
-    out->base_top_p_abl = r->base_top_p_abl;
-    out->lens_pos = r->lens_ids ? r->lens_pos : -1;
-    out->lens_k = LENS_TOP_K;
-    out->lens_ids = r->lens_ids;
-    out->lens_p = r->lens_p;
-    return 0;
-}
-
 /* Show what the command line (or open) computed: its maps now, the worker
  * for the text as it changes. */
 static int lmsrc_show(AppState *a, void *opened)
@@ -1152,17 +565,7 @@ static int lmsrc_show(AppState *a, void *opened)
     }
     s->T_maps = im->f.Tq;
     s->asked_pred = s->asked_i = s->asked_j = -2;
-    s->gen_start = s->gen_end = s->gen_view = -1;
-    const Options *o = a->opt; /* Ctrl+G as --generate would pick: greedy, or --sample's settings */
-    if (o && o->sample)
-        s->gs = (GenSettings){1, o->temp_set ? o->cfg.temperature : 1.0, o->top_k};
-    prng_seed(&s->prng, o && o->has_seed ? o->seed : 0);
-    const LmInfo *c = &g->lm.info; /* --ablate's heads: the window's to switch on and off from now on */
-    s->ablate_mean = o && o->ablate_mean;
-    if ((s->ablated = calloc((size_t)c->n_layer * c->n_head, 1)))
-        for (int l = 0; l < c->n_layer; l++)
-            for (int h = 0; h < c->n_head; h++)
-                s->n_ablated += s->ablated[l * c->n_head + h] = (unsigned char)lm_is_ablated(&g->lm, l, h);
+    explore_init(s, a->opt);
     /* the maps shown are these ids': the worker's first run makes the
      * predictions and vectors alone */
     Request now = {.ids = g->ids.id, .T = g->ids.n, .pred_pos = -1, .sel_i = -1, .sel_j = -1};
@@ -1248,7 +651,7 @@ static int lmsrc_probe(AppState *a, const int *ids, int T)
     }
     free(text);
     s->stale = 1;
-    submit(a);
+    lmsrc_submit(a);
     a->dirty = 1;
     return 0;
 }
@@ -1324,6 +727,6 @@ const SourceKind source_model = {
     .probe_setup = lmsrc_probe_setup,
     .probe = lmsrc_probe,
     .cli_probe = lmsrc_cli_probe,
-    .session_out = lmsrc_session_out,
-    .session_in = lmsrc_session_in,
+    .session_out = explore_session_out,
+    .session_in = explore_session_in,
 };
