@@ -313,7 +313,8 @@ static int help_hides(const AppKey *k, int (*takes)(AppActionKind), unsigned sho
         return source_owns(a) && !takes(a);
     int file = k->ctx == KEYCTX_GRID || a == ACT_CYCLE_LAYER || a == ACT_TOGGLE_GRID ||
                a == ACT_TOGGLE_ROLLOUT || a == ACT_TOGGLE_SPECIAL || a == ACT_HEAD_SCORE ||
-               a == ACT_GRID_SORT || a == ACT_SCORE_VIEW || a == ACT_LINES_HEADS || a == ACT_HEAD_SWITCH || a == ACT_PROBE;
+               a == ACT_GRID_SORT || a == ACT_SCORE_VIEW || a == ACT_LINES_HEADS || a == ACT_HEAD_SWITCH || a == ACT_PROBE ||
+               a == ACT_GENERATE || a == ACT_GEN_STEP || a == ACT_ABLATE || a == ACT_LOGIT_LENS;
     return (file && !(show & APP_HELP_FILE)) || (k->ctx == KEYCTX_TEACH && !(show & APP_HELP_TEACH));
 }
 
