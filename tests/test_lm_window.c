@@ -571,5 +571,16 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lens_llama, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lens_families, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, setup_lm, group_teardown);
+    int failed = cmocka_run_group_tests(tests, setup_lm, group_teardown);
+    static const char *const links[] = {"config.json", "model.safetensors", "vocab.json", "merges.txt"};
+    for (int d = 0; d < 2; d++) /* the families' temporary folders of links */
+        if (family_dir[d][0]) {
+            char path[sizeof family_dir[d] + 32];
+            for (int k = 0; k < 4; k++) {
+                snprintf(path, sizeof path, "%.200s/%s", family_dir[d], links[k]);
+                unlink(path);
+            }
+            rmdir(family_dir[d]);
+        }
+    return failed;
 }
