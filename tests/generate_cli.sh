@@ -97,7 +97,7 @@ run --model nano-sort --generate 99999999999999999999 CBABBC
 if [ $rc = 1 ] && [ ! -s "$TMP/out" ] && grep -q "11 positions" "$TMP/err"; then ok "a huge N: exit 1 naming the limit"
 else bad "huge N (rc $rc): $(cat "$TMP/err")"; fi
 for args in "--generate -1" "--generate x" "--generate 2.5" "--generate ''" "--generate 3 --top-k 2" \
-            "--generate 3 --sample --top-k -1" "--sample" "--generate 3 --seed 4" "--generate 3 --temperature 2"; do
+            "--generate 3 --sample --top-k -1" "--sample --print tokens" "--generate 3 --seed 4" "--generate 3 --temperature 2"; do
     eval run --model nano-sort "$args" CBABBC
     if [ $rc = 2 ] && [ ! -s "$TMP/out" ] && grep -q "^attnviz: --" "$TMP/err"; then ok "usage: $args (exit 2)"
     else bad "usage $args (rc $rc): $(head -1 "$TMP/err")"; fi

@@ -360,10 +360,7 @@ static void test_cli(void **state)
             fail_msg("%s: exit %d, '%s'", bad[k].args, rc, out);
     }
     assert_int_equal(run_err("--print csv --ablate 1.1 'a b'", out, sizeof out), 2);
-    /* the window's ablation is not built: a usage error, not a silent change */
-    snprintf(args, sizeof args, "--model %s --ablate 1.1 '!#$'", dir);
-    assert_int_equal(run_err(args, out, sizeof out), 2);
-    assert_non_null(strstr(out, "window"));
+    /* (the window takes --ablate: test_lm_window's test_ablate_flag) */
     /* the probe: its head scores computed with the heads switched off (layer
      * 2's change, layer 1's not) */
     snprintf(args, sizeof args, "--model %s --probe induction:5 --print head-scores --ablate 1.2", dir);

@@ -84,6 +84,15 @@ typedef enum AppActionKind {
     ACT_LINES_HEADS,    /* every head of the layer in the line diagram / one */
     ACT_HEAD_SWITCH,    /* i: head 0-based switched on / off in that diagram */
     ACT_PROBE,          /* a model's induction probe, with the next seed */
+    /* a language model's generation, ablation and logit lens (issue 37) */
+    ACT_GENERATE,       /* i > 0: that many tokens appended to the text, one
+                           at a time as the model picks them; 0: stop */
+    ACT_GEN_STEP,       /* i: +1 next, -1 previous generated token: its row and
+                           the predictions it was chosen from */
+    ACT_ABLATE,         /* i: 1 the shown head (layer, head) off / on again;
+                           0 every head on */
+    ACT_LOGIT_LENS,     /* the logit lens of the selected position shown / the
+                           predictions */
     /* teach mode (issue 15, teach_app.h): the weights learn a painted target */
     ACT_TEACH,          /* teach mode on / off (the heatmap paints the target) */
     ACT_TEACH_PAINT,    /* i, j: target cell (i < 0: the query row and focused

@@ -89,6 +89,12 @@ typedef struct AttnSession {
                                    "fixed" (absent), "max" or "row" */
     int n_heads_off;
     int heads_off[256];         /* 0-based; "heads_off": [2, 5] counts from 1 */
+    /* a language model's heads switched off (issue 37, Ctrl+K): "ablated":
+     * [[1, 4], [2, 1]] (1-based layer, head), "ablate_mean": true for their
+     * mean; "logit_lens": true when the panel shows the logit lens */
+    int n_ablated;
+    int ablated[256][2];        /* 0-based layer, head */
+    int ablate_mean, logit_lens;
     /* the window's view, as a sentence's session keeps it ("view": {...});
      * has_view 0: a session without one (the view stays as it is) */
     int has_view;

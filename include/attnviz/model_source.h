@@ -64,7 +64,39 @@ int model_generate(ModelOpened *g, int n, const GenSettings *s, Prng *r, AttnErr
 int model_generated_text(const ModelOpened *g, char **out, size_t *len);
 /* g->text = text with the generated tokens' text after it. 0 or an error. */
 int model_generated_join(ModelOpened *g, const char *text, AttnErr *err);
+/* text with what ids[given..n) add to ids[0..given)'s decoded text after it
+ * (the window's generation: the bar's text and its continuation so far).
+ * Malloc'd; NULL when memory is short. */
+char *model_continued_text(const Bpe *b, const int *ids, int n, int given, const char *text);
 
 void model_opened_free(ModelOpened *g);
+
+/* What the window's model source shows now (issue 37), for the tests that
+ * drive it: the tokens (those generated: [gen_start, gen_end), -1 none),
+ * the heads switched off, the predictions of the newest whole result (with
+ * heads off: each one's probability with every head on, the former most
+ * likely token's both ways), the logit lens's rows. Pointers valid until
+ * the next tick. */
+typedef struct ModelShown {
+    int T;
+    const int *ids;
+    int gen_start, gen_end, gen_left;
+    int n_ablated;
+    const unsigned char *ablated; /* L × H */
+    int stale;                    /* the numbers are older than the text or ablation */
+    int pred_pos, n_pred;
+    const int *pred_ids;
+    const float *pred_p;
+    int has_base;
+    const float *base_p;
+    int base_top;
+    float base_top_p, base_top_p_abl;
+    int lens_pos, lens_k;         /* -1: none; lens_k per layer */
+    const int *lens_ids;          /* (L + 1) × lens_k */
+    const float *lens_p;
+} ModelShown;
+struct AppState;
+/* 0, or -1 when a shows no language model. */
+int model_source_shown(const struct AppState *a, ModelShown *out);
 
 #endif

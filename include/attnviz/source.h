@@ -21,6 +21,7 @@
 #include "attnviz/view.h"
 
 struct AppState;
+struct AttnSession;
 struct Model;
 struct SourceDiffs;
 struct MapsShown;
@@ -111,6 +112,13 @@ typedef struct SourceKind {
     void (*probe_setup)(const struct AppState *a, int *bos_id, int *vocab, int *max_T);
     int (*probe)(struct AppState *a, const int *ids, int T);
     int (*cli_probe)(const Options *o, const char *path, void **opened, AttnErr *err);
+
+    /* What a source of layers × heads keeps in its session beside the
+     * maps' (NULL: nothing): session_out fills its part of sn as
+     * maps_shown_save writes it; session_in takes it back after a session
+     * opened it (a model: the heads switched off, the logit lens shown). */
+    void (*session_out)(const struct AppState *a, struct AttnSession *sn);
+    void (*session_in)(struct AppState *a, const struct AttnSession *sn);
 } SourceKind;
 
 extern const SourceKind source_sentence; /* src/app/sources/sentence_source.c */

@@ -118,6 +118,9 @@ typedef struct ViewState {
     int kv_group;          /* > 1: that many heads in a row share a key-value
                               head (grouped-query attention): the model view
                               brackets each group */
+    const unsigned char *ablated; /* L × H of the model view (grid's L and H):
+                              1 for a head switched off (issue 37), crossed
+                              out in the model view and the overview; NULL: none */
     ViewCtl ctl[VIEW_CTL_MAX]; /* the controls strip */
     int n_ctl;
     int cross;             /* queries and keys from two texts */

@@ -44,6 +44,9 @@ static const char H_GRID[] = "model view: move the selection, open it in the hea
 static const char H_TEACH_PRESET[] = "teach: target self / previous / next / first; the current map; none";
 static const char H_SIDE[] = "next / previous panel where panels share one area (a large interface, a small window)";
 static const char H_TEACH_PACE[] = "teach: faster / slower (steps a second)";
+static const char H_GENERATE[] = "a language model: append the token it picks next / ten (greedy, or --sample's settings)";
+static const char H_GEN_STEP[] = "a language model: previous / next generated token (its row, the predictions it was chosen from)";
+static const char H_ABLATE[] = "a language model: switch the shown head off / on (ablation) / every head on again";
 static const char H_TEACH_LR[] = "teach: learning rate \xC3\x97" "2 / \xC3\xB7" "2";
 
 #define CTRL KEYMOD_CTRL
@@ -107,6 +110,15 @@ static const AppKey key_table[] = {
     K(SDLK_y, 0, MAIN, ACT_GRID_SORT, 0, "model view: sorted by the head score, highest first / layer order"),
     K(SDLK_u, 0, MAIN, ACT_SCORE_VIEW, 0, "model view: the score overview (layers \xC3\x97 heads; arrows select, Enter or a click opens one) / the maps"),
     K(SDLK_p, CTRL, MAIN, ACT_PROBE, 0, "a model: the induction probe (its bos token, 25 random tokens twice; the next seed each time)"),
+    K(SDLK_g, CTRL | NOSHIFT, ANY, ACT_GENERATE, 1, H_GENERATE),
+    K(SDLK_g, CTRL | SHIFT, ANY, ACT_GENERATE, 10, H_GENERATE),
+    K(SDLK_ESCAPE, 0, MAIN, ACT_GENERATE, 0, "a language model: stop generating"),
+    K(SDLK_LEFT, CTRL, MAIN, ACT_GEN_STEP, -1, H_GEN_STEP),
+    K(SDLK_RIGHT, CTRL, MAIN, ACT_GEN_STEP, 1, H_GEN_STEP),
+    K(SDLK_k, CTRL | NOSHIFT, MAIN, ACT_ABLATE, 1, H_ABLATE),
+    K(SDLK_k, CTRL | SHIFT, MAIN, ACT_ABLATE, 0, H_ABLATE),
+    K(SDLK_r, CTRL, MAIN, ACT_LOGIT_LENS, 0,
+      "a language model: the logit lens of the selected position (each layer's top 5) / what comes next"),
     K(SDLK_q, NOSHIFT, MAIN, ACT_LINES_HEADS, 0, "line diagram: every head of the layer, each its own colour / one head"),
     K(SDLK_1, SHIFT, MAIN, ACT_HEAD_SWITCH, 0, H_HEAD_SWITCH),
     K(SDLK_2, SHIFT, MAIN, ACT_HEAD_SWITCH, 1, NULL),
@@ -301,7 +313,8 @@ static int help_hides(const AppKey *k, int (*takes)(AppActionKind), unsigned sho
         return source_owns(a) && !takes(a);
     int file = k->ctx == KEYCTX_GRID || a == ACT_CYCLE_LAYER || a == ACT_TOGGLE_GRID ||
                a == ACT_TOGGLE_ROLLOUT || a == ACT_TOGGLE_SPECIAL || a == ACT_HEAD_SCORE ||
-               a == ACT_GRID_SORT || a == ACT_SCORE_VIEW || a == ACT_LINES_HEADS || a == ACT_HEAD_SWITCH || a == ACT_PROBE;
+               a == ACT_GRID_SORT || a == ACT_SCORE_VIEW || a == ACT_LINES_HEADS || a == ACT_HEAD_SWITCH || a == ACT_PROBE ||
+               a == ACT_GENERATE || a == ACT_GEN_STEP || a == ACT_ABLATE || a == ACT_LOGIT_LENS;
     return (file && !(show & APP_HELP_FILE)) || (k->ctx == KEYCTX_TEACH && !(show & APP_HELP_TEACH));
 }
 

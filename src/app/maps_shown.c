@@ -395,6 +395,8 @@ int maps_shown_save(AppState *a, const char *source_path, const char *text, cons
     }
     sn.matrix = fs->imp->matrix;
     maps_heads_session_of(fs, &sn);
+    if (a->kind->session_out)
+        a->kind->session_out(a, &sn);
     sn.has_view = 1; /* the same screen again: colours, theme, size, lines */
     sn.cmap = (int)a->vs.cmap;
     sn.cscale = (int)a->vs.cscale;
@@ -479,6 +481,8 @@ int maps_session_open(AppState *a, const char *path)
     a->vs.key = sn.key >= 0 && sn.key < im->Tk ? sn.key : -1;
     snprintf(a->session_path, sizeof a->session_path, "%s", path);
     app_status(a, 0, "opened %s: %s", path, im->facts);
+    if (a->kind->session_in)
+        a->kind->session_in(a, &sn);
     if (sn.n_probe > 0 && maps_probe_show(a, sn.probe, sn.n_probe, sn.probe_n, (uint64_t)sn.probe_seed) < 0)
         app_status(a, 1, "opened %s, but not its induction probe (%s has no probe of %d tokens)", path,
                    sn.file, sn.n_probe);

@@ -48,12 +48,14 @@ const char options_usage[] =
     "      --sample             generate by sampling: softmax(logits / tau) of the\n"
     "                           --top-k K most likely (default 0: all), tau from\n"
     "                           --temperature (default 1), the draws from --seed\n"
-    "                           (default 0): the same tokens on every machine\n"
+    "                           (default 0): the same tokens on every machine;\n"
+    "                           with --model in the window: how Ctrl+G picks\n"
     "      --top-k K            sample from the K most likely tokens (0: all)\n"
     "      --ablate L.H[,L.H...]  switch heads off (1-based layer.head): their\n"
     "                           output, before the output projection, zeroed for\n"
     "                           the predictions, later layers' maps, the logit\n"
-    "                           lens, generation and the exports\n"
+    "                           lens, generation, the exports and the window\n"
+    "                           (where Ctrl+K switches the shown head)\n"
     "      --ablate-mean        replace the ablated heads' outputs by their mean\n"
     "                           over the text's positions instead of zeros\n"
     "      --probe induction[:N]  run the model on its bos token, N random tokens\n"
@@ -618,7 +620,9 @@ static int check_model(const Options *o, AttnErr *err)
 }
 
 /* Generation's options: --generate needs a model and a text; --sample,
- * --top-k, and with --generate a temperature or seed, say how it samples. */
+ * --top-k, and with --generate a temperature or seed, say how it samples
+ * (in the window, how Ctrl+G samples). --ablate applies to the command
+ * line's prints and to the window (Ctrl+K switches heads there). */
 static int check_generate(const Options *o, AttnErr *err)
 {
     if (o->generate_set && !o->model)
@@ -627,13 +631,11 @@ static int check_generate(const Options *o, AttnErr *err)
         return usage_err(err, "--generate continues a text, --probe runs on random tokens: not both%s%s", "", "");
     if (o->n_ablate && !o->model)
         return usage_err(err, "--ablate switches off a language model's heads: it needs --model DIR|NAME%s%s", "", "");
-    if (o->n_ablate && !options_headless(o))
-        return usage_err(err, "--ablate works with --print, --export and --generate: the window's "
-                              "ablation is not built yet%s%s", "", "");
     if (o->ablate_mean && !o->n_ablate)
         return usage_err(err, "--ablate-mean says how --ablate L.H switches heads off: it needs --ablate%s%s", "", "");
-    if (o->sample && !o->generate_set)
-        return usage_err(err, "--sample says how --generate N picks its tokens: it needs --generate N%s%s", "", "");
+    if (o->sample && !o->generate_set && (options_headless(o) || !o->model)) /* the window: how Ctrl+G picks */
+        return usage_err(err, "--sample says how --generate N (or the window's Ctrl+G) picks its tokens: it "
+                              "needs --generate N, or --model in the window%s%s", "", "");
     if (o->top_k_set && !o->sample)
         return usage_err(err, "--top-k samples: it needs --generate N --sample%s%s", "", "");
     if (o->generate_set && !o->sample && (o->temp_set || o->has_seed))

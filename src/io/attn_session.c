@@ -43,6 +43,13 @@ static int write_session(FILE *f, void *ctx)
     for (int i = 0; i < s->n_heads_off; i++)
         fprintf(f, "%s%d", i ? ", " : "", s->heads_off[i] + 1);
     fputs("]", f);
+    if (s->n_ablated > 0 || s->logit_lens) {
+        fputs(",\n \"ablated\": [", f);
+        for (int i = 0; i < s->n_ablated; i++)
+            fprintf(f, "%s[%d, %d]", i ? ", " : "", s->ablated[i][0] + 1, s->ablated[i][1] + 1);
+        fprintf(f, "], \"ablate_mean\": %s, \"logit_lens\": %s", s->ablate_mean ? "true" : "false",
+                s->logit_lens ? "true" : "false");
+    }
     if (s->has_view)
         fprintf(f, ",\n \"view\": {\"colormap\": %d, \"color_scale\": \"%s\", \"all_lines\": %s, \"dark\": %s, "
                    "\"ui_scale\": %g, \"lines_top\": %d, \"side_tab\": %d}", s->cmap,
@@ -135,6 +142,37 @@ static int parse_heads_off(AttnSession *s, const cJSON *list, const char *name, 
     return 0;
 }
 
+/* "ablated": [[layer, head], ...], 1-based, at most 256; "ablate_mean"
+ * and "logit_lens": true or false. Whether the model has those heads is
+ * the source's to check. */
+static int parse_ablated(AttnSession *s, const cJSON *root, const char *name, AttnErr *err)
+{
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "ablated");
+    if (member(root, "ablate_mean", 0, 1, 0, &s->ablate_mean) < 0 ||
+        member(root, "logit_lens", 0, 1, 0, &s->logit_lens) < 0)
+        return attn_err_set(err, ATTN_E_PARSE, name, 0, "\"ablate_mean\" and \"logit_lens\" must be true or false");
+    if (!list)
+        return 0;
+    int n = cJSON_IsArray(list) ? cJSON_GetArraySize(list) : -1, i = 0;
+    int ok = n >= 0 && n <= (int)(sizeof s->ablated / sizeof s->ablated[0]);
+    const cJSON *pair, *from = ok ? list : NULL;
+    cJSON_ArrayForEach(pair, from) {
+        const cJSON *l = cJSON_GetArrayItem(pair, 0), *h = cJSON_GetArrayItem(pair, 1);
+        ok = ok && cJSON_IsArray(pair) && cJSON_GetArraySize(pair) == 2 && cJSON_IsNumber(l) && cJSON_IsNumber(h) &&
+             l->valuedouble >= 1 && l->valuedouble <= 4096 && h->valuedouble >= 1 && h->valuedouble <= 4096 &&
+             l->valuedouble == floor(l->valuedouble) && h->valuedouble == floor(h->valuedouble);
+        if (!ok)
+            break;
+        s->ablated[i][0] = (int)l->valuedouble - 1;
+        s->ablated[i++][1] = (int)h->valuedouble - 1;
+    }
+    if (!ok)
+        return attn_err_set(err, ATTN_E_PARSE, name, 0, "\"ablated\" must be a list of at most 256 [layer, head] "
+                                                       "pairs, each a whole number from 1");
+    s->n_ablated = n;
+    return 0;
+}
+
 /* The head roles: "score" a score's name, the switches, the overview's
  * colour scale, "heads_off". */
 static int parse_heads(AttnSession *s, const cJSON *root, const char *name, AttnErr *err)
@@ -222,6 +260,8 @@ int attn_session_parse(AttnSession *s, const char *data, size_t len, const char 
         rc = parse_probe(s, cJSON_GetObjectItemCaseSensitive(root, "probe"), name, err);
     if (rc == 0)
         rc = parse_heads(s, root, name, err);
+    if (rc == 0)
+        rc = parse_ablated(s, root, name, err);
     if (rc == 0)
         rc = parse_view(s, root, name, err);
     if (rc == 0)

@@ -142,3 +142,33 @@ void draw_score_map(View *v, SDL_Renderer *r, const ViewState *s, const Figure *
         fill(r, (SDL_Rect){x0 + 1, f->grid.y - S(s, 4), x1 - x0 - 2, S(s, 3)}, view_head_color(h, s->dark));
     }
 }
+
+/* Heads switched off (issue 37, Ctrl+K): each such map crossed out in the
+ * error colour, thick enough to see from the back of the room, and "off"
+ * in its corner when the map has room for the word. */
+void draw_ablated(View *v, SDL_Renderer *r, const ViewState *s, const FigureGrid *g)
+{
+    if (!s->ablated || g->L < 1 || g->H < 1)
+        return;
+    SDL_Color c = theme(s)->error;
+    float w = (float)S(s, 3);
+    int stride = s->heads > g->H ? s->heads : g->H; /* the overview may show fewer heads than there are */
+    for (int l = 0; l < g->L; l++)
+        for (int h = 0; h < g->H; h++) {
+            if (!s->ablated[l * stride + h])
+                continue;
+            FigRect m = figure_grid_map_rect(g, l, h);
+            vec2 a[2] = {{(float)m.x, (float)m.y}, {(float)(m.x + m.w), (float)(m.y + m.h)}};
+            vec2 b[2] = {{(float)(m.x + m.w), (float)m.y}, {(float)m.x, (float)(m.y + m.h)}};
+            thick_polyline(r, a, 2, w, c);
+            thick_polyline(r, b, 2, w, c);
+            outline(r, (SDL_Rect){m.x, m.y, m.w, m.h}, c, S(s, 2));
+            int px = g->mark_px > 0 ? g->mark_px : S(s, 12), tw;
+            text_size(v->text, px, "off", &tw, NULL);
+            if (m.w >= tw + S(s, 8) && m.h >= 2 * text_line_height(v->text, px)) {
+                int lh = text_line_height(v->text, px);
+                fill(r, (SDL_Rect){m.x + S(s, 2), m.y + S(s, 2), tw + S(s, 6), lh}, theme(s)->bg);
+                text_draw(v->text, px, c, "off", m.x + S(s, 5), m.y + S(s, 2), 0, 0);
+            }
+        }
+}

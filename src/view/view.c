@@ -291,6 +291,7 @@ static void draw_grid_maps(View *v, SDL_Renderer *r, const ViewState *s, const V
                     -1, -1, -1, -1, 0, NULL, NULL, s->line_heads != NULL || s->grid_score != NULL};
     SDL_RenderSetClipRect(r, &area);
     figure_draw_grid(&d, g, ms);
+    draw_ablated(v, r, s, g);
     /* the hovered cell's row and column, marked in every map */
     if (mi >= 0 && mj >= 0 && mi < g->Tq && mj < g->Tk) {
         SDL_Color c = theme(s)->accent;

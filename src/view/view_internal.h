@@ -119,6 +119,8 @@ void draw_grid_marks(View *v, SDL_Renderer *r, const ViewState *s, const FigureG
  * labelled bracket over each group's columns of the model view (not when
  * sorted), in the band the layout left above the headers. */
 void draw_kv_groups(View *v, SDL_Renderer *r, const ViewState *s, const FigureGrid *g);
+/* The model view's and overview's heads switched off (s->ablated), crossed out. */
+void draw_ablated(View *v, SDL_Renderer *r, const ViewState *s, const FigureGrid *g);
 /* The score overview (s->score_map) fitted into area, and drawn. */
 void layout_score_map(View *v, const ViewState *s, SDL_Rect area, Figure *f);
 void draw_score_map(View *v, SDL_Renderer *r, const ViewState *s, const Figure *f);

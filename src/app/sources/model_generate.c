@@ -67,38 +67,46 @@ int model_generated_text(const ModelOpened *g, char **out, size_t *len)
  * ids[0..given) decode to (as a streamer prints: a space the decoder strips
  * at the start of a text stays between the text and its continuation), or,
  * when that is not a prefix of it, the continuation decoded alone. */
-static int new_part(const ModelOpened *g, int given, char **out, size_t *len)
+static int new_part(const Bpe *b, const int *ids, int n, int given, char **out, size_t *len)
 {
     char *before = NULL;
     size_t n_before = 0;
-    int rc = bpe_decode(g->bpe, g->ids.id, g->ids.n, 1, out, len);
+    int rc = bpe_decode(b, ids, n, 1, out, len);
     if (rc == 0)
-        rc = bpe_decode(g->bpe, g->ids.id, given, 1, &before, &n_before);
+        rc = bpe_decode(b, ids, given, 1, &before, &n_before);
     if (rc == 0 && n_before <= *len && memcmp(*out, before, n_before) == 0) {
         memmove(*out, *out + n_before, *len - n_before + 1);
         *len -= n_before;
     } else if (rc == 0) {
         free(*out);
         *out = NULL;
-        rc = bpe_decode(g->bpe, g->ids.id + given, g->ids.n - given, 1, out, len);
+        rc = bpe_decode(b, ids + given, n - given, 1, out, len);
     }
     free(before);
     return rc;
 }
 
-int model_generated_join(ModelOpened *g, const char *text, AttnErr *err)
+char *model_continued_text(const Bpe *b, const int *ids, int n, int given, const char *text)
 {
     char *part = NULL;
     size_t n_part = 0, n_text = strlen(text);
-    int given = g->n_given < g->ids.n ? g->n_given : g->ids.n;
-    char *joined = new_part(g, given, &part, &n_part) == 0 ? malloc(n_text + n_part + 1) : NULL;
+    char *joined = new_part(b, ids, n, given, &part, &n_part) == 0 ? malloc(n_text + n_part + 1) : NULL;
     if (joined) {
         memcpy(joined, text, n_text);
         memcpy(joined + n_text, part, n_part);
         joined[n_text + n_part] = '\0';
-        free(g->text);
-        g->text = joined;
     }
     free(part);
-    return joined ? 0 : attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
+    return joined;
+}
+
+int model_generated_join(ModelOpened *g, const char *text, AttnErr *err)
+{
+    int given = g->n_given < g->ids.n ? g->n_given : g->ids.n;
+    char *joined = model_continued_text(g->bpe, g->ids.id, g->ids.n, given, text);
+    if (!joined)
+        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
+    free(g->text);
+    g->text = joined;
+    return 0;
 }

@@ -686,7 +686,7 @@ int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *e
     if (rc == 0 && model_left_out_say(g, text, strlen(text), &given, left, sizeof left) > 0)
         fprintf(stderr, "attnviz: warning: %s\n", left);
     free(made);
-    if (rc == 0)
+    if (rc == 0 && !window) /* the window's title says it for the heads switched off there */
         model_title_ablation(g, o);
     if (rc == 0 && g->im) {
         int T = g->im->f.Tq;

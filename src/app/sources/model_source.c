@@ -13,6 +13,7 @@
 #include "attnviz/background.h"
 #include "attnviz/bpe.h"
 #include "attnviz/bpe_files.h"
+#include "attnviz/generate.h"
 #include "attnviz/model_file.h"
 #include "attnviz/lm.h"
 #include "attnviz/import.h"
@@ -33,61 +34,17 @@
 #include <time.h>
 
 #include "model_internal.h"
+#include "model_window.h"
 
 /* ---- in the window --------------------------------------------------------------------- */
-
-/* What the worker is asked: the text's tokens, and the position whose next
- * tokens and the query → key whose vectors the panel shows. */
-typedef struct Request {
-    int *ids;
-    int T;
-    int want_maps;       /* 0: the maps shown are these ids' already (a new selection) */
-    int pred_pos;
-    int sel_i, sel_j;
-} Request;
-
-/* What it gives back (on the UI thread through bg_take). */
-typedef struct Result {
-    int T, L, H, C, layers_done;
-    int *ids;
-    RtMaps *maps;        /* what the maps are made from: taken by the Imported; NULL when not asked */
-    float *thumbs;       /* with maps: every map's thumbnail (side thumb_side) and scores, */
-    int thumb_side;      /* made on the worker (taken by the Imported) */
-    HeadScores *scores;
-    float *q, *k;        /* L × C: the query of sel_i and the key of sel_j */
-    RtAttn *attn;        /* L: each layer's scalings (the panel's score), with q and k */
-    int sel_i, sel_j;
-    int pred_pos, n_pred;
-    int pred_ids[LM_TOP_K];
-    float pred_p[LM_TOP_K];
-    int rc;
-    char msg[600];
-} Result;
-
-typedef struct ModelSource {
-    MapsShown ms;
-    ModelOpened *g;       /* the model; its state g->lm is the worker's while it runs */
-    Background *bg;
-    BpeIds ids;          /* the text's tokens now */
-    int T_maps;          /* tokens of the maps shown */
-    int stale;           /* the maps are older than the text */
-    int asked_pred, asked_i, asked_j;
-    int follow_end;      /* the query was the last row when the text changed: it stays
-                            the last as the new maps come (what comes next follows typing) */
-    int follow_row;      /* the query row it was then (another: the user moved it) */
-    Result *last;        /* the newest result taken: vectors, predictions */
-    int slow_ms;         /* ATTNVIZ_TEST_SLOW_LAYERS_MS when shown: each layer made that much
-                            slower (the tests of the partial maps, on a model too small to need them) */
-    char panel[3000];    /* what comes next */
-    char inside[800];    /* inside the shown head: the query → key's dot product */
-    char what[300];
-} ModelSource;
 
 static void request_free(void *p)
 {
     Request *r = p;
-    if (r)
+    if (r) {
         free(r->ids);
+        free(r->ablated);
+    }
     free(r);
 }
 
@@ -103,6 +60,8 @@ static void result_free(void *p)
     free(r->q);
     free(r->k);
     free(r->attn);
+    free(r->lens_ids);
+    free(r->lens_p);
     free(r);
 }
 
@@ -115,6 +74,9 @@ static Result *new_result(ModelOpened *g, const Request *q, int maps)
     r->L = g->lm.info.n_layer;
     r->H = g->lm.info.n_head;
     r->C = g->lm.info.n_head * g->lm.info.d_head;
+    r->gen_id = -1;
+    r->lens_pos = -1;
+    r->abl_serial = q->abl_serial;
     r->ids = malloc(sizeof(int) * (size_t)(q->T ? q->T : 1));
     if (maps)
         r->maps = lm_maps_take(&g->lm);
@@ -212,18 +174,22 @@ static void hook_layer(void *user, int layer)
     bg_post(h->job, r, result_free, 0);
 }
 
-/* On the worker: the forward of the request, then its result. */
+/* On the worker: the forward of the request, then its result (with the
+ * next token picked, the logit lens, the predictions without the ablation
+ * when asked). */
 static void run(void *ctx, void *request, BgJob *job)
 {
     ModelSource *src = ctx;
     ModelOpened *g = src->g;
     Request *q = request;
     Hook h = {job, now_s(), 0.0, src->slow_ms, g, q, {0}};
-    LmHooks hooks = {hook_cancel, hook_layer, &h, NULL};
+    LmHooks hooks = {hook_cancel, hook_layer, &h, NULL}, cancel_only = {hook_cancel, NULL, &h, NULL};
     AttnErr err = {0};
     if (q->want_maps)
         model_summaries_init(&h.sum, &g->lm.info, q->ids, q->T); /* without memory: the window makes them */
-    int rc = lm_forward(&g->lm, q->ids, q->T, &hooks, &err);
+    int rc = explore_sync_ablation(&g->lm, q, &err);
+    if (rc == 0)
+        rc = lm_forward(&g->lm, q->ids, q->T, &hooks, &err);
     Result *r = rc == -ATTN_E_CANCELLED ? NULL : new_result(g, q, rc == 0 && q->want_maps);
     if (r && r->maps)
         summaries_give(&h.sum, r);
@@ -233,8 +199,10 @@ static void run(void *ctx, void *request, BgJob *job)
     r->rc = rc;
     snprintf(r->msg, sizeof r->msg, "%s", err.msg);
     r->layers_done = rc == 0 ? r->L : 0;
-    if (rc == 0)
+    if (rc == 0) {
         finish_result(g, q, r);
+        explore_worker(&g->lm, q, r, &cancel_only);
+    }
     bg_post(job, r, result_free, 1);
 }
 
@@ -265,7 +233,7 @@ static int pred_pos(const AppState *a, const ModelSource *s)
 }
 
 /* Ask the worker for the text's maps (and the panel's numbers). */
-static void submit(AppState *a)
+void lmsrc_submit(AppState *a)
 {
     ModelSource *s = a->src;
     int T = s->ids.n;
@@ -282,7 +250,22 @@ static void submit(AppState *a)
     /* a new selection on the maps shown: the predictions and vectors only (a
      * forward of unchanged ids computes nothing; the maps are not copied) */
     q->want_maps = !(s->last && s->last->layers_done == s->last->L && s->last->T == T && s->T_maps == T &&
+                     s->last->abl_serial == s->abl_serial &&
                      memcmp(s->last->ids, q->ids, sizeof(int) * (size_t)T) == 0);
+    q->gen = s->gen_left > 0; /* a generation waiting for its token asks again */
+    q->gs = s->gs;
+    q->prng = s->prng;
+    q->lens = s->lens_shown;
+    q->ablate_mean = s->ablate_mean;
+    q->abl_serial = s->abl_serial;
+    size_t LH = (size_t)s->g->lm.info.n_layer * s->g->lm.info.n_head;
+    if (s->n_ablated && (q->ablated = malloc(LH)))
+        memcpy(q->ablated, s->ablated, LH);
+    else if (s->n_ablated) {
+        request_free(q);
+        app_status(a, 1, "out of memory");
+        return;
+    }
     q->pred_pos = pred_pos(a, s);
     q->sel_i = q->pred_pos;
     int key = text_pos(s, a->vs.key, 1);
@@ -302,6 +285,8 @@ static void lmsrc_set_text(AppState *a)
     if (!(s->follow_end && a->vs.query == s->follow_row)) /* not already following */
         s->follow_end = shown > 0 && a->vs.query == shown - 1;
     s->follow_row = a->vs.query;
+    s->gen_left = 0; /* typing stops a generation; its tokens are the text's now */
+    s->gen_start = s->gen_end = s->gen_view = -1;
     if (model_encode(g, a->text, a->text_len, &s->ids) < 0) {
         app_status(a, 1, "out of memory");
         return;
@@ -334,7 +319,7 @@ static void lmsrc_set_text(AppState *a)
                    list);
     else if (s->ids.n == 0)
         app_status(a, 0, "type some text: the maps are the last text's");
-    submit(a);
+    lmsrc_submit(a);
     a->dirty = 1;
 }
 
@@ -346,7 +331,7 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
     (void)now_ms;
     (void)wait_ms;
     if (s->ids.n > 0 && (s->asked_pred != pred_pos(a, s) || (a->vs.key >= 0 && s->asked_j != text_pos(s, a->vs.key, 1))))
-        submit(a); /* another position for the predictions or the step: cheap, the maps are kept */
+        lmsrc_submit(a); /* another position for the predictions or the step: cheap, the maps are kept */
     if (!bg_take(s->bg, &br))
         return 0;
     Result *r = br.data;
@@ -356,12 +341,14 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
         return 1;
     }
     int same = r->T == s->T_maps && s->last && s->last->layers_done == r->layers_done &&
-               memcmp(r->ids, s->last->ids, sizeof(int) * (size_t)r->T) == 0;
+               s->last->abl_serial == r->abl_serial && memcmp(r->ids, s->last->ids, sizeof(int) * (size_t)r->T) == 0;
     if (!same && r->maps) {
         AttnErr err = {0};
         RtMaps *maps = r->maps;
         r->maps = NULL;
         Imported *im = model_maps_imported(s->g->bpe, s->g->name, maps, r->ids, r->T, r->L, r->H, &err);
+        if (im) /* generated tokens marked in the labels */
+            explore_mark_generated(s, im, r);
         if (im) { /* the worker's thumbnails and scores: nothing to make here */
             im->pre_thumbs = r->thumbs;
             im->pre_side = r->thumb_side;
@@ -385,10 +372,12 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
     result_free(s->last);
     s->last = r;
     s->stale = s->ids.n != r->T || memcmp(s->ids.id, r->ids, sizeof(int) * (size_t)r->T) != 0 ||
-               r->layers_done < r->L;
+               r->layers_done < r->L || r->abl_serial != s->abl_serial;
     if (!br.last) /* a partial result: the predictions and vectors are the last whole one's */
         r->n_pred = 0;
     a->dirty = 1;
+    if (br.last && r->gen_id >= 0 && s->gen_left > 0 && !s->stale)
+        explore_gen_append(a, s, r);
     return 1;
 }
 
@@ -403,15 +392,10 @@ static void panel_text(AppState *a)
 #define PUT(...) (u += (size_t)snprintf(p + u, u < n ? n - u : 0, __VA_ARGS__), u = u < n ? u : n)
     if (!r || r->pred_pos < 0 || r->n_pred == 0) {
         PUT("What comes next: computing\xE2\x80\xA6");
+    } else if (s->lens_shown) {
+        u = explore_lens_text(s, r, p, n);
     } else {
-        char *t = model_shown_label(s->g->bpe, r->ids[r->pred_pos]);
-        PUT("What comes next after \xE2\x80\x9C%s\xE2\x80\x9D (position %d):\n", t ? t : "?", r->pred_pos + 1);
-        free(t);
-        for (int k = 0; k < r->n_pred; k++) {
-            char *w = model_visible(model_token_text(s->g->bpe, r->pred_ids[k], SPACE_MARK, "\xE2\x80\xB9no token\xE2\x80\xBA"));
-            PUT("%2d. %5.1f%%  \xE2\x80\x9C%s\xE2\x80\x9D\n", k + 1, 100.0 * r->pred_p[k], w ? w : "?");
-            free(w);
-        }
+        u = explore_predictions_text(s, r, p, n);
     }
 #undef PUT
     /* inside the shown head: beside the vectors' bars, or under the text */
@@ -473,14 +457,24 @@ static void lmsrc_present(AppState *a)
         snprintf(s->what, sizeof s->what, "of %s", s->g->name);
     maps_shown_present(a, s->panel, s->what);
     a->vs.bar_label = "Text";
-    a->vs.step_label = "Next token";
+    a->vs.step_label = s->lens_shown ? "Logit lens" : "Next token";
+    a->vs.ablated = s->n_ablated ? s->ablated : NULL;
+    if (s->n_ablated) { /* the title and the status bar say which heads are off */
+        char list[300];
+        explore_ablated_list(s, list, sizeof list);
+        size_t k = strlen(a->vs.title);
+        snprintf(a->vs.title + k, sizeof a->vs.title - k, " with %s %s", list,
+                 s->ablate_mean ? "mean-ablated" : "switched off");
+        snprintf(a->vs.status_facts, sizeof a->vs.status_facts, "%.300s", a->vs.title);
+    }
     a->vs.sentence = a->text;
     a->vs.stale = s->stale;
-    a->vs.inside_caption = s->inside[0] ? s->inside : NULL;
+    a->vs.inside_caption = s->inside[0] && !s->lens_shown ? s->inside : NULL; /* the lens: the whole panel */
     a->vs.kv_group = info->n_kv_head > 0 && info->n_kv_head < info->n_head ? info->n_head / info->n_kv_head : 0;
     const Result *r = s->last; /* inside the shown head: the vectors as bars beside the text */
     int layer = s->ms.layer, head = s->ms.head;
-    if (r && r->q && r->k && layer >= 0 && head >= 0 && !s->ms.rollout && r->sel_i < r->T && r->sel_j < r->T) {
+    if (r && r->q && r->k && layer >= 0 && head >= 0 && !s->ms.rollout && r->sel_i < r->T && r->sel_j < r->T &&
+        !s->lens_shown) {
         int dh = r->C / r->H;
         a->vs.inside_q = r->q + (size_t)layer * r->C + head * dh;
         a->vs.inside_k = r->k + (size_t)layer * r->C + head * dh;
@@ -506,11 +500,14 @@ static int lmsrc_save(AppState *a, const char *path)
 
 static int lmsrc_takes(AppActionKind k)
 {
-    return maps_shown_takes(k) || k == ACT_COMPARE || k == ACT_FOCUS_SENTENCE;
+    return maps_shown_takes(k) || k == ACT_COMPARE || k == ACT_FOCUS_SENTENCE || k == ACT_GENERATE ||
+           k == ACT_GEN_STEP || k == ACT_ABLATE || k == ACT_LOGIT_LENS;
 }
 
 static int lmsrc_apply(AppState *a, const AppAction *act)
 {
+    if (explore_apply(a, act))
+        return 0;
     if (maps_shown_apply(a, act) == 0)
         return 0;
     if (act->kind == ACT_FOCUS_SENTENCE)
@@ -533,6 +530,8 @@ static void lmsrc_close(AppState *a)
     model_opened_free(s->g);
     bpe_ids_free(&s->ids);
     result_free(s->last);
+    free(s->ablated);
+    free(s->gen_text);
     free(s);
     a->src = NULL;
 }
@@ -566,9 +565,10 @@ static int lmsrc_show(AppState *a, void *opened)
     }
     s->T_maps = im->f.Tq;
     s->asked_pred = s->asked_i = s->asked_j = -2;
+    explore_init(s, a->opt);
     /* the maps shown are these ids': the worker's first run makes the
      * predictions and vectors alone */
-    Request now = {g->ids.id, g->ids.n, 0, -1, -1, -1};
+    Request now = {.ids = g->ids.id, .T = g->ids.n, .pred_pos = -1, .sel_i = -1, .sel_j = -1};
     if ((s->last = new_result(g, &now, 0)))
         s->last->layers_done = s->last->L, s->last->pred_pos = -1;
     app_show_source(a, &source_model, s);
@@ -654,7 +654,7 @@ static int lmsrc_probe(AppState *a, const int *ids, int T)
     }
     free(text);
     s->stale = 1;
-    submit(a);
+    lmsrc_submit(a);
     a->dirty = 1;
     return 0;
 }
@@ -730,4 +730,6 @@ const SourceKind source_model = {
     .probe_setup = lmsrc_probe_setup,
     .probe = lmsrc_probe,
     .cli_probe = lmsrc_cli_probe,
+    .session_out = explore_session_out,
+    .session_in = explore_session_in,
 };

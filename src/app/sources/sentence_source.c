@@ -297,7 +297,7 @@ static int file_key(AppActionKind k)
     return k == ACT_CYCLE_LAYER || k == ACT_TOGGLE_GRID || k == ACT_TOGGLE_ROLLOUT ||
            k == ACT_GRID_MOVE || k == ACT_GRID_OPEN || k == ACT_TOGGLE_SPECIAL || k == ACT_HEAD_SCORE ||
            k == ACT_GRID_SORT || k == ACT_SCORE_VIEW || k == ACT_LINES_HEADS || k == ACT_HEAD_SWITCH ||
-           k == ACT_PROBE;
+           k == ACT_PROBE || k == ACT_GENERATE || k == ACT_GEN_STEP || k == ACT_ABLATE || k == ACT_LOGIT_LENS;
 }
 
 /* While the sentence is typed, the selected query follows its token (the
@@ -394,8 +394,14 @@ static int sentence_apply(AppState *a, const AppAction *c)
     default:
         if (!file_key(c->kind))
             return -1;
+        if (c->kind == ACT_GENERATE && c->i == 0)
+            break; /* Esc: nothing is being generated */
         if (c->kind == ACT_PROBE)
             app_status(a, 0, "the induction probe runs a model (attnviz --model DIR|NAME, or open its folder)");
+        else if (c->kind == ACT_GENERATE || c->kind == ACT_GEN_STEP || c->kind == ACT_ABLATE ||
+                 c->kind == ACT_LOGIT_LENS)
+            app_status(a, 0, "generation, switching heads off and the logit lens are a language model's "
+                             "(attnviz --model DIR|NAME, or open its folder)");
         else
             app_status(a, 0, "no attention file is open (attnviz FILE.npz, Ctrl+O, or drop one)");
         break;

@@ -1,0 +1,126 @@
+/* What the model source's window files share (model_source.c: the text
+ * on the worker, the maps and panels; model_explore.c: generation, head
+ * ablation and the logit lens, issue 37): the worker's requests and
+ * results, the source's state, the calls between the two. */
+#ifndef ATTNVIZ_MODEL_WINDOW_H
+#define ATTNVIZ_MODEL_WINDOW_H
+
+#include "attnviz/app_state.h"
+#include "attnviz/attnio.h"
+#include "attnviz/background.h"
+#include "attnviz/generate.h"
+#include "attnviz/lm.h"
+#include "attnviz/maps_shown.h"
+#include "attnviz/model_source.h"
+#include "attnviz/options.h"
+
+/* What the worker is asked: the text's tokens, and the position whose next
+ * tokens and the query → key whose vectors the panel shows. */
+typedef struct Request {
+    int *ids;
+    int T;
+    int want_maps;       /* 0: the maps shown are these ids' already (a new selection) */
+    int pred_pos;
+    int sel_i, sel_j;
+    int gen;             /* 1: the token after the last position picked (Ctrl+G) */
+    GenSettings gs;      /* how */
+    Prng prng;           /* the sampling's draws: the UI's state, given back advanced */
+    int lens;            /* 1: the logit lens of pred_pos */
+    unsigned char *ablated; /* L × H: the heads switched off (NULL: none) */
+    int ablate_mean;     /* their outputs replaced by the mean, not zeroed */
+    unsigned abl_serial; /* the UI's count of ablation changes when asked */
+} Request;
+
+/* What it gives back (on the UI thread through bg_take). */
+typedef struct Result {
+    int T, L, H, C, layers_done;
+    int *ids;
+    RtMaps *maps;        /* what the maps are made from: taken by the Imported; NULL when not asked */
+    float *thumbs;       /* with maps: every map's thumbnail (side thumb_side) and scores, */
+    int thumb_side;      /* made on the worker (taken by the Imported) */
+    HeadScores *scores;
+    float *q, *k;        /* L × C: the query of sel_i and the key of sel_j */
+    RtAttn *attn;        /* L: each layer's scalings (the panel's score), with q and k */
+    int sel_i, sel_j;
+    int pred_pos, n_pred;
+    int pred_ids[LM_TOP_K];
+    float pred_p[LM_TOP_K];
+    int gen_id;          /* the token picked after the last position, or -1 */
+    float gen_p;         /* its probability (softmax of the logits, tau 1) */
+    Prng prng;           /* the draws after that pick */
+    int lens_pos;        /* the logit lens's position, or -1 */
+    int *lens_ids;       /* (L + 1) × LENS_TOP_K: layer 0 the embeddings' */
+    float *lens_p;
+    unsigned abl_serial; /* the ablation the numbers are computed with */
+    int n_ablated;
+    int has_base;        /* with heads off: the predictions without the ablation */
+    float base_p[LM_TOP_K]; /* pred_ids' probabilities with every head on */
+    int base_top;        /* the most likely token with every head on */
+    float base_top_p, base_top_p_abl; /* its probability then, and with the heads off */
+    int rc;
+    char msg[600];
+} Result;
+
+typedef struct ModelSource {
+    MapsShown ms;
+    ModelOpened *g;       /* the model; its state g->lm is the worker's while it runs */
+    Background *bg;
+    BpeIds ids;          /* the text's tokens now */
+    int T_maps;          /* tokens of the maps shown */
+    int stale;           /* the maps are older than the text */
+    int asked_pred, asked_i, asked_j;
+    int follow_end;      /* the query was the last row when the text changed: it stays
+                            the last as the new maps come (what comes next follows typing) */
+    int follow_row;      /* the query row it was then (another: the user moved it) */
+    Result *last;        /* the newest result taken: vectors, predictions */
+    int slow_ms;         /* ATTNVIZ_TEST_SLOW_LAYERS_MS when shown: each layer made that much
+                            slower (the tests of the partial maps, on a model too small to need them) */
+    unsigned char *ablated; /* L × H: the heads switched off (Ctrl+K, --ablate) */
+    int n_ablated, ablate_mean;
+    unsigned abl_serial; /* one more with each change: a result's own tells if it is current */
+    int lens_shown;      /* the panel shows the logit lens (Ctrl+R) */
+    GenSettings gs;      /* Ctrl+G: greedy, or the command line's --sample settings */
+    Prng prng;           /* the sampling's draws so far */
+    int gen_left;        /* tokens still to generate (Ctrl+Shift+G: ten) */
+    int gen_start, gen_end; /* ids[gen_start, gen_end) were generated (-1: none) */
+    char *gen_text;      /* the bar's text when generation started */
+    int gen_view;        /* the generated token stepped to (Ctrl+Left/Right), or -1 */
+    char panel[4000];    /* what comes next */
+    char inside[800];    /* inside the shown head: the query → key's dot product */
+    char what[300];
+} ModelSource;
+
+/* ---- model_source.c ---- */
+
+/* Ask the worker for the text's maps and the panel's numbers (and the next
+ * token while a generation waits for one). */
+void lmsrc_submit(AppState *a);
+
+/* ---- model_explore.c ---- */
+
+/* The source's generation settings (--sample's), draws (--seed's) and
+ * heads switched off (--ablate's, already in g's model) at its start. */
+void explore_init(ModelSource *s, const Options *o);
+/* On the worker: the request's heads switched off in lm (a change resets
+ * its state). 0 or an error. */
+int explore_sync_ablation(Lm *lm, const Request *q, AttnErr *err);
+/* On the worker, after the request's forward and predictions: the next
+ * token picked (q->gen), the logit lens (q->lens), with heads off the
+ * predictions with every head on (a second forward, cancellable by hooks). */
+void explore_worker(Lm *lm, const Request *q, Result *r, const LmHooks *hooks);
+/* The generated tokens' labels in im marked, before its maps are picked. */
+void explore_mark_generated(const ModelSource *s, Imported *im, const Result *r);
+/* The token r picked appended to the text; the next asked for, or why it stops said. */
+void explore_gen_append(AppState *a, ModelSource *s, const Result *r);
+/* The panel's predictions / logit lens into p (n bytes); the bytes written. */
+size_t explore_predictions_text(const ModelSource *s, const Result *r, char *p, size_t n);
+size_t explore_lens_text(const ModelSource *s, const Result *r, char *p, size_t n);
+/* "L1 H4, L2 H1": the heads switched off. */
+void explore_ablated_list(const ModelSource *s, char *out, size_t cap);
+/* Ctrl+G, Esc, Ctrl+Left/Right, Ctrl+K, Ctrl+R: 1 when act was one of them. */
+int explore_apply(AppState *a, const AppAction *act);
+/* The session's part: the heads switched off, how, the lens shown. */
+void explore_session_out(const AppState *a, AttnSession *sn);
+void explore_session_in(AppState *a, const AttnSession *sn);
+
+#endif
