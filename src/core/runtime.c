@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "attnviz/attn.h"
+#include "attnviz/attnfile.h"
 #include "lm_kernels.h"
 #include "ops.h"
 
@@ -156,6 +157,9 @@ int rt_create(Rt **out, const RtArch *arch, const void *cfg, AttnErr *err)
         !(rt->xf = malloc((size_t)s->hidden * sizeof *rt->xf)) ||
         !(rt->zero = calloc(zeros, sizeof *rt->zero)) ||
         !(rt->ablated = calloc((size_t)s->n_layer * s->n_head, 1)) ||
+        !(rt->wo = calloc((size_t)s->n_layer, sizeof *rt->wo)) ||
+        !(rt->wo16 = calloc((size_t)s->n_layer, sizeof *rt->wo16)) ||
+        !(rt->norms_done = calloc((size_t)s->n_layer, sizeof *rt->norms_done)) ||
         !(rt->inv_freq[0] = malloc((size_t)(s->d_head / 2 + 1) * sizeof(double))) ||
         !(rt->inv_freq[1] = malloc((size_t)(s->d_head / 2 + 1) * sizeof(double)))) {
         rt_destroy(rt);
@@ -190,6 +194,10 @@ void rt_destroy(Rt *rt)
     free(rt->zero);
     free(rt->xf);
     free(rt->ablated);
+    free(rt->wo);
+    free(rt->wo16);
+    free(rt->vnorm);
+    free(rt->norms_done);
     free(rt);
 }
 
@@ -198,6 +206,7 @@ void rt_reset(Rt *rt)
     rt->T = 0;
     rt->n_done = 0;
     memset(rt->layer_done, 0, sizeof *rt->layer_done * (size_t)rt->sh.n_layer);
+    memset(rt->norms_done, 0, sizeof *rt->norms_done * (size_t)rt->sh.n_layer);
 }
 
 /* The positions to allocate for T: half again cap, at least T, a multiple
@@ -216,7 +225,7 @@ static int next_cap(int cap, int T, int max)
 static size_t bytes_for(const Rt *rt, size_t cap)
 {
     const RtShape *s = &rt->sh;
-    size_t per = (size_t)s->n_layer * (rt->qkv_w + rt->kvdim) + 3 * (size_t)s->hidden +
+    size_t per = (size_t)s->n_layer * (rt->qkv_w + rt->kvdim + s->n_head) + 3 * (size_t)s->hidden +
                  (size_t)rt->qdim + (size_t)s->n_head;
     for (int k = 0; k < s->n_rows; k++)
         per += (size_t)s->row_w[k];
@@ -231,9 +240,10 @@ static int grow(Rt *rt, size_t nc, size_t keep)
 {
     const RtShape *s = &rt->sh;
     size_t oc = (size_t)rt->cap, L = (size_t)s->n_layer, W = (size_t)rt->qkv_w;
-    size_t kt_rows = L * (size_t)rt->kvdim;
+    size_t kt_rows = L * (size_t)rt->kvdim, vn_rows = L * (size_t)s->n_head;
     float *qkv = malloc(L * nc * W * sizeof *qkv), *kt = malloc(kt_rows * nc * sizeof *kt);
-    int ok = qkv && kt;
+    float *vn = malloc(vn_rows * nc * sizeof *vn);
+    int ok = qkv && kt && vn;
     if (ok) {
         float *x = realloc(rt->x, nc * (size_t)s->hidden * sizeof(float));
         ok = x != NULL;
@@ -250,16 +260,21 @@ static int grow(Rt *rt, size_t nc, size_t keep)
     if (!ok) {
         free(qkv);
         free(kt);
+        free(vn);
         return -ATTN_E_NOMEM;
     }
     for (size_t l = 0; l < L && keep; l++)
         memcpy(qkv + l * nc * W, rt->qkv + l * oc * W, keep * W * sizeof(float));
     for (size_t r = 0; r < kt_rows && keep; r++)
         memcpy(kt + r * nc, rt->kt + r * oc, keep * sizeof(float));
+    for (size_t r = 0; r < vn_rows && keep; r++)
+        memcpy(vn + r * nc, rt->vnorm + r * oc, keep * sizeof(float));
     free(rt->qkv);
     free(rt->kt);
+    free(rt->vnorm);
     rt->qkv = qkv;
     rt->kt = kt;
+    rt->vnorm = vn;
     rt->cap = (int)nc;
     return 0;
 }
@@ -482,6 +497,14 @@ void rt_project(const Rt *rt, float *out, int ldo, const float *A, int lda, cons
         ops_linear(out, ldo, A, lda, W, bias ? bias : rt->zero, n, k, m);
 }
 
+void rt_out_project(Rt *rt, int l, float *out, int ldo, const float *A, int lda, const float *W,
+                    const uint16_t *w16, const float *bias, int n, int k, int m)
+{
+    rt->wo[l] = w16 ? NULL : W;
+    rt->wo16[l] = w16;
+    rt_project(rt, out, ldo, A, lda, W, w16, bias, n, k, m);
+}
+
 /* ---- the forward ----------------------------------------------------------------- */
 
 /* Where a forward copies one position's residual stream (the logit lens):
@@ -528,8 +551,10 @@ static int forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHo
     memcpy(rt->ids, ids, (size_t)T * sizeof *ids);
     rt->T = T;
     rt->n_done = start;
-    for (int l = 0; l < s->n_layer; l++)
+    for (int l = 0; l < s->n_layer; l++) {
         rt->layer_done[l] = rt->layer_done[l] < start ? rt->layer_done[l] : start;
+        rt->norms_done[l] = rt->norms_done[l] < start ? rt->norms_done[l] : start;
+    }
 
     rt->hooks = hooks;
     rt->arch->embed(rt, w, ids, start, T);
@@ -605,6 +630,105 @@ void rt_maps_copy(const Rt *rt, float *out)
               T * T * rt->sh.d_head * rt->sh.n_layer * rt->sh.n_head);
 }
 
+/* ---- value-weighted attention (norms) -------------------------------------------- */
+
+#define NORM_ROWS 64 /* keys a product takes at a time: bounded scratch */
+
+/* Head h's d_head rows of layer l's W_O as float32 [d_head, C] into wf
+ * (bfloat16 [C, qdim]: columns h·d_head … of each row, widened), or a
+ * pointer into the float32 [qdim, C] matrix itself. */
+static const float *head_wo(const Rt *rt, int l, int h, float *wf)
+{
+    int dh = rt->sh.d_head, C = rt->sh.hidden;
+    if (rt->wo[l])
+        return rt->wo[l] + (size_t)h * dh * C;
+    const uint16_t *w = rt->wo16[l] + (size_t)h * dh;
+    for (int c = 0; c < C; c++)
+        for (int d = 0; d < dh; d++)
+            wf[(size_t)d * C + c] = attn_bf16_to_float(w[(size_t)c * rt->qdim + d]);
+    return wf;
+}
+
+/* Layer l's norms of keys [i0, i1), every head: v_j · W_O,h with the
+ * product kernels (rows of f, C floats each), its squares summed in
+ * double. */
+static void layer_norms(Rt *rt, int l, int i0, int i1, float *f, float *wf)
+{
+    int dh = rt->sh.d_head, C = rt->sh.hidden, H = rt->sh.n_head;
+    for (int h = 0; h < H; h++) {
+        const float *w = head_wo(rt, l, h, wf);
+        float *vn = rt->vnorm + ((size_t)l * H + h) * rt->cap;
+        for (int a = i0; a < i1; a += NORM_ROWS) {
+            int n = i1 - a < NORM_ROWS ? i1 - a : NORM_ROWS;
+            const float *v = rt_qkv(rt, l, a) + rt->qdim + rt->kvdim + rt_kv_head(rt, h) * dh;
+            ops_linear(f, C, v, rt->qkv_w, w, rt->zero, n, dh, C);
+            for (int r = 0; r < n; r++) {
+                double sq = 0;
+                for (int c = 0; c < C; c++)
+                    sq += (double)f[(size_t)r * C + c] * f[(size_t)r * C + c];
+                vn[a + r] = (float)sqrt(sq);
+            }
+        }
+    }
+}
+
+int rt_value_norms(Rt *rt, AttnErr *err)
+{
+    int L = rt->sh.n_layer, dh = rt->sh.d_head, C = rt->sh.hidden, todo = 0;
+    for (int l = 0; l < L; l++) {
+        if (rt->norms_done[l] >= rt->layer_done[l])
+            continue;
+        if (!rt->wo[l] && !rt->wo16[l])
+            return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                                "%s layer %d: no output projection recorded (rt_out_project): no norms",
+                                rt->arch->name, l + 1);
+        todo = 1;
+    }
+    if (!todo)
+        return 0;
+    float *f = malloc(sizeof *f * (size_t)NORM_ROWS * C);
+    float *wf = malloc(sizeof *wf * (size_t)dh * C);
+    if (!f || !wf) {
+        free(f);
+        free(wf);
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "the value norms of %s", rt->arch->name);
+    }
+    for (int l = 0; l < L; l++)
+        if (rt->norms_done[l] < rt->layer_done[l]) {
+            layer_norms(rt, l, rt->norms_done[l], rt->layer_done[l], f, wf);
+            rt->norms_done[l] = rt->layer_done[l];
+        }
+    free(f);
+    free(wf);
+    return 0;
+}
+
+const float *rt_norms_of(const Rt *rt, int layer, int head)
+{
+    if (rt->norms_done[layer] < rt->layer_done[layer] || !rt->vnorm)
+        return NULL;
+    return rt->vnorm + ((size_t)layer * rt->sh.n_head + head) * rt->cap;
+}
+
+/* Rows [i0, i1) of a weights map (T keys, row stride ld) times its keys'
+ * norms vn: the norms map's (masked cells stay 0). */
+static void times_norms(float *out, size_t ld, int T, const float *vn, int i0, int i1)
+{
+    for (int i = i0; i < i1; i++)
+        for (int j = 0; j < T; j++)
+            out[(size_t)i * ld + j] *= vn[j];
+}
+
+void rt_map_norms(const Rt *rt, int layer, int head, float *out, size_t ld)
+{
+    const float *vn = rt_norms_of(rt, layer, head);
+    rt_map(rt, layer, head, out, ld);
+    if (vn)
+        times_norms(out, ld, rt->T, vn, 0, rt->T);
+    for (int i = 0; !vn && i < rt->T; i++)
+        memset(out + (size_t)i * ld, 0, sizeof(float) * (size_t)rt->T);
+}
+
 /* ---- the maps copied out --------------------------------------------------------- */
 
 struct RtMaps {
@@ -613,6 +737,7 @@ struct RtMaps {
     int *done;    /* L */
     float *q;     /* L × T × H·dh: the queries */
     float *kt;    /* L × KV × dh × T: the keys transposed */
+    float *vn;    /* L × H × T: the keys' value norms (rt_value_norms), or NULL */
     int tame;     /* every query and key finite and below 1e18 in size: no
                      score can be NaN or overflow, so no weight is NaN */
 };
@@ -624,7 +749,7 @@ RtMaps *rt_maps_take(const Rt *rt)
     RtMaps *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
-    *m = (RtMaps){s->n_layer, s->n_head, s->n_kv_head, s->d_head, rt->T, NULL, NULL, NULL, NULL, 0};
+    *m = (RtMaps){s->n_layer, s->n_head, s->n_kv_head, s->d_head, rt->T, NULL, NULL, NULL, NULL, NULL, 0};
     m->attn = malloc(sizeof *m->attn * L);
     m->done = malloc(sizeof *m->done * L);
     m->q = malloc(sizeof *m->q * (L * T * qd + 1));
@@ -640,6 +765,15 @@ RtMaps *rt_maps_take(const Rt *rt)
             memcpy(m->q + (l * T + i) * qd, rt_qkv(rt, (int)l, (int)i), sizeof(float) * qd);
     for (size_t r = 0; r < L * (size_t)rt->kvdim && T; r++)
         memcpy(m->kt + r * T, rt->kt + r * (size_t)rt->cap, sizeof(float) * T);
+    int norms = T > 0;
+    for (size_t l = 0; l < L; l++)
+        norms &= rt->norms_done[l] >= rt->layer_done[l];
+    if (norms && !(m->vn = malloc(sizeof *m->vn * L * (size_t)s->n_head * T))) {
+        rt_maps_free(m);
+        return NULL;
+    }
+    for (size_t r = 0; norms && r < L * (size_t)s->n_head; r++)
+        memcpy(m->vn + r * T, rt->vnorm + r * (size_t)rt->cap, sizeof(float) * T);
     int ok = 1;
     for (size_t k = 0; k < L * T * qd; k++)
         ok &= fabsf(m->q[k]) < 1e18f;
@@ -657,6 +791,7 @@ void rt_maps_free(RtMaps *m)
     free(m->done);
     free(m->q);
     free(m->kt);
+    free(m->vn);
     free(m);
 }
 
@@ -677,7 +812,7 @@ int rt_maps_T(const RtMaps *m)
 
 size_t rt_maps_bytes(const RtMaps *m)
 {
-    return sizeof(float) * (size_t)m->L * m->T * (size_t)(m->H + m->KV) * m->dh;
+    return sizeof(float) * (size_t)m->L * m->T * ((size_t)(m->H + m->KV) * m->dh + (m->vn ? m->H : 0));
 }
 
 /* Rows [i0, i1) of map (layer, head) of m. */
@@ -689,9 +824,28 @@ static void snap_rows(const RtMaps *m, int layer, int head, float *out, size_t l
              qd, m->kt + ((size_t)layer * m->KV + g) * m->dh * T, m->T, m->dh, m->T, out, ld, i0, i1);
 }
 
+/* The same rows of the norms map: the weights times the keys' norms (zeros
+ * when m has none). */
+static void snap_norm_rows(const RtMaps *m, int layer, int head, float *out, size_t ld, int i0,
+                           int i1)
+{
+    if (!m->vn) {
+        for (int i = i0; i < i1; i++)
+            memset(out + (size_t)i * ld, 0, sizeof(float) * (size_t)m->T);
+        return;
+    }
+    snap_rows(m, layer, head, out, ld, i0, i1);
+    times_norms(out, ld, m->T, m->vn + ((size_t)layer * m->H + head) * m->T, i0, i1);
+}
+
+int rt_maps_has_norms(const RtMaps *m)
+{
+    return m->vn != NULL;
+}
+
 typedef struct SnapJob {
     const RtMaps *m;
-    int layer, head, per;
+    int layer, head, per, norms;
     float *out;
     size_t ld;
 } SnapJob;
@@ -700,7 +854,7 @@ static void snap_piece(const void *arg, int k)
 {
     const SnapJob *j = arg;
     int i0 = k * j->per, i1 = i0 + j->per < j->m->T ? i0 + j->per : j->m->T;
-    snap_rows(j->m, j->layer, j->head, j->out, j->ld, i0, i1);
+    (j->norms ? snap_norm_rows : snap_rows)(j->m, j->layer, j->head, j->out, j->ld, i0, i1);
 }
 
 /* In pieces of rows on the two threads (a row's floats are the same on
@@ -710,13 +864,22 @@ void rt_maps_map(const RtMaps *m, int layer, int head, float *out, size_t ld)
 {
     if (m->T <= 0)
         return;
-    SnapJob j = {m, layer, head, (m->T + 31) / 32, out, ld};
+    SnapJob j = {m, layer, head, (m->T + 31) / 32, 0, out, ld};
+    ops_share(snap_piece, &j, (m->T + j.per - 1) / j.per, (double)m->T * m->T * m->dh / 2);
+}
+
+void rt_maps_norms_map(const RtMaps *m, int layer, int head, float *out, size_t ld)
+{
+    if (m->T <= 0)
+        return;
+    SnapJob j = {m, layer, head, (m->T + 31) / 32, 1, out, ld};
     ops_share(snap_piece, &j, (m->T + j.per - 1) / j.per, (double)m->T * m->T * m->dh / 2);
 }
 
 typedef struct EachJob {
     const void *src; /* an Rt (rt) or an RtMaps */
     int rt, l0, n, H, T;
+    int norms;       /* 1: an RtMaps's norms maps */
     void (*fn)(void *user, int layer, int head, const float *map);
     void *user;
     float *scratch[2];
@@ -732,7 +895,7 @@ static void each_piece(const void *arg, int k)
         if (j->rt)
             rt_map(j->src, l, h, j->scratch[k], (size_t)j->T);
         else
-            snap_rows(j->src, l, h, j->scratch[k], (size_t)j->T, 0, j->T);
+            (j->norms ? snap_norm_rows : snap_rows)(j->src, l, h, j->scratch[k], (size_t)j->T, 0, j->T);
         j->fn(j->user, l, h, j->scratch[k]);
     }
 }
@@ -753,14 +916,23 @@ static int each(EachJob *j, int dh)
 int rt_maps_each(const RtMaps *m, void (*fn)(void *user, int layer, int head, const float *map),
                  void *user)
 {
-    EachJob j = {m, 0, 0, m->L * m->H, m->H, m->T, fn, user, {NULL, NULL}};
+    EachJob j = {m, 0, 0, m->L * m->H, m->H, m->T, 0, fn, user, {NULL, NULL}};
+    return each(&j, m->dh);
+}
+
+int rt_maps_norms_each(const RtMaps *m, void (*fn)(void *user, int layer, int head, const float *map),
+                       void *user)
+{
+    if (!m->vn)
+        return -ATTN_E_RANGE;
+    EachJob j = {m, 0, 0, m->L * m->H, m->H, m->T, 1, fn, user, {NULL, NULL}};
     return each(&j, m->dh);
 }
 
 int rt_layer_each(const Rt *rt, int layer, void (*fn)(void *user, int layer, int head, const float *map),
                   void *user)
 {
-    EachJob j = {rt, 1, layer, rt->sh.n_head, rt->sh.n_head, rt->T, fn, user, {NULL, NULL}};
+    EachJob j = {rt, 1, layer, rt->sh.n_head, rt->sh.n_head, rt->T, 0, fn, user, {NULL, NULL}};
     return each(&j, rt->sh.d_head);
 }
 

@@ -109,6 +109,16 @@ RtMaps *lm_maps_take(const Lm *lm)
     return rt_maps_take(lm->rt);
 }
 
+int lm_value_norms(Lm *lm, AttnErr *err)
+{
+    return rt_value_norms(lm->rt, err);
+}
+
+void lm_map_norms(const Lm *lm, int layer, int head, float *out, size_t ld)
+{
+    rt_map_norms(lm->rt, layer, head, out, ld);
+}
+
 const float *lm_query(const Lm *lm, int layer, int head, int i)
 {
     return rt_query(lm->rt, layer, head, i);
