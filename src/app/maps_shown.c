@@ -161,9 +161,44 @@ static void repick(AppState *a, int layer, int head, int rollout)
         a->vs.query = row_of_token(im, tok);
 }
 
+/* What R shows after m's matrix (dir 1) or before it (-1): weights, the
+ * scores (a file's), the norms (a model's), those im has. */
+static int next_matrix(const Imported *im, int dir)
+{
+    static const int order[] = {0, 1, 3};
+    int k = im->matrix == 1 ? 1 : im->matrix == 3 ? 2 : 0;
+    for (int n = 0; n < 3; n++) {
+        k = (k + 3 + dir) % 3;
+        if (k == 0 || (k == 1 && im->has_scores) || (k == 2 && im->has_norms))
+            return order[k];
+    }
+    return 0;
+}
+
+/* Show matrix: the map picked again, the model view's thumbnails and the
+ * head scores made from it (the norms' are theirs, not the weights'). */
+static void set_matrix(AppState *a, MapsShown *fs, int matrix)
+{
+    if (fs->imp->matrix == matrix)
+        return;
+    fs->imp->matrix = matrix;
+    repick(a, fs->layer, fs->head, fs->rollout);
+    free(fs->thumbs);
+    free(fs->thumb_labels);
+    fs->thumbs = NULL;
+    fs->thumb_labels = NULL;
+    if (make_thumbs(fs) < 0)
+        app_status(a, 1, "out of memory");
+    maps_heads_forget_scores(fs);
+    fs->gen++;
+    a->dirty = 1;
+}
+
 int maps_shown_replace(AppState *a, Imported *im)
 {
     MapsShown *ms = a->kind->maps(a), now;
+    if (ms->imp && ms->imp->matrix == 3 && im->has_norms) /* the norms stay shown */
+        im->matrix = 3;
     if (maps_shown_init(&now, im) < 0)
         return -ATTN_E_NOMEM;
     int L = im->f.L, H = im->f.H;
@@ -289,12 +324,12 @@ int maps_shown_apply(AppState *a, const AppAction *act)
         repick(a, fs->layer, fs->rollout ? 0 : -1, !fs->rollout);
         return 0;
     case ACT_CYCLE_MATRIX:
-        if (!fs->imp->has_scores) {
-            app_status(a, 0, "only weights here: no scores beside them");
+        if (!fs->imp->has_scores && !fs->imp->has_norms) {
+            app_status(a, 0, "only weights here: no scores or norms beside them");
             return 0;
         }
-        fs->imp->matrix = !fs->imp->matrix;
-        repick(a, fs->layer, fs->head, fs->rollout);
+        set_matrix(a, fs, next_matrix(fs->imp, act->i < 0 ? -1 : 1));
+        say_pick(a);
         return 0;
     case ACT_TOGGLE_SPECIAL:
         if (!fs->imp->n_special) {
@@ -335,9 +370,9 @@ void maps_shown_controls(AppState *a)
                    "[G] every layer and head");
     attn_head_label(fs->rollout ? -1 : fs->head, im->f.H, hb, sizeof hb);
     source_ctl_add(s, acts, (AppAction){ACT_CYCLE_HEAD, 1, 0, 0.0f}, !fs->rollout, 0, "", "[H] %s", hb);
-    if (im->has_scores)
+    if (im->has_scores || im->has_norms)
         source_ctl_add(s, acts, (AppAction){ACT_CYCLE_MATRIX, 1, 0, 0.0f}, 1, 0, "", "[R] %s",
-                       im->matrix ? "scores" : "weights");
+                       im->matrix == 1 ? "scores" : im->matrix == 3 ? "norms" : "weights");
 }
 
 void maps_shown_present(AppState *a, const char *no_panels, const char *what)
@@ -467,7 +502,7 @@ int maps_session_open(AppState *a, const char *path)
     MapsShown *fs = a->kind->maps(a);
     Imported *im = fs->imp;
     fs->hide_special = sn.hide_special && im->n_special;
-    im->matrix = sn.matrix && im->has_scores;
+    set_matrix(a, fs, sn.matrix == 1 && im->has_scores ? 1 : sn.matrix == 3 && im->has_norms ? 3 : 0);
     repick(a, sn.layer, sn.head, sn.rollout);
     maps_heads_session_apply(fs, &sn);
     if (sn.has_view)

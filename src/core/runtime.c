@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "attnviz/attn.h"
-#include "attnviz/attnfile.h"
 #include "lm_kernels.h"
 #include "ops.h"
 
@@ -634,6 +633,14 @@ void rt_maps_copy(const Rt *rt, float *out)
 
 #define NORM_ROWS 64 /* keys a product takes at a time: bounded scratch */
 
+static inline float widen(uint16_t b)
+{
+    uint32_t bits = (uint32_t)b << 16;
+    float x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
 /* Head h's d_head rows of layer l's W_O as float32 [d_head, C] into wf
  * (bfloat16 [C, qdim]: columns h·d_head … of each row, widened), or a
  * pointer into the float32 [qdim, C] matrix itself. */
@@ -645,23 +652,45 @@ static const float *head_wo(const Rt *rt, int l, int h, float *wf)
     const uint16_t *w = rt->wo16[l] + (size_t)h * dh;
     for (int c = 0; c < C; c++)
         for (int d = 0; d < dh; d++)
-            wf[(size_t)d * C + c] = attn_bf16_to_float(w[(size_t)c * rt->qdim + d]);
+            wf[(size_t)d * C + c] = widen(w[(size_t)c * rt->qdim + d]);
     return wf;
 }
 
+/* f (C floats) = v (d_head) · head h's columns of a bfloat16 [C, qdim]
+ * W_O, read in place: a few keys (a keystroke's) cost no more than their
+ * product, where widening the head's rows first would cost as much again
+ * for every head. */
+static void key_times_bf16(const Rt *rt, const uint16_t *w, const float *v, float *f)
+{
+    int dh = rt->sh.d_head;
+    for (int c = 0; c < rt->sh.hidden; c++, w += rt->qdim) {
+        float sum = 0.0f;
+        for (int d = 0; d < dh; d++)
+            sum += v[d] * widen(w[d]);
+        f[c] = sum;
+    }
+}
+
+#define NORM_FEW 8 /* keys below which a bfloat16 W_O is read in place */
+
 /* Layer l's norms of keys [i0, i1), every head: v_j · W_O,h with the
- * product kernels (rows of f, C floats each), its squares summed in
- * double. */
+ * product kernels (rows of f, C floats each; for a few keys of a bfloat16
+ * W_O, key_times_bf16), its squares summed in double. */
 static void layer_norms(Rt *rt, int l, int i0, int i1, float *f, float *wf)
 {
     int dh = rt->sh.d_head, C = rt->sh.hidden, H = rt->sh.n_head;
+    int few = rt->wo16[l] && i1 - i0 < NORM_FEW;
     for (int h = 0; h < H; h++) {
-        const float *w = head_wo(rt, l, h, wf);
+        const float *w = few ? NULL : head_wo(rt, l, h, wf);
         float *vn = rt->vnorm + ((size_t)l * H + h) * rt->cap;
         for (int a = i0; a < i1; a += NORM_ROWS) {
             int n = i1 - a < NORM_ROWS ? i1 - a : NORM_ROWS;
             const float *v = rt_qkv(rt, l, a) + rt->qdim + rt->kvdim + rt_kv_head(rt, h) * dh;
-            ops_linear(f, C, v, rt->qkv_w, w, rt->zero, n, dh, C);
+            if (few)
+                for (int r = 0; r < n; r++)
+                    key_times_bf16(rt, rt->wo16[l] + (size_t)h * dh, v + (size_t)r * rt->qkv_w, f + (size_t)r * C);
+            else
+                ops_linear(f, C, v, rt->qkv_w, w, rt->zero, n, dh, C);
             for (int r = 0; r < n; r++) {
                 double sq = 0;
                 for (int c = 0; c < C; c++)

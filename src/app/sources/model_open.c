@@ -260,6 +260,16 @@ static int snapshot_each(const void *user, void (*fn)(void *, int, int, const fl
     return rt_maps_each(user, fn, fn_user);
 }
 
+static void snapshot_norms_map(const void *user, int l, int h, float *out)
+{
+    rt_maps_norms_map(user, l, h, out, (size_t)rt_maps_T(user));
+}
+
+static int snapshot_norms_each(const void *user, void (*fn)(void *, int, int, const float *), void *fn_user)
+{
+    return rt_maps_norms_each(user, fn, fn_user);
+}
+
 static void snapshot_free(void *user)
 {
     rt_maps_free(user);
@@ -294,6 +304,10 @@ Imported *model_maps_imported(const Bpe *b, const char *name, RtMaps *maps, cons
         attn_tokens_free(shown);
         free(im);
         return NULL;
+    }
+    if (rt_maps_has_norms(maps)) { /* the value-weighted maps from the same copy */
+        ImportMaps norms = {snapshot_norms_map, snapshot_norms_each, maps, NULL, 0};
+        import_set_norms(im, &norms);
     }
     for (int i = 0; i < T; i++) { /* labels with the space marker */
         free(im->q_shown[i]);
@@ -465,6 +479,9 @@ int model_compute_ids(ModelOpened *g, AttnErr *err)
     if (g->for_window)
         model_summaries_init(&hook.sum, &g->lm.info, g->ids.id, T);
     rc = lm_forward(&g->lm, g->ids.id, T, hook.sum.thumbs ? &hooks : NULL, err);
+    AttnErr nerr = {0}; /* the window's R: without them (no W_O recorded) the weights alone */
+    if (rc == 0 && (g->want_norms || g->for_window) && lm_value_norms(&g->lm, &nerr) < 0 && g->want_norms)
+        rc = attn_err_set(err, nerr.code, g->path, 0, "%s", nerr.msg);
     RtMaps *maps = rc == 0 ? lm_maps_take(&g->lm) : NULL;
     if (rc == 0 && !maps)
         rc = attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
@@ -618,6 +635,14 @@ int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *e
     const char *text = o->sentence ? o->sentence : "";
     int window = !options_headless(o);
     g->for_window = window;
+    g->want_norms = o->matrix == MODEL_NORMS;
+    if (o->matrix_set && (o->matrix == MODEL_SCORES || o->matrix == MODEL_LOGITS)) {
+        rc = attn_err_set(err, ATTN_E_RANGE, path, 0,
+                          "--matrix %s: a model's maps here are its weights and norms (--matrix norms); "
+                          "scores and logits are the sentence model's", o->matrix == MODEL_SCORES ? "scores" : "logits");
+        model_opened_free(g);
+        return rc;
+    }
     char *made = NULL;
     if (window && !o->sentence) { /* the window opens on the default sentence, or on the */
         BpeIds ids = {0};        /* model's first tokens when it has none of its words */
@@ -652,6 +677,7 @@ int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *e
         model_title_ablation(g, o);
     if (rc == 0 && g->im) {
         int T = g->im->f.Tq;
+        g->im->matrix = g->want_norms ? MODEL_NORMS : 0;
         if (o->query >= T)
             rc = attn_err_set(err, ATTN_E_RANGE, path, 0, "--query %d: the text has %d tokens", o->query + 1, T);
         else if (import_pick(g->im, o->layer, o->head, o->rollout, o->drop, err) < 0)

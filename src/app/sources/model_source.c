@@ -116,8 +116,12 @@ static Result *new_result(ModelOpened *g, const Request *q, int maps)
     r->H = g->lm.info.n_head;
     r->C = g->lm.info.n_head * g->lm.info.d_head;
     r->ids = malloc(sizeof(int) * (size_t)(q->T ? q->T : 1));
-    if (maps)
+    AttnErr err = {0};
+    if (maps) { /* R's norms beside the weights (a keystroke: its position's); an
+                   architecture that records no W_O has none, its weights still shown */
+        lm_value_norms(&g->lm, &err);
         r->maps = lm_maps_take(&g->lm);
+    }
     if (!r->ids || (maps && !r->maps)) {
         result_free(r);
         return NULL;
