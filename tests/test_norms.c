@@ -29,6 +29,7 @@
 #include "attnviz/lm.h"
 #include "attnviz/model.h"
 
+#include "test_util.h"
 #include "test_gpt2_fs.h"
 #include "test_fixtures.h"
 
@@ -145,10 +146,128 @@ static void test_every_fixture(void **state)
     assert_true(n >= 32);
 }
 
+/* The toy sentence model: every head's norms and their mean against a
+ * naive double computation from the inputs X and the weights Wv, Wo (not
+ * the forward's V), a causal mask's cells exactly 0; basic mode has no
+ * Wo: ‖v_j‖ = ‖x_j‖. */
+static void check_toy(AttnMode mode, int heads, uint64_t seed)
+{
+    EmbedTable *table;
+    assert_int_equal(test_load_embeddings(&table), 0);
+    AttnConfig cfg = attn_config_default();
+    cfg.mode = mode;
+    cfg.heads = heads;
+    cfg.causal = 1;
+    Model m;
+    assert_int_equal(model_init(&m, table, &cfg), 0);
+    model_set_seed(&m, seed);
+    const char *text = "the cat sat on the mat and looked at the dog";
+    assert_int_equal(model_set_text(&m, text, strlen(text)), 0);
+    assert_int_equal(model_compute(&m), 0);
+    assert_null(model_matrix(&m, MODEL_NORMS, 0)); /* not made yet */
+    assert_int_equal(model_prepare(&m, MODEL_NORMS, 0), 0);
+    int T = m.T, d = m.d, H = m.res.h, dk = m.res.dk;
+    double *want = calloc((size_t)(H + 1) * T * T, sizeof *want), top = 0, worst = 0;
+    assert_non_null(want);
+    for (int h = 0; h < H; h++)
+        for (int j = 0; j < T; j++) {
+            double sq = 0;
+            for (int c = 0; c < d; c++) {
+                double f = 0;
+                for (int e = 0; e < dk; e++) {
+                    double v = 0; /* v_j = x_j · Wv_h, or x_j itself in basic mode */
+                    for (int r = 0; r < d && mode == ATTN_MODE_LEARNED; r++)
+                        v += (double)m.X[(size_t)j * d + r] * m.params.Wv[((size_t)h * d + r) * dk + e];
+                    if (mode == ATTN_MODE_BASIC)
+                        v = e == c ? m.X[(size_t)j * d + e] : 0.0;
+                    f += mode == ATTN_MODE_BASIC ? v : v * m.params.Wo[(size_t)(h * dk + e) * d + c];
+                }
+                sq += f * f;
+            }
+            for (int i = 0; i < T; i++) {
+                double x = model_matrix(&m, MODEL_WEIGHTS, h)[(size_t)i * T + j] * sqrt(sq);
+                want[((size_t)h * T + i) * T + j] = x;
+                want[((size_t)H * T + i) * T + j] += x / H;
+            }
+        }
+    for (int h = 0; h <= H; h++) {
+        const float *got = model_matrix(&m, MODEL_NORMS, h == H ? MODEL_HEAD_AVG : h);
+        assert_non_null(got);
+        for (size_t e = 0; e < (size_t)T * T; e++)
+            top = fmax(top, want[(size_t)h * T * T + e]);
+        for (int i = 0; i < T; i++)
+            for (int j = 0; j < T; j++) {
+                double g = got[(size_t)i * T + j], w = want[((size_t)h * T + i) * T + j];
+                if (j > i)
+                    assert_true(g == 0.0);
+                worst = fmax(worst, fabs(g - w));
+            }
+    }
+    printf("  toy %s, %d heads: norms within %.2g of the max %.4g\n",
+           mode == ATTN_MODE_BASIC ? "basic" : "learned", H, worst / top, top);
+    assert_true(worst <= TOL * top);
+    AttnMap map = model_map(&m, MODEL_NORMS, 0);
+    assert_int_equal(map.kind, ATTN_MAP_NORMS);
+    assert_string_equal(attn_map_kind_name(map.kind), "norms");
+    free(want);
+    model_destroy(&m);
+    embed_destroy(table);
+}
+
+static void test_toy(void **state)
+{
+    (void)state;
+    check_toy(ATTN_MODE_LEARNED, 4, 7);
+    check_toy(ATTN_MODE_LEARNED, 1, 3);
+    check_toy(ATTN_MODE_BASIC, 1, 0);
+}
+
+/* --print csv --matrix norms of a model: the adapter's map (%.9g: the
+ * float back exactly), for two layer/head picks. */
+static void test_cli(void **state)
+{
+    (void)state;
+    const char *bin = getenv("ATTNVIZ_BIN") ? getenv("ATTNVIZ_BIN") : "build/attnviz";
+    const char *dir = "tests/fixtures/gpt2/f32-h3";
+    AttnErr err = {0};
+    Lm lm;
+    assert_int_equal(lm_open(&lm, dir, &err), 0);
+    int ids[3] = {0, 2, 3}; /* '!#$': three byte tokens no merge joins */
+    assert_int_equal(lm_forward(&lm, ids, 3, NULL, &err), 0);
+    assert_int_equal(lm_value_norms(&lm, &err), 0);
+    int picks[2][2] = {{1, 1}, {2, 3}};
+    for (int p = 0; p < 2; p++) {
+        char cmd[1200], line[400];
+        float want[9];
+        lm_map_norms(&lm, picks[p][0] - 1, picks[p][1] - 1, want, 3);
+        snprintf(cmd, sizeof cmd, "%s --model %s --print csv --matrix norms --layer %d --head %d '!#$'", bin,
+                 dir, picks[p][0], picks[p][1]);
+        FILE *f = popen(cmd, "r");
+        assert_non_null(f);
+        assert_non_null(fgets(line, sizeof line, f)); /* the header */
+        int rows = 0;
+        while (fgets(line, sizeof line, f)) {
+            char *c = strchr(line, ',');
+            for (int j = 0; j < 3; j++) {
+                assert_non_null(c);
+                float x = strtof(c + 1, &c);
+                assert_true(x == want[rows * 3 + j]);
+            }
+            rows++;
+        }
+        assert_int_equal(pclose(f), 0);
+        assert_int_equal(rows, 3);
+        assert_true(want[3] > 0.0f && want[1] == 0.0f); /* a value, and a masked cell */
+    }
+    lm_close(&lm);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_fixture),
+        cmocka_unit_test(test_toy),
+        cmocka_unit_test(test_cli),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

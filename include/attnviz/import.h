@@ -52,6 +52,7 @@ typedef struct Imported {
      * map's scores with no token dropped (import_head_scores'); NULL: none */
     float *pre_thumbs;
     int pre_side;
+    int pre_norms;              /* 1: pre_thumbs and pre_scores are of the norms maps */
     HeadScores *pre_scores;
     char title[300];            /* the file's name */
     char facts[400];            /* layer, head, kind, dtype, tokens */

@@ -223,7 +223,11 @@ int rt_maps_has_norms(const RtMaps *m);
 void rt_maps_norms_map(const RtMaps *m, int layer, int head, float *out, size_t ld);
 int rt_maps_norms_each(const RtMaps *m, void (*fn)(void *user, int layer, int head, const float *map),
                        void *user);
-/* The same for the maps of one layer of the state (a layer hook's). */
+/* The same for the maps of one layer of the state (a layer hook's); the
+ * norms' version makes the layer's value norms first (rt_value_norms' of
+ * this layer: in a layer hook, the layer's new positions). */
+int rt_layer_norms_each(Rt *rt, int layer, void (*fn)(void *user, int layer, int head, const float *map),
+                        void *user);
 int rt_layer_each(const Rt *rt, int layer, void (*fn)(void *user, int layer, int head, const float *map),
                   void *user);
 

@@ -453,7 +453,7 @@ int import_thumbs(const Imported *im, int side, float **out, int *tq, int *tk, A
     import_thumb_size(f->Tq, f->Tk, side, tq, tk);
     size_t small = (size_t)*tq * *tk;
     *out = malloc(sizeof **out * (size_t)f->L * f->H * small);
-    if (*out && im->pre_thumbs && im->pre_side == side && f == &im->f) { /* made where the maps were */
+    if (*out && im->pre_thumbs && im->pre_side == side && im->pre_norms == (f == &im->nf)) { /* made where the maps were */
         memcpy(*out, im->pre_thumbs, sizeof **out * (size_t)f->L * f->H * small);
         return 0;
     }
@@ -520,7 +520,7 @@ int import_head_scores(const Imported *im, HeadScores *out, AttnErr *err)
     for (int j = 0; im->k_drop && j < f->Tk; j++)
         dropped |= im->k_drop[j];
     ScoreJob job = {im, ids, out};
-    if (!dropped && im->pre_scores && f == &im->f) {
+    if (!dropped && im->pre_scores && im->pre_norms == (f == &im->nf)) {
         memcpy(out, im->pre_scores, sizeof *out * (size_t)f->L * f->H);
         free(ids);
         return 0;

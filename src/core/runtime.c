@@ -922,7 +922,7 @@ static void each_piece(const void *arg, int k)
     for (int m = k; m < j->n; m += 2) {
         int l = j->l0 + m / j->H, h = m % j->H;
         if (j->rt)
-            rt_map(j->src, l, h, j->scratch[k], (size_t)j->T);
+            (j->norms ? rt_map_norms : rt_map)(j->src, l, h, j->scratch[k], (size_t)j->T);
         else
             (j->norms ? snap_norm_rows : snap_rows)(j->src, l, h, j->scratch[k], (size_t)j->T, 0, j->T);
         j->fn(j->user, l, h, j->scratch[k]);
@@ -962,6 +962,16 @@ int rt_layer_each(const Rt *rt, int layer, void (*fn)(void *user, int layer, int
                   void *user)
 {
     EachJob j = {rt, 1, layer, rt->sh.n_head, rt->sh.n_head, rt->T, 0, fn, user, {NULL, NULL}};
+    return each(&j, rt->sh.d_head);
+}
+
+int rt_layer_norms_each(Rt *rt, int layer, void (*fn)(void *user, int layer, int head, const float *map),
+                        void *user)
+{
+    AttnErr err = {0};
+    if (rt_value_norms(rt, &err) < 0 || !rt_norms_of(rt, layer, 0))
+        return -ATTN_E_RANGE;
+    EachJob j = {rt, 1, layer, rt->sh.n_head, rt->sh.n_head, rt->T, 1, fn, user, {NULL, NULL}};
     return each(&j, rt->sh.d_head);
 }
 

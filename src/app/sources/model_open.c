@@ -359,7 +359,7 @@ int model_open_path(const char *path, int prepend_bos, ModelOpened **out, AttnEr
 int model_summaries_init(ModelSummaries *m, const LmInfo *info, const int *ids, int T)
 {
     *m = (ModelSummaries){maps_thumb_side(info->n_layer, info->n_head), 0, 0, T, info->n_head,
-                          info->n_layer, NULL, NULL, ids};
+                          info->n_layer, NULL, NULL, ids, 0};
     import_thumb_size(T, T, m->side, &m->tq, &m->tk);
     size_t n = (size_t)m->L * m->H;
     m->thumbs = calloc(n * (size_t)m->tq * m->tk + 1, sizeof *m->thumbs);
@@ -383,7 +383,7 @@ static void summary_of(void *user, int l, int h, const float *map)
 
 void model_summaries_layer(ModelSummaries *m, const Lm *lm, int layer)
 {
-    if (m->thumbs && lm_layer_each(lm, layer, summary_of, m) < 0)
+    if (m->thumbs && (m->norms ? lm_layer_norms_each : lm_layer_each)(lm, layer, summary_of, m) < 0)
         model_summaries_free(m); /* the window makes them */
 }
 
@@ -494,7 +494,7 @@ int model_compute_ids(ModelOpened *g, AttnErr *err)
         free(g->im);
     }
     g->im = model_maps_imported(g->bpe, g->name, maps, g->ids.id, T, L, H, err);
-    if (g->im && hook.sum.thumbs) { /* handed over whole */
+    if (g->im && hook.sum.thumbs) { /* handed over whole (the weights') */
         g->im->pre_thumbs = hook.sum.thumbs;
         g->im->pre_side = hook.sum.side;
         g->im->pre_scores = hook.sum.scores;
@@ -730,7 +730,8 @@ int lmsrc_cli_write(void *opened, const Options *o, AttnErr *err)
     if (o->export_attention) {
         int T = g->im->f.Tq, L = g->im->f.L, H = g->im->f.H;
         /* written map by map as they are made: no L × H × T × T array */
-        int rc = attn_write_attention_maps(o->export_attention, export_map, &g->im->f, L, H, T, T,
+        /* the maps --matrix picks: the weights, or the norms */
+        int rc = attn_write_attention_maps(o->export_attention, export_map, (void *)import_shown_file(g->im), L, H, T, T,
                                            (const char *const *)g->im->f.q_tokens, err);
         if (rc < 0 || (o->print == PRINT_NONE && !o->n_exports))
             return rc;

@@ -42,6 +42,7 @@ typedef struct Request {
     int *ids;
     int T;
     int want_maps;       /* 0: the maps shown are these ids' already (a new selection) */
+    int norms;           /* the norms are shown (R): the summaries are theirs */
     int pred_pos;
     int sel_i, sel_j;
 } Request;
@@ -53,6 +54,7 @@ typedef struct Result {
     RtMaps *maps;        /* what the maps are made from: taken by the Imported; NULL when not asked */
     float *thumbs;       /* with maps: every map's thumbnail (side thumb_side) and scores, */
     int thumb_side;      /* made on the worker (taken by the Imported) */
+    int thumb_norms;     /* 1: of the norms maps */
     HeadScores *scores;
     float *q, *k;        /* L × C: the query of sel_i and the key of sel_j */
     RtAttn *attn;        /* L: each layer's scalings (the panel's score), with q and k */
@@ -159,6 +161,7 @@ static void summaries_give(const ModelSummaries *m, Result *r)
 {
     r->thumbs = model_summaries_copy(m, &r->scores);
     r->thumb_side = m->side;
+    r->thumb_norms = m->norms;
 }
 
 /* The vectors and predictions of a finished forward into r. */
@@ -225,8 +228,8 @@ static void run(void *ctx, void *request, BgJob *job)
     Hook h = {job, now_s(), 0.0, src->slow_ms, g, q, {0}};
     LmHooks hooks = {hook_cancel, hook_layer, &h, NULL};
     AttnErr err = {0};
-    if (q->want_maps)
-        model_summaries_init(&h.sum, &g->lm.info, q->ids, q->T); /* without memory: the window makes them */
+    if (q->want_maps && model_summaries_init(&h.sum, &g->lm.info, q->ids, q->T) == 0) /* without memory: */
+        h.sum.norms = q->norms;                                                       /* the window makes them */
     int rc = lm_forward(&g->lm, q->ids, q->T, &hooks, &err);
     Result *r = rc == -ATTN_E_CANCELLED ? NULL : new_result(g, q, rc == 0 && q->want_maps);
     if (r && r->maps)
@@ -283,6 +286,7 @@ static void submit(AppState *a)
     }
     memcpy(q->ids, s->ids.id, sizeof(int) * (size_t)T);
     q->T = T;
+    q->norms = s->ms.imp && s->ms.imp->matrix == MODEL_NORMS;
     /* a new selection on the maps shown: the predictions and vectors only (a
      * forward of unchanged ids computes nothing; the maps are not copied) */
     q->want_maps = !(s->last && s->last->layers_done == s->last->L && s->last->T == T && s->T_maps == T &&
@@ -369,6 +373,7 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
         if (im) { /* the worker's thumbnails and scores: nothing to make here */
             im->pre_thumbs = r->thumbs;
             im->pre_side = r->thumb_side;
+            im->pre_norms = r->thumb_norms;
             im->pre_scores = r->scores;
             r->thumbs = NULL;
             r->scores = NULL;
@@ -572,7 +577,7 @@ static int lmsrc_show(AppState *a, void *opened)
     s->asked_pred = s->asked_i = s->asked_j = -2;
     /* the maps shown are these ids': the worker's first run makes the
      * predictions and vectors alone */
-    Request now = {g->ids.id, g->ids.n, 0, -1, -1, -1};
+    Request now = {g->ids.id, g->ids.n, 0, 0, -1, -1, -1};
     if ((s->last = new_result(g, &now, 0)))
         s->last->layers_done = s->last->L, s->last->pred_pos = -1;
     app_show_source(a, &source_model, s);
