@@ -42,7 +42,8 @@ static int make_thumbs(MapsShown *fs)
         fs->thumb_labels[i] = empty;
     fs->thumb_maps = (AttnMaps){fs->thumbs, im->f.L, im->f.H, tq, tk,
                                 (const char *const *)fs->thumb_labels,
-                                (const char *const *)fs->thumb_labels, im->kind, 0, NULL};
+                                (const char *const *)fs->thumb_labels,
+                                import_shown_file(im) == &im->nf ? ATTN_MAP_NORMS : im->kind, 0, NULL};
     return 0;
 }
 
@@ -394,8 +395,10 @@ void maps_shown_present(AppState *a, const char *no_panels, const char *what)
     s->grid_layer = fs->grid || fs->layer < 0 ? fs->grid_layer : fs->layer;
     s->grid_head = fs->grid || fs->head < 0 ? fs->grid_head : fs->head;
     s->no_model = no_panels;
-    snprintf(fs->panel_title, sizeof fs->panel_title, s->map.kind == ATTN_MAP_WEIGHTS
-             ? "Attention weights %s" : "Values %s (not softmax rows)   colours centred on 0", what);
+    snprintf(fs->panel_title, sizeof fs->panel_title, s->map.kind == ATTN_MAP_WEIGHTS ? "Attention weights %s"
+             : s->map.kind == ATTN_MAP_NORMS /* Kobayashi et al. 2020 */
+                 ? "Norms %s  \xCE\xB1 \xC2\xB7 \xE2\x80\x96v W\xE2\x82\x92\xE2\x80\x96 (rows do not sum to 1)   colours 0 to the map's max"
+                 : "Values %s (not softmax rows)   colours centred on 0", what);
     s->panel_title = fs->panel_title;
     snprintf(s->status_facts, sizeof s->status_facts, "%.300s", s->title);
     maps_heads_present(a);
