@@ -262,12 +262,41 @@ static void test_cli(void **state)
     lm_close(&lm);
 }
 
+/* A model's session keeps the norms shown ("norms": true; "matrix" stays
+ * the file's scores' boolean), and the scores and weights as before. */
+static void test_session(void **state)
+{
+    (void)state;
+    const char *path = "build/test-out/norms-session.json";
+    for (int matrix = 0; matrix <= 3; matrix += (matrix == 1 ? 2 : 1)) {
+        AttnSession *s = calloc(1, sizeof *s), *back = calloc(1, sizeof *back);
+        assert_true(s && back);
+        snprintf(s->file, sizeof s->file, "%s", "tests/fixtures/gpt2/f32-h3");
+        s->query = s->key = -1;
+        s->matrix = matrix;
+        AttnErr err = {0};
+        if (attn_session_save(path, s, &err) != 0)
+            fail_msg("%s", err.msg);
+        if (attn_session_load(back, path, &err) != 0)
+            fail_msg("%s", err.msg);
+        assert_int_equal(back->matrix, matrix);
+        free(s), free(back);
+    }
+    AttnSession *bad = calloc(1, sizeof *bad);
+    AttnErr err = {0};
+    const char *doc = "{\"attention_file\": \"x.npy\", \"norms\": 2}";
+    assert_int_not_equal(attn_session_parse(bad, doc, strlen(doc), "s.json", &err), 0);
+    assert_non_null(strstr(err.msg, "norms"));
+    free(bad);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_fixture),
         cmocka_unit_test(test_toy),
         cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_session),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
