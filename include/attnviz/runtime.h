@@ -1,7 +1,7 @@
 /* One forward for every transformer (src/core/runtime.c): the state, the
  * layer loop, the unchanged prefix reused, the attention of a layer, the
  * rotary embedding, a head's query and key, maps recomputed on demand, the
- * logits and their top k. An architecture is a table (RtArch) of its own
+ * value-weighted maps (norms), the logits and their top k. An architecture is a table (RtArch) of its own
  * file (src/core/arch_*.c): its config's check and shapes, its embedding,
  * its layer written with ops.h's operations and rt_attend, its logits.
  *
