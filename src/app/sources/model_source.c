@@ -690,10 +690,17 @@ static int lmsrc_cli_probe(const Options *o, const char *path, void **opened, At
         rc = attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
     if (rc == 0 && o->print != PRINT_TOKENS)
         rc = lm_forward(&g->lm, g->ids.id, T, NULL, err);
+    int norms = o->matrix == MODEL_NORMS; /* --matrix norms: the probe's norms (its head scores, exports) */
+    AttnErr nerr = {0}; /* the window's R: without them (no W_O recorded) the weights alone */
+    if (rc == 0 && o->print != PRINT_TOKENS && (norms || !options_headless(o)) &&
+        lm_value_norms(&g->lm, &nerr) < 0 && norms)
+        rc = attn_err_set(err, nerr.code, path, 0, "%s", nerr.msg);
     if (rc == 0 && o->print != PRINT_TOKENS) {
         RtMaps *maps = lm_maps_take(&g->lm);
         g->im = maps ? model_maps_imported(g->bpe, g->name, maps, g->ids.id, T, c->n_layer, c->n_head, err) : NULL;
         rc = g->im ? 0 : maps ? -err->code : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+        if (g->im)
+            g->im->matrix = norms ? MODEL_NORMS : 0;
     }
     if (rc == 0)
         model_title_ablation(g, o);
