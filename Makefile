@@ -137,7 +137,7 @@ $(BUILD)/%.o: %.c
 # its operations and kernels, every architecture's layer (src/core/arch_*.c)
 # and the heatmap's texel loop: vectorised loops
 $(BUILD)/src/core/attn.o $(BUILD)/src/core/attn_kernels.o $(BUILD)/src/core/attnfile.o $(BUILD)/src/core/teach.o \
-  $(BUILD)/src/core/runtime.o $(BUILD)/src/core/ops.o $(BUILD)/src/core/lm_kernels.o \
+  $(BUILD)/src/core/runtime.o $(BUILD)/src/core/runtime_maps.o $(BUILD)/src/core/ops.o $(BUILD)/src/core/lm_kernels.o \
   $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/core/arch_*.c)) \
   $(BUILD)/src/view/colormap.o: CFLAGS += -O3
 
