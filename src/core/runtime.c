@@ -268,8 +268,11 @@ static int grow(Rt *rt, size_t nc, size_t keep)
         memcpy(qkv + l * nc * W, rt->qkv + l * oc * W, keep * W * sizeof(float));
     for (size_t r = 0; r < kt_rows && keep; r++)
         memcpy(kt + r * nc, rt->kt + r * oc, keep * sizeof(float));
-    for (size_t r = 0; r < vn_rows && keep; r++)
-        memcpy(vn + r * nc, rt->vnorm + r * oc, keep * sizeof(float));
+    for (size_t r = 0; r < vn_rows; r++) { /* the new positions' norms 0 until made */
+        if (keep)
+            memcpy(vn + r * nc, rt->vnorm + r * oc, keep * sizeof(float));
+        memset(vn + r * nc + keep, 0, (nc - keep) * sizeof(float));
+    }
     free(rt->qkv);
     free(rt->kt);
     free(rt->vnorm);

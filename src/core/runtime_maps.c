@@ -124,12 +124,15 @@ const float *rt_norms_of(const Rt *rt, int layer, int head)
 }
 
 /* Rows [i0, i1) of a weights map (T keys, row stride ld) times its keys'
- * norms vn: the norms map's (masked cells stay 0). */
+ * norms vn: the norms map's. A 0 stays 0 whatever the key's norm (a masked
+ * key, or one past a cancelled forward's positions, whose norm is not made). */
 static void times_norms(float *out, size_t ld, int T, const float *vn, int i0, int i1)
 {
-    for (int i = i0; i < i1; i++)
+    for (int i = i0; i < i1; i++) {
+        float *row = out + (size_t)i * ld;
         for (int j = 0; j < T; j++)
-            out[(size_t)i * ld + j] *= vn[j];
+            row[j] = row[j] != 0.0f ? row[j] * vn[j] : 0.0f;
+    }
 }
 
 void rt_map_norms(const Rt *rt, int layer, int head, float *out, size_t ld)
