@@ -79,7 +79,7 @@ endif
 # matmul thread
 THREAD_TESTS := $(patsubst %,$(BUILD)/tests/%,test_attn test_gpt2 test_background test_gpt2_app test_png \
                   test_attnfile test_heads_app test_llama test_lm_llama test_arch_plugin test_runtime \
-                  test_families test_lens test_ablate test_lm_window)
+                  test_families test_lens test_ablate test_lm_window test_norms)
 
 .PHONY: all run test clean install uninstall man help deps test-deps screenshot bench fuzz soak layers
 
@@ -137,7 +137,7 @@ $(BUILD)/%.o: %.c
 # its operations and kernels, every architecture's layer (src/core/arch_*.c)
 # and the heatmap's texel loop: vectorised loops
 $(BUILD)/src/core/attn.o $(BUILD)/src/core/attn_kernels.o $(BUILD)/src/core/attnfile.o $(BUILD)/src/core/teach.o \
-  $(BUILD)/src/core/runtime.o $(BUILD)/src/core/ops.o $(BUILD)/src/core/lm_kernels.o \
+  $(BUILD)/src/core/runtime.o $(BUILD)/src/core/runtime_maps.o $(BUILD)/src/core/ops.o $(BUILD)/src/core/lm_kernels.o \
   $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/core/arch_*.c)) \
   $(BUILD)/src/view/colormap.o: CFLAGS += -O3
 

@@ -370,8 +370,13 @@ static void test_matrix_and_colormap(void **state)
     assert_int_equal(f->a->vs.matrix, MODEL_SCORES);
     key(f, SDLK_r, 0);
     assert_int_equal(f->a->vs.matrix, MODEL_LOGITS);
+    key(f, SDLK_r, 0); /* value-weighted (issue 37) */
+    assert_int_equal(f->a->vs.matrix, MODEL_NORMS);
+    assert_int_equal(f->a->vs.map.kind, ATTN_MAP_NORMS);
     key(f, SDLK_r, 0);
     assert_int_equal(f->a->vs.matrix, MODEL_WEIGHTS);
+    key(f, SDLK_r, KMOD_LSHIFT);
+    assert_int_equal(f->a->vs.matrix, MODEL_NORMS);
     key(f, SDLK_r, KMOD_LSHIFT);
     assert_int_equal(f->a->vs.matrix, MODEL_LOGITS);
 

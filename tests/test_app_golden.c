@@ -36,7 +36,7 @@ static const Golden expected[] = {
     {"file-head", 0x7566d2055bd563b0ULL},
     {"file-layer2-head3-hover", 0x70d723411366c63dULL},
     {"file-grid", 0x0fed244740e5e8d4ULL},
-    {"file-rollout-help", 0x5abccb430daaed9dULL},
+    {"file-rollout-help", 0xba3e0eb9740a6251ULL},
     {"file-cross", 0x32ed8a24e09b2bc6ULL},
 };
 

@@ -95,6 +95,63 @@ static void inside_head(Fix *f, int i, int j)
         fail_msg("bars: %d, %d (q, k: positive, negative), %d (q∘k) pixels in the step view", n[0], n[1], n[2]);
 }
 
+/* The map shown equals text's norms map (lm_map_norms of a fresh model)
+ * of the layer and head shown, bit for bit. */
+static void assert_norms_shown(Fix *f, const char *text)
+{
+    ModelOpened *g = NULL;
+    AttnErr err = {0};
+    assert_int_equal(model_open_path("nano-sort", 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    assert_int_equal(lm_value_norms(&g->lm, &err), 0);
+    const MapsShown *ms = f->a->kind->maps(f->a);
+    int T = g->ids.n;
+    float *want = malloc(sizeof(float) * (size_t)T * T);
+    assert_non_null(want);
+    lm_map_norms(&g->lm, ms->layer, ms->head, want, (size_t)T);
+    assert_int_equal(f->a->vs.map.kind, ATTN_MAP_NORMS);
+    assert_int_equal(f->a->vs.map.Tq, T);
+    for (int i = 0; i < T; i++)
+        assert_memory_equal(f->a->vs.map.v + (size_t)i * f->a->vs.map.stride, want + (size_t)i * T,
+                            sizeof(float) * (size_t)T);
+    assert_int_equal(ms->thumb_maps.kind, ATTN_MAP_NORMS); /* the model view's too */
+    free(want);
+    model_opened_free(g);
+}
+
+/* R shows the norms (issue 37): the map, the control and the model view;
+ * typing keeps them (the worker makes each keystroke's), R again the weights. */
+static void test_norms(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    ModelOpened *g = NULL;
+    AttnErr err = {0};
+    assert_int_equal(model_open_path("nano-sort", 0, &g, &err), 0);
+    g->for_window = 1; /* as the command line opens it for the window: the norms made too */
+    assert_int_equal(model_compute_text(g, "CBABBC", 6, &err), 0);
+    assert_int_equal(source_model.show(f->a, g), 0);
+    assert_true(wait_maps(f));
+    key(f, SDLK_l, 0); /* layer 2, head 2 */
+    key(f, SDLK_h, 0);
+    key(f, SDLK_r, 0);
+    assert_norms_shown(f, "CBABBC");
+    int found = 0;
+    for (int k = 0; k < a->vs.n_ctl; k++)
+        found |= strstr(a->vs.ctl[k].label, "[R] norms") != NULL;
+    assert_true(found);
+    key(f, SDLK_RETURN, 0);
+    key(f, SDLK_END, 0);
+    type(f, "A");
+    assert_true(wait_maps(f));
+    assert_string_equal(a->text, "CBABBCA");
+    assert_norms_shown(f, "CBABBCA");
+    key(f, SDLK_ESCAPE, 0);
+    key(f, SDLK_r, 0);
+    assert_int_equal(a->vs.map.kind, ATTN_MAP_WEIGHTS);
+    assert_full_recompute(f, "CBABBCA");
+}
+
 static void test_live_edits(void **state)
 {
     Fix *f = *state;
@@ -567,6 +624,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_live_edits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_norms, setup, teardown),
         cmocka_unit_test_setup_teardown(test_partial_layers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session, setup, teardown),

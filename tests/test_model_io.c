@@ -100,7 +100,7 @@ static char *csv_of(const Model *m, int head, size_t *len)
 {
     FILE *f = tmpfile();
     assert_non_null(f);
-    assert_int_equal(print_csv(f, m, head), 0);
+    assert_int_equal(print_csv(f, m, MODEL_WEIGHTS, head), 0);
     char *s = read_stream(f, len);
     fclose(f);
     return s;
@@ -1244,7 +1244,7 @@ static void test_print_text(void **state)
     assert_int_equal(model_compute(&m), 0);
     FILE *f = tmpfile();
     assert_non_null(f);
-    assert_int_equal(print_text(f, &m, 0), 0);
+    assert_int_equal(print_text(f, &m, MODEL_WEIGHTS, 0), 0);
     size_t len;
     char *s = read_stream(f, &len);
     fclose(f);

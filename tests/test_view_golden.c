@@ -63,7 +63,7 @@ static const Golden expected[] = {
     {"window-default", 0x4a28b6be8bb2606aULL},
     {"window-teach", 0xe23982ffda0c7ea1ULL},
     {"window-heads4-tooltip", 0xe6099d8c5a0fa0f5ULL},
-    {"window-heads4-help", 0x9a8d06ab5985927aULL},
+    {"window-heads4-help", 0xb082f6bf3f2da3eeULL},
     {"window-light-editing", 0x39d19a02397441f0ULL},
     {"window-narrow-zoom", 0xe56d851c98543bd3ULL},
     {"window-prompt", 0x5ae2682c90e6031bULL},

@@ -79,7 +79,7 @@ typedef struct AttnSession {
     int probe_n;
     double probe_seed;          /* a whole number from 0 to 2^53 */
     /* the scores or the weights (R, a file that has both) */
-    int matrix;
+    int matrix;             /* 0 weights, 1 the file's scores, 3 a model's norms ("norms": true) */
     /* the model view's head roles (issue 26): the score shown (I, a
      * HeadScoreId: "score": "induction"), sorted by it (Y), its overview
      * (U), every head's lines (Q) and the heads switched off there */

@@ -13,13 +13,14 @@
 
 #include <stddef.h>
 
-/* What the numbers are. The first three match ModelMatrix. */
+/* What the numbers are. The first four match ModelMatrix. */
 typedef enum AttnMapKind {
     ATTN_MAP_WEIGHTS = 0,  /* softmax weights α, rows sum to 1 */
     ATTN_MAP_SCORES = 1,   /* raw scores q·k */
     ATTN_MAP_LOGITS = 2,   /* scores · s / τ */
-    ATTN_MAP_DIFF = 3,     /* a difference of two maps */
-    ATTN_MAP_TARGET = 4,   /* a pattern painted as a target */
+    ATTN_MAP_NORMS = 3,    /* value-weighted: α[i, j] · ‖v_j W_O,h‖, ≥ 0, rows not summing to 1 */
+    ATTN_MAP_DIFF = 4,     /* a difference of two maps */
+    ATTN_MAP_TARGET = 5,   /* a pattern painted as a target */
     ATTN_MAP_KIND_COUNT
 } AttnMapKind;
 
@@ -75,9 +76,9 @@ static inline int attn_map_masked(const AttnMap *m, int i, int j)
 /* 1 when the numbers are centred on 0 (scores, logits, differences): they
  * get the diverging colour map. */
 int attn_map_kind_diverging(AttnMapKind kind);
-/* "weights", "raw scores", "logits", "difference", "target". */
+/* "weights", "raw scores", "logits", "norms", "difference", "target". */
 const char *attn_map_kind_name(AttnMapKind kind);
-/* The word on a colour bar: "weight", "score", "logit", "difference", "target". */
+/* The word on a colour bar: "weight", "score", "logit", "norm", "difference", "target". */
 const char *attn_map_kind_unit(AttnMapKind kind);
 
 /* The head label everywhere (printouts, SVG, PNG, window): "1 head",

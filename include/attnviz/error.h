@@ -32,7 +32,7 @@ typedef struct AttnErr {
     int code;          /* positive ATTN_E_* value (0 when none) */
     char file[512];    /* file name, or "" */
     long line;         /* 1-based line number, or 0 */
-    char msg[512];     /* human detail, e.g. "expected 16 numbers, found 15" */
+    char msg[1024];    /* human detail, e.g. "expected 16 numbers, found 15" */
 } AttnErr;
 
 /* Message for a code, positive or negative. */

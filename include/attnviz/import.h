@@ -21,7 +21,10 @@ typedef struct Imported {
     AttnFile f;
     AttnFile sf;                /* the file's "scores" beside "attention", when it has them */
     int has_scores;
-    int matrix;                 /* 1: pick from the scores, 0: the attention */
+    AttnFile nf;                /* a model's norms maps (import_set_norms), made when asked */
+    int has_norms;
+    int matrix;                 /* what is picked (ModelMatrix's numbers): 0 the attention,
+                                   1 the scores (has_scores), 3 the norms (has_norms) */
     char **q_shown, **k_shown;  /* every token as shown (BPE markers dropped;
                                    positions when the file has none) */
     char **q_name, **k_name;    /* every token as stored (or its position) */
@@ -49,6 +52,7 @@ typedef struct Imported {
      * map's scores with no token dropped (import_head_scores'); NULL: none */
     float *pre_thumbs;
     int pre_side;
+    int pre_norms;              /* 1: pre_thumbs and pre_scores are of the norms maps */
     HeadScores *pre_scores;
     char title[300];            /* the file's name */
     char facts[400];            /* layer, head, kind, dtype, tokens */
@@ -82,6 +86,14 @@ typedef struct ImportMaps {
 } ImportMaps;
 int import_from_maps(Imported *im, const char *name, const ImportMaps *maps, int L, int H, int Tq, int Tk,
                      char **q_tokens, char **k_tokens, AttnErr *err);
+/* A model's value-weighted maps beside its weights (R shows them, --matrix
+ * norms picks them; the model view and head scores then work on them):
+ * maps's user is borrowed (user_free ignored: the weights' file releases
+ * it). L, H, Tq, Tk those of im->f. */
+void import_set_norms(Imported *im, const ImportMaps *maps);
+/* The file of what im->matrix shows: the norms' or the scores' when im has
+ * them, else the attention. */
+const AttnFile *import_shown_file(const Imported *im);
 /* Pick the map: layer and head 0-based or −1 for the average; rollout
  * through layer (the last one when layer is −1); drop: comma-separated
  * tokens to remove (as stored or as shown), or NULL. */

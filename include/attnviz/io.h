@@ -55,10 +55,11 @@ int print_map_csv(FILE *f, const AttnMap *map);
 int print_map_json(FILE *f, const AttnMap *map, const char *fields);
 /* s as a JSON string, quoted and escaped (every writer of JSON uses it). */
 void io_json_string(FILE *f, const char *s);
-/* A model's weights of head (0..h-1 or MODEL_HEAD_AVG) through those, the
+/* A model's matrix which (its weights when the model keeps no such
+ * matrix: model_prepare first) of head (0..h-1 or MODEL_HEAD_AVG) through those, the
  * text with the model's facts as its title and its unknown words after. */
-int print_text(FILE *f, const Model *m, int head);
-int print_csv(FILE *f, const Model *m, int head);
+int print_text(FILE *f, const Model *m, ModelMatrix which, int head);
+int print_csv(FILE *f, const Model *m, ModelMatrix which, int head);
 /* The JSON document; session_json, when not NULL, is a JSON object's text
  * written as the value of a trailing "session" key. */
 int print_json(FILE *f, const Model *m, const char *session_json);

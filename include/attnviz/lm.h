@@ -70,6 +70,15 @@ RtMaps *lm_maps_take(const Lm *lm);
  * rt_layer_each: on the two threads): in a layer hook, the maps just made. */
 int lm_layer_each(const Lm *lm, int layer, void (*fn)(void *user, int layer, int head, const float *map),
                   void *user);
+/* Value-weighted attention (runtime.h's rt_value_norms): the per-key norms
+ * ‖v_j W_O,h‖ of the last forward made (only the positions it changed),
+ * so that lm_maps_take's copy carries them and lm_map_norms gives the
+ * norms maps α[i, j] · ‖v_j W_O,h‖. 0 or an error. */
+int lm_value_norms(Lm *lm, AttnErr *err);
+/* lm_layer_each's norms maps (a layer hook's: the layer's norms made first). */
+int lm_layer_norms_each(const Lm *lm, int layer, void (*fn)(void *user, int layer, int head, const float *map),
+                        void *user);
+void lm_map_norms(const Lm *lm, int layer, int head, float *out, size_t ld);
 /* Head head's query of position i and key of position j in layer (d_head
  * floats, as the scores use them: their dot product is the score before
  * the scaling); valid until the next forward. */

@@ -102,6 +102,8 @@ int maps_probe_show(struct AppState *a, const int *ids, int T, int n, uint64_t s
 /* The text shown again, not the probe's tokens. */
 void maps_probe_clear(MapsShown *ms);
 void maps_heads_free(MapsShown *ms);
+/* The head scores made again when next asked (the maps shown changed kind). */
+void maps_heads_forget_scores(MapsShown *ms);
 /* Ctrl+E in the model view (s: the view state as exported: its theme and
  * scale): what is shown, by the command line's figure code: the score
  * overview as stem.png and stem.svg (--view heads'), else every layer and

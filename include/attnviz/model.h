@@ -19,7 +19,8 @@
 typedef enum ModelMatrix {
     MODEL_WEIGHTS = 0,
     MODEL_SCORES = 1,
-    MODEL_LOGITS = 2
+    MODEL_LOGITS = 2,
+    MODEL_NORMS = 3   /* value-weighted attention: α[i, j] · ‖v_j W_O,h‖ */
 } ModelMatrix;
 
 #define MODEL_HEAD_AVG (-1)
@@ -78,6 +79,13 @@ typedef struct Model {
     float *logits;
     size_t cap_logits;
     unsigned long logits_gen;
+    /* Value-weighted attention (MODEL_NORMS): every head's α[i, j] ·
+     * ‖v_j Wo_h‖ (Wo_h: the dk rows of Wo that read head h; basic mode has
+     * no Wo: ‖v_j‖), then their mean over the heads, (h + 1) × Tq × Tk,
+     * made by model_prepare likewise. */
+    float *norms;
+    size_t cap_norms;
+    unsigned long norms_gen;
     /* The heads' mean of the weights (T × T, attn_heads_mean: the forward
      * pass keeps none either), made likewise by model_prepare. */
     float *avg;
@@ -166,7 +174,8 @@ int model_compute(Model *m);
 
 /* Make what model_matrix(m, which, head) returns when the forward pass
  * keeps none of it: every head's logits (MODEL_LOGITS of a head), the
- * heads' mean of the weights (MODEL_WEIGHTS, MODEL_HEAD_AVG). Made once per
+ * heads' mean of the weights (MODEL_WEIGHTS, MODEL_HEAD_AVG), every head's
+ * norms and their mean (MODEL_NORMS, any head). Made once per
  * compute (a second call costs nothing), from the scores and weights the
  * forward pass keeps; for the other matrices nothing. Call it after
  * model_compute and before reading: readers of a const Model only read.

@@ -24,6 +24,8 @@ typedef struct ModelOpened {
     int prepend_bos;
     int for_window;     /* model_compute_text also makes every map's thumbnail and
                            scores (the window's model view) as the forward goes */
+    int want_norms;     /* model_compute_text also makes the value norms (g->im's
+                           norms maps: --matrix norms, the window's R) */
     char path[4096];    /* as given: a folder or a name */
     char dir[4096];     /* the folder it was found in (what a session names) */
     char name[256];     /* for titles: the last part of path */

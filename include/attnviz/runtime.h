@@ -1,7 +1,7 @@
 /* One forward for every transformer (src/core/runtime.c): the state, the
  * layer loop, the unchanged prefix reused, the attention of a layer, the
  * rotary embedding, a head's query and key, maps recomputed on demand, the
- * logits and their top k. An architecture is a table (RtArch) of its own
+ * value-weighted maps (norms), the logits and their top k. An architecture is a table (RtArch) of its own
  * file (src/core/arch_*.c): its config's check and shapes, its embedding,
  * its layer written with ops.h's operations and rt_attend, its logits.
  *
@@ -143,6 +143,11 @@ struct Rt {
     const ForwardHooks *hooks; /* the running forward's (its rows go to hooks->row) */
     float *zero;        /* zeros: the bias of a product without one */
     float *xf;          /* C: scratch of the logits */
+    const float **wo;   /* L: each layer's output projection as rt_out_project saw it
+                           (float32 [in, out]), or NULL ... */
+    const RtMat **wom;  /* ... as the file stores it, [out, in] (rt_value_norms reads it) */
+    float *vnorm;       /* L × H × cap: ‖v_j W_O,h‖ of key j, head h (rt_value_norms) */
+    int *norms_done;    /* L: positions of vnorm up to date in each layer */
     unsigned char *ablated; /* L × H: 1 where rt_attend replaces the head's z */
     int n_ablated;      /* heads set in ablated */
     int ablate_mean;    /* 1: an ablated head's z is its mean over the T positions; 0: zeros */
@@ -182,9 +187,29 @@ void rt_map(const Rt *rt, int layer, int head, float *out, size_t ld);
 /* Every map packed, L × H × T × T, into out (on the two threads). */
 void rt_maps_copy(const Rt *rt, float *out);
 
+/* Value-weighted attention ("norms", Kobayashi et al. 2020, their ‖αf(x)‖):
+ * N[i, j] = α[i, j] · ‖v_j W_O,h‖, v_j key j's value (its bias included)
+ * of head h's key-value head, W_O,h the d_head rows of the layer's output
+ * projection that read head h (its bias left out: it is added after the
+ * heads are summed), the Euclidean norm of a C-vector; masked cells 0.
+ * rt_value_norms makes the per-key norms the maps need (L · H · T floats,
+ * never a map): the products with the kernels (float), the squares summed
+ * in double; only the positions not made since the last forward changed
+ * them (a keystroke: one position a layer). 0, -ATTN_E_NOMEM, or
+ * -ATTN_E_RANGE when a computed layer recorded no output projection (its
+ * architecture calls rt_project for it, not rt_out_project). */
+int rt_value_norms(Rt *rt, AttnErr *err);
+/* Key j's ‖v_j W_O,h‖ of layer, head: T floats (valid until the next
+ * forward), or NULL when rt_value_norms has not made them since. */
+const float *rt_norms_of(const Rt *rt, int layer, int head);
+/* The norms map of layer, head, as rt_map (rt_value_norms first: without
+ * it every row is 0). */
+void rt_map_norms(const Rt *rt, int layer, int head, float *out, size_t ld);
+
 /* What every map of the last forward is made from, copied out of the
  * state: each layer's queries and transposed keys, its attention's options
- * and the rows it computed (L · T · (H + KV) · d_head floats). The maps a
+ * and the rows it computed (L · T · (H + KV) · d_head floats), and the
+ * per-key value norms when rt_value_norms made them (L · H · T). The maps a
  * thread keeps (the window's) while the state computes the next text;
  * rt_maps_map gives rt_map's floats. */
 typedef struct RtMaps RtMaps;
@@ -203,7 +228,19 @@ void rt_maps_map(const RtMaps *m, int layer, int head, float *out, size_t ld);
  * set order: it writes only what is the map's own). 0 or -ATTN_E_NOMEM. */
 int rt_maps_each(const RtMaps *m, void (*fn)(void *user, int layer, int head, const float *map),
                  void *user);
-/* The same for the maps of one layer of the state (a layer hook's). */
+/* The norms maps (rt_value_norms) of m: 1 when m carries their per-key
+ * norms (then rt_maps_norms_map and rt_maps_norms_each work as rt_maps_map
+ * and rt_maps_each, each map α times the norms of its keys: rt_map_norms'
+ * floats), 0 when it does not (then they give zeros, and -ATTN_E_RANGE). */
+int rt_maps_has_norms(const RtMaps *m);
+void rt_maps_norms_map(const RtMaps *m, int layer, int head, float *out, size_t ld);
+int rt_maps_norms_each(const RtMaps *m, void (*fn)(void *user, int layer, int head, const float *map),
+                       void *user);
+/* The same for the maps of one layer of the state (a layer hook's); the
+ * norms' version makes the layer's value norms first (rt_value_norms' of
+ * this layer: in a layer hook, the layer's new positions). */
+int rt_layer_norms_each(Rt *rt, int layer, void (*fn)(void *user, int layer, int head, const float *map),
+                        void *user);
 int rt_layer_each(const Rt *rt, int layer, void (*fn)(void *user, int layer, int head, const float *map),
                   void *user);
 
@@ -271,6 +308,12 @@ void rt_embed_row(float *dst, const float *table, const RtMat *m, int id, int C)
 /* out[v] = x · row v for v < V: the logits' output layer, rows of C
  * floats, or m's rows when set. */
 void rt_vocab_dots(float *out, const float *x, const float *rows, const RtMat *m, int C, int V);
+
+/* rt_project for layer l's attention output projection (z · W_O + bias):
+ * records W and wm (the state's per-layer W_O, for rt_value_norms), then
+ * projects as rt_project does. Every architecture calls it for that product. */
+void rt_out_project(Rt *rt, int l, float *out, int ldo, const float *A, int lda, const float *W,
+                    const RtMat *wm, const float *bias, int n, int k, int m);
 
 /* The kernels' instruction set: "avx512", "avx2" (both with fused
  * multiply-add: the same floats) or "base" (separate rounding: other

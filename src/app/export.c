@@ -23,7 +23,7 @@ typedef struct {
 static int write_csv(FILE *f, void *ctx)
 {
     ExportCtx *c = ctx;
-    return print_csv(f, c->m, c->o->head);
+    return print_csv(f, c->m, (ModelMatrix)c->o->matrix, c->o->head);
 }
 
 static int write_json(FILE *f, void *ctx)

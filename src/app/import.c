@@ -38,6 +38,7 @@ void import_close(Imported *im)
     free(im->k_drop);
     free(im->pre_thumbs);
     free(im->pre_scores);
+    attn_file_close(&im->nf);
     attn_file_close(&im->f);
     attn_file_close(&im->sf);
     memset(im, 0, sizeof *im);
@@ -160,6 +161,29 @@ int import_from_maps(Imported *im, const char *name, const ImportMaps *maps, int
     return finish(im, name, err);
 }
 
+void import_set_norms(Imported *im, const ImportMaps *maps)
+{
+    AttnFile *n = &im->nf;
+    memset(n, 0, sizeof *n);
+    n->L = im->f.L;
+    n->H = im->f.H;
+    n->Tq = im->f.Tq;
+    n->Tk = im->f.Tk;
+    n->cross = im->f.cross;
+    n->computed = maps->map;
+    n->computed_each = maps->each;
+    n->computed_user = maps->user;
+    snprintf(n->name, sizeof n->name, "%s", im->f.name);
+    im->has_norms = 1;
+}
+
+const AttnFile *import_shown_file(const Imported *im)
+{
+    if (im->matrix == 3 && im->has_norms)
+        return &im->nf;
+    return im->matrix == 1 && im->has_scores ? &im->sf : &im->f;
+}
+
 int import_open(Imported *im, const char *path, const char *tokens, const char *key_tokens,
                 AttnErr *err)
 {
@@ -268,9 +292,10 @@ static void classify(Imported *im)
             bad_sum = sum;
         }
     }
-    im->kind = negative || im->matrix ? ATTN_MAP_SCORES : ATTN_MAP_WEIGHTS;
+    int norms = im->matrix == 3 && im->has_norms;
+    im->kind = norms ? ATTN_MAP_NORMS : negative || im->matrix ? ATTN_MAP_SCORES : ATTN_MAP_WEIGHTS;
     im->note[0] = '\0';
-    if (bad_row >= 0 && !im->matrix) /* scores need not sum to 1 */
+    if (bad_row >= 0 && !im->matrix) /* scores and norms need not sum to 1 */
         snprintf(im->note, sizeof im->note,
                  "rows do not sum to 1 (row %d, \"%s\", sums to %.4g): values shown as they are",
                  bad_row + 1, im->q_lab[bad_row], bad_sum);
@@ -336,7 +361,7 @@ int import_pick(Imported *im, int layer, int head, int rollout, const char *drop
     size_t n = (size_t)f->Tq * f->Tk;
     float *v = malloc(n * sizeof *v);
     unsigned char *mask = malloc(n), *dq = calloc((size_t)f->Tq + 1, 1), *dk = calloc((size_t)f->Tk + 1, 1);
-    const AttnFile *src = im->matrix && im->has_scores ? &im->sf : f;
+    const AttnFile *src = import_shown_file(im);
     rc = !v || !mask || !dq || !dk ? -ATTN_E_NOMEM : attn_file_map(src, pick, layer, head, v);
     if (rc < 0) {
         free(v), free(mask), free(dq), free(dk);
@@ -424,11 +449,11 @@ static void thumb_one(void *user, int l, int h, const float *map)
 
 int import_thumbs(const Imported *im, int side, float **out, int *tq, int *tk, AttnErr *err)
 {
-    const AttnFile *f = &im->f;
+    const AttnFile *f = import_shown_file(im) == &im->nf ? &im->nf : &im->f; /* not the scores */
     import_thumb_size(f->Tq, f->Tk, side, tq, tk);
     size_t small = (size_t)*tq * *tk;
     *out = malloc(sizeof **out * (size_t)f->L * f->H * small);
-    if (*out && im->pre_thumbs && im->pre_side == side) { /* made where the maps were */
+    if (*out && im->pre_thumbs && im->pre_side == side && im->pre_norms == (f == &im->nf)) { /* made where the maps were */
         memcpy(*out, im->pre_thumbs, sizeof **out * (size_t)f->L * f->H * small);
         return 0;
     }
@@ -482,20 +507,20 @@ typedef struct ScoreJob {
 static void score_one(void *user, int l, int h, const float *map)
 {
     const ScoreJob *j = user;
-    const AttnFile *f = &j->im->f;
+    const AttnFile *f = &j->im->f; /* the norms' shape is the same */
     head_scores(map, f->Tq, f->Tk, j->ids, f->cross, &j->out[(size_t)l * f->H + h]);
 }
 
 int import_head_scores(const Imported *im, HeadScores *out, AttnErr *err)
 {
-    const AttnFile *f = &im->f;
+    const AttnFile *f = import_shown_file(im) == &im->nf ? &im->nf : &im->f; /* not the scores */
     int *ids = kept_ids(im), rc = 0, dropped = 0;
     for (int i = 0; im->q_drop && i < f->Tq; i++)
         dropped |= im->q_drop[i];
     for (int j = 0; im->k_drop && j < f->Tk; j++)
         dropped |= im->k_drop[j];
     ScoreJob job = {im, ids, out};
-    if (!dropped && im->pre_scores) {
+    if (!dropped && im->pre_scores && im->pre_norms == (f == &im->nf)) {
         memcpy(out, im->pre_scores, sizeof *out * (size_t)f->L * f->H);
         free(ids);
         return 0;

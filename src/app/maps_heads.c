@@ -322,6 +322,13 @@ void maps_heads_session_apply(MapsShown *ms, const AttnSession *sn)
             ms->head_on[sn->heads_off[i]] = 0;
 }
 
+void maps_heads_forget_scores(MapsShown *ms)
+{
+    free(ms->scores);
+    ms->scores = NULL;
+    import_score_overview_free(&ms->ov);
+}
+
 void maps_heads_free(MapsShown *ms)
 {
     free(ms->head_on);

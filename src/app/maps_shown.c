@@ -42,7 +42,8 @@ static int make_thumbs(MapsShown *fs)
         fs->thumb_labels[i] = empty;
     fs->thumb_maps = (AttnMaps){fs->thumbs, im->f.L, im->f.H, tq, tk,
                                 (const char *const *)fs->thumb_labels,
-                                (const char *const *)fs->thumb_labels, im->kind, 0, NULL};
+                                (const char *const *)fs->thumb_labels,
+                                import_shown_file(im) == &im->nf ? ATTN_MAP_NORMS : im->kind, 0, NULL};
     return 0;
 }
 
@@ -161,9 +162,44 @@ static void repick(AppState *a, int layer, int head, int rollout)
         a->vs.query = row_of_token(im, tok);
 }
 
+/* What R shows after m's matrix (dir 1) or before it (-1): weights, the
+ * scores (a file's), the norms (a model's), those im has. */
+static int next_matrix(const Imported *im, int dir)
+{
+    static const int order[] = {0, 1, 3};
+    int k = im->matrix == 1 ? 1 : im->matrix == 3 ? 2 : 0;
+    for (int n = 0; n < 3; n++) {
+        k = (k + 3 + dir) % 3;
+        if (k == 0 || (k == 1 && im->has_scores) || (k == 2 && im->has_norms))
+            return order[k];
+    }
+    return 0;
+}
+
+/* Show matrix: the map picked again, the model view's thumbnails and the
+ * head scores made from it (the norms' are theirs, not the weights'). */
+static void set_matrix(AppState *a, MapsShown *fs, int matrix)
+{
+    if (fs->imp->matrix == matrix)
+        return;
+    fs->imp->matrix = matrix;
+    repick(a, fs->layer, fs->head, fs->rollout);
+    free(fs->thumbs);
+    free(fs->thumb_labels);
+    fs->thumbs = NULL;
+    fs->thumb_labels = NULL;
+    if (make_thumbs(fs) < 0)
+        app_status(a, 1, "out of memory");
+    maps_heads_forget_scores(fs);
+    fs->gen++;
+    a->dirty = 1;
+}
+
 int maps_shown_replace(AppState *a, Imported *im)
 {
     MapsShown *ms = a->kind->maps(a), now;
+    if (ms->imp && ms->imp->matrix == 3 && im->has_norms) /* the norms stay shown */
+        im->matrix = 3;
     if (maps_shown_init(&now, im) < 0)
         return -ATTN_E_NOMEM;
     int L = im->f.L, H = im->f.H;
@@ -289,12 +325,12 @@ int maps_shown_apply(AppState *a, const AppAction *act)
         repick(a, fs->layer, fs->rollout ? 0 : -1, !fs->rollout);
         return 0;
     case ACT_CYCLE_MATRIX:
-        if (!fs->imp->has_scores) {
-            app_status(a, 0, "only weights here: no scores beside them");
+        if (!fs->imp->has_scores && !fs->imp->has_norms) {
+            app_status(a, 0, "only weights here: no scores or norms beside them");
             return 0;
         }
-        fs->imp->matrix = !fs->imp->matrix;
-        repick(a, fs->layer, fs->head, fs->rollout);
+        set_matrix(a, fs, next_matrix(fs->imp, act->i < 0 ? -1 : 1));
+        say_pick(a);
         return 0;
     case ACT_TOGGLE_SPECIAL:
         if (!fs->imp->n_special) {
@@ -335,9 +371,9 @@ void maps_shown_controls(AppState *a)
                    "[G] every layer and head");
     attn_head_label(fs->rollout ? -1 : fs->head, im->f.H, hb, sizeof hb);
     source_ctl_add(s, acts, (AppAction){ACT_CYCLE_HEAD, 1, 0, 0.0f}, !fs->rollout, 0, "", "[H] %s", hb);
-    if (im->has_scores)
+    if (im->has_scores || im->has_norms)
         source_ctl_add(s, acts, (AppAction){ACT_CYCLE_MATRIX, 1, 0, 0.0f}, 1, 0, "", "[R] %s",
-                       im->matrix ? "scores" : "weights");
+                       im->matrix == 1 ? "scores" : im->matrix == 3 ? "norms" : "weights");
 }
 
 void maps_shown_present(AppState *a, const char *no_panels, const char *what)
@@ -359,8 +395,10 @@ void maps_shown_present(AppState *a, const char *no_panels, const char *what)
     s->grid_layer = fs->grid || fs->layer < 0 ? fs->grid_layer : fs->layer;
     s->grid_head = fs->grid || fs->head < 0 ? fs->grid_head : fs->head;
     s->no_model = no_panels;
-    snprintf(fs->panel_title, sizeof fs->panel_title, s->map.kind == ATTN_MAP_WEIGHTS
-             ? "Attention weights %s" : "Values %s (not softmax rows)   colours centred on 0", what);
+    snprintf(fs->panel_title, sizeof fs->panel_title, s->map.kind == ATTN_MAP_WEIGHTS ? "Attention weights %s"
+             : s->map.kind == ATTN_MAP_NORMS /* Kobayashi et al. 2020 */
+                 ? "Norms %s  \xCE\xB1 \xC2\xB7 \xE2\x80\x96v W\xE2\x82\x92\xE2\x80\x96 (rows do not sum to 1)   colours 0 to the map's max"
+                 : "Values %s (not softmax rows)   colours centred on 0", what);
     s->panel_title = fs->panel_title;
     snprintf(s->status_facts, sizeof s->status_facts, "%.300s", s->title);
     maps_heads_present(a);
@@ -469,7 +507,7 @@ int maps_session_open(AppState *a, const char *path)
     MapsShown *fs = a->kind->maps(a);
     Imported *im = fs->imp;
     fs->hide_special = sn.hide_special && im->n_special;
-    im->matrix = sn.matrix && im->has_scores;
+    set_matrix(a, fs, sn.matrix == 1 && im->has_scores ? 1 : sn.matrix == 3 && im->has_norms ? 3 : 0);
     repick(a, sn.layer, sn.head, sn.rollout);
     maps_heads_session_apply(fs, &sn);
     if (sn.has_view)

@@ -101,7 +101,9 @@ const char options_usage[] =
     "                           heads: an L x H heatmap of one head score, PNG or SVG)\n"
     "      --head-score NAME    the score of --view heads: previous, self, first,\n"
     "                           duplicate, induction (default), entropy or distance\n"
-    "      --matrix weights|scores|logits  heatmap of PNG, SVG and window (default weights)\n"
+    "      --matrix weights|scores|logits|norms  the map of PNG, SVG, --print csv|text\n"
+    "                           and the window (default weights; norms: value-\n"
+    "                           weighted, alpha[i,j] * |v_j W_O,h|)\n"
     "      --scale N            PNG scale factor 1-8 (default 2)\n"
     "      --query I            selected query row (1-based)\n"
     "      --colormap NAME      viridis, cividis, magma or greys\n"
@@ -358,7 +360,8 @@ static int parse_choice(Options *o, int c, const char *a, AttnErr *err)
         if (strcmp(a, "weights") == 0) o->matrix = 0;
         else if (strcmp(a, "scores") == 0) o->matrix = 1;
         else if (strcmp(a, "logits") == 0) o->matrix = 2;
-        else return usage_err(err, "--matrix must be weights, scores or logits, got '%s'%s", a, "");
+        else if (strcmp(a, "norms") == 0) o->matrix = 3;
+        else return usage_err(err, "--matrix must be weights, scores, logits or norms, got '%s'%s", a, "");
         break;
     case O_SCORE:
         if ((o->cfg.score = attn_score_parse(a)) < 0) {

@@ -196,7 +196,7 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     }
     rt_rope_with(rt, l, start, T, c->arch != G_GEMMA2 && slides);
     rt_attend(rt, l, start, T, &a);
-    rt_project(rt, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo_m, w->bo, n, qd, C);
+    rt_out_project(rt, l, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo_m, w->bo, n, qd, C);
     ops_norm(out, out, &post_attn, n, C);
     ops_add_norm(x, out, xn, &pre_ff, n, C);
     rt_project(rt, gate, I, xn, C, w->w_gate, w->gate_m, NULL, n, C, I);

@@ -79,7 +79,7 @@ static void block(Rt *rt, const void *wv, int l, int start, int T)
     ops_add_norm(x, NULL, xn, &ln1, n, C);
     ops_linear(rt_qkv(rt, l, start), rt->qkv_w, xn, C, w->attn_w, w->attn_b, n, C, 3 * C);
     rt_attend(rt, l, start, T, &a);
-    ops_linear(out, C, rt_row(rt->z, C, start), C, w->proj_w, w->proj_b, n, C, C);
+    rt_out_project(rt, l, out, C, rt_row(rt->z, C, start), C, w->proj_w, NULL, w->proj_b, n, C, C);
     ops_add_norm(x, out, xn, &ln2, n, C);
     /* the activation in c_fc's pieces, on the thread that computed them */
     ops_linear_act(hid, I, xn, C, w->fc_w, w->fc_b, n, C, I, (OpsAct)c->act);

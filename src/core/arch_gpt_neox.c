@@ -159,7 +159,7 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     }
     rt_rope(rt, l, start, T);
     rt_attend(rt, l, start, T, &a);
-    rt_project(rt, out, C, rt_row(rt->z, C, start), C, w->dense, w->dense_m, w->dense_b, n, C,
+    rt_out_project(rt, l, out, C, rt_row(rt->z, C, start), C, w->dense, w->dense_m, w->dense_b, n, C,
                C);
     if (c->parallel) {
         ops_add_norm(x, NULL, xn, &ln2, n, C); /* LN2 of the layer's input */

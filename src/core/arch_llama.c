@@ -134,7 +134,7 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     rt_project(rt, qkv + qd + kvd, W, xn, C, w->wv, w->wv_m, w->bv, n, C, kvd);
     rt_rope(rt, l, start, T);
     rt_attend(rt, l, start, T, &a);
-    rt_project(rt, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo_m, w->bo, n, qd, C);
+    rt_out_project(rt, l, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo_m, w->bo, n, qd, C);
     ops_add_norm(x, out, xn, &mn, n, C);
     rt_project(rt, gate, I, xn, C, w->w_gate, w->gate_m, NULL, n, C, I);
     rt_project(rt, up, I, xn, C, w->w_up, w->up_m, NULL, n, C, I);

@@ -157,7 +157,7 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     }
     rt_rope(rt, l, start, T);
     rt_attend(rt, l, start, T, &a);
-    rt_project(rt, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo_m, w->bo, n, qd, C);
+    rt_out_project(rt, l, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo_m, w->bo, n, qd, C);
     ops_add_norm(out, NULL, out, &pa, n, C); /* the norm after the attention */
     ops_add_norm(x, out, NULL, NULL, n, C);
     rt_project(rt, gate, I, x, C, w->w_gate, w->gate_m, NULL, n, C, I);

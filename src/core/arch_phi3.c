@@ -163,7 +163,7 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     rt_project(rt, qkv, W, xn, C, w->w_qkv, w->qkv_m, NULL, n, C, W);
     rt_rope(rt, l, start, T);
     rt_attend(rt, l, start, T, &a);
-    rt_project(rt, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo_m, NULL, n, qd, C);
+    rt_out_project(rt, l, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo_m, NULL, n, qd, C);
     ops_add_norm(x, out, xn, &mn, n, C);
     rt_project(rt, gu, 2 * I, xn, C, w->w_gate_up, w->gate_up_m, NULL, n, C, 2 * I);
     for (int i = 0; i < n; i++) /* silu(gate) · up into each row's first half */

@@ -42,14 +42,14 @@ int attn_map_kind_diverging(AttnMapKind kind)
 const char *attn_map_kind_name(AttnMapKind kind)
 {
     static const char *const names[ATTN_MAP_KIND_COUNT] = {"weights", "raw scores", "logits",
-                                                          "difference", "target"};
+                                                          "norms", "difference", "target"};
     return kind >= 0 && kind < ATTN_MAP_KIND_COUNT ? names[kind] : "values";
 }
 
 const char *attn_map_kind_unit(AttnMapKind kind)
 {
     static const char *const units[ATTN_MAP_KIND_COUNT] = {"weight", "score", "logit",
-                                                          "difference", "target"};
+                                                          "norm", "difference", "target"};
     return kind >= 0 && kind < ATTN_MAP_KIND_COUNT ? units[kind] : "value";
 }
 

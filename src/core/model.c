@@ -51,6 +51,7 @@ void model_destroy(Model *m)
     free(m->avg_scores);
     free(m->avg_logits);
     free(m->logits);
+    free(m->norms);
     free(m->avg);
     free(m->pe);
     free(m->last_X);
@@ -598,6 +599,53 @@ static const float *make_avg(Model *m)
     return a;
 }
 
+/* Value-weighted attention of the last compute: head h's α[i, j] times
+ * ‖v_j Wo_h‖ (the norm of key j's value through the rows of Wo that read
+ * head h; in basic mode the output is Z itself: ‖v_j‖), the norms summed
+ * in double, then the heads' mean at index h; made once per generation,
+ * NULL without memory. */
+static const float *make_norms(Model *m)
+{
+    const AttnResult *r = &m->res;
+    int H = r->h, dk = r->dk, d = r->d, Tq = r->Tq, Tk = r->Tk;
+    size_t TT = (size_t)Tq * Tk;
+    int stale;
+    float *nm = on_demand(&m->norms, &m->cap_norms, &m->norms_gen, (size_t)(H + 1) * TT, m->generation,
+                          &stale);
+    if (!nm || !stale)
+        return nm;
+    double *vn = malloc(sizeof *vn * ((size_t)Tk + 1));
+    if (!vn) {
+        m->norms_gen = 0;
+        return NULL;
+    }
+    const float *Wo = m->cfg.mode == ATTN_MODE_LEARNED ? m->params.Wo : NULL;
+    float *avg = nm + (size_t)H * TT;
+    memset(avg, 0, sizeof(float) * TT);
+    for (int h = 0; h < H; h++) {
+        for (int j = 0; j < Tk; j++) {
+            const float *v = r->V + ((size_t)h * Tk + j) * dk;
+            double sq = 0;
+            for (int c = 0; c < (Wo ? d : dk); c++) {
+                double f = 0;
+                for (int e = 0; Wo && e < dk; e++)
+                    f += (double)v[e] * Wo[(size_t)(h * dk + e) * d + c];
+                f = Wo ? f : v[c];
+                sq += f * f;
+            }
+            vn[j] = sqrt(sq);
+        }
+        const float *w = attn_head_matrix(r->weights, r, h);
+        float *out = nm + (size_t)h * TT;
+        for (size_t e = 0; e < TT; e++) {
+            out[e] = (float)(w[e] * vn[e % Tk]);
+            avg[e] += out[e] / (float)H;
+        }
+    }
+    free(vn);
+    return nm;
+}
+
 /* The head model_matrix shows for head: itself, head 0 for a single head's
  * mean, or MODEL_HEAD_AVG. */
 static int shown_head(const AttnResult *r, int head)
@@ -614,6 +662,8 @@ int model_prepare(Model *m, ModelMatrix which, int head)
         return make_avg(m) ? 0 : -ATTN_E_NOMEM;
     if (which == MODEL_LOGITS && head != MODEL_HEAD_AVG)
         return make_logits(m) ? 0 : -ATTN_E_NOMEM;
+    if (which == MODEL_NORMS)
+        return make_norms(m) ? 0 : -ATTN_E_NOMEM;
     return 0; /* kept by the forward pass or model_compute */
 }
 
@@ -627,6 +677,10 @@ const float *model_matrix(const Model *m, ModelMatrix which, int head)
 {
     const AttnResult *r = &m->res;
     head = shown_head(r, head);
+    if (which == MODEL_NORMS) {
+        const float *nm = if_made(m->norms, m->norms_gen, m);
+        return nm ? nm + (size_t)(head == MODEL_HEAD_AVG ? r->h : head) * r->Tq * r->Tk : NULL;
+    }
     if (head == MODEL_HEAD_AVG)
         return which == MODEL_WEIGHTS ? if_made(m->avg, m->avg_gen, m)
                : !m->keep_window_matrices ? NULL

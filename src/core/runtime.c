@@ -1,7 +1,8 @@
 /* The runtime of runtime.h: the state and its growth, the layer loop with
  * its hooks and the reused prefix, the rotary embedding, a layer's
  * attention a row at a time, maps recomputed from the cache, queries and
- * keys, logits and top k. Plain C, libm and the worker thread; no file,
+ * keys, logits and top k (the value norms and the maps copied out:
+ * runtime_maps.c). Plain C, libm and the worker thread; no file,
  * no screen. */
 #include "attnviz/runtime.h"
 
@@ -13,6 +14,7 @@
 #include "attnviz/attn.h"
 #include "lm_kernels.h"
 #include "ops.h"
+#include "runtime_internal.h"
 
 /* ---- the rotary embedding ------------------------------------------------------ */
 
@@ -156,6 +158,9 @@ int rt_create(Rt **out, const RtArch *arch, const void *cfg, AttnErr *err)
         !(rt->xf = malloc((size_t)s->hidden * sizeof *rt->xf)) ||
         !(rt->zero = calloc(zeros, sizeof *rt->zero)) ||
         !(rt->ablated = calloc((size_t)s->n_layer * s->n_head, 1)) ||
+        !(rt->wo = calloc((size_t)s->n_layer, sizeof *rt->wo)) ||
+        !(rt->wom = calloc((size_t)s->n_layer, sizeof *rt->wom)) ||
+        !(rt->norms_done = calloc((size_t)s->n_layer, sizeof *rt->norms_done)) ||
         !(rt->inv_freq[0] = malloc((size_t)(s->d_head / 2 + 1) * sizeof(double))) ||
         !(rt->inv_freq[1] = malloc((size_t)(s->d_head / 2 + 1) * sizeof(double)))) {
         rt_destroy(rt);
@@ -190,6 +195,10 @@ void rt_destroy(Rt *rt)
     free(rt->zero);
     free(rt->xf);
     free(rt->ablated);
+    free(rt->wo);
+    free(rt->wom);
+    free(rt->vnorm);
+    free(rt->norms_done);
     free(rt);
 }
 
@@ -198,6 +207,7 @@ void rt_reset(Rt *rt)
     rt->T = 0;
     rt->n_done = 0;
     memset(rt->layer_done, 0, sizeof *rt->layer_done * (size_t)rt->sh.n_layer);
+    memset(rt->norms_done, 0, sizeof *rt->norms_done * (size_t)rt->sh.n_layer);
 }
 
 /* The positions to allocate for T: half again cap, at least T, a multiple
@@ -216,7 +226,7 @@ static int next_cap(int cap, int T, int max)
 static size_t bytes_for(const Rt *rt, size_t cap)
 {
     const RtShape *s = &rt->sh;
-    size_t per = (size_t)s->n_layer * (rt->qkv_w + rt->kvdim) + 3 * (size_t)s->hidden +
+    size_t per = (size_t)s->n_layer * (rt->qkv_w + rt->kvdim + s->n_head) + 3 * (size_t)s->hidden +
                  (size_t)rt->qdim + (size_t)s->n_head;
     for (int k = 0; k < s->n_rows; k++)
         per += (size_t)s->row_w[k];
@@ -231,9 +241,10 @@ static int grow(Rt *rt, size_t nc, size_t keep)
 {
     const RtShape *s = &rt->sh;
     size_t oc = (size_t)rt->cap, L = (size_t)s->n_layer, W = (size_t)rt->qkv_w;
-    size_t kt_rows = L * (size_t)rt->kvdim;
+    size_t kt_rows = L * (size_t)rt->kvdim, vn_rows = L * (size_t)s->n_head;
     float *qkv = malloc(L * nc * W * sizeof *qkv), *kt = malloc(kt_rows * nc * sizeof *kt);
-    int ok = qkv && kt;
+    float *vn = malloc(vn_rows * nc * sizeof *vn);
+    int ok = qkv && kt && vn;
     if (ok) {
         float *x = realloc(rt->x, nc * (size_t)s->hidden * sizeof(float));
         ok = x != NULL;
@@ -250,16 +261,24 @@ static int grow(Rt *rt, size_t nc, size_t keep)
     if (!ok) {
         free(qkv);
         free(kt);
+        free(vn);
         return -ATTN_E_NOMEM;
     }
     for (size_t l = 0; l < L && keep; l++)
         memcpy(qkv + l * nc * W, rt->qkv + l * oc * W, keep * W * sizeof(float));
     for (size_t r = 0; r < kt_rows && keep; r++)
         memcpy(kt + r * nc, rt->kt + r * oc, keep * sizeof(float));
+    for (size_t r = 0; r < vn_rows; r++) { /* the new positions' norms 0 until made */
+        if (keep)
+            memcpy(vn + r * nc, rt->vnorm + r * oc, keep * sizeof(float));
+        memset(vn + r * nc + keep, 0, (nc - keep) * sizeof(float));
+    }
     free(rt->qkv);
     free(rt->kt);
+    free(rt->vnorm);
     rt->qkv = qkv;
     rt->kt = kt;
+    rt->vnorm = vn;
     rt->cap = (int)nc;
     return 0;
 }
@@ -498,6 +517,14 @@ void rt_vocab_dots(float *out, const float *x, const float *rows, const RtMat *m
         ops_dots(out, x, rows, C, V);
 }
 
+void rt_out_project(Rt *rt, int l, float *out, int ldo, const float *A, int lda, const float *W,
+                    const RtMat *wm, const float *bias, int n, int k, int m)
+{
+    rt->wo[l] = wm ? NULL : W;
+    rt->wom[l] = wm;
+    rt_project(rt, out, ldo, A, lda, W, wm, bias, n, k, m);
+}
+
 /* ---- the forward ----------------------------------------------------------------- */
 
 /* Where a forward copies one position's residual stream (the logit lens):
@@ -544,8 +571,10 @@ static int forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHo
     memcpy(rt->ids, ids, (size_t)T * sizeof *ids);
     rt->T = T;
     rt->n_done = start;
-    for (int l = 0; l < s->n_layer; l++)
+    for (int l = 0; l < s->n_layer; l++) {
         rt->layer_done[l] = rt->layer_done[l] < start ? rt->layer_done[l] : start;
+        rt->norms_done[l] = rt->norms_done[l] < start ? rt->norms_done[l] : start;
+    }
 
     rt->hooks = hooks;
     rt->arch->embed(rt, w, ids, start, T);
@@ -581,8 +610,8 @@ int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks 
 /* A map's rows [i0, i1) of T into out (row stride ld): rows below done
  * from the queries (q: row 0's, q_step floats to the next position) and
  * keys, the rest 0. */
-static void map_rows(const RtAttn *a, int done, const float *q, size_t q_step, const float *kt,
-                     int ldk, int dh, int T, float *out, size_t ld, int i0, int i1)
+void rt_map_rows(const RtAttn *a, int done, const float *q, size_t q_step, const float *kt, int ldk,
+                 int dh, int T, float *out, size_t ld, int i0, int i1)
 {
     for (int i = i0; i < i1; i++) {
         float *row = out + (size_t)i * ld;
@@ -596,7 +625,7 @@ static void map_rows(const RtAttn *a, int done, const float *q, size_t q_step, c
 
 void rt_map(const Rt *rt, int layer, int head, float *out, size_t ld)
 {
-    map_rows(&rt->attn[layer], rt->layer_done[layer], rt_query(rt, layer, head, 0),
+    rt_map_rows(&rt->attn[layer], rt->layer_done[layer], rt_query(rt, layer, head, 0),
              (size_t)rt->qkv_w, head_kt(rt, layer, head), rt->cap, rt->sh.d_head, rt->T, out, ld, 0,
              rt->T);
 }
@@ -619,165 +648,6 @@ void rt_maps_copy(const Rt *rt, float *out)
     double T = rt->T;
     ops_share(map_piece, &j, rt->sh.n_layer * rt->sh.n_head,
               T * T * rt->sh.d_head * rt->sh.n_layer * rt->sh.n_head);
-}
-
-/* ---- the maps copied out --------------------------------------------------------- */
-
-struct RtMaps {
-    int L, H, KV, dh, T;
-    RtAttn *attn; /* L */
-    int *done;    /* L */
-    float *q;     /* L × T × H·dh: the queries */
-    float *kt;    /* L × KV × dh × T: the keys transposed */
-    int tame;     /* every query and key finite and below 1e18 in size: no
-                     score can be NaN or overflow, so no weight is NaN */
-};
-
-RtMaps *rt_maps_take(const Rt *rt)
-{
-    const RtShape *s = &rt->sh;
-    size_t L = (size_t)s->n_layer, T = (size_t)rt->T, qd = (size_t)rt->qdim;
-    RtMaps *m = calloc(1, sizeof *m);
-    if (!m)
-        return NULL;
-    *m = (RtMaps){s->n_layer, s->n_head, s->n_kv_head, s->d_head, rt->T, NULL, NULL, NULL, NULL, 0};
-    m->attn = malloc(sizeof *m->attn * L);
-    m->done = malloc(sizeof *m->done * L);
-    m->q = malloc(sizeof *m->q * (L * T * qd + 1));
-    m->kt = malloc(sizeof *m->kt * (L * (size_t)rt->kvdim * T + 1));
-    if (!m->attn || !m->done || !m->q || !m->kt) {
-        rt_maps_free(m);
-        return NULL;
-    }
-    memcpy(m->attn, rt->attn, sizeof *m->attn * L);
-    memcpy(m->done, rt->layer_done, sizeof *m->done * L);
-    for (size_t l = 0; l < L && T; l++) /* an empty state may have no cache yet */
-        for (size_t i = 0; i < T; i++)
-            memcpy(m->q + (l * T + i) * qd, rt_qkv(rt, (int)l, (int)i), sizeof(float) * qd);
-    for (size_t r = 0; r < L * (size_t)rt->kvdim && T; r++)
-        memcpy(m->kt + r * T, rt->kt + r * (size_t)rt->cap, sizeof(float) * T);
-    int ok = 1;
-    for (size_t k = 0; k < L * T * qd; k++)
-        ok &= fabsf(m->q[k]) < 1e18f;
-    for (size_t k = 0; k < L * (size_t)rt->kvdim * T; k++)
-        ok &= fabsf(m->kt[k]) < 1e18f;
-    m->tame = ok;
-    return m;
-}
-
-void rt_maps_free(RtMaps *m)
-{
-    if (!m)
-        return;
-    free(m->attn);
-    free(m->done);
-    free(m->q);
-    free(m->kt);
-    free(m);
-}
-
-int rt_maps_tame(const RtMaps *m)
-{
-    return m->tame;
-}
-
-int rt_maps_window(const RtMaps *m, int layer)
-{
-    return m->attn[layer].causal ? m->attn[layer].window : 0;
-}
-
-int rt_maps_T(const RtMaps *m)
-{
-    return m->T;
-}
-
-size_t rt_maps_bytes(const RtMaps *m)
-{
-    return sizeof(float) * (size_t)m->L * m->T * (size_t)(m->H + m->KV) * m->dh;
-}
-
-/* Rows [i0, i1) of map (layer, head) of m. */
-static void snap_rows(const RtMaps *m, int layer, int head, float *out, size_t ld, int i0, int i1)
-{
-    size_t T = (size_t)m->T, qd = (size_t)m->H * m->dh;
-    int g = head / (m->H / m->KV);
-    map_rows(&m->attn[layer], m->done[layer], m->q + (size_t)layer * T * qd + (size_t)head * m->dh,
-             qd, m->kt + ((size_t)layer * m->KV + g) * m->dh * T, m->T, m->dh, m->T, out, ld, i0, i1);
-}
-
-typedef struct SnapJob {
-    const RtMaps *m;
-    int layer, head, per;
-    float *out;
-    size_t ld;
-} SnapJob;
-
-static void snap_piece(const void *arg, int k)
-{
-    const SnapJob *j = arg;
-    int i0 = k * j->per, i1 = i0 + j->per < j->m->T ? i0 + j->per : j->m->T;
-    snap_rows(j->m, j->layer, j->head, j->out, j->ld, i0, i1);
-}
-
-/* In pieces of rows on the two threads (a row's floats are the same on
- * either): the one map the window shows. Not from inside another shared
- * job (rt_maps_each's maps are made a whole map a thread). */
-void rt_maps_map(const RtMaps *m, int layer, int head, float *out, size_t ld)
-{
-    if (m->T <= 0)
-        return;
-    SnapJob j = {m, layer, head, (m->T + 31) / 32, out, ld};
-    ops_share(snap_piece, &j, (m->T + j.per - 1) / j.per, (double)m->T * m->T * m->dh / 2);
-}
-
-typedef struct EachJob {
-    const void *src; /* an Rt (rt) or an RtMaps */
-    int rt, l0, n, H, T;
-    void (*fn)(void *user, int layer, int head, const float *map);
-    void *user;
-    float *scratch[2];
-} EachJob;
-
-/* Piece k: the maps k, k + 2, ... of layers [l0, l0 + n / H) in its own
- * scratch map. */
-static void each_piece(const void *arg, int k)
-{
-    const EachJob *j = arg;
-    for (int m = k; m < j->n; m += 2) {
-        int l = j->l0 + m / j->H, h = m % j->H;
-        if (j->rt)
-            rt_map(j->src, l, h, j->scratch[k], (size_t)j->T);
-        else
-            snap_rows(j->src, l, h, j->scratch[k], (size_t)j->T, 0, j->T);
-        j->fn(j->user, l, h, j->scratch[k]);
-    }
-}
-
-static int each(EachJob *j, int dh)
-{
-    size_t one = (size_t)j->T * j->T + 1;
-    j->scratch[0] = malloc(sizeof(float) * one);
-    j->scratch[1] = malloc(sizeof(float) * one);
-    int rc = j->scratch[0] && j->scratch[1] ? 0 : -ATTN_E_NOMEM;
-    if (rc == 0)
-        ops_share(each_piece, j, 2, (double)j->n * j->T * j->T * dh);
-    free(j->scratch[0]);
-    free(j->scratch[1]);
-    return rc;
-}
-
-int rt_maps_each(const RtMaps *m, void (*fn)(void *user, int layer, int head, const float *map),
-                 void *user)
-{
-    EachJob j = {m, 0, 0, m->L * m->H, m->H, m->T, fn, user, {NULL, NULL}};
-    return each(&j, m->dh);
-}
-
-int rt_layer_each(const Rt *rt, int layer, void (*fn)(void *user, int layer, int head, const float *map),
-                  void *user)
-{
-    EachJob j = {rt, 1, layer, rt->sh.n_head, rt->sh.n_head, rt->T, fn, user, {NULL, NULL}};
-    return each(&j, rt->sh.d_head);
 }
 
 const float *rt_query(const Rt *rt, int layer, int head, int i)

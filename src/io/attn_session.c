@@ -35,8 +35,10 @@ static int write_session(FILE *f, void *ctx)
         fputs("]}", f);
     }
     const char *score = head_score_name((HeadScoreId)s->score);
+    if (s->matrix == 3) /* a model's norms (a reader without them shows the weights) */
+        fputs(",\n \"norms\": true", f);
     fprintf(f, ",\n \"matrix\": %s, \"score\": \"%s\", \"sorted\": %s, \"score_view\": %s,"
-               " \"score_color_scale\": \"%s\", \"every_head\": %s, \"heads_off\": [", s->matrix ? "true" : "false",
+               " \"score_color_scale\": \"%s\", \"every_head\": %s, \"heads_off\": [", s->matrix == 1 ? "true" : "false",
             score ? score : "induction", s->sorted ? "true" : "false", s->score_view ? "true" : "false",
             CSCALE_NAMES[s->score_cscale >= 0 && s->score_cscale < 3 ? s->score_cscale : 0],
             s->every_head ? "true" : "false");
@@ -187,6 +189,11 @@ static int parse_heads(AttnSession *s, const cJSON *root, const char *name, Attn
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
         if (member(root, keys[k], 0, 1, 0, fields[k]) < 0)
             return attn_err_set(err, ATTN_E_PARSE, name, 0, "\"%s\" must be true or false", keys[k]);
+    int norms = 0;
+    if (member(root, "norms", 0, 1, 0, &norms) < 0)
+        return attn_err_set(err, ATTN_E_PARSE, name, 0, "\"norms\" must be true or false");
+    if (norms)
+        s->matrix = 3;
     const cJSON *cs = cJSON_GetObjectItemCaseSensitive(root, "score_color_scale");
     s->score_cscale = cs ? -1 : 0;
     for (int k = 0; k < 3; k++)

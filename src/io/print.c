@@ -75,10 +75,12 @@ int print_map_text(FILE *f, const AttnMap *map, const char *title)
     return ferror(f) ? -ATTN_E_IO : 0;
 }
 
-int print_text(FILE *f, const Model *m, int head)
+int print_text(FILE *f, const Model *m, ModelMatrix which, int head)
 {
     char facts[256], title[300];
-    AttnMap map = model_map(m, MODEL_WEIGHTS, head);
+    AttnMap map = model_map(m, which, head);
+    if (!map.v) /* a matrix the model does not keep: its weights */
+        map = model_map(m, MODEL_WEIGHTS, head);
     model_facts(m, head, 1, facts, sizeof facts);
     snprintf(title, sizeof title, "attention %s (%s)", attn_map_kind_name(map.kind), facts);
     int rc = print_map_text(f, &map, title);
@@ -134,9 +136,11 @@ int print_map_csv(FILE *f, const AttnMap *map)
     return ferror(f) ? -ATTN_E_IO : 0;
 }
 
-int print_csv(FILE *f, const Model *m, int head)
+int print_csv(FILE *f, const Model *m, ModelMatrix which, int head)
 {
-    AttnMap map = model_map(m, MODEL_WEIGHTS, head);
+    AttnMap map = model_map(m, which, head);
+    if (!map.v) /* a matrix the model does not keep: its weights */
+        map = model_map(m, MODEL_WEIGHTS, head);
     return print_map_csv(f, &map);
 }
 

@@ -318,7 +318,7 @@ static int parse_view(const cJSON *s, SessionView *v, const char *name, AttnErr 
     if ((rc = get_int(vw, "query", -1, 1 << 20, &v->query, name, err)) < 0 ||
         (rc = get_int(vw, "key", -1, 1 << 20, &v->key, name, err)) < 0 ||
         (rc = get_int(vw, "head", -1, ATTN_MAX_HEADS - 1, &v->head, name, err)) < 0 ||
-        (rc = get_int(vw, "matrix", 0, 2, &v->matrix, name, err)) < 0 ||
+        (rc = get_int(vw, "matrix", 0, 3, &v->matrix, name, err)) < 0 ||
         (rc = get_int(vw, "colormap", 0, 3, &v->cmap, name, err)) < 0 ||
         (rc = get_cscale(vw, &v->cscale, name, err)) < 0 ||
         (rc = get_int(vw, "sentence_index", 0, 1 << 24, &v->sentence_index, name, err)) < 0 ||

@@ -199,7 +199,9 @@ ColorScale colormap_scale_mode(const AttnMap *m, ColormapId sequential, ColorSca
     if (s.per_row)
         return s;
     float a = largest(m, 0, m->Tq, diverging);
-    if (!diverging && mode == CSCALE_FIXED) /* weights are at most 1: numbers above run to theirs */
+    /* weights are at most 1: numbers above run to theirs; norms have no
+     * fixed top: 0 to the map's max */
+    if (!diverging && mode == CSCALE_FIXED && m->kind != ATTN_MAP_NORMS)
         a = a > 1.0f ? a : 1.0f;
     if (!(a > 1e-12f))
         a = 1.0f;

@@ -97,6 +97,9 @@ static void heatmap_title(const ViewState *s, char *buf, size_t n)
         snprintf(buf, n, "Logits  %s%s / \xCF\x84   colours centred on 0%s", expr[sf],
                  sf == ATTN_SCORE_DOT && c->scale ? " / \xE2\x88\x9A" "dk" : "", cross);
         break;
+    case ATTN_MAP_NORMS: /* Kobayashi et al. 2020's ‖α f(x)‖ */
+        snprintf(buf, n, "Norms  \xCE\xB1 \xC2\xB7 \xE2\x80\x96v W\xE2\x82\x92\xE2\x80\x96   colours 0 to the map's max%s", cross);
+        break;
     default: snprintf(buf, n, "%s", attn_map_kind_name(s->map.kind)); break;
     }
 }

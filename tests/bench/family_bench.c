@@ -13,7 +13,15 @@
  *     key64_ms    the keystroke at T = 64: the last of 64 tokens replaced
  *                 (two ids alternating): one position through every layer;
  *     key64_top_ms  the same with the top 10 predictions there (every row of
- *                 the output layer): what the window waits for.
+ *                 the output layer): what the window waits for;
+ *     key64_weights_ms, key64_norms_ms  the keystroke as the window's worker
+ *                 makes it (issue 37, norms): after each layer every map of
+ *                 the layer made and read once (as the model view's
+ *                 thumbnails and scores read them), then the value norms and
+ *                 the maps' copy (rt_maps_take), with the weights shown
+ *                 (lm_layer_each) or the norms (lm_layer_norms_each: the
+ *                 layer's value norms, then alpha times them), alternated;
+ *                 norms_ratio their quotient (the issue's goal: <= 1.2).
  * Medians of reps, in ms. The ids are (7919 i + 13) mod V, as the peer's. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +56,47 @@ static double median(double *t, int n)
 {
     qsort(t, (size_t)n, sizeof *t, cmp_double);
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+/* The window worker's keystroke: each layer's maps read once as they are
+ * made (weights, or norms), then the norms and the copy. */
+typedef struct KeyHook {
+    Lm *lm;
+    int norms;
+    float sums[2];
+} KeyHook;
+
+static void read_map(void *user, int layer, int head, const float *map)
+{
+    KeyHook *k = user;
+    (void)layer;
+    float s = 0;
+    for (int i = 0; i < 64 * 64; i++)
+        s += map[i];
+    k->sums[head & 1] += s; /* a value used: the read is not optimised away */
+}
+
+static void key_layer(void *user, int layer)
+{
+    KeyHook *k = user;
+    (k->norms ? lm_layer_norms_each : lm_layer_each)(k->lm, layer, read_map, k);
+}
+
+static double window_key(Lm *lm, int *k, int norms, int id)
+{
+    AttnErr err = {0};
+    KeyHook kh = {lm, norms, {0, 0}};
+    LmHooks hooks = {NULL, key_layer, &kh, NULL};
+    k[63] = id;
+    double a = now_ms();
+    if (lm_forward(lm, k, 64, &hooks, &err) < 0 || lm_value_norms(lm, &err) < 0)
+        die("forward", &err);
+    RtMaps *m = lm_maps_take(lm);
+    if (!m)
+        die("out of memory", NULL);
+    double t = now_ms() - a;
+    rt_maps_free(m);
+    return t + 0.0 * (kh.sums[0] + kh.sums[1]);
 }
 
 int main(int argc, char **argv)
@@ -106,9 +155,16 @@ int main(int argc, char **argv)
         t[r] = now_ms() - a;
     }
     double key_top = median(t, reps);
+    double tw[64], tn[64];
+    for (int r = 0; r < reps; r++) { /* weights and norms shown, alternated */
+        tw[r] = window_key(&lm, k, 0, ids[r % 2 ? 59 : 58]);
+        tn[r] = window_key(&lm, k, 1, ids[r % 2 ? 57 : 56]);
+    }
+    double kw = median(tw, reps), kn = median(tn, reps);
     printf("family arch=%s L=%d H=%d KV=%d d=%d V=%d kernels=%s open_ms=%.1f fwd256_ms=%.3f "
-           "key64_ms=%.3f key64_top_ms=%.3f\n", lm.info.arch, L, H, lm.info.n_kv_head,
-           lm.info.d_head, V, lm_kernels(), open_ms, fwd, key, key_top);
+           "key64_ms=%.3f key64_top_ms=%.3f key64_weights_ms=%.3f key64_norms_ms=%.3f norms_ratio=%.3f\n",
+           lm.info.arch, L, H, lm.info.n_kv_head, lm.info.d_head, V, lm_kernels(), open_ms, fwd, key, key_top,
+           kw, kn, kn / kw);
     free(mo.maps);
     lm_close(&lm);
     return 0;

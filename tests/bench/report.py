@@ -56,6 +56,9 @@ SUMMARY = [
     ("family_qwen3_0_6b_forward_T256_vs_torch", "x", (">=", 1.0)),
     ("family_gemma3_1b_forward_T256_vs_torch", "x", (">=", 1.0)),
     ("family_pythia_160m_forward_T256_vs_torch", "x", (">=", 1.0)),
+    ("family_qwen3_0_6b_norms_keystroke_ratio", "x", ("<=", 1.2)),
+    ("family_gemma3_1b_norms_keystroke_ratio", "x", ("<=", 1.2)),
+    ("family_pythia_160m_norms_keystroke_ratio", "x", ("<=", 1.2)),
     ("runtime_gpt2_window_T1024_anon_MiB", "", ("<=", 300)),
     ("runtime_gpt2_window_T1024_hwm_GiB", "", ("<=", 1.2)),
     ("runtime_gpt2_head_scores_T1024_s", "", None),
@@ -337,6 +340,14 @@ def family_rows(res, row):
                 res.get(k + "torch_threads", "?"), fmt(num(res, k + "torch_fwd256_ms")),
                 fmt(num(res, k + "torch_fwd256_ms_1")), fmt(num(res, k + "torch_fwd256_ms_2"))),
             k + "forward_T256_vs_torch", "x")
+        if k + "key64_norms_ms" in res:
+            row("%s: the window's keystroke at T = 64 with the norms shown (value-weighted "
+                "attention) vs with the weights" % name,
+                "%s ms%s: the forward, each layer's norms maps read as made, the value norms and "
+                "the maps' copy" % (fmt(num(res, k + "key64_norms_ms")), spread(res, k + "key64_norms_range")),
+                "the same with the weights shown: %s ms%s" % (
+                    fmt(num(res, k + "key64_weights_ms")), spread(res, k + "key64_weights_range")),
+                k + "norms_keystroke_ratio", "x")
 
 
 def runs(res, key, unit="", scale=None):

@@ -642,10 +642,12 @@ for m in qwen3-0.6b gemma3-1b pythia-160m; do
         "$OUT/family_bench" "$dir" 5 | tee -a "$FLOG" >>"$OUT/fc_$key"
         for p in 1 2; do "$PY" tests/bench/torch_families.py "$m" "$p" 3 | tee -a "$FLOG" >>"$OUT/ft_${key}_$p"; done
     done
-    for k in fwd256 key64 key64_top; do
+    for k in fwd256 key64 key64_top key64_weights key64_norms; do
         put "family_${key}_${k}_ms" "$(med_of "${k}_ms" "$OUT/fc_$key")"
         put "family_${key}_${k}_range" "$(range_of "${k}_ms" "$OUT/fc_$key")"
     done
+    # the window's keystroke with the norms shown over the same with the weights (issue 37: <= 1.2)
+    put "family_${key}_norms_keystroke_ratio" "$(calc "$(med_of key64_norms_ms "$OUT/fc_$key") / $(med_of key64_weights_ms "$OUT/fc_$key")")"
     put "family_${key}_open_ms" "$(med_of open_ms "$OUT/fc_$key")"
     best=""; bestv=""
     for p in 1 2; do

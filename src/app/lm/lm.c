@@ -125,6 +125,22 @@ RtMaps *lm_maps_take(const Lm *lm)
     return rt_maps_take(lm->rt);
 }
 
+int lm_value_norms(Lm *lm, AttnErr *err)
+{
+    return rt_value_norms(lm->rt, err);
+}
+
+int lm_layer_norms_each(const Lm *lm, int layer, void (*fn)(void *user, int layer, int head, const float *map),
+                        void *user)
+{
+    return rt_layer_norms_each(lm->rt, layer, fn, user);
+}
+
+void lm_map_norms(const Lm *lm, int layer, int head, float *out, size_t ld)
+{
+    rt_map_norms(lm->rt, layer, head, out, ld);
+}
+
 const float *lm_query(const Lm *lm, int layer, int head, int i)
 {
     return rt_query(lm->rt, layer, head, i);

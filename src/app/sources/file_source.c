@@ -156,7 +156,12 @@ static int file_cli_open(const Options *o, const char *path, void **opened, Attn
     /* the rollout goes through the last layer unless --layer says */
     int layer = o->rollout && !o->layer_set ? -1 : o->layer, rc = 0;
     if (o->matrix_set && o->matrix != 0) { /* --matrix scores: the file's own scores */
-        if (o->matrix != 1 || !im->has_scores)
+        if (o->matrix == 3)
+            rc = attn_err_set(err, ATTN_E_RANGE, path, 0,
+                              "--matrix norms needs the model's value vectors and output projection "
+                              "(alpha * |v W_O|): an attention file has weights (and maybe scores), no values; "
+                              "run the model with --model instead");
+        else if (o->matrix != 1 || !im->has_scores)
             rc = attn_err_set(err, ATTN_E_RANGE, path, 0, o->matrix != 1
                               ? "an attention file has weights (and maybe scores), no logits"
                               : "no scores beside the attention (scores.npy in an .npz, the tensor "

@@ -48,6 +48,7 @@ typedef struct ModelSummaries {
     float *thumbs;       /* L × H × tq × tk */
     HeadScores *scores;  /* L × H */
     const int *ids;      /* T */
+    int norms;           /* 1: of the norms maps (R shows them), 0: of the weights */
 } ModelSummaries;
 /* For T tokens ids of a model of info's shape: 0 or -ATTN_E_NOMEM (then
  * nothing is made). */

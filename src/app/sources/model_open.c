@@ -93,14 +93,18 @@ static int find_model(const char *name, char **dir, int *gguf, AttnErr *err)
     if (rc != -ATTN_E_NOT_FOUND)
         return rc;
     /* then Ollama's and LM Studio's stores (a GGUF file) */
-    char cache[1024] = "", looked[1024] = "";
+    char cache[1024] = "", looked[1024] = "", hf[sizeof err->msg];
     AttnErr ignored = {0};
     hf_cache_dir(cache, sizeof cache, &ignored);
+    snprintf(hf, sizeof hf, "%s", err->msg);
     rc = model_store_find(name, dir, looked, sizeof looked, err);
     if (rc == 0)
         *gguf = 1;
     if (rc <= 0)
         return rc;
+    if (strstr(hf, "huggingface-cli download")) /* a hub name: where it looked, how to get it */
+        return attn_err_set(err, ATTN_E_NOT_FOUND, name, 0, "%s; nor in Ollama's or LM Studio's "
+                            "stores (looked for %s)", hf, looked);
     return attn_err_set(err, ATTN_E_NOT_FOUND, name, 0, "no such folder or file, and not in the "
                         "Hugging Face cache %.120s nor in Ollama's or LM Studio's stores "
                         "(looked for %.300s)", cache[0] ? cache : "(none: no HOME)", looked);
@@ -295,6 +299,16 @@ static int snapshot_each(const void *user, void (*fn)(void *, int, int, const fl
     return rt_maps_each(user, fn, fn_user);
 }
 
+static void snapshot_norms_map(const void *user, int l, int h, float *out)
+{
+    rt_maps_norms_map(user, l, h, out, (size_t)rt_maps_T(user));
+}
+
+static int snapshot_norms_each(const void *user, void (*fn)(void *, int, int, const float *), void *fn_user)
+{
+    return rt_maps_norms_each(user, fn, fn_user);
+}
+
 static void snapshot_free(void *user)
 {
     rt_maps_free(user);
@@ -329,6 +343,10 @@ Imported *model_maps_imported(const Bpe *b, const char *name, RtMaps *maps, cons
         attn_tokens_free(shown);
         free(im);
         return NULL;
+    }
+    if (rt_maps_has_norms(maps)) { /* the value-weighted maps from the same copy */
+        ImportMaps norms = {snapshot_norms_map, snapshot_norms_each, maps, NULL, 0};
+        import_set_norms(im, &norms);
     }
     for (int i = 0; i < T; i++) { /* labels with the space marker */
         free(im->q_shown[i]);
@@ -383,7 +401,7 @@ int model_open_path(const char *path, int prepend_bos, ModelOpened **out, AttnEr
 int model_summaries_init(ModelSummaries *m, const LmInfo *info, const int *ids, int T)
 {
     *m = (ModelSummaries){maps_thumb_side(info->n_layer, info->n_head), 0, 0, T, info->n_head,
-                          info->n_layer, NULL, NULL, ids};
+                          info->n_layer, NULL, NULL, ids, 0};
     import_thumb_size(T, T, m->side, &m->tq, &m->tk);
     size_t n = (size_t)m->L * m->H;
     m->thumbs = calloc(n * (size_t)m->tq * m->tk + 1, sizeof *m->thumbs);
@@ -407,7 +425,7 @@ static void summary_of(void *user, int l, int h, const float *map)
 
 void model_summaries_layer(ModelSummaries *m, const Lm *lm, int layer)
 {
-    if (m->thumbs && lm_layer_each(lm, layer, summary_of, m) < 0)
+    if (m->thumbs && (m->norms ? lm_layer_norms_each : lm_layer_each)(lm, layer, summary_of, m) < 0)
         model_summaries_free(m); /* the window makes them */
 }
 
@@ -503,6 +521,9 @@ int model_compute_ids(ModelOpened *g, AttnErr *err)
     if (g->for_window)
         model_summaries_init(&hook.sum, &g->lm.info, g->ids.id, T);
     rc = lm_forward(&g->lm, g->ids.id, T, hook.sum.thumbs ? &hooks : NULL, err);
+    AttnErr nerr = {0}; /* the window's R: without them (no W_O recorded) the weights alone */
+    if (rc == 0 && (g->want_norms || g->for_window) && lm_value_norms(&g->lm, &nerr) < 0 && g->want_norms)
+        rc = attn_err_set(err, nerr.code, g->path, 0, "%s", nerr.msg);
     RtMaps *maps = rc == 0 ? lm_maps_take(&g->lm) : NULL;
     if (rc == 0 && !maps)
         rc = attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
@@ -515,7 +536,7 @@ int model_compute_ids(ModelOpened *g, AttnErr *err)
         free(g->im);
     }
     g->im = model_maps_imported(g->bpe, g->name, maps, g->ids.id, T, L, H, err);
-    if (g->im && hook.sum.thumbs) { /* handed over whole */
+    if (g->im && hook.sum.thumbs) { /* handed over whole (the weights') */
         g->im->pre_thumbs = hook.sum.thumbs;
         g->im->pre_side = hook.sum.side;
         g->im->pre_scores = hook.sum.scores;
@@ -656,6 +677,14 @@ int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *e
     const char *text = o->sentence ? o->sentence : "";
     int window = !options_headless(o);
     g->for_window = window;
+    g->want_norms = o->matrix == MODEL_NORMS;
+    if (o->matrix_set && (o->matrix == MODEL_SCORES || o->matrix == MODEL_LOGITS)) {
+        rc = attn_err_set(err, ATTN_E_RANGE, path, 0,
+                          "--matrix %s: a model's maps here are its weights and norms (--matrix norms); "
+                          "scores and logits are the sentence model's", o->matrix == MODEL_SCORES ? "scores" : "logits");
+        model_opened_free(g);
+        return rc;
+    }
     char *made = NULL;
     if (window && !o->sentence) { /* the window opens on the default sentence, or on the */
         BpeIds ids = {0};        /* model's first tokens when it has none of its words */
@@ -690,6 +719,7 @@ int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *e
         model_title_ablation(g, o);
     if (rc == 0 && g->im) {
         int T = g->im->f.Tq;
+        g->im->matrix = g->want_norms ? MODEL_NORMS : 0;
         if (o->query >= T)
             rc = attn_err_set(err, ATTN_E_RANGE, path, 0, "--query %d: the text has %d tokens", o->query + 1, T);
         else if (import_pick(g->im, o->layer, o->head, o->rollout, o->drop, err) < 0)
@@ -742,7 +772,8 @@ int lmsrc_cli_write(void *opened, const Options *o, AttnErr *err)
     if (o->export_attention) {
         int T = g->im->f.Tq, L = g->im->f.L, H = g->im->f.H;
         /* written map by map as they are made: no L × H × T × T array */
-        int rc = attn_write_attention_maps(o->export_attention, export_map, &g->im->f, L, H, T, T,
+        /* the maps --matrix picks: the weights, or the norms */
+        int rc = attn_write_attention_maps(o->export_attention, export_map, (void *)import_shown_file(g->im), L, H, T, T,
                                            (const char *const *)g->im->f.q_tokens, err);
         if (rc < 0 || (o->print == PRINT_NONE && !o->n_exports))
             return rc;

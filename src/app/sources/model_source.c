@@ -78,8 +78,12 @@ static Result *new_result(ModelOpened *g, const Request *q, int maps)
     r->lens_pos = -1;
     r->abl_serial = q->abl_serial;
     r->ids = malloc(sizeof(int) * (size_t)(q->T ? q->T : 1));
-    if (maps)
+    AttnErr err = {0};
+    if (maps) { /* R's norms beside the weights (a keystroke: its position's); an
+                   architecture that records no W_O has none, its weights still shown */
+        lm_value_norms(&g->lm, &err);
         r->maps = lm_maps_take(&g->lm);
+    }
     if (!r->ids || (maps && !r->maps)) {
         result_free(r);
         return NULL;
@@ -117,6 +121,7 @@ static void summaries_give(const ModelSummaries *m, Result *r)
 {
     r->thumbs = model_summaries_copy(m, &r->scores);
     r->thumb_side = m->side;
+    r->thumb_norms = m->norms;
 }
 
 /* The vectors and predictions of a finished forward into r. */
@@ -185,8 +190,8 @@ static void run(void *ctx, void *request, BgJob *job)
     Hook h = {job, now_s(), 0.0, src->slow_ms, g, q, {0}};
     LmHooks hooks = {hook_cancel, hook_layer, &h, NULL}, cancel_only = {hook_cancel, NULL, &h, NULL};
     AttnErr err = {0};
-    if (q->want_maps)
-        model_summaries_init(&h.sum, &g->lm.info, q->ids, q->T); /* without memory: the window makes them */
+    if (q->want_maps && model_summaries_init(&h.sum, &g->lm.info, q->ids, q->T) == 0) /* without memory: */
+        h.sum.norms = q->norms;                                                       /* the window makes them */
     int rc = explore_sync_ablation(&g->lm, q, &err);
     if (rc == 0)
         rc = lm_forward(&g->lm, q->ids, q->T, &hooks, &err);
@@ -247,6 +252,7 @@ void lmsrc_submit(AppState *a)
     }
     memcpy(q->ids, s->ids.id, sizeof(int) * (size_t)T);
     q->T = T;
+    q->norms = s->ms.imp && s->ms.imp->matrix == MODEL_NORMS;
     /* a new selection on the maps shown: the predictions and vectors only (a
      * forward of unchanged ids computes nothing; the maps are not copied) */
     q->want_maps = !(s->last && s->last->layers_done == s->last->L && s->last->T == T && s->T_maps == T &&
@@ -352,6 +358,7 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
         if (im) { /* the worker's thumbnails and scores: nothing to make here */
             im->pre_thumbs = r->thumbs;
             im->pre_side = r->thumb_side;
+            im->pre_norms = r->thumb_norms;
             im->pre_scores = r->scores;
             r->thumbs = NULL;
             r->scores = NULL;
@@ -684,10 +691,17 @@ static int lmsrc_cli_probe(const Options *o, const char *path, void **opened, At
         rc = attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
     if (rc == 0 && o->print != PRINT_TOKENS)
         rc = lm_forward(&g->lm, g->ids.id, T, NULL, err);
+    int norms = o->matrix == MODEL_NORMS; /* --matrix norms: the probe's norms (its head scores, exports) */
+    AttnErr nerr = {0}; /* the window's R: without them (no W_O recorded) the weights alone */
+    if (rc == 0 && o->print != PRINT_TOKENS && (norms || !options_headless(o)) &&
+        lm_value_norms(&g->lm, &nerr) < 0 && norms)
+        rc = attn_err_set(err, nerr.code, path, 0, "%s", nerr.msg);
     if (rc == 0 && o->print != PRINT_TOKENS) {
         RtMaps *maps = lm_maps_take(&g->lm);
         g->im = maps ? model_maps_imported(g->bpe, g->name, maps, g->ids.id, T, c->n_layer, c->n_head, err) : NULL;
         rc = g->im ? 0 : maps ? -err->code : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+        if (g->im)
+            g->im->matrix = norms ? MODEL_NORMS : 0;
     }
     if (rc == 0)
         model_title_ablation(g, o);

@@ -20,6 +20,7 @@ typedef struct Request {
     int *ids;
     int T;
     int want_maps;       /* 0: the maps shown are these ids' already (a new selection) */
+    int norms;           /* the norms are shown (R): the summaries are theirs */
     int pred_pos;
     int sel_i, sel_j;
     int gen;             /* 1: the token after the last position picked (Ctrl+G) */
@@ -38,6 +39,7 @@ typedef struct Result {
     RtMaps *maps;        /* what the maps are made from: taken by the Imported; NULL when not asked */
     float *thumbs;       /* with maps: every map's thumbnail (side thumb_side) and scores, */
     int thumb_side;      /* made on the worker (taken by the Imported) */
+    int thumb_norms;     /* 1: of the norms maps */
     HeadScores *scores;
     float *q, *k;        /* L × C: the query of sel_i and the key of sel_j */
     RtAttn *attn;        /* L: each layer's scalings (the panel's score), with q and k */
@@ -58,7 +60,7 @@ typedef struct Result {
     int base_top;        /* the most likely token with every head on */
     float base_top_p, base_top_p_abl; /* its probability then, and with the heads off */
     int rc;
-    char msg[600];
+    char msg[sizeof((AttnErr *)0)->msg];
 } Result;
 
 typedef struct ModelSource {

@@ -144,10 +144,11 @@ static int headless(Model *m, const Options *o, const Teacher *t, AttnErr *err)
     if ((rc = check_selection(m, o, err)) < 0)
         return rc;
     model_prepare(m, MODEL_WEIGHTS, o->head); /* the heads' mean, printed as NULL without memory */
+    model_prepare(m, (ModelMatrix)o->matrix, o->head); /* --matrix: --print csv and text follow it */
     if (o->print == PRINT_TEXT)
-        rc = print_text(stdout, m, o->head);
+        rc = print_text(stdout, m, (ModelMatrix)o->matrix, o->head);
     else if (o->print == PRINT_CSV)
-        rc = print_csv(stdout, m, o->head);
+        rc = print_csv(stdout, m, (ModelMatrix)o->matrix, o->head);
     else if (o->print == PRINT_JSON) {
         char *teach = teach_json(t);
         if (t->target && !teach)

@@ -373,7 +373,7 @@ static int sentence_apply(AppState *a, const AppAction *c)
         break;
     case ACT_CYCLE_SCORE: if (c->i) cycle_score(a, c->i); break;
     case ACT_CYCLE_MATRIX:
-        a->vs.matrix = (ModelMatrix)((a->vs.matrix + (c->i < 0 ? 2 : 1)) % 3);
+        a->vs.matrix = (ModelMatrix)((a->vs.matrix + (c->i < 0 ? 3 : 1)) % 4); /* weights → scores → logits → norms */
         a->dirty = 1;
         break;
     case ACT_STEP_REVEAL: if (c->i) step_reveal(a, c->i); break;
