@@ -24,6 +24,7 @@
 
 #include "attnviz/lm.h"
 #include "attnviz/model_file.h"
+#include "attnviz/quant.h"
 #include "attnviz/runtime.h"
 #include "test_gpt2_fs.h"
 #include "test_fixtures.h"
@@ -61,6 +62,51 @@ static int all_f32(const cJSON *ref)
         if (strcmp(t->valuestring, "F32") != 0)
             return 0;
     return 1;
+}
+
+/* Each key's ‖v_j W_O,h‖ against a double product with W_O's rows as
+ * ggml dequantizes them. */
+static void check_norms(Lm *lm, int T, const char *dir)
+{
+    AttnErr err = {0};
+    int L = lm->info.n_layer, H = lm->info.n_head;
+    assert_int_equal(lm_value_norms(lm, &err), 0);
+    int C = lm->rt->sh.hidden, qd = lm->rt->qdim, dh = lm->info.d_head;
+    float *row = malloc(sizeof(float) * (size_t)qd);
+    double *f = malloc(sizeof(double) * (size_t)H * T * C), worst_n = 0, top_n = 0;
+    assert_true(row && f);
+    for (int l = 0; l < L; l++) {
+        const RtMat *wo = lm->rt->wom[l];
+        assert_non_null(wo);
+        memset(f, 0, sizeof(double) * (size_t)H * T * C);
+        for (int c = 0; c < C; c++) {
+            qtype_to_f32(wo->type, (const unsigned char *)wo->data + (size_t)c * wo->row_bytes, row,
+                         qd);
+            for (int h = 0; h < H; h++)
+                for (int j = 0; j < T; j++) {
+                    const float *v = rt_qkv(lm->rt, l, j) + lm->rt->qdim + lm->rt->kvdim +
+                                     rt_kv_head(lm->rt, h) * dh;
+                    for (int d = 0; d < dh; d++)
+                        f[((size_t)h * T + j) * C + c] += (double)v[d] * row[h * dh + d];
+                }
+        }
+        for (int h = 0; h < H; h++) {
+            const float *got = rt_norms_of(lm->rt, l, h);
+            assert_non_null(got);
+            for (int j = 0; j < T; j++) {
+                double sq = 0;
+                for (int c = 0; c < C; c++)
+                    sq += f[((size_t)h * T + j) * C + c] * f[((size_t)h * T + j) * C + c];
+                worst_n = fabs(sqrt(sq) - got[j]) > worst_n ? fabs(sqrt(sq) - got[j]) : worst_n;
+                top_n = sqrt(sq) > top_n ? sqrt(sq) : top_n;
+            }
+        }
+    }
+    if (worst_n > 1e-5 * top_n)
+        fail_msg("%s: value norms off by %.3g (largest %.3g)", dir, worst_n, top_n);
+    free(row);
+    free(f);
+
 }
 
 static void check_folder(const char *dir)
@@ -127,6 +173,18 @@ static void check_folder(const char *dir)
     if (worst > 1e-5 || worst_p > 1e-5)
         fail_msg("%s: maps off by %.3g (1e-5 allowed), probabilities by %.3g (1e-5 allowed)",
                  dir, worst, worst_p);
+
+    /* value-weighted attention (issue 37) on the matrices as stored: after
+     * the whole text (the many keys' path), then after a keystroke (the
+     * last token changed: the few keys' path) */
+    check_norms(&lm, T, dir);
+    ids[T - 1] = (ids[T - 1] + 1) % V;
+    if (lm_forward(&lm, ids, T, NULL, &err) != 0)
+        fail_msg("%s: %s", dir, err.msg);
+    check_norms(&lm, T, dir);
+    ids[T - 1] = (ids[T - 1] + V - 1) % V;
+    if (lm_forward(&lm, ids, T, NULL, &err) != 0)
+        fail_msg("%s: %s", dir, err.msg);
 
     /* llama.cpp's own forward on the same file, after the last position */
     snprintf(path, sizeof path, "%s/llamacpp.json", dir);
