@@ -424,6 +424,55 @@ static void facts(const void *cfg, ArchFacts *f)
     *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id};
 }
 
+/* ---- GGUF files ------------------------------------------------------------------- */
+/* What llama.cpp's converter writes for a Qwen3 folder (TextModel's keys:
+ * no sliding window, no rope_freqs; rope scaling as a type and a factor,
+ * yarn refused by the rope_scaling row). head_count first as
+ * num_key_value_heads: a file without head_count_kv has as many key-value
+ * heads as heads, as llama.cpp reads it (not Qwen3Config's 32). */
+static const ArchGgufKey gguf_keys[] = {
+    {"%s.block_count", "num_hidden_layers"},
+    {"%s.embedding_length", "hidden_size"},
+    {"%s.feed_forward_length", "intermediate_size"},
+    {"%s.attention.head_count", "num_attention_heads"},
+    {"%s.attention.head_count", "num_key_value_heads"},
+    {"%s.attention.head_count_kv", "num_key_value_heads"},
+    {"%s.attention.key_length", "head_dim"},
+    {"%s.context_length", "max_position_embeddings"},
+    {"%s.attention.layer_norm_rms_epsilon", "rms_norm_eps"},
+    {"%s.rope.freq_base", "rope_theta"},
+    {"%s.rope.scaling.type", "rope_scaling.rope_type"},
+    {"%s.rope.scaling.factor", "rope_scaling.factor"},
+    {"tokenizer.ggml.bos_token_id", "bos_token_id"},
+    {"tokenizer.ggml.eos_token_id", "eos_token_id"},
+    {NULL, NULL},
+};
+
+/* The q, k, v biases (attention_bias) are not named: llama.cpp's qwen3
+ * has none, and a file holding them is refused naming the tensor. */
+static const ArchGgufName gguf_names[] = {
+    {"token_embd.weight", "model.embed_tokens.weight", AG_SAME},
+    {"output_norm.weight", "model.norm.weight", AG_SAME},
+    {"output.weight", "lm_head.weight", AG_SAME},
+    {"blk.%d.attn_norm.weight", "model.layers.%d.input_layernorm.weight", AG_SAME},
+    {"blk.%d.attn_q.weight", "model.layers.%d.self_attn.q_proj.weight", AG_SAME},
+    {"blk.%d.attn_k.weight", "model.layers.%d.self_attn.k_proj.weight", AG_SAME},
+    {"blk.%d.attn_v.weight", "model.layers.%d.self_attn.v_proj.weight", AG_SAME},
+    {"blk.%d.attn_output.weight", "model.layers.%d.self_attn.o_proj.weight", AG_SAME},
+    {"blk.%d.attn_q_norm.weight", "model.layers.%d.self_attn.q_norm.weight", AG_SAME},
+    {"blk.%d.attn_k_norm.weight", "model.layers.%d.self_attn.k_norm.weight", AG_SAME},
+    {"blk.%d.ffn_norm.weight", "model.layers.%d.post_attention_layernorm.weight", AG_SAME},
+    {"blk.%d.ffn_gate.weight", "model.layers.%d.mlp.gate_proj.weight", AG_SAME},
+    {"blk.%d.ffn_up.weight", "model.layers.%d.mlp.up_proj.weight", AG_SAME},
+    {"blk.%d.ffn_down.weight", "model.layers.%d.mlp.down_proj.weight", AG_SAME},
+    {NULL, NULL, AG_SAME},
+};
+
+static const ArchGguf gguf[] = {
+    {"qwen3", "qwen3", gguf_keys, gguf_names, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 #define FOLDER_FILES "config.json, model.safetensors, tokenizer.json"
 
 const ArchDesc desc_qwen3 = {
@@ -431,5 +480,5 @@ const ArchDesc desc_qwen3 = {
     ARCH_WEIGHTS(Qwen3Weights, Qwen3Layer), .sizes = sizes, .facts = facts,
     .required_note = "a qwen3 config.json gives it",
     .folder_files = FOLDER_FILES, .config_files = FOLDER_FILES,
-    .embed_name = "embed_tokens", .shape_error = shape_error,
+    .embed_name = "embed_tokens", .shape_error = shape_error, .gguf = gguf,
 };
