@@ -44,7 +44,8 @@ typedef struct Qwen3Config {
     int n_head;         /* num_attention_heads: H */
     int n_kv_head;      /* num_key_value_heads: KV dividing H (absent: 32, null: H, as
                            Qwen3Config) */
-    int head_dim;       /* head_dim: d (absent: 128) */
+    int head_dim;       /* head_dim: d (absent: 128; in a GGUF file hidden / heads) */
+    int head_dim_given; /* head_dim as given, -1 when absent (for a GGUF file's default) */
     int hidden;         /* hidden_size: C */
     int n_inner;        /* intermediate_size: I */
     int n_positions;    /* max_position_embeddings */
@@ -306,6 +307,7 @@ static const ArchField fields[] = {
     {"head_dim", AF_INT, AT(head_dim), 0, .dflt = 128, .hi = 16384,
      .bad = "qwen3: \"%s\" must be a whole number from 1 to 16384 (absent: 128; never hidden_size "
             "/ num_attention_heads)"},
+    {"head_dim", AF_ID, AT(head_dim_given), 0, .dflt = -1},
     ARCH_STEP(sizes_read),
     {"rms_norm_eps", AF_FLOAT, AT(rms_eps), AF_NULL, .dflt = 1e-6, .lo = 0, .hi = 1,
      .bad = "qwen3: \"%s\" must be a number above 0 and below 1"},
@@ -468,8 +470,17 @@ static const ArchGgufName gguf_names[] = {
     {NULL, NULL, AG_SAME},
 };
 
+/* A file without key_length: llama.cpp takes hidden / heads (not
+ * Qwen3Config's 128); the tensors' shapes then check it. */
+static void gguf_fix(void *cfg)
+{
+    Qwen3Config *c = cfg;
+    if (c->head_dim_given < 0 && c->n_head > 0)
+        c->head_dim = c->hidden / c->n_head;
+}
+
 static const ArchGguf gguf[] = {
-    {"qwen3", "qwen3", gguf_keys, gguf_names, NULL},
+    {"qwen3", "qwen3", gguf_keys, gguf_names, gguf_fix},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
