@@ -49,7 +49,9 @@ static void test_defaults(void **state)
 }
 
 /* Refused by name: a tensor llama.cpp's converter writes for what attnviz's
- * Qwen3 does not compute, and a rope scaling it does not compute. */
+ * Qwen3 does not compute, a rope scaling it does not compute, and a bad
+ * head_count_kv (named as the file names it, not head_count, the fallback
+ * read first). */
 static void test_refused(void **state)
 {
     (void)state;
@@ -60,6 +62,8 @@ static void test_refused(void **state)
         {"qwen3-bias.gguf", "tensor blk.0.attn_q.bias is not read", ATTN_E_UNSUPPORTED},
         {"qwen3-rope-freqs.gguf", "tensor rope_freqs.weight is not read", ATTN_E_UNSUPPORTED},
         {"qwen3-yarn.gguf", "rope_scaling type \"yarn\" is not computed", ATTN_E_UNSUPPORTED},
+        {"qwen3-kv0.gguf", "qwen3.attention.head_count_kv must be null or a whole number",
+         ATTN_E_RANGE},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char path[200];
