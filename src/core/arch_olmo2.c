@@ -23,7 +23,8 @@
  * Then its description (arch.h): config.json as transformers' Olmo2Config
  * writes it (its defaults; rope_scaling none, default, linear or llama3;
  * hidden_act silu; every other choice refused by name), and Hugging Face's
- * tensor names (shapes as stored, [out, in]; lm_head required when untied).
+ * tensor names (shapes as stored, [out, in]; lm_head required when untied),
+ * and the GGUF rows that read llama.cpp's olmo2 files as that config.json.
  * Everything here is this file's own; only desc_olmo2 is exported. */
 #include <math.h>
 #include <stddef.h>

@@ -28,7 +28,8 @@
  * defaults; rope_scaling none, default, linear or llama3; hidden_act silu;
  * every other choice refused naming qwen3 and the key or value) and Hugging
  * Face's tensor names (shapes as stored, [out, in]; lm_head required when
- * untied). The config and weights structs are this file's own. */
+ * untied), and the GGUF rows that read llama.cpp's qwen3 files as that
+ * config.json. The config and weights structs are this file's own. */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
