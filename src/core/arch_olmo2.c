@@ -278,8 +278,10 @@ static const ArchField fields[] = {
      .refused = "olmo2: hidden_act \"%s\" is not computed (only \"silu\")"},
     {"tie_word_embeddings", AF_BOOL, AT(tied), .dflt = 0},
     {"attention_bias", AF_BOOL, AT(bias), .dflt = 0},
-    /* OLMo 3's windows (its GGUF files are general.architecture olmo2) */
-    {"sliding_window", AF_INT, ARCH_NOWHERE, AF_NULL, .hi = 0,
+    /* OLMo 3's windows in a GGUF file (general.architecture olmo2 too):
+     * refused under a key no config.json has (Olmo2Config has no window),
+     * named in the message as the file names it */
+    {"gguf_sliding_window", AF_INT, ARCH_NOWHERE, AF_NULL, .hi = 0,
      .bad = "olmo2: \"%s\" (OLMo 3's sliding windows) is not computed",
      .not_whole = "olmo2: \"%s\" (OLMo 3's sliding windows) is not computed"},
     {"bos_token_id", AF_ID, AT(bos_id), AF_LIST, .dflt = -1},
@@ -371,7 +373,7 @@ static const ArchGgufKey gguf_keys[] = {
     {"%s.rope.freq_base", "rope_theta"},
     {"%s.rope.scaling.type", "rope_scaling.rope_type"},
     {"%s.rope.scaling.factor", "rope_scaling.factor"},
-    {"%s.attention.sliding_window", "sliding_window"},
+    {"%s.attention.sliding_window", "gguf_sliding_window"},
     {"tokenizer.ggml.bos_token_id", "bos_token_id"},
     {"tokenizer.ggml.eos_token_id", "eos_token_id"},
     {NULL, NULL},
