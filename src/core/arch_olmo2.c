@@ -23,7 +23,8 @@
  * Then its description (arch.h): config.json as transformers' Olmo2Config
  * writes it (its defaults; rope_scaling none, default, linear or llama3;
  * hidden_act silu; every other choice refused by name), and Hugging Face's
- * tensor names (shapes as stored, [out, in]; lm_head required when untied).
+ * tensor names (shapes as stored, [out, in]; lm_head required when untied),
+ * and the GGUF rows that read llama.cpp's olmo2 files as that config.json.
  * Everything here is this file's own; only desc_olmo2 is exported. */
 #include <math.h>
 #include <stddef.h>
@@ -277,6 +278,12 @@ static const ArchField fields[] = {
      .refused = "olmo2: hidden_act \"%s\" is not computed (only \"silu\")"},
     {"tie_word_embeddings", AF_BOOL, AT(tied), .dflt = 0},
     {"attention_bias", AF_BOOL, AT(bias), .dflt = 0},
+    /* OLMo 3's windows in a GGUF file (general.architecture olmo2 too):
+     * refused under a key no config.json has (Olmo2Config has no window),
+     * named in the message as the file names it */
+    {"gguf_sliding_window", AF_INT, ARCH_NOWHERE, AF_NULL, .hi = 0,
+     .bad = "olmo2: \"%s\" (OLMo 3's sliding windows) is not computed",
+     .not_whole = "olmo2: \"%s\" (OLMo 3's sliding windows) is not computed"},
     {"bos_token_id", AF_ID, AT(bos_id), AF_LIST, .dflt = -1},
     {"eos_token_id", AF_ID, AT(eos_id), AF_LIST, .dflt = 50279},
     ARCH_STEP(ids_read),
@@ -350,6 +357,56 @@ static void facts(const void *cfg, ArchFacts *f)
     *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id};
 }
 
+/* ---- GGUF files ------------------------------------------------------------------- */
+/* What llama.cpp's converter writes for an OLMo 2 folder (TextModel's
+ * keys; yarn refused by the rope_scaling row). OLMo 3's sliding window
+ * (olmo2.attention.sliding_window) is read to be refused. */
+static const ArchGgufKey gguf_keys[] = {
+    {"%s.block_count", "num_hidden_layers"},
+    {"%s.embedding_length", "hidden_size"},
+    {"%s.feed_forward_length", "intermediate_size"},
+    {"%s.attention.head_count", "num_attention_heads"},
+    {"%s.attention.head_count_kv", "num_key_value_heads"},
+    {"%s.attention.key_length", "head_dim"},
+    {"%s.context_length", "max_position_embeddings"},
+    {"%s.attention.layer_norm_rms_epsilon", "rms_norm_eps"},
+    {"%s.rope.freq_base", "rope_theta"},
+    {"%s.rope.scaling.type", "rope_scaling.rope_type"},
+    {"%s.rope.scaling.factor", "rope_scaling.factor"},
+    {"%s.attention.sliding_window", "gguf_sliding_window"},
+    {"tokenizer.ggml.bos_token_id", "bos_token_id"},
+    {"tokenizer.ggml.eos_token_id", "eos_token_id"},
+    {NULL, NULL},
+};
+
+/* No pre-norms; q_norm and k_norm over the whole projection, as the
+ * table's. The biases (attention_bias) are not named: llama.cpp's olmo2
+ * never adds them, and a file holding them is refused naming the tensor. */
+static const ArchGgufName gguf_names[] = {
+    {"token_embd.weight", "model.embed_tokens.weight", AG_SAME},
+    {"output_norm.weight", "model.norm.weight", AG_SAME},
+    {"output.weight", "lm_head.weight", AG_SAME},
+    {"blk.%d.attn_q.weight", "model.layers.%d.self_attn.q_proj.weight", AG_SAME},
+    {"blk.%d.attn_k.weight", "model.layers.%d.self_attn.k_proj.weight", AG_SAME},
+    {"blk.%d.attn_v.weight", "model.layers.%d.self_attn.v_proj.weight", AG_SAME},
+    {"blk.%d.attn_output.weight", "model.layers.%d.self_attn.o_proj.weight", AG_SAME},
+    {"blk.%d.attn_q_norm.weight", "model.layers.%d.self_attn.q_norm.weight", AG_SAME},
+    {"blk.%d.attn_k_norm.weight", "model.layers.%d.self_attn.k_norm.weight", AG_SAME},
+    {"blk.%d.post_attention_norm.weight", "model.layers.%d.post_attention_layernorm.weight",
+     AG_SAME},
+    {"blk.%d.post_ffw_norm.weight", "model.layers.%d.post_feedforward_layernorm.weight",
+     AG_SAME},
+    {"blk.%d.ffn_gate.weight", "model.layers.%d.mlp.gate_proj.weight", AG_SAME},
+    {"blk.%d.ffn_up.weight", "model.layers.%d.mlp.up_proj.weight", AG_SAME},
+    {"blk.%d.ffn_down.weight", "model.layers.%d.mlp.down_proj.weight", AG_SAME},
+    {NULL, NULL, AG_SAME},
+};
+
+static const ArchGguf gguf[] = {
+    {"olmo2", "olmo2", gguf_keys, gguf_names, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 #define FOLDER_FILES "config.json, model.safetensors, tokenizer.json"
 
 const ArchDesc desc_olmo2 = {
@@ -357,5 +414,5 @@ const ArchDesc desc_olmo2 = {
     ARCH_WEIGHTS(Olmo2Weights, Olmo2Layer), .sizes = sizes, .facts = facts,
     .required_note = "an olmo2 config.json gives it",
     .folder_files = FOLDER_FILES, .config_files = FOLDER_FILES,
-    .embed_name = "embed_tokens", .shape_error = shape_error,
+    .embed_name = "embed_tokens", .shape_error = shape_error, .gguf = gguf,
 };

@@ -28,7 +28,8 @@
  * defaults; rope_scaling none, default, linear or llama3; hidden_act silu;
  * every other choice refused naming qwen3 and the key or value) and Hugging
  * Face's tensor names (shapes as stored, [out, in]; lm_head required when
- * untied). The config and weights structs are this file's own. */
+ * untied), and the GGUF rows that read llama.cpp's qwen3 files as that
+ * config.json. The config and weights structs are this file's own. */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -44,7 +45,8 @@ typedef struct Qwen3Config {
     int n_head;         /* num_attention_heads: H */
     int n_kv_head;      /* num_key_value_heads: KV dividing H (absent: 32, null: H, as
                            Qwen3Config) */
-    int head_dim;       /* head_dim: d (absent: 128) */
+    int head_dim;       /* head_dim: d (absent: 128; in a GGUF file hidden / heads) */
+    int head_dim_given; /* head_dim as given, -1 when absent (for a GGUF file's default) */
     int hidden;         /* hidden_size: C */
     int n_inner;        /* intermediate_size: I */
     int n_positions;    /* max_position_embeddings */
@@ -306,6 +308,7 @@ static const ArchField fields[] = {
     {"head_dim", AF_INT, AT(head_dim), 0, .dflt = 128, .hi = 16384,
      .bad = "qwen3: \"%s\" must be a whole number from 1 to 16384 (absent: 128; never hidden_size "
             "/ num_attention_heads)"},
+    {"head_dim", AF_ID, AT(head_dim_given), 0, .dflt = -1},
     ARCH_STEP(sizes_read),
     {"rms_norm_eps", AF_FLOAT, AT(rms_eps), AF_NULL, .dflt = 1e-6, .lo = 0, .hi = 1,
      .bad = "qwen3: \"%s\" must be a number above 0 and below 1"},
@@ -424,6 +427,64 @@ static void facts(const void *cfg, ArchFacts *f)
     *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id};
 }
 
+/* ---- GGUF files ------------------------------------------------------------------- */
+/* What llama.cpp's converter writes for a Qwen3 folder (TextModel's keys:
+ * no sliding window, no rope_freqs; rope scaling as a type and a factor,
+ * yarn refused by the rope_scaling row). head_count first as
+ * num_key_value_heads: a file without head_count_kv has as many key-value
+ * heads as heads, as llama.cpp reads it (not Qwen3Config's 32). */
+static const ArchGgufKey gguf_keys[] = {
+    {"%s.block_count", "num_hidden_layers"},
+    {"%s.embedding_length", "hidden_size"},
+    {"%s.feed_forward_length", "intermediate_size"},
+    {"%s.attention.head_count", "num_attention_heads"},
+    {"%s.attention.head_count", "num_key_value_heads"},
+    {"%s.attention.head_count_kv", "num_key_value_heads"},
+    {"%s.attention.key_length", "head_dim"},
+    {"%s.context_length", "max_position_embeddings"},
+    {"%s.attention.layer_norm_rms_epsilon", "rms_norm_eps"},
+    {"%s.rope.freq_base", "rope_theta"},
+    {"%s.rope.scaling.type", "rope_scaling.rope_type"},
+    {"%s.rope.scaling.factor", "rope_scaling.factor"},
+    {"tokenizer.ggml.bos_token_id", "bos_token_id"},
+    {"tokenizer.ggml.eos_token_id", "eos_token_id"},
+    {NULL, NULL},
+};
+
+/* The q, k, v biases (attention_bias) are not named: llama.cpp's qwen3
+ * has none, and a file holding them is refused naming the tensor. */
+static const ArchGgufName gguf_names[] = {
+    {"token_embd.weight", "model.embed_tokens.weight", AG_SAME},
+    {"output_norm.weight", "model.norm.weight", AG_SAME},
+    {"output.weight", "lm_head.weight", AG_SAME},
+    {"blk.%d.attn_norm.weight", "model.layers.%d.input_layernorm.weight", AG_SAME},
+    {"blk.%d.attn_q.weight", "model.layers.%d.self_attn.q_proj.weight", AG_SAME},
+    {"blk.%d.attn_k.weight", "model.layers.%d.self_attn.k_proj.weight", AG_SAME},
+    {"blk.%d.attn_v.weight", "model.layers.%d.self_attn.v_proj.weight", AG_SAME},
+    {"blk.%d.attn_output.weight", "model.layers.%d.self_attn.o_proj.weight", AG_SAME},
+    {"blk.%d.attn_q_norm.weight", "model.layers.%d.self_attn.q_norm.weight", AG_SAME},
+    {"blk.%d.attn_k_norm.weight", "model.layers.%d.self_attn.k_norm.weight", AG_SAME},
+    {"blk.%d.ffn_norm.weight", "model.layers.%d.post_attention_layernorm.weight", AG_SAME},
+    {"blk.%d.ffn_gate.weight", "model.layers.%d.mlp.gate_proj.weight", AG_SAME},
+    {"blk.%d.ffn_up.weight", "model.layers.%d.mlp.up_proj.weight", AG_SAME},
+    {"blk.%d.ffn_down.weight", "model.layers.%d.mlp.down_proj.weight", AG_SAME},
+    {NULL, NULL, AG_SAME},
+};
+
+/* A file without key_length: llama.cpp takes hidden / heads (not
+ * Qwen3Config's 128); the tensors' shapes then check it. */
+static void gguf_fix(void *cfg)
+{
+    Qwen3Config *c = cfg;
+    if (c->head_dim_given < 0 && c->n_head > 0)
+        c->head_dim = c->hidden / c->n_head;
+}
+
+static const ArchGguf gguf[] = {
+    {"qwen3", "qwen3", gguf_keys, gguf_names, gguf_fix},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 #define FOLDER_FILES "config.json, model.safetensors, tokenizer.json"
 
 const ArchDesc desc_qwen3 = {
@@ -431,5 +492,5 @@ const ArchDesc desc_qwen3 = {
     ARCH_WEIGHTS(Qwen3Weights, Qwen3Layer), .sizes = sizes, .facts = facts,
     .required_note = "a qwen3 config.json gives it",
     .folder_files = FOLDER_FILES, .config_files = FOLDER_FILES,
-    .embed_name = "embed_tokens", .shape_error = shape_error,
+    .embed_name = "embed_tokens", .shape_error = shape_error, .gguf = gguf,
 };

@@ -178,7 +178,22 @@ static int make_config(const Gguf *g, const ArchGguf *row, const char *path, cha
 /* A config message names config.json's keys ("num_hidden_layers"): the
  * file's own names instead ("llama.block_count"), the rest of the message
  * as it is; a key the file does not give stays config.json's. */
-static void name_gguf_keys(AttnErr *err, const ArchGguf *row)
+/* Of the rows giving k's config.json key, the one whose value config.json
+ * holds: the last the file has (make_config writes them in order, e.g. a
+ * fallback before the key itself), else k. */
+static const ArchGgufKey *key_giving(const Gguf *g, const ArchGguf *row, const ArchGgufKey *k)
+{
+    const ArchGgufKey *got = k;
+    char key[160];
+    for (const ArchGgufKey *r = k; r->gguf; r++) {
+        snprintf(key, sizeof key, r->gguf, row->arch);
+        if (strcmp(r->json, k->json) == 0 && gguf_find(g, key))
+            got = r;
+    }
+    return got;
+}
+
+static void name_gguf_keys(AttnErr *err, const ArchGguf *row, const Gguf *g)
 {
     char out[sizeof err->msg], quoted[96];
     for (const ArchGgufKey *k = row->keys; k->gguf; k++) {
@@ -186,6 +201,7 @@ static void name_gguf_keys(AttnErr *err, const ArchGguf *row)
         char *at = strstr(err->msg, quoted);
         if (!at)
             continue;
+        k = key_giving(g, row, k);
         char key[96];
         snprintf(key, sizeof key, k->gguf, row->arch);
         if (at == err->msg + 3 && strncmp(err->msg, "no ", 3) == 0) /* a required key absent */
@@ -377,7 +393,7 @@ int model_file_open_gguf(const char *path, const ArchDesc *(*archs)(int i), Mode
     if (rc == 0)
         rc = make_config(m->own->gguf, row, path, &text, err);
     if (rc == 0 && (rc = model_config_parse(m->arch, m->cfg, text, strlen(text), path, err)) < 0)
-        name_gguf_keys(err, row);
+        name_gguf_keys(err, row, m->own->gguf);
     if (rc == 0 && row->fix)
         row->fix(m->cfg);
     m->own->gguf_row = row;
