@@ -94,7 +94,11 @@ static void check_folder(const char *dir)
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(types, *n);
         tables += t && strcmp(t->valuestring, "F32") != 0;
     }
-    assert_int_equal(lm.model->n_quant, json_int(ref, "mats_per_layer") * L + tables);
+    /* ref.json's n_quant when the family converts some (GPT-2's [in, out]
+     * matrices and tables are dequantized once) */
+    const cJSON *nq = cJSON_GetObjectItemCaseSensitive(ref, "n_quant");
+    assert_int_equal(lm.model->n_quant, nq ? json_int(ref, "n_quant")
+                                           : json_int(ref, "mats_per_layer") * L + tables);
     assert_int_equal(lm.model->tied, tied);
 
     if (lm_forward(&lm, ids, T, NULL, &err) != 0)
