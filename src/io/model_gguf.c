@@ -121,6 +121,42 @@ static const ArchGgufName *name_row(const ArchGgufName *rows, const char *name, 
     return NULL;
 }
 
+/* The tensor a key row names (ARCH_GGUF_TENSOR), or NULL. */
+static const char *key_tensor(const ArchGgufKey *k)
+{
+    size_t n = strlen(ARCH_GGUF_TENSOR);
+    return strncmp(k->gguf, ARCH_GGUF_TENSOR, n) == 0 ? k->gguf + n : NULL;
+}
+
+/* 1 when a key row of row reads the tensor name. */
+static int tensor_is_key(const ArchGguf *row, const char *name)
+{
+    for (const ArchGgufKey *k = row->keys; k->gguf; k++)
+        if (key_tensor(k) && strcmp(key_tensor(k), name) == 0)
+            return 1;
+    return 0;
+}
+
+/* An F32 vector's numbers as a JSON list into *out (NULL: absent). */
+static int tensor_json(const Gguf *g, const char *name, cJSON **out, const char *path,
+                       AttnErr *err)
+{
+    const GgufTensor *t = gguf_tensor(g, name);
+    *out = NULL;
+    if (!t)
+        return 0;
+    if (t->type != 0 || t->ndim != 1 || t->ne[0] > 1 << 20)
+        return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0, "tensor %s: a vector of F32 "
+                            "numbers expected (%d dimensions, type %d)", name, t->ndim, t->type);
+    cJSON *a = *out = cJSON_CreateArray();
+    for (int64_t i = 0; a && i < t->ne[0]; i++) {
+        float f;
+        memcpy(&f, t->data + (size_t)i * sizeof f, sizeof f);
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(f));
+    }
+    return a ? 0 : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+}
+
 /* The config.json a converter would have read: model_type, the rows'
  * keys, vocab_size from the embedding's rows when no key gives it, and
  * tie_word_embeddings when the file has no output layer. */
@@ -132,6 +168,17 @@ static int make_config(const Gguf *g, const ArchGguf *row, const char *path, cha
         return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
     cJSON_AddStringToObject(root, "model_type", row->model_type);
     for (const ArchGgufKey *k = row->keys; k->gguf; k++) {
+        if (key_tensor(k)) {
+            cJSON *v;
+            int rc = tensor_json(g, key_tensor(k), &v, path, err);
+            if (rc) {
+                cJSON_Delete(root);
+                return rc;
+            }
+            if (v)
+                json_put(root, k->json, v);
+            continue;
+        }
         char key[160];
         snprintf(key, sizeof key, k->gguf, row->arch);
         const GgufKV *kv = gguf_find(g, key);
@@ -219,6 +266,8 @@ static int rename_tensors(ModelFile *m, const ArchGguf *row, const char *path, A
     for (int i = 0; i < g->n_tensors; i++) {
         const GgufTensor *gt = &g->t[i];
         int layer;
+        if (tensor_is_key(row, gt->name)) /* read into the config */
+            continue;
         const ArchGgufName *r = name_row(row->names, gt->name, &layer);
         if (!r)
             return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0, "tensor %s is not read by "
