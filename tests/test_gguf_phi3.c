@@ -6,9 +6,10 @@
  *     rope.dimension_count half the head: the maps are make_phi3.py's
  *     float64 ones on the same numbers (1e-5), every key the window hides
  *     exactly 0, the rotary dimensions the file's;
- *   - a longrope file (its rope_factors_long/short tensors, not computed)
- *     refused naming the tensor, and rope.dimension_count beyond the head
- *     refused naming the key;
+ *   - a longrope file with one of its two rope_factors tensors refused
+ *     naming both, and rope.dimension_count beyond the head refused naming
+ *     the key (longrope files themselves: test_gguf_models's
+ *     phi3-longrope-* folders);
  *   - phi3-q-mix's sliding_window 0 read as none (no key masked).
  * Run from the repository root. */
 #include <math.h>
@@ -113,8 +114,9 @@ static void window_zero_is_none(void **state)
 static void refusals(void **state)
 {
     (void)state;
-    refused(CHECKS "phi3-longrope.gguf",
-            (const char *const[]){"rope_factors_long.weight", "phi3", NULL});
+    refused(CHECKS "phi3-longrope-half.gguf",
+            (const char *const[]){"rope_factors_long.weight without rope_factors_short.weight",
+                                  "phi3", NULL});
     refused(CHECKS "phi3-rot-too-big.gguf",
             (const char *const[]){"rope.dimension_count 32", "16", "phi3", NULL});
 }

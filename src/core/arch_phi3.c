@@ -234,6 +234,14 @@ static int rope_read(void *cfg, const char *file, AttnErr *err)
         return attn_err_set(err, ATTN_E_SHAPE, file, 0, "phi3: partial_rotary_factor %g of "
                             "head_dim %d gives %d rotary dimensions (they must be even and at "
                             "least 2)", c->partial, c->head_dim, c->rot_dims);
+    if (!c->longrope && (c->n_short || c->n_long)) { /* a GGUF file's rope_factors */
+        if (!c->n_short || !c->n_long)
+            return attn_err_set(err, ATTN_E_PARSE, file, 0, "phi3: tensor %s without %s: "
+                                "longrope wants both", c->n_long ? "rope_factors_long.weight"
+                                : "rope_factors_short.weight", c->n_long
+                                ? "rope_factors_short.weight" : "rope_factors_long.weight");
+        c->longrope = 1;
+    }
     if (!c->longrope)
         return 0;
     if (c->n_short != c->rot_dims / 2 || c->n_long != c->rot_dims / 2)
@@ -296,6 +304,16 @@ static const ArchField fields[] = {
      .hi = INFINITY, .bad = "phi3: \"%s\" must be a number in (0, 1]"},
     /* only a GGUF file gives it (gguf_keys below) */
     INT("gguf_rope_dimension_count", gguf_rot_dims, AF_NULL, 0, 16384),
+    /* a GGUF file's longrope: its rope_factors tensors and attn_factor key
+     * (gguf_keys below; before rope_scaling's rows, which then stand) */
+    {"gguf_short_factor", AF_NUMBERS, AT(short_f), AF_NULL, .lo = 0, .hi = PHI3_MAX_FACTORS,
+     .count_off = AT(n_short),
+     .bad = "phi3: tensor rope_factors_short.weight must hold at most 1024 numbers"},
+    {"gguf_long_factor", AF_NUMBERS, AT(long_f), AF_NULL, .lo = 0, .hi = PHI3_MAX_FACTORS,
+     .count_off = AT(n_long),
+     .bad = "phi3: tensor rope_factors_long.weight must hold at most 1024 numbers"},
+    {"gguf_attn_factor", AF_DOUBLE, AT(attn_factor), AF_NULL, .lo = 0, .hi = INFINITY,
+     .bad = "phi3: phi3.rope.scaling.attn_factor must be a positive number"},
     {"rope_scaling", AF_OBJECT, ARCH_NOWHERE, .flags = AF_NULL},
     {"rope_scaling.rope_type", AF_ENUM, AT(longrope), AF_REQUIRED, .names = rope_types,
      .alias = "type", .missing = "phi3: rope_scaling has no \"rope_type\" (or \"type\") string",
@@ -380,10 +398,11 @@ static void facts(const void *cfg, ArchFacts *f)
 /* ---- GGUF files ------------------------------------------------------------------- */
 /* What llama.cpp's converter (Phi3MiniModel) writes: no head_dim (hidden /
  * heads, as llama.cpp takes it), the rotary dimensions themselves, null
- * sliding_window as 0. A rope scaling type no converter writes is mapped
- * so that the table refuses it by name; longrope's factors are tensors
- * (rope_factors_long/short), which no row names: such a file is refused
- * naming them. */
+ * sliding_window as 0; longrope as the tensors rope_factors_long/short
+ * and the attention factor it computed (then chosen by the text's length
+ * as Hugging Face does; llama.cpp chooses by its context's size). A rope
+ * scaling type no converter writes is mapped so that the table refuses it
+ * by name. */
 static const ArchGgufKey gguf_keys[] = {
     {"%s.block_count", "num_hidden_layers"},
     {"%s.embedding_length", "hidden_size"},
@@ -397,6 +416,9 @@ static const ArchGgufKey gguf_keys[] = {
     {"%s.rope.dimension_count", "gguf_rope_dimension_count"},
     {"%s.rope.scaling.type", "rope_scaling.rope_type"},
     {"%s.attention.sliding_window", "gguf_sliding_window"},
+    {ARCH_GGUF_TENSOR "rope_factors_short.weight", "gguf_short_factor"},
+    {ARCH_GGUF_TENSOR "rope_factors_long.weight", "gguf_long_factor"},
+    {"%s.rope.scaling.attn_factor", "gguf_attn_factor"},
     {"tokenizer.ggml.bos_token_id", "bos_token_id"},
     {"tokenizer.ggml.eos_token_id", "eos_token_id"},
     {NULL, NULL},
