@@ -13,7 +13,9 @@
  * writes it (its defaults, every size from the file, the activation by
  * name), the tensors with or without "transformer." (Conv1D weights stored
  * [in, out], float32 in place or converted; lm_head.weight kept only when it
- * differs from wte). */
+ * differs from wte); and llama.cpp's GGUF files of general.architecture
+ * gpt2 as the config and tensors they came from (the matrices transposed
+ * back to [in, out], dequantized once). */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>

@@ -30,7 +30,10 @@
  * gelu_fast or gelu_pytorch_tanh; rotary_pct in (0, 1]), and Hugging Face's
  * tensor names (with or without "gpt_neox."; shapes as stored, [out, in];
  * embed_out required when untied; Pythia's attention.bias, masked_bias and
- * rotary_emb.inv_freq never read). */
+ * rotary_emb.inv_freq never read); and llama.cpp's GGUF files of
+ * general.architecture gptneox as the config and tensors they came from
+ * (gelu erf as the file's model means it: llama.cpp computes the tanh
+ * form). */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>

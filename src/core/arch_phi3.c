@@ -29,7 +29,9 @@
  * "rope_type" or the older "type", "su" and "yarn" read as longrope as
  * Phi3Config does; hidden_act silu; every other choice refused by name,
  * each message naming phi3), and Hugging Face's tensor names (shapes as
- * stored, [out, in]; lm_head required when untied). */
+ * stored, [out, in]; lm_head required when untied); and llama.cpp's GGUF
+ * files of general.architecture phi3 as the config and tensors they came
+ * from (longrope's factors from its rope_factors tensors). */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
