@@ -465,6 +465,7 @@ static void test_gguf_window(void **state)
     snprintf(path, sizeof path, "%s/s.json", dir);
     for (size_t k = 0; k < gl.gl_pathc; k++) {
         const char *file = gl.gl_pathv[k];
+        app_set_sentence(a, "the train"); /* the text the model opens on */
         if (app_open_path(a, file) < 0)
             fail_msg("%s: %s", file, a->status);
         assert_ptr_equal(a->kind, &source_model);

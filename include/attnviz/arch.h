@@ -124,10 +124,15 @@ typedef struct ArchTensor {
  * from: its metadata keys become config.json's keys (then read by the
  * table above, defaults and refusals as for a folder) and its tensors take
  * the table's names. */
+/* An ArchGgufKey's gguf naming a tensor, not a key: ARCH_GGUF_TENSOR
+ * "rope_factors_long.weight" gives that F32 vector's numbers as a list (a
+ * converter's numbers it stored as a tensor: Phi-3's longrope factors); the
+ * tensor is then read as that key, never as a weight. */
+#define ARCH_GGUF_TENSOR "tensor:"
+
 typedef struct ArchGgufKey {
     const char *gguf;   /* the metadata key, "%s" for the architecture ("%s.block_count");
-                           "tensor:NAME": a 1-D F32 tensor's numbers as a list (llama.cpp
-                           keeps some settings as tensors: rope_freqs.weight) */
+                           or ARCH_GGUF_TENSOR and a tensor's name */
     const char *json;   /* the config.json key it gives ("num_hidden_layers";
                            "rope_scaling.factor" inside an object) */
 } ArchGgufKey;

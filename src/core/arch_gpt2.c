@@ -13,7 +13,9 @@
  * writes it (its defaults, every size from the file, the activation by
  * name), the tensors with or without "transformer." (Conv1D weights stored
  * [in, out], float32 in place or converted; lm_head.weight kept only when it
- * differs from wte). */
+ * differs from wte); and llama.cpp's GGUF files of general.architecture
+ * gpt2 as the config and tensors they came from (the matrices transposed
+ * back to [in, out], dequantized once). */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -215,6 +217,52 @@ static void facts(const void *cfg, ArchFacts *f)
 
 static const char *const prefixes[] = {"transformer.", "", NULL};
 
+/* ---- GGUF files ------------------------------------------------------------------- */
+/* What llama.cpp's converter (GPT2Model) writes: the sizes (n_inner as
+ * 4 · n_embd, which it always is there; n_positions from n_ctx) and the
+ * epsilon; nothing of activation_function or the attention's scaling, so
+ * GPT2Config's defaults (gelu_new, / √d_head), which llama.cpp computes
+ * too. */
+static const ArchGgufKey gguf_keys[] = {
+    {"%s.block_count", "n_layer"},
+    {"%s.embedding_length", "n_embd"},
+    {"%s.feed_forward_length", "n_inner"},
+    {"%s.attention.head_count", "n_head"},
+    {"%s.context_length", "n_positions"},
+    {"%s.attention.layer_norm_epsilon", "layer_norm_epsilon"},
+    {"tokenizer.ggml.bos_token_id", "bos_token_id"},
+    {"tokenizer.ggml.eos_token_id", "eos_token_id"},
+    {NULL, NULL},
+};
+
+/* The Conv1D matrices transposed to [out, in] by the converter; c_attn
+ * stays fused in its own q | k | v order. */
+static const ArchGgufName gguf_names[] = {
+    {"token_embd.weight", "wte.weight", AG_SAME},
+    {"position_embd.weight", "wpe.weight", AG_SAME},
+    {"output_norm.weight", "ln_f.weight", AG_SAME},
+    {"output_norm.bias", "ln_f.bias", AG_SAME},
+    {"output.weight", "lm_head.weight", AG_SAME},
+    {"blk.%d.attn_norm.weight", "h.%d.ln_1.weight", AG_SAME},
+    {"blk.%d.attn_norm.bias", "h.%d.ln_1.bias", AG_SAME},
+    {"blk.%d.attn_qkv.weight", "h.%d.attn.c_attn.weight", AG_TRANSPOSED},
+    {"blk.%d.attn_qkv.bias", "h.%d.attn.c_attn.bias", AG_SAME},
+    {"blk.%d.attn_output.weight", "h.%d.attn.c_proj.weight", AG_TRANSPOSED},
+    {"blk.%d.attn_output.bias", "h.%d.attn.c_proj.bias", AG_SAME},
+    {"blk.%d.ffn_norm.weight", "h.%d.ln_2.weight", AG_SAME},
+    {"blk.%d.ffn_norm.bias", "h.%d.ln_2.bias", AG_SAME},
+    {"blk.%d.ffn_up.weight", "h.%d.mlp.c_fc.weight", AG_TRANSPOSED},
+    {"blk.%d.ffn_up.bias", "h.%d.mlp.c_fc.bias", AG_SAME},
+    {"blk.%d.ffn_down.weight", "h.%d.mlp.c_proj.weight", AG_TRANSPOSED},
+    {"blk.%d.ffn_down.bias", "h.%d.mlp.c_proj.bias", AG_SAME},
+    {NULL, NULL, AG_SAME},
+};
+
+static const ArchGguf gguf[] = {
+    {"gpt2", "gpt2", gguf_keys, gguf_names, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 const ArchDesc desc_gpt2 = {
     .types = types, .rt = &arch_gpt2, ARCH_TABLES(fields, tensors),
     ARCH_WEIGHTS(Gpt2Weights, Gpt2Layer), .sizes = sizes, .facts = facts,
@@ -223,5 +271,5 @@ const ArchDesc desc_gpt2 = {
     .config_files = "config.json, model.safetensors, vocab.json + merges.txt",
     .embed_name = "wte", .prefixes = prefixes,
     .unknown_weights = "no tensor wte.weight (nor transformer.wte.weight): not a GPT-2's weights",
-    .layers_key = "n_layer", .shape_error = shape_error,
+    .layers_key = "n_layer", .shape_error = shape_error, .gguf = gguf,
 };

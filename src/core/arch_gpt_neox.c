@@ -30,7 +30,10 @@
  * gelu_fast or gelu_pytorch_tanh; rotary_pct in (0, 1]), and Hugging Face's
  * tensor names (with or without "gpt_neox."; shapes as stored, [out, in];
  * embed_out required when untied; Pythia's attention.bias, masked_bias and
- * rotary_emb.inv_freq never read). */
+ * rotary_emb.inv_freq never read); and llama.cpp's GGUF files of
+ * general.architecture gptneox as the config and tensors they came from
+ * (gelu erf as the file's model means it: llama.cpp computes the tanh
+ * form). */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -49,6 +52,7 @@ typedef struct NeoxConfig {
     float eps;
     int parallel, bias, tied;
     int bos_id, eos_id;
+    int gguf_rot_dims;          /* a GGUF file's rope.dimension_count (0: absent) */
 } NeoxConfig;
 
 typedef struct NeoxLayer {
@@ -82,7 +86,8 @@ static int check(const void *cfg, AttnErr *err)
         return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
                             FAMILY ": rotary_pct %g is outside (0, 1]", c->rotary_pct);
     if (c->rot_dims <= 0 || c->rot_dims % 2 || c->rot_dims > c->head_dim ||
-        c->rot_dims != (int)(c->head_dim * c->rotary_pct))
+        c->rot_dims != (c->gguf_rot_dims ? c->gguf_rot_dims
+                                         : (int)(c->head_dim * c->rotary_pct)))
         return attn_err_set(err, ATTN_E_UNSUPPORTED, NULL, 0,
                             FAMILY ": rotary_pct %g of head size %d rotates %d dimensions "
                             "(attnviz rotates an even number, at least 2)", c->rotary_pct,
@@ -217,10 +222,17 @@ static int sizes_read(void *cfg, const char *file, AttnErr *err)
 static int rotary_read(void *cfg, const char *file, AttnErr *err)
 {
     NeoxConfig *c = cfg;
+    if (c->gguf_rot_dims) { /* the converter's int(rotary_pct · head size), given */
+        if (c->gguf_rot_dims > c->head_dim)
+            return attn_err_set(err, ATTN_E_SHAPE, file, 0,
+                                FAMILY ": rope.dimension_count %d is more than the head's %d "
+                                "dimensions", c->gguf_rot_dims, c->head_dim);
+        c->rotary_pct = (double)c->gguf_rot_dims / c->head_dim;
+    }
     if (!(c->rotary_pct > 0.0 && c->rotary_pct <= 1.0))
         return attn_err_set(err, ATTN_E_RANGE, file, 0,
                             FAMILY ": \"rotary_pct\" %g is outside (0, 1]", c->rotary_pct);
-    c->rot_dims = (int)(c->head_dim * c->rotary_pct);
+    c->rot_dims = c->gguf_rot_dims ? c->gguf_rot_dims : (int)(c->head_dim * c->rotary_pct);
     if (c->rot_dims < 2 || c->rot_dims % 2)
         return attn_err_set(err, ATTN_E_UNSUPPORTED, file, 0,
                             FAMILY ": \"rotary_pct\" %g of head size %d rotates %d dimensions: "
@@ -265,6 +277,8 @@ static const ArchField fields[] = {
      .not_whole = FAMILY " config.json: \"%s\" must be a whole number from 1 to 4194304"},
     {"rotary_pct", AF_DOUBLE, AT(rotary_pct), 0, .dflt = 0.25, .lo = -INFINITY,
      .hi = INFINITY, .bad = FAMILY " config.json: \"%s\" must be a number in (0, 1]"},
+    /* only a GGUF file gives it (gguf_keys below) */
+    SIZE("gguf_rope_dimension_count", gguf_rot_dims, 0, 1 << 14, "16384"),
     {"rotary_emb_base", AF_DOUBLE, AT(rope_theta), 0, .dflt = 10000.0, .lo = 0,
      .hi = 1e30, .bad = FAMILY " config.json: \"%s\" must be a positive number"},
     ARCH_STEP(rotary_read),
@@ -369,6 +383,55 @@ static void facts(const void *cfg, ArchFacts *f)
 
 static const char *const prefixes[] = {"gpt_neox.", "", NULL};
 
+/* ---- GGUF files ------------------------------------------------------------------- */
+/* What llama.cpp's converter (GPTNeoXModel) writes: the rotary dimensions
+ * themselves; no rotary_emb_base (10000, GPTNeoXConfig's default and
+ * llama.cpp's), no hidden_act (gelu, GPTNeoXConfig's default: llama.cpp
+ * computes the tanh form instead), no head_count_kv. */
+static const ArchGgufKey gguf_keys[] = {
+    {"%s.block_count", "num_hidden_layers"},
+    {"%s.embedding_length", "hidden_size"},
+    {"%s.feed_forward_length", "intermediate_size"},
+    {"%s.attention.head_count", "num_attention_heads"},
+    {"%s.context_length", "max_position_embeddings"},
+    {"%s.attention.layer_norm_epsilon", "layer_norm_eps"},
+    {"%s.use_parallel_residual", "use_parallel_residual"},
+    {"%s.rope.dimension_count", "gguf_rope_dimension_count"},
+    {"%s.rope.freq_base", "rotary_emb_base"},
+    {"%s.rope.scaling.type", "rope_scaling.rope_type"},
+    {"%s.rope.scaling.factor", "rope_scaling.factor"},
+    {"tokenizer.ggml.bos_token_id", "bos_token_id"},
+    {"tokenizer.ggml.eos_token_id", "eos_token_id"},
+    {NULL, NULL},
+};
+
+/* query_key_value's rows regrouped from each head's q, k, v into all q,
+ * all k, all v (weights and biases). */
+static const ArchGgufName gguf_names[] = {
+    {"token_embd.weight", "embed_in.weight", AG_SAME},
+    {"output_norm.weight", "final_layer_norm.weight", AG_SAME},
+    {"output_norm.bias", "final_layer_norm.bias", AG_SAME},
+    {"output.weight", "embed_out.weight", AG_SAME},
+    {"blk.%d.attn_norm.weight", "layers.%d.input_layernorm.weight", AG_SAME},
+    {"blk.%d.attn_norm.bias", "layers.%d.input_layernorm.bias", AG_SAME},
+    {"blk.%d.attn_qkv.weight", "layers.%d.attention.query_key_value.weight", AG_QKV_HEADS},
+    {"blk.%d.attn_qkv.bias", "layers.%d.attention.query_key_value.bias", AG_QKV_HEADS},
+    {"blk.%d.attn_output.weight", "layers.%d.attention.dense.weight", AG_SAME},
+    {"blk.%d.attn_output.bias", "layers.%d.attention.dense.bias", AG_SAME},
+    {"blk.%d.ffn_norm.weight", "layers.%d.post_attention_layernorm.weight", AG_SAME},
+    {"blk.%d.ffn_norm.bias", "layers.%d.post_attention_layernorm.bias", AG_SAME},
+    {"blk.%d.ffn_up.weight", "layers.%d.mlp.dense_h_to_4h.weight", AG_SAME},
+    {"blk.%d.ffn_up.bias", "layers.%d.mlp.dense_h_to_4h.bias", AG_SAME},
+    {"blk.%d.ffn_down.weight", "layers.%d.mlp.dense_4h_to_h.weight", AG_SAME},
+    {"blk.%d.ffn_down.bias", "layers.%d.mlp.dense_4h_to_h.bias", AG_SAME},
+    {NULL, NULL, AG_SAME},
+};
+
+static const ArchGguf gguf[] = {
+    {"gptneox", FAMILY, gguf_keys, gguf_names, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 #define FOLDER_FILES "config.json, model.safetensors, tokenizer.json"
 
 const ArchDesc desc_gpt_neox = {
@@ -379,5 +442,5 @@ const ArchDesc desc_gpt_neox = {
     .embed_name = "embed_in", .prefixes = prefixes,
     .unknown_weights = "no tensor gpt_neox.embed_in.weight (nor embed_in.weight): not a "
                        "GPT-NeoX (" FAMILY ")'s weights",
-    .layers_key = "num_hidden_layers", .shape_error = shape_error,
+    .layers_key = "num_hidden_layers", .shape_error = shape_error, .gguf = gguf,
 };

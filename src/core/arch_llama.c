@@ -352,7 +352,7 @@ static const ArchGgufKey gguf_keys[] = {
     {"%s.vocab_size", "vocab_size"},
     {"tokenizer.ggml.bos_token_id", "bos_token_id"},
     {"tokenizer.ggml.eos_token_id", "eos_token_id"},
-    {"tensor:rope_freqs.weight", "rope_freqs"},
+    {ARCH_GGUF_TENSOR "rope_freqs.weight", "rope_freqs"},
     {NULL, NULL},
 };
 

@@ -29,7 +29,9 @@
  * "rope_type" or the older "type", "su" and "yarn" read as longrope as
  * Phi3Config does; hidden_act silu; every other choice refused by name,
  * each message naming phi3), and Hugging Face's tensor names (shapes as
- * stored, [out, in]; lm_head required when untied). */
+ * stored, [out, in]; lm_head required when untied); and llama.cpp's GGUF
+ * files of general.architecture phi3 as the config and tensors they came
+ * from (longrope's factors from its rope_factors tensors). */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -61,6 +63,10 @@ typedef struct Phi3Config {
     int tied;           /* tie_word_embeddings */
     int sliding_window; /* 0: none; else on every layer: keys j ≤ i − window masked */
     int bos_id, eos_id; /* -1: none */
+    /* a GGUF file's (config.json has neither): rope.dimension_count, the
+     * rotary dimensions themselves (0: absent); attention.sliding_window,
+     * 0 for none (-1: absent) */
+    int gguf_rot_dims, gguf_window;
 } Phi3Config;
 
 typedef struct Phi3Layer {
@@ -218,10 +224,26 @@ static int rope_read(void *cfg, const char *file, AttnErr *err)
         return attn_err_set(err, ATTN_E_RANGE, file, 0, "phi3: partial_rotary_factor %g is "
                             "outside (0, 1]", c->partial);
     c->rot_dims = (int)(c->head_dim * c->partial);
+    if (c->gguf_rot_dims) { /* the converter's int(partial · hidden) // heads, given */
+        if (c->gguf_rot_dims > c->head_dim)
+            return attn_err_set(err, ATTN_E_SHAPE, file, 0, "phi3: rope.dimension_count %d is "
+                                "more than the head's %d dimensions", c->gguf_rot_dims,
+                                c->head_dim);
+        c->rot_dims = c->gguf_rot_dims;
+        c->partial = (double)c->rot_dims / c->head_dim;
+    }
     if (c->rot_dims < 2 || c->rot_dims % 2)
         return attn_err_set(err, ATTN_E_SHAPE, file, 0, "phi3: partial_rotary_factor %g of "
                             "head_dim %d gives %d rotary dimensions (they must be even and at "
                             "least 2)", c->partial, c->head_dim, c->rot_dims);
+    if (!c->longrope && (c->n_short || c->n_long)) { /* a GGUF file's rope_factors */
+        if (!c->n_short || !c->n_long)
+            return attn_err_set(err, ATTN_E_PARSE, file, 0, "phi3: tensor %s without %s: "
+                                "longrope wants both", c->n_long ? "rope_factors_long.weight"
+                                : "rope_factors_short.weight", c->n_long
+                                ? "rope_factors_short.weight" : "rope_factors_long.weight");
+        c->longrope = 1;
+    }
     if (!c->longrope)
         return 0;
     if (c->n_short != c->rot_dims / 2 || c->n_long != c->rot_dims / 2)
@@ -240,11 +262,14 @@ static int rope_read(void *cfg, const char *file, AttnErr *err)
     return 0;
 }
 
-/* A token id outside the vocabulary is none. */
+/* A token id outside the vocabulary is none; a GGUF file's window (its
+ * converter writes null as 0). */
 static int rest_read(void *cfg, const char *file, AttnErr *err)
 {
     (void)file, (void)err;
     Phi3Config *c = cfg;
+    if (c->gguf_window > 0)
+        c->sliding_window = c->gguf_window;
     c->bos_id = c->bos_id < c->n_vocab ? c->bos_id : -1;
     c->eos_id = c->eos_id < c->n_vocab ? c->eos_id : -1;
     return 0;
@@ -279,6 +304,18 @@ static const ArchField fields[] = {
      .bad = "phi3: \"%s\" must be a positive number"},
     {"partial_rotary_factor", AF_DOUBLE, AT(partial), AF_NULL, .dflt = 1.0, .lo = 0,
      .hi = INFINITY, .bad = "phi3: \"%s\" must be a number in (0, 1]"},
+    /* only a GGUF file gives it (gguf_keys below) */
+    INT("gguf_rope_dimension_count", gguf_rot_dims, AF_NULL, 0, 16384),
+    /* a GGUF file's longrope: its rope_factors tensors and attn_factor key
+     * (gguf_keys below; before rope_scaling's rows, which then stand) */
+    {"gguf_short_factor", AF_NUMBERS, AT(short_f), AF_NULL, .lo = 0, .hi = PHI3_MAX_FACTORS,
+     .count_off = AT(n_short),
+     .bad = "phi3: tensor rope_factors_short.weight must hold at most 1024 numbers"},
+    {"gguf_long_factor", AF_NUMBERS, AT(long_f), AF_NULL, .lo = 0, .hi = PHI3_MAX_FACTORS,
+     .count_off = AT(n_long),
+     .bad = "phi3: tensor rope_factors_long.weight must hold at most 1024 numbers"},
+    {"gguf_attn_factor", AF_DOUBLE, AT(attn_factor), AF_NULL, .lo = 0, .hi = INFINITY,
+     .bad = "phi3: phi3.rope.scaling.attn_factor must be a positive number"},
     {"rope_scaling", AF_OBJECT, ARCH_NOWHERE, .flags = AF_NULL},
     {"rope_scaling.rope_type", AF_ENUM, AT(longrope), AF_REQUIRED, .names = rope_types,
      .alias = "type", .missing = "phi3: rope_scaling has no \"rope_type\" (or \"type\") string",
@@ -296,6 +333,8 @@ static const ArchField fields[] = {
      .refused = "phi3: hidden_act \"%s\" is not computed (only \"silu\")"},
     {"tie_word_embeddings", AF_BOOL, AT(tied), .dflt = 0},
     INT("sliding_window", sliding_window, AF_NULL, 0, 1073741824),
+    {"gguf_sliding_window", AF_ID, AT(gguf_window), .dflt = -1,
+     .bad = "phi3: phi3.attention.sliding_window must be a whole number from 0"},
     {"bos_token_id", AF_ID, AT(bos_id), AF_LIST, .dflt = 1},
     {"eos_token_id", AF_ID, AT(eos_id), AF_LIST, .dflt = 32000}, /* Phi3Config's <|endoftext|> */
     ARCH_STEP(rest_read),
@@ -358,6 +397,55 @@ static void facts(const void *cfg, ArchFacts *f)
     *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id};
 }
 
+/* ---- GGUF files ------------------------------------------------------------------- */
+/* What llama.cpp's converter (Phi3MiniModel) writes: no head_dim (hidden /
+ * heads, as llama.cpp takes it), the rotary dimensions themselves, null
+ * sliding_window as 0; longrope as the tensors rope_factors_long/short
+ * and the attention factor it computed (then chosen by the text's length
+ * as Hugging Face does; llama.cpp chooses by its context's size). A rope
+ * scaling type no converter writes is mapped so that the table refuses it
+ * by name. */
+static const ArchGgufKey gguf_keys[] = {
+    {"%s.block_count", "num_hidden_layers"},
+    {"%s.embedding_length", "hidden_size"},
+    {"%s.feed_forward_length", "intermediate_size"},
+    {"%s.attention.head_count", "num_attention_heads"},
+    {"%s.attention.head_count_kv", "num_key_value_heads"},
+    {"%s.context_length", "max_position_embeddings"},
+    {"%s.rope.scaling.original_context_length", "original_max_position_embeddings"},
+    {"%s.attention.layer_norm_rms_epsilon", "rms_norm_eps"},
+    {"%s.rope.freq_base", "rope_theta"},
+    {"%s.rope.dimension_count", "gguf_rope_dimension_count"},
+    {"%s.rope.scaling.type", "rope_scaling.rope_type"},
+    {"%s.attention.sliding_window", "gguf_sliding_window"},
+    {ARCH_GGUF_TENSOR "rope_factors_short.weight", "gguf_short_factor"},
+    {ARCH_GGUF_TENSOR "rope_factors_long.weight", "gguf_long_factor"},
+    {"%s.rope.scaling.attn_factor", "gguf_attn_factor"},
+    {"tokenizer.ggml.bos_token_id", "bos_token_id"},
+    {"tokenizer.ggml.eos_token_id", "eos_token_id"},
+    {NULL, NULL},
+};
+
+/* The fused matrices are kept as they are: attn_qkv's rows [q; k; v],
+ * ffn_up's [gate; up]. */
+static const ArchGgufName gguf_names[] = {
+    {"token_embd.weight", "model.embed_tokens.weight", AG_SAME},
+    {"output_norm.weight", "model.norm.weight", AG_SAME},
+    {"output.weight", "lm_head.weight", AG_SAME},
+    {"blk.%d.attn_norm.weight", "model.layers.%d.input_layernorm.weight", AG_SAME},
+    {"blk.%d.attn_qkv.weight", "model.layers.%d.self_attn.qkv_proj.weight", AG_SAME},
+    {"blk.%d.attn_output.weight", "model.layers.%d.self_attn.o_proj.weight", AG_SAME},
+    {"blk.%d.ffn_norm.weight", "model.layers.%d.post_attention_layernorm.weight", AG_SAME},
+    {"blk.%d.ffn_up.weight", "model.layers.%d.mlp.gate_up_proj.weight", AG_SAME},
+    {"blk.%d.ffn_down.weight", "model.layers.%d.mlp.down_proj.weight", AG_SAME},
+    {NULL, NULL, AG_SAME},
+};
+
+static const ArchGguf gguf[] = {
+    {"phi3", "phi3", gguf_keys, gguf_names, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 #define FOLDER_FILES "config.json, model.safetensors, tokenizer.json"
 
 const ArchDesc desc_phi3 = {
@@ -365,5 +453,5 @@ const ArchDesc desc_phi3 = {
     ARCH_WEIGHTS(Phi3Weights, Phi3Layer), .sizes = sizes, .facts = facts,
     .required_note = "a phi3 config.json gives it",
     .folder_files = FOLDER_FILES, .config_files = FOLDER_FILES,
-    .embed_name = "embed_tokens", .shape_error = shape_error,
+    .embed_name = "embed_tokens", .shape_error = shape_error, .gguf = gguf,
 };

@@ -121,6 +121,42 @@ static const ArchGgufName *name_row(const ArchGgufName *rows, const char *name, 
     return NULL;
 }
 
+/* The tensor a key row names (ARCH_GGUF_TENSOR), or NULL. */
+static const char *key_tensor(const ArchGgufKey *k)
+{
+    size_t n = strlen(ARCH_GGUF_TENSOR);
+    return strncmp(k->gguf, ARCH_GGUF_TENSOR, n) == 0 ? k->gguf + n : NULL;
+}
+
+/* 1 when a key row of row reads the tensor name. */
+static int tensor_is_key(const ArchGguf *row, const char *name)
+{
+    for (const ArchGgufKey *k = row->keys; k->gguf; k++)
+        if (key_tensor(k) && strcmp(key_tensor(k), name) == 0)
+            return 1;
+    return 0;
+}
+
+/* An F32 vector's numbers as a JSON list into *out (NULL: absent). */
+static int tensor_json(const Gguf *g, const char *name, cJSON **out, const char *path,
+                       AttnErr *err)
+{
+    const GgufTensor *t = gguf_tensor(g, name);
+    *out = NULL;
+    if (!t)
+        return 0;
+    if (t->type != 0 || t->ndim != 1 || t->ne[0] > 1 << 20)
+        return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0, "tensor %s: a vector of F32 "
+                            "numbers expected (%d dimensions, type %d)", name, t->ndim, t->type);
+    cJSON *a = *out = cJSON_CreateArray();
+    for (int64_t i = 0; a && i < t->ne[0]; i++) {
+        float f;
+        memcpy(&f, t->data + (size_t)i * sizeof f, sizeof f);
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(f));
+    }
+    return a ? 0 : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+}
+
 /* The config.json a converter would have read: model_type, the rows'
  * keys, vocab_size from the embedding's rows when no key gives it, and
  * tie_word_embeddings when the file has no output layer. */
@@ -132,25 +168,18 @@ static int make_config(const Gguf *g, const ArchGguf *row, const char *path, cha
         return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
     cJSON_AddStringToObject(root, "model_type", row->model_type);
     for (const ArchGgufKey *k = row->keys; k->gguf; k++) {
-        char key[160];
-        if (strncmp(k->gguf, "tensor:", 7) == 0) {
-            const GgufTensor *t = gguf_tensor(g, k->gguf + 7);
-            if (!t)
-                continue;
-            if (t->type != 0 || t->ndim != 1 || t->ne[0] > 1 << 16) {
+        if (key_tensor(k)) {
+            cJSON *v;
+            int rc = tensor_json(g, key_tensor(k), &v, path, err);
+            if (rc) {
                 cJSON_Delete(root);
-                return attn_err_set(err, ATTN_E_SHAPE, path, 0, "tensor %s: a vector of F32 "
-                                    "numbers expected", t->name);
+                return rc;
             }
-            cJSON *a = cJSON_CreateArray();
-            for (int64_t i = 0; a && i < t->ne[0]; i++) {
-                float v;
-                memcpy(&v, t->data + 4 * i, sizeof v);
-                cJSON_AddItemToArray(a, cJSON_CreateNumber(v));
-            }
-            json_put(root, k->json, a);
+            if (v)
+                json_put(root, k->json, v);
             continue;
         }
+        char key[160];
         snprintf(key, sizeof key, k->gguf, row->arch);
         const GgufKV *kv = gguf_find(g, key);
         if (!kv)
@@ -267,6 +296,16 @@ static void qkv_rows(int32_t *perm, int heads, int d)
                 perm[(h * 3 + s) * d + i] = s * heads * d + h * d + i;
 }
 
+/* 1 when the table's row hf is named without the file's prefix
+ * (GPT-NeoX's embed_out, GPT-2's lm_head). */
+static int unprefixed(const ArchDesc *a, const char *hf)
+{
+    for (int i = 0; i < a->n_tensors; i++)
+        if ((a->tensors[i].flags & AT_NO_PREFIX) && strcmp(a->tensors[i].name, hf) == 0)
+            return 1;
+    return 0;
+}
+
 /* Every tensor of the file a row names, under the table's name (with the
  * description's first prefix), its shape Hugging Face's [out, in]; a
  * tensor no row names is refused (the model would be computed without
@@ -293,11 +332,9 @@ static int rename_tensors(ModelFile *m, const ArchGguf *row, const char *path, A
     char *at = st->names;
     for (int i = 0; i < g->n_tensors; i++) {
         const GgufTensor *gt = &g->t[i];
-        int layer, setting = 0;
-        for (const ArchGgufKey *k = row->keys; k->gguf && !setting; k++)
-            setting = strncmp(k->gguf, "tensor:", 7) == 0 && strcmp(k->gguf + 7, gt->name) == 0;
-        if (setting)
-            continue; /* read as a setting (make_config) */
+        int layer;
+        if (tensor_is_key(row, gt->name)) /* read into the config */
+            continue;
         const ArchGgufName *r = name_row(row->names, gt->name, &layer);
         if (!r)
             return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0, "tensor %s is not read by "
@@ -309,7 +346,8 @@ static int rename_tensors(ModelFile *m, const ArchGguf *row, const char *path, A
         SafeTensor *t = &st->t[st->n++];
         char plain[150];
         snprintf(plain, sizeof plain, r->hf, layer);
-        int len = snprintf(at, 160 + strlen(prefix), "%s%s", prefix, plain);
+        int len = snprintf(at, 160 + strlen(prefix), "%s%s", unprefixed(a, r->hf) ? "" : prefix,
+                           plain);
         t->name = at;
         at += len + 1;
         t->file_name = gt->name;
