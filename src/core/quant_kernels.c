@@ -162,11 +162,15 @@ typedef uint32_t qu16 __attribute__((vector_size(64)));
 #define SET(s)                                                                                     \
     {                                                                                              \
         #s,                                                                                        \
-            {[QT_F32] = deq_f32_##s, [QT_F16] = deq_f16_##s, [QT_Q4_0] = deq_q4_0_##s,             \
-             [QT_Q4_1] = deq_q4_1_##s, [QT_Q5_0] = deq_q5_0_##s, [QT_Q5_1] = deq_q5_1_##s,         \
-             [QT_Q8_0] = deq_q8_0_##s, [QT_Q2_K] = deq_q2_K_##s, [QT_Q3_K] = deq_q3_K_##s,         \
-             [QT_Q4_K] = deq_q4_K_##s, [QT_Q5_K] = deq_q5_K_##s, [QT_Q6_K] = deq_q6_K_##s,         \
+            {[QT_F32] = deq_f32_##s, [QT_F16] = deq_f16_##s, [QT_Q4_0] = deq_Q4_0_##s,             \
+             [QT_Q4_1] = deq_Q4_1_##s, [QT_Q5_0] = deq_Q5_0_##s, [QT_Q5_1] = deq_Q5_1_##s,         \
+             [QT_Q8_0] = deq_Q8_0_##s, [QT_Q2_K] = deq_Q2_K_##s, [QT_Q3_K] = deq_Q3_K_##s,         \
+             [QT_Q4_K] = deq_Q4_K_##s, [QT_Q5_K] = deq_Q5_K_##s, [QT_Q6_K] = deq_Q6_K_##s,         \
              [QT_BF16] = deq_bf16_##s},                                                            \
+            {[QT_Q4_0] = dot_Q4_0_##s, [QT_Q4_1] = dot_Q4_1_##s, [QT_Q5_0] = dot_Q5_0_##s,         \
+             [QT_Q5_1] = dot_Q5_1_##s, [QT_Q8_0] = dot_Q8_0_##s, [QT_Q2_K] = dot_Q2_K_##s,         \
+             [QT_Q3_K] = dot_Q3_K_##s, [QT_Q4_K] = dot_Q4_K_##s, [QT_Q5_K] = dot_Q5_K_##s,         \
+             [QT_Q6_K] = dot_Q6_K_##s},                                                            \
             linear_##s                                                                             \
     }
 
