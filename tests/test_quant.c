@@ -447,8 +447,8 @@ static void test_linear_same_floats(void **state)
             c1.A = c.A + (size_t)1 * c.lda;
             run(&c1, one, NULL, NULL, 1, 3, 30);
             for (int i = 0; i < 4; i++)
-                assert_memory_equal(one + (size_t)i * c.ldo + 3, whole + (size_t)(1 + i) * c.ldo + 3,
-                                    sizeof(float) * 27);
+                assert_memory_equal(one + (size_t)i * c.ldo + 3,
+                                    whole + (size_t)(1 + i) * c.ldo + 3, sizeof(float) * 27);
             /* avx512 the same as avx2 */
             if (strcmp(SETS[s], "avx2") == 0) {
                 first[t] = malloc(sizeof(float) * (size_t)c.n * c.ldo);

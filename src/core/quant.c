@@ -77,6 +77,6 @@ void quant_linear_cols(float *out, int ldo, const float *A, int lda, int t, cons
     if (!qtype_supported(t) || n <= 0 || k <= 0 || j1 <= j0)
         return;
     const QuantKernels *ks = quant_kernel_set();
-    ks->linear(out, ldo, A, lda, ks->deq[t], ks->dot[t], SIZES[t].block, (size_t)SIZES[t].bytes, data,
-               row_bytes, perm, bias, n, k, j0, j1);
+    ks->linear(out, ldo, A, lda, ks->deq[t], ks->dot[t], SIZES[t].block, (size_t)SIZES[t].bytes,
+               data, row_bytes, perm, bias, n, k, j0, j1);
 }
