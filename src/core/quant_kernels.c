@@ -156,6 +156,7 @@ typedef uint32_t qu16 __attribute__((vector_size(64)));
 #define VI qi16
 #define VU qu16
 #define VFMA(a, b, c) ((qf16)_mm512_fmadd_ps((__m512)(a), (__m512)(b), (__m512)(c)))
+#define QPERM(idx, table) ((qf16)_mm512_permutexvar_ps((__m512i)(idx), (__m512)(table)))
 #include "quant_kernels.inc"
 #endif
 
