@@ -135,6 +135,19 @@ static void test_names_sizes(void **state)
         assert_int_equal(qtype_block_bytes(other[i].id), 0);
         assert_int_equal(qtype_row_bytes(other[i].id, 256), 0);
     }
+    /* nothing written for an unsupported type or a part of a block */
+    uint8_t blk[210] = {0};
+    float dst[256], A[256] = {0};
+    for (int i = 0; i < 256; i++)
+        dst[i] = 7.0f;
+    qtype_to_f32(QT_Q6_K, blk, dst, 128);
+    qtype_to_f32(16 /* IQ2_XXS */, blk, dst, 256);
+    quant_linear_cols(dst, 1, A, 256, QT_Q6_K, blk, 210, NULL, NULL, 1, 128, 0, 1);
+    quant_linear_cols(dst, 1, A, 256, 16, blk, 66, NULL, NULL, 1, 256, 0, 1);
+    for (int i = 0; i < 256; i++)
+        assert_true(dst[i] == 7.0f);
+    qtype_to_f32(QT_Q6_K, blk, dst, 256); /* zeros: d = 0 */
+    assert_true(dst[0] == 0.0f && dst[255] == 0.0f);
     /* removed from ggml, or never there */
     static const int none[] = {-1, 4, 5, 31, 32, 33, 36, 37, 38, 43, 1000};
     for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
@@ -447,8 +460,8 @@ static void test_linear_same_floats(void **state)
             c1.A = c.A + (size_t)1 * c.lda;
             run(&c1, one, NULL, NULL, 1, 3, 30);
             for (int i = 0; i < 4; i++)
-                assert_memory_equal(one + (size_t)i * c.ldo + 3, whole + (size_t)(1 + i) * c.ldo + 3,
-                                    sizeof(float) * 27);
+                assert_memory_equal(one + (size_t)i * c.ldo + 3,
+                                    whole + (size_t)(1 + i) * c.ldo + 3, sizeof(float) * 27);
             /* avx512 the same as avx2 */
             if (strcmp(SETS[s], "avx2") == 0) {
                 first[t] = malloc(sizeof(float) * (size_t)c.n * c.ldo);

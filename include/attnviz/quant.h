@@ -42,7 +42,8 @@ size_t qtype_row_bytes(int type, long long n);
 
 /* n numbers (a whole number of blocks) of type from src into dst as ggml's own
  * to_float gives them, bit for bit (F16's NaN quieted as ggml does, BF16's and
- * F32's bits kept). src needs no alignment. */
+ * F32's bits kept). src needs no alignment. An unsupported type or an n that
+ * is not a whole number of blocks writes nothing. */
 void qtype_to_f32(int type, const void *src, float *dst, long long n);
 
 /* The product with a matrix stored as GGUF stores it: rows of k numbers of
@@ -51,12 +52,14 @@ void qtype_to_f32(int type, const void *src, float *dst, long long n);
  * and the columns j in [j0, j1), W_j row j dequantized as qtype_to_f32 gives
  * it. Each output's sum in one fixed order that depends only on k: chunks of
  * QUANT_KC numbers in order, each chunk's products summed in 16 lanes (number
- * c into lane c mod 16, a fused multiply-add in avx2 and avx512, a product
- * and a sum rounded apart in base), the lanes added in halves (8, 4, 2, 1),
- * any last numbers short of 16 added one by one, the chunk's sum added to the
- * running one (from 0), the bias last. So a result never depends on n, j0,
+ * c into lane c mod 16, in order, from 0: a fused multiply-add in avx2 and
+ * avx512, a product and a sum rounded apart in base), the lanes added in
+ * halves (lane l + 8 into lane l, then + 4, + 2, + 1), any last numbers short
+ * of 16 (float types only) added one by one; the chunks' sums added in order
+ * (the first as it is), the bias last. So a result never depends on n, j0,
  * j1, the thread or how the columns were split between threads. k a whole
- * number of blocks of t; out must not overlap A. */
+ * number of blocks of t (else nothing is written); out must not overlap A.
+ * A's rows need no alignment; neither do the blocks. */
 void quant_linear_cols(float *out, int ldo, const float *A, int lda, int t, const void *data,
                        size_t row_bytes, const int32_t *perm, const float *bias, int n, int k,
                        int j0, int j1);

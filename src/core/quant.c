@@ -58,7 +58,7 @@ size_t qtype_row_bytes(int type, long long n)
 
 void qtype_to_f32(int type, const void *src, float *dst, long long n)
 {
-    if (!qtype_supported(type) || n <= 0)
+    if (!qtype_supported(type) || n <= 0 || n % SIZES[type].block)
         return;
     quant_kernel_set()->deq[type](src, dst, n / SIZES[type].block);
 }
@@ -74,9 +74,9 @@ void quant_linear_cols(float *out, int ldo, const float *A, int lda, int t, cons
                        size_t row_bytes, const int32_t *perm, const float *bias, int n, int k,
                        int j0, int j1)
 {
-    if (!qtype_supported(t) || n <= 0 || k <= 0 || j1 <= j0)
-        return;
+    if (!qtype_supported(t) || n <= 0 || k <= 0 || k % SIZES[t].block || j1 <= j0)
+        return; /* nothing sensible to compute: the caller checked the shapes */
     const QuantKernels *ks = quant_kernel_set();
-    ks->linear(out, ldo, A, lda, ks->deq[t], SIZES[t].block, (size_t)SIZES[t].bytes, data,
-               row_bytes, perm, bias, n, k, j0, j1);
+    ks->linear(out, ldo, A, lda, ks->deq[t], ks->dot[t], SIZES[t].block, (size_t)SIZES[t].bytes,
+               data, row_bytes, perm, bias, n, k, j0, j1);
 }

@@ -12,14 +12,21 @@
 /* nb blocks at b (nb numbers for the float types) into y, as ggml's to_float */
 typedef void (*QuantDeq)(const uint8_t *b, float *y, long long nb);
 
+/* R ≤ 4 rows × C columns of one chunk's sums (quant.h's order) straight from
+ * the blocks: nblk blocks from rows[c] against A (stride lda), into s[r][c];
+ * C is 1 or the set's columns for R */
+typedef void (*QuantDot)(int R, int C, float s[4][4], const float *A, int lda,
+                         const uint8_t *const *rows, int nblk);
+
 enum { QUANT_NTYPES = 31 }; /* type ids below this (BF16 = 30 the last read) */
 
 typedef struct QuantKernels {
     const char *name;
     QuantDeq deq[QUANT_NTYPES]; /* by ggml type id; NULL where not read */
-    /* quant.h's quant_linear_cols with the type's deq, block and block bytes */
-    void (*linear)(float *out, int ldo, const float *A, int lda, QuantDeq deq, int block,
-                   size_t block_bytes, const uint8_t *data, size_t row_bytes,
+    QuantDot dot[QUANT_NTYPES]; /* the same; NULL for F32, F16 and BF16 too */
+    /* quant.h's quant_linear_cols with the type's deq, dot, block and block bytes */
+    void (*linear)(float *out, int ldo, const float *A, int lda, QuantDeq deq, QuantDot dot,
+                   int block, size_t block_bytes, const uint8_t *data, size_t row_bytes,
                    const int32_t *perm, const float *bias, int n, int k, int j0, int j1);
 } QuantKernels;
 

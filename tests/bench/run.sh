@@ -14,10 +14,14 @@
 # the window's keys on big maps, about 5 minutes) or BENCH_ONLY=families (only
 # the model families' rows, section 12: Qwen3-0.6B, Gemma-3-1B and
 # Pythia-160M's shapes; their random weights, 3.5 GB, generated once into
-# build/bench) or BENCH_ONLY=gguf (only the GGUF rows, section 13:
+# build/bench), BENCH_ONLY=gguf (only the GGUF rows, section 13:
 # Llama-3.2-1B's shapes in Q4_K_M and Q8_0 against llama.cpp, 2 GB of files
 # generated once, llama.cpp's libraries installed once from the npm
-# registry): printed, README.md left as it is.
+# registry) or BENCH_ONLY=quant (only ggml's weight types, section 14:
+# quant_linear_cols on Llama-3.2-1B's MLP matrices, against ggml's own
+# product when node-llama-cpp's library is at hand: NLC_LIBDIR, else
+# build/bench/nlc, installed there by npm when npm works): printed, README.md
+# left as it is.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -103,6 +107,10 @@ $CC $BFLAGS $(pkg-config --cflags $PKGS) tests/bench/family_bench.c $OBJS -o "$O
 # shellcheck disable=SC2046,SC2086
 $CC $BFLAGS $(pkg-config --cflags $PKGS) tests/bench/gguf_bench.c $OBJS -o "$OUT/gguf_bench" \
     $(pkg-config --libs $PKGS) -lm -lpthread
+# ggml's weight types (issue 35): the core objects only
+# shellcheck disable=SC2046,SC2086
+$CC $BFLAGS tests/bench/quant_bench.c $(ls build/obj/src/core/*.o) -o "$OUT/quant_bench" \
+    $(pkg-config --libs $PKGS) -lm -lpthread
 # the window's H and L on a model (issue 33), in-process: every object but main.o
 # shellcheck disable=SC2046,SC2086
 $CC $BFLAGS $(pkg-config --cflags $PKGS) tests/bench/window_bench.c $OBJS -o "$OUT/window_bench" \
@@ -154,7 +162,7 @@ startup_on() {
 }
 
 ONLY=${BENCH_ONLY:-}
-case "$ONLY" in ""|gpt2|llama|runtime|families|gguf) ;; *) echo "make bench: BENCH_ONLY=$ONLY: only gpt2, llama, runtime, families and gguf are known" >&2; exit 1 ;; esac
+case "$ONLY" in ""|gpt2|llama|runtime|families|gguf|quant) ;; *) echo "make bench: BENCH_ONLY=$ONLY: only gpt2, llama, runtime, families, gguf and quant are known" >&2; exit 1 ;; esac
 # sections 1 to 8 (skipped with BENCH_ONLY)
 if [ -z "$ONLY" ]; then
 # ---- 1. attention forward vs numpy -------------------------------------------------
@@ -699,6 +707,67 @@ done
 put gguf_load_end "$(cut -d' ' -f1 /proc/loadavg)"
 put gguf_other_cores "$(other_cores "$gmark")"
 fi # section 13
+
+# ---- 14. ggml's weight types (issue 35): the product with a quantized matrix ----------------
+# quant_bench (src/core/quant.c's quant_linear_cols) on Llama-3.2-1B's MLP
+# matrices in Q4_K, Q6_K and Q8_0 (8192 rows of 2048, 2048 of 8192), times 1
+# row (a keystroke) and 64, one thread and two; ggml's own product of the
+# 8192 x 2048 ones (tests/bench/ggml_matvec.py: llama.cpp's CPU backend,
+# which rounds the activations to 8 bits; attnviz does not), the two
+# alternated round by round. Rows: quant_TYPE_MxK_nN_tT_ms / _GBps (weight
+# bytes over time), ggml_..._ms, quant_..._vs_ggml (ggml's ms over ours).
+if [ -z "$ONLY" ] || [ "$ONLY" = quant ]; then
+QLOG=$OUT/quant.log
+: >"$QLOG"
+put quant_load_start "$(cut -d' ' -f1 /proc/loadavg)"
+qmark=$(cpu_mark)
+NLC=${NLC_LIBDIR:-$OUT/nlc/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64}
+if [ ! -s "$NLC/libggml-base.so" ] && [ -z "${NLC_LIBDIR:-}" ] && command -v npm >/dev/null 2>&1; then
+    say "quant: installing node-llama-cpp's prebuilt llama.cpp into $OUT/nlc (once; ggml's product for comparison)"
+    npm install --no-audit --no-fund --ignore-scripts --omit=optional --prefix "$OUT/nlc" \
+        node-llama-cpp@3.22.1 @node-llama-cpp/linux-x64@3.22.1 >>"$QLOG" 2>&1 || true
+fi
+HAVE_GGML=0
+[ -s "$NLC/libggml-base.so" ] && HAVE_GGML=1
+say "quant: Q4_K, Q6_K and Q8_0 products, 1 and 64 rows, 1 and 2 threads$([ $HAVE_GGML = 1 ] && echo ", and ggml's"), $ROUNDS rounds"
+: >"$OUT/qc"; : >"$OUT/qg"
+"$OUT/quant_bench" read 9 | tee -a "$QLOG" >"$OUT/qr"
+for ((r = 0; r < ROUNDS; r++)); do
+    "$OUT/quant_bench" linear 5 | tee -a "$QLOG" >>"$OUT/qc"
+    if [ $HAVE_GGML = 1 ]; then
+        for t in Q4_K Q6_K Q8_0; do for n in 1 64; do for th in 1 2; do
+            "$PY" tests/bench/ggml_matvec.py "$NLC" "$t" 8192 2048 "$n" "$th" 5 2>>"$QLOG" | tee -a "$QLOG" >>"$OUT/qg" || true
+        done; done; done
+    fi
+done
+for th in 1 2; do
+    put "quant_read_t${th}_GBps" "$(grep " threads=$th " "$OUT/qr" | field GBps)"
+done
+put quant_kernels "$(field kernels <"$OUT/qc")"
+for t in Q4_K Q6_K Q8_0; do for mk in 8192x2048 2048x8192; do for n in 1 64; do for th in 1 2; do
+    m=${mk%x*} k=${mk#*x}
+    key="quant_${t}_${mk}_n${n}_t${th}"
+    sel="type=$t m=$m k=$k n=$n threads=$th "
+    grep -F "$sel" "$OUT/qc" >"$OUT/q1" || true
+    c=$(med_of ms "$OUT/q1")
+    put "${key}_ms" "$c"
+    put "${key}_GBps" "$(med_of GBps "$OUT/q1")"
+    if [ $HAVE_GGML = 1 ] && [ "$mk" = 8192x2048 ]; then
+        grep -F "$sel" "$OUT/qg" >"$OUT/q1" || true
+        g=$(med_of ms "$OUT/q1")
+        put "ggml_${t}_${mk}_n${n}_t${th}_ms" "$g"
+        put "${key}_vs_ggml" "$(calc "$g / $c")"
+    fi
+done; done; done; done
+put quant_ggml_cpu "$(field cpu <"$OUT/qg")"
+put quant_load_end "$(cut -d' ' -f1 /proc/loadavg)"
+put quant_other_cores "$(other_cores "$qmark")"
+# the rows, as a table on stderr (report.py's table does not know them yet)
+{
+    echo "ggml's weight types: ms (GB/s of weights) and ggml's ms, median of $ROUNDS rounds; kernels $(field kernels <"$OUT/qc"), ggml's CPU library $(field cpu <"$OUT/qg"); other work on the machine: $(grep '^quant_other_cores ' "$RES" | cut -d' ' -f2) cores"
+    grep -E '^(quant|ggml)_' "$RES" | grep -E '_(ms|GBps|vs_ggml) ' | sed 's/^/  /'
+} >&2
+fi # section 14
 
 # ---- the table, README.md, the summary lines ------------------------------------------------
 put load_end "$(cut -d' ' -f1 /proc/loadavg)"
