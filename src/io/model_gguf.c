@@ -251,8 +251,18 @@ static void qkv_rows(int32_t *perm, int heads, int d)
                 perm[(h * 3 + s) * d + i] = s * heads * d + h * d + i;
 }
 
+/* 1 when the table's row named hf is named without the file's prefix
+ * (AT_NO_PREFIX: Gemma's lm_head.weight beside model.*). */
+static int unprefixed(const ArchDesc *a, const char *hf)
+{
+    for (int i = 0; i < a->n_tensors; i++)
+        if (strcmp(a->tensors[i].name, hf) == 0)
+            return (a->tensors[i].flags & AT_NO_PREFIX) != 0;
+    return 0;
+}
+
 /* Every tensor of the file a row names, under the table's name (with the
- * description's first prefix), its shape Hugging Face's [out, in]; a
+ * description's first prefix unless the row is named without it), its shape Hugging Face's [out, in]; a
  * tensor no row names is refused (the model would be computed without
  * it). */
 static int rename_tensors(ModelFile *m, const ArchGguf *row, const char *path, AttnErr *err)
@@ -293,7 +303,8 @@ static int rename_tensors(ModelFile *m, const ArchGguf *row, const char *path, A
         SafeTensor *t = &st->t[st->n++];
         char plain[150];
         snprintf(plain, sizeof plain, r->hf, layer);
-        int len = snprintf(at, 160 + strlen(prefix), "%s%s", prefix, plain);
+        int len = snprintf(at, 160 + strlen(prefix), "%s%s",
+                           unprefixed(a, r->hf) ? "" : prefix, plain);
         t->name = at;
         at += len + 1;
         t->file_name = gt->name;
