@@ -127,9 +127,12 @@ typedef struct ArchTensor {
 typedef struct ArchGgufKey {
     const char *gguf;   /* the metadata key, "%s" for the architecture ("%s.block_count");
                            "tensor:NAME": a 1-D F32 tensor's numbers as a list (llama.cpp
-                           keeps some settings as tensors: rope_freqs.weight) */
+                           keeps some settings as tensors: rope_freqs.weight);
+                           "!KEY": a row for a file without KEY (what the
+                           converter's leaving it out means) */
     const char *json;   /* the config.json key it gives ("num_hidden_layers";
-                           "rope_scaling.factor" inside an object) */
+                           "rope_scaling.factor" inside an object); a "!" row's
+                           "key=VALUE", VALUE JSON ("sliding_window_pattern=1") */
 } ArchGgufKey;
 
 /* How llama.cpp's converter changed a tensor's numbers. */

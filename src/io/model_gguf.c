@@ -95,6 +95,21 @@ static void json_put(cJSON *root, const char *key, cJSON *v)
     json_put(o, dot + 1, v);
 }
 
+/* A "!" key row's "key=VALUE" written into root: 0, or -1 out of memory. */
+static int absent_put(cJSON *root, const char *spec)
+{
+    char key[128];
+    const char *eq = strchr(spec, '=');
+    if (!eq || eq - spec >= (long)sizeof key)
+        return 0; /* a table's mistake: nothing to write */
+    snprintf(key, sizeof key, "%.*s", (int)(eq - spec), spec);
+    cJSON *v = cJSON_Parse(eq + 1);
+    if (!v)
+        return -1;
+    json_put(root, key, v);
+    return 0;
+}
+
 /* The row of names whose GGUF name matches name (its layer in *layer, -1
  * when none), or NULL. */
 static const ArchGgufName *name_row(const ArchGgufName *rows, const char *name, int *layer)
@@ -122,8 +137,9 @@ static const ArchGgufName *name_row(const ArchGgufName *rows, const char *name, 
 }
 
 /* The config.json a converter would have read: model_type, the rows'
- * keys, vocab_size from the embedding's rows when no key gives it, and
- * tie_word_embeddings when the file has no output layer. */
+ * keys (a "!" row's value when the file lacks its key), vocab_size from
+ * the embedding's rows when no key gives it, and tie_word_embeddings when
+ * the file has no output layer. */
 static int make_config(const Gguf *g, const ArchGguf *row, const char *path, char **text,
                        AttnErr *err)
 {
@@ -151,9 +167,14 @@ static int make_config(const Gguf *g, const ArchGguf *row, const char *path, cha
             json_put(root, k->json, a);
             continue;
         }
-        snprintf(key, sizeof key, k->gguf, row->arch);
+        int absent = k->gguf[0] == '!';
+        snprintf(key, sizeof key, k->gguf + absent, row->arch);
         const GgufKV *kv = gguf_find(g, key);
-        if (!kv)
+        if (absent && !kv && absent_put(root, k->json) != 0) {
+            cJSON_Delete(root);
+            return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+        }
+        if (absent || !kv)
             continue;
         cJSON *v = json_of(kv);
         if (!v) {
