@@ -33,7 +33,11 @@
  * text_config with Gemma3TextConfig's), every choice not computed refused by
  * name, and Hugging Face's tensor names (shapes as stored, [out, in]): under
  * model. (gemma2, gemma3_text) or language_model.model. /
- * model.language_model. (gemma3), the vision tower's tensors not read. */
+ * model.language_model. (gemma3), the vision tower's tensors not read.
+ * And llama.cpp's GGUF files of general.architecture gemma2 and gemma3
+ * (read as gemma2 and gemma3_text): its keys and tensor names, the norms
+ * the converter stored as 1 + w used as stored, and what llama.cpp assumes
+ * for what the converter drops (the scores' scale, the sliding pattern). */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -433,26 +437,33 @@ static const char *const ignored[] = {"vision_tower.", "multi_modal_projector.",
  * query_pre_attn_scalar, no sliding pattern (llama.cpp hard-codes Gemma 2's
  * even layers and Gemma 3's period 6, the Hugging Face defaults the table
  * then gives), rope_theta absent from Gemma 2 files (10000, both). */
-static const ArchGgufKey gguf_keys[] = {
-    {"%s.block_count", "num_hidden_layers"},
-    {"%s.embedding_length", "hidden_size"},
-    {"%s.feed_forward_length", "intermediate_size"},
-    {"%s.attention.head_count", "num_attention_heads"},
-    {"%s.attention.head_count_kv", "num_key_value_heads"},
-    {"%s.attention.key_length", "head_dim"},
-    {"%s.context_length", "max_position_embeddings"},
-    {"%s.attention.layer_norm_rms_epsilon", "rms_norm_eps"},
-    {"%s.rope.freq_base", "rope_theta"},
+#define GGUF_KEYS(...) \
+    {"%s.block_count", "num_hidden_layers"}, \
+    {"%s.embedding_length", "hidden_size"}, \
+    {"%s.feed_forward_length", "intermediate_size"}, \
+    {"%s.attention.head_count", "num_attention_heads"}, \
+    {"%s.attention.head_count_kv", "num_key_value_heads"}, \
+    {"%s.attention.key_length", "head_dim"}, \
+    {"%s.context_length", "max_position_embeddings"}, \
+    {"%s.attention.layer_norm_rms_epsilon", "rms_norm_eps"}, \
+    {"%s.rope.freq_base", "rope_theta"}, \
+    {"%s.attention.sliding_window", "sliding_window"}, \
+    {"%s.attn_logit_softcapping", "attn_logit_softcapping"}, \
+    {"%s.final_logit_softcapping", "final_logit_softcapping"}, \
+    {"tokenizer.ggml.bos_token_id", "bos_token_id"}, \
+    {"tokenizer.ggml.eos_token_id", "eos_token_id"}, \
+    __VA_ARGS__ \
+    {NULL, NULL}
+
+/* Gemma 2 without a window: llama.cpp's 4096, the table's default too */
+static const ArchGgufKey gguf_keys2[] = {GGUF_KEYS()};
+static const ArchGgufKey gguf_keys3[] = {GGUF_KEYS(
     {"%s.rope.freq_base_swa", "rope_local_base_freq"},
     {"%s.rope.scaling.type", "rope_scaling.rope_type"},
     {"%s.rope.scaling.factor", "rope_scaling.factor"},
-    {"%s.attention.sliding_window", "sliding_window"},
-    {"%s.attn_logit_softcapping", "attn_logit_softcapping"},
-    {"%s.final_logit_softcapping", "final_logit_softcapping"},
-    {"tokenizer.ggml.bos_token_id", "bos_token_id"},
-    {"tokenizer.ggml.eos_token_id", "eos_token_id"},
-    {NULL, NULL},
-};
+    /* Gemma3Model leaves the window out when sliding_window_pattern is 1:
+     * every layer global */
+    {"!%s.attention.sliding_window", "sliding_window_pattern=1"},)};
 
 /* llama.cpp's names; the converter's pre_feedforward_layernorm is ffn_norm
  * (Gemma has no norm in llama's place), its numbers are Hugging Face's but
@@ -497,8 +508,8 @@ static void gguf_fix(void *cfg)
 }
 
 static const ArchGguf gguf[] = {
-    {"gemma2", "gemma2", gguf_keys, gguf_gemma2, gguf_fix},
-    {"gemma3", "gemma3_text", gguf_keys, gguf_gemma3, gguf_fix},
+    {"gemma2", "gemma2", gguf_keys2, gguf_gemma2, gguf_fix},
+    {"gemma3", "gemma3_text", gguf_keys3, gguf_gemma3, gguf_fix},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
