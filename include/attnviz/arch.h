@@ -146,7 +146,9 @@ typedef enum ArchGgufChange {
 } ArchGgufChange;
 
 typedef struct ArchGgufName {
-    const char *gguf;   /* llama.cpp's name ("blk.%d.attn_q.weight") */
+    const char *gguf;   /* llama.cpp's name ("blk.%d.attn_q.weight"); with hf NULL a
+                           prefix ("v."): another model's tensors in the same file
+                           (Ollama's vision tower), never read, a note on stderr */
     const char *hf;     /* the table's row name (without the prefix) */
     ArchGgufChange change;
 } ArchGgufName;

@@ -117,6 +117,11 @@ static const ArchGgufName *name_row(const ArchGgufName *rows, const char *name, 
     for (const ArchGgufName *r = rows; r->gguf; r++) {
         const char *d = strstr(r->gguf, "%d");
         *layer = -1;
+        if (!r->hf) { /* another model's, under the prefix r->gguf */
+            if (strncmp(name, r->gguf, strlen(r->gguf)) == 0)
+                return r;
+            continue;
+        }
         if (!d) {
             if (strcmp(r->gguf, name) == 0)
                 return r;
@@ -242,6 +247,8 @@ void model_gguf_name(const ModelFile *m, const char *table_name, char *buf, size
                         ? table_name + strlen(prefix) : table_name;
     snprintf(buf, n, "%s", table_name);
     for (const ArchGgufName *r = m->own->gguf_row->names; r->gguf; r++) {
+        if (!r->hf)
+            continue; /* another model's prefix */
         const char *d = strstr(r->hf, "%d");
         if (!d) {
             if (strcmp(r->hf, plain) == 0) {
@@ -283,9 +290,10 @@ static int unprefixed(const ArchDesc *a, const char *hf)
 }
 
 /* Every tensor of the file a row names, under the table's name (with the
- * description's first prefix unless the row is named without it), its shape Hugging Face's [out, in]; a
- * tensor no row names is refused (the model would be computed without
- * it). */
+ * description's first prefix unless the row is named without it), its
+ * shape Hugging Face's [out, in]; another model's (a prefix row's) left
+ * out with a note; a tensor no row names is refused (the model would be
+ * computed without it). */
 static int rename_tensors(ModelFile *m, const ArchGguf *row, const char *path, AttnErr *err)
 {
     const Gguf *g = m->own->gguf;
@@ -305,7 +313,8 @@ static int rename_tensors(ModelFile *m, const ArchGguf *row, const char *path, A
     if (!q || !(st->t = calloc((size_t)g->n_tensors + 1, sizeof *st->t)) ||
         !(st->names = malloc(names + 1)))
         return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
-    char *at = st->names;
+    char *at = st->names, others[200] = "";
+    int n_others = 0;
     for (int i = 0; i < g->n_tensors; i++) {
         const GgufTensor *gt = &g->t[i];
         int layer, setting = 0;
@@ -314,6 +323,13 @@ static int rename_tensors(ModelFile *m, const ArchGguf *row, const char *path, A
         if (setting)
             continue; /* read as a setting (make_config) */
         const ArchGgufName *r = name_row(row->names, gt->name, &layer);
+        if (r && !r->hf) {
+            n_others++;
+            if (!strstr(others, r->gguf) && strlen(others) + strlen(r->gguf) + 4 < sizeof others)
+                snprintf(others + strlen(others), sizeof others - strlen(others), "%s%s*",
+                         others[0] ? ", " : "", r->gguf);
+            continue;
+        }
         if (!r)
             return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0, "tensor %s is not read by "
                                 "attnviz's %s (general.architecture %s): computing without it "
@@ -354,6 +370,9 @@ static int rename_tensors(ModelFile *m, const ArchGguf *row, const char *path, A
             q += (size_t)per * heads * sh.d_head;
         }
     }
+    if (n_others)
+        fprintf(stderr, "attnviz: note: %s: %d tensors of another model in the file (%s) "
+                "are not read\n", path, n_others, others);
     qsort(st->t, (size_t)st->n, sizeof *st->t, by_name);
     for (int i = 1; i < st->n; i++)
         if (strcmp(st->t[i - 1].name, st->t[i].name) == 0)
