@@ -8,7 +8,9 @@
  *   - a gemma3 file without attention.sliding_window (the converter leaves
  *     it out for sliding_window_pattern 1): no layer slides;
  *   - what is not computed refused by name: a rope scaling tensor, yarn
- *     scaling, attention biases, Gemma 3's q_norm in a Gemma 2 file.
+ *     scaling, attention biases, Gemma 3's q_norm in a Gemma 2 file;
+ *   - Ollama's Gemma 3 files: rope.local.freq_base read as llama.cpp's
+ *     rope.freq_base_swa, the vision tower's tensors (v.*, mm.*) not read.
  * Run from the repository root. */
 #include <math.h>
 #include <setjmp.h>
@@ -124,8 +126,11 @@ typedef struct Spec {
     int L;
     int window;             /* attention.sliding_window; 0: no key */
     const char *rope_type;  /* rope.scaling.type, or NULL */
-    const char *extra;      /* one more tensor (a vector of D/2 floats... or H·D for a
+    const char *extra;      /* one more tensor (a vector of D/2 floats, H·D for a
                                bias), or NULL */
+    const char *local_key;  /* the local rope base's key ("%s.rope.freq_base_swa"), or NULL */
+    float local;            /* its value */
+    int vision;             /* 1: a vision tower's tensors too, as Ollama's files keep them */
 } Spec;
 
 /* The file s describes, written to path. */
@@ -149,6 +154,8 @@ static void write_model(const char *path, const Spec *s)
         kv_u32(&kv, a, "%s.attention.sliding_window", (uint32_t)s->window);
     if (!g3) /* caps that change nothing here, so the scale shows alone */
         kv_f32(&kv, a, "%s.attn_logit_softcapping", 1e6f);
+    if (s->local_key)
+        kv_f32(&kv, a, s->local_key, s->local);
     if (s->rope_type) {
         kv_str(&kv, "gemma3.rope.scaling.type", s->rope_type);
         kv_f32(&kv, a, "%s.rope.scaling.factor", 4.0f);
@@ -177,6 +184,11 @@ static void write_model(const char *path, const Spec *s)
     }
     if (s->extra)
         tensor(&f, s->extra, strstr(s->extra, "bias") ? H * D : D / 2, 0);
+    if (s->vision) { /* Ollama's names for Gemma 3's vision tower and projector */
+        tensor(&f, "v.patch_embedding.weight", 12, 4);
+        tensor(&f, "v.blk.0.attn_q.weight", 4, 4);
+        tensor(&f, "mm.mm_input_projection.weight", C, 4);
+    }
 
     FILE *out = fopen(path, "wb");
     assert_non_null(out);
@@ -243,8 +255,8 @@ static void check_depth(const char *arch, int depth_27b)
     /* layer 0 is the same in both files: only the scale differs */
     double want = sqrt((double)D / (double)(C / H));
     for (int h = 0; h < H; h++) {
-        map0(&(Spec){arch, depth_27b, 4096, NULL, NULL}, h, deep);
-        map0(&(Spec){arch, depth_27b - 1, 4096, NULL, NULL}, h, other);
+        map0(&(Spec){.arch = arch, .L = depth_27b, .window = 4096}, h, deep);
+        map0(&(Spec){.arch = arch, .L = depth_27b - 1, .window = 4096}, h, other);
         for (int k = 0; k < 2; k++) {
             double a = log_odds(deep, k), b = log_odds(other, k);
             if (fabs(b) < 0.05)
@@ -270,7 +282,7 @@ static void gemma3_without_window(void **state)
     (void)state;
     Lm lm;
     AttnErr err = {0};
-    const Spec without = {"gemma3", 2, 0, NULL, NULL}, with = {"gemma3", 2, 1, NULL, NULL};
+    const Spec without = {.arch = "gemma3", .L = 2}, with = {.arch = "gemma3", .L = 2, .window = 1};
     for (int pass = 0; pass < 2; pass++) {
         write_model(tmp_path, pass ? &with : &without);
         if (lm_open_gguf(&lm, tmp_path, &err) != 0)
@@ -314,20 +326,50 @@ static void expect_refused(const Spec *s, const char *want1, const char *want2)
 static void refused_by_name(void **state)
 {
     (void)state;
-    expect_refused(&(Spec){"gemma3", 1, 4, NULL, "rope_freqs.weight"}, "rope_freqs.weight",
+    expect_refused(&(Spec){.arch = "gemma3", .L = 1, .window = 4, .extra = "rope_freqs.weight"},
+                   "rope_freqs.weight",
                    "not read");
-    expect_refused(&(Spec){"gemma3", 1, 4, "yarn", NULL}, "\"yarn\"", "not computed");
-    expect_refused(&(Spec){"gemma2", 1, 4, NULL, "blk.0.attn_q.bias"}, "blk.0.attn_q.bias",
+    expect_refused(&(Spec){.arch = "gemma3", .L = 1, .window = 4, .rope_type = "yarn"},
+                   "\"yarn\"", "not computed");
+    expect_refused(&(Spec){.arch = "gemma2", .L = 1, .window = 4, .extra = "blk.0.attn_q.bias"},
+                   "blk.0.attn_q.bias",
                    "gemma2");
-    expect_refused(&(Spec){"gemma2", 1, 4, NULL, "blk.0.attn_q_norm.weight"},
+    expect_refused(&(Spec){.arch = "gemma2", .L = 1, .window = 4,
+                           .extra = "blk.0.attn_q_norm.weight"},
                    "blk.0.attn_q_norm.weight", "not read");
     /* and linear scaling, which is computed, opens */
     Lm lm;
     AttnErr err = {0};
-    write_model(tmp_path, &(Spec){"gemma3", 1, 4, "linear", NULL});
+    write_model(tmp_path, &(Spec){.arch = "gemma3", .L = 1, .window = 4, .rope_type = "linear"});
     if (lm_open_gguf(&lm, tmp_path, &err) != 0)
         fail_msg("linear: %s", err.msg);
     lm_close(&lm);
+}
+
+/* Ollama's Gemma 3 files: the local rope base under its own key, the
+ * vision tower's tensors beside the language model's (not read: the maps
+ * are those of the file without them). */
+static void ollama_files(void **state)
+{
+    (void)state;
+    float swa[NT * NT], ollama[NT * NT], with_vision[NT * NT], plain[NT * NT];
+    const Spec base = {.arch = "gemma3", .L = 1, .window = 8, .local = 50.0f};
+    Spec s = base;
+    s.local_key = "%s.rope.freq_base_swa";
+    map0(&s, 1, swa);
+    s.local_key = "%s.rope.local.freq_base";
+    map0(&s, 1, ollama);
+    s.vision = 1;
+    map0(&s, 1, with_vision);
+    map0(&base, 1, plain); /* the default local base, 10000 */
+    double moved = 0;
+    for (int i = 0; i < NT * NT; i++) {
+        assert_true(swa[i] == ollama[i]);
+        assert_true(with_vision[i] == ollama[i]);
+        moved = fmax(moved, fabs(plain[i] - swa[i]));
+    }
+    if (moved < 1e-3)
+        fail_msg("a local rope base of 50 moves layer 0's map by only %g", moved);
 }
 
 int main(void)
@@ -336,6 +378,7 @@ int main(void)
         cmocka_unit_test(scale_at_27b_depth),
         cmocka_unit_test(gemma3_without_window),
         cmocka_unit_test(refused_by_name),
+        cmocka_unit_test(ollama_files),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

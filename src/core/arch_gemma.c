@@ -458,6 +458,8 @@ static const char *const ignored[] = {"vision_tower.", "multi_modal_projector.",
 /* Gemma 2 without a window: llama.cpp's 4096, the table's default too */
 static const ArchGgufKey gguf_keys2[] = {GGUF_KEYS()};
 static const ArchGgufKey gguf_keys3[] = {GGUF_KEYS(
+    {"%s.rope.local.freq_base", "rope_local_base_freq"}, /* Ollama's names */
+    {"%s.rope.global.freq_base", "rope_theta"},
     {"%s.rope.freq_base_swa", "rope_local_base_freq"},
     {"%s.rope.scaling.type", "rope_scaling.rope_type"},
     {"%s.rope.scaling.factor", "rope_scaling.factor"},
@@ -488,9 +490,13 @@ static const ArchGgufKey gguf_keys3[] = {GGUF_KEYS(
     {NULL, NULL, AG_SAME}
 
 static const ArchGgufName gguf_gemma2[] = {GGUF_NAMES()};
+/* Ollama's converter keeps Gemma 3's vision tower in the same file, under
+ * v. and mm. (llama.cpp's writes it to a file of its own) */
 static const ArchGgufName gguf_gemma3[] = {GGUF_NAMES(
     {"blk.%d.attn_q_norm.weight", "layers.%d.self_attn.q_norm.weight", AG_SAME},
-    {"blk.%d.attn_k_norm.weight", "layers.%d.self_attn.k_norm.weight", AG_SAME},)};
+    {"blk.%d.attn_k_norm.weight", "layers.%d.self_attn.k_norm.weight", AG_SAME},
+    {"v.", NULL, AG_SAME},
+    {"mm.", NULL, AG_SAME},)};
 
 /* What a GGUF file changes: its norms hold 1 + w; and the scores' scale,
  * which no key gives, is llama.cpp's (f_attention_scale): 1/√head_dim, but
