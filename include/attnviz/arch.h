@@ -132,9 +132,12 @@ typedef struct ArchTensor {
 
 typedef struct ArchGgufKey {
     const char *gguf;   /* the metadata key, "%s" for the architecture ("%s.block_count");
-                           or ARCH_GGUF_TENSOR and a tensor's name */
+                           or ARCH_GGUF_TENSOR and a tensor's name; "!KEY": a row
+                           for a file without KEY (what the converter's leaving it
+                           out means) */
     const char *json;   /* the config.json key it gives ("num_hidden_layers";
-                           "rope_scaling.factor" inside an object) */
+                           "rope_scaling.factor" inside an object); a "!" row's
+                           "key=VALUE", VALUE JSON ("sliding_window_pattern=1") */
 } ArchGgufKey;
 
 /* How llama.cpp's converter changed a tensor's numbers. */
@@ -148,7 +151,9 @@ typedef enum ArchGgufChange {
 } ArchGgufChange;
 
 typedef struct ArchGgufName {
-    const char *gguf;   /* llama.cpp's name ("blk.%d.attn_q.weight") */
+    const char *gguf;   /* llama.cpp's name ("blk.%d.attn_q.weight"); with hf NULL a
+                           prefix ("v."): another model's tensors in the same file
+                           (Ollama's vision tower), never read, a note on stderr */
     const char *hf;     /* the table's row name (without the prefix) */
     ArchGgufChange change;
 } ArchGgufName;

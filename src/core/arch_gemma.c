@@ -33,7 +33,11 @@
  * text_config with Gemma3TextConfig's), every choice not computed refused by
  * name, and Hugging Face's tensor names (shapes as stored, [out, in]): under
  * model. (gemma2, gemma3_text) or language_model.model. /
- * model.language_model. (gemma3), the vision tower's tensors not read. */
+ * model.language_model. (gemma3), the vision tower's tensors not read.
+ * And llama.cpp's GGUF files of general.architecture gemma2 and gemma3
+ * (read as gemma2 and gemma3_text): its keys and tensor names, the norms
+ * the converter stored as 1 + w used as stored, and what llama.cpp assumes
+ * for what the converter drops (the scores' scale, the sliding pattern). */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -62,6 +66,8 @@ typedef struct GemmaConfig {
     int act;                /* OpsAct: the GeGLU's GELU */
     int tied, attn_bias;
     int bos_id, eos_id;
+    int norms_as_stored;    /* 1: every norm multiplies by w as stored (a GGUF
+                               file's, where the converter wrote 1 + w) */
 } GemmaConfig;
 
 typedef struct GemmaLayer {
@@ -164,6 +170,12 @@ static void embed(Rt *rt, const void *wv, const int *ids, int start, int T)
     }
 }
 
+/* Hugging Face's norms multiply by 1 + w; a GGUF file holds 1 + w itself. */
+static OpsNormKind norm_kind(const GemmaConfig *c)
+{
+    return c->norms_as_stored ? OPS_NORM_RMS : OPS_NORM_RMS_1P;
+}
+
 /* Layer l on positions [start, T) of the residual stream. */
 static void layer(Rt *rt, const void *wv, int l, int start, int T)
 {
@@ -174,10 +186,11 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     float *x = rt_row(rt->x, C, start), *xn = rt_row(rt->xn, C, start);
     float *out = rt_row(rt->out, C, start), *qkv = rt_qkv(rt, l, start);
     float *gate = rt_row(rt->rows[0], I, start), *up = rt_row(rt->rows[1], I, start);
-    OpsNorm in = {OPS_NORM_RMS_1P, w->in_norm, NULL, c->rms_eps};
-    OpsNorm post_attn = {OPS_NORM_RMS_1P, w->post_attn_norm, NULL, c->rms_eps};
-    OpsNorm pre_ff = {OPS_NORM_RMS_1P, w->pre_ff_norm, NULL, c->rms_eps};
-    OpsNorm post_ff = {OPS_NORM_RMS_1P, w->post_ff_norm, NULL, c->rms_eps};
+    OpsNormKind nk = norm_kind(c);
+    OpsNorm in = {nk, w->in_norm, NULL, c->rms_eps};
+    OpsNorm post_attn = {nk, w->post_attn_norm, NULL, c->rms_eps};
+    OpsNorm pre_ff = {nk, w->pre_ff_norm, NULL, c->rms_eps};
+    OpsNorm post_ff = {nk, w->post_ff_norm, NULL, c->rms_eps};
     RtAttn a = {.causal = 1, .window = slides ? c->sliding_window : 0,
                 .mul = (float)(1.0 / sqrt(c->qpas)), .softcap = (float)c->attn_cap};
 
@@ -186,8 +199,8 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     rt_project(rt, qkv + qd, W, xn, C, w->wk, w->wk_m, w->bk, n, C, kvd);
     rt_project(rt, qkv + qd + kvd, W, xn, C, w->wv, w->wv_m, w->bv, n, C, kvd);
     if (c->arch != G_GEMMA2) {
-        OpsNorm qn = {OPS_NORM_RMS_1P, w->q_norm, NULL, c->rms_eps};
-        OpsNorm kn = {OPS_NORM_RMS_1P, w->k_norm, NULL, c->rms_eps};
+        OpsNorm qn = {nk, w->q_norm, NULL, c->rms_eps};
+        OpsNorm kn = {nk, w->k_norm, NULL, c->rms_eps};
         for (int i = start; i < T; i++) {
             float *q = rt_qkv(rt, l, i);
             ops_norm(q, q, &qn, c->n_head, d);
@@ -211,7 +224,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
 {
     const GemmaWeights *w = wv;
     const GemmaConfig *c = rt->cfg;
-    OpsNorm fn = {OPS_NORM_RMS_1P, w->norm, NULL, c->rms_eps};
+    OpsNorm fn = {norm_kind(c), w->norm, NULL, c->rms_eps};
     ops_norm(rt->xf, x, &fn, 1, c->hidden);
     rt_vocab_dots(out, rt->xf, w->lm_head, w->lm_head_m, c->hidden, c->n_vocab);
     if (c->final_cap > 0.0) {
@@ -419,6 +432,93 @@ static const char *const prefixes[] = {"model.", "language_model.model.", "model
 static const char *const ignored[] = {"vision_tower.", "multi_modal_projector.",
                                       "model.vision_tower.", "model.multi_modal_projector.", NULL};
 
+/* ---- GGUF files ------------------------------------------------------------------- */
+/* The keys llama.cpp's converter writes (Gemma2Model, Gemma3Model): no
+ * query_pre_attn_scalar, no sliding pattern (llama.cpp hard-codes Gemma 2's
+ * even layers and Gemma 3's period 6, the Hugging Face defaults the table
+ * then gives), rope_theta absent from Gemma 2 files (10000, both). */
+#define GGUF_KEYS(...) \
+    {"%s.block_count", "num_hidden_layers"}, \
+    {"%s.embedding_length", "hidden_size"}, \
+    {"%s.feed_forward_length", "intermediate_size"}, \
+    {"%s.attention.head_count", "num_attention_heads"}, \
+    {"%s.attention.head_count_kv", "num_key_value_heads"}, \
+    {"%s.attention.key_length", "head_dim"}, \
+    {"%s.context_length", "max_position_embeddings"}, \
+    {"%s.attention.layer_norm_rms_epsilon", "rms_norm_eps"}, \
+    {"%s.rope.freq_base", "rope_theta"}, \
+    {"%s.attention.sliding_window", "sliding_window"}, \
+    {"%s.attn_logit_softcapping", "attn_logit_softcapping"}, \
+    {"%s.final_logit_softcapping", "final_logit_softcapping"}, \
+    {"tokenizer.ggml.bos_token_id", "bos_token_id"}, \
+    {"tokenizer.ggml.eos_token_id", "eos_token_id"}, \
+    __VA_ARGS__ \
+    {NULL, NULL}
+
+/* Gemma 2 without a window: llama.cpp's 4096, the table's default too */
+static const ArchGgufKey gguf_keys2[] = {GGUF_KEYS()};
+static const ArchGgufKey gguf_keys3[] = {GGUF_KEYS(
+    {"%s.rope.local.freq_base", "rope_local_base_freq"}, /* Ollama's names */
+    {"%s.rope.global.freq_base", "rope_theta"},
+    {"%s.rope.freq_base_swa", "rope_local_base_freq"},
+    {"%s.rope.scaling.type", "rope_scaling.rope_type"},
+    {"%s.rope.scaling.factor", "rope_scaling.factor"},
+    /* Gemma3Model leaves the window out when sliding_window_pattern is 1:
+     * every layer global */
+    {"!%s.attention.sliding_window", "sliding_window_pattern=1"},)};
+
+/* llama.cpp's names; the converter's pre_feedforward_layernorm is ffn_norm
+ * (Gemma has no norm in llama's place), its numbers are Hugging Face's but
+ * for every norm's 1 + w (gguf_fix). */
+#define GGUF_NAMES(...) \
+    {"token_embd.weight", "embed_tokens.weight", AG_SAME}, \
+    {"output_norm.weight", "norm.weight", AG_SAME}, \
+    {"output.weight", "lm_head.weight", AG_SAME}, \
+    {"blk.%d.attn_norm.weight", "layers.%d.input_layernorm.weight", AG_SAME}, \
+    {"blk.%d.attn_q.weight", "layers.%d.self_attn.q_proj.weight", AG_SAME}, \
+    {"blk.%d.attn_k.weight", "layers.%d.self_attn.k_proj.weight", AG_SAME}, \
+    {"blk.%d.attn_v.weight", "layers.%d.self_attn.v_proj.weight", AG_SAME}, \
+    {"blk.%d.attn_output.weight", "layers.%d.self_attn.o_proj.weight", AG_SAME}, \
+    {"blk.%d.post_attention_norm.weight", "layers.%d.post_attention_layernorm.weight", \
+     AG_SAME}, \
+    {"blk.%d.ffn_norm.weight", "layers.%d.pre_feedforward_layernorm.weight", AG_SAME}, \
+    {"blk.%d.ffn_gate.weight", "layers.%d.mlp.gate_proj.weight", AG_SAME}, \
+    {"blk.%d.ffn_up.weight", "layers.%d.mlp.up_proj.weight", AG_SAME}, \
+    {"blk.%d.ffn_down.weight", "layers.%d.mlp.down_proj.weight", AG_SAME}, \
+    {"blk.%d.post_ffw_norm.weight", "layers.%d.post_feedforward_layernorm.weight", AG_SAME}, \
+    __VA_ARGS__ \
+    {NULL, NULL, AG_SAME}
+
+static const ArchGgufName gguf_gemma2[] = {GGUF_NAMES()};
+/* Ollama's converter keeps Gemma 3's vision tower in the same file, under
+ * v. and mm. (llama.cpp's writes it to a file of its own) */
+static const ArchGgufName gguf_gemma3[] = {GGUF_NAMES(
+    {"blk.%d.attn_q_norm.weight", "layers.%d.self_attn.q_norm.weight", AG_SAME},
+    {"blk.%d.attn_k_norm.weight", "layers.%d.self_attn.k_norm.weight", AG_SAME},
+    {"v.", NULL, AG_SAME},
+    {"mm.", NULL, AG_SAME},)};
+
+/* What a GGUF file changes: its norms hold 1 + w; and the scores' scale,
+ * which no key gives, is llama.cpp's (f_attention_scale): 1/√head_dim, but
+ * 1/√(hidden / heads) at the 27B models' depth (46 layers for Gemma 2, 62
+ * for Gemma 3), as Google's gemma_pytorch sets query_pre_attn_scalar. */
+static void gguf_fix(void *cfg)
+{
+    GemmaConfig *c = cfg;
+    int depth_27b = c->arch == G_GEMMA2 ? 46 : 62;
+    c->norms_as_stored = 1;
+    if (c->n_layer == depth_27b && c->n_head > 0)
+        c->qpas = (double)(c->hidden / c->n_head);
+    else
+        c->qpas = (double)c->head_dim;
+}
+
+static const ArchGguf gguf[] = {
+    {"gemma2", "gemma2", gguf_keys2, gguf_gemma2, gguf_fix},
+    {"gemma3", "gemma3_text", gguf_keys3, gguf_gemma3, gguf_fix},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 #define FOLDER_FILES "config.json, model.safetensors, tokenizer.json"
 
 const ArchDesc desc_gemma = {
@@ -436,4 +536,5 @@ const ArchDesc desc_gemma = {
     .ignored = ignored,
     .ignored_note = "gemma3: only the language model is read; the vision tower's tensors "
                     "(vision_tower.*, multi_modal_projector.*) are ignored",
+    .gguf = gguf,
 };

@@ -95,6 +95,21 @@ static void json_put(cJSON *root, const char *key, cJSON *v)
     json_put(o, dot + 1, v);
 }
 
+/* A "!" key row's "key=VALUE" written into root: 0, or -1 out of memory. */
+static int absent_put(cJSON *root, const char *spec)
+{
+    char key[128];
+    const char *eq = strchr(spec, '=');
+    if (!eq || eq - spec >= (long)sizeof key)
+        return 0; /* a table's mistake: nothing to write */
+    snprintf(key, sizeof key, "%.*s", (int)(eq - spec), spec);
+    cJSON *v = cJSON_Parse(eq + 1);
+    if (!v)
+        return -1;
+    json_put(root, key, v);
+    return 0;
+}
+
 /* The row of names whose GGUF name matches name (its layer in *layer, -1
  * when none), or NULL. */
 static const ArchGgufName *name_row(const ArchGgufName *rows, const char *name, int *layer)
@@ -102,6 +117,11 @@ static const ArchGgufName *name_row(const ArchGgufName *rows, const char *name, 
     for (const ArchGgufName *r = rows; r->gguf; r++) {
         const char *d = strstr(r->gguf, "%d");
         *layer = -1;
+        if (!r->hf) { /* another model's, under the prefix r->gguf */
+            if (strncmp(name, r->gguf, strlen(r->gguf)) == 0)
+                return r;
+            continue;
+        }
         if (!d) {
             if (strcmp(r->gguf, name) == 0)
                 return r;
@@ -158,8 +178,9 @@ static int tensor_json(const Gguf *g, const char *name, cJSON **out, const char 
 }
 
 /* The config.json a converter would have read: model_type, the rows'
- * keys, vocab_size from the embedding's rows when no key gives it, and
- * tie_word_embeddings when the file has no output layer. */
+ * keys (a "!" row's value when the file lacks its key), vocab_size from
+ * the embedding's rows when no key gives it, and tie_word_embeddings when
+ * the file has no output layer. */
 static int make_config(const Gguf *g, const ArchGguf *row, const char *path, char **text,
                        AttnErr *err)
 {
@@ -180,9 +201,14 @@ static int make_config(const Gguf *g, const ArchGguf *row, const char *path, cha
             continue;
         }
         char key[160];
-        snprintf(key, sizeof key, k->gguf, row->arch);
+        int absent = k->gguf[0] == '!';
+        snprintf(key, sizeof key, k->gguf + absent, row->arch);
         const GgufKV *kv = gguf_find(g, key);
-        if (!kv)
+        if (absent && !kv && absent_put(root, k->json) != 0) {
+            cJSON_Delete(root);
+            return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+        }
+        if (absent || !kv)
             continue;
         cJSON *v = json_of(kv);
         if (!v) {
@@ -266,6 +292,8 @@ void model_gguf_name(const ModelFile *m, const char *table_name, char *buf, size
                         ? table_name + strlen(prefix) : table_name;
     snprintf(buf, n, "%s", table_name);
     for (const ArchGgufName *r = m->own->gguf_row->names; r->gguf; r++) {
+        if (!r->hf)
+            continue; /* another model's prefix */
         const char *d = strstr(r->hf, "%d");
         if (!d) {
             if (strcmp(r->hf, plain) == 0) {
@@ -307,9 +335,10 @@ static int unprefixed(const ArchDesc *a, const char *hf)
 }
 
 /* Every tensor of the file a row names, under the table's name (with the
- * description's first prefix), its shape Hugging Face's [out, in]; a
- * tensor no row names is refused (the model would be computed without
- * it). */
+ * description's first prefix unless the row is named without it), its
+ * shape Hugging Face's [out, in]; another model's (a prefix row's) left
+ * out with a note; a tensor no row names is refused (the model would be
+ * computed without it). */
 static int rename_tensors(ModelFile *m, const ArchGguf *row, const char *path, AttnErr *err)
 {
     const Gguf *g = m->own->gguf;
@@ -329,13 +358,21 @@ static int rename_tensors(ModelFile *m, const ArchGguf *row, const char *path, A
     if (!q || !(st->t = calloc((size_t)g->n_tensors + 1, sizeof *st->t)) ||
         !(st->names = malloc(names + 1)))
         return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
-    char *at = st->names;
+    char *at = st->names, others[200] = "";
+    int n_others = 0;
     for (int i = 0; i < g->n_tensors; i++) {
         const GgufTensor *gt = &g->t[i];
         int layer;
         if (tensor_is_key(row, gt->name)) /* read into the config */
             continue;
         const ArchGgufName *r = name_row(row->names, gt->name, &layer);
+        if (r && !r->hf) {
+            n_others++;
+            if (!strstr(others, r->gguf) && strlen(others) + strlen(r->gguf) + 4 < sizeof others)
+                snprintf(others + strlen(others), sizeof others - strlen(others), "%s%s*",
+                         others[0] ? ", " : "", r->gguf);
+            continue;
+        }
         if (!r)
             return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0, "tensor %s is not read by "
                                 "attnviz's %s (general.architecture %s): computing without it "
@@ -376,6 +413,9 @@ static int rename_tensors(ModelFile *m, const ArchGguf *row, const char *path, A
             q += (size_t)per * heads * sh.d_head;
         }
     }
+    if (n_others)
+        fprintf(stderr, "attnviz: note: %s: %d tensors of another model in the file (%s) "
+                "are not read\n", path, n_others, others);
     qsort(st->t, (size_t)st->n, sizeof *st->t, by_name);
     for (int i = 1; i < st->n; i++)
         if (strcmp(st->t[i - 1].name, st->t[i].name) == 0)
