@@ -31,6 +31,7 @@ typedef struct Arrays {
     size_t *token_lens, *merge_lens;
     float *scores;
     int32_t *types;
+    int n, nm;
 } Arrays;
 
 static int num(const cJSON *o, const char *key)
@@ -43,6 +44,17 @@ static const char *str(const cJSON *o, const char *key)
 {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+/* A copy of s without its NUL, as a GGUF file's strings are (SAN=1 catches
+ * a read past one); *len set. */
+static const char *unterminated(const char *s, size_t *len)
+{
+    *len = strlen(s);
+    char *c = malloc(*len ? *len : 1);
+    assert_non_null(c);
+    memcpy(c, s, *len);
+    return c;
 }
 
 static void load_arrays(Arrays *a, const char *name)
@@ -62,6 +74,8 @@ static void load_arrays(Arrays *a, const char *name)
     const cJSON *ty = cJSON_GetObjectItemCaseSensitive(r, "types");
     const cJSON *mg = cJSON_GetObjectItemCaseSensitive(r, "merges");
     int n = cJSON_GetArraySize(tok), nm = cJSON_IsArray(mg) ? cJSON_GetArraySize(mg) : 0;
+    a->n = n;
+    a->nm = nm;
     a->tokens = calloc((size_t)n, sizeof *a->tokens);
     a->token_lens = calloc((size_t)n, sizeof *a->token_lens);
     a->types = calloc((size_t)n, sizeof *a->types);
@@ -70,16 +84,13 @@ static void load_arrays(Arrays *a, const char *name)
     a->merge_lens = calloc((size_t)nm + 1, sizeof *a->merge_lens);
     assert_true(a->tokens && a->token_lens && a->types && a->merges && a->merge_lens);
     for (int i = 0; i < n; i++) {
-        a->tokens[i] = cJSON_GetArrayItem(tok, i)->valuestring;
-        a->token_lens[i] = strlen(a->tokens[i]);
+        a->tokens[i] = unterminated(cJSON_GetArrayItem(tok, i)->valuestring, &a->token_lens[i]);
         a->types[i] = cJSON_GetArrayItem(ty, i)->valueint;
         if (a->scores)
             a->scores[i] = (float)cJSON_GetArrayItem(sc, i)->valuedouble;
     }
-    for (int i = 0; i < nm; i++) {
-        a->merges[i] = cJSON_GetArrayItem(mg, i)->valuestring;
-        a->merge_lens[i] = strlen(a->merges[i]);
-    }
+    for (int i = 0; i < nm; i++)
+        a->merges[i] = unterminated(cJSON_GetArrayItem(mg, i)->valuestring, &a->merge_lens[i]);
     a->v = (GgufVocab){.model = str(r, "model"), .pre = str(r, "pre"), .n_tokens = n,
                        .tokens = a->tokens, .token_lens = a->token_lens, .scores = a->scores,
                        .types = a->types, .n_merges = nm, .merges = a->merges,
@@ -91,6 +102,10 @@ static void load_arrays(Arrays *a, const char *name)
 
 static void free_arrays(Arrays *a)
 {
+    for (int i = 0; i < a->n; i++)
+        free((void *)a->tokens[i]);
+    for (int i = 0; i < a->nm; i++)
+        free((void *)a->merges[i]);
     free(a->tokens);
     free(a->token_lens);
     free(a->types);
