@@ -70,6 +70,10 @@ typedef struct BpeOptions {
     int decode_llama;     /* bpe_decode joins as llama_detokenize(ids, remove_special false,
                              unparse_special = !skip_special): decode_strip takes at most
                              one space, off the first token's piece only */
+    int raw_text;         /* no U+FFFD for invalid UTF-8 (llama.cpp's): added tokens are
+                             matched on the bytes as given, the normalizer and pre-tokenizer
+                             steps get them (only custom ones may then be used), char_level
+                             splits a character by its first byte's length */
     int decode_clean;     /* with decode_llama: llama.cpp's clean_up_tokenization_spaces
                              (" ?" " !" " ." " ," lose the space, " ' " its two, " 's" " 'm"
                              " 're" " 've" theirs) */
@@ -134,7 +138,11 @@ void bpe_set_decode_none(Bpe *b, int id);
 
 /* ---- the pipeline around the model (tokenizer.json) ---------------------- */
 enum { BPE_NORM_NFC = 1, BPE_NORM_NFD, BPE_NORM_NFKC, BPE_NORM_NFKD, BPE_NORM_PREPEND,
-       BPE_NORM_REPLACE };
+       BPE_NORM_REPLACE, BPE_NORM_CUSTOM };
+/* A custom normalizer step (BPE_NORM_CUSTOM): text (len bytes, any bytes)
+ * into *out (malloc'ed, *out_len bytes, NUL-terminated); 0 or -ATTN_E_NOMEM. */
+typedef int (*BpeNormFn)(const void *ctx, const char *text, size_t len, char **out,
+                         size_t *out_len);
 
 /* One normalizer step (a Sequence is its steps in order). */
 typedef struct BpeNormalizer {
@@ -145,6 +153,8 @@ typedef struct BpeNormalizer {
     const char *content;     /* Prepend: the text put before a non-empty text;
                                 Replace: the replacement */
     size_t content_len;
+    BpeNormFn fn;            /* Custom: the step */
+    const void *fn_ctx;      /* Custom: fn's ctx (not copied: it must outlive the Bpe) */
 } BpeNormalizer;
 
 /* Appends a normalizer step. -ATTN_E_PARSE for a regex PCRE2 cannot

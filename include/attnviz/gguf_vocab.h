@@ -26,16 +26,26 @@
  *     else true for "llama" and llama-bpe, false for the others), the EOS after
  *     when add_eos (default false): llama_tokenize(text, add_special = true,
  *     parse_special = true) is bpe_encode_template's.
+ *   - The text's bytes as llama.cpp takes them (not Hugging Face's U+FFFD
+ *     per invalid subpart): special tokens matched on the bytes as given; a
+ *     gpt2 model's text read as llama.cpp reads UTF-8 (each byte that starts
+ *     no code point U+FFFD; an overlong form or a surrogate a code point); a
+ *     llama model's split into characters by their first byte's length, a
+ *     symbol without a token becoming its bytes' <0xNN>.
  *   - Decoding (bpe_decode): llama_detokenize(ids, remove_special = false,
  *     unparse_special = !skip_special): control and unknown tokens' text only
- *     when skip_special is 0; the first token's space dropped when
- *     add_space_prefix; llama.cpp's clean-up of " ." " ," " 's" ... for the
- *     pre-tokenizers it applies it to.
+ *     when skip_special is 0, unused tokens nothing; the first token's space
+ *     dropped when add_space_prefix; llama.cpp's clean-up of " ." " ," " 's"
+ *     ... for the pre-tokenizers it applies it to.
  * Not done: llama.cpp's other tokenizers (bert, t5, rwkv, plamo2, gemma4), its
  * other pre-tokenizers (refused by name), and where llama.cpp itself would
- * fail or be undefined (a text that needs a byte token the vocabulary lacks:
- * llama.cpp throws, here it is the unk; equal-length special tokens that
- * overlap: llama.cpp's order is its std::sort's, here the lower id's first). */
+ * fail or be undefined (a text that needs a byte token the vocabulary lacks,
+ * or a gpt2 model's bytes reading as a code point past U+10FFFF: llama.cpp
+ * throws, here the unk and U+FFFD; equal-length special tokens that overlap:
+ * llama.cpp's order is its std::sort's, here the lower id's first; a
+ * SentencePiece character without a token that a token would join: llama.cpp
+ * may merge it, here it is its bytes at once; several texts of one of
+ * llama.cpp's fill-in-the-middle lists: it makes one control, here all). */
 #ifndef ATTNVIZ_GGUF_VOCAB_H
 #define ATTNVIZ_GGUF_VOCAB_H
 

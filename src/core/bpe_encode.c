@@ -200,6 +200,14 @@ static void merge_syms(Work *w, int ns)
         push_id(w, sym[i].id);
 }
 
+/* A character's length by its first byte alone, as llama.cpp's
+ * unicode_len_utf8 gives it (at most avail). */
+static int lead_len(unsigned char c, size_t avail)
+{
+    int k = c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    return (size_t)k < avail ? k : (int)avail;
+}
+
 /* One char_level piece (n bytes of UTF-8): its characters' tokens (a
  * character without one: its bytes' <0xNN> tokens with byte_fallback, else
  * unk, fused with fuse_unk), merged by rank, onto out. As Hugging Face's
@@ -217,7 +225,8 @@ static void encode_chars(Work *w, const char *s, size_t n)
     Sym *sym = w->sym;
     int ns = 0, unk = 0;
     for (size_t i = 0; i < n;) {
-        int k = tok_utf8_len((const unsigned char *)s + i, n - i);
+        int k = b->opt.raw_text ? lead_len((unsigned char)s[i], n - i)
+                                : tok_utf8_len((const unsigned char *)s + i, n - i);
         if (k <= 0)
             k = 1;
         int id = bpe_vocab_find(b, s + i, (size_t)k), ok = b->opt.byte_fallback;
@@ -424,7 +433,9 @@ int bpe_encode(const Bpe *b, const char *text, size_t len, BpeIds *out)
     char *clean = malloc(3 * len + 1);
     if (!clean)
         return -ATTN_E_NOMEM;
-    size_t n = bpe_utf8_clean(clean, text, len);
+    size_t n = b->opt.raw_text ? len : bpe_utf8_clean(clean, text, len);
+    if (b->opt.raw_text && len)
+        memcpy(clean, text, len);
     encode_added(&w, 0, clean, n, 1);
     free(clean);
     free(w.sym);

@@ -253,6 +253,8 @@ int bpe_norm_compile(BpeNorm *dst, const BpeNormalizer *src, AttnErr *err)
     if (!dst->own)
         return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
     int rc = 0;
+    if (src->kind == BPE_NORM_CUSTOM && !src->fn)
+        rc = attn_err_set(err, ATTN_E_PARSE, NULL, 0, "a custom normalizer without its function");
     if (src->kind == BPE_NORM_REPLACE && dst->n.pattern_len)
         dst->re = compile(dst->n.pattern, dst->n.pattern_len, !src->regex, err, &rc);
     if (rc < 0)
@@ -360,6 +362,16 @@ static int norm_step(const BpeNorm *st, char **t, size_t *n, pcre2_match_data *m
             from = i;
         }
         str_put(&out, "", 0); /* an empty text too */
+    } else if (nm->kind == BPE_NORM_CUSTOM) {
+        char *o = NULL;
+        size_t on = 0;
+        int rc = nm->fn(nm->fn_ctx, *t, *n, &o, &on);
+        if (rc < 0)
+            return rc;
+        free(*t);
+        *t = o;
+        *n = on;
+        return 0;
     } else if (nm->kind == BPE_NORM_PREPEND) {
         if (!*n)
             return 0;

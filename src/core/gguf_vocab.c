@@ -50,6 +50,98 @@ static unsigned gu_flags(unsigned cp)
     return f;
 }
 
+/* The code point at s[i] (i < n) as llama.cpp's unicode_cpt_from_utf8 reads
+ * one: by its first byte, continuation bytes checked, nothing else (an
+ * overlong form or a surrogate is a code point); its length, or 0 when not
+ * one (llama.cpp then takes that byte as U+FFFD). */
+static int lax_utf8(const unsigned char *s, size_t n, size_t i, unsigned *cp)
+{
+    unsigned c = s[i];
+    int k = c < 0x80 ? 1 : c < 0xC0 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF8 ? 4 : 0;
+    if (!k || (size_t)k > n - i)
+        return 0;
+    unsigned v = k == 1 ? c : c & (0x7Fu >> k);
+    for (int j = 1; j < k; j++) {
+        if ((s[i + (size_t)j] & 0xC0) != 0x80)
+            return 0;
+        v = v << 6 | (s[i + (size_t)j] & 0x3Fu);
+    }
+    *cp = v;
+    return k;
+}
+
+/* A gpt2 model's text as llama.cpp's BPE sees it (unicode_cpts_from_utf8,
+ * then unicode_cpt_to_utf8): each byte that starts no code point becomes
+ * U+FFFD, every code point is written back in UTF-8's form (a surrogate
+ * too); one past U+10FFFF, where llama.cpp throws, becomes U+FFFD. */
+static int utf8_as_llama(const void *ctx, const char *text, size_t len, char **out,
+                         size_t *out_len)
+{
+    (void)ctx;
+    char *o = malloc(3 * len + 1);
+    if (!o)
+        return -ATTN_E_NOMEM;
+    const unsigned char *s = (const unsigned char *)text;
+    size_t n = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned cp = 0xFFFD;
+        int k = lax_utf8(s, len, i, &cp);
+        i += (size_t)(k ? k : 1);
+        if (cp > 0x10FFFF)
+            cp = 0xFFFD;
+        if (cp < 0x80) {
+            o[n++] = (char)cp;
+        } else if (cp < 0x800) {
+            o[n++] = (char)(0xC0 | cp >> 6);
+            o[n++] = (char)(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+            o[n++] = (char)(0xE0 | cp >> 12);
+            o[n++] = (char)(0x80 | (cp >> 6 & 0x3F));
+            o[n++] = (char)(0x80 | (cp & 0x3F));
+        } else {
+            o[n++] = (char)(0xF0 | cp >> 18);
+            o[n++] = (char)(0x80 | (cp >> 12 & 0x3F));
+            o[n++] = (char)(0x80 | (cp >> 6 & 0x3F));
+            o[n++] = (char)(0x80 | (cp & 0x3F));
+        }
+    }
+    o[n] = '\0';
+    *out = o;
+    *out_len = n;
+    return 0;
+}
+
+/* A llama model's text as llama.cpp's SPM tokenizer sees it: a space before
+ * it when *ctx (add_space_prefix; every text between special tokens gets
+ * one), then every space '▁'; the bytes otherwise as given. */
+static int escape_spaces(const void *ctx, const char *text, size_t len, char **out,
+                         size_t *out_len)
+{
+    int prefix = *(const int *)ctx && len;
+    char *o = malloc(3 * (len + 1) + 1);
+    if (!o)
+        return -ATTN_E_NOMEM;
+    size_t n = 0;
+    for (size_t i = 0; i < len + (size_t)prefix; i++) {
+        if (prefix && i == 0) {
+            memcpy(o + n, "\xE2\x96\x81", 3);
+            n += 3;
+            continue;
+        }
+        char c = text[i - (size_t)prefix];
+        if (c == ' ') {
+            memcpy(o + n, "\xE2\x96\x81", 3);
+            n += 3;
+        } else {
+            o[n++] = c;
+        }
+    }
+    o[n] = '\0';
+    *out = o;
+    *out_len = n;
+    return 0;
+}
+
 /* A position in a piece: the code point at byte i of s[0..n) and where the
  * next starts; past the end, cp is NONE and flags 0 (llama.cpp's
  * OUT_OF_RANGE). */
@@ -65,12 +157,10 @@ static At at(const char *s, size_t n, size_t i)
     At a = {NONE, 0, n};
     if (i >= n)
         return a;
-    unsigned cp = 0;
-    int k = tok_utf8_decode((const unsigned char *)s + i, n - i, &cp);
-    if (k <= 0) { /* not UTF-8 (the encoder gives none): one byte, U+FFFD */
+    unsigned cp = 0xFFFD;
+    int k = lax_utf8((const unsigned char *)s, n, i, &cp);
+    if (!k) /* utf8_as_llama leaves none: one byte, U+FFFD */
         k = 1;
-        cp = 0xFFFD;
-    }
     a.cp = cp;
     a.flags = gu_flags(cp);
     a.next = i + (size_t)k;
@@ -577,19 +667,12 @@ static int add_specials(Bpe *b, const GgufVocab *v, const unsigned *attr, AttnEr
 
 static int add_steps(Bpe *b, const GgufVocab *v, const Pre *pre, int space_prefix, AttnErr *err)
 {
-    int rc = 0;
-    if (is_spm(v)) { /* a space before each text, every space '▁' */
-        static const char mark[] = "\xE2\x96\x81";
-        BpeNormalizer prepend = {.kind = BPE_NORM_PREPEND, .content = mark, .content_len = 3};
-        BpeNormalizer replace = {.kind = BPE_NORM_REPLACE, .pattern = " ", .pattern_len = 1,
-                                 .content = mark, .content_len = 3};
-        if (space_prefix)
-            rc = bpe_add_normalizer(b, &prepend, err);
-        if (rc == 0)
-            rc = bpe_add_normalizer(b, &replace, err);
-        return rc;
-    }
-    for (int k = 0; k < 4 && pre->steps[k] >= 0 && rc == 0; k++) {
+    static const int yes = 1, no = 0;
+    BpeNormalizer spm = {.kind = BPE_NORM_CUSTOM, .fn = escape_spaces,
+                         .fn_ctx = space_prefix ? &yes : &no};
+    BpeNormalizer bpe = {.kind = BPE_NORM_CUSTOM, .fn = utf8_as_llama};
+    int rc = bpe_add_normalizer(b, is_spm(v) ? &spm : &bpe, err);
+    for (int k = 0; !is_spm(v) && k < 4 && pre->steps[k] >= 0 && rc == 0; k++) {
         BpePreTokenizer p = {.kind = BPE_PRE_CUSTOM, .next = split_next,
                              .next_ctx = &split_kind[pre->steps[k]]};
         rc = bpe_add_pre_tokenizer(b, &p, err);
@@ -659,6 +742,7 @@ int gguf_vocab_build(Bpe **out, const GgufVocab *v, AttnErr *err)
                       .unk_id = unk >= 0 ? unk : 0,
                       .decode_strip = space_prefix,
                       .added_longest_first = 1,
+                      .raw_text = 1,
                       .decode_llama = 1,
                       .decode_clean = !spm && pre->clean};
     Texts t = {v, NULL, 0};

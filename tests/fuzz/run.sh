@@ -16,7 +16,7 @@ SECS=${FUZZ_SECONDS:-60}
 CC=${FUZZ_CC:-clang}
 JOBS=${FUZZ_JOBS:-1}
 OUT=build/fuzz
-ALL_TARGETS="tokenizer sentences weights options embed forward npy npz safetensors attn_json attn_session target_csv st_model gpt2_config llama_config arch_config bpe bpe_files gguf"
+ALL_TARGETS="tokenizer sentences weights options embed forward npy npz safetensors attn_json attn_session target_csv st_model gpt2_config llama_config arch_config bpe bpe_files gguf gguf_vocab"
 TARGETS=${FUZZ_TARGETS:-$ALL_TARGETS}
 
 if ! command -v "$CC" >/dev/null 2>&1; then

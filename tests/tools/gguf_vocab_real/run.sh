@@ -4,8 +4,9 @@
 # llama.cpp node-llama-cpp 3.22.1 ships: Llama 3, Qwen2, GPT-2, Llama 2,
 # Phi-3, StarCoder, Refact, MPT, Command-R) and some of them with another
 # tokenizer.ggml.pre (default, none, smollm, dbrx, qwen2, llama-bpe), on every
-# text of texts.py: the ids, and the text decoded both ways. Developers only
-# (node, numpy, the npm package; not `make test`): after `make`, from the
+# text of texts.py: the ids, and the text decoded both ways (llama.cpp's through
+# ctypes, ref.py). Developers only (numpy, the npm package; not `make test`):
+# after `make`, from the
 # repository root,
 #   npm install --no-audit --no-fund --ignore-scripts --omit=optional --prefix /tmp/nlc-tok \
 #       node-llama-cpp@3.22.1 @node-llama-cpp/linux-x64@3.22.1
@@ -21,7 +22,7 @@ cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Iinclude -I/usr/include/cjson "$HERE/
 /usr/bin/python3 "$HERE/texts.py" "$OUT/lcpp" "$OUT/texts.hex"
 fail=0
 compare() { # name: llama.cpp's lines against ours
-    NLC=$NLC node "$HERE/ref.mjs" "$OUT/$1.gguf" "$OUT/texts.hex" "$OUT/ref-$1.tsv" 2>/dev/null
+    NLC=$NLC /usr/bin/python3 "$HERE/ref.py" "$OUT/$1.gguf" "$OUT/texts.hex" "$OUT/ref-$1.tsv"
     "$OUT/ids" "$OUT/$1.json" "$OUT/texts.hex" > "$OUT/got-$1.tsv"
     local n d
     n=$(wc -l < "$OUT/ref-$1.tsv")

@@ -1,7 +1,7 @@
 """The texts run.sh compares on, one a line ("x" + hex): tests/fixtures/hftok's and
 gguf_vocab's cases, llama.cpp's own vocabulary tests (models/*.inp) and 600 random
 mixes of letters, digits, punctuation, scripts, marks, white space, emoji and special
-tokens' texts (seeded). texts.py LCPP OUT."""
+tokens' texts, 200 of them with bytes that are not UTF-8 (seeded). texts.py LCPP OUT."""
 import glob
 import random
 import sys
@@ -27,7 +27,18 @@ for n in range(600):
     k = rng.randint(1, 40)
     s = ''.join(rng.choice(rng.choice(pools)) if rng.random() < 0.7 else rng.choice(pools) for _ in range(k))
     texts.append(s)
+raw = [t.encode('utf-8') for t in texts]
+# invalid bytes (no 0xF0-0xF7 lead: one past U+10FFFF makes llama.cpp's BPE throw)
+bad = [b'\x80', b'\xbf', b'\xc0', b'\xc3', b'\xe2', b'\xe2\x82', b'\xed\xa0\x80', b'\xff', b'\xfe']
+for t in texts[-200:]:
+    b = bytearray(t.encode('utf-8'))
+    if 0xF4 in b:  # a byte put after 0xF4 may make one past U+10FFFF too
+        continue
+    for _ in range(rng.randint(1, 4)):
+        p = rng.randint(0, len(b))
+        b[p:p] = rng.choice(bad)
+    raw.append(bytes(b))
 with open(sys.argv[2], 'w') as f:
-    for t in texts:
-        f.write('x' + t.encode('utf-8').hex() + '\n')
+    for b in raw:
+        f.write('x' + b.hex() + '\n')
 print(len(texts))
