@@ -1,15 +1,18 @@
 /* GGUF models (issue 35): every folder of tests/fixtures/gguf_models
- * (make_gguf_llama.py: small Llama and Qwen2 models quantized by ggml's
- * own quantizer into F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 and the
- * k-quants, Llama's query and key rows permuted as llama.cpp's converter
- * does) opened with lm_open_gguf and computed:
+ * (make_gguf_<family>.py: small Llama, Qwen2, Qwen3, Gemma 2 and 3, Phi-3,
+ * OLMo 2, GPT-NeoX and GPT-2 models written as llama.cpp's converter
+ * writes them, quantized by ggml's own quantizer into F32, F16, BF16, Q8_0,
+ * Q4_0, Q4_1, Q5_0, Q5_1 and the k-quants) opened with lm_open_gguf and
+ * computed:
  *   - every map within 1e-5 and every position's probabilities within 1e-5
  *     of the float64 reference on the numbers the file holds;
  *   - against llama.cpp itself (llamacpp.json, its own forward on the same
  *     file): a file of F32 weights within 1e-3 in every probability; a
  *     quantized one (llama.cpp rounds the activations there) the same top
  *     token wherever llama.cpp's top two differ by more than 0.05;
- *   - the model's sizes and each tensor used as stored.
+ *   - the model's sizes and each tensor used as stored;
+ *   - each key's value norm ‖v_j W_O,h‖ (issue 37) from the matrices as
+ *     stored, after the whole text and after a keystroke.
  * Run from the repository root. */
 #include <math.h>
 #include <setjmp.h>
