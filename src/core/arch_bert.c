@@ -32,6 +32,8 @@
 #include "attnviz/arch.h"
 #include "ops.h"
 
+#define FAMILY "BERT family" /* in the table's messages: bert, roberta, xlm-roberta, distilbert */
+
 enum { K_BERT = 0, K_ROBERTA, K_XLMR, K_DISTIL };
 #define BERTS ((1u << K_BERT) | (1u << K_ROBERTA) | (1u << K_XLMR))
 #define ROBERTAS ((1u << K_ROBERTA) | (1u << K_XLMR))
@@ -254,14 +256,18 @@ static int refusals_read(void *cfg, const char *file, AttnErr *err)
 
 #define SIZE(key, field, dflt_, hi_, his, when_) \
     {key, AF_INT, AT(field), 0, .dflt = dflt_, .hi = hi_, .when = when_, \
-     .bad = "config.json: \"%s\" must be a whole number from 1 to " his, \
-     .not_whole = "config.json: \"%s\" must be a whole number from 1 to " his}
+     .bad = FAMILY " config.json: \"%s\" must be a whole number from 1 to " his, \
+     .not_whole = FAMILY " config.json: \"%s\" must be a whole number from 1 to " his}
+#define SIZE_A(key, field, dflt_, hi_, his, alias_) \
+    {key, AF_INT, AT(field), 0, .dflt = dflt_, .hi = hi_, .alias = alias_, .when = OF_DISTIL, \
+     .bad = FAMILY " config.json: \"%s\" must be a whole number from 1 to " his, \
+     .not_whole = FAMILY " config.json: \"%s\" must be a whole number from 1 to " his}
 #define FLAG(key, field, when_) \
     {key, AF_BOOL, AT(field), .dflt = 0, .when = when_, \
-     .bad = "config.json: \"%s\" must be true or false"}
+     .bad = FAMILY " config.json: \"%s\" must be true or false"}
 #define ROB {offsetof(BertConfig, kind), ROBERTAS}
 #define NOT_ROB {offsetof(BertConfig, kind), (1u << K_BERT) | (1u << K_DISTIL)}
-#define ID_BAD "config.json: \"%s\" must be null, a whole number from 0 or a list of them"
+#define ID_BAD FAMILY " config.json: \"%s\" must be null, a whole number from 0 or a list of them"
 
 static const ArchField fields[] = {
     {"model_type", AF_ENUM, AT(kind), AF_REQUIRED, .names = types,
@@ -276,28 +282,25 @@ static const ArchField fields[] = {
     SIZE("intermediate_size", n_inner, 3072, 1 << 20, "1048576", OF_BERT),
     SIZE("type_vocab_size", n_types, 2, 1 << 20, "1048576", OF_BERT),
     {"hidden_act", AF_ENUM, AT(act), 0, .dflt = OPS_GELU_ERF, .names = acts, .when = OF_BERT,
-     .bad = "config.json: \"%s\" must be a string",
-     .refused = "hidden_act \"%s\" is not computed (gelu, gelu_new, gelu_fast, "
+     .bad = FAMILY " config.json: \"%s\" must be a string",
+     .refused = FAMILY ": hidden_act \"%s\" is not computed (gelu, gelu_new, gelu_fast, "
                 "gelu_pytorch_tanh or relu)"},
     {"layer_norm_eps", AF_F32, AT(eps), 0, .dflt = 1e-12, .lo = 0, .hi = 1, .when = OF_BERT,
-     .bad = "config.json: \"%s\" must be a number above 0 and below 1"},
+     .bad = FAMILY " config.json: \"%s\" must be a number above 0 and below 1"},
     {"position_embedding_type", AF_ENUM, AT(pos_absolute), AF_NULL, .dflt = 1,
      .names = absolute, .when = OF_BERT,
-     .bad = "config.json: \"%s\" must be a string",
-     .refused = "position_embedding_type \"%s\" is not computed (only \"absolute\")"},
+     .bad = FAMILY " config.json: \"%s\" must be a string",
+     .refused = FAMILY ": position_embedding_type \"%s\" is not computed (only \"absolute\")"},
     FLAG("is_decoder", is_decoder, OF_BERT),
     FLAG("add_cross_attention", cross, OF_BERT),
     /* DistilBertConfig (its attribute_map's names as aliases) */
-    {"dim", AF_INT, AT(hidden), 0, .dflt = 768, .hi = 1 << 17, .alias = "hidden_size",
-     .when = OF_DISTIL},
-    {"n_layers", AF_INT, AT(n_layer), 0, .dflt = 6, .hi = 4096, .alias = "num_hidden_layers",
-     .when = OF_DISTIL},
-    {"n_heads", AF_INT, AT(n_head), 0, .dflt = 12, .hi = 4096, .alias = "num_attention_heads",
-     .when = OF_DISTIL},
-    {"hidden_dim", AF_INT, AT(n_inner), 0, .dflt = 3072, .hi = 1 << 20, .when = OF_DISTIL},
+    SIZE_A("dim", hidden, 768, 1 << 17, "131072", "hidden_size"),
+    SIZE_A("n_layers", n_layer, 6, 4096, "4096", "num_hidden_layers"),
+    SIZE_A("n_heads", n_head, 12, 4096, "4096", "num_attention_heads"),
+    SIZE_A("hidden_dim", n_inner, 3072, 1 << 20, "1048576", NULL),
     {"activation", AF_ENUM, AT(act), 0, .dflt = OPS_GELU_ERF, .names = acts,
-     .when = OF_DISTIL, .bad = "config.json: \"%s\" must be a string",
-     .refused = "activation \"%s\" is not computed (gelu or relu)"},
+     .when = OF_DISTIL, .bad = FAMILY " config.json: \"%s\" must be a string",
+     .refused = FAMILY ": activation \"%s\" is not computed (gelu or relu)"},
     FLAG("sinusoidal_pos_embds", sinusoidal, OF_DISTIL),
     /* every type */
     SIZE("vocab_size", n_vocab, 30522, 1 << 24, "16777216", ANY),
@@ -310,7 +313,7 @@ static const ArchField fields[] = {
     {"eos_token_id", AF_ID, AT(eos_id), AF_LIST, .dflt = -1, .bad = ID_BAD, .when = NOT_ROB},
     {"eos_token_id", AF_ID, AT(eos_id), AF_LIST, .dflt = 2, .bad = ID_BAD, .when = ROB},
     {"tie_word_embeddings", AF_BOOL, AT(tied), .dflt = 1,
-     .bad = "config.json: \"%s\" must be true or false"},
+     .bad = FAMILY " config.json: \"%s\" must be true or false"},
     ARCH_STEP(distil_read),
     ARCH_STEP(sizes_read),
     ARCH_STEP(refusals_read),
