@@ -317,9 +317,11 @@ Imported *model_maps_imported(const Bpe *b, const char *name, RtMaps *maps, cons
         attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
         return NULL;
     }
-    int *windows = NULL, slides = 0;
-    for (int l = 0; l < L; l++)
+    int *windows = NULL, slides = 0, causal = 1;
+    for (int l = 0; l < L; l++) {
         slides |= rt_maps_window(maps, l) > 0;
+        causal &= rt_maps_causal(maps, l);
+    }
     if (slides && (windows = malloc(sizeof *windows * (size_t)L)) != NULL)
         for (int l = 0; l < L; l++)
             windows[l] = rt_maps_window(maps, l);
@@ -335,7 +337,9 @@ Imported *model_maps_imported(const Bpe *b, const char *name, RtMaps *maps, cons
         im->q_shown[i] = shown[i];
     }
     free(shown);
-    im->causal = 1; /* the keys after each query are masked, in the window as in the exports */
+    /* a causal model's keys after each query are masked, in the window as in
+       the exports; an encoder's (BERT's) maps are full squares */
+    im->causal = causal;
     im->windows = windows; /* and those outside a layer's sliding window */
     return im;
 }

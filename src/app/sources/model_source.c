@@ -392,7 +392,8 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
     return 1;
 }
 
-/* What comes next after the selected position, and inside the shown head. */
+/* What comes next after the selected position (an encoder's: what fills
+ * it), and inside the shown head. */
 static void panel_text(AppState *a)
 {
     ModelSource *s = a->src;
@@ -401,11 +402,15 @@ static void panel_text(AppState *a)
     size_t n = sizeof s->panel, u = 0;
     const Imported *im = s->ms.imp;
 #define PUT(...) (u += (size_t)snprintf(p + u, u < n ? n - u : 0, __VA_ARGS__), u = u < n ? u : n)
+    int fills = s->g->lm.info.masked_lm;
     if (!r || r->pred_pos < 0 || r->n_pred == 0) {
-        PUT("What comes next: computing\xE2\x80\xA6");
+        PUT(fills ? "What fills the blank: computing\xE2\x80\xA6" : "What comes next: computing\xE2\x80\xA6");
     } else {
         char *t = model_shown_label(s->g->bpe, r->ids[r->pred_pos]);
-        PUT("What comes next after \xE2\x80\x9C%s\xE2\x80\x9D (position %d):\n", t ? t : "?", r->pred_pos + 1);
+        if (fills)
+            PUT("What fills position %d (\xE2\x80\x9C%s\xE2\x80\x9D):\n", r->pred_pos + 1, t ? t : "?");
+        else
+            PUT("What comes next after \xE2\x80\x9C%s\xE2\x80\x9D (position %d):\n", t ? t : "?", r->pred_pos + 1);
         free(t);
         for (int k = 0; k < r->n_pred; k++) {
             char *w = model_visible(model_token_text(s->g->bpe, r->pred_ids[k], SPACE_MARK, "\xE2\x80\xB9no token\xE2\x80\xBA"));
