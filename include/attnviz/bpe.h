@@ -73,6 +73,17 @@ typedef struct BpeOptions {
     int decode_clean;     /* with decode_llama: llama.cpp's clean_up_tokenization_spaces
                              (" ?" " !" " ." " ," lose the space, " ' " its two, " 's" " 'm"
                              " 're" " 've" theirs) */
+    /* WordPiece (BERT's tokenizer.json model; with char_level: tokens are text,
+       a token's bytes its text as it is): each piece the longest vocabulary
+       token from its start, then the longest continuing one (wp_prefix before
+       it) from where that ended, ...; a piece that cannot be covered, or of
+       more than wp_max_chars characters, is one unk_id */
+    int wordpiece;
+    char wp_prefix[16];   /* continuing_subword_prefix ("##"), NUL-terminated */
+    int wp_max_chars;     /* max_input_chars_per_word (0: no limit) */
+    int decode_wordpiece; /* bpe_decode as the WordPiece decoder: tokens joined by spaces,
+                             a continuing one (wp_prefix) joined without it, then its
+                             cleanup (" ." → "." ...) when decode_clean */
 } BpeOptions;
 
 /* Added-token flags (tokenizer.json's added_tokens fields). */
@@ -134,7 +145,13 @@ void bpe_set_decode_none(Bpe *b, int id);
 
 /* ---- the pipeline around the model (tokenizer.json) ---------------------- */
 enum { BPE_NORM_NFC = 1, BPE_NORM_NFD, BPE_NORM_NFKC, BPE_NORM_NFKD, BPE_NORM_PREPEND,
-       BPE_NORM_REPLACE };
+       BPE_NORM_REPLACE, BPE_NORM_BERT };
+/* BertNormalizer's options (BpeNormalizer.bert), in its order: clean text
+ * (NUL, U+FFFD and control characters dropped, white space a space), each
+ * CJK ideograph with a space either side, accents stripped (NFD, then the
+ * nonspacing marks dropped), lower case (Rust's char::to_lowercase). */
+enum { BPE_BERT_CLEAN = 1, BPE_BERT_CHINESE = 2, BPE_BERT_STRIP_ACCENTS = 4,
+       BPE_BERT_LOWERCASE = 8 };
 
 /* One normalizer step (a Sequence is its steps in order). */
 typedef struct BpeNormalizer {
@@ -145,6 +162,7 @@ typedef struct BpeNormalizer {
     const char *content;     /* Prepend: the text put before a non-empty text;
                                 Replace: the replacement */
     size_t content_len;
+    unsigned bert;           /* BertNormalizer: BPE_BERT_* */
 } BpeNormalizer;
 
 /* Appends a normalizer step. -ATTN_E_PARSE for a regex PCRE2 cannot
@@ -152,7 +170,13 @@ typedef struct BpeNormalizer {
 int bpe_add_normalizer(Bpe *b, const BpeNormalizer *n, AttnErr *err);
 
 enum { BPE_PRE_BYTE_LEVEL = 1, BPE_PRE_SPLIT, BPE_PRE_DIGITS, BPE_PRE_METASPACE,
-       BPE_PRE_CUSTOM };
+       BPE_PRE_CUSTOM,
+       BPE_PRE_BERT,             /* BertPreTokenizer: split at white space (dropped) and
+                                    around each punctuation character (ASCII's or Unicode P*) */
+       BPE_PRE_WHITESPACE_SPLIT, /* WhitespaceSplit: split at white space (dropped) */
+       BPE_PRE_WHITESPACE        /* Whitespace: \w+|[^\w\s]+ kept, as the reference classes
+                                    the characters (runs of word characters, runs of others) */
+};
 /* A custom split (BPE_PRE_CUSTOM): the end of the piece of text (len bytes
  * of valid UTF-8) that starts at pos < len; ctx is the step's. */
 typedef size_t (*BpeSplitFn)(const void *ctx, const char *text, size_t len, size_t pos);
