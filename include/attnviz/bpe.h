@@ -232,6 +232,10 @@ int bpe_n_merges(const Bpe *b); /* merges added (pairs merged twice count twice)
 /* The id of an added token's content, else of a vocabulary token's text;
  * -1 when neither. */
 int bpe_token_id(const Bpe *b, const char *text, size_t len);
+/* 1 for a WordPiece model (BERT's): white space and control characters
+ * are dropped by its normalizer and pre-tokenizer, every other character
+ * reaches a token (unk_id at worst). */
+int bpe_is_wordpiece(const Bpe *b);
 /* 1 when id is an added token marked special (GPT-2: <|endoftext|>). */
 int bpe_is_special(const Bpe *b, int id);
 /* Token id's bytes (the byte-level characters decoded; an added token's

@@ -230,6 +230,11 @@ void bpe_set_options(Bpe *b, const BpeOptions *opt)
     b->opt = *opt;
 }
 
+int bpe_is_wordpiece(const Bpe *b)
+{
+    return b->opt.wordpiece;
+}
+
 void bpe_destroy(Bpe *b)
 {
     if (!b)

@@ -186,6 +186,8 @@ int model_left_out(const ModelOpened *g, const char *text, size_t len, const Bpe
     int count = 0;
     if (cap)
         out[0] = '\0';
+    if (bpe_is_wordpiece(g->bpe)) /* spaces dropped by design, the rest [UNK] at worst */
+        return 0;
     /* the usual case: the tokens give the text back whole */
     if (bpe_decode(g->bpe, ids->id, ids->n, 1, &d, &dn) == 0 && dn == len && memcmp(d, text, len) == 0) {
         free(d);
@@ -275,6 +277,21 @@ char *model_visible(char *t)
         *o = '\0';
     free(t);
     return out;
+}
+
+int model_mask_id(const Bpe *b)
+{
+    int id = bpe_token_id(b, "[MASK]", 6);
+    return id >= 0 ? id : bpe_token_id(b, "<mask>", 6);
+}
+
+int model_mask_pos(const ModelOpened *g, const int *ids, int n)
+{
+    int mask = g->lm.info.masked_lm ? model_mask_id(g->bpe) : -1;
+    for (int i = 0; mask >= 0 && i < n; i++)
+        if (ids[i] == mask)
+            return i;
+    return -1;
 }
 
 char *model_shown_label(const Bpe *b, int id)
@@ -737,7 +754,10 @@ int lmsrc_cli_write(void *opened, const Options *o, AttnErr *err)
     if (o->generate_set && o->print == PRINT_NONE && !o->n_exports && !o->export_attention)
         return print_continuation(g, err);
     if (o->print == PRINT_PREDICTIONS || o->print == PRINT_LOGIT_LENS) {
-        int pos = o->query >= 0 ? o->query : g->ids.n - 1;
+        /* without --query: what comes after the text, or what fills an
+           encoder's first blank (its mask token) */
+        int blank = model_mask_pos(g, g->ids.id, g->ids.n);
+        int pos = o->query >= 0 ? o->query : blank >= 0 ? blank : g->ids.n - 1;
         int rc = o->print == PRINT_PREDICTIONS ? model_print_predictions(stdout, g, pos, err)
                                                : model_print_logit_lens(stdout, g, pos, err);
         if (rc < 0 || (!o->n_exports && !o->export_attention))

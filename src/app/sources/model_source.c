@@ -407,7 +407,9 @@ static void panel_text(AppState *a)
         PUT(fills ? "What fills the blank: computing\xE2\x80\xA6" : "What comes next: computing\xE2\x80\xA6");
     } else {
         char *t = model_shown_label(s->g->bpe, r->ids[r->pred_pos]);
-        if (fills)
+        if (fills && r->ids[r->pred_pos] == model_mask_id(s->g->bpe))
+            PUT("What fills the blank (\xE2\x80\x9C%s\xE2\x80\x9D, position %d):\n", t ? t : "?", r->pred_pos + 1);
+        else if (fills)
             PUT("What fills position %d (\xE2\x80\x9C%s\xE2\x80\x9D):\n", r->pred_pos + 1, t ? t : "?");
         else
             PUT("What comes next after \xE2\x80\x9C%s\xE2\x80\x9D (position %d):\n", t ? t : "?", r->pred_pos + 1);
