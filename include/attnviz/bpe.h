@@ -1,5 +1,6 @@
 /* Hugging Face tokenizers' BPE in memory (GPT-2, Llama 3, Qwen2, SmolLM2,
- * and the SentencePiece-style Llama 2 / Mistral files): no files
+ * RoBERTa, the SentencePiece-style Llama 2 / Mistral files) and BERT's
+ * WordPiece: no files
  * (src/io/bpe_files.c reads vocab.json, merges.txt and tokenizer.json).
  *
  * The pipeline, as Hugging Face's tokenizers run it:
@@ -22,6 +23,8 @@
  *      GPT-2's byte↔unicode table ('Ġ' is the space), char_level
  *      (SentencePiece style) from its characters, a character without a
  *      token becoming its bytes' `<0xNN>` tokens (byte_fallback) or unk;
+ *      or WordPiece (BERT's: BpeOptions.wordpiece), no merges: the longest
+ *      vocabulary token from each start, "##" before those after the first;
  *   6. the post-processor's ids around the whole (a template's BOS):
  *      bpe_template_before / bpe_template_after, or bpe_encode_template.
  * GPT-2's pattern is

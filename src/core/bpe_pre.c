@@ -1,8 +1,9 @@
 /* tokenizer.json's normalizers (NFC and the other Unicode forms by
- * utf8proc, Prepend, Replace) and pre-tokenizers (Split by a PCRE2 regex or
- * a literal with its five behaviours, Digits, ByteLevel's prefix space and
- * GPT-2 split, Metaspace), as Hugging Face's tokenizers run them. Not the
- * added tokens or the merges (bpe.c). */
+ * utf8proc, Prepend, Replace, BertNormalizer) and pre-tokenizers (Split by a
+ * PCRE2 regex or a literal with its five behaviours, Digits, ByteLevel's
+ * prefix space and GPT-2 split, Metaspace, BertPreTokenizer, Whitespace,
+ * WhitespaceSplit), as Hugging Face's tokenizers run them. Not the added
+ * tokens or the merges (bpe.c). */
 #include "bpe_pre.h"
 
 #include <stdint.h>
