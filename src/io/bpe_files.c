@@ -497,6 +497,10 @@ static int read_decoder(BpeOptions *o, const cJSON *dec, const Doc *d, int depth
         o->decode_strip = prepend_scheme(dec) != BPE_PREPEND_NEVER;
     } else if (strcmp(type, "WordPiece") == 0) {
         const char *prefix = string_of(dec, "prefix");
+        if (!o->wordpiece)
+            return attn_err_set(d->err, ATTN_E_UNSUPPORTED, d->name, top_line(d, "decoder"),
+                                "decoder WordPiece is not supported with a BPE model (only "
+                                "with a WordPiece one)");
         if (prefix && strcmp(prefix, o->wp_prefix) != 0)
             return attn_err_set(d->err, ATTN_E_UNSUPPORTED, d->name, top_line(d, "decoder"),
                                 "decoder WordPiece prefix \"%.40s\" is not the model's "
