@@ -251,12 +251,58 @@ static void test_bad_folders(void **state)
     free(dir);
 }
 
+/* bert-base-uncased's file: its LayerNorms as .gamma and .beta (the names
+ * of its TensorFlow days) compute what .weight and .bias do, bit for bit. */
+static void test_gamma_beta(void **state)
+{
+    (void)state;
+    char p[1024];
+    char *dir = copy_fixture("bert-f32-pretraining");
+    StParts st = fs_st_read(fs_join(p, dir, "model.safetensors"));
+    int renamed = 0;
+    for (cJSON *t = st.header->child; t; t = t->next) {
+        size_t n = strlen(t->string);
+        const char *w = "LayerNorm.weight", *b = "LayerNorm.bias";
+        char name[256];
+        if (n > strlen(w) && strcmp(t->string + n - strlen(w), w) == 0)
+            snprintf(name, sizeof name, "%.*sLayerNorm.gamma", (int)(n - strlen(w)), t->string);
+        else if (n > strlen(b) && strcmp(t->string + n - strlen(b), b) == 0)
+            snprintf(name, sizeof name, "%.*sLayerNorm.beta", (int)(n - strlen(b)), t->string);
+        else
+            continue;
+        free(t->string);
+        t->string = strdup(name);
+        renamed++;
+    }
+    assert_int_equal(renamed, 2 * (1 + 2 * 2 + 1)); /* embeddings, 2 per layer, the head's */
+    fs_st_write(p, &st);
+    static const int ids[] = {3, 17, 42, 5, 5, 29, 11, 58, 0, 33};
+    float *lg[2];
+    for (int k = 0; k < 2; k++) {
+        Lm lm;
+        AttnErr err = {0};
+        memset(&lm, 0, sizeof lm);
+        if (lm_open(&lm, k ? dir : FIX "bert-f32-pretraining", &err) != 0)
+            fail_msg("%s", err.msg);
+        assert_int_equal(lm_forward(&lm, ids, 10, NULL, &err), 0);
+        lg[k] = malloc(sizeof(float) * (size_t)lm.info.n_vocab);
+        assert_non_null(lg[k]);
+        assert_int_equal(rt_logits(lm.rt, lm.model->weights, 4, lg[k], &err), 0);
+        lm_close(&lm);
+    }
+    assert_memory_equal(lg[0], lg[1], sizeof(float) * 60);
+    free(lg[0]), free(lg[1]);
+    fs_rm_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_defaults),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_bad_folders),
+        cmocka_unit_test(test_gamma_beta),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
