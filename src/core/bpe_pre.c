@@ -13,6 +13,7 @@
 #include <utf8proc.h>
 
 #include "attnviz/tokenizer.h"
+#include "bpe_bert.h"
 #include "bpe_unicode.h"
 
 /* A piece of a piece: [start, end), a match of the pattern or not. */
@@ -318,56 +319,7 @@ static int norm_step(const BpeNorm *st, char **t, size_t *n, pcre2_match_data *m
 
 /* ---- BertNormalizer (tokenizers' normalizers/bert.rs) ------------------------------- */
 
-#include "bpe_bert_tab.inc"
-
-#define COUNT(a) (sizeof(a) / sizeof(a)[0])
-
-/* 1 when cp is in the sorted ranges r[0..n). */
-static int in_ranges(const BpeRange *r, size_t n, unsigned cp)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (cp < r[mid].lo)
-            hi = mid;
-        else if (cp > r[mid].hi)
-            lo = mid + 1;
-        else
-            return 1;
-    }
-    return 0;
-}
-
-/* Its is_chinese_char: the CJK Unified Ideographs blocks and the
- * compatibility ideographs (not Japanese kana nor Korean hangul). */
-static int bert_chinese(unsigned cp)
-{
-    return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
-           (cp >= 0x20000 && cp <= 0x2A6DF) || (cp >= 0x2A700 && cp <= 0x2B73F) ||
-           (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B920 && cp <= 0x2CEAF) ||
-           (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
-}
-
-/* cp's lower case as the reference gives it (Rust's char::to_lowercase:
- * one or two code points) into out; the count. */
-static int bert_lower_of(unsigned cp, unsigned out[2])
-{
-    size_t lo = 0, hi = COUNT(bert_lower);
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (cp < bert_lower[mid][0]) {
-            hi = mid;
-        } else if (cp > bert_lower[mid][0]) {
-            lo = mid + 1;
-        } else {
-            out[0] = bert_lower[mid][1];
-            out[1] = bert_lower[mid][2];
-            return out[1] ? 2 : 1;
-        }
-    }
-    out[0] = cp;
-    return 1;
-}
+#define BERT_IS(table, cp) bpe_bert_is(BPE_BERT_##table, cp)
 
 static void put_cp(Str *o, unsigned cp)
 {
@@ -390,22 +342,22 @@ static void bert_pass(Str *out, const char *t, size_t n, unsigned flags, int pas
         }
         i += (size_t)k;
         if (pass == 0) {
-            if ((flags & BPE_BERT_CLEAN) && in_ranges(bert_drop, COUNT(bert_drop), cp))
+            if ((flags & BPE_BERT_CLEAN) && BERT_IS(DROP, cp))
                 continue;
-            if ((flags & BPE_BERT_CLEAN) && in_ranges(bert_to_space, COUNT(bert_to_space), cp))
+            if ((flags & BPE_BERT_CLEAN) && BERT_IS(TO_SPACE, cp))
                 cp = ' ';
-            if ((flags & BPE_BERT_CHINESE) && bert_chinese(cp)) {
+            if ((flags & BPE_BERT_CHINESE) && bpe_bert_chinese(cp)) {
                 str_put(out, " ", 1);
                 put_cp(out, cp);
                 str_put(out, " ", 1);
                 continue;
             }
         } else if (pass == 1) {
-            if (in_ranges(bert_mark, COUNT(bert_mark), cp))
+            if (BERT_IS(MARK, cp))
                 continue;
         } else {
             unsigned lc[2] = {cp, 0};
-            if (bert_lower_of(cp, lc) == 2)
+            if (bpe_bert_lower(cp, lc) == 2)
                 put_cp(out, lc[0]);
             cp = lc[lc[1] ? 1 : 0];
         }
@@ -770,8 +722,8 @@ static void bert_split(BpePreWork *w, BpePieces *out, const char *s, size_t n, i
             k = 1;
         /* is_whitespace; is_bert_punc: ASCII punctuation ($ + < = ^ ` | ~ too) or the
            reference's punctuation categories */
-        int sp = in_ranges(bert_space, COUNT(bert_space), cp);
-        int pu = !sp && punct && in_ranges(bert_punct, COUNT(bert_punct), cp);
+        int sp = BERT_IS(SPACE, cp);
+        int pu = !sp && punct && BERT_IS(PUNCT, cp);
         if (sp || pu) {
             if (from < i)
                 piece_add2(w, out, NULL, 0, s + from, i - from, first && from == 0);
@@ -798,8 +750,8 @@ static void whitespace_split(BpePreWork *w, BpePieces *out, const char *s, size_
             k = tok_utf8_decode((const unsigned char *)s + i, n - i, &cp);
             if (k <= 0)
                 k = 1;
-            cls = in_ranges(ws_space, COUNT(ws_space), cp) ? -1
-                  : in_ranges(ws_word, COUNT(ws_word), cp) ? 1 : 0;
+            cls = BERT_IS(WS_SPACE, cp) ? -1
+                  : BERT_IS(WS_WORD, cp) ? 1 : 0;
         }
         if (cls != run || i == n) {
             if (run >= 0 && from < i)

@@ -357,13 +357,11 @@ static int read_normalizer(Bpe *b, const cJSON *n, const Doc *d, int depth)
     } else if (strcmp(type, "BertNormalizer") == 0) {
         /* strip_accents null (or absent): as lowercase */
         const cJSON *strip = cJSON_GetObjectItemCaseSensitive(n, "strip_accents");
-        int lower = flag(n, "lowercase", 1);
+        int lower = flag(n, "lowercase", 1), no_strip = cJSON_IsBool(strip) ? !cJSON_IsTrue(strip) : !lower;
         st.kind = BPE_NORM_BERT;
-        st.bert = (flag(n, "clean_text", 1) ? BPE_BERT_CLEAN : 0) |
+        st.bert = (flag(n, "clean_text", 1) ? BPE_BERT_CLEAN : 0) | (lower ? BPE_BERT_LOWERCASE : 0) |
                   (flag(n, "handle_chinese_chars", 1) ? BPE_BERT_CHINESE : 0) |
-                  ((cJSON_IsBool(strip) ? cJSON_IsTrue(strip) : lower) ? BPE_BERT_STRIP_ACCENTS
-                                                                       : 0) |
-                  (lower ? BPE_BERT_LOWERCASE : 0);
+                  (no_strip ? 0 : BPE_BERT_STRIP_ACCENTS);
     } else if (strcmp(type, "Replace") == 0) {
         st.kind = BPE_NORM_REPLACE;
         st.content = string_of(n, "content");
@@ -581,10 +579,7 @@ static int read_cls_sep(Template *t, const cJSON *p, const Doc *d, const char *t
             return attn_err_set(d->err, ATTN_E_PARSE, d->name, top_line(d, "post_processor"),
                                 "post_processor: %s needs \"%s\": [token, id from 0 to %d]",
                                 type, keys[k], BPE_MAX_VOCAB - 1);
-        if (k == 0)
-            t->before[t->n_before++] = (int)id->valuedouble;
-        else
-            t->after[t->n_after++] = (int)id->valuedouble;
+        *(k ? &t->after[t->n_after++] : &t->before[t->n_before++]) = (int)id->valuedouble;
     }
     return 0;
 }
@@ -631,23 +626,17 @@ static int read_wordpiece(BpeOptions *o, const cJSON *root, const cJSON *model, 
 {
     const cJSON *prefix = cJSON_GetObjectItemCaseSensitive(model, "continuing_subword_prefix");
     const cJSON *max = cJSON_GetObjectItemCaseSensitive(model, "max_input_chars_per_word");
-    o->wordpiece = 1;
-    o->char_level = 1;
-    snprintf(o->wp_prefix, sizeof o->wp_prefix, "##");
-    if (prefix && !cJSON_IsNull(prefix)) {
-        if (!cJSON_IsString(prefix) || strlen(prefix->valuestring) >= sizeof o->wp_prefix)
-            return malformed(d, "model", "WordPiece's continuing_subword_prefix must be a "
-                                         "string of at most 15 bytes");
-        snprintf(o->wp_prefix, sizeof o->wp_prefix, "%s", prefix->valuestring);
-    }
-    o->wp_max_chars = 100;
-    if (max && !cJSON_IsNull(max)) {
-        if (!cJSON_IsNumber(max) || max->valuedouble != floor(max->valuedouble) ||
-            max->valuedouble < 0 || max->valuedouble > 1e9)
-            return malformed(d, "model", "WordPiece's max_input_chars_per_word must be a whole "
-                                         "number from 0");
-        o->wp_max_chars = (int)max->valuedouble;
-    }
+    int no_prefix = !prefix || cJSON_IsNull(prefix), no_max = !max || cJSON_IsNull(max);
+    if (!no_prefix && !(cJSON_IsString(prefix) && strlen(prefix->valuestring) < sizeof o->wp_prefix))
+        return malformed(d, "model", "WordPiece's continuing_subword_prefix must be a string of "
+                                     "at most 15 bytes");
+    if (!no_max && !(cJSON_IsNumber(max) && max->valuedouble == floor(max->valuedouble) &&
+                     max->valuedouble >= 0 && max->valuedouble <= 1e9))
+        return malformed(d, "model", "WordPiece's max_input_chars_per_word must be a whole "
+                                     "number from 0");
+    o->wordpiece = o->char_level = 1;
+    snprintf(o->wp_prefix, sizeof o->wp_prefix, "%s", no_prefix ? "##" : prefix->valuestring);
+    o->wp_max_chars = no_max ? 100 : (int)max->valuedouble;
     return read_decoder(o, cJSON_GetObjectItemCaseSensitive(root, "decoder"), d, 0);
 }
 
