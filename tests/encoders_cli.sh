@@ -6,7 +6,8 @@
 # or <s> ... </s> included); --print predictions without --query shows the
 # first mask token's top 10, the same as --query at that position, with
 # the float64 reference's ids and probabilities (2e-6); the exported maps
-# are full squares (a key after the query has weight). Run from the
+# are full squares (a key after the query has weight); --generate is
+# refused (an encoder fills blanks, it does not continue). Run from the
 # repository root.
 set -u
 BIN=${ATTNVIZ_BIN:-build/attnviz}
@@ -58,6 +59,11 @@ for d in tests/fixtures/families/bert/*/; do
     if [ $rc = 0 ] && awk -F, 'NR == 2 { for (i = 3; i <= NF; i++) s += $i } END { exit !(s > 0) }' "$TMP/out"
     then ok "$name: the maps are full squares"
     else bad "$name: --print csv (rc $rc): $(head -c 300 "$TMP/out$TMP/err")"; fi
+
+    run --model "$d" --generate 3 "$text"
+    if [ $rc = 1 ] && grep -q "is an encoder: it fills a blank" "$TMP/err" && [ ! -s "$TMP/out" ]
+    then ok "$name: --generate is refused by name (exit 1)"
+    else bad "$name: --generate (rc $rc): $(head -c 300 "$TMP/err")"; fi
 done
 [ "$n" -ge 2 ] || bad "fewer than 2 encoder fixtures with a tokenizer ($n)"
 echo "encoders-cli: $n folders, $pass passed, $failed failed"

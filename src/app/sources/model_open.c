@@ -642,6 +642,11 @@ int model_apply_ablation(ModelOpened *g, const Options *o, AttnErr *err)
  * the continuation alone or its tokens). */
 static int cli_generate(ModelOpened *g, const Options *o, const char *text, AttnErr *err)
 {
+    if (g->lm.info.masked_lm) /* its logits at a position are what fills it, not what follows */
+        return attn_err_set(err, ATTN_E_UNSUPPORTED, g->path, 0,
+                            "--generate: %s (%s) is an encoder: it fills a blank (%s in the text, "
+                            "--print predictions), it does not continue a text", g->name,
+                            g->lm.info.arch, model_mask_id(g->bpe) >= 0 ? "its mask token" : "a mask token");
     int rc = set_text(g, text, strlen(text), err);
     if (rc == 0)
         rc = check_ids(g, text, strlen(text), err);
