@@ -2,10 +2,11 @@
  * event path: tests/fixtures/families/bert/bert-wordpiece-mask (a random
  * BERT with a real WordPiece tokenizer) on "The capital of France is
  * [MASK].": the heatmap a full square (not causal: a key after its query
- * has weight), the [MASK] row selected says what fills the blank with the
- * float64 reference's top token and probability (ref.json's top_at), and a
- * word typed before the blank recomputes every position (the [CLS] row
- * changes too: nothing reused). Waits for conditions, never a fixed time
+ * has weight), the window opening on the [MASK] row, whose panel says what
+ * fills the blank with the float64 reference's top token and probability
+ * (ref.json's top_at), and a word typed before the blank recomputes every
+ * position (the [CLS] row changes too: nothing reused) while the selection
+ * follows the blank. Waits for conditions, never a fixed time
  * alone. Run from the repository root. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -49,10 +50,7 @@ static void test_blank(void **state)
     for (int j = 1; j < a->vs.map.Tk; j++)
         after += attn_map_at(&a->vs.map, 0, j);
     assert_true(after > 0.01); /* the first query's keys after it weigh */
-    /* Home, then down to the [MASK] (row 13) */
-    key(f, SDLK_HOME, 0);
-    for (int k = 0; k < 12; k++)
-        key(f, SDLK_DOWN, 0);
+    /* the window opens on the blank: the [MASK] row (13) selected */
     assert_int_equal(a->vs.query, 12);
     /* (not "What fills the blank: computing…") */
     if (!wait_panel(f, "What fills the blank (\xE2\x80\x9C[MASK]\xE2\x80\x9D, position 13)"))
@@ -74,6 +72,10 @@ static void test_blank(void **state)
     key(f, SDLK_ESCAPE, 0);
     assert_true(wait_maps(f));
     assert_int_equal(a->vs.map.Tq, 16);
+    /* the selection followed the blank, now row 14 */
+    assert_int_equal(a->vs.query, 13);
+    if (!wait_panel(f, "What fills the blank (\xE2\x80\x9C[MASK]\xE2\x80\x9D, position 14)"))
+        fail_msg("panel: %s", a->vs.no_model ? a->vs.no_model : "(none)");
     float *now = first_row(f);
     int changed = 0;
     for (int j = 0; j < 15; j++)
