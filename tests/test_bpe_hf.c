@@ -1,7 +1,9 @@
 /* Tests for today's open models' tokenizer.json files (src/io/bpe_files.c
  * and the pipeline of src/core/bpe.c, bpe_pre.c) on tests/fixtures/hftok/:
  * Llama 3, Qwen2, SmolLM2, Llama 2, Mistral, Gemma, GPT-NeoX, OLMo 2,
- * Phi-3 and DeepSeek V3 styles and the other Split behaviours, made by make_fixtures.py, every case's ids (the template's
+ * Phi-3 and DeepSeek V3 styles and the other Split behaviours, made by make_fixtures.py,
+ * BERT's WordPiece (uncased and cased) and RoBERTa's, made by make_wordpiece.py,
+ * every case's ids (the template's
  * BOS included) and decoded text as Hugging Face's own tokenizers gave them
  * (make_expected.js); the BOS each template exposes; the labels of ▁ and
  * <0xNN> tokens; a model folder's tokenizer.json. Run from the repository
@@ -193,6 +195,28 @@ static void deepseek_style(void **state)
     assert_true(check_tokenizer("deepseek") >= 70);
 }
 
+/* BERT's WordPiece (BertNormalizer, BertPreTokenizer, [CLS] ... [SEP]) */
+static void bert_style(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("bert") >= 80);
+}
+
+/* a cased WordPiece: WhitespaceSplit and Whitespace, max_input_chars_per_word
+ * 12, BertProcessing */
+static void bert_cased_style(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("bert_cased") >= 80);
+}
+
+/* RoBERTa's byte-level BPE with RobertaProcessing (<s> ... </s>), <mask> lstrip */
+static void roberta_style(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("roberta") >= 80);
+}
+
 /* The template's ids: Llama 3's <|begin_of_text|>, Llama 2's <s>; none for
  * Qwen2 and SmolLM2. bpe_encode gives the text's ids alone. */
 static void template_ids(void **state)
@@ -340,7 +364,8 @@ int main(void)
         cmocka_unit_test(split_behaviours), cmocka_unit_test(gemma_style),
         cmocka_unit_test(neox_style),       cmocka_unit_test(olmo2_style),
         cmocka_unit_test(phi3_style),       cmocka_unit_test(deepseek_style),
-        cmocka_unit_test(template_ids),
+        cmocka_unit_test(bert_style),       cmocka_unit_test(bert_cased_style),
+        cmocka_unit_test(roberta_style),    cmocka_unit_test(template_ids),
         cmocka_unit_test(sentencepiece_labels), cmocka_unit_test(model_folder),
         cmocka_unit_test(encode_time),
     };

@@ -1,5 +1,6 @@
 /* Hugging Face tokenizers' BPE in memory (GPT-2, Llama 3, Qwen2, SmolLM2,
- * and the SentencePiece-style Llama 2 / Mistral files): no files
+ * RoBERTa, the SentencePiece-style Llama 2 / Mistral files) and BERT's
+ * WordPiece: no files
  * (src/io/bpe_files.c reads vocab.json, merges.txt and tokenizer.json).
  *
  * The pipeline, as Hugging Face's tokenizers run it:
@@ -22,6 +23,8 @@
  *      GPT-2's byte↔unicode table ('Ġ' is the space), char_level
  *      (SentencePiece style) from its characters, a character without a
  *      token becoming its bytes' `<0xNN>` tokens (byte_fallback) or unk;
+ *      or WordPiece (BERT's: BpeOptions.wordpiece), no merges: the longest
+ *      vocabulary token from each start, "##" before those after the first;
  *   6. the post-processor's ids around the whole (a template's BOS):
  *      bpe_template_before / bpe_template_after, or bpe_encode_template.
  * GPT-2's pattern is
@@ -77,6 +80,17 @@ typedef struct BpeOptions {
     int decode_clean;     /* with decode_llama: llama.cpp's clean_up_tokenization_spaces
                              (" ?" " !" " ." " ," lose the space, " ' " its two, " 's" " 'm"
                              " 're" " 've" theirs) */
+    /* WordPiece (BERT's tokenizer.json model; with char_level: tokens are text,
+       a token's bytes its text as it is): each piece the longest vocabulary
+       token from its start, then the longest continuing one (wp_prefix before
+       it) from where that ended, ...; a piece that cannot be covered, or of
+       more than wp_max_chars characters, is one unk_id */
+    int wordpiece;
+    char wp_prefix[16];   /* continuing_subword_prefix ("##"), NUL-terminated */
+    int wp_max_chars;     /* max_input_chars_per_word (0: no limit) */
+    int decode_wordpiece; /* bpe_decode as the WordPiece decoder: tokens joined by spaces,
+                             a continuing one (wp_prefix) joined without it, then its
+                             cleanup (" ." → "." ...) when decode_clean */
 } BpeOptions;
 
 /* Added-token flags (tokenizer.json's added_tokens fields). */
@@ -138,11 +152,17 @@ void bpe_set_decode_none(Bpe *b, int id);
 
 /* ---- the pipeline around the model (tokenizer.json) ---------------------- */
 enum { BPE_NORM_NFC = 1, BPE_NORM_NFD, BPE_NORM_NFKC, BPE_NORM_NFKD, BPE_NORM_PREPEND,
-       BPE_NORM_REPLACE, BPE_NORM_CUSTOM };
+       BPE_NORM_REPLACE, BPE_NORM_CUSTOM, BPE_NORM_BERT };
 /* A custom normalizer step (BPE_NORM_CUSTOM): text (len bytes, any bytes)
  * into *out (malloc'ed, *out_len bytes, NUL-terminated); 0 or -ATTN_E_NOMEM. */
 typedef int (*BpeNormFn)(const void *ctx, const char *text, size_t len, char **out,
                          size_t *out_len);
+/* BertNormalizer's options (BpeNormalizer.bert), in its order: clean text
+ * (NUL, U+FFFD and control characters dropped, white space a space), each
+ * CJK ideograph with a space either side, accents stripped (NFD, then the
+ * nonspacing marks dropped), lower case (Rust's char::to_lowercase). */
+enum { BPE_BERT_CLEAN = 1, BPE_BERT_CHINESE = 2, BPE_BERT_STRIP_ACCENTS = 4,
+       BPE_BERT_LOWERCASE = 8 };
 
 /* One normalizer step (a Sequence is its steps in order). */
 typedef struct BpeNormalizer {
@@ -155,6 +175,7 @@ typedef struct BpeNormalizer {
     size_t content_len;
     BpeNormFn fn;            /* Custom: the step */
     const void *fn_ctx;      /* Custom: fn's ctx (not copied: it must outlive the Bpe) */
+    unsigned bert;           /* BertNormalizer: BPE_BERT_* */
 } BpeNormalizer;
 
 /* Appends a normalizer step. -ATTN_E_PARSE for a regex PCRE2 cannot
@@ -162,7 +183,13 @@ typedef struct BpeNormalizer {
 int bpe_add_normalizer(Bpe *b, const BpeNormalizer *n, AttnErr *err);
 
 enum { BPE_PRE_BYTE_LEVEL = 1, BPE_PRE_SPLIT, BPE_PRE_DIGITS, BPE_PRE_METASPACE,
-       BPE_PRE_CUSTOM };
+       BPE_PRE_CUSTOM,
+       BPE_PRE_BERT,             /* BertPreTokenizer: split at white space (dropped) and
+                                    around each punctuation character (ASCII's or Unicode P*) */
+       BPE_PRE_WHITESPACE_SPLIT, /* WhitespaceSplit: split at white space (dropped) */
+       BPE_PRE_WHITESPACE        /* Whitespace: \w+|[^\w\s]+ kept, as the reference classes
+                                    the characters (runs of word characters, runs of others) */
+};
 /* A custom split (BPE_PRE_CUSTOM): the end of the piece of text (len bytes
  * of valid UTF-8) that starts at pos < len; ctx is the step's. */
 typedef size_t (*BpeSplitFn)(const void *ctx, const char *text, size_t len, size_t pos);
@@ -218,6 +245,10 @@ int bpe_n_merges(const Bpe *b); /* merges added (pairs merged twice count twice)
 /* The id of an added token's content, else of a vocabulary token's text;
  * -1 when neither. */
 int bpe_token_id(const Bpe *b, const char *text, size_t len);
+/* 1 for a WordPiece model (BERT's): white space and control characters
+ * are dropped by its normalizer and pre-tokenizer, every other character
+ * reaches a token (unk_id at worst). */
+int bpe_is_wordpiece(const Bpe *b);
 /* 1 when id is an added token marked special (GPT-2: <|endoftext|>). */
 int bpe_is_special(const Bpe *b, int id);
 /* Token id's bytes (the byte-level characters decoded; an added token's

@@ -31,6 +31,8 @@ typedef struct LmInfo {
     int scale_attn;         /* 1: scores / √d_head */
     int scale_by_layer;     /* 1: scores also / (layer + 1) */
     const char *embed_name; /* the input embedding's name in messages ("wte") */
+    int masked_lm;          /* 1: an encoder (BERT's): every query sees every key, and
+                               a position's logits are what fills it, not what follows */
 } LmInfo;
 
 /* What a forward calls between layers (forward_hooks.h; in layer_done,

@@ -216,6 +216,9 @@ typedef struct RtMaps RtMaps;
 RtMaps *rt_maps_take(const Rt *rt); /* NULL: out of memory */
 void rt_maps_free(RtMaps *m);       /* NULL is fine */
 int rt_maps_T(const RtMaps *m);
+/* 1 when layer's attention is causal (keys after the query masked); 0 for
+ * a bidirectional model's (every map a full T × T square). */
+int rt_maps_causal(const RtMaps *m, int layer);
 /* The sliding window of layer's attention (keys j <= i - window masked), 0: none. */
 int rt_maps_window(const RtMaps *m, int layer);
 /* 1 when no map of m can hold a NaN (every query and key finite and below

@@ -12,7 +12,8 @@
     X(qwen3)     \
     X(gpt_neox)  \
     X(phi3)      \
-    X(gemma)
+    X(gemma)     \
+    X(bert)
 
 #define DECLARE(name) extern const ArchDesc desc_##name;
 #define ROW(name) &desc_##name,

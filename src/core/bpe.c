@@ -230,6 +230,11 @@ void bpe_set_options(Bpe *b, const BpeOptions *opt)
     b->opt = *opt;
 }
 
+int bpe_is_wordpiece(const Bpe *b)
+{
+    return b->opt.wordpiece;
+}
+
 void bpe_destroy(Bpe *b)
 {
     if (!b)
@@ -331,8 +336,11 @@ int bpe_add_token(Bpe *b, const char *text, size_t len, long id, AttnErr *err)
     t->text_len = (uint32_t)len;
     memcpy(b->arena + b->arena_len, text, len);
     t->raw_off = b->arena_len + len;
-    t->raw_len = (uint32_t)(b->opt.char_level ? text_bytes_chars(b->arena + t->raw_off, text, len)
-                                              : text_bytes(b->arena + t->raw_off, text, len));
+    if (b->opt.wordpiece) /* WordPiece's tokens are their text */
+        memcpy(b->arena + t->raw_off, text, len);
+    t->raw_len = (uint32_t)(b->opt.wordpiece ? len
+                            : b->opt.char_level ? text_bytes_chars(b->arena + t->raw_off, text, len)
+                                                : text_bytes(b->arena + t->raw_off, text, len));
     b->arena_len += len + t->raw_len;
     t->in_vocab = 1;
     b->vslot[vocab_probe(b, text, len)] = (uint32_t)id + 1;
@@ -697,8 +705,72 @@ static int decode_llama(const Bpe *b, const int *ids, int n, int skip_special, c
     return 0;
 }
 
+/* The WordPiece decoder's cleanup of one token's text (t, n bytes) into
+ * out, as tokenizers' decoders/wordpiece.rs replaces, in its order. */
+static size_t wordpiece_cleanup(char *out, const char *t, size_t n)
+{
+    static const char *const from[] = {" .", " ?", " !", " ,", " ' ", " n't", " 'm", " do not",
+                                       " 's", " 've", " 're"};
+    static const char *const to[] = {".", "?", "!", ",", "'", "n't", "'m", " don't", "'s", "'ve",
+                                     "'re"};
+    memmove(out, t, n);
+    for (size_t r = 0; r < sizeof from / sizeof from[0]; r++) {
+        size_t fl = strlen(from[r]), tl = strlen(to[r]), o = 0;
+        for (size_t i = 0; i < n;) /* every replacement shortens or keeps the length */
+            if (n - i >= fl && memcmp(out + i, from[r], fl) == 0) {
+                memmove(out + o, to[r], tl);
+                o += tl;
+                i += fl;
+            } else {
+                out[o++] = out[i++];
+            }
+        n = o;
+    }
+    return n;
+}
+
+/* The WordPiece decoder: tokens joined by spaces, a continuing one
+ * (wp_prefix) without its prefix and space, each cleaned up. */
+static int decode_wordpiece(const Bpe *b, const int *ids, int n, int skip_special, char **out,
+                            size_t *len)
+{
+    size_t total = 0, l, pl = strlen(b->opt.wp_prefix);
+    for (int i = 0; i < n; i++)
+        if (bpe_token_bytes(b, ids[i], &l))
+            total += l + 1;
+    char *s = malloc(total + 1);
+    if (!s)
+        return -ATTN_E_NOMEM;
+    size_t o = 0;
+    int k = 0; /* tokens decoded so far */
+    for (int i = 0; i < n; i++) {
+        const char *t = bpe_token_bytes(b, ids[i], &l);
+        if (!t || (skip_special && bpe_is_special(b, ids[i])))
+            continue;
+        size_t at = o;
+        if (k++ > 0) {
+            if (pl && l >= pl && memcmp(t, b->opt.wp_prefix, pl) == 0) {
+                t += pl;
+                l -= pl;
+            } else {
+                s[o++] = ' ';
+            }
+        }
+        memcpy(s + o, t, l);
+        o += l;
+        if (b->opt.decode_clean)
+            o = at + wordpiece_cleanup(s + at, s + at, o - at);
+    }
+    s[o] = '\0';
+    *out = s;
+    *len = o;
+    return 0;
+}
+
 int bpe_decode(const Bpe *b, const int *ids, int n, int skip_special, char **out, size_t *len)
 {
+    if (b->opt.decode_wordpiece)
+        return decode_wordpiece(b, ids, n, skip_special, out, len);
     if (b->opt.decode_llama)
         return decode_llama(b, ids, n, skip_special, out, len);
     int strip = b->opt.decode_strip;

@@ -253,6 +253,59 @@ static void encode_chars(Work *w, const char *s, size_t n)
     merge_syms(w, ns);
 }
 
+/* One WordPiece piece (n bytes of UTF-8), as tokenizers' models/wordpiece:
+ * from each start the longest vocabulary token (after the first,
+ * wp_prefix + the text), shorter by a character at a time; a start where
+ * none is found, or a piece of more than wp_max_chars characters, makes the
+ * whole piece one unk. */
+static void encode_wordpiece(Work *w, const char *s, size_t n)
+{
+    const Bpe *b = w->b;
+    size_t pl = strlen(b->opt.wp_prefix), chars = 0;
+    for (size_t i = 0; i < n; i++)
+        chars += ((unsigned char)s[i] & 0xC0) != 0x80;
+    int first = w->out->n;
+    if (b->opt.wp_max_chars > 0 && chars > (size_t)b->opt.wp_max_chars)
+        goto unknown;
+    if (w->cap_scratch < pl + n + 1) {
+        free(w->scratch);
+        w->cap_scratch = 2 * (pl + n) + 1;
+        if (!(w->scratch = malloc(w->cap_scratch))) {
+            w->cap_scratch = 0;
+            w->failed = 1;
+            return;
+        }
+    }
+    memcpy(w->scratch, b->opt.wp_prefix, pl);
+    for (size_t start = 0; start < n;) {
+        size_t end = n;
+        int id = -1;
+        while (end > start) {
+            if (start == 0) {
+                id = bpe_vocab_find(b, s, end);
+            } else {
+                memcpy(w->scratch + pl, s + start, end - start);
+                id = bpe_vocab_find(b, w->scratch, pl + end - start);
+            }
+            if (id >= 0)
+                break;
+            do /* one character shorter */
+                end--;
+            while (end > start && ((unsigned char)s[end] & 0xC0) == 0x80);
+        }
+        if (id < 0)
+            goto unknown;
+        if (push_id(w, id) < 0)
+            return;
+        start = end;
+    }
+    return;
+unknown:
+    w->out->n = first;
+    if (b->opt.has_unk)
+        push_id(w, b->opt.unk_id);
+}
+
 /* Text without added tokens: the pre-tokenizer's pieces, each merged; with
  * no pre-tokenizer step, GPT-2's pattern's pieces (after a prefix space
  * when the options ask for one), or for char_level the text as one piece. */
@@ -268,11 +321,17 @@ static void encode_plain(Work *w, const char *text, size_t len, int at_start)
             return;
         }
         for (int i = 0; i < p->n && !w->failed; i++) {
-            if (b->opt.char_level)
+            if (b->opt.wordpiece)
+                encode_wordpiece(w, p->buf + p->off[i], p->len[i]);
+            else if (b->opt.char_level)
                 encode_chars(w, p->buf + p->off[i], p->len[i]);
             else
                 encode_piece(w, (const unsigned char *)p->buf + p->off[i], p->len[i]);
         }
+        return;
+    }
+    if (b->opt.wordpiece) {
+        encode_wordpiece(w, text, len);
         return;
     }
     if (b->opt.char_level) {

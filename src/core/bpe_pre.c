@@ -1,8 +1,9 @@
 /* tokenizer.json's normalizers (NFC and the other Unicode forms by
- * utf8proc, Prepend, Replace) and pre-tokenizers (Split by a PCRE2 regex or
- * a literal with its five behaviours, Digits, ByteLevel's prefix space and
- * GPT-2 split, Metaspace), as Hugging Face's tokenizers run them. Not the
- * added tokens or the merges (bpe.c). */
+ * utf8proc, Prepend, Replace, BertNormalizer) and pre-tokenizers (Split by a
+ * PCRE2 regex or a literal with its five behaviours, Digits, ByteLevel's
+ * prefix space and GPT-2 split, Metaspace, BertPreTokenizer, Whitespace,
+ * WhitespaceSplit), as Hugging Face's tokenizers run them. Not the added
+ * tokens or the merges (bpe.c). */
 #include "bpe_pre.h"
 
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include <utf8proc.h>
 
 #include "attnviz/tokenizer.h"
+#include "bpe_bert.h"
 #include "bpe_unicode.h"
 
 /* A piece of a piece: [start, end), a match of the pattern or not. */
@@ -314,12 +316,94 @@ void bpe_pre_free(BpePre *p)
 
 /* ---- normalizers ------------------------------------------------------------------ */
 
+static int norm_step(const BpeNorm *st, char **t, size_t *n, pcre2_match_data *md,
+                     pcre2_match_context *mc);
+
+/* ---- BertNormalizer (tokenizers' normalizers/bert.rs) ------------------------------- */
+
+#define BERT_IS(table, cp) bpe_bert_is(BPE_BERT_##table, cp)
+
+static void put_cp(Str *o, unsigned cp)
+{
+    char u[4];
+    utf8proc_ssize_t k = utf8proc_encode_char((utf8proc_int32_t)cp, (utf8proc_uint8_t *)u);
+    str_put(o, u, (size_t)(k > 0 ? k : 0));
+}
+
+/* One character pass of text t (n bytes, valid UTF-8) into out by what,
+ * one of: clean text and the CJK spaces (pass 0), nonspacing marks dropped
+ * (1), lower case (2). */
+static void bert_pass(Str *out, const char *t, size_t n, unsigned flags, int pass)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned cp = 0;
+        int k = tok_utf8_decode((const unsigned char *)t + i, n - i, &cp);
+        if (k <= 0) {
+            cp = (unsigned char)t[i];
+            k = 1;
+        }
+        i += (size_t)k;
+        if (pass == 0) {
+            if ((flags & BPE_BERT_CLEAN) && BERT_IS(DROP, cp))
+                continue;
+            if ((flags & BPE_BERT_CLEAN) && BERT_IS(TO_SPACE, cp))
+                cp = ' ';
+            if ((flags & BPE_BERT_CHINESE) && bpe_bert_chinese(cp)) {
+                str_put(out, " ", 1);
+                put_cp(out, cp);
+                str_put(out, " ", 1);
+                continue;
+            }
+        } else if (pass == 1) {
+            if (BERT_IS(MARK, cp))
+                continue;
+        } else {
+            unsigned lc[2] = {cp, 0};
+            if (bpe_bert_lower(cp, lc) == 2)
+                put_cp(out, lc[0]);
+            cp = lc[lc[1] ? 1 : 0];
+        }
+        put_cp(out, cp);
+    }
+}
+
+/* BertNormalizer's steps on *t in its order. */
+static int bert_normalize(unsigned flags, char **t, size_t *n, pcre2_match_data *md,
+                          pcre2_match_context *mc)
+{
+    for (int pass = 0; pass < 3; pass++) {
+        if (pass == 1 && !(flags & BPE_BERT_STRIP_ACCENTS))
+            continue;
+        if (pass == 2 && !(flags & BPE_BERT_LOWERCASE))
+            continue;
+        if (pass == 1) { /* NFD first, as NormalizedString::nfd */
+            BpeNorm nfd = {.n = {.kind = BPE_NORM_NFD}};
+            int rc = norm_step(&nfd, t, n, md, mc);
+            if (rc < 0)
+                return rc;
+        }
+        Str out = {0};
+        bert_pass(&out, *t, *n, flags, pass);
+        str_put(&out, "", 0); /* an empty text too */
+        if (out.failed) {
+            free(out.s);
+            return -ATTN_E_NOMEM;
+        }
+        free(*t);
+        *t = out.s;
+        *n = out.n;
+    }
+    return 0;
+}
+
 /* One step: *t (malloc'ed, *n bytes) replaced by its normalized form. */
 static int norm_step(const BpeNorm *st, char **t, size_t *n, pcre2_match_data *md,
                      pcre2_match_context *mc)
 {
     Str out = {0};
     const BpeNormalizer *nm = &st->n;
+    if (nm->kind == BPE_NORM_BERT)
+        return bert_normalize(nm->bert, t, n, md, mc);
     if (nm->kind >= BPE_NORM_NFC && nm->kind <= BPE_NORM_NFKD) {
         static const int opts[] = {
             UTF8PROC_STABLE | UTF8PROC_COMPOSE, UTF8PROC_STABLE | UTF8PROC_DECOMPOSE,
@@ -637,6 +721,60 @@ static void emit(BpePreWork *w, BpePieces *out, const char *s, size_t ns, int be
                    first && sp[i].start == 0);
 }
 
+/* BertPreTokenizer (punct: each punctuation character a piece) or
+ * WhitespaceSplit: the runs between white space (dropped), as pieces. */
+static void bert_split(BpePreWork *w, BpePieces *out, const char *s, size_t n, int first,
+                       int punct)
+{
+    size_t from = 0;
+    for (size_t i = 0; i < n && !w->failed;) {
+        unsigned cp = 0;
+        int k = tok_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+        if (k <= 0)
+            k = 1;
+        /* is_whitespace; is_bert_punc: ASCII punctuation ($ + < = ^ ` | ~ too) or the
+           reference's punctuation categories */
+        int sp = BERT_IS(SPACE, cp);
+        int pu = !sp && punct && BERT_IS(PUNCT, cp);
+        if (sp || pu) {
+            if (from < i)
+                piece_add2(w, out, NULL, 0, s + from, i - from, first && from == 0);
+            if (pu)
+                piece_add2(w, out, NULL, 0, s + i, (size_t)k, first && i == 0);
+            from = i + (size_t)k;
+        }
+        i += (size_t)k;
+    }
+    if (from < n)
+        piece_add2(w, out, NULL, 0, s + from, n - from, first && from == 0);
+}
+
+/* Whitespace: the runs of its word characters and the runs of the others
+ * (neither word nor white space) as pieces, white space dropped. */
+static void whitespace_split(BpePreWork *w, BpePieces *out, const char *s, size_t n, int first)
+{
+    size_t from = 0;
+    int run = -1; /* the run's class: 1 word, 0 other, -1 none */
+    for (size_t i = 0; i <= n && !w->failed;) {
+        unsigned cp = 0;
+        int k = 1, cls = -1;
+        if (i < n) {
+            k = tok_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+            if (k <= 0)
+                k = 1;
+            cls = BERT_IS(WS_SPACE, cp) ? -1
+                  : BERT_IS(WS_WORD, cp) ? 1 : 0;
+        }
+        if (cls != run || i == n) {
+            if (run >= 0 && from < i)
+                piece_add2(w, out, NULL, 0, s + from, i - from, first && from == 0);
+            from = i;
+            run = cls;
+        }
+        i += (size_t)k;
+    }
+}
+
 /* One step over piece s (n bytes), its pieces appended to out. */
 static void pre_step(BpePreWork *w, const BpePre *st, const char *s, size_t n, int first,
                      BpePieces *out)
@@ -647,6 +785,13 @@ static void pre_step(BpePreWork *w, const BpePre *st, const char *s, size_t n, i
     case BPE_PRE_SPLIT:
         ns = regex_spans(w, st->re, s, n);
         emit(w, out, s, ns, p->behavior, p->invert, first);
+        break;
+    case BPE_PRE_WHITESPACE:
+        whitespace_split(w, out, s, n, first);
+        break;
+    case BPE_PRE_BERT:
+    case BPE_PRE_WHITESPACE_SPLIT:
+        bert_split(w, out, s, n, first, p->kind == BPE_PRE_BERT);
         break;
     case BPE_PRE_DIGITS:
         ns = char_spans(w, s, n, is_numeric, 0);

@@ -236,6 +236,11 @@ int rt_maps_tame(const RtMaps *m)
     return m->tame;
 }
 
+int rt_maps_causal(const RtMaps *m, int layer)
+{
+    return m->attn[layer].causal;
+}
+
 int rt_maps_window(const RtMaps *m, int layer)
 {
     return m->attn[layer].causal ? m->attn[layer].window : 0;

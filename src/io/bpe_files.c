@@ -326,7 +326,8 @@ static int step_error(int rc, const Doc *d, const char *key)
 /* normalizer (or one step of its Sequence) into b. */
 static int read_normalizer(Bpe *b, const cJSON *n, const Doc *d, int depth)
 {
-    static const char *const known = "NFC, NFD, NFKC, NFKD, Prepend, Replace and Sequence";
+    static const char *const known =
+        "NFC, NFD, NFKC, NFKD, Prepend, Replace, BertNormalizer and Sequence";
     const char *type = type_of(n);
     if (!n || cJSON_IsNull(n))
         return 0;
@@ -353,6 +354,14 @@ static int read_normalizer(Bpe *b, const cJSON *n, const Doc *d, int depth)
         st.content = string_of(n, "prepend");
         if (!st.content)
             return malformed(d, "normalizer", "Prepend needs a string \"prepend\"");
+    } else if (strcmp(type, "BertNormalizer") == 0) {
+        /* strip_accents null (or absent): as lowercase */
+        const cJSON *strip = cJSON_GetObjectItemCaseSensitive(n, "strip_accents");
+        int lower = flag(n, "lowercase", 1), no_strip = cJSON_IsBool(strip) ? !cJSON_IsTrue(strip) : !lower;
+        st.kind = BPE_NORM_BERT;
+        st.bert = (flag(n, "clean_text", 1) ? BPE_BERT_CLEAN : 0) | (lower ? BPE_BERT_LOWERCASE : 0) |
+                  (flag(n, "handle_chinese_chars", 1) ? BPE_BERT_CHINESE : 0) |
+                  (no_strip ? 0 : BPE_BERT_STRIP_ACCENTS);
     } else if (strcmp(type, "Replace") == 0) {
         st.kind = BPE_NORM_REPLACE;
         st.content = string_of(n, "content");
@@ -397,7 +406,8 @@ static int prepend_scheme(const cJSON *m)
 /* pre_tokenizer (or one step of its Sequence) into b. */
 static int read_pre_tokenizer(Bpe *b, const cJSON *p, const Doc *d, int depth)
 {
-    static const char *const known = "ByteLevel, Split, Digits, Metaspace and Sequence";
+    static const char *const known = "ByteLevel, Split, Digits, Metaspace, BertPreTokenizer, "
+                                     "Whitespace, WhitespaceSplit and Sequence";
     static const char *const behaviors[] = {"Removed", "Isolated", "MergedWithPrevious",
                                             "MergedWithNext", "Contiguous"};
     const char *type = type_of(p);
@@ -436,6 +446,12 @@ static int read_pre_tokenizer(Bpe *b, const cJSON *p, const Doc *d, int depth)
                                 behavior ? behavior : "(none)");
         st.pattern_len = strlen(st.pattern);
         st.invert = flag(p, "invert", 0);
+    } else if (strcmp(type, "BertPreTokenizer") == 0) {
+        st.kind = BPE_PRE_BERT;
+    } else if (strcmp(type, "WhitespaceSplit") == 0) {
+        st.kind = BPE_PRE_WHITESPACE_SPLIT;
+    } else if (strcmp(type, "Whitespace") == 0) {
+        st.kind = BPE_PRE_WHITESPACE;
     } else if (strcmp(type, "Digits") == 0) {
         st.kind = BPE_PRE_DIGITS;
         st.individual_digits = flag(p, "individual_digits", 0);
@@ -460,7 +476,7 @@ static int read_pre_tokenizer(Bpe *b, const cJSON *p, const Doc *d, int depth)
 static int read_decoder(BpeOptions *o, const cJSON *dec, const Doc *d, int depth)
 {
     static const char *const known =
-        "ByteLevel, Metaspace, Replace, ByteFallback, Fuse, Strip and Sequence";
+        "ByteLevel, Metaspace, Replace, ByteFallback, Fuse, Strip, WordPiece and Sequence";
     const char *type = type_of(dec);
     if (!dec || cJSON_IsNull(dec))
         return 0;
@@ -477,6 +493,18 @@ static int read_decoder(BpeOptions *o, const cJSON *dec, const Doc *d, int depth
         }
     } else if (strcmp(type, "Metaspace") == 0) {
         o->decode_strip = prepend_scheme(dec) != BPE_PREPEND_NEVER;
+    } else if (strcmp(type, "WordPiece") == 0) {
+        const char *prefix = string_of(dec, "prefix");
+        if (!o->wordpiece)
+            return attn_err_set(d->err, ATTN_E_UNSUPPORTED, d->name, top_line(d, "decoder"),
+                                "decoder WordPiece is not supported with a BPE model (only "
+                                "with a WordPiece one)");
+        if (prefix && strcmp(prefix, o->wp_prefix) != 0)
+            return attn_err_set(d->err, ATTN_E_UNSUPPORTED, d->name, top_line(d, "decoder"),
+                                "decoder WordPiece prefix \"%.40s\" is not the model's "
+                                "continuing_subword_prefix \"%s\"", prefix, o->wp_prefix);
+        o->decode_wordpiece = 1;
+        o->decode_clean = flag(dec, "cleanup", 1);
     } else if (strcmp(type, "Strip") == 0) {
         const cJSON *start = cJSON_GetObjectItemCaseSensitive(dec, "start");
         const char *content = string_of(dec, "content");
@@ -536,9 +564,30 @@ static int read_template(Template *t, const cJSON *p, const Doc *d)
     return 0;
 }
 
+/* BertProcessing's and RobertaProcessing's "cls" before the text and
+ * "sep" after it, each [text, id]. */
+static int read_cls_sep(Template *t, const cJSON *p, const Doc *d, const char *type)
+{
+    static const char *const keys[] = {"cls", "sep"};
+    for (int k = 0; k < 2; k++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(p, keys[k]);
+        const cJSON *id = cJSON_GetArrayItem(v, 1);
+        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2 ||
+            !cJSON_IsString(cJSON_GetArrayItem(v, 0)) || !cJSON_IsNumber(id) ||
+            id->valuedouble != floor(id->valuedouble) || id->valuedouble < 0 ||
+            id->valuedouble >= BPE_MAX_VOCAB)
+            return attn_err_set(d->err, ATTN_E_PARSE, d->name, top_line(d, "post_processor"),
+                                "post_processor: %s needs \"%s\": [token, id from 0 to %d]",
+                                type, keys[k], BPE_MAX_VOCAB - 1);
+        *(k ? &t->after[t->n_after++] : &t->before[t->n_before++]) = (int)id->valuedouble;
+    }
+    return 0;
+}
+
 static int read_post(Template *t, const cJSON *p, const Doc *d, int depth)
 {
-    static const char *const known = "TemplateProcessing, ByteLevel and Sequence";
+    static const char *const known =
+        "TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel and Sequence";
     const char *type = type_of(p);
     if (!p || cJSON_IsNull(p))
         return 0;
@@ -560,9 +609,35 @@ static int read_post(Template *t, const cJSON *p, const Doc *d, int depth)
             return malformed(d, "post_processor", "more than one TemplateProcessing");
         return read_template(t, p, d);
     }
+    if (strcmp(type, "BertProcessing") == 0 || strcmp(type, "RobertaProcessing") == 0) {
+        if (t->n_before || t->n_after)
+            return malformed(d, "post_processor", "more than one template");
+        return read_cls_sep(t, p, d, type);
+    }
     if (strcmp(type, "ByteLevel") == 0)
         return 0; /* offsets only */
     return unsupported(d, "post_processor", type, known);
+}
+
+/* A WordPiece model's options (BERT's): its tokens are text, its
+ * continuing_subword_prefix ("##" when absent) and max_input_chars_per_word
+ * (100 when absent). */
+static int read_wordpiece(BpeOptions *o, const cJSON *root, const cJSON *model, const Doc *d)
+{
+    const cJSON *prefix = cJSON_GetObjectItemCaseSensitive(model, "continuing_subword_prefix");
+    const cJSON *max = cJSON_GetObjectItemCaseSensitive(model, "max_input_chars_per_word");
+    int no_prefix = !prefix || cJSON_IsNull(prefix), no_max = !max || cJSON_IsNull(max);
+    if (!no_prefix && !(cJSON_IsString(prefix) && strlen(prefix->valuestring) < sizeof o->wp_prefix))
+        return malformed(d, "model", "WordPiece's continuing_subword_prefix must be a string of "
+                                     "at most 15 bytes");
+    if (!no_max && !(cJSON_IsNumber(max) && max->valuedouble == floor(max->valuedouble) &&
+                     max->valuedouble >= 0 && max->valuedouble <= 1e9))
+        return malformed(d, "model", "WordPiece's max_input_chars_per_word must be a whole "
+                                     "number from 0");
+    o->wordpiece = o->char_level = 1;
+    snprintf(o->wp_prefix, sizeof o->wp_prefix, "%s", no_prefix ? "##" : prefix->valuestring);
+    o->wp_max_chars = no_max ? 100 : (int)max->valuedouble;
+    return read_decoder(o, cJSON_GetObjectItemCaseSensitive(root, "decoder"), d, 0);
 }
 
 /* The options of model, pre_tokenizer and decoder (what BpeOptions holds),
@@ -578,9 +653,13 @@ static int read_options(BpeOptions *o, const cJSON *root, const Doc *d)
     if (!cJSON_IsObject(model))
         return attn_err_set(d->err, ATTN_E_PARSE, d->name, top_line(d, "model"),
                             "expected \"model\": an object");
-    if (type && !(cJSON_IsString(type) && strcmp(type->valuestring, "BPE") == 0))
+    int wordpiece = cJSON_IsString(type) && strcmp(type->valuestring, "WordPiece") == 0;
+    if (type && !wordpiece && !(cJSON_IsString(type) && strcmp(type->valuestring, "BPE") == 0))
         return attn_err_set(d->err, ATTN_E_UNSUPPORTED, d->name, top_line(d, "model"),
-                            "model type %s is not supported (BPE is)", type_of(model));
+                            "model type %s is not supported (BPE and WordPiece are)",
+                            type_of(model));
+    if (wordpiece)
+        return read_wordpiece(o, root, model, d);
     /* a lone ByteLevel is GPT-2's: the options, no steps */
     if (cJSON_IsObject(pre) && strcmp(type_of(pre), "ByteLevel") == 0) {
         o->add_prefix_space = flag(pre, "add_prefix_space", 0);
@@ -706,7 +785,7 @@ static int build_tokenizer_json(Bpe **out, BpeOptions *o, const cJSON *root, con
                         vocab_path, err);
     if (rc == 0)
         rc = read_unk(o, b, model, data, len, name, err);
-    if (rc == 0)
+    if (rc == 0 && !o->wordpiece) /* WordPiece has no merges */
         rc = read_merges_json(b, cJSON_GetObjectItemCaseSensitive(model, "merges"), data, len,
                               name, err);
     if (rc == 0)

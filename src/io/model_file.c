@@ -44,7 +44,21 @@ typedef struct Bind {
 
 static const SafeTensor *find(const ModelFile *m, const char *name, const char **file)
 {
-    return st_folder_find(&m->own->files, name, file);
+    const SafeTensor *t = st_folder_find(&m->own->files, name, file);
+    /* TensorFlow-era names (bert-base-uncased's LayerNorm.gamma and .beta),
+       which transformers' loader renames to weight and bias */
+    static const char *const now[] = {"LayerNorm.weight", "LayerNorm.bias"};
+    static const char *const then[] = {"LayerNorm.gamma", "LayerNorm.beta"};
+    size_t n = strlen(name);
+    for (int k = 0; !t && k < 2; k++) {
+        size_t e = strlen(now[k]);
+        char old[256];
+        if (n >= e && n - e + strlen(then[k]) < sizeof old && strcmp(name + n - e, now[k]) == 0) {
+            snprintf(old, sizeof old, "%.*s%s", (int)(n - e), name, then[k]);
+            t = st_folder_find(&m->own->files, old, file);
+        }
+    }
+    return t;
 }
 
 /* Row r's name in the file for layer l. */

@@ -13,8 +13,11 @@ Random numbers do not change the time. Deterministic (seeded).
   pythia-160m  EleutherAI/pythia-160m (gpt_neox): 12 layers, 12 heads, hidden
                768, intermediate 3072, vocab 50304, rotary_pct 0.25, parallel
                residual, untied embed_out
+  bert-base    google-bert/bert-base-uncased (BertForMaskedLM, F32 as it ships):
+               12 layers, 12 heads, hidden 768, intermediate 3072, vocab 30522,
+               512 positions, 2 token types, the masked-LM head
 
-usage: gen_family.py NAME OUTDIR   (numpy only; about 1.2 GB, 2 GB, 0.3 GB)"""
+usage: gen_family.py NAME OUTDIR   (numpy only; about 1.2 GB, 2 GB, 0.3 GB, 0.4 GB)"""
 import json
 import os
 import struct
@@ -44,6 +47,11 @@ CONFIGS = {
         rotary_pct=0.25, rotary_emb_base=10000, use_parallel_residual=True,
         layer_norm_eps=1e-5, hidden_act='gelu', tie_word_embeddings=False,
         bos_token_id=0, eos_token_id=0, torch_dtype='float16'),
+    'bert-base': dict(
+        model_type='bert', hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+        intermediate_size=3072, vocab_size=30522, max_position_embeddings=512,
+        type_vocab_size=2, layer_norm_eps=1e-12, hidden_act='gelu', pad_token_id=0,
+        position_embedding_type='absolute', torch_dtype='float32'),
 }
 
 
@@ -53,6 +61,32 @@ def shapes(name):
     C, L, I, V = c['hidden_size'], c['num_hidden_layers'], c['intermediate_size'], c['vocab_size']
     H = c['num_attention_heads']
     out = {}
+    if c['model_type'] == 'bert':
+        e = 'bert.embeddings.'
+        out[e + 'word_embeddings.weight'] = (V, C)
+        out[e + 'position_embeddings.weight'] = (c['max_position_embeddings'], C)
+        out[e + 'token_type_embeddings.weight'] = (c['type_vocab_size'], C)
+        h = 'cls.predictions.'
+        out[h + 'transform.dense.weight'] = (C, C)
+        out[h + 'bias'] = (V,)
+        for n in (e + 'LayerNorm', h + 'transform.LayerNorm'):
+            out[n + '.weight'] = (C,)
+        for n in (e + 'LayerNorm', h + 'transform.LayerNorm', h + 'transform.dense'):
+            out[n + '.bias'] = (C,)
+        for l in range(L):
+            p = 'bert.encoder.layer.%d.' % l
+            for n in ('attention.self.query', 'attention.self.key', 'attention.self.value',
+                      'attention.output.dense'):
+                out[p + n + '.weight'] = (C, C)
+                out[p + n + '.bias'] = (C,)
+            for n in ('attention.output.LayerNorm', 'output.LayerNorm'):
+                out[p + n + '.weight'] = (C,)
+                out[p + n + '.bias'] = (C,)
+            out[p + 'intermediate.dense.weight'] = (I, C)
+            out[p + 'intermediate.dense.bias'] = (I,)
+            out[p + 'output.dense.weight'] = (C, I)
+            out[p + 'output.dense.bias'] = (C,)
+        return out
     if c['model_type'] == 'gpt_neox':
         out['gpt_neox.embed_in.weight'] = (V, C)
         out['gpt_neox.final_layer_norm.weight'] = (C,)
@@ -95,6 +129,8 @@ def shapes(name):
 
 
 def encode(a, dtype):
+    if dtype == 'F32':
+        return a.astype('<f4').tobytes()
     if dtype == 'F16':
         return a.astype('<f2').tobytes()
     u = a.astype('<f4').view('<u4')
@@ -106,7 +142,7 @@ def main():
         sys.exit('usage: gen_family.py %s OUTDIR' % '|'.join(CONFIGS))
     name, folder = sys.argv[1], sys.argv[2]
     c = CONFIGS[name]
-    dtype = 'F16' if c['torch_dtype'] == 'float16' else 'BF16'
+    dtype = {'float16': 'F16', 'float32': 'F32'}.get(c['torch_dtype'], 'BF16')
     os.makedirs(folder, exist_ok=True)
     with open(os.path.join(folder, 'config.json'), 'w') as f:
         json.dump(c, f, indent=2)
@@ -114,7 +150,7 @@ def main():
     names = sorted(sh)
     header, off = {'__metadata__': {'format': 'pt'}}, 0
     for n in names:
-        nb = int(np.prod(sh[n])) * 2
+        nb = int(np.prod(sh[n])) * (4 if dtype == 'F32' else 2)
         header[n] = {'dtype': dtype, 'shape': list(sh[n]), 'data_offsets': [off, off + nb]}
         off += nb
     text = json.dumps(header, separators=(',', ':')).encode()

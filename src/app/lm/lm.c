@@ -95,7 +95,8 @@ static int lm_start(Lm *lm, AttnErr *err)
                         .n_head = s->n_head, .n_kv_head = s->n_kv_head, .d_head = s->d_head,
                         .n_positions = s->n_positions, .n_vocab = s->n_vocab,
                         .bos_id = f.bos_id, .eos_id = f.eos_id, .scale_attn = f.scale_attn,
-                        .scale_by_layer = f.scale_by_layer, .embed_name = a->embed_name};
+                        .scale_by_layer = f.scale_by_layer, .embed_name = a->embed_name,
+                        .masked_lm = s->bidirectional};
     return 0;
 }
 

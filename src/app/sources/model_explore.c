@@ -277,6 +277,10 @@ size_t explore_predictions_text(const ModelSource *s, const Result *r, char *p, 
         PUT("Generated token %d of %d was chosen from these, after \xE2\x80\x9C%s\xE2\x80\x9D (position %d)%s:\n",
             next - s->gen_start + 1, s->gen_end - s->gen_start, t ? t : "?", r->pred_pos + 1,
             s->gs.sample ? ", sampled" : "");
+    else if (s->g->lm.info.masked_lm && r->ids[r->pred_pos] == model_mask_id(s->g->bpe))
+        PUT("What fills the blank (\xE2\x80\x9C%s\xE2\x80\x9D, position %d):\n", t ? t : "?", r->pred_pos + 1);
+    else if (s->g->lm.info.masked_lm)
+        PUT("What fills position %d (\xE2\x80\x9C%s\xE2\x80\x9D):\n", r->pred_pos + 1, t ? t : "?");
     else
         PUT("What comes next after \xE2\x80\x9C%s\xE2\x80\x9D (position %d):\n", t ? t : "?", r->pred_pos + 1);
     free(t);

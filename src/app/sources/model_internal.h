@@ -33,6 +33,12 @@ char *model_visible(char *t);
 /* Token id's label as shown: ␣ for its space, control characters visible,
  * "?" for none. Malloc'd. */
 char *model_shown_label(const Bpe *b, int id);
+/* The tokenizer's mask token ([MASK], else <mask>): its id, -1 when it has
+ * neither. */
+int model_mask_id(const Bpe *b);
+/* The first position of ids[0..n) holding the mask token of a masked-LM
+ * model (an encoder: what fills it), -1 when none (or not an encoder). */
+int model_mask_pos(const ModelOpened *g, const int *ids, int n);
 /* The L × H maps of ids, made when asked from what maps holds (owned from
  * now on), as an Imported named name, labelled by the tokens, causal. NULL
  * on error (err set). */

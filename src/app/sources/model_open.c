@@ -190,6 +190,8 @@ int model_left_out(const ModelOpened *g, const char *text, size_t len, const Bpe
     int count = 0;
     if (cap)
         out[0] = '\0';
+    if (bpe_is_wordpiece(g->bpe)) /* spaces dropped by design, the rest [UNK] at worst */
+        return 0;
     /* the usual case: the tokens give the text back whole */
     if (bpe_decode(g->bpe, ids->id, ids->n, 1, &d, &dn) == 0 && dn == len && memcmp(d, text, len) == 0) {
         free(d);
@@ -281,6 +283,21 @@ char *model_visible(char *t)
     return out;
 }
 
+int model_mask_id(const Bpe *b)
+{
+    int id = bpe_token_id(b, "[MASK]", 6);
+    return id >= 0 ? id : bpe_token_id(b, "<mask>", 6);
+}
+
+int model_mask_pos(const ModelOpened *g, const int *ids, int n)
+{
+    int mask = g->lm.info.masked_lm ? model_mask_id(g->bpe) : -1;
+    for (int i = 0; mask >= 0 && i < n; i++)
+        if (ids[i] == mask)
+            return i;
+    return -1;
+}
+
 char *model_shown_label(const Bpe *b, int id)
 {
     return model_visible(model_token_text(b, id, SPACE_MARK, "?"));
@@ -331,9 +348,11 @@ Imported *model_maps_imported(const Bpe *b, const char *name, RtMaps *maps, cons
         attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
         return NULL;
     }
-    int *windows = NULL, slides = 0;
-    for (int l = 0; l < L; l++)
+    int *windows = NULL, slides = 0, causal = 1;
+    for (int l = 0; l < L; l++) {
         slides |= rt_maps_window(maps, l) > 0;
+        causal &= rt_maps_causal(maps, l);
+    }
     if (slides && (windows = malloc(sizeof *windows * (size_t)L)) != NULL)
         for (int l = 0; l < L; l++)
             windows[l] = rt_maps_window(maps, l);
@@ -353,7 +372,9 @@ Imported *model_maps_imported(const Bpe *b, const char *name, RtMaps *maps, cons
         im->q_shown[i] = shown[i];
     }
     free(shown);
-    im->causal = 1; /* the keys after each query are masked, in the window as in the exports */
+    /* a causal model's keys after each query are masked, in the window as in
+       the exports; an encoder's (BERT's) maps are full squares */
+    im->causal = causal;
     im->windows = windows; /* and those outside a layer's sliding window */
     return im;
 }
@@ -642,6 +663,11 @@ int model_apply_ablation(ModelOpened *g, const Options *o, AttnErr *err)
  * the continuation alone or its tokens). */
 static int cli_generate(ModelOpened *g, const Options *o, const char *text, AttnErr *err)
 {
+    if (g->lm.info.masked_lm) /* its logits at a position are what fills it, not what follows */
+        return attn_err_set(err, ATTN_E_UNSUPPORTED, g->path, 0,
+                            "--generate: %s (%s) is an encoder: it fills a blank (%s in the text, "
+                            "--print predictions), it does not continue a text", g->name,
+                            g->lm.info.arch, model_mask_id(g->bpe) >= 0 ? "its mask token" : "a mask token");
     int rc = set_text(g, text, strlen(text), err);
     if (rc == 0)
         rc = check_ids(g, text, strlen(text), err);
@@ -763,7 +789,10 @@ int lmsrc_cli_write(void *opened, const Options *o, AttnErr *err)
     if (o->generate_set && o->print == PRINT_NONE && !o->n_exports && !o->export_attention)
         return print_continuation(g, err);
     if (o->print == PRINT_PREDICTIONS || o->print == PRINT_LOGIT_LENS) {
-        int pos = o->query >= 0 ? o->query : g->ids.n - 1;
+        /* without --query: what comes after the text, or what fills an
+           encoder's first blank (its mask token) */
+        int blank = model_mask_pos(g, g->ids.id, g->ids.n);
+        int pos = o->query >= 0 ? o->query : blank >= 0 ? blank : g->ids.n - 1;
         int rc = o->print == PRINT_PREDICTIONS ? model_print_predictions(stdout, g, pos, err)
                                                : model_print_logit_lens(stdout, g, pos, err);
         if (rc < 0 || (!o->n_exports && !o->export_attention))

@@ -227,12 +227,38 @@ static int text_pos(const ModelSource *s, int i, int keys)
     return -1;
 }
 
+/* The shown row of the text's position p (E hides special tokens' rows);
+ * -1 for a hidden one. */
+static int shown_row(const ModelSource *s, int p)
+{
+    const Imported *im = s->ms.imp;
+    if (p < 0 || !im || !im->q_drop)
+        return p;
+    if (p >= im->f.Tq || im->q_drop[p])
+        return -1;
+    int row = 0;
+    for (int k = 0; k < p; k++)
+        row += !im->q_drop[k];
+    return row;
+}
+
+/* The row the window follows as the text is typed, of ids[0..T) shown in
+ * `shown` rows: an encoder's first blank (its mask token: what fills it),
+ * else the last row (what comes next). */
+static int follow_target(const ModelSource *s, const int *ids, int T, int shown)
+{
+    int blank = shown_row(s, model_mask_pos(s->g, ids, T));
+    return blank >= 0 && blank < shown ? blank : shown - 1;
+}
+
 /* The position whose next tokens the panel shows: the selected row's, or
- * the last. */
+ * the last (an encoder's first blank). */
 static int pred_pos(const AppState *a, const ModelSource *s)
 {
-    if (s->follow_end && a->vs.query == s->follow_row)
-        return s->ids.n - 1;
+    if (s->follow_end && a->vs.query == s->follow_row) {
+        int blank = model_mask_pos(s->g, s->ids.id, s->ids.n);
+        return blank >= 0 ? blank : s->ids.n - 1;
+    }
     int p = text_pos(s, a->vs.query, 0);
     return p >= 0 && p < s->ids.n ? p : s->ids.n - 1;
 }
@@ -289,7 +315,9 @@ static void lmsrc_set_text(AppState *a)
     ModelOpened *g = s->g;
     int shown = s->ms.imp ? s->ms.imp->Tq : 0;
     if (!(s->follow_end && a->vs.query == s->follow_row)) /* not already following */
-        s->follow_end = shown > 0 && a->vs.query == shown - 1;
+        s->follow_end = shown > 0 && (a->vs.query == shown - 1 ||
+                                      (s->last && a->vs.query == follow_target(s, s->last->ids,
+                                                                               s->last->T, shown)));
     s->follow_row = a->vs.query;
     s->gen_left = 0; /* typing stops a generation; its tokens are the text's now */
     s->gen_start = s->gen_end = s->gen_view = -1;
@@ -370,7 +398,7 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
         }
         s->T_maps = r->T;
         if (s->follow_end && a->vs.query == s->follow_row && s->ms.imp->Tq > 0) {
-            a->vs.query = s->follow_row = s->ms.imp->Tq - 1;
+            a->vs.query = s->follow_row = follow_target(s, r->ids, r->T, s->ms.imp->Tq);
             s->follow_end = !(br.last && r->T == s->ids.n);
         }
     }
@@ -388,7 +416,8 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
     return 1;
 }
 
-/* What comes next after the selected position, and inside the shown head. */
+/* What comes next after the selected position (an encoder's: what fills
+ * it), and inside the shown head. */
 static void panel_text(AppState *a)
 {
     ModelSource *s = a->src;
@@ -397,8 +426,9 @@ static void panel_text(AppState *a)
     size_t n = sizeof s->panel, u = 0;
     const Imported *im = s->ms.imp;
 #define PUT(...) (u += (size_t)snprintf(p + u, u < n ? n - u : 0, __VA_ARGS__), u = u < n ? u : n)
+    int fills = s->g->lm.info.masked_lm;
     if (!r || r->pred_pos < 0 || r->n_pred == 0) {
-        PUT("What comes next: computing\xE2\x80\xA6");
+        PUT(fills ? "What fills the blank: computing\xE2\x80\xA6" : "What comes next: computing\xE2\x80\xA6");
     } else if (s->lens_shown) {
         u = explore_lens_text(s, r, p, n);
     } else {
@@ -581,7 +611,8 @@ static int lmsrc_show(AppState *a, void *opened)
     app_show_source(a, &source_model, s);
     maps_shown_start(a, g->name);
     app_set_sentence(a, g->text ? g->text : ""); /* the bar; its tokens go to the worker */
-    a->vs.query = s->ids.n > 0 ? s->ids.n - 1 : 0; /* what comes after the text */
+    /* what comes after the text; an encoder's first blank */
+    a->vs.query = s->ids.n > 0 ? follow_target(s, s->ids.id, s->ids.n, s->ids.n) : 0;
     return 0;
 }
 
