@@ -263,7 +263,7 @@ static void test_model_types(void **state)
     static const struct {
         const char *json, *said[2];
     } cases[] = {
-        {"{\"model_type\": \"bert\", \"n_layer\": 1}", {"model_type is \"bert\"", "gpt2"}},
+        {"{\"model_type\": \"mamba\", \"n_layer\": 1}", {"model_type is \"mamba\"", "gpt2"}},
         {"{\"n_layer\": 1}", {"no \"model_type\"", "config.json"}},
         {"{\"model_type\": [1]}", {"must be a string", "config.json"}},
         {"{\"model_type\": \"gpt2\",", {"not valid JSON", "config.json"}},
