@@ -10,6 +10,10 @@
  *                               GB/s of weight bytes read
  *   quant_bench read [reps]     the same bytes summed as 64-bit words on one
  *                               and two threads: what memory gives here
+ *   quant_bench hot [reps]      one row of A against 256 rows of 2048 read
+ *                               again and again (in the cache): the
+ *                               arithmetic's own time, ns per weight, to set
+ *                               against linear's (arithmetic and memory)
  *
  * The weights are random blocks with finite scales, in copies filling 256 MB
  * that the repetitions take in turn, so every product reads its weights from
@@ -155,6 +159,41 @@ static void linear(int reps)
         }
 }
 
+/* linear's n = 1 on one thread with the weights in the cache: the fastest
+ * of reps runs of 10 products (the arithmetic's time, the least disturbed) */
+static void hot(int reps)
+{
+    static const int types[] = {QT_Q4_K, QT_Q6_K, QT_Q8_0};
+    enum { M = 256, K = 2048 };
+    static float A[K], out[M];
+    for (int i = 0; i < K; i++)
+        A[i] = (float)((double)(next() >> 11) / 9007199254740992.0 - 0.5);
+    for (size_t ti = 0; ti < 3; ti++) {
+        int t = types[ti];
+        size_t rb = qtype_row_bytes(t, K), bytes = rb * M;
+        uint8_t *w = malloc(bytes);
+        if (!w) {
+            fprintf(stderr, "quant_bench: out of memory\n");
+            exit(1);
+        }
+        for (size_t i = 0; i < bytes; i++)
+            w[i] = (uint8_t)(next() >> 56);
+        tame(t, w, bytes);
+        double best = 1e30;
+        for (int r = 0; r < reps; r++) {
+            double t0 = now_ms();
+            for (int z = 0; z < 10; z++)
+                quant_linear_cols(out, M, A, K, t, w, rb, NULL, NULL, 1, K, 0, M);
+            double ms = (now_ms() - t0) / 10;
+            best = ms < best ? ms : best;
+        }
+        printf("hot type=%s m=%d k=%d n=1 threads=1 us=%.2f ns_per_weight=%.4f kernels=%s\n",
+               qtype_name(t), M, K, best * 1e3, best * 1e6 / ((double)M * K), lm_kernels());
+        fflush(stdout);
+        free(w);
+    }
+}
+
 typedef struct Read {
     const uint64_t *p;
     size_t n;
@@ -215,12 +254,15 @@ static void readbw(int reps)
 int main(int argc, char **argv)
 {
     int reps = argc > 2 ? atoi(argv[2]) : 9;
-    if (argc < 2 || reps < 1 || (strcmp(argv[1], "linear") && strcmp(argv[1], "read"))) {
-        fprintf(stderr, "usage: quant_bench linear|read [reps]\n");
+    if (argc < 2 || reps < 1 ||
+        (strcmp(argv[1], "linear") && strcmp(argv[1], "read") && strcmp(argv[1], "hot"))) {
+        fprintf(stderr, "usage: quant_bench linear|read|hot [reps]\n");
         return 2;
     }
     if (strcmp(argv[1], "linear") == 0)
         linear(reps);
+    else if (strcmp(argv[1], "hot") == 0)
+        hot(reps);
     else
         readbw(reps);
     return 0;
