@@ -3,15 +3,17 @@
  * head 4 (or every head on), then keystrokes at the text's end through the
  * window's event path (a letter, a Backspace: T stays), each timed from the
  * event until the window's numbers are the new text's (the worker's result
- * taken by app_tick; no frame drawn, so the worker's forwards are what is
- * timed). Not part of `make test`: built and run by hand, for A/B runs of
+ * taken by app_tick, waiting a millisecond at a time; no frame drawn, so
+ * the worker's forwards are what is timed), and the process's CPU time a
+ * keystroke (the worker's work: the loop mostly sleeps; steadier than the
+ * wall time on a busy machine). Not part of `make test`: built and run by hand, for A/B runs of
  * two builds:
  *   make -j2 && cc -O2 -Iinclude -Itests $(pkg-config --cflags sdl2) \
  *     tests/bench/ablate_key.c $(find build/obj/src -name '[a-z]*.o' ! -name main.o) \
  *     -o /tmp/ablate_key -lSDL2_ttf -lSDL2_image -lSDL2 -lcglm -lcjson -lfontconfig \
  *     -lfreetype -lz -lzip -lutf8proc -lpcre2-8 -lcmocka -lm -lpthread
  *   SDL_VIDEODRIVER=dummy ./ablate_key MODEL on|off T KEYS
- * prints "ablate_key heads=off T=64 keys=200 median_ms=… mean_ms=…";
+ * prints "ablate_key heads=off T=64 keys=200 median_ms=… mean_ms=… cpu_ms_per_key=…";
  *   ./ablate_key MODEL lm T KEYS
  * the worker's forwards alone, as before the second state and as now. */
 #include <stdarg.h>
@@ -24,6 +26,7 @@
 #include "attnviz/source.h"
 #include "../test_app_util.h"
 
+#include <sys/resource.h>
 #include <time.h>
 
 static double now_ms(void)
@@ -39,7 +42,7 @@ static int current(Fix *f)
     for (double t0 = now_ms(); now_ms() - t0 < 20000;) {
         SDL_Event e;
         int wait_ms;
-        if (SDL_PollEvent(&e) && !app_wake_is(&e))
+        if (SDL_WaitEventTimeout(&e, 1) && !app_wake_is(&e))
             app_handle_event(f->a, &e);
         app_tick(f->a, SDL_GetTicks(), &wait_ms);
         ModelShown m;
@@ -47,6 +50,14 @@ static int current(Fix *f)
             return 1;
     }
     return 0;
+}
+
+/* The process's CPU time so far (every thread's), ms. */
+static double cpu_ms(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-3;
 }
 
 static int cmp(const void *a, const void *b)
@@ -150,7 +161,7 @@ int main(int argc, char **argv)
     }
     key(f, SDLK_RETURN, 0);
     key(f, SDLK_END, 0);
-    double *t = calloc((size_t)keys, sizeof *t), sum = 0.0;
+    double *t = calloc((size_t)keys, sizeof *t), sum = 0.0, cpu0 = cpu_ms();
     for (int i = 0; i < keys; i++) {
         SDL_Event e;
         memset(&e, 0, sizeof e);
@@ -166,11 +177,12 @@ int main(int argc, char **argv)
             return 1;
         sum += t[i] = now_ms() - t0;
     }
+    double cpu = (cpu_ms() - cpu0) / keys;
     ModelShown m;
     model_source_shown(f->a, &m);
     qsort(t, (size_t)keys, sizeof *t, cmp);
-    printf("ablate_key heads=%s T=%d keys=%d median_ms=%.4f mean_ms=%.4f\n", off ? "off" : "on", m.T, keys,
-           t[keys / 2], sum / keys);
+    printf("ablate_key heads=%s T=%d keys=%d median_ms=%.4f mean_ms=%.4f cpu_ms_per_key=%.4f\n", off ? "off" : "on",
+           m.T, keys, t[keys / 2], sum / keys, cpu);
     free(t);
     teardown(&st);
     group_teardown(&st);
