@@ -115,15 +115,21 @@ static Lm *plain_state(Lm *lm, Lm **plain, int need)
 
 /* With heads switched off: the predictions' probabilities with every head
  * on, from the forward of the plain state (lm keeps the ablation), and the
- * most likely token then with its probability both ways. */
+ * most likely token then with its probability both ways. plain == lm when
+ * memory was short for a second state: lm's ablation is cleared for that
+ * forward (the next request's sets it again; both forwards are then whole
+ * ones, as before the second state). */
 static void without_ablation(Lm *lm, Lm *plain, const Request *q, Result *r, float *logits,
                              const LmHooks *hooks)
 {
     int V = lm->info.n_vocab;
     float *abl = malloc(sizeof *abl * (size_t)V);
+    Request none = *q;
     AttnErr err = {0};
-    if (abl && lm_logits(lm, q->pred_pos, abl, &err) == 0 && lm_forward(plain, q->ids, q->T, hooks, &err) == 0 &&
-        lm_logits(plain, q->pred_pos, logits, &err) == 0) {
+    none.ablated = NULL;
+    if (abl && lm_logits(lm, q->pred_pos, abl, &err) == 0 &&
+        (plain != lm || explore_sync_ablation(lm, &none, &err) == 0) &&
+        lm_forward(plain, q->ids, q->T, hooks, &err) == 0 && lm_logits(plain, q->pred_pos, logits, &err) == 0) {
         for (int k = 0; k < r->n_pred; k++)
             r->base_p[k] = prob_of(logits, V, r->pred_ids[k]);
         int top = 0;
@@ -147,8 +153,8 @@ void explore_worker(Lm *lm, Lm **plain, const Request *q, Result *r, const LmHoo
     if (q->lens && q->pred_pos >= 0 && q->pred_pos < q->T)
         lens_of(lm, q, r);
     Lm *p = plain_state(lm, plain, r->n_ablated > 0);
-    if (logits && p && r->n_pred)
-        without_ablation(lm, p, q, r, logits, hooks);
+    if (logits && r->n_ablated && r->n_pred)
+        without_ablation(lm, p ? p : lm, q, r, logits, hooks);
     free(logits);
     r->computed = lm->rt->n_computed;
     r->computed_plain = p ? p->rt->n_computed : -1;
