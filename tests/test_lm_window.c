@@ -378,6 +378,74 @@ static void test_ablate_key(void **state)
     model_opened_free(g);
 }
 
+/* The first position where a's n ids and b's m differ (the shorter's
+ * length when one is the other's prefix). */
+static int first_change(const int *a, int n, const int *b, int m)
+{
+    int i = 0;
+    while (i < n && i < m && a[i] == b[i])
+        i++;
+    return i;
+}
+
+/* With a head off, a keystroke at the end of the text recomputes only the
+ * positions it changed, in the state with the head off and in the one with
+ * every head on (each keeps its own prefix: one extra incremental forward,
+ * not two whole ones); the numbers still the reference's, bit for bit; all
+ * heads on again, the second state is gone. */
+static void test_ablate_reuse(void **state)
+{
+    Fix *f = *state;
+    show_text(f, "shakespeare-tiny", LINE);
+    ModelShown m = shown(f);
+    ModelOpened *g = reference("shakespeare-tiny", &m);
+    long long L = g->lm.info.n_layer;
+    model_opened_free(g);
+    for (int k = 0; k < 3; k++)
+        key(f, SDLK_h, 0);
+    key(f, SDLK_k, KMOD_LCTRL);
+    assert_true(settled(f, m.T - 1, 0));
+    m = shown(f);
+    assert_int_equal(m.n_ablated, 1);
+    assert_true(m.has_base);
+    assert_true(m.computed_plain >= L * m.T); /* the second state's first forward: every position */
+    int T0 = m.T, *ids0 = malloc(sizeof(int) * (size_t)T0);
+    assert_non_null(ids0);
+    memcpy(ids0, m.ids, sizeof(int) * (size_t)T0);
+    long long on0 = m.computed, plain0 = m.computed_plain;
+    const char *more[] = {"x", "y", " Z"};
+    for (int t = 0; t < 3; t++) {
+        key(f, SDLK_RETURN, 0);
+        key(f, SDLK_END, 0);
+        type(f, more[t]);
+        key(f, SDLK_ESCAPE, 0);
+        assert_true(settled(f, -1, 0));
+        m = shown(f);
+        assert_true(m.T != T0 || memcmp(m.ids, ids0, sizeof(int) * (size_t)T0) != 0);
+        int d = first_change(ids0, T0, m.ids, m.T);
+        assert_true(d >= T0 - 2); /* the text's end changed, not its start */
+        assert_true(m.has_base);
+        assert_int_equal(m.computed - on0, L * (m.T - d));
+        assert_int_equal(m.computed_plain - plain0, L * (m.T - d));
+        free(ids0);
+        T0 = m.T;
+        assert_non_null(ids0 = malloc(sizeof(int) * (size_t)T0));
+        memcpy(ids0, m.ids, sizeof(int) * (size_t)T0);
+        on0 = m.computed;
+        plain0 = m.computed_plain;
+    }
+    free(ids0);
+    g = reference("shakespeare-tiny", &m);
+    assert_ablated(f, g, 0, 3);
+    key(f, SDLK_k, KMOD_LCTRL | KMOD_LSHIFT);
+    assert_true(settled(f, m.T - 1, 0));
+    m = shown(f);
+    assert_int_equal(m.n_ablated, 0);
+    assert_int_equal(m.computed_plain, -1);
+    assert_predictions(g, &m);
+    model_opened_free(g);
+}
+
 /* --ablate 1.4 with the window: taken, not refused; Ctrl+K on that head
  * switches it on again. */
 static void test_ablate_flag(void **state)
@@ -565,6 +633,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_generate_positions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_generate_eos, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ablate_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ablate_reuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ablate_flag, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ablate_session, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lens_gpt2, setup, teardown),

@@ -46,6 +46,7 @@ typedef struct Lm {
     LmInfo info;
     ModelFile *model;     /* the folder read (model_file.h): its config and weights */
     Rt *rt;               /* the forward's state: key/value cache, queries and keys */
+    int twin;             /* 1: model is another Lm's (lm_twin), not closed by lm_close */
 } Lm;
 
 /* Add an architecture to those lm_open picks from (after the built-in
@@ -59,7 +60,13 @@ int lm_open(Lm *lm, const char *dir, AttnErr *err);
 /* The same for a GGUF file (llama.cpp's): its general.architecture picks
  * the architecture (model_file_open_gguf). */
 int lm_open_gguf(Lm *lm, const char *path, AttnErr *err);
-/* Frees everything; a zeroed or closed Lm is fine. */
+/* A second forward state on src's model: its weights shared, not copied;
+ * its own cache, prefix reuse and heads switched off (none at first), so
+ * two forwards that differ in their ablation each keep their prefix. 0 or
+ * -ATTN_E_NOMEM (*twin then holds nothing). src stays open while the twin
+ * is used, and both are used by one thread at a time. */
+int lm_twin(Lm *twin, const Lm *src, AttnErr *err);
+/* Frees everything (a twin: its state alone); a zeroed or closed Lm is fine. */
 void lm_close(Lm *lm);
 
 /* The forward of ids[0..T) (the unchanged prefix of the last one kept):

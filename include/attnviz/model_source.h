@@ -93,6 +93,8 @@ typedef struct ModelShown {
     const float *base_p;
     int base_top;
     float base_top_p, base_top_p_abl;
+    long long computed;           /* positions × layers the window's forwards computed so far, */
+    long long computed_plain;     /* and with heads off its second state's (-1: none) */
     int lens_pos, lens_k;         /* -1: none; lens_k per layer */
     const int *lens_ids;          /* (L + 1) × lens_k */
     const float *lens_p;

@@ -151,6 +151,8 @@ struct Rt {
     unsigned char *ablated; /* L × H: 1 where rt_attend replaces the head's z */
     int n_ablated;      /* heads set in ablated */
     int ablate_mean;    /* 1: an ablated head's z is its mean over the T positions; 0: zeros */
+    long long n_computed; /* positions × layers every forward so far computed (what the
+                             reused prefix saved shows in it; the tests' measure) */
 };
 
 /* A state for arch and cfg (checked, copied), holding no tokens: 0, the

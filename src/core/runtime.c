@@ -586,8 +586,10 @@ static int forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHo
             scratch(rt, 0);
             return attn_err_set(err, ATTN_E_CANCELLED, NULL, 0, "at layer %d", l);
         }
-        if (start < T)
+        if (start < T) {
             rt->arch->layer(rt, w, l, start, T);
+            rt->n_computed += T - start;
+        }
         rt->layer_done[l] = T;
         tap_copy(rt, tap, l + 1, start, T);
         if (hooks && hooks->layer_done)

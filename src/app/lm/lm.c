@@ -100,11 +100,25 @@ static int lm_start(Lm *lm, AttnErr *err)
     return 0;
 }
 
+int lm_twin(Lm *twin, const Lm *src, AttnErr *err)
+{
+    memset(twin, 0, sizeof *twin);
+    int rc = rt_create(&twin->rt, src->arch->rt, src->model->cfg, err);
+    if (rc < 0)
+        return rc;
+    twin->arch = src->arch;
+    twin->info = src->info;
+    twin->model = src->model;
+    twin->twin = 1;
+    return 0;
+}
+
 void lm_close(Lm *lm)
 {
     if (lm && lm->arch) {
         rt_destroy(lm->rt);
-        model_file_close(lm->model);
+        if (!lm->twin)
+            model_file_close(lm->model);
     }
     if (lm)
         memset(lm, 0, sizeof *lm);

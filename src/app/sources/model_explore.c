@@ -4,7 +4,8 @@
  * the next token on the worker from the forward it already ran, as
  * --generate picks (core/generate.c), Ctrl+Left/Right step through the
  * generated tokens; Ctrl+K switches heads off on the worker's state
- * (lm_ablate), the predictions then also with every head on; Ctrl+R the
+ * (lm_ablate), the predictions then also with every head on (a second
+ * state, lm_twin, each keeping its own prefix); Ctrl+R the
  * logit lens (lm_logit_lens). Not the command line's (model_open.c,
  * model_generate.c). */
 #include "attnviz/source.h"
@@ -21,7 +22,8 @@
 /* ---- on the worker ---------------------------------------------------------------------- */
 
 /* The request's heads switched off in lm (a change resets the state: the
- * next forward computes every position). */
+ * next forward computes every position; the heads staying off, the next
+ * keeps the prefix). */
 int explore_sync_ablation(Lm *lm, const Request *q, AttnErr *err)
 {
     int L = lm->info.n_layer, H = lm->info.n_head;
@@ -90,18 +92,44 @@ static void lens_of(Lm *lm, const Request *q, Result *r)
     free(p);
 }
 
+/* The worker's second state (lm_twin of lm) with every head on: made when
+ * heads are first switched off, kept while any are (each state then reuses
+ * its own prefix: a keystroke costs one extra incremental forward, not two
+ * whole ones), freed when none are. NULL when memory is short. */
+static Lm *plain_state(Lm *lm, Lm **plain, int need)
+{
+    if (!need && *plain) {
+        lm_close(*plain);
+        free(*plain);
+        *plain = NULL;
+    }
+    if (!need || *plain)
+        return *plain;
+    AttnErr err = {0};
+    Lm *t = malloc(sizeof *t);
+    if (t && lm_twin(t, lm, &err) == 0)
+        return *plain = t;
+    free(t);
+    return NULL;
+}
+
 /* With heads switched off: the predictions' probabilities with every head
- * on, from a second forward without the ablation (the next request's sets
- * it again), and the most likely token then with its probability both ways. */
-static void without_ablation(Lm *lm, const Request *q, Result *r, float *logits, const LmHooks *hooks)
+ * on, from the forward of the plain state (lm keeps the ablation), and the
+ * most likely token then with its probability both ways. plain == lm when
+ * memory was short for a second state: lm's ablation is cleared for that
+ * forward (the next request's sets it again; both forwards are then whole
+ * ones, as before the second state). */
+static void without_ablation(Lm *lm, Lm *plain, const Request *q, Result *r, float *logits,
+                             const LmHooks *hooks)
 {
     int V = lm->info.n_vocab;
     float *abl = malloc(sizeof *abl * (size_t)V);
     Request none = *q;
     AttnErr err = {0};
     none.ablated = NULL;
-    if (abl && lm_logits(lm, q->pred_pos, abl, &err) == 0 && explore_sync_ablation(lm, &none, &err) == 0 &&
-        lm_forward(lm, q->ids, q->T, hooks, &err) == 0 && lm_logits(lm, q->pred_pos, logits, &err) == 0) {
+    if (abl && lm_logits(lm, q->pred_pos, abl, &err) == 0 &&
+        (plain != lm || explore_sync_ablation(lm, &none, &err) == 0) &&
+        lm_forward(plain, q->ids, q->T, hooks, &err) == 0 && lm_logits(plain, q->pred_pos, logits, &err) == 0) {
         for (int k = 0; k < r->n_pred; k++)
             r->base_p[k] = prob_of(logits, V, r->pred_ids[k]);
         int top = 0;
@@ -115,7 +143,7 @@ static void without_ablation(Lm *lm, const Request *q, Result *r, float *logits,
     free(abl);
 }
 
-void explore_worker(Lm *lm, const Request *q, Result *r, const LmHooks *hooks)
+void explore_worker(Lm *lm, Lm **plain, const Request *q, Result *r, const LmHooks *hooks)
 {
     for (int k = 0; q->ablated && k < r->L * r->H; k++)
         r->n_ablated += q->ablated[k] != 0;
@@ -124,9 +152,12 @@ void explore_worker(Lm *lm, const Request *q, Result *r, const LmHooks *hooks)
         pick_next(lm, q, r, logits);
     if (q->lens && q->pred_pos >= 0 && q->pred_pos < q->T)
         lens_of(lm, q, r);
+    Lm *p = plain_state(lm, plain, r->n_ablated > 0);
     if (logits && r->n_ablated && r->n_pred)
-        without_ablation(lm, q, r, logits, hooks);
+        without_ablation(lm, p ? p : lm, q, r, logits, hooks);
     free(logits);
+    r->computed = lm->rt->n_computed;
+    r->computed_plain = p ? p->rt->n_computed : -1;
 }
 
 /* ---- on the UI thread -------------------------------------------------------------------- */
@@ -551,6 +582,8 @@ int model_source_shown(const AppState *a, ModelShown *out)
     out->base_top = r->base_top;
     out->base_top_p = r->base_top_p;
     out->base_top_p_abl = r->base_top_p_abl;
+    out->computed = r->computed;
+    out->computed_plain = r->computed_plain;
     out->lens_pos = r->lens_ids ? r->lens_pos : -1;
     out->lens_k = LENS_TOP_K;
     out->lens_ids = r->lens_ids;

@@ -206,7 +206,7 @@ static void run(void *ctx, void *request, BgJob *job)
     r->layers_done = rc == 0 ? r->L : 0;
     if (rc == 0) {
         finish_result(g, q, r);
-        explore_worker(&g->lm, q, r, &cancel_only);
+        explore_worker(&g->lm, &src->plain, q, r, &cancel_only);
     }
     bg_post(job, r, result_free, 1);
 }
@@ -562,7 +562,9 @@ static void lmsrc_close(AppState *a)
     ModelSource *s = a->src;
     if (!s)
         return;
-    bg_destroy(s->bg); /* joins: the state is the worker's until then */
+    bg_destroy(s->bg); /* joins: the states are the worker's until then */
+    lm_close(s->plain);
+    free(s->plain);
     maps_shown_free(&s->ms);
     model_opened_free(s->g);
     bpe_ids_free(&s->ids);

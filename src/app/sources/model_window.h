@@ -59,6 +59,8 @@ typedef struct Result {
     float base_p[LM_TOP_K]; /* pred_ids' probabilities with every head on */
     int base_top;        /* the most likely token with every head on */
     float base_top_p, base_top_p_abl; /* its probability then, and with the heads off */
+    long long computed;       /* the state's rt->n_computed after this request's forwards */
+    long long computed_plain; /* the plain state's (heads off), or -1: none */
     int rc;
     char msg[sizeof((AttnErr *)0)->msg];
 } Result;
@@ -75,6 +77,8 @@ typedef struct ModelSource {
                             the last as the new maps come (what comes next follows typing) */
     int follow_row;      /* the query row it was then (another: the user moved it) */
     Result *last;        /* the newest result taken: vectors, predictions */
+    Lm *plain;           /* the worker's: while heads are off, a second state (lm_twin of
+                            g->lm) with every head on (model_explore.c) */
     int slow_ms;         /* ATTNVIZ_TEST_SLOW_LAYERS_MS when shown: each layer made that much
                             slower (the tests of the partial maps, on a model too small to need them) */
     unsigned char *ablated; /* L × H: the heads switched off (Ctrl+K, --ablate) */
@@ -108,8 +112,10 @@ void explore_init(ModelSource *s, const Options *o);
 int explore_sync_ablation(Lm *lm, const Request *q, AttnErr *err);
 /* On the worker, after the request's forward and predictions: the next
  * token picked (q->gen), the logit lens (q->lens), with heads off the
- * predictions with every head on (a second forward, cancellable by hooks). */
-void explore_worker(Lm *lm, const Request *q, Result *r, const LmHooks *hooks);
+ * predictions with every head on (the forward of *plain, a second state
+ * made here while heads are off and freed here when none are; cancellable
+ * by hooks). */
+void explore_worker(Lm *lm, Lm **plain, const Request *q, Result *r, const LmHooks *hooks);
 /* The generated tokens' labels in im marked, before its maps are picked. */
 void explore_mark_generated(const ModelSource *s, Imported *im, const Result *r);
 /* The token r picked appended to the text; the next asked for, or why it stops said. */
