@@ -43,7 +43,7 @@ ifeq ($(NATIVE),1)
 endif
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# X11 only for its headers (window.c finds the calls in SDL's libX11)
+# X11 only for its headers (platform_desktop.c finds the calls in SDL's libX11)
 PKG_LIBS   = $(shell pkg-config --libs $(filter-out x11,$(PKGS)) 2>/dev/null)
 TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
 CFLAGS  += $(CFLAGS_BASE)
@@ -52,7 +52,8 @@ LDFLAGS += -Wl,--as-needed
 LDLIBS  += -lm -lpthread
 
 CORE_SRC := $(wildcard src/core/*.c src/io/*.c)
-UI_SRC   := $(wildcard src/view/*.c src/app/*.c src/app/sources/*.c src/app/lm/*.c)
+# the browser's platform file is the web build's (make web), not the desktop's
+UI_SRC   := $(filter-out src/app/platform_web.c,$(wildcard src/view/*.c src/app/*.c src/app/sources/*.c src/app/lm/*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 UI_OBJ   := $(UI_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/src/main.o
