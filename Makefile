@@ -97,6 +97,8 @@ help:
 	@echo "make fuzz       run each libFuzzer target FUZZ_SECONDS (default 60)"
 	@echo "make soak       N random events through the real event handler (default 20000)"
 	@echo "make layers     the core links alone; core/ and io/ use no screen, core/ and view/ no file"
+	@echo "make test-web-core  the core's suites compiled to wasm32 (Debian's emscripten), run under"
+	@echo "                node; the libraries built from Debian's sources into ~/.cache/attnviz-web"
 	@echo "make install    install to PREFIX=$(PREFIX) (DESTDIR honoured): the program, its data,"
 	@echo "                a .desktop entry, an icon and the man page (from --help)"
 	@echo "make uninstall  remove what make install added"
@@ -246,3 +248,6 @@ clean:
 	rm -rf build
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# the browser build: make test-web-core (tools/web/web.mk)
+include tools/web/web.mk
