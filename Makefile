@@ -43,7 +43,7 @@ ifeq ($(NATIVE),1)
 endif
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# X11 only for its headers (window.c finds the calls in SDL's libX11)
+# X11 only for its headers (platform_desktop.c finds the calls in SDL's libX11)
 PKG_LIBS   = $(shell pkg-config --libs $(filter-out x11,$(PKGS)) 2>/dev/null)
 TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
 CFLAGS  += $(CFLAGS_BASE)
@@ -52,7 +52,8 @@ LDFLAGS += -Wl,--as-needed
 LDLIBS  += -lm -lpthread
 
 CORE_SRC := $(wildcard src/core/*.c src/io/*.c)
-UI_SRC   := $(wildcard src/view/*.c src/app/*.c src/app/sources/*.c src/app/lm/*.c)
+# the browser's platform file is the web build's (make web), not the desktop's
+UI_SRC   := $(filter-out src/app/platform_web.c,$(wildcard src/view/*.c src/app/*.c src/app/sources/*.c src/app/lm/*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 UI_OBJ   := $(UI_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/src/main.o
@@ -96,6 +97,8 @@ help:
 	@echo "make fuzz       run each libFuzzer target FUZZ_SECONDS (default 60)"
 	@echo "make soak       N random events through the real event handler (default 20000)"
 	@echo "make layers     the core links alone; core/ and io/ use no screen, core/ and view/ no file"
+	@echo "make test-web-core  the core's suites compiled to wasm32 (Debian's emscripten), run under"
+	@echo "                node; the libraries built from Debian's sources into ~/.cache/attnviz-web"
 	@echo "make install    install to PREFIX=$(PREFIX) (DESTDIR honoured): the program, its data,"
 	@echo "                a .desktop entry, an icon and the man page (from --help)"
 	@echo "make uninstall  remove what make install added"
@@ -245,3 +248,6 @@ clean:
 	rm -rf build
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# the browser build: make test-web-core (tools/web/web.mk)
+include tools/web/web.mk

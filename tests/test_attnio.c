@@ -307,8 +307,13 @@ static const Hdr hdrs[] = {
      "8192 tokens"},
     {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (257, 1, 2, 2)}", ATTN_E_SHAPE,
      "256 layers"},
+    /* 256 * 256 * 8192 * 8192 * 8 = 2^45 bytes: a 32-bit size_t (wasm32)
+     * would wrap the product to 0 and take 32 bytes for it */
     {1, "{'descr': '<f8', 'fortran_order': False, 'shape': (256, 256, 8192, 8192)}",
-     ATTN_E_PARSE, "truncated"},
+     ATTN_E_PARSE, "truncated: shape (256, 256, 8192, 8192) of <f8 needs 35184372088832 bytes"},
+    /* 2^32 + 2 tokens: named as it is, not wrapped to 2 (which would fit) */
+    {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967298, 2)}", ATTN_E_SHAPE,
+     "shape (4294967298, 2): more than 8192 tokens"},
     {4, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2)}", ATTN_E_UNSUPPORTED,
      "version 4.0"},
 };

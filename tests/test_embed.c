@@ -198,6 +198,11 @@ static void test_word2vec_header_lies(void **state)
     expect_err("2 0\na 1\n", ATTN_E_RANGE, 1, "header dimension 0");
     expect_err("2 1025\na 1\n", ATTN_E_RANGE, 1, "header dimension 1025");
     expect_err("99999999999 2\na 1 2\n", ATTN_E_TOO_LARGE, 1, "header word count");
+    /* 2^32 + 2 words and 2^32 + 1 dimensions: a 32-bit long (wasm32) would
+     * wrap them to 2 and 1, which this file matches or nearly */
+    expect_err("4294967298 2\na 1 2\nb 3 4\n", ATTN_E_TOO_LARGE, 1,
+               "header word count is larger than 2147483647");
+    expect_err("1 4294967297\na 1\n", ATTN_E_RANGE, 1, "header dimension");
     expect_err("0 2\n", ATTN_E_EMPTY, 1, "no words");
 
     AttnErr err;

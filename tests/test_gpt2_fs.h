@@ -168,7 +168,7 @@ static inline void fs_st_write(const char *path, StParts *p)
     assert_non_null(f);
     unsigned char sz[8];
     for (int i = 0; i < 8; i++)
-        sz[i] = (unsigned char)((n + pad) >> (8 * i));
+        sz[i] = (unsigned char)((uint64_t)(n + pad) >> (8 * i)); /* size_t may have 32 bits */
     assert_int_equal(fwrite(sz, 1, 8, f), 8);
     assert_int_equal(fwrite(h, 1, n, f), n);
     for (size_t i = 0; i < pad; i++)

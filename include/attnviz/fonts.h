@@ -15,9 +15,9 @@ typedef struct AppFonts {
     ViewFonts view;  /* what view_create and the offscreen renders take */
     char *path;      /* the main font's file (owned) */
     char *data;      /* its bytes (owned), or NULL: SDL_ttf opens path */
-    void *fc;        /* fontconfig's configuration, loaded at the first
-                        fallback asked for */
-    int fc_failed;
+    void *fallback_state; /* the platform's font list (fontconfig's on the
+                             desktop), loaded at the first fallback asked for */
+    int fallback_failed;
 } AppFonts;
 
 /* Find and read the main font: the file font_path, or with NULL DejaVu Sans
@@ -30,9 +30,10 @@ int fonts_open(AppFonts *f, const char *font_path, AttnErr *err);
 /* Free what fonts_open holds; f zeroed (or closed) does nothing. */
 void fonts_close(AppFonts *f);
 
-/* The path of DejaVu Sans (or any sans font) through fontconfig, looked up
- * once a process and remembered in $XDG_CACHE_HOME/attnviz/font (or
- * ~/.cache/attnviz/font) for the next; 0 or -1. */
+/* The path of DejaVu Sans (or any sans font): on the desktop through
+ * fontconfig, looked up once a process and remembered in
+ * $XDG_CACHE_HOME/attnviz/font (or ~/.cache/attnviz/font) for the next
+ * (src/app/platform_desktop.c); 0 or -1. */
 int fonts_find_default(char *out, size_t n);
 
 #endif

@@ -1,7 +1,7 @@
 #define _DEFAULT_SOURCE
-/* The window: SDL set-up, the event loop (app_tick, then SDL_WaitEvent: idle
- * at 0% CPU unless something is due; redraw only when something changed) and
- * the window's own exports. */
+/* The window: SDL set-up, the event loop's steps (app_tick, redraw only when
+ * something changed, then a batch of events; the platform's loop, platform.h,
+ * runs them) and the window's own exports. */
 #include "attnviz/app.h"
 #include "attnviz/app_state.h"
 #include "attnviz/source.h"
@@ -9,11 +9,8 @@
 #include "attnviz/fonts.h"
 #include "attnviz/wake.h"
 #include "app_internal.h"
+#include "platform.h"
 
-#include <SDL_syswm.h>
-#include <locale.h>
-#include <X11/Xlib.h>
-#include <X11/Xutil.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,35 +110,7 @@ static void set_title(SDL_Window *w, const char *text)
 {
     char title[512];
     snprintf(title, sizeof title, "attnviz \xE2\x80\x94 %s", text && *text ? text : "(empty)");
-    SDL_SetWindowTitle(w, title);
-    /* SDL stores WM_NAME as UTF8_STRING, which older X tools (xdotool,
-     * xwininfo in a C locale) cannot read; store it in the ICCCM encodings
-     * as well (STRING when Latin-1 suffices, else COMPOUND_TEXT). The
-     * window manager's title, _NET_WM_NAME, stays UTF-8. */
-    SDL_SysWMinfo info;
-    SDL_VERSION(&info.version);
-    if (!SDL_GetWindowWMInfo(w, &info) || info.subsystem != SDL_SYSWM_X11)
-        return;
-    /* libX11 is already loaded by SDL's X11 driver: look the calls up there
-     * rather than linking it, so the headless paths do not load X at all */
-    static void *x11;
-    if (!x11 && !(x11 = SDL_LoadObject("libX11.so.6")))
-        return;
-    int (*to_prop)(Display *, char **, int, XICCEncodingStyle, XTextProperty *) =
-        (int (*)(Display *, char **, int, XICCEncodingStyle, XTextProperty *))SDL_LoadFunction(x11, "Xutf8TextListToTextProperty");
-    void (*set_name)(Display *, Window, XTextProperty *) =
-        (void (*)(Display *, Window, XTextProperty *))SDL_LoadFunction(x11, "XSetWMName");
-    int (*xfree)(void *) = (int (*)(void *))SDL_LoadFunction(x11, "XFree");
-    int (*xflush)(Display *) = (int (*)(Display *))SDL_LoadFunction(x11, "XFlush");
-    if (!to_prop || !set_name || !xfree || !xflush)
-        return;
-    XTextProperty prop;
-    char *list[1] = {title};
-    if (to_prop(info.info.x11.display, list, 1, XStdICCTextStyle, &prop) >= Success) {
-        set_name(info.info.x11.display, info.info.x11.window, &prop);
-        xfree(prop.value);
-        xflush(info.info.x11.display);
-    }
+    platform_window_title(w, title);
 }
 
 /* High-DPI: events come in window points, drawing is in pixels. */
@@ -158,60 +127,82 @@ static void scale_event(SDL_Event *e, float k)
     }
 }
 
-/* Until the user quits: app_tick, draw when something changed, then wait
- * for events (blocking unless app_tick asked to be called back) and hand a
- * batch of them over. Background work's wake event (wake.h) only wakes the
- * loop: app_tick takes its results, and the frame is drawn again. */
+/* The loop's state between its steps. */
+typedef struct Loop {
+    AppState *a;
+    SDL_Window *win;
+    SDL_Renderer *r;
+    char *shown_title;
+    int fullscreen;
+} Loop;
+
+/* app_tick, and the frame drawn when something changed; returns how long
+ * to wait for events (-1: until one comes; else an autosave is due). */
+static int loop_frame(void *ctx)
+{
+    Loop *l = ctx;
+    AppState *a = l->a;
+    int wait_ms;
+    if (app_tick(a, SDL_GetTicks(), &wait_ms))
+        a->dirty = 1;
+    if (a->dirty) {
+        const char *title = a->kind->title(a);
+        if (!l->shown_title || strcmp(l->shown_title, title) != 0) {
+            free(l->shown_title);
+            l->shown_title = strdup(title);
+            set_title(l->win, title);
+        }
+        if (a->fullscreen != l->fullscreen) {
+            l->fullscreen = a->fullscreen;
+            SDL_SetWindowFullscreen(l->win, l->fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
+        }
+        app_draw(a, l->r);
+        SDL_RenderPresent(l->r);
+        a->dirty = 0;
+    }
+    return wait_ms;
+}
+
+/* A batch of events, e and the rest of the queue, handed over. Background
+ * work's wake event (wake.h) only wakes the loop: app_tick takes its
+ * results, and the frame is drawn again. */
+static void loop_events(void *ctx, SDL_Event *first)
+{
+    AppState *a = ((Loop *)ctx)->a;
+    SDL_Event e = *first;
+    int changed = 0;
+    do {
+        if (app_wake_is(&e)) { /* a result ready: app_tick takes it */
+            changed = 1;
+            continue;
+        }
+        /* of a run of queued motion events only the last counts (a weight
+         * drag depends on the pointer's position, not on its path) */
+        SDL_Event next;
+        if (e.type == SDL_MOUSEMOTION &&
+            SDL_PeepEvents(&next, 1, SDL_PEEKEVENT, SDL_FIRSTEVENT, SDL_LASTEVENT) == 1 &&
+            next.type == SDL_MOUSEMOTION)
+            continue;
+        scale_event(&e, a->dpi_scale);
+        changed |= app_handle_event(a, &e);
+    } while (!a->quit && SDL_PollEvent(&e));
+    a->dirty = changed;
+}
+
+static int loop_done(void *ctx)
+{
+    return ((Loop *)ctx)->a->quit;
+}
+
+/* Until the user quits: the platform's loop (platform_run_loop) runs
+ * loop_frame and loop_events. */
 static void run_loop(AppState *a, SDL_Window *win, SDL_Renderer *r)
 {
-    char *shown_title = NULL;
+    Loop l = {a, win, r, NULL, 0};
     a->autosave_at = SDL_GetTicks();
-    int fullscreen = 0;
     a->dirty = 1;
-    while (!a->quit) {
-        int wait_ms;
-        if (app_tick(a, SDL_GetTicks(), &wait_ms))
-            a->dirty = 1;
-        if (a->dirty) {
-            const char *title = a->kind->title(a);
-            if (!shown_title || strcmp(shown_title, title) != 0) {
-                free(shown_title);
-                shown_title = strdup(title);
-                set_title(win, title);
-            }
-            if (a->fullscreen != fullscreen) {
-                fullscreen = a->fullscreen;
-                SDL_SetWindowFullscreen(win, fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
-            }
-            app_draw(a, r);
-            SDL_RenderPresent(r);
-            a->dirty = 0;
-        }
-        /* block until an event, or wait at most as long as app_tick said
-         * (an autosave due) */
-        SDL_Event e;
-        int got = wait_ms < 0 ? SDL_WaitEvent(&e) : SDL_WaitEventTimeout(&e, wait_ms);
-        if (!got)
-            continue;
-        int changed = 0;
-        do {
-            if (app_wake_is(&e)) { /* a result ready: app_tick takes it */
-                changed = 1;
-                continue;
-            }
-            /* of a run of queued motion events only the last counts (a weight
-             * drag depends on the pointer's position, not on its path) */
-            SDL_Event next;
-            if (e.type == SDL_MOUSEMOTION &&
-                SDL_PeepEvents(&next, 1, SDL_PEEKEVENT, SDL_FIRSTEVENT, SDL_LASTEVENT) == 1 &&
-                next.type == SDL_MOUSEMOTION)
-                continue;
-            scale_event(&e, a->dpi_scale);
-            changed |= app_handle_event(a, &e);
-        } while (!a->quit && SDL_PollEvent(&e));
-        a->dirty = changed;
-    }
-    free(shown_title);
+    platform_run_loop(&(PlatformLoop){&l, loop_frame, loop_events, loop_done});
+    free(l.shown_title);
 }
 
 /* The sentence's state from the autosave. */
@@ -275,10 +266,7 @@ int app_run(const Options *o, void *sentence, const SourceKind *kind, void *open
     if (SDL_Init(SDL_INIT_VIDEO) != 0)
         return attn_err_set(err, ATTN_E_IO, NULL, 0,
                             "cannot open a window (%s); use --print or --export", SDL_GetError());
-    /* the character set (numbers stay C) for SDL's UTF-8 window title on X11;
-     * set after SDL_Init, whose X input method would otherwise parse the
-     * locale's whole Compose table (~50 ms of start-up) */
-    setlocale(LC_CTYPE, "");
+    platform_window_setup(); /* the locale, the platform's hints */
     app_wake_event(); /* registered here, before any thread pushes it */
     const char *drv = SDL_GetCurrentVideoDriver();
     if ((!asked || !*asked) && drv && (strcmp(drv, "offscreen") == 0 || strcmp(drv, "dummy") == 0)) {
@@ -287,7 +275,6 @@ int app_run(const Options *o, void *sentence, const SourceKind *kind, void *open
                           "use --print or --export");
         goto cleanup;
     }
-    SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0");
     /* 1280×800, or the whole screen when it is smaller (an 800×600 projector) */
     int ww0 = 1280, wh0 = 800;
     SDL_Rect usable;

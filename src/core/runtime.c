@@ -7,6 +7,7 @@
 #include "attnviz/runtime.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -222,16 +223,33 @@ static int next_cap(int cap, int T, int max)
 
 /* The floats the state holds per position of capacity (the cache, the
  * transposed keys, the per-position rows, a weight row per head) and the
- * rotary table's doubles. */
-static size_t bytes_for(const Rt *rt, size_t cap)
+ * rotary table's doubles: in 64 bits, as it may not fit in size_t where
+ * that has 32 (wasm32). */
+static unsigned long long bytes_for(const Rt *rt, size_t cap)
 {
     const RtShape *s = &rt->sh;
-    size_t per = (size_t)s->n_layer * (rt->qkv_w + rt->kvdim + s->n_head) + 3 * (size_t)s->hidden +
-                 (size_t)rt->qdim + (size_t)s->n_head;
+    unsigned long long per = (unsigned long long)s->n_layer * (rt->qkv_w + rt->kvdim + s->n_head) +
+                             3ULL * (unsigned long long)s->hidden + (unsigned long long)rt->qdim +
+                             (unsigned long long)s->n_head;
     for (int k = 0; k < s->n_rows; k++)
-        per += (size_t)s->row_w[k];
-    size_t dbl = (size_t)rope_dims(rt, 0) + (size_t)rope_dims(rt, 1);
+        per += (unsigned long long)s->row_w[k];
+    unsigned long long dbl = (unsigned long long)rope_dims(rt, 0) + (unsigned long long)rope_dims(rt, 1);
     return cap * (per * sizeof(float) + dbl * sizeof(double));
+}
+
+/* *out = a * b * c * d, or 0 when the product does not fit in size_t: a
+ * 32-bit size_t (wasm32) would wrap a long context's cache to a small
+ * block, then written past its end. */
+static int size_mul(size_t *out, size_t a, size_t b, size_t c, size_t d)
+{
+    size_t f[3] = {b, c, d}, p = a;
+    for (int i = 0; i < 3; i++) {
+        if (f[i] && p > SIZE_MAX / f[i])
+            return 0;
+        p *= f[i];
+    }
+    *out = p;
+    return 1;
 }
 
 /* The cache and the transposed keys moved to nc positions (the first keep
@@ -242,11 +260,17 @@ static int grow(Rt *rt, size_t nc, size_t keep)
     const RtShape *s = &rt->sh;
     size_t oc = (size_t)rt->cap, L = (size_t)s->n_layer, W = (size_t)rt->qkv_w;
     size_t kt_rows = L * (size_t)rt->kvdim, vn_rows = L * (size_t)s->n_head;
-    float *qkv = malloc(L * nc * W * sizeof *qkv), *kt = malloc(kt_rows * nc * sizeof *kt);
-    float *vn = malloc(vn_rows * nc * sizeof *vn);
+    size_t nq, nk, nv, nx, nr = 0;
+    if (!size_mul(&nq, L, nc, W, sizeof(float)) || !size_mul(&nk, kt_rows, nc, 1, sizeof(float)) ||
+        !size_mul(&nv, vn_rows, nc, 1, sizeof(float)) ||
+        !size_mul(&nx, nc, (size_t)s->hidden, 1, sizeof(float)) ||
+        !size_mul(&nr, nc, (size_t)rope_dims(rt, 0) + (size_t)rope_dims(rt, 1), 1, sizeof(double)))
+        return -ATTN_E_NOMEM;
+    float *qkv = malloc(nq), *kt = malloc(nk);
+    float *vn = malloc(nv);
     int ok = qkv && kt && vn;
     if (ok) {
-        float *x = realloc(rt->x, nc * (size_t)s->hidden * sizeof(float));
+        float *x = realloc(rt->x, nx);
         ok = x != NULL;
         if (ok)
             rt->x = x;
@@ -301,8 +325,10 @@ static int scratch(Rt *rt, size_t n)
         free(*p[k]);
         *p[k] = NULL;
     }
-    for (k = 0; k < count && n && ok; k++)
-        ok = (*p[k] = malloc(n * width[k] * sizeof(float))) != NULL;
+    for (k = 0; k < count && n && ok; k++) {
+        size_t bytes;
+        ok = size_mul(&bytes, n, width[k], 1, sizeof(float)) && (*p[k] = malloc(bytes)) != NULL;
+    }
     if (!ok)
         scratch(rt, 0);
     return ok ? 0 : -ATTN_E_NOMEM;
@@ -564,7 +590,7 @@ static int forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHo
         start = 0; /* longrope's factors changed: every angle does */
     int cap = T > rt->cap ? next_cap(rt->cap, T, s->n_positions) : rt->cap;
     if ((T > rt->cap && grow(rt, (size_t)cap, (size_t)rt->T) < 0) || scratch(rt, (size_t)cap) < 0)
-        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "%s state for %d tokens (%zu bytes)",
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "%s state for %d tokens (%llu bytes)",
                             rt->arch->name, T, bytes_for(rt, (size_t)cap));
     if (lng != rt->rope_long)
         rope_freqs(rt, lng);

@@ -4,6 +4,7 @@
  * the .npz reader (attn_npy.h). */
 #include "attn_npy.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,11 +65,11 @@ static int lex_shape(Lex *x, NpyHeader *h)
             return 0;
         if (x->p >= x->end || *x->p < '0' || *x->p > '9' || h->ndim >= NPY_MAX_DIMS)
             return -1;
-        size_t v = 0;
+        uint64_t v = 0;
         while (x->p < x->end && *x->p >= '0' && *x->p <= '9') {
-            if (v > ((size_t)1 << 48))
+            if (v > ((uint64_t)1 << 48))
                 return -1;
-            v = v * 10 + (size_t)(*x->p++ - '0');
+            v = v * 10 + (uint64_t)(*x->p++ - '0');
         }
         if (x->p < x->end && *x->p == 'L') /* Python 2's long */
             x->p++;
@@ -192,7 +193,7 @@ const char *attn_npy_shape_str(const NpyHeader *h, char *buf, size_t n)
     size_t k = 0;
     k += (size_t)snprintf(buf, n, "(");
     for (int i = 0; i < h->ndim && k < n; i++)
-        k += (size_t)snprintf(buf + k, n - k, "%s%zu", i ? ", " : "", h->shape[i]);
+        k += (size_t)snprintf(buf + k, n - k, "%s%" PRIu64, i ? ", " : "", h->shape[i]);
     if (k < n)
         snprintf(buf + k, n - k, h->ndim == 1 ? ",)" : ")");
     return buf;
@@ -216,9 +217,9 @@ int attn_npy_float_dtype(const NpyHeader *h, AttnDtype *dt, int *big_endian, con
 }
 
 /* The shape as (L, H, Tq, Tk), or a reason. */
-static const char *shape4(const NpyHeader *h, int layer_only, size_t d[4])
+static const char *shape4(const NpyHeader *h, int layer_only, uint64_t d[4])
 {
-    const size_t *s = h->shape;
+    const uint64_t *s = h->shape;
     int n = h->ndim;
     if (layer_only && !(n == 3 || (n == 4 && s[0] == 1)))
         return "a layer must be H×T×T or 1×H×T×T";
@@ -251,7 +252,7 @@ int attn_npy_part(AttnPart *part, const NpyHeader *h, const void *p, int layer_o
 {
     char lb[80];
     char sh[128];
-    size_t d[4];
+    uint64_t d[4];
     memset(part, 0, sizeof *part);
     int rc = attn_npy_float_dtype(h, &part->dtype, &part->big_endian, what, name, err);
     if (rc < 0)
@@ -260,12 +261,13 @@ int attn_npy_part(AttnPart *part, const NpyHeader *h, const void *p, int layer_o
     if (why)
         return attn_err_set(err, ATTN_E_SHAPE, name, 0, "%sshape %s: %s",
                             lead(what, lb, sizeof lb), attn_npy_shape_str(h, sh, sizeof sh), why);
-    /* each factor is at most 8192, so the products cannot overflow */
-    size_t esize = (size_t)(h->descr[2] - '0');
-    size_t need = d[0] * d[1] * d[2] * d[3] * esize;
-    if (h->data_len < need)
+    /* each factor is at most 8192, so the product (at most 2^45) cannot
+     * overflow 64 bits; a 32-bit size_t (wasm32) would wrap it */
+    uint64_t esize = (uint64_t)(h->descr[2] - '0');
+    uint64_t need = d[0] * d[1] * d[2] * d[3] * esize;
+    if ((uint64_t)h->data_len < need)
         return attn_err_set(err, ATTN_E_PARSE, name, 0,
-                            "%struncated: shape %s of %s needs %zu bytes of data, found %zu",
+                            "%struncated: shape %s of %s needs %" PRIu64 " bytes of data, found %zu",
                             lead(what, lb, sizeof lb), attn_npy_shape_str(h, sh, sizeof sh),
                             h->descr, need, h->data_len);
     part->data = (const unsigned char *)p + h->data_off;

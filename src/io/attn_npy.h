@@ -9,6 +9,8 @@
 #include "attnviz/attnfile.h"
 #include "attnviz/error.h"
 
+#include <stdint.h>
+
 #define NPY_MAX_DIMS 8
 
 /* One .npy header: the dict's three keys and where the data starts. */
@@ -16,7 +18,8 @@ typedef struct NpyHeader {
     char descr[32];     /* e.g. "<f4", "<U12", "|S7" */
     int fortran;
     int ndim;
-    size_t shape[NPY_MAX_DIMS];
+    uint64_t shape[NPY_MAX_DIMS]; /* 64-bit even where size_t is not (wasm32):
+                                     a size past 2^32 is named, not wrapped */
     size_t data_off;    /* bytes from the magic to the first element */
     size_t data_len;    /* bytes after the header */
 } NpyHeader;

@@ -1,6 +1,7 @@
 /* .npz attention files (np.savez, np.savez_compressed) through libzip: the
  * members attention.npy or layer_0.npy, layer_1.npy, …, and tokens.npy or
  * query_tokens.npy + key_tokens.npy, each inflated once into one buffer. */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,8 +222,8 @@ static int tokens_from(char ***out, const unsigned char *p, size_t len, int want
     if (h.ndim != 1)
         return attn_err_set(err, ATTN_E_SHAPE, name, 0, "%s: shape %s is not a list", member,
                             attn_npy_shape_str(&h, sh, sizeof sh));
-    if (h.shape[0] != (size_t)want)
-        return attn_err_set(err, ATTN_E_SHAPE, name, 0, "%s: %zu tokens, the attention has %d",
+    if (h.shape[0] != (uint64_t)want)
+        return attn_err_set(err, ATTN_E_SHAPE, name, 0, "%s: %" PRIu64 " tokens, the attention has %d",
                             member, h.shape[0], want);
     size_t esize = (size_t)N * (utf32 ? 4 : 1);
     if (h.data_len / esize < (size_t)want)

@@ -16,6 +16,10 @@
 #include <sys/stat.h>
 
 #define EMBED_MAX_FILE ((uint64_t)8 << 30) /* 8 GiB */
+/* The most bytes the read buffer may hold: the limit and one more byte to
+ * see the end, or, where size_t has 32 bits (wasm32), all it can count. */
+#define EMBED_MAX_CAP \
+    (EMBED_MAX_FILE < SIZE_MAX ? (size_t)(EMBED_MAX_FILE + 1) : SIZE_MAX)
 #define EMBED_MAX_WORD 1000                /* bytes in one word */
 #define EMBED_SHOW 60                      /* bytes of a token shown in messages */
 
@@ -247,39 +251,41 @@ static int start_table(Parser *ps, size_t n_est, size_t rest)
     int rc = grow_rows(ps, n_est);
     if (rc)
         return rc;
-    size_t wbytes = n_est * 16;
-    if (wbytes > rest + 1)
-        wbytes = rest + 1;
+    /* min(n_est * 16, rest + 1) without the product, which a 32-bit size_t
+     * (wasm32) would wrap */
+    size_t wbytes = n_est > (rest + 1) / 16 ? rest + 1 : n_est * 16;
     rc = grow_words(ps, wbytes);
     if (rc)
         return rc;
     size_t slots = 16;
-    while (slots < 2 * n_est)
+    while (slots < 2 * n_est && slots <= SIZE_MAX / 4) /* 32 bits: no wrap to 0 */
         slots *= 2;
     return rehash(ps, slots);
 }
 
-/* "N D" of two unsigned integers: the word2vec header. */
+/* "N D" of two unsigned integers: the word2vec header. The numbers are
+ * long long: INT_MAX + 1 (a count too large) must fit where long has 32
+ * bits (wasm32). */
 static int parse_header(Parser *ps, const char *q, const char *eol, int *is_header)
 {
-    long v[2];
+    long long v[2];
     int k = 0;
     *is_header = 0;
     while (q < eol) {
         if (k == 2 || !is_digit(*q))
             return 0;
-        long x = 0;
+        long long x = 0;
         int big = 0;
         for (; q < eol && is_digit(*q); q++) {
             x = x * 10 + (*q - '0');
             if (x > INT_MAX) {
                 big = 1;
-                x = (long)INT_MAX + 1;
+                x = (long long)INT_MAX + 1;
             }
         }
         if (q < eol && !is_sep(*q))
             return 0;
-        v[k++] = big ? (long)INT_MAX + 1 : x;
+        v[k++] = big ? (long long)INT_MAX + 1 : x;
         while (q < eol && is_sep(*q))
             q++;
     }
@@ -288,13 +294,13 @@ static int parse_header(Parser *ps, const char *q, const char *eol, int *is_head
     *is_header = 1;
     if (v[1] < 1 || v[1] > ATTN_MAX_DIM)
         return attn_err_set(ps->err, ATTN_E_RANGE, ps->name, ps->line,
-                            "header dimension %ld is outside 1..%d", v[1],
+                            "header dimension %lld is outside 1..%d", v[1],
                             ATTN_MAX_DIM);
     if (v[0] > INT_MAX)
         return attn_err_set(ps->err, ATTN_E_TOO_LARGE, ps->name, ps->line,
                             "header word count is larger than %d", INT_MAX);
     ps->header_line = ps->line;
-    ps->header_n = v[0];
+    ps->header_n = (long)v[0]; /* at most INT_MAX */
     ps->t->d = (int)v[1];
     size_t rest = (size_t)(ps->end - eol);
     size_t most = rest / (2 * (size_t)v[1]) + 1; /* "w 0 0 ...": 2 bytes a number */
@@ -651,6 +657,12 @@ int embed_load(EmbedTable **out, const char *path, AttnErr *err, AttnErr *warn)
                           "%lld bytes; at most 8 GiB", (long long)st.st_size);
         goto cleanup;
     }
+    if ((uint64_t)st.st_size >= EMBED_MAX_CAP) { /* only where size_t has 32 bits */
+        rc = attn_err_set(err, ATTN_E_TOO_LARGE, path, 0,
+                          "%lld bytes; more than this program can hold in memory",
+                          (long long)st.st_size);
+        goto cleanup;
+    }
     /* 1. read: a regular file takes one fread (cap = size + 1 sees EOF) */
     cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
     buf = malloc(cap);
@@ -666,9 +678,12 @@ int embed_load(EmbedTable **out, const char *path, AttnErr *err, AttnErr *warn)
                                   "more than 8 GiB");
                 goto cleanup;
             }
-            size_t ncap = cap * 2;
-            if ((uint64_t)ncap > EMBED_MAX_FILE + 1)
-                ncap = (size_t)(EMBED_MAX_FILE + 1);
+            if (cap == EMBED_MAX_CAP) { /* only where size_t has 32 bits */
+                rc = attn_err_set(err, ATTN_E_TOO_LARGE, path, 0,
+                                  "more than this program can hold in memory");
+                goto cleanup;
+            }
+            size_t ncap = cap > EMBED_MAX_CAP / 2 ? EMBED_MAX_CAP : cap * 2;
             char *nb = realloc(buf, ncap);
             if (!nb) {
                 rc = attn_err_set(err, ATTN_E_NOMEM, path, 0,

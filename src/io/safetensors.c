@@ -94,7 +94,8 @@ static int parse_shape(SafeTensor *t, const cJSON *e, const Ctx *c)
         if (!whole(v, &x))
             return attn_err_set(c->err, ATTN_E_PARSE, c->file, 0,
                                 "tensor %.200s: shape[%d] is not a whole number", t->name, k);
-        size_t d = (size_t)x;
+        /* clamped: a size past a 32-bit size_t (wasm32) must not wrap */
+        size_t d = x < (double)SIZE_MAX ? (size_t)x : SIZE_MAX;
         t->shape[k++] = (long long)x;
         if (d && count > SIZE_MAX / d)
             big = 1; /* more elements than memory: refused by the size check below */

@@ -1,0 +1,55 @@
+/* What the desktop and the browser do differently, behind one small
+ * interface: platform_desktop.c (fontconfig, X11, a blocking event loop)
+ * now, platform_web.c (embedded fonts, emscripten's main loop) for the
+ * browser build. Everything else in src/app is the same for both; no
+ * #ifdef outside these files. */
+#ifndef ATTNVIZ_APP_PLATFORM_H
+#define ATTNVIZ_APP_PLATFORM_H
+
+#include <SDL.h>
+#include <stddef.h>
+
+/* ---- fonts ----------------------------------------------------------------- */
+
+/* The path of the main font (DejaVu Sans, or any sans font) into out; 0,
+ * or -1 when there is none or it does not fit in n bytes. Looked up once a
+ * process (fonts_find_default's comment says where). */
+int platform_font_default(char *out, size_t n);
+/* The file (and face index) of a font that has the character cp, for the
+ * characters the main font lacks; 0 or -1. *state is the platform's own
+ * (NULL at first, loaded at the first call and kept); a load that failed
+ * sets *failed and is not tried again. */
+int platform_font_fallback(void **state, int *failed, unsigned cp, char *out, size_t n,
+                           long *index);
+/* Free what platform_font_fallback kept in state; NULL does nothing. */
+void platform_font_fallback_free(void *state);
+
+/* ---- the window ------------------------------------------------------------ */
+
+/* Called after SDL_Init, before the window is made: the locale and the
+ * hints the platform's windows need. */
+void platform_window_setup(void);
+/* Show title (UTF-8) in the window's title bar, as every tool there can
+ * read it. */
+void platform_window_title(SDL_Window *w, const char *title);
+
+/* The event loop's three steps, given by the window (window.c). */
+typedef struct PlatformLoop {
+    void *ctx;
+    /* Draw if something changed; returns how long the loop may wait for
+     * the next event in ms (-1: until one comes). */
+    int (*frame)(void *ctx);
+    /* Hand over a batch of events beginning with *first (the step takes
+     * the rest of the queue itself). */
+    void (*events)(void *ctx, SDL_Event *first);
+    /* Nonzero when the user has quit. */
+    int (*done)(void *ctx);
+} PlatformLoop;
+
+/* Run the loop until loop->done: on the desktop frame, then block until an
+ * event or frame's timeout (0% CPU when idle), then events; in the browser
+ * one frame and the queued events each animation frame. Returns when done
+ * (the desktop's; a page's loop runs until the tab closes). */
+void platform_run_loop(const PlatformLoop *loop);
+
+#endif

@@ -1,0 +1,163 @@
+#!/bin/sh
+# The libraries the browser build links, built for wasm32 from Debian's own
+# source packages (bookworm), into $ATTNVIZ_WEB_CACHE (default
+# ~/.cache/attnviz-web): src/ holds what `apt-get source` unpacked, prefix/
+# the headers and static libraries. A library already in prefix/lib is not
+# built again; delete the cache to start over. Nothing is downloaded except
+# through apt from deb.debian.org.
+#
+# usage: tools/web/libs.sh LIB...   (LIB: pcre2 utf8proc cmocka cjson zlib libzip)
+set -eu
+
+CACHE=${ATTNVIZ_WEB_CACHE:-$HOME/.cache/attnviz-web}
+PREFIX=$CACHE/prefix
+# Debian's emscripten finds its node modules only with NODE_PATH set
+export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
+# -pthread everywhere: a library linked into a -pthread program must be
+# built with it (its atomics and TLS), or wasm-ld refuses the link
+WEB_CFLAGS="-O2 -pthread"
+
+say() { echo "tools/web/libs.sh: $*"; }
+die() { echo "tools/web/libs.sh: $*" >&2; exit 1; }
+
+command -v emcc >/dev/null 2>&1 ||
+    die "emcc not found: install Debian's emscripten (apt-get install -y emscripten)"
+
+# apt through a private sources list with a deb-src line, its lists kept in
+# the cache: the machine's own apt configuration is left as it is
+APT_DIR=$CACHE/apt
+apt_src() {
+    mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial"
+    [ -f "$APT_DIR/sources.list" ] ||
+        echo "deb-src http://deb.debian.org/debian bookworm main" > "$APT_DIR/sources.list"
+    set -- -o "Dir::Etc::SourceList=$APT_DIR/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
+        -o "Dir::State::Lists=$APT_DIR/lists" -o "Dir::Cache=$APT_DIR/cache" "$@"
+    if ! ls "$APT_DIR/lists/"*Sources* >/dev/null 2>&1; then
+        apt-get "$@" update >"$APT_DIR/update.log" 2>&1 ||
+            die "apt-get update of the deb-src list failed: see $APT_DIR/update.log"
+    fi
+}
+
+# unpack Debian's source package $1 at version $3 under $CACHE/src, where
+# it unpacks into the folder $2
+fetch() {
+    dir=$CACHE/src/$2
+    [ -d "$dir" ] && return 0
+    mkdir -p "$CACHE/src"
+    apt_src
+    say "apt-get source $1=$3"
+    (cd "$CACHE/src" && apt-get -o "Dir::Etc::SourceList=$APT_DIR/sources.list" \
+        -o Dir::Etc::SourceParts=/nonexistent -o "Dir::State::Lists=$APT_DIR/lists" \
+        -o "Dir::Cache=$APT_DIR/cache" source "$1=$3" >"$1.log" 2>&1) ||
+        die "apt-get source $1=$3 failed: see $CACHE/src/$1.log"
+    [ -d "$dir" ] || die "apt-get source $1 did not unpack $dir"
+}
+
+build_pcre2() {
+    fetch pcre2 pcre2-10.42 10.42-1
+    b=$CACHE/src/pcre2-10.42/build-web
+    mkdir -p "$b"
+    # 8-bit only, Unicode on, no JIT (it writes machine code: not in wasm)
+    (cd "$b" && emcmake cmake .. -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" \
+        -DCMAKE_C_FLAGS="$WEB_CFLAGS" -DBUILD_SHARED_LIBS=OFF -DPCRE2_BUILD_PCRE2_8=ON \
+        -DPCRE2_BUILD_PCRE2_16=OFF -DPCRE2_BUILD_PCRE2_32=OFF -DPCRE2_SUPPORT_JIT=OFF \
+        -DPCRE2_SUPPORT_UNICODE=ON -DPCRE2_BUILD_PCRE2GREP=OFF -DPCRE2_BUILD_TESTS=OFF \
+        >cmake.log 2>&1 && emmake make -j2 install >make.log 2>&1) ||
+        die "pcre2 did not build: see $b/cmake.log and $b/make.log"
+}
+
+# one C file: no build system needed
+build_utf8proc() {
+    fetch utf8proc utf8proc-2.8.0 2.8.0-1
+    s=$CACHE/src/utf8proc-2.8.0
+    mkdir -p "$PREFIX/lib" "$PREFIX/include"
+    emcc $WEB_CFLAGS -DUTF8PROC_STATIC -c "$s/utf8proc.c" -o "$s/utf8proc-web.o" ||
+        die "utf8proc did not build"
+    rm -f "$PREFIX/lib/libutf8proc.a"
+    emar rcs "$PREFIX/lib/libutf8proc.a" "$s/utf8proc-web.o"
+    cp "$s/utf8proc.h" "$PREFIX/include/"
+}
+
+# one C file too; its config.h written here rather than by CMake, whose
+# checks take minutes under emcc. cmocka.h would define uintptr_t itself
+# (as unsigned int, where wasm32's is unsigned long): the tests and this
+# build pass -D_UINTPTR_T_DEFINED with stdint.h included first.
+build_cmocka() {
+    fetch cmocka cmocka-1.1.5 1.1.5-2.1
+    s=$CACHE/src/cmocka-1.1.5
+    mkdir -p "$s/build-web" "$PREFIX/lib" "$PREFIX/include"
+    for h in ASSERT_H INTTYPES_H MALLOC_H MEMORY_H SETJMP_H SIGNAL_H STDARG_H STDDEF_H \
+        STDINT_H STDIO_H STDLIB_H STRINGS_H STRING_H SYS_STAT_H SYS_TYPES_H TIME_H UNISTD_H \
+        STRUCT_TIMESPEC CALLOC FPRINTF SNPRINTF VSNPRINTF FREE MALLOC MEMCPY MEMSET PRINTF \
+        SETJMP SIGNAL STRCMP STRSIGNAL CLOCK_GETTIME GCC_THREAD_LOCAL_STORAGE CLOCK_REALTIME; do
+        echo "#define HAVE_$h 1"
+    done > "$s/build-web/config.h"
+    echo "#define WORDS_SIZEOF_VOID_P 4" >> "$s/build-web/config.h"
+    emcc $WEB_CFLAGS -DHAVE_CONFIG_H -D_UINTPTR_T_DEFINED -include stdint.h -I"$s/build-web" \
+        -I"$s/include" -c "$s/src/cmocka.c" -o "$s/build-web/cmocka.o" || die "cmocka did not build"
+    rm -f "$PREFIX/lib/libcmocka.a"
+    emar rcs "$PREFIX/lib/libcmocka.a" "$s/build-web/cmocka.o"
+    cp "$s/include/cmocka.h" "$PREFIX/include/"
+}
+
+# one C file
+build_cjson() {
+    fetch cjson cjson-1.7.15 1.7.15-1+deb12u4
+    s=$CACHE/src/cjson-1.7.15
+    mkdir -p "$PREFIX/lib" "$PREFIX/include/cjson"
+    emcc $WEB_CFLAGS -c "$s/cJSON.c" -o "$s/cJSON-web.o" || die "cjson did not build"
+    rm -f "$PREFIX/lib/libcjson.a"
+    emar rcs "$PREFIX/lib/libcjson.a" "$s/cJSON-web.o"
+    cp "$s/cJSON.h" "$PREFIX/include/cjson/"
+    cp "$s/cJSON.h" "$PREFIX/include/" # model_gguf.c includes it as pkg-config's -I gives it
+}
+
+# through its own configure: its CMake build names the static library
+# differently and installs a shared one emcc cannot make
+build_zlib() {
+    fetch zlib zlib-1.2.13.dfsg 1:1.2.13.dfsg-1
+    s=$CACHE/src/zlib-1.2.13.dfsg
+    (cd "$s" && CFLAGS="$WEB_CFLAGS" emconfigure ./configure --static --prefix="$PREFIX" \
+        >configure-web.log 2>&1 && emmake make -j2 libz.a >make-web.log 2>&1 &&
+        emmake make install >>make-web.log 2>&1) ||
+        die "zlib did not build: see $s/configure-web.log and $s/make-web.log"
+}
+
+# CMake; its size checks cannot run a program under emcc, so off_t's size
+# (8 in emscripten's musl) is given
+build_libzip() {
+    [ -f "$PREFIX/lib/libz.a" ] || build_zlib
+    fetch libzip libzip-1.7.3 1.7.3-1
+    b=$CACHE/src/libzip-1.7.3/build-web
+    mkdir -p "$b"
+    (cd "$b" && emcmake cmake .. -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" \
+        -DCMAKE_C_FLAGS="$WEB_CFLAGS" -DBUILD_SHARED_LIBS=OFF -DSIZEOF_OFF_T=8 \
+        -DZLIB_INCLUDE_DIR="$PREFIX/include" -DZLIB_LIBRARY="$PREFIX/lib/libz.a" \
+        -DENABLE_BZIP2=OFF -DENABLE_LZMA=OFF -DENABLE_ZSTD=OFF -DENABLE_GNUTLS=OFF \
+        -DENABLE_OPENSSL=OFF -DENABLE_MBEDTLS=OFF -DENABLE_COMMONCRYPTO=OFF \
+        -DENABLE_WINDOWS_CRYPTO=OFF -DBUILD_TOOLS=OFF -DBUILD_REGRESS=OFF \
+        -DBUILD_EXAMPLES=OFF -DBUILD_DOC=OFF >cmake.log 2>&1 &&
+        emmake make -j2 install >make.log 2>&1) ||
+        die "libzip did not build: see $b/cmake.log and $b/make.log"
+}
+
+lib_file() {
+    case $1 in
+        pcre2) echo libpcre2-8.a ;;
+        utf8proc) echo libutf8proc.a ;;
+        cmocka) echo libcmocka.a ;;
+        cjson) echo libcjson.a ;;
+        zlib) echo libz.a ;;
+        libzip) echo libzip.a ;;
+        *) die "unknown library $1 (pcre2 utf8proc cmocka cjson zlib libzip)" ;;
+    esac
+}
+
+[ $# -gt 0 ] || { echo "usage: tools/web/libs.sh LIB... (pcre2 utf8proc cmocka cjson zlib libzip)" >&2; exit 2; }
+for lib in "$@"; do
+    f=$(lib_file "$lib")
+    [ -f "$PREFIX/lib/$f" ] && continue
+    say "building $lib for wasm32 into $PREFIX"
+    "build_$lib"
+    [ -f "$PREFIX/lib/$f" ] || die "$lib built but $PREFIX/lib/$f is missing"
+done

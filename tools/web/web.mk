@@ -1,0 +1,99 @@
+# The browser build (issue 39), included by the Makefile: the same sources
+# compiled to wasm32 by Debian's emscripten (bookworm: 3.1.6), against
+# libraries built from Debian's source packages by tools/web/libs.sh into
+# $(WEB_CACHE) (outside the clone; built when missing). So far the core
+# and the file readers: `make test-web-core` runs the core's cmocka suites
+# under node, `make test-web-io` those of src/io as well (cJSON, zlib,
+# libzip). The page itself (`make web`: SDL2, SDL2_ttf, FreeType,
+# SDL2_image and the fonts) is not there yet: README.md says what is.
+
+WEB_CACHE  ?= $(HOME)/.cache/attnviz-web
+WEB_PREFIX := $(WEB_CACHE)/prefix
+WEB_OBJ    := build/web-obj
+# Debian's emcc finds its node modules only with NODE_PATH set
+EMCC       := NODE_PATH=/usr/share/nodejs emcc
+# node 18 and later have a fetch() that emscripten 3.1.6's loader takes for
+# a browser's, and then fails to fetch the .wasm by its file name
+WEB_NODE   := node --no-experimental-fetch
+# -pthread everywhere: the core's worker threads, and the libraries were
+# built with it (tools/web/libs.sh)
+# the libraries' headers as system headers: libzip's zip.h fails clang's
+# -Wnullability-completeness
+WEB_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 -pthread \
+              -Iinclude -isystem $(WEB_PREFIX)/include -DUTF8PROC_STATIC -MMD -MP
+# cmocka.h would define uintptr_t itself, as unsigned int (wasm32's is
+# unsigned long): stdint.h first, and cmocka told it is defined. Clang (not
+# gcc) takes a literal split in two (to end a \x escape) in a test's table
+# for a missing comma
+WEB_TEST_CFLAGS := $(WEB_CFLAGS) -D_UINTPTR_T_DEFINED -include stdint.h -Wno-string-concatenation
+# function names in a crash's stack (-g2); main on a worker (PROXY_TO_PTHREAD) so that joining threads does not block
+# node's main thread; the host's files as they are (NODERAWFS), the
+# fixtures found from the clone as natively
+WEB_TEST_LDFLAGS := -g2 -pthread -sPROXY_TO_PTHREAD -sEXIT_RUNTIME=1 -sALLOW_MEMORY_GROWTH=1 \
+                    -Wno-pthreads-mem-growth -sNODERAWFS=1 -sENVIRONMENT=node,worker
+
+WEB_CORE_OBJ := $(patsubst %.c,$(WEB_OBJ)/%.o,$(wildcard src/core/*.c))
+# the suites that need nothing but src/core (and PCRE2, utf8proc): those
+# that link against the core alone natively
+WEB_CORE_TESTS := attnfile bpe gpt2 llama probe quant runtime score teach tokenizer
+WEB_CORE_TEST_JS := $(WEB_CORE_TESTS:%=$(WEB_OBJ)/tests/test_%.js)
+WEB_CORE_LIBS := -L$(WEB_PREFIX)/lib -lcmocka -lutf8proc -lpcre2-8
+
+WEB_IO_OBJ := $(patsubst %.c,$(WEB_OBJ)/%.o,$(wildcard src/io/*.c))
+# the suites that need src/core and src/io but no screen: those that link
+# without src/view and src/app natively. Not test_attn_write: its
+# full_file_size_limit sets RLIMIT_FSIZE, which emscripten accepts and
+# does not enforce. test_attn's three checks in a child skip (no fork()).
+WEB_IO_TESTS := attn attnio attnst bpe_files bpe_hf cross embed folder gguf \
+                gguf_olmo2 gguf_qwen3 gguf_vocab gpt2_io heads hf_cache llama_io model_io \
+                model_stores png step teach_io teach_model
+WEB_IO_TEST_JS := $(WEB_IO_TESTS:%=$(WEB_OBJ)/tests/io/test_%.js)
+WEB_IO_LIBS := -L$(WEB_PREFIX)/lib -lcmocka -lcjson -lzip -lz -lutf8proc -lpcre2-8
+
+.PHONY: web-libs-core web-libs-io test-web-core test-web-io test-web
+# kept between runs (make would delete them as intermediates of the tests)
+.SECONDARY: $(WEB_CORE_OBJ) $(WEB_IO_OBJ)
+
+web-libs-core:
+	@command -v emcc >/dev/null 2>&1 || { echo "make test-web-core: emcc not found;" \
+	  "install Debian's emscripten: apt-get install -y emscripten"; exit 1; }
+	@ATTNVIZ_WEB_CACHE=$(WEB_CACHE) sh tools/web/libs.sh pcre2 utf8proc cmocka
+
+web-libs-io: web-libs-core
+	@ATTNVIZ_WEB_CACHE=$(WEB_CACHE) sh tools/web/libs.sh cjson zlib libzip
+
+$(WEB_OBJ)/src/core/%.o: src/core/%.c | web-libs-core
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CFLAGS) -c $< -o $@
+
+# pkg-config's -I for cJSON names its folder (model_gguf.c includes cJSON.h)
+$(WEB_OBJ)/src/io/%.o: src/io/%.c | web-libs-io
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CFLAGS) -isystem $(WEB_PREFIX)/include/cjson -c $< -o $@
+
+$(WEB_OBJ)/tests/%.js: tests/%.c $(WEB_CORE_OBJ) | web-libs-core
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_TEST_CFLAGS) $< $(WEB_CORE_OBJ) $(WEB_CORE_LIBS) $(WEB_TEST_LDFLAGS) -o $@
+
+$(WEB_OBJ)/tests/io/%.js: tests/%.c $(WEB_CORE_OBJ) $(WEB_IO_OBJ) | web-libs-io
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_TEST_CFLAGS) -isystem $(WEB_PREFIX)/include/cjson $< $(WEB_CORE_OBJ) $(WEB_IO_OBJ) \
+	  $(WEB_IO_LIBS) $(WEB_TEST_LDFLAGS) -o $@
+
+# every suite run, the failures counted at the end ($(1): the target's
+# name, $(2): the suites)
+define web_run
+	@fail=0; for t in $(2); do echo "== $$t (wasm32, node)"; \
+	  $(WEB_NODE) $$t || { echo "$$t: FAILED"; fail=1; }; done; \
+	if [ $$fail = 0 ]; then echo "make $(1): all $(words $(2)) suites passed"; \
+	else echo "make $(1): FAILED"; exit 1; fi
+endef
+
+test-web-core: $(WEB_CORE_TEST_JS)
+	$(call web_run,test-web-core,$(WEB_CORE_TEST_JS))
+
+test-web-io: $(WEB_IO_TEST_JS)
+	$(call web_run,test-web-io,$(WEB_IO_TEST_JS))
+
+# the browser tests (the page in headless Chromium) are not there yet
+test-web: test-web-core test-web-io
