@@ -114,6 +114,16 @@ static uint16_t *fill16(size_t n, float spread)
 
 static LlamaLayer layers[30];
 
+/* A bfloat16 matrix of rows of k numbers as the forward takes it (runtime.h's RtMat). */
+static const RtMat *mat16(size_t rows, size_t k)
+{
+    RtMat *m = malloc(sizeof *m);
+    if (!m)
+        die("out of memory", NULL);
+    *m = (RtMat){RT_MAT_BF16, fill16(rows * k, 0.05f), k * 2, NULL};
+    return m;
+}
+
 /* weights of spread 0.05 (std 0.03), norms 1-ish: the numbers do not change
  * the time; bf16: the matrices and the table in bfloat16 [out, in], as a
  * BF16 file is used from its mapping (SmolLM2 ships BF16), else float32 [in,
@@ -137,15 +147,14 @@ static LlamaWeights random_weights(const LlamaConfig *c, int bf16)
             free((void *)y->wq), free((void *)y->wk), free((void *)y->wv), free((void *)y->wo);
             free((void *)y->w_gate), free((void *)y->w_up), free((void *)y->w_down);
             y->wq = y->wk = y->wv = y->wo = y->w_gate = y->w_up = y->w_down = NULL;
-            y->wq_bf16 = fill16(C * qd, 0.05f), y->wk_bf16 = fill16(C * kvd, 0.05f);
-            y->wv_bf16 = fill16(C * kvd, 0.05f), y->wo_bf16 = fill16(qd * C, 0.05f);
-            y->gate_bf16 = fill16(C * I, 0.05f), y->up_bf16 = fill16(C * I, 0.05f);
-            y->down_bf16 = fill16(I * C, 0.05f);
+            y->wq_m = mat16(qd, C), y->wk_m = mat16(kvd, C), y->wv_m = mat16(kvd, C);
+            y->wo_m = mat16(C, qd), y->gate_m = mat16(I, C), y->up_m = mat16(I, C);
+            y->down_m = mat16(C, I);
         }
     }
     LlamaWeights w = {NULL, layers, fill(C, 1.0f, 0.1f), NULL, NULL, NULL};
     if (bf16)
-        w.embed_bf16 = w.lm_head_bf16 = fill16((size_t)c->n_vocab * C, 0.05f);
+        w.embed_m = w.lm_head_m = mat16((size_t)c->n_vocab, C);
     else
         w.embed = w.lm_head = fill((size_t)c->n_vocab * C, 0, 0.05f);
     return w;
