@@ -3,8 +3,11 @@
 // build from the npm registry (node-llama-cpp's prebuilt libraries):
 //   pp256_ms    prompt processing of 256 tokens (the history cleared first);
 //   tg64_ms     the keystroke: the last of 64 tokens taken out of the cache
-//               and one token decoded at position 63, its next-token
-//               probabilities asked for.
+//               and one token decoded at position 63, the next token picked
+//               from its logits in llama.cpp's own sampler (asking for the
+//               probabilities would add node's sorting of 128k entries).
+// Both end in the next token chosen there, as attnviz's key64_top_ms ends
+// in its top 10.
 // Medians of reps. Usage: node llamacpp_bench.mjs NLC_PREFIX FILE.gguf [reps]
 import path from "node:path";
 import {pathToFileURL} from "node:url";
@@ -23,7 +26,7 @@ const seq = context.getSequence();
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 const median = (t) => { t.sort((a, b) => a - b); const n = t.length;
                         return n % 2 ? t[(n - 1) / 2] : (t[n / 2 - 1] + t[n / 2]) / 2; };
-const last = (toks) => toks.map((t, i) => i === toks.length - 1 ? [t, {generateNext: {probabilities: true}}] : t);
+const last = (toks) => toks.map((t, i) => i === toks.length - 1 ? [t, {generateNext: {token: true}}] : t);
 
 await seq.controlledEvaluate(last(ids)); // warm
 let t = [];
