@@ -32,30 +32,12 @@
 #include "attnviz/model_file.h"
 
 #include "maps_out.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
+#include "bench_time.h"
 
 static void die(const char *what, const AttnErr *err)
 {
     fprintf(stderr, "family_bench: %s%s%s\n", what, err ? ": " : "", err ? err->msg : "");
     exit(1);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
 /* The window worker's keystroke: each layer's maps read once as they are
