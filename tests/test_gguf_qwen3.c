@@ -12,19 +12,12 @@
 #include <cmocka.h>
 
 #include "attnviz/arch.h"
+#include "attnviz/lm.h"
 #include "attnviz/model_file.h"
 #include "attnviz/runtime.h"
 #include "test_gpt2_fs.h"
 
 #define SMALL "tests/fixtures/gguf_small/"
-
-static const ArchDesc *archs(int i)
-{
-    int n = 0;
-    while (arch_builtin[n])
-        n++;
-    return i < n ? arch_builtin[i] : NULL;
-}
 
 /* No head_count_kv and no key_length: as many key-value heads as heads and
  * head_dim hidden / heads (32 / 2), llama.cpp's defaults, not
@@ -34,7 +27,7 @@ static void test_defaults(void **state)
     (void)state;
     ModelFile *m = NULL;
     AttnErr err = {0};
-    if (model_file_open_gguf(SMALL "qwen3-defaults.gguf", archs, &m, &err) != 0)
+    if (model_file_open_gguf(SMALL "qwen3-defaults.gguf", lm_arch, &m, &err) != 0)
         fail_msg("%s: %s", err.file, err.msg);
     RtShape sh;
     m->arch->rt->shape(m->cfg, &sh);
@@ -70,7 +63,7 @@ static void test_refused(void **state)
         snprintf(path, sizeof path, SMALL "%s", cases[i].file);
         ModelFile *m = NULL;
         AttnErr err = {0};
-        int rc = model_file_open_gguf(path, archs, &m, &err);
+        int rc = model_file_open_gguf(path, lm_arch, &m, &err);
         expect_err(rc, err, cases[i].code, cases[i].piece, cases[i].file);
         assert_null(m);
         assert_non_null(strstr(err.msg, "qwen3") ? err.msg : strstr(err.msg, "Qwen3"));

@@ -52,6 +52,9 @@ typedef struct Lm {
 /* Add an architecture to those lm_open picks from (after the built-in
  * ones): 0, or -1 when the list is full. Not while a model opens. */
 int lm_arch_register(const ArchDesc *a);
+/* The i-th architecture lm_open picks from (the built-in ones, then those
+ * added), or NULL past the last: model_file_open_gguf's list. */
+const ArchDesc *lm_arch(int i);
 
 /* Open the model folder dir: its config.json's model_type picks the
  * architecture; then its weights and a forward state. 0, or an error naming

@@ -21,8 +21,7 @@ int lm_arch_register(const ArchDesc *a)
     return 0;
 }
 
-/* The i-th architecture, or NULL past the last. */
-static const ArchDesc *arch_at(int i)
+const ArchDesc *lm_arch(int i)
 {
     int n = 0;
     while (arch_builtin[n])
@@ -34,8 +33,8 @@ const char *lm_known_types(void)
 {
     static char list[400];
     list[0] = '\0';
-    for (int i = 0; arch_at(i); i++)
-        for (const ArchName *t = arch_at(i)->types; t->word; t++)
+    for (int i = 0; lm_arch(i); i++)
+        for (const ArchName *t = lm_arch(i)->types; t->word; t++)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", list[0] ? ", " : "",
                      t->word);
     return list;
@@ -44,10 +43,10 @@ const char *lm_known_types(void)
 /* The architecture that computes model_type, or NULL. */
 static const ArchDesc *arch_for(const char *type)
 {
-    for (int i = 0; arch_at(i); i++)
-        for (const ArchName *t = arch_at(i)->types; t->word; t++)
+    for (int i = 0; lm_arch(i); i++)
+        for (const ArchName *t = lm_arch(i)->types; t->word; t++)
             if (strcmp(t->word, type) == 0)
-                return arch_at(i);
+                return lm_arch(i);
     return NULL;
 }
 
@@ -73,7 +72,7 @@ int lm_open(Lm *lm, const char *dir, AttnErr *err)
 int lm_open_gguf(Lm *lm, const char *path, AttnErr *err)
 {
     memset(lm, 0, sizeof *lm);
-    int rc = model_file_open_gguf(path, arch_at, &lm->model, err);
+    int rc = model_file_open_gguf(path, lm_arch, &lm->model, err);
     return rc < 0 ? rc : lm_start(lm, err);
 }
 
