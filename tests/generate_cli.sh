@@ -88,6 +88,24 @@ if [ -n "$stopped" ]; then
     else bad "eos (seed $stopped): $(tail -2 "$TMP/out")"; fi
 else bad "no seed of 0-30 stopped at the eos token"; fi
 
+# every end-of-text id ends it: a list's later ones (Llama 3 Instruct lists
+# three), generation_config.json's (chat models list theirs there)
+L=tests/fixtures/llama/llama3-tok
+run --model $L --generate 8 --print tokens "the train"
+gen=$(grep $'\tg$' "$TMP/out" | cut -f1 | tr '\n' ' ')
+third=$(cut -d' ' -f3 <<<"$gen")
+if [ $rc = 0 ] && [ -n "$third" ] && ! cut -d' ' -f1,2 <<<"$gen" | grep -qw "$third"; then
+    for d in list gen; do mkdir -p "$TMP/$d" && cp $L/config.json $L/model.safetensors $L/tokenizer.json "$TMP/$d/"; done
+    sed -i "s/\"eos_token_id\": 661/\"eos_token_id\": [661, 660, $third]/" "$TMP/list/config.json"
+    printf '{"bos_token_id": 660, "eos_token_id": [661, %s]}\n' "$third" >"$TMP/gen/generation_config.json"
+    for d in list gen; do
+        run --model "$TMP/$d" --generate 8 --print tokens "the train"
+        if [ $rc = 0 ] && [ "$(grep -c $'\tg$' "$TMP/out")" = 3 ] && [ "$(tail -1 "$TMP/out" | cut -f1)" = "$third" ]; then
+            ok "eos ids in $d: generation ends at the third token ($third), a later id of the list"
+        else bad "eos ids in $d (rc $rc): $(grep $'\tg$' "$TMP/out" | cut -f1 | tr '\n' ' ') $(cat "$TMP/err")"; fi
+    done
+else bad "greedy --generate 8 (rc $rc): no third token unlike the first two: $gen"; fi
+
 # bad input
 run --model nano-sort --generate 6 CBABBC
 if [ $rc = 1 ] && [ ! -s "$TMP/out" ] && grep -q "11 positions" "$TMP/err" && grep -q "at most --generate 5" "$TMP/err"; then

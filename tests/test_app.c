@@ -686,7 +686,13 @@ static void test_editor_buttons(void **state)
     memcpy(q0, f->m.params.Wq, n * sizeof(float));
     memcpy(k0, f->m.params.Wk, n * sizeof(float));
     memcpy(s0, model_matrix(&f->m, MODEL_SCORES, 0), 49 * sizeof(float));
-    assert_true(fabsf(s0[1 * 7 + 4] - s0[4 * 7 + 1]) > 1e-3f);
+    /* the seed comes from the clock (app.c): a fixed pair of cells is as
+     * good as symmetric for about one seed in 800, the most unequal never */
+    float asym = 0.0f;
+    for (int i = 0; i < 7; i++)
+        for (int j = 0; j < i; j++)
+            asym = fmaxf(asym, fabsf(s0[i * 7 + j] - s0[j * 7 + i]));
+    assert_true(asym > 1e-3f);
     click_rect(f, l->edit_btn[EBTN_SWAP]);
     assert_memory_equal(f->m.params.Wq, k0, n * sizeof(float));
     assert_memory_equal(f->m.params.Wk, q0, n * sizeof(float));

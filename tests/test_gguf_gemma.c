@@ -10,7 +10,9 @@
  *   - what is not computed refused by name: a rope scaling tensor, yarn
  *     scaling, attention biases, Gemma 3's q_norm in a Gemma 2 file;
  *   - Ollama's Gemma 3 files: rope.local.freq_base read as llama.cpp's
- *     rope.freq_base_swa, the vision tower's tensors (v.*, mm.*) not read.
+ *     rope.freq_base_swa, the vision tower's tensors (v.*, mm.*) not read;
+ *   - where generation ends: the file's eos, eot (<end_of_turn>) and eom ids,
+ *     those past the vocabulary left out.
  * Run from the repository root. */
 #include <math.h>
 #include <setjmp.h>
@@ -131,6 +133,7 @@ typedef struct Spec {
     const char *local_key;  /* the local rope base's key ("%s.rope.freq_base_swa"), or NULL */
     float local;            /* its value */
     int vision;             /* 1: a vision tower's tensors too, as Ollama's files keep them */
+    int stops;              /* 1: eos 3, eot 7, eom V + 2 (past the vocabulary) */
 } Spec;
 
 /* The file s describes, written to path. */
@@ -159,6 +162,11 @@ static void write_model(const char *path, const Spec *s)
     if (s->rope_type) {
         kv_str(&kv, "gemma3.rope.scaling.type", s->rope_type);
         kv_f32(&kv, a, "%s.rope.scaling.factor", 4.0f);
+    }
+    if (s->stops) {
+        kv_u32(&kv, "", "tokenizer.ggml.eos_token_id", 3);
+        kv_u32(&kv, "", "tokenizer.ggml.eot_token_id", 7);
+        kv_u32(&kv, "", "tokenizer.ggml.eom_token_id", V + 2);
     }
     tensor(&f, "token_embd.weight", C, V);
     tensor(&f, "output_norm.weight", C, 0);
@@ -372,6 +380,32 @@ static void ollama_files(void **state)
         fail_msg("a local rope base of 50 moves layer 0's map by only %g", moved);
 }
 
+/* Generation ends at every end-of-text id the file names: a chat model's
+ * turn ends at its eot (<end_of_turn>, <|eot_id|>), not only at eos. */
+static void test_stop_ids(void **state)
+{
+    (void)state;
+    Lm lm;
+    AttnErr err = {0};
+    write_model(tmp_path, &(Spec){.arch = "gemma2", .L = 1, .window = 4096, .stops = 1});
+    if (lm_open_gguf(&lm, tmp_path, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(lm.info.eos_id, 3);
+    assert_int_equal(lm.info.n_stop, 2);
+    assert_int_equal(lm.info.stop_ids[0], 3);
+    assert_int_equal(lm.info.stop_ids[1], 7);
+    assert_true(lm_is_stop(&lm.info, 7));
+    assert_false(lm_is_stop(&lm.info, V + 2));
+    assert_false(lm_is_stop(&lm.info, 0));
+    lm_close(&lm);
+    write_model(tmp_path, &(Spec){.arch = "gemma2", .L = 1, .window = 4096});
+    if (lm_open_gguf(&lm, tmp_path, &err) != 0)
+        fail_msg("%s", err.msg);
+    for (int k = 0; k < lm.info.n_stop; k++) /* the architecture's default eos alone */
+        assert_int_equal(lm.info.stop_ids[k], lm.info.eos_id);
+    lm_close(&lm);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -379,6 +413,7 @@ int main(void)
         cmocka_unit_test(gemma3_without_window),
         cmocka_unit_test(refused_by_name),
         cmocka_unit_test(ollama_files),
+        cmocka_unit_test(test_stop_ids),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -608,6 +608,18 @@ static void test_lesson_examples_stand_out(void **state)
     assert_false(drawn(f, "Shift+C"));
 }
 
+/* A line break or a tab in the text (a generated newline, a pasted
+ * paragraph) shows in the bar as the token labels show it, not as a box
+ * the font has no glyph for; the text itself keeps its bytes. */
+static void test_bar_shows_control_characters(void **state)
+{
+    Fix *f = *state;
+    app_set_sentence(f->a, "the train\nleft the\tstation");
+    assert_non_null(strchr(f->a->text, '\n'));
+    assert_true(drawn(f, "the train\xE2\x86\xB5left the\xE2\x86\x92station"));
+    assert_false(drawn(f, "train\nleft"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -624,6 +636,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_new_sentence_fits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_png_says_edited, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lesson_examples_stand_out, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bar_shows_control_characters, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -32,6 +32,7 @@
 #include "attnviz/view.h"
 
 #include "test_util.h"
+#include "../src/view/text.h"
 
 #define SENTENCE "the train left the station on time"
 #define WIN_W 1280
@@ -863,6 +864,77 @@ static void test_long_sentence_bar_and_labels(void **state)
     free(text);
 }
 
+/* A panel text of more lines than the panel holds (a logit lens of many
+ * layers at 1024×768): every line is drawn, the first across the panel,
+ * the others in columns, each cut to its column with an ellipsis; a text
+ * that fits is drawn as it is. */
+static void test_panel_text_flows_into_columns(void **state)
+{
+    (void)state;
+    Canvas c;
+    canvas_open(&c, 1024, 768);
+    Model m;
+    make_model(&m, SENTENCE, 1, 1);
+    ViewState s;
+    ViewLayout l;
+    window_state(&s, &m);
+    view_state_set_model(&s, &m);
+    s.m = NULL; /* a file's or a language model's maps: the panel is text */
+    static char text[8000];
+    size_t u = (size_t)snprintf(text, sizeof text, "Logit lens after the last token: each layer's top 5\n");
+    for (int k = 0; k <= 28; k++)
+        u += (size_t)snprintf(text + u, sizeof text - u, "row%02d: \xE2\x80\x9C" "station\xE2\x80\x9D 12.5%% "
+                              "\xC2\xB7 \xE2\x80\x9C" "train\xE2\x80\x9D 3.1%% \xC2\xB7 \xE2\x80\x9C" "time\xE2\x80\x9D 1.0%%\n", k);
+    s.no_model = text;
+    view_layout(c.v, &s, 1024, 768, &l);
+    static TextBox boxes[4096];
+    int n = 0;
+    text_record(boxes, 4096, &n);
+    view_draw_window(c.v, c.r, &s, &l);
+    text_record(NULL, 0, NULL);
+    int seen[29] = {0}, cut = 0, xs = 0, last_x = -1;
+    for (int k = 0; k < n && k < 4096; k++) {
+        int row;
+        SDL_Rect b = boxes[k].box;
+        /* the step view's panel, under the maps (the editor's room beside
+         * them shows the text too, without a model's weights to edit) */
+        if (sscanf(boxes[k].text, "row%d:", &row) != 1 || row < 0 || row > 28 || b.y < l.step.y)
+            continue;
+        seen[row]++;
+        cut += strstr(boxes[k].text, "\xE2\x80\xA6") != NULL;
+        assert_true(b.x >= l.step.x && b.x + b.w <= l.step.x + l.step.w);
+        assert_true(b.y + b.h <= l.step.y + l.step.h);
+        xs += b.x != last_x;
+        last_x = b.x;
+    }
+    for (int k = 0; k <= 28; k++)
+        if (seen[k] != 1)
+            fail_msg("row %d drawn %d times", k, seen[k]);
+    assert_true(cut > 0);
+    assert_true(xs >= 3); /* in columns */
+    /* five lines fit: drawn whole, one under the other */
+    text[0] = '\0';
+    u = (size_t)snprintf(text, sizeof text, "What comes next\n");
+    for (int k = 0; k < 4; k++)
+        u += (size_t)snprintf(text + u, sizeof text - u, "row%02d: \xE2\x80\x9C" "station\xE2\x80\x9D\n", k);
+    n = 0;
+    text_record(boxes, 4096, &n);
+    view_draw_window(c.v, c.r, &s, &l);
+    text_record(NULL, 0, NULL);
+    int whole = 0, x0 = -1;
+    for (int k = 0; k < n && k < 4096; k++) {
+        if (strncmp(boxes[k].text, "row", 3) != 0 || boxes[k].box.y < l.step.y)
+            continue;
+        assert_null(strstr(boxes[k].text, "\xE2\x80\xA6"));
+        x0 = x0 < 0 ? boxes[k].box.x : x0;
+        assert_int_equal(boxes[k].box.x, x0); /* one column */
+        whole++;
+    }
+    assert_int_equal(whole, 4);
+    model_destroy(&m);
+    canvas_close(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -877,6 +949,7 @@ int main(void)
         cmocka_unit_test(test_panel_png_scales),
         cmocka_unit_test(test_export_file_matches_app_export),
         cmocka_unit_test(test_panel_lines_and_both),
+        cmocka_unit_test(test_panel_text_flows_into_columns),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -33,7 +33,19 @@ typedef struct LmInfo {
     const char *embed_name; /* the input embedding's name in messages ("wte") */
     int masked_lm;          /* 1: an encoder (BERT's): every query sees every key, and
                                a position's logits are what fills it, not what follows */
+    int stop_ids[8];        /* the ids generation ends at: eos_id, then the files' others
+                               (model_file.h's stop_ids) within the vocabulary */
+    int n_stop;
 } LmInfo;
+
+/* 1 when id is one of info's end-of-text ids (generation stops after it). */
+static inline int lm_is_stop(const LmInfo *info, int id)
+{
+    for (int k = 0; k < info->n_stop; k++)
+        if (info->stop_ids[k] == id)
+            return 1;
+    return 0;
+}
 
 /* What a forward calls between layers (forward_hooks.h; in layer_done,
  * lm_layer_each makes the layer's new maps). */

@@ -75,6 +75,8 @@ int model_config_parse(const ArchDesc *a, void *cfg, const char *text, size_t le
                        const char *name, AttnErr *err);
 
 /* ---- a model folder -------------------------------------------------------------- */
+#define MODEL_MAX_STOP 8 /* end-of-text ids kept (ModelFile's stop_ids) */
+
 typedef struct ModelFileOwn ModelFileOwn; /* the mappings and buffers (model_file.c) */
 
 typedef struct ModelFile {
@@ -94,6 +96,13 @@ typedef struct ModelFile {
     size_t converted_bytes; /* the float32 buffer they were converted into */
     int n_shards;           /* safetensors files mapped (1 unless sharded) */
     int n_quant;            /* a GGUF file's matrices and tables used as stored */
+    /* The ids generation ends at: every id of config.json's eos_token_id
+     * (a number or a list: Llama 3 Instruct lists three) and of
+     * generation_config.json's when the folder has one; a GGUF file's eos,
+     * eot and eom ids. Not checked against the vocabulary (lm.c drops those
+     * past it). */
+    int stop_ids[MODEL_MAX_STOP];
+    int n_stop;
     ModelFileOwn *own;
 } ModelFile;
 

@@ -22,5 +22,10 @@ const cJSON *hf_json_item(const cJSON *root, const char *key);
  * success when type is given (model_config.c). */
 int model_config_read(const ArchDesc *a, void *cfg, const char *text, size_t len,
                       const char *name, char *type, size_t n, AttnErr *err);
+/* The ids of the config text's top-level eos_token_id (a whole number or a
+ * list of them; anything else: none) added to ids[0..*n) (cap at most, each
+ * once). A text that does not parse adds none: the config's own reader
+ * names what is wrong with it. */
+void model_config_stop_ids(const char *text, size_t len, int *ids, int *n, int cap);
 
 #endif

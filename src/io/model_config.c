@@ -296,6 +296,32 @@ int model_config_read(const ArchDesc *a, void *cfg, const char *text, size_t len
     return rc;
 }
 
+static void add_stop(const cJSON *v, int *ids, int *n, int cap)
+{
+    int id;
+    if (!hf_json_whole(v, 0, 2147483647.0, &id))
+        return;
+    for (int k = 0; k < *n; k++)
+        if (ids[k] == id)
+            return;
+    if (*n < cap)
+        ids[(*n)++] = id;
+}
+
+void model_config_stop_ids(const char *text, size_t len, int *ids, int *n, int cap)
+{
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    const cJSON *v = cJSON_IsObject(root) ? hf_json_item(root, "eos_token_id") : NULL;
+    if (cJSON_IsArray(v)) {
+        const cJSON *e;
+        cJSON_ArrayForEach(e, v)
+            add_stop(e, ids, n, cap);
+    } else if (v) {
+        add_stop(v, ids, n, cap);
+    }
+    cJSON_Delete(root);
+}
+
 int model_config_parse(const ArchDesc *a, void *cfg, const char *text, size_t len,
                        const char *name, AttnErr *err)
 {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "attnviz/gguf.h"
+#include "attnviz/io.h"
 #include "attnviz/quant.h"
 #include "hf_json.h"
 #include "model_file_internal.h"
@@ -469,6 +470,22 @@ static int note_tokenizer(ModelFile *m, AttnErr *err)
     return 0;
 }
 
+/* generation_config.json's end-of-text ids too (where chat models list
+ * theirs: <|eot_id|>, <|im_end|>, <end_of_turn>). Optional: a file that is
+ * missing, unreadable or not JSON adds nothing (generation then stops at
+ * config.json's ids). */
+static void generation_stop_ids(ModelFile *m)
+{
+    char *path = io_path_join(m->dir, "generation_config.json"), *text = NULL;
+    size_t len = 0;
+    AttnErr quiet = {0};
+    if (path && io_has_file(m->dir, "generation_config.json") &&
+        io_read_file(path, 1 << 20, &text, &len, &quiet) == 0)
+        model_config_stop_ids(text, len, m->stop_ids, &m->n_stop, MODEL_MAX_STOP);
+    free(text);
+    free(path);
+}
+
 static int read_config(ModelFile *m, AttnErr *err)
 {
     char *path = NULL, *text = NULL;
@@ -477,8 +494,12 @@ static int read_config(ModelFile *m, AttnErr *err)
     if (rc == 0)
         rc = model_config_read(m->arch, m->cfg, text, len, path, m->model_type,
                                sizeof m->model_type, err);
+    if (rc == 0)
+        model_config_stop_ids(text, len, m->stop_ids, &m->n_stop, MODEL_MAX_STOP);
     free(text);
     free(path);
+    if (rc == 0)
+        generation_stop_ids(m);
     return rc;
 }
 

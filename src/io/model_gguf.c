@@ -16,6 +16,7 @@
 #include "attnviz/gguf.h"
 #include "attnviz/io.h"
 #include "attnviz/model_file.h"
+#include "hf_json.h"
 #include "model_file_internal.h"
 
 /* The description and row reading general.architecture arch, or NULL. */
@@ -339,6 +340,25 @@ static int unprefixed(const ArchDesc *a, const char *hf)
  * shape Hugging Face's [out, in]; another model's (a prefix row's) left
  * out with a note; a tensor no row names is refused (the model would be
  * computed without it). */
+/* Where generation ends: the eos id the config took, and the file's
+ * end-of-turn and end-of-message ids (llama.cpp's eot and eom: a chat
+ * model's turn ends there). A key of another type adds nothing. */
+static void gguf_stop_ids(ModelFile *m, const char *config, const char *path)
+{
+    model_config_stop_ids(config, strlen(config), m->stop_ids, &m->n_stop, MODEL_MAX_STOP);
+    static const char *const keys[] = {"tokenizer.ggml.eos_token_id", "tokenizer.ggml.eot_token_id",
+                                       "tokenizer.ggml.eom_token_id"};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        int64_t id;
+        AttnErr quiet = {0};
+        char one[32];
+        if (gguf_get_int(m->own->gguf, keys[k], &id, path, &quiet) == 0 && id >= 0 && id < 2147483647) {
+            snprintf(one, sizeof one, "{\"eos_token_id\": %d}", (int)id);
+            model_config_stop_ids(one, strlen(one), m->stop_ids, &m->n_stop, MODEL_MAX_STOP);
+        }
+    }
+}
+
 static int rename_tensors(ModelFile *m, const ArchGguf *row, const char *path, AttnErr *err)
 {
     const Gguf *g = m->own->gguf;
@@ -472,6 +492,8 @@ int model_file_open_gguf(const char *path, const ArchDesc *(*archs)(int i), Mode
         rc = make_config(m->own->gguf, row, path, &text, err);
     if (rc == 0 && (rc = model_config_parse(m->arch, m->cfg, text, strlen(text), path, err)) < 0)
         name_gguf_keys(err, row, m->own->gguf);
+    if (rc == 0)
+        gguf_stop_ids(m, text, path);
     if (rc == 0 && row->fix)
         row->fix(m->cfg);
     m->own->gguf_row = row;

@@ -107,15 +107,41 @@ static void bar_range(const char *t, int cursor, size_t *v0, size_t *v1)
     *v1 = b;
 }
 
-/* Width of t[from, to) at px. */
+/* t[from, to) as the bar shows it, into out (cap bytes; returns the bytes
+ * written, out ending in '\0'): control characters made visible as the
+ * token labels show them (↵ a newline, → a tab, ␍, else ‹0xNN›), so a
+ * generated line break is an arrow, not a box. The bar's widths are the
+ * shown text's; the cursor's offsets stay the text's own bytes. */
+#define BAR_SHOWN_CAP (BAR_WINDOW * 8 + 8) /* a window of control characters, ‹0xNN› each */
+static size_t bar_shown(char *out, size_t cap, const char *t, size_t from, size_t to)
+{
+    size_t n = 0;
+    for (size_t k = from; k < to && t[k]; k++) {
+        unsigned char c = (unsigned char)t[k];
+        char one[16] = {(char)c, 0};
+        if (c == '\n')
+            strcpy(one, "\xE2\x86\xB5");
+        else if (c == '\t')
+            strcpy(one, "\xE2\x86\x92");
+        else if (c == '\r')
+            strcpy(one, "\xE2\x90\x8D");
+        else if (c < 0x20 || c == 0x7F)
+            snprintf(one, sizeof one, "\xE2\x80\xB9" "0x%02X" "\xE2\x80\xBA", c);
+        size_t m = strlen(one);
+        if (n + m >= cap)
+            break;
+        memcpy(out + n, one, m);
+        n += m;
+    }
+    out[n] = '\0';
+    return n;
+}
+
+/* Width of t[from, to) as shown (bar_shown) at px. */
 static int span_width(View *v, int px, const char *t, size_t from, size_t to)
 {
-    char buf[BAR_WINDOW + 8];
-    size_t n = to > from ? to - from : 0;
-    if (n >= sizeof buf)
-        n = sizeof buf - 1;
-    memcpy(buf, t + from, n);
-    buf[n] = '\0';
+    char buf[BAR_SHOWN_CAP];
+    bar_shown(buf, sizeof buf, t, from, to > from + BAR_WINDOW + 8 ? from + BAR_WINDOW + 8 : to);
     int w = 0;
     text_size(v->text, px, buf, &w, NULL);
     return w;
@@ -245,15 +271,12 @@ static void draw_bar(View *v, SDL_Renderer *r, const ViewState *s, const BarView
     }
     if (*t || *g.pre) {
         /* the text with the pre-edit text at the cursor, underlined */
-        char buf[BAR_WINDOW + 8 + 256];
-        size_t n = 0, np = strlen(g.pre) < 255 ? strlen(g.pre) : 255;
-        memcpy(buf, t + v0, cur - v0);
-        n += cur - v0;
+        char buf[2 * BAR_SHOWN_CAP + 256];
+        size_t n = bar_shown(buf, BAR_SHOWN_CAP, t, v0, cur);
+        size_t np = strlen(g.pre) < 255 ? strlen(g.pre) : 255;
         memcpy(buf + n, g.pre, np);
         n += np;
-        memcpy(buf + n, t + cur, v1 - cur);
-        n += v1 - cur;
-        buf[n] = '\0';
+        bar_shown(buf + n, BAR_SHOWN_CAP, t, cur, v1);
         text_draw(v->text, px, th->text, buf, tx, cy, 0, 0);
         if (g.pw) {
             SDL_Rect u = {tx + cw, cy + lh - S(s, 2), g.pw, S(s, 2) > 1 ? S(s, 2) : 1};

@@ -372,6 +372,75 @@ static int wrapped_text(View *v, const ViewState *s, SDL_Rect p, const char *t, 
     return y;
 }
 
+/* Width of t's first n bytes at px. */
+static int prefix_width(View *v, int px, const char *t, size_t n)
+{
+    char line[400];
+    int w = 0;
+    snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line - 1 ? n : sizeof line - 1), t);
+    text_size(v->text, px, line, &w, NULL);
+    return w;
+}
+
+/* Line t[0, n) drawn at x, y cut to w pixels (an ellipsis where cut, on a
+ * character's boundary). */
+static void clipped_line(View *v, const ViewState *s, const char *t, size_t n, int x, int y, int w)
+{
+    int px = S(s, 13);
+    char line[420];
+    size_t keep = n < 380 ? n : 380;
+    if (prefix_width(v, px, t, keep) > w) {
+        int ell;
+        text_size(v->text, px, "\xE2\x80\xA6", &ell, NULL);
+        while (keep > 0 && prefix_width(v, px, t, keep) + ell > w)
+            do
+                keep--;
+            while (keep > 0 && ((unsigned char)t[keep] & 0xC0) == 0x80);
+        snprintf(line, sizeof line, "%.*s\xE2\x80\xA6", (int)keep, t);
+    } else {
+        snprintf(line, sizeof line, "%.*s", (int)keep, t);
+    }
+    text_draw(v->text, px, theme(s)->dim, line, x, y, 0, 0);
+}
+
+/* text into panel p from y on as wrapped_text draws it when it fits; when
+ * its lines do not (a logit lens of 29 layers at 1024×768), its first line
+ * wrapped across the panel and the others in as many columns as they need,
+ * each line cut to its column: every row seen, its start the part that
+ * says most. */
+static void flowed_text(View *v, const ViewState *s, SDL_Rect p, const char *t, int y)
+{
+    int px = S(s, 13), lh = text_line_height(v->text, px), room = p.w - S(s, 20);
+    int rows = (p.y + p.h - y) / lh, need = 0, lines = 0;
+    for (const char *a = t; *a; lines++) {
+        const char *e = strchr(a, '\n');
+        size_t n = e ? (size_t)(e - a) : strlen(a);
+        int w = prefix_width(v, px, a, n);
+        need += room > 0 && w > room ? (w + room - 1) / room : 1;
+        a += n + (e ? 1 : 0);
+    }
+    if (need <= rows || lines < 3 || room <= 0) {
+        wrapped_text(v, s, p, t, y);
+        return;
+    }
+    const char *e = strchr(t, '\n');
+    char first[400];
+    snprintf(first, sizeof first, "%.*s", (int)(e - t), t);
+    y = wrapped_text(v, s, p, first, y);
+    rows = (p.y + p.h - y) / lh;
+    if (rows < 1)
+        return;
+    int cols = (lines - 1 + rows - 1) / rows, gap = S(s, 16);
+    int cw = (room - (cols - 1) * gap) / cols;
+    const char *a = e + 1;
+    for (int i = 0; *a && i < lines - 1; i++) {
+        const char *f = strchr(a, '\n');
+        size_t n = f ? (size_t)(f - a) : strlen(a);
+        clipped_line(v, s, a, n, p.x + S(s, 10) + (i / rows) * (cw + gap), y + (i % rows) * lh, cw);
+        a += n + (f ? 1 : 0);
+    }
+}
+
 /* The editor's and step view's room when there is no Model: what they
  * would show and why not; inside a head, its vectors as bars beside the
  * text under their caption in a wide panel, or under the text and caption
@@ -412,9 +481,12 @@ static void no_model_panels(View *v, SDL_Renderer *r, const ViewState *s, const 
             continue;
         }
         SDL_RenderSetClipRect(r, &p);
-        int y = wrapped_text(v, s, p, s->no_model, p.y + S(s, 10));
-        if (caption)
+        if (caption) {
+            int y = wrapped_text(v, s, p, s->no_model, p.y + S(s, 10));
             wrapped_text(v, s, p, caption, y + S(s, 6));
+        } else {
+            flowed_text(v, s, p, s->no_model, p.y + S(s, 10));
+        }
         SDL_RenderSetClipRect(r, NULL);
     }
 }

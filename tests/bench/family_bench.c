@@ -22,6 +22,9 @@
  *                 (lm_layer_each) or the norms (lm_layer_norms_each: the
  *                 layer's value norms, then alpha times them), alternated;
  *                 norms_ratio their quotient (the issue's goal: <= 1.2).
+ * An encoder (BERT's) instead times fwd128_ms, a full forward of T = 128
+ * with every map handed over, and fwd128_top_ms, a forward and the
+ * masked-LM head's top 10 at position 64 (encoder_bench).
  * Medians of reps, in ms. The ids are (7919 i + 13) mod V, as the peer's. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +84,44 @@ static double window_key(Lm *lm, int *k, int norms, int id)
     return t + 0.0 * (kh.sums[0] + kh.sums[1]);
 }
 
+/* An encoder (BERT's, issue 36): no prefix to reuse, so every edit is a
+ * whole forward; timed at T = 128 (the issue's size) with every map handed
+ * over, and with the masked-LM head's top 10 at one position after it (the
+ * blank's panel). */
+static int encoder_bench(Lm *lm, const int *ids, int reps, double open_ms)
+{
+    enum { T = 128 };
+    AttnErr err = {0};
+    int L = lm->info.n_layer, H = lm->info.n_head, top[LM_TOP_K];
+    float pr[LM_TOP_K];
+    MapsOut mo = {malloc(sizeof(float) * (size_t)L * H * T * T), H, T};
+    if (!mo.maps)
+        die("out of memory", NULL);
+    ForwardHooks rows = {NULL, NULL, &mo, map_row};
+    double t[64], tt[64];
+    if (lm_forward(lm, ids, T, NULL, &err) < 0) /* warm: the pages of the weights */
+        die("forward", &err);
+    for (int r = 0; r < reps; r++) {
+        rt_reset(lm->rt);
+        double a = now_ms();
+        if (lm_forward(lm, ids, T, &rows, &err) < 0)
+            die("forward", &err);
+        t[r] = now_ms() - a;
+        rt_reset(lm->rt);
+        a = now_ms();
+        if (lm_forward(lm, ids, T, NULL, &err) < 0 || lm_top_k(lm, T / 2, LM_TOP_K, top, pr, &err) < 0)
+            die("forward", &err);
+        tt[r] = now_ms() - a;
+    }
+    printf("family arch=%s L=%d H=%d KV=%d d=%d V=%d kernels=%s open_ms=%.1f fwd128_ms=%.3f "
+           "fwd128_top_ms=%.3f\n",
+           lm->info.arch, L, H, lm->info.n_kv_head, lm->info.d_head, lm->info.n_vocab, lm_kernels(),
+           open_ms, median(t, reps), median(tt, reps));
+    free(mo.maps);
+    lm_close(lm);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -98,6 +139,8 @@ int main(int argc, char **argv)
     int V = lm.info.n_vocab, L = lm.info.n_layer, H = lm.info.n_head, ids[256];
     for (int i = 0; i < 256; i++)
         ids[i] = (int)((7919LL * i + 13) % V);
+    if (lm.info.masked_lm)
+        return encoder_bench(&lm, ids, reps, open_ms);
 
     MapsOut mo = {malloc(sizeof(float) * (size_t)L * H * 256 * 256), H, 256};
     if (!mo.maps)

@@ -59,6 +59,8 @@ SUMMARY = [
     ("family_qwen3_0_6b_norms_keystroke_ratio", "x", ("<=", 1.2)),
     ("family_gemma3_1b_norms_keystroke_ratio", "x", ("<=", 1.2)),
     ("family_pythia_160m_norms_keystroke_ratio", "x", ("<=", 1.2)),
+    ("family_bert_base_fwd128_ms", "", ("<=", 60)),
+    ("family_bert_base_forward_T128_vs_torch", "x", (">=", 1.0)),
     ("runtime_gpt2_window_T1024_anon_MiB", "", ("<=", 300)),
     ("runtime_gpt2_window_T1024_hwm_GiB", "", ("<=", 1.2)),
     ("runtime_gpt2_head_scores_T1024_s", "", None),
@@ -224,6 +226,7 @@ def table(res):
     gpt2_rows(res, row)
     llama_rows(res, row)
     family_rows(res, row)
+    bert_rows(res, row)
     runtime_rows(res, row)
     head = ("figure", "attnviz", "reference", "result", "goal", "met")
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
@@ -348,6 +351,25 @@ def family_rows(res, row):
                 "the same with the weights shown: %s ms%s" % (
                     fmt(num(res, k + "key64_weights_ms")), spread(res, k + "key64_weights_range")),
                 k + "norms_keystroke_ratio", "x")
+
+
+def bert_rows(res, row):
+    k = "family_bert_base_"
+    if k + "fwd128_ms" not in res:
+        return
+    row("bert-base (12 layers × 12 heads, F32), random weights: full forward T = 128 (every map "
+        "made; an encoder reuses no prefix: every edit is one)",
+        "%s ms%s (with the blank's top 10: %s ms)" % (
+            fmt(num(res, k + "fwd128_ms")), spread(res, k + "fwd128_range"),
+            fmt(num(res, k + "fwd128_top_ms"))),
+        "–", k + "fwd128_ms", "ms")
+    row("bert-base: full forward T = 128 vs PyTorch",
+        "%s ms" % fmt(num(res, k + "fwd128_ms")),
+        "PyTorch float32, the same equations (`tests/bench/torch_families.py`), %s thread(s): "
+        "%s ms (1 thread %s ms, 2 threads %s ms)" % (
+            res.get(k + "torch_threads", "?"), fmt(num(res, k + "torch_fwd128_ms")),
+            fmt(num(res, k + "torch_fwd128_ms_1")), fmt(num(res, k + "torch_fwd128_ms_2"))),
+        k + "forward_T128_vs_torch", "x")
 
 
 def runs(res, key, unit="", scale=None):

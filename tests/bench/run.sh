@@ -668,6 +668,28 @@ for m in qwen3-0.6b gemma3-1b pythia-160m; do
     put "family_${key}_keystroke_T64_ms" "$(grep "^family_${key}_key64_top_ms " "$RES" | cut -d' ' -f2)"
     put "family_${key}_forward_T256_vs_torch" "$(calc "$bestv / $(grep "^family_${key}_fwd256_ms " "$RES" | cut -d' ' -f2)")"
 done
+# an encoder (issue 36): bert-base's shapes, a whole forward at T = 128 (no
+# prefix to reuse), against PyTorch's best of 1 and 2 threads (goal: <= 60 ms
+# and at least PyTorch's speed)
+say "families: bert-base's shapes: the forward at T = 128, attnviz and PyTorch (1, 2 threads) alternated, $ROUNDS rounds"
+dir=$OUT/family-bert-base
+[ -s "$dir/model.safetensors" ] || { say "generating $dir (once; cached)"; "$PY" tests/bench/gen_family.py bert-base "$dir"; }
+: >"$OUT/fc_bert"; : >"$OUT/ft_bert_1"; : >"$OUT/ft_bert_2"
+for ((r = 0; r < ROUNDS; r++)); do
+    "$OUT/family_bench" "$dir" 5 | tee -a "$FLOG" >>"$OUT/fc_bert"
+    for p in 1 2; do "$PY" tests/bench/torch_families.py bert-base "$p" 3 | tee -a "$FLOG" >>"$OUT/ft_bert_$p"; done
+done
+for k in fwd128 fwd128_top; do put "family_bert_base_${k}_ms" "$(med_of "${k}_ms" "$OUT/fc_bert")"; done
+put family_bert_base_fwd128_range "$(range_of fwd128_ms "$OUT/fc_bert")"
+best=""; bestv=""
+for p in 1 2; do
+    v=$(med_of fwd128_ms "$OUT/ft_bert_$p")
+    put "family_bert_base_torch_fwd128_ms_$p" "$v"
+    if [ -z "$bestv" ] || awk "BEGIN {exit !($v < $bestv)}"; then best=$p; bestv=$v; fi
+done
+put family_bert_base_torch_fwd128_ms "$bestv"
+put family_bert_base_torch_threads "$best"
+put family_bert_base_forward_T128_vs_torch "$(calc "$bestv / $(grep "^family_bert_base_fwd128_ms " "$RES" | cut -d' ' -f2)")"
 put families_load_end "$(cut -d' ' -f1 /proc/loadavg)"
 put families_other_cores "$(other_cores "$fmark")"
 fi # section 12

@@ -17,8 +17,11 @@ numbers do not change the time):
   gpt_neox  LayerNorm with biases; fused query_key_value per head; rotary on
             the first quarter of each head; parallel residual
             x += attn(ln1 x) + mlp(ln2 x); GELU (erf)
+  bert      word + position + token-type embeddings, LayerNorm; per layer
+            (post-norm): w = softmax(q kᵀ / √d) over every key (no mask);
+            x = LN(x + (w v) Wo); x = LN(x + W2 gelu(W1 x)) (erf); T = 128
 
-Timed: a full forward of T = 256 tokens, every layer's maps returned (as
+Timed: a full forward of T = 256 tokens (bert: 128), every layer's maps returned (as
 attnviz's bench hands every row over); the median of reps after a warm-up,
 in ms. One line like family_bench's.
 
@@ -155,6 +158,34 @@ def forward_neox(name, w, ids):
                         w['gpt_neox.final_layer_norm.bias'], eps), maps
 
 
+def forward_bert(name, w, ids):
+    c = CONFIGS[name]
+    T, C, H, L = ids.shape[0], c['hidden_size'], c['num_attention_heads'], c['num_hidden_layers']
+    D, eps = C // H, c['layer_norm_eps']
+    e = 'bert.embeddings.'
+
+    def ln(x, n):
+        return F.layer_norm(x, (C,), w[n + '.weight'], w[n + '.bias'], eps)
+
+    def lin(x, n):
+        return F.linear(x, w[n + '.weight'], w[n + '.bias'])
+    x = w[e + 'word_embeddings.weight'][ids] + w[e + 'position_embeddings.weight'][:T] \
+        + w[e + 'token_type_embeddings.weight'][0]
+    x = ln(x, e + 'LayerNorm')
+    maps = []
+    for l in range(L):
+        p = 'bert.encoder.layer.%d.' % l
+        q, k, v = (lin(x, p + 'attention.self.' + n).view(T, H, D).transpose(0, 1)
+                   for n in ('query', 'key', 'value'))
+        att, z = attend(q, k, v, D ** -0.5, 0.0, H, H)
+        maps.append(att)
+        x = ln(x + lin(z.transpose(0, 1).reshape(T, C), p + 'attention.output.dense'),
+               p + 'attention.output.LayerNorm')
+        h = F.gelu(lin(x, p + 'intermediate.dense'))
+        x = ln(x + lin(h, p + 'output.dense'), p + 'output.LayerNorm')
+    return x, maps
+
+
 def main():
     if len(sys.argv) < 3 or sys.argv[1] not in CONFIGS:
         sys.exit('usage: torch_families.py %s THREADS [reps]' % '|'.join(CONFIGS))
@@ -163,8 +194,10 @@ def main():
     torch.set_num_threads(threads)
     w = weights(name)
     V = CONFIGS[name]['vocab_size']
-    ids = torch.tensor([(7919 * i + 13) % V for i in range(256)])
-    fwd = forward_neox if CONFIGS[name]['model_type'] == 'gpt_neox' else forward_llama_like
+    mt = CONFIGS[name]['model_type']
+    T = 128 if mt == 'bert' else 256
+    ids = torch.tensor([(7919 * i + 13) % V for i in range(T)])
+    fwd = {'gpt_neox': forward_neox, 'bert': forward_bert}.get(mt, forward_llama_like)
     with torch.inference_mode():
         fwd(name, w, ids)
         times = []
@@ -173,8 +206,8 @@ def main():
             fwd(name, w, ids)
             times.append((time.perf_counter() - t0) * 1e3)
     times.sort()
-    print("familytorch model=%s threads=%d torch=%s fwd256_ms=%.3f" % (
-        name, threads, torch.__version__, times[len(times) // 2]))
+    print("familytorch model=%s threads=%d torch=%s fwd%d_ms=%.3f" % (
+        name, threads, torch.__version__, T, times[len(times) // 2]))
 
 
 if __name__ == "__main__":

@@ -50,6 +50,21 @@ static const ArchDesc *arch_for(const char *type)
     return NULL;
 }
 
+/* The end-of-text ids: the config's eos_id first, then every other the
+ * files name (a list's, generation_config.json's, a GGUF file's eot),
+ * each once, those within the vocabulary. */
+static void stop_ids(LmInfo *info, const ModelFile *m)
+{
+    int cap = (int)(sizeof info->stop_ids / sizeof *info->stop_ids);
+    info->n_stop = 0;
+    for (int k = -1; k < m->n_stop && info->n_stop < cap; k++) {
+        int id = k < 0 ? info->eos_id : m->stop_ids[k];
+        if (id < 0 || id >= info->n_vocab || lm_is_stop(info, id))
+            continue;
+        info->stop_ids[info->n_stop++] = id;
+    }
+}
+
 static int lm_start(Lm *lm, AttnErr *err);
 
 int lm_open(Lm *lm, const char *dir, AttnErr *err)
@@ -96,6 +111,7 @@ static int lm_start(Lm *lm, AttnErr *err)
                         .bos_id = f.bos_id, .eos_id = f.eos_id, .scale_attn = f.scale_attn,
                         .scale_by_layer = f.scale_by_layer, .embed_name = a->embed_name,
                         .masked_lm = s->bidirectional};
+    stop_ids(&lm->info, lm->model);
     return 0;
 }
 

@@ -255,7 +255,7 @@ void explore_gen_append(AppState *a, ModelSource *s, const Result *r)
     }
     char *w = model_visible(model_token_text(s->g->bpe, r->gen_id, SPACE_MARK, "?"));
     int n = s->gen_end - s->gen_start;
-    if (r->gen_id == c->eos_id) {
+    if (lm_is_stop(c, r->gen_id)) {
         s->gen_left = 0;
         app_status(a, 0, "stopped at \xE2\x80\x9C%s\xE2\x80\x9D, %s's end-of-text token (%d generated; "
                    "Ctrl+Left/Right step through them)", w ? w : "?", s->g->name, n);
@@ -401,7 +401,7 @@ static void generate(AppState *a, ModelSource *s, int n)
                    s->ids.n, s->g->name, c->n_positions);
         return;
     }
-    if (s->gen_start >= 0 && s->gen_end == s->ids.n && s->ids.id[s->ids.n - 1] == c->eos_id) {
+    if (s->gen_start >= 0 && s->gen_end == s->ids.n && lm_is_stop(c, s->ids.id[s->ids.n - 1])) {
         app_status(a, 0, "the text ends with %s's end-of-text token: generation stopped there (type to go on)",
                    s->g->name);
         return;

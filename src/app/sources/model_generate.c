@@ -47,7 +47,7 @@ int model_generate(ModelOpened *g, int n, const GenSettings *s, Prng *r, AttnErr
             rc = attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
             goto cleanup;
         }
-        if (id == g->lm.info.eos_id)
+        if (lm_is_stop(&g->lm.info, id))
             break; /* the end of the text: kept, as Hugging Face's generate keeps it */
     }
 cleanup:

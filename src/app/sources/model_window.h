@@ -91,7 +91,7 @@ typedef struct ModelSource {
     int gen_start, gen_end; /* ids[gen_start, gen_end) were generated (-1: none) */
     char *gen_text;      /* the bar's text when generation started */
     int gen_view;        /* the generated token stepped to (Ctrl+Left/Right), or -1 */
-    char panel[4000];    /* what comes next */
+    char panel[12000];   /* what comes next, or the logit lens (a row a layer) */
     char inside[800];    /* inside the shown head: the query → key's dot product */
     char what[300];
 } ModelSource;
