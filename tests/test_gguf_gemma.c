@@ -134,6 +134,8 @@ typedef struct Spec {
     float local;            /* its value */
     int vision;             /* 1: a vision tower's tensors too, as Ollama's files keep them */
     int stops;              /* 1: eos 3, eot 7, eom V + 2 (past the vocabulary) */
+    int ffn_meta, kv_meta;  /* feed_forward_length and head_count_kv in the metadata
+                               when not 0 (the tensors keep I and KV) */
 } Spec;
 
 /* The file s describes, written to path. */
@@ -147,9 +149,9 @@ static void write_model(const char *path, const Spec *s)
     kv_u32(&kv, a, "%s.block_count", (uint32_t)s->L);
     kv_u32(&kv, a, "%s.context_length", 64);
     kv_u32(&kv, a, "%s.embedding_length", C);
-    kv_u32(&kv, a, "%s.feed_forward_length", I);
+    kv_u32(&kv, a, "%s.feed_forward_length", (uint32_t)(s->ffn_meta ? s->ffn_meta : I));
     kv_u32(&kv, a, "%s.attention.head_count", H);
-    kv_u32(&kv, a, "%s.attention.head_count_kv", KV);
+    kv_u32(&kv, a, "%s.attention.head_count_kv", (uint32_t)(s->kv_meta ? s->kv_meta : KV));
     kv_u32(&kv, a, "%s.attention.key_length", D);
     kv_u32(&kv, a, "%s.attention.value_length", D);
     kv_f32(&kv, a, "%s.attention.layer_norm_rms_epsilon", 1e-6f);
@@ -314,6 +316,8 @@ static void gemma3_without_window(void **state)
     }
 }
 
+static char last_refusal[1024]; /* expect_refused's message */
+
 static void expect_refused(const Spec *s, const char *want1, const char *want2)
 {
     Lm lm;
@@ -329,6 +333,7 @@ static void expect_refused(const Spec *s, const char *want1, const char *want2)
         fail_msg("message \"%s\" does not name %s and %s", err.msg, want1, want2);
     assert_string_equal(err.file, tmp_path);
     print_message("refused: %s\n", err.msg);
+    snprintf(last_refusal, sizeof last_refusal, "%s", err.msg);
 }
 
 static void refused_by_name(void **state)
@@ -345,6 +350,15 @@ static void refused_by_name(void **state)
     expect_refused(&(Spec){.arch = "gemma2", .L = 1, .window = 4,
                            .extra = "blk.0.attn_q_norm.weight"},
                    "blk.0.attn_q_norm.weight", "not read");
+    /* the config the metadata made, refused in the file's words: its keys,
+     * not config.json's */
+    expect_refused(&(Spec){.arch = "gemma2", .L = 1, .window = 4, .ffn_meta = 48},
+                   "gemma2.feed_forward_length 48", "metadata: ");
+    assert_null(strstr(last_refusal, "config.json"));
+    assert_null(strstr(last_refusal, "intermediate_size"));
+    expect_refused(&(Spec){.arch = "gemma2", .L = 1, .window = 4, .kv_meta = 3},
+                   "gemma2.attention.head_count 2", "gemma2.attention.head_count_kv 3");
+    assert_null(strstr(last_refusal, "num_key_value_heads"));
     /* and linear scaling, which is computed, opens */
     Lm lm;
     AttnErr err = {0};

@@ -4,7 +4,7 @@
  *   - an output.weight makes the head untied, its absence tied (the model
  *     fixtures), the MLP's width feed_forward_length;
  *   - a context_length shorter than position_embd's rows refused naming
- *     the tensor and both sizes.
+ *     the tensor and both sizes, the metadata's in its own keys.
  * Run from the repository root. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -49,7 +49,7 @@ static void short_context_refused(void **state)
         lm_close(&lm);
         fail_msg("%s: opened, a refusal expected", path);
     }
-    static const char *const words[] = {"position_embd.weight", "[24, 32]", "n_positions 16",
+    static const char *const words[] = {"position_embd.weight", "[24, 32]", "gpt2.context_length 16",
                                         NULL};
     for (const char *const *w = words; *w; w++)
         if (!strstr(err.msg, *w))

@@ -367,6 +367,18 @@ static void test_ablate_key(void **state)
     assert_int_equal(off, 1);
     assert_int_equal(a->vs.ablated[3], 1);
     key(f, SDLK_g, 0);
+    /* Alt+K: the head's mean over the text instead of zeros, as --ablate-mean */
+    key(f, SDLK_k, KMOD_LALT);
+    assert_true(settled(f, m.T - 1, 0));
+    assert_non_null(strstr(a->status, "its mean output"));
+    lm_ablate_mode(&g->lm, 1);
+    assert_ablated(f, g, 0, 3);
+    assert_true(wait_panel(f, "mean-ablated"));
+    key(f, SDLK_k, KMOD_LALT);
+    assert_true(settled(f, m.T - 1, 0));
+    lm_ablate_mode(&g->lm, 0);
+    assert_ablated(f, g, 0, 3);
+    assert_true(wait_panel(f, "L1 H4 off"));
     /* every head on: the plain forward's numbers */
     key(f, SDLK_k, KMOD_LCTRL | KMOD_LSHIFT);
     assert_true(settled(f, m.T - 1, 0));

@@ -47,6 +47,7 @@ static const char H_TEACH_PACE[] = "teach: faster / slower (steps a second)";
 static const char H_GENERATE[] = "a language model: append the token it picks next / ten (greedy, or --sample's settings)";
 static const char H_GEN_STEP[] = "a language model: previous / next generated token (its row, the predictions it was chosen from)";
 static const char H_ABLATE[] = "a language model: switch the shown head off / on (ablation) / every head on again";
+static const char H_ABLATE_MODE[] = "a language model: a head switched off gives zeros / its mean over the text (mean ablation)";
 static const char H_TEACH_LR[] = "teach: learning rate \xC3\x97" "2 / \xC3\xB7" "2";
 
 #define CTRL KEYMOD_CTRL
@@ -117,6 +118,7 @@ static const AppKey key_table[] = {
     K(SDLK_RIGHT, CTRL, MAIN, ACT_GEN_STEP, 1, H_GEN_STEP),
     K(SDLK_k, CTRL | NOSHIFT, MAIN, ACT_ABLATE, 1, H_ABLATE),
     K(SDLK_k, CTRL | SHIFT, MAIN, ACT_ABLATE, 0, H_ABLATE),
+    K(SDLK_k, ALT, MAIN, ACT_ABLATE, 2, H_ABLATE_MODE),
     K(SDLK_r, CTRL, MAIN, ACT_LOGIT_LENS, 0,
       "a language model: the logit lens of the selected position (each layer's top 5) / what comes next"),
     K(SDLK_q, NOSHIFT, MAIN, ACT_LINES_HEADS, 0, "line diagram: every head of the layer, each its own colour / one head"),

@@ -271,6 +271,40 @@ static void name_gguf_keys(AttnErr *err, const ArchGguf *row, const Gguf *g)
     }
 }
 
+static int key_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+}
+
+/* The rest of a message about the config the file's metadata made, in the
+ * file's words: "config.json" is its "metadata", and each config.json key
+ * named bare (a shape's "hidden_size 64, num_attention_heads 4", a
+ * division's) the GGUF key that gave it ("llama.embedding_length"). */
+static void gguf_words(AttnErr *err, const ArchGguf *row, const Gguf *g)
+{
+    char out[sizeof err->msg];
+    const char *cj = "config.json";
+    char *at = strstr(err->msg, cj);
+    if (at) {
+        snprintf(out, sizeof out, "%.*smetadata%s", (int)(at - err->msg), err->msg, at + strlen(cj));
+        snprintf(err->msg, sizeof err->msg, "%s", out);
+    }
+    for (const ArchGgufKey *k = row->keys; k->gguf; k++) {
+        if (k->gguf[0] == '!' || strncmp(k->gguf, ARCH_GGUF_TENSOR, strlen(ARCH_GGUF_TENSOR)) == 0)
+            continue;
+        size_t n = strlen(k->json);
+        for (char *p = strstr(err->msg, k->json); p; p = strstr(p + 1, k->json)) {
+            if ((p > err->msg && key_char(p[-1])) || key_char(p[n]))
+                continue; /* part of another word */
+            char key[96];
+            snprintf(key, sizeof key, key_giving(g, row, k)->gguf, row->arch);
+            snprintf(out, sizeof out, "%.*s%s%s", (int)(p - err->msg), err->msg, key, p + n);
+            snprintf(err->msg, sizeof err->msg, "%s", out);
+            p += strlen(key) - 1;
+        }
+    }
+}
+
 static int by_name(const void *a, const void *b)
 {
     return strcmp(((const SafeTensor *)a)->name, ((const SafeTensor *)b)->name);
@@ -490,8 +524,10 @@ int model_file_open_gguf(const char *path, const ArchDesc *(*archs)(int i), Mode
         rc = attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
     if (rc == 0)
         rc = make_config(m->own->gguf, row, path, &text, err);
-    if (rc == 0 && (rc = model_config_parse(m->arch, m->cfg, text, strlen(text), path, err)) < 0)
+    if (rc == 0 && (rc = model_config_parse(m->arch, m->cfg, text, strlen(text), path, err)) < 0) {
         name_gguf_keys(err, row, m->own->gguf);
+        gguf_words(err, row, m->own->gguf);
+    }
     if (rc == 0)
         gguf_stop_ids(m, text, path);
     if (rc == 0 && row->fix)
@@ -501,8 +537,8 @@ int model_file_open_gguf(const char *path, const ArchDesc *(*archs)(int i), Mode
         snprintf(m->model_type, sizeof m->model_type, "%s", row->model_type);
         rc = rename_tensors(m, row, path, err);
     }
-    if (rc == 0)
-        rc = model_file_bind(m, path, err);
+    if (rc == 0 && (rc = model_file_bind(m, path, err)) < 0)
+        gguf_words(err, row, m->own->gguf);
     if (rc == 0) {
         *out = m;
         m = NULL;

@@ -456,11 +456,27 @@ static void gen_step(AppState *a, ModelSource *s, int dir)
 }
 
 /* Ctrl+K: the shown head (the model view's selection there) switched off
- * or on again; Ctrl+Shift+K (on = 0): every head on. */
+ * or on again; Ctrl+Shift+K (one = 0): every head on; Alt+K (one = 2): a
+ * head off gives zeros or its mean over the text (--ablate-mean's). */
 static void ablate(AppState *a, ModelSource *s, int one)
 {
     int L = s->g->lm.info.n_layer, H = s->g->lm.info.n_head;
     const MapsShown *ms = &s->ms;
+    if (one == 2) {
+        s->ablate_mean = !s->ablate_mean;
+        app_status(a, 0, "a head switched off now gives %s (Alt+K: %s)%s",
+                   s->ablate_mean ? "its mean output over the text" : "zeros",
+                   s->ablate_mean ? "zeros" : "its mean", s->n_ablated ? "" : "; Ctrl+K switches the shown head off");
+        if (!s->n_ablated) {
+            a->dirty = 1;
+            return; /* nothing computed changes until a head is off */
+        }
+        s->abl_serial++;
+        s->stale = 1;
+        lmsrc_submit(a);
+        a->dirty = 1;
+        return;
+    }
     if (!s->ablated && !(s->ablated = calloc((size_t)L * H, 1))) {
         app_status(a, 1, "out of memory");
         return;
