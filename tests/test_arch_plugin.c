@@ -140,7 +140,7 @@ static void ao_logits(Rt *rt, const void *wv, const float *x, float *logits)
 }
 
 static const RtArch rt_attnonly = {"attnonly", sizeof(AoConfig), ao_check, ao_shape, ao_embed,
-                                   ao_layer, ao_logits};
+                                   ao_layer, ao_logits, NULL, NULL};
 
 static int ao_sizes_read(void *cfg, const char *file, AttnErr *err)
 {

@@ -177,7 +177,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
 }
 
 static const RtArch arch_bert = {
-    "BERT", sizeof(BertConfig), check, shape, embed, layer, logits};
+    "BERT", sizeof(BertConfig), check, shape, embed, layer, logits, NULL, NULL};
 
 /* ---- config.json ------------------------------------------------------------------ */
 #define AT(field) offsetof(BertConfig, field)

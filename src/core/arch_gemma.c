@@ -235,7 +235,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
 }
 
 static const RtArch arch_gemma = {
-    "Gemma", sizeof(GemmaConfig), check, shape, embed, layer, logits};
+    "Gemma", sizeof(GemmaConfig), check, shape, embed, layer, logits, NULL, NULL};
 
 /* ---- config.json ------------------------------------------------------------------ */
 #define AT(field) offsetof(GemmaConfig, field)

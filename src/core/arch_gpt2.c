@@ -100,7 +100,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
 
 const RtArch arch_gpt2 = {
     "GPT-2", sizeof(Gpt2Config), gpt2_config_check,
-    shape, embed, block, logits};
+    shape, embed, block, logits, NULL, NULL};
 
 /* ---- config.json ------------------------------------------------------------------ */
 #define HF_GPT2_BOS 50256 /* GPT2Config's bos_token_id and eos_token_id */

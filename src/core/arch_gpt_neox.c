@@ -189,7 +189,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
 }
 
 static const RtArch arch_gpt_neox = {
-    "GPT-NeoX", sizeof(NeoxConfig), check, shape, embed, layer, logits};
+    "GPT-NeoX", sizeof(NeoxConfig), check, shape, embed, layer, logits, NULL, NULL};
 
 /* ---- config.json ------------------------------------------------------------------ */
 #define AT(field) offsetof(NeoxConfig, field)

@@ -154,7 +154,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
 
 const RtArch arch_llama = {
     "Llama", sizeof(LlamaConfig), llama_config_check,
-    shape, embed, layer, logits};
+    shape, embed, layer, logits, NULL, NULL};
 
 /* ---- config.json ------------------------------------------------------------------ */
 #define AT(field) offsetof(LlamaConfig, field)

@@ -179,7 +179,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
 }
 
 static const RtArch arch_olmo2 = {
-    "OLMo 2", sizeof(Olmo2Config), check, shape, embed, layer, logits};
+    "OLMo 2", sizeof(Olmo2Config), check, shape, embed, layer, logits, NULL, NULL};
 
 /* ---- config.json ------------------------------------------------------------------ */
 #define AT(field) offsetof(Olmo2Config, field)

@@ -211,7 +211,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
 }
 
 static const RtArch arch_qwen3 = {"Qwen3", sizeof(Qwen3Config), check, shape, embed, layer,
-                                  logits};
+                                  logits, NULL, NULL};
 
 /* ---- config.json ------------------------------------------------------------------ */
 #define AT(field) offsetof(Qwen3Config, field)
