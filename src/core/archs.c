@@ -14,7 +14,8 @@
     X(phi3)      \
     X(gemma)     \
     X(bert)      \
-    X(t5)
+    X(t5)        \
+    X(bart)
 
 #define DECLARE(name) extern const ArchDesc desc_##name;
 #define ROW(name) &desc_##name,
