@@ -202,7 +202,7 @@ static int ao_shape_error(const void *cfg, const char *tensor, const char *want,
 
 static void ao_facts(const void *cfg, ArchFacts *f)
 {
-    *f = (ArchFacts){((const AoConfig *)cfg)->bos_id, 1, 0, -1};
+    *f = (ArchFacts){((const AoConfig *)cfg)->bos_id, 1, 0, -1, -1};
 }
 
 #define AO_FILES "config.json, model.safetensors, vocab.json, merges.txt"

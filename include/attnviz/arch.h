@@ -177,6 +177,7 @@ typedef struct ArchFacts {
     int scale_attn;     /* 1: scores / √d_head */
     int scale_by_layer; /* 1: scores also / (layer + 1) */
     int eos_id;         /* the end-of-text token generation stops at; -1: none */
+    int start_id;       /* an encoder-decoder's decoder_start_token_id; -1: none */
 } ArchFacts;
 
 typedef struct ArchDesc {

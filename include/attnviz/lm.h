@@ -33,6 +33,9 @@ typedef struct LmInfo {
     const char *embed_name; /* the input embedding's name in messages ("wte") */
     int masked_lm;          /* 1: an encoder (BERT's): every query sees every key, and
                                a position's logits are what fills it, not what follows */
+    int encdec;             /* 1: an encoder-decoder (T5's, BART's): n_layer, n_head are
+                               the decoder's; rt->enc the encoder's state */
+    int start_id;           /* its decoder_start_token_id (-1: none) */
 } LmInfo;
 
 /* What a forward calls between layers (forward_hooks.h; in layer_done,
@@ -72,6 +75,10 @@ int lm_twin(Lm *twin, const Lm *src, AttnErr *err);
 /* Frees everything (a twin: its state alone); a zeroed or closed Lm is fine. */
 void lm_close(Lm *lm);
 
+/* An encoder-decoder's forward (runtime.h's rt_forward_encdec): the
+ * source src[0..Ts), the decoder's ids tgt[0..Tt) (its start token first). */
+int lm_forward_encdec(Lm *lm, const int *src, int Ts, const int *tgt, int Tt, const LmHooks *hooks,
+                      AttnErr *err);
 /* The forward of ids[0..T) (the unchanged prefix of the last one kept):
  * 0, -ATTN_E_CANCELLED (the next forward goes on), or an error. */
 int lm_forward(Lm *lm, const int *ids, int T, const LmHooks *hooks, AttnErr *err);

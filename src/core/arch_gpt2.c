@@ -212,7 +212,7 @@ static int shape_error(const void *cfg, const char *tensor, const char *want, co
 static void facts(const void *cfg, ArchFacts *f)
 {
     const Gpt2Config *c = cfg;
-    *f = (ArchFacts){c->bos_id, c->scale_attn_weights, c->scale_by_inverse_layer_idx, c->eos_id};
+    *f = (ArchFacts){c->bos_id, c->scale_attn_weights, c->scale_by_inverse_layer_idx, c->eos_id, -1};
 }
 
 static const char *const prefixes[] = {"transformer.", "", NULL};

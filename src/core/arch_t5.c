@@ -393,7 +393,7 @@ static int shape_error(const void *cfg, const char *tensor, const char *want, co
 static void facts(const void *cfg, ArchFacts *f)
 {
     const T5Config *c = cfg;
-    *f = (ArchFacts){-1, 0, 0, c->eos_id};
+    *f = (ArchFacts){-1, 0, 0, c->eos_id, c->start_id};
 }
 
 static const char *const prefixes[] = {"", NULL};

@@ -86,7 +86,7 @@ static int lm_start(Lm *lm, AttnErr *err)
         memset(lm, 0, sizeof *lm);
         return rc;
     }
-    ArchFacts f = {-1, 1, 0, -1};
+    ArchFacts f = {-1, 1, 0, -1, -1};
     a->facts(lm->model->cfg, &f);
     const RtShape *s = &lm->rt->sh;
     lm->arch = a;
@@ -95,7 +95,8 @@ static int lm_start(Lm *lm, AttnErr *err)
                         .n_positions = s->n_positions, .n_vocab = s->n_vocab,
                         .bos_id = f.bos_id, .eos_id = f.eos_id, .scale_attn = f.scale_attn,
                         .scale_by_layer = f.scale_by_layer, .embed_name = a->embed_name,
-                        .masked_lm = s->bidirectional};
+                        .masked_lm = s->bidirectional, .encdec = a->rt->encoder != NULL,
+                        .start_id = f.start_id};
     return 0;
 }
 
@@ -126,6 +127,12 @@ void lm_close(Lm *lm)
 int lm_forward(Lm *lm, const int *ids, int T, const LmHooks *hooks, AttnErr *err)
 {
     return rt_forward(lm->rt, lm->model->weights, ids, T, hooks, err);
+}
+
+int lm_forward_encdec(Lm *lm, const int *src, int Ts, const int *tgt, int Tt, const LmHooks *hooks,
+                      AttnErr *err)
+{
+    return rt_forward_encdec(lm->rt, lm->model->weights, src, Ts, tgt, Tt, hooks, err);
 }
 
 int lm_layer_each(const Lm *lm, int layer, void (*fn)(void *user, int layer, int head, const float *map),
