@@ -9,10 +9,11 @@
 # rows x source columns (1e-5), the decoder's start token first; --group
 # decoder a causal square, --group encoder a full one; --export-attention
 # a .npz of encoder, decoder, cross, source_tokens and target_tokens (read
-# with Debian's python3 and numpy). Bad input: --target
+# with Debian's python3 and numpy) that `attnviz FILE.npz --group G` reads
+# back to the same --print csv. Bad input: --target
 # on a decoder-only model or an encoder (exit 2 naming --target), --target
 # without --model (exit 2), a target with no source (exit 1), --group with
-# a wrong name (exit 2). Run from the repository root.
+# a wrong name or on a .npy (exit 2). Run from the repository root.
 set -u
 BIN=${ATTNVIZ_BIN:-build/attnviz}
 export ATTNVIZ_DATADIR=assets
@@ -92,6 +93,18 @@ PYEOF
     then ok "$name: --export-attention: encoder, decoder, cross and the token lists"
     else bad "$name: --export-attention (rc $rc): $(head -c 300 "$TMP/err")"; fi
 
+    # read back: attnviz FILE.npz --group G prints what the model printed
+    same=1
+    for grp in cross encoder decoder; do
+        "$BIN" --model "$d" --target "$tgt" --group $grp --print csv --layer 2 --head 2 "$src" >"$TMP/a" 2>&1 &&
+            "$BIN" "$TMP/$name.npz" --group $grp --print csv --layer 2 --head 2 >"$TMP/b" 2>&1 &&
+            cmp -s "$TMP/a" "$TMP/b" || same=0
+    done
+    "$BIN" "$TMP/$name.npz" --print csv --layer 2 --head 2 >"$TMP/c" 2>&1 || same=0
+    "$BIN" --model "$d" --target "$tgt" --print csv --layer 2 --head 2 "$src" >"$TMP/a" 2>&1 || same=0
+    if [ $same = 1 ] && cmp -s "$TMP/a" "$TMP/c"; then ok "$name: the .npz read back with --group (cross without it) prints the model's maps"
+    else bad "$name: the .npz read back differs: $(head -c 300 "$TMP/b")"; fi
+
     run --model "$d" --target "$tgt" --print predictions ""
     if [ $rc = 1 ] && grep -q "a target with no source" "$TMP/err" && [ ! -s "$TMP/out" ]
     then ok "$name: a target with no source is refused (exit 1)"
@@ -111,5 +124,9 @@ else bad "--target without --model (rc $rc): $(head -c 300 "$TMP/err")"; fi
 run --model tests/fixtures/families/t5/t5-relu-tied --group both --print csv "the cat"
 if [ $rc = 2 ] && grep -q -- "--group must be encoder, decoder or cross" "$TMP/err"; then ok "--group both (exit 2)"
 else bad "--group both (rc $rc): $(head -c 300 "$TMP/err")"; fi
+run --model tests/fixtures/gpt2/f32-h3 --export-attention "$TMP/gpt2.npy" "the cat"
+run "$TMP/gpt2.npy" --group encoder --print csv
+if [ $rc = 2 ] && grep -q -- "--group encoder picks an encoder-decoder's maps in its .npz" "$TMP/err"
+then ok "--group on a .npy (exit 2)"; else bad "--group on a .npy (rc $rc): $(head -c 300 "$TMP/err")"; fi
 echo "encdec-cli: $n folders, $pass passed, $failed failed"
 [ "$failed" = 0 ]
