@@ -103,10 +103,10 @@ static void test_bad_input(void **state)
     if (lm_open(&lm, dir, &err) != 0)
         fail_msg("%s", err.msg);
     int ids[41] = {0};
-    assert_int_equal(rt_forward_encdec(lm.rt, lm.model->weights, ids, 41, ids, 3, NULL, &err),
+    assert_int_equal(rt_forward_encdec(lm.rt, lm.model->weights, ids, 41, ids, 3, NULL, NULL, &err),
                      -ATTN_E_TOO_MANY_TOKENS);
     assert_non_null(strstr(err.msg, "at most 40"));
-    assert_int_equal(rt_forward_encdec(lm.rt, lm.model->weights, ids, 40, ids, 3, NULL, &err), 0);
+    assert_int_equal(rt_forward_encdec(lm.rt, lm.model->weights, ids, 40, ids, 3, NULL, NULL, &err), 0);
     lm_close(&lm);
     /* untied without its lm_head */
     set_config(dir, "tie_word_embeddings", cJSON_CreateFalse());

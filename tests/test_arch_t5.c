@@ -134,7 +134,7 @@ static void test_bad_input(void **state)
     int ids[4] = {0, 5, 6, 7};
     assert_int_equal(rt_forward(lm.rt, lm.model->weights, ids, 4, NULL, &err), -ATTN_E_RANGE);
     assert_non_null(strstr(err.msg, "encoder-decoder"));
-    assert_int_equal(rt_forward_encdec(lm.rt, lm.model->weights, ids, 0, ids, 4, NULL, &err),
+    assert_int_equal(rt_forward_encdec(lm.rt, lm.model->weights, ids, 0, ids, 4, NULL, NULL, &err),
                      -ATTN_E_RANGE);
     assert_non_null(strstr(err.msg, "no source tokens"));
     lm_close(&lm);

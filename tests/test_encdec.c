@@ -58,7 +58,7 @@ static void open_lm(Lm *lm, const char *dir)
 static void forward(Lm *lm, const int *src, int Ts, const int *tgt, int Tt)
 {
     AttnErr err = {0};
-    if (rt_forward_encdec(lm->rt, lm->model->weights, src, Ts, tgt, Tt, NULL, &err) != 0)
+    if (rt_forward_encdec(lm->rt, lm->model->weights, src, Ts, tgt, Tt, NULL, NULL, &err) != 0)
         fail_msg("forward: %s", err.msg);
 }
 
@@ -164,7 +164,7 @@ static void test_references(void **state)
 static void assert_same(Lm *a, Lm *b, const char *what)
 {
     Rt *ra = a->rt, *rb = b->rt;
-    int Ts = ra->Ts, Tt = ra->T, H = a->info.n_head, V = a->info.n_vocab;
+    int Ts = ra->Ts, Tt = ra->T, H = ra->sh.n_head, V = a->info.n_vocab;
     assert_int_equal(Ts, rb->Ts);
     assert_int_equal(Tt, rb->T);
     size_t n = (size_t)(Ts > Tt ? Ts : Tt) * (size_t)(Ts > Tt ? Ts : Tt);

@@ -33,8 +33,11 @@ typedef struct LmInfo {
     const char *embed_name; /* the input embedding's name in messages ("wte") */
     int masked_lm;          /* 1: an encoder (BERT's): every query sees every key, and
                                a position's logits are what fills it, not what follows */
-    int encdec;             /* 1: an encoder-decoder (T5's, BART's): n_layer, n_head are
-                               the decoder's; rt->enc the encoder's state */
+    int encdec;             /* 1: an encoder-decoder (T5's, BART's): what lm_forward
+                               shows of it is its encoder on the text (n_layer, n_head
+                               … the encoder's; maps, queries, keys, norms and head
+                               ablation too), the predictions its decoder's after its
+                               start token (lm_forward_encdec: a target) */
     int start_id;           /* its decoder_start_token_id (-1: none) */
 } LmInfo;
 
@@ -98,6 +101,8 @@ int lm_value_norms(Lm *lm, AttnErr *err);
 int lm_layer_norms_each(const Lm *lm, int layer, void (*fn)(void *user, int layer, int head, const float *map),
                         void *user);
 void lm_map_norms(const Lm *lm, int layer, int head, float *out, size_t ld);
+/* Layer's attention as the last forward computed it (the shown state's). */
+const RtAttn *lm_layer_attn(const Lm *lm, int layer);
 /* Head head's query of position i and key of position j in layer (d_head
  * floats, as the scores use them: their dot product is the score before
  * the scaling); valid until the next forward. */

@@ -217,11 +217,12 @@ int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks 
  * source src[0..Ts) (every position: bidirectional) when it changed, then
  * every decoder layer's cross keys and values, then the decoder on the
  * target tgt[0..Tt) (the decoder's ids: its start token first), the
- * unchanged prefix reused unless the source changed. rt_forward on such a
- * state: -ATTN_E_RANGE. Errors as rt_forward's (the encoder's naming
- * the source). */
+ * unchanged prefix reused unless the source changed. hooks are the
+ * decoder's forward's, enc_hooks the encoder's (either NULL: none; a
+ * source unchanged runs no encoder layer). rt_forward on such a state:
+ * -ATTN_E_RANGE. Errors as rt_forward's. */
 int rt_forward_encdec(Rt *rt, const void *w, const int *src, int Ts, const int *tgt, int Tt,
-                      const ForwardHooks *hooks, AttnErr *err);
+                      const ForwardHooks *hooks, const ForwardHooks *enc_hooks, AttnErr *err);
 /* The cross-attention map of decoder layer, head: Tt × Ts weights (row i
  * at out + i·ld, ld ≥ Ts) recomputed from the cross queries and keys kept
  * (the forward's floats); rows not computed all 0. */

@@ -717,7 +717,7 @@ static int make_source(Rt *rt, const void *w, int Ts, AttnErr *err)
 }
 
 int rt_forward_encdec(Rt *rt, const void *w, const int *src, int Ts, const int *tgt, int Tt,
-                      const ForwardHooks *hooks, AttnErr *err)
+                      const ForwardHooks *hooks, const ForwardHooks *enc_hooks, AttnErr *err)
 {
     if (!rt->arch->encoder)
         return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "%s is not an encoder-decoder",
@@ -728,11 +728,9 @@ int rt_forward_encdec(Rt *rt, const void *w, const int *src, int Ts, const int *
                             rt->arch->name);
     Rt *e = rt->enc;
     if (rt->Ts != Ts || e->n_done != Ts || memcmp(e->ids, src, sizeof *src * (size_t)Ts)) {
-        /* the encoder's layers are not the decoder's: only the cancel */
-        ForwardHooks eh = {hooks ? hooks->cancel : NULL, NULL, hooks ? hooks->user : NULL, NULL};
         rt->Ts = -1;
         rt_reset(rt); /* every target position attends over the new source */
-        int rc = forward(e, w, src, Ts, &eh, NULL, err);
+        int rc = forward(e, w, src, Ts, enc_hooks, NULL, err);
         if (rc == 0)
             rc = make_source(rt, w, Ts, err);
         if (rc < 0)

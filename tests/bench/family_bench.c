@@ -100,11 +100,11 @@ static int encdec_bench(Lm *lm, int reps, double open_ms)
     }
     tgt[0] = 0; /* the decoder's start token */
     const void *w = lm->model->weights;
-    if (rt_forward_encdec(lm->rt, w, src[1], 32, tgt, 32, NULL, &err) < 0) /* warm */
+    if (rt_forward_encdec(lm->rt, w, src[1], 32, tgt, 32, NULL, NULL, &err) < 0) /* warm */
         die("forward", &err);
     for (int r = 0; r < reps; r++) {
         double a = now_ms();
-        if (rt_forward_encdec(lm->rt, w, src[r % 2], 32, tgt, 32, NULL, &err) < 0)
+        if (rt_forward_encdec(lm->rt, w, src[r % 2], 32, tgt, 32, NULL, NULL, &err) < 0)
             die("forward", &err);
         t[r] = now_ms() - a;
     }
@@ -112,7 +112,7 @@ static int encdec_bench(Lm *lm, int reps, double open_ms)
     for (int r = 0; r < reps; r++) {
         tgt[31] = (int)((r * 31 + 7) % V);
         double a = now_ms();
-        if (rt_forward_encdec(lm->rt, w, src[0], 32, tgt, 32, NULL, &err) < 0)
+        if (rt_forward_encdec(lm->rt, w, src[0], 32, tgt, 32, NULL, NULL, &err) < 0)
             die("forward", &err);
         t[r] = now_ms() - a;
     }
