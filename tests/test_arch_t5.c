@@ -3,6 +3,8 @@
  * probabilities are test_encdec.c's):
  *   - rt_rel_bucket equal to transformers' _relative_position_bucket (run
  *     in torch: buckets.json) for every distance in [-300, 300];
+ *   - the window's score of a query and key (rt_attn_score_at) with the
+ *     relative position bias: softmaxed, the maps' rows;
  *   - bad input: the relative bias table or an untied lm_head missing, a
  *     config that mixes families, an unknown feed_forward_proj, no source,
  *     rt_forward on an encoder-decoder. Run from the repository root. */
@@ -161,10 +163,77 @@ static void test_bad_input(void **state)
     free(dir);
 }
 
+/* ---- the panel's score ----------------------------------------------------------- */
+
+/* Row i of layer l, head h of rt, from rt_attn_score_at on each query ·
+ * key in double (the window's "the score"), softmaxed over the keys the
+ * query sees, against rt_map's row: the bias enters both. */
+static double score_row_off(const Rt *rt, int l, int h, int i, float *map)
+{
+    const RtAttn *a = rt_layer_attn(rt, l);
+    int T = rt->T, dh = rt->sh.d_head, n = a->causal ? i + 1 : T;
+    double s[64], mx = -1e300, sum = 0, worst = 0;
+    assert_true(T <= 64);
+    rt_map(rt, l, h, map, (size_t)T);
+    for (int j = 0; j < n; j++) {
+        const float *q = rt_query(rt, l, h, i), *k = rt_key(rt, l, h, j);
+        double dot = 0;
+        for (int d = 0; d < dh; d++)
+            dot += (double)q[d] * k[d];
+        s[j] = rt_attn_score_at(a, dot, h, i, j);
+        mx = s[j] > mx ? s[j] : mx;
+    }
+    for (int j = 0; j < n; j++)
+        sum += exp(s[j] - mx);
+    for (int j = 0; j < n; j++) {
+        double d = fabs(exp(s[j] - mx) / sum - map[(size_t)i * T + j]);
+        worst = d > worst ? d : worst;
+    }
+    return worst;
+}
+
+static void test_panel_score(void **state)
+{
+    (void)state;
+    Lm lm;
+    AttnErr err = {0};
+    memset(&lm, 0, sizeof lm);
+    if (lm_open(&lm, FIX "t5-relu-tied", &err) != 0)
+        fail_msg("%s", err.msg);
+    int src[12] = {5, 9, 13, 22, 31, 7, 8, 40, 41, 42, 17, 1}, tgt[9] = {0, 5, 6, 7, 8, 9, 10, 11, 12};
+    assert_int_equal(rt_forward_encdec(lm.rt, lm.model->weights, src, 12, tgt, 9, NULL, NULL, &err), 0);
+    float map[64 * 64];
+    double worst = 0;
+    for (int l = 0; l < 2; l++)
+        for (int h = 0; h < 4; h++)
+            for (int i = 0; i < 12; i++) {
+                double e = score_row_off(lm.rt->enc, l, h, i, map);
+                double d = i < 9 ? score_row_off(lm.rt, l, h, i, map) : 0;
+                worst = e > worst ? e : worst;
+                worst = d > worst ? d : worst;
+            }
+    if (worst > 1e-5)
+        fail_msg("the scores with their bias give maps off by %g", worst);
+    /* without the bias they do not: the bias is what the score adds */
+    RtAttn plain = *rt_layer_attn(lm.rt->enc, 0);
+    const float *q = rt_query(lm.rt->enc, 0, 0, 2), *k = rt_key(lm.rt->enc, 0, 0, 9);
+    double dot = 0;
+    for (int d = 0; d < lm.rt->sh.d_head; d++)
+        dot += (double)q[d] * k[d];
+    double with = rt_attn_score_at(&plain, dot, 0, 2, 9);
+    plain.rel = NULL;
+    assert_true(fabs(with - rt_attn_score_at(&plain, dot, 0, 2, 9)) > 1e-3);
+    char how[120];
+    rt_attn_describe(rt_layer_attn(lm.rt->enc, 0), 8, how, sizeof how);
+    assert_string_equal(how, "+ the relative position bias of j \xE2\x88\x92 i");
+    lm_close(&lm);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_buckets),
+        cmocka_unit_test(test_panel_score),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -95,6 +95,9 @@ int rt_rel_bucket(int d, int bidir, int buckets, int max_dist);
  * soft cap in order, in double: the panel's number); rt_attn_describe puts
  * the steps in words ("÷ √64", "× 0.0625", "then 50 · tanh(s / 50)"). */
 double rt_attn_score(const RtAttn *a, double dot);
+/* The same for head h, query i, key j: with the relative position bias
+ * (T5's) when a has one, added where the forward adds it. */
+double rt_attn_score_at(const RtAttn *a, double dot, int h, int i, int j);
 void rt_attn_describe(const RtAttn *a, int d_head, char *buf, size_t n);
 
 /* What an architecture's config gives the runtime. The cache holds per

@@ -381,7 +381,7 @@ static int keys_of(const RtAttn *a, int i, int T, int *j0)
  * are kt (d_head rows of ldk) into row: the keys it sees weighted, the
  * others exactly 0 before *j0 (row[*j1..T) is not written). The forward,
  * rt_map and rt_maps_map all compute rows here. */
-static void weights_row(const RtAttn *a, int h, const float *q, const float *kt, int ldk, int dh,
+void rt_weights_row(const RtAttn *a, int h, const float *q, const float *kt, int ldk, int dh,
                         int i, int T, float *row, int *j0, int *j1)
 {
     int b, e = keys_of(a, i, T, &b);
@@ -432,12 +432,20 @@ int rt_rel_bucket(int d, int bidir, int buckets, int max_dist)
 
 double rt_attn_score(const RtAttn *a, double s)
 {
+    return rt_attn_score_at(a, s, -1, 0, 0);
+}
+
+double rt_attn_score_at(const RtAttn *a, double s, int h, int i, int j)
+{
     if (a->div1 != 0.0f)
         s /= a->div1;
     if (a->div2 != 0.0f)
         s /= a->div2;
     if (a->mul != 0.0f)
         s *= a->mul;
+    if (a->rel && h >= 0)
+        s += a->rel[(size_t)rt_rel_bucket(j - i, !a->causal, a->rel_buckets, a->rel_max) *
+                        a->rel_heads + h];
     if (a->softcap != 0.0f)
         s = a->softcap * tanh(s / a->softcap);
     return s;
@@ -466,6 +474,10 @@ void rt_attn_describe(const RtAttn *a, int d_head, char *buf, size_t n)
         u += step_words(buf + u, n - u, u == 0, 1, a->div2, d_head);
     if (a->mul != 0.0f && u < n)
         u += step_words(buf + u, n - u, u == 0, 0, a->mul, d_head);
+    if (a->rel && u < n)
+        u += (size_t)snprintf(buf + u, n - u, "%s+ the relative position bias of j \xE2\x88\x92 i",
+                              u ? " " : "");
+    u = u < n ? u : n;
     if (a->softcap != 0.0f && u < n)
         snprintf(buf + u, n - u, ", then %g \xC2\xB7 tanh(s / %g)", (double)a->softcap, (double)a->softcap);
 }
@@ -498,7 +510,7 @@ static void attn_head(const void *arg, int h)
     const float *kt = head_kt(rt, l, h);
     for (int i = jb->start; i < jb->T; i++) {
         int j0, j1;
-        weights_row(&rt->attn[l], h, rt_qkv(rt, l, i) + h * dh, kt, rt->cap, dh, i, jb->T, row,
+        rt_weights_row(&rt->attn[l], h, rt_qkv(rt, l, i) + h * dh, kt, rt->cap, dh, i, jb->T, row,
                     &j0, &j1);
         if (rt->hooks && rt->hooks->row)
             rt->hooks->row(rt->hooks->user, l, h, i, row, j1);
@@ -680,6 +692,12 @@ static int forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHo
     return 0;
 }
 
+int rt_forward_plain(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks *hooks,
+                     AttnErr *err)
+{
+    return forward(rt, w, ids, T, hooks, NULL, err);
+}
+
 int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks *hooks,
                AttnErr *err)
 {
@@ -688,102 +706,6 @@ int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks 
                             "%s is an encoder-decoder: its forward takes a source and a target",
                             rt->arch->name);
     return forward(rt, w, ids, T, hooks, NULL, err);
-}
-
-/* ---- encoder-decoders -------------------------------------------------------------- */
-
-/* Every decoder layer's cross keys and values from the encoder's output
- * for its Ts positions, and the keys transposed: 0 or -ATTN_E_NOMEM. */
-static int make_source(Rt *rt, const void *w, int Ts, AttnErr *err)
-{
-    size_t L = (size_t)rt->sh.n_layer, kvd = (size_t)rt->kvdim, Ce = (size_t)rt->enc->sh.hidden;
-    size_t n = (size_t)Ts;
-    free(rt->xkv), free(rt->xkt), free(rt->xrow), free(rt->xmem);
-    rt->xkv = malloc(sizeof(float) * L * n * 2 * kvd);
-    rt->xkt = malloc(sizeof(float) * L * kvd * n);
-    rt->xrow = malloc(sizeof(float) * (size_t)rt->sh.n_head * n);
-    rt->xmem = malloc(sizeof(float) * n * Ce);
-    if (!rt->xkv || !rt->xkt || !rt->xrow || !rt->xmem)
-        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "%s cross keys of %d source tokens",
-                            rt->arch->name, Ts);
-    rt->Ts = Ts;
-    memcpy(rt->xmem, rt->enc->x, sizeof(float) * n * Ce);
-    rt->arch->source(rt, w, rt->xmem, Ts);
-    for (size_t l = 0; l < L; l++)
-        for (size_t c = 0; c < kvd; c++)
-            for (size_t j = 0; j < n; j++)
-                rt->xkt[(l * kvd + c) * n + j] = rt_cross_kv(rt, (int)l, (int)j)[c];
-    return 0;
-}
-
-int rt_forward_encdec(Rt *rt, const void *w, const int *src, int Ts, const int *tgt, int Tt,
-                      const ForwardHooks *hooks, const ForwardHooks *enc_hooks, AttnErr *err)
-{
-    if (!rt->arch->encoder)
-        return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "%s is not an encoder-decoder",
-                            rt->arch->name);
-    if (Ts <= 0)
-        return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
-                            "%s: no source tokens (an encoder-decoder's target needs a source)",
-                            rt->arch->name);
-    Rt *e = rt->enc;
-    if (rt->Ts != Ts || e->n_done != Ts || memcmp(e->ids, src, sizeof *src * (size_t)Ts)) {
-        rt->Ts = -1;
-        rt_reset(rt); /* every target position attends over the new source */
-        int rc = forward(e, w, src, Ts, enc_hooks, NULL, err);
-        if (rc == 0)
-            rc = make_source(rt, w, Ts, err);
-        if (rc < 0)
-            return rc;
-    }
-    return forward(rt, w, tgt, Tt, hooks, NULL, err);
-}
-
-/* Head h's cross keys in layer l, transposed: d_head rows of Ts. */
-static const float *cross_kt(const Rt *rt, int l, int h)
-{
-    return rt->xkt + ((size_t)l * rt->kvdim + (size_t)rt_kv_head(rt, h) * rt->sh.d_head) * rt->Ts;
-}
-
-/* Query head h's cross weights for target rows [start, T), a row at a
- * time, then its context from the source's values. */
-static void cross_head(const void *arg, int h)
-{
-    const AttnJob *jb = arg;
-    Rt *rt = jb->rt;
-    int dh = rt->sh.d_head, l = jb->layer, Ts = rt->Ts, W2 = 2 * rt->kvdim;
-    float *row = rt->xrow + (size_t)h * Ts;
-    const float *v = rt_cross_kv(rt, l, 0) + rt->kvdim + rt_kv_head(rt, h) * dh;
-    for (int i = jb->start; i < jb->T; i++) {
-        int j0, j1;
-        weights_row(&rt->xattn[l], h, rt_cross_q(rt, l, i) + h * dh, cross_kt(rt, l, h), Ts, dh, i,
-                    Ts, row, &j0, &j1);
-        lm_kernel_set()->context(rt->z + (size_t)i * rt->qdim + h * dh, row + j0,
-                                 v + (size_t)j0 * W2, W2, j1 - j0, dh);
-    }
-}
-
-void rt_cross_attend(Rt *rt, int l, int start, int T, const RtAttn *a)
-{
-    rt->xattn[l] = *a;
-    rt->xattn[l].causal = 0; /* every target position sees the whole source */
-    rt->xattn[l].window = 0;
-    AttnJob aj = {rt, l, start, T};
-    ops_share(cross_head, &aj, rt->sh.n_head, 2.0 * (T - start) * rt->Ts * rt->qdim);
-}
-
-void rt_cross_map(const Rt *rt, int layer, int head, float *out, size_t ld)
-{
-    int Ts = rt->Ts > 0 ? rt->Ts : 0;
-    for (int i = 0; i < rt->T; i++) {
-        float *row = out + (size_t)i * ld;
-        int j0, j1;
-        if (i < rt->layer_done[layer] && Ts)
-            weights_row(&rt->xattn[layer], head, rt_cross_q(rt, layer, i) + head * rt->sh.d_head,
-                        cross_kt(rt, layer, head), Ts, rt->sh.d_head, i, Ts, row, &j0, &j1);
-        else
-            memset(row, 0, sizeof(float) * (size_t)Ts);
-    }
 }
 
 /* ---- maps, queries, keys ----------------------------------------------------------- */
@@ -798,7 +720,7 @@ void rt_map_rows(const RtAttn *a, int h, int done, const float *q, size_t q_step
         float *row = out + (size_t)i * ld;
         int j0 = 0, j1 = 0;
         if (i < done)
-            weights_row(a, h, q + (size_t)i * q_step, kt, ldk, dh, i, done, row, &j0, &j1);
+            rt_weights_row(a, h, q + (size_t)i * q_step, kt, ldk, dh, i, done, row, &j0, &j1);
         for (int j = j1; j < T; j++)
             row[j] = 0.0f;
     }

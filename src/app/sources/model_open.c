@@ -489,7 +489,7 @@ static void compute_layer(void *user, int layer)
 /* g->ids checked for a forward: some tokens (else what the vocabulary
  * lacks of text, len bytes), at most n_positions, each a row of the
  * embedding. */
-static int check_ids(ModelOpened *g, const char *text, size_t len, AttnErr *err)
+int model_check_ids(ModelOpened *g, const char *text, size_t len, AttnErr *err)
 {
     int T = g->ids.n;
     char left[600];
@@ -509,7 +509,7 @@ static int check_ids(ModelOpened *g, const char *text, size_t len, AttnErr *err)
 }
 
 /* g->text = text (len bytes) and g->ids its tokens. */
-static int set_text(ModelOpened *g, const char *text, size_t len, AttnErr *err)
+int model_opened_set_text(ModelOpened *g, const char *text, size_t len, AttnErr *err)
 {
     free(g->text);
     g->text = malloc(len + 1);
@@ -525,16 +525,16 @@ static int set_text(ModelOpened *g, const char *text, size_t len, AttnErr *err)
 
 int model_compute_text(ModelOpened *g, const char *text, size_t len, AttnErr *err)
 {
-    int rc = set_text(g, text, len, err);
+    int rc = model_opened_set_text(g, text, len, err);
     if (rc == 0)
-        rc = check_ids(g, text, len, err);
+        rc = model_check_ids(g, text, len, err);
     return rc < 0 ? rc : model_compute_ids(g, err);
 }
 
 int model_compute_ids(ModelOpened *g, AttnErr *err)
 {
     int T = g->ids.n, L = g->lm.info.n_layer, H = g->lm.info.n_head;
-    int rc = check_ids(g, g->text, strlen(g->text), err);
+    int rc = model_check_ids(g, g->text, strlen(g->text), err);
     if (rc < 0)
         return rc;
     /* for the window, every map's thumbnail and scores as the forward goes */
@@ -569,191 +569,6 @@ int model_compute_ids(ModelOpened *g, AttnErr *err)
     if (!g->im)
         return -err->code;
     return import_pick(g->im, 0, 0, 0, NULL, err) < 0 ? -err->code : 0; /* layer 1, head 1 */
-}
-
-/* ---- encoder-decoders (issue 36) --------------------------------------------------------- */
-
-/* The decoder's ids of target: the start token, then the target's tokens
- * (its template's included) without the last, as transformers'
- * shift_tokens_right makes them from the labels. */
-static int decoder_ids(ModelOpened *g, const char *target, AttnErr *err)
-{
-    BpeIds t = {0};
-    int n = 0;
-    if (target && model_encode(g, target, strlen(target), &t) < 0) {
-        bpe_ids_free(&t);
-        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
-    }
-    n = t.n > 0 ? t.n : 1; /* the start token and t.n − 1 of the target's */
-    int *p = realloc(g->tgt.id, sizeof *p * (size_t)n);
-    if (!p) {
-        bpe_ids_free(&t);
-        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
-    }
-    g->tgt.id = p;
-    g->tgt.cap = n;
-    g->tgt.n = n;
-    p[0] = g->lm.info.start_id;
-    for (int i = 1; i < n; i++)
-        p[i] = t.id[i - 1];
-    bpe_ids_free(&t);
-    return 0;
-}
-
-/* A cross map of the live state (Tt × Ts): the command line's maps read it
- * while g is open. */
-static void cross_map(const void *user, int l, int h, float *out)
-{
-    const Rt *rt = user;
-    rt_cross_map(rt, l, h, out, (size_t)rt->Ts);
-}
-
-static int cross_each(const void *user, void (*fn)(void *, int, int, const float *), void *fn_user)
-{
-    const Rt *rt = user;
-    float *m = malloc(sizeof *m * ((size_t)rt->T * rt->Ts + 1));
-    if (!m)
-        return -ATTN_E_NOMEM;
-    for (int l = 0; l < rt->sh.n_layer; l++)
-        for (int h = 0; h < rt->sh.n_head; h++) {
-            rt_cross_map(rt, l, h, m, (size_t)rt->Ts);
-            fn(fn_user, l, h, m);
-        }
-    free(m);
-    return 0;
-}
-
-/* The labels of ids[0..n) (malloc'd, NULL-ended; as stored with "Ġ" when
- * shown is 0, with ␣ when 1), or NULL. */
-static char **labels_of(const Bpe *b, const int *ids, int n, int shown)
-{
-    char **t = calloc((size_t)n + 1, sizeof *t);
-    for (int i = 0; t && i < n; i++)
-        if (!(t[i] = shown ? model_shown_label(b, ids[i]) : model_token_text(b, ids[i], "\xC4\xA0", "?"))) {
-            attn_tokens_free(t);
-            return NULL;
-        }
-    return t;
-}
-
-/* The cross-attention maps as an Imported: target queries × source keys. */
-static Imported *cross_imported(ModelOpened *g, AttnErr *err)
-{
-    Rt *rt = g->lm.rt;
-    int Tt = g->tgt.n, Ts = g->ids.n;
-    char **q = labels_of(g->bpe, g->tgt.id, Tt, 0), **k = labels_of(g->bpe, g->ids.id, Ts, 0);
-    char **qs = labels_of(g->bpe, g->tgt.id, Tt, 1), **ks = labels_of(g->bpe, g->ids.id, Ts, 1);
-    Imported *im = malloc(sizeof *im);
-    if (!q || !k || !qs || !ks || !im) {
-        attn_tokens_free(q), attn_tokens_free(k), attn_tokens_free(qs), attn_tokens_free(ks);
-        free(im);
-        attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
-        return NULL;
-    }
-    ImportMaps from = {cross_map, cross_each, rt, NULL, 0};
-    if (import_from_maps(im, g->name, &from, rt->sh.n_layer, rt->sh.n_head, Tt, Ts, q, k, err) < 0) {
-        attn_tokens_free(qs), attn_tokens_free(ks);
-        free(im);
-        return NULL;
-    }
-    for (int i = 0; i < Tt; i++) { /* labels with the space marker */
-        free(im->q_shown[i]);
-        im->q_shown[i] = qs[i];
-    }
-    for (int j = 0; j < Ts && im->k_shown; j++) {
-        free(im->k_shown[j]);
-        im->k_shown[j] = ks[j];
-    }
-    if (!im->k_shown)
-        attn_tokens_free(ks);
-    else
-        free(ks);
-    free(qs);
-    im->causal = 0;
-    return im;
-}
-
-/* --export-attention's sources of an encoder-decoder's three groups. */
-static int enc_map_out(void *user, int l, int h, float *out)
-{
-    const Rt *e = ((const Rt *)user)->enc;
-    rt_map(e, l, h, out, (size_t)e->T);
-    return 0;
-}
-
-static int dec_map_out(void *user, int l, int h, float *out)
-{
-    const Rt *rt = user;
-    rt_map(rt, l, h, out, (size_t)rt->T);
-    return 0;
-}
-
-static int cross_map_out(void *user, int l, int h, float *out)
-{
-    cross_map(user, l, h, out);
-    return 0;
-}
-
-/* The .npz of the three groups and the two token lists. */
-static int encdec_export(const ModelOpened *g, const char *path, AttnErr *err)
-{
-    Rt *rt = g->lm.rt;
-    int Ts = g->ids.n, Tt = g->tgt.n;
-    AttnWriteGroup groups[3] = {
-        {"encoder", enc_map_out, rt, rt->enc->sh.n_layer, rt->enc->sh.n_head, Ts, Ts},
-        {"decoder", dec_map_out, rt, rt->sh.n_layer, rt->sh.n_head, Tt, Tt},
-        {"cross", cross_map_out, rt, rt->sh.n_layer, rt->sh.n_head, Tt, Ts},
-    };
-    char **src = labels_of(g->bpe, g->ids.id, Ts, 0), **tgt = labels_of(g->bpe, g->tgt.id, Tt, 0);
-    int rc = src && tgt ? attn_write_groups_npz(path, groups, 3, (const char *const *)src, Ts,
-                                                (const char *const *)tgt, Tt, err)
-                        : attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
-    attn_tokens_free(src);
-    attn_tokens_free(tgt);
-    return rc;
-}
-
-/* An encoder-decoder on the command line: the text is the source, target
- * the decoder's text; the forward, then g->im the maps of group. */
-static int encdec_compute(ModelOpened *g, const char *text, const char *target, int group, AttnErr *err)
-{
-    if (!*text)
-        return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "%s", target && *target
-                            ? "a target with no source: the text is the source (the encoder's), "
-                              "--target the decoder's"
-                            : "the text is empty: no source tokens, no maps");
-    int rc = set_text(g, text, strlen(text), err);
-    if (rc == 0)
-        rc = check_ids(g, text, strlen(text), err);
-    if (rc == 0)
-        rc = decoder_ids(g, target, err);
-    if (rc == 0 && g->tgt.n > g->lm.info.n_positions)
-        rc = attn_err_set(err, ATTN_E_TOO_MANY_TOKENS, g->path, 0, "--target: %d tokens: %s takes at most %d",
-                          g->tgt.n, g->name, g->lm.info.n_positions);
-    if (rc == 0)
-        rc = lm_forward_encdec(&g->lm, g->ids.id, g->ids.n, g->tgt.id, g->tgt.n, NULL, err);
-    if (rc < 0)
-        return rc;
-    g->group = group;
-    if (g->im) {
-        import_close(g->im);
-        free(g->im);
-    }
-    Rt *rt = g->lm.rt;
-    if (group == GROUP_CROSS) {
-        g->im = cross_imported(g, err);
-    } else {
-        Rt *side = group == GROUP_ENCODER ? rt->enc : rt;
-        const BpeIds *ids = group == GROUP_ENCODER ? &g->ids : &g->tgt;
-        RtMaps *maps = rt_maps_take(side);
-        if (!maps)
-            return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
-        g->im = model_maps_imported(g->bpe, g->name, maps, ids->id, ids->n, side->sh.n_layer, side->sh.n_head,
-                                    err);
-    }
-    if (!g->im)
-        return -err->code;
-    return import_pick(g->im, 0, 0, 0, NULL, err) < 0 ? -err->code : 0;
 }
 
 /* ---- the command line ---------------------------------------------------------------- */
@@ -854,9 +669,9 @@ static int cli_generate(ModelOpened *g, const Options *o, const char *text, Attn
                             "--generate: %s (%s) is an encoder: it fills a blank (%s in the text, "
                             "--print predictions), it does not continue a text", g->name,
                             g->lm.info.arch, model_mask_id(g->bpe) >= 0 ? "its mask token" : "a mask token");
-    int rc = set_text(g, text, strlen(text), err);
+    int rc = model_opened_set_text(g, text, strlen(text), err);
     if (rc == 0)
-        rc = check_ids(g, text, strlen(text), err);
+        rc = model_check_ids(g, text, strlen(text), err);
     if (rc < 0)
         return rc;
     int T = g->ids.n, P = g->lm.info.n_positions;
@@ -896,7 +711,7 @@ int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *e
         return rc;
     }
     if (g->lm.info.encdec && !window && o->print != PRINT_TOKENS) {
-        rc = encdec_compute(g, text, o->target, o->group, err);
+        rc = model_encdec_compute(g, text, o->target, o->group, err);
         if (rc == 0 && o->query >= g->im->f.Tq)
             rc = attn_err_set(err, ATTN_E_RANGE, path, 0, "--query %d: the %s has %d tokens", o->query + 1,
                               o->group == GROUP_ENCODER ? "source" : "target", g->im->f.Tq);
@@ -1008,7 +823,7 @@ int lmsrc_cli_write(void *opened, const Options *o, AttnErr *err)
             return rc;
     }
     if (o->export_attention && g->lm.info.encdec) {
-        int rc = encdec_export(g, o->export_attention, err);
+        int rc = model_encdec_export(g, o->export_attention, err);
         if (rc < 0 || (o->print == PRINT_NONE && !o->n_exports))
             return rc;
     } else if (o->export_attention) {

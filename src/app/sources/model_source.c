@@ -459,7 +459,7 @@ static void panel_text(AppState *a)
                 }
         }
         char how[120];
-        double scaled = rt_attn_score(&r->attn[layer], dot);
+        double scaled = rt_attn_score_at(&r->attn[layer], dot, head, r->sel_i, r->sel_j);
         rt_attn_describe(&r->attn[layer], dh, how, sizeof how);
         PUT("Inside layer %d, head %d: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D\n",
             layer + 1, head + 1, im && r->sel_i < im->f.Tq ? im->q_shown[r->sel_i] : "?",
