@@ -12,7 +12,8 @@
 # with Debian's python3 and numpy) that `attnviz FILE.npz --group G` reads
 # back to the same --print csv. Bad input: --target
 # on a decoder-only model or an encoder (exit 2 naming --target), --target
-# without --model (exit 2), a target with no source (exit 1), --group with
+# without --model (exit 2), a target with no source, --generate or --print
+# logit-lens on an encoder-decoder (exit 1), --group with
 # a wrong name or on a .npy (exit 2). Run from the repository root.
 set -u
 BIN=${ATTNVIZ_BIN:-build/attnviz}
@@ -49,7 +50,7 @@ for d in tests/fixtures/families/t5/*/ tests/fixtures/families/bart/*/; do
             { d = $2 - w[NR]; if (d < 0) d = -d; if (d > 2e-6) bad = 1 }
             END { exit !(bad == 0 && NR == n) }' "$TMP/out"
     then ok "$name: --print predictions after the decoder's last position as the reference"
-    else bad "$name: predictions (rc $rc): $(tr '\n' ' ' <"$TMP/out$TMP/err" | head -c 300) want ids $top_ids"; fi
+    else bad "$name: predictions (rc $rc): $(cat "$TMP/out" "$TMP/err" | tr "\n" " " | head -c 300) want ids $top_ids"; fi
 
     # the cross map, layer 1 head 1: rows the decoder's ids, columns the source's
     run --model "$d" --target "$tgt" --print csv --layer 1 --head 1 "$src"
@@ -61,18 +62,18 @@ for d in tests/fixtures/families/t5/*/ tests/fixtures/families/bart/*/; do
                 FNR > 1 { for (j = 2; j <= NF; j++) { d = $j - w[FNR - 1, j - 1]; if (d < 0) d = -d; if (d > 1e-5) bad = 1 }; m++ }
                 END { exit !(bad == 0 && m > 0) }' "$TMP/want" "$TMP/out"
     then ok "$name: --print csv: the cross map (target x source) as the reference"
-    else bad "$name: cross csv (rc $rc, $rows rows): $(head -c 400 "$TMP/out$TMP/err")"; fi
+    else bad "$name: cross csv (rc $rc, $rows rows): $(cat "$TMP/out" "$TMP/err" | head -c 400)"; fi
 
     # the decoder's maps: a triangle; the encoder's: a full square
     run --model "$d" --target "$tgt" --group decoder --print csv --layer 1 --head 1 "$src"
     if [ $rc = 0 ] && awk -F, 'NR == 2 { for (i = 3; i <= NF; i++) s += $i } END { exit !(s == 0 && NR > 2) }' "$TMP/out"
     then ok "$name: --group decoder: causal"
-    else bad "$name: --group decoder (rc $rc): $(head -c 300 "$TMP/out$TMP/err")"; fi
+    else bad "$name: --group decoder (rc $rc): $(cat "$TMP/out" "$TMP/err" | head -c 300)"; fi
     run --model "$d" --target "$tgt" --group encoder --print csv --layer 1 --head 1 "$src"
     if [ $rc = 0 ] && [ "$(($(wc -l <"$TMP/out") - 1))" = "$(echo "$want_ids" | wc -w)" ] &&
        awk -F, 'NR == 2 { for (i = 3; i <= NF; i++) s += $i } END { exit !(s > 0) }' "$TMP/out"
     then ok "$name: --group encoder: the source's full square"
-    else bad "$name: --group encoder (rc $rc): $(head -c 300 "$TMP/out$TMP/err")"; fi
+    else bad "$name: --group encoder (rc $rc): $(cat "$TMP/out" "$TMP/err" | head -c 300)"; fi
 
     # --export-attention: the three groups and both token lists in the .npz
     run --model "$d" --target "$tgt" --export-attention "$TMP/$name.npz" "$src"
@@ -117,6 +118,13 @@ for d in tests/fixtures/families/bert/bert-wordpiece-mask tests/fixtures/gpt2/f3
     if [ $rc = 2 ] && grep -q -- "--target: .* is not an encoder-decoder" "$TMP/err" && [ ! -s "$TMP/out" ]
     then ok "$(basename "$d"): --target refused by name (exit 2)"
     else bad "$(basename "$d"): --target (rc $rc): $(head -c 300 "$TMP/err")"; fi
+done
+for what in "--generate 3" "--print logit-lens"; do
+    # shellcheck disable=SC2086
+    run --model tests/fixtures/families/t5/t5-relu-tied $what "the house"
+    if [ $rc = 1 ] && grep -q -- "${what%% [0-9]*}: t5-relu-tied (t5) is an encoder-decoder" "$TMP/err" && [ ! -s "$TMP/out" ]
+    then ok "$what on an encoder-decoder refused by name (exit 1)"
+    else bad "$what on an encoder-decoder (rc $rc): $(cat "$TMP/out" "$TMP/err" | head -c 300)"; fi
 done
 run --target "x" --print csv "the cat"
 if [ $rc = 2 ] && grep -q -- "--target .* needs --model" "$TMP/err"; then ok "--target without --model (exit 2)"

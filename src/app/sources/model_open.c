@@ -710,6 +710,14 @@ int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *e
         model_opened_free(g);
         return rc;
     }
+    if (g->lm.info.encdec && (o->generate_set || o->print == PRINT_LOGIT_LENS)) {
+        rc = attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0,
+                          "%s: %s (%s) is an encoder-decoder: its %s is not computed yet", o->generate_set
+                          ? "--generate" : "--print logit-lens", g->name, g->lm.info.arch,
+                          o->generate_set ? "generation (--target gives a target)" : "logit lens");
+        model_opened_free(g);
+        return rc;
+    }
     if (g->lm.info.encdec && !window && o->print != PRINT_TOKENS) {
         rc = model_encdec_compute(g, text, o->target, o->group, err);
         if (rc == 0 && o->query >= g->im->f.Tq)
