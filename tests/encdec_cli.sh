@@ -54,7 +54,7 @@ for d in tests/fixtures/families/t5/*/ tests/fixtures/families/bart/*/; do
 
     # the cross map, layer 1 head 1: rows the decoder's ids, columns the source's
     run --model "$d" --target "$tgt" --print csv --layer 1 --head 1 "$src"
-    tr -d '\n ' <"$d/cli.json" | sed -n 's/.*"cross_l1h1":\[\[\(.*\)\]\]}.*/\1/p' | sed 's/\],\[/\n/g' >"$TMP/want"
+    tr -d '\n ' <"$d/cli.json" | sed -n 's/.*"cross_l1h1":\[\[\([^"]*\)\]\],.*/\1/p' | sed 's/\],\[/\n/g' >"$TMP/want"
     rows=$(($(wc -l <"$TMP/out") - 1))
     if [ $rc = 0 ] && [ "$rows" = "$(echo "$dec_ids" | wc -w)" ] &&
        [ "$(head -n 1 "$TMP/out" | awk -F, '{ print NF - 1 }')" = "$(echo "$want_ids" | wc -w)" ] &&
