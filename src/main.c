@@ -169,6 +169,12 @@ int main(int argc, char **argv)
         status = 0; /* printed and exported */
     }
 done:
+    if (status != 0 && err.code == ATTN_E_USAGE) { /* found when the model opened (--target) */
+        fprintf(stderr, "attnviz: %s\nTry 'attnviz --help' for the options.\n", err.msg);
+        status = 2;
+        err.code = 0;
+        err.msg[0] = '\0';
+    }
     if (shown)
         kind->cli_free(shown);
     if (sentence)

@@ -140,7 +140,7 @@ static void ao_logits(Rt *rt, const void *wv, const float *x, float *logits)
 }
 
 static const RtArch rt_attnonly = {"attnonly", sizeof(AoConfig), ao_check, ao_shape, ao_embed,
-                                   ao_layer, ao_logits};
+                                   ao_layer, ao_logits, NULL, NULL};
 
 static int ao_sizes_read(void *cfg, const char *file, AttnErr *err)
 {
@@ -202,7 +202,7 @@ static int ao_shape_error(const void *cfg, const char *tensor, const char *want,
 
 static void ao_facts(const void *cfg, ArchFacts *f)
 {
-    *f = (ArchFacts){((const AoConfig *)cfg)->bos_id, 1, 0, -1};
+    *f = (ArchFacts){((const AoConfig *)cfg)->bos_id, 1, 0, -1, -1};
 }
 
 #define AO_FILES "config.json, model.safetensors, vocab.json, merges.txt"

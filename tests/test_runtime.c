@@ -453,7 +453,7 @@ static void tiny_logits(Rt *rt, const void *wv, const float *x, float *out)
 }
 
 static const RtArch arch_tiny = {"Tiny", sizeof(TinyCfg), tiny_check, tiny_shape,
-                                 tiny_embed, tiny_layer, tiny_logits};
+                                 tiny_embed, tiny_layer, tiny_logits, NULL, NULL};
 
 static double *darr(size_t n, double lo, double hi)
 {
@@ -795,41 +795,41 @@ typedef struct AttnCase {
 
 static const double SHORT_F[] = {1.0, 1.5, 2.25}, LONG_F[] = {1.0, 3.0, 9.5};
 static const AttnCase ATTN_CASES[] = {
-    {"causal", 2, 0, 19, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}}, {0}, 1.0},
-    {"div1 √d, div2 2", 2, 0, 19, {{1, 0, S8, 2, 0, 0}, {1, 0, S8, 2, 0, 0}}, {0}, 6.0},
-    {"mul 1/√d", 1, 0, 32, {{1, 0, 0, 0, 1 / S8, 0}, {1, 0, 0, 0, 1 / S8, 0}}, {0}, 4.5},
+    {"causal", 2, 0, 19, {{1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}, {1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}}, {0}, 1.0},
+    {"div1 √d, div2 2", 2, 0, 19, {{1, 0, S8, 2, 0, 0, NULL, 0, 0, 0}, {1, 0, S8, 2, 0, 0, NULL, 0, 0, 0}}, {0}, 6.0},
+    {"mul 1/√d", 1, 0, 32, {{1, 0, 0, 0, 1 / S8, 0, NULL, 0, 0, 0}, {1, 0, 0, 0, 1 / S8, 0, NULL, 0, 0, 0}}, {0}, 4.5},
     {"div1 2, mul 0.5, softcap 4", 2, 0, 19,
-     {{1, 0, 2, 0, 0.5f, 4}, {1, 0, 2, 0, 0.5f, 4}}, {0}, 9.0},
-    {"window 4", 2, 0, 19, {{1, 4, 0, 0, 0, 0}, {1, 4, 0, 0, 0, 0}}, {0}, 1.0},
-    {"window 1", 1, 0, 9, {{1, 1, 0, 0, 0, 0}, {1, 1, 0, 0, 0, 0}}, {0}, 1.0},
+     {{1, 0, 2, 0, 0.5f, 4, NULL, 0, 0, 0}, {1, 0, 2, 0, 0.5f, 4, NULL, 0, 0, 0}}, {0}, 9.0},
+    {"window 4", 2, 0, 19, {{1, 4, 0, 0, 0, 0, NULL, 0, 0, 0}, {1, 4, 0, 0, 0, 0, NULL, 0, 0, 0}}, {0}, 1.0},
+    {"window 1", 1, 0, 9, {{1, 1, 0, 0, 0, 0, NULL, 0, 0, 0}, {1, 1, 0, 0, 0, 0, NULL, 0, 0, 0}}, {0}, 1.0},
     {"window 3, then full with softcap", 2, 0, 19,
-     {{1, 3, 0, 0, 1 / S8, 0}, {1, 0, S8, 0, 0, 2.5f}}, {0}, 3.5},
-    {"bidirectional", 2, 1, 19, {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}}, {0}, 1.0},
-    {"bidirectional window 3", 2, 1, 19, {{0, 3, 0, 0, 0, 0}, {0, 3, S8, 0, 0, 0}}, {0}, 2.7},
-    {"rope half (dims 0: all)", 2, 0, 19, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}},
+     {{1, 3, 0, 0, 1 / S8, 0, NULL, 0, 0, 0}, {1, 0, S8, 0, 0, 2.5f, NULL, 0, 0, 0}}, {0}, 3.5},
+    {"bidirectional", 2, 1, 19, {{0, 0, 0, 0, 0, 0, NULL, 0, 0, 0}, {0, 0, 0, 0, 0, 0, NULL, 0, 0, 0}}, {0}, 1.0},
+    {"bidirectional window 3", 2, 1, 19, {{0, 3, 0, 0, 0, 0, NULL, 0, 0, 0}, {0, 3, S8, 0, 0, 0, NULL, 0, 0, 0}}, {0}, 2.7},
+    {"rope half (dims 0: all)", 2, 0, 19, {{1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}, {1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}},
      {ROPE_HALF, 0, 10000, ROPE_SCALE_NONE, 0, 0, 0, 0, NULL, NULL, 0}, 1.0},
-    {"rope half partial 4 of 8", 2, 0, 19, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}},
+    {"rope half partial 4 of 8", 2, 0, 19, {{1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}, {1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}},
      {ROPE_HALF, 4, 10000, ROPE_SCALE_NONE, 0, 0, 0, 0, NULL, NULL, 0}, 1.0},
-    {"rope pairs", 2, 0, 19, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}},
+    {"rope pairs", 2, 0, 19, {{1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}, {1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}},
      {ROPE_PAIRS, 8, 10000, ROPE_SCALE_NONE, 0, 0, 0, 0, NULL, NULL, 0}, 1.0},
-    {"rope pairs partial 4 of 8", 2, 0, 19, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}},
+    {"rope pairs partial 4 of 8", 2, 0, 19, {{1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}, {1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}},
      {ROPE_PAIRS, 4, 100, ROPE_SCALE_NONE, 0, 0, 0, 0, NULL, NULL, 0}, 1.0},
-    {"rope linear 4", 2, 0, 19, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}},
+    {"rope linear 4", 2, 0, 19, {{1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}, {1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}},
      {ROPE_HALF, 8, 100, ROPE_SCALE_LINEAR, 4, 0, 0, 0, NULL, NULL, 0}, 1.0},
     /* θ 100: wavelengths 6.3, 19.9, 62.8, 199 against 32 / 4 = 8 and 32 / 1:
      * one kept, one blended, two divided */
-    {"rope llama3 (8, 1, 4, 32; θ 100)", 2, 0, 32, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}},
+    {"rope llama3 (8, 1, 4, 32; θ 100)", 2, 0, 32, {{1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}, {1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}},
      {ROPE_HALF, 8, 100, ROPE_SCALE_LLAMA3, 8, 1, 4, 32, NULL, NULL, 0}, 1.0},
-    {"rope llama3 (8, 1, 4, 16; θ 10000)", 2, 0, 19, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}},
+    {"rope llama3 (8, 1, 4, 16; θ 10000)", 2, 0, 19, {{1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}, {1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}},
      {ROPE_HALF, 8, 10000, ROPE_SCALE_LLAMA3, 8, 1, 4, 16, NULL, NULL, 0}, 1.0},
     /* longrope (Phi-3): the short factors up to orig_max tokens, the long
      * ones past it, for every position; cos and sin times attn_factor */
-    {"rope longrope short (19 of 19)", 2, 0, 19, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}},
+    {"rope longrope short (19 of 19)", 2, 0, 19, {{1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}, {1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}},
      {ROPE_HALF, 6, 1000, ROPE_SCALE_LONGROPE, 0, 0, 0, 19, SHORT_F, LONG_F, 1.19}, 1.0},
-    {"rope longrope long (19 > 16)", 2, 0, 19, {{1, 0, 0, 0, 0, 0}, {1, 0, 0, 0, 0, 0}},
+    {"rope longrope long (19 > 16)", 2, 0, 19, {{1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}, {1, 0, 0, 0, 0, 0, NULL, 0, 0, 0}},
      {ROPE_HALF, 6, 1000, ROPE_SCALE_LONGROPE, 0, 0, 0, 16, SHORT_F, LONG_F, 1.19}, 1.0},
     {"rope half partial, window 5, bidirectional", 2, 1, 19,
-     {{0, 5, 0, 0, 1 / S8, 0}, {0, 0, 0, 0, 1 / S8, 0}},
+     {{0, 5, 0, 0, 1 / S8, 0, NULL, 0, 0, 0}, {0, 0, 0, 0, 1 / S8, 0, NULL, 0, 0, 0}},
      {ROPE_HALF, 4, 10000, ROPE_SCALE_NONE, 0, 0, 0, 0, NULL, NULL, 0}, 3.0},
 };
 
@@ -987,7 +987,7 @@ static void test_incremental_equals_full(void **state)
                          {ROPE_HALF, 6, 1000, ROPE_SCALE_LONGROPE, 0, 0, 0, 20, SHORT_F, LONG_F, 1.2}};
     for (int set = 0; set < 2 * N_SETS; set++) {
         TinyCfg c = {tiny_shape_of(2, 0, ropes[set % 2]),
-                     {{1, 4, 0, 0, 1 / S8, 0}, {1, 0, S8, 0, 0, 3}}};
+                     {{1, 4, 0, 0, 1 / S8, 0, NULL, 0, 0, 0}, {1, 0, S8, 0, 0, 3, NULL, 0, 0, 0}}};
         int lr = set % 2;
         if (lm_use_kernels(SETS[set / 2]) < 0)
             continue;
@@ -1032,8 +1032,8 @@ static void test_bidirectional_recomputes(void **state)
 {
     (void)state;
     static const RtAttn kinds[][2] = {
-        {{0, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 0}},
-        {{0, 3, 0, 0, 0, 0}, {0, 3, 0, 0, 0, 0}},
+        {{0, 0, 0, 0, 0, 0, NULL, 0, 0, 0}, {0, 0, 0, 0, 0, 0, NULL, 0, 0, 0}},
+        {{0, 3, 0, 0, 0, 0, NULL, 0, 0, 0}, {0, 3, 0, 0, 0, 0, NULL, 0, 0, 0}},
     };
     for (size_t kd = 0; kd < sizeof kinds / sizeof kinds[0]; kd++) {
         RopeSpec rope = {ROPE_PAIRS, 0, 10000, ROPE_SCALE_NONE, 0, 0, 0, 0, NULL, NULL, 0};
@@ -1161,19 +1161,19 @@ static void test_attn_score(void **state)
 {
     (void)state;
     char how[120];
-    RtAttn a = {1, 0, 0, 0, (float)(1.0 / sqrt(8.0)), 4.0f};
+    RtAttn a = {1, 0, 0, 0, (float)(1.0 / sqrt(8.0)), 4.0f, NULL, 0, 0, 0};
     double s = 3.0 * (float)(1.0 / sqrt(8.0));
     assert_true(fabs(rt_attn_score(&a, 3.0) - 4.0 * tanh(s / 4.0)) < 1e-12);
     rt_attn_describe(&a, 8, how, sizeof how);
     assert_string_equal(how, "\xC3\xB7 \xE2\x88\x9A" "8, then 4 \xC2\xB7 tanh(s / 4)");
-    RtAttn g = {1, 0, 8.0f, 3.0f, 0, 0}; /* GPT-2's: ÷ √64, then ÷ (layer + 1) */
+    RtAttn g = {1, 0, 8.0f, 3.0f, 0, 0, NULL, 0, 0, 0}; /* GPT-2's: ÷ √64, then ÷ (layer + 1) */
     assert_true(fabs(rt_attn_score(&g, 48.0) - 2.0) < 1e-12);
     rt_attn_describe(&g, 64, how, sizeof how);
     assert_string_equal(how, "\xC3\xB7 \xE2\x88\x9A" "64 \xC3\xB7 3");
-    RtAttn m = {1, 0, 0, 0, 0.25f, 0};
+    RtAttn m = {1, 0, 0, 0, 0.25f, 0, NULL, 0, 0, 0};
     rt_attn_describe(&m, 8, how, sizeof how);
     assert_string_equal(how, "\xC3\x97 0.25");
-    RtAttn none = {1, 0, 0, 0, 0, 0};
+    RtAttn none = {1, 0, 0, 0, 0, 0, NULL, 0, 0, 0};
     assert_true(rt_attn_score(&none, -1.5) == -1.5);
     rt_attn_describe(&none, 8, how, sizeof how);
     assert_string_equal(how, "");
@@ -1201,7 +1201,7 @@ static void test_too_large(void **state)
     enum { BIG = 1 << 20 };
     TinyCfg c = {{.n_layer = 4096, .n_head = 4, .n_kv_head = 4, .d_head = 16, .hidden = 64,
                   .n_positions = BIG, .n_vocab = 11},
-                 {{1, 0, 0, 0, 0.25f, 0}, {1, 8, 0, 0, 0.25f, 0}}};
+                 {{1, 0, 0, 0, 0.25f, 0, NULL, 0, 0, 0}, {1, 8, 0, 0, 0.25f, 0, NULL, 0, 0, 0}}};
     TinyW *w = tw_make(&c.sh, 99, 1.0, 0);
     int *ids = calloc(BIG, sizeof(int));
     assert_non_null(ids);

@@ -103,6 +103,9 @@ typedef enum ArchTensorKind {
 #define AT_NO_PREFIX 2 /* named without the file's prefix (lm_head) */
 #define AT_OPTIONAL  4 /* absent: tied */
 #define AT_SAME_TIES 8 /* the same numbers as the tied row's: tied */
+#define AT_ENC_LAYER 16 /* an encoder-decoder's: one per encoder layer (the count its
+                           RtArch.encoder's shape gives), off into a layer struct of
+                           the array at enc_layers_off */
 
 #define ARCH_MAX_SIZES 8
 
@@ -174,6 +177,7 @@ typedef struct ArchFacts {
     int scale_attn;     /* 1: scores / √d_head */
     int scale_by_layer; /* 1: scores also / (layer + 1) */
     int eos_id;         /* the end-of-text token generation stops at; -1: none */
+    int start_id;       /* an encoder-decoder's decoder_start_token_id; -1: none */
 } ArchFacts;
 
 typedef struct ArchDesc {
@@ -189,6 +193,8 @@ typedef struct ArchDesc {
     /* the weights: a struct of weights_size bytes, its layers (layer_size
      * bytes each) an array it points to at layers_off */
     size_t weights_size, layer_size, layers_off;
+    size_t enc_layers_off; /* an encoder-decoder's encoder layers (AT_ENC_LAYER rows), of
+                              layer_size bytes each, an array it points to here */
     const ArchTensor *tensors;
     int n_tensors;
     void (*sizes)(const void *cfg, long long *sizes); /* ARCH_MAX_SIZES at most */
@@ -216,6 +222,10 @@ typedef struct ArchDesc {
     .tensors = (tensors_), .n_tensors = (int)(sizeof(tensors_) / sizeof(tensors_)[0])
 #define ARCH_WEIGHTS(W, Y) \
     .weights_size = sizeof(W), .layer_size = sizeof(Y), .layers_off = offsetof(W, layers)
+/* The same for an encoder-decoder: W's members enc_layers (the encoder's)
+ * and layers (the decoder's), both arrays of Y. */
+#define ARCH_ENCDEC_WEIGHTS(W, Y) \
+    ARCH_WEIGHTS(W, Y), .enc_layers_off = offsetof(W, enc_layers)
 
 /* The architectures the program has (src/core/archs.c), ending with NULL. */
 extern const ArchDesc *const arch_builtin[];

@@ -45,4 +45,20 @@ typedef int (*AttnMapSource)(void *user, int l, int h, float *out);
 int attn_write_attention_maps(const char *path, AttnMapSource map, void *user, int L, int H,
                               int Tq, int Tk, const char *const *tokens, AttnErr *err);
 
+/* An encoder-decoder's maps (issue 36): one group each, NAME.npy in the
+ * .npz, L×H×Tq×Tk float32 made a map at a time by map(user, l, h, out). */
+typedef struct AttnWriteGroup {
+    const char *name;   /* "encoder", "decoder", "cross" */
+    AttnMapSource map;
+    void *user;
+    int L, H, Tq, Tk;
+} AttnWriteGroup;
+/* A .npz of the n groups (each NAME.npy, in order) and the token lists
+ * source_tokens.npy (Ts texts) and target_tokens.npy (Tt), '<UN' arrays as
+ * tokens.npy is. Only .npz (another extension: -ATTN_E_PARSE naming it);
+ * atomic; errors as attn_write_attention_maps'. */
+int attn_write_groups_npz(const char *path, const AttnWriteGroup *groups, int n,
+                          const char *const *source_tokens, int Ts,
+                          const char *const *target_tokens, int Tt, AttnErr *err);
+
 #endif

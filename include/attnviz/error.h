@@ -21,7 +21,8 @@
     X(TOO_LARGE, "input too large")                          \
     X(UNSUPPORTED, "unsupported")                            \
     X(NOT_FOUND, "not found")                                \
-    X(CANCELLED, "cancelled")
+    X(CANCELLED, "cancelled")                                \
+    X(USAGE, "usage error")
 
 #define ATTN_ERR_ENUM(name, msg) ATTN_E_##name,
 enum { ATTN_ERROR_LIST(ATTN_ERR_ENUM) ATTN_E_COUNT_ };

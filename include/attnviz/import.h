@@ -61,6 +61,12 @@ typedef struct Imported {
 
 /* Open path (an attention file), with --tokens and --key-tokens when not
  * NULL; refuses a NaN anywhere (naming its place). im is zeroed first. */
+/* The same for an encoder-decoder's .npz (--export-attention's): group
+ * "encoder", "decoder" or "cross" picks its maps and token lists (NULL:
+ * attention.npy, or the cross maps of a file that has no other); a group
+ * named for a file that is not a .npz: -ATTN_E_USAGE. */
+int import_open_group(Imported *im, const char *path, const char *group, const char *tokens,
+                      const char *key_tokens, AttnErr *err);
 int import_open(Imported *im, const char *path, const char *tokens, const char *key_tokens,
                 AttnErr *err);
 /* The same for maps a source made in memory: v holds L×H×Tq×Tk floats

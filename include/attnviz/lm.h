@@ -36,6 +36,12 @@ typedef struct LmInfo {
     int stop_ids[8];        /* the ids generation ends at: eos_id, then the files' others
                                (model_file.h's stop_ids) within the vocabulary */
     int n_stop;
+    int encdec;             /* 1: an encoder-decoder (T5's, BART's): what lm_forward
+                               shows of it is its encoder on the text (n_layer, n_head
+                               … the encoder's; maps, queries, keys, norms and head
+                               ablation too), the predictions its decoder's after its
+                               start token (lm_forward_encdec: a target) */
+    int start_id;           /* its decoder_start_token_id (-1: none) */
 } LmInfo;
 
 /* 1 when id is one of info's end-of-text ids (generation stops after it). */
@@ -84,6 +90,10 @@ int lm_twin(Lm *twin, const Lm *src, AttnErr *err);
 /* Frees everything (a twin: its state alone); a zeroed or closed Lm is fine. */
 void lm_close(Lm *lm);
 
+/* An encoder-decoder's forward (runtime.h's rt_forward_encdec): the
+ * source src[0..Ts), the decoder's ids tgt[0..Tt) (its start token first). */
+int lm_forward_encdec(Lm *lm, const int *src, int Ts, const int *tgt, int Tt, const LmHooks *hooks,
+                      AttnErr *err);
 /* The forward of ids[0..T) (the unchanged prefix of the last one kept):
  * 0, -ATTN_E_CANCELLED (the next forward goes on), or an error. */
 int lm_forward(Lm *lm, const int *ids, int T, const LmHooks *hooks, AttnErr *err);
@@ -103,6 +113,8 @@ int lm_value_norms(Lm *lm, AttnErr *err);
 int lm_layer_norms_each(const Lm *lm, int layer, void (*fn)(void *user, int layer, int head, const float *map),
                         void *user);
 void lm_map_norms(const Lm *lm, int layer, int head, float *out, size_t ld);
+/* Layer's attention as the last forward computed it (the shown state's). */
+const RtAttn *lm_layer_attn(const Lm *lm, int layer);
 /* Head head's query of position i and key of position j in layer (d_head
  * floats, as the scores use them: their dot product is the score before
  * the scaling); valid until the next forward. */

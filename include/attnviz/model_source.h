@@ -29,6 +29,10 @@ typedef struct ModelOpened {
     char path[4096];    /* as given: a folder or a name */
     char dir[4096];     /* the folder it was found in (what a session names) */
     char name[256];     /* for titles: the last part of path */
+    /* an encoder-decoder's (lm.info.encdec): ids are the source's, tgt the
+     * decoder's (its start token first); im holds the maps of group */
+    BpeIds tgt;
+    int group;          /* OptGroup */
 } ModelOpened;
 
 /* Open path (a folder, an installed model such as nano-sort, or a name in

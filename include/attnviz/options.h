@@ -21,6 +21,9 @@ typedef enum PrintFormat {
 /* VIEW_HEADS: the score overview, an L × H heatmap of one head score */
 typedef enum ViewKind { VIEW_HEATMAP = 0, VIEW_LINES, VIEW_BOTH, VIEW_GRID, VIEW_HEADS } ViewKind;
 
+/* An encoder-decoder's three groups of maps (--group). */
+typedef enum OptGroup { GROUP_CROSS = 0, GROUP_ENCODER, GROUP_DECODER } OptGroup;
+
 typedef struct Options {
     const char *sentence;       /* -s, or the words after the options */
     char *sentence_buf;         /* owned join of the positional words */
@@ -105,6 +108,11 @@ typedef struct Options {
      * SESSION.json or --session): opened as Ctrl+O opens it, then the
      * flags given (--layer, --head, --query, --theme …) applied over it */
     const char *window_session;
+    /* an encoder-decoder's (issue 36): --target TEXT (the decoder's text; the
+     * sentence is the source) and --group, the maps --print and --export show */
+    const char *target;
+    int group;                  /* OptGroup */
+    int group_set;
     int help, version;
 } Options;
 

@@ -76,12 +76,28 @@ typedef struct RopeSpec {
 typedef struct RtAttn {
     int causal, window;
     float div1, div2, mul, softcap;
+    /* a relative position bias (T5's; NULL: none), added after the scaling
+     * and before the soft cap: head h, query i, key j gets rel[b · rel_heads
+     * + h], b the bucket of j − i of rel_buckets (rt_rel_bucket: both
+     * directions when the attention is not causal, else only the past) */
+    const float *rel;
+    int rel_buckets, rel_max, rel_heads;
 } RtAttn;
+
+/* T5's bucket (transformers' _relative_position_bucket, its float32 log)
+ * of the relative position d = key − query: half the buckets for each
+ * direction when bidir, else the past only (a future key: bucket 0); the
+ * first half of a direction's buckets exact distances, the rest
+ * logarithmic up to max_dist. */
+int rt_rel_bucket(int d, int bidir, int buckets, int max_dist);
 
 /* The score a's layer makes of a query · key dot product (its scalings and
  * soft cap in order, in double: the panel's number); rt_attn_describe puts
  * the steps in words ("÷ √64", "× 0.0625", "then 50 · tanh(s / 50)"). */
 double rt_attn_score(const RtAttn *a, double dot);
+/* The same for head h, query i, key j: with the relative position bias
+ * (T5's) when a has one, added where the forward adds it. */
+double rt_attn_score_at(const RtAttn *a, double dot, int h, int i, int j);
 void rt_attn_describe(const RtAttn *a, int d_head, char *buf, size_t n);
 
 /* What an architecture's config gives the runtime. The cache holds per
@@ -115,6 +131,15 @@ typedef struct RtArch {
     void (*layer)(Rt *rt, const void *w, int l, int start, int T);
     /* the logits (n_vocab) of one position's last-layer output x */
     void (*logits)(Rt *rt, const void *w, const float *x, float *logits);
+    /* An encoder-decoder's (both NULL for the others): this table is its
+     * decoder's (causal; each layer also attends over the source with
+     * rt_cross_attend), encoder the encoder's (bidirectional, on the same
+     * config and weights; its logits NULL). source makes every decoder
+     * layer's cross keys and values (rt_cross_kv's rows) from the
+     * encoder's last-layer output mem (Ts rows of the encoder's hidden
+     * size; scratch it may overwrite: its final norm in place). */
+    const struct RtArch *encoder;
+    void (*source)(Rt *rt, const void *w, float *mem, int Ts);
 } RtArch;
 
 struct Rt {
@@ -153,6 +178,15 @@ struct Rt {
     int ablate_mean;    /* 1: an ablated head's z is its mean over the T positions; 0: zeros */
     long long n_computed; /* positions × layers every forward so far computed (what the
                              reused prefix saved shows in it; the tests' measure) */
+    /* an encoder-decoder's decoder state (arch->encoder set): */
+    Rt *enc;            /* the encoder's state (the source's tokens) */
+    int Ts;             /* source positions the cross keys hold (-1: none made) */
+    float *xq;          /* L × cap × qdim: the cross queries of each target position */
+    float *xkv;         /* L × Ts × 2·kvdim: the cross keys, then values, of each source position */
+    float *xkt;         /* L × kvdim × Ts: the cross keys transposed */
+    float *xrow;        /* n_head × Ts: a row of cross weights per head */
+    float *xmem;        /* Ts × the encoder's hidden: source's scratch */
+    RtAttn *xattn;      /* L: each layer's cross-attention as computed */
 };
 
 /* A state for arch and cfg (checked, copied), holding no tokens: 0, the
@@ -181,6 +215,36 @@ int rt_is_ablated(const Rt *rt, int layer, int head);
  * -ATTN_E_NOMEM naming the bytes the state would need. T = 0 is empty. */
 int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks *hooks,
                AttnErr *err);
+
+/* An encoder-decoder's forward (arch->encoder set): the encoder on the
+ * source src[0..Ts) (every position: bidirectional) when it changed, then
+ * every decoder layer's cross keys and values, then the decoder on the
+ * target tgt[0..Tt) (the decoder's ids: its start token first), the
+ * unchanged prefix reused unless the source changed. hooks are the
+ * decoder's forward's, enc_hooks the encoder's (either NULL: none; a
+ * source unchanged runs no encoder layer). rt_forward on such a state:
+ * -ATTN_E_RANGE. Errors as rt_forward's. */
+int rt_forward_encdec(Rt *rt, const void *w, const int *src, int Ts, const int *tgt, int Tt,
+                      const ForwardHooks *hooks, const ForwardHooks *enc_hooks, AttnErr *err);
+/* The cross-attention map of decoder layer, head: Tt × Ts weights (row i
+ * at out + i·ld, ld ≥ Ts) recomputed from the cross queries and keys kept
+ * (the forward's floats); rows not computed all 0. */
+void rt_cross_map(const Rt *rt, int layer, int head, float *out, size_t ld);
+/* For the decoder's layers: the cross query row of position i in layer l
+ * (qdim floats), source position j's cross key row (kvdim floats, the
+ * value's follows it). */
+static inline float *rt_cross_q(const Rt *rt, int l, int i)
+{
+    return rt->xq + ((size_t)l * rt->cap + i) * rt->qdim;
+}
+static inline float *rt_cross_kv(const Rt *rt, int l, int j)
+{
+    return rt->xkv + ((size_t)l * rt->Ts + j) * 2 * rt->kvdim;
+}
+/* Layer l's cross-attention for target rows [start, T) (the cross queries
+ * made): each head's weights over the Ts source keys (a: no mask, its
+ * scaling) and its context into rt->z. */
+void rt_cross_attend(Rt *rt, int l, int start, int T, const RtAttn *a);
 
 /* The map of layer, head (T × T weights, row i at out + i·ld, ld ≥ T),
  * recomputed from the cache: a query's masked keys exactly 0; rows of

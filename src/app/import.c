@@ -187,8 +187,18 @@ const AttnFile *import_shown_file(const Imported *im)
 int import_open(Imported *im, const char *path, const char *tokens, const char *key_tokens,
                 AttnErr *err)
 {
+    return import_open_group(im, path, NULL, tokens, key_tokens, err);
+}
+
+int import_open_group(Imported *im, const char *path, const char *group, const char *tokens,
+                      const char *key_tokens, AttnErr *err)
+{
     memset(im, 0, sizeof *im);
-    if (attn_file_open(&im->f, path, err) < 0)
+    if (group && !(strlen(path) > 4 && strcmp(path + strlen(path) - 4, ".npz") == 0))
+        return attn_err_set(err, ATTN_E_USAGE, path, 0,
+                            "--group %s picks an encoder-decoder's maps in its .npz: this file "
+                            "is not one", group);
+    if (attn_file_open_tensor(&im->f, path, group ? group : "attention", err) < 0)
         return -err->code;
     int rc = load_tokens(im, tokens, key_tokens, err);
     int pos[4];

@@ -95,6 +95,10 @@ const char options_usage[] =
     "      --head I|avg         head (1-based) for text/csv and PNG (default 1)\n"
     "      --export FILE        write .png .svg .csv or .json (repeatable)\n"
     "      --export-attention F a model's every layer and head: .npy .npz .safetensors\n"
+    "      --target TEXT        an encoder-decoder's (T5, BART) target: the decoder's\n"
+    "                           text (the sentence is the source)\n"
+    "      --group encoder|decoder|cross  an encoder-decoder's maps for --print and\n"
+    "                           --export (default cross: target x source)\n"
     "      --all-lines          with -f: one export per sentence (numbered)\n"
     "      --view heatmap|lines|both|grid|heads  PNG content (default heatmap; grid:\n"
     "                           every layer and head of an attention file or model;\n"
@@ -125,7 +129,7 @@ enum {
     O_ALLLINES, O_SESSION, O_FRESH, O_FONT, O_MATRIX, O_ATTN, O_TOKENS, O_KTOKENS,
     O_LAYER, O_ROLLOUT, O_DROP, O_KEYS, O_SCORE, O_TEACH, O_STEPS, O_LR, O_OPTIMIZER,
     O_TRAIN, O_CSCALE, O_MODEL, O_BOS, O_EXPATTN, O_HSCORE, O_PROBE,
-    O_GENERATE, O_SAMPLE, O_TOPK, O_ABLATE, O_ABLMEAN
+    O_GENERATE, O_SAMPLE, O_TOPK, O_ABLATE, O_ABLMEAN, O_TARGET, O_GROUP
 };
 
 static const struct option longopts[] = {
@@ -175,6 +179,8 @@ static const struct option longopts[] = {
     {"export-attention", required_argument, 0, O_EXPATTN},
     {"head-score", required_argument, 0, O_HSCORE},
     {"generate", required_argument, 0, O_GENERATE},
+    {"target", required_argument, 0, O_TARGET},
+    {"group", required_argument, 0, O_GROUP},
     {"sample", no_argument, 0, O_SAMPLE},
     {"ablate", required_argument, 0, O_ABLATE},
     {"ablate-mean", no_argument, 0, O_ABLMEAN},
@@ -501,6 +507,14 @@ static int parse_option(Options *o, int c, const char *a, int argc, char **argv,
     case O_MODEL: o->model = a; break;
     case O_BOS: o->prepend_bos = 1; break;
     case O_EXPATTN: o->export_attention = a; break;
+    case O_TARGET: o->target = a; break;
+    case O_GROUP:
+        if (strcmp(a, "cross") == 0) o->group = GROUP_CROSS;
+        else if (strcmp(a, "encoder") == 0) o->group = GROUP_ENCODER;
+        else if (strcmp(a, "decoder") == 0) o->group = GROUP_DECODER;
+        else return usage_err(err, "--group must be encoder, decoder or cross, got '%s'%s", a, "");
+        o->group_set = 1;
+        break;
     case O_TOKENS: o->tokens = a; break;
     case O_KTOKENS: o->key_tokens = a; break;
     case O_ROLLOUT: o->rollout = 1; break;
@@ -612,6 +626,14 @@ static int check_model(const Options *o, AttnErr *err)
                       o->print == PRINT_LOGIT_LENS || o->prepend_bos || o->export_attention || o->probe))
         return usage_err(err, "--print tokens, --print predictions, --print logit-lens, --prepend-bos, "
                               "--probe and --export-attention need --model DIR|NAME%s%s", "", "");
+    if (o->target && !o->model)
+        return usage_err(err, "--target is an encoder-decoder's (T5, BART) decoder text: it needs "
+                              "--model DIR|NAME%s%s", "", "");
+    if (o->group_set && !o->model && !o->attention && !o->session)
+        return usage_err(err, "--group picks an encoder-decoder's maps: it needs --model DIR|NAME or "
+                              "its .npz%s%s", "", "");
+    if (o->target && (o->generate_set || o->probe))
+        return usage_err(err, "--target is not for --generate or --probe%s%s", "", "");
     if (o->probe && o->sentence)
         return usage_err(err, "--probe runs the model on random tokens, not on a text: leave the "
                               "sentence out%s%s", "", "");

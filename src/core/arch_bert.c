@@ -177,7 +177,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
 }
 
 static const RtArch arch_bert = {
-    "BERT", sizeof(BertConfig), check, shape, embed, layer, logits};
+    "BERT", sizeof(BertConfig), check, shape, embed, layer, logits, NULL, NULL};
 
 /* ---- config.json ------------------------------------------------------------------ */
 #define AT(field) offsetof(BertConfig, field)
@@ -436,7 +436,7 @@ static int shape_error(const void *cfg, const char *tensor, const char *want, co
 static void facts(const void *cfg, ArchFacts *f)
 {
     const BertConfig *c = cfg;
-    *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id};
+    *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id, -1};
 }
 
 static const char *const prefixes[] = {"bert.", "roberta.", "distilbert.", "", NULL};

@@ -235,7 +235,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
 }
 
 static const RtArch arch_gemma = {
-    "Gemma", sizeof(GemmaConfig), check, shape, embed, layer, logits};
+    "Gemma", sizeof(GemmaConfig), check, shape, embed, layer, logits, NULL, NULL};
 
 /* ---- config.json ------------------------------------------------------------------ */
 #define AT(field) offsetof(GemmaConfig, field)
@@ -422,7 +422,7 @@ static int shape_error(const void *cfg, const char *tensor, const char *want, co
 static void facts(const void *cfg, ArchFacts *f)
 {
     const GemmaConfig *c = cfg;
-    *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id};
+    *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id, -1};
 }
 
 /* gemma2 and gemma3_text: model.*; a gemma3 folder: language_model.model.*

@@ -100,7 +100,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
 
 const RtArch arch_gpt2 = {
     "GPT-2", sizeof(Gpt2Config), gpt2_config_check,
-    shape, embed, block, logits};
+    shape, embed, block, logits, NULL, NULL};
 
 /* ---- config.json ------------------------------------------------------------------ */
 #define HF_GPT2_BOS 50256 /* GPT2Config's bos_token_id and eos_token_id */
@@ -212,7 +212,7 @@ static int shape_error(const void *cfg, const char *tensor, const char *want, co
 static void facts(const void *cfg, ArchFacts *f)
 {
     const Gpt2Config *c = cfg;
-    *f = (ArchFacts){c->bos_id, c->scale_attn_weights, c->scale_by_inverse_layer_idx, c->eos_id};
+    *f = (ArchFacts){c->bos_id, c->scale_attn_weights, c->scale_by_inverse_layer_idx, c->eos_id, -1};
 }
 
 static const char *const prefixes[] = {"transformer.", "", NULL};

@@ -189,7 +189,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
 }
 
 static const RtArch arch_gpt_neox = {
-    "GPT-NeoX", sizeof(NeoxConfig), check, shape, embed, layer, logits};
+    "GPT-NeoX", sizeof(NeoxConfig), check, shape, embed, layer, logits, NULL, NULL};
 
 /* ---- config.json ------------------------------------------------------------------ */
 #define AT(field) offsetof(NeoxConfig, field)
@@ -378,7 +378,7 @@ static int shape_error(const void *cfg, const char *tensor, const char *want, co
 static void facts(const void *cfg, ArchFacts *f)
 {
     const NeoxConfig *c = cfg;
-    *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id};
+    *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id, -1};
 }
 
 static const char *const prefixes[] = {"gpt_neox.", "", NULL};

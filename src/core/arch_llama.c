@@ -154,7 +154,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
 
 const RtArch arch_llama = {
     "Llama", sizeof(LlamaConfig), llama_config_check,
-    shape, embed, layer, logits};
+    shape, embed, layer, logits, NULL, NULL};
 
 /* ---- config.json ------------------------------------------------------------------ */
 #define AT(field) offsetof(LlamaConfig, field)
@@ -334,7 +334,7 @@ static int shape_error(const void *cfg, const char *tensor, const char *want, co
 static void facts(const void *cfg, ArchFacts *f)
 {
     const LlamaConfig *c = cfg;
-    *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id};
+    *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id, -1};
 }
 
 /* ---- GGUF files ------------------------------------------------------------------- */

@@ -179,7 +179,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
 }
 
 static const RtArch arch_olmo2 = {
-    "OLMo 2", sizeof(Olmo2Config), check, shape, embed, layer, logits};
+    "OLMo 2", sizeof(Olmo2Config), check, shape, embed, layer, logits, NULL, NULL};
 
 /* ---- config.json ------------------------------------------------------------------ */
 #define AT(field) offsetof(Olmo2Config, field)
@@ -354,7 +354,7 @@ static int shape_error(const void *cfg, const char *tensor, const char *want, co
 static void facts(const void *cfg, ArchFacts *f)
 {
     const Olmo2Config *c = cfg;
-    *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id};
+    *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id, -1};
 }
 
 /* ---- GGUF files ------------------------------------------------------------------- */

@@ -187,7 +187,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
     rt_vocab_dots(out, rt->xf, w->lm_head, w->lm_head_m, c->hidden, c->n_vocab);
 }
 
-static const RtArch arch_phi3 = {"Phi-3", sizeof(Phi3Config), check, shape, embed, layer, logits};
+static const RtArch arch_phi3 = {"Phi-3", sizeof(Phi3Config), check, shape, embed, layer, logits, NULL, NULL};
 
 /* ---- config.json ------------------------------------------------------------------ */
 #define AT(field) offsetof(Phi3Config, field)
@@ -394,7 +394,7 @@ static int shape_error(const void *cfg, const char *tensor, const char *want, co
 static void facts(const void *cfg, ArchFacts *f)
 {
     const Phi3Config *c = cfg;
-    *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id};
+    *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id, -1};
 }
 
 /* ---- GGUF files ------------------------------------------------------------------- */

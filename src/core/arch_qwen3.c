@@ -211,7 +211,7 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
 }
 
 static const RtArch arch_qwen3 = {"Qwen3", sizeof(Qwen3Config), check, shape, embed, layer,
-                                  logits};
+                                  logits, NULL, NULL};
 
 /* ---- config.json ------------------------------------------------------------------ */
 #define AT(field) offsetof(Qwen3Config, field)
@@ -424,7 +424,7 @@ static int shape_error(const void *cfg, const char *tensor, const char *want, co
 static void facts(const void *cfg, ArchFacts *f)
 {
     const Qwen3Config *c = cfg;
-    *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id};
+    *f = (ArchFacts){c->bos_id, 1, 0, c->eos_id, -1};
 }
 
 /* ---- GGUF files ------------------------------------------------------------------- */

@@ -13,7 +13,9 @@
     X(gpt_neox)  \
     X(phi3)      \
     X(gemma)     \
-    X(bert)
+    X(bert)      \
+    X(t5)        \
+    X(bart)
 
 #define DECLARE(name) extern const ArchDesc desc_##name;
 #define ROW(name) &desc_##name,

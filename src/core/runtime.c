@@ -168,6 +168,14 @@ int rt_create(Rt **out, const RtArch *arch, const void *cfg, AttnErr *err)
         return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "%s state", arch->name);
     }
     rope_freqs(rt, 0);
+    rt->Ts = -1;
+    if (arch->encoder) {
+        int rc2 = rt_create(&rt->enc, arch->encoder, cfg, err);
+        if (rc2 < 0 || !(rt->xattn = calloc((size_t)s->n_layer, sizeof *rt->xattn))) {
+            rt_destroy(rt);
+            return rc2 < 0 ? rc2 : attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "%s state", arch->name);
+        }
+    }
     *out = rt;
     return 0;
 }
@@ -200,6 +208,13 @@ void rt_destroy(Rt *rt)
     free(rt->wom);
     free(rt->vnorm);
     free(rt->norms_done);
+    rt_destroy(rt->enc);
+    free(rt->xq);
+    free(rt->xkv);
+    free(rt->xkt);
+    free(rt->xrow);
+    free(rt->xmem);
+    free(rt->xattn);
     free(rt);
 }
 
@@ -233,6 +248,8 @@ static unsigned long long bytes_for(const Rt *rt, size_t cap)
                              (unsigned long long)s->n_head;
     for (int k = 0; k < s->n_rows; k++)
         per += (unsigned long long)s->row_w[k];
+    if (rt->arch->encoder) /* the cross queries */
+        per += (unsigned long long)s->n_layer * rt->qdim;
     unsigned long long dbl = (unsigned long long)rope_dims(rt, 0) + (unsigned long long)rope_dims(rt, 1);
     return cap * (per * sizeof(float) + dbl * sizeof(double));
 }
@@ -266,9 +283,12 @@ static int grow(Rt *rt, size_t nc, size_t keep)
         !size_mul(&nx, nc, (size_t)s->hidden, 1, sizeof(float)) ||
         !size_mul(&nr, nc, (size_t)rope_dims(rt, 0) + (size_t)rope_dims(rt, 1), 1, sizeof(double)))
         return -ATTN_E_NOMEM;
+    size_t nxq = 0;
+    if (rt->arch->encoder && !size_mul(&nxq, L, nc, (size_t)rt->qdim, sizeof(float)))
+        return -ATTN_E_NOMEM;
     float *qkv = malloc(nq), *kt = malloc(nk);
-    float *vn = malloc(nv);
-    int ok = qkv && kt && vn;
+    float *vn = malloc(nv), *xq = nxq ? malloc(nxq) : NULL;
+    int ok = qkv && kt && vn && (!nxq || xq);
     if (ok) {
         float *x = realloc(rt->x, nx);
         ok = x != NULL;
@@ -286,7 +306,15 @@ static int grow(Rt *rt, size_t nc, size_t keep)
         free(qkv);
         free(kt);
         free(vn);
+        free(xq);
         return -ATTN_E_NOMEM;
+    }
+    for (size_t l = 0; l < L && keep && xq; l++)
+        memcpy(xq + l * nc * (size_t)rt->qdim, rt->xq + l * oc * (size_t)rt->qdim,
+               keep * (size_t)rt->qdim * sizeof(float));
+    if (xq) {
+        free(rt->xq);
+        rt->xq = xq;
     }
     for (size_t l = 0; l < L && keep; l++)
         memcpy(qkv + l * nc * W, rt->qkv + l * oc * W, keep * W * sizeof(float));
@@ -353,8 +381,8 @@ static int keys_of(const RtAttn *a, int i, int T, int *j0)
  * are kt (d_head rows of ldk) into row: the keys it sees weighted, the
  * others exactly 0 before *j0 (row[*j1..T) is not written). The forward,
  * rt_map and rt_maps_map all compute rows here. */
-static void weights_row(const RtAttn *a, const float *q, const float *kt, int ldk, int dh, int i,
-                        int T, float *row, int *j0, int *j1)
+void rt_weights_row(const RtAttn *a, int h, const float *q, const float *kt, int ldk, int dh,
+                        int i, int T, float *row, int *j0, int *j1)
 {
     int b, e = keys_of(a, i, T, &b);
     lm_kernel_set()->scores(row + b, q, kt + b, ldk, dh, e - b);
@@ -367,6 +395,10 @@ static void weights_row(const RtAttn *a, const float *q, const float *kt, int ld
     if (a->mul != 0.0f)
         for (int j = b; j < e; j++)
             row[j] *= a->mul;
+    if (a->rel)
+        for (int j = b; j < e; j++)
+            row[j] += a->rel[(size_t)rt_rel_bucket(j - i, !a->causal, a->rel_buckets, a->rel_max) *
+                                 a->rel_heads + h];
     if (a->softcap != 0.0f)
         for (int j = b; j < e; j++)
             row[j] = a->softcap * tanhf(row[j] / a->softcap);
@@ -377,7 +409,33 @@ static void weights_row(const RtAttn *a, const float *q, const float *kt, int ld
     *j1 = e;
 }
 
+int rt_rel_bucket(int d, int bidir, int buckets, int max_dist)
+{
+    int b = 0, n = buckets;
+    if (bidir) {
+        n /= 2;
+        b = d > 0 ? n : 0;
+        d = d < 0 ? -d : d;
+    } else {
+        d = d < 0 ? -d : 0; /* only the past: a future key's distance 0 */
+    }
+    int exact = n / 2;
+    if (d < exact)
+        return b + d;
+    /* in float32 as transformers computes it (a bucket's edge moves with
+       the rounding) */
+    float f = logf((float)d / (float)exact) / (float)log((double)max_dist / exact) *
+              (float)(n - exact);
+    int large = exact + (int)f;
+    return b + (large < n - 1 ? large : n - 1);
+}
+
 double rt_attn_score(const RtAttn *a, double s)
+{
+    return rt_attn_score_at(a, s, -1, 0, 0);
+}
+
+double rt_attn_score_at(const RtAttn *a, double s, int h, int i, int j)
 {
     if (a->div1 != 0.0f)
         s /= a->div1;
@@ -385,6 +443,9 @@ double rt_attn_score(const RtAttn *a, double s)
         s /= a->div2;
     if (a->mul != 0.0f)
         s *= a->mul;
+    if (a->rel && h >= 0)
+        s += a->rel[(size_t)rt_rel_bucket(j - i, !a->causal, a->rel_buckets, a->rel_max) *
+                        a->rel_heads + h];
     if (a->softcap != 0.0f)
         s = a->softcap * tanh(s / a->softcap);
     return s;
@@ -413,6 +474,10 @@ void rt_attn_describe(const RtAttn *a, int d_head, char *buf, size_t n)
         u += step_words(buf + u, n - u, u == 0, 1, a->div2, d_head);
     if (a->mul != 0.0f && u < n)
         u += step_words(buf + u, n - u, u == 0, 0, a->mul, d_head);
+    if (a->rel && u < n)
+        u += (size_t)snprintf(buf + u, n - u, "%s+ the relative position bias of j \xE2\x88\x92 i",
+                              u ? " " : "");
+    u = u < n ? u : n;
     if (a->softcap != 0.0f && u < n)
         snprintf(buf + u, n - u, ", then %g \xC2\xB7 tanh(s / %g)", (double)a->softcap, (double)a->softcap);
 }
@@ -445,8 +510,8 @@ static void attn_head(const void *arg, int h)
     const float *kt = head_kt(rt, l, h);
     for (int i = jb->start; i < jb->T; i++) {
         int j0, j1;
-        weights_row(&rt->attn[l], rt_qkv(rt, l, i) + h * dh, kt, rt->cap, dh, i, jb->T, row, &j0,
-                    &j1);
+        rt_weights_row(&rt->attn[l], h, rt_qkv(rt, l, i) + h * dh, kt, rt->cap, dh, i, jb->T, row,
+                    &j0, &j1);
         if (rt->hooks && rt->hooks->row)
             rt->hooks->row(rt->hooks->user, l, h, i, row, j1);
         lm_kernel_set()->context(rt->z + (size_t)i * rt->qdim + h * dh, row + j0,
@@ -627,9 +692,19 @@ static int forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHo
     return 0;
 }
 
+int rt_forward_plain(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks *hooks,
+                     AttnErr *err)
+{
+    return forward(rt, w, ids, T, hooks, NULL, err);
+}
+
 int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks *hooks,
                AttnErr *err)
 {
+    if (rt->arch->encoder)
+        return attn_err_set(err, ATTN_E_RANGE, NULL, 0,
+                            "%s is an encoder-decoder: its forward takes a source and a target",
+                            rt->arch->name);
     return forward(rt, w, ids, T, hooks, NULL, err);
 }
 
@@ -638,14 +713,14 @@ int rt_forward(Rt *rt, const void *w, const int *ids, int T, const ForwardHooks 
 /* A map's rows [i0, i1) of T into out (row stride ld): rows below done
  * from the queries (q: row 0's, q_step floats to the next position) and
  * keys, the rest 0. */
-void rt_map_rows(const RtAttn *a, int done, const float *q, size_t q_step, const float *kt, int ldk,
-                 int dh, int T, float *out, size_t ld, int i0, int i1)
+void rt_map_rows(const RtAttn *a, int h, int done, const float *q, size_t q_step, const float *kt,
+                 int ldk, int dh, int T, float *out, size_t ld, int i0, int i1)
 {
     for (int i = i0; i < i1; i++) {
         float *row = out + (size_t)i * ld;
         int j0 = 0, j1 = 0;
         if (i < done)
-            weights_row(a, q + (size_t)i * q_step, kt, ldk, dh, i, done, row, &j0, &j1);
+            rt_weights_row(a, h, q + (size_t)i * q_step, kt, ldk, dh, i, done, row, &j0, &j1);
         for (int j = j1; j < T; j++)
             row[j] = 0.0f;
     }
@@ -653,7 +728,7 @@ void rt_map_rows(const RtAttn *a, int done, const float *q, size_t q_step, const
 
 void rt_map(const Rt *rt, int layer, int head, float *out, size_t ld)
 {
-    rt_map_rows(&rt->attn[layer], rt->layer_done[layer], rt_query(rt, layer, head, 0),
+    rt_map_rows(&rt->attn[layer], head, rt->layer_done[layer], rt_query(rt, layer, head, 0),
              (size_t)rt->qkv_w, head_kt(rt, layer, head), rt->cap, rt->sh.d_head, rt->T, out, ld, 0,
              rt->T);
 }

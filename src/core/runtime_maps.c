@@ -174,9 +174,34 @@ struct RtMaps {
     float *q;     /* L × T × H·dh: the queries */
     float *kt;    /* L × KV × dh × T: the keys transposed */
     float *vn;    /* L × H × T: the keys' value norms (rt_value_norms), or NULL */
+    float *rel;   /* the layers' relative position bias tables copied (attn[l].rel
+                     points here: the weights may close before the copy), or NULL */
     int tame;     /* every query and key finite and below 1e18 in size: no
                      score can be NaN or overflow, so no weight is NaN */
 };
+
+/* The relative position bias tables m->attn's layers point to, copied
+ * into m->rel and pointed to there: 0 or -1 (out of memory). */
+static int copy_rel(RtMaps *m)
+{
+    size_t n = 0;
+    for (int l = 0; l < m->L; l++)
+        n += m->attn[l].rel ? (size_t)m->attn[l].rel_buckets * m->attn[l].rel_heads : 0;
+    if (!n)
+        return 0;
+    if (!(m->rel = malloc(sizeof *m->rel * n)))
+        return -1;
+    float *at = m->rel;
+    for (int l = 0; l < m->L; l++) {
+        if (!m->attn[l].rel)
+            continue;
+        size_t k = (size_t)m->attn[l].rel_buckets * m->attn[l].rel_heads;
+        memcpy(at, m->attn[l].rel, sizeof *at * k);
+        m->attn[l].rel = at;
+        at += k;
+    }
+    return 0;
+}
 
 RtMaps *rt_maps_take(const Rt *rt)
 {
@@ -185,7 +210,8 @@ RtMaps *rt_maps_take(const Rt *rt)
     RtMaps *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
-    *m = (RtMaps){s->n_layer, s->n_head, s->n_kv_head, s->d_head, rt->T, NULL, NULL, NULL, NULL, NULL, 0};
+    *m = (RtMaps){s->n_layer, s->n_head, s->n_kv_head, s->d_head, rt->T, NULL, NULL, NULL, NULL, NULL,
+                  NULL, 0};
     m->attn = malloc(sizeof *m->attn * L);
     m->done = malloc(sizeof *m->done * L);
     m->q = malloc(sizeof *m->q * (L * T * qd + 1));
@@ -195,6 +221,10 @@ RtMaps *rt_maps_take(const Rt *rt)
         return NULL;
     }
     memcpy(m->attn, rt->attn, sizeof *m->attn * L);
+    if (copy_rel(m) < 0) {
+        rt_maps_free(m);
+        return NULL;
+    }
     memcpy(m->done, rt->layer_done, sizeof *m->done * L);
     for (size_t l = 0; l < L && T; l++) /* an empty state may have no cache yet */
         for (size_t i = 0; i < T; i++)
@@ -228,6 +258,7 @@ void rt_maps_free(RtMaps *m)
     free(m->q);
     free(m->kt);
     free(m->vn);
+    free(m->rel);
     free(m);
 }
 
@@ -261,7 +292,7 @@ static void snap_rows(const RtMaps *m, int layer, int head, float *out, size_t l
 {
     size_t T = (size_t)m->T, qd = (size_t)m->H * m->dh;
     int g = head / (m->H / m->KV);
-    rt_map_rows(&m->attn[layer], m->done[layer], m->q + (size_t)layer * T * qd + (size_t)head * m->dh,
+    rt_map_rows(&m->attn[layer], head, m->done[layer], m->q + (size_t)layer * T * qd + (size_t)head * m->dh,
              qd, m->kt + ((size_t)layer * m->KV + g) * m->dh * T, m->T, m->dh, m->T, out, ld, i0, i1);
 }
 

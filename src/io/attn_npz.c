@@ -65,11 +65,35 @@ static int layer_past(zip_t *za, int n)
     return -1;
 }
 
+/* An encoder-decoder's group (attn_write.h's attn_write_groups_npz): its
+ * token lists, source_tokens.npy and target_tokens.npy, as the group's
+ * rows and columns (the encoder's both the source's, the decoder's both
+ * the target's, the cross maps' rows the target's and columns the
+ * source's). 1 when tensor is a group and the archive has both lists. */
+static int group_tokens(Members *m, zip_t *za, const char *tensor)
+{
+    int enc = strcmp(tensor, "encoder") == 0, dec = strcmp(tensor, "decoder") == 0;
+    if ((!enc && !dec && strcmp(tensor, "cross") != 0) ||
+        zip_name_locate(za, "source_tokens.npy", 0) < 0 || zip_name_locate(za, "target_tokens.npy", 0) < 0)
+        return 0;
+    if (enc || dec) {
+        m->tok = add(m, za, enc ? "source_tokens.npy" : "target_tokens.npy");
+    } else {
+        m->qtok = add(m, za, "target_tokens.npy");
+        m->ktok = add(m, za, "source_tokens.npy");
+    }
+    return 1;
+}
+
 static int find_members(Members *m, zip_t *za, const char *name, const char *tensor, AttnErr *err)
 {
     char member[32], names[512];
     memset(m, 0, sizeof *m);
     m->tok = m->qtok = m->ktok = -1;
+    /* an encoder-decoder's file without a group named: its cross maps */
+    if (strcmp(tensor, "attention") == 0 && zip_name_locate(za, "attention.npy", 0) < 0 &&
+        zip_name_locate(za, "layer_0.npy", 0) < 0 && zip_name_locate(za, "cross.npy", 0) >= 0)
+        tensor = "cross";
     snprintf(member, sizeof member, "%.20s.npy", tensor); /* "attention" or "scores" */
     int found = add(m, za, member) >= 0;
     if (!found && strcmp(tensor, "attention") != 0) {
@@ -97,6 +121,8 @@ static int find_members(Members *m, zip_t *za, const char *name, const char *ten
                                 "(members: %s)", names);
         }
     }
+    if (group_tokens(m, za, tensor))
+        return 0;
     m->tok = add(m, za, "tokens.npy");
     if (m->tok < 0) {
         m->qtok = add(m, za, "query_tokens.npy");

@@ -50,6 +50,7 @@ typedef struct Job {
     char *st;                        /* the 8-byte size and the padded header (safetensors) */
     size_t st_len;
     char why[256];                   /* a writer's own reason for failing, or "" */
+    const char *member;              /* an encoder-decoder's group: its name in the .npz */
 } Job;
 
 /* ---- the format by extension --------------------------------------------- */
@@ -541,6 +542,115 @@ int attn_write_attention_maps(const char *path, AttnMapSource map, void *user, i
     free(j.buf);
     free(j.tok);
     free(j.st);
+    return rc;
+}
+
+/* ---- an encoder-decoder's groups ------------------------------------------ */
+
+#define GROUPS_MAX 4
+
+typedef struct GroupsJob {
+    Job g[GROUPS_MAX];   /* each group's maps */
+    int n;
+    Job tok[2];          /* source_tokens.npy, target_tokens.npy (their tok only) */
+    char why[256];
+} GroupsJob;
+
+static int write_groups(FILE *f, void *ctx)
+{
+    GroupsJob *gj = ctx;
+    ZipOut out = {f, {0}};
+    NpyStream att[GROUPS_MAX];
+    zip_error_t ze;
+    int rc = -1;
+    zip_error_init(&out.error);
+    zip_error_init(&ze);
+    for (int k = 0; k < gj->n; k++) {
+        att[k] = (NpyStream){.j = &gj->g[k], .size = gj->g[k].npy_len + (zip_uint64_t)gj->g[k].n * 4,
+                             .mtime = time(NULL)};
+        zip_error_init(&att[k].error);
+    }
+    zip_source_t *dst = zip_source_function_create(zip_out, &out, &ze);
+    zip_t *za = dst ? zip_open_from_source(dst, ZIP_CREATE | ZIP_TRUNCATE, &ze) : NULL;
+    if (!za) {
+        snprintf(gj->why, sizeof gj->why, "%s", zip_error_strerror(&ze));
+        zip_source_free(dst);
+        goto cleanup;
+    }
+    static const char *const tok_names[2] = {"source_tokens.npy", "target_tokens.npy"};
+    int ok = 1;
+    for (int k = 0; ok && k < gj->n; k++) {
+        char name[80];
+        snprintf(name, sizeof name, "%s.npy", gj->g[k].member);
+        ok = zip_member(za, name, zip_source_function(za, npy_stream, &att[k])) == 0;
+    }
+    for (int k = 0; ok && k < 2; k++)
+        ok = zip_member(za, tok_names[k], zip_source_buffer(za, gj->tok[k].tok, gj->tok[k].tok_len, 0)) == 0;
+    if (!ok || zip_close(za) < 0) {
+        snprintf(gj->why, sizeof gj->why, "%s", zip_strerror(za));
+        zip_discard(za);
+        goto cleanup;
+    }
+    rc = 0;
+cleanup:
+    for (int k = 0; k < gj->n; k++)
+        zip_error_fini(&att[k].error);
+    zip_error_fini(&ze);
+    zip_error_fini(&out.error);
+    return rc;
+}
+
+int attn_write_groups_npz(const char *path, const AttnWriteGroup *groups, int n,
+                          const char *const *source_tokens, int Ts,
+                          const char *const *target_tokens, int Tt, AttnErr *err)
+{
+    const char *ext = "";
+    if (!path || !*path)
+        return attn_err_set(err, ATTN_E_IO, "", 0, "no file name to write the attention to");
+    if (format_of(path, &ext) != FMT_NPZ)
+        return attn_err_set(err, ATTN_E_PARSE, path, 0,
+                            "an encoder-decoder's maps (encoder, decoder, cross) go in a .npz, "
+                            "not %s", *ext ? ext : "a name without an extension");
+    if (n < 1 || n > GROUPS_MAX || Ts < 1 || Tt < 1)
+        return attn_err_set(err, ATTN_E_SHAPE, path, 0, "nothing to write");
+    GroupsJob gj = {.n = n};
+    int rc = 0;
+    for (int k = 0; k < n && rc == 0; k++) {
+        const AttnWriteGroup *g = &groups[k];
+        const int d[4] = {g->L, g->H, g->Tq, g->Tk};
+        gj.g[k] = (Job){.fmt = FMT_NPZ, .map = g->map, .user = g->user, .L = g->L, .H = g->H,
+                        .member = g->name};
+        rc = check_args(&gj.g[k].n, g->map, d, FMT_NPZ, NULL, path, err);
+        if (rc == 0)
+            rc = prepare(&gj.g[k], d, NULL, path, err);
+    }
+    const char *const *lists[2] = {source_tokens, target_tokens};
+    int counts[2] = {Ts, Tt};
+    for (int k = 0; k < 2 && rc == 0; k++) {
+        char **clean = NULL;
+        rc = tokens_clean(&clean, lists[k], counts[k], path, err);
+        if (rc == 0)
+            rc = tokens_npy(&gj.tok[k], clean, counts[k], path, err);
+        attn_tokens_free(clean);
+    }
+    if (rc == 0) {
+        rc = io_write_atomic(path, write_groups, &gj, err);
+        int src = 0;
+        for (int k = 0; k < n && rc < 0 && !src; k++)
+            if ((src = gj.g[k].src_code) != 0)
+                rc = attn_err_set(err, src, path, 0,
+                                  "cannot get the %s map of layer %d, head %d (from 0): %s",
+                                  groups[k].name, gj.g[k].src_l, gj.g[k].src_h, attn_strerror(src));
+        if (rc < 0 && !src && gj.why[0])
+            rc = attn_err_set(err, -rc, path, 0, "write failed: %s", gj.why);
+    }
+    for (int k = 0; k < n; k++) {
+        free(gj.g[k].buf);
+        free(gj.g[k].tok);
+        free(gj.g[k].st);
+    }
+    free(gj.tok[0].tok);
+    free(gj.tok[1].tok);
     return rc;
 }
 

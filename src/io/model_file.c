@@ -40,6 +40,7 @@ typedef struct Bind {
     const char *where;      /* the weights in messages (model.safetensors or the index) */
     AttnErr *err;
     int n_layer;
+    int n_enc;              /* an encoder-decoder's encoder layers (0: none) */
     long long sizes[ARCH_MAX_SIZES];
 } Bind;
 
@@ -73,8 +74,8 @@ static void full_name(const ModelFile *m, const ArchTensor *r, int l, char *buf,
 static void slot(Bind *b, Slot *s, const ArchTensor *r, int l)
 {
     const ArchDesc *a = b->m->arch;
-    char *base = l >= 0 ? (char *)b->m->own->layers + (size_t)l * a->layer_size
-                        : (char *)b->m->weights;
+    char *layers = r->flags & AT_ENC_LAYER ? b->m->own->enc_layers : b->m->own->layers;
+    char *base = l >= 0 ? layers + (size_t)l * a->layer_size : (char *)b->m->weights;
     memset(s, 0, sizeof *s);
     s->row = r;
     s->layer = l;
@@ -90,22 +91,27 @@ static void slot(Bind *b, Slot *s, const ArchTensor *r, int l)
 static Slot *make_slots(Bind *b, int *n)
 {
     const ArchDesc *a = b->m->arch;
-    int per_layer = 0, k = 0;
-    for (int i = 0; i < a->n_tensors; i++)
+    const int kinds = AT_LAYER | AT_ENC_LAYER;
+    int per_layer = 0, per_enc = 0, k = 0;
+    for (int i = 0; i < a->n_tensors; i++) {
         per_layer += (a->tensors[i].flags & AT_LAYER) != 0;
+        per_enc += (a->tensors[i].flags & AT_ENC_LAYER) != 0;
+    }
     size_t rows = (size_t)(a->n_tensors > 0 ? a->n_tensors : 0);
     size_t layers = (size_t)(b->n_layer > 0 ? b->n_layer : 0);
-    Slot *s = calloc(rows + (size_t)per_layer * layers, sizeof *s);
+    size_t enc = (size_t)(b->n_enc > 0 ? b->n_enc : 0);
+    Slot *s = calloc(rows + (size_t)per_layer * layers + (size_t)per_enc * enc, sizeof *s);
     for (int i = 0; s && i < a->n_tensors; i++) {
         const ArchTensor *r = &a->tensors[i];
-        if (!(r->flags & AT_LAYER)) {
+        int kind = r->flags & kinds;
+        if (!kind) {
             slot(b, &s[k++], r, -1);
             continue;
         }
         int j = i; /* a run of a layer's rows, layer by layer */
-        while (j < a->n_tensors && (a->tensors[j].flags & AT_LAYER))
+        while (j < a->n_tensors && (a->tensors[j].flags & kinds) == kind)
             j++;
-        for (int l = 0; l < b->n_layer; l++)
+        for (int l = 0; l < (kind == AT_ENC_LAYER ? b->n_enc : b->n_layer); l++)
             for (int q = i; q < j; q++)
                 slot(b, &s[k++], &a->tensors[q], l);
         i = j - 1;
@@ -131,7 +137,7 @@ static int missing(const Bind *b, const Slot *s)
     for (int i = 0; i < a->n_tensors && !first; i++)
         first = a->tensors[i].flags & AT_LAYER ? &a->tensors[i] : NULL;
     char name[160], lp[96];
-    if (s->layer >= 0 && a->layers_key && first) {
+    if (s->layer >= 0 && (s->row->flags & AT_LAYER) && a->layers_key && first) {
         full_name(m, first, s->layer, name, sizeof name);
         if (!find(m, name, NULL)) {
             int have = 0;
@@ -412,15 +418,23 @@ int model_file_bind(ModelFile *m, const char *where, AttnErr *err)
     RtShape sh;
     a->rt->shape(m->cfg, &sh);
     Bind b = {.m = m, .where = where, .err = err, .n_layer = sh.n_layer};
+    if (a->rt->encoder) {
+        RtShape esh;
+        a->rt->encoder->shape(m->cfg, &esh);
+        b.n_enc = esh.n_layer;
+    }
     a->sizes(m->cfg, b.sizes);
     int n = 0, rc = find_prefix(&b);
     if (rc < 0)
         return rc;
     m->own->layers = calloc((size_t)b.n_layer, a->layer_size);
-    Slot *s = m->own->layers ? make_slots(&b, &n) : NULL;
+    m->own->enc_layers = b.n_enc ? calloc((size_t)b.n_enc, a->layer_size) : NULL;
+    Slot *s = m->own->layers && (!b.n_enc || m->own->enc_layers) ? make_slots(&b, &n) : NULL;
     if (!s)
         return attn_err_set(err, ATTN_E_NOMEM, where, 0, "out of memory");
     memcpy((char *)m->weights + a->layers_off, &m->own->layers, sizeof(void *));
+    if (b.n_enc)
+        memcpy((char *)m->weights + a->enc_layers_off, &m->own->enc_layers, sizeof(void *));
     for (int i = 0; i < n && rc == 0; i++)
         rc = check_or_tie(&b, s, i, n);
     if (rc == 0)
@@ -549,6 +563,7 @@ void model_file_close(ModelFile *m)
         gguf_free(m->own->gguf);
         free(m->own->gguf);
         free(m->own->layers);
+        free(m->own->enc_layers);
         free(m->own);
     }
     free(m->cfg);

@@ -14,6 +14,7 @@ struct ModelFileOwn {
     float *conv;        /* the converted tensors, one block (or NULL) */
     RtMat *mats;        /* the matrices used in place, as stored (or NULL) */
     void *layers;       /* n_layer of the description's layer struct */
+    void *enc_layers;   /* an encoder-decoder's encoder layers (or NULL) */
     struct Gguf *gguf;  /* a GGUF file's header (NULL: a folder) */
     const ArchGguf *gguf_row; /* and the row that reads it */
     int32_t *perms;     /* the row orders of its permuted matrices */

@@ -25,6 +25,12 @@
  * An encoder (BERT's) instead times fwd128_ms, a full forward of T = 128
  * with every map handed over, and fwd128_top_ms, a forward and the
  * masked-LM head's top 10 at position 64 (encoder_bench).
+ * An encoder-decoder (T5's) times instead
+ *     encdec32_ms  a full forward of a 32-token source and a 32-token target
+ *                  (the source changed each run: the encoder, the cross keys
+ *                  and every target position; the issue's goal: <= 40 ms);
+ *     target_key_ms  the target's last token changed (one position a
+ *                  decoder layer, the source kept).
  * Medians of reps, in ms. The ids are (7919 i + 13) mod V, as the peer's. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +128,43 @@ static int encoder_bench(Lm *lm, const int *ids, int reps, double open_ms)
     return 0;
 }
 
+/* The encoder-decoder's timings (rt_forward_encdec), one line. */
+static int encdec_bench(Lm *lm, int reps, double open_ms)
+{
+    AttnErr err = {0};
+    int V = lm->info.n_vocab, src[2][32], tgt[32];
+    double t[64];
+    for (int i = 0; i < 32; i++) {
+        src[0][i] = (int)((7919LL * i + 13) % V);
+        src[1][i] = (int)((7919LL * i + 17) % V);
+        tgt[i] = (int)((104729LL * i + 5) % V);
+    }
+    tgt[0] = 0; /* the decoder's start token */
+    const void *w = lm->model->weights;
+    if (rt_forward_encdec(lm->rt, w, src[1], 32, tgt, 32, NULL, NULL, &err) < 0) /* warm */
+        die("forward", &err);
+    for (int r = 0; r < reps; r++) {
+        double a = now_ms();
+        if (rt_forward_encdec(lm->rt, w, src[r % 2], 32, tgt, 32, NULL, NULL, &err) < 0)
+            die("forward", &err);
+        t[r] = now_ms() - a;
+    }
+    double full = median(t, reps);
+    for (int r = 0; r < reps; r++) {
+        tgt[31] = (int)((r * 31 + 7) % V);
+        double a = now_ms();
+        if (rt_forward_encdec(lm->rt, w, src[0], 32, tgt, 32, NULL, NULL, &err) < 0)
+            die("forward", &err);
+        t[r] = now_ms() - a;
+    }
+    printf("family arch=%s encoder L=%d decoder L=%d H=%d d=%d V=%d kernels=%s open_ms=%.1f "
+           "encdec32_ms=%.3f target_key_ms=%.3f\n", lm->info.arch, lm->rt->enc->sh.n_layer,
+           lm->info.n_layer, lm->info.n_head, lm->info.d_head, V, lm_kernels(), open_ms, full,
+           median(t, reps));
+    lm_close(lm);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -136,6 +179,8 @@ int main(int argc, char **argv)
     if (lm_open(&lm, argv[1], &err) < 0)
         die(argv[1], &err);
     double open_ms = now_ms() - t0;
+    if (lm.rt->enc)
+        return encdec_bench(&lm, reps, open_ms);
     int V = lm.info.n_vocab, L = lm.info.n_layer, H = lm.info.n_head, ids[256];
     for (int i = 0; i < 256; i++)
         ids[i] = (int)((7919LL * i + 13) % V);

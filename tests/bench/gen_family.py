@@ -16,8 +16,11 @@ Random numbers do not change the time. Deterministic (seeded).
   bert-base    google-bert/bert-base-uncased (BertForMaskedLM, F32 as it ships):
                12 layers, 12 heads, hidden 768, intermediate 3072, vocab 30522,
                512 positions, 2 token types, the masked-LM head
+  t5-small     google-t5/t5-small (T5ForConditionalGeneration, F32 as it ships):
+               6 + 6 layers, 8 heads of d_kv 64, d_model 512, d_ff 2048 (relu),
+               vocab 32128, 32 relative buckets, tied
 
-usage: gen_family.py NAME OUTDIR   (numpy only; about 1.2 GB, 2 GB, 0.3 GB, 0.4 GB)"""
+usage: gen_family.py NAME OUTDIR   (numpy only; about 1.2 GB, 2 GB, 0.3 GB, 0.4 GB, 0.25 GB)"""
 import json
 import os
 import struct
@@ -52,12 +55,43 @@ CONFIGS = {
         intermediate_size=3072, vocab_size=30522, max_position_embeddings=512,
         type_vocab_size=2, layer_norm_eps=1e-12, hidden_act='gelu', pad_token_id=0,
         position_embedding_type='absolute', torch_dtype='float32'),
+    't5-small': dict(
+        model_type='t5', d_model=512, d_kv=64, d_ff=2048, num_layers=6, num_decoder_layers=6,
+        num_heads=8, vocab_size=32128, relative_attention_num_buckets=32,
+        relative_attention_max_distance=128, feed_forward_proj='relu', layer_norm_epsilon=1e-6,
+        is_encoder_decoder=True, decoder_start_token_id=0, pad_token_id=0, eos_token_id=1,
+        tie_word_embeddings=True, n_positions=512, torch_dtype='float32'),
 }
+
+
+def t5_shapes(c):
+    C, Q, I, H = c['d_model'], c['num_heads'] * c['d_kv'], c['d_ff'], c['num_heads']
+    out = {'shared.weight': (c['vocab_size'], C)}
+    for side in ('encoder', 'decoder'):
+        out[side + '.block.0.layer.0.SelfAttention.relative_attention_bias.weight'] = \
+            (c['relative_attention_num_buckets'], H)
+        out[side + '.final_layer_norm.weight'] = (C,)
+        n = c['num_layers'] if side == 'encoder' else c['num_decoder_layers']
+        for l in range(n):
+            p = '%s.block.%d.layer.' % (side, l)
+            atts = ['0.SelfAttention.'] + (['1.EncDecAttention.'] if side == 'decoder' else [])
+            for a in atts:
+                for m in 'qkv':
+                    out[p + a + m + '.weight'] = (Q, C)
+                out[p + a + 'o.weight'] = (C, Q)
+            f = '2' if side == 'decoder' else '1'
+            out[p + f + '.DenseReluDense.wi.weight'] = (I, C)
+            out[p + f + '.DenseReluDense.wo.weight'] = (C, I)
+            for k in range(int(f) + 1):
+                out[p + '%d.layer_norm.weight' % k] = (C,)
+    return out
 
 
 def shapes(name):
     """name -> shape, as Hugging Face stores them ([out, in])."""
     c = CONFIGS[name]
+    if c['model_type'] == 't5':
+        return t5_shapes(c)
     C, L, I, V = c['hidden_size'], c['num_hidden_layers'], c['intermediate_size'], c['vocab_size']
     H = c['num_attention_heads']
     out = {}

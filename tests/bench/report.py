@@ -61,6 +61,7 @@ SUMMARY = [
     ("family_pythia_160m_norms_keystroke_ratio", "x", ("<=", 1.2)),
     ("family_bert_base_fwd128_ms", "", ("<=", 60)),
     ("family_bert_base_forward_T128_vs_torch", "x", (">=", 1.0)),
+    ("family_t5_small_encdec32_ms", "", ("<=", 40)),
     ("runtime_gpt2_window_T1024_anon_MiB", "", ("<=", 300)),
     ("runtime_gpt2_window_T1024_hwm_GiB", "", ("<=", 1.2)),
     ("runtime_gpt2_head_scores_T1024_s", "", None),
@@ -227,6 +228,7 @@ def table(res):
     llama_rows(res, row)
     family_rows(res, row)
     bert_rows(res, row)
+    t5_rows(res, row)
     runtime_rows(res, row)
     head = ("figure", "attnviz", "reference", "result", "goal", "met")
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
@@ -370,6 +372,18 @@ def bert_rows(res, row):
             res.get(k + "torch_threads", "?"), fmt(num(res, k + "torch_fwd128_ms")),
             fmt(num(res, k + "torch_fwd128_ms_1")), fmt(num(res, k + "torch_fwd128_ms_2"))),
         k + "forward_T128_vs_torch", "x")
+
+
+def t5_rows(res, row):
+    k = "family_t5_small_"
+    if k + "encdec32_ms" not in res:
+        return
+    row("t5-small (6 + 6 layers × 8 heads), random weights: a 32-token source and a 32-token target, "
+        "the whole forward (encoder, cross keys, every target position)",
+        "%s ms%s (the target's last token changed: %s ms)" % (
+            fmt(num(res, k + "encdec32_ms")), spread(res, k + "encdec32_range"),
+            fmt(num(res, k + "target_key_ms"))),
+        "–", k + "encdec32_ms", "ms")
 
 
 def runs(res, key, unit="", scale=None):

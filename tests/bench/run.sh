@@ -690,6 +690,17 @@ done
 put family_bert_base_torch_fwd128_ms "$bestv"
 put family_bert_base_torch_threads "$best"
 put family_bert_base_forward_T128_vs_torch "$(calc "$bestv / $(grep "^family_bert_base_fwd128_ms " "$RES" | cut -d' ' -f2)")"
+# t5-small's shapes (issue 36): a 32-token source and a 32-token target, the
+# full forward (goal <= 40 ms) and the target's keystroke; no PyTorch peer yet
+dir=$OUT/family-t5-small
+[ -s "$dir/model.safetensors" ] || { say "generating $dir (once; cached)"; "$PY" tests/bench/gen_family.py t5-small "$dir"; }
+: >"$OUT/fc_t5_small"
+for ((r = 0; r < ROUNDS; r++)); do
+    "$OUT/family_bench" "$dir" 5 | tee -a "$FLOG" >>"$OUT/fc_t5_small"
+done
+put family_t5_small_encdec32_ms "$(med_of encdec32_ms "$OUT/fc_t5_small")"
+put family_t5_small_encdec32_range "$(range_of encdec32_ms "$OUT/fc_t5_small")"
+put family_t5_small_target_key_ms "$(med_of target_key_ms "$OUT/fc_t5_small")"
 put families_load_end "$(cut -d' ' -f1 /proc/loadavg)"
 put families_other_cores "$(other_cores "$fmark")"
 fi # section 12

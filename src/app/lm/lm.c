@@ -91,6 +91,13 @@ int lm_open_gguf(Lm *lm, const char *path, AttnErr *err)
     return rc < 0 ? rc : lm_start(lm, err);
 }
 
+/* The state whose maps the program shows: an encoder-decoder's encoder
+ * (lm_forward's view of one: the source's self-attention), else the one. */
+static Rt *shown(const Lm *lm)
+{
+    return lm->rt->enc ? lm->rt->enc : lm->rt;
+}
+
 /* The forward's state for the model opened, and what the program shows of it. */
 static int lm_start(Lm *lm, AttnErr *err)
 {
@@ -101,16 +108,18 @@ static int lm_start(Lm *lm, AttnErr *err)
         memset(lm, 0, sizeof *lm);
         return rc;
     }
-    ArchFacts f = {-1, 1, 0, -1};
+    ArchFacts f = {-1, 1, 0, -1, -1};
     a->facts(lm->model->cfg, &f);
-    const RtShape *s = &lm->rt->sh;
+    const RtShape *s = &shown(lm)->sh;
     lm->arch = a;
     lm->info = (LmInfo){.arch = lm->model->model_type, .n_layer = s->n_layer,
                         .n_head = s->n_head, .n_kv_head = s->n_kv_head, .d_head = s->d_head,
                         .n_positions = s->n_positions, .n_vocab = s->n_vocab,
                         .bos_id = f.bos_id, .eos_id = f.eos_id, .scale_attn = f.scale_attn,
                         .scale_by_layer = f.scale_by_layer, .embed_name = a->embed_name,
-                        .masked_lm = s->bidirectional};
+                        .masked_lm = s->bidirectional && !a->rt->encoder,
+                        .encdec = a->rt->encoder != NULL,
+                        .start_id = f.start_id};
     stop_ids(&lm->info, lm->model);
     return 0;
 }
@@ -141,59 +150,86 @@ void lm_close(Lm *lm)
 
 int lm_forward(Lm *lm, const int *ids, int T, const LmHooks *hooks, AttnErr *err)
 {
+    if (lm->info.encdec) { /* the source; the decoder on its start token alone */
+        LmHooks dec = {hooks ? hooks->cancel : NULL, NULL, hooks ? hooks->user : NULL, NULL};
+        int start = lm->info.start_id;
+        return rt_forward_encdec(lm->rt, lm->model->weights, ids, T, &start, 1, &dec, hooks, err);
+    }
     return rt_forward(lm->rt, lm->model->weights, ids, T, hooks, err);
+}
+
+int lm_forward_encdec(Lm *lm, const int *src, int Ts, const int *tgt, int Tt, const LmHooks *hooks,
+                      AttnErr *err)
+{
+    return rt_forward_encdec(lm->rt, lm->model->weights, src, Ts, tgt, Tt, hooks, NULL, err);
 }
 
 int lm_layer_each(const Lm *lm, int layer, void (*fn)(void *user, int layer, int head, const float *map),
                   void *user)
 {
-    return rt_layer_each(lm->rt, layer, fn, user);
+    return rt_layer_each(shown(lm), layer, fn, user);
 }
 
 RtMaps *lm_maps_take(const Lm *lm)
 {
-    return rt_maps_take(lm->rt);
+    return rt_maps_take(shown(lm));
 }
 
 int lm_value_norms(Lm *lm, AttnErr *err)
 {
-    return rt_value_norms(lm->rt, err);
+    return rt_value_norms(shown(lm), err);
 }
 
 int lm_layer_norms_each(const Lm *lm, int layer, void (*fn)(void *user, int layer, int head, const float *map),
                         void *user)
 {
-    return rt_layer_norms_each(lm->rt, layer, fn, user);
+    return rt_layer_norms_each(shown(lm), layer, fn, user);
 }
 
 void lm_map_norms(const Lm *lm, int layer, int head, float *out, size_t ld)
 {
-    rt_map_norms(lm->rt, layer, head, out, ld);
+    rt_map_norms(shown(lm), layer, head, out, ld);
 }
 
 const float *lm_query(const Lm *lm, int layer, int head, int i)
 {
-    return rt_query(lm->rt, layer, head, i);
+    return rt_query(shown(lm), layer, head, i);
 }
 
 const float *lm_key(const Lm *lm, int layer, int head, int j)
 {
-    return rt_key(lm->rt, layer, head, j);
+    return rt_key(shown(lm), layer, head, j);
+}
+
+const RtAttn *lm_layer_attn(const Lm *lm, int layer)
+{
+    return rt_layer_attn(shown(lm), layer);
+}
+
+/* An encoder-decoder's predictions are its decoder's: position pos of the
+ * target, or its last when pos is past it (lm_forward's view: the start
+ * token alone). */
+static int next_pos(const Lm *lm, int pos)
+{
+    return lm->info.encdec && pos >= lm->rt->n_done ? lm->rt->n_done - 1 : pos;
 }
 
 int lm_logits(Lm *lm, int pos, float *logits, AttnErr *err)
 {
-    return rt_logits(lm->rt, lm->model->weights, pos, logits, err);
+    return rt_logits(lm->rt, lm->model->weights, next_pos(lm, pos), logits, err);
 }
 
 int lm_top_k(Lm *lm, int pos, int k, int *ids, float *probs, AttnErr *err)
 {
-    return rt_top_k(lm->rt, lm->model->weights, pos, k, ids, probs, NULL, err);
+    return rt_top_k(lm->rt, lm->model->weights, next_pos(lm, pos), k, ids, probs, NULL, err);
 }
 
 int lm_logit_lens(Lm *lm, const int *ids, int T, int pos, int k, int *top_ids, float *probs,
                   AttnErr *err)
 {
+    if (lm->info.encdec)
+        return attn_err_set(err, ATTN_E_UNSUPPORTED, NULL, 0,
+                            "the logit lens of an encoder-decoder (%s) is not computed", lm->info.arch);
     return rt_lens(lm->rt, lm->model->weights, ids, T, pos, k, top_ids, probs, err);
 }
 
@@ -205,16 +241,16 @@ int lm_ablate(Lm *lm, int layer, int head, int on, AttnErr *err)
     if (head < 0 || head >= lm->info.n_head)
         return attn_err_set(err, ATTN_E_RANGE, NULL, 0, "head %d: the model has heads 1 to %d",
                             head + 1, lm->info.n_head);
-    rt_ablate(lm->rt, layer, head, on);
+    rt_ablate(shown(lm), layer, head, on);
     return 0;
 }
 
 void lm_ablate_mode(Lm *lm, int mean)
 {
-    rt_ablate_mean(lm->rt, mean);
+    rt_ablate_mean(shown(lm), mean);
 }
 
 int lm_is_ablated(const Lm *lm, int layer, int head)
 {
-    return rt_is_ablated(lm->rt, layer, head);
+    return rt_is_ablated(shown(lm), layer, head);
 }

@@ -149,7 +149,9 @@ static int file_cli_open(const Options *o, const char *path, void **opened, Attn
     *opened = NULL;
     if (!im)
         return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
-    if (import_open(im, path, o->tokens, o->key_tokens, err) < 0) {
+    static const char *const groups[] = {"cross", "encoder", "decoder"}; /* OptGroup's order */
+    if (import_open_group(im, path, o->group_set ? groups[o->group] : NULL, o->tokens, o->key_tokens,
+                          err) < 0) {
         free(im);
         return -err->code;
     }

@@ -312,6 +312,8 @@ size_t explore_predictions_text(const ModelSource *s, const Result *r, char *p, 
         PUT("What fills the blank (\xE2\x80\x9C%s\xE2\x80\x9D, position %d):\n", t ? t : "?", r->pred_pos + 1);
     else if (s->g->lm.info.masked_lm)
         PUT("What fills position %d (\xE2\x80\x9C%s\xE2\x80\x9D):\n", r->pred_pos + 1, t ? t : "?");
+    else if (s->g->lm.info.encdec) /* lm_forward's view: the decoder on its start token */
+        PUT("The target's first token (the decoder after its start token, over this source):\n");
     else
         PUT("What comes next after \xE2\x80\x9C%s\xE2\x80\x9D (position %d):\n", t ? t : "?", r->pred_pos + 1);
     free(t);

@@ -35,6 +35,12 @@ int model_generate(ModelOpened *g, int n, const GenSettings *s, Prng *r, AttnErr
         rc = attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
         goto cleanup;
     }
+    if (g->lm.info.encdec) {
+        rc = attn_err_set(err, ATTN_E_UNSUPPORTED, g->path, 0,
+                          "%s (%s) is an encoder-decoder: generation of its target is not computed "
+                          "yet (--target gives one)", g->name, g->lm.info.arch);
+        goto cleanup;
+    }
     for (int k = 0; k < n; k++) {
         int T = g->ids.n;
         if (T >= g->lm.info.n_positions)

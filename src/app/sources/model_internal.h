@@ -72,6 +72,19 @@ void model_summaries_free(ModelSummaries *m);
 int model_apply_ablation(ModelOpened *g, const Options *o, AttnErr *err);
 /* g->im's title then names the heads: "name with 1.2, 2.1 ablated". */
 void model_title_ablation(ModelOpened *g, const Options *o);
+/* g->text = text (len bytes) and g->ids its tokens (model_open.c). */
+int model_opened_set_text(ModelOpened *g, const char *text, size_t len, AttnErr *err);
+/* g->ids checked for a forward: some tokens (else what the vocabulary
+ * lacks of text), at most n_positions, each a row of the embedding. */
+int model_check_ids(ModelOpened *g, const char *text, size_t len, AttnErr *err);
+/* An encoder-decoder's command line (model_encdec.c): text the source,
+ * target the decoder's text (NULL: its start token alone), the forward,
+ * then g->im the maps of group (OptGroup); 0 or an error (a target with
+ * no source named so). */
+int model_encdec_compute(ModelOpened *g, const char *text, const char *target, int group, AttnErr *err);
+/* --export-attention of an encoder-decoder: path (.npz) with encoder,
+ * decoder, cross, source_tokens and target_tokens. */
+int model_encdec_export(const ModelOpened *g, const char *path, AttnErr *err);
 int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *err);
 int lmsrc_cli_write(void *opened, const Options *o, AttnErr *err);
 void lmsrc_cli_free(void *opened);

@@ -40,6 +40,7 @@ void model_opened_free(ModelOpened *g)
     bpe_destroy(g->bpe);
     lm_close(&g->lm);
     bpe_ids_free(&g->ids);
+    bpe_ids_free(&g->tgt);
     free(g->text);
     free(g);
 }
@@ -488,7 +489,7 @@ static void compute_layer(void *user, int layer)
 /* g->ids checked for a forward: some tokens (else what the vocabulary
  * lacks of text, len bytes), at most n_positions, each a row of the
  * embedding. */
-static int check_ids(ModelOpened *g, const char *text, size_t len, AttnErr *err)
+int model_check_ids(ModelOpened *g, const char *text, size_t len, AttnErr *err)
 {
     int T = g->ids.n;
     char left[600];
@@ -508,7 +509,7 @@ static int check_ids(ModelOpened *g, const char *text, size_t len, AttnErr *err)
 }
 
 /* g->text = text (len bytes) and g->ids its tokens. */
-static int set_text(ModelOpened *g, const char *text, size_t len, AttnErr *err)
+int model_opened_set_text(ModelOpened *g, const char *text, size_t len, AttnErr *err)
 {
     free(g->text);
     g->text = malloc(len + 1);
@@ -524,16 +525,16 @@ static int set_text(ModelOpened *g, const char *text, size_t len, AttnErr *err)
 
 int model_compute_text(ModelOpened *g, const char *text, size_t len, AttnErr *err)
 {
-    int rc = set_text(g, text, len, err);
+    int rc = model_opened_set_text(g, text, len, err);
     if (rc == 0)
-        rc = check_ids(g, text, len, err);
+        rc = model_check_ids(g, text, len, err);
     return rc < 0 ? rc : model_compute_ids(g, err);
 }
 
 int model_compute_ids(ModelOpened *g, AttnErr *err)
 {
     int T = g->ids.n, L = g->lm.info.n_layer, H = g->lm.info.n_head;
-    int rc = check_ids(g, g->text, strlen(g->text), err);
+    int rc = model_check_ids(g, g->text, strlen(g->text), err);
     if (rc < 0)
         return rc;
     /* for the window, every map's thumbnail and scores as the forward goes */
@@ -668,9 +669,9 @@ static int cli_generate(ModelOpened *g, const Options *o, const char *text, Attn
                             "--generate: %s (%s) is an encoder: it fills a blank (%s in the text, "
                             "--print predictions), it does not continue a text", g->name,
                             g->lm.info.arch, model_mask_id(g->bpe) >= 0 ? "its mask token" : "a mask token");
-    int rc = set_text(g, text, strlen(text), err);
+    int rc = model_opened_set_text(g, text, strlen(text), err);
     if (rc == 0)
-        rc = check_ids(g, text, strlen(text), err);
+        rc = model_check_ids(g, text, strlen(text), err);
     if (rc < 0)
         return rc;
     int T = g->ids.n, P = g->lm.info.n_positions;
@@ -702,6 +703,35 @@ int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *e
     }
     const char *text = o->sentence ? o->sentence : "";
     int window = !options_headless(o);
+    if (o->target && !g->lm.info.encdec) {
+        rc = attn_err_set(err, ATTN_E_USAGE, path, 0,
+                          "--target: %s (%s) is not an encoder-decoder (T5, BART): its text is all "
+                          "it reads", g->name, g->lm.info.arch);
+        model_opened_free(g);
+        return rc;
+    }
+    if (g->lm.info.encdec && (o->generate_set || o->print == PRINT_LOGIT_LENS)) {
+        rc = attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0,
+                          "%s: %s (%s) is an encoder-decoder: its %s is not computed yet", o->generate_set
+                          ? "--generate" : "--print logit-lens", g->name, g->lm.info.arch,
+                          o->generate_set ? "generation (--target gives a target)" : "logit lens");
+        model_opened_free(g);
+        return rc;
+    }
+    if (g->lm.info.encdec && !window && o->print != PRINT_TOKENS) {
+        rc = model_encdec_compute(g, text, o->target, o->group, err);
+        if (rc == 0 && o->query >= g->im->f.Tq)
+            rc = attn_err_set(err, ATTN_E_RANGE, path, 0, "--query %d: the %s has %d tokens", o->query + 1,
+                              o->group == GROUP_ENCODER ? "source" : "target", g->im->f.Tq);
+        else if (rc == 0 && import_pick(g->im, o->layer, o->head, o->rollout, o->drop, err) < 0)
+            rc = -err->code;
+        if (rc < 0) {
+            model_opened_free(g);
+            return rc;
+        }
+        *opened = g;
+        return 0;
+    }
     g->for_window = window;
     g->want_norms = o->matrix == MODEL_NORMS;
     if (o->matrix_set && (o->matrix == MODEL_SCORES || o->matrix == MODEL_LOGITS)) {
@@ -793,12 +823,18 @@ int lmsrc_cli_write(void *opened, const Options *o, AttnErr *err)
            encoder's first blank (its mask token) */
         int blank = model_mask_pos(g, g->ids.id, g->ids.n);
         int pos = o->query >= 0 ? o->query : blank >= 0 ? blank : g->ids.n - 1;
+        if (g->lm.info.encdec) /* the next token after the decoder's last position */
+            pos = o->query >= 0 ? o->query : g->tgt.n - 1;
         int rc = o->print == PRINT_PREDICTIONS ? model_print_predictions(stdout, g, pos, err)
                                                : model_print_logit_lens(stdout, g, pos, err);
         if (rc < 0 || (!o->n_exports && !o->export_attention))
             return rc;
     }
-    if (o->export_attention) {
+    if (o->export_attention && g->lm.info.encdec) {
+        int rc = model_encdec_export(g, o->export_attention, err);
+        if (rc < 0 || (o->print == PRINT_NONE && !o->n_exports))
+            return rc;
+    } else if (o->export_attention) {
         int T = g->im->f.Tq, L = g->im->f.L, H = g->im->f.H;
         /* written map by map as they are made: no L × H × T × T array */
         /* the maps --matrix picks: the weights, or the norms */

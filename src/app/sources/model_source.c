@@ -134,7 +134,7 @@ static void finish_result(ModelOpened *g, const Request *q, Result *r)
     if (q->sel_i >= 0 && q->sel_i < T && q->sel_j >= 0 && q->sel_j < T && (r->q = malloc(sizeof(float) * L * C)) &&
         (r->k = malloc(sizeof(float) * L * C)) && (r->attn = malloc(sizeof *r->attn * L)))
         for (int l = 0; l < L; l++) {
-            r->attn[l] = *rt_layer_attn(lm->rt, l);
+            r->attn[l] = *lm_layer_attn(lm, l);
             for (int h = 0; h < r->H; h++) {
                 int dh = C / r->H;
                 memcpy(r->q + (size_t)l * C + h * dh, lm_query(lm, l, h, q->sel_i), sizeof(float) * dh);
@@ -459,7 +459,7 @@ static void panel_text(AppState *a)
                 }
         }
         char how[120];
-        double scaled = rt_attn_score(&r->attn[layer], dot);
+        double scaled = rt_attn_score_at(&r->attn[layer], dot, head, r->sel_i, r->sel_j);
         rt_attn_describe(&r->attn[layer], dh, how, sizeof how);
         PUT("Inside layer %d, head %d: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D\n",
             layer + 1, head + 1, im && r->sel_i < im->f.Tq ? im->q_shown[r->sel_i] : "?",

@@ -1,0 +1,91 @@
+/* An encoder-decoder in the window (issue 36), key by key through the
+ * window's event path: tests/fixtures/families/t5/t5-relu-tied (a random
+ * T5 with a stand-in WordPiece tokenizer) on cli.json's source: the
+ * window shows the encoder on the text, a full square (a key after its
+ * query has weight) of the source's tokens (</s> included), and its panel
+ * the target's first token, the float64 reference's top token and
+ * probability after the decoder's start token (cli.json's first_ids,
+ * first_probs); a new source typed recomputes the maps and the panel.
+ * Waits for conditions, never a fixed time alone. Run from the repository
+ * root. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+
+#include "attnviz/bpe.h"
+#include "attnviz/model_source.h"
+#include "attnviz/source.h"
+#include "attnviz/wake.h"
+#include "test_app_util.h"
+#include "test_gpt2_fs.h"
+
+#define DIR "tests/fixtures/families/t5/t5-relu-tied"
+
+static void test_source(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    ModelOpened *g = NULL;
+    AttnErr err = {0};
+    cJSON *ref = read_json(DIR "/cli.json");
+    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
+    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
+    int top = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ref, "first_ids"), 0)->valueint;
+    double p = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ref, "first_probs"), 0)->valuedouble;
+    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    size_t len = 0;
+    const char *bytes = bpe_token_bytes(g->bpe, top, &len);
+    assert_non_null(bytes);
+    char label[64];
+    snprintf(label, sizeof label, "%.*s", (int)len, bytes); /* a word or </s>: shown as stored */
+    assert_int_equal(source_model.show(a, g), 0);
+    assert_true(wait_maps(f));
+    /* the source's tokens, the template's </s> last; a full square */
+    assert_int_equal(a->vs.map.Tq, Ts);
+    assert_int_equal(a->vs.map.Tk, Ts);
+    assert_int_equal(a->vs.map.causal, 0);
+    double after = 0;
+    for (int j = 1; j < a->vs.map.Tk; j++)
+        after += attn_map_at(&a->vs.map, 0, j);
+    assert_true(after > 0.01);
+    /* the panel: the target's first token, the reference's top one */
+    if (!wait_panel(f, "The target's first token"))
+        fail_msg("panel: %s", a->vs.no_model ? a->vs.no_model : "(none)");
+    char want[64];
+    snprintf(want, sizeof want, "%.1f%%", 100 * p);
+    const char *first = strstr(a->vs.no_model, " 1. "), *second = strstr(a->vs.no_model, " 2. ");
+    assert_non_null(first);
+    assert_non_null(second);
+    const char *pp = strstr(first, want), *tok = strstr(first, label);
+    if (!pp || pp > second || !tok || tok > second)
+        fail_msg("panel's first line lacks %s and %s: %s", want, label, first);
+    /* a new source: the maps and the panel made again */
+    key(f, SDLK_RETURN, 0);
+    key(f, SDLK_u, KMOD_LCTRL);
+    type(f, "the cat sat on the mat.");
+    key(f, SDLK_ESCAPE, 0);
+    assert_true(wait_maps(f));
+    assert_int_equal(a->vs.map.Tq, 8); /* the cat sat on the mat . </s> */
+    if (!wait_panel(f, "The target's first token"))
+        fail_msg("panel: %s", a->vs.no_model ? a->vs.no_model : "(none)");
+    cJSON_Delete(ref);
+}
+
+static int setup_app(void **state)
+{
+    setenv("ATTNVIZ_DATADIR", "assets", 1);
+    return group_setup(state);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_source, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, setup_app, group_teardown);
+}
