@@ -3,6 +3,7 @@
  * Llama 3, Qwen2, SmolLM2, Llama 2, Mistral, Gemma, GPT-NeoX, OLMo 2,
  * Phi-3 and DeepSeek V3 styles and the other Split behaviours, made by make_fixtures.py,
  * BERT's WordPiece (uncased and cased) and RoBERTa's, made by make_wordpiece.py,
+ * T5's Unigram (SentencePiece's own models converted), made by make_unigram.py,
  * every case's ids (the template's
  * BOS included) and decoded text as Hugging Face's own tokenizers gave them
  * (make_expected.js); the BOS each template exposes; the labels of ▁ and
@@ -217,6 +218,38 @@ static void roberta_style(void **state)
     assert_true(check_tokenizer("roberta") >= 80);
 }
 
+/* T5's Unigram (tokenizers' Viterbi) with nmt_nfkc's precompiled_charsmap,
+ * WhitespaceSplit + Metaspace, "$A </s>" */
+static void t5_style(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("t5") >= 90);
+}
+
+/* the same model as today's SpmConverter writes it: Precompiled, Strip and
+ * Replace in a Sequence, Metaspace "first" */
+static void flan_t5_style(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("flan_t5") >= 90);
+}
+
+/* the older forms (Metaspace add_prefix_space, Unigram without
+ * byte_fallback) and a charsmap of our own rules: a key spanning two
+ * graphemes never matches, a key at a grapheme's start replaces it whole */
+static void t5_old_forms(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("t5_old") >= 90);
+}
+
+/* an identity Unigram with byte_fallback: unknown runs as their bytes */
+static void unigram_byte_fallback(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("unigram_bytes") >= 90);
+}
+
 /* The template's ids: Llama 3's <|begin_of_text|>, Llama 2's <s>; none for
  * Qwen2 and SmolLM2. bpe_encode gives the text's ids alone. */
 static void template_ids(void **state)
@@ -365,7 +398,9 @@ int main(void)
         cmocka_unit_test(neox_style),       cmocka_unit_test(olmo2_style),
         cmocka_unit_test(phi3_style),       cmocka_unit_test(deepseek_style),
         cmocka_unit_test(bert_style),       cmocka_unit_test(bert_cased_style),
-        cmocka_unit_test(roberta_style),    cmocka_unit_test(template_ids),
+        cmocka_unit_test(roberta_style),    cmocka_unit_test(t5_style),
+        cmocka_unit_test(flan_t5_style),    cmocka_unit_test(t5_old_forms),
+        cmocka_unit_test(unigram_byte_fallback), cmocka_unit_test(template_ids),
         cmocka_unit_test(sentencepiece_labels), cmocka_unit_test(model_folder),
         cmocka_unit_test(encode_time),
     };

@@ -3,6 +3,7 @@
  * of a token. The encoding is bpe_encode.c's; no files here. */
 #include "attnviz/bpe.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +223,7 @@ Bpe *bpe_create(const BpeOptions *opt)
         b->opt = *opt;
     for (int i = 0; i < 256; i++)
         b->byte_id[i] = b->byte_fb[i] = -1;
+    b->min_score = HUGE_VAL;
     return b;
 }
 
@@ -252,6 +254,8 @@ void bpe_destroy(Bpe *b)
         bpe_pre_free(&b->pre[i]);
     free(b->pre);
     free(b->tmpl);
+    free(b->score);
+    free(b->pslot);
     free(b);
 }
 
@@ -356,6 +360,85 @@ int bpe_add_token(Bpe *b, const char *text, size_t len, long id, AttnErr *err)
     return 0;
 nomem:
     return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+}
+
+/* ---- Unigram pieces ---------------------------------------------------------- */
+
+static void prefix_put(uint64_t *slots, size_t n, uint64_t key, size_t *used)
+{
+    size_t i = hash_pair(key) & (n - 1);
+    while (slots[i] && slots[i] != key)
+        i = (i + 1) & (n - 1);
+    if (!slots[i]) {
+        slots[i] = key;
+        (*used)++;
+    }
+}
+
+int bpe_prefix_has(const Bpe *b, uint64_t key)
+{
+    if (!b->n_pslot)
+        return 0;
+    size_t i = hash_pair(key) & (b->n_pslot - 1);
+    while (b->pslot[i]) {
+        if (b->pslot[i] == key)
+            return 1;
+        i = (i + 1) & (b->n_pslot - 1);
+    }
+    return 0;
+}
+
+/* Room for n more prefixes at a load of at most one half. */
+static int prefix_reserve(Bpe *b, size_t n)
+{
+    if ((b->n_pused + n) * 2 <= b->n_pslot)
+        return 0;
+    size_t cap = b->n_pslot ? b->n_pslot : 1024, used = 0;
+    while ((b->n_pused + n) * 2 > cap)
+        cap *= 2;
+    uint64_t *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t i = 0; i < b->n_pslot; i++)
+        if (b->pslot[i])
+            prefix_put(slots, cap, b->pslot[i], &used);
+    free(b->pslot);
+    b->pslot = slots;
+    b->n_pslot = cap;
+    b->n_pused = used;
+    return 0;
+}
+
+int bpe_add_piece(Bpe *b, const char *text, size_t len, long id, double score, AttnErr *err)
+{
+    int rc = bpe_add_token(b, text, len, id, err);
+    if (rc < 0)
+        return rc;
+    if (id >= b->cap_score) {
+        int cap = b->cap_score ? b->cap_score : 1024;
+        while (cap <= id)
+            cap *= 2;
+        double *s = realloc(b->score, (size_t)cap * sizeof *s);
+        if (!s)
+            return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+        b->score = s;
+        b->cap_score = cap;
+    }
+    b->score[id] = score;
+    if (score < b->min_score)
+        b->min_score = score;
+    if (prefix_reserve(b, len) < 0)
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+    uint64_t h = BPE_FNV_START;
+    for (size_t i = 0; i < len;) {
+        int k = tok_utf8_len((const unsigned char *)text + i, len - i);
+        if (k <= 0)
+            k = 1;
+        h = bpe_fnv(h, text + i, (size_t)k);
+        i += (size_t)k;
+        prefix_put(b->pslot, b->n_pslot, bpe_prefix_key(h), &b->n_pused);
+    }
+    return 0;
 }
 
 /* The merge left + right at rank; keep_first: a pair already added keeps

@@ -259,6 +259,10 @@ int bpe_norm_compile(BpeNorm *dst, const BpeNormalizer *src, AttnErr *err)
         rc = attn_err_set(err, ATTN_E_PARSE, NULL, 0, "a custom normalizer without its function");
     if (src->kind == BPE_NORM_REPLACE && dst->n.pattern_len)
         dst->re = compile(dst->n.pattern, dst->n.pattern_len, !src->regex, err, &rc);
+    if (src->kind == BPE_NORM_PRECOMPILED)
+        rc = bpe_charsmap_parse(&dst->map, src->charsmap, src->charsmap ? src->charsmap_len : 0,
+                                err);
+    dst->n.charsmap = NULL; /* the map holds what the step needs */
     if (rc < 0)
         bpe_norm_free(dst);
     return rc;
@@ -268,6 +272,7 @@ void bpe_norm_free(BpeNorm *n)
 {
     free(n->own);
     pcre2_code_free(n->re);
+    bpe_charsmap_free(&n->map);
     memset(n, 0, sizeof *n);
 }
 
@@ -446,6 +451,35 @@ static int norm_step(const BpeNorm *st, char **t, size_t *n, pcre2_match_data *m
             from = i;
         }
         str_put(&out, "", 0); /* an empty text too */
+    } else if (nm->kind == BPE_NORM_STRIP) {
+        size_t from = 0, to = *n;
+        unsigned cp;
+        for (int k; nm->strip_left && from < to; from += (size_t)k)
+            if ((k = tok_utf8_decode((const unsigned char *)*t + from, to - from, &cp)) <= 0 ||
+                !bpe_is_space(cp))
+                break;
+        while (nm->strip_right && to > from) {
+            size_t c = to - 1;
+            while (c > from && ((unsigned char)(*t)[c] & 0xC0) == 0x80)
+                c--;
+            if (tok_utf8_decode((const unsigned char *)*t + c, to - c, &cp) <= 0 ||
+                !bpe_is_space(cp))
+                break;
+            to = c;
+        }
+        memmove(*t, *t + from, to - from);
+        *n = to - from;
+        (*t)[*n] = '\0';
+        return 0;
+    } else if (nm->kind == BPE_NORM_PRECOMPILED) {
+        char *o = NULL;
+        size_t on = 0;
+        if (bpe_charsmap_normalize(&st->map, *t, *n, &o, &on) < 0)
+            return -ATTN_E_NOMEM;
+        free(*t);
+        *t = o;
+        *n = on;
+        return 0;
     } else if (nm->kind == BPE_NORM_CUSTOM) {
         char *o = NULL;
         size_t on = 0;

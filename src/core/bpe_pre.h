@@ -9,12 +9,14 @@
 #include <stddef.h>
 
 #include "attnviz/bpe.h"
+#include "bpe_charsmap.h"
 
 /* A step with its own copies of the texts and its compiled regex. */
 typedef struct BpeNorm {
     BpeNormalizer n;   /* pattern and content point into own */
     char *own;
     pcre2_code *re;    /* Replace with a regex */
+    BpeCharsmap map;   /* Precompiled */
 } BpeNorm;
 
 typedef struct BpePre {

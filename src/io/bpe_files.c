@@ -7,6 +7,8 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -323,11 +325,58 @@ static int step_error(int rc, const Doc *d, const char *key)
 
 #define MAX_NESTING 8 /* Sequences within Sequences */
 
+/* Standard base64 with its padding, as tokenizers' Precompiled reads it
+ * (base64's STANDARD engine: no white space, no bits left over) into
+ * *out (malloc'ed, *len bytes); -1 when it is not that or out of memory. */
+static int base64_decode(const char *s, unsigned char **out, size_t *len)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n = strlen(s), pad = 0;
+    *out = NULL;
+    *len = 0;
+    if (n % 4)
+        return -1;
+    while (pad < 2 && pad < n && s[n - 1 - pad] == '=')
+        pad++;
+    unsigned char *o = malloc(n / 4 * 3 + 1);
+    if (!o)
+        return -1;
+    size_t k = 0;
+    uint32_t acc = 0;
+    for (size_t i = 0; i < n - pad; i++) {
+        const char *c = s[i] ? strchr(abc, s[i]) : NULL;
+        if (!c) {
+            free(o);
+            return -1;
+        }
+        acc = acc << 6 | (uint32_t)(c - abc);
+        if (i % 4 == 3) {
+            o[k++] = (unsigned char)(acc >> 16);
+            o[k++] = (unsigned char)(acc >> 8);
+            o[k++] = (unsigned char)acc;
+            acc = 0;
+        }
+    }
+    if ((pad == 1 && (acc & 3)) || (pad == 2 && (acc & 15))) { /* bits left over */
+        free(o);
+        return -1;
+    }
+    if (pad == 1) {
+        o[k++] = (unsigned char)(acc >> 10);
+        o[k++] = (unsigned char)(acc >> 2);
+    } else if (pad == 2) {
+        o[k++] = (unsigned char)(acc >> 4);
+    }
+    *out = o;
+    *len = k;
+    return 0;
+}
+
 /* normalizer (or one step of its Sequence) into b. */
 static int read_normalizer(Bpe *b, const cJSON *n, const Doc *d, int depth)
 {
     static const char *const known =
-        "NFC, NFD, NFKC, NFKD, Prepend, Replace, BertNormalizer and Sequence";
+        "NFC, NFD, NFKC, NFKD, Prepend, Replace, Strip, Precompiled, BertNormalizer and Sequence";
     const char *type = type_of(n);
     if (!n || cJSON_IsNull(n))
         return 0;
@@ -362,6 +411,26 @@ static int read_normalizer(Bpe *b, const cJSON *n, const Doc *d, int depth)
         st.bert = (flag(n, "clean_text", 1) ? BPE_BERT_CLEAN : 0) | (lower ? BPE_BERT_LOWERCASE : 0) |
                   (flag(n, "handle_chinese_chars", 1) ? BPE_BERT_CHINESE : 0) |
                   (no_strip ? 0 : BPE_BERT_STRIP_ACCENTS);
+    } else if (strcmp(type, "Strip") == 0) {
+        st.kind = BPE_NORM_STRIP;
+        st.strip_left = flag(n, "strip_left", 0);
+        st.strip_right = flag(n, "strip_right", 0);
+    } else if (strcmp(type, "Precompiled") == 0) {
+        unsigned char *blob = NULL;
+        size_t blob_len = 0;
+        const char *b64 = string_of(n, "precompiled_charsmap");
+        if (!b64)
+            return malformed(d, "normalizer", "Precompiled needs a string \"precompiled_charsmap\"");
+        if (base64_decode(b64, &blob, &blob_len) < 0)
+            return attn_err_set(d->err, ATTN_E_PARSE, d->name, top_line(d, "normalizer"),
+                                "normalizer: precompiled_charsmap is not base64 (standard, "
+                                "padded)");
+        st.kind = BPE_NORM_PRECOMPILED;
+        st.charsmap = blob;
+        st.charsmap_len = blob_len;
+        int rc = step_error(bpe_add_normalizer(b, &st, d->err), d, "normalizer");
+        free(blob);
+        return rc;
     } else if (strcmp(type, "Replace") == 0) {
         st.kind = BPE_NORM_REPLACE;
         st.content = string_of(n, "content");
@@ -392,7 +461,9 @@ static int has_byte_level(const cJSON *p, int depth)
     return 0;
 }
 
-/* Metaspace's prepend_scheme, or its older add_prefix_space; -1 unknown. */
+/* Metaspace's prepend_scheme, or without one its older add_prefix_space
+ * (false: never, as the tokenizers that wrote such files read it); -1
+ * unknown. */
 static int prepend_scheme(const cJSON *m)
 {
     const char *s = string_of(m, "prepend_scheme");
@@ -461,6 +532,11 @@ static int read_pre_tokenizer(Bpe *b, const cJSON *p, const Doc *d, int depth)
         st.replacement_len = st.replacement ? strlen(st.replacement) : 0;
         st.prepend_scheme = prepend_scheme(p);
         st.split = flag(p, "split", 1);
+        /* as tokenizers: add_prefix_space false beside another scheme is refused */
+        if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(p, "add_prefix_space")) &&
+            st.prepend_scheme >= 0 && st.prepend_scheme != BPE_PREPEND_NEVER)
+            return malformed(d, "pre_tokenizer", "Metaspace's add_prefix_space false does not "
+                                                 "match its prepend_scheme");
         if (st.prepend_scheme < 0)
             return attn_err_set(d->err, ATTN_E_UNSUPPORTED, d->name, top_line(d, "pre_tokenizer"),
                                 "pre_tokenizer Metaspace prepend_scheme %s is not supported "
@@ -619,6 +695,28 @@ static int read_post(Template *t, const cJSON *p, const Doc *d, int depth)
     return unsupported(d, "post_processor", type, known);
 }
 
+/* A Unigram model's options (T5's): its tokens are text, byte_fallback,
+ * and unk_id (a whole number, or null for none; checked against the
+ * vocabulary once it is read). */
+static int read_unigram(BpeOptions *o, const cJSON *root, const cJSON *model, const Doc *d)
+{
+    const cJSON *unk = cJSON_GetObjectItemCaseSensitive(model, "unk_id");
+    o->unigram = o->char_level = 1;
+    o->byte_fallback = flag(model, "byte_fallback", 0);
+    if (unk && !cJSON_IsNull(unk)) {
+        if (!cJSON_IsNumber(unk) || unk->valuedouble != floor(unk->valuedouble) ||
+            unk->valuedouble < 0)
+            return malformed(d, "model", "Unigram's unk_id must be a whole number from 0, or null");
+        if (unk->valuedouble >= BPE_MAX_VOCAB)
+            return attn_err_set(d->err, ATTN_E_RANGE, d->name, top_line(d, "model"),
+                                "model: unk_id %.0f is not an id of the vocabulary",
+                                unk->valuedouble);
+        o->has_unk = 1;
+        o->unk_id = (int)unk->valuedouble;
+    }
+    return read_decoder(o, cJSON_GetObjectItemCaseSensitive(root, "decoder"), d, 0);
+}
+
 /* A WordPiece model's options (BERT's): its tokens are text, its
  * continuing_subword_prefix ("##" when absent) and max_input_chars_per_word
  * (100 when absent). */
@@ -654,12 +752,16 @@ static int read_options(BpeOptions *o, const cJSON *root, const Doc *d)
         return attn_err_set(d->err, ATTN_E_PARSE, d->name, top_line(d, "model"),
                             "expected \"model\": an object");
     int wordpiece = cJSON_IsString(type) && strcmp(type->valuestring, "WordPiece") == 0;
-    if (type && !wordpiece && !(cJSON_IsString(type) && strcmp(type->valuestring, "BPE") == 0))
+    int unigram = cJSON_IsString(type) && strcmp(type->valuestring, "Unigram") == 0;
+    if (type && !wordpiece && !unigram &&
+        !(cJSON_IsString(type) && strcmp(type->valuestring, "BPE") == 0))
         return attn_err_set(d->err, ATTN_E_UNSUPPORTED, d->name, top_line(d, "model"),
-                            "model type %s is not supported (BPE and WordPiece are)",
+                            "model type %s is not supported (BPE, WordPiece and Unigram are)",
                             type_of(model));
     if (wordpiece)
         return read_wordpiece(o, root, model, d);
+    if (unigram)
+        return read_unigram(o, root, model, d);
     /* a lone ByteLevel is GPT-2's: the options, no steps */
     if (cJSON_IsObject(pre) && strcmp(type_of(pre), "ByteLevel") == 0) {
         o->add_prefix_space = flag(pre, "add_prefix_space", 0);
@@ -693,6 +795,153 @@ static int read_unk(BpeOptions *o, const Bpe *b, const cJSON *model, const char 
                             "unk_token is not a token of the vocabulary");
     o->has_unk = 1;
     o->unk_id = id;
+    return 0;
+}
+
+/* ---- a Unigram's scores, read as tokenizers reads them ------------------------- */
+
+/* serde_json's f64_from_parts (without float_roundtrip, as tokenizers
+ * builds it): the digits as a u64 rounded to a double, then one multiply or
+ * divide by a power of ten, two roundings where strtod has one. A score
+ * 1 ULP away from strtod's moves Viterbi's near-ties, so the ids follow
+ * tokenizers only with its own reading. -1 when out of range. */
+static int f64_from_parts(int neg, uint64_t sig, long exp, const double *pow10, double *out)
+{
+    double f = (double)sig;
+    for (;;) {
+        long a = exp < 0 ? -exp : exp;
+        if (a <= 308) {
+            if (exp >= 0) {
+                f *= pow10[a];
+                if (isinf(f))
+                    return -1;
+            } else {
+                f /= pow10[a];
+            }
+            break;
+        }
+        if (f == 0.0)
+            break;
+        if (exp >= 0)
+            return -1;
+        f /= 1e308;
+        exp += 308;
+    }
+    *out = neg ? -f : f;
+    return 0;
+}
+
+static int is_digit(const char *p, const char *e)
+{
+    return p < e && *p >= '0' && *p <= '9';
+}
+
+/* The JSON number at p as serde_json parses it (its parse_integer,
+ * parse_long_integer, parse_decimal, parse_exponent): digits past what a
+ * u64 holds are dropped (the integer's counted in the exponent). 0 or -1. */
+static int serde_number(const char *p, const char *e, const double *pow10, double *out)
+{
+    const uint64_t top = UINT64_MAX / 10, last = UINT64_MAX % 10;
+#define OVERFLOWS(s, dg) ((s) >= top && ((s) > top || (uint64_t)(dg) > last))
+    int neg = p < e && *p == '-', full = 0;
+    uint64_t sig = 0;
+    long exp = 0;
+    p += neg;
+    if (!is_digit(p, e))
+        return -1;
+    if (*p == '0') {
+        if (is_digit(++p, e))
+            return -1;
+    }
+    for (; is_digit(p, e); p++) {
+        int dg = *p - '0';
+        if (full || OVERFLOWS(sig, dg))
+            full = 1, exp++;
+        else
+            sig = sig * 10 + (uint64_t)dg;
+    }
+    if (p < e && *p == '.') {
+        int any = 0;
+        full = 0;
+        for (p++; is_digit(p, e); p++, any = 1) {
+            int dg = *p - '0';
+            if (full || OVERFLOWS(sig, dg)) {
+                full = 1;
+                continue;
+            }
+            sig = sig * 10 + (uint64_t)dg;
+            exp--;
+        }
+        if (!any)
+            return -1;
+    }
+#undef OVERFLOWS
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        int pos = 1;
+        long x = 0;
+        if (++p < e && (*p == '+' || *p == '-'))
+            pos = *p++ == '+';
+        if (!is_digit(p, e))
+            return -1;
+        for (; is_digit(p, e); p++) {
+            if (x > (INT32_MAX - (*p - '0')) / 10) { /* serde: 0, or out of range */
+                if (sig != 0 && pos)
+                    return -1;
+                *out = neg ? -0.0 : 0.0;
+                return 0;
+            }
+            x = x * 10 + (*p - '0');
+        }
+        exp = pos ? exp + x : exp - x;
+    }
+    return f64_from_parts(neg, sig, exp, pow10, out);
+}
+
+/* model.vocab of a Unigram: [[piece, score], ...], each piece's id its
+ * index; the scores read from the text as serde_json reads them. */
+static int read_pieces(Bpe *b, const cJSON *vocab, const Doc *d)
+{
+    static const char *const path[] = {"model", "vocab", NULL};
+    const char *e = d->data + d->len, *raw = skip_ws(d->data, e);
+    double pow10[309];
+    char tmp[16];
+    for (int i = 0; i < 309; i++) {
+        snprintf(tmp, sizeof tmp, "1e%d", i);
+        pow10[i] = strtod(tmp, NULL);
+    }
+    if (!cJSON_IsArray(vocab))
+        return attn_err_set(d->err, ATTN_E_PARSE, d->name, json_line(d->data, d->len, path, -1),
+                            "model.vocab: expected the pieces, an array of [piece, score]");
+    for (const char *const *k = path; raw && *k; k++)
+        raw = member(raw, e, *k);
+    raw = raw ? nth(raw, e, 0) : NULL;
+    long k = 0;
+    for (const cJSON *t = vocab->child; t; t = t->next, k++) {
+        const cJSON *piece = cJSON_GetArrayItem(t, 0), *score = cJSON_GetArrayItem(t, 1);
+        double v = 0;
+        int rc = 0;
+        if (!cJSON_IsArray(t) || cJSON_GetArraySize(t) != 2 || !cJSON_IsString(piece))
+            rc = attn_err_set(d->err, ATTN_E_PARSE, NULL, 0,
+                              "model.vocab: piece %ld is not [piece, score]", k);
+        else if (!cJSON_IsNumber(score))
+            rc = attn_err_set(d->err, ATTN_E_PARSE, NULL, 0,
+                              "model.vocab: piece %ld (\"%.100s\"): the score is not a number", k,
+                              piece->valuestring);
+        else if (!raw || serde_number(skip_ws(nth(raw, e, 1) ? nth(raw, e, 1) : e, e), e, pow10,
+                                      &v) < 0)
+            rc = attn_err_set(d->err, ATTN_E_RANGE, NULL, 0,
+                              "model.vocab: piece %ld (\"%.100s\"): score %g is out of range",
+                              k, piece->valuestring, score->valuedouble);
+        else
+            rc = bpe_add_piece(b, piece->valuestring, strlen(piece->valuestring), k, v, d->err);
+        if (rc < 0)
+            return located(rc, d->err, d->name, json_line(d->data, d->len, path, k));
+        raw = skip_ws(skip_value(raw, e), e); /* the next piece's text */
+        raw = raw < e && *raw == ',' ? skip_ws(raw + 1, e) : NULL;
+    }
+    if (k == 0)
+        return attn_err_set(d->err, ATTN_E_EMPTY, d->name, json_line(d->data, d->len, path, -1),
+                            "model.vocab: a Unigram needs at least one piece (its unk)");
     return 0;
 }
 
@@ -780,12 +1029,18 @@ static int build_tokenizer_json(Bpe **out, BpeOptions *o, const cJSON *root, con
         rc = read_pre_tokenizer(b, pre, d, 0);
     if (rc == 0)
         rc = read_post(&t, cJSON_GetObjectItemCaseSensitive(root, "post_processor"), d, 0);
-    if (rc == 0)
+    if (rc == 0 && o->unigram)
+        rc = read_pieces(b, cJSON_GetObjectItemCaseSensitive(model, "vocab"), d);
+    else if (rc == 0)
         rc = read_vocab(b, cJSON_GetObjectItemCaseSensitive(model, "vocab"), data, len, name,
                         vocab_path, err);
-    if (rc == 0)
+    if (rc == 0 && o->unigram && o->has_unk && o->unk_id >= bpe_n_vocab(b))
+        rc = attn_err_set(err, ATTN_E_RANGE, name, top_line(d, "model"),
+                          "model: unk_id %d is not an id of the vocabulary (0 to %d)", o->unk_id,
+                          bpe_n_vocab(b) - 1);
+    if (rc == 0 && !o->unigram)
         rc = read_unk(o, b, model, data, len, name, err);
-    if (rc == 0 && !o->wordpiece) /* WordPiece has no merges */
+    if (rc == 0 && !o->wordpiece && !o->unigram) /* WordPiece and Unigram have no merges */
         rc = read_merges_json(b, cJSON_GetObjectItemCaseSensitive(model, "merges"), data, len,
                               name, err);
     if (rc == 0)
