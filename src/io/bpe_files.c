@@ -1112,9 +1112,29 @@ static int is_file(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* The SentencePiece models a folder holds without a tokenizer.json (T5's
+ * spiece.model, Marian's source.spm and target.spm, ...), named into
+ * names (cap bytes, ", " between); how many. */
+static int sentencepiece_files(const char *dir, char *names, size_t cap)
+{
+    static const char *const spm[] = {"spiece.model", "source.spm", "target.spm",
+                                      "sentencepiece.bpe.model", "tokenizer.model"};
+    char path[4096];
+    int n = 0;
+    names[0] = '\0';
+    for (size_t i = 0; i < sizeof spm / sizeof spm[0]; i++) {
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, spm[i]) >= sizeof path ||
+            !is_file(path))
+            continue;
+        size_t at = strlen(names);
+        snprintf(names + at, cap - at, "%s%s", n++ ? ", " : "", spm[i]);
+    }
+    return n;
+}
+
 int bpe_load_dir(Bpe **out, const char *dir, AttnErr *err)
 {
-    char tj[4096], vj[4096], mt[4096];
+    char tj[4096], vj[4096], mt[4096], spm[256];
     *out = NULL;
     if ((size_t)snprintf(tj, sizeof tj, "%s/tokenizer.json", dir) >= sizeof tj ||
         (size_t)snprintf(vj, sizeof vj, "%s/vocab.json", dir) >= sizeof vj ||
@@ -1124,6 +1144,11 @@ int bpe_load_dir(Bpe **out, const char *dir, AttnErr *err)
         return bpe_load_tokenizer_json(out, tj, err);
     if (is_file(vj) && is_file(mt))
         return bpe_load_vocab_merges(out, vj, mt, err);
+    if (sentencepiece_files(dir, spm, sizeof spm))
+        return attn_err_set(err, ATTN_E_UNSUPPORTED, dir, 0,
+                            "no tokenizer.json: the tokenizer is SentencePiece's %s only, which "
+                            "attnviz does not read (transformers' save_pretrained of its fast "
+                            "tokenizer writes tokenizer.json)", spm);
     return attn_err_set(err, ATTN_E_IO, dir, 0,
                         "no tokenizer: neither tokenizer.json nor vocab.json with merges.txt %s",
                         is_file(vj) ? "(merges.txt is missing)"
