@@ -250,6 +250,14 @@ static void unigram_byte_fallback(void **state)
     assert_true(check_tokenizer("unigram_bytes") >= 90);
 }
 
+/* exact ties everywhere: the first path found wins (a later start must be
+ * strictly better), and a score read as serde_json reads it ("qu") */
+static void unigram_ties(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("unigram_ties") >= 90);
+}
+
 /* t5_old.json with its precompiled_charsmap's base64 text replaced by the
  * text from..to of the original (cut) or with character at changed to
  * another base64 character (corrupt); parsed into *b, rc returned. */
@@ -491,7 +499,8 @@ int main(void)
         cmocka_unit_test(bert_style),       cmocka_unit_test(bert_cased_style),
         cmocka_unit_test(roberta_style),    cmocka_unit_test(t5_style),
         cmocka_unit_test(flan_t5_style),    cmocka_unit_test(t5_old_forms),
-        cmocka_unit_test(unigram_byte_fallback), cmocka_unit_test(charsmap_cut_and_corrupt),
+        cmocka_unit_test(unigram_byte_fallback), cmocka_unit_test(unigram_ties),
+        cmocka_unit_test(charsmap_cut_and_corrupt),
         cmocka_unit_test(template_ids),
         cmocka_unit_test(sentencepiece_labels), cmocka_unit_test(model_folder),
         cmocka_unit_test(encode_time),
