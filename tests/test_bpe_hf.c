@@ -459,8 +459,9 @@ static void model_folder(void **state)
 }
 
 /* A keystroke's tokenization stays small beside the forward: about 2 KB
- * of text through the Llama 3 style (PCRE2 split) and the Mistral style
- * (characters, byte fallback), the time printed. */
+ * of text through the Llama 3 style (PCRE2 split), the Mistral style
+ * (characters, byte fallback) and T5's (the charsmap by graphemes, then
+ * Viterbi), the time printed. */
 static void encode_time(void **state)
 {
     (void)state;
@@ -469,8 +470,8 @@ static void encode_time(void **state)
     assert_non_null(text);
     if (len > 2048)
         len = 2048;
-    static const char *const names[] = {"llama3", "mistral"};
-    for (int k = 0; k < 2; k++) {
+    static const char *const names[] = {"llama3", "mistral", "t5"};
+    for (int k = 0; k < 3; k++) {
         Bpe *b = load(names[k]);
         BpeIds ids = {0};
         struct timespec t0, t1;
