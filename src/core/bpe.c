@@ -421,6 +421,8 @@ int bpe_add_piece(Bpe *b, const char *text, size_t len, long id, double score, A
         double *s = realloc(b->score, (size_t)cap * sizeof *s);
         if (!s)
             return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
+        for (int i = b->cap_score; i < cap; i++)
+            s[i] = 0.0;
         b->score = s;
         b->cap_score = cap;
     }

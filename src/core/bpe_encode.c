@@ -367,7 +367,8 @@ static void encode_unigram(Work *w, const char *s, size_t n)
         }
     }
     Lattice *lat = w->lat;
-    double unk_score = b->min_score - 10.0;
+    /* no piece at all: every character unknown (bpe_add_token's tokens are not pieces) */
+    double unk_score = (b->cap_score ? b->min_score : 0.0) - 10.0;
     for (size_t i = 0; i <= n; i++)
         lat[i] = (Lattice){0.0, -1, 0};
     /* pass 1 */
@@ -387,7 +388,7 @@ static void encode_unigram(Work *w, const char *s, size_t n)
             int id = bpe_vocab_find(b, s + i, j - i);
             if (id < 0)
                 continue;
-            relax(lat, i, j, b->score[id], id);
+            relax(lat, i, j, id < b->cap_score ? b->score[id] : 0.0, id);
             single |= j - i == (size_t)mblen;
         }
         if (!single)
