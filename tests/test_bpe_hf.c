@@ -243,6 +243,13 @@ static void t5_old_forms(void **state)
     assert_true(check_tokenizer("t5_old") >= 90);
 }
 
+/* WhitespaceSplit alone before a Unigram (no ▁ added) */
+static void t5_whitespace_split(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("t5_ws") >= 90);
+}
+
 /* an identity Unigram with byte_fallback: unknown runs as their bytes */
 static void unigram_byte_fallback(void **state)
 {
@@ -500,6 +507,7 @@ int main(void)
         cmocka_unit_test(bert_style),       cmocka_unit_test(bert_cased_style),
         cmocka_unit_test(roberta_style),    cmocka_unit_test(t5_style),
         cmocka_unit_test(flan_t5_style),    cmocka_unit_test(t5_old_forms),
+        cmocka_unit_test(t5_whitespace_split),
         cmocka_unit_test(unigram_byte_fallback), cmocka_unit_test(unigram_ties),
         cmocka_unit_test(charsmap_cut_and_corrupt),
         cmocka_unit_test(template_ids),
