@@ -320,9 +320,9 @@ typedef struct Lattice {
 
 #define UNK (-2)
 
-/* Path from to `end` through token id (score s) replaces the best one there
- * only when strictly better: the first found wins a tie, as tokenizers'
- * encode_optimized. */
+/* The best path to `from` and then token id (score s) up to `end` replaces
+ * the best one ending there only when strictly better: the first found wins
+ * a tie, as in tokenizers' encode_optimized. */
 static void relax(Lattice *lat, size_t from, size_t end, double s, int id)
 {
     double score = s + lat[from].score;
