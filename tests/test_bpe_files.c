@@ -4,8 +4,10 @@
  * tokenizers by check_hf.js): every case's ids through vocab.json +
  * merges.txt, tokenizer.json, tokenizer_pairs.json and
  * tokenizer_options.json; every token's display text; --print tokens'
- * lines; bad files (their file, line and message); a model folder; the
- * time to tokenize about 1024 tokens. Run from the repository root. */
+ * lines; bad files (their file, line and message; T5's Unigram and
+ * Precompiled fields among them); a model folder, and one with only
+ * SentencePiece models; the time to tokenize about 1024 tokens. Run from
+ * the repository root. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
