@@ -101,6 +101,10 @@ typedef struct BpeOptions {
        fused into one unk_id (or their bytes' <0xNN> tokens with byte_fallback);
        with has_unk 0 they are dropped */
     int unigram;
+    int decode_metaspace; /* with char_level, bpe_decode as the Metaspace decoder
+                             (prepend_scheme not never): every '▁' of the first token
+                             decoded dropped, not only a leading space (decode_strip
+                             unused) */
 } BpeOptions;
 
 /* Added-token flags (tokenizer.json's added_tokens fields). */

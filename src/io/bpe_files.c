@@ -568,7 +568,7 @@ static int read_decoder(BpeOptions *o, const cJSON *dec, const Doc *d, int depth
                 return rc;
         }
     } else if (strcmp(type, "Metaspace") == 0) {
-        o->decode_strip = prepend_scheme(dec) != BPE_PREPEND_NEVER;
+        o->decode_strip = o->decode_metaspace = prepend_scheme(dec) != BPE_PREPEND_NEVER;
     } else if (strcmp(type, "WordPiece") == 0) {
         const char *prefix = string_of(dec, "prefix");
         if (!o->wordpiece)
