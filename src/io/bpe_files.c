@@ -1,8 +1,8 @@
-/* GPT-2's tokenizer files (vocab.json + merges.txt, or tokenizer.json) into
- * a Bpe through cJSON; every error names the file and the line: cJSON gives
- * none for a well-formed document, so a small scanner finds the line of the
- * n-th member of an object or element of an array. Not the tokenizer
- * itself (src/core/bpe.c). */
+/* Tokenizer files parsed from memory (vocab.json + merges.txt, or
+ * tokenizer.json: BPE, WordPiece, Unigram) into a Bpe through cJSON; every
+ * error names the file and the line (json_pos.c finds it). Not the
+ * tokenizer itself (src/core/bpe.c), nor reading files and folders
+ * (bpe_dir.c). */
 #include "attnviz/bpe_files.h"
 
 #include <cjson/cJSON.h>
@@ -11,107 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "attnviz/io.h"
-
-/* ---- where a value is: lines for the messages --------------------------- */
-
-/* White space as cJSON skips it: every byte up to the space, NUL included. */
-static const char *skip_ws(const char *p, const char *e)
-{
-    while (p < e && (unsigned char)*p <= ' ')
-        p++;
-    return p;
-}
-
-/* Past the string, array, object or scalar at p (at least one byte). */
-static const char *skip_value(const char *p, const char *e)
-{
-    int depth = 0;
-    do {
-        if (p >= e)
-            return e;
-        if (*p == '"') {
-            for (p++; p < e && *p != '"'; p++)
-                if (*p == '\\')
-                    p++;
-            p++;
-        } else if (*p == '{' || *p == '[') {
-            depth++;
-            p++;
-        } else if (*p == '}' || *p == ']') {
-            depth--;
-            p++;
-        } else if (depth == 0) {
-            do
-                p++;
-            while (p < e && (unsigned char)*p > ' ' && !strchr(",]}", *p));
-        } else {
-            p++;
-        }
-    } while (depth > 0);
-    return p < e ? p : e;
-}
-
-/* The k-th element of the array, or member of the object, at p (for a
- * member: where its key starts); NULL when there is none. */
-static const char *nth(const char *p, const char *e, long k)
-{
-    if (p >= e || (*p != '[' && *p != '{'))
-        return NULL;
-    int obj = *p == '{';
-    p = skip_ws(p + 1, e);
-    for (long i = 0; p < e && *p != ']' && *p != '}'; i++) {
-        if (i == k)
-            return p;
-        if (obj) {
-            p = skip_ws(skip_value(p, e), e);
-            if (p < e && *p == ':')
-                p = skip_ws(p + 1, e);
-        }
-        p = skip_ws(skip_value(p, e), e);
-        if (p < e && *p == ',')
-            p = skip_ws(p + 1, e);
-    }
-    return NULL;
-}
-
-/* The value of member key (spelled without escapes) of the object at p. */
-static const char *member(const char *p, const char *e, const char *key)
-{
-    size_t n = strlen(key);
-    for (long i = 0;; i++) {
-        const char *m = nth(p, e, i);
-        if (!m)
-            return NULL;
-        const char *v = skip_ws(skip_value(m, e), e);
-        if (v < e && *v == ':')
-            v = skip_ws(v + 1, e);
-        if (m + n + 2 <= e && m[0] == '"' && memcmp(m + 1, key, n) == 0 && m[n + 1] == '"')
-            return v;
-    }
-}
-
-static long line_at(const char *data, const char *at)
-{
-    long line = 1;
-    for (const char *p = data; p < at; p++)
-        line += *p == '\n';
-    return line;
-}
-
-/* The line of the k-th item (k < 0: the value itself) of the value found
- * by following keys from the document's top; 0 when not found. */
-static long json_line(const char *data, size_t len, const char *const *keys, long k)
-{
-    const char *e = data + len, *p = skip_ws(data, e);
-    for (; p && *keys; keys++)
-        p = member(p, e, *keys);
-    if (p && k >= 0)
-        p = nth(p, e, k);
-    return p ? line_at(data, p) : 0;
-}
+#include "bpe_spm.h"
+#include "json_pos.h"
 
 /* ---- shared ------------------------------------------------------------------- */
 
@@ -132,7 +35,7 @@ static int parse_json(cJSON **out, const char *data, size_t len, const char *nam
     *out = cJSON_ParseWithLengthOpts(data, len, &end, 0);
     if (!*out) {
         const char *at = cJSON_GetErrorPtr();
-        long line = at && at >= data && at <= data + len ? line_at(data, at) : 0;
+        long line = at && at >= data && at <= data + len ? jpos_line_at(data, at) : 0;
         return attn_err_set(err, ATTN_E_PARSE, name, line, "not valid JSON");
     }
     while (end && end < data + len && (*end == ' ' || *end == '\n' || *end == '\r' ||
@@ -141,7 +44,7 @@ static int parse_json(cJSON **out, const char *data, size_t len, const char *nam
     if (end && end < data + len) {
         cJSON_Delete(*out);
         *out = NULL;
-        return attn_err_set(err, ATTN_E_PARSE, name, line_at(data, end),
+        return attn_err_set(err, ATTN_E_PARSE, name, jpos_line_at(data, end),
                             "text after the end of the JSON document");
     }
     return 0;
@@ -152,7 +55,7 @@ static int read_vocab(Bpe *b, const cJSON *vocab, const char *data, size_t len, 
                       const char *const *path, AttnErr *err)
 {
     if (!cJSON_IsObject(vocab))
-        return attn_err_set(err, ATTN_E_PARSE, name, json_line(data, len, path, -1),
+        return attn_err_set(err, ATTN_E_PARSE, name, jpos_line(data, len, path, -1),
                             "expected the vocabulary: an object of token: id");
     long k = 0;
     for (const cJSON *t = vocab->child; t; t = t->next, k++) {
@@ -166,10 +69,10 @@ static int read_vocab(Bpe *b, const cJSON *vocab, const char *data, size_t len, 
         else
             rc = bpe_add_token(b, t->string, strlen(t->string), (long)t->valuedouble, err);
         if (rc < 0)
-            return located(rc, err, name, json_line(data, len, path, k));
+            return located(rc, err, name, jpos_line(data, len, path, k));
     }
     if (k == 0)
-        return attn_err_set(err, ATTN_E_EMPTY, name, json_line(data, len, path, -1),
+        return attn_err_set(err, ATTN_E_EMPTY, name, jpos_line(data, len, path, -1),
                             "the vocabulary has no tokens");
     return 0;
 }
@@ -251,7 +154,7 @@ static int must_be_default(const cJSON *obj, const char *key, const char *data, 
         (cJSON_IsNumber(v) && v->valuedouble == 0))
         return 0;
     const char *keys[4] = {path[0], path[1], key, NULL};
-    return attn_err_set(err, ATTN_E_UNSUPPORTED, name, json_line(data, len, keys, -1),
+    return attn_err_set(err, ATTN_E_UNSUPPORTED, name, jpos_line(data, len, keys, -1),
                         "%s.%s is set: not supported", path[0] ? path[0] : "", key);
 }
 
@@ -278,7 +181,7 @@ typedef struct Doc {
 static long top_line(const Doc *d, const char *key)
 {
     const char *keys[2] = {key, NULL};
-    return json_line(d->data, d->len, keys, -1);
+    return jpos_line(d->data, d->len, keys, -1);
 }
 
 static int unsupported(const Doc *d, const char *key, const char *type, const char *known)
@@ -324,53 +227,6 @@ static int step_error(int rc, const Doc *d, const char *key)
 }
 
 #define MAX_NESTING 8 /* Sequences within Sequences */
-
-/* Standard base64 with its padding, as tokenizers' Precompiled reads it
- * (base64's STANDARD engine: no white space, no bits left over) into
- * *out (malloc'ed, *len bytes); -1 when it is not that or out of memory. */
-static int base64_decode(const char *s, unsigned char **out, size_t *len)
-{
-    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    size_t n = strlen(s), pad = 0;
-    *out = NULL;
-    *len = 0;
-    if (n % 4)
-        return -1;
-    while (pad < 2 && pad < n && s[n - 1 - pad] == '=')
-        pad++;
-    unsigned char *o = malloc(n / 4 * 3 + 1);
-    if (!o)
-        return -1;
-    size_t k = 0;
-    uint32_t acc = 0;
-    for (size_t i = 0; i < n - pad; i++) {
-        const char *c = s[i] ? strchr(abc, s[i]) : NULL;
-        if (!c) {
-            free(o);
-            return -1;
-        }
-        acc = acc << 6 | (uint32_t)(c - abc);
-        if (i % 4 == 3) {
-            o[k++] = (unsigned char)(acc >> 16);
-            o[k++] = (unsigned char)(acc >> 8);
-            o[k++] = (unsigned char)acc;
-            acc = 0;
-        }
-    }
-    if ((pad == 1 && (acc & 3)) || (pad == 2 && (acc & 15))) { /* bits left over */
-        free(o);
-        return -1;
-    }
-    if (pad == 1) {
-        o[k++] = (unsigned char)(acc >> 10);
-        o[k++] = (unsigned char)(acc >> 2);
-    } else if (pad == 2) {
-        o[k++] = (unsigned char)(acc >> 4);
-    }
-    *out = o;
-    *len = k;
-    return 0;
-}
 
 /* normalizer (or one step of its Sequence) into b. */
 static int read_normalizer(Bpe *b, const cJSON *n, const Doc *d, int depth)
@@ -421,7 +277,7 @@ static int read_normalizer(Bpe *b, const cJSON *n, const Doc *d, int depth)
         const char *b64 = string_of(n, "precompiled_charsmap");
         if (!b64)
             return malformed(d, "normalizer", "Precompiled needs a string \"precompiled_charsmap\"");
-        if (base64_decode(b64, &blob, &blob_len) < 0)
+        if (bpe_base64_decode(b64, &blob, &blob_len) < 0)
             return attn_err_set(d->err, ATTN_E_PARSE, d->name, top_line(d, "normalizer"),
                                 "normalizer: precompiled_charsmap is not base64 (standard, "
                                 "padded)");
@@ -791,110 +647,11 @@ static int read_unk(BpeOptions *o, const Bpe *b, const cJSON *model, const char 
     int id = cJSON_IsString(unk) ? bpe_token_id(b, unk->valuestring, strlen(unk->valuestring))
                                  : -1;
     if (id < 0)
-        return attn_err_set(err, ATTN_E_RANGE, name, json_line(data, len, k_unk, -1),
+        return attn_err_set(err, ATTN_E_RANGE, name, jpos_line(data, len, k_unk, -1),
                             "unk_token is not a token of the vocabulary");
     o->has_unk = 1;
     o->unk_id = id;
     return 0;
-}
-
-/* ---- a Unigram's scores, read as tokenizers reads them ------------------------- */
-
-/* serde_json's f64_from_parts (without float_roundtrip, as tokenizers
- * builds it): the digits as a u64 rounded to a double, then one multiply or
- * divide by a power of ten, two roundings where strtod has one. A score
- * 1 ULP away from strtod's moves Viterbi's near-ties, so the ids follow
- * tokenizers only with its own reading. -1 when out of range. */
-static int f64_from_parts(int neg, uint64_t sig, long exp, const double *pow10, double *out)
-{
-    double f = (double)sig;
-    for (;;) {
-        long a = exp < 0 ? -exp : exp;
-        if (a <= 308) {
-            if (exp >= 0) {
-                f *= pow10[a];
-                if (isinf(f))
-                    return -1;
-            } else {
-                f /= pow10[a];
-            }
-            break;
-        }
-        if (f == 0.0)
-            break;
-        if (exp >= 0)
-            return -1;
-        f /= 1e308;
-        exp += 308;
-    }
-    *out = neg ? -f : f;
-    return 0;
-}
-
-static int is_digit(const char *p, const char *e)
-{
-    return p < e && *p >= '0' && *p <= '9';
-}
-
-/* The JSON number at p as serde_json parses it (its parse_integer,
- * parse_long_integer, parse_decimal, parse_exponent): digits past what a
- * u64 holds are dropped (the integer's counted in the exponent). 0 or -1. */
-static int serde_number(const char *p, const char *e, const double *pow10, double *out)
-{
-    const uint64_t top = UINT64_MAX / 10, last = UINT64_MAX % 10;
-#define OVERFLOWS(s, dg) ((s) >= top && ((s) > top || (uint64_t)(dg) > last))
-    int neg = p < e && *p == '-', full = 0;
-    uint64_t sig = 0;
-    long exp = 0;
-    p += neg;
-    if (!is_digit(p, e))
-        return -1;
-    if (*p == '0') {
-        if (is_digit(++p, e))
-            return -1;
-    }
-    for (; is_digit(p, e); p++) {
-        int dg = *p - '0';
-        if (full || OVERFLOWS(sig, dg))
-            full = 1, exp++;
-        else
-            sig = sig * 10 + (uint64_t)dg;
-    }
-    if (p < e && *p == '.') {
-        int any = 0;
-        full = 0;
-        for (p++; is_digit(p, e); p++, any = 1) {
-            int dg = *p - '0';
-            if (full || OVERFLOWS(sig, dg)) {
-                full = 1;
-                continue;
-            }
-            sig = sig * 10 + (uint64_t)dg;
-            exp--;
-        }
-        if (!any)
-            return -1;
-    }
-#undef OVERFLOWS
-    if (p < e && (*p == 'e' || *p == 'E')) {
-        int pos = 1;
-        long x = 0;
-        if (++p < e && (*p == '+' || *p == '-'))
-            pos = *p++ == '+';
-        if (!is_digit(p, e))
-            return -1;
-        for (; is_digit(p, e); p++) {
-            if (x > (INT32_MAX - (*p - '0')) / 10) { /* serde: 0, or out of range */
-                if (sig != 0 && pos)
-                    return -1;
-                *out = neg ? -0.0 : 0.0;
-                return 0;
-            }
-            x = x * 10 + (*p - '0');
-        }
-        exp = pos ? exp + x : exp - x;
-    }
-    return f64_from_parts(neg, sig, exp, pow10, out);
 }
 
 /* model.vocab of a Unigram: [[piece, score], ...], each piece's id its
@@ -902,19 +659,15 @@ static int serde_number(const char *p, const char *e, const double *pow10, doubl
 static int read_pieces(Bpe *b, const cJSON *vocab, const Doc *d)
 {
     static const char *const path[] = {"model", "vocab", NULL};
-    const char *e = d->data + d->len, *raw = skip_ws(d->data, e);
+    const char *e = d->data + d->len, *raw = jpos_skip_ws(d->data, e);
     double pow10[309];
-    char tmp[16];
-    for (int i = 0; i < 309; i++) {
-        snprintf(tmp, sizeof tmp, "1e%d", i);
-        pow10[i] = strtod(tmp, NULL);
-    }
+    bpe_pow10(pow10);
     if (!cJSON_IsArray(vocab))
-        return attn_err_set(d->err, ATTN_E_PARSE, d->name, json_line(d->data, d->len, path, -1),
+        return attn_err_set(d->err, ATTN_E_PARSE, d->name, jpos_line(d->data, d->len, path, -1),
                             "model.vocab: expected the pieces, an array of [piece, score]");
     for (const char *const *k = path; raw && *k; k++)
-        raw = member(raw, e, *k);
-    raw = raw ? nth(raw, e, 0) : NULL;
+        raw = jpos_member(raw, e, *k);
+    raw = raw ? jpos_nth(raw, e, 0) : NULL;
     long k = 0;
     for (const cJSON *t = vocab->child; t; t = t->next, k++) {
         const cJSON *piece = cJSON_GetArrayItem(t, 0), *score = cJSON_GetArrayItem(t, 1);
@@ -927,7 +680,7 @@ static int read_pieces(Bpe *b, const cJSON *vocab, const Doc *d)
             rc = attn_err_set(d->err, ATTN_E_PARSE, NULL, 0,
                               "model.vocab: piece %ld (\"%.100s\"): the score is not a number", k,
                               piece->valuestring);
-        else if (!raw || serde_number(skip_ws(nth(raw, e, 1) ? nth(raw, e, 1) : e, e), e, pow10,
+        else if (!raw || bpe_serde_number(jpos_skip_ws(jpos_nth(raw, e, 1) ? jpos_nth(raw, e, 1) : e, e), e, pow10,
                                       &v) < 0)
             rc = attn_err_set(d->err, ATTN_E_RANGE, NULL, 0,
                               "model.vocab: piece %ld (\"%.100s\"): score %g is out of range",
@@ -935,12 +688,12 @@ static int read_pieces(Bpe *b, const cJSON *vocab, const Doc *d)
         else
             rc = bpe_add_piece(b, piece->valuestring, strlen(piece->valuestring), k, v, d->err);
         if (rc < 0)
-            return located(rc, d->err, d->name, json_line(d->data, d->len, path, k));
-        raw = skip_ws(skip_value(raw, e), e); /* the next piece's text */
-        raw = raw < e && *raw == ',' ? skip_ws(raw + 1, e) : NULL;
+            return located(rc, d->err, d->name, jpos_line(d->data, d->len, path, k));
+        raw = jpos_skip_ws(jpos_skip_value(raw, e), e); /* the next piece's text */
+        raw = raw < e && *raw == ',' ? jpos_skip_ws(raw + 1, e) : NULL;
     }
     if (k == 0)
-        return attn_err_set(d->err, ATTN_E_EMPTY, d->name, json_line(d->data, d->len, path, -1),
+        return attn_err_set(d->err, ATTN_E_EMPTY, d->name, jpos_line(d->data, d->len, path, -1),
                             "model.vocab: a Unigram needs at least one piece (its unk)");
     return 0;
 }
@@ -950,7 +703,7 @@ static int read_merges_json(Bpe *b, const cJSON *merges, const char *data, size_
 {
     static const char *const path[] = {"model", "merges", NULL};
     if (!cJSON_IsArray(merges))
-        return attn_err_set(err, ATTN_E_PARSE, name, json_line(data, len, path, -1),
+        return attn_err_set(err, ATTN_E_PARSE, name, jpos_line(data, len, path, -1),
                             "expected model.merges: an array");
     long k = 0;
     for (const cJSON *m = merges->child; m; m = m->next, k++) {
@@ -968,7 +721,7 @@ static int read_merges_json(Bpe *b, const cJSON *merges, const char *data, size_
             rc = attn_err_set(err, ATTN_E_PARSE, NULL, 0,
                               "merge %ld: expected \"left right\" or [\"left\", \"right\"]", k + 1);
         if (rc < 0)
-            return located(rc, err, name, json_line(data, len, path, k));
+            return located(rc, err, name, jpos_line(data, len, path, k));
     }
     return 0;
 }
@@ -980,7 +733,7 @@ static int read_added(Bpe *b, const cJSON *added, const char *data, size_t len, 
     if (!added || cJSON_IsNull(added))
         return 0;
     if (!cJSON_IsArray(added))
-        return attn_err_set(err, ATTN_E_PARSE, name, json_line(data, len, path, -1),
+        return attn_err_set(err, ATTN_E_PARSE, name, jpos_line(data, len, path, -1),
                             "expected added_tokens: an array");
     long k = 0;
     for (const cJSON *a = added->child; a; a = a->next, k++) {
@@ -1004,7 +757,7 @@ static int read_added(Bpe *b, const cJSON *added, const char *data, size_t len, 
                                  err);
         }
         if (rc < 0)
-            return located(rc, err, name, json_line(data, len, path, k));
+            return located(rc, err, name, jpos_line(data, len, path, k));
     }
     return 0;
 }
@@ -1074,107 +827,4 @@ int bpe_parse_tokenizer_json(Bpe **out, const char *data, size_t len, const char
         rc = build_tokenizer_json(out, &o, root, &d);
     cJSON_Delete(root);
     return rc;
-}
-
-/* ---- files ------------------------------------------------------------------------ */
-
-int bpe_load_vocab_merges(Bpe **out, const char *vocab_path, const char *merges_path,
-                          AttnErr *err)
-{
-    char *v = NULL, *m = NULL;
-    size_t vn = 0, mn = 0;
-    *out = NULL;
-    int rc = io_read_file(vocab_path, BPE_MAX_FILE_BYTES, &v, &vn, err);
-    if (rc == 0)
-        rc = io_read_file(merges_path, BPE_MAX_FILE_BYTES, &m, &mn, err);
-    if (rc == 0)
-        rc = bpe_parse_vocab_merges(out, v, vn, vocab_path, m, mn, merges_path, err);
-    free(v);
-    free(m);
-    return rc;
-}
-
-int bpe_load_tokenizer_json(Bpe **out, const char *path, AttnErr *err)
-{
-    char *d = NULL;
-    size_t n = 0;
-    *out = NULL;
-    int rc = io_read_file(path, BPE_MAX_FILE_BYTES, &d, &n, err);
-    if (rc == 0)
-        rc = bpe_parse_tokenizer_json(out, d, n, path, err);
-    free(d);
-    return rc;
-}
-
-static int is_file(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* The SentencePiece models a folder holds without a tokenizer.json (T5's
- * spiece.model, Marian's source.spm and target.spm, ...), named into
- * names (cap bytes, ", " between); how many. */
-static int sentencepiece_files(const char *dir, char *names, size_t cap)
-{
-    static const char *const spm[] = {"spiece.model", "source.spm", "target.spm",
-                                      "sentencepiece.bpe.model", "tokenizer.model"};
-    char path[4096];
-    int n = 0;
-    names[0] = '\0';
-    for (size_t i = 0; i < sizeof spm / sizeof spm[0]; i++) {
-        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, spm[i]) >= sizeof path ||
-            !is_file(path))
-            continue;
-        size_t at = strlen(names);
-        snprintf(names + at, cap - at, "%s%s", n++ ? ", " : "", spm[i]);
-    }
-    return n;
-}
-
-int bpe_load_dir(Bpe **out, const char *dir, AttnErr *err)
-{
-    char tj[4096], vj[4096], mt[4096], spm[256];
-    *out = NULL;
-    if ((size_t)snprintf(tj, sizeof tj, "%s/tokenizer.json", dir) >= sizeof tj ||
-        (size_t)snprintf(vj, sizeof vj, "%s/vocab.json", dir) >= sizeof vj ||
-        (size_t)snprintf(mt, sizeof mt, "%s/merges.txt", dir) >= sizeof mt)
-        return attn_err_set(err, ATTN_E_IO, dir, 0, "the folder's name is too long");
-    if (is_file(tj))
-        return bpe_load_tokenizer_json(out, tj, err);
-    if (is_file(vj) && is_file(mt))
-        return bpe_load_vocab_merges(out, vj, mt, err);
-    if (sentencepiece_files(dir, spm, sizeof spm))
-        return attn_err_set(err, ATTN_E_UNSUPPORTED, dir, 0,
-                            "no tokenizer.json: the tokenizer is SentencePiece's %s only, which "
-                            "attnviz does not read (transformers' save_pretrained of its fast "
-                            "tokenizer writes tokenizer.json)", spm);
-    return attn_err_set(err, ATTN_E_IO, dir, 0,
-                        "no tokenizer: neither tokenizer.json nor vocab.json with merges.txt %s",
-                        is_file(vj) ? "(merges.txt is missing)"
-                        : is_file(mt) ? "(vocab.json is missing)" : "is there");
-}
-
-int bpe_print_tokens(FILE *f, const Bpe *b, const int *ids, int n)
-{
-    return bpe_print_tokens_marked(f, b, ids, n, n);
-}
-
-int bpe_print_tokens_marked(FILE *f, const Bpe *b, const int *ids, int n, int n_given)
-{
-    char small[256];
-    for (int i = 0; i < n; i++) {
-        size_t need = bpe_token_text(b, ids[i], NULL, small, sizeof small);
-        char *text = need < sizeof small ? small : malloc(need + 1);
-        if (!text)
-            return -ATTN_E_NOMEM;
-        if (text != small)
-            bpe_token_text(b, ids[i], NULL, text, need + 1);
-        fprintf(f, "%d\t", ids[i]);
-        io_json_string(f, text);
-        fputs(i >= n_given ? "\tg\n" : "\n", f);
-        if (text != small)
-            free(text);
-    }
-    return ferror(f) ? -ATTN_E_IO : 0;
 }
