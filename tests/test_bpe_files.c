@@ -4,8 +4,10 @@
  * tokenizers by check_hf.js): every case's ids through vocab.json +
  * merges.txt, tokenizer.json, tokenizer_pairs.json and
  * tokenizer_options.json; every token's display text; --print tokens'
- * lines; bad files (their file, line and message); a model folder; the
- * time to tokenize about 1024 tokens. Run from the repository root. */
+ * lines; bad files (their file, line and message; T5's Unigram and
+ * Precompiled fields among them); a model folder, and one with only
+ * SentencePiece models; the time to tokenize about 1024 tokens. Run from
+ * the repository root. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -198,6 +200,12 @@ typedef struct Bad {
 #define TJ_BODY(model) "\"pre_tokenizer\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false},\n" \
                        " \"model\": " model
 #define TJ(model) "{" TJ_BODY(model) "}"
+/* a Unigram model with these pieces, from line 3 */
+#define UNI(vocab) "{\"pre_tokenizer\": {\"type\": \"Metaspace\"},\n" \
+                   " \"model\": {\"type\": \"Unigram\", \"unk_id\": 0,\n \"vocab\": " vocab "}}"
+/* a Precompiled normalizer with this precompiled_charsmap, on line 2 */
+#define CHARSMAP(b64) "{\"model\": {\"type\": \"Unigram\", \"vocab\": [[\"a\", 0]]},\n" \
+                      " \"normalizer\": {\"type\": \"Precompiled\", \"precompiled_charsmap\": " b64 "}}"
 
 static const Bad bad_files[] = {
     {"{\"a\": 0,\n \"b\": }", "", ATTN_E_PARSE, "vocab.json", 2, "not valid JSON"},
@@ -220,7 +228,46 @@ static const Bad bad_files[] = {
     {"[]", NULL, ATTN_E_PARSE, "tokenizer.json", 0, "expected a JSON object"},
     {"{\"pre_tokenizer\": {\"type\": \"ByteLevel\"}}", NULL, ATTN_E_PARSE, "tokenizer.json", 0, "\"model\""},
     {TJ("{\"type\": \"WordLevel\", \"vocab\": {}}"), NULL, ATTN_E_UNSUPPORTED, "tokenizer.json", 2,
-     "model type WordLevel is not supported (BPE and WordPiece are)"},
+     "model type WordLevel is not supported (BPE, WordPiece and Unigram are)"},
+    /* Unigram (T5's) */
+    {UNI("[]"), NULL, ATTN_E_EMPTY, "tokenizer.json", 3, "a Unigram needs at least one piece"},
+    {UNI("{\"a\": 0}"), NULL, ATTN_E_PARSE, "tokenizer.json", 3, "model.vocab: expected the pieces"},
+    {UNI("[[\"<unk>\", 0],\n [\"a\", \"-1.5\"]]"), NULL, ATTN_E_PARSE, "tokenizer.json", 4,
+     "piece 1 (\"a\"): the score is not a number"},
+    {UNI("[[\"<unk>\", 0],\n [\"a\"]]"), NULL, ATTN_E_PARSE, "tokenizer.json", 4,
+     "piece 1 is not [piece, score]"},
+    {UNI("[[\"<unk>\", 0],\n [\"a\", 1e400]]"), NULL, ATTN_E_RANGE, "tokenizer.json", 4,
+     "piece 1 (\"a\"): score inf is out of range"},
+    {UNI("[[\"<unk>\", 0],\n [\"<unk>\", -1]]"), NULL, ATTN_E_DUPLICATE, "tokenizer.json", 4,
+     "\"<unk>\" appears twice"},
+    {"{\"model\":\n {\"type\": \"Unigram\", \"unk_id\": 2, \"vocab\": [[\"<unk>\", 0], [\"a\", -1]]}}",
+     NULL, ATTN_E_RANGE, "tokenizer.json", 2, "unk_id 2 is not an id of the vocabulary (0 to 1)"},
+    {"{\"model\":\n {\"type\": \"Unigram\", \"unk_id\": -1, \"vocab\": [[\"<unk>\", 0]]}}",
+     NULL, ATTN_E_PARSE, "tokenizer.json", 2, "unk_id must be a whole number from 0, or null"},
+    {"{\"model\":\n {\"type\": \"Unigram\", \"unk_id\": 0.5, \"vocab\": [[\"<unk>\", 0]]}}",
+     NULL, ATTN_E_PARSE, "tokenizer.json", 2, "unk_id must be a whole number"},
+    /* Precompiled: the field and tokenizer.json named */
+    {CHARSMAP("\"a!b=\""), NULL, ATTN_E_PARSE, "tokenizer.json", 2,
+     "precompiled_charsmap is not base64"},
+    {CHARSMAP("\"EAAAAAECAwQ\""), NULL, ATTN_E_PARSE, "tokenizer.json", 2,
+     "precompiled_charsmap is not base64"},
+    {CHARSMAP("\"EAAAAAECAwR=\""), NULL, ATTN_E_PARSE, "tokenizer.json", 2,
+     "precompiled_charsmap is not base64"},
+    {CHARSMAP("\"EAAAAAECAwQ=\""), NULL, ATTN_E_PARSE, "tokenizer.json", 2,
+     "precompiled_charsmap: its trie size 16 is past its end (4 bytes after the size)"},
+    {CHARSMAP("\"EAA=\""), NULL, ATTN_E_PARSE, "tokenizer.json", 2,
+     "precompiled_charsmap is 2 bytes: shorter than its 4-byte trie size"},
+    {CHARSMAP("\"\""), NULL, ATTN_E_PARSE, "tokenizer.json", 2,
+     "precompiled_charsmap is 0 bytes"},
+    {CHARSMAP("\"AAAAAA==\""), NULL, ATTN_E_PARSE, "tokenizer.json", 2,
+     "precompiled_charsmap: the trie is empty"},
+    {CHARSMAP("\"BAAAAAAAAAD/\""), NULL, ATTN_E_PARSE, "tokenizer.json", 2,
+     "precompiled_charsmap: the normalized strings are not UTF-8"},
+    {CHARSMAP("null"), NULL, ATTN_E_PARSE, "tokenizer.json", 2,
+     "Precompiled needs a string \"precompiled_charsmap\""},
+    {"{\"pre_tokenizer\":\n {\"type\": \"Metaspace\", \"add_prefix_space\": false, "
+     "\"prepend_scheme\": \"always\"},\n \"model\": {\"type\": \"Unigram\", \"vocab\": [[\"a\", 0]]}}",
+     NULL, ATTN_E_PARSE, "tokenizer.json", 2, "add_prefix_space false does not match"},
     {TJ("{\"type\": \"WordPiece\", \"unk_token\": \"[UNK]\", \"vocab\": {\"a\": 0}}"), NULL,
      ATTN_E_RANGE, "tokenizer.json", 2, "unk_token is not a token of the vocabulary"},
     {TJ("{\"type\": \"WordPiece\", \"continuing_subword_prefix\": 2, \"vocab\": {\"a\": 0}}"),
@@ -376,6 +423,44 @@ static void model_folder(void **state)
     rmdir(dir);
 }
 
+/* A folder whose tokenizer is SentencePiece's only (T5's spiece.model;
+ * Marian's source.spm and target.spm beside a vocab.json without merges):
+ * refused naming those files; with a tokenizer.json the .spm files are
+ * not looked at. */
+static void sentencepiece_folder(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/attnviz-spm-XXXXXX", path[256];
+    static const char *const made[] = {"spiece.model", "source.spm", "target.spm", "vocab.json",
+                                       "tokenizer.json"};
+    assert_non_null(mkdtemp(dir));
+    AttnErr err = {0};
+    Bpe *b = (Bpe *)&err;
+    snprintf(path, sizeof path, "%s/spiece.model", dir);
+    copy_file(FIX "merges.txt", path); /* any bytes: it is only named */
+    assert_int_equal(bpe_load_dir(&b, dir, &err), -ATTN_E_UNSUPPORTED);
+    assert_null(b);
+    assert_string_equal(err.file, dir);
+    assert_non_null(strstr(err.msg, "SentencePiece's spiece.model only"));
+    unlink(path);
+    for (int i = 1; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, made[i]);
+        copy_file(FIX "vocab.json", path);
+    }
+    assert_int_equal(bpe_load_dir(&b, dir, &err), -ATTN_E_UNSUPPORTED);
+    assert_non_null(strstr(err.msg, "SentencePiece's source.spm, target.spm only"));
+    snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+    copy_file("tests/fixtures/hftok/t5_old.json", path);
+    assert_int_equal(bpe_load_dir(&b, dir, &err), 0);
+    assert_true(bpe_is_special(b, bpe_token_id(b, "</s>", 4)));
+    bpe_destroy(b);
+    for (int i = 1; i < 5; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, made[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 /* About 1024 tokens (the text of src/README.md) through the fixtures'
  * tokenizer: how long one encoding takes (printed, not checked). */
 static void encode_speed(void **state)
@@ -417,6 +502,7 @@ int main(void)
         cmocka_unit_test(bad_inputs),
         cmocka_unit_test(truncated_files),
         cmocka_unit_test(model_folder),
+        cmocka_unit_test(sentencepiece_folder),
         cmocka_unit_test(encode_speed),
     };
     return cmocka_run_group_tests_name("bpe_files", tests, NULL, NULL);

@@ -3,6 +3,7 @@
  * Llama 3, Qwen2, SmolLM2, Llama 2, Mistral, Gemma, GPT-NeoX, OLMo 2,
  * Phi-3 and DeepSeek V3 styles and the other Split behaviours, made by make_fixtures.py,
  * BERT's WordPiece (uncased and cased) and RoBERTa's, made by make_wordpiece.py,
+ * T5's Unigram (SentencePiece's own models converted), made by make_unigram.py,
  * every case's ids (the template's
  * BOS included) and decoded text as Hugging Face's own tokenizers gave them
  * (make_expected.js); the BOS each template exposes; the labels of ▁ and
@@ -217,6 +218,144 @@ static void roberta_style(void **state)
     assert_true(check_tokenizer("roberta") >= 80);
 }
 
+/* T5's Unigram (tokenizers' Viterbi) with nmt_nfkc's precompiled_charsmap,
+ * WhitespaceSplit + Metaspace, "$A </s>" */
+static void t5_style(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("t5") >= 90);
+}
+
+/* the same model as today's SpmConverter writes it: Precompiled, Strip and
+ * Replace in a Sequence, Metaspace "first" */
+static void flan_t5_style(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("flan_t5") >= 90);
+}
+
+/* the older forms (Metaspace add_prefix_space, Unigram without
+ * byte_fallback) and a charsmap of our own rules: a key spanning two
+ * graphemes never matches, a key at a grapheme's start replaces it whole */
+static void t5_old_forms(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("t5_old") >= 90);
+}
+
+/* WhitespaceSplit alone before a Unigram (no ▁ added) */
+static void t5_whitespace_split(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("t5_ws") >= 90);
+}
+
+/* an identity Unigram with byte_fallback: unknown runs as their bytes */
+static void unigram_byte_fallback(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("unigram_bytes") >= 90);
+}
+
+/* exact ties everywhere: the first path found wins (a later start must be
+ * strictly better), and a score read as serde_json reads it ("qu") */
+static void unigram_ties(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("unigram_ties") >= 90);
+}
+
+/* t5_old.json with its precompiled_charsmap's base64 text replaced by the
+ * text from..to of the original (cut) or with character at changed to
+ * another base64 character (corrupt); parsed into *b, rc returned. */
+static int charsmap_variant(const char *json, size_t at, size_t cut, int corrupt, Bpe **b,
+                            AttnErr *err)
+{
+    const char *key = "\"precompiled_charsmap\":\"";
+    const char *p = strstr(json, key);
+    assert_non_null(p);
+    size_t start = (size_t)(p - json) + strlen(key);
+    size_t end = (size_t)(strchr(json + start, '"') - json);
+    size_t len = strlen(json);
+    char *v = malloc(len + 1);
+    assert_non_null(v);
+    memcpy(v, json, len + 1);
+    if (corrupt) {
+        v[start + at] = v[start + at] == 'A' ? 'Q' : 'A';
+    } else {
+        assert_true(cut <= end - start);
+        memmove(v + start + cut, v + end, len - end + 1);
+    }
+    int rc = bpe_parse_tokenizer_json(b, v, strlen(v), "t5_old.json", err);
+    free(v);
+    return rc;
+}
+
+/* The charsmap reader on SentencePiece's own blob (t5_old.json's), cut at
+ * every 4 base64 characters and with every character of its text changed:
+ * a blob cut inside its trie is refused naming the file and the field,
+ * never a crash; a corrupt trie still encodes every case to tokens of the
+ * vocabulary (ASan in make SAN=1 watches the reads). */
+static void charsmap_cut_and_corrupt(void **state)
+{
+    (void)state;
+    size_t len;
+    char *json = test_slurp(FIX "t5_old.json", &len);
+    char *cases = test_slurp(FIX "cases.tsv", &len);
+    assert_non_null(json);
+    assert_non_null(cases);
+    const char *p = strstr(json, "\"precompiled_charsmap\":\"") + 24;
+    size_t n64 = (size_t)(strchr(p, '"') - p);
+    /* the trie's size: the blob's first four bytes (little-endian), in its
+     * first 8 base64 characters (6 bytes) */
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    uint64_t bits = 0;
+    for (int i = 0; i < 8; i++)
+        bits = bits << 6 | (uint64_t)(strchr(abc, p[i]) - abc);
+    size_t trie = 0;
+    for (int i = 0; i < 4; i++)
+        trie |= (size_t)(bits >> (40 - 8 * i) & 0xFF) << (8 * i);
+    assert_true(trie > 64 && 4 + trie < n64 * 3 / 4);
+    int refused = 0, read = 0;
+    for (size_t cut = 0; cut < n64; cut += 4) {
+        AttnErr err = {0};
+        Bpe *b = NULL;
+        int rc = charsmap_variant(json, 0, cut, 0, &b, &err);
+        if (cut / 4 * 3 < 4 + trie) { /* the trie is not all there */
+            if (rc != -ATTN_E_PARSE || strcmp(err.file, "t5_old.json") != 0 ||
+                !strstr(err.msg, "precompiled_charsmap") || b)
+                fail_msg("cut at %zu: rc %d, %s: %s", cut, rc, err.file, err.msg);
+            refused++;
+        } else if (rc == 0) {
+            read++;
+        }
+        bpe_destroy(b);
+    }
+    assert_true(refused > 100 && read > 0);
+    static const char *const names[] = {"uni_graphemes", "uni_ligatures", "uni_fullwidth",
+                                        "accents", "nfkc", "emoji"};
+    for (size_t at = 8; at < n64; at++) {
+        AttnErr err = {0};
+        Bpe *b = NULL;
+        if (charsmap_variant(json, at, 0, 1, &b, &err) < 0) {
+            assert_non_null(strstr(err.msg, "precompiled_charsmap"));
+            continue;
+        }
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+            char text[4096];
+            size_t tn = case_text(cases, names[k], text, sizeof text);
+            BpeIds ids = {0};
+            assert_int_equal(bpe_encode_template(b, text, tn, &ids), 0);
+            for (int i = 0; i < ids.n; i++)
+                assert_true(ids.id[i] >= 0 && ids.id[i] < bpe_n_vocab(b));
+            bpe_ids_free(&ids);
+        }
+        bpe_destroy(b);
+    }
+    free(cases);
+    free(json);
+}
+
 /* The template's ids: Llama 3's <|begin_of_text|>, Llama 2's <s>; none for
  * Qwen2 and SmolLM2. bpe_encode gives the text's ids alone. */
 static void template_ids(void **state)
@@ -327,8 +466,9 @@ static void model_folder(void **state)
 }
 
 /* A keystroke's tokenization stays small beside the forward: about 2 KB
- * of text through the Llama 3 style (PCRE2 split) and the Mistral style
- * (characters, byte fallback), the time printed. */
+ * of text through the Llama 3 style (PCRE2 split), the Mistral style
+ * (characters, byte fallback) and T5's (the charsmap by graphemes, then
+ * Viterbi), the time printed. */
 static void encode_time(void **state)
 {
     (void)state;
@@ -337,8 +477,8 @@ static void encode_time(void **state)
     assert_non_null(text);
     if (len > 2048)
         len = 2048;
-    static const char *const names[] = {"llama3", "mistral"};
-    for (int k = 0; k < 2; k++) {
+    static const char *const names[] = {"llama3", "mistral", "t5"};
+    for (int k = 0; k < 3; k++) {
         Bpe *b = load(names[k]);
         BpeIds ids = {0};
         struct timespec t0, t1;
@@ -365,7 +505,12 @@ int main(void)
         cmocka_unit_test(neox_style),       cmocka_unit_test(olmo2_style),
         cmocka_unit_test(phi3_style),       cmocka_unit_test(deepseek_style),
         cmocka_unit_test(bert_style),       cmocka_unit_test(bert_cased_style),
-        cmocka_unit_test(roberta_style),    cmocka_unit_test(template_ids),
+        cmocka_unit_test(roberta_style),    cmocka_unit_test(t5_style),
+        cmocka_unit_test(flan_t5_style),    cmocka_unit_test(t5_old_forms),
+        cmocka_unit_test(t5_whitespace_split),
+        cmocka_unit_test(unigram_byte_fallback), cmocka_unit_test(unigram_ties),
+        cmocka_unit_test(charsmap_cut_and_corrupt),
+        cmocka_unit_test(template_ids),
         cmocka_unit_test(sentencepiece_labels), cmocka_unit_test(model_folder),
         cmocka_unit_test(encode_time),
     };

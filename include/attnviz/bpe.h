@@ -1,6 +1,6 @@
 /* Hugging Face tokenizers' BPE in memory (GPT-2, Llama 3, Qwen2, SmolLM2,
- * RoBERTa, the SentencePiece-style Llama 2 / Mistral files) and BERT's
- * WordPiece: no files
+ * RoBERTa, the SentencePiece-style Llama 2 / Mistral files), BERT's
+ * WordPiece and T5's Unigram: no files
  * (src/io/bpe_files.c reads vocab.json, merges.txt and tokenizer.json).
  *
  * The pipeline, as Hugging Face's tokenizers run it:
@@ -25,6 +25,8 @@
  *      token becoming its bytes' `<0xNN>` tokens (byte_fallback) or unk;
  *      or WordPiece (BERT's: BpeOptions.wordpiece), no merges: the longest
  *      vocabulary token from each start, "##" before those after the first;
+ *      or Unigram (T5's: BpeOptions.unigram), no merges: the pieces of the
+ *      best total score (Viterbi);
  *   6. the post-processor's ids around the whole (a template's BOS):
  *      bpe_template_before / bpe_template_after, or bpe_encode_template.
  * GPT-2's pattern is
@@ -91,6 +93,18 @@ typedef struct BpeOptions {
     int decode_wordpiece; /* bpe_decode as the WordPiece decoder: tokens joined by spaces,
                              a continuing one (wp_prefix) joined without it, then its
                              cleanup (" ." → "." ...) when decode_clean */
+    /* Unigram (T5's SentencePiece in tokenizer.json; with char_level: tokens are
+       text): each piece cut by tokenizers' Viterbi over the pieces' scores
+       (bpe_add_piece), the highest total, among equals the one first found
+       (starts left to right, shorter tokens first); a character with no
+       one-character piece is an unknown of score min - 10, consecutive unknowns
+       fused into one unk_id (or their bytes' <0xNN> tokens with byte_fallback);
+       with has_unk 0 they are dropped */
+    int unigram;
+    int decode_metaspace; /* with char_level, bpe_decode as the Metaspace decoder
+                             (prepend_scheme not never): every '▁' of the first token
+                             decoded dropped, not only a leading space (decode_strip
+                             unused) */
 } BpeOptions;
 
 /* Added-token flags (tokenizer.json's added_tokens fields). */
@@ -126,6 +140,9 @@ void bpe_set_options(Bpe *b, const BpeOptions *opt);
  * past BPE_MAX_TOKEN_BYTES. */
 int bpe_add_token(Bpe *b, const char *text, size_t len, long id, AttnErr *err);
 
+/* A Unigram piece: bpe_add_token's token with its score (finite). */
+int bpe_add_piece(Bpe *b, const char *text, size_t len, long id, double score, AttnErr *err);
+
 /* The next merge (rank = the merges added before it): left + right. Both
  * and their join must be vocabulary tokens (-ATTN_E_RANGE names the one that
  * is not). A pair merged twice keeps the later rank, as Hugging Face does. */
@@ -152,7 +169,12 @@ void bpe_set_decode_none(Bpe *b, int id);
 
 /* ---- the pipeline around the model (tokenizer.json) ---------------------- */
 enum { BPE_NORM_NFC = 1, BPE_NORM_NFD, BPE_NORM_NFKC, BPE_NORM_NFKD, BPE_NORM_PREPEND,
-       BPE_NORM_REPLACE, BPE_NORM_CUSTOM, BPE_NORM_BERT };
+       BPE_NORM_REPLACE, BPE_NORM_CUSTOM, BPE_NORM_BERT,
+       BPE_NORM_STRIP,       /* Strip: white space (Unicode's) off the left, the right */
+       BPE_NORM_PRECOMPILED  /* Precompiled: SentencePiece's precompiled_charsmap, run as
+                                tokenizers does: per extended grapheme cluster (under 6
+                                bytes) the first key on its way, else per character */
+};
 /* A custom normalizer step (BPE_NORM_CUSTOM): text (len bytes, any bytes)
  * into *out (malloc'ed, *out_len bytes, NUL-terminated); 0 or -ATTN_E_NOMEM. */
 typedef int (*BpeNormFn)(const void *ctx, const char *text, size_t len, char **out,
@@ -176,10 +198,14 @@ typedef struct BpeNormalizer {
     BpeNormFn fn;            /* Custom: the step */
     const void *fn_ctx;      /* Custom: fn's ctx (not copied: it must outlive the Bpe) */
     unsigned bert;           /* BertNormalizer: BPE_BERT_* */
+    int strip_left, strip_right;  /* Strip */
+    const void *charsmap;    /* Precompiled: the blob (base64-decoded), copied */
+    size_t charsmap_len;
 } BpeNormalizer;
 
 /* Appends a normalizer step. -ATTN_E_PARSE for a regex PCRE2 cannot
- * compile (the detail says where), -ATTN_E_NOMEM. */
+ * compile (the detail says where) or a charsmap that is cut short or
+ * corrupt (the detail starts "precompiled_charsmap"), -ATTN_E_NOMEM. */
 int bpe_add_normalizer(Bpe *b, const BpeNormalizer *n, AttnErr *err);
 
 enum { BPE_PRE_BYTE_LEVEL = 1, BPE_PRE_SPLIT, BPE_PRE_DIGITS, BPE_PRE_METASPACE,

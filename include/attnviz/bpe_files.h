@@ -2,13 +2,18 @@
  * object token → id) with merges.txt ("#version" line, then "left right" a
  * line, in rank order), or Hugging Face's tokenizer.json:
  *   model          BPE: merges as "left right" strings or ["left", "right"]
- *                  pairs, ignore_merges, byte_fallback, unk_token, fuse_unk
+ *                  pairs, ignore_merges, byte_fallback, unk_token, fuse_unk;
+ *                  WordPiece; Unigram: vocab [[piece, score], ...] (the
+ *                  scores read as serde_json reads them), unk_id,
+ *                  byte_fallback (WordLevel and the rest refused by name)
  *   normalizer     null, NFC, NFD, NFKC, NFKD, Prepend, Replace (String or
- *                  Regex), Sequence of these
+ *                  Regex), Strip, Precompiled (precompiled_charsmap: base64
+ *                  of SentencePiece's blob), BertNormalizer, Sequence of these
  *   pre_tokenizer  null, ByteLevel, Split (String or Regex pattern, every
  *                  behavior, invert), Digits, Metaspace (prepend_scheme
  *                  first / always / never, or the older add_prefix_space;
- *                  split), Sequence of these; without a ByteLevel the
+ *                  split), BertPreTokenizer, Whitespace, WhitespaceSplit,
+ *                  Sequence of these; without a ByteLevel the
  *                  tokens are text (char_level: Llama 2, Mistral)
  *   added_tokens   lstrip, rstrip, single_word, normalized, special
  *   post_processor null, ByteLevel, TemplateProcessing (its "single": the
@@ -44,7 +49,9 @@ int bpe_load_vocab_merges(Bpe **out, const char *vocab_path, const char *merges_
                           AttnErr *err);
 int bpe_load_tokenizer_json(Bpe **out, const char *path, AttnErr *err);
 /* A model folder's tokenizer: tokenizer.json when it is there (as Hugging
- * Face's fast tokenizer prefers it), else vocab.json and merges.txt. */
+ * Face's fast tokenizer prefers it), else vocab.json and merges.txt; a
+ * folder with only SentencePiece models (spiece.model, source.spm,
+ * target.spm, ...) is -ATTN_E_UNSUPPORTED naming them. */
 int bpe_load_dir(Bpe **out, const char *dir, AttnErr *err);
 
 /* `--print tokens`: a line per token, its id, a tab and its display text

@@ -3,6 +3,7 @@
  * of a token. The encoding is bpe_encode.c's; no files here. */
 #include "attnviz/bpe.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +223,7 @@ Bpe *bpe_create(const BpeOptions *opt)
         b->opt = *opt;
     for (int i = 0; i < 256; i++)
         b->byte_id[i] = b->byte_fb[i] = -1;
+    b->min_score = HUGE_VAL;
     return b;
 }
 
@@ -252,6 +254,8 @@ void bpe_destroy(Bpe *b)
         bpe_pre_free(&b->pre[i]);
     free(b->pre);
     free(b->tmpl);
+    free(b->score);
+    free(b->pslot);
     free(b);
 }
 
@@ -767,13 +771,37 @@ static int decode_wordpiece(const Bpe *b, const int *ids, int n, int skip_specia
     return 0;
 }
 
+/* The first token's bytes as the Metaspace decoder gives them: a
+ * vocabulary token's text with every '▁' dropped (a byte-fallback token and
+ * an added token as bpe_token_bytes has them), into out (room for its
+ * bytes); the length. */
+static size_t metaspace_first(const Bpe *b, int id, char *out)
+{
+    size_t l;
+    const char *t = bpe_token_bytes(b, id, &l);
+    const TokenRec *r = &b->tok[id];
+    const char *text = b->arena + r->text_off;
+    if (r->added >= 0 || fallback_byte(text, r->text_len) >= 0) {
+        memcpy(out, t, l);
+        return l;
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < r->text_len;)
+        if (r->text_len - i >= 3 && memcmp(text + i, "\xE2\x96\x81", 3) == 0)
+            i += 3;
+        else
+            out[o++] = text[i++];
+    return o;
+}
+
 int bpe_decode(const Bpe *b, const int *ids, int n, int skip_special, char **out, size_t *len)
 {
     if (b->opt.decode_wordpiece)
         return decode_wordpiece(b, ids, n, skip_special, out, len);
     if (b->opt.decode_llama)
         return decode_llama(b, ids, n, skip_special, out, len);
-    int strip = b->opt.decode_strip;
+    int ms = b->opt.decode_metaspace && b->opt.char_level; /* tokens as text */
+    int strip = ms ? 0 : b->opt.decode_strip, first = 1;
     size_t total = 0, l;
     for (int i = 0; i < n; i++)
         if (!(skip_special && bpe_is_special(b, ids[i])) && bpe_token_bytes(b, ids[i], &l))
@@ -784,14 +812,20 @@ int bpe_decode(const Bpe *b, const int *ids, int n, int skip_special, char **out
     size_t o = 0;
     for (int i = 0; i < n; i++) {
         const char *t = bpe_token_bytes(b, ids[i], &l);
-        if (t && !(skip_special && bpe_is_special(b, ids[i]))) {
-            for (; strip > 0 && l > 0 && *t == ' '; strip--, t++, l--) {
-            }
-            if (l)
-                strip = 0; /* only the joined text's start */
-            memcpy(s + o, t, l);
-            o += l;
+        if (!t || (skip_special && bpe_is_special(b, ids[i])))
+            continue;
+        if (first && ms) {
+            o += metaspace_first(b, ids[i], s + o);
+            first = 0;
+            continue;
         }
+        first = 0;
+        for (; strip > 0 && l > 0 && *t == ' '; strip--, t++, l--) {
+        }
+        if (l)
+            strip = 0; /* only the joined text's start */
+        memcpy(s + o, t, l);
+        o += l;
     }
     s[o] = '\0';
     *out = s;

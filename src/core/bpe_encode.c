@@ -35,6 +35,8 @@ typedef struct Work {
     char *scratch;
     size_t cap_scratch;
     BpePreWork pre;
+    struct Lattice *lat;  /* Unigram: the best path ending at each byte, cap_lat of them */
+    size_t cap_lat;
     int failed;
 } Work;
 
@@ -306,6 +308,113 @@ unknown:
         push_id(w, b->opt.unk_id);
 }
 
+/* ---- Unigram ------------------------------------------------------------------------ */
+
+/* The best path found so far that ends at a byte: its score, where its last
+ * token starts (-1: none yet) and that token (UNK: an unknown character). */
+typedef struct Lattice {
+    double score;
+    long start;
+    int id;
+} Lattice;
+
+#define UNK (-2)
+
+/* The best path to `from` and then token id (score s) up to `end` replaces
+ * the best one ending there only when strictly better: the first found wins
+ * a tie, as in tokenizers' encode_optimized. */
+static void relax(Lattice *lat, size_t from, size_t end, double s, int id)
+{
+    double score = s + lat[from].score;
+    if (lat[end].start < 0 || score > lat[end].score)
+        lat[end] = (Lattice){score, (long)from, id};
+}
+
+/* The tokens of text[start, end) that the Viterbi path fused: an unknown
+ * run's text is looked up whole (as tokenizers' tokenize), then its bytes'
+ * <0xNN> tokens (byte_fallback, all or none), then unk. */
+static void push_unknown(Work *w, const char *s, size_t start, size_t end)
+{
+    const Bpe *b = w->b;
+    int id = bpe_vocab_find(b, s + start, end - start), ok = b->opt.byte_fallback;
+    if (id >= 0) {
+        push_id(w, id);
+        return;
+    }
+    for (size_t i = start; ok && i < end; i++)
+        ok = b->byte_fb[(unsigned char)s[i]] >= 0;
+    for (size_t i = start; ok && i < end; i++)
+        push_id(w, b->byte_fb[(unsigned char)s[i]]);
+    if (!ok && b->opt.has_unk)
+        push_id(w, b->opt.unk_id);
+}
+
+/* One Unigram piece (n bytes of UTF-8): pass 1 finds, for each character
+ * boundary left to right, every vocabulary token starting there (shortest
+ * first, while the text read is some token's prefix) and an unknown for a
+ * character no one-character token covers; pass 2 walks the best path back
+ * from the end, fusing unknowns, and pushes its tokens in order. */
+static void encode_unigram(Work *w, const char *s, size_t n)
+{
+    const Bpe *b = w->b;
+    if (w->cap_lat < 2 * (n + 1)) {
+        free(w->lat);
+        w->cap_lat = 4 * n + 64;
+        if (!(w->lat = malloc(w->cap_lat * sizeof *w->lat))) {
+            w->cap_lat = 0;
+            w->failed = 1;
+            return;
+        }
+    }
+    Lattice *lat = w->lat;
+    /* no piece at all: every character unknown (bpe_add_token's tokens are not pieces) */
+    double unk_score = (b->cap_score ? b->min_score : 0.0) - 10.0;
+    for (size_t i = 0; i <= n; i++)
+        lat[i] = (Lattice){0.0, -1, 0};
+    /* pass 1 */
+    for (size_t i = 0; i < n;) {
+        int mblen = tok_utf8_len((const unsigned char *)s + i, n - i), single = 0;
+        if (mblen <= 0)
+            mblen = 1;
+        uint64_t h = BPE_FNV_START;
+        for (size_t j = i; j < n;) {
+            int k = tok_utf8_len((const unsigned char *)s + j, n - j);
+            if (k <= 0)
+                k = 1;
+            h = bpe_fnv(h, s + j, (size_t)k);
+            j += (size_t)k;
+            if (!bpe_prefix_has(b, bpe_prefix_key(h)))
+                break;
+            int id = bpe_vocab_find(b, s + i, j - i);
+            if (id < 0)
+                continue;
+            relax(lat, i, j, id < b->cap_score ? b->score[id] : 0.0, id);
+            single |= j - i == (size_t)mblen;
+        }
+        if (!single)
+            relax(lat, i, i + (size_t)mblen, unk_score, b->opt.has_unk ? b->opt.unk_id : UNK);
+        i += (size_t)mblen;
+    }
+    /* pass 2: the path's tokens, last first, in the second half (start,
+     * id, and the end in the score field) */
+    Lattice *path = lat + n + 1;
+    size_t n_tok = 0;
+    for (long end = (long)n; end > 0; end = lat[end].start) {
+        int id = lat[end].id;
+        int unk = id == UNK || (b->opt.has_unk && id == b->opt.unk_id);
+        if (unk && n_tok && path[n_tok - 1].id == UNK)
+            path[n_tok - 1].start = lat[end].start; /* fused: the run starts here now */
+        else
+            path[n_tok++] = (Lattice){(double)end, lat[end].start, unk ? UNK : id};
+    }
+    for (size_t k = n_tok; k-- > 0;) {
+        if (path[k].id == UNK)
+            push_unknown(w, s, (size_t)path[k].start, (size_t)path[k].score);
+        else
+            push_id(w, path[k].id);
+    }
+}
+
 /* Text without added tokens: the pre-tokenizer's pieces, each merged; with
  * no pre-tokenizer step, GPT-2's pattern's pieces (after a prefix space
  * when the options ask for one), or for char_level the text as one piece. */
@@ -321,13 +430,19 @@ static void encode_plain(Work *w, const char *text, size_t len, int at_start)
             return;
         }
         for (int i = 0; i < p->n && !w->failed; i++) {
-            if (b->opt.wordpiece)
+            if (b->opt.unigram)
+                encode_unigram(w, p->buf + p->off[i], p->len[i]);
+            else if (b->opt.wordpiece)
                 encode_wordpiece(w, p->buf + p->off[i], p->len[i]);
             else if (b->opt.char_level)
                 encode_chars(w, p->buf + p->off[i], p->len[i]);
             else
                 encode_piece(w, (const unsigned char *)p->buf + p->off[i], p->len[i]);
         }
+        return;
+    }
+    if (b->opt.unigram) {
+        encode_unigram(w, text, len);
         return;
     }
     if (b->opt.wordpiece) {
@@ -500,6 +615,7 @@ int bpe_encode(const Bpe *b, const char *text, size_t len, BpeIds *out)
     free(w.sym);
     free(w.heap);
     free(w.scratch);
+    free(w.lat);
     bpe_pre_work_free(&w.pre);
     if (w.failed) {
         out->n = n0;

@@ -55,7 +55,31 @@ struct Bpe {
     int n_pre;
     int *tmpl;              /* the template's ids: n_before, then n_after */
     int n_before, n_after;
+    double *score;          /* Unigram: each id's score (cap_score of them) */
+    int cap_score;
+    double min_score;       /* the lowest score of a piece */
+    uint64_t *pslot;        /* Unigram: bpe_prefix_key of every piece's every prefix that
+                               ends a character (0: empty); a false match only costs a
+                               lookup more */
+    size_t n_pslot, n_pused;
 };
+
+/* The running FNV-1a state over a text's bytes, and the key of the prefix
+ * it has read. */
+#define BPE_FNV_START 1469598103934665603ull
+static inline uint64_t bpe_fnv(uint64_t h, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+static inline uint64_t bpe_prefix_key(uint64_t h)
+{
+    h ^= h >> 29;
+    return h ? h : 1;
+}
+/* 1 when key is some piece's prefix (or a false match). */
+int bpe_prefix_has(const Bpe *b, uint64_t key);
 
 /* The id of vocabulary token text, or -1. */
 int bpe_vocab_find(const Bpe *b, const char *text, size_t len);

@@ -1,5 +1,5 @@
-/* tokenizer.json's normalizers (NFC and the other Unicode forms by
- * utf8proc, Prepend, Replace, BertNormalizer) and pre-tokenizers (Split by a
+/* tokenizer.json's normalizer steps compiled (their runs are bpe_norm.c's)
+ * and pre-tokenizers (Split by a
  * PCRE2 regex or a literal with its five behaviours, Digits, ByteLevel's
  * prefix space and GPT-2 split, Metaspace, BertPreTokenizer, Whitespace,
  * WhitespaceSplit), as Hugging Face's tokenizers run them. Not the added
@@ -24,13 +24,7 @@ typedef struct BpeSpan {
 
 /* ---- a growing byte string ---------------------------------------------------- */
 
-typedef struct Str {
-    char *s;
-    size_t n, cap;
-    int failed;
-} Str;
-
-static void str_put(Str *s, const char *p, size_t n)
+void bpe_str_put(BpeStr *s, const char *p, size_t n)
 {
     if (s->failed)
         return;
@@ -63,7 +57,7 @@ static void str_put(Str *s, const char *p, size_t n)
 /* The characters of the reference's categories mask that Unicode 14.0
  * (PCRE2 10.42's) has in none of them (add), or has in them and the
  * reference not (!add), as class items; how many. */
-static int put_fix(Str *o, uint32_t mask, int add)
+static int put_fix(BpeStr *o, uint32_t mask, int add)
 {
     size_t n, k = 0;
     const BpeCatFix *f = bpe_cat_fixes(&n);
@@ -77,7 +71,7 @@ static int put_fix(Str *o, uint32_t mask, int add)
                       : snprintf(item, sizeof item, "\\x{%X}-\\x{%X}", (unsigned)f[i].lo,
                                  (unsigned)f[i].hi);
         if (o)
-            str_put(o, item, (size_t)len);
+            bpe_str_put(o, item, (size_t)len);
         k++;
     }
     return (int)k;
@@ -85,10 +79,10 @@ static int put_fix(Str *o, uint32_t mask, int add)
 
 /* Oniguruma's \w as class items: letters, marks, Nd, Pc as the reference
  * has them, and the rest of its Word characters. */
-static void put_word(Str *o)
+static void put_word(BpeStr *o)
 {
     static const char base[] = "\\p{L}\\p{M}\\p{Nd}\\p{Pc}";
-    str_put(o, base, strlen(base));
+    bpe_str_put(o, base, strlen(base));
     put_fix(o, bpe_prop_cats("L", 1) | bpe_prop_cats("M", 1) | bpe_prop_cats("Nd", 2) |
                    bpe_prop_cats("Pc", 2), 1);
     size_t n;
@@ -97,42 +91,42 @@ static void put_word(Str *o)
         char item[40];
         int len = snprintf(item, sizeof item, "\\x{%X}-\\x{%X}", (unsigned)r[i].lo,
                            (unsigned)r[i].hi);
-        str_put(o, item, (size_t)len);
+        bpe_str_put(o, item, (size_t)len);
     }
 }
 
 /* A category \p{name} (neg: \P{name}, \p{^name}) as the reference matches
  * it: the characters its newer Unicode added to the class, those it moved
  * out taken away (outside a class only; inside, a negated one stays). */
-static void put_prop(Str *o, const char *name, size_t n, uint32_t mask, int neg, int in_class)
+static void put_prop(BpeStr *o, const char *name, size_t n, uint32_t mask, int neg, int in_class)
 {
     int add = put_fix(NULL, mask, 1), rem = put_fix(NULL, mask, 0);
     if (in_class && neg) {
-        str_put(o, "\\P{", 3);
+        bpe_str_put(o, "\\P{", 3);
     } else if (!in_class && !neg) {
         if (rem) {
-            str_put(o, "(?:(?![", 7);
+            bpe_str_put(o, "(?:(?![", 7);
             put_fix(o, mask, 0);
-            str_put(o, "])", 2);
+            bpe_str_put(o, "])", 2);
         }
-        str_put(o, "[\\p{", 4);
+        bpe_str_put(o, "[\\p{", 4);
     } else if (!in_class) {
-        str_put(o, "(?:", 3);
+        bpe_str_put(o, "(?:", 3);
         if (rem) {
-            str_put(o, "[", 1);
+            bpe_str_put(o, "[", 1);
             put_fix(o, mask, 0);
-            str_put(o, "]|", 2);
+            bpe_str_put(o, "]|", 2);
         }
-        str_put(o, "[^\\p{", 5);
+        bpe_str_put(o, "[^\\p{", 5);
     } else {
-        str_put(o, "\\p{", 3);
+        bpe_str_put(o, "\\p{", 3);
     }
-    str_put(o, name, n);
-    str_put(o, "}", 1);
+    bpe_str_put(o, name, n);
+    bpe_str_put(o, "}", 1);
     if (!(in_class && neg) && add)
         put_fix(o, mask, 1);
     if (!in_class)
-        str_put(o, neg ? "])" : rem ? "])" : "]", neg || rem ? 2 : 1);
+        bpe_str_put(o, neg ? "])" : rem ? "])" : "]", neg || rem ? 2 : 1);
 }
 
 /* pattern with the classes spelled as the reference (Oniguruma, Unicode
@@ -140,7 +134,7 @@ static void put_prop(Str *o, const char *name, size_t n, uint32_t mask, int neg,
  * every \s (and \S outside a class) as Oniguruma's set; \p{..}, \P{..} of a
  * category and \d, \D with the characters of newer Unicode versions;
  * \w, \W (outside a class) as Oniguruma's words. */
-static void onig_classes(Str *o, const char *p, size_t n)
+static void onig_classes(BpeStr *o, const char *p, size_t n)
 {
     int in_class = 0;
     for (size_t i = 0; i < n;) {
@@ -148,16 +142,16 @@ static void onig_classes(Str *o, const char *p, size_t n)
             char c = p[i + 1];
             const char *close = c == 'p' || c == 'P' ? memchr(p + i, '}', n - i) : NULL;
             if (c == 's') {
-                str_put(o, in_class ? ONIG_SPACE : "[" ONIG_SPACE "]",
+                bpe_str_put(o, in_class ? ONIG_SPACE : "[" ONIG_SPACE "]",
                         strlen(ONIG_SPACE) + (in_class ? 0 : 2));
             } else if (c == 'S' && !in_class) {
-                str_put(o, "[^" ONIG_SPACE "]", strlen(ONIG_SPACE) + 3);
+                bpe_str_put(o, "[^" ONIG_SPACE "]", strlen(ONIG_SPACE) + 3);
             } else if ((c == 'd' || c == 'D') && !(in_class && c == 'D')) {
                 put_prop(o, "Nd", 2, bpe_prop_cats("Nd", 2), c == 'D', in_class);
             } else if (c == 'w' || (c == 'W' && !in_class)) {
-                str_put(o, in_class ? "" : c == 'W' ? "[^" : "[", in_class ? 0 : c == 'W' ? 2 : 1);
+                bpe_str_put(o, in_class ? "" : c == 'W' ? "[^" : "[", in_class ? 0 : c == 'W' ? 2 : 1);
                 put_word(o);
-                str_put(o, "]", !in_class);
+                bpe_str_put(o, "]", !in_class);
             } else if (close && i + 2 < n && p[i + 2] == '{') {
                 const char *name = p + i + 3;
                 int neg = c == 'P';
@@ -170,28 +164,28 @@ static void onig_classes(Str *o, const char *p, size_t n)
                 if (mask)
                     put_prop(o, name, len, mask, neg, in_class);
                 else
-                    str_put(o, p + i, (size_t)(close - (p + i)) + 1);
+                    bpe_str_put(o, p + i, (size_t)(close - (p + i)) + 1);
                 i = (size_t)(close - p) + 1;
                 continue;
             } else {
-                str_put(o, p + i, 2);
+                bpe_str_put(o, p + i, 2);
             }
             i += 2;
         } else if (!in_class && p[i] == '[') {
             size_t k = i + 1;
             k += k < n && p[k] == '^';
             k += k < n && p[k] == ']'; /* a first ']' is a character */
-            str_put(o, p + i, k - i);
+            bpe_str_put(o, p + i, k - i);
             in_class = 1;
             i = k;
         } else if (in_class && p[i] == '[' && i + 1 < n && p[i + 1] == ':') {
             const char *end = strstr(p + i, ":]");
             size_t k = end && (size_t)(end - p) < n ? (size_t)(end - p) + 2 : i + 1;
-            str_put(o, p + i, k - i);
+            bpe_str_put(o, p + i, k - i);
             i = k;
         } else {
             in_class &= p[i] != ']';
-            str_put(o, p + i, 1);
+            bpe_str_put(o, p + i, 1);
             i++;
         }
     }
@@ -202,7 +196,7 @@ static pcre2_code *compile(const char *pattern, size_t len, int literal, AttnErr
     int code;
     PCRE2_SIZE at;
     uint32_t opts = PCRE2_UTF | (literal ? PCRE2_LITERAL : PCRE2_UCP);
-    Str o = {0};
+    BpeStr o = {0};
     if (!literal) {
         onig_classes(&o, pattern, len);
         if (o.failed) {
@@ -259,6 +253,10 @@ int bpe_norm_compile(BpeNorm *dst, const BpeNormalizer *src, AttnErr *err)
         rc = attn_err_set(err, ATTN_E_PARSE, NULL, 0, "a custom normalizer without its function");
     if (src->kind == BPE_NORM_REPLACE && dst->n.pattern_len)
         dst->re = compile(dst->n.pattern, dst->n.pattern_len, !src->regex, err, &rc);
+    if (src->kind == BPE_NORM_PRECOMPILED)
+        rc = bpe_charsmap_parse(&dst->map, src->charsmap, src->charsmap ? src->charsmap_len : 0,
+                                err);
+    dst->n.charsmap = NULL; /* the map holds what the step needs */
     if (rc < 0)
         bpe_norm_free(dst);
     return rc;
@@ -268,6 +266,7 @@ void bpe_norm_free(BpeNorm *n)
 {
     free(n->own);
     pcre2_code_free(n->re);
+    bpe_charsmap_free(&n->map);
     memset(n, 0, sizeof *n);
 }
 
@@ -314,210 +313,7 @@ void bpe_pre_free(BpePre *p)
     memset(p, 0, sizeof *p);
 }
 
-/* ---- normalizers ------------------------------------------------------------------ */
-
-static int norm_step(const BpeNorm *st, char **t, size_t *n, pcre2_match_data *md,
-                     pcre2_match_context *mc);
-
-/* ---- BertNormalizer (tokenizers' normalizers/bert.rs) ------------------------------- */
-
 #define BERT_IS(table, cp) bpe_bert_is(BPE_BERT_##table, cp)
-
-static void put_cp(Str *o, unsigned cp)
-{
-    char u[4];
-    utf8proc_ssize_t k = utf8proc_encode_char((utf8proc_int32_t)cp, (utf8proc_uint8_t *)u);
-    str_put(o, u, (size_t)(k > 0 ? k : 0));
-}
-
-/* One character pass of text t (n bytes, valid UTF-8) into out by what,
- * one of: clean text and the CJK spaces (pass 0), nonspacing marks dropped
- * (1), lower case (2). */
-static void bert_pass(Str *out, const char *t, size_t n, unsigned flags, int pass)
-{
-    for (size_t i = 0; i < n;) {
-        unsigned cp = 0;
-        int k = tok_utf8_decode((const unsigned char *)t + i, n - i, &cp);
-        if (k <= 0) {
-            cp = (unsigned char)t[i];
-            k = 1;
-        }
-        i += (size_t)k;
-        if (pass == 0) {
-            if ((flags & BPE_BERT_CLEAN) && BERT_IS(DROP, cp))
-                continue;
-            if ((flags & BPE_BERT_CLEAN) && BERT_IS(TO_SPACE, cp))
-                cp = ' ';
-            if ((flags & BPE_BERT_CHINESE) && bpe_bert_chinese(cp)) {
-                str_put(out, " ", 1);
-                put_cp(out, cp);
-                str_put(out, " ", 1);
-                continue;
-            }
-        } else if (pass == 1) {
-            if (BERT_IS(MARK, cp))
-                continue;
-        } else {
-            unsigned lc[2] = {cp, 0};
-            if (bpe_bert_lower(cp, lc) == 2)
-                put_cp(out, lc[0]);
-            cp = lc[lc[1] ? 1 : 0];
-        }
-        put_cp(out, cp);
-    }
-}
-
-/* BertNormalizer's steps on *t in its order. */
-static int bert_normalize(unsigned flags, char **t, size_t *n, pcre2_match_data *md,
-                          pcre2_match_context *mc)
-{
-    for (int pass = 0; pass < 3; pass++) {
-        if (pass == 1 && !(flags & BPE_BERT_STRIP_ACCENTS))
-            continue;
-        if (pass == 2 && !(flags & BPE_BERT_LOWERCASE))
-            continue;
-        if (pass == 1) { /* NFD first, as NormalizedString::nfd */
-            BpeNorm nfd = {.n = {.kind = BPE_NORM_NFD}};
-            int rc = norm_step(&nfd, t, n, md, mc);
-            if (rc < 0)
-                return rc;
-        }
-        Str out = {0};
-        bert_pass(&out, *t, *n, flags, pass);
-        str_put(&out, "", 0); /* an empty text too */
-        if (out.failed) {
-            free(out.s);
-            return -ATTN_E_NOMEM;
-        }
-        free(*t);
-        *t = out.s;
-        *n = out.n;
-    }
-    return 0;
-}
-
-/* One step: *t (malloc'ed, *n bytes) replaced by its normalized form. */
-static int norm_step(const BpeNorm *st, char **t, size_t *n, pcre2_match_data *md,
-                     pcre2_match_context *mc)
-{
-    Str out = {0};
-    const BpeNormalizer *nm = &st->n;
-    if (nm->kind == BPE_NORM_BERT)
-        return bert_normalize(nm->bert, t, n, md, mc);
-    if (nm->kind >= BPE_NORM_NFC && nm->kind <= BPE_NORM_NFKD) {
-        static const int opts[] = {
-            UTF8PROC_STABLE | UTF8PROC_COMPOSE, UTF8PROC_STABLE | UTF8PROC_DECOMPOSE,
-            UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT,
-            UTF8PROC_STABLE | UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT};
-        /* the text between two characters the reference's (older) tables
-         * do not know, each by utf8proc; those characters as they are */
-        const char *s = *t;
-        size_t from = 0;
-        for (size_t i = 0; i <= *n;) {
-            unsigned cp = 0;
-            int k = 1;
-            if (i < *n && (unsigned char)s[i] >= 0xC0) {
-                k = tok_utf8_decode((const unsigned char *)s + i, *n - i, &cp);
-                if (k <= 0)
-                    k = 1;
-            }
-            if (i < *n && !bpe_norm_barrier(cp)) {
-                i += (size_t)k;
-                continue;
-            }
-            if (i > from) {
-                utf8proc_uint8_t *m = NULL;
-                utf8proc_ssize_t r =
-                    utf8proc_map((const utf8proc_uint8_t *)s + from, (utf8proc_ssize_t)(i - from),
-                                 &m, (utf8proc_option_t)opts[nm->kind - BPE_NORM_NFC]);
-                if (r == UTF8PROC_ERROR_NOMEM) {
-                    free(out.s);
-                    return -ATTN_E_NOMEM;
-                }
-                if (r < 0) /* not UTF-8: cannot happen for a cleaned text; left as it is */
-                    str_put(&out, s + from, i - from);
-                else
-                    str_put(&out, (const char *)m, (size_t)r);
-                free(m);
-            }
-            if (i < *n)
-                str_put(&out, s + i, (size_t)k);
-            i += (size_t)k;
-            from = i;
-        }
-        str_put(&out, "", 0); /* an empty text too */
-    } else if (nm->kind == BPE_NORM_CUSTOM) {
-        char *o = NULL;
-        size_t on = 0;
-        int rc = nm->fn(nm->fn_ctx, *t, *n, &o, &on);
-        if (rc < 0)
-            return rc;
-        free(*t);
-        *t = o;
-        *n = on;
-        return 0;
-    } else if (nm->kind == BPE_NORM_PREPEND) {
-        if (!*n)
-            return 0;
-        str_put(&out, nm->content, nm->content_len);
-        str_put(&out, *t, *n);
-    } else if (nm->kind == BPE_NORM_REPLACE && st->re) {
-        size_t pos = 0, from = 0;
-        while (pos <= *n) {
-            int rc = pcre2_match(st->re, (PCRE2_SPTR)*t, *n, pos, PCRE2_NO_UTF_CHECK, md, mc);
-            if (rc < 0)
-                break;
-            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
-            if (ov[1] == ov[0]) { /* an empty match replaces nothing */
-                if (ov[0] >= *n)
-                    break;
-                int k = tok_utf8_len((const unsigned char *)*t + ov[0], *n - ov[0]);
-                pos = ov[0] + (size_t)(k > 0 ? k : 1);
-                continue;
-            }
-            str_put(&out, *t + from, ov[0] - from);
-            str_put(&out, nm->content, nm->content_len);
-            from = pos = ov[1];
-        }
-        str_put(&out, *t + from, *n - from);
-    } else {
-        return 0;
-    }
-    if (out.failed) {
-        free(out.s);
-        return -ATTN_E_NOMEM;
-    }
-    free(*t);
-    *t = out.s;
-    *n = out.n;
-    return 0;
-}
-
-int bpe_normalize(const BpeNorm *steps, int n, const char *text, size_t len, char **out,
-                  size_t *out_len)
-{
-    char *t = malloc(len + 1);
-    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
-    pcre2_match_context *mc = pcre2_match_context_create(NULL);
-    int rc = t && md && mc ? 0 : -ATTN_E_NOMEM;
-    if (mc)
-        pcre2_set_match_limit(mc, BPE_MATCH_LIMIT);
-    if (t) {
-        memcpy(t, text, len);
-        t[len] = '\0';
-    }
-    for (int i = 0; i < n && rc == 0; i++)
-        rc = norm_step(&steps[i], &t, &len, md, mc);
-    pcre2_match_data_free(md);
-    pcre2_match_context_free(mc);
-    if (rc < 0) {
-        free(t);
-        return rc;
-    }
-    *out = t;
-    *out_len = len;
-    return 0;
-}
 
 /* ---- pieces ------------------------------------------------------------------------ */
 
@@ -799,10 +595,10 @@ static void pre_step(BpePreWork *w, const BpePre *st, const char *s, size_t n, i
              first);
         break;
     case BPE_PRE_BYTE_LEVEL: {
-        Str t = {0};
+        BpeStr t = {0};
         if (p->add_prefix_space && s[0] != ' ') {
-            str_put(&t, " ", 1);
-            str_put(&t, s, n);
+            bpe_str_put(&t, " ", 1);
+            bpe_str_put(&t, s, n);
             if (t.failed) {
                 w->failed = 1;
                 return;
@@ -830,21 +626,21 @@ static void pre_step(BpePreWork *w, const BpePre *st, const char *s, size_t n, i
         }
         break;
     case BPE_PRE_METASPACE: {
-        Str t = {0};
+        BpeStr t = {0};
         const char *r = p->replacement;
         size_t rn = p->replacement_len;
         int starts = s[0] == ' ' || (n >= rn && memcmp(s, r, rn) == 0);
         if (!starts && (p->prepend_scheme == BPE_PREPEND_ALWAYS ||
                         (p->prepend_scheme == BPE_PREPEND_FIRST && first)))
-            str_put(&t, r, rn);
+            bpe_str_put(&t, r, rn);
         size_t from = 0;
         for (size_t i = 0; i < n; i++)
             if (s[i] == ' ') {
-                str_put(&t, s + from, i - from);
-                str_put(&t, r, rn);
+                bpe_str_put(&t, s + from, i - from);
+                bpe_str_put(&t, r, rn);
                 from = i + 1;
             }
-        str_put(&t, s + from, n - from);
+        bpe_str_put(&t, s + from, n - from);
         if (t.failed) {
             w->failed = 1;
             free(t.s);

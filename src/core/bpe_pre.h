@@ -9,12 +9,22 @@
 #include <stddef.h>
 
 #include "attnviz/bpe.h"
+#include "bpe_charsmap.h"
+
+/* A growing byte string, always NUL-terminated; failed once out of memory. */
+typedef struct BpeStr {
+    char *s;
+    size_t n, cap;
+    int failed;
+} BpeStr;
+void bpe_str_put(BpeStr *s, const char *p, size_t n);
 
 /* A step with its own copies of the texts and its compiled regex. */
 typedef struct BpeNorm {
     BpeNormalizer n;   /* pattern and content point into own */
     char *own;
     pcre2_code *re;    /* Replace with a regex */
+    BpeCharsmap map;   /* Precompiled */
 } BpeNorm;
 
 typedef struct BpePre {

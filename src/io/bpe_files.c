@@ -1,115 +1,20 @@
-/* GPT-2's tokenizer files (vocab.json + merges.txt, or tokenizer.json) into
- * a Bpe through cJSON; every error names the file and the line: cJSON gives
- * none for a well-formed document, so a small scanner finds the line of the
- * n-th member of an object or element of an array. Not the tokenizer
- * itself (src/core/bpe.c). */
+/* Tokenizer files parsed from memory (vocab.json + merges.txt, or
+ * tokenizer.json: BPE, WordPiece, Unigram) into a Bpe through cJSON; every
+ * error names the file and the line (json_pos.c finds it). Not the
+ * tokenizer itself (src/core/bpe.c), nor reading files and folders
+ * (bpe_dir.c). */
 #include "attnviz/bpe_files.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "attnviz/io.h"
-
-/* ---- where a value is: lines for the messages --------------------------- */
-
-/* White space as cJSON skips it: every byte up to the space, NUL included. */
-static const char *skip_ws(const char *p, const char *e)
-{
-    while (p < e && (unsigned char)*p <= ' ')
-        p++;
-    return p;
-}
-
-/* Past the string, array, object or scalar at p (at least one byte). */
-static const char *skip_value(const char *p, const char *e)
-{
-    int depth = 0;
-    do {
-        if (p >= e)
-            return e;
-        if (*p == '"') {
-            for (p++; p < e && *p != '"'; p++)
-                if (*p == '\\')
-                    p++;
-            p++;
-        } else if (*p == '{' || *p == '[') {
-            depth++;
-            p++;
-        } else if (*p == '}' || *p == ']') {
-            depth--;
-            p++;
-        } else if (depth == 0) {
-            do
-                p++;
-            while (p < e && (unsigned char)*p > ' ' && !strchr(",]}", *p));
-        } else {
-            p++;
-        }
-    } while (depth > 0);
-    return p < e ? p : e;
-}
-
-/* The k-th element of the array, or member of the object, at p (for a
- * member: where its key starts); NULL when there is none. */
-static const char *nth(const char *p, const char *e, long k)
-{
-    if (p >= e || (*p != '[' && *p != '{'))
-        return NULL;
-    int obj = *p == '{';
-    p = skip_ws(p + 1, e);
-    for (long i = 0; p < e && *p != ']' && *p != '}'; i++) {
-        if (i == k)
-            return p;
-        if (obj) {
-            p = skip_ws(skip_value(p, e), e);
-            if (p < e && *p == ':')
-                p = skip_ws(p + 1, e);
-        }
-        p = skip_ws(skip_value(p, e), e);
-        if (p < e && *p == ',')
-            p = skip_ws(p + 1, e);
-    }
-    return NULL;
-}
-
-/* The value of member key (spelled without escapes) of the object at p. */
-static const char *member(const char *p, const char *e, const char *key)
-{
-    size_t n = strlen(key);
-    for (long i = 0;; i++) {
-        const char *m = nth(p, e, i);
-        if (!m)
-            return NULL;
-        const char *v = skip_ws(skip_value(m, e), e);
-        if (v < e && *v == ':')
-            v = skip_ws(v + 1, e);
-        if (m + n + 2 <= e && m[0] == '"' && memcmp(m + 1, key, n) == 0 && m[n + 1] == '"')
-            return v;
-    }
-}
-
-static long line_at(const char *data, const char *at)
-{
-    long line = 1;
-    for (const char *p = data; p < at; p++)
-        line += *p == '\n';
-    return line;
-}
-
-/* The line of the k-th item (k < 0: the value itself) of the value found
- * by following keys from the document's top; 0 when not found. */
-static long json_line(const char *data, size_t len, const char *const *keys, long k)
-{
-    const char *e = data + len, *p = skip_ws(data, e);
-    for (; p && *keys; keys++)
-        p = member(p, e, *keys);
-    if (p && k >= 0)
-        p = nth(p, e, k);
-    return p ? line_at(data, p) : 0;
-}
+#include "bpe_spm.h"
+#include "json_pos.h"
 
 /* ---- shared ------------------------------------------------------------------- */
 
@@ -130,7 +35,7 @@ static int parse_json(cJSON **out, const char *data, size_t len, const char *nam
     *out = cJSON_ParseWithLengthOpts(data, len, &end, 0);
     if (!*out) {
         const char *at = cJSON_GetErrorPtr();
-        long line = at && at >= data && at <= data + len ? line_at(data, at) : 0;
+        long line = at && at >= data && at <= data + len ? jpos_line_at(data, at) : 0;
         return attn_err_set(err, ATTN_E_PARSE, name, line, "not valid JSON");
     }
     while (end && end < data + len && (*end == ' ' || *end == '\n' || *end == '\r' ||
@@ -139,7 +44,7 @@ static int parse_json(cJSON **out, const char *data, size_t len, const char *nam
     if (end && end < data + len) {
         cJSON_Delete(*out);
         *out = NULL;
-        return attn_err_set(err, ATTN_E_PARSE, name, line_at(data, end),
+        return attn_err_set(err, ATTN_E_PARSE, name, jpos_line_at(data, end),
                             "text after the end of the JSON document");
     }
     return 0;
@@ -150,7 +55,7 @@ static int read_vocab(Bpe *b, const cJSON *vocab, const char *data, size_t len, 
                       const char *const *path, AttnErr *err)
 {
     if (!cJSON_IsObject(vocab))
-        return attn_err_set(err, ATTN_E_PARSE, name, json_line(data, len, path, -1),
+        return attn_err_set(err, ATTN_E_PARSE, name, jpos_line(data, len, path, -1),
                             "expected the vocabulary: an object of token: id");
     long k = 0;
     for (const cJSON *t = vocab->child; t; t = t->next, k++) {
@@ -164,10 +69,10 @@ static int read_vocab(Bpe *b, const cJSON *vocab, const char *data, size_t len, 
         else
             rc = bpe_add_token(b, t->string, strlen(t->string), (long)t->valuedouble, err);
         if (rc < 0)
-            return located(rc, err, name, json_line(data, len, path, k));
+            return located(rc, err, name, jpos_line(data, len, path, k));
     }
     if (k == 0)
-        return attn_err_set(err, ATTN_E_EMPTY, name, json_line(data, len, path, -1),
+        return attn_err_set(err, ATTN_E_EMPTY, name, jpos_line(data, len, path, -1),
                             "the vocabulary has no tokens");
     return 0;
 }
@@ -249,7 +154,7 @@ static int must_be_default(const cJSON *obj, const char *key, const char *data, 
         (cJSON_IsNumber(v) && v->valuedouble == 0))
         return 0;
     const char *keys[4] = {path[0], path[1], key, NULL};
-    return attn_err_set(err, ATTN_E_UNSUPPORTED, name, json_line(data, len, keys, -1),
+    return attn_err_set(err, ATTN_E_UNSUPPORTED, name, jpos_line(data, len, keys, -1),
                         "%s.%s is set: not supported", path[0] ? path[0] : "", key);
 }
 
@@ -276,7 +181,7 @@ typedef struct Doc {
 static long top_line(const Doc *d, const char *key)
 {
     const char *keys[2] = {key, NULL};
-    return json_line(d->data, d->len, keys, -1);
+    return jpos_line(d->data, d->len, keys, -1);
 }
 
 static int unsupported(const Doc *d, const char *key, const char *type, const char *known)
@@ -327,7 +232,7 @@ static int step_error(int rc, const Doc *d, const char *key)
 static int read_normalizer(Bpe *b, const cJSON *n, const Doc *d, int depth)
 {
     static const char *const known =
-        "NFC, NFD, NFKC, NFKD, Prepend, Replace, BertNormalizer and Sequence";
+        "NFC, NFD, NFKC, NFKD, Prepend, Replace, Strip, Precompiled, BertNormalizer and Sequence";
     const char *type = type_of(n);
     if (!n || cJSON_IsNull(n))
         return 0;
@@ -362,6 +267,26 @@ static int read_normalizer(Bpe *b, const cJSON *n, const Doc *d, int depth)
         st.bert = (flag(n, "clean_text", 1) ? BPE_BERT_CLEAN : 0) | (lower ? BPE_BERT_LOWERCASE : 0) |
                   (flag(n, "handle_chinese_chars", 1) ? BPE_BERT_CHINESE : 0) |
                   (no_strip ? 0 : BPE_BERT_STRIP_ACCENTS);
+    } else if (strcmp(type, "Strip") == 0) {
+        st.kind = BPE_NORM_STRIP;
+        st.strip_left = flag(n, "strip_left", 0);
+        st.strip_right = flag(n, "strip_right", 0);
+    } else if (strcmp(type, "Precompiled") == 0) {
+        unsigned char *blob = NULL;
+        size_t blob_len = 0;
+        const char *b64 = string_of(n, "precompiled_charsmap");
+        if (!b64)
+            return malformed(d, "normalizer", "Precompiled needs a string \"precompiled_charsmap\"");
+        if (bpe_base64_decode(b64, &blob, &blob_len) < 0)
+            return attn_err_set(d->err, ATTN_E_PARSE, d->name, top_line(d, "normalizer"),
+                                "normalizer: precompiled_charsmap is not base64 (standard, "
+                                "padded)");
+        st.kind = BPE_NORM_PRECOMPILED;
+        st.charsmap = blob;
+        st.charsmap_len = blob_len;
+        int rc = step_error(bpe_add_normalizer(b, &st, d->err), d, "normalizer");
+        free(blob);
+        return rc;
     } else if (strcmp(type, "Replace") == 0) {
         st.kind = BPE_NORM_REPLACE;
         st.content = string_of(n, "content");
@@ -392,7 +317,9 @@ static int has_byte_level(const cJSON *p, int depth)
     return 0;
 }
 
-/* Metaspace's prepend_scheme, or its older add_prefix_space; -1 unknown. */
+/* Metaspace's prepend_scheme, or without one its older add_prefix_space
+ * (false: never, as the tokenizers that wrote such files read it); -1
+ * unknown. */
 static int prepend_scheme(const cJSON *m)
 {
     const char *s = string_of(m, "prepend_scheme");
@@ -461,6 +388,11 @@ static int read_pre_tokenizer(Bpe *b, const cJSON *p, const Doc *d, int depth)
         st.replacement_len = st.replacement ? strlen(st.replacement) : 0;
         st.prepend_scheme = prepend_scheme(p);
         st.split = flag(p, "split", 1);
+        /* as tokenizers: add_prefix_space false beside another scheme is refused */
+        if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(p, "add_prefix_space")) &&
+            st.prepend_scheme >= 0 && st.prepend_scheme != BPE_PREPEND_NEVER)
+            return malformed(d, "pre_tokenizer", "Metaspace's add_prefix_space false does not "
+                                                 "match its prepend_scheme");
         if (st.prepend_scheme < 0)
             return attn_err_set(d->err, ATTN_E_UNSUPPORTED, d->name, top_line(d, "pre_tokenizer"),
                                 "pre_tokenizer Metaspace prepend_scheme %s is not supported "
@@ -492,7 +424,7 @@ static int read_decoder(BpeOptions *o, const cJSON *dec, const Doc *d, int depth
                 return rc;
         }
     } else if (strcmp(type, "Metaspace") == 0) {
-        o->decode_strip = prepend_scheme(dec) != BPE_PREPEND_NEVER;
+        o->decode_strip = o->decode_metaspace = prepend_scheme(dec) != BPE_PREPEND_NEVER;
     } else if (strcmp(type, "WordPiece") == 0) {
         const char *prefix = string_of(dec, "prefix");
         if (!o->wordpiece)
@@ -619,6 +551,28 @@ static int read_post(Template *t, const cJSON *p, const Doc *d, int depth)
     return unsupported(d, "post_processor", type, known);
 }
 
+/* A Unigram model's options (T5's): its tokens are text, byte_fallback,
+ * and unk_id (a whole number, or null for none; checked against the
+ * vocabulary once it is read). */
+static int read_unigram(BpeOptions *o, const cJSON *root, const cJSON *model, const Doc *d)
+{
+    const cJSON *unk = cJSON_GetObjectItemCaseSensitive(model, "unk_id");
+    o->unigram = o->char_level = 1;
+    o->byte_fallback = flag(model, "byte_fallback", 0);
+    if (unk && !cJSON_IsNull(unk)) {
+        if (!cJSON_IsNumber(unk) || unk->valuedouble != floor(unk->valuedouble) ||
+            unk->valuedouble < 0)
+            return malformed(d, "model", "Unigram's unk_id must be a whole number from 0, or null");
+        if (unk->valuedouble >= BPE_MAX_VOCAB)
+            return attn_err_set(d->err, ATTN_E_RANGE, d->name, top_line(d, "model"),
+                                "model: unk_id %.0f is not an id of the vocabulary",
+                                unk->valuedouble);
+        o->has_unk = 1;
+        o->unk_id = (int)unk->valuedouble;
+    }
+    return read_decoder(o, cJSON_GetObjectItemCaseSensitive(root, "decoder"), d, 0);
+}
+
 /* A WordPiece model's options (BERT's): its tokens are text, its
  * continuing_subword_prefix ("##" when absent) and max_input_chars_per_word
  * (100 when absent). */
@@ -654,12 +608,16 @@ static int read_options(BpeOptions *o, const cJSON *root, const Doc *d)
         return attn_err_set(d->err, ATTN_E_PARSE, d->name, top_line(d, "model"),
                             "expected \"model\": an object");
     int wordpiece = cJSON_IsString(type) && strcmp(type->valuestring, "WordPiece") == 0;
-    if (type && !wordpiece && !(cJSON_IsString(type) && strcmp(type->valuestring, "BPE") == 0))
+    int unigram = cJSON_IsString(type) && strcmp(type->valuestring, "Unigram") == 0;
+    if (type && !wordpiece && !unigram &&
+        !(cJSON_IsString(type) && strcmp(type->valuestring, "BPE") == 0))
         return attn_err_set(d->err, ATTN_E_UNSUPPORTED, d->name, top_line(d, "model"),
-                            "model type %s is not supported (BPE and WordPiece are)",
+                            "model type %s is not supported (BPE, WordPiece and Unigram are)",
                             type_of(model));
     if (wordpiece)
         return read_wordpiece(o, root, model, d);
+    if (unigram)
+        return read_unigram(o, root, model, d);
     /* a lone ByteLevel is GPT-2's: the options, no steps */
     if (cJSON_IsObject(pre) && strcmp(type_of(pre), "ByteLevel") == 0) {
         o->add_prefix_space = flag(pre, "add_prefix_space", 0);
@@ -689,10 +647,54 @@ static int read_unk(BpeOptions *o, const Bpe *b, const cJSON *model, const char 
     int id = cJSON_IsString(unk) ? bpe_token_id(b, unk->valuestring, strlen(unk->valuestring))
                                  : -1;
     if (id < 0)
-        return attn_err_set(err, ATTN_E_RANGE, name, json_line(data, len, k_unk, -1),
+        return attn_err_set(err, ATTN_E_RANGE, name, jpos_line(data, len, k_unk, -1),
                             "unk_token is not a token of the vocabulary");
     o->has_unk = 1;
     o->unk_id = id;
+    return 0;
+}
+
+/* model.vocab of a Unigram: [[piece, score], ...], each piece's id its
+ * index; the scores read from the text as serde_json reads them. */
+static int read_pieces(Bpe *b, const cJSON *vocab, const Doc *d)
+{
+    static const char *const path[] = {"model", "vocab", NULL};
+    const char *e = d->data + d->len, *raw = jpos_skip_ws(d->data, e);
+    double pow10[309];
+    bpe_pow10(pow10);
+    if (!cJSON_IsArray(vocab))
+        return attn_err_set(d->err, ATTN_E_PARSE, d->name, jpos_line(d->data, d->len, path, -1),
+                            "model.vocab: expected the pieces, an array of [piece, score]");
+    for (const char *const *k = path; raw && *k; k++)
+        raw = jpos_member(raw, e, *k);
+    raw = raw ? jpos_nth(raw, e, 0) : NULL;
+    long k = 0;
+    for (const cJSON *t = vocab->child; t; t = t->next, k++) {
+        const cJSON *piece = cJSON_GetArrayItem(t, 0), *score = cJSON_GetArrayItem(t, 1);
+        double v = 0;
+        int rc = 0;
+        if (!cJSON_IsArray(t) || cJSON_GetArraySize(t) != 2 || !cJSON_IsString(piece))
+            rc = attn_err_set(d->err, ATTN_E_PARSE, NULL, 0,
+                              "model.vocab: piece %ld is not [piece, score]", k);
+        else if (!cJSON_IsNumber(score))
+            rc = attn_err_set(d->err, ATTN_E_PARSE, NULL, 0,
+                              "model.vocab: piece %ld (\"%.100s\"): the score is not a number", k,
+                              piece->valuestring);
+        else if (!raw || bpe_serde_number(jpos_skip_ws(jpos_nth(raw, e, 1) ? jpos_nth(raw, e, 1) : e, e), e, pow10,
+                                      &v) < 0)
+            rc = attn_err_set(d->err, ATTN_E_RANGE, NULL, 0,
+                              "model.vocab: piece %ld (\"%.100s\"): score %g is out of range",
+                              k, piece->valuestring, score->valuedouble);
+        else
+            rc = bpe_add_piece(b, piece->valuestring, strlen(piece->valuestring), k, v, d->err);
+        if (rc < 0)
+            return located(rc, d->err, d->name, jpos_line(d->data, d->len, path, k));
+        raw = jpos_skip_ws(jpos_skip_value(raw, e), e); /* the next piece's text */
+        raw = raw < e && *raw == ',' ? jpos_skip_ws(raw + 1, e) : NULL;
+    }
+    if (k == 0)
+        return attn_err_set(d->err, ATTN_E_EMPTY, d->name, jpos_line(d->data, d->len, path, -1),
+                            "model.vocab: a Unigram needs at least one piece (its unk)");
     return 0;
 }
 
@@ -701,7 +703,7 @@ static int read_merges_json(Bpe *b, const cJSON *merges, const char *data, size_
 {
     static const char *const path[] = {"model", "merges", NULL};
     if (!cJSON_IsArray(merges))
-        return attn_err_set(err, ATTN_E_PARSE, name, json_line(data, len, path, -1),
+        return attn_err_set(err, ATTN_E_PARSE, name, jpos_line(data, len, path, -1),
                             "expected model.merges: an array");
     long k = 0;
     for (const cJSON *m = merges->child; m; m = m->next, k++) {
@@ -719,7 +721,7 @@ static int read_merges_json(Bpe *b, const cJSON *merges, const char *data, size_
             rc = attn_err_set(err, ATTN_E_PARSE, NULL, 0,
                               "merge %ld: expected \"left right\" or [\"left\", \"right\"]", k + 1);
         if (rc < 0)
-            return located(rc, err, name, json_line(data, len, path, k));
+            return located(rc, err, name, jpos_line(data, len, path, k));
     }
     return 0;
 }
@@ -731,7 +733,7 @@ static int read_added(Bpe *b, const cJSON *added, const char *data, size_t len, 
     if (!added || cJSON_IsNull(added))
         return 0;
     if (!cJSON_IsArray(added))
-        return attn_err_set(err, ATTN_E_PARSE, name, json_line(data, len, path, -1),
+        return attn_err_set(err, ATTN_E_PARSE, name, jpos_line(data, len, path, -1),
                             "expected added_tokens: an array");
     long k = 0;
     for (const cJSON *a = added->child; a; a = a->next, k++) {
@@ -755,7 +757,7 @@ static int read_added(Bpe *b, const cJSON *added, const char *data, size_t len, 
                                  err);
         }
         if (rc < 0)
-            return located(rc, err, name, json_line(data, len, path, k));
+            return located(rc, err, name, jpos_line(data, len, path, k));
     }
     return 0;
 }
@@ -780,12 +782,18 @@ static int build_tokenizer_json(Bpe **out, BpeOptions *o, const cJSON *root, con
         rc = read_pre_tokenizer(b, pre, d, 0);
     if (rc == 0)
         rc = read_post(&t, cJSON_GetObjectItemCaseSensitive(root, "post_processor"), d, 0);
-    if (rc == 0)
+    if (rc == 0 && o->unigram)
+        rc = read_pieces(b, cJSON_GetObjectItemCaseSensitive(model, "vocab"), d);
+    else if (rc == 0)
         rc = read_vocab(b, cJSON_GetObjectItemCaseSensitive(model, "vocab"), data, len, name,
                         vocab_path, err);
-    if (rc == 0)
+    if (rc == 0 && o->unigram && o->has_unk && o->unk_id >= bpe_n_vocab(b))
+        rc = attn_err_set(err, ATTN_E_RANGE, name, top_line(d, "model"),
+                          "model: unk_id %d is not an id of the vocabulary (0 to %d)", o->unk_id,
+                          bpe_n_vocab(b) - 1);
+    if (rc == 0 && !o->unigram)
         rc = read_unk(o, b, model, data, len, name, err);
-    if (rc == 0 && !o->wordpiece) /* WordPiece has no merges */
+    if (rc == 0 && !o->wordpiece && !o->unigram) /* WordPiece and Unigram have no merges */
         rc = read_merges_json(b, cJSON_GetObjectItemCaseSensitive(model, "merges"), data, len,
                               name, err);
     if (rc == 0)
@@ -819,82 +827,4 @@ int bpe_parse_tokenizer_json(Bpe **out, const char *data, size_t len, const char
         rc = build_tokenizer_json(out, &o, root, &d);
     cJSON_Delete(root);
     return rc;
-}
-
-/* ---- files ------------------------------------------------------------------------ */
-
-int bpe_load_vocab_merges(Bpe **out, const char *vocab_path, const char *merges_path,
-                          AttnErr *err)
-{
-    char *v = NULL, *m = NULL;
-    size_t vn = 0, mn = 0;
-    *out = NULL;
-    int rc = io_read_file(vocab_path, BPE_MAX_FILE_BYTES, &v, &vn, err);
-    if (rc == 0)
-        rc = io_read_file(merges_path, BPE_MAX_FILE_BYTES, &m, &mn, err);
-    if (rc == 0)
-        rc = bpe_parse_vocab_merges(out, v, vn, vocab_path, m, mn, merges_path, err);
-    free(v);
-    free(m);
-    return rc;
-}
-
-int bpe_load_tokenizer_json(Bpe **out, const char *path, AttnErr *err)
-{
-    char *d = NULL;
-    size_t n = 0;
-    *out = NULL;
-    int rc = io_read_file(path, BPE_MAX_FILE_BYTES, &d, &n, err);
-    if (rc == 0)
-        rc = bpe_parse_tokenizer_json(out, d, n, path, err);
-    free(d);
-    return rc;
-}
-
-static int is_file(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-int bpe_load_dir(Bpe **out, const char *dir, AttnErr *err)
-{
-    char tj[4096], vj[4096], mt[4096];
-    *out = NULL;
-    if ((size_t)snprintf(tj, sizeof tj, "%s/tokenizer.json", dir) >= sizeof tj ||
-        (size_t)snprintf(vj, sizeof vj, "%s/vocab.json", dir) >= sizeof vj ||
-        (size_t)snprintf(mt, sizeof mt, "%s/merges.txt", dir) >= sizeof mt)
-        return attn_err_set(err, ATTN_E_IO, dir, 0, "the folder's name is too long");
-    if (is_file(tj))
-        return bpe_load_tokenizer_json(out, tj, err);
-    if (is_file(vj) && is_file(mt))
-        return bpe_load_vocab_merges(out, vj, mt, err);
-    return attn_err_set(err, ATTN_E_IO, dir, 0,
-                        "no tokenizer: neither tokenizer.json nor vocab.json with merges.txt %s",
-                        is_file(vj) ? "(merges.txt is missing)"
-                        : is_file(mt) ? "(vocab.json is missing)" : "is there");
-}
-
-int bpe_print_tokens(FILE *f, const Bpe *b, const int *ids, int n)
-{
-    return bpe_print_tokens_marked(f, b, ids, n, n);
-}
-
-int bpe_print_tokens_marked(FILE *f, const Bpe *b, const int *ids, int n, int n_given)
-{
-    char small[256];
-    for (int i = 0; i < n; i++) {
-        size_t need = bpe_token_text(b, ids[i], NULL, small, sizeof small);
-        char *text = need < sizeof small ? small : malloc(need + 1);
-        if (!text)
-            return -ATTN_E_NOMEM;
-        if (text != small)
-            bpe_token_text(b, ids[i], NULL, text, need + 1);
-        fprintf(f, "%d\t", ids[i]);
-        io_json_string(f, text);
-        fputs(i >= n_given ? "\tg\n" : "\n", f);
-        if (text != small)
-            free(text);
-    }
-    return ferror(f) ? -ATTN_E_IO : 0;
 }
