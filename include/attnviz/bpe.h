@@ -275,6 +275,9 @@ int bpe_token_id(const Bpe *b, const char *text, size_t len);
  * are dropped by its normalizer and pre-tokenizer, every other character
  * reaches a token (unk_id at worst). */
 int bpe_is_wordpiece(const Bpe *b);
+/* 1 for a Unigram model (T5's): white space becomes the next piece's ▁
+ * (Metaspace), every other character a piece, unk_id (or bytes) at worst. */
+int bpe_is_unigram(const Bpe *b);
 /* 1 when id is an added token marked special (GPT-2: <|endoftext|>). */
 int bpe_is_special(const Bpe *b, int id);
 /* Token id's bytes (the byte-level characters decoded; an added token's

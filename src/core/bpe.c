@@ -237,6 +237,11 @@ int bpe_is_wordpiece(const Bpe *b)
     return b->opt.wordpiece;
 }
 
+int bpe_is_unigram(const Bpe *b)
+{
+    return b->opt.unigram;
+}
+
 void bpe_destroy(Bpe *b)
 {
     if (!b)

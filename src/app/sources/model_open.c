@@ -191,7 +191,9 @@ int model_left_out(const ModelOpened *g, const char *text, size_t len, const Bpe
     int count = 0;
     if (cap)
         out[0] = '\0';
-    if (bpe_is_wordpiece(g->bpe)) /* spaces dropped by design, the rest [UNK] at worst */
+    /* spaces dropped by design (WordPiece) or made the next piece's ▁
+     * (Unigram), the rest [UNK] at worst */
+    if (bpe_is_wordpiece(g->bpe) || bpe_is_unigram(g->bpe))
         return 0;
     /* the usual case: the tokens give the text back whole */
     if (bpe_decode(g->bpe, ids->id, ids->n, 1, &d, &dn) == 0 && dn == len && memcmp(d, text, len) == 0) {
