@@ -282,9 +282,8 @@ static int marian_read(const BartConfig *c, const char *file, AttnErr *err)
         return attn_err_set(err, ATTN_E_UNSUPPORTED, file, 0,
                             "marian: the folder's tokenizer is source.spm and target.spm "
                             "(SentencePiece's files), which attnviz does not read: it needs a "
-                            "tokenizer.json (transformers' MarianTokenizer writes none; a "
-                            "converted one, e.g. tokenizers' SentencePieceUnigramTokenizer, "
-                            "saved beside config.json)");
+                            "tokenizer.json beside config.json (transformers' MarianTokenizer "
+                            "has no fast form that writes one)");
     return 0;
 }
 
