@@ -118,7 +118,7 @@ done
 mkdir "$TMP/opus" && cp tests/fixtures/families/marian/marian-swish-tied/{config.json,model.safetensors} "$TMP/opus" &&
     : >"$TMP/opus/source.spm" && : >"$TMP/opus/target.spm" && echo '{"</s>": 0}' >"$TMP/opus/vocab.json"
 run --model "$TMP/opus" --target "das haus" --print predictions "the house"
-if [ $rc = 1 ] && grep -q "source.spm and target.spm (SentencePiece's files).*needs a tokenizer.json" "$TMP/err" && [ ! -s "$TMP/out" ]
+if [ $rc = 1 ] && grep -q "no tokenizer.json: the folder's tokenizer is source.spm and target.spm (SentencePiece's files.*needs a tokenizer.json" "$TMP/err" && [ ! -s "$TMP/out" ]
 then ok "a Marian folder without tokenizer.json refused naming source.spm (exit 1)"
 else bad "a Marian folder without tokenizer.json (rc $rc): $(head -c 300 "$TMP/err")"; fi
 

@@ -22,6 +22,7 @@
 #include "attnviz/arch.h"
 #include "attnviz/attnfile.h"
 #include "attnviz/attnio.h"
+#include "attnviz/bpe_files.h"
 #include "attnviz/lm.h"
 #include "attnviz/model_file.h"
 #include "attnviz/runtime.h"
@@ -154,11 +155,17 @@ static void test_marian_bad_input(void **state)
                "a separate decoder vocabulary (share_encoder_decoder_embeddings true, "
                "decoder_vocab_size 50, vocab_size 60)", "config.json");
     set_config(dir, "decoder_vocab_size", cJSON_CreateNull());
-    /* opus-mt as Helsinki-NLP ships it: SentencePiece's files, no tokenizer.json */
+    /* opus-mt as Helsinki-NLP ships it: SentencePiece's files and a vocab.json,
+     * no tokenizer.json: the tokenizer's loader names the .spm files */
+    Bpe *bpe = NULL;
+    fs_write_text(fs_join(p, dir, "vocab.json"), "{}");
+    expect_err(bpe_load_dir(&bpe, dir, &err), err, ATTN_E_IO, "(merges.txt is missing)", dir);
     fs_write_text(fs_join(p, dir, "source.spm"), "");
-    expect_err(open_err(dir, &err), err, ATTN_E_UNSUPPORTED,
-               "marian: the folder's tokenizer is source.spm and target.spm", "config.json");
+    expect_err(bpe_load_dir(&bpe, dir, &err), err, ATTN_E_IO,
+               "no tokenizer.json: the folder's tokenizer is source.spm and target.spm", dir);
+    assert_null(bpe);
     remove(p);
+    remove(fs_join(p, dir, "vocab.json"));
     /* the stand-in tokenizer.json: opens; positions up to max_position_embeddings */
     fs_copy("tests/fixtures/families/marian/marian-swish-tied/tokenizer.json",
             fs_join(p, dir, "tokenizer.json"));

@@ -26,15 +26,14 @@
  *   x = shared[src] · s + sinusoid[i]        y = shared[tgt] · s + sinusoid[i]
  *
  * A separate decoder vocabulary (share_encoder_decoder_embeddings false) is
- * refused by name. Then the description (arch.h): config.json as BartConfig
+ * refused by name; opus-mt's SentencePiece files (source.spm, target.spm)
+ * are not read: its folder needs a tokenizer.json. Then the description (arch.h): config.json as BartConfig
  * and MarianConfig write it (their defaults), the tensor names their
  * ForConditionalGeneration saves (under model., or none: BartModel's, whose
  * logits have no bias). */
 #include <math.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "attnviz/arch.h"
 #include "ops.h"
@@ -253,22 +252,10 @@ static const ArchName classes[] = {
 };
 static const ArchName nothing[] = {{NULL, 0}};
 
-/* 1 when the folder of config.json file holds name. */
-static int beside(const char *file, const char *name)
-{
-    char path[4096];
-    struct stat st;
-    const char *slash = strrchr(file, '/');
-    int dir = slash ? (int)(slash - file) : 1;
-    if (snprintf(path, sizeof path, "%.*s/%s", dir, slash ? file : ".", name) >= (int)sizeof path)
-        return 0;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* Marian's refusals: a decoder vocabulary of its own (its own embedding
- * and lm_head, not computed), and a folder whose tokenizer is only
- * SentencePiece's files (as Helsinki-NLP ships opus-mt-*): the generic
- * "no tokenizer.json" would name vocab.json and merges.txt instead. */
+/* Marian's refusal: a decoder vocabulary of its own (its own embedding and
+ * lm_head, not computed). (A folder whose tokenizer is only SentencePiece's
+ * source.spm and target.spm, as Helsinki-NLP ships opus-mt-*, is refused
+ * naming them where the tokenizer is read: bpe_files.c.) */
 static int marian_read(const BartConfig *c, const char *file, AttnErr *err)
 {
     if (!c->share_emb || (c->dec_vocab >= 0 && c->dec_vocab != c->V))
@@ -277,13 +264,6 @@ static int marian_read(const BartConfig *c, const char *file, AttnErr *err)
                             "(share_encoder_decoder_embeddings %s, decoder_vocab_size %d, "
                             "vocab_size %d) is not computed", c->share_emb ? "true" : "false",
                             c->dec_vocab, c->V);
-    if (!beside(file, "tokenizer.json") &&
-        (beside(file, "source.spm") || beside(file, "target.spm")))
-        return attn_err_set(err, ATTN_E_UNSUPPORTED, file, 0,
-                            "marian: the folder's tokenizer is source.spm and target.spm "
-                            "(SentencePiece's files), which attnviz does not read: it needs a "
-                            "tokenizer.json beside config.json (transformers' MarianTokenizer "
-                            "has no fast form that writes one)");
     return 0;
 }
 

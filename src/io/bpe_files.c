@@ -859,16 +859,26 @@ static int is_file(const char *path)
 
 int bpe_load_dir(Bpe **out, const char *dir, AttnErr *err)
 {
-    char tj[4096], vj[4096], mt[4096];
+    char tj[4096], vj[4096], mt[4096], src[4096], tgt[4096];
     *out = NULL;
     if ((size_t)snprintf(tj, sizeof tj, "%s/tokenizer.json", dir) >= sizeof tj ||
         (size_t)snprintf(vj, sizeof vj, "%s/vocab.json", dir) >= sizeof vj ||
-        (size_t)snprintf(mt, sizeof mt, "%s/merges.txt", dir) >= sizeof mt)
+        (size_t)snprintf(mt, sizeof mt, "%s/merges.txt", dir) >= sizeof mt ||
+        (size_t)snprintf(src, sizeof src, "%s/source.spm", dir) >= sizeof src ||
+        (size_t)snprintf(tgt, sizeof tgt, "%s/target.spm", dir) >= sizeof tgt)
         return attn_err_set(err, ATTN_E_IO, dir, 0, "the folder's name is too long");
     if (is_file(tj))
         return bpe_load_tokenizer_json(out, tj, err);
     if (is_file(vj) && is_file(mt))
         return bpe_load_vocab_merges(out, vj, mt, err);
+    /* Marian's folder (opus-mt-*) has a vocab.json too: naming merges.txt
+     * as the missing file would mislead */
+    if (is_file(src) || is_file(tgt))
+        return attn_err_set(err, ATTN_E_IO, dir, 0,
+                            "no tokenizer.json: the folder's tokenizer is source.spm and "
+                            "target.spm (SentencePiece's files, Marian's), which attnviz does "
+                            "not read: it needs a tokenizer.json (transformers' MarianTokenizer "
+                            "has no fast form that writes one)");
     return attn_err_set(err, ATTN_E_IO, dir, 0,
                         "no tokenizer: neither tokenizer.json nor vocab.json with merges.txt %s",
                         is_file(vj) ? "(merges.txt is missing)"
