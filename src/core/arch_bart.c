@@ -27,10 +27,10 @@
  *
  * A separate decoder vocabulary (share_encoder_decoder_embeddings false) is
  * refused by name; opus-mt's SentencePiece files (source.spm, target.spm)
- * are not read: its folder needs a tokenizer.json. Then the description (arch.h): config.json as BartConfig
- * and MarianConfig write it (their defaults), the tensor names their
- * ForConditionalGeneration saves (under model., or none: BartModel's, whose
- * logits have no bias). */
+ * are not read: its folder needs a tokenizer.json. Then the description
+ * (arch.h): config.json as BartConfig and MarianConfig write it (their
+ * defaults), the tensor names their ForConditionalGeneration saves (under
+ * model., or none: BartModel's, whose logits have no bias). */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -263,7 +263,7 @@ static int marian_read(const BartConfig *c, const char *file, AttnErr *err)
                             "marian config.json: a separate decoder vocabulary "
                             "(share_encoder_decoder_embeddings %s, decoder_vocab_size %d, "
                             "vocab_size %d) is not computed", c->share_emb ? "true" : "false",
-                            c->dec_vocab, c->V);
+                            c->dec_vocab >= 0 ? c->dec_vocab : c->V, c->V);
     return 0;
 }
 
