@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # An encoder-decoder on the command line (issue 36): each fixture with a
-# cli.json (tests/fixtures/families/{t5,bart}/*/, its stand-in WordPiece
+# cli.json (tests/fixtures/families/{t5,bart,marian}/*/, its stand-in WordPiece
 # tokenizer.json) opened with --model, the text the source and --target the
 # decoder's text: --print tokens gives the source's ids (the template's
 # included); --print predictions the float64 reference's 10 most likely
@@ -14,7 +14,8 @@
 # on a decoder-only model or an encoder (exit 2 naming --target), --target
 # without --model (exit 2), a target with no source, --generate or --print
 # logit-lens on an encoder-decoder (exit 1), --group with
-# a wrong name or on a .npy (exit 2). Run from the repository root.
+# a wrong name or on a .npy (exit 2); a Marian folder with only SentencePiece's
+# source.spm / target.spm (exit 1 naming them). Run from the repository root.
 set -u
 BIN=${ATTNVIZ_BIN:-build/attnviz}
 export ATTNVIZ_DATADIR=assets
@@ -27,7 +28,7 @@ run() { "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
 # cli.json's list "key" as one space-separated line
 list() { tr -d '\n ' <"$1" | sed -n "s/.*\"$2\":\[\([^]]*\)\].*/\1/p" | tr ',' ' '; }
 n=0
-for d in tests/fixtures/families/t5/*/ tests/fixtures/families/bart/*/; do
+for d in tests/fixtures/families/t5/*/ tests/fixtures/families/bart/*/ tests/fixtures/families/marian/*/; do
     d=${d%/}
     [ -f "$d/cli.json" ] || continue
     name=$(basename "$d")
@@ -111,7 +112,15 @@ PYEOF
     then ok "$name: a target with no source is refused (exit 1)"
     else bad "$name: a target with no source (rc $rc): $(head -c 300 "$TMP/err")"; fi
 done
-[ "$n" -ge 4 ] || bad "fewer than 4 encoder-decoder fixtures with a cli.json ($n)"
+[ "$n" -ge 6 ] || bad "fewer than 6 encoder-decoder fixtures with a cli.json ($n)"
+
+# Marian as Helsinki-NLP ships it: SentencePiece's files, vocab.json, no tokenizer.json
+mkdir "$TMP/opus" && cp tests/fixtures/families/marian/marian-swish-tied/{config.json,model.safetensors} "$TMP/opus" &&
+    : >"$TMP/opus/source.spm" && : >"$TMP/opus/target.spm" && echo '{"</s>": 0}' >"$TMP/opus/vocab.json"
+run --model "$TMP/opus" --target "das haus" --print predictions "the house"
+if [ $rc = 1 ] && grep -q "no tokenizer.json: the tokenizer is SentencePiece's source.spm, target.spm only.*writes tokenizer.json" "$TMP/err" && [ ! -s "$TMP/out" ]
+then ok "a Marian folder without tokenizer.json refused naming source.spm (exit 1)"
+else bad "a Marian folder without tokenizer.json (rc $rc): $(head -c 300 "$TMP/err")"; fi
 
 for d in tests/fixtures/families/bert/bert-wordpiece-mask tests/fixtures/gpt2/f32-h3; do
     run --model "$d" --target "x" --print predictions "the cat"

@@ -5,7 +5,7 @@
  * activation not computed, heads that do not divide d_model, a position
  * table of the wrong size (max_position_embeddings + 2 rows), a source
  * longer than the positions, an untied config without lm_head, a decoder
- * layer missing. Run from the repository root. */
+ * layer missing; Marian's (test_marian_bad_input). Run from the repository root. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +22,7 @@
 #include "attnviz/arch.h"
 #include "attnviz/attnfile.h"
 #include "attnviz/attnio.h"
+#include "attnviz/bpe_files.h"
 #include "attnviz/lm.h"
 #include "attnviz/model_file.h"
 #include "attnviz/runtime.h"
@@ -122,10 +123,72 @@ static void test_bad_input(void **state)
     free(dir);
 }
 
+/* Marian's (model_type marian, the same file): MarianConfig's defaults (the
+ * decoder starts with the pad token 58100: above a small vocabulary), a
+ * separate decoder vocabulary refused by name, a folder whose tokenizer is
+ * only SentencePiece's .spm files refused naming them, a source longer than
+ * the sinusoid's max_position_embeddings (no offset), and 40 taken. Its
+ * maps and probabilities are test_encdec's. */
+static void test_marian_bad_input(void **state)
+{
+    (void)state;
+    AttnErr err;
+    char *dir = fs_tmpdir(), p[1024];
+    static const char *const files[] = {"config.json", "model.safetensors"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char a[1024];
+        snprintf(a, sizeof a, "tests/fixtures/families/marian/marian-swish-tied/%s", files[i]);
+        fs_copy(a, fs_join(p, dir, files[i]));
+    }
+    set_config(dir, "decoder_start_token_id", NULL);
+    expect_err(open_err(dir, &err), err, ATTN_E_RANGE,
+               "marian config.json: decoder_start_token_id 58100 is not below vocab_size 60",
+               "config.json");
+    set_config(dir, "decoder_start_token_id", cJSON_CreateNumber(2));
+    set_config(dir, "share_encoder_decoder_embeddings", cJSON_CreateFalse());
+    expect_err(open_err(dir, &err), err, ATTN_E_UNSUPPORTED,
+               "a separate decoder vocabulary (share_encoder_decoder_embeddings false, "
+               "decoder_vocab_size 60, vocab_size 60) is not computed", "config.json");
+    set_config(dir, "share_encoder_decoder_embeddings", NULL);
+    set_config(dir, "decoder_vocab_size", cJSON_CreateNumber(50));
+    expect_err(open_err(dir, &err), err, ATTN_E_UNSUPPORTED,
+               "a separate decoder vocabulary (share_encoder_decoder_embeddings true, "
+               "decoder_vocab_size 50, vocab_size 60)", "config.json");
+    set_config(dir, "decoder_vocab_size", cJSON_CreateNull());
+    /* opus-mt as Helsinki-NLP ships it: SentencePiece's files and a vocab.json,
+     * no tokenizer.json: the tokenizer's loader names the .spm files */
+    Bpe *bpe = NULL;
+    fs_write_text(fs_join(p, dir, "vocab.json"), "{}");
+    expect_err(bpe_load_dir(&bpe, dir, &err), err, ATTN_E_IO, "(merges.txt is missing)", dir);
+    fs_write_text(fs_join(p, dir, "source.spm"), "");
+    expect_err(bpe_load_dir(&bpe, dir, &err), err, ATTN_E_UNSUPPORTED,
+               "no tokenizer.json: the tokenizer is SentencePiece's source.spm only", dir);
+    assert_null(bpe);
+    remove(p);
+    remove(fs_join(p, dir, "vocab.json"));
+    /* the stand-in tokenizer.json: opens; positions up to max_position_embeddings */
+    fs_copy("tests/fixtures/families/marian/marian-swish-tied/tokenizer.json",
+            fs_join(p, dir, "tokenizer.json"));
+    Lm lm;
+    memset(&lm, 0, sizeof lm);
+    if (lm_open(&lm, dir, &err) != 0)
+        fail_msg("%s", err.msg);
+    int ids[41] = {0};
+    assert_int_equal(rt_forward_encdec(lm.rt, lm.model->weights, ids, 41, ids, 3, NULL, NULL, &err),
+                     -ATTN_E_TOO_MANY_TOKENS);
+    assert_non_null(strstr(err.msg, "at most 40"));
+    assert_int_equal(rt_forward_encdec(lm.rt, lm.model->weights, ids, 40, ids, 40, NULL, NULL, &err),
+                     0);
+    lm_close(&lm);
+    fs_rm_tree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_marian_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,9 +14,22 @@
  *        per source), / √d, no mask, y = LNx(y + …); the MLP, y = LN2(y + …)
  *   logits = y · sharedᵀ (or lm_head's) + final_logits_bias
  *
- * No final norm after either stack (mBART's is not read). Then the
- * description (arch.h): config.json as BartConfig writes it (its
- * defaults), the tensor names BartForConditionalGeneration saves (under
+ * No final norm after either stack (mBART's is not read).
+ *
+ * Marian (model_type marian: MarianMTModel, Helsinki-NLP's opus-mt-*) is
+ * BART's layout but for its embeddings, modeling_marian's: positions are
+ * MarianSinusoidalPositionalEmbedding's static table, row i (no offset) sin
+ * in the first ⌈C/2⌉ columns, cos in the rest (not interleaved), never read
+ * from the file (transformers neither saves nor loads it: an older file's
+ * copy is ignored), and no embedding norm:
+ *
+ *   x = shared[src] · s + sinusoid[i]        y = shared[tgt] · s + sinusoid[i]
+ *
+ * A separate decoder vocabulary (share_encoder_decoder_embeddings false) is
+ * refused by name; opus-mt's SentencePiece files (source.spm, target.spm)
+ * are not read: its folder needs a tokenizer.json. Then the description
+ * (arch.h): config.json as BartConfig and MarianConfig write it (their
+ * defaults), the tensor names their ForConditionalGeneration saves (under
  * model., or none: BartModel's, whose logits have no bias). */
 #include <math.h>
 #include <stddef.h>
@@ -27,12 +40,15 @@
 
 #define FAMILY "bart"
 
+enum { BART, MARIAN };
+
 typedef struct BartConfig {
-    int kind;
+    int kind; /* BART or MARIAN */
     int C, n_enc, n_dec, h_enc, h_dec, i_enc, i_dec, V, n_pos;
     int act;
     int scale_emb, tied, encdec;
     int pad_id, bos_id, eos_id, start_id;
+    int dec_vocab, share_emb; /* Marian's: decoder_vocab_size (-1: vocab_size) */
 } BartConfig;
 
 typedef struct BartLayer {
@@ -83,8 +99,23 @@ static void shape_dec(const void *cfg, RtShape *s)
     shape_of(cfg, s, 1);
 }
 
+/* Marian's position i added to xi: MarianSinusoidalPositionalEmbedding's
+ * row, angle i / 10000^(2j/C) for its j-th sin column and j-th cos column,
+ * the sin columns first (⌈C/2⌉ of them), computed in double and rounded to
+ * float as transformers builds its table. */
+static void add_sinusoid(float *xi, int i, int C)
+{
+    int half = (C + 1) / 2;
+    for (int e = 0; e < C; e++) {
+        int j = e < half ? e : e - half;
+        double a = (double)i / pow(10000.0, 2.0 * j / C);
+        xi[e] += (float)(e < half ? sin(a) : cos(a));
+    }
+}
+
 /* Side k's (0 encoder, 1 decoder) embedding of rows [start, T): the word
- * (scaled), its learned position after the offset, the embedding norm. */
+ * (scaled), its position (BART's learned one after the offset and the
+ * embedding norm; Marian's sinusoid). */
 static void embed_side(Rt *rt, const BartWeights *w, const int *ids, int start, int T, int k)
 {
     const BartConfig *c = rt->cfg;
@@ -93,12 +124,19 @@ static void embed_side(Rt *rt, const BartWeights *w, const int *ids, int start, 
     OpsNorm ln = {OPS_NORM_LAYER, w->lne_w[k], w->lne_b[k], EPS};
     for (int i = start; i < T; i++) {
         float *xi = rt_row(rt->x, C, i);
-        const float *p = w->pos[k] + (size_t)(i + POS_OFFSET) * C;
         rt_embed_row(xi, w->shared, w->shared_m, ids[i], C);
         for (int e = 0; e < C; e++)
-            xi[e] = xi[e] * s + p[e];
+            xi[e] *= s;
+        if (c->kind == MARIAN) {
+            add_sinusoid(xi, i, C);
+            continue;
+        }
+        const float *p = w->pos[k] + (size_t)(i + POS_OFFSET) * C;
+        for (int e = 0; e < C; e++)
+            xi[e] += p[e];
     }
-    ops_norm(rt_row(rt->x, C, start), rt_row(rt->x, C, start), &ln, T - start, C);
+    if (c->kind == BART)
+        ops_norm(rt_row(rt->x, C, start), rt_row(rt->x, C, start), &ln, T - start, C);
 }
 
 static void embed_enc(Rt *rt, const void *w, const int *ids, int start, int T)
@@ -198,48 +236,77 @@ static const RtArch arch_bart = {
 
 /* ---- config.json ------------------------------------------------------------------ */
 #define AT(field) offsetof(BartConfig, field)
+/* A key whose default is BART's or Marian's (BartConfig's, MarianConfig's). */
+#define OF_BART {offsetof(BartConfig, kind), 1u << BART}
+#define OF_MARIAN {offsetof(BartConfig, kind), 1u << MARIAN}
 
-static const ArchName types[] = {{"bart", 0}, {NULL, 0}};
+static const ArchName types[] = {{"bart", BART}, {"marian", MARIAN}, {NULL, 0}};
+static const char *const type_names[] = {"bart", "marian"};
 static const ArchName acts[] = {
     {"gelu", OPS_GELU_ERF}, {"gelu_new", OPS_GELU_TANH}, {"relu", OPS_RELU},
     {"silu", OPS_SILU}, {"swish", OPS_SILU}, {NULL, 0},
 };
 static const ArchName classes[] = {
-    {"BartForConditionalGeneration", 0}, {"BartModel", 0}, {NULL, 0},
+    {"BartForConditionalGeneration", 0}, {"BartModel", 0}, {"MarianMTModel", 0},
+    {"MarianModel", 0}, {NULL, 0},
 };
 static const ArchName nothing[] = {{NULL, 0}};
+
+/* Marian's refusal: a decoder vocabulary of its own (its own embedding and
+ * lm_head, not computed). (A folder whose tokenizer is only SentencePiece's
+ * source.spm and target.spm, as Helsinki-NLP ships opus-mt-*, is refused
+ * naming them where the tokenizer is read: bpe_files.c.) */
+static int marian_read(const BartConfig *c, const char *file, AttnErr *err)
+{
+    if (!c->share_emb || (c->dec_vocab >= 0 && c->dec_vocab != c->V))
+        return attn_err_set(err, ATTN_E_UNSUPPORTED, file, 0,
+                            "marian config.json: a separate decoder vocabulary "
+                            "(share_encoder_decoder_embeddings %s, decoder_vocab_size %d, "
+                            "vocab_size %d) is not computed", c->share_emb ? "true" : "false",
+                            c->dec_vocab >= 0 ? c->dec_vocab : c->V, c->V);
+    return 0;
+}
 
 static int ids_read(void *cfg, const char *file, AttnErr *err)
 {
     BartConfig *c = cfg;
+    const char *name = type_names[c->kind];
     if (!c->encdec)
         return attn_err_set(err, ATTN_E_UNSUPPORTED, file, 0,
-                            "bart config.json: \"is_encoder_decoder\" false is not computed");
+                            "%s config.json: \"is_encoder_decoder\" false is not computed", name);
     if (c->start_id >= c->V)
         return attn_err_set(err, ATTN_E_RANGE, file, 0,
-                            "bart config.json: decoder_start_token_id %d is not below vocab_size %d",
-                            c->start_id, c->V);
+                            "%s config.json: decoder_start_token_id %d is not below vocab_size %d",
+                            name, c->start_id, c->V);
     if (c->C % c->h_enc || c->C % c->h_dec)
         return attn_err_set(err, ATTN_E_HEADS, file, 0,
-                            "bart config.json: d_model %d is not divisible by the heads (%d "
-                            "encoder, %d decoder)", c->C, c->h_enc, c->h_dec);
+                            "%s config.json: d_model %d is not divisible by the heads (%d "
+                            "encoder, %d decoder)", name, c->C, c->h_enc, c->h_dec);
+    int rc = c->kind == MARIAN ? marian_read(c, file, err) : 0;
+    if (rc)
+        return rc;
     c->bos_id = c->bos_id < c->V ? c->bos_id : -1;
     c->eos_id = c->eos_id < c->V ? c->eos_id : -1;
     return 0;
 }
 
-#define SIZE(key, field, dflt_, hi_, his) \
-    {key, AF_INT, AT(field), 0, .dflt = dflt_, .hi = hi_, \
+#define SIZE_W(key, field, dflt_, hi_, his, when_) \
+    {key, AF_INT, AT(field), 0, .dflt = dflt_, .hi = hi_, .when = when_, \
      .bad = FAMILY " config.json: \"%s\" must be a whole number from 1 to " his, \
      .not_whole = FAMILY " config.json: \"%s\" must be a whole number from 1 to " his}
+#define ALWAYS {0, 0}
+#define SIZE(key, field, dflt_, hi_, his) SIZE_W(key, field, dflt_, hi_, his, ALWAYS)
 #define ID_BAD FAMILY " config.json: \"%s\" must be null, a whole number from 0 or a list of them"
+#define ID(key, field, dflt_, when_) \
+    {key, AF_ID, AT(field), AF_LIST, .dflt = dflt_, .when = when_, .bad = ID_BAD}
 #define FLAG(key, field, dflt_) \
     {key, AF_BOOL, AT(field), .dflt = dflt_, .bad = FAMILY " config.json: \"%s\" must be true or false"}
 
 static const ArchField fields[] = {
     {"model_type", AF_ENUM, AT(kind), AF_REQUIRED, .names = types,
-     .missing = "no \"model_type\" string (bart)", .bad = "no \"model_type\" string (bart)",
-     .refused = "model_type \"%s\" is not a BART model (bart)"},
+     .missing = "no \"model_type\" string (bart, marian)",
+     .bad = "no \"model_type\" string (bart, marian)",
+     .refused = "model_type \"%s\" is not a BART model (bart, marian)"},
     {"architectures", AF_NAMES, ARCH_NOWHERE, AF_NULL, .hi = 8, .names = classes,
      .count_off = ARCH_NOWHERE,
      .bad = FAMILY " config.json: \"%s\" must be a list of class names",
@@ -250,7 +317,8 @@ static const ArchField fields[] = {
             "that mixes families",
      .refused = FAMILY " config.json: \"num_layers\" is T5's key, not BART's (encoder_layers): "
                 "a config that mixes families"},
-    SIZE("vocab_size", V, 50265, 1 << 24, "16777216"),
+    SIZE_W("vocab_size", V, 50265, 1 << 24, "16777216", OF_BART),
+    SIZE_W("vocab_size", V, 58101, 1 << 24, "16777216", OF_MARIAN),
     SIZE("d_model", C, 1024, 1 << 17, "131072"),
     SIZE("encoder_layers", n_enc, 12, 4096, "4096"),
     SIZE("decoder_layers", n_dec, 12, 4096, "4096"),
@@ -266,10 +334,19 @@ static const ArchField fields[] = {
     FLAG("scale_embedding", scale_emb, 0),
     FLAG("tie_word_embeddings", tied, 1),
     FLAG("is_encoder_decoder", encdec, 1),
-    {"pad_token_id", AF_ID, AT(pad_id), AF_LIST, .dflt = 1, .bad = ID_BAD},
-    {"bos_token_id", AF_ID, AT(bos_id), AF_LIST, .dflt = 0, .bad = ID_BAD},
-    {"eos_token_id", AF_ID, AT(eos_id), AF_LIST, .dflt = 2, .bad = ID_BAD},
-    {"decoder_start_token_id", AF_ID, AT(start_id), AF_LIST, .dflt = 2, .bad = ID_BAD},
+    ID("pad_token_id", pad_id, 1, OF_BART),
+    ID("bos_token_id", bos_id, 0, OF_BART),
+    ID("eos_token_id", eos_id, 2, OF_BART),
+    ID("decoder_start_token_id", start_id, 2, OF_BART),
+    /* MarianConfig's: the decoder starts with the pad token; no BOS */
+    ID("pad_token_id", pad_id, 58100, OF_MARIAN),
+    ID("bos_token_id", bos_id, -1, OF_MARIAN),
+    ID("eos_token_id", eos_id, 0, OF_MARIAN),
+    ID("decoder_start_token_id", start_id, 58100, OF_MARIAN),
+    {"decoder_vocab_size", AF_ID, AT(dec_vocab), AF_NULL, .dflt = -1, .when = OF_MARIAN,
+     .bad = "marian config.json: \"%s\" must be null or a whole number from 0"},
+    {"share_encoder_decoder_embeddings", AF_BOOL, AT(share_emb), .dflt = 1, .when = OF_MARIAN,
+     .bad = "marian config.json: \"%s\" must be true or false"},
     ARCH_STEP(ids_read),
 };
 
@@ -294,7 +371,6 @@ static void sizes(const void *cfg, long long *s)
 #define MAT(fl, name, out, in, field) \
     {name, AT_MATRIX, fl, 2, {out, in}, Y(field, field##_m), .tie = -1}
 #define VEC(fl, name, d, field) {name, AT_PLAIN, fl, 1, {d, 0}, Y32(field), .tie = -1}
-#define VECW(name, field) {name, AT_PLAIN, 0, 1, {S_C, 0}, W32(field), .tie = -1}
 #define ATT(fl, B, kind, q, bq, k, bk, v, bv, o, bo) \
     MAT(fl, B kind ".q_proj.weight", S_C, S_C, q), VEC(fl, B kind ".q_proj.bias", S_C, bq), \
     MAT(fl, B kind ".k_proj.weight", S_C, S_C, k), VEC(fl, B kind ".k_proj.bias", S_C, bk), \
@@ -307,16 +383,21 @@ static void sizes(const void *cfg, long long *s)
 #define EL "encoder.layers.%d."
 #define DL "decoder.layers.%d."
 #define TIED {offsetof(BartConfig, tied), 2u}
+/* a table only BART's files have: Marian's positions are computed, never read */
+#define BART_VECW(name, field) \
+    {name, AT_PLAIN, 0, 1, {S_C, 0}, W32(field), .when = OF_BART, .tie = -1}
 #define UNTIED {offsetof(BartConfig, tied), 1u}
 
 static const ArchTensor tensors[] = {
     {"shared.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(shared, shared_m), .tie = -1},
-    {"encoder.embed_positions.weight", AT_PLAIN, 0, 2, {S_P, S_C}, W32(pos[0]), .tie = -1},
-    {"decoder.embed_positions.weight", AT_PLAIN, 0, 2, {S_P, S_C}, W32(pos[1]), .tie = -1},
-    VECW("encoder.layernorm_embedding.weight", lne_w[0]),
-    VECW("encoder.layernorm_embedding.bias", lne_b[0]),
-    VECW("decoder.layernorm_embedding.weight", lne_w[1]),
-    VECW("decoder.layernorm_embedding.bias", lne_b[1]),
+    {"encoder.embed_positions.weight", AT_PLAIN, 0, 2, {S_P, S_C}, W32(pos[0]), .when = OF_BART,
+     .tie = -1},
+    {"decoder.embed_positions.weight", AT_PLAIN, 0, 2, {S_P, S_C}, W32(pos[1]), .when = OF_BART,
+     .tie = -1},
+    BART_VECW("encoder.layernorm_embedding.weight", lne_w[0]),
+    BART_VECW("encoder.layernorm_embedding.bias", lne_b[0]),
+    BART_VECW("decoder.layernorm_embedding.weight", lne_w[1]),
+    BART_VECW("decoder.layernorm_embedding.bias", lne_b[1]),
     {"lm_head.weight", AT_PLAIN, AT_NO_PREFIX | AT_OPTIONAL | AT_SAME_TIES, 2, {S_V, S_C},
      W(head[0], head_m[0]), .when = TIED, .tie = 0},
     {"lm_head.weight", AT_PLAIN, AT_NO_PREFIX, 2, {S_V, S_C}, W(head[1], head_m[1]),
