@@ -52,4 +52,10 @@ typedef struct PlatformLoop {
  * (the desktop's; a page's loop runs until the tab closes). */
 void platform_run_loop(const PlatformLoop *loop);
 
+/* ---- files ----------------------------------------------------------------- */
+
+/* A file the user asked for (an export) was written at path: the desktop
+ * has nothing more to do, the browser offers it as a download. */
+void platform_file_written(const char *path);
+
 #endif

@@ -31,7 +31,13 @@ static int export_model_view(AppState *a, const ViewState *s, char *path)
         return -1;
     }
     char full[4096];
+    if (strstr(said, ".svg")) {
+        strcat(path, ".svg");
+        platform_file_written(path);
+        path[strlen(path) - 4] = '\0';
+    }
     strcat(path, ".png");
+    platform_file_written(path);
     if (!realpath(path, full))
         snprintf(full, sizeof full, "%s", path);
     snprintf(a->last_export, sizeof a->last_export, "%s", full);
@@ -97,6 +103,7 @@ int app_export(AppState *a, int what)
         return -1;
     }
     SDL_FreeSurface(surf);
+    platform_file_written(path);
     char full[4096];
     if (!realpath(path, full))
         snprintf(full, sizeof full, "%s", path);

@@ -7,7 +7,7 @@
 # through apt from deb.debian.org.
 #
 # usage: tools/web/libs.sh LIB...
-#   (LIB: pcre2 utf8proc cmocka cjson zlib libzip sdl2 freetype sdl2_ttf sdl2_image)
+#   (LIB: pcre2 utf8proc cmocka cjson zlib libzip sdl2 freetype sdl2_ttf sdl2_image cglm)
 set -eu
 
 CACHE=${ATTNVIZ_WEB_CACHE:-$HOME/.cache/attnviz-web}
@@ -159,8 +159,10 @@ build_sdl2() {
 # FreeType's own sources compiled one module a file, as its INSTALL.ANY
 # describes, with only the modules a TrueType or OpenType font needs
 # (the list in ftmodule-web.h, which ftinit.c includes): its CMake checks
-# would take minutes under emcc and add nothing
+# would take minutes under emcc and add nothing. WOFF's and gzip's
+# inflating through the zlib built here, as Debian builds it (system zlib)
 build_freetype() {
+    [ -f "$PREFIX/lib/libz.a" ] || build_zlib
     fetch freetype freetype-2.12.1+dfsg 2.12.1+dfsg-5+deb12u4
     s=$CACHE/src/freetype-2.12.1+dfsg
     b=$s/build-web
@@ -179,10 +181,10 @@ MODULES
     for m in base/ftsystem base/ftinit base/ftdebug base/ftbase base/ftbbox base/ftglyph \
         base/ftbitmap base/ftstroke base/ftsynth base/ftmm base/ftfstype base/ftgasp \
         truetype/truetype cff/cff sfnt/sfnt smooth/smooth autofit/autofit psnames/psnames \
-        psaux/psaux pshinter/pshinter; do
+        psaux/psaux pshinter/pshinter gzip/ftgzip; do
         o=$b/$(basename "$m").o
         emcc $WEB_CFLAGS -DFT2_BUILD_LIBRARY '-DFT_CONFIG_MODULES_H="ftmodule-web.h"' \
-            -I"$b" -I"$s/include" -c "$s/src/$m.c" -o "$o" 2>>"$b/make.log" ||
+            -DFT_CONFIG_OPTION_SYSTEM_ZLIB -I"$b" -I"$s/include" -isystem "$PREFIX/include" -c "$s/src/$m.c" -o "$o" 2>>"$b/make.log" ||
             die "freetype did not build ($m.c): see $b/make.log"
         objs="$objs $o"
     done
@@ -228,28 +230,41 @@ build_sdl2_image() {
     cp "$s/SDL_image.h" "$PREFIX/include/SDL2/"
 }
 
+# headers only (the view's vector types; without -msimd128 its plain C
+# paths are compiled), copied from Debian's libcglm-dev, which the native
+# build installs: they are the same for every architecture, and the
+# archive's mirror here answered 404 for cglm's source package
+build_cglm() {
+    [ -f /usr/include/cglm/cglm.h ] ||
+        die "cglm's headers are missing: apt-get install -y libcglm-dev"
+    mkdir -p "$PREFIX/include"
+    rm -rf "$PREFIX/include/cglm"
+    cp -r /usr/include/cglm "$PREFIX/include/"
+}
+
 lib_file() {
     case $1 in
-        pcre2) echo libpcre2-8.a ;;
-        utf8proc) echo libutf8proc.a ;;
-        cmocka) echo libcmocka.a ;;
-        cjson) echo libcjson.a ;;
-        zlib) echo libz.a ;;
-        libzip) echo libzip.a ;;
-        sdl2) echo libSDL2.a ;;
-        freetype) echo libfreetype.a ;;
-        sdl2_ttf) echo libSDL2_ttf.a ;;
-        sdl2_image) echo libSDL2_image.a ;;
-        *) die "unknown library $1 (pcre2 utf8proc cmocka cjson zlib libzip sdl2 freetype sdl2_ttf sdl2_image)" ;;
+        pcre2) echo lib/libpcre2-8.a ;;
+        utf8proc) echo lib/libutf8proc.a ;;
+        cmocka) echo lib/libcmocka.a ;;
+        cjson) echo lib/libcjson.a ;;
+        zlib) echo lib/libz.a ;;
+        libzip) echo lib/libzip.a ;;
+        sdl2) echo lib/libSDL2.a ;;
+        freetype) echo lib/libfreetype.a ;;
+        sdl2_ttf) echo lib/libSDL2_ttf.a ;;
+        sdl2_image) echo lib/libSDL2_image.a ;;
+        cglm) echo include/cglm/cglm.h ;;
+        *) die "unknown library $1 (pcre2 utf8proc cmocka cjson zlib libzip sdl2 freetype sdl2_ttf sdl2_image cglm)" ;;
     esac
 }
 
 [ $# -gt 0 ] || { echo "usage: tools/web/libs.sh LIB... (pcre2 utf8proc cmocka cjson zlib libzip" \
-    "sdl2 freetype sdl2_ttf sdl2_image)" >&2; exit 2; }
+    "sdl2 freetype sdl2_ttf sdl2_image cglm)" >&2; exit 2; }
 for lib in "$@"; do
     f=$(lib_file "$lib")
-    [ -f "$PREFIX/lib/$f" ] && continue
+    [ -f "$PREFIX/$f" ] && continue
     say "building $lib for wasm32 into $PREFIX"
     "build_$lib"
-    [ -f "$PREFIX/lib/$f" ] || die "$lib built but $PREFIX/lib/$f is missing"
+    [ -f "$PREFIX/$f" ] || die "$lib built but $PREFIX/$f is missing"
 done

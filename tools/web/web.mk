@@ -4,8 +4,8 @@
 # $(WEB_CACHE) (outside the clone; built when missing). So far the core
 # and the file readers: `make test-web-core` runs the core's cmocka suites
 # under node, `make test-web-io` those of src/io as well (cJSON, zlib,
-# libzip). The page itself (`make web`: SDL2, SDL2_ttf, FreeType,
-# SDL2_image and the fonts) is not there yet: README.md says what is.
+# libzip), and `make web` writes the page into build/web (SDL2, SDL2_ttf,
+# FreeType; the font and the data preloaded into the page's memory).
 
 WEB_CACHE  ?= $(HOME)/.cache/attnviz-web
 WEB_PREFIX := $(WEB_CACHE)/prefix
@@ -50,7 +50,7 @@ WEB_IO_TESTS := attn attnio attnst bpe_files bpe_hf cross embed folder gguf \
 WEB_IO_TEST_JS := $(WEB_IO_TESTS:%=$(WEB_OBJ)/tests/io/test_%.js)
 WEB_IO_LIBS := -L$(WEB_PREFIX)/lib -lcmocka -lcjson -lzip -lz -lutf8proc -lpcre2-8
 
-.PHONY: web-libs-core web-libs-io test-web-core test-web-io test-web
+.PHONY: web-libs-core web-libs-io web-libs-ui web test-web-core test-web-io test-web
 # kept between runs (make would delete them as intermediates of the tests)
 .SECONDARY: $(WEB_CORE_OBJ) $(WEB_IO_OBJ)
 
@@ -61,6 +61,9 @@ web-libs-core:
 
 web-libs-io: web-libs-core
 	@ATTNVIZ_WEB_CACHE=$(WEB_CACHE) sh tools/web/libs.sh cjson zlib libzip
+
+web-libs-ui: web-libs-io
+	@ATTNVIZ_WEB_CACHE=$(WEB_CACHE) sh tools/web/libs.sh sdl2 freetype sdl2_ttf sdl2_image cglm
 
 $(WEB_OBJ)/src/core/%.o: src/core/%.c | web-libs-core
 	@mkdir -p $(dir $@)
@@ -94,6 +97,56 @@ test-web-core: $(WEB_CORE_TEST_JS)
 
 test-web-io: $(WEB_IO_TEST_JS)
 	$(call web_run,test-web-io,$(WEB_IO_TEST_JS))
+
+# ---- the page -------------------------------------------------------------
+
+# the window's sources as natively, with platform_web.c for the desktop's
+WEB_UI_SRC := src/main.c $(filter-out src/app/platform_desktop.c,$(wildcard src/view/*.c \
+              src/app/*.c src/app/sources/*.c src/app/lm/*.c))
+WEB_UI_OBJ := $(patsubst %.c,$(WEB_OBJ)/%.o,$(WEB_UI_SRC))
+WEB_UI_LIBS := -L$(WEB_PREFIX)/lib -lSDL2_ttf -lfreetype -lSDL2 -lcjson -lzip -lz -lutf8proc -lpcre2-8
+# what the page reads: the font (Debian's fonts-dejavu-core), the data a
+# make install puts under share/attnviz (paths.c finds it through
+# ATTNVIZ_DATADIR, set by tools/web/pre.js)
+WEB_FONT := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+WEB_DATA := --preload-file $(WEB_FONT)@/attnviz/fonts/DejaVuSans.ttf \
+            --preload-file assets/embeddings.txt@/attnviz/embeddings.txt \
+            --preload-file sentences@/attnviz/sentences \
+            $(foreach m,$(SHIPPED_MODELS),--preload-file $(m)@/attnviz/$(patsubst assets/%,%,$(m)))
+# threads from a pool made before main (a thread made later starts only
+# once main's frame returns to the browser: a join would wait forever);
+# memory grows as a model needs it, up to wasm32's 4 GB less a page
+WEB_LDFLAGS := -O2 -pthread -sPTHREAD_POOL_SIZE=4 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=64MB \
+               -sMAXIMUM_MEMORY=4GB -Wno-pthreads-mem-growth -sENVIRONMENT=web,worker \
+               -sTOTAL_STACK=8MB -sDEFAULT_PTHREAD_STACK_SIZE=2MB --pre-js tools/web/pre.js
+
+# clang (not gcc) takes a literal split in two (to end a \x escape) in a
+# table of strings for a missing comma, as in the tests
+$(WEB_OBJ)/src/%.o: src/%.c | web-libs-ui
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CFLAGS) $(WEB_STD) -Wno-string-concatenation -isystem $(WEB_PREFIX)/include/SDL2 -isystem $(WEB_PREFIX)/include/cjson \
+	  -c $< -o $@
+
+# EM_ASM (JavaScript inside C) needs the GNU dialect: the one file that has it
+$(WEB_OBJ)/src/app/platform_web.o: WEB_STD := -std=gnu11
+
+build/web/attnviz.js: $(WEB_CORE_OBJ) $(WEB_IO_OBJ) $(WEB_UI_OBJ) tools/web/pre.js $(WEB_FONT) \
+                      assets/embeddings.txt $(wildcard sentences/*) \
+                      $(wildcard $(addsuffix /*,$(SHIPPED_MODELS))) | web-libs-ui
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CORE_OBJ) $(WEB_IO_OBJ) $(WEB_UI_OBJ) $(WEB_UI_LIBS) $(WEB_LDFLAGS) $(WEB_DATA) -o $@
+
+build/web/attnviz.html: tools/web/shell.html
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+build/web/serve.py: tools/web/serve.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+web: build/web/attnviz.js build/web/attnviz.html build/web/serve.py
+	@echo "make web: the page is in build/web; serve it with python3 build/web/serve.py" \
+	  "(threads need its COOP/COEP headers) and open http://127.0.0.1:8000/attnviz.html"
 
 # the browser tests (the page in headless Chromium) are not there yet
 test-web: test-web-core test-web-io
