@@ -43,11 +43,15 @@ void platform_font_fallback_free(void *state)
 
 /* ---- the window ------------------------------------------------------------ */
 
-/* Nothing to set: SDL takes the keys from the whole page (its default
- * without SDL_HINT_EMSCRIPTEN_KEYBOARD_ELEMENT), so typing works without
- * clicking the canvas first. */
+/* emscripten 3.1.6 starts with a umask of 0777: io_write_atomic's new
+ * files (0666 & ~umask) got mode 0, which its own FS then refused to open
+ * again (an export could not be read back for its download). The usual
+ * 022. SDL needs no hint: it takes the keys from the whole page (its
+ * default without SDL_HINT_EMSCRIPTEN_KEYBOARD_ELEMENT), so typing works
+ * without clicking the canvas first. */
 void platform_window_setup(void)
 {
+    umask(022);
 }
 
 /* The tab's title: the page has no title bar of its own. */
@@ -62,7 +66,10 @@ static PlatformLoop web_loop;
 
 /* The queued events, then a frame (drawn only if something changed, as on
  * the desktop). frame's wait is the browser's: the next animation frame
- * comes anyway, and an autosave due is seen by app_tick then. */
+ * comes anyway, and an autosave due is seen by app_tick then. The steps
+ * are counted in Module.attnvizSteps, and the first one's time kept in
+ * Module.attnvizFirstFrame (performance.now()): the browser test waits on
+ * them, and the loading message goes at the first. */
 static void step(void)
 {
     SDL_Event e;
@@ -74,6 +81,14 @@ static void step(void)
         return;
     }
     web_loop.frame(web_loop.ctx);
+    EM_ASM({
+        if (!Module.attnvizSteps) {
+            Module.attnvizFirstFrame = performance.now();
+            var s = document.getElementById("status");
+            if (s) s.style.display = "none";
+        }
+        Module.attnvizSteps = (Module.attnvizSteps | 0) + 1;
+    });
 }
 
 /* emscripten_set_main_loop with simulate_infinite_loop set does not return:
@@ -83,11 +98,6 @@ static void step(void)
 void platform_run_loop(const PlatformLoop *loop)
 {
     web_loop = *loop;
-    EM_ASM({
-        var s = document.getElementById("status");
-        if (s) s.style.display = "none";
-        if (Module.onFirstFrame) Module.onFirstFrame();
-    });
     emscripten_set_main_loop(step, 0, 1);
 }
 

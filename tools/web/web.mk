@@ -148,5 +148,32 @@ web: build/web/attnviz.js build/web/attnviz.html build/web/serve.py
 	@echo "make web: the page is in build/web; serve it with python3 build/web/serve.py" \
 	  "(threads need its COOP/COEP headers) and open http://127.0.0.1:8000/attnviz.html"
 
-# the browser tests (the page in headless Chromium) are not there yet
-test-web: test-web-core test-web-io
+# ---- the page in a headless Chromium ---------------------------------------
+
+# Debian's chromium (installed when missing, as make deps installs), driven
+# by the npm registry's puppeteer-core 23.x (it works with Debian's node),
+# installed into build/web-test; the native frame to compare with drawn by
+# tests/web/native_frame against the native objects
+WEB_TEST_DIR := build/web-test
+PUPPETEER := $(WEB_TEST_DIR)/node_modules/puppeteer-core/package.json
+
+.PHONY: web-test-deps test-web-page
+# node and npm as emcc needs them already (this machine's are not Debian's
+# packages, so they are looked for, not installed)
+web-test-deps:
+	$(call ensure_debs,chromium)
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || \
+	  { echo "make test-web-page: node and npm are needed: apt-get install -y nodejs npm"; exit 1; }
+
+$(PUPPETEER): | web-test-deps
+	@mkdir -p $(WEB_TEST_DIR)
+	npm install --prefix $(WEB_TEST_DIR) --no-audit --no-fund --no-save puppeteer-core@23
+
+$(WEB_TEST_DIR)/native_frame: tests/web/native_frame.c $(CORE_OBJ) $(UI_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $< $(CORE_OBJ) $(UI_OBJ) -o $@ $(PKG_LIBS) $(LDLIBS)
+
+test-web-page: web $(WEB_TEST_DIR)/native_frame $(PUPPETEER) | web-test-deps
+	node tests/web/page_test.mjs $(WEB_TEST_DIR)/out
+
+test-web: test-web-core test-web-io test-web-page
