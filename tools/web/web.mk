@@ -177,3 +177,21 @@ test-web-page: web $(WEB_TEST_DIR)/native_frame $(PUPPETEER) | web-test-deps
 	node tests/web/page_test.mjs $(WEB_TEST_DIR)/out
 
 test-web: test-web-core test-web-io test-web-page
+
+# ---- the toy model's keystroke, native and wasm ----------------------------
+
+.PHONY: web-bench
+$(WEB_TEST_DIR)/forward_bench: tests/web/forward_bench.c $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $< $(CORE_OBJ) -o $@ $(PKG_LIBS) $(LDLIBS)
+
+$(WEB_OBJ)/forward_bench.js: tests/web/forward_bench.c $(WEB_CORE_OBJ) $(WEB_IO_OBJ) | web-libs-io
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CFLAGS) -isystem $(WEB_PREFIX)/include/cjson $< $(WEB_CORE_OBJ) $(WEB_IO_OBJ) \
+	  $(WEB_IO_LIBS) -O2 $(filter-out -g2,$(WEB_TEST_LDFLAGS)) -o $@
+
+# the same sentences timed by both, one after the other (README's figures)
+web-bench: $(WEB_TEST_DIR)/forward_bench $(WEB_OBJ)/forward_bench.js
+	@for n in 7 64 256; do \
+	  echo "native: $$($(WEB_TEST_DIR)/forward_bench assets/embeddings.txt $$n)"; \
+	  echo "wasm:   $$($(WEB_NODE) $(WEB_OBJ)/forward_bench.js assets/embeddings.txt $$n)"; done
