@@ -125,3 +125,17 @@ void platform_file_written(const char *path)
         setTimeout(function() { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
     }, path);
 }
+
+/* A file or folder dropped on the page, already copied into the page's
+ * memory at path by tools/web/pre.js: handed to the app as the desktop's
+ * drop is (SDL_DROPFILE: app_open_path, the status bar saying what opened
+ * or why not). SDL's browser backend has no drop of its own. */
+EMSCRIPTEN_KEEPALIVE void platform_web_dropped(const char *path)
+{
+    SDL_Event e;
+    SDL_zero(e);
+    e.type = SDL_DROPFILE;
+    e.drop.file = SDL_strdup(path);
+    if (e.drop.file && SDL_PushEvent(&e) != 1)
+        SDL_free(e.drop.file);
+}

@@ -10,7 +10,12 @@
  *         "Ctrl+" before one holds Ctrl)
  *         text:TEXT (each character a key press and its typed text, as a
  *         keyboard gives them)
- *         export:DIR (Ctrl+E's export, app_export, written into DIR) */
+ *         export:DIR (Ctrl+E's export, app_export, written into DIR)
+ *         open:PATH (a dropped file or folder: app_open_path, as the
+ *         page's drop opens it)
+ * After each step the background work a source started (a model's
+ * forward on its worker) is waited for: app_tick until nothing has changed
+ * for 300 ms. */
 #include "attnviz/app.h"
 #include "attnviz/app_state.h"
 #include "attnviz/fonts.h"
@@ -89,11 +94,15 @@ static int step(AppState *a, const char *s)
             type_char(a, *c);
         return 0;
     }
+    if (strncmp(s, "open:", 5) == 0) {
+        app_open_path(a, s + 5);
+        return 0;
+    }
     if (strncmp(s, "export:", 7) == 0) {
         a->export_dir = s + 7;
         return app_export(a, 0) < 0 ? -1 : 0;
     }
-    fprintf(stderr, "native_frame: step %s is not key:NAME, text:TEXT or export:DIR\n", s);
+    fprintf(stderr, "native_frame: step %s is not key:NAME, text:TEXT, export:DIR or open:PATH\n", s);
     return -1;
 }
 
@@ -133,8 +142,15 @@ int main(int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         if (step(a, argv[i]) < 0)
             return 2;
-        int wait;
-        app_tick(a, clock_ms, &wait);
+        /* the worker's results, taken by app_tick as the window's loop takes
+         * them, until 300 ms pass without one (at most 20 s) */
+        Uint32 start = SDL_GetTicks(), quiet_since = start;
+        while (SDL_GetTicks() - quiet_since < 300 && SDL_GetTicks() - start < 20000) {
+            int wait;
+            if (app_tick(a, clock_ms, &wait))
+                quiet_since = SDL_GetTicks();
+            SDL_Delay(2);
+        }
         app_draw(a, r);
     }
     SDL_RenderPresent(r);

@@ -196,6 +196,31 @@ try {
     r = png ? compare(png, native) : {mean: Infinity, fraction: 1, why: 'no PNG'};
     check(same(r), `it is the native export of the same state, ${native.width}x${native.height} (${fmt(r)})`);
   }
+
+  // a nano-sort session dropped on the page (read into its memory, opened
+  // as the desktop opens a dropped file): the model computed on the
+  // session's text, compared with the native frame of the same session
+  // opened the same way. The worker's result comes when it comes: the
+  // page's canvas is compared until it matches (or the time is up).
+  const session = m => JSON.stringify({attention_file: m, layer: 0, head: 0, text: 'CBABBC'});
+  const nativeSession = path.join(OUT, 'nano-sort-session.json');
+  fs.writeFileSync(nativeSession, session(path.join(DATA, 'models/nano-sort')));
+  const nSession = nativeFrame(path.join(OUT, 'native-session.png'), ...keys, 'key:D', `open:${nativeSession}`);
+  await page.evaluate(text => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'nano-sort-session.json', {type: 'application/json'}));
+    window.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+  }, session('/attnviz/models/nano-sort'));
+  let dropped = null;
+  for (const end = Date.now() + TIMEOUT; Date.now() < end;) {
+    await steps(page, 2);
+    dropped = await canvasPixels(page, path.join(OUT, 'page-session.png'));
+    if (same(compare(dropped, nSession))) break;
+  }
+  r = compare(dropped, nSession);
+  check(same(r), `a dropped nano-sort session: the page's frame is the native one (${fmt(r)})`);
+  r = compare(dropped, nThemed);
+  check(!same(r), `the session changed what the page shows (${fmt(r)})`);
 } finally {
   await browser.close();
   srv.kill();
