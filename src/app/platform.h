@@ -44,6 +44,9 @@ typedef struct PlatformLoop {
     void (*events)(void *ctx, SDL_Event *first);
     /* Nonzero when the user has quit. */
     int (*done)(void *ctx);
+    /* Save what quitting saves (the autosave): a page is hidden or closed
+     * without its loop ending. The desktop's loop ends instead. */
+    void (*suspend)(void *ctx);
 } PlatformLoop;
 
 /* Run the loop until loop->done: on the desktop frame, then block until an

@@ -2,9 +2,11 @@
  * the fonts embedded in the page's data (DejaVu Sans; no fallback font
  * yet, so a character DejaVu Sans lacks is drawn as its missing-glyph
  * box), the window filling the page's canvas, the loop run by the
- * browser's animation frames (emscripten_set_main_loop), and files the
- * program writes (exports) handed to the browser as downloads. Not for the
- * desktop build (platform_desktop.c). */
+ * browser's animation frames (emscripten_set_main_loop), files the
+ * program writes (exports) handed to the browser as downloads, dropped
+ * files handed to the app, and the autosave written when the page is
+ * hidden (tools/web/pre.js keeps SDL's per-user folder in IndexedDB). Not
+ * for the desktop build (platform_desktop.c). */
 #include "platform.h"
 
 #include <emscripten.h>
@@ -138,4 +140,13 @@ EMSCRIPTEN_KEEPALIVE void platform_web_dropped(const char *path)
     e.drop.file = SDL_strdup(path);
     if (e.drop.file && SDL_PushEvent(&e) != 1)
         SDL_free(e.drop.file);
+}
+
+/* The page is being hidden or closed (tools/web/pre.js): the autosave
+ * written now, as the desktop writes it on quitting; pre.js then stores
+ * the folder in IndexedDB. */
+EMSCRIPTEN_KEEPALIVE void platform_web_suspend(void)
+{
+    if (web_loop.suspend)
+        web_loop.suspend(web_loop.ctx);
 }

@@ -201,6 +201,13 @@ static int loop_done(void *ctx)
     return ((Loop *)ctx)->a->quit;
 }
 
+/* What app_run saves after the loop, for a page that is hidden or closed
+ * while its loop goes on. */
+static void loop_suspend(void *ctx)
+{
+    app_autosave(((Loop *)ctx)->a, 1);
+}
+
 /* Until the user quits: the platform's loop (platform_run_loop) runs
  * loop_frame and loop_events. */
 static void run_loop(AppState *a, SDL_Window *win, SDL_Renderer *r)
@@ -208,7 +215,7 @@ static void run_loop(AppState *a, SDL_Window *win, SDL_Renderer *r)
     Loop l = {a, win, r, NULL, 0};
     a->autosave_at = SDL_GetTicks();
     a->dirty = 1;
-    platform_run_loop(&(PlatformLoop){&l, loop_frame, loop_events, loop_done});
+    platform_run_loop(&(PlatformLoop){&l, loop_frame, loop_events, loop_done, loop_suspend});
     free(l.shown_title);
 }
 

@@ -221,6 +221,27 @@ try {
   check(same(r), `a dropped nano-sort session: the page's frame is the native one (${fmt(r)})`);
   r = compare(dropped, nThemed);
   check(!same(r), `the session changed what the page shows (${fmt(r)})`);
+
+  // G (the model view: every layer and head), then the page hidden: its autosave written and kept
+  // in IndexedDB (attnvizSuspend, what visibilitychange runs); reloaded,
+  // the page restores it as the desktop's next start does
+  await page.keyboard.press('KeyG');
+  await steps(page, 3);
+  const stored = await page.evaluate(() => attnvizSuspend());
+  check(stored === true, 'the autosave was stored in IndexedDB');
+  const nHead = nativeFrame(path.join(OUT, 'native-head.png'), ...keys, 'key:D', `open:${nativeSession}`, 'key:G');
+  r = compare(nHead, nSession);
+  check(!same(r), `G changed the native frame (${fmt(r)})`);
+  await page.reload();
+  await page.waitForFunction(() => typeof Module === 'object' && Module.attnvizSteps > 0, {timeout: TIMEOUT});
+  let restored = null;
+  for (const end = Date.now() + TIMEOUT; Date.now() < end;) {
+    await steps(page, 2);
+    restored = await canvasPixels(page, path.join(OUT, 'page-restored.png'));
+    if (same(compare(restored, nHead))) break;
+  }
+  r = compare(restored, nHead);
+  check(same(r), `reloaded, the page restored its autosave: the native frame of the same state (${fmt(r)})`);
 } finally {
   await browser.close();
   srv.kill();

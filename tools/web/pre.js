@@ -65,3 +65,41 @@ if (typeof window === "object") {
   window.addEventListener("dragover", function(ev) { ev.preventDefault(); });
   window.addEventListener("drop", attnvizDrop);
 }
+
+// SDL's per-user folder (/libsdl: the autosave, attnviz/attnviz/autosave.json)
+// kept in the browser's IndexedDB, so the next visit restores it as the
+// desktop's next start does. Read back before main runs (a run dependency);
+// written back when the page is hidden (after the program has written its
+// autosave: platform_web_suspend) and every 10 s.
+Module.preRun.push(function() {
+  FS.mkdirTree("/libsdl");
+  FS.mount(IDBFS, {}, "/libsdl");
+  addRunDependency("attnviz-idbfs");
+  FS.syncfs(true, function(err) {
+    if (err) console.error("attnviz: the saved state could not be read from IndexedDB: " + err);
+    removeRunDependency("attnviz-idbfs");
+  });
+});
+
+function attnvizPersist() {
+  return new Promise(function(ok) {
+    FS.syncfs(false, function(err) {
+      if (err) console.error("attnviz: the state could not be stored in IndexedDB: " + err);
+      ok(!err);
+    });
+  });
+}
+
+// the autosave written, then stored; a promise of the storing
+function attnvizSuspend() {
+  ccall("platform_web_suspend", null, [], []);
+  return attnvizPersist();
+}
+
+Module.postRun = Module.postRun || [];
+Module.postRun.push(function() {
+  document.addEventListener("visibilitychange", function() {
+    if (document.visibilityState === "hidden") attnvizSuspend();
+  });
+  setInterval(attnvizPersist, 10000);
+});

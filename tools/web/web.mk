@@ -119,7 +119,7 @@ WEB_DATA := --preload-file $(WEB_FONT)@/attnviz/fonts/DejaVuSans.ttf \
 WEB_LDFLAGS := -O2 -pthread -sPTHREAD_POOL_SIZE=4 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=64MB \
                -sMAXIMUM_MEMORY=4GB -Wno-pthreads-mem-growth -sENVIRONMENT=web,worker \
                -sTOTAL_STACK=8MB -sDEFAULT_PTHREAD_STACK_SIZE=2MB --pre-js tools/web/pre.js \
-               -sEXPORTED_RUNTIME_METHODS=ccall
+               -sEXPORTED_RUNTIME_METHODS=ccall -lidbfs.js
 
 # clang (not gcc) takes a literal split in two (to end a \x escape) in a
 # table of strings for a missing comma, as in the tests
