@@ -8,7 +8,10 @@
 // curves differ by a few levels. The frame before the key must differ
 // from the native frame after it beyond the same bounds, so the
 // comparison can fail. Then Ctrl+E's PNG export must arrive as a download
-// and be the native program's export of the same state.
+// and be the native program's export of the same state; a nano-sort
+// session dropped on the page, the autosave restored from IndexedDB after
+// a reload, and an attention file picked with Ctrl+O must each show the
+// native frame of the same state.
 //
 // usage (from the clone): node tests/web/page_test.mjs OUTDIR
 // env: ATTNVIZ_CHROMIUM (default /usr/bin/chromium), ATTNVIZ_NATIVE_FRAME
@@ -242,6 +245,31 @@ try {
   }
   r = compare(restored, nHead);
   check(same(r), `reloaded, the page restored its autosave: the native frame of the same state (${fmt(r)})`);
+
+  // Ctrl+O: the browser's file picker, an attention file (.npz with its
+  // tokens) chosen, read into the page's memory and opened
+  const npz = path.resolve('tests/fixtures/attention/cross_tokens.npz');
+  const nPicked = nativeFrame(path.join(OUT, 'native-picked.png'), ...keys, 'key:D', `open:${nativeSession}`,
+                              'key:G', `open:${npz}`);
+  const [chooser] = await Promise.all([
+    page.waitForFileChooser({timeout: TIMEOUT}),
+    (async () => {
+      await page.keyboard.down('Control');
+      await page.keyboard.press('KeyO');
+      await page.keyboard.up('Control');
+    })(),
+  ]);
+  await chooser.accept([npz]);
+  let picked = null;
+  for (const end = Date.now() + TIMEOUT; Date.now() < end;) {
+    await steps(page, 2);
+    picked = await canvasPixels(page, path.join(OUT, 'page-picked.png'));
+    if (same(compare(picked, nPicked))) break;
+  }
+  r = compare(picked, nPicked);
+  check(same(r), `a file picked with Ctrl+O: the page's frame is the native one (${fmt(r)})`);
+  r = compare(nPicked, nHead);
+  check(!same(r), `the picked file changed the native frame (${fmt(r)})`);
 } finally {
   await browser.close();
   srv.kill();

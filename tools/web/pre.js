@@ -4,7 +4,7 @@
 Module.preRun = Module.preRun || [];
 Module.preRun.push(function() { ENV.ATTNVIZ_DATADIR = "/attnviz"; });
 
-// Files and folders dropped on the page: copied into the page's memory
+// Files and folders dropped on the page or picked (Ctrl+O): copied into the page's memory
 // under /dropped/N/ (N counts the drops), then opened as the desktop opens
 // a dropped path (platform_web_dropped in src/app/platform_web.c). A drop
 // larger than the tab can hold next to the model it makes is refused with
@@ -34,16 +34,9 @@ async function attnvizEntries(entry, prefix, out) {
   }
 }
 
-async function attnvizDrop(ev) {
-  ev.preventDefault();
-  var dt = ev.dataTransfer, files = [], tops = [];
-  var items = dt.items ? Array.from(dt.items) : [];
-  var entries = items.map(function(it) { return it.webkitGetAsEntry ? it.webkitGetAsEntry() : null; });
-  if (entries.length && entries.every(function(e) { return e; })) {
-    for (var e of entries) { await attnvizEntries(e, "", files); tops.push(e.name); }
-  } else { // a drop made by a script, or a browser without entries: its files
-    for (var f of Array.from(dt.files)) { files.push([f.name, f]); tops.push(f.name); }
-  }
+// files ([relative path, File]) copied into the page's memory under
+// /dropped/N/ and the first of tops (the names given) opened
+async function attnvizOpenFiles(files, tops) {
   if (!tops.length) return;
   var total = files.reduce(function(n, p) { return n + p[1].size; }, 0);
   if (total > ATTNVIZ_DROP_MAX) {
@@ -61,9 +54,50 @@ async function attnvizDrop(ev) {
   ccall("platform_web_dropped", null, ["string"], [dir + tops[0]]);
 }
 
+async function attnvizDrop(ev) {
+  ev.preventDefault();
+  var dt = ev.dataTransfer, files = [], tops = [];
+  var items = dt.items ? Array.from(dt.items) : [];
+  var entries = items.map(function(it) { return it.webkitGetAsEntry ? it.webkitGetAsEntry() : null; });
+  if (entries.length && entries.every(function(e) { return e; })) {
+    for (var e of entries) { await attnvizEntries(e, "", files); tops.push(e.name); }
+  } else { // a drop made by a script, or a browser without entries: its files
+    for (var f of Array.from(dt.files)) { files.push([f.name, f]); tops.push(f.name); }
+  }
+  await attnvizOpenFiles(files, tops);
+}
+
+// Ctrl+O: the browser's file picker (a file: an attention file, a session,
+// a GGUF model), Ctrl+Shift+O: a folder (a model folder), instead of the
+// desktop's path prompt, which cannot name the user's files here. The key
+// is kept from SDL (the picker needs the key press itself to open).
+function attnvizPick(folder) {
+  var input = document.createElement("input");
+  input.type = "file";
+  if (folder) input.webkitdirectory = true;
+  input.onchange = function() {
+    var files = Array.from(input.files).map(function(f) {
+      return [f.webkitRelativePath || f.name, f];
+    });
+    var top = files.length ? files[0][0].split("/")[0] : null;
+    attnvizOpenFiles(files, top ? [top] : []);
+  };
+  input.click();
+}
+
+function attnvizKey(ev) {
+  if (ev.ctrlKey && !ev.altKey && (ev.key === "o" || ev.key === "O")) {
+    ev.preventDefault();
+    ev.stopImmediatePropagation();
+    attnvizPick(ev.shiftKey);
+  }
+}
+
 if (typeof window === "object") {
   window.addEventListener("dragover", function(ev) { ev.preventDefault(); });
   window.addEventListener("drop", attnvizDrop);
+  window.addEventListener("keydown", attnvizKey, true); // before SDL's, on the same target
+
 }
 
 // SDL's per-user folder (/libsdl: the autosave, attnviz/attnviz/autosave.json)
