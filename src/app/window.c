@@ -170,12 +170,26 @@ static int loop_frame(void *ctx)
     return wait_ms;
 }
 
+/* Pixels per window point: more than 1 on a HiDPI screen, and in a page
+ * at the browser's device pixel ratio, which its zoom changes while the
+ * page runs (SDL then sends a resize): read again at each window event. */
+static void update_dpi(AppState *a, SDL_Window *win, SDL_Renderer *r)
+{
+    int ww, wh, pw, ph;
+    SDL_GetWindowSize(win, &ww, &wh);
+    if (SDL_GetRendererOutputSize(r, &pw, &ph) != 0)
+        return;
+    a->dpi_scale = ww > 0 && pw > ww ? (float)pw / ww : 1.0f;
+    a->vs.scale = a->ui_scale * a->dpi_scale;
+}
+
 /* A batch of events, e and the rest of the queue, handed over. Background
  * work's wake event (wake.h) only wakes the loop: app_tick takes its
  * results, and the frame is drawn again. */
 static void loop_events(void *ctx, SDL_Event *first)
 {
-    AppState *a = ((Loop *)ctx)->a;
+    Loop *l = ctx;
+    AppState *a = l->a;
     SDL_Event e = *first;
     int changed = 0;
     do {
@@ -190,6 +204,8 @@ static void loop_events(void *ctx, SDL_Event *first)
             SDL_PeepEvents(&next, 1, SDL_PEEKEVENT, SDL_FIRSTEVENT, SDL_LASTEVENT) == 1 &&
             next.type == SDL_MOUSEMOTION)
             continue;
+        if (e.type == SDL_WINDOWEVENT)
+            update_dpi(a, l->win, l->r);
         scale_event(&e, a->dpi_scale);
         changed |= app_handle_event(a, &e);
     } while (!a->quit && SDL_PollEvent(&e));
@@ -352,11 +368,7 @@ int app_run(const Options *o, void *sentence, const SourceKind *kind, void *open
         rc = -ATTN_E_IO;
         goto cleanup;
     }
-    int ww, wh, pw, ph;
-    SDL_GetWindowSize(win, &ww, &wh);
-    SDL_GetRendererOutputSize(r, &pw, &ph);
-    a->dpi_scale = ww > 0 && pw > ww ? (float)pw / ww : 1.0f;
-    a->vs.scale = a->ui_scale * a->dpi_scale;
+    update_dpi(a, win, r);
     run_loop(a, win, r);
     app_autosave(a, 1);
 cleanup:
