@@ -54,7 +54,13 @@ WEB_IO_LIBS := -L$(WEB_PREFIX)/lib -lcmocka -lcjson -lzip -lz -lutf8proc -lpcre2
 # kept between runs (make would delete them as intermediates of the tests)
 .SECONDARY: $(WEB_CORE_OBJ) $(WEB_IO_OBJ)
 
+# what tools/web/libs.sh needs (apt-get source unpacks with dpkg-dev's
+# dpkg-source; bzip2 and xz for the tarballs; CMake for PCRE2, libzip and
+# SDL2), installed when missing as make deps installs
+WEB_DEBS := emscripten cmake dpkg-dev bzip2 xz-utils fonts-dejavu-core libcglm-dev
+
 web-libs-core:
+	$(call ensure_debs,$(WEB_DEBS))
 	@command -v emcc >/dev/null 2>&1 || { echo "make test-web-core: emcc not found;" \
 	  "install Debian's emscripten: apt-get install -y emscripten"; exit 1; }
 	@ATTNVIZ_WEB_CACHE=$(WEB_CACHE) sh tools/web/libs.sh pcre2 utf8proc cmocka
