@@ -52,7 +52,7 @@ WEB_IO_LIBS := -L$(WEB_PREFIX)/lib -lcmocka -lcjson -lzip -lz -lutf8proc -lpcre2
 
 .PHONY: web-libs-core web-libs-io web-libs-ui web test-web-core test-web-io test-web
 # kept between runs (make would delete them as intermediates of the tests)
-.SECONDARY: $(WEB_CORE_OBJ) $(WEB_IO_OBJ)
+.SECONDARY: $(WEB_CORE_OBJ) $(WEB_IO_OBJ) $(WEB_OBJ)/src/app/lm/lm.o
 
 # what tools/web/libs.sh needs (apt-get source unpacks with dpkg-dev's
 # dpkg-source; bzip2 and xz for the tarballs; CMake for PCRE2, libzip and
@@ -84,10 +84,18 @@ $(WEB_OBJ)/tests/%.js: tests/%.c $(WEB_CORE_OBJ) | web-libs-core
 	@mkdir -p $(dir $@)
 	$(EMCC) $(WEB_TEST_CFLAGS) $< $(WEB_CORE_OBJ) $(WEB_CORE_LIBS) $(WEB_TEST_LDFLAGS) -o $@
 
-$(WEB_OBJ)/tests/io/%.js: tests/%.c $(WEB_CORE_OBJ) $(WEB_IO_OBJ) | web-libs-io
+# the program's list of architectures (lm_arch), which test_gguf_qwen3 and
+# test_gguf_olmo2 call: plain C, no SDL, so built here without the page's
+# libraries
+WEB_LM_OBJ := $(WEB_OBJ)/src/app/lm/lm.o
+$(WEB_LM_OBJ): src/app/lm/lm.c | web-libs-io
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CFLAGS) -isystem $(WEB_PREFIX)/include/cjson -c $< -o $@
+
+$(WEB_OBJ)/tests/io/%.js: tests/%.c $(WEB_CORE_OBJ) $(WEB_IO_OBJ) $(WEB_LM_OBJ) | web-libs-io
 	@mkdir -p $(dir $@)
 	$(EMCC) $(WEB_TEST_CFLAGS) -isystem $(WEB_PREFIX)/include/cjson $< $(WEB_CORE_OBJ) $(WEB_IO_OBJ) \
-	  $(WEB_IO_LIBS) $(WEB_TEST_LDFLAGS) -o $@
+	  $(WEB_LM_OBJ) $(WEB_IO_LIBS) $(WEB_TEST_LDFLAGS) -o $@
 
 # every suite run, the failures counted at the end ($(1): the target's
 # name, $(2): the suites)
