@@ -205,8 +205,10 @@ $(WEB_OBJ)/forward_bench.js: tests/web/forward_bench.c $(WEB_CORE_OBJ) $(WEB_IO_
 	$(EMCC) $(WEB_CFLAGS) -isystem $(WEB_PREFIX)/include/cjson $< $(WEB_CORE_OBJ) $(WEB_IO_OBJ) \
 	  $(WEB_IO_LIBS) -O2 $(filter-out -g2,$(WEB_TEST_LDFLAGS)) -o $@
 
-# the same sentences timed by both, one after the other (README's figures)
-web-bench: $(WEB_TEST_DIR)/forward_bench $(WEB_OBJ)/forward_bench.js
+# the same sentences timed by both, one after the other, then the page's
+# first frame on the loopback (README's figures)
+web-bench: $(WEB_TEST_DIR)/forward_bench $(WEB_OBJ)/forward_bench.js web $(PUPPETEER)
 	@for n in 7 64 256; do \
 	  echo "native: $$($(WEB_TEST_DIR)/forward_bench assets/embeddings.txt $$n)"; \
 	  echo "wasm:   $$($(WEB_NODE) $(WEB_OBJ)/forward_bench.js assets/embeddings.txt $$n)"; done
+	node tests/web/first_frame.mjs 5
