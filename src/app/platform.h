@@ -44,6 +44,9 @@ typedef struct PlatformLoop {
     void (*events)(void *ctx, SDL_Event *first);
     /* Nonzero when the user has quit. */
     int (*done)(void *ctx);
+    /* Save what quitting saves (the autosave): a page is hidden or closed
+     * without its loop ending. The desktop's loop ends instead. */
+    void (*suspend)(void *ctx);
 } PlatformLoop;
 
 /* Run the loop until loop->done: on the desktop frame, then block until an
@@ -51,5 +54,11 @@ typedef struct PlatformLoop {
  * one frame and the queued events each animation frame. Returns when done
  * (the desktop's; a page's loop runs until the tab closes). */
 void platform_run_loop(const PlatformLoop *loop);
+
+/* ---- files ----------------------------------------------------------------- */
+
+/* A file the user asked for (an export) was written at path: the desktop
+ * has nothing more to do, the browser offers it as a download. */
+void platform_file_written(const char *path);
 
 #endif

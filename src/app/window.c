@@ -31,7 +31,13 @@ static int export_model_view(AppState *a, const ViewState *s, char *path)
         return -1;
     }
     char full[4096];
+    if (strstr(said, ".svg")) {
+        strcat(path, ".svg");
+        platform_file_written(path);
+        path[strlen(path) - 4] = '\0';
+    }
     strcat(path, ".png");
+    platform_file_written(path);
     if (!realpath(path, full))
         snprintf(full, sizeof full, "%s", path);
     snprintf(a->last_export, sizeof a->last_export, "%s", full);
@@ -97,6 +103,7 @@ int app_export(AppState *a, int what)
         return -1;
     }
     SDL_FreeSurface(surf);
+    platform_file_written(path);
     char full[4096];
     if (!realpath(path, full))
         snprintf(full, sizeof full, "%s", path);
@@ -163,12 +170,26 @@ static int loop_frame(void *ctx)
     return wait_ms;
 }
 
+/* Pixels per window point: more than 1 on a HiDPI screen, and in a page
+ * at the browser's device pixel ratio, which its zoom changes while the
+ * page runs (SDL then sends a resize): read again at each window event. */
+static void update_dpi(AppState *a, SDL_Window *win, SDL_Renderer *r)
+{
+    int ww, wh, pw, ph;
+    SDL_GetWindowSize(win, &ww, &wh);
+    if (SDL_GetRendererOutputSize(r, &pw, &ph) != 0)
+        return;
+    a->dpi_scale = ww > 0 && pw > ww ? (float)pw / ww : 1.0f;
+    a->vs.scale = a->ui_scale * a->dpi_scale;
+}
+
 /* A batch of events, e and the rest of the queue, handed over. Background
  * work's wake event (wake.h) only wakes the loop: app_tick takes its
  * results, and the frame is drawn again. */
 static void loop_events(void *ctx, SDL_Event *first)
 {
-    AppState *a = ((Loop *)ctx)->a;
+    Loop *l = ctx;
+    AppState *a = l->a;
     SDL_Event e = *first;
     int changed = 0;
     do {
@@ -183,6 +204,8 @@ static void loop_events(void *ctx, SDL_Event *first)
             SDL_PeepEvents(&next, 1, SDL_PEEKEVENT, SDL_FIRSTEVENT, SDL_LASTEVENT) == 1 &&
             next.type == SDL_MOUSEMOTION)
             continue;
+        if (e.type == SDL_WINDOWEVENT)
+            update_dpi(a, l->win, l->r);
         scale_event(&e, a->dpi_scale);
         changed |= app_handle_event(a, &e);
     } while (!a->quit && SDL_PollEvent(&e));
@@ -194,6 +217,13 @@ static int loop_done(void *ctx)
     return ((Loop *)ctx)->a->quit;
 }
 
+/* What app_run saves after the loop, for a page that is hidden or closed
+ * while its loop goes on. */
+static void loop_suspend(void *ctx)
+{
+    app_autosave(((Loop *)ctx)->a, 1);
+}
+
 /* Until the user quits: the platform's loop (platform_run_loop) runs
  * loop_frame and loop_events. */
 static void run_loop(AppState *a, SDL_Window *win, SDL_Renderer *r)
@@ -201,7 +231,7 @@ static void run_loop(AppState *a, SDL_Window *win, SDL_Renderer *r)
     Loop l = {a, win, r, NULL, 0};
     a->autosave_at = SDL_GetTicks();
     a->dirty = 1;
-    platform_run_loop(&(PlatformLoop){&l, loop_frame, loop_events, loop_done});
+    platform_run_loop(&(PlatformLoop){&l, loop_frame, loop_events, loop_done, loop_suspend});
     free(l.shown_title);
 }
 
@@ -338,11 +368,7 @@ int app_run(const Options *o, void *sentence, const SourceKind *kind, void *open
         rc = -ATTN_E_IO;
         goto cleanup;
     }
-    int ww, wh, pw, ph;
-    SDL_GetWindowSize(win, &ww, &wh);
-    SDL_GetRendererOutputSize(r, &pw, &ph);
-    a->dpi_scale = ww > 0 && pw > ww ? (float)pw / ww : 1.0f;
-    a->vs.scale = a->ui_scale * a->dpi_scale;
+    update_dpi(a, win, r);
     run_loop(a, win, r);
     app_autosave(a, 1);
 cleanup:

@@ -6,7 +6,8 @@
 # built again; delete the cache to start over. Nothing is downloaded except
 # through apt from deb.debian.org.
 #
-# usage: tools/web/libs.sh LIB...   (LIB: pcre2 utf8proc cmocka cjson zlib libzip)
+# usage: tools/web/libs.sh LIB...
+#   (LIB: pcre2 utf8proc cmocka cjson zlib libzip sdl2 freetype sdl2_ttf sdl2_image cglm)
 set -eu
 
 CACHE=${ATTNVIZ_WEB_CACHE:-$HOME/.cache/attnviz-web}
@@ -141,23 +142,129 @@ build_libzip() {
         die "libzip did not build: see $b/cmake.log and $b/make.log"
 }
 
+# CMake with emscripten's backend, threads on (SDL's timers and the
+# audio thread want them; the program's workers are pthreads anyway). SDL
+# newer than 2.26.x does not build with emscripten 3.1.6. Its configure
+# checks run each test program under node: about five minutes.
+build_sdl2() {
+    fetch libsdl2 libsdl2-2.26.5+dfsg 2.26.5+dfsg-1
+    b=$CACHE/src/libsdl2-2.26.5+dfsg/build-web
+    mkdir -p "$b"
+    (cd "$b" && emcmake cmake .. -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" \
+        -DCMAKE_C_FLAGS="$WEB_CFLAGS" -DSDL_SHARED=OFF -DSDL_STATIC=ON -DSDL_PTHREADS=ON \
+        -DSDL_TEST=OFF >cmake.log 2>&1 && emmake make -j2 install >make.log 2>&1) ||
+        die "SDL2 did not build: see $b/cmake.log and $b/make.log"
+}
+
+# FreeType's own sources compiled one module a file, as its INSTALL.ANY
+# describes, with only the modules a TrueType or OpenType font needs
+# (the list in ftmodule-web.h, which ftinit.c includes): its CMake checks
+# would take minutes under emcc and add nothing. WOFF's and gzip's
+# inflating through the zlib built here, as Debian builds it (system zlib)
+build_freetype() {
+    [ -f "$PREFIX/lib/libz.a" ] || build_zlib
+    fetch freetype freetype-2.12.1+dfsg 2.12.1+dfsg-5+deb12u4
+    s=$CACHE/src/freetype-2.12.1+dfsg
+    b=$s/build-web
+    mkdir -p "$b" "$PREFIX/lib" "$PREFIX/include"
+    cat > "$b/ftmodule-web.h" <<'MODULES'
+FT_USE_MODULE( FT_Module_Class, autofit_module_class )
+FT_USE_MODULE( FT_Driver_ClassRec, tt_driver_class )
+FT_USE_MODULE( FT_Driver_ClassRec, cff_driver_class )
+FT_USE_MODULE( FT_Module_Class, psaux_module_class )
+FT_USE_MODULE( FT_Module_Class, psnames_module_class )
+FT_USE_MODULE( FT_Module_Class, pshinter_module_class )
+FT_USE_MODULE( FT_Module_Class, sfnt_module_class )
+FT_USE_MODULE( FT_Renderer_Class, ft_smooth_renderer_class )
+MODULES
+    objs=
+    for m in base/ftsystem base/ftinit base/ftdebug base/ftbase base/ftbbox base/ftglyph \
+        base/ftbitmap base/ftstroke base/ftsynth base/ftmm base/ftfstype base/ftgasp \
+        truetype/truetype cff/cff sfnt/sfnt smooth/smooth autofit/autofit psnames/psnames \
+        psaux/psaux pshinter/pshinter gzip/ftgzip; do
+        o=$b/$(basename "$m").o
+        emcc $WEB_CFLAGS -DFT2_BUILD_LIBRARY '-DFT_CONFIG_MODULES_H="ftmodule-web.h"' \
+            -DFT_CONFIG_OPTION_SYSTEM_ZLIB -I"$b" -I"$s/include" -isystem "$PREFIX/include" -c "$s/src/$m.c" -o "$o" 2>>"$b/make.log" ||
+            die "freetype did not build ($m.c): see $b/make.log"
+        objs="$objs $o"
+    done
+    rm -f "$PREFIX/lib/libfreetype.a"
+    emar rcs "$PREFIX/lib/libfreetype.a" $objs
+    rm -rf "$PREFIX/include/freetype2"
+    mkdir -p "$PREFIX/include/freetype2"
+    cp -r "$s/include/ft2build.h" "$s/include/freetype" "$PREFIX/include/freetype2/"
+}
+
+# one C file, without HarfBuzz (as Debian's SDL2_ttf 2.20 builds by default)
+build_sdl2_ttf() {
+    [ -f "$PREFIX/lib/libSDL2.a" ] || build_sdl2
+    [ -f "$PREFIX/lib/libfreetype.a" ] || build_freetype
+    fetch libsdl2-ttf libsdl2-ttf-2.20.1+dfsg 2.20.1+dfsg-2
+    s=$CACHE/src/libsdl2-ttf-2.20.1+dfsg
+    emcc $WEB_CFLAGS -I"$PREFIX/include/SDL2" -I"$PREFIX/include/freetype2" \
+        -c "$s/SDL_ttf.c" -o "$s/SDL_ttf-web.o" || die "SDL2_ttf did not build"
+    rm -f "$PREFIX/lib/libSDL2_ttf.a"
+    emar rcs "$PREFIX/lib/libSDL2_ttf.a" "$s/SDL_ttf-web.o"
+    cp "$s/SDL_ttf.h" "$PREFIX/include/SDL2/"
+}
+
+# PNG (and the other formats stb_image reads) through the stb_image.h
+# Debian's source package keeps, no libpng: the program writes its PNGs
+# itself (src/io/png.c) and reads none through SDL2_image today
+build_sdl2_image() {
+    [ -f "$PREFIX/lib/libSDL2.a" ] || build_sdl2
+    fetch libsdl2-image libsdl2-image-2.6.3+dfsg 2.6.3+dfsg-1
+    s=$CACHE/src/libsdl2-image-2.6.3+dfsg
+    b=$s/build-web
+    mkdir -p "$b"
+    objs=
+    for m in IMG IMG_png IMG_bmp IMG_gif IMG_jpg IMG_tga IMG_pnm IMG_qoi IMG_stb IMG_xcf \
+        IMG_xpm IMG_xv IMG_lbm IMG_pcx IMG_svg IMG_avif IMG_jxl IMG_tif IMG_webp; do
+        emcc $WEB_CFLAGS -DUSE_STBIMAGE -DLOAD_PNG -DLOAD_JPG -DLOAD_BMP -DLOAD_GIF \
+            -I"$PREFIX/include/SDL2" -I"$s" -c "$s/$m.c" -o "$b/$m.o" 2>>"$b/make.log" ||
+            die "SDL2_image did not build ($m.c): see $b/make.log"
+        objs="$objs $b/$m.o"
+    done
+    rm -f "$PREFIX/lib/libSDL2_image.a"
+    emar rcs "$PREFIX/lib/libSDL2_image.a" $objs
+    cp "$s/SDL_image.h" "$PREFIX/include/SDL2/"
+}
+
+# headers only (the view's vector types; without -msimd128 its plain C
+# paths are compiled), copied from Debian's libcglm-dev, which the native
+# build installs: they are the same for every architecture, and the
+# archive's mirror here answered 404 for cglm's source package
+build_cglm() {
+    [ -f /usr/include/cglm/cglm.h ] ||
+        die "cglm's headers are missing: apt-get install -y libcglm-dev"
+    mkdir -p "$PREFIX/include"
+    rm -rf "$PREFIX/include/cglm"
+    cp -r /usr/include/cglm "$PREFIX/include/"
+}
+
 lib_file() {
     case $1 in
-        pcre2) echo libpcre2-8.a ;;
-        utf8proc) echo libutf8proc.a ;;
-        cmocka) echo libcmocka.a ;;
-        cjson) echo libcjson.a ;;
-        zlib) echo libz.a ;;
-        libzip) echo libzip.a ;;
-        *) die "unknown library $1 (pcre2 utf8proc cmocka cjson zlib libzip)" ;;
+        pcre2) echo lib/libpcre2-8.a ;;
+        utf8proc) echo lib/libutf8proc.a ;;
+        cmocka) echo lib/libcmocka.a ;;
+        cjson) echo lib/libcjson.a ;;
+        zlib) echo lib/libz.a ;;
+        libzip) echo lib/libzip.a ;;
+        sdl2) echo lib/libSDL2.a ;;
+        freetype) echo lib/libfreetype.a ;;
+        sdl2_ttf) echo lib/libSDL2_ttf.a ;;
+        sdl2_image) echo lib/libSDL2_image.a ;;
+        cglm) echo include/cglm/cglm.h ;;
+        *) die "unknown library $1 (pcre2 utf8proc cmocka cjson zlib libzip sdl2 freetype sdl2_ttf sdl2_image cglm)" ;;
     esac
 }
 
-[ $# -gt 0 ] || { echo "usage: tools/web/libs.sh LIB... (pcre2 utf8proc cmocka cjson zlib libzip)" >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: tools/web/libs.sh LIB... (pcre2 utf8proc cmocka cjson zlib libzip" \
+    "sdl2 freetype sdl2_ttf sdl2_image cglm)" >&2; exit 2; }
 for lib in "$@"; do
     f=$(lib_file "$lib")
-    [ -f "$PREFIX/lib/$f" ] && continue
+    [ -f "$PREFIX/$f" ] && continue
     say "building $lib for wasm32 into $PREFIX"
     "build_$lib"
-    [ -f "$PREFIX/lib/$f" ] || die "$lib built but $PREFIX/lib/$f is missing"
+    [ -f "$PREFIX/$f" ] || die "$lib built but $PREFIX/$f is missing"
 done

@@ -4,8 +4,8 @@
 # $(WEB_CACHE) (outside the clone; built when missing). So far the core
 # and the file readers: `make test-web-core` runs the core's cmocka suites
 # under node, `make test-web-io` those of src/io as well (cJSON, zlib,
-# libzip). The page itself (`make web`: SDL2, SDL2_ttf, FreeType,
-# SDL2_image and the fonts) is not there yet: README.md says what is.
+# libzip), and `make web` writes the page into build/web (SDL2, SDL2_ttf,
+# FreeType; the font and the data preloaded into the page's memory).
 
 WEB_CACHE  ?= $(HOME)/.cache/attnviz-web
 WEB_PREFIX := $(WEB_CACHE)/prefix
@@ -19,7 +19,10 @@ WEB_NODE   := node --no-experimental-fetch
 # built with it (tools/web/libs.sh)
 # the libraries' headers as system headers: libzip's zip.h fails clang's
 # -Wnullability-completeness
-WEB_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 -pthread \
+# WebAssembly SIMD (-msimd128: Chrome 91, Firefox 89, Safari 16.4 and
+# later): clang vectorises the kernels' loops as it does for SSE2 natively,
+# the same floats (no reassociation), the toy keystroke 2.5-3× faster
+WEB_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O2 -pthread -msimd128 \
               -Iinclude -isystem $(WEB_PREFIX)/include -DUTF8PROC_STATIC -MMD -MP
 # cmocka.h would define uintptr_t itself, as unsigned int (wasm32's is
 # unsigned long): stdint.h first, and cmocka told it is defined. Clang (not
@@ -50,17 +53,26 @@ WEB_IO_TESTS := attn attnio attnst bpe_files bpe_hf cross embed folder gguf \
 WEB_IO_TEST_JS := $(WEB_IO_TESTS:%=$(WEB_OBJ)/tests/io/test_%.js)
 WEB_IO_LIBS := -L$(WEB_PREFIX)/lib -lcmocka -lcjson -lzip -lz -lutf8proc -lpcre2-8
 
-.PHONY: web-libs-core web-libs-io test-web-core test-web-io test-web
+.PHONY: web-libs-core web-libs-io web-libs-ui web test-web-core test-web-io test-web
 # kept between runs (make would delete them as intermediates of the tests)
-.SECONDARY: $(WEB_CORE_OBJ) $(WEB_IO_OBJ)
+.SECONDARY: $(WEB_CORE_OBJ) $(WEB_IO_OBJ) $(WEB_OBJ)/src/app/lm/lm.o
+
+# what tools/web/libs.sh needs (apt-get source unpacks with dpkg-dev's
+# dpkg-source; bzip2 and xz for the tarballs; CMake for PCRE2, libzip and
+# SDL2), installed when missing as make deps installs
+WEB_DEBS := emscripten cmake dpkg-dev bzip2 xz-utils fonts-dejavu-core libcglm-dev
 
 web-libs-core:
+	$(call ensure_debs,$(WEB_DEBS))
 	@command -v emcc >/dev/null 2>&1 || { echo "make test-web-core: emcc not found;" \
 	  "install Debian's emscripten: apt-get install -y emscripten"; exit 1; }
 	@ATTNVIZ_WEB_CACHE=$(WEB_CACHE) sh tools/web/libs.sh pcre2 utf8proc cmocka
 
 web-libs-io: web-libs-core
 	@ATTNVIZ_WEB_CACHE=$(WEB_CACHE) sh tools/web/libs.sh cjson zlib libzip
+
+web-libs-ui: web-libs-io
+	@ATTNVIZ_WEB_CACHE=$(WEB_CACHE) sh tools/web/libs.sh sdl2 freetype sdl2_ttf sdl2_image cglm
 
 $(WEB_OBJ)/src/core/%.o: src/core/%.c | web-libs-core
 	@mkdir -p $(dir $@)
@@ -75,10 +87,18 @@ $(WEB_OBJ)/tests/%.js: tests/%.c $(WEB_CORE_OBJ) | web-libs-core
 	@mkdir -p $(dir $@)
 	$(EMCC) $(WEB_TEST_CFLAGS) $< $(WEB_CORE_OBJ) $(WEB_CORE_LIBS) $(WEB_TEST_LDFLAGS) -o $@
 
-$(WEB_OBJ)/tests/io/%.js: tests/%.c $(WEB_CORE_OBJ) $(WEB_IO_OBJ) | web-libs-io
+# the program's list of architectures (lm_arch), which test_gguf_qwen3 and
+# test_gguf_olmo2 call: plain C, no SDL, so built here without the page's
+# libraries
+WEB_LM_OBJ := $(WEB_OBJ)/src/app/lm/lm.o
+$(WEB_LM_OBJ): src/app/lm/lm.c | web-libs-io
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CFLAGS) -isystem $(WEB_PREFIX)/include/cjson -c $< -o $@
+
+$(WEB_OBJ)/tests/io/%.js: tests/%.c $(WEB_CORE_OBJ) $(WEB_IO_OBJ) $(WEB_LM_OBJ) | web-libs-io
 	@mkdir -p $(dir $@)
 	$(EMCC) $(WEB_TEST_CFLAGS) -isystem $(WEB_PREFIX)/include/cjson $< $(WEB_CORE_OBJ) $(WEB_IO_OBJ) \
-	  $(WEB_IO_LIBS) $(WEB_TEST_LDFLAGS) -o $@
+	  $(WEB_LM_OBJ) $(WEB_IO_LIBS) $(WEB_TEST_LDFLAGS) -o $@
 
 # every suite run, the failures counted at the end ($(1): the target's
 # name, $(2): the suites)
@@ -95,5 +115,103 @@ test-web-core: $(WEB_CORE_TEST_JS)
 test-web-io: $(WEB_IO_TEST_JS)
 	$(call web_run,test-web-io,$(WEB_IO_TEST_JS))
 
-# the browser tests (the page in headless Chromium) are not there yet
-test-web: test-web-core test-web-io
+# ---- the page -------------------------------------------------------------
+
+# the window's sources as natively, with platform_web.c for the desktop's
+WEB_UI_SRC := src/main.c $(filter-out src/app/platform_desktop.c,$(wildcard src/view/*.c \
+              src/app/*.c src/app/sources/*.c src/app/lm/*.c))
+WEB_UI_OBJ := $(patsubst %.c,$(WEB_OBJ)/%.o,$(WEB_UI_SRC))
+WEB_UI_LIBS := -L$(WEB_PREFIX)/lib -lSDL2_ttf -lfreetype -lSDL2 -lcjson -lzip -lz -lutf8proc -lpcre2-8
+# what the page reads: the font (Debian's fonts-dejavu-core), the data a
+# make install puts under share/attnviz (paths.c finds it through
+# ATTNVIZ_DATADIR, set by tools/web/pre.js)
+WEB_FONT := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+WEB_DATA := --preload-file $(WEB_FONT)@/attnviz/fonts/DejaVuSans.ttf \
+            --preload-file assets/embeddings.txt@/attnviz/embeddings.txt \
+            --preload-file sentences@/attnviz/sentences \
+            $(foreach m,$(SHIPPED_MODELS),--preload-file $(m)@/attnviz/$(patsubst assets/%,%,$(m)))
+# threads from a pool made before main (a thread made later starts only
+# once main's frame returns to the browser: a join would wait forever);
+# memory grows as a model needs it, up to wasm32's 4 GB less a page
+WEB_LDFLAGS := -O2 -pthread -sPTHREAD_POOL_SIZE=4 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=64MB \
+               -sMAXIMUM_MEMORY=4GB -Wno-pthreads-mem-growth -sENVIRONMENT=web,worker \
+               -sTOTAL_STACK=8MB -sDEFAULT_PTHREAD_STACK_SIZE=2MB --pre-js tools/web/pre.js \
+               -sEXPORTED_RUNTIME_METHODS=ccall -lidbfs.js
+
+# clang (not gcc) takes a literal split in two (to end a \x escape) in a
+# table of strings for a missing comma, as in the tests
+$(WEB_OBJ)/src/%.o: src/%.c | web-libs-ui
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CFLAGS) $(WEB_STD) -Wno-string-concatenation -isystem $(WEB_PREFIX)/include/SDL2 -isystem $(WEB_PREFIX)/include/cjson \
+	  -c $< -o $@
+
+# EM_ASM (JavaScript inside C) needs the GNU dialect: the one file that has it
+$(WEB_OBJ)/src/app/platform_web.o: WEB_STD := -std=gnu11
+
+build/web/attnviz.js: $(WEB_CORE_OBJ) $(WEB_IO_OBJ) $(WEB_UI_OBJ) tools/web/pre.js $(WEB_FONT) \
+                      assets/embeddings.txt $(wildcard sentences/*) \
+                      $(wildcard $(addsuffix /*,$(SHIPPED_MODELS))) | web-libs-ui
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CORE_OBJ) $(WEB_IO_OBJ) $(WEB_UI_OBJ) $(WEB_UI_LIBS) $(WEB_LDFLAGS) $(WEB_DATA) -o $@
+
+build/web/attnviz.html: tools/web/shell.html
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+build/web/serve.py: tools/web/serve.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+web: build/web/attnviz.js build/web/attnviz.html build/web/serve.py
+	@echo "make web: the page is in build/web; serve it with python3 build/web/serve.py" \
+	  "(threads need its COOP/COEP headers) and open http://127.0.0.1:8000/attnviz.html"
+
+# ---- the page in a headless Chromium ---------------------------------------
+
+# Debian's chromium (installed when missing, as make deps installs), driven
+# by the npm registry's puppeteer-core 23.x (it works with Debian's node),
+# installed into build/web-test; the native frame to compare with drawn by
+# tests/web/native_frame against the native objects
+WEB_TEST_DIR := build/web-test
+PUPPETEER := $(WEB_TEST_DIR)/node_modules/puppeteer-core/package.json
+
+.PHONY: web-test-deps test-web-page
+# node and npm as emcc needs them already (this machine's are not Debian's
+# packages, so they are looked for, not installed)
+web-test-deps:
+	$(call ensure_debs,chromium)
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || \
+	  { echo "make test-web-page: node and npm are needed: apt-get install -y nodejs npm"; exit 1; }
+
+$(PUPPETEER): | web-test-deps
+	@mkdir -p $(WEB_TEST_DIR)
+	npm install --prefix $(WEB_TEST_DIR) --no-audit --no-fund --no-save puppeteer-core@23
+
+$(WEB_TEST_DIR)/native_frame: tests/web/native_frame.c $(CORE_OBJ) $(UI_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $< $(CORE_OBJ) $(UI_OBJ) -o $@ $(PKG_LIBS) $(LDLIBS)
+
+test-web-page: web $(WEB_TEST_DIR)/native_frame $(PUPPETEER) | web-test-deps
+	node tests/web/page_test.mjs $(WEB_TEST_DIR)/out
+
+test-web: test-web-core test-web-io test-web-page
+
+# ---- the toy model's keystroke, native and wasm ----------------------------
+
+.PHONY: web-bench
+$(WEB_TEST_DIR)/forward_bench: tests/web/forward_bench.c $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $< $(CORE_OBJ) -o $@ $(PKG_LIBS) $(LDLIBS)
+
+$(WEB_OBJ)/forward_bench.js: tests/web/forward_bench.c $(WEB_CORE_OBJ) $(WEB_IO_OBJ) | web-libs-io
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CFLAGS) -isystem $(WEB_PREFIX)/include/cjson $< $(WEB_CORE_OBJ) $(WEB_IO_OBJ) \
+	  $(WEB_IO_LIBS) -O2 $(filter-out -g2,$(WEB_TEST_LDFLAGS)) -o $@
+
+# the same sentences timed by both, one after the other, then the page's
+# first frame on the loopback (README's figures)
+web-bench: $(WEB_TEST_DIR)/forward_bench $(WEB_OBJ)/forward_bench.js web $(PUPPETEER)
+	@for n in 7 64 256; do \
+	  echo "native: $$($(WEB_TEST_DIR)/forward_bench assets/embeddings.txt $$n)"; \
+	  echo "wasm:   $$($(WEB_NODE) $(WEB_OBJ)/forward_bench.js assets/embeddings.txt $$n)"; done
+	node tests/web/first_frame.mjs 5

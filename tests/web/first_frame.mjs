@@ -1,0 +1,46 @@
+// The page's first frame on the loopback (make web-bench): build/web
+// served by tools/web/serve.py on 127.0.0.1, loaded N times by headless
+// Chromium, each in a new page with the cache disabled; the time of the
+// first frame drawn (Module.attnvizFirstFrame, performance.now() from the
+// navigation's start) and the median.
+//
+// usage (from the clone): node tests/web/first_frame.mjs [N]
+import {spawn} from 'node:child_process';
+import path from 'node:path';
+
+const N = +(process.argv[2] || 5);
+const MODULES = path.resolve(process.env.ATTNVIZ_PUPPETEER || 'build/web-test/node_modules');
+const {default: puppeteer} = await import(path.join(MODULES, 'puppeteer-core/lib/esm/puppeteer/puppeteer-core.js'));
+
+const srv = spawn('python3', ['tools/web/serve.py', '--port', '0', '--quiet', 'build/web'],
+                  {stdio: ['ignore', 'pipe', 'inherit']});
+const url = await new Promise((ok, fail) => {
+  let buf = '';
+  srv.stdout.on('data', d => {
+    const m = (buf += d).match(/http:\/\/127\.0\.0\.1:\d+\/attnviz\.html/);
+    if (m) ok(m[0]);
+  });
+  srv.on('exit', code => fail(new Error(`tools/web/serve.py exited (${code})`)));
+});
+const browser = await puppeteer.launch({
+  executablePath: process.env.ATTNVIZ_CHROMIUM || '/usr/bin/chromium', headless: true,
+  args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+});
+const times = [];
+try {
+  for (let i = 0; i < N; i++) {
+    const page = await browser.newPage();
+    await page.setCacheEnabled(false);
+    await page.setViewport({width: 1280, height: 800, deviceScaleFactor: 1});
+    await page.goto(url);
+    await page.waitForFunction(() => typeof Module === 'object' && Module.attnvizSteps > 0, {timeout: 60000});
+    times.push(await page.evaluate(() => Module.attnvizFirstFrame));
+    await page.close();
+  }
+} finally {
+  await browser.close();
+  srv.kill();
+}
+times.sort((a, b) => a - b);
+console.log(`first frame, ms after the navigation started (${N} loads, cache off): ` +
+            `median ${times[N >> 1].toFixed(0)}, ${times.map(t => t.toFixed(0)).join(' ')}`);
