@@ -20,6 +20,7 @@
 #include "attnviz/model_source.h"
 #include "attnviz/source.h"
 #include "attnviz/wake.h"
+#include "../src/app/sources/model_window.h"
 #include "test_app_util.h"
 #include "test_gpt2_fs.h"
 
@@ -76,6 +77,89 @@ static void test_source(void **state)
     cJSON_Delete(ref);
 }
 
+
+/* The label of token id as the panel shows it, stored (a word or </s>). */
+static void token_label(const ModelOpened *g, int id, char *out, size_t cap)
+{
+    size_t len = 0;
+    const char *bytes = bpe_token_bytes(g->bpe, id, &len);
+    assert_non_null(bytes);
+    snprintf(out, cap, "%.*s", (int)len, bytes);
+}
+
+/* The panel's first line holds the probability p (as %.1f%%) and label. */
+static void assert_first_line(const AppState *a, double p, const char *label)
+{
+    char want[64];
+    snprintf(want, sizeof want, "%.1f%%", 100 * p);
+    const char *first = strstr(a->vs.no_model, " 1. "), *second = strstr(a->vs.no_model, " 2. ");
+    assert_non_null(first);
+    assert_non_null(second);
+    const char *pp = strstr(first, want), *tok = strstr(first, label);
+    if (!pp || pp > second || !tok || tok > second)
+        fail_msg("panel's first line lacks %s and %s: %s", want, label, first);
+}
+
+/* The second bar is the target: typed into (Shift+Enter), the decoder runs
+ * on its ids and the panel shows the next token after its last position,
+ * the float64 reference's (cli.json's top_ids, top_probs after
+ * decoder_ids); the encoder's maps stay the source's. A target one token
+ * longer recomputes the decoder from its first changed position only
+ * (rt->n_computed: positions × layers). */
+static void test_target(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    ModelOpened *g = NULL;
+    AttnErr err = {0};
+    cJSON *ref = read_json(DIR "/cli.json");
+    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
+    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
+    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
+    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
+    int top = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ref, "top_ids"), 0)->valueint;
+    double p = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ref, "top_probs"), 0)->valuedouble;
+    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    char label[64];
+    token_label(g, top, label, sizeof label);
+    int L = g->lm.rt->sh.n_layer; /* the decoder's (t5-relu-tied: 3, the encoder 2) */
+    assert_int_equal(source_model.show(a, g), 0);
+    assert_true(wait_maps(f));
+    if (!wait_panel(f, "The target's first token"))
+        fail_msg("panel: %s", a->vs.no_model ? a->vs.no_model : "(none)");
+    /* the bars: the source, the target */
+    app_present(a);
+    assert_string_equal(a->vs.bar_label, "Source");
+    assert_int_equal(a->vs.keys_bar, 1);
+    assert_string_equal(a->vs.keys_label, "Target");
+    key(f, SDLK_RETURN, KMOD_LSHIFT);
+    assert_int_equal(a->vs.keys_focus, 1);
+    type(f, target);
+    key(f, SDLK_ESCAPE, 0);
+    assert_string_equal(a->keys, target);
+    if (!wait_panel(f, "What comes next in the target"))
+        fail_msg("panel: %s", a->vs.no_model ? a->vs.no_model : "(none)");
+    ModelSource *s = a->src;
+    assert_int_equal(s->tgt.n, Tt);
+    for (int i = 0; i < Tt; i++)
+        assert_int_equal(s->tgt.id[i], cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"), i)->valueint);
+    assert_int_equal(s->last->Tt, Tt);
+    assert_first_line(a, p, label);
+    assert_int_equal(a->vs.map.Tq, Ts); /* the encoder's maps: the source's still */
+    /* one token more: the decoder computes that position alone */
+    long long before = s->last->computed;
+    char longer[256];
+    snprintf(longer, sizeof longer, "%s das", target);
+    app_set_keys(a, longer);
+    assert_int_equal(s->tgt.n, Tt + 1);
+    for (int k = 0; k < 400 && !(s->last && s->last->Tt == Tt + 1 && s->last->n_pred > 0); k++)
+        loop_turn(f, 20);
+    assert_int_equal(s->last->Tt, Tt + 1);
+    assert_int_equal(s->last->computed - before, (long long)L * 1);
+    cJSON_Delete(ref);
+}
+
 static int setup_app(void **state)
 {
     setenv("ATTNVIZ_DATADIR", "assets", 1);
@@ -86,6 +170,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_source, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_target, setup, teardown),
     };
     return cmocka_run_group_tests(tests, setup_app, group_teardown);
 }

@@ -77,6 +77,11 @@ int model_opened_set_text(ModelOpened *g, const char *text, size_t len, AttnErr 
 /* g->ids checked for a forward: some tokens (else what the vocabulary
  * lacks of text), at most n_positions, each a row of the embedding. */
 int model_check_ids(ModelOpened *g, const char *text, size_t len, AttnErr *err);
+/* An encoder-decoder's decoder ids of target (len bytes; NULL: none) into
+ * out: the start token, then the target's tokens as its tokenizer encodes
+ * them (its template's included) without the last (transformers'
+ * shift_tokens_right). 0 or -ATTN_E_NOMEM. */
+int model_decoder_ids(const ModelOpened *g, const char *target, size_t len, BpeIds *out);
 /* An encoder-decoder's command line (model_encdec.c): text the source,
  * target the decoder's text (NULL: its start token alone), the forward,
  * then g->im the maps of group (OptGroup); 0 or an error (a target with

@@ -43,6 +43,7 @@ static void request_free(void *p)
     Request *r = p;
     if (r) {
         free(r->ids);
+        free(r->tgt);
         free(r->ablated);
     }
     free(r);
@@ -142,7 +143,14 @@ static void finish_result(ModelOpened *g, const Request *q, Result *r)
             }
         }
     r->pred_pos = q->pred_pos;
-    if (q->pred_pos >= 0 && q->pred_pos < T) {
+    r->Tt = q->Tt;
+    r->tgt_last = q->Tt > 0 ? q->tgt[q->Tt - 1] : -1;
+    if (q->Tt > 0 && q->pred_pos >= 0) { /* an encoder-decoder: after the decoder's last position */
+        AttnErr err = {0};
+        int k = g->lm.info.n_vocab < LM_TOP_K ? g->lm.info.n_vocab : LM_TOP_K;
+        if (lm_top_k(&g->lm, q->Tt - 1, k, r->pred_ids, r->pred_p, &err) == 0)
+            r->n_pred = k;
+    } else if (q->pred_pos >= 0 && q->pred_pos < T) {
         AttnErr err = {0};
         int k = g->lm.info.n_vocab < LM_TOP_K ? g->lm.info.n_vocab : LM_TOP_K;
         if (lm_top_k(&g->lm, q->pred_pos, k, r->pred_ids, r->pred_p, &err) == 0)
@@ -194,7 +202,7 @@ static void run(void *ctx, void *request, BgJob *job)
         h.sum.norms = q->norms;                                                       /* the window makes them */
     int rc = explore_sync_ablation(&g->lm, q, &err);
     if (rc == 0)
-        rc = lm_forward(&g->lm, q->ids, q->T, &hooks, &err);
+        rc = lm_forward_target(&g->lm, q->ids, q->T, q->tgt, q->Tt, &hooks, &err);
     Result *r = rc == -ATTN_E_CANCELLED ? NULL : new_result(g, q, rc == 0 && q->want_maps);
     if (r && r->maps)
         summaries_give(&h.sum, r);
@@ -278,6 +286,15 @@ void lmsrc_submit(AppState *a)
     }
     memcpy(q->ids, s->ids.id, sizeof(int) * (size_t)T);
     q->T = T;
+    if (s->g->lm.info.encdec && s->tgt.n > 0) { /* the decoder's ids, the target bar's */
+        if (!(q->tgt = malloc(sizeof(int) * (size_t)s->tgt.n))) {
+            request_free(q);
+            app_status(a, 1, "out of memory");
+            return;
+        }
+        memcpy(q->tgt, s->tgt.id, sizeof(int) * (size_t)s->tgt.n);
+        q->Tt = s->tgt.n;
+    }
     q->norms = s->ms.imp && s->ms.imp->matrix == MODEL_NORMS;
     /* a new selection on the maps shown: the predictions and vectors only (a
      * forward of unchanged ids computes nothing; the maps are not copied) */
@@ -353,6 +370,36 @@ static void lmsrc_set_text(AppState *a)
                    list);
     else if (s->ids.n == 0)
         app_status(a, 0, "type some text: the maps are the last text's");
+    lmsrc_submit(a);
+    a->dirty = 1;
+}
+
+/* An encoder-decoder's second bar (the target) changed: the decoder's ids,
+ * then the worker (the decoder recomputed from its first changed token;
+ * the source's encoder and cross keys kept). */
+static void lmsrc_set_keys(AppState *a)
+{
+    ModelSource *s = a->src;
+    ModelOpened *g = s->g;
+    if (!g->lm.info.encdec)
+        return;
+    if (model_decoder_ids(g, a->keys, a->keys ? a->keys_len : 0, &s->tgt) < 0) {
+        app_status(a, 1, "out of memory");
+        return;
+    }
+    int max = g->lm.info.n_positions;
+    if (s->tgt.n > max) {
+        app_status(a, 1, "the target: %d tokens: %s takes %d (n_positions); the first %d are used", s->tgt.n,
+                   g->name, max, max);
+        s->tgt.n = max;
+    }
+    for (int i = 0; i < s->tgt.n; i++)
+        if (s->tgt.id[i] >= g->lm.info.n_vocab) {
+            app_status(a, 1, "the target's token id %d is not a row of %s (%d rows)", s->tgt.id[i],
+                        g->lm.info.embed_name, g->lm.info.n_vocab);
+            s->tgt.n = i > 0 ? i : 1;
+            break;
+        }
     lmsrc_submit(a);
     a->dirty = 1;
 }
@@ -494,6 +541,13 @@ static void lmsrc_present(AppState *a)
         snprintf(s->what, sizeof s->what, "of %s", s->g->name);
     maps_shown_present(a, s->panel, s->what);
     a->vs.bar_label = "Text";
+    if (info->encdec) { /* the source (the encoder's text) and the target (the decoder's) */
+        a->vs.bar_label = "Source";
+        a->vs.keys_bar = 1;
+        a->vs.keys_label = "Target";
+        a->vs.keys_placeholder = "the decoder's text (its start token first; empty: the start token alone) "
+                                 "\xE2\x80\x94 Tab or Shift+Enter";
+    }
     a->vs.step_label = s->lens_shown ? "Logit lens" : "Next token";
     a->vs.ablated = s->n_ablated ? s->ablated : NULL;
     if (s->n_ablated) { /* the title and the status bar say which heads are off */
@@ -547,8 +601,9 @@ static int lmsrc_apply(AppState *a, const AppAction *act)
         return 0;
     if (maps_shown_apply(a, act) == 0)
         return 0;
-    if (act->kind == ACT_FOCUS_SENTENCE)
-        return -1; /* the bar is the app's */
+    if (act->kind == ACT_FOCUS_SENTENCE ||
+        (act->kind == ACT_FOCUS_KEYS && ((ModelSource *)a->src)->g->lm.info.encdec))
+        return -1; /* the bars are the app's (an encoder-decoder's second: its target) */
     if (!source_owns(act->kind) || act->kind == ACT_COMPARE)
         return -1;
     if (act->kind != ACT_DRAG_END)
@@ -568,6 +623,7 @@ static void lmsrc_close(AppState *a)
     maps_shown_free(&s->ms);
     model_opened_free(s->g);
     bpe_ids_free(&s->ids);
+    bpe_ids_free(&s->tgt);
     result_free(s->last);
     free(s->ablated);
     free(s->gen_text);
@@ -612,6 +668,11 @@ static int lmsrc_show(AppState *a, void *opened)
         s->last->layers_done = s->last->L, s->last->pred_pos = -1;
     app_show_source(a, &source_model, s);
     maps_shown_start(a, g->name);
+    if (g->lm.info.encdec) { /* the second bar: the target (--target's), the decoder's text */
+        const char *target = a->opt && a->opt->target ? a->opt->target : "";
+        if (app_keys_store(a, target) == 0)
+            lmsrc_set_keys(a);
+    }
     app_set_sentence(a, g->text ? g->text : ""); /* the bar; its tokens go to the worker */
     /* what comes after the text; an encoder's first blank */
     a->vs.query = s->ids.n > 0 ? follow_target(s, s->ids.id, s->ids.n, s->ids.n) : 0;
@@ -758,6 +819,7 @@ const SourceKind source_model = {
     .open = lmsrc_open,
     .close = lmsrc_close,
     .set_text = lmsrc_set_text,
+    .set_keys = lmsrc_set_keys,
     .apply = lmsrc_apply,
     .tick = lmsrc_tick,
     .present = lmsrc_present,

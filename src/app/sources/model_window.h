@@ -19,6 +19,8 @@
 typedef struct Request {
     int *ids;
     int T;
+    int *tgt;            /* an encoder-decoder's decoder ids (its start token first), */
+    int Tt;              /* the target bar's; NULL and 0 otherwise */
     int want_maps;       /* 0: the maps shown are these ids' already (a new selection) */
     int norms;           /* the norms are shown (R): the summaries are theirs */
     int pred_pos;
@@ -45,6 +47,8 @@ typedef struct Result {
     RtAttn *attn;        /* L: each layer's scalings (the panel's score), with q and k */
     int sel_i, sel_j;
     int pred_pos, n_pred;
+    int Tt, tgt_last;    /* an encoder-decoder's: the decoder's positions and its last id
+                            (the predictions are the next token after it); 0, -1 otherwise */
     int pred_ids[LM_TOP_K];
     float pred_p[LM_TOP_K];
     int gen_id;          /* the token picked after the last position, or -1 */
@@ -69,7 +73,9 @@ typedef struct ModelSource {
     MapsShown ms;
     ModelOpened *g;       /* the model; its state g->lm is the worker's while it runs */
     Background *bg;
-    BpeIds ids;          /* the text's tokens now */
+    BpeIds ids;          /* the text's tokens now (an encoder-decoder's: the source's) */
+    BpeIds tgt;          /* an encoder-decoder's decoder ids: its start token, then the
+                            second bar's (the target's) tokens but the last */
     int T_maps;          /* tokens of the maps shown */
     int stale;           /* the maps are older than the text */
     int asked_pred, asked_i, asked_j;
