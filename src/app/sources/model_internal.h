@@ -44,6 +44,10 @@ int model_mask_pos(const ModelOpened *g, const int *ids, int n);
  * on error (err set). */
 Imported *model_maps_imported(const Bpe *b, const char *name, RtMaps *maps, const int *ids, int T, int L, int H,
                               AttnErr *err);
+/* The same with the keys' own tokens kids[0..Tk) (NULL: ids': a square):
+ * an encoder-decoder's cross group, target queries × source keys. */
+Imported *model_maps_imported_qk(const Bpe *b, const char *name, RtMaps *maps, const int *ids, int T,
+                                 const int *kids, int Tk, int L, int H, AttnErr *err);
 
 /* Every map's thumbnail (the model view's side) and scores (no token
  * dropped), made a layer at a time as a forward finishes it (layers not yet

@@ -55,6 +55,7 @@ static void result_free(void *p)
     if (!r)
         return;
     free(r->ids);
+    free(r->tgt);
     rt_maps_free(r->maps);
     free(r->thumbs);
     free(r->scores);
@@ -82,10 +83,18 @@ static Result *new_result(ModelOpened *g, const Request *q, int maps)
     AttnErr err = {0};
     if (maps) { /* R's norms beside the weights (a keystroke: its position's); an
                    architecture that records no W_O has none, its weights still shown */
-        lm_value_norms(&g->lm, &err);
-        r->maps = lm_maps_take(&g->lm);
+        if (!g->lm.info.encdec || q->group == GROUP_ENCODER) {
+            lm_value_norms(&g->lm, &err);
+            r->maps = lm_maps_take(&g->lm);
+        } else { /* the decoder's own state: its self-attention, or its cross-attention */
+            r->maps = q->group == GROUP_CROSS ? rt_maps_take_cross(g->lm.rt) : rt_maps_take(g->lm.rt);
+        }
     }
-    if (!r->ids || (maps && !r->maps)) {
+    r->group = q->group;
+    r->Tt = q->Tt;
+    if (q->Tt > 0 && (r->tgt = malloc(sizeof(int) * (size_t)q->Tt)))
+        memcpy(r->tgt, q->tgt, sizeof(int) * (size_t)q->Tt);
+    if (!r->ids || (maps && !r->maps) || (q->Tt > 0 && !r->tgt)) {
         result_free(r);
         return NULL;
     }
@@ -143,7 +152,6 @@ static void finish_result(ModelOpened *g, const Request *q, Result *r)
             }
         }
     r->pred_pos = q->pred_pos;
-    r->Tt = q->Tt;
     r->tgt_last = q->Tt > 0 ? q->tgt[q->Tt - 1] : -1;
     if (q->Tt > 0 && q->pred_pos >= 0) { /* an encoder-decoder: after the decoder's last position */
         AttnErr err = {0};
@@ -166,6 +174,8 @@ static void hook_layer(void *user, int layer)
     Hook *h = user;
     if (h->slow_ms > 0)
         SDL_Delay((Uint32)h->slow_ms);
+    if (h->q->group != GROUP_ENCODER && h->g->lm.info.encdec)
+        return; /* the layers are the encoder's: the decoder's and cross maps come whole */
     if (h->q->want_maps)
         model_summaries_layer(&h->sum, &h->g->lm, layer);
     /* a partial result at most every half second, and only while a copy of
@@ -198,13 +208,14 @@ static void run(void *ctx, void *request, BgJob *job)
     Hook h = {job, now_s(), 0.0, src->slow_ms, g, q, {0}};
     LmHooks hooks = {hook_cancel, hook_layer, &h, NULL}, cancel_only = {hook_cancel, NULL, &h, NULL};
     AttnErr err = {0};
-    if (q->want_maps && model_summaries_init(&h.sum, &g->lm.info, q->ids, q->T) == 0) /* without memory: */
+    int own = !g->lm.info.encdec || q->group == GROUP_ENCODER; /* the layer hook's maps are the shown ones */
+    if (own && q->want_maps && model_summaries_init(&h.sum, &g->lm.info, q->ids, q->T) == 0) /* without memory: */
         h.sum.norms = q->norms;                                                       /* the window makes them */
     int rc = explore_sync_ablation(&g->lm, q, &err);
     if (rc == 0)
         rc = lm_forward_target(&g->lm, q->ids, q->T, q->tgt, q->Tt, &hooks, &err);
     Result *r = rc == -ATTN_E_CANCELLED ? NULL : new_result(g, q, rc == 0 && q->want_maps);
-    if (r && r->maps)
+    if (r && r->maps && own)
         summaries_give(&h.sum, r);
     model_summaries_free(&h.sum);
     if (!r)
@@ -271,6 +282,47 @@ static int pred_pos(const AppState *a, const ModelSource *s)
     return p >= 0 && p < s->ids.n ? p : s->ids.n - 1;
 }
 
+/* An encoder-decoder's groups (OptGroup's order), as the title and the
+ * status bar name them. */
+static const char *const group_names[] = {"cross-attention (the target's queries \xC3\x97 the source's keys)",
+                                          "the encoder's self-attention (the source)",
+                                          "the decoder's self-attention (the target, causal)"};
+
+/* Do a's and b's maps hold the same group of the same target? (An
+ * encoder's are the source's alone.) */
+static int same_group(const Result *a, const Result *b)
+{
+    return a->group == b->group &&
+           (a->group == GROUP_ENCODER ||
+            (a->Tt == b->Tt && (!a->Tt || memcmp(a->tgt, b->tgt, sizeof(int) * (size_t)a->Tt) == 0)));
+}
+
+/* Are r's maps of another group than the one shown, or of another target
+ * than the bar's (an encoder-decoder's decoder and cross groups)? */
+static int group_stale(const ModelSource *s, const Result *r)
+{
+    if (!s->g->lm.info.encdec)
+        return 0;
+    if (r->group != s->group)
+        return 1;
+    return s->group != GROUP_ENCODER &&
+           (r->Tt != s->tgt.n || (r->Tt && memcmp(r->tgt, s->tgt.id, sizeof(int) * (size_t)r->Tt) != 0));
+}
+
+/* The Imported of r's maps (owned from now on): an encoder-decoder's
+ * group labelled by its tokens, rows the target's for the decoder and
+ * cross-attention, columns the source's for cross-attention. */
+static Imported *group_imported(const ModelSource *s, const Result *r, RtMaps *maps, AttnErr *err)
+{
+    const ModelOpened *g = s->g;
+    if (!g->lm.info.encdec || r->group == GROUP_ENCODER)
+        return model_maps_imported(g->bpe, g->name, maps, r->ids, r->T, r->L, r->H, err);
+    const RtShape *d = &g->lm.rt->sh; /* the decoder's layers and heads */
+    if (r->group == GROUP_DECODER)
+        return model_maps_imported(g->bpe, g->name, maps, r->tgt, r->Tt, d->n_layer, d->n_head, err);
+    return model_maps_imported_qk(g->bpe, g->name, maps, r->tgt, r->Tt, r->ids, r->T, d->n_layer, d->n_head, err);
+}
+
 /* Ask the worker for the text's maps (and the panel's numbers). */
 void lmsrc_submit(AppState *a)
 {
@@ -298,9 +350,10 @@ void lmsrc_submit(AppState *a)
     q->norms = s->ms.imp && s->ms.imp->matrix == MODEL_NORMS;
     /* a new selection on the maps shown: the predictions and vectors only (a
      * forward of unchanged ids computes nothing; the maps are not copied) */
+    q->group = s->group;
     q->want_maps = !(s->last && s->last->layers_done == s->last->L && s->last->T == T && s->T_maps == T &&
                      s->last->abl_serial == s->abl_serial &&
-                     memcmp(s->last->ids, q->ids, sizeof(int) * (size_t)T) == 0);
+                     memcmp(s->last->ids, q->ids, sizeof(int) * (size_t)T) == 0 && !group_stale(s, s->last));
     q->gen = s->gen_left > 0; /* a generation waiting for its token asks again */
     q->gs = s->gs;
     q->prng = s->prng;
@@ -319,6 +372,8 @@ void lmsrc_submit(AppState *a)
     q->sel_i = q->pred_pos;
     int key = text_pos(s, a->vs.key, 1);
     q->sel_j = key >= 0 && key < T ? key : q->sel_i;
+    if (s->g->lm.info.encdec && s->group != GROUP_ENCODER)
+        q->sel_i = q->sel_j = -1; /* the panel's query · key is the encoder's (lm_query's) */
     s->asked_pred = q->pred_pos;
     s->asked_i = q->sel_i;
     s->asked_j = q->sel_j;
@@ -422,12 +477,13 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
         return 1;
     }
     int same = r->T == s->T_maps && s->last && s->last->layers_done == r->layers_done &&
-               s->last->abl_serial == r->abl_serial && memcmp(r->ids, s->last->ids, sizeof(int) * (size_t)r->T) == 0;
+               s->last->abl_serial == r->abl_serial && memcmp(r->ids, s->last->ids, sizeof(int) * (size_t)r->T) == 0 &&
+               same_group(r, s->last);
     if (!same && r->maps) {
         AttnErr err = {0};
         RtMaps *maps = r->maps;
         r->maps = NULL;
-        Imported *im = model_maps_imported(s->g->bpe, s->g->name, maps, r->ids, r->T, r->L, r->H, &err);
+        Imported *im = group_imported(s, r, maps, &err);
         if (im) /* generated tokens marked in the labels */
             explore_mark_generated(s, im, r);
         if (im) { /* the worker's thumbnails and scores: nothing to make here */
@@ -444,6 +500,11 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
             return 1;
         }
         s->T_maps = r->T;
+        s->group_shown = r->group;
+        if (a->vs.query >= s->ms.imp->Tq) /* another group: its own rows and columns */
+            a->vs.query = s->ms.imp->Tq - 1;
+        if (a->vs.key >= s->ms.imp->Tk)
+            a->vs.key = s->ms.imp->Tk - 1;
         if (s->follow_end && a->vs.query == s->follow_row && s->ms.imp->Tq > 0) {
             a->vs.query = s->follow_row = follow_target(s, r->ids, r->T, s->ms.imp->Tq);
             s->follow_end = !(br.last && r->T == s->ids.n);
@@ -454,7 +515,7 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
     result_free(s->last);
     s->last = r;
     s->stale = s->ids.n != r->T || memcmp(s->ids.id, r->ids, sizeof(int) * (size_t)r->T) != 0 ||
-               r->layers_done < r->L || r->abl_serial != s->abl_serial;
+               r->layers_done < r->L || r->abl_serial != s->abl_serial || group_stale(s, r);
     if (!br.last) /* a partial result: the predictions and vectors are the last whole one's */
         r->n_pred = 0;
     a->dirty = 1;
@@ -523,6 +584,18 @@ static void panel_text(AppState *a)
 #undef PUT
 }
 
+/* The maps' controls; an encoder-decoder's group beside them (Ctrl+X). */
+static void lmsrc_controls(AppState *a)
+{
+    ModelSource *s = a->src;
+    maps_shown_controls(a);
+    if (!s->g->lm.info.encdec)
+        return;
+    static const char *const shortn[] = {"cross-attention", "encoder", "decoder"};
+    source_ctl_add(&a->vs, a->ctl_act, (AppAction){ACT_ENCDEC_GROUP, 1, 0, 0.0f}, 1, 0, "", "[^X] %s",
+                   shortn[s->group]);
+}
+
 static MapsShown *lmsrc_maps(const AppState *a)
 {
     ModelSource *s = a->src;
@@ -537,6 +610,9 @@ static void lmsrc_present(AppState *a)
     if (info->n_kv_head > 0 && info->n_kv_head < info->n_head) /* grouped-query heads: bracketed in G */
         snprintf(s->what, sizeof s->what, "of %.200s (%d heads share %d key-value head%s)", s->g->name,
                  info->n_head, info->n_kv_head, info->n_kv_head == 1 ? "" : "s");
+    else if (info->encdec) /* the group shown */
+        snprintf(s->what, sizeof s->what, "of %.200s: %s", s->g->name,
+                 group_names[s->group_shown]);
     else
         snprintf(s->what, sizeof s->what, "of %s", s->g->name);
     maps_shown_present(a, s->panel, s->what);
@@ -592,11 +668,37 @@ static int lmsrc_save(AppState *a, const char *path)
 static int lmsrc_takes(AppActionKind k)
 {
     return maps_shown_takes(k) || k == ACT_COMPARE || k == ACT_FOCUS_SENTENCE || k == ACT_GENERATE ||
-           k == ACT_GEN_STEP || k == ACT_ABLATE || k == ACT_LOGIT_LENS;
+           k == ACT_GEN_STEP || k == ACT_ABLATE || k == ACT_LOGIT_LENS || k == ACT_ENCDEC_GROUP;
+}
+
+/* Ctrl+X / Ctrl+Shift+X: an encoder-decoder's next / previous group of
+ * maps, the worker asked for them (the decoder's state copied, not run
+ * again). */
+static void encdec_group(AppState *a, int dir)
+{
+    ModelSource *s = a->src;
+    if (!s->g->lm.info.encdec) {
+        app_status(a, 0, "%s is not an encoder-decoder: its maps are one group (Ctrl+X switches a T5's or "
+                   "BART's encoder, decoder and cross-attention)", s->g->name);
+        return;
+    }
+    static const int order[3] = {GROUP_ENCODER, GROUP_DECODER, GROUP_CROSS};
+    int k = 0;
+    while (k < 3 && order[k] != s->group)
+        k++;
+    s->group = order[((k + (dir < 0 ? -1 : 1)) % 3 + 3) % 3];
+    s->stale = 1;
+    app_status(a, 0, "%s (Ctrl+X: the next group)", group_names[s->group]);
+    lmsrc_submit(a);
+    a->dirty = 1;
 }
 
 static int lmsrc_apply(AppState *a, const AppAction *act)
 {
+    if (act->kind == ACT_ENCDEC_GROUP) {
+        encdec_group(a, act->i);
+        return 0;
+    }
     if (explore_apply(a, act))
         return 0;
     if (maps_shown_apply(a, act) == 0)
@@ -663,7 +765,9 @@ static int lmsrc_show(AppState *a, void *opened)
     explore_init(s, a->opt);
     /* the maps shown are these ids': the worker's first run makes the
      * predictions and vectors alone */
-    Request now = {.ids = g->ids.id, .T = g->ids.n, .pred_pos = -1, .sel_i = -1, .sel_j = -1};
+    Request now = {.ids = g->ids.id, .T = g->ids.n, .pred_pos = -1, .sel_i = -1, .sel_j = -1,
+                   .group = GROUP_ENCODER}; /* an encoder-decoder's maps now: lm_forward's, its encoder's */
+    s->group = s->group_shown = GROUP_ENCODER;
     if ((s->last = new_result(g, &now, 0)))
         s->last->layers_done = s->last->L, s->last->pred_pos = -1;
     app_show_source(a, &source_model, s);
@@ -823,7 +927,7 @@ const SourceKind source_model = {
     .apply = lmsrc_apply,
     .tick = lmsrc_tick,
     .present = lmsrc_present,
-    .controls = maps_shown_controls,
+    .controls = lmsrc_controls,
     .shown_size = lmsrc_shown_size,
     .save = lmsrc_save,
     .title = lmsrc_title,

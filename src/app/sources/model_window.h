@@ -21,6 +21,7 @@ typedef struct Request {
     int T;
     int *tgt;            /* an encoder-decoder's decoder ids (its start token first), */
     int Tt;              /* the target bar's; NULL and 0 otherwise */
+    int group;           /* an encoder-decoder's maps asked for (OptGroup) */
     int want_maps;       /* 0: the maps shown are these ids' already (a new selection) */
     int norms;           /* the norms are shown (R): the summaries are theirs */
     int pred_pos;
@@ -49,6 +50,8 @@ typedef struct Result {
     int pred_pos, n_pred;
     int Tt, tgt_last;    /* an encoder-decoder's: the decoder's positions and its last id
                             (the predictions are the next token after it); 0, -1 otherwise */
+    int *tgt;            /* the decoder's ids (Tt), NULL otherwise */
+    int group;           /* an encoder-decoder's: the group maps holds (OptGroup) */
     int pred_ids[LM_TOP_K];
     float pred_p[LM_TOP_K];
     int gen_id;          /* the token picked after the last position, or -1 */
@@ -76,6 +79,8 @@ typedef struct ModelSource {
     BpeIds ids;          /* the text's tokens now (an encoder-decoder's: the source's) */
     BpeIds tgt;          /* an encoder-decoder's decoder ids: its start token, then the
                             second bar's (the target's) tokens but the last */
+    int group;           /* an encoder-decoder's maps asked for (OptGroup; Ctrl+X) */
+    int group_shown;     /* the group of the maps shown (the worker's answer may be on its way) */
     int T_maps;          /* tokens of the maps shown */
     int stale;           /* the maps are older than the text */
     int asked_pred, asked_i, asked_j;
