@@ -19,7 +19,10 @@
 #include "attnviz/bpe.h"
 #include "attnviz/model_source.h"
 #include "attnviz/source.h"
+#include "attnviz/import.h"
+#include "attnviz/options.h"
 #include "attnviz/wake.h"
+#include "../src/app/sources/model_internal.h"
 #include "../src/app/sources/model_window.h"
 #include "test_app_util.h"
 #include "test_gpt2_fs.h"
@@ -160,6 +163,93 @@ static void test_target(void **state)
     cJSON_Delete(ref);
 }
 
+/* Until the maps shown are group's with Tq × Tk cells, up to date. */
+static int wait_group(Fix *f, int group, int Tq, int Tk)
+{
+    for (int k = 0; k < 400; k++) {
+        loop_turn(f, 20);
+        const ModelSource *s = f->a->src;
+        if (s->group_shown == group && !f->a->vs.stale && f->a->vs.map.v && f->a->vs.map.Tq == Tq &&
+            f->a->vs.map.Tk == Tk)
+            return 1;
+    }
+    return 0;
+}
+
+/* The three groups, Ctrl+X after Ctrl+X: the decoder's maps (target ×
+ * target, causal) equal the command line's (--group decoder:
+ * model_encdec_compute on the same texts), cross-attention (target
+ * queries × source keys) the float64 reference's layer 1, head 1
+ * (cli.json's cross_l1h1), each axis labelled with its side's tokens; a
+ * shorter target typed while cross-attention is shown gives its rows;
+ * then the encoder's again. */
+static void test_groups(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    ModelOpened *g = NULL, *cli = NULL;
+    AttnErr err = {0};
+    cJSON *ref = read_json(DIR "/cli.json");
+    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
+    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
+    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
+    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
+    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    assert_int_equal(source_model.show(a, g), 0);
+    assert_true(wait_maps(f));
+    key(f, SDLK_RETURN, KMOD_LSHIFT);
+    type(f, target);
+    key(f, SDLK_ESCAPE, 0);
+    if (!wait_panel(f, "What comes next in the target"))
+        fail_msg("panel: %s", a->vs.no_model ? a->vs.no_model : "(none)");
+    ModelSource *s = a->src;
+    char start[64], first[64];
+    token_label(s->g, s->g->lm.info.start_id, start, sizeof start);
+    token_label(s->g, s->ids.id[0], first, sizeof first);
+    /* the decoder's self-attention: as the command line's */
+    key(f, SDLK_x, KMOD_LCTRL);
+    if (!wait_group(f, GROUP_DECODER, Tt, Tt))
+        fail_msg("no decoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    assert_int_equal(a->vs.map.causal, 1);
+    assert_string_equal(s->ms.imp->q_shown[0], start);
+    assert_int_equal(s->ms.imp->f.L, s->g->lm.rt->sh.n_layer); /* the decoder's 3 layers, not the encoder's 2 */
+    assert_int_equal(model_open_path(DIR, 0, &cli, &err), 0);
+    assert_int_equal(model_encdec_compute(cli, text, target, GROUP_DECODER, &err), 0);
+    AttnMap want = import_map(cli->im, 0);
+    assert_int_equal(want.Tq, Tt);
+    for (int i = 0; i < Tt; i++)
+        for (int j = 0; j < Tt; j++)
+            if (fabsf(attn_map_at(&a->vs.map, i, j) - attn_map_at(&want, i, j)) > 1e-6f)
+                fail_msg("decoder map (%d, %d): %g, the command line's %g", i, j, attn_map_at(&a->vs.map, i, j),
+                         attn_map_at(&want, i, j));
+    /* cross-attention: the float64 reference's */
+    key(f, SDLK_x, KMOD_LCTRL);
+    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+        fail_msg("no cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    assert_string_equal(s->ms.imp->q_shown[0], start);
+    assert_string_equal(s->ms.imp->k_shown[0], first);
+    assert_int_equal(a->vs.map.causal, 0);
+    cJSON *x = cJSON_GetObjectItemCaseSensitive(ref, "cross_l1h1");
+    assert_int_equal(cJSON_GetArraySize(x), Tt);
+    for (int i = 0; i < Tt; i++)
+        for (int j = 0; j < Ts; j++) {
+            double w = cJSON_GetArrayItem(cJSON_GetArrayItem(x, i), j)->valuedouble;
+            if (fabs(attn_map_at(&a->vs.map, i, j) - w) > 1e-5)
+                fail_msg("cross map (%d, %d): %g, the reference's %g", i, j, attn_map_at(&a->vs.map, i, j), w);
+        }
+    /* a shorter target: the cross maps' rows follow it */
+    app_set_keys(a, "das Haus");
+    if (!wait_group(f, GROUP_CROSS, 3, Ts)) /* <pad> das haus */
+        fail_msg("cross maps after a new target: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    /* and back to the encoder's */
+    key(f, SDLK_x, KMOD_LCTRL);
+    if (!wait_group(f, GROUP_ENCODER, Ts, Ts))
+        fail_msg("no encoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    model_opened_free(cli);
+    cJSON_Delete(ref);
+}
+
 static int setup_app(void **state)
 {
     setenv("ATTNVIZ_DATADIR", "assets", 1);
@@ -171,6 +261,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_source, setup, teardown),
         cmocka_unit_test_setup_teardown(test_target, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_groups, setup, teardown),
     };
     return cmocka_run_group_tests(tests, setup_app, group_teardown);
 }
