@@ -250,6 +250,48 @@ static void test_groups(void **state)
     cJSON_Delete(ref);
 }
 
+/* A session keeps the target and the group: saved with cross-attention
+ * shown, something else opened, then the session: the same target in the
+ * second bar and its cross maps shown again. */
+static void test_session(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    ModelOpened *g = NULL;
+    AttnErr err = {0};
+    cJSON *ref = read_json(DIR "/cli.json");
+    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
+    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
+    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
+    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
+    char dir[] = "/tmp/attnviz-test-encdec-session-XXXXXX", path[200];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t5.json", dir);
+    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    assert_int_equal(source_model.show(a, g), 0);
+    assert_true(wait_maps(f));
+    app_set_keys(a, target);
+    key(f, SDLK_x, KMOD_LCTRL | KMOD_LSHIFT); /* back from the encoder: cross-attention */
+    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+        fail_msg("no cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    float cell = attn_map_at(&a->vs.map, Tt - 1, 2);
+    assert_int_equal(app_save_session(a, path), 0);
+    assert_int_equal(a->status_err, 0);
+    assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
+    assert_ptr_not_equal(a->kind, &source_model);
+    assert_int_equal(app_open_path(a, path), 0);
+    assert_ptr_equal(a->kind, &source_model);
+    assert_string_equal(a->text, text);
+    assert_string_equal(a->keys, target);
+    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+        fail_msg("the session's cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    assert_float_equal(attn_map_at(&a->vs.map, Tt - 1, 2), cell, 1e-6);
+    unlink(path);
+    rmdir(dir);
+    cJSON_Delete(ref);
+}
+
 static int setup_app(void **state)
 {
     setenv("ATTNVIZ_DATADIR", "assets", 1);
@@ -262,6 +304,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_source, setup, teardown),
         cmocka_unit_test_setup_teardown(test_target, setup, teardown),
         cmocka_unit_test_setup_teardown(test_groups, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session, setup, teardown),
     };
     return cmocka_run_group_tests(tests, setup_app, group_teardown);
 }

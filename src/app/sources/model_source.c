@@ -584,6 +584,30 @@ static void panel_text(AppState *a)
 #undef PUT
 }
 
+/* A session's part: explore's (heads off, the lens), an encoder-decoder's
+ * target and group. */
+static void lmsrc_session_out(const AppState *a, AttnSession *sn)
+{
+    const ModelSource *s = a->src;
+    explore_session_out(a, sn);
+    sn->group = -1;
+    if (!s->g->lm.info.encdec)
+        return;
+    sn->has_target = 1;
+    snprintf(sn->target, sizeof sn->target, "%s", a->keys ? a->keys : "");
+    sn->group = s->group;
+}
+
+static void lmsrc_session_in(AppState *a, const AttnSession *sn)
+{
+    ModelSource *s = a->src;
+    if (s->g->lm.info.encdec && sn->has_target && app_keys_store(a, sn->target) == 0)
+        lmsrc_set_keys(a);
+    if (s->g->lm.info.encdec && sn->group >= 0)
+        s->group = sn->group;
+    explore_session_in(a, sn); /* (asks the worker: the target's, the group's maps) */
+}
+
 /* The maps' controls; an encoder-decoder's group beside them (Ctrl+X). */
 static void lmsrc_controls(AppState *a)
 {
@@ -943,6 +967,6 @@ const SourceKind source_model = {
     .probe_setup = lmsrc_probe_setup,
     .probe = lmsrc_probe,
     .cli_probe = lmsrc_cli_probe,
-    .session_out = explore_session_out,
-    .session_in = explore_session_in,
+    .session_out = lmsrc_session_out,
+    .session_in = lmsrc_session_in,
 };
