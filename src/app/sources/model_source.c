@@ -798,6 +798,8 @@ static int lmsrc_show(AppState *a, void *opened)
     maps_shown_start(a, g->name);
     if (g->lm.info.encdec) { /* the second bar: the target (--target's), the decoder's text */
         const char *target = a->opt && a->opt->target ? a->opt->target : "";
+        if (a->opt && a->opt->group_set) /* --group: those maps asked for at once */
+            s->group = a->opt->group;
         if (app_keys_store(a, target) == 0)
             lmsrc_set_keys(a);
     }
