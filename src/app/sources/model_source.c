@@ -282,47 +282,6 @@ static int pred_pos(const AppState *a, const ModelSource *s)
     return p >= 0 && p < s->ids.n ? p : s->ids.n - 1;
 }
 
-/* An encoder-decoder's groups (OptGroup's order), as the title and the
- * status bar name them. */
-static const char *const group_names[] = {"cross-attention (the target's queries \xC3\x97 the source's keys)",
-                                          "the encoder's self-attention (the source)",
-                                          "the decoder's self-attention (the target, causal)"};
-
-/* Do a's and b's maps hold the same group of the same target? (An
- * encoder's are the source's alone.) */
-static int same_group(const Result *a, const Result *b)
-{
-    return a->group == b->group &&
-           (a->group == GROUP_ENCODER ||
-            (a->Tt == b->Tt && (!a->Tt || memcmp(a->tgt, b->tgt, sizeof(int) * (size_t)a->Tt) == 0)));
-}
-
-/* Are r's maps of another group than the one shown, or of another target
- * than the bar's (an encoder-decoder's decoder and cross groups)? */
-static int group_stale(const ModelSource *s, const Result *r)
-{
-    if (!s->g->lm.info.encdec)
-        return 0;
-    if (r->group != s->group)
-        return 1;
-    return s->group != GROUP_ENCODER &&
-           (r->Tt != s->tgt.n || (r->Tt && memcmp(r->tgt, s->tgt.id, sizeof(int) * (size_t)r->Tt) != 0));
-}
-
-/* The Imported of r's maps (owned from now on): an encoder-decoder's
- * group labelled by its tokens, rows the target's for the decoder and
- * cross-attention, columns the source's for cross-attention. */
-static Imported *group_imported(const ModelSource *s, const Result *r, RtMaps *maps, AttnErr *err)
-{
-    const ModelOpened *g = s->g;
-    if (!g->lm.info.encdec || r->group == GROUP_ENCODER)
-        return model_maps_imported(g->bpe, g->name, maps, r->ids, r->T, r->L, r->H, err);
-    const RtShape *d = &g->lm.rt->sh; /* the decoder's layers and heads */
-    if (r->group == GROUP_DECODER)
-        return model_maps_imported(g->bpe, g->name, maps, r->tgt, r->Tt, d->n_layer, d->n_head, err);
-    return model_maps_imported_qk(g->bpe, g->name, maps, r->tgt, r->Tt, r->ids, r->T, d->n_layer, d->n_head, err);
-}
-
 /* Ask the worker for the text's maps (and the panel's numbers). */
 void lmsrc_submit(AppState *a)
 {
@@ -353,7 +312,7 @@ void lmsrc_submit(AppState *a)
     q->group = s->group;
     q->want_maps = !(s->last && s->last->layers_done == s->last->L && s->last->T == T && s->T_maps == T &&
                      s->last->abl_serial == s->abl_serial &&
-                     memcmp(s->last->ids, q->ids, sizeof(int) * (size_t)T) == 0 && !group_stale(s, s->last));
+                     memcmp(s->last->ids, q->ids, sizeof(int) * (size_t)T) == 0 && !encwin_group_stale(s, s->last));
     q->gen = s->gen_left > 0; /* a generation waiting for its token asks again */
     q->gs = s->gs;
     q->prng = s->prng;
@@ -429,36 +388,6 @@ static void lmsrc_set_text(AppState *a)
     a->dirty = 1;
 }
 
-/* An encoder-decoder's second bar (the target) changed: the decoder's ids,
- * then the worker (the decoder recomputed from its first changed token;
- * the source's encoder and cross keys kept). */
-static void lmsrc_set_keys(AppState *a)
-{
-    ModelSource *s = a->src;
-    ModelOpened *g = s->g;
-    if (!g->lm.info.encdec)
-        return;
-    if (model_decoder_ids(g, a->keys, a->keys ? a->keys_len : 0, &s->tgt) < 0) {
-        app_status(a, 1, "out of memory");
-        return;
-    }
-    int max = g->lm.info.n_positions;
-    if (s->tgt.n > max) {
-        app_status(a, 1, "the target: %d tokens: %s takes %d (n_positions); the first %d are used", s->tgt.n,
-                   g->name, max, max);
-        s->tgt.n = max;
-    }
-    for (int i = 0; i < s->tgt.n; i++)
-        if (s->tgt.id[i] >= g->lm.info.n_vocab) {
-            app_status(a, 1, "the target's token id %d is not a row of %s (%d rows)", s->tgt.id[i],
-                        g->lm.info.embed_name, g->lm.info.n_vocab);
-            s->tgt.n = i > 0 ? i : 1;
-            break;
-        }
-    lmsrc_submit(a);
-    a->dirty = 1;
-}
-
 /* The newest result: its maps shown (the picks kept), its numbers kept. */
 static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
 {
@@ -478,12 +407,12 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
     }
     int same = r->T == s->T_maps && s->last && s->last->layers_done == r->layers_done &&
                s->last->abl_serial == r->abl_serial && memcmp(r->ids, s->last->ids, sizeof(int) * (size_t)r->T) == 0 &&
-               same_group(r, s->last);
+               encwin_same_group(r, s->last);
     if (!same && r->maps) {
         AttnErr err = {0};
         RtMaps *maps = r->maps;
         r->maps = NULL;
-        Imported *im = group_imported(s, r, maps, &err);
+        Imported *im = encwin_imported(s, r, maps, &err);
         if (im) /* generated tokens marked in the labels */
             explore_mark_generated(s, im, r);
         if (im) { /* the worker's thumbnails and scores: nothing to make here */
@@ -515,7 +444,7 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
     result_free(s->last);
     s->last = r;
     s->stale = s->ids.n != r->T || memcmp(s->ids.id, r->ids, sizeof(int) * (size_t)r->T) != 0 ||
-               r->layers_done < r->L || r->abl_serial != s->abl_serial || group_stale(s, r);
+               r->layers_done < r->L || r->abl_serial != s->abl_serial || encwin_group_stale(s, r);
     if (!br.last) /* a partial result: the predictions and vectors are the last whole one's */
         r->n_pred = 0;
     a->dirty = 1;
@@ -584,42 +513,6 @@ static void panel_text(AppState *a)
 #undef PUT
 }
 
-/* A session's part: explore's (heads off, the lens), an encoder-decoder's
- * target and group. */
-static void lmsrc_session_out(const AppState *a, AttnSession *sn)
-{
-    const ModelSource *s = a->src;
-    explore_session_out(a, sn);
-    sn->group = -1;
-    if (!s->g->lm.info.encdec)
-        return;
-    sn->has_target = 1;
-    snprintf(sn->target, sizeof sn->target, "%s", a->keys ? a->keys : "");
-    sn->group = s->group;
-}
-
-static void lmsrc_session_in(AppState *a, const AttnSession *sn)
-{
-    ModelSource *s = a->src;
-    if (s->g->lm.info.encdec && sn->has_target && app_keys_store(a, sn->target) == 0)
-        lmsrc_set_keys(a);
-    if (s->g->lm.info.encdec && sn->group >= 0)
-        s->group = sn->group;
-    explore_session_in(a, sn); /* (asks the worker: the target's, the group's maps) */
-}
-
-/* The maps' controls; an encoder-decoder's group beside them (Ctrl+X). */
-static void lmsrc_controls(AppState *a)
-{
-    ModelSource *s = a->src;
-    maps_shown_controls(a);
-    if (!s->g->lm.info.encdec)
-        return;
-    static const char *const shortn[] = {"cross-attention", "encoder", "decoder"};
-    source_ctl_add(&a->vs, a->ctl_act, (AppAction){ACT_ENCDEC_GROUP, 1, 0, 0.0f}, 1, 0, "", "[^X] %s",
-                   shortn[s->group]);
-}
-
 static MapsShown *lmsrc_maps(const AppState *a)
 {
     ModelSource *s = a->src;
@@ -636,7 +529,7 @@ static void lmsrc_present(AppState *a)
                  info->n_head, info->n_kv_head, info->n_kv_head == 1 ? "" : "s");
     else if (info->encdec) /* the group shown */
         snprintf(s->what, sizeof s->what, "of %.200s: %s", s->g->name,
-                 group_names[s->group_shown]);
+                 encwin_group_names[s->group_shown]);
     else
         snprintf(s->what, sizeof s->what, "of %s", s->g->name);
     maps_shown_present(a, s->panel, s->what);
@@ -695,32 +588,10 @@ static int lmsrc_takes(AppActionKind k)
            k == ACT_GEN_STEP || k == ACT_ABLATE || k == ACT_LOGIT_LENS || k == ACT_ENCDEC_GROUP;
 }
 
-/* Ctrl+X / Ctrl+Shift+X: an encoder-decoder's next / previous group of
- * maps, the worker asked for them (the decoder's state copied, not run
- * again). */
-static void encdec_group(AppState *a, int dir)
-{
-    ModelSource *s = a->src;
-    if (!s->g->lm.info.encdec) {
-        app_status(a, 0, "%s is not an encoder-decoder: its maps are one group (Ctrl+X switches a T5's or "
-                   "BART's encoder, decoder and cross-attention)", s->g->name);
-        return;
-    }
-    static const int order[3] = {GROUP_ENCODER, GROUP_DECODER, GROUP_CROSS};
-    int k = 0;
-    while (k < 3 && order[k] != s->group)
-        k++;
-    s->group = order[((k + (dir < 0 ? -1 : 1)) % 3 + 3) % 3];
-    s->stale = 1;
-    app_status(a, 0, "%s (Ctrl+X: the next group)", group_names[s->group]);
-    lmsrc_submit(a);
-    a->dirty = 1;
-}
-
 static int lmsrc_apply(AppState *a, const AppAction *act)
 {
     if (act->kind == ACT_ENCDEC_GROUP) {
-        encdec_group(a, act->i);
+        encwin_group_step(a, act->i);
         return 0;
     }
     if (explore_apply(a, act))
@@ -801,7 +672,7 @@ static int lmsrc_show(AppState *a, void *opened)
         if (a->opt && a->opt->group_set) /* --group: those maps asked for at once */
             s->group = a->opt->group;
         if (app_keys_store(a, target) == 0)
-            lmsrc_set_keys(a);
+            encwin_set_keys(a);
     }
     app_set_sentence(a, g->text ? g->text : ""); /* the bar; its tokens go to the worker */
     /* what comes after the text; an encoder's first blank */
@@ -949,11 +820,11 @@ const SourceKind source_model = {
     .open = lmsrc_open,
     .close = lmsrc_close,
     .set_text = lmsrc_set_text,
-    .set_keys = lmsrc_set_keys,
+    .set_keys = encwin_set_keys,
     .apply = lmsrc_apply,
     .tick = lmsrc_tick,
     .present = lmsrc_present,
-    .controls = lmsrc_controls,
+    .controls = encwin_controls,
     .shown_size = lmsrc_shown_size,
     .save = lmsrc_save,
     .title = lmsrc_title,
@@ -969,6 +840,6 @@ const SourceKind source_model = {
     .probe_setup = lmsrc_probe_setup,
     .probe = lmsrc_probe,
     .cli_probe = lmsrc_cli_probe,
-    .session_out = lmsrc_session_out,
-    .session_in = lmsrc_session_in,
+    .session_out = encwin_session_out,
+    .session_in = encwin_session_in,
 };

@@ -113,6 +113,29 @@ typedef struct ModelSource {
  * token while a generation waits for one). */
 void lmsrc_submit(AppState *a);
 
+/* ---- model_encwin.c: an encoder-decoder (issue 36) ---- */
+
+/* Its groups' names (OptGroup's order) as the title and status bar say them. */
+extern const char *const encwin_group_names[3];
+/* Do a's and b's maps hold the same group of the same target? */
+int encwin_same_group(const Result *a, const Result *b);
+/* Are r's maps of another group or target than s asks for now? (0 for a
+ * model that is not an encoder-decoder.) */
+int encwin_group_stale(const ModelSource *s, const Result *r);
+/* The Imported of r's maps (owned from now on), its group's labels: rows
+ * the target's for the decoder and cross-attention, columns the source's
+ * for cross-attention. NULL on error (err set). */
+Imported *encwin_imported(const ModelSource *s, const Result *r, RtMaps *maps, AttnErr *err);
+/* The second bar (the target) changed: the decoder's ids, then the worker. */
+void encwin_set_keys(AppState *a);
+/* Ctrl+X (dir +1) / Ctrl+Shift+X (-1): the next / previous group. */
+void encwin_group_step(AppState *a, int dir);
+/* The control bar: the maps' controls and the group's button. */
+void encwin_controls(AppState *a);
+/* Sessions: explore's part, then the target and the group. */
+void encwin_session_out(const AppState *a, AttnSession *sn);
+void encwin_session_in(AppState *a, const AttnSession *sn);
+
 /* ---- model_explore.c ---- */
 
 /* The source's generation settings (--sample's), draws (--seed's) and
