@@ -507,6 +507,8 @@ static void panel_text(AppState *a)
         for (int m = 0; m < 3 && top[m] >= 0; m++)
             PUT("%s d%d %.2f", m ? "," : "", top[m], (double)q[top[m]] * k[top[m]]);
         PUT("\n");
+    } else if (r && s->g->lm.info.encdec && s->group_shown != GROUP_ENCODER) {
+        PUT("Inside a head: the query \xC2\xB7 key of the encoder's maps only (Ctrl+X to them).");
     } else if (r) {
         PUT("Inside a head: pick one layer and head (L, H) and a query \xE2\x86\x92 key cell.");
     }
