@@ -19,7 +19,11 @@
 #include "attnviz/bpe.h"
 #include "attnviz/model_source.h"
 #include "attnviz/source.h"
+#include "attnviz/import.h"
+#include "attnviz/options.h"
 #include "attnviz/wake.h"
+#include "../src/app/sources/model_internal.h"
+#include "../src/app/sources/model_window.h"
 #include "test_app_util.h"
 #include "test_gpt2_fs.h"
 
@@ -76,6 +80,218 @@ static void test_source(void **state)
     cJSON_Delete(ref);
 }
 
+
+/* The label of token id as the panel shows it, stored (a word or </s>). */
+static void token_label(const ModelOpened *g, int id, char *out, size_t cap)
+{
+    size_t len = 0;
+    const char *bytes = bpe_token_bytes(g->bpe, id, &len);
+    assert_non_null(bytes);
+    snprintf(out, cap, "%.*s", (int)len, bytes);
+}
+
+/* The panel's first line holds the probability p (as %.1f%%) and label. */
+static void assert_first_line(const AppState *a, double p, const char *label)
+{
+    char want[64];
+    snprintf(want, sizeof want, "%.1f%%", 100 * p);
+    const char *first = strstr(a->vs.no_model, " 1. "), *second = strstr(a->vs.no_model, " 2. ");
+    assert_non_null(first);
+    assert_non_null(second);
+    const char *pp = strstr(first, want), *tok = strstr(first, label);
+    if (!pp || pp > second || !tok || tok > second)
+        fail_msg("panel's first line lacks %s and %s: %s", want, label, first);
+}
+
+/* The second bar is the target: typed into (Shift+Enter), the decoder runs
+ * on its ids and the panel shows the next token after its last position,
+ * the float64 reference's (cli.json's top_ids, top_probs after
+ * decoder_ids); the encoder's maps stay the source's. A target one token
+ * longer recomputes the decoder from its first changed position only
+ * (rt->n_computed: positions × layers). */
+static void test_target(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    ModelOpened *g = NULL;
+    AttnErr err = {0};
+    cJSON *ref = read_json(DIR "/cli.json");
+    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
+    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
+    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
+    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
+    int top = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ref, "top_ids"), 0)->valueint;
+    double p = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ref, "top_probs"), 0)->valuedouble;
+    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    char label[64];
+    token_label(g, top, label, sizeof label);
+    int L = g->lm.rt->sh.n_layer; /* the decoder's (t5-relu-tied: 3, the encoder 2) */
+    assert_int_equal(source_model.show(a, g), 0);
+    assert_true(wait_maps(f));
+    if (!wait_panel(f, "The target's first token"))
+        fail_msg("panel: %s", a->vs.no_model ? a->vs.no_model : "(none)");
+    /* the bars: the source, the target */
+    app_present(a);
+    assert_string_equal(a->vs.bar_label, "Source");
+    assert_int_equal(a->vs.keys_bar, 1);
+    assert_string_equal(a->vs.keys_label, "Target");
+    key(f, SDLK_RETURN, KMOD_LSHIFT);
+    assert_int_equal(a->vs.keys_focus, 1);
+    type(f, target);
+    key(f, SDLK_ESCAPE, 0);
+    assert_string_equal(a->keys, target);
+    if (!wait_panel(f, "What comes next in the target"))
+        fail_msg("panel: %s", a->vs.no_model ? a->vs.no_model : "(none)");
+    ModelSource *s = a->src;
+    assert_int_equal(s->tgt.n, Tt);
+    for (int i = 0; i < Tt; i++)
+        assert_int_equal(s->tgt.id[i], cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"), i)->valueint);
+    assert_int_equal(s->last->Tt, Tt);
+    assert_first_line(a, p, label);
+    assert_int_equal(a->vs.map.Tq, Ts); /* the encoder's maps: the source's still */
+    /* one token more: the decoder computes that position alone */
+    long long before = s->last->computed;
+    char longer[256];
+    snprintf(longer, sizeof longer, "%s das", target);
+    app_set_keys(a, longer);
+    assert_int_equal(s->tgt.n, Tt + 1);
+    for (int k = 0; k < 400 && !(s->last && s->last->Tt == Tt + 1 && s->last->n_pred > 0); k++)
+        loop_turn(f, 20);
+    assert_int_equal(s->last->Tt, Tt + 1);
+    assert_int_equal(s->last->computed - before, (long long)L * 1);
+    cJSON_Delete(ref);
+}
+
+/* Until the maps shown are group's with Tq × Tk cells, up to date. */
+static int wait_group(Fix *f, int group, int Tq, int Tk)
+{
+    for (int k = 0; k < 400; k++) {
+        loop_turn(f, 20);
+        const ModelSource *s = f->a->src;
+        if (s->group_shown == group && !f->a->vs.stale && f->a->vs.map.v && f->a->vs.map.Tq == Tq &&
+            f->a->vs.map.Tk == Tk)
+            return 1;
+    }
+    return 0;
+}
+
+/* The three groups, Ctrl+X after Ctrl+X: the decoder's maps (target ×
+ * target, causal) equal the command line's (--group decoder:
+ * model_encdec_compute on the same texts), cross-attention (target
+ * queries × source keys) the float64 reference's layer 1, head 1
+ * (cli.json's cross_l1h1), each axis labelled with its side's tokens; a
+ * shorter target typed while cross-attention is shown gives its rows;
+ * then the encoder's again. */
+static void test_groups(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    ModelOpened *g = NULL, *cli = NULL;
+    AttnErr err = {0};
+    cJSON *ref = read_json(DIR "/cli.json");
+    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
+    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
+    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
+    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
+    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    assert_int_equal(source_model.show(a, g), 0);
+    assert_true(wait_maps(f));
+    key(f, SDLK_RETURN, KMOD_LSHIFT);
+    type(f, target);
+    key(f, SDLK_ESCAPE, 0);
+    if (!wait_panel(f, "What comes next in the target"))
+        fail_msg("panel: %s", a->vs.no_model ? a->vs.no_model : "(none)");
+    ModelSource *s = a->src;
+    char start[64], first[64];
+    token_label(s->g, s->g->lm.info.start_id, start, sizeof start);
+    token_label(s->g, s->ids.id[0], first, sizeof first);
+    /* the decoder's self-attention: as the command line's */
+    key(f, SDLK_x, KMOD_LCTRL);
+    if (!wait_group(f, GROUP_DECODER, Tt, Tt))
+        fail_msg("no decoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    assert_int_equal(a->vs.map.causal, 1);
+    assert_string_equal(s->ms.imp->q_shown[0], start);
+    assert_int_equal(s->ms.imp->f.L, s->g->lm.rt->sh.n_layer); /* the decoder's 3 layers, not the encoder's 2 */
+    assert_int_equal(model_open_path(DIR, 0, &cli, &err), 0);
+    assert_int_equal(model_encdec_compute(cli, text, target, GROUP_DECODER, &err), 0);
+    AttnMap want = import_map(cli->im, 0);
+    assert_int_equal(want.Tq, Tt);
+    for (int i = 0; i < Tt; i++)
+        for (int j = 0; j < Tt; j++)
+            if (fabsf(attn_map_at(&a->vs.map, i, j) - attn_map_at(&want, i, j)) > 1e-6f)
+                fail_msg("decoder map (%d, %d): %g, the command line's %g", i, j, attn_map_at(&a->vs.map, i, j),
+                         attn_map_at(&want, i, j));
+    /* cross-attention: the float64 reference's */
+    key(f, SDLK_x, KMOD_LCTRL);
+    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+        fail_msg("no cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    assert_string_equal(s->ms.imp->q_shown[0], start);
+    assert_string_equal(s->ms.imp->k_shown[0], first);
+    assert_int_equal(a->vs.map.causal, 0);
+    cJSON *x = cJSON_GetObjectItemCaseSensitive(ref, "cross_l1h1");
+    assert_int_equal(cJSON_GetArraySize(x), Tt);
+    for (int i = 0; i < Tt; i++)
+        for (int j = 0; j < Ts; j++) {
+            double w = cJSON_GetArrayItem(cJSON_GetArrayItem(x, i), j)->valuedouble;
+            if (fabs(attn_map_at(&a->vs.map, i, j) - w) > 1e-5)
+                fail_msg("cross map (%d, %d): %g, the reference's %g", i, j, attn_map_at(&a->vs.map, i, j), w);
+        }
+    /* a shorter target: the cross maps' rows follow it */
+    app_set_keys(a, "das Haus");
+    if (!wait_group(f, GROUP_CROSS, 3, Ts)) /* <pad> das haus */
+        fail_msg("cross maps after a new target: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    /* and back to the encoder's */
+    key(f, SDLK_x, KMOD_LCTRL);
+    if (!wait_group(f, GROUP_ENCODER, Ts, Ts))
+        fail_msg("no encoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    model_opened_free(cli);
+    cJSON_Delete(ref);
+}
+
+/* A session keeps the target and the group: saved with cross-attention
+ * shown, something else opened, then the session: the same target in the
+ * second bar and its cross maps shown again. */
+static void test_session(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    ModelOpened *g = NULL;
+    AttnErr err = {0};
+    cJSON *ref = read_json(DIR "/cli.json");
+    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
+    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
+    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
+    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
+    char dir[] = "/tmp/attnviz-test-encdec-session-XXXXXX", path[200];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t5.json", dir);
+    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    assert_int_equal(source_model.show(a, g), 0);
+    assert_true(wait_maps(f));
+    app_set_keys(a, target);
+    key(f, SDLK_x, KMOD_LCTRL | KMOD_LSHIFT); /* back from the encoder: cross-attention */
+    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+        fail_msg("no cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    float cell = attn_map_at(&a->vs.map, Tt - 1, 2);
+    assert_int_equal(app_save_session(a, path), 0);
+    assert_int_equal(a->status_err, 0);
+    assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
+    assert_ptr_not_equal(a->kind, &source_model);
+    assert_int_equal(app_open_path(a, path), 0);
+    assert_ptr_equal(a->kind, &source_model);
+    assert_string_equal(a->text, text);
+    assert_string_equal(a->keys, target);
+    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+        fail_msg("the session's cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    assert_float_equal(attn_map_at(&a->vs.map, Tt - 1, 2), cell, 1e-6);
+    unlink(path);
+    rmdir(dir);
+    cJSON_Delete(ref);
+}
+
 static int setup_app(void **state)
 {
     setenv("ATTNVIZ_DATADIR", "assets", 1);
@@ -86,6 +302,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_source, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_target, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_groups, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session, setup, teardown),
     };
     return cmocka_run_group_tests(tests, setup_app, group_teardown);
 }

@@ -93,6 +93,8 @@ typedef enum AppActionKind {
                            0 every head on */
     ACT_LOGIT_LENS,     /* the logit lens of the selected position shown / the
                            predictions */
+    ACT_ENCDEC_GROUP,   /* an encoder-decoder's maps: i +1 the next group, -1 the
+                           previous (encoder → decoder → cross-attention) */
     /* teach mode (issue 15, teach_app.h): the weights learn a painted target */
     ACT_TEACH,          /* teach mode on / off (the heatmap paints the target) */
     ACT_TEACH_PAINT,    /* i, j: target cell (i < 0: the query row and focused

@@ -16,7 +16,7 @@
 #define APP_UNDO_MAX 256
 #define APP_TEXT_MAX (1 << 20)
 #define APP_AUTOSAVE_MS 30000  /* unsaved edits are autosaved this often */
-#define APP_HELP_MAX 64        /* help overlay lines */
+#define APP_HELP_MAX 72        /* help overlay lines */
 
 /* What an undo step restores: the weights and the edited word vectors. */
 typedef struct AppSnapshot {
@@ -97,7 +97,7 @@ typedef struct AppState {
     struct AppTeach *teach;
 
     ViewHelpLine help[APP_HELP_MAX]; /* the help overlay, from the key table */
-    char help_text[4096];      /* its keys texts */
+    char help_text[5120];      /* its keys texts */
     AppAction last_action;     /* for tests: the last action applied ... */
     unsigned long n_actions;   /* ... and how many so far */
 } AppState;

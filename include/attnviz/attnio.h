@@ -95,6 +95,12 @@ typedef struct AttnSession {
     int n_ablated;
     int ablated[256][2];        /* 0-based layer, head */
     int ablate_mean, logit_lens;
+    /* an encoder-decoder's (issue 36): "target" the second bar's text (the
+     * decoder's), "group" the maps shown: "encoder", "decoder" or "cross"
+     * (group: OptGroup's numbers, GROUP_CROSS 0, -1 when none is said) */
+    int has_target;
+    char target[4096];
+    int group;
     /* the window's view, as a sentence's session keeps it ("view": {...});
      * has_view 0: a session without one (the view stays as it is) */
     int has_view;

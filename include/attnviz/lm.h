@@ -94,6 +94,12 @@ void lm_close(Lm *lm);
  * source src[0..Ts), the decoder's ids tgt[0..Tt) (its start token first). */
 int lm_forward_encdec(Lm *lm, const int *src, int Ts, const int *tgt, int Tt, const LmHooks *hooks,
                       AttnErr *err);
+/* lm_forward's with an encoder-decoder's target: ids the source, the
+ * decoder on tgt[0..Tt) (its start token first; NULL: the start token
+ * alone), hooks' layers the encoder's (the window's), the decoder's forward
+ * cancellable by them too. A decoder-only model: lm_forward's. */
+int lm_forward_target(Lm *lm, const int *ids, int T, const int *tgt, int Tt, const LmHooks *hooks,
+                      AttnErr *err);
 /* The forward of ids[0..T) (the unchanged prefix of the last one kept):
  * 0, -ATTN_E_CANCELLED (the next forward goes on), or an error. */
 int lm_forward(Lm *lm, const int *ids, int T, const LmHooks *hooks, AttnErr *err);

@@ -280,8 +280,14 @@ void rt_map_norms(const Rt *rt, int layer, int head, float *out, size_t ld);
  * rt_maps_map gives rt_map's floats. */
 typedef struct RtMaps RtMaps;
 RtMaps *rt_maps_take(const Rt *rt); /* NULL: out of memory */
+/* The same of an encoder-decoder's cross-attention (rt the decoder's
+ * state): the cross queries of its T target positions and the cross keys
+ * of its Ts source positions, maps T × Ts (rt_cross_map's) recomputed
+ * when asked; no value norms. NULL: out of memory. */
+RtMaps *rt_maps_take_cross(const Rt *rt);
 void rt_maps_free(RtMaps *m);       /* NULL is fine */
 int rt_maps_T(const RtMaps *m);
+int rt_maps_Tk(const RtMaps *m);    /* a map's keys: T, a cross group's Ts */
 /* 1 when layer's attention is causal (keys after the query masked); 0 for
  * a bidirectional model's (every map a full T × T square). */
 int rt_maps_causal(const RtMaps *m, int layer);

@@ -77,6 +77,8 @@ typedef struct ViewState {
     const char *step_label;/* the step view's tab when it holds a source's
                               own text (NULL: "Step view") */
     const char *bar_label; /* the first bar's label ("Sentence", "File") */
+    const char *keys_label, *keys_placeholder; /* the second bar's (NULL: "Keys", the
+                                                 cross-attention's keys) */
     const char *panel_title; /* the heatmap panel's title; NULL: the
                               formula of the matrix shown (from cfg) */
     char status_facts[400];/* the status bar's facts (the query's name follows) */

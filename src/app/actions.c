@@ -88,6 +88,7 @@ static const char *const action_names[ACT_COUNT] = {
     [ACT_GEN_STEP] = "gen_step",
     [ACT_ABLATE] = "ablate",
     [ACT_LOGIT_LENS] = "logit_lens",
+    [ACT_ENCDEC_GROUP] = "encdec_group",
     [ACT_TOGGLE_ROLLOUT] = "toggle_rollout",
     [ACT_GRID_MOVE] = "grid_move",
     [ACT_GRID_OPEN] = "grid_open",

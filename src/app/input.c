@@ -48,6 +48,8 @@ static const char H_GENERATE[] = "a language model: append the token it picks ne
 static const char H_GEN_STEP[] = "a language model: previous / next generated token (its row, the predictions it was chosen from)";
 static const char H_ABLATE[] = "a language model: switch the shown head off / on (ablation) / every head on again";
 static const char H_ABLATE_MODE[] = "a language model: a head switched off gives zeros / its mean over the text (mean ablation)";
+static const char H_ENCDEC_GROUP[] = "an encoder-decoder (T5, BART): next / previous maps: encoder, decoder, cross-attention "
+                                     "(target \xC3\x97 source)";
 static const char H_TEACH_LR[] = "teach: learning rate \xC3\x97" "2 / \xC3\xB7" "2";
 
 #define CTRL KEYMOD_CTRL
@@ -121,6 +123,8 @@ static const AppKey key_table[] = {
     K(SDLK_k, ALT, MAIN, ACT_ABLATE, 2, H_ABLATE_MODE),
     K(SDLK_r, CTRL, MAIN, ACT_LOGIT_LENS, 0,
       "a language model: the logit lens of the selected position (each layer's top 5) / what comes next"),
+    K(SDLK_x, CTRL | NOSHIFT, MAIN, ACT_ENCDEC_GROUP, 1, H_ENCDEC_GROUP),
+    K(SDLK_x, CTRL | SHIFT, MAIN, ACT_ENCDEC_GROUP, -1, H_ENCDEC_GROUP),
     K(SDLK_q, NOSHIFT, MAIN, ACT_LINES_HEADS, 0, "line diagram: every head of the layer, each its own colour / one head"),
     K(SDLK_1, SHIFT, MAIN, ACT_HEAD_SWITCH, 0, H_HEAD_SWITCH),
     K(SDLK_2, SHIFT, MAIN, ACT_HEAD_SWITCH, 1, NULL),
@@ -316,7 +320,8 @@ static int help_hides(const AppKey *k, int (*takes)(AppActionKind), unsigned sho
     int file = k->ctx == KEYCTX_GRID || a == ACT_CYCLE_LAYER || a == ACT_TOGGLE_GRID ||
                a == ACT_TOGGLE_ROLLOUT || a == ACT_TOGGLE_SPECIAL || a == ACT_HEAD_SCORE ||
                a == ACT_GRID_SORT || a == ACT_SCORE_VIEW || a == ACT_LINES_HEADS || a == ACT_HEAD_SWITCH || a == ACT_PROBE ||
-               a == ACT_GENERATE || a == ACT_GEN_STEP || a == ACT_ABLATE || a == ACT_LOGIT_LENS;
+               a == ACT_GENERATE || a == ACT_GEN_STEP || a == ACT_ABLATE || a == ACT_LOGIT_LENS ||
+               a == ACT_ENCDEC_GROUP;
     return (file && !(show & APP_HELP_FILE)) || (k->ctx == KEYCTX_TEACH && !(show & APP_HELP_TEACH));
 }
 

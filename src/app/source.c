@@ -120,7 +120,7 @@ int source_owns(AppActionKind k)
     case ACT_CYCLE_LAYER: case ACT_TOGGLE_GRID: case ACT_TOGGLE_ROLLOUT: case ACT_GRID_MOVE:
     case ACT_GRID_OPEN: case ACT_TOGGLE_SPECIAL: case ACT_COMPARE: case ACT_HEAD_SCORE: case ACT_GRID_SORT:
     case ACT_SCORE_VIEW: case ACT_LINES_HEADS: case ACT_HEAD_SWITCH: case ACT_PROBE:
-    case ACT_GENERATE: case ACT_GEN_STEP: case ACT_ABLATE: case ACT_LOGIT_LENS:
+    case ACT_GENERATE: case ACT_GEN_STEP: case ACT_ABLATE: case ACT_LOGIT_LENS: case ACT_ENCDEC_GROUP:
         return 1;
     default:
         return 0;

@@ -169,6 +169,8 @@ void rt_map_norms(const Rt *rt, int layer, int head, float *out, size_t ld)
 
 struct RtMaps {
     int L, H, KV, dh, T;
+    int Tk;       /* the keys of a map: T, or a cross group's source positions */
+    int cross;    /* 1: an encoder-decoder's cross-attention (rt_maps_take_cross) */
     RtAttn *attn; /* L */
     int *done;    /* L */
     float *q;     /* L × T × H·dh: the queries */
@@ -210,8 +212,8 @@ RtMaps *rt_maps_take(const Rt *rt)
     RtMaps *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
-    *m = (RtMaps){s->n_layer, s->n_head, s->n_kv_head, s->d_head, rt->T, NULL, NULL, NULL, NULL, NULL,
-                  NULL, 0};
+    *m = (RtMaps){s->n_layer, s->n_head, s->n_kv_head, s->d_head, rt->T, rt->T, 0, NULL, NULL, NULL, NULL,
+                  NULL, NULL, 0};
     m->attn = malloc(sizeof *m->attn * L);
     m->done = malloc(sizeof *m->done * L);
     m->q = malloc(sizeof *m->q * (L * T * qd + 1));
@@ -244,6 +246,46 @@ RtMaps *rt_maps_take(const Rt *rt)
     for (size_t k = 0; k < L * T * qd; k++)
         ok &= fabsf(m->q[k]) < 1e18f;
     for (size_t k = 0; k < L * (size_t)rt->kvdim * T; k++)
+        ok &= fabsf(m->kt[k]) < 1e18f;
+    m->tame = ok;
+    return m;
+}
+
+RtMaps *rt_maps_take_cross(const Rt *rt)
+{
+    const RtShape *s = &rt->sh;
+    int Ts = rt->Ts > 0 ? rt->Ts : 0;
+    size_t L = (size_t)s->n_layer, T = (size_t)rt->T, qd = (size_t)rt->qdim, kt_n = L * (size_t)rt->kvdim * Ts;
+    RtMaps *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    *m = (RtMaps){s->n_layer, s->n_head, s->n_kv_head, s->d_head, rt->T, Ts, 1, NULL, NULL, NULL, NULL,
+                  NULL, NULL, 0};
+    m->attn = malloc(sizeof *m->attn * L);
+    m->done = malloc(sizeof *m->done * L);
+    m->q = malloc(sizeof *m->q * (L * T * qd + 1));
+    m->kt = malloc(sizeof *m->kt * (kt_n + 1));
+    if (!m->attn || !m->done || !m->q || !m->kt || !rt->xattn) {
+        rt_maps_free(m);
+        return NULL;
+    }
+    memcpy(m->attn, rt->xattn, sizeof *m->attn * L);
+    if (copy_rel(m) < 0) {
+        rt_maps_free(m);
+        return NULL;
+    }
+    memcpy(m->done, rt->layer_done, sizeof *m->done * L);
+    for (size_t l = 0; l < L && Ts; l++) /* no source yet: every row 0 */
+        for (size_t i = 0; i < T; i++)
+            memcpy(m->q + (l * T + i) * qd, rt_cross_q(rt, (int)l, (int)i), sizeof(float) * qd);
+    if (Ts)
+        memcpy(m->kt, rt->xkt, sizeof(float) * kt_n);
+    else
+        memset(m->done, 0, sizeof *m->done * L);
+    int ok = 1;
+    for (size_t k = 0; k < L * T * qd && Ts; k++)
+        ok &= fabsf(m->q[k]) < 1e18f;
+    for (size_t k = 0; k < kt_n; k++)
         ok &= fabsf(m->kt[k]) < 1e18f;
     m->tame = ok;
     return m;
@@ -282,14 +324,44 @@ int rt_maps_T(const RtMaps *m)
     return m->T;
 }
 
+int rt_maps_Tk(const RtMaps *m)
+{
+    return m->Tk;
+}
+
 size_t rt_maps_bytes(const RtMaps *m)
 {
-    return sizeof(float) * (size_t)m->L * m->T * ((size_t)(m->H + m->KV) * m->dh + (m->vn ? m->H : 0));
+    return sizeof(float) * (size_t)m->L *
+           ((size_t)m->T * m->H * m->dh + (size_t)m->Tk * m->KV * m->dh + (m->vn ? (size_t)m->T * m->H : 0));
+}
+
+/* Rows [i0, i1) of a cross map (layer, head): every target row below done
+ * over all Tk source keys (no mask), the rest 0, as rt_cross_map. */
+static void cross_rows(const RtMaps *m, int layer, int head, float *out, size_t ld, int i0, int i1)
+{
+    size_t T = (size_t)m->T, qd = (size_t)m->H * m->dh;
+    int g = head / (m->H / m->KV);
+    const float *kt = m->kt + ((size_t)layer * m->KV + g) * m->dh * m->Tk;
+    for (int i = i0; i < i1; i++) {
+        float *row = out + (size_t)i * ld;
+        int j0 = 0, j1 = 0;
+        if (i < m->done[layer] && m->Tk > 0)
+            rt_weights_row(&m->attn[layer], head, m->q + ((size_t)layer * T + i) * qd + (size_t)head * m->dh, kt,
+                           m->Tk, m->dh, i, m->Tk, row, &j0, &j1);
+        for (int j = 0; j < j0; j++)
+            row[j] = 0.0f;
+        for (int j = j1; j < m->Tk; j++)
+            row[j] = 0.0f;
+    }
 }
 
 /* Rows [i0, i1) of map (layer, head) of m. */
 static void snap_rows(const RtMaps *m, int layer, int head, float *out, size_t ld, int i0, int i1)
 {
+    if (m->cross) {
+        cross_rows(m, layer, head, out, ld, i0, i1);
+        return;
+    }
     size_t T = (size_t)m->T, qd = (size_t)m->H * m->dh;
     int g = head / (m->H / m->KV);
     rt_map_rows(&m->attn[layer], head, m->done[layer], m->q + (size_t)layer * T * qd + (size_t)head * m->dh,
@@ -303,7 +375,7 @@ static void snap_norm_rows(const RtMaps *m, int layer, int head, float *out, siz
 {
     if (!m->vn) {
         for (int i = i0; i < i1; i++)
-            memset(out + (size_t)i * ld, 0, sizeof(float) * (size_t)m->T);
+            memset(out + (size_t)i * ld, 0, sizeof(float) * (size_t)m->Tk);
         return;
     }
     snap_rows(m, layer, head, out, ld, i0, i1);
@@ -337,7 +409,7 @@ void rt_maps_map(const RtMaps *m, int layer, int head, float *out, size_t ld)
     if (m->T <= 0)
         return;
     SnapJob j = {m, layer, head, (m->T + 31) / 32, 0, out, ld};
-    ops_share(snap_piece, &j, (m->T + j.per - 1) / j.per, (double)m->T * m->T * m->dh / 2);
+    ops_share(snap_piece, &j, (m->T + j.per - 1) / j.per, (double)m->T * m->Tk * m->dh / 2);
 }
 
 void rt_maps_norms_map(const RtMaps *m, int layer, int head, float *out, size_t ld)
@@ -351,6 +423,7 @@ void rt_maps_norms_map(const RtMaps *m, int layer, int head, float *out, size_t 
 typedef struct EachJob {
     const void *src; /* an Rt (rt) or an RtMaps */
     int rt, l0, n, H, T;
+    int Tk;          /* each map's columns (an RtMaps's: T, or a cross group's source) */
     int norms;       /* 1: an RtMaps's norms maps */
     void (*fn)(void *user, int layer, int head, const float *map);
     void *user;
@@ -367,19 +440,19 @@ static void each_piece(const void *arg, int k)
         if (j->rt)
             (j->norms ? rt_map_norms : rt_map)(j->src, l, h, j->scratch[k], (size_t)j->T);
         else
-            (j->norms ? snap_norm_rows : snap_rows)(j->src, l, h, j->scratch[k], (size_t)j->T, 0, j->T);
+            (j->norms ? snap_norm_rows : snap_rows)(j->src, l, h, j->scratch[k], (size_t)j->Tk, 0, j->T);
         j->fn(j->user, l, h, j->scratch[k]);
     }
 }
 
 static int each(EachJob *j, int dh)
 {
-    size_t one = (size_t)j->T * j->T + 1;
+    size_t one = (size_t)j->T * j->Tk + 1;
     j->scratch[0] = malloc(sizeof(float) * one);
     j->scratch[1] = malloc(sizeof(float) * one);
     int rc = j->scratch[0] && j->scratch[1] ? 0 : -ATTN_E_NOMEM;
     if (rc == 0)
-        ops_share(each_piece, j, 2, (double)j->n * j->T * j->T * dh);
+        ops_share(each_piece, j, 2, (double)j->n * j->T * j->Tk * dh);
     free(j->scratch[0]);
     free(j->scratch[1]);
     return rc;
@@ -388,7 +461,7 @@ static int each(EachJob *j, int dh)
 int rt_maps_each(const RtMaps *m, void (*fn)(void *user, int layer, int head, const float *map),
                  void *user)
 {
-    EachJob j = {m, 0, 0, m->L * m->H, m->H, m->T, 0, fn, user, {NULL, NULL}};
+    EachJob j = {m, 0, 0, m->L * m->H, m->H, m->T, m->Tk, 0, fn, user, {NULL, NULL}};
     return each(&j, m->dh);
 }
 
@@ -397,14 +470,14 @@ int rt_maps_norms_each(const RtMaps *m, void (*fn)(void *user, int layer, int he
 {
     if (!m->vn)
         return -ATTN_E_RANGE;
-    EachJob j = {m, 0, 0, m->L * m->H, m->H, m->T, 1, fn, user, {NULL, NULL}};
+    EachJob j = {m, 0, 0, m->L * m->H, m->H, m->T, m->Tk, 1, fn, user, {NULL, NULL}};
     return each(&j, m->dh);
 }
 
 int rt_layer_each(const Rt *rt, int layer, void (*fn)(void *user, int layer, int head, const float *map),
                   void *user)
 {
-    EachJob j = {rt, 1, layer, rt->sh.n_head, rt->sh.n_head, rt->T, 0, fn, user, {NULL, NULL}};
+    EachJob j = {rt, 1, layer, rt->sh.n_head, rt->sh.n_head, rt->T, rt->T, 0, fn, user, {NULL, NULL}};
     return each(&j, rt->sh.d_head);
 }
 
@@ -414,6 +487,6 @@ int rt_layer_norms_each(Rt *rt, int layer, void (*fn)(void *user, int layer, int
     AttnErr err = {0};
     if (rt_value_norms(rt, &err) < 0 || !rt_norms_of(rt, layer, 0))
         return -ATTN_E_RANGE;
-    EachJob j = {rt, 1, layer, rt->sh.n_head, rt->sh.n_head, rt->T, 1, fn, user, {NULL, NULL}};
+    EachJob j = {rt, 1, layer, rt->sh.n_head, rt->sh.n_head, rt->T, rt->T, 1, fn, user, {NULL, NULL}};
     return each(&j, rt->sh.d_head);
 }

@@ -15,6 +15,9 @@
 /* "view"."color_scale": ColorScaleMode's names, as a sentence's session has them */
 static const char *const CSCALE_NAMES[3] = {"fixed", "max", "row"};
 
+/* "group": OptGroup's order (GROUP_CROSS 0, GROUP_ENCODER, GROUP_DECODER) */
+static const char *const GROUP_NAMES[3] = {"cross", "encoder", "decoder"};
+
 static int write_session(FILE *f, void *ctx)
 {
     const AttnSession *s = ctx;
@@ -51,6 +54,12 @@ static int write_session(FILE *f, void *ctx)
             fprintf(f, "%s[%d, %d]", i ? ", " : "", s->ablated[i][0] + 1, s->ablated[i][1] + 1);
         fprintf(f, "], \"ablate_mean\": %s, \"logit_lens\": %s", s->ablate_mean ? "true" : "false",
                 s->logit_lens ? "true" : "false");
+    }
+    if (s->has_target) {
+        fputs(",\n \"target\": ", f);
+        io_json_string(f, s->target);
+        if (s->group >= 0 && s->group < 3)
+            fprintf(f, ", \"group\": \"%s\"", GROUP_NAMES[s->group]);
     }
     if (s->has_view)
         fprintf(f, ",\n \"view\": {\"colormap\": %d, \"color_scale\": \"%s\", \"all_lines\": %s, \"dark\": %s, "
@@ -207,6 +216,31 @@ static int parse_heads(AttnSession *s, const cJSON *root, const char *name, Attn
 
 /* "view": the colour map, colour scale, theme, interface size and lines;
  * absent: has_view 0. */
+/* An encoder-decoder's "target" (a string) and "group" ("encoder",
+ * "decoder" or "cross"); neither: has_target 0, group -1. */
+static int parse_target(AttnSession *s, const cJSON *root, const char *name, AttnErr *err)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "target");
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(root, "group");
+    s->group = -1;
+    if (t && (!cJSON_IsString(t) || strlen(t->valuestring) >= sizeof s->target))
+        return attn_err_set(err, ATTN_E_PARSE, name, 0, "\"target\" must be a string of fewer than %zu bytes",
+                            sizeof s->target);
+    if (t) {
+        s->has_target = 1;
+        snprintf(s->target, sizeof s->target, "%s", t->valuestring);
+    }
+    if (!g)
+        return 0;
+    for (int k = 0; k < 3 && cJSON_IsString(g); k++)
+        if (strcmp(g->valuestring, GROUP_NAMES[k]) == 0) {
+            s->group = k;
+            return 0;
+        }
+    return attn_err_set(err, ATTN_E_PARSE, name, 0, "\"group\" must be \"encoder\", \"decoder\" or \"cross\", not %s",
+                        cJSON_IsString(g) ? g->valuestring : "a non-string");
+}
+
 static int parse_view(AttnSession *s, const cJSON *root, const char *name, AttnErr *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "view");
@@ -269,6 +303,8 @@ int attn_session_parse(AttnSession *s, const char *data, size_t len, const char 
         rc = parse_heads(s, root, name, err);
     if (rc == 0)
         rc = parse_ablated(s, root, name, err);
+    if (rc == 0)
+        rc = parse_target(s, root, name, err);
     if (rc == 0)
         rc = parse_view(s, root, name, err);
     if (rc == 0)

@@ -27,9 +27,10 @@ static void bar_view(const ViewState *s, const ViewLayout *l, int keys, BarView 
     memset(b, 0, sizeof *b);
     b->keys = keys;
     if (keys) {
-        b->label = "Keys";
+        b->label = s->keys_label ? s->keys_label : "Keys";
         b->text = s->keys_sentence ? s->keys_sentence : "";
-        b->placeholder = "keys from a second sentence (empty: self-attention) \xE2\x80\x94 Tab or Shift+Enter";
+        b->placeholder = s->keys_placeholder ? s->keys_placeholder
+                       : "keys from a second sentence (empty: self-attention) \xE2\x80\x94 Tab or Shift+Enter";
         b->cursor = s->keys_cursor;
         b->focus = s->keys_focus;
         b->rect = l->keys_bar;

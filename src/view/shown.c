@@ -42,6 +42,7 @@ void view_state_set_model(ViewState *s, Model *m)
     s->k_unknown = NULL;
     s->keys_bar = s->cross = s->stale = 0;
     s->bar_label = s->panel_title = s->step_label = NULL;
+    s->keys_label = s->keys_placeholder = NULL;
     s->status_facts[0] = '\0';
     s->title[0] = s->facts[0] = '\0';
     s->d = s->dk = s->heads = s->n_unknown = 0;

@@ -148,14 +148,22 @@ void lm_close(Lm *lm)
         memset(lm, 0, sizeof *lm);
 }
 
-int lm_forward(Lm *lm, const int *ids, int T, const LmHooks *hooks, AttnErr *err)
+int lm_forward_target(Lm *lm, const int *ids, int T, const int *tgt, int Tt, const LmHooks *hooks,
+                      AttnErr *err)
 {
-    if (lm->info.encdec) { /* the source; the decoder on its start token alone */
+    if (lm->info.encdec) {
         LmHooks dec = {hooks ? hooks->cancel : NULL, NULL, hooks ? hooks->user : NULL, NULL};
         int start = lm->info.start_id;
-        return rt_forward_encdec(lm->rt, lm->model->weights, ids, T, &start, 1, &dec, hooks, err);
+        if (!tgt || Tt <= 0)
+            tgt = &start, Tt = 1;
+        return rt_forward_encdec(lm->rt, lm->model->weights, ids, T, tgt, Tt, &dec, hooks, err);
     }
     return rt_forward(lm->rt, lm->model->weights, ids, T, hooks, err);
+}
+
+int lm_forward(Lm *lm, const int *ids, int T, const LmHooks *hooks, AttnErr *err)
+{
+    return lm_forward_target(lm, ids, T, NULL, 0, hooks, err); /* an encoder-decoder: the start token */
 }
 
 int lm_forward_encdec(Lm *lm, const int *src, int Ts, const int *tgt, int Tt, const LmHooks *hooks,

@@ -14,30 +14,35 @@
 #include "attnviz/options.h"
 #include "model_internal.h"
 
-/* The decoder's ids of target: the start token, then the target's tokens
- * (its template's included) without the last, as transformers'
- * shift_tokens_right makes them from the labels. */
-static int decoder_ids(ModelOpened *g, const char *target, AttnErr *err)
+int model_decoder_ids(const ModelOpened *g, const char *target, size_t len, BpeIds *out)
 {
     BpeIds t = {0};
-    int n = 0;
-    if (target && model_encode(g, target, strlen(target), &t) < 0) {
+    if (target && model_encode(g, target, len, &t) < 0) {
         bpe_ids_free(&t);
-        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
+        return -ATTN_E_NOMEM;
     }
-    n = t.n > 0 ? t.n : 1; /* the start token and t.n − 1 of the target's */
-    int *p = realloc(g->tgt.id, sizeof *p * (size_t)n);
-    if (!p) {
-        bpe_ids_free(&t);
-        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
+    int n = t.n > 0 ? t.n : 1; /* the start token and t.n − 1 of the target's */
+    if (n > out->cap) {
+        int *p = realloc(out->id, sizeof *p * (size_t)n);
+        if (!p) {
+            bpe_ids_free(&t);
+            return -ATTN_E_NOMEM;
+        }
+        out->id = p;
+        out->cap = n;
     }
-    g->tgt.id = p;
-    g->tgt.cap = n;
-    g->tgt.n = n;
-    p[0] = g->lm.info.start_id;
+    out->n = n;
+    out->id[0] = g->lm.info.start_id;
     for (int i = 1; i < n; i++)
-        p[i] = t.id[i - 1];
+        out->id[i] = t.id[i - 1];
     bpe_ids_free(&t);
+    return 0;
+}
+
+static int decoder_ids(ModelOpened *g, const char *target, AttnErr *err)
+{
+    if (model_decoder_ids(g, target, target ? strlen(target) : 0, &g->tgt) < 0)
+        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
     return 0;
 }
 

@@ -312,7 +312,12 @@ size_t explore_predictions_text(const ModelSource *s, const Result *r, char *p, 
         PUT("What fills the blank (\xE2\x80\x9C%s\xE2\x80\x9D, position %d):\n", t ? t : "?", r->pred_pos + 1);
     else if (s->g->lm.info.masked_lm)
         PUT("What fills position %d (\xE2\x80\x9C%s\xE2\x80\x9D):\n", r->pred_pos + 1, t ? t : "?");
-    else if (s->g->lm.info.encdec) /* lm_forward's view: the decoder on its start token */
+    else if (s->g->lm.info.encdec && r->Tt > 1) { /* the decoder's next token after the target's last */
+        char *w = model_shown_label(s->g->bpe, r->tgt_last);
+        PUT("What comes next in the target, after \xE2\x80\x9C%s\xE2\x80\x9D (decoder position %d, over this "
+            "source):\n", w ? w : "?", r->Tt);
+        free(w);
+    } else if (s->g->lm.info.encdec) /* an empty target: the decoder on its start token */
         PUT("The target's first token (the decoder after its start token, over this source):\n");
     else
         PUT("What comes next after \xE2\x80\x9C%s\xE2\x80\x9D (position %d):\n", t ? t : "?", r->pred_pos + 1);

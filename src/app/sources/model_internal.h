@@ -44,6 +44,10 @@ int model_mask_pos(const ModelOpened *g, const int *ids, int n);
  * on error (err set). */
 Imported *model_maps_imported(const Bpe *b, const char *name, RtMaps *maps, const int *ids, int T, int L, int H,
                               AttnErr *err);
+/* The same with the keys' own tokens kids[0..Tk) (NULL: ids': a square):
+ * an encoder-decoder's cross group, target queries × source keys. */
+Imported *model_maps_imported_qk(const Bpe *b, const char *name, RtMaps *maps, const int *ids, int T,
+                                 const int *kids, int Tk, int L, int H, AttnErr *err);
 
 /* Every map's thumbnail (the model view's side) and scores (no token
  * dropped), made a layer at a time as a forward finishes it (layers not yet
@@ -77,6 +81,11 @@ int model_opened_set_text(ModelOpened *g, const char *text, size_t len, AttnErr 
 /* g->ids checked for a forward: some tokens (else what the vocabulary
  * lacks of text), at most n_positions, each a row of the embedding. */
 int model_check_ids(ModelOpened *g, const char *text, size_t len, AttnErr *err);
+/* An encoder-decoder's decoder ids of target (len bytes; NULL: none) into
+ * out: the start token, then the target's tokens as its tokenizer encodes
+ * them (its template's included) without the last (transformers'
+ * shift_tokens_right). 0 or -ATTN_E_NOMEM. */
+int model_decoder_ids(const ModelOpened *g, const char *target, size_t len, BpeIds *out);
 /* An encoder-decoder's command line (model_encdec.c): text the source,
  * target the decoder's text (NULL: its start token alone), the forward,
  * then g->im the maps of group (OptGroup); 0 or an error (a target with

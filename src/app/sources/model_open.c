@@ -311,7 +311,7 @@ char *model_shown_label(const Bpe *b, int id)
 /* The Imported's maps: made when asked from the snapshot. */
 static void snapshot_map(const void *user, int l, int h, float *out)
 {
-    rt_maps_map(user, l, h, out, (size_t)rt_maps_T(user));
+    rt_maps_map(user, l, h, out, (size_t)rt_maps_Tk(user));
 }
 
 static int snapshot_each(const void *user, void (*fn)(void *, int, int, const float *), void *fn_user)
@@ -321,7 +321,7 @@ static int snapshot_each(const void *user, void (*fn)(void *, int, int, const fl
 
 static void snapshot_norms_map(const void *user, int l, int h, float *out)
 {
-    rt_maps_norms_map(user, l, h, out, (size_t)rt_maps_T(user));
+    rt_maps_norms_map(user, l, h, out, (size_t)rt_maps_Tk(user));
 }
 
 static int snapshot_norms_each(const void *user, void (*fn)(void *, int, int, const float *), void *fn_user)
@@ -334,15 +334,35 @@ static void snapshot_free(void *user)
     rt_maps_free(user);
 }
 
+/* The labels of ids[0..T) as stored (*tok) and shown (*shown), malloc'd
+ * and NULL-ended: 0, or -1 (out of memory; both freed). */
+static int labels(const Bpe *b, const int *ids, int T, char ***tok, char ***shown)
+{
+    *tok = calloc((size_t)T + 1, sizeof **tok);
+    *shown = calloc((size_t)T + 1, sizeof **shown);
+    int ok = *tok && *shown;
+    for (int i = 0; ok && i < T; i++)
+        ok = ((*tok)[i] = model_token_text(b, ids[i], "\xC4\xA0", "?")) && ((*shown)[i] = model_shown_label(b, ids[i]));
+    if (!ok) {
+        attn_tokens_free(*tok);
+        attn_tokens_free(*shown);
+        *tok = *shown = NULL;
+    }
+    return ok ? 0 : -1;
+}
+
 Imported *model_maps_imported(const Bpe *b, const char *name, RtMaps *maps, const int *ids, int T, int L, int H,
                                AttnErr *err)
 {
-    char **tok = calloc((size_t)T + 1, sizeof *tok);
-    char **shown = calloc((size_t)T + 1, sizeof *shown);
+    return model_maps_imported_qk(b, name, maps, ids, T, NULL, T, L, H, err);
+}
+
+Imported *model_maps_imported_qk(const Bpe *b, const char *name, RtMaps *maps, const int *ids, int T,
+                                 const int *kids, int Tk, int L, int H, AttnErr *err)
+{
+    char **tok = NULL, **shown = NULL, **ktok = NULL, **kshown = NULL;
     Imported *im = malloc(sizeof *im);
-    int ok = tok && shown && im;
-    for (int i = 0; ok && i < T; i++)
-        ok = (tok[i] = model_token_text(b, ids[i], "\xC4\xA0", "?")) && (shown[i] = model_shown_label(b, ids[i]));
+    int ok = im && labels(b, ids, T, &tok, &shown) == 0 && (!kids || labels(b, kids, Tk, &ktok, &kshown) == 0);
     if (!ok) {
         attn_tokens_free(tok);
         attn_tokens_free(shown);
@@ -360,9 +380,10 @@ Imported *model_maps_imported(const Bpe *b, const char *name, RtMaps *maps, cons
         for (int l = 0; l < L; l++)
             windows[l] = rt_maps_window(maps, l);
     ImportMaps from = {snapshot_map, snapshot_each, maps, snapshot_free, !rt_maps_tame(maps)};
-    if (import_from_maps(im, name, &from, L, H, T, T, tok, NULL, err) < 0) {
+    if (import_from_maps(im, name, &from, L, H, T, kids ? Tk : T, tok, ktok, err) < 0) {
         free(windows);
         attn_tokens_free(shown);
+        attn_tokens_free(kshown);
         free(im);
         return NULL;
     }
@@ -375,6 +396,12 @@ Imported *model_maps_imported(const Bpe *b, const char *name, RtMaps *maps, cons
         im->q_shown[i] = shown[i];
     }
     free(shown);
+    for (int j = 0; kshown && im->k_shown && j < Tk; j++) { /* a cross group's keys: the source's */
+        free(im->k_shown[j]);
+        im->k_shown[j] = kshown[j];
+        kshown[j] = NULL;
+    }
+    attn_tokens_free(kshown); /* (NULL-ended: what was moved is NULL now, the rest freed) */
     /* a causal model's keys after each query are masked, in the window as in
        the exports; an encoder's (BERT's) maps are full squares */
     im->causal = causal;

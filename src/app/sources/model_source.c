@@ -43,6 +43,7 @@ static void request_free(void *p)
     Request *r = p;
     if (r) {
         free(r->ids);
+        free(r->tgt);
         free(r->ablated);
     }
     free(r);
@@ -54,6 +55,7 @@ static void result_free(void *p)
     if (!r)
         return;
     free(r->ids);
+    free(r->tgt);
     rt_maps_free(r->maps);
     free(r->thumbs);
     free(r->scores);
@@ -81,10 +83,18 @@ static Result *new_result(ModelOpened *g, const Request *q, int maps)
     AttnErr err = {0};
     if (maps) { /* R's norms beside the weights (a keystroke: its position's); an
                    architecture that records no W_O has none, its weights still shown */
-        lm_value_norms(&g->lm, &err);
-        r->maps = lm_maps_take(&g->lm);
+        if (!g->lm.info.encdec || q->group == GROUP_ENCODER) {
+            lm_value_norms(&g->lm, &err);
+            r->maps = lm_maps_take(&g->lm);
+        } else { /* the decoder's own state: its self-attention, or its cross-attention */
+            r->maps = q->group == GROUP_CROSS ? rt_maps_take_cross(g->lm.rt) : rt_maps_take(g->lm.rt);
+        }
     }
-    if (!r->ids || (maps && !r->maps)) {
+    r->group = q->group;
+    r->Tt = q->Tt;
+    if (q->Tt > 0 && (r->tgt = malloc(sizeof(int) * (size_t)q->Tt)))
+        memcpy(r->tgt, q->tgt, sizeof(int) * (size_t)q->Tt);
+    if (!r->ids || (maps && !r->maps) || (q->Tt > 0 && !r->tgt)) {
         result_free(r);
         return NULL;
     }
@@ -142,7 +152,13 @@ static void finish_result(ModelOpened *g, const Request *q, Result *r)
             }
         }
     r->pred_pos = q->pred_pos;
-    if (q->pred_pos >= 0 && q->pred_pos < T) {
+    r->tgt_last = q->Tt > 0 ? q->tgt[q->Tt - 1] : -1;
+    if (q->Tt > 0 && q->pred_pos >= 0) { /* an encoder-decoder: after the decoder's last position */
+        AttnErr err = {0};
+        int k = g->lm.info.n_vocab < LM_TOP_K ? g->lm.info.n_vocab : LM_TOP_K;
+        if (lm_top_k(&g->lm, q->Tt - 1, k, r->pred_ids, r->pred_p, &err) == 0)
+            r->n_pred = k;
+    } else if (q->pred_pos >= 0 && q->pred_pos < T) {
         AttnErr err = {0};
         int k = g->lm.info.n_vocab < LM_TOP_K ? g->lm.info.n_vocab : LM_TOP_K;
         if (lm_top_k(&g->lm, q->pred_pos, k, r->pred_ids, r->pred_p, &err) == 0)
@@ -158,6 +174,8 @@ static void hook_layer(void *user, int layer)
     Hook *h = user;
     if (h->slow_ms > 0)
         SDL_Delay((Uint32)h->slow_ms);
+    if (h->q->group != GROUP_ENCODER && h->g->lm.info.encdec)
+        return; /* the layers are the encoder's: the decoder's and cross maps come whole */
     if (h->q->want_maps)
         model_summaries_layer(&h->sum, &h->g->lm, layer);
     /* a partial result at most every half second, and only while a copy of
@@ -190,13 +208,14 @@ static void run(void *ctx, void *request, BgJob *job)
     Hook h = {job, now_s(), 0.0, src->slow_ms, g, q, {0}};
     LmHooks hooks = {hook_cancel, hook_layer, &h, NULL}, cancel_only = {hook_cancel, NULL, &h, NULL};
     AttnErr err = {0};
-    if (q->want_maps && model_summaries_init(&h.sum, &g->lm.info, q->ids, q->T) == 0) /* without memory: */
+    int own = !g->lm.info.encdec || q->group == GROUP_ENCODER; /* the layer hook's maps are the shown ones */
+    if (own && q->want_maps && model_summaries_init(&h.sum, &g->lm.info, q->ids, q->T) == 0) /* without memory: */
         h.sum.norms = q->norms;                                                       /* the window makes them */
     int rc = explore_sync_ablation(&g->lm, q, &err);
     if (rc == 0)
-        rc = lm_forward(&g->lm, q->ids, q->T, &hooks, &err);
+        rc = lm_forward_target(&g->lm, q->ids, q->T, q->tgt, q->Tt, &hooks, &err);
     Result *r = rc == -ATTN_E_CANCELLED ? NULL : new_result(g, q, rc == 0 && q->want_maps);
-    if (r && r->maps)
+    if (r && r->maps && own)
         summaries_give(&h.sum, r);
     model_summaries_free(&h.sum);
     if (!r)
@@ -278,12 +297,22 @@ void lmsrc_submit(AppState *a)
     }
     memcpy(q->ids, s->ids.id, sizeof(int) * (size_t)T);
     q->T = T;
+    if (s->g->lm.info.encdec && s->tgt.n > 0) { /* the decoder's ids, the target bar's */
+        if (!(q->tgt = malloc(sizeof(int) * (size_t)s->tgt.n))) {
+            request_free(q);
+            app_status(a, 1, "out of memory");
+            return;
+        }
+        memcpy(q->tgt, s->tgt.id, sizeof(int) * (size_t)s->tgt.n);
+        q->Tt = s->tgt.n;
+    }
     q->norms = s->ms.imp && s->ms.imp->matrix == MODEL_NORMS;
     /* a new selection on the maps shown: the predictions and vectors only (a
      * forward of unchanged ids computes nothing; the maps are not copied) */
+    q->group = s->group;
     q->want_maps = !(s->last && s->last->layers_done == s->last->L && s->last->T == T && s->T_maps == T &&
                      s->last->abl_serial == s->abl_serial &&
-                     memcmp(s->last->ids, q->ids, sizeof(int) * (size_t)T) == 0);
+                     memcmp(s->last->ids, q->ids, sizeof(int) * (size_t)T) == 0 && !encwin_group_stale(s, s->last));
     q->gen = s->gen_left > 0; /* a generation waiting for its token asks again */
     q->gs = s->gs;
     q->prng = s->prng;
@@ -302,6 +331,8 @@ void lmsrc_submit(AppState *a)
     q->sel_i = q->pred_pos;
     int key = text_pos(s, a->vs.key, 1);
     q->sel_j = key >= 0 && key < T ? key : q->sel_i;
+    if (s->g->lm.info.encdec && s->group != GROUP_ENCODER)
+        q->sel_i = q->sel_j = -1; /* the panel's query · key is the encoder's (lm_query's) */
     s->asked_pred = q->pred_pos;
     s->asked_i = q->sel_i;
     s->asked_j = q->sel_j;
@@ -375,12 +406,13 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
         return 1;
     }
     int same = r->T == s->T_maps && s->last && s->last->layers_done == r->layers_done &&
-               s->last->abl_serial == r->abl_serial && memcmp(r->ids, s->last->ids, sizeof(int) * (size_t)r->T) == 0;
+               s->last->abl_serial == r->abl_serial && memcmp(r->ids, s->last->ids, sizeof(int) * (size_t)r->T) == 0 &&
+               encwin_same_group(r, s->last);
     if (!same && r->maps) {
         AttnErr err = {0};
         RtMaps *maps = r->maps;
         r->maps = NULL;
-        Imported *im = model_maps_imported(s->g->bpe, s->g->name, maps, r->ids, r->T, r->L, r->H, &err);
+        Imported *im = encwin_imported(s, r, maps, &err);
         if (im) /* generated tokens marked in the labels */
             explore_mark_generated(s, im, r);
         if (im) { /* the worker's thumbnails and scores: nothing to make here */
@@ -397,6 +429,11 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
             return 1;
         }
         s->T_maps = r->T;
+        s->group_shown = r->group;
+        if (a->vs.query >= s->ms.imp->Tq) /* another group: its own rows and columns */
+            a->vs.query = s->ms.imp->Tq - 1;
+        if (a->vs.key >= s->ms.imp->Tk)
+            a->vs.key = s->ms.imp->Tk - 1;
         if (s->follow_end && a->vs.query == s->follow_row && s->ms.imp->Tq > 0) {
             a->vs.query = s->follow_row = follow_target(s, r->ids, r->T, s->ms.imp->Tq);
             s->follow_end = !(br.last && r->T == s->ids.n);
@@ -407,7 +444,7 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
     result_free(s->last);
     s->last = r;
     s->stale = s->ids.n != r->T || memcmp(s->ids.id, r->ids, sizeof(int) * (size_t)r->T) != 0 ||
-               r->layers_done < r->L || r->abl_serial != s->abl_serial;
+               r->layers_done < r->L || r->abl_serial != s->abl_serial || encwin_group_stale(s, r);
     if (!br.last) /* a partial result: the predictions and vectors are the last whole one's */
         r->n_pred = 0;
     a->dirty = 1;
@@ -470,6 +507,8 @@ static void panel_text(AppState *a)
         for (int m = 0; m < 3 && top[m] >= 0; m++)
             PUT("%s d%d %.2f", m ? "," : "", top[m], (double)q[top[m]] * k[top[m]]);
         PUT("\n");
+    } else if (r && s->g->lm.info.encdec && s->group_shown != GROUP_ENCODER) {
+        PUT("Inside a head: the query \xC2\xB7 key of the encoder's maps only (Ctrl+X to them).");
     } else if (r) {
         PUT("Inside a head: pick one layer and head (L, H) and a query \xE2\x86\x92 key cell.");
     }
@@ -490,10 +529,20 @@ static void lmsrc_present(AppState *a)
     if (info->n_kv_head > 0 && info->n_kv_head < info->n_head) /* grouped-query heads: bracketed in G */
         snprintf(s->what, sizeof s->what, "of %.200s (%d heads share %d key-value head%s)", s->g->name,
                  info->n_head, info->n_kv_head, info->n_kv_head == 1 ? "" : "s");
+    else if (info->encdec) /* the group shown */
+        snprintf(s->what, sizeof s->what, "of %.200s: %s", s->g->name,
+                 encwin_group_names[s->group_shown]);
     else
         snprintf(s->what, sizeof s->what, "of %s", s->g->name);
     maps_shown_present(a, s->panel, s->what);
     a->vs.bar_label = "Text";
+    if (info->encdec) { /* the source (the encoder's text) and the target (the decoder's) */
+        a->vs.bar_label = "Source";
+        a->vs.keys_bar = 1;
+        a->vs.keys_label = "Target";
+        a->vs.keys_placeholder = "the decoder's text (its start token first; empty: the start token alone) "
+                                 "\xE2\x80\x94 Tab or Shift+Enter";
+    }
     a->vs.step_label = s->lens_shown ? "Logit lens" : "Next token";
     a->vs.ablated = s->n_ablated ? s->ablated : NULL;
     if (s->n_ablated) { /* the title and the status bar say which heads are off */
@@ -538,17 +587,22 @@ static int lmsrc_save(AppState *a, const char *path)
 static int lmsrc_takes(AppActionKind k)
 {
     return maps_shown_takes(k) || k == ACT_COMPARE || k == ACT_FOCUS_SENTENCE || k == ACT_GENERATE ||
-           k == ACT_GEN_STEP || k == ACT_ABLATE || k == ACT_LOGIT_LENS;
+           k == ACT_GEN_STEP || k == ACT_ABLATE || k == ACT_LOGIT_LENS || k == ACT_ENCDEC_GROUP;
 }
 
 static int lmsrc_apply(AppState *a, const AppAction *act)
 {
+    if (act->kind == ACT_ENCDEC_GROUP) {
+        encwin_group_step(a, act->i);
+        return 0;
+    }
     if (explore_apply(a, act))
         return 0;
     if (maps_shown_apply(a, act) == 0)
         return 0;
-    if (act->kind == ACT_FOCUS_SENTENCE)
-        return -1; /* the bar is the app's */
+    if (act->kind == ACT_FOCUS_SENTENCE ||
+        (act->kind == ACT_FOCUS_KEYS && ((ModelSource *)a->src)->g->lm.info.encdec))
+        return -1; /* the bars are the app's (an encoder-decoder's second: its target) */
     if (!source_owns(act->kind) || act->kind == ACT_COMPARE)
         return -1;
     if (act->kind != ACT_DRAG_END)
@@ -568,6 +622,7 @@ static void lmsrc_close(AppState *a)
     maps_shown_free(&s->ms);
     model_opened_free(s->g);
     bpe_ids_free(&s->ids);
+    bpe_ids_free(&s->tgt);
     result_free(s->last);
     free(s->ablated);
     free(s->gen_text);
@@ -607,11 +662,20 @@ static int lmsrc_show(AppState *a, void *opened)
     explore_init(s, a->opt);
     /* the maps shown are these ids': the worker's first run makes the
      * predictions and vectors alone */
-    Request now = {.ids = g->ids.id, .T = g->ids.n, .pred_pos = -1, .sel_i = -1, .sel_j = -1};
+    Request now = {.ids = g->ids.id, .T = g->ids.n, .pred_pos = -1, .sel_i = -1, .sel_j = -1,
+                   .group = GROUP_ENCODER}; /* an encoder-decoder's maps now: lm_forward's, its encoder's */
+    s->group = s->group_shown = GROUP_ENCODER;
     if ((s->last = new_result(g, &now, 0)))
         s->last->layers_done = s->last->L, s->last->pred_pos = -1;
     app_show_source(a, &source_model, s);
     maps_shown_start(a, g->name);
+    if (g->lm.info.encdec) { /* the second bar: the target (--target's), the decoder's text */
+        const char *target = a->opt && a->opt->target ? a->opt->target : "";
+        if (a->opt && a->opt->group_set) /* --group: those maps asked for at once */
+            s->group = a->opt->group;
+        if (app_keys_store(a, target) == 0)
+            encwin_set_keys(a);
+    }
     app_set_sentence(a, g->text ? g->text : ""); /* the bar; its tokens go to the worker */
     /* what comes after the text; an encoder's first blank */
     a->vs.query = s->ids.n > 0 ? follow_target(s, s->ids.id, s->ids.n, s->ids.n) : 0;
@@ -758,10 +822,11 @@ const SourceKind source_model = {
     .open = lmsrc_open,
     .close = lmsrc_close,
     .set_text = lmsrc_set_text,
+    .set_keys = encwin_set_keys,
     .apply = lmsrc_apply,
     .tick = lmsrc_tick,
     .present = lmsrc_present,
-    .controls = maps_shown_controls,
+    .controls = encwin_controls,
     .shown_size = lmsrc_shown_size,
     .save = lmsrc_save,
     .title = lmsrc_title,
@@ -777,6 +842,6 @@ const SourceKind source_model = {
     .probe_setup = lmsrc_probe_setup,
     .probe = lmsrc_probe,
     .cli_probe = lmsrc_cli_probe,
-    .session_out = explore_session_out,
-    .session_in = explore_session_in,
+    .session_out = encwin_session_out,
+    .session_in = encwin_session_in,
 };

@@ -19,6 +19,9 @@
 typedef struct Request {
     int *ids;
     int T;
+    int *tgt;            /* an encoder-decoder's decoder ids (its start token first), */
+    int Tt;              /* the target bar's; NULL and 0 otherwise */
+    int group;           /* an encoder-decoder's maps asked for (OptGroup) */
     int want_maps;       /* 0: the maps shown are these ids' already (a new selection) */
     int norms;           /* the norms are shown (R): the summaries are theirs */
     int pred_pos;
@@ -45,6 +48,10 @@ typedef struct Result {
     RtAttn *attn;        /* L: each layer's scalings (the panel's score), with q and k */
     int sel_i, sel_j;
     int pred_pos, n_pred;
+    int Tt, tgt_last;    /* an encoder-decoder's: the decoder's positions and its last id
+                            (the predictions are the next token after it); 0, -1 otherwise */
+    int *tgt;            /* the decoder's ids (Tt), NULL otherwise */
+    int group;           /* an encoder-decoder's: the group maps holds (OptGroup) */
     int pred_ids[LM_TOP_K];
     float pred_p[LM_TOP_K];
     int gen_id;          /* the token picked after the last position, or -1 */
@@ -69,7 +76,11 @@ typedef struct ModelSource {
     MapsShown ms;
     ModelOpened *g;       /* the model; its state g->lm is the worker's while it runs */
     Background *bg;
-    BpeIds ids;          /* the text's tokens now */
+    BpeIds ids;          /* the text's tokens now (an encoder-decoder's: the source's) */
+    BpeIds tgt;          /* an encoder-decoder's decoder ids: its start token, then the
+                            second bar's (the target's) tokens but the last */
+    int group;           /* an encoder-decoder's maps asked for (OptGroup; Ctrl+X) */
+    int group_shown;     /* the group of the maps shown (the worker's answer may be on its way) */
     int T_maps;          /* tokens of the maps shown */
     int stale;           /* the maps are older than the text */
     int asked_pred, asked_i, asked_j;
@@ -101,6 +112,29 @@ typedef struct ModelSource {
 /* Ask the worker for the text's maps and the panel's numbers (and the next
  * token while a generation waits for one). */
 void lmsrc_submit(AppState *a);
+
+/* ---- model_encwin.c: an encoder-decoder (issue 36) ---- */
+
+/* Its groups' names (OptGroup's order) as the title and status bar say them. */
+extern const char *const encwin_group_names[3];
+/* Do a's and b's maps hold the same group of the same target? */
+int encwin_same_group(const Result *a, const Result *b);
+/* Are r's maps of another group or target than s asks for now? (0 for a
+ * model that is not an encoder-decoder.) */
+int encwin_group_stale(const ModelSource *s, const Result *r);
+/* The Imported of r's maps (owned from now on), its group's labels: rows
+ * the target's for the decoder and cross-attention, columns the source's
+ * for cross-attention. NULL on error (err set). */
+Imported *encwin_imported(const ModelSource *s, const Result *r, RtMaps *maps, AttnErr *err);
+/* The second bar (the target) changed: the decoder's ids, then the worker. */
+void encwin_set_keys(AppState *a);
+/* Ctrl+X (dir +1) / Ctrl+Shift+X (-1): the next / previous group. */
+void encwin_group_step(AppState *a, int dir);
+/* The control bar: the maps' controls and the group's button. */
+void encwin_controls(AppState *a);
+/* Sessions: explore's part, then the target and the group. */
+void encwin_session_out(const AppState *a, AttnSession *sn);
+void encwin_session_in(AppState *a, const AttnSession *sn);
 
 /* ---- model_explore.c ---- */
 
