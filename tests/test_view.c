@@ -912,6 +912,30 @@ static void test_panel_text_flows_into_columns(void **state)
             fail_msg("row %d drawn %d times", k, seen[k]);
     assert_true(cut > 0);
     assert_true(xs >= 3); /* in columns */
+    /* with a caption under it (the step view's "inside a head" line): the
+     * rows flow above it, every one drawn, and the caption too */
+    s.inside_caption = "Inside a head: the caption under the text";
+    n = 0;
+    text_record(boxes, 4096, &n);
+    view_draw_window(c.v, c.r, &s, &l);
+    text_record(NULL, 0, NULL);
+    int rows_seen = 0, caption_y = -1, last_row_y = -1;
+    for (int k = 0; k < n && k < 4096; k++) {
+        int row;
+        SDL_Rect b = boxes[k].box;
+        if (b.y < l.step.y)
+            continue;
+        if (sscanf(boxes[k].text, "row%d:", &row) == 1) {
+            rows_seen++;
+            last_row_y = b.y > last_row_y ? b.y : last_row_y;
+        } else if (strstr(boxes[k].text, "Inside a head")) {
+            caption_y = b.y;
+            assert_true(b.y + b.h <= l.step.y + l.step.h);
+        }
+    }
+    assert_int_equal(rows_seen, 29);
+    assert_true(caption_y > last_row_y);
+    s.inside_caption = NULL;
     /* five lines fit: drawn whole, one under the other */
     text[0] = '\0';
     u = (size_t)snprintf(text, sizeof text, "What comes next\n");

@@ -408,28 +408,36 @@ static void clipped_line(View *v, const ViewState *s, const char *t, size_t n, i
  * wrapped across the panel and the others in as many columns as they need,
  * each line cut to its column: every row seen, its start the part that
  * says most. */
-static void flowed_text(View *v, const ViewState *s, SDL_Rect p, const char *t, int y)
+/* The lines t takes wrapped across panel p (about: each line's width over
+ * the room, rounded up); its lines in *lines. */
+static int wrapped_need(View *v, const ViewState *s, SDL_Rect p, const char *t, int *lines)
 {
-    int px = S(s, 13), lh = text_line_height(v->text, px), room = p.w - S(s, 20);
-    int rows = (p.y + p.h - y) / lh, need = 0, lines = 0;
-    for (const char *a = t; *a; lines++) {
+    int px = S(s, 13), room = p.w - S(s, 20), need = 0;
+    *lines = 0;
+    for (const char *a = t; *a; (*lines)++) {
         const char *e = strchr(a, '\n');
         size_t n = e ? (size_t)(e - a) : strlen(a);
         int w = prefix_width(v, px, a, n);
         need += room > 0 && w > room ? (w + room - 1) / room : 1;
         a += n + (e ? 1 : 0);
     }
-    if (need <= rows || lines < 3 || room <= 0) {
-        wrapped_text(v, s, p, t, y);
-        return;
-    }
+    return need;
+}
+
+static int flowed_text(View *v, const ViewState *s, SDL_Rect p, const char *t, int y)
+{
+    int px = S(s, 13), lh = text_line_height(v->text, px), room = p.w - S(s, 20);
+    int rows = (p.y + p.h - y) / lh, lines, need = wrapped_need(v, s, p, t, &lines);
+    if (need <= rows || lines < 3 || room <= 0)
+        return wrapped_text(v, s, p, t, y);
     const char *e = strchr(t, '\n');
     char first[400];
     snprintf(first, sizeof first, "%.*s", (int)(e - t), t);
     y = wrapped_text(v, s, p, first, y);
     rows = (p.y + p.h - y) / lh;
     if (rows < 1)
-        return;
+        return y;
+    rows = rows < lines - 1 ? rows : lines - 1;
     int cols = (lines - 1 + rows - 1) / rows, gap = S(s, 16);
     int cw = (room - (cols - 1) * gap) / cols;
     const char *a = e + 1;
@@ -439,6 +447,7 @@ static void flowed_text(View *v, const ViewState *s, SDL_Rect p, const char *t, 
         clipped_line(v, s, a, n, p.x + S(s, 10) + (i / rows) * (cw + gap), y + (i % rows) * lh, cw);
         a += n + (f ? 1 : 0);
     }
+    return y + rows * lh;
 }
 
 /* The editor's and step view's room when there is no Model: what they
@@ -481,8 +490,13 @@ static void no_model_panels(View *v, SDL_Renderer *r, const ViewState *s, const 
             continue;
         }
         SDL_RenderSetClipRect(r, &p);
-        if (caption) {
-            int y = wrapped_text(v, s, p, s->no_model, p.y + S(s, 10));
+        if (caption) { /* the caption's lines kept under the text, which flows above them */
+            int lines, lh = text_line_height(v->text, S(s, 13));
+            SDL_Rect top = p;
+            top.h -= wrapped_need(v, s, p, caption, &lines) * lh + S(s, 6);
+            if (top.h < 4 * lh)
+                top = p;
+            int y = flowed_text(v, s, top, s->no_model, p.y + S(s, 10));
             wrapped_text(v, s, p, caption, y + S(s, 6));
         } else {
             flowed_text(v, s, p, s->no_model, p.y + S(s, 10));
