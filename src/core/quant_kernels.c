@@ -40,7 +40,6 @@ static inline void q3_scales(const uint8_t *in, uint8_t sc[16])
 #define VW 4
 #define NA 4
 #define QACC 8
-#define QCAP 4
 typedef float qf4 __attribute__((vector_size(16)));
 typedef float qf4u __attribute__((vector_size(16), aligned(4), may_alias));
 typedef int32_t qi4 __attribute__((vector_size(16)));
@@ -90,7 +89,6 @@ typedef uint16_t qh4u __attribute__((vector_size(8), aligned(1), may_alias));
 #undef VW
 #undef NA
 #undef QACC
-#undef QCAP
 #undef VF
 #undef VFU
 #undef VI
@@ -114,7 +112,6 @@ typedef uint16_t qh4u __attribute__((vector_size(8), aligned(1), may_alias));
 #define VW 8
 #define NA 2
 #define QACC 8
-#define QCAP 4
 typedef float qf8 __attribute__((vector_size(32)));
 typedef float qf8u __attribute__((vector_size(32), aligned(4), may_alias));
 typedef int32_t qi8 __attribute__((vector_size(32)));
@@ -133,7 +130,6 @@ typedef uint32_t qu8 __attribute__((vector_size(32)));
 #undef VW
 #undef NA
 #undef QACC
-#undef QCAP
 #undef VF
 #undef VFU
 #undef VI
@@ -148,7 +144,6 @@ typedef uint32_t qu8 __attribute__((vector_size(32)));
 #define VW 16
 #define NA 1
 #define QACC 16
-#define QCAP 8
 typedef float qf16 __attribute__((vector_size(64)));
 typedef float qf16u __attribute__((vector_size(64), aligned(4), may_alias));
 typedef int32_t qi16 __attribute__((vector_size(64)));

@@ -12,17 +12,14 @@
 /* nb blocks at b (nb numbers for the float types) into y, as ggml's to_float */
 typedef void (*QuantDeq)(const uint8_t *b, float *y, long long nb);
 
-enum {
-    QUANT_NTYPES = 31, /* type ids below this (BF16 = 30 the last read) */
-    QUANT_DOT_C = 8    /* the most columns a dot takes at once */
-};
-
 /* R ≤ 4 rows × C columns of one chunk's sums (quant.h's order) straight from
  * the blocks: nblk blocks from rows[c] against A (stride lda), into s[r][c];
- * C is 1 or the set's columns for R (≤ QUANT_DOT_C); the same blocks of
- * next[c] (NULL: none) fetched into the cache meanwhile */
-typedef void (*QuantDot)(int R, int C, float s[4][QUANT_DOT_C], const float *A, int lda,
+ * C is 1 or the set's columns for R; the same blocks of next[c] (NULL: none)
+ * fetched into the cache meanwhile */
+typedef void (*QuantDot)(int R, int C, float s[4][4], const float *A, int lda,
                          const uint8_t *const *rows, const uint8_t *const *next, int nblk);
+
+enum { QUANT_NTYPES = 31 }; /* type ids below this (BF16 = 30 the last read) */
 
 typedef struct QuantKernels {
     const char *name;
