@@ -527,6 +527,26 @@ static void test_settings_and_sentence_change(void **state)
     assert_int_not_equal(f->a->vs.step_reveal, reveal);
 }
 
+/* A step when the text's length changed under a painted target before
+ * the app's sync dropped it (test_soak found the order under ASan: the
+ * teacher copied a 6 × 6 target as 10 × 10): refused, said, no read past
+ * the target. */
+static void test_step_after_length_change(void **state)
+{
+    Fix *f = *state;
+    key(f, SDLK_w, 0);
+    key(f, SDLK_1, 0);
+    assert_non_null(target(f));
+    int T = f->m.T;
+    const char *longer = "the train left the station on time and then it rained";
+    assert_int_equal(model_set_text(&f->m, longer, strlen(longer)), 0);
+    assert_int_equal(model_compute(&f->m), 0);
+    assert_true(f->m.T > T);
+    act(f, ACT_TEACH_STEP, 0, 0, 0.0f);
+    assert_false(f->a->teach->running);
+    assert_non_null(strstr(f->a->status, "paint it again"));
+}
+
 /* A session keeps the target and the settings; bad values are refused
  * with the field named, the state kept. */
 static void test_session_round_trip(void **state)
@@ -666,6 +686,7 @@ int main(void)
         T(test_presets_learn_fast),
         T(test_classroom_sentences_learn),
         T(test_settings_and_sentence_change),
+        T(test_step_after_length_change),
         T(test_session_round_trip),
         T(test_render),
         T(test_export_shows_target),

@@ -109,6 +109,13 @@ static int teacher_restart(AppState *a, int quiet)
             app_status(a, 1, "teach: paint a target first (click cells, or 1-4 for a preset, 5: the current map)");
         return -1;
     }
+    if (t->Tq != a->m->T || t->Tk != a->m->Tk) { /* the text's length changed since it was painted */
+        if (!quiet)
+            app_status(a, 1, "teach: the target was painted for %d\xC3\x97%d tokens and the text now has "
+                       "%d\xC3\x97%d: paint it again (1-4 for a preset, 5: the current map)",
+                       t->Tq, t->Tk, a->m->T, a->m->Tk);
+        return -1;
+    }
     AttnErr err;
     memset(&err, 0, sizeof err);
     t->head = a->vs.head;
