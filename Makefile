@@ -80,7 +80,8 @@ endif
 # matmul thread
 THREAD_TESTS := $(patsubst %,$(BUILD)/tests/%,test_attn test_gpt2 test_background test_gpt2_app test_png \
                   test_attnfile test_heads_app test_llama test_lm_llama test_arch_plugin test_runtime \
-                  test_families test_lens test_ablate test_lm_window test_norms)
+                  test_families test_lens test_ablate test_lm_window test_norms test_encdec \
+                  test_encdec_app)
 
 .PHONY: all run test clean install uninstall man help deps test-deps screenshot bench fuzz soak layers
 
