@@ -392,10 +392,23 @@ static void clipped_line(View *v, const ViewState *s, const char *t, size_t n, i
     if (prefix_width(v, px, t, keep) > w) {
         int ell;
         text_size(v->text, px, "\xE2\x80\xA6", &ell, NULL);
-        while (keep > 0 && prefix_width(v, px, t, keep) + ell > w)
-            do
-                keep--;
-            while (keep > 0 && ((unsigned char)t[keep] & 0xC0) == 0x80);
+        /* the longest prefix that fits with the ellipsis, ending where a
+         * character starts: found by halves over those ends (widths grow
+         * with the prefix), not a measure for every byte in each frame */
+        size_t ends[384];
+        int n_ends = 0;
+        for (size_t k = 0; k < keep; k++)
+            if (((unsigned char)t[k] & 0xC0) != 0x80)
+                ends[n_ends++] = k; /* the prefix t[0, k) ends before a character */
+        int lo = 0, hi = n_ends - 1; /* ends[0] = 0 always fits */
+        while (lo < hi) {
+            int mid = (lo + hi + 1) / 2;
+            if (prefix_width(v, px, t, ends[mid]) + ell <= w)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        keep = n_ends ? ends[lo] : 0;
         snprintf(line, sizeof line, "%.*s\xE2\x80\xA6", (int)keep, t);
     } else {
         snprintf(line, sizeof line, "%.*s", (int)keep, t);
