@@ -29,6 +29,7 @@
 #include "attnviz/runtime.h"
 
 #include "test_gpt2_fs.h"
+#include "test_arch_util.h"
 
 extern const ArchDesc desc_gpt_neox;
 
@@ -239,31 +240,9 @@ static void test_config_errors(void **state)
 
 /* ---- folders --------------------------------------------------------------------- */
 
-/* A copy of fixture's config.json and model.safetensors in a new temp folder. */
 static char *copy_fixture(const char *fixture)
 {
-    static const char *const files[] = {"config.json", "model.safetensors"};
-    char *dir = fs_tmpdir();
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        char a[1024], b[1024];
-        snprintf(a, sizeof a, FIX "%s/%s", fixture, files[i]);
-        fs_copy(a, fs_join(b, dir, files[i]));
-    }
-    return dir;
-}
-
-/* config.json's key set to value (NULL: removed). */
-static void set_config(const char *dir, const char *key, cJSON *value)
-{
-    char p[1024];
-    cJSON *cfg = read_json(fs_join(p, dir, "config.json"));
-    cJSON_DeleteItemFromObjectCaseSensitive(cfg, key);
-    if (value)
-        cJSON_AddItemToObject(cfg, key, value);
-    char *text = cJSON_Print(cfg);
-    fs_write_text(p, text);
-    free(text);
-    cJSON_Delete(cfg);
+    return fixture_copy(FIX, fixture);
 }
 
 static void open_ok(Lm *lm, const char *dir)
@@ -272,16 +251,6 @@ static void open_ok(Lm *lm, const char *dir)
     memset(lm, 0, sizeof *lm);
     if (lm_open(lm, dir, &err) != 0)
         fail_msg("%s: %s (%s)", dir, err.msg, err.file);
-}
-
-static int open_err(const char *dir, AttnErr *err)
-{
-    Lm lm;
-    memset(err, 0, sizeof *err);
-    int rc = lm_open(&lm, dir, err);
-    assert_null(lm.model);
-    assert_null(lm.rt);
-    return rc;
 }
 
 #define N_IDS 10

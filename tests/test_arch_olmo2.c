@@ -27,6 +27,7 @@
 #include "attnviz/model_file.h"
 
 #include "test_gpt2_fs.h"
+#include "test_arch_util.h"
 
 extern const ArchDesc desc_olmo2;
 
@@ -260,40 +261,7 @@ static void test_config_errors(void **state)
 
 static char *copy_fixture(const char *fixture)
 {
-    char *dir = fs_tmpdir();
-    char a[1024], b[1024];
-    snprintf(a, sizeof a, FIX "%s/config.json", fixture);
-    fs_copy(a, fs_join(b, dir, "config.json"));
-    snprintf(a, sizeof a, FIX "%s/model.safetensors", fixture);
-    fs_copy(a, fs_join(b, dir, "model.safetensors"));
-    return dir;
-}
-
-static void set_config(const char *dir, const char *key, cJSON *value)
-{
-    char p[1024];
-    size_t len;
-    char *s = test_slurp(fs_join(p, dir, "config.json"), &len);
-    assert_non_null(s);
-    cJSON *cfg = cJSON_ParseWithLength(s, len);
-    free(s);
-    assert_non_null(cfg);
-    cJSON_DeleteItemFromObjectCaseSensitive(cfg, key);
-    cJSON_AddItemToObject(cfg, key, value);
-    char *text = cJSON_Print(cfg);
-    fs_write_text(p, text);
-    free(text);
-    cJSON_Delete(cfg);
-}
-
-static int open_err(const char *dir, AttnErr *err)
-{
-    Lm lm;
-    memset(err, 0, sizeof *err);
-    int rc = lm_open(&lm, dir, err);
-    assert_null(lm.arch);
-    assert_null(lm.rt);
-    return rc;
+    return fixture_copy(FIX, fixture);
 }
 
 static void test_folders(void **state)

@@ -28,6 +28,7 @@
 #include "attnviz/model_file.h"
 
 #include "test_gpt2_fs.h"
+#include "test_arch_util.h"
 
 extern const ArchDesc desc_phi3;
 
@@ -273,35 +274,7 @@ static void test_config_errors(void **state)
 /* A copy of fixture's config.json and model.safetensors in a new temp folder. */
 static char *copy_fixture(const char *fixture)
 {
-    char *dir = fs_tmpdir();
-    static const char *const files[] = {"config.json", "model.safetensors"};
-    for (size_t i = 0; i < 2; i++) {
-        char a[1024], b[1024];
-        snprintf(a, sizeof a, FIX "%s/%s", fixture, files[i]);
-        fs_copy(a, fs_join(b, dir, files[i]));
-    }
-    return dir;
-}
-
-static void set_config(const char *dir, const char *key, cJSON *value)
-{
-    char p[1024];
-    cJSON *cfg = read_json(fs_join(p, dir, "config.json"));
-    cJSON_DeleteItemFromObjectCaseSensitive(cfg, key);
-    cJSON_AddItemToObject(cfg, key, value);
-    char *text = cJSON_Print(cfg);
-    fs_write_text(p, text);
-    free(text);
-    cJSON_Delete(cfg);
-}
-
-static int open_err(const char *dir, AttnErr *err)
-{
-    Lm lm;
-    memset(err, 0, sizeof *err);
-    int rc = lm_open(&lm, dir, err);
-    assert_null(lm.arch);
-    return rc;
+    return fixture_copy(FIX, fixture);
 }
 
 static void open_ok(Lm *lm, const char *dir)
