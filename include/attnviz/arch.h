@@ -230,4 +230,16 @@ typedef struct ArchDesc {
 /* The architectures the program has (src/core/archs.c), ending with NULL. */
 extern const ArchDesc *const arch_builtin[];
 
+/* A family's model classes as config.json's "architectures" names them:
+ * prefix followed by For, Model, LMHead, WithLMHead or MT; family its name in
+ * messages; types the model_types (space-separated) whose class it is. */
+typedef struct ArchClass {
+    const char *prefix, *family, *types;
+} ArchClass;
+
+/* Every family's (src/core/archs.c), ending with {NULL}: a config whose
+ * architectures name a class of a family its model_type is not is refused
+ * (a config that mixes families); a class of no row is not judged. */
+extern const ArchClass arch_classes[];
+
 #endif
