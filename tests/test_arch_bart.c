@@ -5,7 +5,10 @@
  * activation not computed, heads that do not divide d_model, a position
  * table of the wrong size (max_position_embeddings + 2 rows), a source
  * longer than the positions, an untied config without lm_head, a decoder
- * layer missing; Marian's (test_marian_bad_input). Run from the repository root. */
+ * layer missing; Marian's (test_marian_bad_input); a config whose
+ * architectures name another family, for every family (test_mixed_families);
+ * the word embeddings stored under the encoder's or decoder's names
+ * (test_embed_layouts). Run from the repository root. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -238,6 +241,56 @@ static void test_marian_bad_input(void **state)
     free(dir);
 }
 
+/* The word embeddings under another name than shared.weight (make_bart.py's
+ * bart-split-embeds: the encoder's and decoder's embed_tokens and lm_head;
+ * test_encdec computes it): shared and a copy of the same numbers open; two
+ * copies that differ are refused naming both (transformers ties them to
+ * one parameter); none of the three refused naming them. */
+static void test_embed_layouts(void **state)
+{
+    (void)state;
+    AttnErr err;
+    char *dir = fs_tmpdir(), p[1024], a[1024];
+    static const char *const files[] = {"config.json", "model.safetensors", "tokenizer.json"};
+    for (size_t k = 0; k < 3; k++) {
+        snprintf(a, sizeof a, FIX "bart-split-embeds/%s", files[k]);
+        fs_copy(a, fs_join(p, dir, files[k]));
+    }
+    fs_join(p, dir, "model.safetensors");
+    /* shared.weight beside the decoder's copy: the older files' layout */
+    StParts st = fs_st_read(p);
+    cJSON *enc = cJSON_DetachItemFromObjectCaseSensitive(st.header,
+                                                         "model.encoder.embed_tokens.weight");
+    assert_non_null(enc);
+    cJSON_AddItemToObject(st.header, "model.shared.weight", enc);
+    fs_st_write(p, &st);
+    Lm lm;
+    memset(&lm, 0, sizeof lm);
+    if (lm_open(&lm, dir, &err) != 0)
+        fail_msg("%s", err.msg);
+    lm_close(&lm);
+    /* one number of the decoder's copy changed */
+    st = fs_st_read(p);
+    cJSON *dec = cJSON_GetObjectItemCaseSensitive(st.header, "model.decoder.embed_tokens.weight");
+    int at = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(dec, "data_offsets"), 0)->valueint;
+    st.data[at + 5] ^= 0x40;
+    fs_st_write(p, &st);
+    expect_err(open_err(dir, &err), err, ATTN_E_UNSUPPORTED,
+               "tensors model.shared.weight and model.decoder.embed_tokens.weight differ: "
+               "transformers ties them to one parameter", "model.safetensors");
+    /* none of the three names */
+    st = fs_st_read(p);
+    cJSON_DeleteItemFromObjectCaseSensitive(st.header, "model.shared.weight");
+    cJSON_DeleteItemFromObjectCaseSensitive(st.header, "model.decoder.embed_tokens.weight");
+    fs_st_write(p, &st);
+    expect_err(open_err(dir, &err), err, ATTN_E_NOT_FOUND,
+               "no tensor shared.weight, encoder.embed_tokens.weight or "
+               "decoder.embed_tokens.weight (under model. or none): not a BART or Marian model's "
+               "weights", "model.safetensors");
+    fs_rm_tree(dir);
+    free(dir);
+}
+
 /* The same check on every family (the config reader's, not BART's): a
  * BERT config naming T5's class, a Qwen3 config naming Llama's, each
  * refused naming both; a Gemma 3 class under either of its model_types and
@@ -298,6 +351,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_marian_bad_input),
         cmocka_unit_test(test_mixed_families),
+        cmocka_unit_test(test_embed_layouts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -120,6 +120,12 @@ typedef struct ArchTensor {
     ArchWhen when;      /* not bound when false: tied when tie >= 0 */
     int tie;            /* the row (not a layer's) whose pointers it takes when tied, or -1 */
     const char *missing; /* own message when absent (NULL: "no tensor NAME") */
+    /* other names of the same numbers (NULL, or ending with NULL), prefixed
+     * as name is: one table transformers ties to one parameter (BART's
+     * shared, encoder.embed_tokens and decoder.embed_tokens), which a file
+     * stores under any of them. The first present is read when name is
+     * absent; every one present must hold the same numbers. */
+    const char *const *alt;
 } ArchTensor;
 
 /* ---- GGUF files (llama.cpp's) -------------------------------------------------------- */

@@ -30,7 +30,8 @@
  * are not read: its folder needs a tokenizer.json. Then the description
  * (arch.h): config.json as BartConfig and MarianConfig write it (their
  * defaults), the tensor names their ForConditionalGeneration saves (under
- * model., or none: BartModel's, whose logits have no bias). */
+ * model., or none: BartModel's, whose logits have no bias), the word
+ * embeddings under shared or the encoder's or decoder's embed_tokens. */
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -231,9 +232,10 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
 }
 
 static const RtArch arch_bart_encoder = {
-    "BART encoder", sizeof(BartConfig), check, shape_enc, embed_enc, enc_layer, NULL, NULL, NULL};
+    "BART or Marian encoder", sizeof(BartConfig), check, shape_enc, embed_enc, enc_layer, NULL,
+    NULL, NULL};
 static const RtArch arch_bart = {
-    "BART", sizeof(BartConfig), check, shape_dec, embed_dec, dec_layer, logits,
+    "BART or Marian", sizeof(BartConfig), check, shape_dec, embed_dec, dec_layer, logits,
     &arch_bart_encoder, source};
 
 /* ---- config.json ------------------------------------------------------------------ */
@@ -381,8 +383,15 @@ static void sizes(const void *cfg, long long *s)
     {name, AT_PLAIN, 0, 1, {S_C, 0}, W32(field), .when = OF_BART, .tie = -1}
 #define UNTIED {offsetof(BartConfig, tied), 1u}
 
+/* The word embeddings: BartModel's and MarianModel's shared, which their
+ * encoder and decoder use as embed_tokens (one parameter: transformers
+ * saves shared, converted files keep one of the others, older ones all) */
+static const char *const embed_names[] = {"encoder.embed_tokens.weight",
+                                          "decoder.embed_tokens.weight", NULL};
+
 static const ArchTensor tensors[] = {
-    {"shared.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(shared, shared_m), .tie = -1},
+    {"shared.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(shared, shared_m), .tie = -1,
+     .alt = embed_names},
     {"encoder.embed_positions.weight", AT_PLAIN, 0, 2, {S_P, S_C}, W32(pos[0]), .when = OF_BART,
      .tie = -1},
     {"decoder.embed_positions.weight", AT_PLAIN, 0, 2, {S_P, S_C}, W32(pos[1]), .when = OF_BART,
@@ -442,6 +451,8 @@ const ArchDesc desc_bart = {
     .required_note = "a BART or Marian config.json gives it",
     .folder_files = FOLDER_FILES, .config_files = FOLDER_FILES,
     .embed_name = "shared", .prefixes = prefixes,
-    .unknown_weights = "no tensor shared.weight (under model. or none): not a BART model's weights",
+    .unknown_weights = "no tensor shared.weight, encoder.embed_tokens.weight or "
+                       "decoder.embed_tokens.weight (under model. or none): not a BART or "
+                       "Marian model's weights",
     .layers_key = "decoder_layers", .shape_error = shape_error,
 };

@@ -181,10 +181,43 @@ static int check_gguf(const Bind *b, Slot *s)
     return 0;
 }
 
+/* 1 when two stored tensors hold the same numbers as stored. */
+static int same_numbers(const SafeTensor *h, const SafeTensor *e)
+{
+    return h->data == e->data || (h->dtype == e->dtype && h->nbytes == e->nbytes &&
+                                  memcmp(h->data, e->data, h->nbytes) == 0);
+}
+
+/* s's tensor under its row's other names (arch.h: alt) when its own is
+ * absent, s->name then the one found; every other name present holding
+ * the same numbers, else refused naming both. */
+static int find_alt(const Bind *b, Slot *s)
+{
+    const char *const *alt = s->row->alt;
+    char name[sizeof s->name];
+    for (int k = 0; !s->t && alt && alt[k]; k++) {
+        snprintf(name, sizeof name, "%s%s", b->m->prefix, alt[k]);
+        if ((s->t = find(b->m, name, &s->file)) != NULL)
+            memcpy(s->name, name, sizeof name);
+    }
+    for (int k = -1; s->t && alt && (k < 0 || alt[k]); k++) {
+        snprintf(name, sizeof name, "%s%s", b->m->prefix, k < 0 ? s->row->name : alt[k]);
+        const SafeTensor *o = find(b->m, name, NULL);
+        if (o && o != s->t && !same_numbers(o, s->t))
+            return attn_err_set(b->err, ATTN_E_UNSUPPORTED, b->where, 0,
+                                "tensors %s and %s differ: transformers ties them to one "
+                                "parameter, so they are not one model's", s->name, name);
+    }
+    return 0;
+}
+
 /* s's tensor found, of a float dtype attnviz reads and the config's shape. */
 static int check(const Bind *b, Slot *s)
 {
     s->t = find(b->m, s->name, &s->file);
+    int rc = find_alt(b, s);
+    if (rc < 0)
+        return rc;
     if (!s->t)
         return missing(b, s);
     const SafeTensor *t = s->t;
@@ -229,11 +262,8 @@ static int check_or_tie(const Bind *b, Slot *s, int i, int n)
         return 0;
     }
     int rc = check(b, &s[i]);
-    if (rc == 0 && tie && tie->t && (r->flags & AT_SAME_TIES)) {
-        const SafeTensor *h = s[i].t, *e = tie->t;
-        s[i].tied = h->data == e->data || (h->dtype == e->dtype && h->nbytes == e->nbytes &&
-                                          memcmp(h->data, e->data, h->nbytes) == 0);
-    }
+    if (rc == 0 && tie && tie->t && (r->flags & AT_SAME_TIES))
+        s[i].tied = same_numbers(s[i].t, tie->t);
     return rc;
 }
 
@@ -395,19 +425,22 @@ static int convert_all(const Bind *b, Slot *s, int n)
 }
 
 /* The file's prefix: the first of the description's under which its first
- * tensor is found. */
+ * tensor is found (by its name or another of its names). */
 static int find_prefix(const Bind *b)
 {
     const ArchDesc *a = b->m->arch;
     char name[160];
     b->m->prefix = "";
-    for (int i = 0; a->prefixes && a->prefixes[i]; i++) {
-        snprintf(name, sizeof name, "%s%s", a->prefixes[i], a->tensors[0].name);
-        if (find(b->m, name, NULL)) {
-            b->m->prefix = a->prefixes[i];
-            return 0;
+    const char *const *alt = a->tensors[0].alt;
+    for (int i = 0; a->prefixes && a->prefixes[i]; i++)
+        for (int k = -1; k < 0 || (alt && alt[k]); k++) {
+            snprintf(name, sizeof name, "%s%s", a->prefixes[i],
+                     k < 0 ? a->tensors[0].name : alt[k]);
+            if (find(b->m, name, NULL)) {
+                b->m->prefix = a->prefixes[i];
+                return 0;
+            }
         }
-    }
     return a->prefixes ? attn_err_set(b->err, ATTN_E_NOT_FOUND, b->where, 0, "%s",
                                       a->unknown_weights) : 0;
 }
