@@ -245,7 +245,8 @@ static void test_marian_bad_input(void **state)
  * bart-split-embeds: the encoder's and decoder's embed_tokens and lm_head;
  * test_encdec computes it): shared and a copy of the same numbers open; two
  * copies that differ are refused naming both (transformers ties them to
- * one parameter); none of the three refused naming them. */
+ * one parameter); a tied lm_head alone opens, an untied one is no
+ * embedding; none of the names refused naming them. */
 static void test_embed_layouts(void **state)
 {
     (void)state;
@@ -278,10 +279,38 @@ static void test_embed_layouts(void **state)
     expect_err(open_err(dir, &err), err, ATTN_E_UNSUPPORTED,
                "tensors model.shared.weight and model.decoder.embed_tokens.weight differ: "
                "transformers ties them to one parameter", "model.safetensors");
-    /* none of the three names */
+    /* the tied lm_head alone: opens (make_marian.py's marian-lmhead-embeds
+     * is computed in test_encdec); untied, it is no embedding */
     st = fs_st_read(p);
     cJSON_DeleteItemFromObjectCaseSensitive(st.header, "model.shared.weight");
     cJSON_DeleteItemFromObjectCaseSensitive(st.header, "model.decoder.embed_tokens.weight");
+    fs_st_write(p, &st);
+    memset(&lm, 0, sizeof lm);
+    if (lm_open(&lm, dir, &err) != 0)
+        fail_msg("%s", err.msg);
+    lm_close(&lm);
+    set_config(dir, "tie_word_embeddings", cJSON_CreateFalse());
+    expect_err(open_err(dir, &err), err, ATTN_E_NOT_FOUND,
+               "no tensor model.shared.weight, nor model.encoder.embed_tokens.weight or "
+               "model.decoder.embed_tokens.weight (the same numbers under another name)",
+               "model.safetensors");
+    set_config(dir, "tie_word_embeddings", cJSON_CreateTrue());
+    /* none of the names: the layers give the prefix, the row names them */
+    st = fs_st_read(p);
+    cJSON_DeleteItemFromObjectCaseSensitive(st.header, "lm_head.weight");
+    fs_st_write(p, &st);
+    expect_err(open_err(dir, &err), err, ATTN_E_NOT_FOUND,
+               "no tensor model.shared.weight, nor model.encoder.embed_tokens.weight, "
+               "model.decoder.embed_tokens.weight or lm_head.weight (the same numbers under "
+               "another name)", "model.safetensors");
+    /* nor any layer: not these models' weights */
+    st = fs_st_read(p);
+    cJSON *e, *next;
+    for (e = st.header->child; e; e = next) {
+        next = e->next;
+        if (strstr(e->string, "layers."))
+            cJSON_Delete(cJSON_DetachItemViaPointer(st.header, e));
+    }
     fs_st_write(p, &st);
     expect_err(open_err(dir, &err), err, ATTN_E_NOT_FOUND,
                "no tensor shared.weight, encoder.embed_tokens.weight or "

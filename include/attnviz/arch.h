@@ -121,8 +121,9 @@ typedef struct ArchTensor {
     int tie;            /* the row (not a layer's) whose pointers it takes when tied, or -1 */
     const char *missing; /* own message when absent (NULL: "no tensor NAME") */
     /* other names of the same numbers (NULL, or ending with NULL), prefixed
-     * as name is: one table transformers ties to one parameter (BART's
-     * shared, encoder.embed_tokens and decoder.embed_tokens), which a file
+     * as name is ("/" first: without the prefix, as lm_head.weight): one
+     * table transformers ties to one parameter (BART's shared, its
+     * encoder's and decoder's embed_tokens and a tied lm_head), which a file
      * stores under any of them. The first present is read when name is
      * absent; every one present must hold the same numbers. */
     const char *const *alt;

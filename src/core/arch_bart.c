@@ -384,13 +384,18 @@ static void sizes(const void *cfg, long long *s)
 #define UNTIED {offsetof(BartConfig, tied), 1u}
 
 /* The word embeddings: BartModel's and MarianModel's shared, which their
- * encoder and decoder use as embed_tokens (one parameter: transformers
- * saves shared, converted files keep one of the others, older ones all) */
+ * encoder and decoder use as embed_tokens, and a tied lm_head too (one
+ * parameter: transformers saves shared; a file converted from a
+ * pytorch_model.bin keeps one of the others, older ones all of them) */
 static const char *const embed_names[] = {"encoder.embed_tokens.weight",
                                           "decoder.embed_tokens.weight", NULL};
+static const char *const tied_names[] = {"encoder.embed_tokens.weight",
+                                         "decoder.embed_tokens.weight", "/lm_head.weight", NULL};
 
 static const ArchTensor tensors[] = {
-    {"shared.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(shared, shared_m), .tie = -1,
+    {"shared.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(shared, shared_m), .when = TIED, .tie = -1,
+     .alt = tied_names},
+    {"shared.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(shared, shared_m), .when = UNTIED, .tie = -1,
      .alt = embed_names},
     {"encoder.embed_positions.weight", AT_PLAIN, 0, 2, {S_P, S_C}, W32(pos[0]), .when = OF_BART,
      .tie = -1},

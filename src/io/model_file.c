@@ -120,8 +120,15 @@ static Slot *make_slots(Bind *b, int *n)
     return s;
 }
 
+/* Another name alt of a row (arch.h: its prefix, or none after "/"). */
+static void alt_name(const ModelFile *m, const char *alt, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s", alt[0] == '/' ? "" : m->prefix, alt + (alt[0] == '/'));
+}
+
 /* A missing tensor: the row's own message; a whole layer missing named with
- * the config's layer count when the description says how; else its name. */
+ * the config's layer count when the description says how; a row with
+ * other names with them; else its name. */
 static int missing(const Bind *b, const Slot *s)
 {
     const ModelFile *m = b->m;
@@ -133,6 +140,17 @@ static int missing(const Bind *b, const Slot *s)
     }
     if (s->row->missing)
         return attn_err_set(b->err, ATTN_E_NOT_FOUND, b->where, 0, "%s", s->row->missing);
+    if (s->row->alt) {
+        char names[512] = "", one[160];
+        for (int k = 0; s->row->alt[k]; k++) {
+            alt_name(m, s->row->alt[k], one, sizeof one);
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                     k ? (s->row->alt[k + 1] ? ", " : " or ") : "", one);
+        }
+        return attn_err_set(b->err, ATTN_E_NOT_FOUND, b->where, 0,
+                            "no tensor %s, nor %s (the same numbers under another name)", s->name,
+                            names);
+    }
     const ArchTensor *first = NULL;
     for (int i = 0; i < a->n_tensors && !first; i++)
         first = a->tensors[i].flags & AT_LAYER ? &a->tensors[i] : NULL;
@@ -196,12 +214,15 @@ static int find_alt(const Bind *b, Slot *s)
     const char *const *alt = s->row->alt;
     char name[sizeof s->name];
     for (int k = 0; !s->t && alt && alt[k]; k++) {
-        snprintf(name, sizeof name, "%s%s", b->m->prefix, alt[k]);
+        alt_name(b->m, alt[k], name, sizeof name);
         if ((s->t = find(b->m, name, &s->file)) != NULL)
             memcpy(s->name, name, sizeof name);
     }
     for (int k = -1; s->t && alt && (k < 0 || alt[k]); k++) {
-        snprintf(name, sizeof name, "%s%s", b->m->prefix, k < 0 ? s->row->name : alt[k]);
+        if (k < 0)
+            snprintf(name, sizeof name, "%s%s", b->m->prefix, s->row->name);
+        else
+            alt_name(b->m, alt[k], name, sizeof name);
         const SafeTensor *o = find(b->m, name, NULL);
         if (o && o != s->t && !same_numbers(o, s->t))
             return attn_err_set(b->err, ATTN_E_UNSUPPORTED, b->where, 0,
@@ -425,22 +446,35 @@ static int convert_all(const Bind *b, Slot *s, int n)
 }
 
 /* The file's prefix: the first of the description's under which its first
- * tensor is found (by its name or another of its names). */
+ * tensor is found (by its name or another of its prefixed names), else the
+ * first under which its first layer's first tensor is when the first row
+ * has other names (a file whose embeddings are only a tied lm_head's: that
+ * row then says what is missing). */
 static int find_prefix(const Bind *b)
 {
     const ArchDesc *a = b->m->arch;
-    char name[160];
+    char name[160], plain[128];
     b->m->prefix = "";
     const char *const *alt = a->tensors[0].alt;
-    for (int i = 0; a->prefixes && a->prefixes[i]; i++)
-        for (int k = -1; k < 0 || (alt && alt[k]); k++) {
-            snprintf(name, sizeof name, "%s%s", a->prefixes[i],
-                     k < 0 ? a->tensors[0].name : alt[k]);
-            if (find(b->m, name, NULL)) {
-                b->m->prefix = a->prefixes[i];
-                return 0;
+    const ArchTensor *layer = NULL;
+    for (int i = 0; alt && i < a->n_tensors && !layer; i++) /* a row with other names only */
+        layer = a->tensors[i].flags & (AT_LAYER | AT_ENC_LAYER) ? &a->tensors[i] : NULL;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; a->prefixes && a->prefixes[i]; i++)
+            for (int k = -1; k < 0 || (pass == 0 && alt && alt[k]); k++) {
+                if (pass == 1 && !layer)
+                    break;
+                if (pass == 1)
+                    snprintf(plain, sizeof plain, layer->name, 0);
+                else if (k >= 0 && alt[k][0] == '/')
+                    continue;
+                snprintf(name, sizeof name, "%s%s", a->prefixes[i],
+                         pass == 1 ? plain : k < 0 ? a->tensors[0].name : alt[k]);
+                if (find(b->m, name, NULL)) {
+                    b->m->prefix = a->prefixes[i];
+                    return 0;
+                }
             }
-        }
     return a->prefixes ? attn_err_set(b->err, ATTN_E_NOT_FOUND, b->where, 0, "%s",
                                       a->unknown_weights) : 0;
 }
