@@ -81,8 +81,8 @@ static void test_bad_input(void **state)
                cJSON_CreateStringArray((const char *[]){"T5ForConditionalGeneration"}, 1));
     expect_err(open_err(dir, &err), err, ATTN_E_UNSUPPORTED,
                "architectures names T5ForConditionalGeneration, not a BART model: a config that "
-               "mixes families (model_type bart; T5ForConditionalGeneration is T5's class, "
-               "model_type t5)", "config.json");
+               "mixes families (model_type \"bart\"; T5ForConditionalGeneration is T5's class, "
+               "model_type \"t5\")", "config.json");
     /* a class of no family attnviz knows is not judged: BART's own heads */
     set_config(dir, "architectures",
                cJSON_CreateStringArray((const char *[]){"BartForSequenceClassification"}, 1));
@@ -164,8 +164,8 @@ static void test_marian_bad_input(void **state)
     static const char *const bad[][3] = {
         {"architectures", "[\"BartForConditionalGeneration\"]",
          "architectures names BartForConditionalGeneration, not a Marian model: a config that "
-         "mixes families (model_type marian; BartForConditionalGeneration is BART's class, "
-         "model_type bart)"},
+         "mixes families (model_type \"marian\"; BartForConditionalGeneration is BART's class, "
+         "model_type \"bart\")"},
         {"d_model", "-1", "\"d_model\" must be a whole number from 1 to 131072 (model_type marian)"},
         {"max_position_embeddings", "\"x\"",
          "\"max_position_embeddings\" must be a whole number from 1 to 4194304 (model_type marian)"},
@@ -330,14 +330,14 @@ static void test_mixed_families(void **state)
     static const char *const cases[][4] = {
         {"tests/fixtures/families/bert/bert-f32-pretraining", "T5ForConditionalGeneration",
          "architectures names T5ForConditionalGeneration, not a BERT model: a config that mixes "
-         "families (model_type bert; T5ForConditionalGeneration is T5's class, model_type t5)"},
+         "families (model_type \"bert\"; T5ForConditionalGeneration is T5's class, model_type \"t5\")"},
         {"tests/fixtures/families/qwen3/qwen3-f32-tied", "LlamaForCausalLM",
          "architectures names LlamaForCausalLM, not a Qwen3 model: a config that mixes families "
-         "(model_type qwen3; LlamaForCausalLM is Llama's class, model_type llama)"},
+         "(model_type \"qwen3\"; LlamaForCausalLM is Llama's class, model_type \"llama\")"},
         {"tests/fixtures/families/bert/xlmr-f32-untied", "RobertaForMaskedLM",
          "architectures names RobertaForMaskedLM, not an XLM-RoBERTa model: a config that "
-         "mixes families (model_type xlm-roberta; RobertaForMaskedLM is RoBERTa's class, "
-         "model_type roberta)"},
+         "mixes families (model_type \"xlm-roberta\"; RobertaForMaskedLM is RoBERTa's class, "
+         "model_type \"roberta\")"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         AttnErr err;

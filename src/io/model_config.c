@@ -287,8 +287,8 @@ static int check_classes(const cJSON *root, const char *name, AttnErr *err)
         if (own && c && !has_word(c->types, mt->valuestring))
             return attn_err_set(err, ATTN_E_UNSUPPORTED, name, 0,
                                 "architectures names %.60s, not a%s %s model: a config that "
-                                "mixes families (model_type %.40s; %.60s is %s's class, "
-                                "model_type %.*s)", e->valuestring,
+                                "mixes families (model_type \"%.40s\"; %.60s is %s's class, "
+                                "model_type \"%.*s\")", e->valuestring,
                                 strchr("AEIOX", own->family[0]) ? "n" : "", own->family,
                                 mt->valuestring, e->valuestring, c->family,
                                 (int)strcspn(c->types, " "), c->types);
