@@ -278,8 +278,9 @@ static const Bad bad_files[] = {
     {"{\"post_processor\": {\"type\": \"BertProcessing\", \"cls\": [\"[CLS]\", 1]},\n"
      TJ_BODY("{\"vocab\": {}}") "}", NULL, ATTN_E_PARSE, "tokenizer.json", 1,
      "BertProcessing needs \"sep\": [token, id"},
-    {"{\"normalizer\":\n {\"type\": \"Lowercase\"}, \"model\": {}}", NULL, ATTN_E_UNSUPPORTED,
-     "tokenizer.json", 2, "normalizer Lowercase is not supported"},
+    {"{\"normalizer\":\n {\"type\": \"ByteLevel\"}, \"model\": {}}", NULL, ATTN_E_UNSUPPORTED,
+     "tokenizer.json", 2, "normalizer ByteLevel is not supported (NFC, NFD, NFKC, NFKD, Prepend, "
+     "Replace, Strip, Precompiled, BertNormalizer, Lowercase, Nmt and Sequence are)"},
     {"{\"normalizer\":\n {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"NFC\"},\n"
      " {\"type\": \"StripAccents\"}]}, \"model\": {}}", NULL, ATTN_E_UNSUPPORTED,
      "tokenizer.json", 2, "normalizer StripAccents"},

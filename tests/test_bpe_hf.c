@@ -4,6 +4,9 @@
  * Phi-3 and DeepSeek V3 styles and the other Split behaviours, made by make_fixtures.py,
  * BERT's WordPiece (uncased and cased) and RoBERTa's, made by make_wordpiece.py,
  * T5's Unigram (SentencePiece's own models converted), made by make_unigram.py,
+ * Unigrams with the Nmt and Lowercase normalizers and with unk_id null
+ * (make_norms.py: the reference refuses a text with a character no piece
+ * covers, ERROR in expected.tsv),
  * every case's ids (the template's
  * BOS included) and decoded text as Hugging Face's own tokenizers gave them
  * (make_expected.js); the BOS each template exposes; the labels of ▁ and
@@ -92,7 +95,20 @@ static int check_tokenizer(const char *which)
         size_t tn = case_text(cases, f[1], text, sizeof text);
         size_t wn = unhex(f[3], want_dec, sizeof want_dec);
         BpeIds ids = {0};
-        assert_int_equal(bpe_encode_template(b, text, tn, &ids), 0);
+        AttnErr err = {0};
+        int rc = bpe_encode_checked(b, text, tn, &ids, &err);
+        if (strcmp(f[2], "ERROR") == 0) { /* refused by the reference: by us too, nothing kept */
+            if (rc != -ATTN_E_UNSUPPORTED || ids.n || !strstr(err.msg, "unk_id is null")) {
+                print_error("%s, \"%s\": the reference refuses it, got rc %d (%s)\n", which,
+                            f[1], rc, err.msg);
+                failed++;
+            }
+            bpe_ids_free(&ids);
+            n++;
+            continue;
+        }
+        if (rc != 0)
+            fail_msg("%s, \"%s\": %s", which, f[1], err.msg);
         char got[8192] = "";
         for (int i = 0; i < ids.n; i++)
             snprintf(got + strlen(got), sizeof got - strlen(got), "%s%d", i ? " " : "", ids.id[i]);
@@ -263,6 +279,47 @@ static void unigram_ties(void **state)
 {
     (void)state;
     assert_true(check_tokenizer("unigram_ties") >= 90);
+}
+
+/* The Nmt normalizer (with NFKC, as nmt_nfkc without a charsmap) over T5's
+ * pieces: controls, zero-width characters, tabs, CJK and emoji among the
+ * cases. */
+static void unigram_nmt(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("unigram_nmt") >= 95);
+}
+
+/* The Lowercase normalizer (char by char: no final sigma; İ to i and a
+ * combining dot) before a byte-fallback Unigram. */
+static void unigram_lowercase(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("unigram_lower") >= 95);
+}
+
+/* unk_id null: a text whose every character a piece covers is encoded; one
+ * with a character none covers is refused, as the reference refuses it
+ * (bpe_encode_checked), with the character named; bpe_encode leaves it out. */
+static void unigram_no_unk(void **state)
+{
+    (void)state;
+    assert_true(check_tokenizer("unigram_nounk") >= 95);
+    Bpe *b = load("unigram_nounk");
+    BpeIds ids = {0}, plain = {0};
+    AttnErr err = {0};
+    assert_int_equal(bpe_encode_checked(b, "a\xCE\xA9" "b", 4, &ids, &err), -ATTN_E_UNSUPPORTED);
+    assert_non_null(strstr(err.msg, "\xE2\x80\x9C\xCE\xA9\xE2\x80\x9D U+03A9 has no piece"));
+    assert_int_equal(ids.n, 0);
+    assert_int_equal(bpe_encode_checked(b, "a\x07" "b", 3, &ids, &err), -ATTN_E_UNSUPPORTED);
+    assert_non_null(strstr(err.msg, "U+0007 has no piece"));
+    assert_null(strstr(err.msg, "\x07"));
+    assert_int_equal(bpe_encode_template(b, "a\xCE\xA9" "b", 4, &plain), 0);
+    assert_int_equal(bpe_encode_checked(b, "ab", 2, &ids, &err), 0);
+    assert_true(plain.n == ids.n && memcmp(plain.id, ids.id, sizeof *ids.id * (size_t)ids.n) == 0);
+    bpe_ids_free(&ids);
+    bpe_ids_free(&plain);
+    bpe_destroy(b);
 }
 
 /* t5_old.json with its precompiled_charsmap's base64 text replaced by the
@@ -509,6 +566,8 @@ int main(void)
         cmocka_unit_test(flan_t5_style),    cmocka_unit_test(t5_old_forms),
         cmocka_unit_test(t5_whitespace_split),
         cmocka_unit_test(unigram_byte_fallback), cmocka_unit_test(unigram_ties),
+        cmocka_unit_test(unigram_nmt), cmocka_unit_test(unigram_lowercase),
+        cmocka_unit_test(unigram_no_unk),
         cmocka_unit_test(charsmap_cut_and_corrupt),
         cmocka_unit_test(template_ids),
         cmocka_unit_test(sentencepiece_labels), cmocka_unit_test(model_folder),

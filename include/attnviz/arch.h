@@ -120,6 +120,13 @@ typedef struct ArchTensor {
     ArchWhen when;      /* not bound when false: tied when tie >= 0 */
     int tie;            /* the row (not a layer's) whose pointers it takes when tied, or -1 */
     const char *missing; /* own message when absent (NULL: "no tensor NAME") */
+    /* other names of the same numbers (NULL, or ending with NULL), prefixed
+     * as name is ("/" first: without the prefix, as lm_head.weight): one
+     * table transformers ties to one parameter (BART's shared, its
+     * encoder's and decoder's embed_tokens and a tied lm_head), which a file
+     * stores under any of them. The first present is read when name is
+     * absent; every one present must hold the same numbers. */
+    const char *const *alt;
 } ArchTensor;
 
 /* ---- GGUF files (llama.cpp's) -------------------------------------------------------- */
@@ -229,5 +236,17 @@ typedef struct ArchDesc {
 
 /* The architectures the program has (src/core/archs.c), ending with NULL. */
 extern const ArchDesc *const arch_builtin[];
+
+/* A family's model classes as config.json's "architectures" names them:
+ * prefix followed by For, Model, LMHead, WithLMHead or MT; family its name in
+ * messages; types the model_types (space-separated) whose class it is. */
+typedef struct ArchClass {
+    const char *prefix, *family, *types;
+} ArchClass;
+
+/* Every family's (src/core/archs.c), ending with {NULL}: a config whose
+ * architectures name a class of a family its model_type is not is refused
+ * (a config that mixes families); a class of no row is not judged. */
+extern const ArchClass arch_classes[];
 
 #endif

@@ -171,9 +171,15 @@ void bpe_set_decode_none(Bpe *b, int id);
 enum { BPE_NORM_NFC = 1, BPE_NORM_NFD, BPE_NORM_NFKC, BPE_NORM_NFKD, BPE_NORM_PREPEND,
        BPE_NORM_REPLACE, BPE_NORM_CUSTOM, BPE_NORM_BERT,
        BPE_NORM_STRIP,       /* Strip: white space (Unicode's) off the left, the right */
-       BPE_NORM_PRECOMPILED  /* Precompiled: SentencePiece's precompiled_charsmap, run as
+       BPE_NORM_PRECOMPILED, /* Precompiled: SentencePiece's precompiled_charsmap, run as
                                 tokenizers does: per extended grapheme cluster (under 6
                                 bytes) the first key on its way, else per character */
+       BPE_NORM_LOWERCASE,   /* Lowercase: each character's Rust char::to_lowercase */
+       BPE_NORM_NMT          /* Nmt: SentencePiece's nmt_nfkc control-character rule as
+                                tokenizers' normalizers/unicode.rs: C0/C1 controls but NUL,
+                                tab and line ends dropped; tab, line ends, U+1680, the
+                                zero-width U+200B-200F, U+2028/2029, U+2581, BOM and
+                                U+FFFD a space */
 };
 /* A custom normalizer step (BPE_NORM_CUSTOM): text (len bytes, any bytes)
  * into *out (malloc'ed, *out_len bytes, NUL-terminated); 0 or -ATTN_E_NOMEM. */
@@ -264,6 +270,13 @@ int bpe_encode(const Bpe *b, const char *text, size_t len, BpeIds *out);
 /* The template's ids before, bpe_encode's, the template's after: Hugging
  * Face's encode(text) with add_special_tokens. 0 or -ATTN_E_NOMEM. */
 int bpe_encode_template(const Bpe *b, const char *text, size_t len, BpeIds *out);
+/* bpe_encode_template's ids, or an error where Hugging Face's tokenizers
+ * refuses the text: -ATTN_E_UNSUPPORTED for a Unigram whose unk_id is null
+ * meeting a character no piece covers (err names it; byte_fallback does not
+ * help, as in tokenizers' encode_optimized; bpe_encode and
+ * bpe_encode_template leave such a character out), -ATTN_E_NOMEM. out
+ * keeps what it had on an error. */
+int bpe_encode_checked(const Bpe *b, const char *text, size_t len, BpeIds *out, AttnErr *err);
 
 /* ---- the vocabulary ------------------------------------------------------- */
 int bpe_n_vocab(const Bpe *b);  /* the largest id + 1 */

@@ -30,15 +30,15 @@
  * are not read: its folder needs a tokenizer.json. Then the description
  * (arch.h): config.json as BartConfig and MarianConfig write it (their
  * defaults), the tensor names their ForConditionalGeneration saves (under
- * model., or none: BartModel's, whose logits have no bias). */
+ * model., or none: BartModel's, whose logits have no bias), the word
+ * embeddings under shared or the encoder's or decoder's embed_tokens. */
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "attnviz/arch.h"
 #include "ops.h"
-
-#define FAMILY "bart"
 
 enum { BART, MARIAN };
 
@@ -68,15 +68,18 @@ typedef struct BartWeights {
 #define EPS 1e-5f /* nn.LayerNorm's default: BartConfig has no eps */
 #define POS_OFFSET 2
 
+static const char *const type_names[] = {"bart", "marian"};
+
 static int check(const void *cfg, AttnErr *err)
 {
     const BartConfig *c = cfg;
+    const char *name = type_names[c->kind == MARIAN];
     if (c->C <= 0 || c->n_enc <= 0 || c->n_dec <= 0 || c->h_enc <= 0 || c->h_dec <= 0 ||
         c->i_enc <= 0 || c->i_dec <= 0 || c->V <= 0 || c->n_pos <= 0)
-        return attn_err_set(err, ATTN_E_SHAPE, NULL, 0, "bart sizes must be positive");
+        return attn_err_set(err, ATTN_E_SHAPE, NULL, 0, "%s sizes must be positive", name);
     if (c->C % c->h_enc || c->C % c->h_dec)
         return attn_err_set(err, ATTN_E_HEADS, NULL, 0,
-                            "bart: d_model %d is not divisible by %d and %d heads", c->C,
+                            "%s: d_model %d is not divisible by %d and %d heads", name, c->C,
                             c->h_enc, c->h_dec);
     return 0;
 }
@@ -229,9 +232,10 @@ static void logits(Rt *rt, const void *wv, const float *x, float *out)
 }
 
 static const RtArch arch_bart_encoder = {
-    "BART encoder", sizeof(BartConfig), check, shape_enc, embed_enc, enc_layer, NULL, NULL, NULL};
+    "BART or Marian encoder", sizeof(BartConfig), check, shape_enc, embed_enc, enc_layer, NULL,
+    NULL, NULL};
 static const RtArch arch_bart = {
-    "BART", sizeof(BartConfig), check, shape_dec, embed_dec, dec_layer, logits,
+    "BART or Marian", sizeof(BartConfig), check, shape_dec, embed_dec, dec_layer, logits,
     &arch_bart_encoder, source};
 
 /* ---- config.json ------------------------------------------------------------------ */
@@ -241,14 +245,9 @@ static const RtArch arch_bart = {
 #define OF_MARIAN {offsetof(BartConfig, kind), 1u << MARIAN}
 
 static const ArchName types[] = {{"bart", BART}, {"marian", MARIAN}, {NULL, 0}};
-static const char *const type_names[] = {"bart", "marian"};
 static const ArchName acts[] = {
     {"gelu", OPS_GELU_ERF}, {"gelu_new", OPS_GELU_TANH}, {"relu", OPS_RELU},
     {"silu", OPS_SILU}, {"swish", OPS_SILU}, {NULL, 0},
-};
-static const ArchName classes[] = {
-    {"BartForConditionalGeneration", 0}, {"BartModel", 0}, {"MarianMTModel", 0},
-    {"MarianModel", 0}, {NULL, 0},
 };
 static const ArchName nothing[] = {{NULL, 0}};
 
@@ -292,31 +291,28 @@ static int ids_read(void *cfg, const char *file, AttnErr *err)
 
 #define SIZE_W(key, field, dflt_, hi_, his, when_) \
     {key, AF_INT, AT(field), 0, .dflt = dflt_, .hi = hi_, .when = when_, \
-     .bad = FAMILY " config.json: \"%s\" must be a whole number from 1 to " his, \
-     .not_whole = FAMILY " config.json: \"%s\" must be a whole number from 1 to " his}
+     .bad = "\"%s\" must be a whole number from 1 to " his, \
+     .not_whole = "\"%s\" must be a whole number from 1 to " his}
 #define ALWAYS {0, 0}
 #define SIZE(key, field, dflt_, hi_, his) SIZE_W(key, field, dflt_, hi_, his, ALWAYS)
-#define ID_BAD FAMILY " config.json: \"%s\" must be null, a whole number from 0 or a list of them"
+#define ID_BAD "\"%s\" must be null, a whole number from 0 or a list of them"
 #define ID(key, field, dflt_, when_) \
     {key, AF_ID, AT(field), AF_LIST, .dflt = dflt_, .when = when_, .bad = ID_BAD}
 #define FLAG(key, field, dflt_) \
-    {key, AF_BOOL, AT(field), .dflt = dflt_, .bad = FAMILY " config.json: \"%s\" must be true or false"}
+    {key, AF_BOOL, AT(field), .dflt = dflt_, .bad = "\"%s\" must be true or false"}
 
 static const ArchField fields[] = {
     {"model_type", AF_ENUM, AT(kind), AF_REQUIRED, .names = types,
      .missing = "no \"model_type\" string (bart, marian)",
      .bad = "no \"model_type\" string (bart, marian)",
      .refused = "model_type \"%s\" is not a BART model (bart, marian)"},
-    {"architectures", AF_NAMES, ARCH_NOWHERE, AF_NULL, .hi = 8, .names = classes,
-     .count_off = ARCH_NOWHERE,
-     .bad = FAMILY " config.json: \"%s\" must be a list of class names",
-     .refused = FAMILY " config.json: architectures names %s, not a BART model: a config that "
-                "mixes families (model_type bart)"},
+    /* a config that mixes families: T5's keys (another family's class in
+     * architectures: the config reader's check, io/model_config.c) */
     {"num_layers", AF_ENUM, ARCH_NOWHERE, 0, .names = nothing,
-     .bad = FAMILY " config.json: \"%s\" is T5's key, not BART's (encoder_layers): a config "
-            "that mixes families",
-     .refused = FAMILY " config.json: \"num_layers\" is T5's key, not BART's (encoder_layers): "
-                "a config that mixes families"},
+     .bad = "\"%s\" is T5's key, not BART's or Marian's (encoder_layers): a config that "
+            "mixes families",
+     .refused = "\"num_layers\" is T5's key, not BART's or Marian's (encoder_layers): a "
+                "config that mixes families"},
     SIZE_W("vocab_size", V, 50265, 1 << 24, "16777216", OF_BART),
     SIZE_W("vocab_size", V, 58101, 1 << 24, "16777216", OF_MARIAN),
     SIZE("d_model", C, 1024, 1 << 17, "131072"),
@@ -328,9 +324,8 @@ static const ArchField fields[] = {
     SIZE("decoder_ffn_dim", i_dec, 4096, 1 << 20, "1048576"),
     SIZE("max_position_embeddings", n_pos, 1024, 1 << 22, "4194304"),
     {"activation_function", AF_ENUM, AT(act), 0, .dflt = OPS_GELU_ERF, .names = acts,
-     .bad = FAMILY " config.json: \"%s\" must be a string",
-     .refused = FAMILY ": activation_function \"%s\" is not computed (gelu, gelu_new, relu or "
-                "silu)"},
+     .bad = "\"%s\" must be a string",
+     .refused = "activation_function \"%s\" is not computed (gelu, gelu_new, relu or silu)"},
     FLAG("scale_embedding", scale_emb, 0),
     FLAG("tie_word_embeddings", tied, 1),
     FLAG("is_encoder_decoder", encdec, 1),
@@ -344,9 +339,9 @@ static const ArchField fields[] = {
     ID("eos_token_id", eos_id, 0, OF_MARIAN),
     ID("decoder_start_token_id", start_id, 58100, OF_MARIAN),
     {"decoder_vocab_size", AF_ID, AT(dec_vocab), AF_NULL, .dflt = -1, .when = OF_MARIAN,
-     .bad = "marian config.json: \"%s\" must be null or a whole number from 0"},
+     .bad = "\"%s\" must be null or a whole number from 0"},
     {"share_encoder_decoder_embeddings", AF_BOOL, AT(share_emb), .dflt = 1, .when = OF_MARIAN,
-     .bad = "marian config.json: \"%s\" must be true or false"},
+     .bad = "\"%s\" must be true or false"},
     ARCH_STEP(ids_read),
 };
 
@@ -388,8 +383,20 @@ static void sizes(const void *cfg, long long *s)
     {name, AT_PLAIN, 0, 1, {S_C, 0}, W32(field), .when = OF_BART, .tie = -1}
 #define UNTIED {offsetof(BartConfig, tied), 1u}
 
+/* The word embeddings: BartModel's and MarianModel's shared, which their
+ * encoder and decoder use as embed_tokens, and a tied lm_head too (one
+ * parameter: transformers saves shared; a file converted from a
+ * pytorch_model.bin keeps one of the others, older ones all of them) */
+static const char *const embed_names[] = {"encoder.embed_tokens.weight",
+                                          "decoder.embed_tokens.weight", NULL};
+static const char *const tied_names[] = {"encoder.embed_tokens.weight",
+                                         "decoder.embed_tokens.weight", "/lm_head.weight", NULL};
+
 static const ArchTensor tensors[] = {
-    {"shared.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(shared, shared_m), .tie = -1},
+    {"shared.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(shared, shared_m), .when = TIED, .tie = -1,
+     .alt = tied_names},
+    {"shared.weight", AT_PLAIN, 0, 2, {S_V, S_C}, W(shared, shared_m), .when = UNTIED, .tie = -1,
+     .alt = embed_names},
     {"encoder.embed_positions.weight", AT_PLAIN, 0, 2, {S_P, S_C}, W32(pos[0]), .when = OF_BART,
      .tie = -1},
     {"decoder.embed_positions.weight", AT_PLAIN, 0, 2, {S_P, S_C}, W32(pos[1]), .when = OF_BART,
@@ -423,11 +430,14 @@ static int shape_error(const void *cfg, const char *tensor, const char *want, co
                        const char *file, AttnErr *err)
 {
     const BartConfig *c = cfg;
+    char pos[64] = "";
+    if (c->kind == BART) /* Marian's positions are computed: no table */
+        snprintf(pos, sizeof pos, ", max_position_embeddings %d + 2", c->n_pos);
     return attn_err_set(err, ATTN_E_SHAPE, file, 0,
-                        "tensor %s: %s expected, %s found (as stored, [out, in]; bart "
-                        "config.json: d_model %d, ffn dims %d and %d, vocab_size %d, "
-                        "max_position_embeddings %d + 2)", tensor, want, got, c->C, c->i_enc,
-                        c->i_dec, c->V, c->n_pos);
+                        "tensor %s: %s expected, %s found (as stored, [out, in]; %s "
+                        "config.json: d_model %d, encoder_ffn_dim %d, decoder_ffn_dim %d, "
+                        "vocab_size %d%s)", tensor, want, got, type_names[c->kind == MARIAN],
+                        c->C, c->i_enc, c->i_dec, c->V, pos);
 }
 
 static void facts(const void *cfg, ArchFacts *f)
@@ -443,9 +453,11 @@ static const char *const prefixes[] = {"model.", "", NULL};
 const ArchDesc desc_bart = {
     .types = types, .rt = &arch_bart, ARCH_TABLES(fields, tensors),
     ARCH_ENCDEC_WEIGHTS(BartWeights, BartLayer), .sizes = sizes, .facts = facts,
-    .required_note = "a BART config.json gives it",
+    .required_note = "a BART or Marian config.json gives it",
     .folder_files = FOLDER_FILES, .config_files = FOLDER_FILES,
     .embed_name = "shared", .prefixes = prefixes,
-    .unknown_weights = "no tensor shared.weight (under model. or none): not a BART model's weights",
+    .unknown_weights = "no tensor shared.weight, encoder.embed_tokens.weight or "
+                       "decoder.embed_tokens.weight (under model. or none): not a BART or "
+                       "Marian model's weights",
     .layers_key = "decoder_layers", .shape_error = shape_error,
 };

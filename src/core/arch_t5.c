@@ -223,11 +223,6 @@ static const ArchName ffs[] = {
     {NULL, 0},
 };
 
-/* the model classes a T5 config.json may name (architectures) */
-static const ArchName classes[] = {
-    {"T5ForConditionalGeneration", 0}, {"MT5ForConditionalGeneration", 0}, {"T5Model", 0},
-    {"MT5Model", 0}, {"T5WithLMHeadModel", 0}, {NULL, 0},
-};
 static const ArchName nothing[] = {{NULL, 0}};
 
 /* num_decoder_layers absent or null: as many as the encoder's; the token
@@ -261,12 +256,8 @@ static const ArchField fields[] = {
      .missing = "no \"model_type\" string (t5 or mt5)",
      .bad = "no \"model_type\" string (t5 or mt5)",
      .refused = "model_type \"%s\" is not a T5 model (t5 or mt5)"},
-    /* a config that mixes families: another family's class or BART's keys */
-    {"architectures", AF_NAMES, ARCH_NOWHERE, AF_NULL, .hi = 8, .names = classes,
-     .count_off = ARCH_NOWHERE,
-     .bad = FAMILY " config.json: \"%s\" must be a list of class names",
-     .refused = FAMILY " config.json: architectures names %s, not a T5 model: a config that "
-                "mixes families (model_type t5)"},
+    /* a config that mixes families: BART's keys (another family's class in
+     * architectures: the config reader's check, io/model_config.c) */
     {"encoder_layers", AF_ENUM, ARCH_NOWHERE, 0, .names = nothing,
      .bad = FAMILY " config.json: \"%s\" is BART's key, not T5's (num_layers): a config that "
             "mixes families",

@@ -38,6 +38,11 @@ typedef struct Work {
     struct Lattice *lat;  /* Unigram: the best path ending at each byte, cap_lat of them */
     size_t cap_lat;
     int failed;
+    /* Unigram without an unk_id: the first character no piece covers (its
+     * UTF-8, NUL-terminated; "" none), which Hugging Face's tokenizers
+     * refuses ("Encountered an unknown token but `unk_id` is missing"):
+     * its length first (0: none), then its UTF-8 */
+    char unknown[8];
 } Work;
 
 static int push_id(Work *w, int id)
@@ -391,6 +396,10 @@ static void encode_unigram(Work *w, const char *s, size_t n)
             relax(lat, i, j, id < b->cap_score ? b->score[id] : 0.0, id);
             single |= j - i == (size_t)mblen;
         }
+        if (!single && !b->opt.has_unk && !w->unknown[0] && (size_t)mblen < sizeof w->unknown - 1) {
+            w->unknown[0] = (char)mblen;
+            memcpy(w->unknown + 1, s + i, (size_t)mblen);
+        }
         if (!single)
             relax(lat, i, i + (size_t)mblen, unk_score, b->opt.has_unk ? b->opt.unk_id : UNK);
         i += (size_t)mblen;
@@ -600,7 +609,8 @@ static void encode_added(Work *w, int pass, const char *text, size_t len, int at
     free(norm);
 }
 
-int bpe_encode(const Bpe *b, const char *text, size_t len, BpeIds *out)
+/* bpe_encode's work; unknown (8 bytes) gets Work.unknown. */
+static int encode_text(const Bpe *b, const char *text, size_t len, BpeIds *out, char *unknown)
 {
     Work w = {.b = b, .out = out};
     int n0 = out->n;
@@ -617,6 +627,7 @@ int bpe_encode(const Bpe *b, const char *text, size_t len, BpeIds *out)
     free(w.scratch);
     free(w.lat);
     bpe_pre_work_free(&w.pre);
+    memcpy(unknown, w.unknown, sizeof w.unknown);
     if (w.failed) {
         out->n = n0;
         return -ATTN_E_NOMEM;
@@ -624,7 +635,14 @@ int bpe_encode(const Bpe *b, const char *text, size_t len, BpeIds *out)
     return 0;
 }
 
-int bpe_encode_template(const Bpe *b, const char *text, size_t len, BpeIds *out)
+int bpe_encode(const Bpe *b, const char *text, size_t len, BpeIds *out)
+{
+    char unknown[8];
+    return encode_text(b, text, len, out, unknown);
+}
+
+/* bpe_encode_template's work; unknown (8 bytes) gets Work.unknown. */
+static int template_ids(const Bpe *b, const char *text, size_t len, BpeIds *out, char *unknown)
 {
     int n0 = out->n, n = b->n_before + b->n_after;
     if (out->cap - out->n < n) {
@@ -637,7 +655,7 @@ int bpe_encode_template(const Bpe *b, const char *text, size_t len, BpeIds *out)
     }
     for (int i = 0; i < b->n_before; i++)
         out->id[out->n++] = b->tmpl[i];
-    if (bpe_encode(b, text, len, out) < 0) {
+    if (encode_text(b, text, len, out, unknown) < 0) {
         out->n = n0;
         return -ATTN_E_NOMEM;
     }
@@ -654,4 +672,31 @@ int bpe_encode_template(const Bpe *b, const char *text, size_t len, BpeIds *out)
     for (int i = 0; i < b->n_after; i++)
         out->id[out->n++] = b->tmpl[b->n_before + i];
     return 0;
+}
+
+int bpe_encode_template(const Bpe *b, const char *text, size_t len, BpeIds *out)
+{
+    char unknown[8];
+    return template_ids(b, text, len, out, unknown);
+}
+
+int bpe_encode_checked(const Bpe *b, const char *text, size_t len, BpeIds *out, AttnErr *err)
+{
+    char u[8] = "";
+    int n0 = out->n;
+    if (template_ids(b, text, len, out, u) < 0)
+        return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory encoding %zu bytes", len);
+    if (!u[0])
+        return 0;
+    out->n = n0;
+    unsigned cp = 0;
+    tok_utf8_decode((const unsigned char *)u + 1, (size_t)u[0], &cp);
+    u[1 + u[0]] = '\0';
+    int shown = cp >= 0x20 && cp != 0x7F && !(cp >= 0x80 && cp < 0xA0);
+    return attn_err_set(err, ATTN_E_UNSUPPORTED, NULL, 0,
+                        "%s%s%sU+%04X has no piece in the Unigram vocabulary and tokenizer.json's "
+                        "unk_id is null: Hugging Face's tokenizers refuses the text too "
+                        "(\"Encountered an unknown token but `unk_id` is missing\")",
+                        shown ? "\xE2\x80\x9C" : "", shown ? u + 1 : "", shown ? "\xE2\x80\x9D " : "",
+                        cp);
 }

@@ -1,6 +1,7 @@
 /* tokenizer.json's normalizer steps run over a text (NFC and the other
  * Unicode forms by utf8proc, Prepend, Replace, Strip, Precompiled by
- * bpe_charsmap.c, BertNormalizer), as Hugging Face's tokenizers run them.
+ * bpe_charsmap.c, BertNormalizer, Lowercase, Nmt), as Hugging Face's
+ * tokenizers run them.
  * Not their compiling (bpe_pre.c) nor the pre-tokenizers. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -94,6 +95,63 @@ static int bert_normalize(unsigned flags, char **t, size_t *n, pcre2_match_data 
     return 0;
 }
 
+/* Nmt's filter (tokenizers' do_nmt, SentencePiece's nmt_nfkc rule without
+ * its NFKC): the ASCII control characters but NUL, tab and the line ends,
+ * DEL and two C1 ones go. */
+static int nmt_keeps(unsigned cp)
+{
+    return !((cp >= 0x01 && cp <= 0x08) || cp == 0x0B || (cp >= 0x0E && cp <= 0x1F) ||
+             cp == 0x7F || cp == 0x8F || cp == 0x9F);
+}
+
+/* Nmt's map: the code points SentencePiece counts as white space a space. */
+static unsigned nmt_map(unsigned cp)
+{
+    switch (cp) {
+    case 0x09: case 0x0A: case 0x0C: case 0x0D: case 0x1680: case 0x2028: case 0x2029:
+    case 0x2581: case 0xFEFF: case 0xFFFD:
+        return ' ';
+    default:
+        return cp >= 0x200B && cp <= 0x200F ? ' ' : cp;
+    }
+}
+
+/* Lowercase (NormalizedString::lowercase: Rust's char::to_lowercase, one
+ * character at a time, so no final sigma; the table BertNormalizer's lower
+ * case reads) or Nmt over *t. */
+static int char_step(int kind, char **t, size_t *n)
+{
+    BpeStr out = {0};
+    for (size_t i = 0; i < *n;) {
+        unsigned cp = 0;
+        int k = tok_utf8_decode((const unsigned char *)*t + i, *n - i, &cp);
+        if (k <= 0) { /* not UTF-8: cannot happen for a cleaned text; kept as it is */
+            bpe_str_put(&out, *t + i, 1);
+            i++;
+            continue;
+        }
+        i += (size_t)k;
+        if (kind == BPE_NORM_NMT) {
+            if (nmt_keeps(cp))
+                put_cp(&out, nmt_map(cp));
+            continue;
+        }
+        unsigned lc[2] = {cp, 0};
+        if (bpe_bert_lower(cp, lc) == 2)
+            put_cp(&out, lc[0]);
+        put_cp(&out, lc[lc[1] ? 1 : 0]);
+    }
+    bpe_str_put(&out, "", 0); /* an empty text too */
+    if (out.failed) {
+        free(out.s);
+        return -ATTN_E_NOMEM;
+    }
+    free(*t);
+    *t = out.s;
+    *n = out.n;
+    return 0;
+}
+
 /* Strip: Unicode white space off the left and the right of t (*n bytes,
  * NUL-terminated), in place. */
 static void strip_step(const BpeNormalizer *nm, char *t, size_t *n)
@@ -138,6 +196,8 @@ static int norm_step(const BpeNorm *st, char **t, size_t *n, pcre2_match_data *m
     const BpeNormalizer *nm = &st->n;
     if (nm->kind == BPE_NORM_BERT)
         return bert_normalize(nm->bert, t, n, md, mc);
+    if (nm->kind == BPE_NORM_LOWERCASE || nm->kind == BPE_NORM_NMT)
+        return char_step(nm->kind, t, n);
     if (nm->kind >= BPE_NORM_NFC && nm->kind <= BPE_NORM_NFKD) {
         static const int opts[] = {
             UTF8PROC_STABLE | UTF8PROC_COMPOSE, UTF8PROC_STABLE | UTF8PROC_DECOMPOSE,

@@ -232,7 +232,8 @@ static int step_error(int rc, const Doc *d, const char *key)
 static int read_normalizer(Bpe *b, const cJSON *n, const Doc *d, int depth)
 {
     static const char *const known =
-        "NFC, NFD, NFKC, NFKD, Prepend, Replace, Strip, Precompiled, BertNormalizer and Sequence";
+        "NFC, NFD, NFKC, NFKD, Prepend, Replace, Strip, Precompiled, BertNormalizer, "
+        "Lowercase, Nmt and Sequence";
     const char *type = type_of(n);
     if (!n || cJSON_IsNull(n))
         return 0;
@@ -254,7 +255,11 @@ static int read_normalizer(Bpe *b, const cJSON *n, const Doc *d, int depth)
     for (int i = 0; i < 4; i++)
         if (strcmp(type, forms[i]) == 0)
             st.kind = BPE_NORM_NFC + i;
-    if (strcmp(type, "Prepend") == 0) {
+    if (strcmp(type, "Lowercase") == 0) {
+        st.kind = BPE_NORM_LOWERCASE;
+    } else if (strcmp(type, "Nmt") == 0) {
+        st.kind = BPE_NORM_NMT;
+    } else if (strcmp(type, "Prepend") == 0) {
         st.kind = BPE_NORM_PREPEND;
         st.content = string_of(n, "prepend");
         if (!st.content)

@@ -236,6 +236,66 @@ static int read_row(void *cfg, const ArchDesc *a, const ArchField *f, const cJSO
     }
 }
 
+/* 1 when word is one of the space-separated words of list. */
+static int has_word(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; *p;) {
+        size_t k = strcspn(p, " ");
+        if (k == n && strncmp(p, word, n) == 0)
+            return 1;
+        p += k + (p[k] == ' ');
+    }
+    return 0;
+}
+
+/* The family whose class cls is (arch.h's arch_classes), or NULL. */
+static const ArchClass *class_family(const char *cls)
+{
+    static const char *const tails[] = {"For", "Model", "LMHead", "WithLMHead", "MT"};
+    for (const ArchClass *c = arch_classes; c->prefix; c++) {
+        size_t n = strlen(c->prefix);
+        for (size_t k = 0; strncmp(cls, c->prefix, n) == 0 && k < 5; k++)
+            if (strncmp(cls + n, tails[k], strlen(tails[k])) == 0)
+                return c;
+    }
+    return NULL;
+}
+
+/* A config that mixes families: architectures naming a class of another
+ * family than its model_type's, refused naming both (transformers builds
+ * the model by model_type; the class names what the file was saved from).
+ * A model_type or class no family row knows is not judged. */
+static int check_classes(const cJSON *root, const char *name, AttnErr *err)
+{
+    const cJSON *mt = hf_json_item(root, "model_type");
+    const cJSON *list = hf_json_item(root, "architectures");
+    if (!list || cJSON_IsNull(list))
+        return 0;
+    if (!cJSON_IsArray(list))
+        return attn_err_set(err, ATTN_E_PARSE, name, 0,
+                            "\"architectures\" must be a list of class names");
+    const ArchClass *own = NULL;
+    for (const ArchClass *c = arch_classes; cJSON_IsString(mt) && c->prefix && !own; c++)
+        own = has_word(c->types, mt->valuestring) ? c : NULL;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, list) {
+        if (!cJSON_IsString(e) || !e->valuestring)
+            return attn_err_set(err, ATTN_E_PARSE, name, 0,
+                                "\"architectures\" must be a list of class names");
+        const ArchClass *c = class_family(e->valuestring);
+        if (own && c && !has_word(c->types, mt->valuestring))
+            return attn_err_set(err, ATTN_E_UNSUPPORTED, name, 0,
+                                "architectures names %.60s, not a%s %s model: a config that "
+                                "mixes families (model_type \"%.40s\"; %.60s is %s's class, "
+                                "model_type \"%.*s\")", e->valuestring,
+                                strchr("AEIOX", own->family[0]) ? "n" : "", own->family,
+                                mt->valuestring, e->valuestring, c->family,
+                                (int)strcspn(c->types, " "), c->types);
+    }
+    return 0;
+}
+
 /* The table on text; model_type's string into type (n bytes) when given. */
 int model_config_read(const ArchDesc *a, void *cfg, const char *text, size_t len,
                       const char *name, char *type, size_t n, AttnErr *err)
@@ -261,6 +321,8 @@ int model_config_read(const ArchDesc *a, void *cfg, const char *text, size_t len
             rc = attn_err_set(err, ATTN_E_UNSUPPORTED, name, 0, "\"rope_parameters\" (transformers "
                               "5's layout) is not read yet: attnviz reads \"rope_theta\" and "
                               "\"rope_scaling\" as transformers 4 writes them");
+    if (rc == 0)
+        rc = check_classes(root, name, err);
     const cJSON *in = root; /* where the rows read: the top or an AF_ENTER's object */
     for (int i = 0; i < a->n_fields && rc == 0; i++) {
         const ArchField *f = &a->fields[i];

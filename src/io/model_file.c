@@ -120,8 +120,15 @@ static Slot *make_slots(Bind *b, int *n)
     return s;
 }
 
+/* Another name alt of a row (arch.h: its prefix, or none after "/"). */
+static void alt_name(const ModelFile *m, const char *alt, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s", alt[0] == '/' ? "" : m->prefix, alt + (alt[0] == '/'));
+}
+
 /* A missing tensor: the row's own message; a whole layer missing named with
- * the config's layer count when the description says how; else its name. */
+ * the config's layer count when the description says how; a row with
+ * other names with them; else its name. */
 static int missing(const Bind *b, const Slot *s)
 {
     const ModelFile *m = b->m;
@@ -133,6 +140,17 @@ static int missing(const Bind *b, const Slot *s)
     }
     if (s->row->missing)
         return attn_err_set(b->err, ATTN_E_NOT_FOUND, b->where, 0, "%s", s->row->missing);
+    if (s->row->alt) {
+        char names[512] = "", one[160];
+        for (int k = 0; s->row->alt[k]; k++) {
+            alt_name(m, s->row->alt[k], one, sizeof one);
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                     k ? (s->row->alt[k + 1] ? ", " : " or ") : "", one);
+        }
+        return attn_err_set(b->err, ATTN_E_NOT_FOUND, b->where, 0,
+                            "no tensor %s, nor %s (the same numbers under another name)", s->name,
+                            names);
+    }
     const ArchTensor *first = NULL;
     for (int i = 0; i < a->n_tensors && !first; i++)
         first = a->tensors[i].flags & AT_LAYER ? &a->tensors[i] : NULL;
@@ -181,10 +199,46 @@ static int check_gguf(const Bind *b, Slot *s)
     return 0;
 }
 
+/* 1 when two stored tensors hold the same numbers as stored. */
+static int same_numbers(const SafeTensor *h, const SafeTensor *e)
+{
+    return h->data == e->data || (h->dtype == e->dtype && h->nbytes == e->nbytes &&
+                                  memcmp(h->data, e->data, h->nbytes) == 0);
+}
+
+/* s's tensor under its row's other names (arch.h: alt) when its own is
+ * absent, s->name then the one found; every other name present holding
+ * the same numbers, else refused naming both. */
+static int find_alt(const Bind *b, Slot *s)
+{
+    const char *const *alt = s->row->alt;
+    char name[sizeof s->name];
+    for (int k = 0; !s->t && alt && alt[k]; k++) {
+        alt_name(b->m, alt[k], name, sizeof name);
+        if ((s->t = find(b->m, name, &s->file)) != NULL)
+            memcpy(s->name, name, sizeof name);
+    }
+    for (int k = -1; s->t && alt && (k < 0 || alt[k]); k++) {
+        if (k < 0)
+            snprintf(name, sizeof name, "%s%s", b->m->prefix, s->row->name);
+        else
+            alt_name(b->m, alt[k], name, sizeof name);
+        const SafeTensor *o = find(b->m, name, NULL);
+        if (o && o != s->t && !same_numbers(o, s->t))
+            return attn_err_set(b->err, ATTN_E_UNSUPPORTED, b->where, 0,
+                                "tensors %s and %s differ: transformers ties them to one "
+                                "parameter, so they are not one model's", s->name, name);
+    }
+    return 0;
+}
+
 /* s's tensor found, of a float dtype attnviz reads and the config's shape. */
 static int check(const Bind *b, Slot *s)
 {
     s->t = find(b->m, s->name, &s->file);
+    int rc = find_alt(b, s);
+    if (rc < 0)
+        return rc;
     if (!s->t)
         return missing(b, s);
     const SafeTensor *t = s->t;
@@ -229,11 +283,8 @@ static int check_or_tie(const Bind *b, Slot *s, int i, int n)
         return 0;
     }
     int rc = check(b, &s[i]);
-    if (rc == 0 && tie && tie->t && (r->flags & AT_SAME_TIES)) {
-        const SafeTensor *h = s[i].t, *e = tie->t;
-        s[i].tied = h->data == e->data || (h->dtype == e->dtype && h->nbytes == e->nbytes &&
-                                          memcmp(h->data, e->data, h->nbytes) == 0);
-    }
+    if (rc == 0 && tie && tie->t && (r->flags & AT_SAME_TIES))
+        s[i].tied = same_numbers(s[i].t, tie->t);
     return rc;
 }
 
@@ -395,19 +446,35 @@ static int convert_all(const Bind *b, Slot *s, int n)
 }
 
 /* The file's prefix: the first of the description's under which its first
- * tensor is found. */
+ * tensor is found (by its name or another of its prefixed names), else the
+ * first under which its first layer's first tensor is when the first row
+ * has other names (a file whose embeddings are only a tied lm_head's: that
+ * row then says what is missing). */
 static int find_prefix(const Bind *b)
 {
     const ArchDesc *a = b->m->arch;
-    char name[160];
+    char name[160], plain[128];
     b->m->prefix = "";
-    for (int i = 0; a->prefixes && a->prefixes[i]; i++) {
-        snprintf(name, sizeof name, "%s%s", a->prefixes[i], a->tensors[0].name);
-        if (find(b->m, name, NULL)) {
-            b->m->prefix = a->prefixes[i];
-            return 0;
-        }
-    }
+    const char *const *alt = a->tensors[0].alt;
+    const ArchTensor *layer = NULL;
+    for (int i = 0; alt && i < a->n_tensors && !layer; i++) /* a row with other names only */
+        layer = a->tensors[i].flags & (AT_LAYER | AT_ENC_LAYER) ? &a->tensors[i] : NULL;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; a->prefixes && a->prefixes[i]; i++)
+            for (int k = -1; k < 0 || (pass == 0 && alt && alt[k]); k++) {
+                if (pass == 1 && !layer)
+                    break;
+                if (pass == 1)
+                    snprintf(plain, sizeof plain, layer->name, 0);
+                else if (k >= 0 && alt[k][0] == '/')
+                    continue;
+                snprintf(name, sizeof name, "%s%s", a->prefixes[i],
+                         pass == 1 ? plain : k < 0 ? a->tensors[0].name : alt[k]);
+                if (find(b->m, name, NULL)) {
+                    b->m->prefix = a->prefixes[i];
+                    return 0;
+                }
+            }
     return a->prefixes ? attn_err_set(b->err, ATTN_E_NOT_FOUND, b->where, 0, "%s",
                                       a->unknown_weights) : 0;
 }
