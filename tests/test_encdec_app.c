@@ -246,6 +246,136 @@ static void test_groups(void **state)
     key(f, SDLK_x, KMOD_LCTRL);
     if (!wait_group(f, GROUP_ENCODER, Ts, Ts))
         fail_msg("no encoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    /* the model view's small maps are the encoder's (the worker ran no
+     * encoder layer for them: the source is unchanged), every row a softmax */
+    const AttnMaps *th = &s->ms.thumb_maps;
+    double thumbs = 0.0;
+    for (size_t c = 0; c < (size_t)th->L * th->H * th->Tq * th->Tk; c++)
+        thumbs += th->v[c];
+    if (thumbs < 0.5 * th->L * th->H * th->Tq) /* a thumbnail's cell: a block's mean weight */
+        fail_msg("the encoder's thumbnails after Ctrl+X sum to %g", thumbs);
+    model_opened_free(cli);
+    cJSON_Delete(ref);
+}
+
+/* Until the panel looks inside the shown group's query i → key j (the
+ * last result's vectors of that pair); then the caption, or NULL. */
+static const char *wait_inside(Fix *f, int group, int i, int j)
+{
+    for (int k = 0; k < 400; k++) {
+        loop_turn(f, 20);
+        const ModelSource *s = f->a->src;
+        const Result *r = s->last;
+        if (r && r->q && r->group == group && s->group_shown == group && r->sel_i == i && r->sel_j == j &&
+            f->a->vs.inside_caption && strstr(f->a->vs.inside_caption, "Inside layer"))
+            return f->a->vs.inside_caption;
+    }
+    return NULL;
+}
+
+/* The number after what in the caption (fails when it has none). */
+static double caption_number(const char *caption, const char *what)
+{
+    const char *p = strstr(caption, what);
+    if (!p)
+        fail_msg("no \"%s\" in the panel: %s", what, caption);
+    return strtod(p + strlen(what), NULL);
+}
+
+/* Inside a head of the decoder's groups (the step view's caption and bars,
+ * which said "the encoder's maps only" before): cross-attention's query is
+ * the decoder's and its keys the encoder's output: at layer 1, head 1, the
+ * last target row, each source key's q · k (T5: the score itself, no
+ * scaling, no bias in cross-attention) computed here from the bars'
+ * vectors is the caption's score, and their softmax over the row is the
+ * float64 reference's (cli.json's cross_l1h1, 1e-5), as is the caption's
+ * weight; the decoder's self-attention: the caption's scores differ as the
+ * logs of the command line's weights (--group decoder; T5's relative bias
+ * included) and a key after the query is masked. */
+static void test_inside(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    ModelOpened *g = NULL, *cli = NULL;
+    AttnErr err = {0};
+    cJSON *ref = read_json(DIR "/cli.json");
+    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
+    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
+    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
+    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
+    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    assert_int_equal(source_model.show(a, g), 0);
+    assert_true(wait_maps(f));
+    app_set_keys(a, target);
+    ModelSource *s = a->src;
+    while (s->group != GROUP_CROSS)
+        key(f, SDLK_x, KMOD_LCTRL);
+    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+        fail_msg("no cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    assert_int_equal(s->ms.layer, 0);
+    assert_int_equal(s->ms.head, 0);
+    int i = Tt - 1;
+    a->vs.query = i;
+    double score[64], top = -1e300, sum = 0.0;
+    assert_true(Ts <= 64);
+    for (int j = 0; j < Ts; j++) {
+        a->vs.key = j;
+        a->dirty = 1;
+        const char *caption = wait_inside(f, GROUP_CROSS, i, j);
+        if (!caption)
+            fail_msg("no look inside query %d → key %d of the cross maps: %s", i, j,
+                     a->vs.inside_caption ? a->vs.inside_caption : "(none)");
+        if (!strstr(caption, "the encoder's output"))
+            fail_msg("the caption does not say where the key comes from: %s", caption);
+        assert_int_equal(a->vs.inside_d, s->g->lm.rt->sh.d_head);
+        double dot = 0.0;
+        for (int d = 0; d < a->vs.inside_d; d++)
+            dot += (double)a->vs.inside_q[d] * a->vs.inside_k[d];
+        score[j] = dot;
+        top = dot > top ? dot : top;
+        assert_float_equal(caption_number(caption, "the score "), dot, 6e-4);
+        double w = cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ref, "cross_l1h1"), i), j)
+                       ->valuedouble;
+        assert_float_equal(caption_number(caption, "keys: weight "), w, 6e-5);
+    }
+    for (int j = 0; j < Ts; j++)
+        sum += exp(score[j] - top);
+    for (int j = 0; j < Ts; j++) {
+        double w = cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ref, "cross_l1h1"), i), j)
+                       ->valuedouble;
+        if (fabs(exp(score[j] - top) / sum - w) > 1e-5)
+            fail_msg("softmax of the panel's q · k, key %d: %g, the reference's %g", j, exp(score[j] - top) / sum, w);
+    }
+    /* the decoder's self-attention, against the command line's weights */
+    key(f, SDLK_x, KMOD_LCTRL | KMOD_LSHIFT);
+    if (!wait_group(f, GROUP_DECODER, Tt, Tt))
+        fail_msg("no decoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    assert_int_equal(model_open_path(DIR, 0, &cli, &err), 0);
+    assert_int_equal(model_encdec_compute(cli, text, target, GROUP_DECODER, &err), 0);
+    AttnMap want = import_map(cli->im, 0);
+    i = Tt - 2;
+    a->vs.query = i;
+    for (int j = 0; j <= i + 1; j++) {
+        a->vs.key = j;
+        a->dirty = 1;
+        const char *caption = wait_inside(f, GROUP_DECODER, i, j);
+        if (!caption)
+            fail_msg("no look inside query %d → key %d of the decoder's maps", i, j);
+        if (j > i) {
+            if (!strstr(caption, "masked"))
+                fail_msg("key %d after query %d not said masked: %s", j, i, caption);
+            break;
+        }
+        score[j] = caption_number(caption, "the score ");
+        assert_float_equal(caption_number(caption, "keys: weight "), attn_map_at(&want, i, j), 6e-5);
+    }
+    for (int j = 1; j <= i; j++) {
+        double d = log(attn_map_at(&want, i, j) / attn_map_at(&want, i, 0));
+        if (fabs((score[j] - score[0]) - d) > 2e-3)
+            fail_msg("decoder scores of keys %d and 0: differ by %g, the command line's weights' logs by %g", j,
+                     score[j] - score[0], d);
+    }
     model_opened_free(cli);
     cJSON_Delete(ref);
 }
@@ -305,6 +435,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_target, setup, teardown),
         cmocka_unit_test_setup_teardown(test_groups, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_inside, setup, teardown),
     };
     return cmocka_run_group_tests(tests, setup_app, group_teardown);
 }
