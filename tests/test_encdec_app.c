@@ -81,6 +81,19 @@ static void test_source(void **state)
 }
 
 
+/* Until the maps shown are group's with Tq × Tk cells, up to date. */
+static int wait_group(Fix *f, int group, int Tq, int Tk)
+{
+    for (int k = 0; k < 400; k++) {
+        loop_turn(f, 20);
+        const ModelSource *s = f->a->src;
+        if (s->group_shown == group && !f->a->vs.stale && f->a->vs.map.v && f->a->vs.map.Tq == Tq &&
+            f->a->vs.map.Tk == Tk)
+            return 1;
+    }
+    return 0;
+}
+
 /* The label of token id as the panel shows it, stored (a word or </s>). */
 static void token_label(const ModelOpened *g, int id, char *out, size_t cap)
 {
@@ -106,7 +119,8 @@ static void assert_first_line(const AppState *a, double p, const char *label)
 /* The second bar is the target: typed into (Shift+Enter), the decoder runs
  * on its ids and the panel shows the next token after its last position,
  * the float64 reference's (cli.json's top_ids, top_probs after
- * decoder_ids); the encoder's maps stay the source's. A target one token
+ * decoder_ids), and the maps shown are its cross-attention (the command
+ * line's default group). A target one token
  * longer recomputes the decoder from its first changed position only
  * (rt->n_computed: positions × layers). */
 static void test_target(void **state)
@@ -149,7 +163,8 @@ static void test_target(void **state)
         assert_int_equal(s->tgt.id[i], cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"), i)->valueint);
     assert_int_equal(s->last->Tt, Tt);
     assert_first_line(a, p, label);
-    assert_int_equal(a->vs.map.Tq, Ts); /* the encoder's maps: the source's still */
+    if (!wait_group(f, GROUP_CROSS, Tt, Ts)) /* with a target: cross-attention, as the command line's default */
+        fail_msg("no cross maps after a target: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
     /* one token more: the decoder computes that position alone */
     long long before = s->last->computed;
     char longer[256];
@@ -161,19 +176,6 @@ static void test_target(void **state)
     assert_int_equal(s->last->Tt, Tt + 1);
     assert_int_equal(s->last->computed - before, (long long)L * 1);
     cJSON_Delete(ref);
-}
-
-/* Until the maps shown are group's with Tq × Tk cells, up to date. */
-static int wait_group(Fix *f, int group, int Tq, int Tk)
-{
-    for (int k = 0; k < 400; k++) {
-        loop_turn(f, 20);
-        const ModelSource *s = f->a->src;
-        if (s->group_shown == group && !f->a->vs.stale && f->a->vs.map.v && f->a->vs.map.Tq == Tq &&
-            f->a->vs.map.Tk == Tk)
-            return 1;
-    }
-    return 0;
 }
 
 /* The three groups, Ctrl+X after Ctrl+X: the decoder's maps (target ×
@@ -207,8 +209,9 @@ static void test_groups(void **state)
     char start[64], first[64];
     token_label(s->g, s->g->lm.info.start_id, start, sizeof start);
     token_label(s->g, s->ids.id[0], first, sizeof first);
-    /* the decoder's self-attention: as the command line's */
-    key(f, SDLK_x, KMOD_LCTRL);
+    /* the decoder's self-attention: as the command line's (from the cross
+     * maps a target brings, Ctrl+Shift+X back) */
+    key(f, SDLK_x, KMOD_LCTRL | KMOD_LSHIFT);
     if (!wait_group(f, GROUP_DECODER, Tt, Tt))
         fail_msg("no decoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
     assert_int_equal(a->vs.map.causal, 1);
@@ -242,7 +245,7 @@ static void test_groups(void **state)
     app_set_keys(a, "das Haus");
     if (!wait_group(f, GROUP_CROSS, 3, Ts)) /* <pad> das haus */
         fail_msg("cross maps after a new target: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
-    /* and back to the encoder's */
+    /* and on to the encoder's */
     key(f, SDLK_x, KMOD_LCTRL);
     if (!wait_group(f, GROUP_ENCODER, Ts, Ts))
         fail_msg("no encoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
@@ -380,6 +383,50 @@ static void test_inside(void **state)
     cJSON_Delete(ref);
 }
 
+/* The group shown by default agrees with the command line's (cross) once
+ * there is a target: opened with --target, the cross maps (Tt × Ts);
+ * the target emptied, the encoder's, the title saying there is no target
+ * yet; a target typed again, cross-attention; once Ctrl+X picked a group,
+ * a new target keeps it. */
+static void test_default_group(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    ModelOpened *g = NULL;
+    AttnErr err = {0};
+    cJSON *ref = read_json(DIR "/cli.json");
+    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
+    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
+    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
+    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
+    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    f->o.target = target; /* --target, no --group */
+    assert_int_equal(source_model.show(a, g), 0);
+    f->o.target = NULL;
+    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+        fail_msg("opened with a target: %d × %d shown, not its cross maps", a->vs.map.Tq, a->vs.map.Tk);
+    app_present(a);
+    if (!strstr(a->vs.panel_title, "cross-attention"))
+        fail_msg("title: %s", a->vs.panel_title);
+    app_set_keys(a, "");
+    if (!wait_group(f, GROUP_ENCODER, Ts, Ts))
+        fail_msg("no target: %d × %d shown, not the encoder's", a->vs.map.Tq, a->vs.map.Tk);
+    app_present(a);
+    if (!strstr(a->vs.panel_title, "encoder") || !strstr(a->vs.panel_title, "no target yet"))
+        fail_msg("title without a target: %s", a->vs.panel_title);
+    app_set_keys(a, target);
+    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+        fail_msg("a target typed: %d × %d shown, not its cross maps", a->vs.map.Tq, a->vs.map.Tk);
+    key(f, SDLK_x, KMOD_LCTRL | KMOD_LSHIFT); /* the decoder's, chosen */
+    if (!wait_group(f, GROUP_DECODER, Tt, Tt))
+        fail_msg("no decoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    app_set_keys(a, "das Haus");
+    if (!wait_group(f, GROUP_DECODER, 3, 3)) /* <pad> das haus */
+        fail_msg("a group chosen, a new target: %d × %d shown, not its decoder maps", a->vs.map.Tq, a->vs.map.Tk);
+    cJSON_Delete(ref);
+}
+
 /* A session keeps the target and the group: saved with cross-attention
  * shown, something else opened, then the session: the same target in the
  * second bar and its cross maps shown again. */
@@ -401,8 +448,7 @@ static void test_session(void **state)
     assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
     assert_int_equal(source_model.show(a, g), 0);
     assert_true(wait_maps(f));
-    app_set_keys(a, target);
-    key(f, SDLK_x, KMOD_LCTRL | KMOD_LSHIFT); /* back from the encoder: cross-attention */
+    app_set_keys(a, target); /* cross-attention with a target */
     if (!wait_group(f, GROUP_CROSS, Tt, Ts))
         fail_msg("no cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
     float cell = attn_map_at(&a->vs.map, Tt - 1, 2);
@@ -436,6 +482,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_groups, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session, setup, teardown),
         cmocka_unit_test_setup_teardown(test_inside, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_default_group, setup, teardown),
     };
     return cmocka_run_group_tests(tests, setup_app, group_teardown);
 }

@@ -72,6 +72,15 @@ void encwin_set_keys(AppState *a)
         app_status(a, 1, "out of memory");
         return;
     }
+    int follow = a->keys && a->keys_len > 0 ? GROUP_CROSS : GROUP_ENCODER;
+    if (s->group_auto && s->group != follow) { /* as the command line's default once there is a target */
+        s->group = follow;
+        s->stale = 1;
+        app_status(a, 0, follow == GROUP_CROSS
+                         ? "%s (with a target; Ctrl+X: the encoder's, the decoder's)"
+                         : "%s (no target: type one in the Target bar for cross-attention)",
+                   encwin_group_names[follow]);
+    }
     int max = g->lm.info.n_positions;
     if (s->tgt.n > max) {
         app_status(a, 1, "the target: %d tokens: %s takes %d (n_positions); the first %d are used", s->tgt.n,
@@ -87,6 +96,14 @@ void encwin_set_keys(AppState *a)
         }
     lmsrc_submit(a);
     a->dirty = 1;
+}
+
+void encwin_what(const AppState *a, char *out, size_t n)
+{
+    const ModelSource *s = a->src;
+    int none = s->group_shown == GROUP_ENCODER && !(a->keys && a->keys_len > 0);
+    snprintf(out, n, "of %.200s: %s", s->g->name,
+             none ? "the encoder's self-attention (no target yet)" : encwin_group_names[s->group_shown]);
 }
 
 /* A session's part: explore's (heads off, the lens), an encoder-decoder's
@@ -108,8 +125,10 @@ void encwin_session_in(AppState *a, const AttnSession *sn)
     ModelSource *s = a->src;
     if (s->g->lm.info.encdec && sn->has_target && app_keys_store(a, sn->target) == 0)
         encwin_set_keys(a);
-    if (s->g->lm.info.encdec && sn->group >= 0)
+    if (s->g->lm.info.encdec && sn->group >= 0) {
         s->group = sn->group;
+        s->group_auto = 0;
+    }
     explore_session_in(a, sn); /* (asks the worker: the target's, the group's maps) */
 }
 
@@ -141,6 +160,7 @@ void encwin_group_step(AppState *a, int dir)
     while (k < 3 && order[k] != s->group)
         k++;
     s->group = order[((k + (dir < 0 ? -1 : 1)) % 3 + 3) % 3];
+    s->group_auto = 0; /* chosen: a target typed no longer switches to cross-attention */
     s->stale = 1;
     app_status(a, 0, "%s (Ctrl+X: the next group)", encwin_group_names[s->group]);
     lmsrc_submit(a);

@@ -398,6 +398,20 @@ static void lmsrc_set_text(AppState *a)
     a->dirty = 1;
 }
 
+/* Another position for the predictions or the step asked for: cheap, the
+ * maps are kept (an encoder-decoder's decoder or cross group: the pair
+ * encwin_pair picks, which new maps may move). */
+static void ask_moved(AppState *a, ModelSource *s)
+{
+    int pair_i = -1, pair_j = -1, pair = s->g->lm.info.encdec && s->group != GROUP_ENCODER;
+    if (pair)
+        encwin_pair(a, s, &pair_i, &pair_j);
+    if (s->ids.n > 0 && (pair ? s->asked_i != pair_i || s->asked_j != pair_j
+                              : s->asked_pred != pred_pos(a, s) ||
+                                    (a->vs.key >= 0 && s->asked_j != text_pos(s, a->vs.key, 1))))
+        lmsrc_submit(a);
+}
+
 /* The newest result: its maps shown (the picks kept), its numbers kept. */
 static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
 {
@@ -405,13 +419,7 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
     BgResult br;
     (void)now_ms;
     (void)wait_ms;
-    int pair_i = -1, pair_j = -1, pair = s->g->lm.info.encdec && s->group != GROUP_ENCODER;
-    if (pair)
-        encwin_pair(a, s, &pair_i, &pair_j);
-    if (s->ids.n > 0 && (pair ? s->asked_i != pair_i || s->asked_j != pair_j
-                              : s->asked_pred != pred_pos(a, s) ||
-                                    (a->vs.key >= 0 && s->asked_j != text_pos(s, a->vs.key, 1))))
-        lmsrc_submit(a); /* another position for the predictions or the step: cheap, the maps are kept */
+    ask_moved(a, s);
     if (!bg_take(s->bg, &br))
         return 0;
     Result *r = br.data;
@@ -465,6 +473,8 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
     a->dirty = 1;
     if (br.last && r->gen_id >= 0 && s->gen_left > 0 && !s->stale)
         explore_gen_append(a, s, r);
+    else if (s->g->lm.info.encdec && s->group != GROUP_ENCODER)
+        ask_moved(a, s); /* the group's own rows and columns now: its pair */
     return 1;
 }
 
@@ -504,8 +514,7 @@ static void lmsrc_present(AppState *a)
         snprintf(s->what, sizeof s->what, "of %.200s (%d heads share %d key-value head%s)", s->g->name,
                  info->n_head, info->n_kv_head, info->n_kv_head == 1 ? "" : "s");
     else if (info->encdec) /* the group shown */
-        snprintf(s->what, sizeof s->what, "of %.200s: %s", s->g->name,
-                 encwin_group_names[s->group_shown]);
+        encwin_what(a, s->what, sizeof s->what);
     else
         snprintf(s->what, sizeof s->what, "of %s", s->g->name);
     maps_shown_present(a, s->panel, s->what);
@@ -514,7 +523,7 @@ static void lmsrc_present(AppState *a)
         a->vs.bar_label = "Source";
         a->vs.keys_bar = 1;
         a->vs.keys_label = "Target";
-        a->vs.keys_placeholder = "the decoder's text (its start token first; empty: the start token alone) "
+        a->vs.keys_placeholder = "the target, the decoder's text: cross-attention shown once typed "
                                  "\xE2\x80\x94 Tab or Shift+Enter";
     }
     a->vs.step_label = s->lens_shown ? "Logit lens" : "Next token";
@@ -639,7 +648,8 @@ static int lmsrc_show(AppState *a, void *opened)
     maps_shown_start(a, g->name);
     if (g->lm.info.encdec) { /* the second bar: the target (--target's), the decoder's text */
         const char *target = a->opt && a->opt->target ? a->opt->target : "";
-        if (a->opt && a->opt->group_set) /* --group: those maps asked for at once */
+        s->group_auto = !(a->opt && a->opt->group_set); /* cross-attention once there is a target */
+        if (!s->group_auto) /* --group: those maps asked for at once */
             s->group = a->opt->group;
         if (app_keys_store(a, target) == 0)
             encwin_set_keys(a);

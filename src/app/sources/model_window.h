@@ -82,6 +82,9 @@ typedef struct ModelSource {
     BpeIds tgt;          /* an encoder-decoder's decoder ids: its start token, then the
                             second bar's (the target's) tokens but the last */
     int group;           /* an encoder-decoder's maps asked for (OptGroup; Ctrl+X) */
+    int group_auto;      /* 1 until a group is chosen (--group, Ctrl+X, a session's): the
+                            group follows the target, cross-attention once there is one,
+                            the encoder's before (encwin_set_keys) */
     int group_shown;     /* the group of the maps shown (the worker's answer may be on its way) */
     int T_maps;          /* tokens of the maps shown */
     int stale;           /* the maps are older than the text */
@@ -153,8 +156,12 @@ void encwin_inside_text(ModelSource *s);
 /* The shown head's query and key (d floats each) of the last result, for
  * the bars: 0, or -1 when there are none for what is shown. */
 int encwin_inside_vectors(const ModelSource *s, const float **q, const float **k, int *d);
-/* The second bar (the target) changed: the decoder's ids, then the worker. */
+/* The second bar (the target) changed: the decoder's ids (the group
+ * following it while none is chosen), then the worker. */
 void encwin_set_keys(AppState *a);
+/* The heatmap title's source: the model and the group shown (without a
+ * target, why it is the encoder's) into out (n bytes). */
+void encwin_what(const AppState *a, char *out, size_t n);
 /* Ctrl+X (dir +1) / Ctrl+Shift+X (-1): the next / previous group. */
 void encwin_group_step(AppState *a, int dir);
 /* The control bar: the maps' controls and the group's button. */
