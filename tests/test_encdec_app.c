@@ -427,6 +427,84 @@ static void test_default_group(void **state)
     cJSON_Delete(ref);
 }
 
+/* The model view's head score (G) on cross-attention: entropy, the score
+ * issue 36 names for it, its number layer 1 head 1's entropy of the
+ * float64 reference's map (cli.json's cross_l1h1: the mean over rows of
+ * −Σ w log w); I and Shift+I go through the scores cross-attention has
+ * (first, entropy), never previous, self, duplicate, induction or
+ * distance (none there); the encoder's maps show the self-attention
+ * default (induction) again. */
+static void test_cross_scores(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    ModelOpened *g = NULL;
+    AttnErr err = {0};
+    cJSON *ref = read_json(DIR "/cli.json");
+    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
+    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
+    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
+    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
+    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    assert_int_equal(source_model.show(a, g), 0);
+    assert_true(wait_maps(f));
+    app_set_keys(a, target);
+    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+        fail_msg("no cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    key(f, SDLK_g, 0);
+    app_present(a);
+    assert_non_null(a->vs.grid_score);
+    assert_string_equal(a->vs.grid_score_name, "entropy");
+    cJSON *x = cJSON_GetObjectItemCaseSensitive(ref, "cross_l1h1");
+    double want = 0.0;
+    for (int i = 0; i < Tt; i++)
+        for (int j = 0; j < Ts; j++) {
+            double w = cJSON_GetArrayItem(cJSON_GetArrayItem(x, i), j)->valuedouble;
+            want -= w > 0 ? w * log(w) / Tt : 0.0;
+        }
+    assert_float_equal(a->vs.grid_score[0], want, 1e-4);
+    key(f, SDLK_x, KMOD_LCTRL); /* the encoder's: self-attention's default again */
+    if (!wait_group(f, GROUP_ENCODER, Ts, Ts))
+        fail_msg("no encoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    app_present(a);
+    assert_string_equal(a->vs.grid_score_name, "induction");
+    key(f, SDLK_x, KMOD_LCTRL | KMOD_LSHIFT);
+    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+        fail_msg("no cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    app_present(a);
+    assert_string_equal(a->vs.grid_score_name, "entropy");
+    static const char *const order[] = {"first", "entropy", "first"};
+    for (int k = 0; k < 3; k++) {
+        key(f, SDLK_i, k < 2 ? 0 : KMOD_LSHIFT);
+        app_present(a);
+        assert_string_equal(a->vs.grid_score_name, order[k]);
+        if (k == 0 && fabs(a->vs.grid_score[0] - want) < 1e-9)
+            fail_msg("first's number is entropy's: %g", want);
+    }
+    key(f, SDLK_i, 0); /* entropy again */
+    key(f, SDLK_x, KMOD_LCTRL); /* the encoder's: self-attention's default */
+    if (!wait_group(f, GROUP_ENCODER, Ts, Ts))
+        fail_msg("no encoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    app_present(a);
+    assert_string_equal(a->vs.grid_score_name, "entropy"); /* chosen with I: kept */
+    key(f, SDLK_i, 0);
+    app_present(a);
+    assert_string_equal(a->vs.grid_score_name, "distance"); /* self-attention: every score */
+    key(f, SDLK_x, KMOD_LCTRL);
+    key(f, SDLK_x, KMOD_LCTRL);
+    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+        fail_msg("no cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    app_present(a);
+    assert_string_equal(a->vs.grid_score_name, "entropy"); /* distance is none there */
+    key(f, SDLK_x, KMOD_LCTRL);
+    if (!wait_group(f, GROUP_ENCODER, Ts, Ts))
+        fail_msg("no encoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    app_present(a);
+    assert_string_equal(a->vs.grid_score_name, "distance"); /* the choice back */
+    cJSON_Delete(ref);
+}
+
 /* A session keeps the target and the group: saved with cross-attention
  * shown, something else opened, then the session: the same target in the
  * second bar and its cross maps shown again. */
@@ -483,6 +561,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_session, setup, teardown),
         cmocka_unit_test_setup_teardown(test_inside, setup, teardown),
         cmocka_unit_test_setup_teardown(test_default_group, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_cross_scores, setup, teardown),
     };
     return cmocka_run_group_tests(tests, setup_app, group_teardown);
 }
