@@ -546,6 +546,89 @@ static void test_session(void **state)
     cJSON_Delete(ref);
 }
 
+/* Save a session on group at layer, head (0-based) with the query row,
+ * open something else, then the session: once its group's maps arrive
+ * they are shown at that layer and head (the encoder's, shown first, has
+ * fewer layers: it used to clamp them) with that row, the map the command
+ * line's (model_encdec_compute) of the same group, layer and head. */
+static void session_round_trip(Fix *f, const char *path, int group, int layer, int head, int query, int Tq, int Tk)
+{
+    AppState *a = f->a;
+    ModelSource *s = a->src;
+    AttnErr err = {0};
+    ModelOpened *cli = NULL;
+    char text[400], target[400];
+    snprintf(text, sizeof text, "%s", a->text);
+    snprintf(target, sizeof target, "%s", a->keys);
+    while (s->group != group)
+        key(f, SDLK_x, KMOD_LCTRL);
+    if (!wait_group(f, group, Tq, Tk))
+        fail_msg("group %d: %d × %d shown", group, a->vs.map.Tq, a->vs.map.Tk);
+    for (int k = 0; k < 8 && s->ms.layer != layer; k++)
+        key(f, SDLK_l, 0);
+    for (int k = 0; k < 8 && s->ms.head != head; k++)
+        key(f, SDLK_h, 0);
+    a->vs.query = query;
+    assert_int_equal(s->ms.layer, layer);
+    assert_int_equal(s->ms.head, head);
+    assert_int_equal(app_save_session(a, path), 0);
+    assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
+    assert_ptr_not_equal(a->kind, &source_model);
+    assert_int_equal(app_open_path(a, path), 0);
+    assert_ptr_equal(a->kind, &source_model);
+    s = a->src;
+    if (!wait_group(f, group, Tq, Tk))
+        fail_msg("the session's group %d: %d × %d shown", group, a->vs.map.Tq, a->vs.map.Tk);
+    for (int k = 0; k < 20; k++) /* the turn that shows them restores the picks */
+        loop_turn(f, 10);
+    if (s->ms.layer != layer || s->ms.head != head)
+        fail_msg("the session's group %d at layer %d head %d shows layer %d head %d", group, layer + 1, head + 1,
+                 s->ms.layer + 1, s->ms.head + 1);
+    assert_int_equal(a->vs.query, query);
+    assert_int_equal(model_open_path(DIR, 0, &cli, &err), 0);
+    assert_int_equal(model_encdec_compute(cli, text, target, group, &err), 0);
+    assert_int_equal(import_pick(cli->im, layer, head, 0, NULL, &err), 0);
+    AttnMap want = import_map(cli->im, 0);
+    assert_int_equal(want.Tq, Tq);
+    for (int i = 0; i < Tq; i++)
+        for (int j = 0; j < Tk; j++)
+            if (fabsf(attn_map_at(&a->vs.map, i, j) - attn_map_at(&want, i, j)) > 1e-6f)
+                fail_msg("group %d's map (%d, %d) after the session: %g, the command line's %g", group, i, j,
+                         attn_map_at(&a->vs.map, i, j), attn_map_at(&want, i, j));
+    model_opened_free(cli);
+    unlink(path);
+}
+
+/* Sessions saved on the decoder's maps at its last layer (the encoder has
+ * one fewer), then on cross-attention's at layer 3, head 4: each comes back
+ * at its layer and head, not the encoder's clamp. */
+static void test_session_layer(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    ModelOpened *g = NULL;
+    AttnErr err = {0};
+    cJSON *ref = read_json(DIR "/cli.json");
+    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
+    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
+    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
+    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
+    char dir[] = "/tmp/attnviz-test-encdec-layer-XXXXXX", path[200];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t5.json", dir);
+    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    int L = g->lm.rt->sh.n_layer;
+    assert_true(L > g->lm.info.n_layer); /* the decoder's 3, the encoder's 2 */
+    assert_int_equal(source_model.show(a, g), 0);
+    assert_true(wait_maps(f));
+    app_set_keys(a, target);
+    session_round_trip(f, path, GROUP_DECODER, L - 1, 1, 2, Tt, Tt);
+    session_round_trip(f, path, GROUP_CROSS, L - 1, 3, Tt - 1, Tt, Ts);
+    rmdir(dir);
+    cJSON_Delete(ref);
+}
+
 static int setup_app(void **state)
 {
     setenv("ATTNVIZ_DATADIR", "assets", 1);
@@ -562,6 +645,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_inside, setup, teardown),
         cmocka_unit_test_setup_teardown(test_default_group, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cross_scores, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_session_layer, setup, teardown),
     };
     return cmocka_run_group_tests(tests, setup_app, group_teardown);
 }

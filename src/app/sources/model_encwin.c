@@ -128,8 +128,34 @@ void encwin_session_in(AppState *a, const AttnSession *sn)
     if (s->g->lm.info.encdec && sn->group >= 0) {
         s->group = sn->group;
         s->group_auto = 0;
+        if (sn->group != s->group_shown) /* its layer, head and rows when its maps come */
+            s->pending.group = sn->group, s->pending.layer = sn->layer, s->pending.head = sn->head,
+            s->pending.rollout = sn->rollout, s->pending.grid_layer = sn->grid_layer,
+            s->pending.grid_head = sn->grid_head, s->pending.query = sn->query, s->pending.key = sn->key;
     }
     explore_session_in(a, sn); /* (asks the worker: the target's, the group's maps) */
+}
+
+void encwin_restore(AppState *a, const Result *r, int before)
+{
+    ModelSource *s = a->src;
+    if (s->pending.group < 0 || r->group != s->pending.group || r->layers_done < r->L)
+        return;
+    if (before) { /* what maps_shown_replace keeps, clamped to the new maps */
+        s->ms.layer = s->pending.layer;
+        s->ms.head = s->pending.head;
+        s->ms.rollout = s->pending.rollout;
+        s->ms.grid_layer = s->pending.grid_layer >= 0 ? s->pending.grid_layer : 0;
+        s->ms.grid_head = s->pending.grid_head >= 0 ? s->pending.grid_head : 0;
+        return;
+    }
+    const Imported *im = s->ms.imp;
+    if (s->pending.query >= 0 && s->pending.query < im->Tq) {
+        a->vs.query = s->pending.query;
+        s->follow_end = 0; /* the session's row, not the last */
+    }
+    a->vs.key = s->pending.key >= 0 && s->pending.key < im->Tk ? s->pending.key : -1;
+    s->pending.group = -1;
 }
 
 /* The maps' controls; an encoder-decoder's group beside them (Ctrl+X). */
@@ -161,6 +187,7 @@ void encwin_group_step(AppState *a, int dir)
         k++;
     s->group = order[((k + (dir < 0 ? -1 : 1)) % 3 + 3) % 3];
     s->group_auto = 0; /* chosen: a target typed no longer switches to cross-attention */
+    s->pending.group = -1; /* another group than a session's: its picks are not for it */
     s->stale = 1;
     app_status(a, 0, "%s (Ctrl+X: the next group)", encwin_group_names[s->group]);
     lmsrc_submit(a);

@@ -446,6 +446,7 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
             r->thumbs = NULL;
             r->scores = NULL;
         }
+        encwin_restore(a, r, 1);
         if (!im || maps_shown_replace(a, im) < 0) {
             app_status(a, 1, "%s", im || !err.msg[0] ? "out of memory" : err.msg);
             result_free(r);
@@ -461,6 +462,7 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
             a->vs.query = s->follow_row = follow_target(s, r->ids, r->T, s->ms.imp->Tq);
             s->follow_end = !(br.last && r->T == s->ids.n);
         }
+        encwin_restore(a, r, 0);
     }
     if (s->follow_end && a->vs.query != s->follow_row)
         s->follow_end = 0; /* the user picked another row */
@@ -642,6 +644,7 @@ static int lmsrc_show(AppState *a, void *opened)
     Request now = {.ids = g->ids.id, .T = g->ids.n, .pred_pos = -1, .sel_i = -1, .sel_j = -1,
                    .group = GROUP_ENCODER}; /* an encoder-decoder's maps now: lm_forward's, its encoder's */
     s->group = s->group_shown = GROUP_ENCODER;
+    s->pending.group = -1;
     if ((s->last = new_result(g, &now, 0)))
         s->last->layers_done = s->last->L, s->last->pred_pos = -1;
     app_show_source(a, &source_model, s);

@@ -85,6 +85,11 @@ typedef struct ModelSource {
     int group_auto;      /* 1 until a group is chosen (--group, Ctrl+X, a session's): the
                             group follows the target, cross-attention once there is one,
                             the encoder's before (encwin_set_keys) */
+    struct {             /* a session's picks waiting for its group's maps (the encoder's
+                            are shown when it opens: fewer layers, other rows) */
+        int group;       /* -1: none waiting */
+        int layer, head, rollout, grid_layer, grid_head, query, key;
+    } pending;
     int group_shown;     /* the group of the maps shown (the worker's answer may be on its way) */
     int T_maps;          /* tokens of the maps shown */
     int stale;           /* the maps are older than the text */
@@ -166,6 +171,9 @@ void encwin_what(const AppState *a, char *out, size_t n);
 void encwin_group_step(AppState *a, int dir);
 /* The control bar: the maps' controls and the group's button. */
 void encwin_controls(AppState *a);
+/* r's maps about to replace the shown (before = 1), or just shown (0): a
+ * session's layer, head and selection applied once its group's arrive. */
+void encwin_restore(AppState *a, const Result *r, int before);
 /* Sessions: explore's part, then the target and the group. */
 void encwin_session_out(const AppState *a, AttnSession *sn);
 void encwin_session_in(AppState *a, const AttnSession *sn);
