@@ -17,6 +17,9 @@
 #include <cjson/cJSON.h>
 
 #include "attnviz/bpe.h"
+#include "attnviz/colormap.h"
+#include "attnviz/figure.h"
+#include "attnviz/file_source.h"
 #include "attnviz/model_source.h"
 #include "attnviz/source.h"
 #include "attnviz/import.h"
@@ -26,6 +29,8 @@
 #include "../src/app/sources/model_window.h"
 #include "test_app_util.h"
 #include "test_gpt2_fs.h"
+
+#include <SDL_image.h>
 
 #define DIR "tests/fixtures/families/t5/t5-relu-tied"
 
@@ -629,6 +634,217 @@ static void test_session_layer(void **state)
     cJSON_Delete(ref);
 }
 
+static Rgb img_rgb(const SDL_Surface *s, int x, int y)
+{
+    Uint32 p = ((const Uint32 *)((const Uint8 *)s->pixels + (size_t)y * s->pitch))[x];
+    return (Rgb){(Uint8)(p >> 16), (Uint8)(p >> 8), (Uint8)p};
+}
+
+/* A file's bytes (malloc'd, NUL-ended), or NULL. */
+static char *slurp(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    fseek(fp, 0, SEEK_END);
+    long n = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, fp) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    if (b)
+        b[n] = '\0';
+    fclose(fp);
+    return b;
+}
+
+/* The exports of the cross group shown, through Ctrl+E: the heatmap's PNG
+ * (its cells the colours of the float64 reference's weights, cli.json's
+ * cross_l1h1, at the export's layout: Tt rows × Ts columns) and beside it
+ * the CSV, whose numbers are the reference's (1e-5) and whose bytes are the
+ * command line's --print csv --group cross of the same source and target
+ * (model_encdec_compute, import_write_csv: what --print csv prints); in the
+ * model view (G) the PNG and SVG of every layer and head of the cross
+ * group: the decoder's layers, Tt × Ts maps, entropy's marks. */
+static void test_exports(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    ModelOpened *g = NULL, *cli = NULL;
+    AttnErr err = {0};
+    cJSON *ref = read_json(DIR "/cli.json");
+    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
+    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
+    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
+    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
+    cJSON *x = cJSON_GetObjectItemCaseSensitive(ref, "cross_l1h1");
+    char dir[] = "/tmp/attnviz-test-encdec-export-XXXXXX", path[300];
+    assert_non_null(mkdtemp(dir));
+    a->export_dir = dir;
+    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    assert_int_equal(source_model.show(a, g), 0);
+    assert_true(wait_maps(f));
+    app_set_keys(a, target);
+    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+        fail_msg("no cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+    a->vs.query = 0;
+    app_draw(a, f->r);
+    int n0 = a->export_count;
+    key(f, SDLK_e, KMOD_LCTRL);
+    assert_int_equal(a->status_err, 0);
+    assert_int_equal(a->export_count, n0 + 1);
+    /* the PNG: every cell the reference's colour (the query row outlined) */
+    SDL_Surface *raw = IMG_Load(a->last_export);
+    assert_non_null(raw);
+    SDL_Surface *img = SDL_ConvertSurfaceFormat(raw, SDL_PIXELFORMAT_RGB888, 0);
+    SDL_FreeSurface(raw);
+    assert_non_null(img);
+    Figure fig;
+    figure_layout_export(&fig, &a->vs.map, 2.0f * a->ui_scale * a->dpi_scale, a->vs.title, a->vs.facts, a->vs.cmap,
+                         a->vs.cscale, a->vs.query);
+    assert_int_equal(img->w, fig.w);
+    assert_int_equal(img->h, fig.h);
+    assert_int_equal(fig.Tq, Tt);
+    assert_int_equal(fig.Tk, Ts);
+    int bad = 0;
+    for (int i = 1; i < Tt; i++)
+        for (int j = 0; j < Ts; j++) {
+            double w = cJSON_GetArrayItem(cJSON_GetArrayItem(x, i), j)->valuedouble;
+            Rgb got = img_rgb(img, figure_cell_x(&fig, j) + 5, figure_cell_y(&fig, i) + 5);
+            Rgb want = colormap_scale_rgb(&fig.cb.cs, (float)w);
+            if (abs(got.r - want.r) + abs(got.g - want.g) + abs(got.b - want.b) > 3) {
+                print_message("cell [%d][%d]: %d,%d,%d, the reference's %d,%d,%d\n", i, j, got.r, got.g, got.b,
+                              want.r, want.g, want.b);
+                bad++;
+            }
+        }
+    assert_int_equal(bad, 0);
+    SDL_FreeSurface(img);
+    /* the CSV beside it: the reference's numbers, the command line's bytes */
+    size_t n = strlen(a->last_export);
+    snprintf(path, sizeof path, "%.*s.csv", (int)(n - 4), a->last_export);
+    char *csv = slurp(path);
+    assert_non_null(csv);
+    const char *line = strchr(csv, '\n');
+    assert_non_null(line);
+    for (int i = 0; i < Tt; i++) {
+        line = strchr(line + 1, ','); /* after the row's label */
+        assert_non_null(line);
+        for (int j = 0; j < Ts; j++) {
+            char *end;
+            double v = strtod(line + 1, &end), w = cJSON_GetArrayItem(cJSON_GetArrayItem(x, i), j)->valuedouble;
+            if (fabs(v - w) > 1e-5)
+                fail_msg("CSV (%d, %d): %g, the reference's %g", i, j, v, w);
+            line = end;
+        }
+        line = strchr(line, '\n');
+        assert_non_null(line);
+    }
+    assert_int_equal(model_open_path(DIR, 0, &cli, &err), 0);
+    assert_int_equal(model_encdec_compute(cli, text, target, GROUP_CROSS, &err), 0);
+    char cli_csv[300];
+    snprintf(cli_csv, sizeof cli_csv, "%s/cli.csv", dir);
+    assert_int_equal(import_write_csv(cli->im, cli_csv, &err), 0);
+    char *want = slurp(cli_csv);
+    assert_non_null(want);
+    assert_string_equal(csv, want);
+    free(want);
+    free(csv);
+    unlink(cli_csv);
+    unlink(path);
+    unlink(a->last_export);
+    /* the model view: every layer and head of cross-attention, PNG and SVG */
+    key(f, SDLK_g, 0);
+    app_draw(a, f->r);
+    n0 = a->export_count;
+    key(f, SDLK_e, KMOD_LCTRL);
+    assert_int_equal(a->status_err, 0);
+    assert_int_equal(a->export_count, n0 + 1);
+    assert_non_null(strstr(a->last_export, "/attnviz-model-view-"));
+    n = strlen(a->last_export);
+    snprintf(path, sizeof path, "%.*s.svg", (int)(n - 4), a->last_export);
+    char *svg = slurp(path);
+    assert_non_null(svg);
+    const ModelSource *s = a->src;
+    char dims[40];
+    snprintf(dims, sizeof dims, "%d\xC3\x97%d", Tt, Ts); /* the facts: target rows × source columns */
+    if (!strstr(svg, "entropy") || !strstr(svg, dims))
+        fail_msg("the model view's SVG lacks entropy's marks or %s", dims);
+    int layers = 0;
+    for (const char *p = svg; (p = strstr(p, ">layer ")); p++)
+        layers++;
+    assert_int_equal(layers, s->g->lm.rt->sh.n_layer); /* the decoder's 3, not the encoder's 2 */
+    free(svg);
+    unlink(path);
+    unlink(a->last_export);
+    model_opened_free(cli);
+    rmdir(dir);
+    cJSON_Delete(ref);
+}
+
+/* --export-attention's .npz of the three groups in the window: it opens on
+ * cross-attention (the reference's layer 1, head 1), Ctrl+X shows the
+ * encoder's maps then the decoder's, each the command line's of that
+ * group at the layer picked (kept across groups), then cross again. */
+static void test_npz_groups(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    ModelOpened *cli = NULL;
+    AttnErr err = {0};
+    cJSON *ref = read_json(DIR "/cli.json");
+    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
+    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
+    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
+    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
+    cJSON *x = cJSON_GetObjectItemCaseSensitive(ref, "cross_l1h1");
+    char dir[] = "/tmp/attnviz-test-encdec-npz-XXXXXX", path[300];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t5.npz", dir);
+    assert_int_equal(model_open_path(DIR, 0, &cli, &err), 0);
+    assert_int_equal(model_encdec_compute(cli, text, target, GROUP_CROSS, &err), 0);
+    assert_int_equal(model_encdec_export(cli, path, &err), 0);
+    assert_int_equal(app_open_path(a, path), 0);
+    FileSource *fs = file_source_of(a);
+    assert_non_null(fs);
+    app_draw(a, f->r);
+    assert_int_equal(a->vs.map.Tq, Tt);
+    assert_int_equal(a->vs.map.Tk, Ts);
+    for (int i = 0; i < Tt; i++)
+        for (int j = 0; j < Ts; j++)
+            assert_float_equal(attn_map_at(&a->vs.map, i, j),
+                               cJSON_GetArrayItem(cJSON_GetArrayItem(x, i), j)->valuedouble, 1e-5);
+    key(f, SDLK_l, 0); /* layer 2: the encoder's last */
+    static const int groups[3] = {GROUP_ENCODER, GROUP_DECODER, GROUP_CROSS};
+    for (int k = 0; k < 3; k++) {
+        int group = groups[k], Tq = group == GROUP_ENCODER ? Ts : Tt, Tk = group == GROUP_DECODER ? Tt : Ts;
+        key(f, SDLK_x, KMOD_LCTRL);
+        app_draw(a, f->r);
+        assert_int_equal(a->status_err, 0);
+        assert_int_equal(fs->group, group);
+        assert_int_equal(fs->ms.layer, 1);
+        if (a->vs.map.Tq != Tq || a->vs.map.Tk != Tk)
+            fail_msg("group %d: %d × %d shown, want %d × %d", group, a->vs.map.Tq, a->vs.map.Tk, Tq, Tk);
+        assert_int_equal(model_encdec_compute(cli, text, target, group, &err), 0);
+        assert_int_equal(import_pick(cli->im, 1, 0, 0, NULL, &err), 0);
+        AttnMap want = import_map(cli->im, 0);
+        for (int i = 0; i < Tq; i++)
+            for (int j = 0; j < Tk; j++)
+                if (fabsf(attn_map_at(&a->vs.map, i, j) - attn_map_at(&want, i, j)) > 1e-6f)
+                    fail_msg("group %d (%d, %d): %g, the command line's %g", group, i, j,
+                             attn_map_at(&a->vs.map, i, j), attn_map_at(&want, i, j));
+        assert_string_equal(fs->ms.imp->q_shown[0], cli->im->q_shown[0]);
+        assert_string_equal(fs->ms.imp->k_shown[0], cli->im->k_shown[0]);
+    }
+    model_opened_free(cli);
+    unlink(path);
+    rmdir(dir);
+    cJSON_Delete(ref);
+}
+
 static int setup_app(void **state)
 {
     setenv("ATTNVIZ_DATADIR", "assets", 1);
@@ -646,6 +862,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_default_group, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cross_scores, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session_layer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_exports, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_npz_groups, setup, teardown),
     };
     return cmocka_run_group_tests(tests, setup_app, group_teardown);
 }
