@@ -300,18 +300,26 @@ static double caption_number(const char *caption, const char *what)
  * weight; the decoder's self-attention: the caption's scores differ as the
  * logs of the command line's weights (--group decoder; T5's relative bias
  * included) and a key after the query is masked. */
-static void test_inside(void **state)
+/* Cross-attention's look inside of dir's model on its cli.json's source
+ * and target: at layer 1, head 1, the last target row, each source key's
+ * q · k from the bars' vectors times scale (the model's scaling) is the
+ * caption's score, their softmax over the row the float64 reference's
+ * (cross_l1h1, 1e-5), as is the caption's weight. Returns the opened
+ * window's source (the cross maps shown). */
+static ModelSource *inside_cross(Fix *f, const char *dir, double scale)
 {
-    Fix *f = *state;
     AppState *a = f->a;
-    ModelOpened *g = NULL, *cli = NULL;
+    ModelOpened *g = NULL;
     AttnErr err = {0};
-    cJSON *ref = read_json(DIR "/cli.json");
+    char json[300];
+    snprintf(json, sizeof json, "%s/cli.json", dir);
+    cJSON *ref = read_json(json);
     const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
     const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
     int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
     int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
-    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
+    cJSON *x = cJSON_GetObjectItemCaseSensitive(ref, "cross_l1h1");
+    assert_int_equal(model_open_path(dir, 0, &g, &err), 0);
     assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
     assert_int_equal(source_model.show(a, g), 0);
     assert_true(wait_maps(f));
@@ -320,7 +328,7 @@ static void test_inside(void **state)
     while (s->group != GROUP_CROSS)
         key(f, SDLK_x, KMOD_LCTRL);
     if (!wait_group(f, GROUP_CROSS, Tt, Ts))
-        fail_msg("no cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
+        fail_msg("%s: no cross maps: %d × %d shown", dir, a->vs.map.Tq, a->vs.map.Tk);
     assert_int_equal(s->ms.layer, 0);
     assert_int_equal(s->ms.head, 0);
     int i = Tt - 1;
@@ -332,7 +340,7 @@ static void test_inside(void **state)
         a->dirty = 1;
         const char *caption = wait_inside(f, GROUP_CROSS, i, j);
         if (!caption)
-            fail_msg("no look inside query %d → key %d of the cross maps: %s", i, j,
+            fail_msg("%s: no look inside query %d → key %d of the cross maps: %s", dir, i, j,
                      a->vs.inside_caption ? a->vs.inside_caption : "(none)");
         if (!strstr(caption, "the encoder's output"))
             fail_msg("the caption does not say where the key comes from: %s", caption);
@@ -340,21 +348,48 @@ static void test_inside(void **state)
         double dot = 0.0;
         for (int d = 0; d < a->vs.inside_d; d++)
             dot += (double)a->vs.inside_q[d] * a->vs.inside_k[d];
-        score[j] = dot;
-        top = dot > top ? dot : top;
-        assert_float_equal(caption_number(caption, "the score "), dot, 6e-4);
-        double w = cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ref, "cross_l1h1"), i), j)
-                       ->valuedouble;
+        score[j] = dot * scale;
+        top = score[j] > top ? score[j] : top;
+        assert_float_equal(caption_number(caption, "the score "), score[j], 6e-4);
+        double w = cJSON_GetArrayItem(cJSON_GetArrayItem(x, i), j)->valuedouble;
         assert_float_equal(caption_number(caption, "keys: weight "), w, 6e-5);
     }
     for (int j = 0; j < Ts; j++)
         sum += exp(score[j] - top);
     for (int j = 0; j < Ts; j++) {
-        double w = cJSON_GetArrayItem(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ref, "cross_l1h1"), i), j)
-                       ->valuedouble;
+        double w = cJSON_GetArrayItem(cJSON_GetArrayItem(x, i), j)->valuedouble;
         if (fabs(exp(score[j] - top) / sum - w) > 1e-5)
-            fail_msg("softmax of the panel's q · k, key %d: %g, the reference's %g", j, exp(score[j] - top) / sum, w);
+            fail_msg("%s: softmax of the panel's scores, key %d: %g, the reference's %g", dir, j,
+                     exp(score[j] - top) / sum, w);
     }
+    cJSON_Delete(ref);
+    return s;
+}
+
+/* Inside a head of the decoder's groups (the step view's caption and bars,
+ * which said "the encoder's maps only" before): cross-attention's query is
+ * the decoder's and its keys the encoder's output (inside_cross: T5's
+ * score is q · k itself, no scaling and no bias in cross-attention;
+ * BART's q · k / √d_head); the decoder's self-attention: the caption's
+ * scores differ as the logs of the command line's weights (--group
+ * decoder; T5's relative bias included) and a key after the query is
+ * masked. */
+static void test_inside(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    ModelOpened *cli = NULL;
+    AttnErr err = {0};
+    cJSON *ref = read_json(DIR "/cli.json");
+    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
+    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
+    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
+    double score[64];
+    const char *bart = "tests/fixtures/families/bart/bart-scaled-untied";
+    ModelSource *s = inside_cross(f, bart, 1.0 / sqrt((double)8));
+    assert_int_equal(s->g->lm.rt->sh.d_head, 8);
+    inside_cross(f, DIR, 1.0);
+    int i;
     /* the decoder's self-attention, against the command line's weights */
     key(f, SDLK_x, KMOD_LCTRL | KMOD_LSHIFT);
     if (!wait_group(f, GROUP_DECODER, Tt, Tt))
