@@ -2,7 +2,9 @@
  * bar is the target (the decoder's text), its ids going to the worker with
  * the source's; Ctrl+X's three groups of maps (the encoder's, the
  * decoder's, cross-attention), each a copy of queries and keys the worker
- * hands over; their part of sessions and of the control bar. The worker
+ * hands over, cross-attention shown once there is a target until a group
+ * is chosen; their part of sessions and of the control bar; inside a head
+ * of any group (also a decoder-only model's: its one group). The worker
  * and the panels are model_source.c's. */
 #include "attnviz/app_state.h"
 #include "attnviz/attnio.h"
