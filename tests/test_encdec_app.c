@@ -542,6 +542,33 @@ static void test_cross_scores(void **state)
         fail_msg("no encoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
     app_present(a);
     assert_string_equal(a->vs.grid_score_name, "distance"); /* the choice back */
+    /* the command line's score overview of the cross maps (--view heads,
+     * no --head-score): entropy's too */
+    ModelOpened *cli = NULL;
+    Options o;
+    char *argv[] = {"attnviz", "--model", DIR, "--view", "heads", "--export", "/tmp/x.svg", NULL};
+    if (options_parse(&o, 7, argv, &err) != 0)
+        fail_msg("options: %s", err.msg);
+    char dir[] = "/tmp/attnviz-test-encdec-heads-XXXXXX", svg[200];
+    assert_non_null(mkdtemp(dir));
+    snprintf(svg, sizeof svg, "%s/heads.svg", dir);
+    o.exports[0] = svg;
+    assert_int_equal(model_open_path(DIR, 0, &cli, &err), 0);
+    assert_int_equal(model_encdec_compute(cli, text, target, GROUP_CROSS, &err), 0);
+    if (import_write(cli->im, &o, &err) < 0)
+        fail_msg("--view heads: %s", err.msg);
+    FILE *fp = fopen(svg, "r");
+    assert_non_null(fp);
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    buf[n] = '\0';
+    fclose(fp);
+    if (!strstr(buf, "entropy score of every head"))
+        fail_msg("--view heads of cross-attention is not of entropy");
+    unlink(svg);
+    rmdir(dir);
+    options_free(&o);
+    model_opened_free(cli);
     cJSON_Delete(ref);
 }
 
