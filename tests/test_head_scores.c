@@ -233,6 +233,10 @@ static void test_cross(void **state)
                 isnan(s.s[HEAD_SCORE_DISTANCE]));
     assert_true(fabs(s.s[HEAD_SCORE_FIRST] - 0.25) < 1e-12);
     check_naive(B, 2, 2, ids, 1);
+    /* head_score_of_cross: exactly the scores a cross map is not none of
+     * (what the model view offers there) */
+    for (int k = 0; k < HEAD_SCORE_COUNT; k++)
+        assert_int_equal(head_score_of_cross((HeadScoreId)k), !isnan(s.s[k]));
 }
 
 /* −inf cells (masked) count as nothing; random maps against the reference,

@@ -12,6 +12,9 @@ struct AppState;
 
 typedef struct FileSource {
     MapsShown ms;              /* the file's maps (its Imported) and what is picked */
+    int group;                 /* an encoder-decoder's .npz (--export-attention's): the group
+                                  shown (OptGroup; Ctrl+X the next), cross unless --group */
+    int group_named;           /* 1 once the group is known (--group, Ctrl+X): the title names it */
 } FileSource;
 
 /* The file shown in a, or NULL when a shows another source. */

@@ -57,5 +57,8 @@ const char *head_score_name(HeadScoreId k);
 int head_score_from_name(const char *name);
 /* 1 for the scores in [0, 1] (all but entropy and distance). */
 int head_score_unit(HeadScoreId k);
+/* 1 for the scores cross-attention has (first, entropy): the others are
+ * none on it. */
+int head_score_of_cross(HeadScoreId k);
 
 #endif

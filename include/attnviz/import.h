@@ -151,6 +151,9 @@ ColorScaleMode import_score_scale(HeadScoreId k, ColorScaleMode asked, char *cap
  * or with --view grid of every layer and head; .csv and .json of the map).
  * Returns 0 or an error with err filled (main prints it, exit 1). */
 int import_write(const Imported *im, const Options *o, AttnErr *err);
+/* The picked map as CSV into path, the bytes --print csv writes (the
+ * window's Ctrl+E beside its PNG). 0 or an error. */
+int import_write_csv(const Imported *im, const char *path, AttnErr *err);
 
 /* --print head-scores (import_scores.c): the CSV header
  * layer,head,previous,self,first,duplicate,induction,entropy,distance and

@@ -32,7 +32,10 @@ struct MapsShown {
     unsigned long gen;         /* changes when the picked map changes */
     char panel_title[200];
     /* head roles (issue 26, src/app/maps_heads.c) */
-    int score;                 /* the HeadScoreId the model view shows */
+    int score;                 /* the HeadScoreId the model view shows (cross-attention's:
+                                  one it has, entropy unless I picked first) */
+    int score_self;            /* the score chosen for self-attention while cross maps
+                                  show entropy in its place (-1: none): back with them */
     int sorted;                /* the model view in that score's order */
     int score_view;            /* the score overview in the maps' place */
     int every_head;            /* the line diagram: every head of the layer */
@@ -91,6 +94,9 @@ int maps_heads_apply(struct AppState *a, const AppAction *act);
 int maps_heads_takes(AppActionKind k);
 void maps_heads_present(struct AppState *a);
 void maps_heads_keep(MapsShown *now, MapsShown *old);
+/* The score fitted to the maps: cross-attention's entropy in place of one
+ * it has not (the self-attention's choice kept, back with such maps). */
+void maps_heads_fit_score(MapsShown *ms);
 /* The induction probe of the shown model (source.h's probe): bos, n random
  * tokens from seed, the same n again (n clamped to the model's positions),
  * then its induction scores shown (the score overview). 0, or -1 (the

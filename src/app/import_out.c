@@ -223,6 +223,12 @@ static int export_one(const Out *c, const char *path, AttnErr *err)
                         "unknown export format '%s' (use .png, .svg, .csv or .json)", *ext ? ext : "(none)");
 }
 
+int import_write_csv(const Imported *im, const char *path, AttnErr *err)
+{
+    Out c = {im, NULL, CMAP_VIRIDIS};
+    return io_write_atomic(path, write_csv, &c, err);
+}
+
 int import_write(const Imported *im, const Options *o, AttnErr *err)
 {
     Out c = {im, o, CMAP_VIRIDIS};

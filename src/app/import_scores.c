@@ -184,7 +184,8 @@ int import_export_heads(const Imported *im, const Options *o, ColormapId cmap, c
         return attn_err_set(err, ATTN_E_UNSUPPORTED, path, 0,
                             "--view heads exports the score overview as .png or .svg, not '%s'",
                             *ext ? ext : "(none)");
-    HeadScoreId k = (HeadScoreId)o->head_score;
+    /* cross-attention's default: entropy (induction and the rest are none there) */
+    HeadScoreId k = !o->head_score_set && im->f.cross ? HEAD_SCORE_ENTROPY : (HeadScoreId)o->head_score;
     ScoreOverview ov;
     int rc = import_score_overview(&ov, im, NULL, k, err);
     if (rc < 0)

@@ -48,7 +48,7 @@ static const char H_GENERATE[] = "a language model: append the token it picks ne
 static const char H_GEN_STEP[] = "a language model: previous / next generated token (its row, the predictions it was chosen from)";
 static const char H_ABLATE[] = "a language model: switch the shown head off / on (ablation) / every head on again";
 static const char H_ABLATE_MODE[] = "a language model: a head switched off gives zeros / its mean over the text (mean ablation)";
-static const char H_ENCDEC_GROUP[] = "an encoder-decoder (T5, BART): next / previous maps: encoder, decoder, cross-attention "
+static const char H_ENCDEC_GROUP[] = "an encoder-decoder (T5, BART) or its .npz: next / previous maps: encoder, decoder, cross-attention "
                                      "(target \xC3\x97 source)";
 static const char H_TEACH_LR[] = "teach: learning rate \xC3\x97" "2 / \xC3\xB7" "2";
 

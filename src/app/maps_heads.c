@@ -217,8 +217,12 @@ int maps_heads_apply(AppState *a, const AppAction *act)
         maps_probe_run(a, o && o->probe ? o->probe_n : PROBE_DEFAULT_N, seed);
         return 0;
     }
-    case ACT_HEAD_SCORE:
-        ms->score = ((ms->score + (act->i < 0 ? -1 : 1)) % HEAD_SCORE_COUNT + HEAD_SCORE_COUNT) % HEAD_SCORE_COUNT;
+    case ACT_HEAD_SCORE: /* cross-attention: through the scores it has */
+        do
+            ms->score = ((ms->score + (act->i < 0 ? -1 : 1)) % HEAD_SCORE_COUNT + HEAD_SCORE_COUNT) %
+                        HEAD_SCORE_COUNT;
+        while (ms->imp->f.cross && !head_score_of_cross((HeadScoreId)ms->score));
+        ms->score_self = -1;
         say_score(a, ms);
         break;
     case ACT_GRID_SORT:
@@ -275,6 +279,17 @@ int maps_heads_apply(AppState *a, const AppAction *act)
     return 0;
 }
 
+void maps_heads_fit_score(MapsShown *ms)
+{
+    if (ms->imp->f.cross && !head_score_of_cross((HeadScoreId)ms->score)) {
+        ms->score_self = ms->score; /* previous, self, induction … are none on cross-attention */
+        ms->score = HEAD_SCORE_ENTROPY;
+    } else if (!ms->imp->f.cross && ms->score_self >= 0) {
+        ms->score = ms->score_self;
+        ms->score_self = -1;
+    }
+}
+
 void maps_heads_keep(MapsShown *now, MapsShown *old)
 {
     now->probe_ids = old->probe_ids; /* the probe's tokens move over */
@@ -285,6 +300,8 @@ void maps_heads_keep(MapsShown *now, MapsShown *old)
     now->probe_next = old->probe_next;
     now->probe_started = old->probe_started;
     now->score = old->score;
+    now->score_self = old->score_self;
+    maps_heads_fit_score(now);
     now->sorted = old->sorted;
     now->score_view = old->score_view;
     now->ov_cscale = old->ov_cscale;
@@ -296,7 +313,7 @@ void maps_heads_keep(MapsShown *now, MapsShown *old)
 void maps_heads_session_of(const MapsShown *ms, AttnSession *sn)
 {
     int most = (int)(sizeof sn->heads_off / sizeof sn->heads_off[0]);
-    sn->score = ms->score;
+    sn->score = ms->score_self >= 0 ? ms->score_self : ms->score; /* the choice, not cross-attention's stand-in */
     sn->sorted = ms->sorted;
     sn->score_view = ms->score_view;
     sn->score_cscale = ms->ov_cscale;
@@ -310,6 +327,8 @@ void maps_heads_session_of(const MapsShown *ms, AttnSession *sn)
 void maps_heads_session_apply(MapsShown *ms, const AttnSession *sn)
 {
     ms->score = sn->score >= 0 && sn->score < HEAD_SCORE_COUNT ? sn->score : HEAD_SCORE_INDUCTION;
+    ms->score_self = -1;
+    maps_heads_fit_score(ms);
     ms->sorted = sn->sorted;
     ms->score_view = sn->score_view;
     ms->ov_cscale = sn->score_cscale >= 0 && sn->score_cscale < CSCALE_COUNT ? sn->score_cscale : CSCALE_FIXED;

@@ -60,7 +60,8 @@ int maps_shown_init(MapsShown *fs, Imported *im)
     fs->rollout = im->rollout;
     fs->grid_layer = im->layer >= 0 ? im->layer : 0;
     fs->grid_head = im->head >= 0 ? im->head : 0;
-    fs->score = HEAD_SCORE_INDUCTION;
+    fs->score = im->f.cross ? HEAD_SCORE_ENTROPY : HEAD_SCORE_INDUCTION; /* one the maps have */
+    fs->score_self = -1;
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "attnviz/app_state.h"
 #include "attnviz/source.h"
 #include "attnviz/maps_shown.h"
+#include "attnviz/import.h"
 #include "attnviz/fonts.h"
 #include "attnviz/wake.h"
 #include "app_internal.h"
@@ -104,12 +105,23 @@ int app_export(AppState *a, int what)
     }
     SDL_FreeSurface(surf);
     platform_file_written(path);
-    char full[4096];
+    char full[4096], csv[1200] = "";
+    if (what == 0 && a->kind->maps) { /* a model's or a file's map: its numbers beside it */
+        size_t n = strlen(path);
+        snprintf(csv, sizeof csv, "%.*s.csv", (int)(n - 4), path);
+        if (import_write_csv(a->kind->maps(a)->imp, csv, &err) < 0) {
+            char buf[1200];
+            attn_err_format(&err, buf, sizeof buf);
+            app_status(a, 1, "wrote %s, but not its CSV: %s", path, buf);
+            return -1;
+        }
+        platform_file_written(csv);
+    }
     if (!realpath(path, full))
         snprintf(full, sizeof full, "%s", path);
     snprintf(a->last_export, sizeof a->last_export, "%s", full);
     a->export_count++;
-    app_status(a, 0, "wrote %s", full);
+    app_status(a, 0, "wrote %s%s", full, csv[0] ? " and its numbers as .csv" : "");
     return 0;
 }
 

@@ -27,6 +27,11 @@ int head_score_unit(HeadScoreId k)
     return k != HEAD_SCORE_ENTROPY && k != HEAD_SCORE_DISTANCE;
 }
 
+int head_score_of_cross(HeadScoreId k)
+{
+    return k == HEAD_SCORE_FIRST || k == HEAD_SCORE_ENTROPY;
+}
+
 /* A cell's weight: a cell that is not finite (masked) counts as nothing. */
 static inline double cell(const float *row, int j)
 {

@@ -8,6 +8,7 @@
 #include "attnviz/file_source.h"
 #include "attnviz/import.h"
 #include "attnviz/maps_shown.h"
+#include "attnviz/options.h"
 #include "attnviz/source.h"
 #include "../app_internal.h"
 
@@ -72,14 +73,55 @@ static int model_only(AppActionKind k)
     }
 }
 
-/* The help's rows: the layers × heads keys and compare. */
+/* The help's rows: the layers × heads keys, compare, an encoder-decoder's
+ * groups. */
 static int file_takes(AppActionKind k)
 {
-    return maps_shown_takes(k) || k == ACT_COMPARE;
+    return maps_shown_takes(k) || k == ACT_COMPARE || k == ACT_ENCDEC_GROUP;
+}
+
+static const char *const GROUPS[] = {"cross", "encoder", "decoder"}; /* OptGroup's order */
+
+/* Ctrl+X / Ctrl+Shift+X: an encoder-decoder's .npz shows its next /
+ * previous group (encoder, decoder, cross), the layer and head kept where
+ * the group has them; another file says why not and stays. */
+static void group_step(AppState *a, int dir)
+{
+    static const int order[3] = {GROUP_ENCODER, GROUP_DECODER, GROUP_CROSS};
+    FileSource *fs = a->src;
+    char path[sizeof fs->ms.imp->f.name]; /* (the Imported it is in is replaced) */
+    snprintf(path, sizeof path, "%s", fs->ms.imp->f.name);
+    int k = 0;
+    while (k < 3 && order[k] != fs->group)
+        k++;
+    int next = order[((k + (dir < 0 ? -1 : 1)) % 3 + 3) % 3];
+    AttnErr err = {0};
+    Imported *im = malloc(sizeof *im);
+    size_t n = strlen(path);
+    if (!im || n < 4 || strcmp(path + n - 4, ".npz") != 0 ||
+        import_open_group(im, path, GROUPS[next], NULL, NULL, &err) < 0) {
+        free(im);
+        app_status(a, 0, "%s is not an encoder-decoder's .npz (encoder, decoder and cross maps, as "
+                   "--export-attention writes them): Ctrl+X has no other group here%s%s", path,
+                   err.msg[0] ? ": " : "", err.msg);
+        return;
+    }
+    if (import_pick(im, 0, 0, 0, NULL, &err) < 0 || maps_shown_replace(a, im) < 0) {
+        app_status(a, 1, "%s", err.msg[0] ? err.msg : "out of memory");
+        return;
+    }
+    fs->group = next;
+    fs->group_named = 1;
+    app_status(a, 0, "%s: the %s maps, %d\xC3\x97%d (Ctrl+X: the next group)", path, GROUPS[next],
+               im->f.Tq, im->f.Tk);
 }
 
 static int file_apply(AppState *a, const AppAction *act)
 {
+    if (act->kind == ACT_ENCDEC_GROUP) {
+        group_step(a, act->i);
+        return 0;
+    }
     if (maps_shown_apply(a, act) == 0)
         return 0;
     if (!model_only(act->kind))
@@ -93,7 +135,9 @@ static int file_apply(AppState *a, const AppAction *act)
 static void file_present(AppState *a)
 {
     FileSource *fs = a->src;
-    maps_shown_present(a, NO_MODEL, "from the file");
+    static const char *const what[3] = {"from the file: cross-attention", "from the file: the encoder's self-attention",
+                                        "from the file: the decoder's self-attention"};
+    maps_shown_present(a, NO_MODEL, fs->group_named ? what[fs->group] : "from the file");
     a->vs.bar_label = "File";
     a->vs.sentence = fs->ms.imp->title;
 }
@@ -149,8 +193,7 @@ static int file_cli_open(const Options *o, const char *path, void **opened, Attn
     *opened = NULL;
     if (!im)
         return attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
-    static const char *const groups[] = {"cross", "encoder", "decoder"}; /* OptGroup's order */
-    if (import_open_group(im, path, o->group_set ? groups[o->group] : NULL, o->tokens, o->key_tokens,
+    if (import_open_group(im, path, o->group_set ? GROUPS[o->group] : NULL, o->tokens, o->key_tokens,
                           err) < 0) {
         free(im);
         return -err->code;
@@ -190,7 +233,12 @@ static int file_cli_write(void *opened, const Options *o, AttnErr *err)
 
 static int file_show(AppState *a, void *opened)
 {
-    return file_source_show(a, opened);
+    int rc = file_source_show(a, opened);
+    if (rc == 0 && a->opt && a->opt->group_set) { /* the group --group opened */
+        ((FileSource *)a->src)->group = a->opt->group;
+        ((FileSource *)a->src)->group_named = 1;
+    }
+    return rc;
 }
 
 static void file_cli_free(void *opened)

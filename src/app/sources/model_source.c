@@ -112,6 +112,8 @@ typedef struct Hook {
     ModelOpened *g;
     const Request *q;
     ModelSummaries sum;
+    int summarised;      /* layers the summaries hold (an encoder-decoder's encoder on an
+                            unchanged source runs none: the window makes them) */
 } Hook;
 
 static double now_s(void)
@@ -134,21 +136,27 @@ static void summaries_give(const ModelSummaries *m, Result *r)
     r->thumb_norms = m->norms;
 }
 
-/* The vectors and predictions of a finished forward into r. */
+/* The vectors and predictions of a finished forward into r: the query
+ * and key of the group asked for (an encoder-decoder's decoder or cross
+ * group: its own state's). */
 static void finish_result(ModelOpened *g, const Request *q, Result *r)
 {
     const Lm *lm = &g->lm;
-    int C = r->C, L = r->L, T = r->T;
+    int L, H, dh, Tq, Tk;
+    encwin_shape(lm, q->group, r->T, &L, &H, &dh, &Tq, &Tk);
+    int C = H * dh;
+    r->vL = L;
+    r->vH = H;
+    r->C = C;
     r->sel_i = q->sel_i;
     r->sel_j = q->sel_j;
-    if (q->sel_i >= 0 && q->sel_i < T && q->sel_j >= 0 && q->sel_j < T && (r->q = malloc(sizeof(float) * L * C)) &&
+    if (q->sel_i >= 0 && q->sel_i < Tq && q->sel_j >= 0 && q->sel_j < Tk && (r->q = malloc(sizeof(float) * L * C)) &&
         (r->k = malloc(sizeof(float) * L * C)) && (r->attn = malloc(sizeof *r->attn * L)))
         for (int l = 0; l < L; l++) {
-            r->attn[l] = *lm_layer_attn(lm, l);
-            for (int h = 0; h < r->H; h++) {
-                int dh = C / r->H;
-                memcpy(r->q + (size_t)l * C + h * dh, lm_query(lm, l, h, q->sel_i), sizeof(float) * dh);
-                memcpy(r->k + (size_t)l * C + h * dh, lm_key(lm, l, h, q->sel_j), sizeof(float) * dh);
+            r->attn[l] = *encwin_attn(lm, q->group, l);
+            for (int h = 0; h < H; h++) {
+                memcpy(r->q + (size_t)l * C + h * dh, encwin_query(lm, q->group, l, h, q->sel_i), sizeof(float) * dh);
+                memcpy(r->k + (size_t)l * C + h * dh, encwin_key(lm, q->group, l, h, q->sel_j), sizeof(float) * dh);
             }
         }
     r->pred_pos = q->pred_pos;
@@ -158,7 +166,7 @@ static void finish_result(ModelOpened *g, const Request *q, Result *r)
         int k = g->lm.info.n_vocab < LM_TOP_K ? g->lm.info.n_vocab : LM_TOP_K;
         if (lm_top_k(&g->lm, q->Tt - 1, k, r->pred_ids, r->pred_p, &err) == 0)
             r->n_pred = k;
-    } else if (q->pred_pos >= 0 && q->pred_pos < T) {
+    } else if (q->pred_pos >= 0 && q->pred_pos < r->T) {
         AttnErr err = {0};
         int k = g->lm.info.n_vocab < LM_TOP_K ? g->lm.info.n_vocab : LM_TOP_K;
         if (lm_top_k(&g->lm, q->pred_pos, k, r->pred_ids, r->pred_p, &err) == 0)
@@ -176,8 +184,10 @@ static void hook_layer(void *user, int layer)
         SDL_Delay((Uint32)h->slow_ms);
     if (h->q->group != GROUP_ENCODER && h->g->lm.info.encdec)
         return; /* the layers are the encoder's: the decoder's and cross maps come whole */
-    if (h->q->want_maps)
+    if (h->q->want_maps) {
         model_summaries_layer(&h->sum, &h->g->lm, layer);
+        h->summarised++;
+    }
     /* a partial result at most every half second, and only while a copy of
      * the queries and keys is small: each holds one, beside the shown
      * maps' and the state (Llama-3.2-1B's heads at 4096 tokens: 671 MB a
@@ -205,7 +215,7 @@ static void run(void *ctx, void *request, BgJob *job)
     ModelSource *src = ctx;
     ModelOpened *g = src->g;
     Request *q = request;
-    Hook h = {job, now_s(), 0.0, src->slow_ms, g, q, {0}};
+    Hook h = {job, now_s(), 0.0, src->slow_ms, g, q, {0}, 0};
     LmHooks hooks = {hook_cancel, hook_layer, &h, NULL}, cancel_only = {hook_cancel, NULL, &h, NULL};
     AttnErr err = {0};
     int own = !g->lm.info.encdec || q->group == GROUP_ENCODER; /* the layer hook's maps are the shown ones */
@@ -215,7 +225,7 @@ static void run(void *ctx, void *request, BgJob *job)
     if (rc == 0)
         rc = lm_forward_target(&g->lm, q->ids, q->T, q->tgt, q->Tt, &hooks, &err);
     Result *r = rc == -ATTN_E_CANCELLED ? NULL : new_result(g, q, rc == 0 && q->want_maps);
-    if (r && r->maps && own)
+    if (r && r->maps && own && h.summarised >= g->lm.info.n_layer)
         summaries_give(&h.sum, r);
     model_summaries_free(&h.sum);
     if (!r)
@@ -331,8 +341,8 @@ void lmsrc_submit(AppState *a)
     q->sel_i = q->pred_pos;
     int key = text_pos(s, a->vs.key, 1);
     q->sel_j = key >= 0 && key < T ? key : q->sel_i;
-    if (s->g->lm.info.encdec && s->group != GROUP_ENCODER)
-        q->sel_i = q->sel_j = -1; /* the panel's query · key is the encoder's (lm_query's) */
+    if (s->g->lm.info.encdec && s->group != GROUP_ENCODER) /* a target row, a target or source key */
+        encwin_pair(a, s, &q->sel_i, &q->sel_j);
     s->asked_pred = q->pred_pos;
     s->asked_i = q->sel_i;
     s->asked_j = q->sel_j;
@@ -388,6 +398,20 @@ static void lmsrc_set_text(AppState *a)
     a->dirty = 1;
 }
 
+/* Another position for the predictions or the step asked for: cheap, the
+ * maps are kept (an encoder-decoder's decoder or cross group: the pair
+ * encwin_pair picks, which new maps may move). */
+static void ask_moved(AppState *a, ModelSource *s)
+{
+    int pair_i = -1, pair_j = -1, pair = s->g->lm.info.encdec && s->group != GROUP_ENCODER;
+    if (pair)
+        encwin_pair(a, s, &pair_i, &pair_j);
+    if (s->ids.n > 0 && (pair ? s->asked_i != pair_i || s->asked_j != pair_j
+                              : s->asked_pred != pred_pos(a, s) ||
+                                    (a->vs.key >= 0 && s->asked_j != text_pos(s, a->vs.key, 1))))
+        lmsrc_submit(a);
+}
+
 /* The newest result: its maps shown (the picks kept), its numbers kept. */
 static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
 {
@@ -395,8 +419,7 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
     BgResult br;
     (void)now_ms;
     (void)wait_ms;
-    if (s->ids.n > 0 && (s->asked_pred != pred_pos(a, s) || (a->vs.key >= 0 && s->asked_j != text_pos(s, a->vs.key, 1))))
-        lmsrc_submit(a); /* another position for the predictions or the step: cheap, the maps are kept */
+    ask_moved(a, s);
     if (!bg_take(s->bg, &br))
         return 0;
     Result *r = br.data;
@@ -423,6 +446,7 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
             r->thumbs = NULL;
             r->scores = NULL;
         }
+        encwin_restore(a, r, 1);
         if (!im || maps_shown_replace(a, im) < 0) {
             app_status(a, 1, "%s", im || !err.msg[0] ? "out of memory" : err.msg);
             result_free(r);
@@ -438,6 +462,7 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
             a->vs.query = s->follow_row = follow_target(s, r->ids, r->T, s->ms.imp->Tq);
             s->follow_end = !(br.last && r->T == s->ids.n);
         }
+        encwin_restore(a, r, 0);
     }
     if (s->follow_end && a->vs.query != s->follow_row)
         s->follow_end = 0; /* the user picked another row */
@@ -450,6 +475,8 @@ static int lmsrc_tick(AppState *a, Uint32 now_ms, int *wait_ms)
     a->dirty = 1;
     if (br.last && r->gen_id >= 0 && s->gen_left > 0 && !s->stale)
         explore_gen_append(a, s, r);
+    else if (s->g->lm.info.encdec && s->group != GROUP_ENCODER)
+        ask_moved(a, s); /* the group's own rows and columns now: its pair */
     return 1;
 }
 
@@ -461,7 +488,6 @@ static void panel_text(AppState *a)
     const Result *r = s->last;
     char *p = s->panel;
     size_t n = sizeof s->panel, u = 0;
-    const Imported *im = s->ms.imp;
 #define PUT(...) (u += (size_t)snprintf(p + u, u < n ? n - u : 0, __VA_ARGS__), u = u < n ? u : n)
     int fills = s->g->lm.info.masked_lm;
     if (!r || r->pred_pos < 0 || r->n_pred == 0) {
@@ -472,47 +498,7 @@ static void panel_text(AppState *a)
         u = explore_predictions_text(s, r, p, n);
     }
 #undef PUT
-    /* inside the shown head: beside the vectors' bars, or under the text */
-    p = s->inside;
-    n = sizeof s->inside;
-    u = 0;
-    s->inside[0] = '\0';
-#define PUT(...) (u += (size_t)snprintf(p + u, u < n ? n - u : 0, __VA_ARGS__), u = u < n ? u : n)
-    int layer = s->ms.layer, head = s->ms.head;
-    if (r && r->q && r->k && r->attn && layer >= 0 && head >= 0 && !s->ms.rollout && r->sel_i < r->T &&
-        r->sel_j < r->T) {
-        int dh = r->C / r->H;
-        const float *q = r->q + (size_t)layer * r->C + head * dh, *k = r->k + (size_t)layer * r->C + head * dh;
-        double dot = 0.0;
-        int top[4] = {-1, -1, -1, -1};
-        for (int d = 0; d < dh; d++) {
-            double t = (double)q[d] * k[d];
-            dot += t;
-            for (int m = 0; m < 4; m++)
-                if (top[m] < 0 || fabs(t) > fabs((double)q[top[m]] * k[top[m]])) {
-                    memmove(top + m + 1, top + m, sizeof(int) * (size_t)(3 - m));
-                    top[m] = d;
-                    break;
-                }
-        }
-        char how[120];
-        double scaled = rt_attn_score_at(&r->attn[layer], dot, head, r->sel_i, r->sel_j);
-        rt_attn_describe(&r->attn[layer], dh, how, sizeof how);
-        PUT("Inside layer %d, head %d: query \xE2\x80\x9C%s\xE2\x80\x9D \xE2\x86\x92 key \xE2\x80\x9C%s\xE2\x80\x9D\n",
-            layer + 1, head + 1, im && r->sel_i < im->f.Tq ? im->q_shown[r->sel_i] : "?",
-            im && r->sel_j < im->f.Tk ? im->k_shown[r->sel_j] : "?");
-        PUT("q \xC2\xB7 k = \xCE\xA3 q_d k_d over %d dims = %.3f; the score %.3f%s%s%s\n", dh, dot, scaled,
-            how[0] ? " (" : "", how, how[0] ? ")" : "");
-        PUT("largest terms q_d \xC3\x97 k_d:");
-        for (int m = 0; m < 3 && top[m] >= 0; m++)
-            PUT("%s d%d %.2f", m ? "," : "", top[m], (double)q[top[m]] * k[top[m]]);
-        PUT("\n");
-    } else if (r && s->g->lm.info.encdec && s->group_shown != GROUP_ENCODER) {
-        PUT("Inside a head: the query \xC2\xB7 key of the encoder's maps only (Ctrl+X to them).");
-    } else if (r) {
-        PUT("Inside a head: pick one layer and head (L, H) and a query \xE2\x86\x92 key cell.");
-    }
-#undef PUT
+    encwin_inside_text(s); /* inside the shown head: beside the vectors' bars, or under the text */
 }
 
 static MapsShown *lmsrc_maps(const AppState *a)
@@ -530,8 +516,7 @@ static void lmsrc_present(AppState *a)
         snprintf(s->what, sizeof s->what, "of %.200s (%d heads share %d key-value head%s)", s->g->name,
                  info->n_head, info->n_kv_head, info->n_kv_head == 1 ? "" : "s");
     else if (info->encdec) /* the group shown */
-        snprintf(s->what, sizeof s->what, "of %.200s: %s", s->g->name,
-                 encwin_group_names[s->group_shown]);
+        encwin_what(a, s->what, sizeof s->what);
     else
         snprintf(s->what, sizeof s->what, "of %s", s->g->name);
     maps_shown_present(a, s->panel, s->what);
@@ -540,7 +525,7 @@ static void lmsrc_present(AppState *a)
         a->vs.bar_label = "Source";
         a->vs.keys_bar = 1;
         a->vs.keys_label = "Target";
-        a->vs.keys_placeholder = "the decoder's text (its start token first; empty: the start token alone) "
+        a->vs.keys_placeholder = "the target, the decoder's text: cross-attention shown once typed "
                                  "\xE2\x80\x94 Tab or Shift+Enter";
     }
     a->vs.step_label = s->lens_shown ? "Logit lens" : "Next token";
@@ -557,15 +542,9 @@ static void lmsrc_present(AppState *a)
     a->vs.stale = s->stale;
     a->vs.inside_caption = s->inside[0] && !s->lens_shown ? s->inside : NULL; /* the lens: the whole panel */
     a->vs.kv_group = info->n_kv_head > 0 && info->n_kv_head < info->n_head ? info->n_head / info->n_kv_head : 0;
-    const Result *r = s->last; /* inside the shown head: the vectors as bars beside the text */
-    int layer = s->ms.layer, head = s->ms.head;
-    if (r && r->q && r->k && layer >= 0 && head >= 0 && !s->ms.rollout && r->sel_i < r->T && r->sel_j < r->T &&
-        !s->lens_shown) {
-        int dh = r->C / r->H;
-        a->vs.inside_q = r->q + (size_t)layer * r->C + head * dh;
-        a->vs.inside_k = r->k + (size_t)layer * r->C + head * dh;
-        a->vs.inside_d = dh;
-    }
+    /* inside the shown head: the vectors as bars beside the text */
+    if (!s->lens_shown && encwin_inside_vectors(s, &a->vs.inside_q, &a->vs.inside_k, &a->vs.inside_d) < 0)
+        a->vs.inside_q = a->vs.inside_k = NULL;
 }
 
 static void lmsrc_shown_size(const AppState *a, int *Tq, int *Tk)
@@ -665,13 +644,15 @@ static int lmsrc_show(AppState *a, void *opened)
     Request now = {.ids = g->ids.id, .T = g->ids.n, .pred_pos = -1, .sel_i = -1, .sel_j = -1,
                    .group = GROUP_ENCODER}; /* an encoder-decoder's maps now: lm_forward's, its encoder's */
     s->group = s->group_shown = GROUP_ENCODER;
+    s->pending.group = -1;
     if ((s->last = new_result(g, &now, 0)))
         s->last->layers_done = s->last->L, s->last->pred_pos = -1;
     app_show_source(a, &source_model, s);
     maps_shown_start(a, g->name);
     if (g->lm.info.encdec) { /* the second bar: the target (--target's), the decoder's text */
         const char *target = a->opt && a->opt->target ? a->opt->target : "";
-        if (a->opt && a->opt->group_set) /* --group: those maps asked for at once */
+        s->group_auto = !(a->opt && a->opt->group_set); /* cross-attention once there is a target */
+        if (!s->group_auto) /* --group: those maps asked for at once */
             s->group = a->opt->group;
         if (app_keys_store(a, target) == 0)
             encwin_set_keys(a);

@@ -37,15 +37,17 @@ typedef struct Request {
 
 /* What it gives back (on the UI thread through bg_take). */
 typedef struct Result {
-    int T, L, H, C, layers_done;
+    int T, L, H, C, layers_done; /* C: q's and k's floats a layer (vH heads) */
     int *ids;
     RtMaps *maps;        /* what the maps are made from: taken by the Imported; NULL when not asked */
     float *thumbs;       /* with maps: every map's thumbnail (side thumb_side) and scores, */
     int thumb_side;      /* made on the worker (taken by the Imported) */
     int thumb_norms;     /* 1: of the norms maps */
     HeadScores *scores;
-    float *q, *k;        /* L × C: the query of sel_i and the key of sel_j */
-    RtAttn *attn;        /* L: each layer's scalings (the panel's score), with q and k */
+    float *q, *k;        /* vL × C: the query of sel_i and the key of sel_j, of the group
+                            asked for (an encoder-decoder's decoder or cross: its layers) */
+    RtAttn *attn;        /* vL: each layer's scalings (the panel's score), with q and k */
+    int vL, vH;          /* q's and k's layers and heads */
     int sel_i, sel_j;
     int pred_pos, n_pred;
     int Tt, tgt_last;    /* an encoder-decoder's: the decoder's positions and its last id
@@ -80,6 +82,14 @@ typedef struct ModelSource {
     BpeIds tgt;          /* an encoder-decoder's decoder ids: its start token, then the
                             second bar's (the target's) tokens but the last */
     int group;           /* an encoder-decoder's maps asked for (OptGroup; Ctrl+X) */
+    int group_auto;      /* 1 until a group is chosen (--group, Ctrl+X, a session's): the
+                            group follows the target, cross-attention once there is one,
+                            the encoder's before (encwin_set_keys) */
+    struct {             /* a session's picks waiting for its group's maps (the encoder's
+                            are shown when it opens: fewer layers, other rows) */
+        int group;       /* -1: none waiting */
+        int layer, head, rollout, grid_layer, grid_head, query, key;
+    } pending;
     int group_shown;     /* the group of the maps shown (the worker's answer may be on its way) */
     int T_maps;          /* tokens of the maps shown */
     int stale;           /* the maps are older than the text */
@@ -126,12 +136,44 @@ int encwin_group_stale(const ModelSource *s, const Result *r);
  * the target's for the decoder and cross-attention, columns the source's
  * for cross-attention. NULL on error (err set). */
 Imported *encwin_imported(const ModelSource *s, const Result *r, RtMaps *maps, AttnErr *err);
-/* The second bar (the target) changed: the decoder's ids, then the worker. */
+/* The query → key the panel looks inside for the group asked for: the
+ * positions (the query's in the rows' side, the key's in the columns')
+ * of the selected row and focused column, or with no column focused the
+ * query itself (self-attention) or the row's strongest key (cross). */
+void encwin_pair(const AppState *a, const ModelSource *s, int *i, int *j);
+/* On the worker, after a forward: the shape of group's queries and keys
+ * (layers, heads, head size; the queries' and keys' positions), the query
+ * of position i and the key of position j of layer l, head h (d_head
+ * floats in the state), the attention layer l's scores had: a model's
+ * (lm_query's: an encoder-decoder's encoder) for GROUP_ENCODER, its
+ * decoder's self-attention for GROUP_DECODER, for GROUP_CROSS the cross
+ * queries of the target and the cross keys of the source (rt_cross_map's
+ * floats). */
+void encwin_shape(const Lm *lm, int group, int T, int *L, int *H, int *dh, int *Tq, int *Tk);
+const float *encwin_query(const Lm *lm, int group, int l, int h, int i);
+const float *encwin_key(const Lm *lm, int group, int l, int h, int j);
+const RtAttn *encwin_attn(const Lm *lm, int group, int l);
+/* Inside the shown head for the panel (s->inside): the selected query →
+ * key's q · k, its score (the layer's scalings, T5's bias), its weight
+ * (the shown map's cell: the softmax of the row), the largest terms; or
+ * what to pick. */
+void encwin_inside_text(ModelSource *s);
+/* The shown head's query and key (d floats each) of the last result, for
+ * the bars: 0, or -1 when there are none for what is shown. */
+int encwin_inside_vectors(const ModelSource *s, const float **q, const float **k, int *d);
+/* The second bar (the target) changed: the decoder's ids (the group
+ * following it while none is chosen), then the worker. */
 void encwin_set_keys(AppState *a);
+/* The heatmap title's source: the model and the group shown (without a
+ * target, why it is the encoder's) into out (n bytes). */
+void encwin_what(const AppState *a, char *out, size_t n);
 /* Ctrl+X (dir +1) / Ctrl+Shift+X (-1): the next / previous group. */
 void encwin_group_step(AppState *a, int dir);
 /* The control bar: the maps' controls and the group's button. */
 void encwin_controls(AppState *a);
+/* r's maps about to replace the shown (before = 1), or just shown (0): a
+ * session's layer, head and selection applied once its group's arrive. */
+void encwin_restore(AppState *a, const Result *r, int before);
 /* Sessions: explore's part, then the target and the group. */
 void encwin_session_out(const AppState *a, AttnSession *sn);
 void encwin_session_in(AppState *a, const AttnSession *sn);
