@@ -15,7 +15,9 @@
 # without --model (exit 2), a target with no source, --generate or --print
 # logit-lens on an encoder-decoder (exit 1), --group with
 # a wrong name or on a .npy (exit 2); a Marian folder with only SentencePiece's
-# source.spm / target.spm (exit 1 naming them). Run from the repository root.
+# source.spm / target.spm (exit 1 naming them); a Unigram tokenizer whose
+# unk_id is null meeting a character it lacks (exit 1 naming it, as Hugging
+# Face's tokenizers refuses it). Run from the repository root.
 set -u
 BIN=${ATTNVIZ_BIN:-build/attnviz}
 export ATTNVIZ_DATADIR=assets
@@ -121,6 +123,25 @@ run --model "$TMP/opus" --target "das haus" --print predictions "the house"
 if [ $rc = 1 ] && grep -q "no tokenizer.json: the tokenizer is SentencePiece's source.spm, target.spm only.*writes tokenizer.json" "$TMP/err" && [ ! -s "$TMP/out" ]
 then ok "a Marian folder without tokenizer.json refused naming source.spm (exit 1)"
 else bad "a Marian folder without tokenizer.json (rc $rc): $(head -c 300 "$TMP/err")"; fi
+
+# a Unigram tokenizer without an unknown piece (unk_id null) meeting a character
+# it lacks: Hugging Face's tokenizers refuses the text, so does attnviz (the
+# source, and the target), naming the character; the rest of the text works
+mkdir "$TMP/nounk" && cp tests/fixtures/families/t5/t5-unigram/{config.json,model.safetensors} "$TMP/nounk" &&
+    cp tests/fixtures/hftok/unigram_nounk.json "$TMP/nounk/tokenizer.json"
+for args in "--print tokens" "--print csv" "--target x --print predictions" "--target zΩ --print predictions"; do
+    text="the cat Ω sat"
+    case $args in *zΩ*) text="the cat" ;; esac
+    # shellcheck disable=SC2086
+    run --model "$TMP/nounk" $args "$text"
+    if [ $rc = 1 ] && grep -q "“Ω” U+03A9 has no piece in the Unigram vocabulary and tokenizer.json's unk_id is null" "$TMP/err" &&
+       [ ! -s "$TMP/out" ]
+    then ok "unk_id null: $args refuses Ω by name (exit 1)"
+    else bad "unk_id null: $args (rc $rc): $(cat "$TMP/out" "$TMP/err" | head -c 300)"; fi
+done
+run --model "$TMP/nounk" --print tokens "the cat sat"
+if [ $rc = 0 ] && [ "$(wc -l <"$TMP/out")" -gt 2 ]; then ok "unk_id null: a text it covers encodes"
+else bad "unk_id null: a covered text (rc $rc): $(head -c 300 "$TMP/err")"; fi
 
 for d in tests/fixtures/families/bert/bert-wordpiece-mask tests/fixtures/gpt2/f32-h3; do
     run --model "$d" --target "x" --print predictions "the cat"

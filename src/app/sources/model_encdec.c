@@ -14,19 +14,20 @@
 #include "attnviz/options.h"
 #include "model_internal.h"
 
-int model_decoder_ids(const ModelOpened *g, const char *target, size_t len, BpeIds *out)
+int model_decoder_ids(const ModelOpened *g, const char *target, size_t len, BpeIds *out, AttnErr *err)
 {
     BpeIds t = {0};
-    if (target && model_encode(g, target, len, &t) < 0) {
+    int rc = target ? model_encode(g, target, len, &t, err) : 0;
+    if (rc < 0) {
         bpe_ids_free(&t);
-        return -ATTN_E_NOMEM;
+        return rc;
     }
     int n = t.n > 0 ? t.n : 1; /* the start token and t.n − 1 of the target's */
     if (n > out->cap) {
         int *p = realloc(out->id, sizeof *p * (size_t)n);
         if (!p) {
             bpe_ids_free(&t);
-            return -ATTN_E_NOMEM;
+            return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
         }
         out->id = p;
         out->cap = n;
@@ -41,9 +42,8 @@ int model_decoder_ids(const ModelOpened *g, const char *target, size_t len, BpeI
 
 static int decoder_ids(ModelOpened *g, const char *target, AttnErr *err)
 {
-    if (model_decoder_ids(g, target, target ? strlen(target) : 0, &g->tgt) < 0)
-        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
-    return 0;
+    int rc = model_decoder_ids(g, target, target ? strlen(target) : 0, &g->tgt, err);
+    return rc < 0 ? rc : 0;
 }
 
 /* A cross map of the live state (Tt × Ts): the command line's maps read it

@@ -70,8 +70,9 @@ void encwin_set_keys(AppState *a)
     ModelOpened *g = s->g;
     if (!g->lm.info.encdec)
         return;
-    if (model_decoder_ids(g, a->keys, a->keys ? a->keys_len : 0, &s->tgt) < 0) {
-        app_status(a, 1, "out of memory");
+    AttnErr err = {0};
+    if (model_decoder_ids(g, a->keys, a->keys ? a->keys_len : 0, &s->tgt, &err) < 0) {
+        app_status(a, 1, "the target: %s", err.msg);
         return;
     }
     int follow = a->keys && a->keys_len > 0 ? GROUP_CROSS : GROUP_ENCODER;

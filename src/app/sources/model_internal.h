@@ -14,8 +14,12 @@
 
 /* ids = the tokens of text as Hugging Face's encode gives them (the
  * tokenizer's template: Llama's BOS first), the model's bos first when
- * asked and the template has none; an empty text has none. 0 or -ATTN_E_NOMEM. */
-int model_encode(const ModelOpened *g, const char *text, size_t len, BpeIds *ids);
+ * asked and the template has none; an empty text has none. 0, or an error
+ * in *err where Hugging Face's tokenizers refuses the text (a Unigram
+ * vocabulary without an unknown piece meeting a character it lacks:
+ * -ATTN_E_UNSUPPORTED naming it) or -ATTN_E_NOMEM; ids then keeps nothing
+ * the caller may show. */
+int model_encode(const ModelOpened *g, const char *text, size_t len, BpeIds *ids, AttnErr *err);
 /* The characters of text (len bytes) its tokens ids leave out, the
  * model's vocabulary having no token for them: each named once, in the
  * order they come (“X”, “␣”; at most 12, then "and N more") into out
@@ -85,7 +89,7 @@ int model_check_ids(ModelOpened *g, const char *text, size_t len, AttnErr *err);
  * out: the start token, then the target's tokens as its tokenizer encodes
  * them (its template's included) without the last (transformers'
  * shift_tokens_right). 0 or -ATTN_E_NOMEM. */
-int model_decoder_ids(const ModelOpened *g, const char *target, size_t len, BpeIds *out);
+int model_decoder_ids(const ModelOpened *g, const char *target, size_t len, BpeIds *out, AttnErr *err);
 /* An encoder-decoder's command line (model_encdec.c): text the source,
  * target the decoder's text (NULL: its start token alone), the forward,
  * then g->im the maps of group (OptGroup); 0 or an error (a target with

@@ -115,7 +115,7 @@ static int find_model(const char *name, char **dir, int *gguf, AttnErr *err)
  * tokenizer's template around them: Llama's BOS first), and the model's
  * bos token first when asked (--prepend-bos) and the template adds none. An
  * empty text has no tokens (not a lone BOS). */
-int model_encode(const ModelOpened *g, const char *text, size_t len, BpeIds *ids)
+int model_encode(const ModelOpened *g, const char *text, size_t len, BpeIds *ids, AttnErr *err)
 {
     int n_before = 0;
     ids->n = 0;
@@ -126,13 +126,13 @@ int model_encode(const ModelOpened *g, const char *text, size_t len, BpeIds *ids
         if (ids->cap < 1) {
             int *p = realloc(ids->id, 16 * sizeof *p);
             if (!p)
-                return -ATTN_E_NOMEM;
+                return attn_err_set(err, ATTN_E_NOMEM, NULL, 0, "out of memory");
             ids->id = p;
             ids->cap = 16;
         }
         ids->id[ids->n++] = g->lm.info.bos_id;
     }
-    return bpe_encode_template(g->bpe, text, len, ids) < 0 ? -ATTN_E_NOMEM : 0;
+    return bpe_encode_checked(g->bpe, text, len, ids, err);
 }
 
 /* 1 when c (n bytes, one character of the text) has no token of its own:
@@ -546,8 +546,9 @@ int model_opened_set_text(ModelOpened *g, const char *text, size_t len, AttnErr 
         return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
     memcpy(g->text, text, len);
     g->text[len] = '\0';
-    if (model_encode(g, text, len, &g->ids) < 0)
-        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
+    int rc = model_encode(g, text, len, &g->ids, err);
+    if (rc < 0)
+        return rc;
     g->n_given = g->ids.n;
     return 0;
 }
@@ -789,8 +790,8 @@ int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *e
     } else if (o->print == PRINT_TOKENS) { /* tokens alone: any length, an empty text prints nothing */
         free(g->text);
         g->text = strdup(text);
-        if (!g->text || model_encode(g, text, strlen(text), &g->ids) < 0)
-            rc = attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
+        rc = g->text ? model_encode(g, text, strlen(text), &g->ids, err)
+                     : attn_err_set(err, ATTN_E_NOMEM, path, 0, "out of memory");
         g->n_given = g->ids.n;
     } else {
         rc = model_compute_text(g, text, strlen(text), err);

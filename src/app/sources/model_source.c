@@ -362,10 +362,16 @@ static void lmsrc_set_text(AppState *a)
     s->follow_row = a->vs.query;
     s->gen_left = 0; /* typing stops a generation; its tokens are the text's now */
     s->gen_start = s->gen_end = s->gen_view = -1;
-    if (model_encode(g, a->text, a->text_len, &s->ids) < 0) {
-        app_status(a, 1, "out of memory");
+    /* a text the tokenizer refuses is said; the maps of the last it took stay */
+    BpeIds ids = {0};
+    AttnErr err = {0};
+    if (model_encode(g, a->text, a->text_len, &ids, &err) < 0) {
+        bpe_ids_free(&ids);
+        app_status(a, 1, "%s", err.msg);
         return;
     }
+    bpe_ids_free(&s->ids);
+    s->ids = ids;
     /* characters the vocabulary lacks are said, not dropped silently */
     char left[1000];
     int n_left = model_left_out_say(g, a->text, a->text_len, &s->ids, left, sizeof left);
