@@ -907,6 +907,81 @@ static void test_npz_groups(void **state)
     cJSON_Delete(ref);
 }
 
+/* One character typed whole (a multi-byte one in a single SDL_TEXTINPUT
+ * event, as a keyboard sends it). */
+static void type_char(Fix *f, const char *c)
+{
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = SDL_TEXTINPUT;
+    snprintf(e.text.text, sizeof e.text.text, "%s", c);
+    send(f, &e);
+}
+
+/* A Unigram tokenizer whose unk_id is null (tests/fixtures/hftok/
+ * unigram_nounk.json beside t5-unigram's weights) refuses a character it
+ * lacks, as Hugging Face's tokenizers does: typed in the source or the
+ * target, the status bar names it and the last maps stay shown (the
+ * source's token count, the target's); taken back, the text computes and
+ * the refusal leaves the status bar. */
+static void test_refused_text(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    ModelOpened *g = NULL;
+    AttnErr err = {0};
+    char *dir = fs_tmpdir(), p[1024];
+    fs_copy("tests/fixtures/families/t5/t5-unigram/config.json", fs_join(p, dir, "config.json"));
+    fs_copy("tests/fixtures/families/t5/t5-unigram/model.safetensors", fs_join(p, dir, "model.safetensors"));
+    fs_copy("tests/fixtures/hftok/unigram_nounk.json", fs_join(p, dir, "tokenizer.json"));
+    assert_int_equal(model_open_path(dir, 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, "the cat", 7, &err), 0);
+    assert_int_equal(source_model.show(a, g), 0);
+    assert_true(wait_maps(f));
+    int Ts = a->vs.map.Tq;
+    assert_true(Ts > 1);
+    /* the source: " Ω" typed at its end */
+    key(f, SDLK_RETURN, 0);
+    key(f, SDLK_END, 0);
+    type(f, " ");
+    assert_true(wait_maps(f));
+    int Tspace = a->vs.map.Tq; /* "the cat ": its trailing space a piece of its own or not */
+    type_char(f, "\xCE\xA9");
+    for (int k = 0; k < 100 && !strstr(a->status, "U+03A9"); k++)
+        loop_turn(f, 20);
+    if (!strstr(a->status, "\xE2\x80\x9C\xCE\xA9\xE2\x80\x9D U+03A9 has no piece") || !a->status_err)
+        fail_msg("status after Ω: %s", a->status);
+    assert_non_null(strstr(a->text, "\xCE\xA9")); /* the text typed is kept */
+    for (int k = 0; k < 10; k++)
+        loop_turn(f, 20);
+    assert_int_equal(a->vs.map.Tq, Tspace); /* the last text taken's maps, not emptied */
+    assert_non_null(a->vs.map.v);
+    /* taken back: the text computes again */
+    key(f, SDLK_BACKSPACE, 0);
+    key(f, SDLK_BACKSPACE, 0);
+    key(f, SDLK_ESCAPE, 0);
+    assert_true(wait_maps(f));
+    assert_int_equal(a->vs.map.Tq, Ts);
+    assert_int_equal(a->status_err, 0);
+    /* the target: "zΩ" */
+    key(f, SDLK_RETURN, KMOD_LSHIFT);
+    assert_int_equal(a->vs.keys_focus, 1);
+    type(f, "z");
+    type_char(f, "\xCE\xA9");
+    key(f, SDLK_ESCAPE, 0);
+    for (int k = 0; k < 100 && !strstr(a->status, "U+03A9"); k++)
+        loop_turn(f, 20);
+    if (!strstr(a->status, "the target: \xE2\x80\x9C\xCE\xA9\xE2\x80\x9D U+03A9 has no piece") || !a->status_err)
+        fail_msg("status after a target with Ω: %s", a->status);
+    key(f, SDLK_RETURN, KMOD_LSHIFT);
+    key(f, SDLK_BACKSPACE, 0);
+    key(f, SDLK_ESCAPE, 0);
+    assert_string_equal(a->keys, "z");
+    assert_int_equal(a->status_err, 0); /* the target taken whole: its refusal gone */
+    fs_rm_tree(dir);
+    free(dir);
+}
+
 static int setup_app(void **state)
 {
     setenv("ATTNVIZ_DATADIR", "assets", 1);
@@ -926,6 +1001,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_session_layer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_exports, setup, teardown),
         cmocka_unit_test_setup_teardown(test_npz_groups, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_refused_text, setup, teardown),
     };
     return cmocka_run_group_tests(tests, setup_app, group_teardown);
 }

@@ -73,8 +73,10 @@ void encwin_set_keys(AppState *a)
     AttnErr err = {0};
     if (model_decoder_ids(g, a->keys, a->keys ? a->keys_len : 0, &s->tgt, &err) < 0) {
         app_status(a, 1, "the target: %s", err.msg);
+        s->bar_said[1] = 1;
         return;
     }
+    bar_said_clear(a, s, 1);
     int follow = a->keys && a->keys_len > 0 ? GROUP_CROSS : GROUP_ENCODER;
     if (s->group_auto && s->group != follow) { /* as the command line's default once there is a target */
         s->group = follow;
@@ -88,6 +90,7 @@ void encwin_set_keys(AppState *a)
     if (s->tgt.n > max) {
         app_status(a, 1, "the target: %d tokens: %s takes %d (n_positions); the first %d are used", s->tgt.n,
                    g->name, max, max);
+        s->bar_said[1] = 1;
         s->tgt.n = max;
     }
     for (int i = 0; i < s->tgt.n; i++)

@@ -349,6 +349,16 @@ void lmsrc_submit(AppState *a)
     bg_submit(s->bg, q, request_free);
 }
 
+void bar_said_clear(AppState *a, ModelSource *s, int b)
+{
+    if (s->bar_said[b] && a->status_err) {
+        a->status_err = 0;
+        a->status[0] = '\0';
+        a->dirty = 1;
+    }
+    s->bar_said[b] = 0;
+}
+
 /* The bar's text changed: its tokens, then the worker. */
 static void lmsrc_set_text(AppState *a)
 {
@@ -368,10 +378,12 @@ static void lmsrc_set_text(AppState *a)
     if (model_encode(g, a->text, a->text_len, &ids, &err) < 0) {
         bpe_ids_free(&ids);
         app_status(a, 1, "%s", err.msg);
+        s->bar_said[0] = 1;
         return;
     }
     bpe_ids_free(&s->ids);
     s->ids = ids;
+    bar_said_clear(a, s, 0);
     /* characters the vocabulary lacks are said, not dropped silently */
     char left[1000];
     int n_left = model_left_out_say(g, a->text, a->text_len, &s->ids, left, sizeof left);
@@ -379,6 +391,7 @@ static void lmsrc_set_text(AppState *a)
     if (s->ids.n > max) {
         app_status(a, 1, "%d tokens: %s takes %d (n_positions); the first %d are shown", s->ids.n, g->name, max,
                    max);
+        s->bar_said[0] = 1;
         s->ids.n = max;
     } else if (n_left > 0 && s->ids.n > 0) {
         app_status(a, 0, "%s", left);

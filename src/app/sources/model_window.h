@@ -93,6 +93,9 @@ typedef struct ModelSource {
     int group_shown;     /* the group of the maps shown (the worker's answer may be on its way) */
     int T_maps;          /* tokens of the maps shown */
     int stale;           /* the maps are older than the text */
+    int bar_said[2];     /* the status bar's error is the source's (0) or target's (1) bar's
+                            own (its text refused or cut): gone once that bar's text is
+                            taken whole (bar_said_clear) */
     int asked_pred, asked_i, asked_j;
     int follow_end;      /* the query was the last row when the text changed: it stays
                             the last as the new maps come (what comes next follows typing) */
@@ -118,6 +121,10 @@ typedef struct ModelSource {
 } ModelSource;
 
 /* ---- model_source.c ---- */
+
+/* Bar b's text was taken whole: its refusal or cut no longer stands, so
+ * the status bar's error goes if it was that bar's. */
+void bar_said_clear(AppState *a, ModelSource *s, int b);
 
 /* Ask the worker for the text's maps and the panel's numbers (and the next
  * token while a generation waits for one). */
