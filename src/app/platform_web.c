@@ -1,7 +1,6 @@
 /* The browser's side of platform.h (the build of tools/web/web.mk):
- * the fonts embedded in the page's data (DejaVu Sans; no fallback font
- * yet, so a character DejaVu Sans lacks is drawn as its missing-glyph
- * box), the window filling the page's canvas, the loop run by the
+ * the main font embedded in the page's data (DejaVu Sans), the fallback
+ * fonts fetched the first time a character needs one, the window filling the page's canvas, the loop run by the
  * browser's animation frames (emscripten_set_main_loop), files the
  * program writes (exports) handed to the browser as downloads, dropped
  * files handed to the app, and the autosave written when the page is
@@ -28,19 +27,118 @@ int platform_font_default(char *out, size_t n)
     return 0;
 }
 
-/* No fallback font in the page yet (Noto CJK is 20 MB, too big to embed
- * whole): the view draws the main font's missing-glyph box. */
+/* The fallback fonts: those the desktop's fontconfig picks on Debian for
+ * the characters DejaVu Sans lacks (Noto Sans CJK, fonts-noto-cjk, for
+ * Chinese, Japanese and Korean; Symbola, fonts-symbola, for the other
+ * symbols: emoji, arrows and shapes DejaVu has not). make web copies them
+ * into build/web/fonts as they are (the CJK collection is 19 MB, the
+ * symbols 3 MB: too big for the page's data, which every visit loads), and
+ * the page fetches one the first time a character needs it: until it has
+ * arrived the character is drawn as the main font's box, then
+ * platform_fonts_changed tells the window to look the characters up
+ * again. Which file (and face) a character needs is decided by its block,
+ * before the file is here (the CJK collection for the CJK blocks, Symbola
+ * for the rest; a character neither has stays a box, as on the desktop).
+ * Process-wide (an export's fonts share what the window's fetched). */
+typedef struct WebFallback {
+    const char *name; /* under build/web/fonts/, and /attnviz/fallback/ in the page */
+    int state;        /* 0 not asked for, 1 being fetched, 2 here, -1 failed */
+} WebFallback;
+
+enum { FALLBACK_CJK, FALLBACK_SYMBOLS };
+static WebFallback web_fallbacks[] = {
+    [FALLBACK_CJK] = {"NotoSansCJK-Regular.ttc", 0},
+    [FALLBACK_SYMBOLS] = {"Symbola_hint.ttf", 0},
+};
+static int web_fonts_arrived; /* a fallback arrived since platform_fonts_changed */
+
+/* The face of Noto Sans CJK the desktop's fontconfig picks for cp (it asks
+ * with the language of cp's script: platform_desktop.c's cjk_lang): JP (0)
+ * for kana, KR (1) for Hangul, SC (2) for the ideographs, JP (its first
+ * face) for the rest of the CJK blocks (symbols and punctuation, Bopomofo,
+ * the enclosed forms); -1 for a character outside them (Symbola's). */
+static long cjk_face(unsigned cp)
+{
+    if ((cp >= 0x3040 && cp <= 0x30FF) || (cp >= 0xFF66 && cp <= 0xFF9F))
+        return 0;
+    if ((cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0x1100 && cp <= 0x11FF) ||
+        (cp >= 0x3130 && cp <= 0x318F))
+        return 1;
+    if ((cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+        (cp >= 0xFF00 && cp <= 0xFF65) || (cp >= 0x20000 && cp <= 0x3FFFF))
+        return 2;
+    static const unsigned other[][2] = {
+        {0x2FF0, 0x303F}, {0x3100, 0x33FF}, {0xA960, 0xA97F}, {0xD7B0, 0xD7FF},
+        {0xFE30, 0xFE4F}, {0xFF00, 0xFFEF}, {0x1F200, 0x1F2FF},
+    };
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
+        if (cp >= other[i][0] && cp <= other[i][1])
+            return 0;
+    return -1;
+}
+
+/* The fetch of web_fallbacks[k] begun (on the browser's main thread, which
+ * owns the page's files); platform_web_font_arrived says how it ended.
+ * Module.attnvizFonts[name] is "loading", then "here" or "failed" (the
+ * browser test waits on it). */
+static void fetch_fallback(int k)
+{
+    MAIN_THREAD_ASYNC_EM_ASM({
+        var k = $0; /* no comma outside brackets: the macro would split there */
+        var name = UTF8ToString($1);
+        var url = new URL("fonts/" + name, document.baseURI).href;
+        Module.attnvizFonts = Module.attnvizFonts || {};
+        Module.attnvizFonts[name] = "loading";
+        fetch(url).then(function(r) {
+            if (!r.ok) throw new Error("HTTP " + r.status);
+            return r.arrayBuffer();
+        }).then(function(buf) {
+            FS.mkdirTree("/attnviz/fallback");
+            FS.writeFile("/attnviz/fallback/" + name, new Uint8Array(buf));
+            Module.attnvizFonts[name] = "here";
+            ccall("platform_web_font_arrived", null, ["number", "number"], [k, 1]);
+        }).catch(function(e) {
+            console.error("attnviz: the fallback font " + url + " could not be fetched (" + e.message +
+                          "): its characters stay boxes");
+            Module.attnvizFonts[name] = "failed";
+            ccall("platform_web_font_arrived", null, ["number", "number"], [k, 0]);
+        });
+    }, k, web_fallbacks[k].name);
+}
+
+EMSCRIPTEN_KEEPALIVE void platform_web_font_arrived(int k, int ok)
+{
+    web_fallbacks[k].state = ok ? 2 : -1;
+    web_fonts_arrived |= ok;
+}
+
 int platform_font_fallback(void **state, int *failed, unsigned cp, char *out, size_t n,
                            long *index)
 {
-    (void)state, (void)cp, (void)out, (void)n, (void)index;
-    *failed = 1;
-    return -1;
+    (void)state, (void)failed;
+    long face = cjk_face(cp);
+    int k = face >= 0 ? FALLBACK_CJK : FALLBACK_SYMBOLS;
+    WebFallback *f = &web_fallbacks[k];
+    if (f->state == 0) {
+        f->state = 1;
+        fetch_fallback(k);
+    }
+    if (f->state != 2 || snprintf(out, n, "/attnviz/fallback/%s", f->name) >= (int)n)
+        return -1;
+    *index = face >= 0 ? face : 0;
+    return 0;
 }
 
 void platform_font_fallback_free(void *state)
 {
     (void)state;
+}
+
+int platform_fonts_changed(void)
+{
+    int arrived = web_fonts_arrived;
+    web_fonts_arrived = 0;
+    return arrived;
 }
 
 /* ---- the window ------------------------------------------------------------ */
@@ -140,6 +238,21 @@ EMSCRIPTEN_KEEPALIVE void platform_web_dropped(const char *path)
     e.drop.file = SDL_strdup(path);
     if (e.drop.file && SDL_PushEvent(&e) != 1)
         SDL_free(e.drop.file);
+}
+
+/* A character typed that SDL's page backend cannot make text of (beyond
+ * U+FFFF: tools/web/pre.js), as SDL hands typed text over: only while
+ * text input is on (a text field has focus). */
+EMSCRIPTEN_KEEPALIVE void platform_web_text(const char *utf8)
+{
+    SDL_Event e;
+    if (!SDL_IsTextInputActive() || strlen(utf8) >= sizeof e.text.text)
+        return;
+    SDL_zero(e);
+    e.type = SDL_TEXTINPUT;
+    e.text.windowID = SDL_GetKeyboardFocus() ? SDL_GetWindowID(SDL_GetKeyboardFocus()) : 0;
+    memcpy(e.text.text, utf8, strlen(utf8) + 1);
+    SDL_PushEvent(&e);
 }
 
 /* The page is being hidden or closed (tools/web/pre.js): the autosave

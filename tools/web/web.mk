@@ -60,7 +60,7 @@ WEB_IO_LIBS := -L$(WEB_PREFIX)/lib -lcmocka -lcjson -lzip -lz -lutf8proc -lpcre2
 # what tools/web/libs.sh needs (apt-get source unpacks with dpkg-dev's
 # dpkg-source; bzip2 and xz for the tarballs; CMake for PCRE2, libzip and
 # SDL2), installed when missing as make deps installs
-WEB_DEBS := emscripten cmake dpkg-dev bzip2 xz-utils fonts-dejavu-core libcglm-dev
+WEB_DEBS := emscripten cmake dpkg-dev bzip2 xz-utils fonts-dejavu-core fonts-noto-cjk fonts-symbola libcglm-dev
 
 web-libs-core:
 	$(call ensure_debs,$(WEB_DEBS))
@@ -162,7 +162,16 @@ build/web/serve.py: tools/web/serve.py
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-web: build/web/attnviz.js build/web/attnviz.html build/web/serve.py
+# the fallback fonts the desktop's fontconfig picks (make deps installs them),
+# fetched by the page when a character first needs one (platform_web.c)
+WEB_FALLBACKS := build/web/fonts/NotoSansCJK-Regular.ttc build/web/fonts/Symbola_hint.ttf
+build/web/fonts/NotoSansCJK-Regular.ttc: /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc
+build/web/fonts/Symbola_hint.ttf: /usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf
+$(WEB_FALLBACKS):
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+web: build/web/attnviz.js build/web/attnviz.html build/web/serve.py $(WEB_FALLBACKS)
 	@echo "make web: the page is in build/web; serve it with python3 build/web/serve.py" \
 	  "(threads need its COOP/COEP headers) and open http://127.0.0.1:8000/attnviz.html"
 
