@@ -9,7 +9,7 @@
  *   STEP: key:NAME (SDL_GetKeyFromName's names: "/", "Return", "D";
  *         "Ctrl+" before one holds Ctrl)
  *         text:TEXT (each character a key press and its typed text, as a
- *         keyboard gives them)
+ *         keyboard gives them; one no key makes, its text alone)
  *         export:DIR (Ctrl+E's export, app_export, written into DIR)
  *         open:PATH (a dropped file or folder: app_open_path, as the
  *         page's drop opens it)
@@ -76,6 +76,20 @@ static void type_char(AppState *a, char c)
     hand_over(a, &e);
 }
 
+/* A character no key makes (Chinese, a symbol: the n bytes of its UTF-8
+ * at c): its text alone, as a browser's keypress gives it to SDL (the
+ * page test sends such characters as text without a key). */
+static void type_other(AppState *a, const char *c, size_t n)
+{
+    SDL_Event e;
+    if (!SDL_IsTextInputActive() || n >= sizeof e.text.text)
+        return;
+    memset(&e, 0, sizeof e);
+    e.type = SDL_TEXTINPUT;
+    memcpy(e.text.text, c, n);
+    hand_over(a, &e);
+}
+
 static int step(AppState *a, const char *s)
 {
     if (strncmp(s, "key:", 4) == 0) {
@@ -90,8 +104,16 @@ static int step(AppState *a, const char *s)
         return 0;
     }
     if (strncmp(s, "text:", 5) == 0) {
-        for (const char *c = s + 5; *c; c++)
-            type_char(a, *c);
+        for (const char *c = s + 5; *c;) {
+            size_t n = 1;
+            while ((c[n] & 0xC0) == 0x80)
+                n++;
+            if (n == 1)
+                type_char(a, *c);
+            else
+                type_other(a, c, n);
+            c += n;
+        }
         return 0;
     }
     if (strncmp(s, "open:", 5) == 0) {
