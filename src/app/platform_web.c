@@ -154,10 +154,30 @@ void platform_window_setup(void)
     umask(022);
 }
 
-/* The tab's title: the page has no title bar of its own. */
+/* The tab's title: the page has no title bar of its own. Setting
+ * document.title costs the browser about a millisecond (a profile of the
+ * toy lesson's keystrokes: 1.1 of the 5 ms a key took), and the title
+ * holds the sentence, so it changed at every key: a title is set at most
+ * every TITLE_MS, the last one asked for set by the step once due. */
+#define TITLE_MS 250
+static SDL_Window *title_win;
+static char title_pending[512];
+static double title_set_at = -1e9;
+
+static void title_flush(void)
+{
+    if (!title_pending[0] || emscripten_get_now() - title_set_at < TITLE_MS)
+        return;
+    SDL_SetWindowTitle(title_win, title_pending);
+    title_pending[0] = '\0';
+    title_set_at = emscripten_get_now();
+}
+
 void platform_window_title(SDL_Window *w, const char *title)
 {
-    SDL_SetWindowTitle(w, title);
+    title_win = w;
+    snprintf(title_pending, sizeof title_pending, "%s", title);
+    title_flush();
 }
 
 /* The loop is kept here: the browser calls step once an animation frame,
@@ -169,18 +189,27 @@ static PlatformLoop web_loop;
  * comes anyway, and an autosave due is seen by app_tick then. The steps
  * are counted in Module.attnvizSteps, and the first one's time kept in
  * Module.attnvizFirstFrame (performance.now()): the browser test waits on
- * them, and the loading message goes at the first. */
+ * them, and the loading message goes at the first. While
+ * Module.attnvizTimes is an array (make web-bench's tests/web/page_bench.mjs
+ * sets it) each step is added to it: [its start, whether it had events,
+ * the events' ms, the frame's ms, Module.attnvizDraws (the bench counts
+ * WebGL's draw calls there, so a frame that drew can be told)]. */
 static void step(void)
 {
+    double t0 = emscripten_get_now();
     SDL_Event e;
-    if (SDL_PollEvent(&e))
+    int had = SDL_PollEvent(&e);
+    if (had)
         web_loop.events(web_loop.ctx, &e);
     if (web_loop.done(web_loop.ctx)) {
         emscripten_cancel_main_loop();
         EM_ASM({ document.title = "attnviz (closed)"; });
         return;
     }
+    double t1 = emscripten_get_now();
     web_loop.frame(web_loop.ctx);
+    title_flush();
+    double t2 = emscripten_get_now();
     EM_ASM({
         if (!Module.attnvizSteps) {
             Module.attnvizFirstFrame = performance.now();
@@ -188,7 +217,8 @@ static void step(void)
             if (s) s.style.display = "none";
         }
         Module.attnvizSteps = (Module.attnvizSteps | 0) + 1;
-    });
+        if (Module.attnvizTimes) Module.attnvizTimes.push([$0, $1, $2, $3, Module.attnvizDraws | 0]);
+    }, t0, had, t1 - t0, t2 - t1);
 }
 
 /* emscripten_set_main_loop with simulate_infinite_loop set does not return:
