@@ -196,7 +196,8 @@ $(PUPPETEER): | web-test-deps
 	@mkdir -p $(WEB_TEST_DIR)
 	npm install --prefix $(WEB_TEST_DIR) --no-audit --no-fund --no-save puppeteer-core@23
 
-$(WEB_TEST_DIR)/native_frame: tests/web/native_frame.c $(CORE_OBJ) $(UI_OBJ)
+# native_frame, and native_bench for make web-bench
+$(WEB_TEST_DIR)/native_%: tests/web/native_%.c $(CORE_OBJ) $(UI_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $< $(CORE_OBJ) $(UI_OBJ) -o $@ $(PKG_LIBS) $(LDLIBS)
 
@@ -218,9 +219,10 @@ $(WEB_OBJ)/forward_bench.js: tests/web/forward_bench.c $(WEB_CORE_OBJ) $(WEB_IO_
 	  $(WEB_IO_LIBS) -O2 $(filter-out -g2,$(WEB_TEST_LDFLAGS)) -o $@
 
 # the same sentences timed by both, one after the other, then the page's
-# first frame on the loopback (README's figures)
-web-bench: $(WEB_TEST_DIR)/forward_bench $(WEB_OBJ)/forward_bench.js web $(PUPPETEER)
+# first frame on the loopback and the window's frame and keys beside native (README's figures)
+web-bench: $(WEB_TEST_DIR)/forward_bench $(WEB_OBJ)/forward_bench.js web $(PUPPETEER) $(WEB_TEST_DIR)/native_bench
 	@for n in 7 64 256; do \
 	  echo "native: $$($(WEB_TEST_DIR)/forward_bench assets/embeddings.txt $$n)"; \
 	  echo "wasm:   $$($(WEB_NODE) $(WEB_OBJ)/forward_bench.js assets/embeddings.txt $$n)"; done
 	node tests/web/first_frame.mjs 5
+	node tests/web/page_bench.mjs $(WEB_TEST_DIR)/native_bench $(WEB_TEST_DIR)/bench
