@@ -36,6 +36,8 @@ WEB_TEST_LDFLAGS := -g2 -pthread -sPROXY_TO_PTHREAD -sEXIT_RUNTIME=1 -sALLOW_MEM
                     -Wno-pthreads-mem-growth -sNODERAWFS=1 -sENVIRONMENT=node,worker
 
 WEB_CORE_OBJ := $(patsubst %.c,$(WEB_OBJ)/%.o,$(wildcard src/core/*.c))
+# a vectorised memcmp before emscripten's byte loop (tools/web/memcmp.c)
+WEB_CORE_OBJ += $(WEB_OBJ)/tools/web/memcmp.o
 # the suites that need nothing but src/core (and PCRE2, utf8proc): those
 # that link against the core alone natively
 WEB_CORE_TESTS := attnfile bpe gpt2 llama probe quant runtime score teach tokenizer
@@ -73,6 +75,10 @@ web-libs-io: web-libs-core
 
 web-libs-ui: web-libs-io
 	@ATTNVIZ_WEB_CACHE=$(WEB_CACHE) sh tools/web/libs.sh sdl2 freetype sdl2_ttf sdl2_image cglm
+
+$(WEB_OBJ)/tools/web/%.o: tools/web/%.c | web-libs-core
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CFLAGS) -c $< -o $@
 
 $(WEB_OBJ)/src/core/%.o: src/core/%.c | web-libs-core
 	@mkdir -p $(dir $@)
