@@ -13,6 +13,9 @@
  *         export:DIR (Ctrl+E's export, app_export, written into DIR)
  *         open:PATH (a dropped file or folder: app_open_path, as the
  *         page's drop opens it)
+ *         dpi:RATIO (the browser zoomed: RATIO device pixels per CSS
+ *         pixel, the frame still 1280×800 pixels: the interface RATIO
+ *         times the size, as window.c's update_dpi sets it)
  * After each step the background work a source started (a model's
  * forward on its worker) is waited for: app_tick until nothing has changed
  * for 300 ms. */
@@ -120,11 +123,17 @@ static int step(AppState *a, const char *s)
         app_open_path(a, s + 5);
         return 0;
     }
+    if (strncmp(s, "dpi:", 4) == 0) { /* the page zoomed: pixels per point, as window.c's update_dpi */
+        a->dpi_scale = (float)atof(s + 4);
+        a->vs.scale = a->ui_scale * a->dpi_scale;
+        a->dirty = 1;
+        return a->dpi_scale >= 0.5f && a->dpi_scale <= 4.0f ? 0 : -1;
+    }
     if (strncmp(s, "export:", 7) == 0) {
         a->export_dir = s + 7;
         return app_export(a, 0) < 0 ? -1 : 0;
     }
-    fprintf(stderr, "native_frame: step %s is not key:NAME, text:TEXT, export:DIR or open:PATH\n", s);
+    fprintf(stderr, "native_frame: step %s is not key:NAME, text:TEXT, export:DIR, open:PATH or dpi:RATIO\n", s);
     return -1;
 }
 

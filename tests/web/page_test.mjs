@@ -369,6 +369,32 @@ try {
   await page2.waitForFunction(() => typeof Module === 'object' && Module.attnvizSteps > 0, {timeout: TIMEOUT});
   await steps(page2, 2);
 
+  // the browser zoomed to 125%, as Chrome zooms: the CSS viewport shrinks
+  // (1024×640) and the device pixel ratio grows (1.25), the canvas still
+  // 1280×800 pixels: the interface at 1.25 times the size, as natively at
+  // that ratio (native_frame's dpi:1.25); then back to 100%
+  await page2.setViewport({width: 1024, height: 640, deviceScaleFactor: 1.25});
+  await page2.evaluate(() => window.dispatchEvent(new Event('resize')));
+  await page2.waitForFunction(() => document.getElementById('canvas').width === 1280, {timeout: TIMEOUT});
+  const ratio = await page2.evaluate(() => window.devicePixelRatio);
+  const nZoom = nativeFrame(path.join(OUT, 'native-zoom125.png'), 'dpi:1.25');
+  let zoom = null;
+  for (const end = Date.now() + TIMEOUT; Date.now() < end;) {
+    await steps(page2, 2);
+    const png = await page2.screenshot({clip: {x: 0, y: 0, width: 1024, height: 640}});
+    zoom = decodePng(Buffer.from(png), 'page-zoom125.png');
+    fs.writeFileSync(path.join(OUT, 'page-zoom125.png'), png);
+    if (same(compare(zoom, nZoom))) break;
+  }
+  r = compare(zoom, nZoom);
+  check(ratio === 1.25 && same(r), `zoomed to 125% (devicePixelRatio ${ratio}): the page is the native frame at that ratio (${fmt(r)})`);
+  r = compare(zoom, nStart);
+  check(!same(r), `and not the frame at 100% (${fmt(r)})`);
+  await page2.setViewport({width: W, height: H, deviceScaleFactor: 1});
+  await page2.evaluate(() => window.dispatchEvent(new Event('resize')));
+  await page2.waitForFunction(w => document.getElementById('canvas').width === w, {timeout: TIMEOUT}, W);
+  await steps(page2, 3);
+
   // a sentence with characters DejaVu Sans lacks: Chinese (Noto Sans CJK
   // on the desktop) and a snake (Symbola), besides ☃ and → (DejaVu's own)
   const CJK = 'the 中文 snowman ☃ → 🐍';
