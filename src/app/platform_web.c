@@ -1,8 +1,9 @@
 /* The browser's side of platform.h (the build of tools/web/web.mk):
  * the main font embedded in the page's data (DejaVu Sans), the fallback
- * fonts fetched the first time a character needs one, the window filling the page's canvas, the loop run by the
- * browser's animation frames (emscripten_set_main_loop), files the
- * program writes (exports) handed to the browser as downloads, dropped
+ * fonts fetched the first time a character needs one, the window filling
+ * the page's canvas, the loop run by the browser's animation frames
+ * (emscripten_set_main_loop), files the program writes for the user
+ * (exports, sessions) handed to the browser as downloads, dropped
  * files handed to the app, and the autosave written when the page is
  * hidden (tools/web/pre.js keeps SDL's per-user folder in IndexedDB). Not
  * for the desktop build (platform_desktop.c). */
