@@ -40,7 +40,7 @@ WEB_CORE_OBJ := $(patsubst %.c,$(WEB_OBJ)/%.o,$(wildcard src/core/*.c))
 WEB_CORE_OBJ += $(WEB_OBJ)/tools/web/memcmp.o
 # the suites that need nothing but src/core (and PCRE2, utf8proc): those
 # that link against the core alone natively
-WEB_CORE_TESTS := attnfile bpe gpt2 llama probe quant runtime score teach tokenizer
+WEB_CORE_TESTS := attnfile bpe gpt2 llama memcmp probe quant runtime score teach tokenizer
 WEB_CORE_TEST_JS := $(WEB_CORE_TESTS:%=$(WEB_OBJ)/tests/test_%.js)
 WEB_CORE_LIBS := -L$(WEB_PREFIX)/lib -lcmocka -lutf8proc -lpcre2-8
 
