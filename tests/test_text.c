@@ -331,6 +331,48 @@ static void test_emoji_not_tofu(void **state)
 /* Text the main font has goes the old way: exactly SDL_ttf's rendering with
  * the main font (so every other picture stays as it was), and a character
  * no font has is the main font's box, every time. */
+/* A character is drawn with the fallback the app names for it, whatever
+ * was drawn before: Symbola has 中 too, and once a snake had opened it
+ * first, 中 was drawn in Symbola's ideograph (the first open face that
+ * had it), not Noto Sans CJK's as when drawn first. The same ink either
+ * way; Symbola's 中 (drawn by SDL_ttf directly) is another. */
+static void test_fallback_not_by_open_order(void **state)
+{
+    (void)state;
+    if (!have_cjk_font() || !have_symbol_font()) {
+        skip_why("no CJK or no symbol font (Debian: fonts-noto-cjk, fonts-symbola)");
+        return;
+    }
+    const char *zh = "\xE4\xB8\xAD", *snake = "\xF0\x9F\x90\x8D";
+    Canvas first, after;
+    canvas_open(&first);
+    Ink alone = draw_ink(&first, zh, NULL);
+    canvas_close(&first);
+    canvas_open(&after);
+    Ink s = draw_ink(&after, snake, NULL);
+    assert_true(s.w > 0);
+    Ink later = draw_ink(&after, zh, NULL);
+    canvas_close(&after);
+    assert_true(alone.w > 0 && later.w > 0);
+    assert_true(ink_diff(&alone, &later) == 0.0);
+    /* Symbola's own 中, the wrong one, differs: the check can fail */
+    TTF_Font *sym = TTF_OpenFont("/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf", PX);
+    if (sym && TTF_GlyphIsProvided32(sym, 0x4E2D)) {
+        SDL_Color white = {255, 255, 255, 255};
+        SDL_Surface *g = TTF_RenderUTF8_Blended(sym, zh, white);
+        assert_non_null(g);
+        Ink wrong = ink_of(g, 1);
+        assert_true(ink_diff(&alone, &wrong) > 0.1);
+        free(wrong.m);
+        SDL_FreeSurface(g);
+    }
+    if (sym)
+        TTF_CloseFont(sym);
+    free(alone.m);
+    free(s.m);
+    free(later.m);
+}
+
 static void test_main_font_unchanged(void **state)
 {
     (void)state;
@@ -380,6 +422,7 @@ int main(void)
         cmocka_unit_test(test_cjk_not_tofu),
         cmocka_unit_test(test_mixed_runs),
         cmocka_unit_test(test_emoji_not_tofu),
+        cmocka_unit_test(test_fallback_not_by_open_order),
         cmocka_unit_test(test_main_font_unchanged),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

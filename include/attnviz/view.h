@@ -272,6 +272,10 @@ View *view_create(SDL_Renderer *r, const ViewFonts *fonts, AttnErr *err);
 void view_destroy(View *v);
 /* Draw through another renderer from now on, keeping the fonts. */
 void view_set_renderer(View *v, SDL_Renderer *r);
+/* A fallback font became available (a page fetches them when first
+ * needed): the characters no font had are looked up again and the text
+ * drawn and measured again. */
+void view_fonts_changed(View *v);
 /* Pixel size of the UTF-8 text at the view's body size. */
 
 /* Geometry of the whole window. */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "app_internal.h"
+#include "platform.h"
 #include "attnviz/maps_shown.h"
 #include "attnviz/model_source.h"
 #include "attnviz/input.h"
@@ -475,6 +476,7 @@ int app_save_session(AppState *a, const char *path)
     }
     if (a->kind->save(a, path) < 0)
         return -1;
+    platform_file_written(path); /* a page: downloaded too, as exports are */
     /* as the sentence's: the autosave follows, and names the file */
     if (a->kind->maps && a->autosave_path[0] && autosave_shown(a) == 0)
         autosave_from_write(a, path);

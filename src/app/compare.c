@@ -13,6 +13,7 @@
  * maps of other sizes get no difference, and the reason. The window's export of a
  * comparison writes the three panels as one PNG and the difference as CSV. */
 #include "app_internal.h"
+#include "platform.h"
 #include "attnviz/source.h"
 #include "attnviz/app.h"
 #include "attnviz/fonts.h"
@@ -414,6 +415,9 @@ int compare_export(AppState *a, ViewState *s, const char *png_path)
         app_status(a, 1, "export failed: %s", buf);
         return -1;
     }
+    platform_file_written(png_path); /* a page: both downloaded, as Ctrl+E's PNG */
+    if (csv[0])
+        platform_file_written(csv);
     char full[4096], full_csv[4096];
     if (!realpath(png_path, full))
         snprintf(full, sizeof full, "%s", png_path);

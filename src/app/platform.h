@@ -23,6 +23,11 @@ int platform_font_fallback(void **state, int *failed, unsigned cp, char *out, si
                            long *index);
 /* Free what platform_font_fallback kept in state; NULL does nothing. */
 void platform_font_fallback_free(void *state);
+/* Nonzero once after a fallback font became available since the last
+ * call: characters drawn as boxes before should be looked up again. The
+ * desktop's fonts are all there from the start (0); a page fetches its
+ * fallbacks the first time a character needs one. */
+int platform_fonts_changed(void);
 
 /* ---- the window ------------------------------------------------------------ */
 

@@ -208,6 +208,12 @@ void platform_font_fallback_free(void *state)
         FcConfigDestroy(state);
 }
 
+/* fontconfig's fonts are all on the disk from the start */
+int platform_fonts_changed(void)
+{
+    return 0;
+}
+
 /* ---- the window ------------------------------------------------------------ */
 
 void platform_window_setup(void)

@@ -1,15 +1,19 @@
 /* The browser's side of platform.h (the build of tools/web/web.mk):
- * the fonts embedded in the page's data (DejaVu Sans; no fallback font
- * yet, so a character DejaVu Sans lacks is drawn as its missing-glyph
- * box), the window filling the page's canvas, the loop run by the
- * browser's animation frames (emscripten_set_main_loop), files the
- * program writes (exports) handed to the browser as downloads, dropped
+ * the main font embedded in the page's data (DejaVu Sans), the fallback
+ * fonts fetched the first time a character needs one, the window filling
+ * the page's canvas, the loop run by the browser's animation frames
+ * (emscripten_set_main_loop), files the program writes for the user
+ * (exports, sessions) handed to the browser as downloads, dropped
  * files handed to the app, and the autosave written when the page is
  * hidden (tools/web/pre.js keeps SDL's per-user folder in IndexedDB). Not
  * for the desktop build (platform_desktop.c). */
 #include "platform.h"
 
+#include "attnviz/wake.h"
+
 #include <emscripten.h>
+#include <emscripten/threading.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,19 +32,118 @@ int platform_font_default(char *out, size_t n)
     return 0;
 }
 
-/* No fallback font in the page yet (Noto CJK is 20 MB, too big to embed
- * whole): the view draws the main font's missing-glyph box. */
+/* The fallback fonts: those the desktop's fontconfig picks on Debian for
+ * the characters DejaVu Sans lacks (Noto Sans CJK, fonts-noto-cjk, for
+ * Chinese, Japanese and Korean; Symbola, fonts-symbola, for the other
+ * symbols: emoji, arrows and shapes DejaVu has not). make web copies them
+ * into build/web/fonts as they are (the CJK collection is 19 MB, the
+ * symbols 3 MB: too big for the page's data, which every visit loads), and
+ * the page fetches one the first time a character needs it: until it has
+ * arrived the character is drawn as the main font's box, then
+ * platform_fonts_changed tells the window to look the characters up
+ * again. Which file (and face) a character needs is decided by its block,
+ * before the file is here (the CJK collection for the CJK blocks, Symbola
+ * for the rest; a character neither has stays a box, as on the desktop).
+ * Process-wide (an export's fonts share what the window's fetched). */
+typedef struct WebFallback {
+    const char *name; /* under build/web/fonts/, and /attnviz/fallback/ in the page */
+    int state;        /* 0 not asked for, 1 being fetched, 2 here, -1 failed */
+} WebFallback;
+
+enum { FALLBACK_CJK, FALLBACK_SYMBOLS };
+static WebFallback web_fallbacks[] = {
+    [FALLBACK_CJK] = {"NotoSansCJK-Regular.ttc", 0},
+    [FALLBACK_SYMBOLS] = {"Symbola_hint.ttf", 0},
+};
+static int web_fonts_arrived; /* a fallback arrived since platform_fonts_changed */
+
+/* The face of Noto Sans CJK the desktop's fontconfig picks for cp (it asks
+ * with the language of cp's script: platform_desktop.c's cjk_lang): JP (0)
+ * for kana, KR (1) for Hangul, SC (2) for the ideographs, JP (its first
+ * face) for the rest of the CJK blocks (symbols and punctuation, Bopomofo,
+ * the enclosed forms); -1 for a character outside them (Symbola's). */
+static long cjk_face(unsigned cp)
+{
+    if ((cp >= 0x3040 && cp <= 0x30FF) || (cp >= 0xFF66 && cp <= 0xFF9F))
+        return 0;
+    if ((cp >= 0xAC00 && cp <= 0xD7A3) || (cp >= 0x1100 && cp <= 0x11FF) ||
+        (cp >= 0x3130 && cp <= 0x318F))
+        return 1;
+    if ((cp >= 0x2E80 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+        (cp >= 0xFF00 && cp <= 0xFF65) || (cp >= 0x20000 && cp <= 0x3FFFF))
+        return 2;
+    static const unsigned other[][2] = {
+        {0x2FF0, 0x303F}, {0x3100, 0x33FF}, {0xA960, 0xA97F}, {0xD7B0, 0xD7FF},
+        {0xFE30, 0xFE4F}, {0xFF00, 0xFFEF}, {0x1F200, 0x1F2FF},
+    };
+    for (size_t i = 0; i < sizeof other / sizeof other[0]; i++)
+        if (cp >= other[i][0] && cp <= other[i][1])
+            return 0;
+    return -1;
+}
+
+/* The fetch of web_fallbacks[k] begun (on the browser's main thread, which
+ * owns the page's files); platform_web_font_arrived says how it ended.
+ * Module.attnvizFonts[name] is "loading", then "here" or "failed" (the
+ * browser test waits on it). */
+static void fetch_fallback(int k)
+{
+    MAIN_THREAD_ASYNC_EM_ASM({
+        var k = $0; /* no comma outside brackets: the macro would split there */
+        var name = UTF8ToString($1);
+        var url = new URL("fonts/" + name, document.baseURI).href;
+        Module.attnvizFonts = Module.attnvizFonts || {};
+        Module.attnvizFonts[name] = "loading";
+        fetch(url).then(function(r) {
+            if (!r.ok) throw new Error("HTTP " + r.status);
+            return r.arrayBuffer();
+        }).then(function(buf) {
+            FS.mkdirTree("/attnviz/fallback");
+            FS.writeFile("/attnviz/fallback/" + name, new Uint8Array(buf));
+            Module.attnvizFonts[name] = "here";
+            ccall("platform_web_font_arrived", null, ["number", "number"], [k, 1]);
+        }).catch(function(e) {
+            console.error("attnviz: the fallback font " + url + " could not be fetched (" + e.message +
+                          "): its characters stay boxes");
+            Module.attnvizFonts[name] = "failed";
+            ccall("platform_web_font_arrived", null, ["number", "number"], [k, 0]);
+        });
+    }, k, web_fallbacks[k].name);
+}
+
+EMSCRIPTEN_KEEPALIVE void platform_web_font_arrived(int k, int ok)
+{
+    web_fallbacks[k].state = ok ? 2 : -1;
+    web_fonts_arrived |= ok;
+}
+
 int platform_font_fallback(void **state, int *failed, unsigned cp, char *out, size_t n,
                            long *index)
 {
-    (void)state, (void)cp, (void)out, (void)n, (void)index;
-    *failed = 1;
-    return -1;
+    (void)state, (void)failed;
+    long face = cjk_face(cp);
+    int k = face >= 0 ? FALLBACK_CJK : FALLBACK_SYMBOLS;
+    WebFallback *f = &web_fallbacks[k];
+    if (f->state == 0) {
+        f->state = 1;
+        fetch_fallback(k);
+    }
+    if (f->state != 2 || snprintf(out, n, "/attnviz/fallback/%s", f->name) >= (int)n)
+        return -1;
+    *index = face >= 0 ? face : 0;
+    return 0;
 }
 
 void platform_font_fallback_free(void *state)
 {
     (void)state;
+}
+
+int platform_fonts_changed(void)
+{
+    int arrived = web_fonts_arrived;
+    web_fonts_arrived = 0;
+    return arrived;
 }
 
 /* ---- the window ------------------------------------------------------------ */
@@ -56,10 +159,30 @@ void platform_window_setup(void)
     umask(022);
 }
 
-/* The tab's title: the page has no title bar of its own. */
+/* The tab's title: the page has no title bar of its own. Setting
+ * document.title costs the browser about a millisecond (a profile of the
+ * toy lesson's keystrokes: 1.1 of the 5 ms a key took), and the title
+ * holds the sentence, so it changed at every key: a title is set at most
+ * every TITLE_MS, the last one asked for set by the step once due. */
+#define TITLE_MS 250
+static SDL_Window *title_win;
+static char title_pending[512];
+static double title_set_at = -1e9;
+
+static void title_flush(void)
+{
+    if (!title_pending[0] || emscripten_get_now() - title_set_at < TITLE_MS)
+        return;
+    SDL_SetWindowTitle(title_win, title_pending);
+    title_pending[0] = '\0';
+    title_set_at = emscripten_get_now();
+}
+
 void platform_window_title(SDL_Window *w, const char *title)
 {
-    SDL_SetWindowTitle(w, title);
+    title_win = w;
+    snprintf(title_pending, sizeof title_pending, "%s", title);
+    title_flush();
 }
 
 /* The loop is kept here: the browser calls step once an animation frame,
@@ -71,18 +194,27 @@ static PlatformLoop web_loop;
  * comes anyway, and an autosave due is seen by app_tick then. The steps
  * are counted in Module.attnvizSteps, and the first one's time kept in
  * Module.attnvizFirstFrame (performance.now()): the browser test waits on
- * them, and the loading message goes at the first. */
+ * them, and the loading message goes at the first. While
+ * Module.attnvizTimes is an array (make web-bench's tests/web/page_bench.mjs
+ * sets it) each step is added to it: [its start, whether it had events,
+ * the events' ms, the frame's ms, Module.attnvizDraws (the bench counts
+ * WebGL's draw calls there, so a frame that drew can be told)]. */
 static void step(void)
 {
+    double t0 = emscripten_get_now();
     SDL_Event e;
-    if (SDL_PollEvent(&e))
+    int had = SDL_PollEvent(&e);
+    if (had)
         web_loop.events(web_loop.ctx, &e);
     if (web_loop.done(web_loop.ctx)) {
         emscripten_cancel_main_loop();
         EM_ASM({ document.title = "attnviz (closed)"; });
         return;
     }
+    double t1 = emscripten_get_now();
     web_loop.frame(web_loop.ctx);
+    title_flush();
+    double t2 = emscripten_get_now();
     EM_ASM({
         if (!Module.attnvizSteps) {
             Module.attnvizFirstFrame = performance.now();
@@ -90,7 +222,34 @@ static void step(void)
             if (s) s.style.display = "none";
         }
         Module.attnvizSteps = (Module.attnvizSteps | 0) + 1;
-    });
+        if (Module.attnvizTimes) Module.attnvizTimes.push([$0, $1, $2, $3, Module.attnvizDraws | 0]);
+    }, t0, had, t1 - t0, t2 - t1);
+}
+
+/* Background work's result drawn as soon as the main thread is free, not
+ * at the next animation frame: the worker's wake event (wake.h) also
+ * queues a step on the browser's event loop. nano-sort's keystroke in the
+ * page took 17 ms from the key to the frame with its maps (1.3 ms of work:
+ * the maps, ready about 2 ms after the key, waited for the animation frame
+ * after the key's); the browser shows the frame at its next paint either
+ * way, now the one after the maps are ready. One queued at a time. */
+static atomic_int wake_step_due;
+
+static void wake_step(void)
+{
+    atomic_store(&wake_step_due, 0);
+    if (!web_loop.done(web_loop.ctx))
+        step();
+}
+
+/* SDL calls it in the thread that pushes an event, before queueing it */
+static int wake_watch(void *ctx, SDL_Event *e)
+{
+    (void)ctx;
+    if (e->type == app_wake_event() && !emscripten_is_main_runtime_thread() &&
+        !atomic_exchange(&wake_step_due, 1))
+        emscripten_async_run_in_main_runtime_thread(EM_FUNC_SIG_V, wake_step);
+    return 1;
 }
 
 /* emscripten_set_main_loop with simulate_infinite_loop set does not return:
@@ -100,6 +259,7 @@ static void step(void)
 void platform_run_loop(const PlatformLoop *loop)
 {
     web_loop = *loop;
+    SDL_AddEventWatch(wake_watch, NULL);
     emscripten_set_main_loop(step, 0, 1);
 }
 
@@ -140,6 +300,21 @@ EMSCRIPTEN_KEEPALIVE void platform_web_dropped(const char *path)
     e.drop.file = SDL_strdup(path);
     if (e.drop.file && SDL_PushEvent(&e) != 1)
         SDL_free(e.drop.file);
+}
+
+/* A character typed that SDL's page backend cannot make text of (beyond
+ * U+FFFF: tools/web/pre.js), as SDL hands typed text over: only while
+ * text input is on (a text field has focus). */
+EMSCRIPTEN_KEEPALIVE void platform_web_text(const char *utf8)
+{
+    SDL_Event e;
+    if (!SDL_IsTextInputActive() || strlen(utf8) >= sizeof e.text.text)
+        return;
+    SDL_zero(e);
+    e.type = SDL_TEXTINPUT;
+    e.text.windowID = SDL_GetKeyboardFocus() ? SDL_GetWindowID(SDL_GetKeyboardFocus()) : 0;
+    memcpy(e.text.text, utf8, strlen(utf8) + 1);
+    SDL_PushEvent(&e);
 }
 
 /* The page is being hidden or closed (tools/web/pre.js): the autosave

@@ -164,6 +164,10 @@ static int loop_frame(void *ctx)
     int wait_ms;
     if (app_tick(a, SDL_GetTicks(), &wait_ms))
         a->dirty = 1;
+    if (platform_fonts_changed()) { /* a page's fallback font arrived: its characters, not boxes */
+        view_fonts_changed(a->view);
+        a->dirty = 1;
+    }
     if (a->dirty) {
         const char *title = a->kind->title(a);
         if (!l->shown_title || strcmp(l->shown_title, title) != 0) {

@@ -48,6 +48,12 @@ typedef struct Face {
 #define MAX_FACES 8     /* the main font and the fallbacks */
 #define MISS_SLOTS 512  /* characters no font has, power of two */
 
+/* A character the main font lacks and the fallback face drawing it. */
+typedef struct Chosen {
+    unsigned cp1; /* code point + 1; 0: a free slot */
+    int face;
+} Chosen;
+
 struct TextCache {
     SizeEntry sizes_cache[SIZE_SLOTS];
     int sizes_used;
@@ -57,6 +63,8 @@ struct TextCache {
     ViewFonts fonts;           /* where the fallbacks come from */
     unsigned miss[MISS_SLOTS]; /* code point + 1 of characters no font has */
     int n_miss;
+    Chosen chosen[MISS_SLOTS]; /* the face the app named for a character */
+    int n_chosen;
     Entry slots[CACHE_SLOTS];
     int used;
 };
@@ -146,6 +154,16 @@ void text_destroy(TextCache *t)
     free(t);
 }
 
+void text_fonts_changed(TextCache *t)
+{
+    memset(t->miss, 0, sizeof t->miss);
+    t->n_miss = 0;
+    memset(t->chosen, 0, sizeof t->chosen);
+    t->n_chosen = 0;
+    flush(t);
+    flush_sizes(t);
+}
+
 /* Face k at px pixels. */
 static TTF_Font *face_at(TextCache *t, int k, int px)
 {
@@ -179,20 +197,24 @@ static TTF_Font *font_at(TextCache *t, int px)
 
 /* ---- fallback fonts ------------------------------------------------------ */
 
-/* A fallback face for cp, opened (or one already open), or -1. Fallback
- * fonts are opened by SDL_ttf from the file the app names, not read whole:
- * a CJK collection is 20 MB of which a label uses a few glyphs. */
+/* The face the app names for cp (the platform's choice: fontconfig's on
+ * the desktop), opened now or one already open, or -1. Fallback fonts are
+ * opened by SDL_ttf from the file the app names, not read whole: a CJK
+ * collection is 20 MB of which a label uses a few glyphs. The app's
+ * choice, not the first open face that has cp: Symbola has 中 too, and
+ * which of the two was opened first depends on what was drawn first (a
+ * page's fonts arriving later, while the text is already there). */
 static int add_fallback(TextCache *t, unsigned cp)
 {
     char path[4096];
     long index = 0;
-    if (t->n_faces == MAX_FACES || !t->fonts.fallback)
-        return -1;
-    if (t->fonts.fallback(t->fonts.ctx, cp, path, sizeof path, &index) < 0)
+    if (!t->fonts.fallback || t->fonts.fallback(t->fonts.ctx, cp, path, sizeof path, &index) < 0)
         return -1;
     for (int k = 0; k < t->n_faces; k++)
         if (t->faces[k].index == index && strcmp(t->faces[k].path, path) == 0)
-            return -1; /* open already, and it lacks cp after all */
+            return k > 0 && TTF_GlyphIsProvided32(t->faces[k].fonts[0], cp) ? k : -1;
+    if (t->n_faces == MAX_FACES)
+        return -1;
     Face *f = &t->faces[t->n_faces];
     memset(f, 0, sizeof *f);
     f->index = index;
@@ -228,21 +250,46 @@ static int missed(TextCache *t, unsigned cp, int add)
     return 0;
 }
 
+/* The slot of cp in t->chosen: its own, or the free one where it would go
+ * (NULL when the table is full). */
+static Chosen *chosen_slot(TextCache *t, unsigned cp)
+{
+    unsigned h = (cp * 2654435761u) & (MISS_SLOTS - 1);
+    for (int probe = 0; probe < MISS_SLOTS; probe++) {
+        Chosen *c = &t->chosen[(h + (unsigned)probe) & (MISS_SLOTS - 1)];
+        if (c->cp1 == cp + 1 || c->cp1 == 0)
+            return c;
+    }
+    return NULL;
+}
+
 /* The face that draws cp: the main font when it has it (or when no font
- * has it: its missing-glyph box then), else a fallback. */
+ * has it: its missing-glyph box then), else the fallback the app names
+ * for it (asked once a character; with a full table, the first open
+ * fallback that has it). */
 static int face_for(TextCache *t, unsigned cp)
 {
     if (cp < 0x80 || TTF_GlyphIsProvided32(t->faces[0].fonts[0], cp))
         return 0;
-    for (int k = 1; k < t->n_faces; k++)
-        if (TTF_GlyphIsProvided32(t->faces[k].fonts[0], cp))
-            return k;
+    Chosen *c = chosen_slot(t, cp);
+    if (c && c->cp1)
+        return c->face;
     if (missed(t, cp, 0))
         return 0;
     int k = add_fallback(t, cp);
-    if (k < 0)
+    if (k < 0 && !c) /* the table full: any open face that has it */
+        for (int j = 1; j < t->n_faces && k < 0; j++)
+            if (TTF_GlyphIsProvided32(t->faces[j].fonts[0], cp))
+                k = j;
+    if (k < 0) {
         missed(t, cp, 1);
-    return k < 0 ? 0 : k;
+        return 0;
+    }
+    if (c && t->n_chosen < MISS_SLOTS / 2) {
+        *c = (Chosen){cp + 1, k};
+        t->n_chosen++;
+    }
+    return k;
 }
 
 /* Length in bytes of the run at s drawn by one face (*face). */

@@ -17,6 +17,9 @@ void text_destroy(TextCache *t);
 /* Draw through another renderer from now on (the cached textures go; the
  * fonts and the measurements stay). */
 void text_set_renderer(TextCache *t, SDL_Renderer *r);
+/* Forget the characters no font had, and every string rendered or
+ * measured: a fallback font has become available. */
+void text_fonts_changed(TextCache *t);
 
 /* Draw UTF-8 text with its top-left (align 0), centre (1) or right edge (2)
  * at x, top at y; returns the width drawn. angle rotates about the top-left. */

@@ -70,6 +70,13 @@ void view_set_renderer(View *v, SDL_Renderer *r)
     SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_BLEND);
 }
 
+/* The cached textures go too (as for a new renderer): any may hold text. */
+void view_fonts_changed(View *v)
+{
+    text_fonts_changed(v->text);
+    view_set_renderer(v, v->r);
+}
+
 /* ---- the window's frame ------------------------------------------------------ */
 
 /* The heatmap panel's title: the formula of the shown matrix. */

@@ -9,10 +9,13 @@
  *   STEP: key:NAME (SDL_GetKeyFromName's names: "/", "Return", "D";
  *         "Ctrl+" before one holds Ctrl)
  *         text:TEXT (each character a key press and its typed text, as a
- *         keyboard gives them)
+ *         keyboard gives them; one no key makes, its text alone)
  *         export:DIR (Ctrl+E's export, app_export, written into DIR)
  *         open:PATH (a dropped file or folder: app_open_path, as the
  *         page's drop opens it)
+ *         dpi:RATIO (the browser zoomed: RATIO device pixels per CSS
+ *         pixel, the frame still 1280×800 pixels: the interface RATIO
+ *         times the size, as window.c's update_dpi sets it)
  * After each step the background work a source started (a model's
  * forward on its worker) is waited for: app_tick until nothing has changed
  * for 300 ms. */
@@ -76,6 +79,20 @@ static void type_char(AppState *a, char c)
     hand_over(a, &e);
 }
 
+/* A character no key makes (Chinese, a symbol: the n bytes of its UTF-8
+ * at c): its text alone, as a browser's keypress gives it to SDL (the
+ * page test sends such characters as text without a key). */
+static void type_other(AppState *a, const char *c, size_t n)
+{
+    SDL_Event e;
+    if (!SDL_IsTextInputActive() || n >= sizeof e.text.text)
+        return;
+    memset(&e, 0, sizeof e);
+    e.type = SDL_TEXTINPUT;
+    memcpy(e.text.text, c, n);
+    hand_over(a, &e);
+}
+
 static int step(AppState *a, const char *s)
 {
     if (strncmp(s, "key:", 4) == 0) {
@@ -90,19 +107,33 @@ static int step(AppState *a, const char *s)
         return 0;
     }
     if (strncmp(s, "text:", 5) == 0) {
-        for (const char *c = s + 5; *c; c++)
-            type_char(a, *c);
+        for (const char *c = s + 5; *c;) {
+            size_t n = 1;
+            while ((c[n] & 0xC0) == 0x80)
+                n++;
+            if (n == 1)
+                type_char(a, *c);
+            else
+                type_other(a, c, n);
+            c += n;
+        }
         return 0;
     }
     if (strncmp(s, "open:", 5) == 0) {
         app_open_path(a, s + 5);
         return 0;
     }
+    if (strncmp(s, "dpi:", 4) == 0) { /* the page zoomed: pixels per point, as window.c's update_dpi */
+        a->dpi_scale = (float)atof(s + 4);
+        a->vs.scale = a->ui_scale * a->dpi_scale;
+        a->dirty = 1;
+        return a->dpi_scale >= 0.5f && a->dpi_scale <= 4.0f ? 0 : -1;
+    }
     if (strncmp(s, "export:", 7) == 0) {
         a->export_dir = s + 7;
         return app_export(a, 0) < 0 ? -1 : 0;
     }
-    fprintf(stderr, "native_frame: step %s is not key:NAME, text:TEXT, export:DIR or open:PATH\n", s);
+    fprintf(stderr, "native_frame: step %s is not key:NAME, text:TEXT, export:DIR, open:PATH or dpi:RATIO\n", s);
     return -1;
 }
 

@@ -106,6 +106,43 @@ async function steps(page, n) {
   await page.waitForFunction(k => (Module.attnvizSteps | 0) >= k, {timeout: TIMEOUT}, from + n);
 }
 
+// a download whose name matches re and is not in before (the names seen
+// earlier), once it is whole (Chromium writes NAME.crdownload first); the
+// folder polled until then
+async function download(re, before) {
+  for (const end = Date.now() + TIMEOUT; Date.now() < end;) {
+    const f = fs.readdirSync(DL).filter(n => re.test(n) && !before.includes(n));
+    if (f.length) return f[0];
+    await new Promise(res => setTimeout(res, 50));
+  }
+  return null;
+}
+
+// a key pressed with Ctrl held
+async function ctrl(page, key) {
+  await page.keyboard.down('Control');
+  await page.keyboard.press(key);
+  await page.keyboard.up('Control');
+}
+
+// text typed into the page: the characters a US keyboard has as keys,
+// the others (中, ☃, →) as the text a keypress carries (what an input
+// method hands the page; SDL takes text from keypress events)
+async function typeText(page, cdp, text) {
+  for (const ch of text) {
+    if (ch.charCodeAt(0) < 0x80) await page.keyboard.type(ch);
+    else await cdp.send('Input.dispatchKeyEvent', {type: 'char', text: ch, unmodifiedText: ch, key: ch});
+  }
+}
+
+// the rectangle [x0, x1) × [y0, y1) of img
+function crop(img, x0, y0, x1, y1) {
+  const w = x1 - x0, h = y1 - y0, rgb = Buffer.alloc(w * h * 3);
+  for (let y = 0; y < h; y++)
+    img.rgb.copy(rgb, y * w * 3, ((y0 + y) * img.width + x0) * 3, ((y0 + y) * img.width + x1) * 3);
+  return {width: w, height: h, rgb};
+}
+
 // the native program's data laid out as make web lays out the page's
 // (/attnviz: embeddings.txt, sentences/, models/), found the same way
 // (ATTNVIZ_DATADIR)
@@ -118,13 +155,21 @@ function nativeData() {
   return d;
 }
 
+// the native frame after the steps (native_frame's); cwd: where a session
+// saved with Ctrl+S goes (its prompt's default name is relative)
 function nativeFrame(file, ...stepsArgs) {
-  execFileSync(NATIVE, [file, ...stepsArgs], {stdio: 'inherit', env: {...process.env, ATTNVIZ_DATADIR: DATA}});
+  return nativeFrameIn(undefined, file, ...stepsArgs);
+}
+
+function nativeFrameIn(cwd, file, ...stepsArgs) {
+  execFileSync(path.resolve(NATIVE), [file, ...stepsArgs],
+               {stdio: 'inherit', cwd, env: {...process.env, ATTNVIZ_DATADIR: DATA}});
   return decodePng(fs.readFileSync(file), file);
 }
 
 fs.rmSync(OUT, {recursive: true, force: true});
-fs.mkdirSync(path.join(OUT, 'downloads'), {recursive: true});
+const DL = path.join(OUT, 'downloads');
+fs.mkdirSync(DL, {recursive: true});
 const DATA = nativeData();
 const {srv, url} = await startServer();
 const browser = await puppeteer.launch({
@@ -304,6 +349,175 @@ try {
   }
   r = compare(zoomed, nPicked);
   check(sameZoomed(r), `at a device pixel ratio of 2 the page draws the same layout at twice the size (${fmt(r)})`);
+
+  // ---- a second visit in a fresh browser context (its own IndexedDB: the
+  // default state, not the autosave above): the fallback fonts, and every
+  // file the window writes arriving as a download
+  const ctx2 = await browser.createBrowserContext();
+  await cdp.send('Browser.setDownloadBehavior', {behavior: 'allow', downloadPath: DL, browserContextId: ctx2.id});
+  const page2 = await ctx2.newPage();
+  await page2.setViewport({width: W, height: H, deviceScaleFactor: 1});
+  page2.on('pageerror', e => console.log('page error:', e.message));
+  page2.on('console', m => { if (m.type() === 'error') console.log('page console:', m.text()); });
+  const cdp2 = await page2.createCDPSession();
+  // the fallback fonts' requests held until the frame without them is
+  // taken (the boxes), then let through
+  const held = [];
+  await page2.setRequestInterception(true);
+  page2.on('request', req => (/\/fonts\//.test(req.url()) ? held.push(req) : req.continue()));
+  await page2.goto(url);
+  await page2.waitForFunction(() => typeof Module === 'object' && Module.attnvizSteps > 0, {timeout: TIMEOUT});
+  await steps(page2, 2);
+
+  // the browser zoomed to 125%, as Chrome zooms: the CSS viewport shrinks
+  // (1024×640) and the device pixel ratio grows (1.25), the canvas still
+  // 1280×800 pixels: the interface at 1.25 times the size, as natively at
+  // that ratio (native_frame's dpi:1.25); then back to 100%
+  await page2.setViewport({width: 1024, height: 640, deviceScaleFactor: 1.25});
+  await page2.evaluate(() => window.dispatchEvent(new Event('resize')));
+  await page2.waitForFunction(() => document.getElementById('canvas').width === 1280, {timeout: TIMEOUT});
+  const ratio = await page2.evaluate(() => window.devicePixelRatio);
+  const nZoom = nativeFrame(path.join(OUT, 'native-zoom125.png'), 'dpi:1.25');
+  let zoom = null;
+  for (const end = Date.now() + TIMEOUT; Date.now() < end;) {
+    await steps(page2, 2);
+    const png = await page2.screenshot({clip: {x: 0, y: 0, width: 1024, height: 640}});
+    zoom = decodePng(Buffer.from(png), 'page-zoom125.png');
+    fs.writeFileSync(path.join(OUT, 'page-zoom125.png'), png);
+    if (same(compare(zoom, nZoom))) break;
+  }
+  r = compare(zoom, nZoom);
+  check(ratio === 1.25 && same(r), `zoomed to 125% (devicePixelRatio ${ratio}): the page is the native frame at that ratio (${fmt(r)})`);
+  r = compare(zoom, nStart);
+  check(!same(r), `and not the frame at 100% (${fmt(r)})`);
+  await page2.setViewport({width: W, height: H, deviceScaleFactor: 1});
+  await page2.evaluate(() => window.dispatchEvent(new Event('resize')));
+  await page2.waitForFunction(w => document.getElementById('canvas').width === w, {timeout: TIMEOUT}, W);
+  await steps(page2, 3);
+
+  // a sentence with characters DejaVu Sans lacks: Chinese (Noto Sans CJK
+  // on the desktop) and a snake (Symbola), besides ☃ and → (DejaVu's own)
+  const CJK = 'the 中文 snowman ☃ → 🐍';
+  await page2.keyboard.press('Slash');
+  await steps(page2, 2);
+  await ctrl(page2, 'KeyU');
+  await typeText(page2, cdp2, CJK);
+  await page2.keyboard.press('Escape');
+  await page2.waitForFunction(n => Object.keys(Module.attnvizFonts || {}).length === n, {timeout: TIMEOUT}, 2);
+  await steps(page2, 3);
+  const boxes = await canvasPixels(page2, path.join(OUT, 'page-cjk-boxes.png'));
+  check(held.length === 2, `the two fallback fonts were asked for when the sentence needed them (${held.map(q => q.url().replace(/.*\//, '')).join(', ')})`);
+  await page2.setRequestInterception(false);
+  for (const q of held) await q.continue();
+  await page2.waitForFunction(() => Object.values(Module.attnvizFonts).every(v => v !== 'loading'),
+                              {timeout: TIMEOUT});
+  const fonts = await page2.evaluate(() => Module.attnvizFonts);
+  check(Object.values(fonts).every(v => v === 'here'), `both fonts arrived (${JSON.stringify(fonts)})`);
+  await steps(page2, 3);
+  const cjk = await canvasPixels(page2, path.join(OUT, 'page-cjk.png'));
+  const cjkKeys = ['key:/', 'key:Ctrl+U', `text:${CJK}`, 'key:Escape'];
+  const nCjk = nativeFrame(path.join(OUT, 'native-cjk.png'), ...cjkKeys);
+  r = compare(cjk, nCjk);
+  check(same(r), `typed "${CJK}", the fonts arrived: the page's frame is the native one (${fmt(r)})`);
+  // the sentence bar's text alone (the frame's rest hides a few glyphs
+  // within the bounds): the native fallbacks' glyphs now, not before
+  const bar = img => crop(img, 90, 8, 400, 52);
+  r = compare(bar(cjk), bar(nCjk));
+  check(same(r), `the sentence bar's text is the native one, in the fallback fonts (${fmt(r)})`);
+  r = compare(bar(boxes), bar(nCjk));
+  check(!same(r), `it was not while the fonts were on their way (boxes: ${fmt(r)})`);
+
+  // Ctrl+S: the session saved (the prompt's default name, Return) and
+  // downloaded; its text the native program's session of the same state
+  let seen = fs.readdirSync(DL);
+  await ctrl(page2, 'KeyS');
+  await steps(page2, 2);
+  await page2.keyboard.press('Enter');
+  const saved = await download(/^attnviz-session\.json$/, seen);
+  check(saved !== null, `Ctrl+S's session arrived as a download (${saved})`);
+  const saveDir = path.join(OUT, 'native-save');
+  fs.mkdirSync(saveDir, {recursive: true});
+  nativeFrameIn(saveDir, path.join(OUT, 'native-saved.png'), ...cjkKeys, 'key:Ctrl+S', 'key:Return');
+  const nSaved = fs.readFileSync(path.join(saveDir, 'attnviz-session.json'), 'utf8');
+  const pSaved = saved ? fs.readFileSync(path.join(DL, saved), 'utf8') : '';
+  check(pSaved === nSaved.split(DATA).join('/attnviz'),
+        `it is the native session of the same state (${pSaved.length} and ${nSaved.length} bytes)`);
+
+  // V pins what is shown as the reference, another sentence typed, Ctrl+E:
+  // the comparison's PNG and its difference CSV, both downloaded
+  const OTHER = 'the 中文 dog ☃ → 🐍';
+  await page2.keyboard.press('KeyV');
+  await page2.keyboard.press('Slash');
+  await steps(page2, 2);
+  await ctrl(page2, 'KeyU');
+  await typeText(page2, cdp2, OTHER);
+  await page2.keyboard.press('Escape');
+  await steps(page2, 3);
+  seen = fs.readdirSync(DL);
+  await ctrl(page2, 'KeyE');
+  const cmpPng = await download(/^attnviz-heatmap-.*\.png$/, seen);
+  const cmpCsv = await download(/^attnviz-heatmap-.*\.csv$/, seen);
+  check(cmpPng !== null && cmpCsv !== null, `the comparison's export arrived as two downloads (${cmpPng}, ${cmpCsv})`);
+  const cmpDir = path.join(OUT, 'native-compare');
+  fs.mkdirSync(cmpDir, {recursive: true});
+  const cmpKeys = [...cjkKeys, 'key:Ctrl+S', 'key:Return', 'key:V', 'key:/', 'key:Ctrl+U', `text:${OTHER}`,
+                   'key:Escape'];
+  nativeFrameIn(saveDir, path.join(OUT, 'native-compare.png'), ...cmpKeys, `export:${cmpDir}`);
+  const nCmp = fs.readdirSync(cmpDir);
+  const nCsv = nCmp.find(n => n.endsWith('.csv')), nPng = nCmp.find(n => n.endsWith('.png'));
+  check(nCsv && cmpCsv && fs.readFileSync(path.join(DL, cmpCsv), 'utf8') === fs.readFileSync(path.join(cmpDir, nCsv), 'utf8'),
+        `the difference CSV is the native one, byte for byte (${nCsv})`);
+  if (cmpPng && nPng) {
+    r = compare(decodePng(fs.readFileSync(path.join(DL, cmpPng)), cmpPng),
+                decodePng(fs.readFileSync(path.join(cmpDir, nPng)), nPng));
+    check(same(r), `the comparison's PNG is the native one (${fmt(r)})`);
+  }
+
+  // a nano-sort session dropped, G (the model view), Ctrl+E: the model
+  // view's PNG and SVG downloaded; the SVG is the native one
+  await page2.keyboard.press('KeyV'); // unpinned: the model view's own export
+  await page2.evaluate(text => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'nano-sort-session.json', {type: 'application/json'}));
+    window.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+  }, session('/attnviz/models/nano-sort'));
+  const mvDir = path.join(OUT, 'native-model-view');
+  fs.mkdirSync(mvDir, {recursive: true});
+  const nModelView = nativeFrameIn(saveDir, path.join(OUT, 'native-model-view.png'), ...cmpKeys, 'key:V',
+                                   `open:${nativeSession}`, 'key:G', `export:${mvDir}`);
+  const nMvSession = nativeFrameIn(saveDir, path.join(OUT, 'native-session2.png'), ...cmpKeys, 'key:V',
+                                   `open:${nativeSession}`);
+  // the worker's maps come when they come: G once they are shown
+  let mv = null;
+  for (const end = Date.now() + TIMEOUT; Date.now() < end;) {
+    await steps(page2, 2);
+    mv = await canvasPixels(page2, path.join(OUT, 'page-model-view.png'));
+    if (same(compare(mv, nMvSession))) break;
+  }
+  await page2.keyboard.press('KeyG');
+  for (const end = Date.now() + TIMEOUT; Date.now() < end;) {
+    await steps(page2, 2);
+    mv = await canvasPixels(page2, path.join(OUT, 'page-model-view.png'));
+    if (same(compare(mv, nModelView))) break;
+  }
+  seen = fs.readdirSync(DL);
+  await ctrl(page2, 'KeyE');
+  const mvPng = await download(/^attnviz-model-view-.*\.png$/, seen);
+  const mvSvg = await download(/^attnviz-model-view-.*\.svg$/, seen);
+  check(mvPng !== null && mvSvg !== null, `the model view's export arrived as two downloads (${mvPng}, ${mvSvg})`);
+  const nSvg = fs.readdirSync(mvDir).find(n => n.endsWith('.svg'));
+  const pSvg = mvSvg ? fs.readFileSync(path.join(DL, mvSvg), 'utf8') : '';
+  const nSvgText = nSvg ? fs.readFileSync(path.join(mvDir, nSvg), 'utf8').split(DATA).join('/attnviz') : '';
+  // the same file but for the weights' and scores' last digits
+  // (data-value, data-score: the model's kernels sum in another order as
+  // wasm SIMD than as AVX-512)
+  const values = t => [...t.matchAll(/data-(?:value|score)="([^"]*)"/g)].map(m => +m[1]);
+  const shape = t => t.replace(/data-(value|score)="[^"]*"/g, "data-$1=\"\"");
+  const pv = values(pSvg), nv = values(nSvgText);
+  const worst = pv.length === nv.length ? Math.max(0, ...pv.map((v, i) => Math.abs(v - nv[i]))) : Infinity;
+  check(nSvg && pSvg.length > 1000 && shape(pSvg) === shape(nSvgText) && pv.length > 0 && worst <= 1e-6,
+        `the model view's SVG is the native one (${pSvg.length} bytes; ${pv.length} weights, within ${worst.toExponential(1)})`);
+  await ctx2.close();
 } finally {
   await browser.close();
   srv.kill();

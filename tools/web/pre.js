@@ -93,7 +93,23 @@ function attnvizKey(ev) {
   }
 }
 
+// SDL 2.26's page backend makes a keypress's text from its charCode, which
+// for a character beyond U+FFFF (an emoji, as an input method or the
+// emoji picker types it) is only the first UTF-16 half: SDL would type an
+// invalid character. Such a keypress is kept from SDL and its whole
+// character (ev.key) handed over as the text instead (platform_web_text).
+function attnvizKeyPress(ev) {
+  var c = ev.charCode;
+  if (c < 0xD800 || c > 0xDFFF) return;
+  ev.preventDefault();
+  ev.stopImmediatePropagation();
+  var cp = ev.key ? ev.key.codePointAt(0) : 0;
+  if (cp > 0xFFFF && ev.key.length === 2)
+    ccall("platform_web_text", null, ["string"], [ev.key]);
+}
+
 if (typeof window === "object") {
+  window.addEventListener("keypress", attnvizKeyPress, true); // before SDL's
   window.addEventListener("dragover", function(ev) { ev.preventDefault(); });
   window.addEventListener("drop", attnvizDrop);
   window.addEventListener("keydown", attnvizKey, true); // before SDL's, on the same target

@@ -36,9 +36,11 @@ WEB_TEST_LDFLAGS := -g2 -pthread -sPROXY_TO_PTHREAD -sEXIT_RUNTIME=1 -sALLOW_MEM
                     -Wno-pthreads-mem-growth -sNODERAWFS=1 -sENVIRONMENT=node,worker
 
 WEB_CORE_OBJ := $(patsubst %.c,$(WEB_OBJ)/%.o,$(wildcard src/core/*.c))
+# a vectorised memcmp before emscripten's byte loop (tools/web/memcmp.c)
+WEB_CORE_OBJ += $(WEB_OBJ)/tools/web/memcmp.o
 # the suites that need nothing but src/core (and PCRE2, utf8proc): those
 # that link against the core alone natively
-WEB_CORE_TESTS := attnfile bpe gpt2 llama probe quant runtime score teach tokenizer
+WEB_CORE_TESTS := attnfile bpe gpt2 llama memcmp probe quant runtime score teach tokenizer
 WEB_CORE_TEST_JS := $(WEB_CORE_TESTS:%=$(WEB_OBJ)/tests/test_%.js)
 WEB_CORE_LIBS := -L$(WEB_PREFIX)/lib -lcmocka -lutf8proc -lpcre2-8
 
@@ -60,7 +62,7 @@ WEB_IO_LIBS := -L$(WEB_PREFIX)/lib -lcmocka -lcjson -lzip -lz -lutf8proc -lpcre2
 # what tools/web/libs.sh needs (apt-get source unpacks with dpkg-dev's
 # dpkg-source; bzip2 and xz for the tarballs; CMake for PCRE2, libzip and
 # SDL2), installed when missing as make deps installs
-WEB_DEBS := emscripten cmake dpkg-dev bzip2 xz-utils fonts-dejavu-core libcglm-dev
+WEB_DEBS := emscripten cmake dpkg-dev bzip2 xz-utils fonts-dejavu-core fonts-noto-cjk fonts-symbola libcglm-dev
 
 web-libs-core:
 	$(call ensure_debs,$(WEB_DEBS))
@@ -73,6 +75,10 @@ web-libs-io: web-libs-core
 
 web-libs-ui: web-libs-io
 	@ATTNVIZ_WEB_CACHE=$(WEB_CACHE) sh tools/web/libs.sh sdl2 freetype sdl2_ttf sdl2_image cglm
+
+$(WEB_OBJ)/tools/web/%.o: tools/web/%.c | web-libs-core
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_CFLAGS) -c $< -o $@
 
 $(WEB_OBJ)/src/core/%.o: src/core/%.c | web-libs-core
 	@mkdir -p $(dir $@)
@@ -162,7 +168,16 @@ build/web/serve.py: tools/web/serve.py
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-web: build/web/attnviz.js build/web/attnviz.html build/web/serve.py
+# the fallback fonts the desktop's fontconfig picks (make deps installs them),
+# fetched by the page when a character first needs one (platform_web.c)
+WEB_FALLBACKS := build/web/fonts/NotoSansCJK-Regular.ttc build/web/fonts/Symbola_hint.ttf
+build/web/fonts/NotoSansCJK-Regular.ttc: /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc
+build/web/fonts/Symbola_hint.ttf: /usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf
+$(WEB_FALLBACKS):
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+web: build/web/attnviz.js build/web/attnviz.html build/web/serve.py $(WEB_FALLBACKS)
 	@echo "make web: the page is in build/web; serve it with python3 build/web/serve.py" \
 	  "(threads need its COOP/COEP headers) and open http://127.0.0.1:8000/attnviz.html"
 
@@ -187,7 +202,8 @@ $(PUPPETEER): | web-test-deps
 	@mkdir -p $(WEB_TEST_DIR)
 	npm install --prefix $(WEB_TEST_DIR) --no-audit --no-fund --no-save puppeteer-core@23
 
-$(WEB_TEST_DIR)/native_frame: tests/web/native_frame.c $(CORE_OBJ) $(UI_OBJ)
+# native_frame, and native_bench for make web-bench
+$(WEB_TEST_DIR)/native_%: tests/web/native_%.c $(CORE_OBJ) $(UI_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(LDFLAGS) $< $(CORE_OBJ) $(UI_OBJ) -o $@ $(PKG_LIBS) $(LDLIBS)
 
@@ -209,9 +225,10 @@ $(WEB_OBJ)/forward_bench.js: tests/web/forward_bench.c $(WEB_CORE_OBJ) $(WEB_IO_
 	  $(WEB_IO_LIBS) -O2 $(filter-out -g2,$(WEB_TEST_LDFLAGS)) -o $@
 
 # the same sentences timed by both, one after the other, then the page's
-# first frame on the loopback (README's figures)
-web-bench: $(WEB_TEST_DIR)/forward_bench $(WEB_OBJ)/forward_bench.js web $(PUPPETEER)
+# first frame on the loopback and the window's frame and keys beside native (README's figures)
+web-bench: $(WEB_TEST_DIR)/forward_bench $(WEB_OBJ)/forward_bench.js web $(PUPPETEER) $(WEB_TEST_DIR)/native_bench
 	@for n in 7 64 256; do \
 	  echo "native: $$($(WEB_TEST_DIR)/forward_bench assets/embeddings.txt $$n)"; \
 	  echo "wasm:   $$($(WEB_NODE) $(WEB_OBJ)/forward_bench.js assets/embeddings.txt $$n)"; done
 	node tests/web/first_frame.mjs 5
+	node tests/web/page_bench.mjs $(WEB_TEST_DIR)/native_bench $(WEB_TEST_DIR)/bench
