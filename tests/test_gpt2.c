@@ -428,6 +428,46 @@ static void test_linear_paths(void **state)
     assert_int_equal(lm_use_kernels(first), 0);
 }
 
+/* Past one panel in every direction (lm_kernels.inc's linear_panels):
+ * rows in two groups (more than LM_MC), W's rows in two blocks per chain
+ * (more than LM_KC a half), whole strips and left-over columns; and k = 1
+ * (no first chain). Each row as the one-row path gives it, bit for bit, and
+ * within float rounding of a double sum. */
+static void test_linear_panels(void **state)
+{
+    (void)state;
+    static const char *const sets[] = {"base", "avx2", "avx512"};
+    static const int shapes[][3] = {{197, 600, 130}, {13, 1, 70}, {61, 1100, 64}};
+    const char *first = lm_kernels();
+    int ran = 0;
+    for (size_t set = 0; set < sizeof sets / sizeof sets[0]; set++) {
+        if (lm_use_kernels(sets[set]) < 0)
+            continue;
+        ran++;
+        for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
+            int n = shapes[sh][0], k = shapes[sh][1], m = shapes[sh][2], ldo = m + 3;
+            float *A = rand_matrix(n, k, -1, 1), *W = rand_matrix(k, m, -1, 1);
+            float *b = rand_matrix(1, m, -1, 1), *one = malloc(sizeof(float) * m);
+            float *all = malloc(sizeof(float) * n * ldo);
+            assert_true(all && one);
+            ops_linear(all, ldo, A, k, W, b, n, k, m);
+            for (int i = 0; i < n; i++) {
+                ops_linear(one, m, A + (size_t)i * k, k, W, b, 1, k, m);
+                assert_memory_equal(one, all + (size_t)i * ldo, sizeof(float) * m);
+                for (int j = 0; j < m; j++) {
+                    double want = b[j];
+                    for (int p = 0; p < k; p++)
+                        want += (double)A[(size_t)i * k + p] * W[(size_t)p * m + j];
+                    assert_true(fabs(all[(size_t)i * ldo + j] - want) <= 1e-5 * sqrt((double)k) + 1e-6);
+                }
+            }
+            free(A), free(W), free(b), free(all), free(one);
+        }
+    }
+    assert_true(ran >= 1);
+    assert_int_equal(lm_use_kernels(first), 0);
+}
+
 /* ---- incremental == full, bit for bit ------------------------------------------ */
 
 /* a (incremental) and b (one full forward) hold the same floats: maps,
@@ -728,6 +768,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_against_reference),
         cmocka_unit_test(test_linear_paths),
+        cmocka_unit_test(test_linear_panels),
         cmocka_unit_test(test_incremental_equals_full),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_row_hook),

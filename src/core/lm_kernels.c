@@ -15,7 +15,11 @@
 #endif
 
 #define PF 8
-#define KC 768 /* rows of W a pass of linear's tiles takes (see linear) */
+#define KC 768 /* rows of W a pass of linear's tiles read in place takes (see linear) */
+#ifndef LM_KC
+#define LM_KC 256 /* rows of W in a packed panel (see linear_panels): 64 KB at 16 lanes */
+#endif
+#define LM_MC 192 /* rows of A a panel is used for before the next is packed */
 #define VLD(p) ((VF) * (const VFU *)(p))
 #define VST(p, v) (*(VFU *)(p) = (VF)(v))
 
