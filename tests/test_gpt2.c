@@ -429,15 +429,16 @@ static void test_linear_paths(void **state)
 }
 
 /* Past one panel in every direction (lm_kernels.inc's linear_panels):
- * rows in two groups (more than LM_MC), W's rows in two blocks per chain
- * (more than LM_KC a half), whole strips and left-over columns; and k = 1
+ * rows in two groups (more than LM_MC), W's rows in three blocks per chain
+ * (more than LM_KC), whole strips and left-over columns; W read in place
+ * for fewer rows (61) or short chains (600 rows: two of 300); and k = 1
  * (no first chain). Each row as the one-row path gives it, bit for bit, and
  * within float rounding of a double sum. */
 static void test_linear_panels(void **state)
 {
     (void)state;
     static const char *const sets[] = {"base", "avx2", "avx512"};
-    static const int shapes[][3] = {{197, 600, 130}, {13, 1, 70}, {61, 1100, 64}};
+    static const int shapes[][3] = {{197, 1100, 130}, {70, 600, 130}, {13, 1, 70}, {61, 1100, 64}};
     const char *first = lm_kernels();
     int ran = 0;
     for (size_t set = 0; set < sizeof sets / sizeof sets[0]; set++) {

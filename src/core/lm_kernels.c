@@ -19,6 +19,12 @@
 #ifndef LM_KC
 #define LM_KC 256 /* rows of W in a packed panel (see linear_panels): 64 KB at 16 lanes */
 #endif
+/* W read in place with fewer rows than this, or chains of at most
+ * LM_INPLACE_K rows (see linear; bert-base's shapes at 128 rows, one
+ * thread, W from memory: k = 768 in place 204–220 GFLOP/s, packed 196;
+ * k = 3072 in place 153–157, packed 187–199) */
+#define LM_PANEL_ROWS 64
+#define LM_INPLACE_K 384
 #define LM_MC 192 /* rows of A a panel is used for before the next is packed */
 #define VLD(p) ((VF) * (const VFU *)(p))
 #define VST(p, v) (*(VFU *)(p) = (VF)(v))
