@@ -25,7 +25,7 @@
  * k = 3072 in place 153–157, packed 187–199) */
 #define LM_PANEL_ROWS 64
 #define LM_INPLACE_K 384
-#define LM_MC 192 /* rows of A a panel is used for before the next is packed */
+#define LM_MC 256 /* rows of A a panel is used for before the next is packed */
 #define VLD(p) ((VF) * (const VFU *)(p))
 #define VST(p, v) (*(VFU *)(p) = (VF)(v))
 

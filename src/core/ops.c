@@ -202,7 +202,7 @@ static void few_piece(const void *arg, int piece)
 }
 
 /* In pieces of columns (one of the kernel's tiles, or more to make at most
- * 16 pieces: small pieces even out the two threads' ends), or for a few
+ * 64 pieces: small pieces even out the two threads' ends), or for a few
  * rows in the two halves of linear's sums, then added. */
 void ops_linear_act(float *out, int ldo, const float *A, int lda, const float *W,
                     const float *bias, int n, int k, int m, OpsAct act)
@@ -224,7 +224,7 @@ void ops_linear_act(float *out, int ldo, const float *A, int lda, const float *W
         }
     }
     int tile = lm_kernel_set()->lin_cols, tiles = (m + tile - 1) / tile;
-    int per = (tiles + 15) / 16;
+    int per = (tiles + 63) / 64;
     LinJob j = {out, A, W, bias, ldo, lda, n, k, m, per * tile, act, NULL};
     ops_share(lin_piece, &j, (tiles + per - 1) / per, (double)n * k * m);
 }
