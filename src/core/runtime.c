@@ -567,17 +567,26 @@ static void ablate_heads(Rt *rt, int l, int start, int T)
     }
 }
 
+/* Key-value head g's keys of rows [start, T) into its transposed keys. */
+static void keys_piece(const void *arg, int g)
+{
+    const AttnJob *jb = arg;
+    Rt *rt = jb->rt;
+    int dh = rt->sh.d_head, l = jb->layer;
+    float *kt = rt->kt + ((size_t)l * rt->sh.n_kv_head + g) * dh * rt->cap;
+    for (int d = 0; d < dh; d++)
+        for (int i = jb->start; i < jb->T; i++)
+            kt[(size_t)d * rt->cap + i] = rt_qkv(rt, l, i)[rt->qdim + g * dh + d];
+}
+
 void rt_attend(Rt *rt, int l, int start, int T, const RtAttn *a)
 {
-    int dh = rt->sh.d_head, KV = rt->sh.n_kv_head, n = T - start;
+    int KV = rt->sh.n_kv_head, n = T - start;
     rt->attn[l] = *a;
-    for (int g = 0; g < KV; g++) {
-        float *kt = rt->kt + ((size_t)l * KV + g) * dh * rt->cap;
-        for (int d = 0; d < dh; d++)
-            for (int i = 0; i < n; i++)
-                kt[(size_t)d * rt->cap + start + i] = rt_qkv(rt, l, start + i)[rt->qdim + g * dh + d];
-    }
     AttnJob aj = {rt, l, start, T};
+    /* the keys transposed by key-value head on the two threads (a forward's
+       128 rows of bert-base: 98 304 floats a layer, read a row apart) */
+    ops_share(keys_piece, &aj, KV, 4.0 * n * KV * rt->sh.d_head);
     ops_share(attn_head, &aj, rt->sh.n_head, 2.0 * n * (start + T) * rt->qdim);
     if (rt->n_ablated)
         ablate_heads(rt, l, start, T);
