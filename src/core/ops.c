@@ -42,27 +42,37 @@ void ops_share(void (*piece)(const void *, int), const void *job, int pieces, do
 
 /* ---- norms and activations --------------------------------------------------- */
 
+/* Σ_c (x[c] − mean)^p over a row (p 1 or 2) in double: four sums over c
+ * mod 4 (four chains in flight, not one of C additions' latency), added
+ * pairwise, then the tail. */
+static double row_sum(const float *x, int C, double mean, int p)
+{
+    double s[4] = {0.0, 0.0, 0.0, 0.0};
+    int c = 0;
+    for (; c + 4 <= C; c += 4)
+        for (int u = 0; u < 4; u++) {
+            double d = x[c + u] - mean;
+            s[u] += p == 1 ? d : d * d;
+        }
+    double t = (s[0] + s[1]) + (s[2] + s[3]);
+    for (; c < C; c++)
+        t += p == 1 ? x[c] - mean : (x[c] - mean) * (x[c] - mean);
+    return t;
+}
+
 void ops_norm(float *out, const float *x, const OpsNorm *nm, int n, int C)
 {
     for (int i = 0; i < n; i++) {
         const float *xi = x + (size_t)i * C;
         float *o = out + (size_t)i * C;
         if (nm->kind == OPS_NORM_LAYER) {
-            double sum = 0.0, var = 0.0;
-            for (int c = 0; c < C; c++)
-                sum += xi[c];
-            double mean = sum / C;
-            for (int c = 0; c < C; c++)
-                var += (xi[c] - mean) * (xi[c] - mean);
+            double mean = row_sum(xi, C, 0.0, 1) / C, var = row_sum(xi, C, mean, 2);
             double rstd = 1.0 / sqrt(var / C + (double)nm->eps);
             for (int c = 0; c < C; c++)
                 o[c] = (float)((xi[c] - mean) * rstd * nm->w[c] + (nm->b ? nm->b[c] : 0.0f));
             continue;
         }
-        double ss = 0.0;
-        for (int c = 0; c < C; c++)
-            ss += (double)xi[c] * xi[c];
-        double r = 1.0 / sqrt(ss / C + (double)nm->eps);
+        double r = 1.0 / sqrt(row_sum(xi, C, 0.0, 2) / C + (double)nm->eps);
         if (nm->kind == OPS_NORM_RMS)
             for (int c = 0; c < C; c++)
                 o[c] = (float)(xi[c] * r * nm->w[c]);
