@@ -511,7 +511,8 @@ typedef struct AttnJob {
  * four scratch rows (four queries against one load of the keys: the
  * union of the keys they see, each score the chain rt_weights_row's
  * gives), then each row's weights (rt_weights_row's from there on) and its
- * context z from the key-value head's values. */
+ * context z from the key-value head's values (four rows at once when they
+ * see the same keys: a bidirectional model's). */
 static void attn_head(const void *arg, int h)
 {
     const AttnJob *jb = arg;
@@ -536,14 +537,21 @@ static void attn_head(const void *arg, int h)
             for (int r = 0; r < R; r++)
                 lm_kernel_set()->scores(rows + r * cap + b[r], q + (size_t)r * W, kt + b[r],
                                         (int)cap, dh, e[r] - b[r]);
+        int same = R == 4; /* the four see the same keys */
+        for (int r = 0; r < R; r++)
+            same = same && b[r] == lo && e[r] == hi;
         for (int r = 0; r < R; r++) {
             float *row = rows + r * cap;
             weights_of_scores(a, h, i + r, row, b[r], e[r]);
             if (rt->hooks && rt->hooks->row)
                 rt->hooks->row(rt->hooks->user, l, h, i + r, row, e[r]);
-            lm_kernel_set()->context(rt->z + (size_t)(i + r) * rt->qdim + h * dh, row + b[r],
-                                     v + (size_t)b[r] * W, W, e[r] - b[r], dh);
+            if (!same)
+                lm_kernel_set()->context(rt->z + (size_t)(i + r) * rt->qdim + h * dh,
+                                         row + b[r], v + (size_t)b[r] * W, W, e[r] - b[r], dh);
         }
+        if (same)
+            lm_kernel_set()->context4(rt->z + (size_t)i * rt->qdim + h * dh, rt->qdim, rows + lo,
+                                      (int)cap, v + (size_t)lo * W, W, hi - lo, dh);
     }
 }
 
