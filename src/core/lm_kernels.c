@@ -16,9 +16,7 @@
 
 #define PF 8
 #define KC 768 /* rows of W a pass of linear's tiles read in place takes (see linear) */
-#ifndef LM_KC
 #define LM_KC 256 /* rows of W in a packed panel (see linear_panels): 64 KB at 16 lanes */
-#endif
 /* W read in place with fewer rows than this, or chains of at most
  * LM_INPLACE_K rows (see linear; bert-base's shapes at 128 rows, one
  * thread, W from memory: k = 768 in place 204–220 GFLOP/s, packed 196;
