@@ -428,6 +428,91 @@ static void test_linear_paths(void **state)
     assert_int_equal(lm_use_kernels(first), 0);
 }
 
+/* Past one panel in every direction (lm_kernels.inc's linear_panels):
+ * rows in two groups (more than LM_MC), W's rows in three blocks per chain
+ * (more than LM_KC), whole strips and left-over columns; W read in place
+ * for fewer rows (61) or short chains (600 rows: two of 300); and k = 1
+ * (no first chain). Each row as the one-row path gives it, bit for bit, and
+ * within float rounding of a double sum. */
+static void test_linear_panels(void **state)
+{
+    (void)state;
+    static const char *const sets[] = {"base", "avx2", "avx512"};
+    static const int shapes[][3] = {{300, 1100, 130}, {70, 600, 130}, {13, 1, 70}, {61, 1100, 64}};
+    const char *first = lm_kernels();
+    int ran = 0;
+    for (size_t set = 0; set < sizeof sets / sizeof sets[0]; set++) {
+        if (lm_use_kernels(sets[set]) < 0)
+            continue;
+        ran++;
+        for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
+            int n = shapes[sh][0], k = shapes[sh][1], m = shapes[sh][2], ldo = m + 3;
+            float *A = rand_matrix(n, k, -1, 1), *W = rand_matrix(k, m, -1, 1);
+            float *b = rand_matrix(1, m, -1, 1), *one = malloc(sizeof(float) * m);
+            float *all = malloc(sizeof(float) * n * ldo);
+            assert_true(all && one);
+            ops_linear(all, ldo, A, k, W, b, n, k, m);
+            for (int i = 0; i < n; i++) {
+                ops_linear(one, m, A + (size_t)i * k, k, W, b, 1, k, m);
+                assert_memory_equal(one, all + (size_t)i * ldo, sizeof(float) * m);
+                for (int j = 0; j < m; j++) {
+                    double want = b[j];
+                    for (int p = 0; p < k; p++)
+                        want += (double)A[(size_t)i * k + p] * W[(size_t)p * m + j];
+                    assert_true(fabs(all[(size_t)i * ldo + j] - want) <= 1e-5 * sqrt((double)k) + 1e-6);
+                }
+            }
+            free(A), free(W), free(b), free(all), free(one);
+        }
+    }
+    assert_true(ran >= 1);
+    assert_int_equal(lm_use_kernels(first), 0);
+}
+
+/* The four-row attention kernels give each row the floats the one-row
+ * kernels give it (every set; keys and head sizes past a vector's and a
+ * tile's multiples, so every path of each runs), and the scores are dot
+ * products to float rounding. */
+static void test_four_rows(void **state)
+{
+    (void)state;
+    static const char *const sets[] = {"base", "avx2", "avx512"};
+    static const int shapes[][2] = {{131, 64}, {7, 19}, {70, 37}};
+    const char *first = lm_kernels();
+    int ran = 0;
+    for (size_t set = 0; set < sizeof sets / sizeof sets[0]; set++) {
+        if (lm_use_kernels(sets[set]) < 0)
+            continue;
+        ran++;
+        const LmKernels *K = lm_kernel_set();
+        for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
+            int n = shapes[sh][0], dh = shapes[sh][1], ldk = n + 5, ldq = dh + 3, ldv = dh + 2;
+            float *q = rand_matrix(4, ldq, -1, 1), *kt = rand_matrix(dh, ldk, -1, 1);
+            float *w = rand_matrix(4, n + 1, 0, 1), *v = rand_matrix(n, ldv, -1, 1);
+            float *s4 = malloc(sizeof(float) * 4 * (n + 1)), *s1 = malloc(sizeof(float) * n);
+            float *z4 = malloc(sizeof(float) * 4 * (dh + 1)), *z1 = malloc(sizeof(float) * dh);
+            assert_true(s4 && s1 && z4 && z1);
+            K->scores4(s4, n + 1, q, ldq, kt, ldk, dh, n);
+            K->context4(z4, dh + 1, w, n + 1, v, ldv, n, dh);
+            for (int r = 0; r < 4; r++) {
+                K->scores(s1, q + (size_t)r * ldq, kt, ldk, dh, n);
+                assert_memory_equal(s1, s4 + (size_t)r * (n + 1), sizeof(float) * n);
+                K->context(z1, w + (size_t)r * (n + 1), v, ldv, n, dh);
+                assert_memory_equal(z1, z4 + (size_t)r * (dh + 1), sizeof(float) * dh);
+                for (int j = 0; j < n; j++) {
+                    double want = 0;
+                    for (int c = 0; c < dh; c++)
+                        want += (double)q[(size_t)r * ldq + c] * kt[(size_t)c * ldk + j];
+                    assert_true(fabs(s1[j] - want) <= 1e-5 * sqrt((double)dh));
+                }
+            }
+            free(q), free(kt), free(w), free(v), free(s4), free(s1), free(z4), free(z1);
+        }
+    }
+    assert_true(ran >= 1);
+    assert_int_equal(lm_use_kernels(first), 0);
+}
+
 /* ---- incremental == full, bit for bit ------------------------------------------ */
 
 /* a (incremental) and b (one full forward) hold the same floats: maps,
@@ -728,6 +813,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_against_reference),
         cmocka_unit_test(test_linear_paths),
+        cmocka_unit_test(test_linear_panels),
+        cmocka_unit_test(test_four_rows),
         cmocka_unit_test(test_incremental_equals_full),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_row_hook),

@@ -160,7 +160,7 @@ struct Rt {
     float *xn, *out;    /* cap × C scratch */
     float *z;           /* cap × qdim: the heads' context */
     float *rows[4];     /* cap × row_w[k]: the layer's own scratch */
-    float *hrow;        /* n_head × cap: a row of weights per head (the forward's) */
+    float *hrow;        /* n_head × 4 × cap: four rows of weights per head (the forward's) */
     double *rope[2];    /* cap × dims: cos (first half), sin (second) of each position's
                            angles, of sh.rope and sh.rope2 */
     double *inv_freq[2]; /* dims / 2 each */

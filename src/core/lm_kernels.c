@@ -15,7 +15,15 @@
 #endif
 
 #define PF 8
-#define KC 768 /* rows of W a pass of linear's tiles takes (see linear) */
+#define KC 768 /* rows of W a pass of linear's tiles read in place takes (see linear) */
+#define LM_KC 256 /* rows of W in a packed panel (see linear_panels): 64 KB at 16 lanes */
+/* W read in place with fewer rows than this, or chains of at most
+ * LM_INPLACE_K rows (see linear; bert-base's shapes at 128 rows, one
+ * thread, W from memory: k = 768 in place 204–220 GFLOP/s, packed 196;
+ * k = 3072 in place 153–157, packed 187–199) */
+#define LM_PANEL_ROWS 64
+#define LM_INPLACE_K 384
+#define LM_MC 256 /* rows of A a panel is used for before the next is packed */
 #define VLD(p) ((VF) * (const VFU *)(p))
 #define VST(p, v) (*(VFU *)(p) = (VF)(v))
 
@@ -107,13 +115,13 @@ typedef uint16_t vh16u __attribute__((vector_size(32), aligned(2), may_alias));
 #endif
 
 static const LmKernels sets[] = {
-    {"base", linear_base, linear_few_base, scores_base, context_base, dots_base, gelu_tanh_base, linear_bf16_base,
-     2 * 4},
+    {"base", linear_base, linear_few_base, scores_base, scores4_base, context_base, context4_base,
+     dots_base, gelu_tanh_base, linear_bf16_base, 2 * 4},
 #ifdef LM_HAVE_AVX2
-    {"avx2", linear_avx2, linear_few_avx2, scores_avx2, context_avx2, dots_avx2, gelu_tanh_avx2, linear_bf16_avx2,
-     2 * 8},
-    {"avx512", linear_avx512, linear_few_avx512, scores_avx512, context_avx512, dots_avx512, gelu_tanh_avx512,
-     linear_bf16_avx512, 4 * 16},
+    {"avx2", linear_avx2, linear_few_avx2, scores_avx2, scores4_avx2, context_avx2, context4_avx2,
+     dots_avx2, gelu_tanh_avx2, linear_bf16_avx2, 2 * 8},
+    {"avx512", linear_avx512, linear_few_avx512, scores_avx512, scores4_avx512, context_avx512,
+     context4_avx512, dots_avx512, gelu_tanh_avx512, linear_bf16_avx512, 4 * 16},
 #endif
 };
 enum { N_SETS = sizeof sets / sizeof sets[0] };

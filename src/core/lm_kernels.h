@@ -17,7 +17,14 @@ typedef struct LmKernels {
     void (*linear_few)(float *out, int ldo, const float *A, int lda, const float *W,
                        const float *bias, int n, int k, int m, int j0, int j1);
     void (*scores)(float *s, const float *q, const float *kt, int ldk, int dh, int n);
+    /* scores of four queries (rows ldq apart) into four rows of s (lds apart) */
+    void (*scores4)(float *s, int lds, const float *q, int ldq, const float *kt, int ldk, int dh,
+                    int n);
     void (*context)(float *z, const float *w, const float *v, int ldv, int n, int dh);
+    /* context of four rows of weights (ldw apart) over the same keys into
+       four rows of z (ldz apart) */
+    void (*context4)(float *z, int ldz, const float *w, int ldw, const float *v, int ldv, int n,
+                     int dh);
     void (*dots)(float *out, const float *x, const float *rows, int C, int v0, int v1);
     void (*gelu_tanh)(float *h, int n);
     /* out = A · Wᵀ + bias with W bfloat16 [m, k] (the Llama family's weights

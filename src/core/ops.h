@@ -56,7 +56,8 @@ void ops_glu(float *gate, const float *up, size_t n, OpsAct act);
 /* A norm over a row of C: LayerNorm (mean and biased variance summed in
  * double, eps inside the root, · w + b), RMSNorm (x · rsqrt(mean(x²) +
  * eps) · w, the squares summed in double), or RMSNorm times (1 + w)
- * (Gemma's). Each output rounded to float once. */
+ * (Gemma's). The sums: four partial ones over c mod 4, added pairwise.
+ * Each output rounded to float once. */
 typedef enum OpsNormKind { OPS_NORM_LAYER = 0, OPS_NORM_RMS, OPS_NORM_RMS_1P } OpsNormKind;
 typedef struct OpsNorm {
     OpsNormKind kind;

@@ -237,7 +237,7 @@ static int next_cap(int cap, int T, int max)
 }
 
 /* The floats the state holds per position of capacity (the cache, the
- * transposed keys, the per-position rows, a weight row per head) and the
+ * transposed keys, the per-position rows, four weight rows per head) and the
  * rotary table's doubles: in 64 bits, as it may not fit in size_t where
  * that has 32 (wasm32). */
 static unsigned long long bytes_for(const Rt *rt, size_t cap)
@@ -245,7 +245,7 @@ static unsigned long long bytes_for(const Rt *rt, size_t cap)
     const RtShape *s = &rt->sh;
     unsigned long long per = (unsigned long long)s->n_layer * (rt->qkv_w + rt->kvdim + s->n_head) +
                              3ULL * (unsigned long long)s->hidden + (unsigned long long)rt->qdim +
-                             (unsigned long long)s->n_head;
+                             4ULL * (unsigned long long)s->n_head;
     for (int k = 0; k < s->n_rows; k++)
         per += (unsigned long long)s->row_w[k];
     if (rt->arch->encoder) /* the cross queries */
@@ -335,8 +335,8 @@ static int grow(Rt *rt, size_t nc, size_t keep)
     return 0;
 }
 
-/* The forward's scratch for n positions (xn, out, z, a row of weights per
- * head, the layer's own rows), or none (n = 0): held only while a forward
+/* The forward's scratch for n positions (xn, out, z, four rows of weights
+ * per head, the layer's own rows), or none (n = 0): held only while a forward
  * runs, so that a state between forwards keeps the cache and the residual
  * stream alone (a keystroke touches one row of each: its other pages are
  * never faulted in). 0 or -ATTN_E_NOMEM (none held). */
@@ -345,7 +345,7 @@ static int scratch(Rt *rt, size_t n)
     const RtShape *s = &rt->sh;
     float **p[] = {&rt->xn, &rt->out, &rt->z, &rt->hrow,
                    &rt->rows[0], &rt->rows[1], &rt->rows[2], &rt->rows[3]};
-    size_t width[] = {(size_t)s->hidden, (size_t)s->hidden, (size_t)rt->qdim, (size_t)s->n_head,
+    size_t width[] = {(size_t)s->hidden, (size_t)s->hidden, (size_t)rt->qdim, (size_t)s->n_head * 4,
                       (size_t)s->row_w[0], (size_t)s->row_w[1], (size_t)s->row_w[2],
                       (size_t)s->row_w[3]};
     int k, count = 4 + s->n_rows, ok = 1;
@@ -377,6 +377,8 @@ static int keys_of(const RtAttn *a, int i, int T, int *j0)
     return e;
 }
 
+static void weights_of_scores(const RtAttn *a, int h, int i, float *row, int b, int e);
+
 /* Row i (T keys) of a head whose query is q and whose key-value head's keys
  * are kt (d_head rows of ldk) into row: the keys it sees weighted, the
  * others exactly 0 before *j0 (row[*j1..T) is not written). The forward,
@@ -386,6 +388,15 @@ void rt_weights_row(const RtAttn *a, int h, const float *q, const float *kt, int
 {
     int b, e = keys_of(a, i, T, &b);
     lm_kernel_set()->scores(row + b, q, kt + b, ldk, dh, e - b);
+    weights_of_scores(a, h, i, row, b, e);
+    *j0 = b;
+    *j1 = e;
+}
+
+/* Row i's scores [b, e) (keys_of's) into its weights (the scalings, the
+ * relative bias, the soft cap, the softmax), row[0 … b) set to 0. */
+static void weights_of_scores(const RtAttn *a, int h, int i, float *row, int b, int e)
+{
     if (a->div1 != 0.0f)
         for (int j = b; j < e; j++)
             row[j] /= a->div1;
@@ -405,8 +416,6 @@ void rt_weights_row(const RtAttn *a, int h, const float *q, const float *kt, int
     attn_softmax_row(row + b, e - b, e - b);
     for (int j = 0; j < b; j++)
         row[j] = 0.0f;
-    *j0 = b;
-    *j1 = e;
 }
 
 int rt_rel_bucket(int d, int bidir, int buckets, int max_dist)
@@ -498,24 +507,51 @@ typedef struct AttnJob {
     int layer, start, T;
 } AttnJob;
 
-/* Query head h for rows [start, T): its weights a row at a time into its
- * scratch row, then the context z from its key-value head's values. */
+/* Query head h for rows [start, T), four at a time: their scores into its
+ * four scratch rows (four queries against one load of the keys: the
+ * union of the keys they see, each score the chain rt_weights_row's
+ * gives), then each row's weights (rt_weights_row's from there on) and its
+ * context z from the key-value head's values (four rows at once when they
+ * see the same keys: a bidirectional model's). */
 static void attn_head(const void *arg, int h)
 {
     const AttnJob *jb = arg;
     Rt *rt = jb->rt;
-    int dh = rt->sh.d_head, g = rt_kv_head(rt, h), W = rt->qkv_w, l = jb->layer;
-    float *row = rt->hrow + (size_t)h * rt->cap;
+    int dh = rt->sh.d_head, g = rt_kv_head(rt, h), W = rt->qkv_w, l = jb->layer, T = jb->T;
+    const RtAttn *a = &rt->attn[l];
+    size_t cap = (size_t)rt->cap;
+    float *rows = rt->hrow + (size_t)h * 4 * cap;
     const float *v = rt_qkv(rt, l, 0) + rt->qdim + rt->kvdim + g * dh;
     const float *kt = head_kt(rt, l, h);
-    for (int i = jb->start; i < jb->T; i++) {
-        int j0, j1;
-        rt_weights_row(&rt->attn[l], h, rt_qkv(rt, l, i) + h * dh, kt, rt->cap, dh, i, jb->T, row,
-                    &j0, &j1);
-        if (rt->hooks && rt->hooks->row)
-            rt->hooks->row(rt->hooks->user, l, h, i, row, j1);
-        lm_kernel_set()->context(rt->z + (size_t)i * rt->qdim + h * dh, row + j0,
-                                 v + (size_t)j0 * W, W, j1 - j0, dh);
+    for (int i = jb->start; i < T; i += 4) {
+        int R = T - i < 4 ? T - i : 4, b[4], e[4], lo = T, hi = 0;
+        for (int r = 0; r < R; r++) {
+            e[r] = keys_of(a, i + r, T, &b[r]);
+            lo = b[r] < lo ? b[r] : lo;
+            hi = e[r] > hi ? e[r] : hi;
+        }
+        const float *q = rt_qkv(rt, l, i) + h * dh;
+        if (R == 4)
+            lm_kernel_set()->scores4(rows + lo, (int)cap, q, W, kt + lo, (int)cap, dh, hi - lo);
+        else
+            for (int r = 0; r < R; r++)
+                lm_kernel_set()->scores(rows + r * cap + b[r], q + (size_t)r * W, kt + b[r],
+                                        (int)cap, dh, e[r] - b[r]);
+        int same = R == 4; /* the four see the same keys */
+        for (int r = 0; r < R; r++)
+            same = same && b[r] == lo && e[r] == hi;
+        for (int r = 0; r < R; r++) {
+            float *row = rows + r * cap;
+            weights_of_scores(a, h, i + r, row, b[r], e[r]);
+            if (rt->hooks && rt->hooks->row)
+                rt->hooks->row(rt->hooks->user, l, h, i + r, row, e[r]);
+            if (!same)
+                lm_kernel_set()->context(rt->z + (size_t)(i + r) * rt->qdim + h * dh,
+                                         row + b[r], v + (size_t)b[r] * W, W, e[r] - b[r], dh);
+        }
+        if (same)
+            lm_kernel_set()->context4(rt->z + (size_t)i * rt->qdim + h * dh, rt->qdim, rows + lo,
+                                      (int)cap, v + (size_t)lo * W, W, hi - lo, dh);
     }
 }
 
@@ -567,17 +603,26 @@ static void ablate_heads(Rt *rt, int l, int start, int T)
     }
 }
 
+/* Key-value head g's keys of rows [start, T) into its transposed keys. */
+static void keys_piece(const void *arg, int g)
+{
+    const AttnJob *jb = arg;
+    Rt *rt = jb->rt;
+    int dh = rt->sh.d_head, l = jb->layer;
+    float *kt = rt->kt + ((size_t)l * rt->sh.n_kv_head + g) * dh * rt->cap;
+    for (int d = 0; d < dh; d++)
+        for (int i = jb->start; i < jb->T; i++)
+            kt[(size_t)d * rt->cap + i] = rt_qkv(rt, l, i)[rt->qdim + g * dh + d];
+}
+
 void rt_attend(Rt *rt, int l, int start, int T, const RtAttn *a)
 {
-    int dh = rt->sh.d_head, KV = rt->sh.n_kv_head, n = T - start;
+    int KV = rt->sh.n_kv_head, n = T - start;
     rt->attn[l] = *a;
-    for (int g = 0; g < KV; g++) {
-        float *kt = rt->kt + ((size_t)l * KV + g) * dh * rt->cap;
-        for (int d = 0; d < dh; d++)
-            for (int i = 0; i < n; i++)
-                kt[(size_t)d * rt->cap + start + i] = rt_qkv(rt, l, start + i)[rt->qdim + g * dh + d];
-    }
     AttnJob aj = {rt, l, start, T};
+    /* the keys transposed by key-value head on the two threads (a forward's
+       128 rows of bert-base: 98 304 floats a layer, read a row apart) */
+    ops_share(keys_piece, &aj, KV, 4.0 * n * KV * rt->sh.d_head);
     ops_share(attn_head, &aj, rt->sh.n_head, 2.0 * n * (start + T) * rt->qdim);
     if (rt->n_ablated)
         ablate_heads(rt, l, start, T);

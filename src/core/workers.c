@@ -24,6 +24,7 @@ static void (*job_fn)(void *);   /* set under turn, then posted */
 static void *job_arg;            /* set under turn, then posted */
 static atomic_uint posted, done; /* the last job posted, the last finished */
 static atomic_uint claimed;      /* the last job claimed (by the worker or its caller) */
+static _Thread_local int in_job; /* this thread runs a job's half: a job inside it runs here */
 
 /* Claim job seq (the one after the last claimed); 1 when this thread got it. */
 static int claim(unsigned seq)
@@ -54,7 +55,9 @@ static void *worker(void *unused)
         }
         seen = atomic_load(&posted);
         if (claim(seen)) {
+            in_job = 1;
             job_fn(job_arg);
+            in_job = 0;
             atomic_store(&done, seen);
         }
     }
@@ -75,7 +78,7 @@ static void start(void)
 int workers_run2(void (*fn)(void *), void *a, void *b)
 {
     pthread_once(&once, start);
-    if (!started)
+    if (!started || in_job)
         return -1;
     pthread_mutex_lock(&turn);
     job_fn = fn;
@@ -85,15 +88,19 @@ int workers_run2(void (*fn)(void *), void *a, void *b)
     atomic_store(&posted, seq); /* after the job: the worker reads it after this */
     pthread_cond_signal(&cv);
     pthread_mutex_unlock(&mu);
+    in_job = 1;
     fn(a);
-    if (claim(seq)) /* the worker has not started: its half here too */
+    int mine = claim(seq);
+    if (mine) /* the worker has not started: its half here too */
         fn(b);
-    else /* the worker is on it: its half is about as long as this one was */
+    in_job = 0;
+    if (!mine) { /* the worker is on it: its half is about as long as this one was */
         for (int k = 0; atomic_load(&done) != seq; k++)
             if (k < SPIN)
                 relax();
             else
                 sched_yield(); /* it was taken off the CPU mid-job */
+    }
     pthread_mutex_unlock(&turn);
     return 0;
 }

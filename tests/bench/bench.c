@@ -3,7 +3,6 @@
  * so run.sh can alternate it with the Python side and take medians.
  *
  *   bench forward T [seconds]        attn_forward, d 64, 4 heads, learned
- *   bench peak                       the cores' float peak (an FMA loop)
  *   bench type T [keys]              keystroke → recompute → redraw
  *   bench type-words T [keys]        the same, a new word every other key
  *   bench frame T [frames]           app_draw + present, 1280×800 software
@@ -236,59 +235,6 @@ static int mode_teach(int T, int d, int h, double budget)
     model_destroy(&m);
     embed_destroy(tab);
     free(target), free(text), free(sent);
-    return 0;
-}
-
-/* ---- the machine's float peak: what any forward could at best reach ---------------- */
-
-/* Twelve independent chains of 8-lane multiply-adds (FMA where the CPU has
- * it, as OpenBLAS uses), enough to cover the latency: the most float
- * operations per second one core can do. Returns GFLOP/s. */
-#if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2,fma"))) static double peak_fma(long iters)
-{
-    typedef float v8 __attribute__((vector_size(32)));
-    v8 acc[12], a, b;
-    for (int i = 0; i < 8; i++)
-        a[i] = 1.0f + 1e-7f * i, b[i] = 1e-8f;
-    for (int k = 0; k < 12; k++)
-        acc[k] = b * (float)k;
-    double t0 = now_s();
-    for (long n = 0; n < iters; n++)
-#pragma GCC unroll 12
-        for (int k = 0; k < 12; k++)
-            acc[k] = __builtin_ia32_vfmaddps256(acc[k], a, b);
-    double dt = now_s() - t0;
-    float sink = 0;
-    for (int k = 0; k < 12; k++)
-        sink += acc[k][0];
-    if (sink == 12345.0f)
-        printf("#");
-    return 12.0 * 8 * 2 * iters / dt * 1e-9;
-}
-#endif
-
-static void *peak_thread(void *arg)
-{
-    double *out = arg;
-#if defined(__x86_64__) && defined(__GNUC__)
-    *out = __builtin_cpu_supports("fma") ? peak_fma(100000000L) : 0.0;
-#else
-    *out = 0.0;
-#endif
-    return NULL;
-}
-
-static int mode_peak(void)
-{
-    double one, two[2];
-    peak_thread(&one);
-    pthread_t t;
-    if (pthread_create(&t, NULL, peak_thread, &two[1]) != 0)
-        die("pthread_create failed", NULL);
-    peak_thread(&two[0]);
-    pthread_join(t, NULL);
-    printf("peak one_core_gflops=%.1f two_cores_gflops=%.1f\n", one, two[0] + two[1]);
     return 0;
 }
 
@@ -911,8 +857,6 @@ int main(int argc, char **argv)
         return mode_import(argv[2], argc > 3 ? atoi(argv[3]) : 30, emb);
     if (strcmp(mode, "teach") == 0 && argc >= 5)
         return mode_teach(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), argc > 5 ? atof(argv[5]) : 0.5);
-    if (strcmp(mode, "peak") == 0)
-        return mode_peak();
     if (strcmp(mode, "type") == 0 && argc >= 3)
         return mode_type(atoi(argv[2]), argc > 3 ? atoi(argv[3]) : 60, 0, emb);
     if (strcmp(mode, "type-words") == 0 && argc >= 3)

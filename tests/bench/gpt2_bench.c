@@ -21,6 +21,16 @@
  *   gpt2_bench maps DIR T FILE  that model's L × H × T × T maps of the bench's
  *                               ids, raw float32, into FILE (torch_gpt2.py
  *                               --check compares its own with them)
+ *   gpt2_bench linear [reps]    the float32 products alone (ops_linear) on
+ *                               bert-base's and GPT-2 small's shapes: 128
+ *                               rows × 768 in × 768, 2304, 3072 out and 3072
+ *                               in × 768 out, twelve layers' matrices each
+ *                               (340 MB: read from memory, as a forward
+ *                               reads them), GFLOP/s per shape and all (and
+ *                               per CPU second of both threads: the spin
+ *                               while one waits counts), the last shape on
+ *                               one thread by its CPU time; and one row (a
+ *                               keystroke's linear_few) in ms
  *
  * A full forward is rt_reset + rt_forward on a GPT-2 state that already
  * held that many tokens (the window's case: its state lives with the model;
@@ -47,6 +57,8 @@
 
 #include "maps_out.h"
 #include "bench_time.h"
+#include "../../src/core/lm_kernels.h"
+#include "../../src/core/ops.h"
 
 static void die(const char *what, const AttnErr *err)
 {
@@ -553,6 +565,88 @@ static int mode_maps(const char *dir, int T, const char *path)
     return 0;
 }
 
+/* ---- the products alone --------------------------------------------------------- */
+
+static float *rand_floats(size_t n, uint64_t *seed)
+{
+    float *a = malloc(n * sizeof *a);
+    if (!a)
+        die("out of memory", NULL);
+    for (size_t i = 0; i < n; i++) {
+        *seed = *seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        a[i] = (float)((int)(*seed >> 41) - (1 << 22)) / (float)(1 << 24);
+    }
+    return a;
+}
+
+/* Twelve layers' matrices of each shape, the layers' products in turn (each
+ * matrix read from memory, as in a forward), the best of reps rounds. */
+static int mode_linear(int reps)
+{
+    enum { L = 12, N = 128, S = 4 };
+    static const int shape[S][2] = {{768, 768}, {768, 2304}, {768, 3072}, {3072, 768}};
+    uint64_t seed = 7;
+    float *A = rand_floats((size_t)N * 3072, &seed), *out = rand_floats((size_t)N * 3072, &seed);
+    float *bias = rand_floats(3072, &seed), *W[S][L];
+    for (int s = 0; s < S; s++)
+        for (int l = 0; l < L; l++)
+            W[s][l] = rand_floats((size_t)shape[s][0] * shape[s][1], &seed);
+    double best[S], all = 1e30, few = 1e30, one = 1e30;
+    for (int s = 0; s < S; s++)
+        best[s] = 1e30;
+    double cpu = 1e30; /* both threads' CPU time for the products, ms */
+    for (int r = 0; r < reps; r++) {
+        double sum = 0;
+        struct timespec p0, p1;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &p0);
+        for (int s = 0; s < S; s++) {
+            int k = shape[s][0], m = shape[s][1];
+            double a = now_ms();
+            for (int l = 0; l < L; l++)
+                ops_linear(out, m, A, k, W[s][l], bias, N, k, m);
+            double t = now_ms() - a;
+            best[s] = t < best[s] ? t : best[s];
+            sum += t;
+        }
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &p1);
+        double c = (p1.tv_sec - p0.tv_sec) * 1e3 + (p1.tv_nsec - p0.tv_nsec) * 1e-6;
+        cpu = c < cpu ? c : cpu;
+        all = sum < all ? sum : all;
+        double a = now_ms();
+        for (int s = 0; s < S; s++)
+            for (int l = 0; l < L; l++)
+                ops_linear(out, shape[s][1], A, shape[s][0], W[s][l], bias, 1, shape[s][0],
+                           shape[s][1]);
+        double t = now_ms() - a;
+        few = t < few ? t : few;
+        /* one thread: the kernel on every column, timed by this thread's CPU
+           time (another process on the core does not count) */
+        struct timespec c0, c1;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+        for (int l = 0; l < L; l++)
+            lm_kernel_set()->linear(out, 3072, A, 3072, W[3][l], bias, N, 3072, 768, 0, 768);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+        t = (c1.tv_sec - c0.tv_sec) * 1e3 + (c1.tv_nsec - c0.tv_nsec) * 1e-6;
+        one = t < one ? t : one;
+    }
+    double flops[S], total = 0;
+    for (int s = 0; s < S; s++) {
+        flops[s] = 2.0 * N * shape[s][0] * shape[s][1] * L;
+        total += flops[s];
+    }
+    printf("gpt2linear kernels=%s rows=%d gflops=%.1f ms=%.2f cpu_gflops_per_core=%.1f", lm_kernels(),
+           N, total / all * 1e-6, all, total / cpu * 1e-6);
+    for (int s = 0; s < S; s++)
+        printf(" k%d_m%d_gflops=%.1f", shape[s][0], shape[s][1], flops[s] / best[s] * 1e-6);
+    printf(" one_thread_cpu_k3072_m768_gflops=%.1f one_row_ms=%.2f reps=%d\n", flops[3] / one * 1e-6,
+           few, reps);
+    for (int s = 0; s < S; s++)
+        for (int l = 0; l < L; l++)
+            free(W[s][l]);
+    free(A), free(out), free(bias);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -571,9 +665,11 @@ int main(int argc, char **argv)
         return mode_open(argv[2]);
     if (strcmp(mode, "rss") == 0 && argc > 2)
         return mode_rss(argv[2], argc > 3 && atoi(argv[3]) > 0 ? atoi(argv[3]) : 9);
+    if (strcmp(mode, "linear") == 0)
+        return mode_linear(n > 0 ? n : 5);
     if (strcmp(mode, "maps") == 0 && argc > 4)
         return mode_maps(argv[2], atoi(argv[3]), argv[4]);
     fprintf(stderr, "usage: gpt2_bench forward [reps] | key [reps] | full T [reps] | peak [runs] | stream [runs] | "
-                    "open DIR | rss DIR [reps] | maps DIR T FILE\n");
+                    "open DIR | rss DIR [reps] | maps DIR T FILE | linear [reps]\n");
     return 2;
 }

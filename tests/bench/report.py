@@ -599,8 +599,8 @@ def peak_note(res):
     if 8 not in need or 64 not in need:
         return []
     (us8, g8), (us64, g64) = need[8], need[64]
-    text = ("The float peak of this machine, measured in the same run (`bench peak`, a loop of independent "
-            "8-lane FMAs): %s GFLOP/s on one core, %s GFLOP/s on both. 20× numpy would take %s µs per forward "
+    text = ("The float peak of this machine, measured in the same run (`gpt2_bench peak`, loops "
+            "of independent 8- and 16-lane FMAs, the best instruction set's): %s GFLOP/s on one core, %s GFLOP/s on both. 20× numpy would take %s µs per forward "
             "at T = 8, %s GFLOP/s (%s× one core's peak%s), and %s µs at T = 64, %s GFLOP/s (%s× the peak "
             "of both cores)."
             % (fmt(p1), fmt(p2), fmt(us8), fmt(g8), fmt(g8 / p1),
