@@ -51,7 +51,8 @@ CFLAGS  += $(CFLAGS_BASE)
 LDFLAGS += -Wl,--as-needed
 LDLIBS  += -lm -lpthread
 
-CORE_SRC := $(wildcard src/core/*.c src/io/*.c)
+# background_single.c is the one-thread web page's (tools/web/web.mk)
+CORE_SRC := $(filter-out src/core/background_single.c,$(wildcard src/core/*.c src/io/*.c))
 # the browser's platform file is the web build's (make web), not the desktop's
 UI_SRC   := $(filter-out src/app/platform_web.c,$(wildcard src/view/*.c src/app/*.c src/app/sources/*.c src/app/lm/*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
@@ -62,7 +63,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 # the core alone (tests/core_only.c): src/core's objects with libm,
 # pthreads, utf8proc (the Unicode categories of GPT-2's pre-tokenizer) and
 # PCRE2 (tokenizer.json's split patterns) only, no SDL, cJSON, zlib or src/io; tests/layers.sh runs it
-CORE_ONLY_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/core/*.c))
+CORE_ONLY_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out src/core/background_single.c,$(wildcard src/core/*.c)))
 CORE_ONLY     := $(BUILD)/tests/core_only
 
 BIN := build/attnviz
