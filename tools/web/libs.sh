@@ -68,10 +68,25 @@ fetch() {
     [ -d "$dir" ] || die "apt-get source $1 did not unpack $dir"
 }
 
+# The one-thread set's CMake build folder $1 seeded from the threaded
+# set's (build-web, when configured): its cache of check results (each
+# check compiles a program, and SDL2's run under node: minutes) with the
+# folder's path changed, and the compiler's identification. What the
+# threads change is passed again on the command line (CMAKE_C_FLAGS,
+# SDL_THREADS), which overrides the cache.
+seed_cmake() {
+    t=${1%$V}
+    [ -n "$V" ] && [ -f "$t/CMakeCache.txt" ] && [ ! -f "$1/CMakeCache.txt" ] || return 0
+    mkdir -p "$1/CMakeFiles"
+    sed "s|$t\([/;: ]\)|$1\1|g; s|$t\$|$1|" "$t/CMakeCache.txt" > "$1/CMakeCache.txt"
+    cp -r "$t"/CMakeFiles/[0-9]* "$1/CMakeFiles/" 2>/dev/null || true
+}
+
 build_pcre2() {
     fetch pcre2 pcre2-10.42 10.42-1
     b=$CACHE/src/pcre2-10.42/build-web$V
     mkdir -p "$b"
+    seed_cmake "$b"
     # 8-bit only, Unicode on, no JIT (it writes machine code: not in wasm)
     (cd "$b" && emcmake cmake .. -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" \
         -DCMAKE_C_FLAGS="$WEB_CFLAGS" -DBUILD_SHARED_LIBS=OFF -DPCRE2_BUILD_PCRE2_8=ON \
@@ -152,6 +167,7 @@ build_libzip() {
     fetch libzip libzip-1.7.3 1.7.3-1
     b=$CACHE/src/libzip-1.7.3/build-web$V
     mkdir -p "$b"
+    seed_cmake "$b"
     (cd "$b" && emcmake cmake .. -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" \
         -DCMAKE_C_FLAGS="$WEB_CFLAGS" -DBUILD_SHARED_LIBS=OFF -DSIZEOF_OFF_T=8 \
         -DZLIB_INCLUDE_DIR="$PREFIX/include" -DZLIB_LIBRARY="$PREFIX/lib/libz.a" \
@@ -174,6 +190,7 @@ build_sdl2() {
     threads=ON
     [ -z "$V" ] || threads=OFF
     mkdir -p "$b"
+    seed_cmake "$b"
     (cd "$b" && emcmake cmake .. -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" \
         -DCMAKE_C_FLAGS="$WEB_CFLAGS" -DSDL_SHARED=OFF -DSDL_STATIC=ON -DSDL_THREADS=$threads \
         -DSDL_PTHREADS=$threads -DSDL_TEST=OFF >cmake.log 2>&1 && emmake make -j2 install >make.log 2>&1) ||

@@ -198,8 +198,11 @@ WEB_ST_LDFLAGS := -O2 -sASYNCIFY -sASYNCIFY_IMPORTS=bg_single_yield \
                   -sENVIRONMENT=web -sTOTAL_STACK=8MB --pre-js tools/web/pre.js \
                   --js-library tools/web/lib_single.js -sEXPORTED_RUNTIME_METHODS=ccall -lidbfs.js
 
+# after the threaded set: its sources fetched (no two apt-get source at
+# once), its CMake checks reused (libs.sh's seed_cmake: the one-thread set
+# in about 3 minutes instead of 7)
 .PHONY: web-libs-st
-web-libs-st: web-libs-core
+web-libs-st: web-libs-ui
 	@ATTNVIZ_WEB_CACHE=$(WEB_CACHE) sh tools/web/libs.sh --single pcre2 utf8proc cjson zlib libzip \
 	  sdl2 freetype sdl2_ttf cglm
 
