@@ -5,7 +5,9 @@
 # and the file readers: `make test-web-core` runs the core's cmocka suites
 # under node, `make test-web-io` those of src/io as well (cJSON, zlib,
 # libzip), and `make web` writes the page into build/web (SDL2, SDL2_ttf,
-# FreeType; the font and the data preloaded into the page's memory).
+# FreeType; the font and the data preloaded into the page's memory) in two
+# builds, threaded (attnviz.js) and one-thread (attnviz-st.js), of which
+# shell.html loads the one the browser allows.
 
 WEB_CACHE  ?= $(HOME)/.cache/attnviz-web
 WEB_PREFIX := $(WEB_CACHE)/prefix
