@@ -87,12 +87,20 @@ EM_JS(void, pump_soon, (void), {
     }
 });
 
-/* The run gives the thread back; it resumes on the next message. */
+/* The run gives the thread back; it resumes on the next message, at once
+ * when the page has drawn a frame since the last yield, else after the
+ * next animation frame (a busy browser may run the messages before it
+ * draws: a frame at least every other slice). */
 EM_JS(void, bg_single_yield, (void), {
     Asyncify.handleSleep(function(wake) {
-        Module.attnvizBg.yields++;
-        Module.attnvizBg.wake = wake;
-        Module.attnvizBg.ch.port2.postMessage(0);
+        var s = Module.attnvizBg, steps = Module.attnvizSteps | 0;
+        s.yields++;
+        s.wake = wake;
+        if (steps !== s.steps)
+            s.ch.port2.postMessage(0);
+        else
+            requestAnimationFrame(function() { s.ch.port2.postMessage(0); });
+        s.steps = steps;
     });
 });
 

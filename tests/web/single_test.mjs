@@ -280,6 +280,15 @@ try {
           `frames kept coming while it computed (${inside.length} frames in ${ms} ms, longest gap ${gap.toFixed(1)} ms)`);
     check(stepsInside >= 2, `the page's own loop ran between the slices (${stepsInside} different step counts in those frames)`);
   }
+
+  // the autosave written and stored in IndexedDB (its fsync is the plain
+  // one: emscripten's under ASYNCIFY would sleep inside the frame and abort)
+  const saved = await page.evaluate(async () => {
+    const stored = await attnvizSuspend(), dir = '/libsdl/attnviz/attnviz';
+    return [stored, FS.analyzePath(dir).exists ? FS.readdir(dir).filter(n => n[0] !== '.') : []];
+  });
+  check(saved[0] && saved[1].includes('shown.json'),
+        `the autosave was written and stored in IndexedDB (stored ${saved[0]}; ${saved[1].join(', ')})`);
 } finally {
   await browser.close();
   srv.kill();
