@@ -13,7 +13,10 @@
 // the browser's animation frames keep coming while it computes: at least
 // two frames inside the run, no gap between two frames as long as the
 // run, and the page's own loop (its step counter) advancing in them. The
-// maps must then be the native ones of the same text.
+// maps must then be the native ones of the same text. Then a run is held
+// suspended while a nano-sort session replaces the model (bg_destroy drops
+// the run): the page must show the session's native frame and its new
+// worker must run. Last, the autosave must be written and stored.
 //
 // usage (from the clone): node tests/web/single_test.mjs OUTDIR
 // env: ATTNVIZ_CHROMIUM (default /usr/bin/chromium), ATTNVIZ_NATIVE_FRAME
@@ -280,6 +283,58 @@ try {
           `frames kept coming while it computed (${inside.length} frames in ${ms} ms, longest gap ${gap.toFixed(1)} ms)`);
     check(stepsInside >= 2, `the page's own loop ran between the slices (${stepsInside} different step counts in those frames)`);
   }
+
+  // a model closed while its run is suspended: "Y" before the text starts
+  // a run; once it has yielded, its resumption is held back (as if the
+  // browser were slow to come back to it) and a nano-sort session dropped,
+  // which closes the model (bg_destroy drops the suspended run). The page
+  // must then show the native frame of the session and answer a key.
+  await page.keyboard.press('Slash');
+  await steps(page, 2);
+  await page.keyboard.press('Home');
+  await page.keyboard.type('Y');
+  await page.keyboard.press('Escape');
+  const held = await page.evaluate(async () => {
+    const s = Module.attnvizBg;
+    for (const end = performance.now() + 10000; !s.wake && performance.now() < end;)
+      await new Promise(res => setTimeout(res, 0));
+    if (!s.wake) return false;
+    window.heldWake = s.wake; // never called
+    s.wake = null;
+    return true;
+  });
+  check(held, 'the run for "Y" yielded (its resumption held back)');
+  const nano = m => JSON.stringify({attention_file: m, layer: 0, head: 0, text: 'CBABBC'});
+  const nativeNano = path.join(OUT, 'nano-session.json');
+  fs.writeFileSync(nativeNano, nano(path.join(DATA, 'models/nano-sort')));
+  const closing = ['key:/', 'key:Home', 'text:Y', 'key:Escape', `open:${nativeNano}`];
+  const nNano = nativeFrame(path.join(OUT, 'native-nano.png'), ...keys, ...opened, ...edited, ...closing);
+  const nNanoG = nativeFrame(path.join(OUT, 'native-nano-g.png'), ...keys, ...opened, ...edited, ...closing, 'key:G');
+  await page.evaluate(text => {
+    FS.writeFile('/dropped/nano-session.json', text);
+    ccall('platform_web_dropped', null, ['string'], ['/dropped/nano-session.json']);
+  }, nano('/attnviz/models/nano-sort'));
+  const nanoShown = await until(page, nNano, path.join(OUT, 'page-nano.png'));
+  r = compare(nanoShown, nNano);
+  check(same(r), `closed mid-run, the page opened the next session: the native frame (${fmt(r)})`);
+  await page.keyboard.press('KeyG');
+  const nanoG = await until(page, nNanoG, path.join(OUT, 'page-nano-g.png'));
+  r = compare(nanoG, nNanoG);
+  check(same(r) && !same(compare(nNanoG, nNano)), `and then G: the native frame (${fmt(r)})`);
+  // and its worker runs: a letter typed, a forward on the new Background
+  const runsBefore = await page.evaluate(() => Module.attnvizBg.log.length);
+  await page.keyboard.press('Slash');
+  await steps(page, 2);
+  await page.keyboard.press('End');
+  await page.keyboard.type('A');
+  await page.keyboard.press('Escape');
+  const nNanoA = nativeFrame(path.join(OUT, 'native-nano-a.png'), ...keys, ...opened, ...edited, ...closing, 'key:G',
+                             'key:/', 'key:End', 'text:A', 'key:Escape');
+  const nanoA = await until(page, nNanoA, path.join(OUT, 'page-nano-a.png'));
+  const runsAfter = await page.evaluate(() => Module.attnvizBg.log.length);
+  r = compare(nanoA, nNanoA);
+  check(same(r) && !same(compare(nNanoA, nNanoG)) && runsAfter > runsBefore,
+        `then "A" typed: the worker ran again (${runsAfter - runsBefore} runs) and the frame is the native one (${fmt(r)})`);
 
   // the autosave written and stored in IndexedDB (its fsync is the plain
   // one: emscripten's under ASYNCIFY would sleep inside the frame and abort)
