@@ -88,9 +88,10 @@ EM_JS(void, pump_soon, (void), {
 });
 
 /* The run gives the thread back; it resumes on the next message, at once
- * when the page has drawn a frame since the last yield, else after the
- * next animation frame (a busy browser may run the messages before it
- * draws: a frame at least every other slice). */
+ * when the page has drawn a frame since the last yield (Module.attnvizSteps:
+ * platform_web.c counts its loop's steps), else after the next animation
+ * frame (a busy browser may run the messages before it draws: a frame at
+ * least every other slice). */
 EM_JS(void, bg_single_yield, (void), {
     Asyncify.handleSleep(function(wake) {
         var s = Module.attnvizBg, steps = Module.attnvizSteps | 0;
@@ -197,7 +198,7 @@ void bg_destroy(Background *b)
     free(b);
 }
 
-/* Run the waiting requests, oldest Background first, one run at a time
+/* Run the waiting requests, in the live list's order, one run at a time
  * (asyncify saves one suspended stack). Called from the browser's event
  * loop by pump_soon's message, never from inside a run or the main loop. */
 EMSCRIPTEN_KEEPALIVE void bg_single_pump(void)
