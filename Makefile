@@ -51,7 +51,8 @@ CFLAGS  += $(CFLAGS_BASE)
 LDFLAGS += -Wl,--as-needed
 LDLIBS  += -lm -lpthread
 
-CORE_SRC := $(wildcard src/core/*.c src/io/*.c)
+# background_single.c is the one-thread web page's (tools/web/web.mk)
+CORE_SRC := $(filter-out src/core/background_single.c,$(wildcard src/core/*.c src/io/*.c))
 # the browser's platform file is the web build's (make web), not the desktop's
 UI_SRC   := $(filter-out src/app/platform_web.c,$(wildcard src/view/*.c src/app/*.c src/app/sources/*.c src/app/lm/*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
@@ -62,7 +63,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 # the core alone (tests/core_only.c): src/core's objects with libm,
 # pthreads, utf8proc (the Unicode categories of GPT-2's pre-tokenizer) and
 # PCRE2 (tokenizer.json's split patterns) only, no SDL, cJSON, zlib or src/io; tests/layers.sh runs it
-CORE_ONLY_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/core/*.c))
+CORE_ONLY_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out src/core/background_single.c,$(wildcard src/core/*.c)))
 CORE_ONLY     := $(BUILD)/tests/core_only
 
 BIN := build/attnviz
@@ -99,7 +100,8 @@ help:
 	@echo "make soak       N random events through the real event handler (default 20000)"
 	@echo "make layers     the core links alone; core/ and io/ use no screen, core/ and view/ no file"
 	@echo "make web        the page in build/web (Debian's emscripten; the libraries built from"
-	@echo "                Debian's sources into ~/.cache/attnviz-web); serve: python3 build/web/serve.py"
+	@echo "                Debian's sources into ~/.cache/attnviz-web); serve: python3 -m http.server -d"
+	@echo "                build/web (one thread) or python3 build/web/serve.py (with the worker threads)"
 	@echo "make test-web   the core's and io's suites as wasm32 under node (test-web-core, test-web-io)"
 	@echo "                and the page in headless Chromium against native frames (test-web-page)"
 	@echo "make web-bench  the toy model's keystroke, native and wasm"

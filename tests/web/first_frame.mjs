@@ -4,29 +4,36 @@
 // first frame drawn (Module.attnvizFirstFrame, performance.now() from the
 // navigation's start) and the median.
 //
-// usage (from the clone): node tests/web/first_frame.mjs [N]
+// usage (from the clone): node tests/web/first_frame.mjs [N] [--plain]
+//   --plain: served by python3 -m http.server (no COOP/COEP headers: the
+//   one-thread build) instead of serve.py (the threaded build)
 import {spawn} from 'node:child_process';
 import path from 'node:path';
 
 const N = +(process.argv[2] || 5);
+const PLAIN = process.argv.includes('--plain');
 const MODULES = path.resolve(process.env.ATTNVIZ_PUPPETEER || 'build/web-test/node_modules');
 const {default: puppeteer} = await import(path.join(MODULES, 'puppeteer-core/lib/esm/puppeteer/puppeteer-core.js'));
 
-const srv = spawn('python3', ['tools/web/serve.py', '--port', '0', '--quiet', 'build/web'],
-                  {stdio: ['ignore', 'pipe', 'inherit']});
+const srv = PLAIN
+  ? spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '-d', 'build/web'],
+          {stdio: ['ignore', 'pipe', 'ignore']})
+  : spawn('python3', ['tools/web/serve.py', '--port', '0', '--quiet', 'build/web'],
+          {stdio: ['ignore', 'pipe', 'inherit']});
 const url = await new Promise((ok, fail) => {
   let buf = '';
   srv.stdout.on('data', d => {
-    const m = (buf += d).match(/http:\/\/127\.0\.0\.1:\d+\/attnviz\.html/);
-    if (m) ok(m[0]);
+    buf += d;
+    const m = buf.match(/http:\/\/127\.0\.0\.1:\d+\/attnviz\.html/) || buf.match(/port (\d+)/);
+    if (m) ok(m[1] ? `http://127.0.0.1:${m[1]}/attnviz.html` : m[0]);
   });
-  srv.on('exit', code => fail(new Error(`tools/web/serve.py exited (${code})`)));
+  srv.on('exit', code => fail(new Error(`the server exited (${code})`)));
 });
 const browser = await puppeteer.launch({
   executablePath: process.env.ATTNVIZ_CHROMIUM || '/usr/bin/chromium', headless: true,
   args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
 });
-const times = [];
+const times = [], builds = new Set();
 try {
   for (let i = 0; i < N; i++) {
     const page = await browser.newPage();
@@ -34,7 +41,9 @@ try {
     await page.setViewport({width: 1280, height: 800, deviceScaleFactor: 1});
     await page.goto(url);
     await page.waitForFunction(() => typeof Module === 'object' && Module.attnvizSteps > 0, {timeout: 60000});
-    times.push(await page.evaluate(() => Module.attnvizFirstFrame));
+    const [t, build] = await page.evaluate(() => [Module.attnvizFirstFrame, Module.attnvizBuild]);
+    times.push(t);
+    builds.add(build);
     await page.close();
   }
 } finally {
@@ -42,5 +51,5 @@ try {
   srv.kill();
 }
 times.sort((a, b) => a - b);
-console.log(`first frame, ms after the navigation started (${N} loads, cache off): ` +
+console.log(`first frame (${[...builds].join(', ')}), ms after the navigation started (${N} loads, cache off): ` +
             `median ${times[N >> 1].toFixed(0)}, ${times.map(t => t.toFixed(0)).join(' ')}`);

@@ -6,17 +6,31 @@
 # built again; delete the cache to start over. Nothing is downloaded except
 # through apt from deb.debian.org.
 #
-# usage: tools/web/libs.sh LIB...
+# usage: tools/web/libs.sh [--single] LIB...
 #   (LIB: pcre2 utf8proc cmocka cjson zlib libzip sdl2 freetype sdl2_ttf sdl2_image cglm)
+#   --single: the one-thread set (no -pthread) into prefix-st/, for the page
+#   a browser without WebAssembly threads loads; built in its own folders
+#   beside the threaded set's, from the same unpacked sources
 set -eu
 
 CACHE=${ATTNVIZ_WEB_CACHE:-$HOME/.cache/attnviz-web}
-PREFIX=$CACHE/prefix
 # Debian's emscripten finds its node modules only with NODE_PATH set
 export NODE_PATH=${NODE_PATH:-/usr/share/nodejs}
 # -pthread everywhere: a library linked into a -pthread program must be
-# built with it (its atomics and TLS), or wasm-ld refuses the link
-WEB_CFLAGS="-O2 -pthread"
+# built with it (its atomics and TLS), or wasm-ld refuses the link; and
+# the other way round (an object built with -pthread is refused by a
+# program without shared memory), hence the second set. V names the
+# set's build folders and objects (build-web$V, foo-web$V.o).
+if [ "${1:-}" = --single ]; then
+    shift
+    PREFIX=$CACHE/prefix-st
+    WEB_CFLAGS="-O2"
+    V=-st
+else
+    PREFIX=$CACHE/prefix
+    WEB_CFLAGS="-O2 -pthread"
+    V=
+fi
 
 say() { echo "tools/web/libs.sh: $*"; }
 die() { echo "tools/web/libs.sh: $*" >&2; exit 1; }
@@ -54,10 +68,25 @@ fetch() {
     [ -d "$dir" ] || die "apt-get source $1 did not unpack $dir"
 }
 
+# The one-thread set's CMake build folder $1 seeded from the threaded
+# set's (build-web, when configured): its cache of check results (each
+# check compiles a program, and SDL2's run under node: minutes) with the
+# folder's path changed, and the compiler's identification. What the
+# threads change is passed again on the command line (CMAKE_C_FLAGS,
+# SDL_THREADS), which overrides the cache.
+seed_cmake() {
+    t=${1%$V}
+    [ -n "$V" ] && [ -f "$t/CMakeCache.txt" ] && [ ! -f "$1/CMakeCache.txt" ] || return 0
+    mkdir -p "$1/CMakeFiles"
+    sed "s|$t\([/;: ]\)|$1\1|g; s|$t\$|$1|" "$t/CMakeCache.txt" > "$1/CMakeCache.txt"
+    cp -r "$t"/CMakeFiles/[0-9]* "$1/CMakeFiles/" 2>/dev/null || true
+}
+
 build_pcre2() {
     fetch pcre2 pcre2-10.42 10.42-1
-    b=$CACHE/src/pcre2-10.42/build-web
+    b=$CACHE/src/pcre2-10.42/build-web$V
     mkdir -p "$b"
+    seed_cmake "$b"
     # 8-bit only, Unicode on, no JIT (it writes machine code: not in wasm)
     (cd "$b" && emcmake cmake .. -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" \
         -DCMAKE_C_FLAGS="$WEB_CFLAGS" -DBUILD_SHARED_LIBS=OFF -DPCRE2_BUILD_PCRE2_8=ON \
@@ -72,10 +101,10 @@ build_utf8proc() {
     fetch utf8proc utf8proc-2.8.0 2.8.0-1
     s=$CACHE/src/utf8proc-2.8.0
     mkdir -p "$PREFIX/lib" "$PREFIX/include"
-    emcc $WEB_CFLAGS -DUTF8PROC_STATIC -c "$s/utf8proc.c" -o "$s/utf8proc-web.o" ||
+    emcc $WEB_CFLAGS -DUTF8PROC_STATIC -c "$s/utf8proc.c" -o "$s/utf8proc-web$V.o" ||
         die "utf8proc did not build"
     rm -f "$PREFIX/lib/libutf8proc.a"
-    emar rcs "$PREFIX/lib/libutf8proc.a" "$s/utf8proc-web.o"
+    emar rcs "$PREFIX/lib/libutf8proc.a" "$s/utf8proc-web$V.o"
     cp "$s/utf8proc.h" "$PREFIX/include/"
 }
 
@@ -86,18 +115,18 @@ build_utf8proc() {
 build_cmocka() {
     fetch cmocka cmocka-1.1.5 1.1.5-2.1
     s=$CACHE/src/cmocka-1.1.5
-    mkdir -p "$s/build-web" "$PREFIX/lib" "$PREFIX/include"
+    mkdir -p "$s/build-web$V" "$PREFIX/lib" "$PREFIX/include"
     for h in ASSERT_H INTTYPES_H MALLOC_H MEMORY_H SETJMP_H SIGNAL_H STDARG_H STDDEF_H \
         STDINT_H STDIO_H STDLIB_H STRINGS_H STRING_H SYS_STAT_H SYS_TYPES_H TIME_H UNISTD_H \
         STRUCT_TIMESPEC CALLOC FPRINTF SNPRINTF VSNPRINTF FREE MALLOC MEMCPY MEMSET PRINTF \
         SETJMP SIGNAL STRCMP STRSIGNAL CLOCK_GETTIME GCC_THREAD_LOCAL_STORAGE CLOCK_REALTIME; do
         echo "#define HAVE_$h 1"
-    done > "$s/build-web/config.h"
-    echo "#define WORDS_SIZEOF_VOID_P 4" >> "$s/build-web/config.h"
-    emcc $WEB_CFLAGS -DHAVE_CONFIG_H -D_UINTPTR_T_DEFINED -include stdint.h -I"$s/build-web" \
-        -I"$s/include" -c "$s/src/cmocka.c" -o "$s/build-web/cmocka.o" || die "cmocka did not build"
+    done > "$s/build-web$V/config.h"
+    echo "#define WORDS_SIZEOF_VOID_P 4" >> "$s/build-web$V/config.h"
+    emcc $WEB_CFLAGS -DHAVE_CONFIG_H -D_UINTPTR_T_DEFINED -include stdint.h -I"$s/build-web$V" \
+        -I"$s/include" -c "$s/src/cmocka.c" -o "$s/build-web$V/cmocka.o" || die "cmocka did not build"
     rm -f "$PREFIX/lib/libcmocka.a"
-    emar rcs "$PREFIX/lib/libcmocka.a" "$s/build-web/cmocka.o"
+    emar rcs "$PREFIX/lib/libcmocka.a" "$s/build-web$V/cmocka.o"
     cp "$s/include/cmocka.h" "$PREFIX/include/"
 }
 
@@ -106,18 +135,25 @@ build_cjson() {
     fetch cjson cjson-1.7.15 1.7.15-1+deb12u4
     s=$CACHE/src/cjson-1.7.15
     mkdir -p "$PREFIX/lib" "$PREFIX/include/cjson"
-    emcc $WEB_CFLAGS -c "$s/cJSON.c" -o "$s/cJSON-web.o" || die "cjson did not build"
+    emcc $WEB_CFLAGS -c "$s/cJSON.c" -o "$s/cJSON-web$V.o" || die "cjson did not build"
     rm -f "$PREFIX/lib/libcjson.a"
-    emar rcs "$PREFIX/lib/libcjson.a" "$s/cJSON-web.o"
+    emar rcs "$PREFIX/lib/libcjson.a" "$s/cJSON-web$V.o"
     cp "$s/cJSON.h" "$PREFIX/include/cjson/"
     cp "$s/cJSON.h" "$PREFIX/include/" # model_gguf.c includes it as pkg-config's -I gives it
 }
 
 # through its own configure: its CMake build names the static library
-# differently and installs a shared one emcc cannot make
+# differently and installs a shared one emcc cannot make. It builds in its
+# source folder: the one-thread set in a copy of it
 build_zlib() {
     fetch zlib zlib-1.2.13.dfsg 1:1.2.13.dfsg-1
     s=$CACHE/src/zlib-1.2.13.dfsg
+    if [ -n "$V" ]; then
+        rm -rf "$s$V"
+        cp -r "$s" "$s$V"
+        s=$s$V
+        (cd "$s" && { [ ! -f Makefile ] || make distclean >/dev/null 2>&1 || true; })
+    fi
     (cd "$s" && CFLAGS="$WEB_CFLAGS" emconfigure ./configure --static --prefix="$PREFIX" \
         >configure-web.log 2>&1 && emmake make -j2 libz.a >make-web.log 2>&1 &&
         emmake make install >>make-web.log 2>&1) ||
@@ -129,8 +165,9 @@ build_zlib() {
 build_libzip() {
     [ -f "$PREFIX/lib/libz.a" ] || build_zlib
     fetch libzip libzip-1.7.3 1.7.3-1
-    b=$CACHE/src/libzip-1.7.3/build-web
+    b=$CACHE/src/libzip-1.7.3/build-web$V
     mkdir -p "$b"
+    seed_cmake "$b"
     (cd "$b" && emcmake cmake .. -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" \
         -DCMAKE_C_FLAGS="$WEB_CFLAGS" -DBUILD_SHARED_LIBS=OFF -DSIZEOF_OFF_T=8 \
         -DZLIB_INCLUDE_DIR="$PREFIX/include" -DZLIB_LIBRARY="$PREFIX/lib/libz.a" \
@@ -143,16 +180,20 @@ build_libzip() {
 }
 
 # CMake with emscripten's backend, threads on (SDL's timers and the
-# audio thread want them; the program's workers are pthreads anyway). SDL
-# newer than 2.26.x does not build with emscripten 3.1.6. Its configure
-# checks run each test program under node: about five minutes.
+# audio thread want them; the program's workers are pthreads anyway), off
+# in the one-thread set. SDL newer than 2.26.x does not build with
+# emscripten 3.1.6. Its configure checks run each test program under node:
+# about five minutes.
 build_sdl2() {
     fetch libsdl2 libsdl2-2.26.5+dfsg 2.26.5+dfsg-1
-    b=$CACHE/src/libsdl2-2.26.5+dfsg/build-web
+    b=$CACHE/src/libsdl2-2.26.5+dfsg/build-web$V
+    threads=ON
+    [ -z "$V" ] || threads=OFF
     mkdir -p "$b"
+    seed_cmake "$b"
     (cd "$b" && emcmake cmake .. -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" \
-        -DCMAKE_C_FLAGS="$WEB_CFLAGS" -DSDL_SHARED=OFF -DSDL_STATIC=ON -DSDL_PTHREADS=ON \
-        -DSDL_TEST=OFF >cmake.log 2>&1 && emmake make -j2 install >make.log 2>&1) ||
+        -DCMAKE_C_FLAGS="$WEB_CFLAGS" -DSDL_SHARED=OFF -DSDL_STATIC=ON -DSDL_THREADS=$threads \
+        -DSDL_PTHREADS=$threads -DSDL_TEST=OFF >cmake.log 2>&1 && emmake make -j2 install >make.log 2>&1) ||
         die "SDL2 did not build: see $b/cmake.log and $b/make.log"
 }
 
@@ -165,7 +206,7 @@ build_freetype() {
     [ -f "$PREFIX/lib/libz.a" ] || build_zlib
     fetch freetype freetype-2.12.1+dfsg 2.12.1+dfsg-5+deb12u4
     s=$CACHE/src/freetype-2.12.1+dfsg
-    b=$s/build-web
+    b=$s/build-web$V
     mkdir -p "$b" "$PREFIX/lib" "$PREFIX/include"
     cat > "$b/ftmodule-web.h" <<'MODULES'
 FT_USE_MODULE( FT_Module_Class, autofit_module_class )
@@ -202,9 +243,9 @@ build_sdl2_ttf() {
     fetch libsdl2-ttf libsdl2-ttf-2.20.1+dfsg 2.20.1+dfsg-2
     s=$CACHE/src/libsdl2-ttf-2.20.1+dfsg
     emcc $WEB_CFLAGS -I"$PREFIX/include/SDL2" -I"$PREFIX/include/freetype2" \
-        -c "$s/SDL_ttf.c" -o "$s/SDL_ttf-web.o" || die "SDL2_ttf did not build"
+        -c "$s/SDL_ttf.c" -o "$s/SDL_ttf-web$V.o" || die "SDL2_ttf did not build"
     rm -f "$PREFIX/lib/libSDL2_ttf.a"
-    emar rcs "$PREFIX/lib/libSDL2_ttf.a" "$s/SDL_ttf-web.o"
+    emar rcs "$PREFIX/lib/libSDL2_ttf.a" "$s/SDL_ttf-web$V.o"
     cp "$s/SDL_ttf.h" "$PREFIX/include/SDL2/"
 }
 
@@ -215,7 +256,7 @@ build_sdl2_image() {
     [ -f "$PREFIX/lib/libSDL2.a" ] || build_sdl2
     fetch libsdl2-image libsdl2-image-2.6.3+dfsg 2.6.3+dfsg-1
     s=$CACHE/src/libsdl2-image-2.6.3+dfsg
-    b=$s/build-web
+    b=$s/build-web$V
     mkdir -p "$b"
     objs=
     for m in IMG IMG_png IMG_bmp IMG_gif IMG_jpg IMG_tga IMG_pnm IMG_qoi IMG_stb IMG_xcf \
@@ -259,7 +300,7 @@ lib_file() {
     esac
 }
 
-[ $# -gt 0 ] || { echo "usage: tools/web/libs.sh LIB... (pcre2 utf8proc cmocka cjson zlib libzip" \
+[ $# -gt 0 ] || { echo "usage: tools/web/libs.sh [--single] LIB... (pcre2 utf8proc cmocka cjson zlib libzip" \
     "sdl2 freetype sdl2_ttf sdl2_image cglm)" >&2; exit 2; }
 for lib in "$@"; do
     f=$(lib_file "$lib")

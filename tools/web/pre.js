@@ -3,6 +3,11 @@
 // /attnviz, as ATTNVIZ_DATADIR points it there natively.
 Module.preRun = Module.preRun || [];
 Module.preRun.push(function() { ENV.ATTNVIZ_DATADIR = "/attnviz"; });
+// SDL's present would yield to the browser in an ASYNCIFY build (the
+// one-thread page's) from inside the main loop's frame: the loop already
+// returns to the browser every frame, and only the model's run yields
+// (src/core/background_single.c)
+Module.preRun.push(function() { ENV.SDL_EMSCRIPTEN_ASYNCIFY = "0"; });
 
 // Files and folders dropped on the page or picked (Ctrl+O): copied into the page's memory
 // under /dropped/N/ (N counts the drops), then opened as the desktop opens

@@ -3,7 +3,7 @@
 headers that let a browser give it SharedArrayBuffer, which WebAssembly
 threads need: Cross-Origin-Opener-Policy: same-origin and
 Cross-Origin-Embedder-Policy: require-corp. python3 -m http.server sends
-neither, and the page then says so instead of starting.
+neither: the page then runs its one-thread build (attnviz-st.js).
 
 usage: serve.py [--port N] [--bind ADDR] [DIR]   (DIR: this file's folder)
 """

@@ -5,7 +5,9 @@
 # and the file readers: `make test-web-core` runs the core's cmocka suites
 # under node, `make test-web-io` those of src/io as well (cJSON, zlib,
 # libzip), and `make web` writes the page into build/web (SDL2, SDL2_ttf,
-# FreeType; the font and the data preloaded into the page's memory).
+# FreeType; the font and the data preloaded into the page's memory) in two
+# builds, threaded (attnviz.js) and one-thread (attnviz-st.js), of which
+# shell.html loads the one the browser allows.
 
 WEB_CACHE  ?= $(HOME)/.cache/attnviz-web
 WEB_PREFIX := $(WEB_CACHE)/prefix
@@ -35,7 +37,8 @@ WEB_TEST_CFLAGS := $(WEB_CFLAGS) -D_UINTPTR_T_DEFINED -include stdint.h -Wno-str
 WEB_TEST_LDFLAGS := -g2 -pthread -sPROXY_TO_PTHREAD -sEXIT_RUNTIME=1 -sALLOW_MEMORY_GROWTH=1 \
                     -Wno-pthreads-mem-growth -sNODERAWFS=1 -sENVIRONMENT=node,worker
 
-WEB_CORE_OBJ := $(patsubst %.c,$(WEB_OBJ)/%.o,$(wildcard src/core/*.c))
+# background_single.c is the one-thread page's (below)
+WEB_CORE_OBJ := $(patsubst %.c,$(WEB_OBJ)/%.o,$(filter-out src/core/background_single.c,$(wildcard src/core/*.c)))
 # a vectorised memcmp before emscripten's byte loop (tools/web/memcmp.c)
 WEB_CORE_OBJ += $(WEB_OBJ)/tools/web/memcmp.o
 # the suites that need nothing but src/core (and PCRE2, utf8proc): those
@@ -177,9 +180,65 @@ $(WEB_FALLBACKS):
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-web: build/web/attnviz.js build/web/attnviz.html build/web/serve.py $(WEB_FALLBACKS)
-	@echo "make web: the page is in build/web; serve it with python3 build/web/serve.py" \
-	  "(threads need its COOP/COEP headers) and open http://127.0.0.1:8000/attnviz.html"
+# ---- the one-thread page ----------------------------------------------------
+
+# For a browser without WebAssembly threads (no SharedArrayBuffer: a page
+# served without the COOP/COEP headers, as by python3 -m http.server):
+# every source and library again without -pthread (an object built with it
+# is refused by a program without shared memory), the libraries from
+# libs.sh --single into prefix-st. The model's worker is
+# background_single.c (a run between frames, yielding at its cancellation
+# points through ASYNCIFY); the forward's second thread is never had
+# (workers_run2 says so and the caller runs both halves: workers.h).
+WEB_ST_PREFIX := $(WEB_CACHE)/prefix-st
+WEB_ST_OBJ    := build/web-obj-st
+WEB_ST_SRC    := $(filter-out src/core/background.c,$(wildcard src/core/*.c src/io/*.c)) $(WEB_UI_SRC) \
+                 tools/web/memcmp.c
+WEB_ST_OBJS   := $(patsubst %.c,$(WEB_ST_OBJ)/%.o,$(WEB_ST_SRC))
+WEB_ST_CFLAGS := $(subst $(WEB_PREFIX),$(WEB_ST_PREFIX),$(filter-out -pthread,$(WEB_CFLAGS))) \
+                 -Wno-string-concatenation -isystem $(WEB_ST_PREFIX)/include/SDL2 \
+                 -isystem $(WEB_ST_PREFIX)/include/cjson
+WEB_ST_LIBS   := $(subst $(WEB_PREFIX),$(WEB_ST_PREFIX),$(WEB_UI_LIBS))
+# ASYNCIFY instruments only the functions between the pump and the yield
+# (the model's run down to the runtime's cancellation point, the calls
+# through pointers among them): the rest of the program runs as fast and
+# as small as without it. A function missing here that a yield passes
+# through aborts the page at the next yield ("invalid state": tests/web/
+# single_test.mjs fails). Names as the linker gives them: a static
+# function whose name another file's has too gets ".1" (runtime.c's
+# forward beside attn.c's), hence the wildcards; binaryen warns about a
+# name that binaryen's inlining made go away (the caller is listed too).
+WEB_ST_ASYNC  := bg_single_pump,bg_stale,run*,hook_cancel,lm_forward_target,lm_forward,rt_forward,\
+                 rt_forward_plain,rt_forward_encdec,forward*,explore_worker,without_ablation
+WEB_ST_LDFLAGS := -O2 -sASYNCIFY -sASYNCIFY_IMPORTS=bg_single_yield \
+                  -sASYNCIFY_ONLY=$(subst $(eval) ,,$(WEB_ST_ASYNC)) \
+                  -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=64MB -sMAXIMUM_MEMORY=4GB \
+                  -sENVIRONMENT=web -sTOTAL_STACK=8MB --pre-js tools/web/pre.js \
+                  --js-library tools/web/lib_single.js -sEXPORTED_RUNTIME_METHODS=ccall -lidbfs.js
+
+# after the threaded set: its sources fetched (no two apt-get source at
+# once), its CMake checks reused (libs.sh's seed_cmake: the one-thread set
+# in about 3 minutes instead of 7)
+.PHONY: web-libs-st
+web-libs-st: web-libs-ui
+	@ATTNVIZ_WEB_CACHE=$(WEB_CACHE) sh tools/web/libs.sh --single pcre2 utf8proc cjson zlib libzip \
+	  sdl2 freetype sdl2_ttf cglm
+
+$(WEB_ST_OBJ)/%.o: %.c | web-libs-st
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_ST_CFLAGS) $(WEB_STD) -c $< -o $@
+
+$(WEB_ST_OBJ)/src/app/platform_web.o: WEB_STD := -std=gnu11
+
+build/web/attnviz-st.js: $(WEB_ST_OBJS) tools/web/pre.js tools/web/lib_single.js tools/web/web.mk $(WEB_FONT) assets/embeddings.txt \
+                         $(wildcard sentences/*) $(wildcard $(addsuffix /*,$(SHIPPED_MODELS))) | web-libs-st
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_ST_OBJS) $(WEB_ST_LIBS) $(WEB_ST_LDFLAGS) $(WEB_DATA) -o $@
+
+web: build/web/attnviz.js build/web/attnviz-st.js build/web/attnviz.html build/web/serve.py $(WEB_FALLBACKS)
+	@echo "make web: the page is in build/web; python3 -m http.server -d build/web serves its" \
+	  "one-thread build, python3 build/web/serve.py (the COOP/COEP headers) its threads;" \
+	  "open http://127.0.0.1:8000/attnviz.html"
 
 # ---- the page in a headless Chromium ---------------------------------------
 
@@ -209,6 +268,7 @@ $(WEB_TEST_DIR)/native_%: tests/web/native_%.c $(CORE_OBJ) $(UI_OBJ)
 
 test-web-page: web $(WEB_TEST_DIR)/native_frame $(PUPPETEER) | web-test-deps
 	node tests/web/page_test.mjs $(WEB_TEST_DIR)/out
+	node tests/web/single_test.mjs $(WEB_TEST_DIR)/out-st
 
 test-web: test-web-core test-web-io test-web-page
 
@@ -224,11 +284,23 @@ $(WEB_OBJ)/forward_bench.js: tests/web/forward_bench.c $(WEB_CORE_OBJ) $(WEB_IO_
 	$(EMCC) $(WEB_CFLAGS) -isystem $(WEB_PREFIX)/include/cjson $< $(WEB_CORE_OBJ) $(WEB_IO_OBJ) \
 	  $(WEB_IO_LIBS) -O2 $(filter-out -g2,$(WEB_TEST_LDFLAGS)) -o $@
 
-# the same sentences timed by both, one after the other, then the page's
-# first frame on the loopback and the window's frame and keys beside native (README's figures)
-web-bench: $(WEB_TEST_DIR)/forward_bench $(WEB_OBJ)/forward_bench.js web $(PUPPETEER) $(WEB_TEST_DIR)/native_bench
+# the one-thread build's: its objects, no threads (the forward's second
+# thread not had, as in the one-thread page)
+WEB_ST_BENCH_OBJ := $(filter $(WEB_ST_OBJ)/src/core/% $(WEB_ST_OBJ)/src/io/%,$(WEB_ST_OBJS))
+$(WEB_ST_OBJ)/forward_bench.js: tests/web/forward_bench.c $(WEB_ST_BENCH_OBJ) | web-libs-st
+	@mkdir -p $(dir $@)
+	$(EMCC) $(WEB_ST_CFLAGS) $< $(WEB_ST_BENCH_OBJ) $(subst $(WEB_PREFIX),$(WEB_ST_PREFIX),$(filter-out -lcmocka,$(WEB_IO_LIBS))) \
+	  -O2 -sALLOW_MEMORY_GROWTH=1 -sNODERAWFS=1 -sENVIRONMENT=node -o $@
+
+# the same sentences timed by each, one after the other, then the page's
+# first frame on the loopback, threaded (serve.py) and one-thread (python3
+# -m http.server), and the window's frame and keys beside native (README's figures)
+web-bench: $(WEB_TEST_DIR)/forward_bench $(WEB_OBJ)/forward_bench.js $(WEB_ST_OBJ)/forward_bench.js web $(PUPPETEER) \
+           $(WEB_TEST_DIR)/native_bench
 	@for n in 7 64 256; do \
-	  echo "native: $$($(WEB_TEST_DIR)/forward_bench assets/embeddings.txt $$n)"; \
-	  echo "wasm:   $$($(WEB_NODE) $(WEB_OBJ)/forward_bench.js assets/embeddings.txt $$n)"; done
+	  echo "native:         $$($(WEB_TEST_DIR)/forward_bench assets/embeddings.txt $$n)"; \
+	  echo "wasm:           $$($(WEB_NODE) $(WEB_OBJ)/forward_bench.js assets/embeddings.txt $$n)"; \
+	  echo "wasm, 1 thread: $$($(WEB_NODE) $(WEB_ST_OBJ)/forward_bench.js assets/embeddings.txt $$n)"; done
 	node tests/web/first_frame.mjs 5
+	node tests/web/first_frame.mjs 5 --plain
 	node tests/web/page_bench.mjs $(WEB_TEST_DIR)/native_bench $(WEB_TEST_DIR)/bench

@@ -1,0 +1,352 @@
+// The one-thread page in a headless Chromium (make test-web): build/web
+// served by plain `python3 -m http.server`, without the COOP/COEP headers,
+// so the browser gives the page no SharedArrayBuffer and shell.html loads
+// attnviz-st.js (no WebAssembly threads). The first frame, a typed
+// sentence and a key are each compared with the native program's
+// offscreen frame of the same state, as page_test.mjs compares the
+// threaded page's (the frame before the key must differ from the native
+// frame after it, so the comparison can fail). Then the shipped GPT-2
+// (shakespeare-tiny), its blocks repeated to 48 layers, is opened from a
+// session and a character put before its text, so its worker recomputes
+// every position: the run must
+// give the thread back between layers (background_single.c's yields) and
+// the browser's animation frames keep coming while it computes: at least
+// two frames inside the run, no gap between two frames as long as the
+// run, and the page's own loop (its step counter) advancing in them. The
+// maps must then be the native ones of the same text. Then a run is held
+// suspended while a nano-sort session replaces the model (bg_destroy drops
+// the run): the page must show the session's native frame and its new
+// worker must run. Last, the autosave must be written and stored.
+//
+// usage (from the clone): node tests/web/single_test.mjs OUTDIR
+// env: ATTNVIZ_CHROMIUM (default /usr/bin/chromium), ATTNVIZ_NATIVE_FRAME
+// (default build/web-test/native_frame), ATTNVIZ_PUPPETEER (the
+// node_modules folder puppeteer-core is in; default build/web-test/node_modules)
+import {spawn, execFileSync} from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import {decodePng} from './png.mjs';
+
+const OUT = path.resolve(process.argv[2] || 'build/web-test/out-st');
+const CHROMIUM = process.env.ATTNVIZ_CHROMIUM || '/usr/bin/chromium';
+const NATIVE = process.env.ATTNVIZ_NATIVE_FRAME || 'build/web-test/native_frame';
+const MODULES = path.resolve(process.env.ATTNVIZ_PUPPETEER || 'build/web-test/node_modules');
+const {default: puppeteer} = await import(path.join(MODULES, 'puppeteer-core/lib/esm/puppeteer/puppeteer-core.js'));
+
+const W = 1280, H = 800;
+const SENTENCE = 'the cat sat on the mat';
+// page_test.mjs's bounds of "the same frame within anti-aliasing"
+const MAX_MEAN = 2.0;
+const MAX_FRACTION = 0.02;
+const TIMEOUT = 60000;
+// the model's text (short enough that the bar's glyphs line up with the
+// native ones: a long line drifts by subpixels)
+const VERSE = 'To be, or not to be, that is the question';
+// the shipped GPT-2's blocks repeated to this depth: a forward long
+// enough (tens of ms) that its run must yield between layers
+const DEPTH = 48;
+
+// shakespeare-tiny made DEPTH layers deep: its safetensors (st, bytes)
+// with block l a copy of its block l mod its depth, and its config
+// (text) saying so. The same function makes the native folder (node) and
+// the page's (its memory file system), so both open the same model.
+function deepen(st, config, depth) {
+  const dv = new DataView(st.buffer, st.byteOffset, st.byteLength);
+  const n = Number(dv.getBigUint64(0, true));
+  const head = JSON.parse(new TextDecoder().decode(st.subarray(8, 8 + n)));
+  const data = st.subarray(8 + n);
+  const cfg = JSON.parse(config);
+  const out = {}, parts = [];
+  let at = 0;
+  const put = (name, src) => {
+    const [a, b] = head[src].data_offsets;
+    out[name] = {dtype: head[src].dtype, shape: head[src].shape, data_offsets: [at, at + b - a]};
+    parts.push(data.subarray(a, b));
+    at += b - a;
+  };
+  for (const name of Object.keys(head).filter(k => k !== '__metadata__' && !/^h\./.test(k)))
+    put(name, name);
+  for (let l = 0; l < depth; l++)
+    for (const name of Object.keys(head).filter(k => k.startsWith(`h.${l % cfg.n_layer}.`)))
+      put(`h.${l}.${name.slice(`h.${l % cfg.n_layer}.`.length)}`, name);
+  let text = JSON.stringify({__metadata__: {format: 'pt'}, ...out});
+  text += ' '.repeat((8 - text.length % 8) % 8);
+  const hb = new TextEncoder().encode(text);
+  const res = new Uint8Array(8 + hb.length + at);
+  new DataView(res.buffer).setBigUint64(0, BigInt(hb.length), true);
+  res.set(hb, 8);
+  let o = 8 + hb.length;
+  for (const p of parts) { res.set(p, o); o += p.length; }
+  return {st: res, config: JSON.stringify({...cfg, n_layer: depth}, null, 1)};
+}
+
+let failures = 0;
+function check(ok, what) {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
+  if (!ok) failures++;
+}
+
+function compare(a, b) {
+  if (a.width !== b.width || a.height !== b.height)
+    return {mean: Infinity, fraction: 1, why: `${a.width}x${a.height} vs ${b.width}x${b.height}`};
+  let sum = 0, far = 0;
+  for (let i = 0; i < a.rgb.length; i += 3) {
+    let m = 0;
+    for (let k = 0; k < 3; k++) {
+      const d = Math.abs(a.rgb[i + k] - b.rgb[i + k]);
+      sum += d;
+      if (d > m) m = d;
+    }
+    if (m > 48) far++;
+  }
+  return {mean: sum / a.rgb.length, fraction: far / (a.width * a.height)};
+}
+
+const same = r => r.mean <= MAX_MEAN && r.fraction <= MAX_FRACTION;
+const fmt = r => r.why || `mean |Δ| ${r.mean.toFixed(3)}, ${(100 * r.fraction).toFixed(3)}% of pixels off by > 48`;
+
+// python3 -m http.server on a free port (it prints the port it got)
+function startServer() {
+  return new Promise((resolve, reject) => {
+    const srv = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '-d', 'build/web'],
+                      {stdio: ['ignore', 'pipe', 'ignore']});
+    let buf = '';
+    srv.stdout.on('data', d => {
+      buf += d;
+      const m = buf.match(/port (\d+)/);
+      if (m) resolve({srv, url: `http://127.0.0.1:${m[1]}/attnviz.html`});
+    });
+    srv.on('exit', code => reject(new Error(`python3 -m http.server exited (${code}) before serving`)));
+  });
+}
+
+async function canvasPixels(page, file) {
+  const png = await page.screenshot({path: file, clip: {x: 0, y: 0, width: W, height: H}});
+  return decodePng(Buffer.from(png), file);
+}
+
+async function steps(page, n) {
+  const from = await page.evaluate(() => Module.attnvizSteps | 0);
+  await page.waitForFunction(k => (Module.attnvizSteps | 0) >= k, {timeout: TIMEOUT}, from + n);
+}
+
+function nativeData() {
+  const d = path.join(OUT, 'data');
+  fs.mkdirSync(d, {recursive: true});
+  fs.symlinkSync(path.resolve('assets/embeddings.txt'), path.join(d, 'embeddings.txt'));
+  fs.symlinkSync(path.resolve('sentences'), path.join(d, 'sentences'));
+  fs.symlinkSync(path.resolve('assets/models'), path.join(d, 'models'));
+  return d;
+}
+
+function nativeFrame(file, ...stepsArgs) {
+  execFileSync(NATIVE, [file, ...stepsArgs], {stdio: 'inherit', env: {...process.env, ATTNVIZ_DATADIR: DATA}});
+  return decodePng(fs.readFileSync(file), file);
+}
+
+// the page's canvas until it is the native frame (the worker's result comes
+// when it comes) or the time is up
+async function until(page, native, file) {
+  let got = null;
+  for (const end = Date.now() + TIMEOUT; Date.now() < end;) {
+    await steps(page, 2);
+    got = await canvasPixels(page, file);
+    if (same(compare(got, native))) break;
+  }
+  return got;
+}
+
+fs.rmSync(OUT, {recursive: true, force: true});
+fs.mkdirSync(OUT, {recursive: true});
+const DATA = nativeData();
+const {srv, url} = await startServer();
+const browser = await puppeteer.launch({
+  executablePath: CHROMIUM, headless: true,
+  args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+});
+try {
+  const page = await browser.newPage();
+  await page.setViewport({width: W, height: H, deviceScaleFactor: 1});
+  page.on('pageerror', e => console.log('page error:', (e.stack || e.message).split('\n').slice(0, 12).join('\n')));
+  page.on('console', m => { if (m.type() === 'error') console.log('page console:', m.text()); });
+
+  const t0 = Date.now();
+  await page.goto(url);
+  await page.waitForFunction(() => typeof Module === 'object' && Module.attnvizSteps > 0, {timeout: TIMEOUT});
+  const first = await page.evaluate(() => Module.attnvizFirstFrame);
+  console.log(`first frame ${Math.round(first)} ms after navigation started (${Date.now() - t0} ms wall)`);
+  const how = await page.evaluate(() => ({iso: self.crossOriginIsolated, sab: typeof SharedArrayBuffer,
+                                          build: Module.attnvizBuild}));
+  check(!how.iso && how.build === 'one thread',
+        `served without the headers, the page runs its one-thread build (crossOriginIsolated ${how.iso}, ` +
+        `SharedArrayBuffer ${how.sab}, build ${how.build})`);
+  await steps(page, 2);
+  const start = await canvasPixels(page, path.join(OUT, 'page-start.png'));
+  const nStart = nativeFrame(path.join(OUT, 'native-start.png'));
+  let r = compare(start, nStart);
+  check(same(r), `the page's first frame is the native default frame (${fmt(r)})`);
+
+  await page.keyboard.press('Slash');
+  await steps(page, 2);
+  await page.keyboard.down('Control');
+  await page.keyboard.press('KeyU');
+  await page.keyboard.up('Control');
+  await page.keyboard.type(SENTENCE);
+  await page.keyboard.press('Escape');
+  await steps(page, 3);
+  const typed = await canvasPixels(page, path.join(OUT, 'page-typed.png'));
+  await page.keyboard.press('KeyD');
+  await steps(page, 3);
+  const themed = await canvasPixels(page, path.join(OUT, 'page-themed.png'));
+  const keys = ['key:/', 'key:Ctrl+U', `text:${SENTENCE}`, 'key:Escape'];
+  const nTyped = nativeFrame(path.join(OUT, 'native-typed.png'), ...keys);
+  const nThemed = nativeFrame(path.join(OUT, 'native-themed.png'), ...keys, 'key:D');
+  r = compare(typed, nTyped);
+  check(same(r), `typed "${SENTENCE}": the page's frame is the native one (${fmt(r)})`);
+  r = compare(themed, nThemed);
+  check(same(r), `then D: the page's frame is the native one (${fmt(r)})`);
+  r = compare(typed, nThemed);
+  check(!same(r), `the frame before D is not the native frame after it (${fmt(r)})`);
+
+  // shakespeare-tiny made DEPTH layers deep (natively in OUT/deep, in
+  // the page under /dropped/deep), opened on VERSE from a session (its
+  // first maps computed as it opens, as on the desktop), then "/", Home,
+  // "X": every position changed, a whole forward on the worker
+  const tiny = path.join('assets/models/shakespeare-tiny');
+  const deep = deepen(new Uint8Array(fs.readFileSync(path.join(tiny, 'model.safetensors'))),
+                      fs.readFileSync(path.join(tiny, 'config.json'), 'utf8'), DEPTH);
+  fs.mkdirSync(path.join(OUT, 'deep'));
+  fs.writeFileSync(path.join(OUT, 'deep/model.safetensors'), deep.st);
+  fs.writeFileSync(path.join(OUT, 'deep/config.json'), deep.config);
+  for (const f of ['vocab.json', 'merges.txt'])
+    fs.copyFileSync(path.join(tiny, f), path.join(OUT, 'deep', f));
+  const session = m => JSON.stringify({attention_file: m, layer: 0, head: 0, text: VERSE});
+  const nativeSession = path.join(OUT, 'deep-session.json');
+  fs.writeFileSync(nativeSession, session(path.join(OUT, 'deep')));
+  const opened = ['key:D', `open:${nativeSession}`];
+  const nOpened = nativeFrame(path.join(OUT, 'native-opened.png'), ...keys, ...opened);
+  await page.evaluate((deepenSrc, depth, text) => {
+    const deepenIn = new Function(`return (${deepenSrc})`)();
+    const src = '/attnviz/models/shakespeare-tiny/', dst = '/dropped/deep/';
+    const d = deepenIn(FS.readFile(src + 'model.safetensors'), FS.readFile(src + 'config.json', {encoding: 'utf8'}), depth);
+    FS.mkdirTree(dst);
+    FS.writeFile(dst + 'model.safetensors', d.st);
+    FS.writeFile(dst + 'config.json', d.config);
+    for (const f of ['vocab.json', 'merges.txt'])
+      FS.writeFile(dst + f, FS.readFile(src + f));
+    FS.writeFile('/dropped/deep-session.json', text);
+    ccall('platform_web_dropped', null, ['string'], ['/dropped/deep-session.json']);
+  }, deepen.toString(), DEPTH, session('/dropped/deep'));
+  const shown = await until(page, nOpened, path.join(OUT, 'page-opened.png'));
+  r = compare(shown, nOpened);
+  check(same(r), `a session opened shakespeare-tiny made ${DEPTH} layers deep: the native frame (${fmt(r)})`);
+  r = compare(nOpened, nThemed);
+  check(!same(r), `the model changed the native frame (${fmt(r)})`);
+
+  // every animation frame's time from now, and each run of the worker
+  // (background_single.c's log: start, end, yields)
+  await page.evaluate(() => {
+    window.frameTimes = [];
+    const tick = t => { window.frameTimes.push([t, Module.attnvizSteps | 0]); requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+    Module.attnvizBg.log.length = 0;
+  });
+  await page.keyboard.press('Slash');
+  await steps(page, 2);
+  await page.keyboard.press('Home');
+  await page.keyboard.type('X');
+  await page.keyboard.press('Escape');
+  const edited = ['key:/', 'key:Home', 'text:X', 'key:Escape'];
+  const nEdited = nativeFrame(path.join(OUT, 'native-edited.png'), ...keys, ...opened, ...edited);
+  const after = await until(page, nEdited, path.join(OUT, 'page-edited.png'));
+  r = compare(after, nEdited);
+  check(same(r), `"X" before the text: the worker's maps are the native ones (${fmt(r)})`);
+  r = compare(nEdited, nOpened);
+  check(!same(r), `"X" changed the native frame (${fmt(r)})`);
+  const {runs, frames} = await page.evaluate(() => ({runs: Module.attnvizBg.log.slice(),
+                                                      frames: window.frameTimes.slice()}));
+  // the longest run (the whole forward; a run stale before it ended counts too)
+  const run = runs.reduce((a, b) => (!a || b.end - b.start > a.end - a.start ? b : a), null);
+  if (!run) {
+    check(false, 'the worker ran (no run in the log)');
+  } else {
+    const inside = frames.filter(([t]) => t > run.start && t < run.end);
+    const edges = [run.start, ...inside.map(([t]) => t), run.end];
+    const stepsInside = new Set(inside.map(([, k]) => k)).size;
+    let gap = 0;
+    for (let i = 1; i < edges.length; i++) gap = Math.max(gap, edges[i] - edges[i - 1]);
+    const ms = (run.end - run.start).toFixed(1);
+    console.log(`the longest run: ${ms} ms, ${run.yields} yields, ${inside.length} frames inside, ` +
+                `longest gap ${gap.toFixed(1)} ms (${runs.length} runs)`);
+    check(run.yields >= 1, `the run gave the thread back (${run.yields} yields in ${ms} ms)`);
+    check(inside.length >= 2 && gap < run.end - run.start,
+          `frames kept coming while it computed (${inside.length} frames in ${ms} ms, longest gap ${gap.toFixed(1)} ms)`);
+    check(stepsInside >= 2, `the page's own loop ran between the slices (${stepsInside} different step counts in those frames)`);
+  }
+
+  // a model closed while its run is suspended: "Y" before the text starts
+  // a run; once it has yielded, its resumption is held back (as if the
+  // browser were slow to come back to it) and a nano-sort session dropped,
+  // which closes the model (bg_destroy drops the suspended run). The page
+  // must then show the native frame of the session and answer a key.
+  await page.keyboard.press('Slash');
+  await steps(page, 2);
+  await page.keyboard.press('Home');
+  await page.keyboard.type('Y');
+  await page.keyboard.press('Escape');
+  const held = await page.evaluate(async () => {
+    const s = Module.attnvizBg;
+    for (const end = performance.now() + 10000; !s.wake && performance.now() < end;)
+      await new Promise(res => setTimeout(res, 0));
+    if (!s.wake) return false;
+    window.heldWake = s.wake; // never called
+    s.wake = null;
+    return true;
+  });
+  check(held, 'the run for "Y" yielded (its resumption held back)');
+  const nano = m => JSON.stringify({attention_file: m, layer: 0, head: 0, text: 'CBABBC'});
+  const nativeNano = path.join(OUT, 'nano-session.json');
+  fs.writeFileSync(nativeNano, nano(path.join(DATA, 'models/nano-sort')));
+  const closing = ['key:/', 'key:Home', 'text:Y', 'key:Escape', `open:${nativeNano}`];
+  const nNano = nativeFrame(path.join(OUT, 'native-nano.png'), ...keys, ...opened, ...edited, ...closing);
+  const nNanoG = nativeFrame(path.join(OUT, 'native-nano-g.png'), ...keys, ...opened, ...edited, ...closing, 'key:G');
+  await page.evaluate(text => {
+    FS.writeFile('/dropped/nano-session.json', text);
+    ccall('platform_web_dropped', null, ['string'], ['/dropped/nano-session.json']);
+  }, nano('/attnviz/models/nano-sort'));
+  const nanoShown = await until(page, nNano, path.join(OUT, 'page-nano.png'));
+  r = compare(nanoShown, nNano);
+  check(same(r), `closed mid-run, the page opened the next session: the native frame (${fmt(r)})`);
+  await page.keyboard.press('KeyG');
+  const nanoG = await until(page, nNanoG, path.join(OUT, 'page-nano-g.png'));
+  r = compare(nanoG, nNanoG);
+  check(same(r) && !same(compare(nNanoG, nNano)), `and then G: the native frame (${fmt(r)})`);
+  // and its worker runs: a letter typed, a forward on the new Background
+  const runsBefore = await page.evaluate(() => Module.attnvizBg.log.length);
+  await page.keyboard.press('Slash');
+  await steps(page, 2);
+  await page.keyboard.press('End');
+  await page.keyboard.type('A');
+  await page.keyboard.press('Escape');
+  const nNanoA = nativeFrame(path.join(OUT, 'native-nano-a.png'), ...keys, ...opened, ...edited, ...closing, 'key:G',
+                             'key:/', 'key:End', 'text:A', 'key:Escape');
+  const nanoA = await until(page, nNanoA, path.join(OUT, 'page-nano-a.png'));
+  const runsAfter = await page.evaluate(() => Module.attnvizBg.log.length);
+  r = compare(nanoA, nNanoA);
+  check(same(r) && !same(compare(nNanoA, nNanoG)) && runsAfter > runsBefore,
+        `then "A" typed: the worker ran again (${runsAfter - runsBefore} runs) and the frame is the native one (${fmt(r)})`);
+
+  // the autosave written and stored in IndexedDB (its fsync is the plain
+  // one: emscripten's under ASYNCIFY would sleep inside the frame and abort)
+  const saved = await page.evaluate(async () => {
+    const stored = await attnvizSuspend(), dir = '/libsdl/attnviz/attnviz';
+    return [stored, FS.analyzePath(dir).exists ? FS.readdir(dir).filter(n => n[0] !== '.') : []];
+  });
+  check(saved[0] && saved[1].includes('shown.json'),
+        `the autosave was written and stored in IndexedDB (stored ${saved[0]}; ${saved[1].join(', ')})`);
+} finally {
+  await browser.close();
+  srv.kill();
+}
+console.log(failures ? `single_test: ${failures} check(s) FAILED` : 'single_test: all checks passed');
+process.exit(failures ? 1 : 0);
