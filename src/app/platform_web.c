@@ -233,6 +233,9 @@ static void step(void)
  * the maps, ready about 2 ms after the key, waited for the animation frame
  * after the key's); the browser shows the frame at its next paint either
  * way, now the one after the maps are ready. One queued at a time. */
+/* The one-thread build (no __EMSCRIPTEN_PTHREADS__) pushes every event on
+ * the main thread, and has no call into another thread to link. */
+#ifdef __EMSCRIPTEN_PTHREADS__
 static atomic_int wake_step_due;
 
 static void wake_step(void)
@@ -241,14 +244,19 @@ static void wake_step(void)
     if (!web_loop.done(web_loop.ctx))
         step();
 }
+#endif
 
-/* SDL calls it in the thread that pushes an event, before queueing it */
+/* SDL calls it in the thread that pushes an event, before queueing it. */
 static int wake_watch(void *ctx, SDL_Event *e)
 {
     (void)ctx;
+#ifdef __EMSCRIPTEN_PTHREADS__
     if (e->type == app_wake_event() && !emscripten_is_main_runtime_thread() &&
         !atomic_exchange(&wake_step_due, 1))
         emscripten_async_run_in_main_runtime_thread(EM_FUNC_SIG_V, wake_step);
+#else
+    (void)e;
+#endif
     return 1;
 }
 
