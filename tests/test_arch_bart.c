@@ -31,6 +31,7 @@
 #include "attnviz/runtime.h"
 
 #include "test_gpt2_fs.h"
+#include "test_arch_util.h"
 #include "test_fixtures.h"
 
 #define FIX "tests/fixtures/families/bart/"
@@ -38,37 +39,7 @@
 /* ---- bad input -------------------------------------------------------------------- */
 static char *copy_fixture(const char *fixture)
 {
-    static const char *const files[] = {"config.json", "model.safetensors"};
-    char *dir = fs_tmpdir();
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        char a[1024], b[1024];
-        snprintf(a, sizeof a, FIX "%s/%s", fixture, files[i]);
-        fs_copy(a, fs_join(b, dir, files[i]));
-    }
-    return dir;
-}
-
-static void set_config(const char *dir, const char *key, cJSON *value)
-{
-    char p[1024];
-    cJSON *cfg = read_json(fs_join(p, dir, "config.json"));
-    cJSON_DeleteItemFromObjectCaseSensitive(cfg, key);
-    if (value)
-        cJSON_AddItemToObject(cfg, key, value);
-    char *text = cJSON_Print(cfg);
-    fs_write_text(p, text);
-    free(text);
-    cJSON_Delete(cfg);
-}
-
-static int open_err(const char *dir, AttnErr *err)
-{
-    Lm lm;
-    memset(err, 0, sizeof *err);
-    int rc = lm_open(&lm, dir, err);
-    assert_null(lm.model);
-    assert_null(lm.rt);
-    return rc;
+    return fixture_copy(FIX, fixture);
 }
 
 static void test_bad_input(void **state)
