@@ -10,7 +10,8 @@
 # decoder a causal square, --group encoder a full one; --export-attention
 # a .npz of encoder, decoder, cross, source_tokens and target_tokens (read
 # with Debian's python3 and numpy) that `attnviz FILE.npz --group G` reads
-# back to the same --print csv. Bad input: --target
+# back to the same --print csv. Without --target, cross's one row and a note
+# on stderr naming --group encoder. Bad input: --target
 # on a decoder-only model or an encoder (exit 2 naming --target), --target
 # without --model (exit 2), a target with no source, --generate or --print
 # logit-lens on an encoder-decoder (exit 1), --group with
@@ -115,6 +116,18 @@ PYEOF
     else bad "$name: a target with no source (rc $rc): $(head -c 300 "$TMP/err")"; fi
 done
 [ "$n" -ge 6 ] || bad "fewer than 6 encoder-decoder fixtures with a cli.json ($n)"
+
+# no --target: cross-attention (the default group) is the start token's one
+# row, said on stderr once, naming --group encoder; not said when cross is chosen
+d=tests/fixtures/families/t5/t5-relu-tied
+run --model "$d" --print csv --layer 1 --head 1 "the house"
+if [ $rc = 0 ] && [ "$(wc -l <"$TMP/out")" = 2 ] && grep -q "no --target: cross-attention is the decoder start token's one row; --group encoder" "$TMP/err"
+then ok "no --target: one cross row and a note naming --group encoder"
+else bad "no --target (rc $rc): $(cat "$TMP/out" "$TMP/err" | head -c 300)"; fi
+run --model "$d" --group cross --print csv --layer 1 --head 1 "the house"
+if [ $rc = 0 ] && [ "$(wc -l <"$TMP/out")" = 2 ] && [ ! -s "$TMP/err" ]
+then ok "no --target, --group cross chosen: no note"
+else bad "--group cross without --target (rc $rc): $(head -c 300 "$TMP/err")"; fi
 
 # Marian as Helsinki-NLP ships it: SentencePiece's files, vocab.json, no tokenizer.json
 mkdir "$TMP/opus" && cp tests/fixtures/families/marian/marian-swish-tied/{config.json,model.safetensors} "$TMP/opus" &&
