@@ -34,19 +34,48 @@
 
 #define DIR "tests/fixtures/families/t5/t5-relu-tied"
 
+/* What the tests take of a fixture's cli.json (the float64 reference): the
+ * source, the target, their token counts (the decoder's start token
+ * included), and the whole file for the rest. */
+typedef struct {
+    cJSON *json;
+    const char *source, *target;
+    int Ts, Tt;
+} Ref;
+
+static Ref ref_read(const char *dir)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/cli.json", dir);
+    Ref r = {read_json(path), NULL, NULL, 0, 0};
+    assert_non_null(r.json);
+    r.source = cJSON_GetObjectItemCaseSensitive(r.json, "source")->valuestring;
+    r.target = cJSON_GetObjectItemCaseSensitive(r.json, "target")->valuestring;
+    r.Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r.json, "source_ids"));
+    r.Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r.json, "decoder_ids"));
+    return r;
+}
+
+/* dir's model opened and the reference's source computed, as the command
+ * line does before the window shows it. */
+static ModelOpened *open_source(const char *dir, const Ref *r)
+{
+    ModelOpened *g = NULL;
+    AttnErr err = {0};
+    assert_int_equal(model_open_path(dir, 0, &g, &err), 0);
+    assert_int_equal(model_compute_text(g, r->source, strlen(r->source), &err), 0);
+    return g;
+}
+
 static void test_source(void **state)
 {
     Fix *f = *state;
     AppState *a = f->a;
     ModelOpened *g = NULL;
-    AttnErr err = {0};
-    cJSON *ref = read_json(DIR "/cli.json");
-    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
-    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
-    int top = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ref, "first_ids"), 0)->valueint;
-    double p = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ref, "first_probs"), 0)->valuedouble;
-    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
-    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    Ref r = ref_read(DIR);
+    int top = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r.json, "first_ids"), 0)->valueint;
+    double p = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r.json, "first_probs"), 0)->valuedouble;
+    g = open_source(DIR, &r);
     size_t len = 0;
     const char *bytes = bpe_token_bytes(g->bpe, top, &len);
     assert_non_null(bytes);
@@ -55,8 +84,8 @@ static void test_source(void **state)
     assert_int_equal(source_model.show(a, g), 0);
     assert_true(wait_maps(f));
     /* the source's tokens, the template's </s> last; a full square */
-    assert_int_equal(a->vs.map.Tq, Ts);
-    assert_int_equal(a->vs.map.Tk, Ts);
+    assert_int_equal(a->vs.map.Tq, r.Ts);
+    assert_int_equal(a->vs.map.Tk, r.Ts);
     assert_int_equal(a->vs.map.causal, 0);
     double after = 0;
     for (int j = 1; j < a->vs.map.Tk; j++)
@@ -82,7 +111,7 @@ static void test_source(void **state)
     assert_int_equal(a->vs.map.Tq, 8); /* the cat sat on the mat . </s> */
     if (!wait_panel(f, "The target's first token"))
         fail_msg("panel: %s", a->vs.no_model ? a->vs.no_model : "(none)");
-    cJSON_Delete(ref);
+    cJSON_Delete(r.json);
 }
 
 
@@ -133,16 +162,10 @@ static void test_target(void **state)
     Fix *f = *state;
     AppState *a = f->a;
     ModelOpened *g = NULL;
-    AttnErr err = {0};
-    cJSON *ref = read_json(DIR "/cli.json");
-    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
-    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
-    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
-    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
-    int top = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ref, "top_ids"), 0)->valueint;
-    double p = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ref, "top_probs"), 0)->valuedouble;
-    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
-    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    Ref r = ref_read(DIR);
+    int top = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r.json, "top_ids"), 0)->valueint;
+    double p = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r.json, "top_probs"), 0)->valuedouble;
+    g = open_source(DIR, &r);
     char label[64];
     token_label(g, top, label, sizeof label);
     int L = g->lm.rt->sh.n_layer; /* the decoder's (t5-relu-tied: 3, the encoder 2) */
@@ -157,30 +180,30 @@ static void test_target(void **state)
     assert_string_equal(a->vs.keys_label, "Target");
     key(f, SDLK_RETURN, KMOD_LSHIFT);
     assert_int_equal(a->vs.keys_focus, 1);
-    type(f, target);
+    type(f, r.target);
     key(f, SDLK_ESCAPE, 0);
-    assert_string_equal(a->keys, target);
+    assert_string_equal(a->keys, r.target);
     if (!wait_panel(f, "What comes next in the target"))
         fail_msg("panel: %s", a->vs.no_model ? a->vs.no_model : "(none)");
     ModelSource *s = a->src;
-    assert_int_equal(s->tgt.n, Tt);
-    for (int i = 0; i < Tt; i++)
-        assert_int_equal(s->tgt.id[i], cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"), i)->valueint);
-    assert_int_equal(s->last->Tt, Tt);
+    assert_int_equal(s->tgt.n, r.Tt);
+    for (int i = 0; i < r.Tt; i++)
+        assert_int_equal(s->tgt.id[i], cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r.json, "decoder_ids"), i)->valueint);
+    assert_int_equal(s->last->Tt, r.Tt);
     assert_first_line(a, p, label);
-    if (!wait_group(f, GROUP_CROSS, Tt, Ts)) /* with a target: cross-attention, as the command line's default */
+    if (!wait_group(f, GROUP_CROSS, r.Tt, r.Ts)) /* with a target: cross-attention, as the command line's default */
         fail_msg("no cross maps after a target: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
     /* one token more: the decoder computes that position alone */
     long long before = s->last->computed;
     char longer[256];
-    snprintf(longer, sizeof longer, "%s das", target);
+    snprintf(longer, sizeof longer, "%s das", r.target);
     app_set_keys(a, longer);
-    assert_int_equal(s->tgt.n, Tt + 1);
-    for (int k = 0; k < 400 && !(s->last && s->last->Tt == Tt + 1 && s->last->n_pred > 0); k++)
+    assert_int_equal(s->tgt.n, r.Tt + 1);
+    for (int k = 0; k < 400 && !(s->last && s->last->Tt == r.Tt + 1 && s->last->n_pred > 0); k++)
         loop_turn(f, 20);
-    assert_int_equal(s->last->Tt, Tt + 1);
+    assert_int_equal(s->last->Tt, r.Tt + 1);
     assert_int_equal(s->last->computed - before, (long long)L * 1);
-    cJSON_Delete(ref);
+    cJSON_Delete(r.json);
 }
 
 /* The three groups, Ctrl+X after Ctrl+X: the decoder's maps (target ×
@@ -196,17 +219,12 @@ static void test_groups(void **state)
     AppState *a = f->a;
     ModelOpened *g = NULL, *cli = NULL;
     AttnErr err = {0};
-    cJSON *ref = read_json(DIR "/cli.json");
-    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
-    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
-    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
-    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
-    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
-    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    Ref r = ref_read(DIR);
+    g = open_source(DIR, &r);
     assert_int_equal(source_model.show(a, g), 0);
     assert_true(wait_maps(f));
     key(f, SDLK_RETURN, KMOD_LSHIFT);
-    type(f, target);
+    type(f, r.target);
     key(f, SDLK_ESCAPE, 0);
     if (!wait_panel(f, "What comes next in the target"))
         fail_msg("panel: %s", a->vs.no_model ? a->vs.no_model : "(none)");
@@ -217,42 +235,42 @@ static void test_groups(void **state)
     /* the decoder's self-attention: as the command line's (from the cross
      * maps a target brings, Ctrl+Shift+X back) */
     key(f, SDLK_x, KMOD_LCTRL | KMOD_LSHIFT);
-    if (!wait_group(f, GROUP_DECODER, Tt, Tt))
+    if (!wait_group(f, GROUP_DECODER, r.Tt, r.Tt))
         fail_msg("no decoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
     assert_int_equal(a->vs.map.causal, 1);
     assert_string_equal(s->ms.imp->q_shown[0], start);
     assert_int_equal(s->ms.imp->f.L, s->g->lm.rt->sh.n_layer); /* the decoder's 3 layers, not the encoder's 2 */
     assert_int_equal(model_open_path(DIR, 0, &cli, &err), 0);
-    assert_int_equal(model_encdec_compute(cli, text, target, GROUP_DECODER, &err), 0);
+    assert_int_equal(model_encdec_compute(cli, r.source, r.target, GROUP_DECODER, &err), 0);
     AttnMap want = import_map(cli->im, 0);
-    assert_int_equal(want.Tq, Tt);
-    for (int i = 0; i < Tt; i++)
-        for (int j = 0; j < Tt; j++)
+    assert_int_equal(want.Tq, r.Tt);
+    for (int i = 0; i < r.Tt; i++)
+        for (int j = 0; j < r.Tt; j++)
             if (fabsf(attn_map_at(&a->vs.map, i, j) - attn_map_at(&want, i, j)) > 1e-6f)
                 fail_msg("decoder map (%d, %d): %g, the command line's %g", i, j, attn_map_at(&a->vs.map, i, j),
                          attn_map_at(&want, i, j));
     /* cross-attention: the float64 reference's */
     key(f, SDLK_x, KMOD_LCTRL);
-    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+    if (!wait_group(f, GROUP_CROSS, r.Tt, r.Ts))
         fail_msg("no cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
     assert_string_equal(s->ms.imp->q_shown[0], start);
     assert_string_equal(s->ms.imp->k_shown[0], first);
     assert_int_equal(a->vs.map.causal, 0);
-    cJSON *x = cJSON_GetObjectItemCaseSensitive(ref, "cross_l1h1");
-    assert_int_equal(cJSON_GetArraySize(x), Tt);
-    for (int i = 0; i < Tt; i++)
-        for (int j = 0; j < Ts; j++) {
+    cJSON *x = cJSON_GetObjectItemCaseSensitive(r.json, "cross_l1h1");
+    assert_int_equal(cJSON_GetArraySize(x), r.Tt);
+    for (int i = 0; i < r.Tt; i++)
+        for (int j = 0; j < r.Ts; j++) {
             double w = cJSON_GetArrayItem(cJSON_GetArrayItem(x, i), j)->valuedouble;
             if (fabs(attn_map_at(&a->vs.map, i, j) - w) > 1e-5)
                 fail_msg("cross map (%d, %d): %g, the reference's %g", i, j, attn_map_at(&a->vs.map, i, j), w);
         }
     /* a shorter target: the cross maps' rows follow it */
     app_set_keys(a, "das Haus");
-    if (!wait_group(f, GROUP_CROSS, 3, Ts)) /* <pad> das haus */
+    if (!wait_group(f, GROUP_CROSS, 3, r.Ts)) /* <pad> das haus */
         fail_msg("cross maps after a new target: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
     /* and on to the encoder's */
     key(f, SDLK_x, KMOD_LCTRL);
-    if (!wait_group(f, GROUP_ENCODER, Ts, Ts))
+    if (!wait_group(f, GROUP_ENCODER, r.Ts, r.Ts))
         fail_msg("no encoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
     /* the model view's small maps are the encoder's (the worker ran no
      * encoder layer for them: the source is unchanged), every row a softmax */
@@ -263,7 +281,7 @@ static void test_groups(void **state)
     if (thumbs < 0.5 * th->L * th->H * th->Tq) /* a thumbnail's cell: a block's mean weight */
         fail_msg("the encoder's thumbnails after Ctrl+X sum to %g", thumbs);
     model_opened_free(cli);
-    cJSON_Delete(ref);
+    cJSON_Delete(r.json);
 }
 
 /* Until the panel looks inside the shown group's query i → key j (the
@@ -310,32 +328,24 @@ static ModelSource *inside_cross(Fix *f, const char *dir, double scale)
 {
     AppState *a = f->a;
     ModelOpened *g = NULL;
-    AttnErr err = {0};
-    char json[300];
-    snprintf(json, sizeof json, "%s/cli.json", dir);
-    cJSON *ref = read_json(json);
-    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
-    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
-    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
-    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
-    cJSON *x = cJSON_GetObjectItemCaseSensitive(ref, "cross_l1h1");
-    assert_int_equal(model_open_path(dir, 0, &g, &err), 0);
-    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    Ref r = ref_read(dir);
+    cJSON *x = cJSON_GetObjectItemCaseSensitive(r.json, "cross_l1h1");
+    g = open_source(dir, &r);
     assert_int_equal(source_model.show(a, g), 0);
     assert_true(wait_maps(f));
-    app_set_keys(a, target);
+    app_set_keys(a, r.target);
     ModelSource *s = a->src;
     while (s->group != GROUP_CROSS)
         key(f, SDLK_x, KMOD_LCTRL);
-    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+    if (!wait_group(f, GROUP_CROSS, r.Tt, r.Ts))
         fail_msg("%s: no cross maps: %d × %d shown", dir, a->vs.map.Tq, a->vs.map.Tk);
     assert_int_equal(s->ms.layer, 0);
     assert_int_equal(s->ms.head, 0);
-    int i = Tt - 1;
+    int i = r.Tt - 1;
     a->vs.query = i;
     double score[64], top = -1e300, sum = 0.0;
-    assert_true(Ts <= 64);
-    for (int j = 0; j < Ts; j++) {
+    assert_true(r.Ts <= 64);
+    for (int j = 0; j < r.Ts; j++) {
         a->vs.key = j;
         a->dirty = 1;
         const char *caption = wait_inside(f, GROUP_CROSS, i, j);
@@ -354,15 +364,15 @@ static ModelSource *inside_cross(Fix *f, const char *dir, double scale)
         double w = cJSON_GetArrayItem(cJSON_GetArrayItem(x, i), j)->valuedouble;
         assert_float_equal(caption_number(caption, "keys: weight "), w, 6e-5);
     }
-    for (int j = 0; j < Ts; j++)
+    for (int j = 0; j < r.Ts; j++)
         sum += exp(score[j] - top);
-    for (int j = 0; j < Ts; j++) {
+    for (int j = 0; j < r.Ts; j++) {
         double w = cJSON_GetArrayItem(cJSON_GetArrayItem(x, i), j)->valuedouble;
         if (fabs(exp(score[j] - top) / sum - w) > 1e-5)
             fail_msg("%s: softmax of the panel's scores, key %d: %g, the reference's %g", dir, j,
                      exp(score[j] - top) / sum, w);
     }
-    cJSON_Delete(ref);
+    cJSON_Delete(r.json);
     return s;
 }
 
@@ -380,10 +390,7 @@ static void test_inside(void **state)
     AppState *a = f->a;
     ModelOpened *cli = NULL;
     AttnErr err = {0};
-    cJSON *ref = read_json(DIR "/cli.json");
-    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
-    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
-    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
+    Ref r = ref_read(DIR);
     double score[64];
     const char *bart = "tests/fixtures/families/bart/bart-scaled-untied";
     ModelSource *s = inside_cross(f, bart, 1.0 / sqrt((double)8));
@@ -392,12 +399,12 @@ static void test_inside(void **state)
     int i;
     /* the decoder's self-attention, against the command line's weights */
     key(f, SDLK_x, KMOD_LCTRL | KMOD_LSHIFT);
-    if (!wait_group(f, GROUP_DECODER, Tt, Tt))
+    if (!wait_group(f, GROUP_DECODER, r.Tt, r.Tt))
         fail_msg("no decoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
     assert_int_equal(model_open_path(DIR, 0, &cli, &err), 0);
-    assert_int_equal(model_encdec_compute(cli, text, target, GROUP_DECODER, &err), 0);
+    assert_int_equal(model_encdec_compute(cli, r.source, r.target, GROUP_DECODER, &err), 0);
     AttnMap want = import_map(cli->im, 0);
-    i = Tt - 2;
+    i = r.Tt - 2;
     a->vs.query = i;
     for (int j = 0; j <= i + 1; j++) {
         a->vs.key = j;
@@ -420,7 +427,7 @@ static void test_inside(void **state)
                      score[j] - score[0], d);
     }
     model_opened_free(cli);
-    cJSON_Delete(ref);
+    cJSON_Delete(r.json);
 }
 
 /* The group shown by default agrees with the command line's (cross) once
@@ -433,38 +440,32 @@ static void test_default_group(void **state)
     Fix *f = *state;
     AppState *a = f->a;
     ModelOpened *g = NULL;
-    AttnErr err = {0};
-    cJSON *ref = read_json(DIR "/cli.json");
-    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
-    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
-    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
-    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
-    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
-    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
-    f->o.target = target; /* --target, no --group */
+    Ref r = ref_read(DIR);
+    g = open_source(DIR, &r);
+    f->o.target = r.target; /* --target, no --group */
     assert_int_equal(source_model.show(a, g), 0);
     f->o.target = NULL;
-    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+    if (!wait_group(f, GROUP_CROSS, r.Tt, r.Ts))
         fail_msg("opened with a target: %d × %d shown, not its cross maps", a->vs.map.Tq, a->vs.map.Tk);
     app_present(a);
     if (!strstr(a->vs.panel_title, "cross-attention"))
         fail_msg("title: %s", a->vs.panel_title);
     app_set_keys(a, "");
-    if (!wait_group(f, GROUP_ENCODER, Ts, Ts))
+    if (!wait_group(f, GROUP_ENCODER, r.Ts, r.Ts))
         fail_msg("no target: %d × %d shown, not the encoder's", a->vs.map.Tq, a->vs.map.Tk);
     app_present(a);
     if (!strstr(a->vs.panel_title, "encoder") || !strstr(a->vs.panel_title, "no target yet"))
         fail_msg("title without a target: %s", a->vs.panel_title);
-    app_set_keys(a, target);
-    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+    app_set_keys(a, r.target);
+    if (!wait_group(f, GROUP_CROSS, r.Tt, r.Ts))
         fail_msg("a target typed: %d × %d shown, not its cross maps", a->vs.map.Tq, a->vs.map.Tk);
     key(f, SDLK_x, KMOD_LCTRL | KMOD_LSHIFT); /* the decoder's, chosen */
-    if (!wait_group(f, GROUP_DECODER, Tt, Tt))
+    if (!wait_group(f, GROUP_DECODER, r.Tt, r.Tt))
         fail_msg("no decoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
     app_set_keys(a, "das Haus");
     if (!wait_group(f, GROUP_DECODER, 3, 3)) /* <pad> das haus */
         fail_msg("a group chosen, a new target: %d × %d shown, not its decoder maps", a->vs.map.Tq, a->vs.map.Tk);
-    cJSON_Delete(ref);
+    cJSON_Delete(r.json);
 }
 
 /* The model view's head score (G) on cross-attention: entropy, the score
@@ -480,37 +481,32 @@ static void test_cross_scores(void **state)
     AppState *a = f->a;
     ModelOpened *g = NULL;
     AttnErr err = {0};
-    cJSON *ref = read_json(DIR "/cli.json");
-    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
-    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
-    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
-    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
-    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
-    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    Ref r = ref_read(DIR);
+    g = open_source(DIR, &r);
     assert_int_equal(source_model.show(a, g), 0);
     assert_true(wait_maps(f));
-    app_set_keys(a, target);
-    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+    app_set_keys(a, r.target);
+    if (!wait_group(f, GROUP_CROSS, r.Tt, r.Ts))
         fail_msg("no cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
     key(f, SDLK_g, 0);
     app_present(a);
     assert_non_null(a->vs.grid_score);
     assert_string_equal(a->vs.grid_score_name, "entropy");
-    cJSON *x = cJSON_GetObjectItemCaseSensitive(ref, "cross_l1h1");
+    cJSON *x = cJSON_GetObjectItemCaseSensitive(r.json, "cross_l1h1");
     double want = 0.0;
-    for (int i = 0; i < Tt; i++)
-        for (int j = 0; j < Ts; j++) {
+    for (int i = 0; i < r.Tt; i++)
+        for (int j = 0; j < r.Ts; j++) {
             double w = cJSON_GetArrayItem(cJSON_GetArrayItem(x, i), j)->valuedouble;
-            want -= w > 0 ? w * log(w) / Tt : 0.0;
+            want -= w > 0 ? w * log(w) / r.Tt : 0.0;
         }
     assert_float_equal(a->vs.grid_score[0], want, 1e-4);
     key(f, SDLK_x, KMOD_LCTRL); /* the encoder's: self-attention's default again */
-    if (!wait_group(f, GROUP_ENCODER, Ts, Ts))
+    if (!wait_group(f, GROUP_ENCODER, r.Ts, r.Ts))
         fail_msg("no encoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
     app_present(a);
     assert_string_equal(a->vs.grid_score_name, "induction");
     key(f, SDLK_x, KMOD_LCTRL | KMOD_LSHIFT);
-    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+    if (!wait_group(f, GROUP_CROSS, r.Tt, r.Ts))
         fail_msg("no cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
     app_present(a);
     assert_string_equal(a->vs.grid_score_name, "entropy");
@@ -524,7 +520,7 @@ static void test_cross_scores(void **state)
     }
     key(f, SDLK_i, 0); /* entropy again */
     key(f, SDLK_x, KMOD_LCTRL); /* the encoder's: self-attention's default */
-    if (!wait_group(f, GROUP_ENCODER, Ts, Ts))
+    if (!wait_group(f, GROUP_ENCODER, r.Ts, r.Ts))
         fail_msg("no encoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
     app_present(a);
     assert_string_equal(a->vs.grid_score_name, "entropy"); /* chosen with I: kept */
@@ -533,12 +529,12 @@ static void test_cross_scores(void **state)
     assert_string_equal(a->vs.grid_score_name, "distance"); /* self-attention: every score */
     key(f, SDLK_x, KMOD_LCTRL);
     key(f, SDLK_x, KMOD_LCTRL);
-    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+    if (!wait_group(f, GROUP_CROSS, r.Tt, r.Ts))
         fail_msg("no cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
     app_present(a);
     assert_string_equal(a->vs.grid_score_name, "entropy"); /* distance is none there */
     key(f, SDLK_x, KMOD_LCTRL);
-    if (!wait_group(f, GROUP_ENCODER, Ts, Ts))
+    if (!wait_group(f, GROUP_ENCODER, r.Ts, r.Ts))
         fail_msg("no encoder maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
     app_present(a);
     assert_string_equal(a->vs.grid_score_name, "distance"); /* the choice back */
@@ -554,7 +550,7 @@ static void test_cross_scores(void **state)
     snprintf(svg, sizeof svg, "%s/heads.svg", dir);
     o.exports[0] = svg;
     assert_int_equal(model_open_path(DIR, 0, &cli, &err), 0);
-    assert_int_equal(model_encdec_compute(cli, text, target, GROUP_CROSS, &err), 0);
+    assert_int_equal(model_encdec_compute(cli, r.source, r.target, GROUP_CROSS, &err), 0);
     if (import_write(cli->im, &o, &err) < 0)
         fail_msg("--view heads: %s", err.msg);
     FILE *fp = fopen(svg, "r");
@@ -569,7 +565,7 @@ static void test_cross_scores(void **state)
     rmdir(dir);
     options_free(&o);
     model_opened_free(cli);
-    cJSON_Delete(ref);
+    cJSON_Delete(r.json);
 }
 
 /* A session keeps the target and the group: saved with cross-attention
@@ -580,37 +576,31 @@ static void test_session(void **state)
     Fix *f = *state;
     AppState *a = f->a;
     ModelOpened *g = NULL;
-    AttnErr err = {0};
-    cJSON *ref = read_json(DIR "/cli.json");
-    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
-    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
-    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
-    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
+    Ref r = ref_read(DIR);
     char dir[] = "/tmp/attnviz-test-encdec-session-XXXXXX", path[200];
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/t5.json", dir);
-    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
-    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    g = open_source(DIR, &r);
     assert_int_equal(source_model.show(a, g), 0);
     assert_true(wait_maps(f));
-    app_set_keys(a, target); /* cross-attention with a target */
-    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+    app_set_keys(a, r.target); /* cross-attention with a target */
+    if (!wait_group(f, GROUP_CROSS, r.Tt, r.Ts))
         fail_msg("no cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
-    float cell = attn_map_at(&a->vs.map, Tt - 1, 2);
+    float cell = attn_map_at(&a->vs.map, r.Tt - 1, 2);
     assert_int_equal(app_save_session(a, path), 0);
     assert_int_equal(a->status_err, 0);
     assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
     assert_ptr_not_equal(a->kind, &source_model);
     assert_int_equal(app_open_path(a, path), 0);
     assert_ptr_equal(a->kind, &source_model);
-    assert_string_equal(a->text, text);
-    assert_string_equal(a->keys, target);
-    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+    assert_string_equal(a->text, r.source);
+    assert_string_equal(a->keys, r.target);
+    if (!wait_group(f, GROUP_CROSS, r.Tt, r.Ts))
         fail_msg("the session's cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
-    assert_float_equal(attn_map_at(&a->vs.map, Tt - 1, 2), cell, 1e-6);
+    assert_float_equal(attn_map_at(&a->vs.map, r.Tt - 1, 2), cell, 1e-6);
     unlink(path);
     rmdir(dir);
-    cJSON_Delete(ref);
+    cJSON_Delete(r.json);
 }
 
 /* Save a session on group at layer, head (0-based) with the query row,
@@ -674,26 +664,20 @@ static void test_session_layer(void **state)
     Fix *f = *state;
     AppState *a = f->a;
     ModelOpened *g = NULL;
-    AttnErr err = {0};
-    cJSON *ref = read_json(DIR "/cli.json");
-    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
-    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
-    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
-    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
+    Ref r = ref_read(DIR);
     char dir[] = "/tmp/attnviz-test-encdec-layer-XXXXXX", path[200];
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/t5.json", dir);
-    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
-    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    g = open_source(DIR, &r);
     int L = g->lm.rt->sh.n_layer;
     assert_true(L > g->lm.info.n_layer); /* the decoder's 3, the encoder's 2 */
     assert_int_equal(source_model.show(a, g), 0);
     assert_true(wait_maps(f));
-    app_set_keys(a, target);
-    session_round_trip(f, path, GROUP_DECODER, L - 1, 1, 2, Tt, Tt);
-    session_round_trip(f, path, GROUP_CROSS, L - 1, 3, Tt - 1, Tt, Ts);
+    app_set_keys(a, r.target);
+    session_round_trip(f, path, GROUP_DECODER, L - 1, 1, 2, r.Tt, r.Tt);
+    session_round_trip(f, path, GROUP_CROSS, L - 1, 3, r.Tt - 1, r.Tt, r.Ts);
     rmdir(dir);
-    cJSON_Delete(ref);
+    cJSON_Delete(r.json);
 }
 
 static Rgb img_rgb(const SDL_Surface *s, int x, int y)
@@ -736,21 +720,16 @@ static void test_exports(void **state)
     AppState *a = f->a;
     ModelOpened *g = NULL, *cli = NULL;
     AttnErr err = {0};
-    cJSON *ref = read_json(DIR "/cli.json");
-    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
-    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
-    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
-    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
-    cJSON *x = cJSON_GetObjectItemCaseSensitive(ref, "cross_l1h1");
+    Ref r = ref_read(DIR);
+    cJSON *x = cJSON_GetObjectItemCaseSensitive(r.json, "cross_l1h1");
     char dir[] = "/tmp/attnviz-test-encdec-export-XXXXXX", path[300];
     assert_non_null(mkdtemp(dir));
     a->export_dir = dir;
-    assert_int_equal(model_open_path(DIR, 0, &g, &err), 0);
-    assert_int_equal(model_compute_text(g, text, strlen(text), &err), 0);
+    g = open_source(DIR, &r);
     assert_int_equal(source_model.show(a, g), 0);
     assert_true(wait_maps(f));
-    app_set_keys(a, target);
-    if (!wait_group(f, GROUP_CROSS, Tt, Ts))
+    app_set_keys(a, r.target);
+    if (!wait_group(f, GROUP_CROSS, r.Tt, r.Ts))
         fail_msg("no cross maps: %d × %d shown", a->vs.map.Tq, a->vs.map.Tk);
     a->vs.query = 0;
     app_draw(a, f->r);
@@ -769,11 +748,11 @@ static void test_exports(void **state)
                          a->vs.cscale, a->vs.query);
     assert_int_equal(img->w, fig.w);
     assert_int_equal(img->h, fig.h);
-    assert_int_equal(fig.Tq, Tt);
-    assert_int_equal(fig.Tk, Ts);
+    assert_int_equal(fig.Tq, r.Tt);
+    assert_int_equal(fig.Tk, r.Ts);
     int bad = 0;
-    for (int i = 1; i < Tt; i++)
-        for (int j = 0; j < Ts; j++) {
+    for (int i = 1; i < r.Tt; i++)
+        for (int j = 0; j < r.Ts; j++) {
             double w = cJSON_GetArrayItem(cJSON_GetArrayItem(x, i), j)->valuedouble;
             Rgb got = img_rgb(img, figure_cell_x(&fig, j) + 5, figure_cell_y(&fig, i) + 5);
             Rgb want = colormap_scale_rgb(&fig.cb.cs, (float)w);
@@ -792,10 +771,10 @@ static void test_exports(void **state)
     assert_non_null(csv);
     const char *line = strchr(csv, '\n');
     assert_non_null(line);
-    for (int i = 0; i < Tt; i++) {
+    for (int i = 0; i < r.Tt; i++) {
         line = strchr(line + 1, ','); /* after the row's label */
         assert_non_null(line);
-        for (int j = 0; j < Ts; j++) {
+        for (int j = 0; j < r.Ts; j++) {
             char *end;
             double v = strtod(line + 1, &end), w = cJSON_GetArrayItem(cJSON_GetArrayItem(x, i), j)->valuedouble;
             if (fabs(v - w) > 1e-5)
@@ -806,7 +785,7 @@ static void test_exports(void **state)
         assert_non_null(line);
     }
     assert_int_equal(model_open_path(DIR, 0, &cli, &err), 0);
-    assert_int_equal(model_encdec_compute(cli, text, target, GROUP_CROSS, &err), 0);
+    assert_int_equal(model_encdec_compute(cli, r.source, r.target, GROUP_CROSS, &err), 0);
     char cli_csv[300];
     snprintf(cli_csv, sizeof cli_csv, "%s/cli.csv", dir);
     assert_int_equal(import_write_csv(cli->im, cli_csv, &err), 0);
@@ -832,7 +811,7 @@ static void test_exports(void **state)
     assert_non_null(svg);
     const ModelSource *s = a->src;
     char dims[40];
-    snprintf(dims, sizeof dims, "%d\xC3\x97%d", Tt, Ts); /* the facts: target rows × source columns */
+    snprintf(dims, sizeof dims, "%d\xC3\x97%d", r.Tt, r.Ts); /* the facts: target rows × source columns */
     if (!strstr(svg, "entropy") || !strstr(svg, dims))
         fail_msg("the model view's SVG lacks entropy's marks or %s", dims);
     int layers = 0;
@@ -844,7 +823,7 @@ static void test_exports(void **state)
     unlink(a->last_export);
     model_opened_free(cli);
     rmdir(dir);
-    cJSON_Delete(ref);
+    cJSON_Delete(r.json);
 }
 
 /* --export-attention's .npz of the three groups in the window: it opens on
@@ -857,32 +836,28 @@ static void test_npz_groups(void **state)
     AppState *a = f->a;
     ModelOpened *cli = NULL;
     AttnErr err = {0};
-    cJSON *ref = read_json(DIR "/cli.json");
-    const char *text = cJSON_GetObjectItemCaseSensitive(ref, "source")->valuestring;
-    const char *target = cJSON_GetObjectItemCaseSensitive(ref, "target")->valuestring;
-    int Ts = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "source_ids"));
-    int Tt = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(ref, "decoder_ids"));
-    cJSON *x = cJSON_GetObjectItemCaseSensitive(ref, "cross_l1h1");
+    Ref r = ref_read(DIR);
+    cJSON *x = cJSON_GetObjectItemCaseSensitive(r.json, "cross_l1h1");
     char dir[] = "/tmp/attnviz-test-encdec-npz-XXXXXX", path[300];
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/t5.npz", dir);
     assert_int_equal(model_open_path(DIR, 0, &cli, &err), 0);
-    assert_int_equal(model_encdec_compute(cli, text, target, GROUP_CROSS, &err), 0);
+    assert_int_equal(model_encdec_compute(cli, r.source, r.target, GROUP_CROSS, &err), 0);
     assert_int_equal(model_encdec_export(cli, path, &err), 0);
     assert_int_equal(app_open_path(a, path), 0);
     FileSource *fs = file_source_of(a);
     assert_non_null(fs);
     app_draw(a, f->r);
-    assert_int_equal(a->vs.map.Tq, Tt);
-    assert_int_equal(a->vs.map.Tk, Ts);
-    for (int i = 0; i < Tt; i++)
-        for (int j = 0; j < Ts; j++)
+    assert_int_equal(a->vs.map.Tq, r.Tt);
+    assert_int_equal(a->vs.map.Tk, r.Ts);
+    for (int i = 0; i < r.Tt; i++)
+        for (int j = 0; j < r.Ts; j++)
             assert_float_equal(attn_map_at(&a->vs.map, i, j),
                                cJSON_GetArrayItem(cJSON_GetArrayItem(x, i), j)->valuedouble, 1e-5);
     key(f, SDLK_l, 0); /* layer 2: the encoder's last */
     static const int groups[3] = {GROUP_ENCODER, GROUP_DECODER, GROUP_CROSS};
     for (int k = 0; k < 3; k++) {
-        int group = groups[k], Tq = group == GROUP_ENCODER ? Ts : Tt, Tk = group == GROUP_DECODER ? Tt : Ts;
+        int group = groups[k], Tq = group == GROUP_ENCODER ? r.Ts : r.Tt, Tk = group == GROUP_DECODER ? r.Tt : r.Ts;
         key(f, SDLK_x, KMOD_LCTRL);
         app_draw(a, f->r);
         assert_int_equal(a->status_err, 0);
@@ -890,7 +865,7 @@ static void test_npz_groups(void **state)
         assert_int_equal(fs->ms.layer, 1);
         if (a->vs.map.Tq != Tq || a->vs.map.Tk != Tk)
             fail_msg("group %d: %d × %d shown, want %d × %d", group, a->vs.map.Tq, a->vs.map.Tk, Tq, Tk);
-        assert_int_equal(model_encdec_compute(cli, text, target, group, &err), 0);
+        assert_int_equal(model_encdec_compute(cli, r.source, r.target, group, &err), 0);
         assert_int_equal(import_pick(cli->im, 1, 0, 0, NULL, &err), 0);
         AttnMap want = import_map(cli->im, 0);
         for (int i = 0; i < Tq; i++)
@@ -904,7 +879,7 @@ static void test_npz_groups(void **state)
     model_opened_free(cli);
     unlink(path);
     rmdir(dir);
-    cJSON_Delete(ref);
+    cJSON_Delete(r.json);
 }
 
 /* One character typed whole (a multi-byte one in a single SDL_TEXTINPUT
