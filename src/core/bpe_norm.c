@@ -29,6 +29,31 @@ static void put_cp(BpeStr *o, unsigned cp)
     bpe_str_put(o, u, (size_t)(k > 0 ? k : 0));
 }
 
+/* cp lower-cased into o: one character, or two where Unicode's lower case
+ * of it is two (İ: i and a combining dot), by the table BertNormalizer and
+ * Lowercase both read. */
+static void put_lower(BpeStr *o, unsigned cp)
+{
+    unsigned lc[2] = {cp, 0};
+    if (bpe_bert_lower(cp, lc) == 2)
+        put_cp(o, lc[0]);
+    put_cp(o, lc[lc[1] ? 1 : 0]);
+}
+
+/* out, a pass's output, as the text *t (n bytes) in place of the old one. */
+static int take_text(BpeStr *out, char **t, size_t *n)
+{
+    bpe_str_put(out, "", 0); /* an empty text too */
+    if (out->failed) {
+        free(out->s);
+        return -ATTN_E_NOMEM;
+    }
+    free(*t);
+    *t = out->s;
+    *n = out->n;
+    return 0;
+}
+
 /* One character pass of text t (n bytes, valid UTF-8) into out by what,
  * one of: clean text and the CJK spaces (pass 0), nonspacing marks dropped
  * (1), lower case (2). */
@@ -57,10 +82,8 @@ static void bert_pass(BpeStr *out, const char *t, size_t n, unsigned flags, int 
             if (BERT_IS(MARK, cp))
                 continue;
         } else {
-            unsigned lc[2] = {cp, 0};
-            if (bpe_bert_lower(cp, lc) == 2)
-                put_cp(out, lc[0]);
-            cp = lc[lc[1] ? 1 : 0];
+            put_lower(out, cp);
+            continue;
         }
         put_cp(out, cp);
     }
@@ -83,14 +106,9 @@ static int bert_normalize(unsigned flags, char **t, size_t *n, pcre2_match_data 
         }
         BpeStr out = {0};
         bert_pass(&out, *t, *n, flags, pass);
-        bpe_str_put(&out, "", 0); /* an empty text too */
-        if (out.failed) {
-            free(out.s);
-            return -ATTN_E_NOMEM;
-        }
-        free(*t);
-        *t = out.s;
-        *n = out.n;
+        int rc = take_text(&out, t, n);
+        if (rc < 0)
+            return rc;
     }
     return 0;
 }
@@ -117,8 +135,7 @@ static unsigned nmt_map(unsigned cp)
 }
 
 /* Lowercase (NormalizedString::lowercase: Rust's char::to_lowercase, one
- * character at a time, so no final sigma; the table BertNormalizer's lower
- * case reads) or Nmt over *t. */
+ * character at a time, so no final sigma) or Nmt over *t. */
 static int char_step(int kind, char **t, size_t *n)
 {
     BpeStr out = {0};
@@ -136,20 +153,9 @@ static int char_step(int kind, char **t, size_t *n)
                 put_cp(&out, nmt_map(cp));
             continue;
         }
-        unsigned lc[2] = {cp, 0};
-        if (bpe_bert_lower(cp, lc) == 2)
-            put_cp(&out, lc[0]);
-        put_cp(&out, lc[lc[1] ? 1 : 0]);
+        put_lower(&out, cp);
     }
-    bpe_str_put(&out, "", 0); /* an empty text too */
-    if (out.failed) {
-        free(out.s);
-        return -ATTN_E_NOMEM;
-    }
-    free(*t);
-    *t = out.s;
-    *n = out.n;
-    return 0;
+    return take_text(&out, t, n);
 }
 
 /* Strip: Unicode white space off the left and the right of t (*n bytes,
