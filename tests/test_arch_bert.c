@@ -38,38 +38,13 @@ extern const ArchDesc desc_bert;
 #define ROBERTA "\"model_type\": \"roberta\", " SIZES
 
 /* ---- config.json ----------------------------------------------------------------- */
-static void *cfg_buf(void)
-{
-    void *b = malloc(desc_bert.rt->cfg_size);
-    assert_non_null(b);
-    return b;
-}
-
-static int parse(void *cfg, const char *text, AttnErr *err)
-{
-    memset(err, 0, sizeof *err);
-    return model_config_parse(&desc_bert, cfg, text, strlen(text), "config.json", err);
-}
-
-static void parse_ok(const char *text, RtShape *sh, ArchFacts *f)
-{
-    void *cfg = cfg_buf();
-    AttnErr err;
-    if (parse(cfg, text, &err) != 0)
-        fail_msg("%s: %s", text, err.msg);
-    desc_bert.rt->shape(cfg, sh);
-    desc_bert.facts(cfg, f);
-    assert_int_equal(desc_bert.rt->check(cfg, &err), 0);
-    free(cfg);
-}
-
 static void test_config_defaults(void **state)
 {
     (void)state;
     RtShape sh;
     ArchFacts f;
     /* only the sizes: BertConfig's defaults (512 positions, no bos / eos) */
-    parse_ok("{" BERT "}", &sh, &f);
+    arch_parse_ok(&desc_bert, "{" BERT "}", &sh, &f);
     assert_int_equal(sh.n_layer, 2);
     assert_int_equal(sh.n_head, 4);
     assert_int_equal(sh.n_kv_head, 4);
@@ -82,22 +57,22 @@ static void test_config_defaults(void **state)
     assert_int_equal(f.eos_id, -1);
     assert_int_equal(f.scale_attn, 1);
     /* RobertaConfig's: pad 1, so 512 − 2 positions a text may use; bos 0, eos 2 */
-    parse_ok("{" ROBERTA "}", &sh, &f);
+    arch_parse_ok(&desc_bert, "{" ROBERTA "}", &sh, &f);
     assert_int_equal(sh.n_positions, 510);
     assert_int_equal(sh.bidirectional, 1);
     assert_int_equal(f.bos_id, 0);
     assert_int_equal(f.eos_id, 2);
-    parse_ok("{\"model_type\": \"xlm-roberta\", " SIZES ", \"max_position_embeddings\": 514}",
+    arch_parse_ok(&desc_bert, "{\"model_type\": \"xlm-roberta\", " SIZES ", \"max_position_embeddings\": 514}",
              &sh, &f);
     assert_int_equal(sh.n_positions, 512);
     /* pad_token_id moves where positions start */
-    parse_ok("{" ROBERTA ", \"max_position_embeddings\": 40, \"pad_token_id\": 9}", &sh, &f);
+    arch_parse_ok(&desc_bert, "{" ROBERTA ", \"max_position_embeddings\": 40, \"pad_token_id\": 9}", &sh, &f);
     assert_int_equal(sh.n_positions, 30);
     /* a bert's pad_token_id does not */
-    parse_ok("{" BERT ", \"max_position_embeddings\": 40, \"pad_token_id\": 9}", &sh, &f);
+    arch_parse_ok(&desc_bert, "{" BERT ", \"max_position_embeddings\": 40, \"pad_token_id\": 9}", &sh, &f);
     assert_int_equal(sh.n_positions, 40);
     /* DistilBertConfig's: model_type alone gives distilbert-base's sizes */
-    parse_ok("{\"model_type\": \"distilbert\"}", &sh, &f);
+    arch_parse_ok(&desc_bert, "{\"model_type\": \"distilbert\"}", &sh, &f);
     assert_int_equal(sh.n_layer, 6);
     assert_int_equal(sh.n_head, 12);
     assert_int_equal(sh.hidden, 768);
@@ -105,12 +80,12 @@ static void test_config_defaults(void **state)
     assert_int_equal(sh.n_positions, 512);
     assert_int_equal(sh.bidirectional, 1);
     /* its attribute_map's names read when its own are absent */
-    parse_ok("{\"model_type\": \"distilbert\", " SIZES "}", &sh, &f);
+    arch_parse_ok(&desc_bert, "{\"model_type\": \"distilbert\", " SIZES "}", &sh, &f);
     assert_int_equal(sh.n_layer, 2);
     assert_int_equal(sh.n_head, 4);
     assert_int_equal(sh.hidden, 64);
     /* position_embedding_type absolute and false flags are what is computed */
-    parse_ok("{" BERT ", \"position_embedding_type\": \"absolute\", \"is_decoder\": false, "
+    arch_parse_ok(&desc_bert, "{" BERT ", \"position_embedding_type\": \"absolute\", \"is_decoder\": false, "
              "\"add_cross_attention\": false}", &sh, &f);
 }
 
@@ -147,10 +122,10 @@ static void test_config_errors(void **state)
          "pad_token_id 19 leaves no position of the 20"},
         {"{" ROBERTA ", \"pad_token_id\": \"<pad>\"}", ATTN_E_RANGE, "\"pad_token_id\""},
     };
-    void *cfg = cfg_buf();
+    void *cfg = arch_cfg_new(&desc_bert);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         AttnErr err;
-        int rc = parse(cfg, bad[i].text, &err);
+        int rc = arch_parse(&desc_bert, cfg, bad[i].text, &err);
         if (rc != -bad[i].code || !strstr(err.msg, bad[i].piece) ||
             !(strstr(err.msg, "bert") || strstr(err.msg, "BERT")) ||
             strcmp(err.file, "config.json"))

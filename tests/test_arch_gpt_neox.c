@@ -39,39 +39,13 @@ extern const ArchDesc desc_gpt_neox;
 #define BASE "\"model_type\": \"gpt_neox\", \"hidden_size\": 64, \"num_hidden_layers\": 2, " \
              "\"num_attention_heads\": 4, \"intermediate_size\": 96, \"vocab_size\": 100"
 
-static void *cfg_buf(void)
-{
-    void *b = malloc(desc_gpt_neox.rt->cfg_size);
-    assert_non_null(b);
-    return b;
-}
-
-static int parse(void *cfg, const char *text, AttnErr *err)
-{
-    memset(err, 0, sizeof *err);
-    return model_config_parse(&desc_gpt_neox, cfg, text, strlen(text), "config.json", err);
-}
-
-/* text parsed: 0, and its shape and facts */
-static void parse_ok(const char *text, RtShape *sh, ArchFacts *f)
-{
-    void *cfg = cfg_buf();
-    AttnErr err;
-    if (parse(cfg, text, &err) != 0)
-        fail_msg("%s: %s", text, err.msg);
-    desc_gpt_neox.rt->shape(cfg, sh);
-    desc_gpt_neox.facts(cfg, f);
-    assert_int_equal(desc_gpt_neox.rt->check(cfg, &err), 0);
-    free(cfg);
-}
-
 static void test_config_defaults(void **state)
 {
     (void)state;
     RtShape sh;
     ArchFacts f;
     /* only the sizes: GPTNeoXConfig's defaults */
-    parse_ok("{" BASE "}", &sh, &f);
+    arch_parse_ok(&desc_gpt_neox, "{" BASE "}", &sh, &f);
     assert_int_equal(sh.n_layer, 2);
     assert_int_equal(sh.n_head, 4);
     assert_int_equal(sh.n_kv_head, 4);
@@ -90,7 +64,7 @@ static void test_config_defaults(void **state)
     assert_int_equal(f.scale_by_layer, 0);
 
     /* each value read */
-    parse_ok("{" BASE ", \"rotary_pct\": 1.0, \"rotary_emb_base\": 500, "
+    arch_parse_ok(&desc_gpt_neox, "{" BASE ", \"rotary_pct\": 1.0, \"rotary_emb_base\": 500, "
              "\"max_position_embeddings\": 64, \"bos_token_id\": 7, \"rope_scaling\": null}",
              &sh, &f);
     assert_int_equal(sh.rope.dims, 16);
@@ -98,20 +72,20 @@ static void test_config_defaults(void **state)
     assert_int_equal(sh.rope.scaling, ROPE_SCALE_NONE);
     assert_int_equal(sh.n_positions, 64);
     assert_int_equal(f.bos_id, 7);
-    parse_ok("{" BASE ", \"rotary_pct\": 0.5, \"rope_scaling\": {\"type\": \"linear\", "
+    arch_parse_ok(&desc_gpt_neox, "{" BASE ", \"rotary_pct\": 0.5, \"rope_scaling\": {\"type\": \"linear\", "
              "\"factor\": 4.0}, \"bos_token_id\": 100}", &sh, &f);
     assert_int_equal(sh.rope.dims, 8);
     assert_int_equal(sh.rope.scaling, ROPE_SCALE_LINEAR);
     assert_true(sh.rope.factor == 4.0);
     assert_int_equal(f.bos_id, -1); /* outside the vocabulary: none */
-    parse_ok("{" BASE ", \"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 2}}", &sh, &f);
+    arch_parse_ok(&desc_gpt_neox, "{" BASE ", \"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 2}}", &sh, &f);
     assert_int_equal(sh.rope.scaling, ROPE_SCALE_LINEAR);
     assert_true(sh.rope.factor == 2.0);
-    parse_ok("{" BASE ", \"rope_scaling\": {\"rope_type\": \"default\"}}", &sh, &f);
+    arch_parse_ok(&desc_gpt_neox, "{" BASE ", \"rope_scaling\": {\"rope_type\": \"default\"}}", &sh, &f);
     assert_int_equal(sh.rope.scaling, ROPE_SCALE_NONE);
     /* int(16 · 0.3) = 4; every accepted activation; fields transformers
      * keeps but never computes with */
-    parse_ok("{" BASE ", \"rotary_pct\": 0.3, \"hidden_act\": \"gelu_pytorch_tanh\", "
+    arch_parse_ok(&desc_gpt_neox, "{" BASE ", \"rotary_pct\": 0.3, \"hidden_act\": \"gelu_pytorch_tanh\", "
              "\"eos_token_id\": [3, 4], \"bos_token_id\": null, \"initializer_range\": 0.02, "
              "\"hidden_dropout\": 0.1, \"use_cache\": false}", &sh, &f);
     assert_int_equal(sh.rope.dims, 4);
@@ -120,7 +94,7 @@ static void test_config_defaults(void **state)
     for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++) {
         char text[512];
         snprintf(text, sizeof text, "{" BASE ", \"hidden_act\": \"%s\"}", acts[i]);
-        parse_ok(text, &sh, &f);
+        arch_parse_ok(&desc_gpt_neox, text, &sh, &f);
     }
 }
 
@@ -222,10 +196,10 @@ static void test_config_errors(void **state)
         {"{" BASE ", \"bos_token_id\": -1}", ATTN_E_RANGE, "\"bos_token_id\" must be null"},
         {"{" BASE ", \"eos_token_id\": \"</s>\"}", ATTN_E_RANGE, "\"eos_token_id\" must be null"},
     };
-    void *cfg = cfg_buf();
+    void *cfg = arch_cfg_new(&desc_gpt_neox);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         AttnErr err;
-        int rc = parse(cfg, bad[i].text, &err);
+        int rc = arch_parse(&desc_gpt_neox, cfg, bad[i].text, &err);
         if (rc != -bad[i].code || !strstr(err.msg, bad[i].piece) ||
             !(strstr(err.msg, "gpt_neox") || strstr(err.msg, "GPT-NeoX")) ||
             strcmp(err.file, "config.json"))

@@ -38,32 +38,6 @@ extern const ArchDesc desc_phi3;
 #define BASE "\"model_type\": \"phi3\", \"hidden_size\": 64, \"num_hidden_layers\": 2, " \
              "\"num_attention_heads\": 4, \"intermediate_size\": 96, \"vocab_size\": 100"
 
-/* The config buffer (desc_phi3.rt->cfg_size bytes) of the last parse. */
-static void *cfg_buf(void)
-{
-    static void *buf;
-    if (!buf)
-        buf = malloc(desc_phi3.rt->cfg_size);
-    assert_non_null(buf);
-    return buf;
-}
-
-static int parse(const char *text, AttnErr *err)
-{
-    memset(err, 0, sizeof *err);
-    return model_config_parse(&desc_phi3, cfg_buf(), text, strlen(text), "cfg.json", err);
-}
-
-/* text parsed (it must be accepted), its shape and facts */
-static void parse_ok(const char *text, RtShape *s, ArchFacts *f)
-{
-    AttnErr err;
-    if (parse(text, &err) != 0)
-        fail_msg("refused: %s (%s) for %s", err.msg, err.file, text);
-    desc_phi3.rt->shape(cfg_buf(), s);
-    desc_phi3.facts(cfg_buf(), f);
-}
-
 static int near(double a, double b)
 {
     return fabs(a - b) <= 1e-12 * fabs(b);
@@ -76,7 +50,7 @@ static void test_config(void **state)
     ArchFacts f;
     /* defaults: KV = H, head_dim = hidden / H, 4096 positions, θ 10000, all
      * dimensions rotated, no scaling, bos 1, scores / √head_dim */
-    parse_ok("{" BASE "}", &s, &f);
+    arch_parse_ok(&desc_phi3, "{" BASE "}", &s, &f);
     assert_true(s.n_layer == 2 && s.n_head == 4 && s.n_kv_head == 4 && s.d_head == 16);
     assert_true(s.hidden == 64 && s.n_vocab == 100 && s.n_positions == 4096);
     assert_true(s.n_rows == 1 && s.row_w[0] == 2 * 96);
@@ -88,26 +62,26 @@ static void test_config(void **state)
     assert_false(s.bidirectional);
     assert_true(f.bos_id == 1 && f.scale_attn == 1 && f.scale_by_layer == 0);
     /* head_dim given; hidden / H floored as transformers does; KV; θ; bos */
-    parse_ok("{\"model_type\": \"phi3\", \"hidden_size\": 26, \"num_hidden_layers\": 1, "
+    arch_parse_ok(&desc_phi3, "{\"model_type\": \"phi3\", \"hidden_size\": 26, \"num_hidden_layers\": 1, "
              "\"num_attention_heads\": 4, \"intermediate_size\": 8, \"vocab_size\": 10, "
              "\"bos_token_id\": 10, \"rope_theta\": 250000.0}", &s, &f);
     assert_true(s.d_head == 6 && s.rope.dims == 6 && s.rope.theta == 250000.0);
     assert_int_equal(f.bos_id, -1); /* outside the vocabulary: none */
-    parse_ok("{" BASE ", \"head_dim\": 24, \"num_key_value_heads\": 2, \"bos_token_id\": null, "
+    arch_parse_ok(&desc_phi3, "{" BASE ", \"head_dim\": 24, \"num_key_value_heads\": 2, \"bos_token_id\": null, "
              "\"max_position_embeddings\": 131072}", &s, &f);
     assert_true(s.d_head == 24 && s.n_kv_head == 2 && s.rope.dims == 24);
     assert_true(s.n_positions == 131072 && f.bos_id == -1);
     /* partial_rotary_factor: int(head_dim · factor) rotated (Phi-4-mini's 0.75 of 128) */
-    parse_ok("{\"model_type\": \"phi3\", \"hidden_size\": 3072, \"num_hidden_layers\": 32, "
+    arch_parse_ok(&desc_phi3, "{\"model_type\": \"phi3\", \"hidden_size\": 3072, \"num_hidden_layers\": 32, "
              "\"num_attention_heads\": 24, \"num_key_value_heads\": 8, \"intermediate_size\": "
              "8192, \"vocab_size\": 200064, \"partial_rotary_factor\": 0.75, "
              "\"tie_word_embeddings\": true}", &s, &f);
     assert_true(s.d_head == 128 && s.rope.dims == 96 && s.n_kv_head == 8);
-    parse_ok("{" BASE ", \"partial_rotary_factor\": 0.3}", &s, &f); /* int(4.8) = 4 */
+    arch_parse_ok(&desc_phi3, "{" BASE ", \"partial_rotary_factor\": 0.3}", &s, &f); /* int(4.8) = 4 */
     assert_int_equal(s.rope.dims, 4);
     /* longrope: the lists (rotary dims / 2 each), original max default 4096,
      * the attention factor √(1 + ln(max / orig) / ln(orig)) */
-    parse_ok("{" BASE ", \"partial_rotary_factor\": 0.5, \"max_position_embeddings\": 131072, "
+    arch_parse_ok(&desc_phi3, "{" BASE ", \"partial_rotary_factor\": 0.5, \"max_position_embeddings\": 131072, "
              "\"rope_scaling\": {\"type\": \"longrope\", \"short_factor\": [1, 1.5, 2, 3], "
              "\"long_factor\": [4, 5, 6.5, 7]}}", &s, &f);
     assert_int_equal(s.rope.scaling, ROPE_SCALE_LONGROPE);
@@ -116,23 +90,23 @@ static void test_config(void **state)
     assert_true(s.rope.long_f[0] == 4.0 && s.rope.long_f[2] == 6.5);
     assert_true(near(s.rope.attn_factor, sqrt(1.0 + log(32.0) / log(4096.0))));
     /* rope_type, a given attention_factor, a given original max */
-    parse_ok("{" BASE ", \"original_max_position_embeddings\": 2048, \"rope_scaling\": "
+    arch_parse_ok(&desc_phi3, "{" BASE ", \"original_max_position_embeddings\": 2048, \"rope_scaling\": "
              "{\"rope_type\": \"longrope\", \"short_factor\": [1, 1, 1, 1, 1, 1, 1, 2], "
              "\"long_factor\": [1, 1, 1, 1, 1, 1, 1, 3], \"attention_factor\": 1.25}}", &s, &f);
     assert_true(s.rope.scaling == ROPE_SCALE_LONGROPE && s.rope.orig_max == 2048);
     assert_true(s.rope.attn_factor == 1.25 && s.rope.long_f[7] == 3.0);
     /* max ≤ original: factor 1; the older names su and yarn are longrope */
-    parse_ok("{" BASE ", \"max_position_embeddings\": 4096, \"rope_scaling\": {\"type\": \"su\", "
+    arch_parse_ok(&desc_phi3, "{" BASE ", \"max_position_embeddings\": 4096, \"rope_scaling\": {\"type\": \"su\", "
              "\"short_factor\": [1, 1, 1, 1, 1, 1, 1, 1], \"long_factor\": [2, 2, 2, 2, 2, 2, 2, "
              "2]}}", &s, &f);
     assert_true(s.rope.scaling == ROPE_SCALE_LONGROPE && s.rope.attn_factor == 1.0);
-    parse_ok("{" BASE ", \"rope_scaling\": {\"type\": \"yarn\", \"short_factor\": [1, 1, 1, 1, "
+    arch_parse_ok(&desc_phi3, "{" BASE ", \"rope_scaling\": {\"type\": \"yarn\", \"short_factor\": [1, 1, 1, 1, "
              "1, 1, 1, 1], \"long_factor\": [2, 2, 2, 2, 2, 2, 2, 2]}}", &s, &f);
     assert_int_equal(s.rope.scaling, ROPE_SCALE_LONGROPE);
     /* default and null: none */
-    parse_ok("{" BASE ", \"rope_scaling\": {\"rope_type\": \"default\"}}", &s, &f);
+    arch_parse_ok(&desc_phi3, "{" BASE ", \"rope_scaling\": {\"rope_type\": \"default\"}}", &s, &f);
     assert_int_equal(s.rope.scaling, ROPE_SCALE_NONE);
-    parse_ok("{" BASE ", \"rope_scaling\": null, \"sliding_window\": null, \"head_dim\": null, "
+    arch_parse_ok(&desc_phi3, "{" BASE ", \"rope_scaling\": null, \"sliding_window\": null, \"head_dim\": null, "
              "\"num_key_value_heads\": null, \"hidden_act\": \"silu\"}", &s, &f);
     assert_true(s.rope.scaling == ROPE_SCALE_NONE && s.d_head == 16 && s.n_kv_head == 4);
 }
@@ -254,19 +228,21 @@ static void test_config_errors(void **state)
         {"{" BASE ",}", ATTN_E_PARSE, "not valid JSON", 0},
         {"[1]", ATTN_E_PARSE, "not a JSON object", 0},
     };
+    void *cfg = arch_cfg_new(&desc_phi3);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         AttnErr err;
-        int rc = parse(bad[i].text, &err);
+        int rc = arch_parse(&desc_phi3, cfg, bad[i].text, &err);
         if (rc != -bad[i].code || err.code != bad[i].code || !strstr(err.msg, bad[i].piece) ||
-            strcmp(err.file, "cfg.json") || (bad[i].names_phi3 && !strstr(err.msg, "phi3")))
+            strcmp(err.file, "config.json") || (bad[i].names_phi3 && !strstr(err.msg, "phi3")))
             fail_msg("case %zu: rc %d \"%s\" (%s); expected %d with \"%s\"%s", i, rc, err.msg,
                      err.file, bad[i].code, bad[i].piece,
                      bad[i].names_phi3 ? " naming phi3" : "");
         /* refused: the buffer zeroed */
         RtShape s;
-        desc_phi3.rt->shape(cfg_buf(), &s);
+        desc_phi3.rt->shape(cfg, &s);
         assert_int_equal(s.n_layer, 0);
     }
+    free(cfg);
 }
 
 /* ---- folders through lm_open ----------------------------------------------------- */
@@ -432,7 +408,5 @@ int main(void)
         cmocka_unit_test(test_folders),
         cmocka_unit_test(test_eps_default),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    free(cfg_buf());
-    return rc;
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

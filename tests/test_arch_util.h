@@ -1,6 +1,7 @@
 /* What the architectures' bad-folder tests share (test_arch_*.c): a
  * fixture's config and weights copied into a fresh folder, one config.json
- * key changed there, and lm_open's refusal of such a folder. Include after
+ * key changed there, and lm_open's refusal of such a folder; a config.json
+ * text read by an architecture's table. Include after
  * cmocka.h and test_gpt2_fs.h. */
 #ifndef ATTNVIZ_TEST_ARCH_UTIL_H
 #define ATTNVIZ_TEST_ARCH_UTIL_H
@@ -11,7 +12,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "attnviz/arch.h"
 #include "attnviz/lm.h"
+#include "attnviz/model_file.h"
 
 /* A new temporary folder holding family_dir's fixture's config.json and
  * model.safetensors (family_dir ends in '/'); the caller removes it. */
@@ -52,6 +55,39 @@ static inline int open_err(const char *dir, AttnErr *err)
     assert_null(lm.model);
     assert_null(lm.rt);
     return rc;
+}
+
+/* A config struct's buffer for architecture d (d->rt->cfg_size bytes). */
+static inline void *arch_cfg_new(const ArchDesc *d)
+{
+    void *cfg = malloc(d->rt->cfg_size);
+    assert_non_null(cfg);
+    return cfg;
+}
+
+/* text read by d's config table into cfg: model_config_parse's code, err
+ * cleared first. */
+static inline int arch_parse(const ArchDesc *d, void *cfg, const char *text, AttnErr *err)
+{
+    memset(err, 0, sizeof *err);
+    return model_config_parse(d, cfg, text, strlen(text), "config.json", err);
+}
+
+/* text read by d (it must be accepted, by the table and by the forward's
+ * check): its shape and facts. The shape may point into the config (Phi-3's
+ * longrope lists), which is kept until the next call. */
+static inline void arch_parse_ok(const ArchDesc *d, const char *text, RtShape *sh, ArchFacts *f)
+{
+    static void *cfg;
+    free(cfg);
+    cfg = arch_cfg_new(d);
+    AttnErr err;
+    if (arch_parse(d, cfg, text, &err) != 0)
+        fail_msg("refused: %s (%s) for %s", err.msg, err.file, text);
+    d->rt->shape(cfg, sh);
+    d->facts(cfg, f);
+    if (d->rt->check(cfg, &err) != 0)
+        fail_msg("the forward's check refused: %s for %s", err.msg, text);
 }
 
 #endif
