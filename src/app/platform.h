@@ -65,5 +65,15 @@ void platform_run_loop(const PlatformLoop *loop);
 /* A file the user asked for (an export) was written at path: the desktop
  * has nothing more to do, the browser offers it as a download. */
 void platform_file_written(const char *path);
+/* A session the user saved (Ctrl+S) was written at path: the desktop has
+ * nothing more to do (the file is kept where it was written); the browser
+ * offers it as a download and keeps it in its own storage (IndexedDB),
+ * where the page's Ctrl+O offers it again after a reload. */
+void platform_session_written(const char *path);
+/* A message for the status bar that the platform has had since the last
+ * call (the browser: a session its storage would not keep, which it says
+ * only once the storing has failed, after the save's own message): 1 and
+ * the text in out (n bytes), else 0. The desktop has none. */
+int platform_note(char *out, size_t n);
 
 #endif
