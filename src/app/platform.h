@@ -60,6 +60,14 @@ typedef struct PlatformLoop {
  * (the desktop's; a page's loop runs until the tab closes). */
 void platform_run_loop(const PlatformLoop *loop);
 
+/* ---- the help ------------------------------------------------------------------ */
+
+/* The help's lines for Ctrl+S and Ctrl+O (input.c's key table): what
+ * saving and opening do differ (a page keeps its sessions in the browser
+ * and opens the user's files through the browser's picker). */
+extern const char platform_help_save[];
+extern const char platform_help_open[];
+
 /* ---- files ----------------------------------------------------------------- */
 
 /* A file the user asked for (an export) was written at path: the desktop

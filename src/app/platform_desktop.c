@@ -289,3 +289,6 @@ int platform_note(char *out, size_t n)
     (void)out, (void)n;
     return 0;
 }
+
+const char platform_help_save[] = "save session / save as";
+const char platform_help_open[] = "open a session, sentences, attention file or model folder (or drop one)";

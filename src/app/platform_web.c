@@ -274,6 +274,12 @@ void platform_run_loop(const PlatformLoop *loop)
     emscripten_set_main_loop(step, 0, 1);
 }
 
+/* ---- the help ------------------------------------------------------------------ */
+
+const char platform_help_save[] = "save session / save as (downloaded, and kept in this browser)";
+const char platform_help_open[] = "open a session kept in this browser, or a file from this computer: session, "
+                                  "sentences, attention file, model (Ctrl+Shift+O: a model folder; or drop one)";
+
 /* ---- files ----------------------------------------------------------------- */
 
 /* The file at path (just written in the page's memory) offered as a
