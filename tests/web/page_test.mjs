@@ -626,6 +626,29 @@ try {
   r = compare(bar(reopened), bar(nReopen));
   check(same(r), `its sentence bar too (${fmt(r)})`);
 
+  // Ctrl+O again, Delete: the chosen one (the newest, lesson2.json)
+  // forgotten, in IndexedDB too; Esc closes the list; neither key reached
+  // the program (its frame is still the session's)
+  await ctrl(page2, 'KeyO');
+  await page2.waitForFunction(() => document.querySelectorAll('#attnviz-open li').length === 2, {timeout: TIMEOUT});
+  await page2.keyboard.press('Delete');
+  await page2.waitForFunction(() => document.querySelectorAll('#attnviz-open li').length === 1, {timeout: TIMEOUT});
+  const left = await page2.evaluate(() => new Promise((ok, fail) => {
+    const rq = indexedDB.open('attnviz');
+    rq.onerror = () => fail(rq.error);
+    rq.onsuccess = () => {
+      const keys = rq.result.transaction('sessions').objectStore('sessions').getAllKeys();
+      keys.onsuccess = () => ok(keys.result);
+      keys.onerror = () => fail(keys.error);
+    };
+  }));
+  check(left.join() === '/attnviz-session.json', `Delete in the list forgot lesson2.json (kept: ${left.join(', ')})`);
+  await page2.keyboard.press('Escape');
+  await page2.waitForFunction(() => !document.getElementById('attnviz-open'), {timeout: TIMEOUT});
+  await steps(page2, 3);
+  r = compare(await canvasPixels(page2, path.join(OUT, 'page-after-list.png')), nReopen);
+  check(same(r), `Esc closed the list, the program untouched by its keys (${fmt(r)})`);
+
   // the storage refusing (every put throws, as a full disk's quota error
   // does): Ctrl+S (the reopened session's path: no prompt) still downloads,
   // and the status bar says the session was not kept; the status bar

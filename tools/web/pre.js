@@ -135,6 +135,12 @@ if (typeof window === "object") {
   window.addEventListener("drop", attnvizDrop);
   window.addEventListener("keydown", attnvizKey, true); // before SDL's, on the same target
   window.addEventListener("keyup", attnvizPanelSwallow, true);
+  // a press outside the open list closes it, and does nothing else
+  window.addEventListener("mousedown", function(ev) {
+    if (!attnvizPanel || attnvizPanel.el.contains(ev.target)) return;
+    attnvizPanelSwallow(ev);
+    attnvizClosePanel();
+  }, true);
 }
 
 // A file handed to the user as a download under name (data: its bytes)
