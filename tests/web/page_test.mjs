@@ -17,7 +17,8 @@
 // second one saved under another name, the page reloaded, Ctrl+O lists
 // both, and the older one chosen shows the native frame of that session;
 // with the storage refusing (a put that throws QuotaExceededError) Ctrl+S
-// still downloads and the status bar says it was not kept.
+// still downloads and the status bar says it was not kept, and says so
+// when the autosave cannot be stored.
 //
 // usage (from the clone): node tests/web/page_test.mjs [--single] OUTDIR
 // --single: the same checks on the one-thread page (build/web served by
@@ -653,9 +654,13 @@ try {
   // does): Ctrl+S (the reopened session's path: no prompt) still downloads,
   // and the status bar says the session was not kept; the status bar
   // compared alone (a line of text is within the whole frame's bounds)
+  // (the sessions' store only: the autosave's is refused below)
   await page2.evaluate(() => {
-    IDBObjectStore.prototype.put = function() {
-      throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+    const put = IDBObjectStore.prototype.put;
+    window.refuse = {sessions: true};
+    IDBObjectStore.prototype.put = function(...args) {
+      if (window.refuse[this.name]) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+      return put.apply(this, args);
     };
   });
   // (Chromium writes a download over a file of its name: the earlier one removed)
@@ -684,6 +689,26 @@ try {
   check(same(r), `the status bar says it was not kept: the native frame's with that message (${fmt(r)})`);
   r = compare(statusBar(nKept), statusBar(nRefused));
   check(!same(r), `the status bar after a kept save is not (${fmt(r)})`);
+
+  // the autosave's storing refused too (emscripten's IDBFS store,
+  // FILE_DATA): attnvizSuspend writes it and fails to store it, and the
+  // status bar says so
+  await page2.evaluate(() => { window.refuse.FILE_DATA = true; });
+  check(await page2.evaluate(() => attnvizSuspend()) === false, 'with the storage refusing, the autosave was not stored');
+  const AUTO_NOTE = 'the autosave could not be stored in this browser (QuotaExceededError: The quota has been ' +
+                    'exceeded.): a reload starts from the last one stored';
+  const nAuto = nativeFrameIn(saveDir, path.join(OUT, 'native-autosave-refused.png'), ...reopenSteps,
+                              `note:${NOTE}`, `note:${AUTO_NOTE}`);
+  let autoRefused = null;
+  for (const end = Date.now() + TIMEOUT; Date.now() < end;) {
+    await steps(page2, 2);
+    autoRefused = await canvasPixels(page2, path.join(OUT, 'page-autosave-refused.png'));
+    if (same(compare(statusBar(autoRefused), statusBar(nAuto)))) break;
+  }
+  r = compare(statusBar(autoRefused), statusBar(nAuto));
+  check(same(r), `the status bar says the autosave was not stored: the native frame's with that message (${fmt(r)})`);
+  r = compare(statusBar(nAuto), statusBar(nRefused));
+  check(!same(r), `which is not the session's message (${fmt(r)})`);
   await ctx2.close();
 } finally {
   await browser.close();

@@ -397,10 +397,21 @@ Module.preRun.push(function() {
   });
 });
 
+// The storing refused (storage full or off): the status bar says so once,
+// and again only after a storing has worked since (it is tried every 10 s)
+var attnvizPersistSaid = false;
+
 function attnvizPersist() {
   return new Promise(function(ok) {
     FS.syncfs(false, function(err) {
-      if (err) console.error("attnviz: the state could not be stored in IndexedDB: " + err);
+      if (err) {
+        console.error("attnviz: the state could not be stored in IndexedDB: " + err);
+        if (!attnvizPersistSaid)
+          ccall("platform_web_note", null, ["string"],
+                ["the autosave could not be stored in this browser (" + attnvizWhy(err) +
+                 "): a reload starts from the last one stored"]);
+      }
+      attnvizPersistSaid = !!err;
       ok(!err);
     });
   });
