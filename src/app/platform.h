@@ -79,9 +79,9 @@ void platform_file_written(const char *path);
  * where the page's Ctrl+O offers it again after a reload. */
 void platform_session_written(const char *path);
 /* A message for the status bar that the platform has had since the last
- * call (the browser: a session its storage would not keep, which it says
- * only once the storing has failed, after the save's own message): 1 and
- * the text in out (n bytes), else 0. The desktop has none. */
+ * call (the browser: a session or the autosave its storage would not keep,
+ * which it learns only after the save's own message): 1 and the text in
+ * out (n bytes), else 0. The desktop has none. */
 int platform_note(char *out, size_t n);
 
 #endif

@@ -308,8 +308,9 @@ void platform_session_written(const char *path)
     free(full);
 }
 
-/* The browser's last word for the status bar (a session its storage
- * refused), taken by the window's next frame (platform_note). Written and
+/* The browser's last word for the status bar (tools/web/pre.js: a session
+ * or the autosave its storage refused, a kept session it could not read
+ * back), taken by the window's next frame (platform_note). Written and
  * read on the page's main thread. */
 static char web_note[512];
 
