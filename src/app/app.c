@@ -476,7 +476,7 @@ int app_save_session(AppState *a, const char *path)
     }
     if (a->kind->save(a, path) < 0)
         return -1;
-    platform_file_written(path); /* a page: downloaded too, as exports are */
+    platform_session_written(path); /* a page: downloaded, and kept in its storage */
     /* as the sentence's: the autosave follows, and names the file */
     if (a->kind->maps && a->autosave_path[0] && autosave_shown(a) == 0)
         autosave_from_write(a, path);

@@ -6,6 +6,7 @@
 #include "app_internal.h"
 #include "attnviz/teach.h"
 #include "attnviz/teach_app.h"
+#include "platform.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -32,7 +33,6 @@ static const char H_BUTTONS[] = "identity, zero, random, swap Wq\xE2\x86\x94Wk, 
 static const char H_STEP[] = "step view: reveal next / previous step";
 static const char H_ZOOM[] = "zoom / pan / scroll a large heatmap (and the lines)";
 static const char H_UNDO[] = "undo / redo";
-static const char H_SAVE[] = "save session / save as";
 static const char H_EXPORT[] = "export heatmap / lines / whole window (PNG; a model's or a file's map with its CSV)";
 static const char H_UI[] = "interface size (projector)";
 static const char H_HELP[] = "this help";
@@ -225,9 +225,9 @@ static const AppKey key_table[] = {
     K(SDLK_z, CTRL | NOSHIFT, ANY, ACT_UNDO, 0, H_UNDO),
     K(SDLK_y, CTRL, ANY, ACT_REDO, 0, H_UNDO),
     K(SDLK_z, CTRL | SHIFT, ANY, ACT_REDO, 0, H_UNDO),
-    K(SDLK_s, CTRL | NOSHIFT, ANY, ACT_SAVE, 0, H_SAVE),
-    K(SDLK_s, CTRL | SHIFT, ANY, ACT_SAVE, 1, H_SAVE),
-    K(SDLK_o, CTRL, ANY, ACT_OPEN_PROMPT, 0, "open a session, sentences, attention file or model folder (or drop one)"),
+    K(SDLK_s, CTRL | NOSHIFT, ANY, ACT_SAVE, 0, platform_help_save),
+    K(SDLK_s, CTRL | SHIFT, ANY, ACT_SAVE, 1, platform_help_save),
+    K(SDLK_o, CTRL, ANY, ACT_OPEN_PROMPT, 0, platform_help_open),
     K(SDLK_e, CTRL | NOSHIFT, ANY, ACT_EXPORT, 0, H_EXPORT),
     K(SDLK_l, CTRL, ANY, ACT_EXPORT, 1, H_EXPORT),
     K(SDLK_e, CTRL | SHIFT, ANY, ACT_EXPORT, 2, H_EXPORT),

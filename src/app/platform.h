@@ -60,10 +60,28 @@ typedef struct PlatformLoop {
  * (the desktop's; a page's loop runs until the tab closes). */
 void platform_run_loop(const PlatformLoop *loop);
 
+/* ---- the help ------------------------------------------------------------------ */
+
+/* The help's lines for Ctrl+S and Ctrl+O (input.c's key table): what
+ * saving and opening do differ (a page keeps its sessions in the browser
+ * and opens the user's files through the browser's picker). */
+extern const char platform_help_save[];
+extern const char platform_help_open[];
+
 /* ---- files ----------------------------------------------------------------- */
 
 /* A file the user asked for (an export) was written at path: the desktop
  * has nothing more to do, the browser offers it as a download. */
 void platform_file_written(const char *path);
+/* A session the user saved (Ctrl+S) was written at path: the desktop has
+ * nothing more to do (the file is kept where it was written); the browser
+ * offers it as a download and keeps it in its own storage (IndexedDB),
+ * where the page's Ctrl+O offers it again after a reload. */
+void platform_session_written(const char *path);
+/* A message for the status bar that the platform has had since the last
+ * call (the browser: a session or the autosave its storage would not keep,
+ * which it learns only after the save's own message): 1 and the text in
+ * out (n bytes), else 0. The desktop has none. */
+int platform_note(char *out, size_t n);
 
 #endif

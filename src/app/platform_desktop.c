@@ -276,3 +276,19 @@ void platform_file_written(const char *path)
 {
     (void)path;
 }
+
+/* The session is kept where it was written, as any file. */
+void platform_session_written(const char *path)
+{
+    (void)path;
+}
+
+/* The desktop has nothing to say after the fact. */
+int platform_note(char *out, size_t n)
+{
+    (void)out, (void)n;
+    return 0;
+}
+
+const char platform_help_save[] = "save session / save as";
+const char platform_help_open[] = "open a session, sentences, attention file or model folder (or drop one)";

@@ -3,10 +3,12 @@
  * fonts fetched the first time a character needs one, the window filling
  * the page's canvas, the loop run by the browser's animation frames
  * (emscripten_set_main_loop), files the program writes for the user
- * (exports, sessions) handed to the browser as downloads, dropped
+ * (exports, sessions) handed to the browser as downloads (sessions also
+ * kept in its IndexedDB, listed again by the page's Ctrl+O), dropped
  * files handed to the app, and the autosave written when the page is
  * hidden (tools/web/pre.js keeps SDL's per-user folder in IndexedDB). Not
  * for the desktop build (platform_desktop.c). */
+#define _DEFAULT_SOURCE /* realpath */
 #include "platform.h"
 
 #include "attnviz/wake.h"
@@ -15,6 +17,7 @@
 #include <emscripten/threading.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -271,6 +274,12 @@ void platform_run_loop(const PlatformLoop *loop)
     emscripten_set_main_loop(step, 0, 1);
 }
 
+/* ---- the help ------------------------------------------------------------------ */
+
+const char platform_help_save[] = "save session / save as (downloaded, and kept in this browser)";
+const char platform_help_open[] = "open a session kept in this browser, or a file from this computer: session, "
+                                  "sentences, attention file, model (Ctrl+Shift+O: a model folder; or drop one)";
+
 /* ---- files ----------------------------------------------------------------- */
 
 /* The file at path (just written in the page's memory) offered as a
@@ -280,20 +289,43 @@ void platform_file_written(const char *path)
 {
     EM_ASM({
         var path = UTF8ToString($0);
-        var name = path.substring(path.lastIndexOf("/") + 1);
-        var data = FS.readFile(path);
-        var type = name.endsWith(".png") ? "image/png" : name.endsWith(".svg") ? "image/svg+xml"
-                 : name.endsWith(".csv") ? "text/csv" : name.endsWith(".json") ? "application/json"
-                 : "application/octet-stream";
-        /* a copy: a Blob cannot be made of a view of shared memory */
-        var blob = new Blob([new Uint8Array(data)], {type: type});
-        var a = document.createElement("a");
-        a.href = URL.createObjectURL(blob);
-        a.download = name;
-        document.body.appendChild(a);
-        a.click();
-        setTimeout(function() { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+        attnvizDownload(path.substring(path.lastIndexOf("/") + 1), FS.readFile(path));
     }, path);
+}
+
+/* A session saved (Ctrl+S): downloaded as an export is, then kept in the
+ * browser's IndexedDB under its absolute path in the page (the prompt's
+ * default name is relative: "/attnviz-session.json"), where the page's
+ * Ctrl+O lists it after a reload (attnvizKeep in tools/web/pre.js; the
+ * storing ends after this returns, and a refusal comes back through
+ * platform_web_note). */
+void platform_session_written(const char *path)
+{
+    char *full = realpath(path, NULL);
+    const char *kept = full ? full : path;
+    platform_file_written(kept);
+    EM_ASM({ attnvizKeep(UTF8ToString($0)); }, kept);
+    free(full);
+}
+
+/* The browser's last word for the status bar (tools/web/pre.js: a session
+ * or the autosave its storage refused, a kept session it could not read
+ * back), taken by the window's next frame (platform_note). Written and
+ * read on the page's main thread. */
+static char web_note[512];
+
+EMSCRIPTEN_KEEPALIVE void platform_web_note(const char *text)
+{
+    snprintf(web_note, sizeof web_note, "%s", text);
+}
+
+int platform_note(char *out, size_t n)
+{
+    if (!web_note[0])
+        return 0;
+    snprintf(out, n, "%s", web_note);
+    web_note[0] = '\0';
+    return 1;
 }
 
 /* A file or folder dropped on the page, already copied into the page's

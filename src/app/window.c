@@ -168,6 +168,11 @@ static int loop_frame(void *ctx)
         view_fonts_changed(a->view);
         a->dirty = 1;
     }
+    char note[512];
+    if (platform_note(note, sizeof note)) { /* a page's storage refused a session */
+        app_status(a, 1, "%s", note);
+        a->dirty = 1;
+    }
     if (a->dirty) {
         const char *title = a->kind->title(a);
         if (!l->shown_title || strcmp(l->shown_title, title) != 0) {

@@ -16,6 +16,8 @@
  *         dpi:RATIO (the browser zoomed: RATIO device pixels per CSS
  *         pixel, the frame still 1280×800 pixels: the interface RATIO
  *         times the size, as window.c's update_dpi sets it)
+ *         note:TEXT (the platform's message for the status bar,
+ *         platform_note: as window.c's frame shows it, an error)
  * After each step the background work a source started (a model's
  * forward on its worker) is waited for: app_tick until nothing has changed
  * for 300 ms. */
@@ -129,11 +131,16 @@ static int step(AppState *a, const char *s)
         a->dirty = 1;
         return a->dpi_scale >= 0.5f && a->dpi_scale <= 4.0f ? 0 : -1;
     }
+    if (strncmp(s, "note:", 5) == 0) { /* the page's platform_note, as window.c's frame shows it */
+        app_status(a, 1, "%s", s + 5);
+        a->dirty = 1;
+        return 0;
+    }
     if (strncmp(s, "export:", 7) == 0) {
         a->export_dir = s + 7;
         return app_export(a, 0) < 0 ? -1 : 0;
     }
-    fprintf(stderr, "native_frame: step %s is not key:NAME, text:TEXT, export:DIR, open:PATH or dpi:RATIO\n", s);
+    fprintf(stderr, "native_frame: step %s is not key:NAME, text:TEXT, export:DIR, open:PATH, dpi:RATIO or note:TEXT\n", s);
     return -1;
 }
 

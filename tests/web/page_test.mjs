@@ -13,7 +13,17 @@
 // a reload, and an attention file picked with Ctrl+O must each show the
 // native frame of the same state.
 //
-// usage (from the clone): node tests/web/page_test.mjs OUTDIR
+// Sessions saved with Ctrl+S are kept in the browser's IndexedDB too: a
+// second one saved under another name, the page reloaded, Ctrl+O lists
+// both, and the older one chosen shows the native frame of that session;
+// with the storage refusing (a put that throws QuotaExceededError) Ctrl+S
+// still downloads and the status bar says it was not kept, and says so
+// when the autosave cannot be stored.
+//
+// usage (from the clone): node tests/web/page_test.mjs [--single] OUTDIR
+// --single: the same checks on the one-thread page (build/web served by
+// plain `python3 -m http.server`, without COOP/COEP, as single_test.mjs
+// serves it: the page loads attnviz-st.js, which is checked)
 // env: ATTNVIZ_CHROMIUM (default /usr/bin/chromium), ATTNVIZ_NATIVE_FRAME
 // (default build/web-test/native_frame), ATTNVIZ_PUPPETEER (the
 // node_modules folder puppeteer-core is in; default build/web-test/node_modules)
@@ -22,7 +32,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {decodePng} from './png.mjs';
 
-const OUT = path.resolve(process.argv[2] || 'build/web-test/out');
+const SINGLE = process.argv[2] === '--single';
+const OUT = path.resolve(process.argv[SINGLE ? 3 : 2] || (SINGLE ? 'build/web-test/out-page-st' : 'build/web-test/out'));
 const CHROMIUM = process.env.ATTNVIZ_CHROMIUM || '/usr/bin/chromium';
 const NATIVE = process.env.ATTNVIZ_NATIVE_FRAME || 'build/web-test/native_frame';
 const MODULES = path.resolve(process.env.ATTNVIZ_PUPPETEER || 'build/web-test/node_modules');
@@ -35,6 +46,7 @@ const SENTENCE = 'the cat sat on the mat';
 const MAX_MEAN = 2.0;     // mean absolute difference per channel, 0-255
 const MAX_FRACTION = 0.02; // pixels whose largest channel differs by more than 48
 const TIMEOUT = 60000;
+const STATUS_H = 28; // the status bar: the window's bottom rows at 1280×800
 
 let failures = 0;
 function check(ok, what) {
@@ -78,18 +90,23 @@ function fmt(r) {
   return r.why || `mean |Δ| ${r.mean.toFixed(3)}, ${(100 * r.fraction).toFixed(3)}% of pixels off by > 48`;
 }
 
-// the server on a free port, its address read from its first line
+// the server on a free port, its address read from its first line:
+// tools/web/serve.py (COOP/COEP: the threaded page), or with --single
+// plain python3 -m http.server (it prints the port it got)
 function startServer() {
   return new Promise((resolve, reject) => {
-    const srv = spawn('python3', ['tools/web/serve.py', '--port', '0', '--quiet', 'build/web'],
-                      {stdio: ['ignore', 'pipe', 'inherit']});
+    const srv = SINGLE
+      ? spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '-d', 'build/web'],
+              {stdio: ['ignore', 'pipe', 'ignore']})
+      : spawn('python3', ['tools/web/serve.py', '--port', '0', '--quiet', 'build/web'],
+              {stdio: ['ignore', 'pipe', 'inherit']});
     let buf = '';
     srv.stdout.on('data', d => {
       buf += d;
-      const m = buf.match(/http:\/\/127\.0\.0\.1:\d+\/attnviz\.html/);
-      if (m) resolve({srv, url: m[0]});
+      const m = SINGLE ? buf.match(/port (\d+)/) : buf.match(/http:\/\/127\.0\.0\.1:\d+\/attnviz\.html/);
+      if (m) resolve({srv, url: SINGLE ? `http://127.0.0.1:${m[1]}/attnviz.html` : m[0]});
     });
-    srv.on('exit', code => reject(new Error(`tools/web/serve.py exited (${code}) before serving`)));
+    srv.on('exit', code => reject(new Error(`the server exited (${code}) before serving`)));
   });
 }
 
@@ -191,6 +208,8 @@ try {
   await page.waitForFunction(() => typeof Module === 'object' && Module.attnvizSteps > 0, {timeout: TIMEOUT});
   const first = await page.evaluate(() => Module.attnvizFirstFrame);
   console.log(`first frame ${Math.round(first)} ms after navigation started (${Date.now() - t0} ms wall)`);
+  const build = await page.evaluate(() => Module.attnvizBuild);
+  check(build === (SINGLE ? 'one thread' : 'threads'), `the page runs its ${SINGLE ? 'one-thread' : 'threaded'} build (${build})`);
   await steps(page, 2);
   const start = await canvasPixels(page, path.join(OUT, 'page-start.png'));
   const nStart = nativeFrame(path.join(OUT, 'native-start.png'));
@@ -373,7 +392,8 @@ try {
   // taken (the boxes), then let through
   const held = [];
   await page2.setRequestInterception(true);
-  page2.on('request', req => (/\/fonts\//.test(req.url()) ? held.push(req) : req.continue()));
+  const holdFonts = req => (/\/fonts\//.test(req.url()) ? held.push(req) : req.continue());
+  page2.on('request', holdFonts);
   await page2.goto(url);
   await page2.waitForFunction(() => typeof Module === 'object' && Module.attnvizSteps > 0, {timeout: TIMEOUT});
   await steps(page2, 2);
@@ -416,6 +436,7 @@ try {
   await steps(page2, 3);
   const boxes = await canvasPixels(page2, path.join(OUT, 'page-cjk-boxes.png'));
   check(held.length === 2, `the two fallback fonts were asked for when the sentence needed them (${held.map(q => q.url().replace(/.*\//, '')).join(', ')})`);
+  page2.off('request', holdFonts); // the reload below asks for them again
   await page2.setRequestInterception(false);
   for (const q of held) await q.continue();
   await page2.waitForFunction(() => Object.values(Module.attnvizFonts).every(v => v !== 'loading'),
@@ -526,6 +547,168 @@ try {
   const worst = pv.length === nv.length ? Math.max(0, ...pv.map((v, i) => Math.abs(v - nv[i]))) : Infinity;
   check(nSvg && pSvg.length > 1000 && shape(pSvg) === shape(nSvgText) && pv.length > 0 && worst <= 1e-6,
         `the model view's SVG is the native one (${pSvg.length} bytes; ${pv.length} weights, within ${worst.toExponential(1)})`);
+
+  // ---- sessions kept in the browser's IndexedDB: Ctrl+S's session above
+  // kept under its path in the page; a second one saved as lesson2.json
+  // (Ctrl+Shift+S, the prompt cleared, the name typed); the autosave
+  // stored and the page reloaded (the model view comes back), Ctrl+O lists
+  // both, newest first, and the older one chosen (Down, Enter) shows the
+  // native frame of that session opened
+  const settled = n => page2.waitForFunction(k => Module.attnvizKeeps.length >= k &&
+                                                  Module.attnvizKeeps.every(e => e.ok !== null),
+                                             {timeout: TIMEOUT}, n);
+  await settled(1);
+  let keeps = await page2.evaluate(() => Module.attnvizKeeps);
+  check(keeps.length === 1 && keeps[0].ok === true && keeps[0].path === '/attnviz-session.json',
+        `Ctrl+S's session was kept in IndexedDB (${JSON.stringify(keeps)})`);
+  seen = fs.readdirSync(DL);
+  await page2.keyboard.down('Control');
+  await page2.keyboard.down('Shift');
+  await page2.keyboard.press('KeyS');
+  await page2.keyboard.up('Shift');
+  await page2.keyboard.up('Control');
+  await steps(page2, 2);
+  await ctrl(page2, 'KeyU');
+  await page2.keyboard.type('lesson2.json');
+  await page2.keyboard.press('Enter');
+  const saved2 = await download(/^lesson2\.json$/, seen);
+  check(saved2 !== null, `Ctrl+Shift+S's lesson2.json arrived as a download (${saved2})`);
+  await settled(2);
+  keeps = await page2.evaluate(() => Module.attnvizKeeps);
+  check(keeps.length === 2 && keeps[1].ok === true && keeps[1].path === '/lesson2.json',
+        `and was kept beside the first (${JSON.stringify(keeps[1])})`);
+  // what IndexedDB holds, read by the test's own request: the downloaded bytes
+  const keptText = await page2.evaluate(() => new Promise((ok, fail) => {
+    const rq = indexedDB.open('attnviz');
+    rq.onerror = () => fail(rq.error);
+    rq.onsuccess = () => {
+      const get = rq.result.transaction('sessions').objectStore('sessions').get('/lesson2.json');
+      get.onsuccess = () => ok(get.result ? new TextDecoder().decode(get.result.bytes) : null);
+      get.onerror = () => fail(get.error);
+    };
+  }));
+  const dlText = saved2 ? fs.readFileSync(path.join(DL, saved2), 'utf8') : '';
+  check(keptText !== null && keptText === dlText && dlText.length > 100,
+        `the kept record is the downloaded file (${keptText ? keptText.length : 0} and ${dlText.length} bytes)`);
+  console.log(`keeping a session: ${keeps.map(k => k.syncMs.toFixed(2)).join(', ')} ms in Ctrl+S's own step, ` +
+              `stored ${keeps.map(k => k.ms.toFixed(1)).join(', ')} ms after it began`);
+  check(await page2.evaluate(() => attnvizSuspend()) === true, 'the autosave was stored before the reload');
+  await page2.reload();
+  await page2.waitForFunction(() => typeof Module === 'object' && Module.attnvizSteps > 0, {timeout: TIMEOUT});
+  await page2.waitForFunction(() => attnvizKept.length === 2, {timeout: TIMEOUT});
+  const nReopen = nativeFrameIn(saveDir, path.join(OUT, 'native-reopen.png'),
+                                `open:${path.join(saveDir, 'attnviz-session.json')}`);
+  let before = null;
+  for (const end = Date.now() + TIMEOUT; Date.now() < end;) { // the model view restored
+    await steps(page2, 2);
+    before = await canvasPixels(page2, path.join(OUT, 'page-before-reopen.png'));
+    if (same(compare(before, nModelView))) break;
+  }
+  r = compare(before, nReopen);
+  check(!same(r), `reloaded, the page shows its autosave, not the kept session (${fmt(r)})`);
+  await ctrl(page2, 'KeyO');
+  await page2.waitForFunction(() => document.querySelectorAll('#attnviz-open li').length === 2, {timeout: TIMEOUT});
+  const listed = await page2.evaluate(() => [...document.querySelectorAll('#attnviz-open .attnviz-kept-name')]
+                                             .map(e => e.textContent));
+  await page2.screenshot({path: path.join(OUT, 'page-open-list.png')});
+  check(listed.join() === 'lesson2.json,attnviz-session.json',
+        `Ctrl+O lists the kept sessions, newest first (${listed.join(', ')})`);
+  await page2.keyboard.press('ArrowDown');
+  await page2.keyboard.press('Enter');
+  await page2.waitForFunction(() => !document.getElementById('attnviz-open'), {timeout: TIMEOUT});
+  let reopened = null;
+  for (const end = Date.now() + TIMEOUT; Date.now() < end;) { // the fallback fonts fetched again
+    await steps(page2, 2);
+    reopened = await canvasPixels(page2, path.join(OUT, 'page-reopened.png'));
+    if (same(compare(reopened, nReopen)) && same(compare(bar(reopened), bar(nReopen)))) break;
+  }
+  r = compare(reopened, nReopen);
+  check(same(r), `the older one chosen (Down, Enter): the page's frame is the native one of that session (${fmt(r)})`);
+  r = compare(bar(reopened), bar(nReopen));
+  check(same(r), `its sentence bar too (${fmt(r)})`);
+
+  // Ctrl+O again, Delete: the chosen one (the newest, lesson2.json)
+  // forgotten, in IndexedDB too; Esc closes the list; neither key reached
+  // the program (its frame is still the session's)
+  await ctrl(page2, 'KeyO');
+  await page2.waitForFunction(() => document.querySelectorAll('#attnviz-open li').length === 2, {timeout: TIMEOUT});
+  await page2.keyboard.press('Delete');
+  await page2.waitForFunction(() => document.querySelectorAll('#attnviz-open li').length === 1, {timeout: TIMEOUT});
+  const left = await page2.evaluate(() => new Promise((ok, fail) => {
+    const rq = indexedDB.open('attnviz');
+    rq.onerror = () => fail(rq.error);
+    rq.onsuccess = () => {
+      const keys = rq.result.transaction('sessions').objectStore('sessions').getAllKeys();
+      keys.onsuccess = () => ok(keys.result);
+      keys.onerror = () => fail(keys.error);
+    };
+  }));
+  check(left.join() === '/attnviz-session.json', `Delete in the list forgot lesson2.json (kept: ${left.join(', ')})`);
+  await page2.keyboard.press('Escape');
+  await page2.waitForFunction(() => !document.getElementById('attnviz-open'), {timeout: TIMEOUT});
+  await steps(page2, 3);
+  r = compare(await canvasPixels(page2, path.join(OUT, 'page-after-list.png')), nReopen);
+  check(same(r), `Esc closed the list, the program untouched by its keys (${fmt(r)})`);
+
+  // the storage refusing (every put throws, as a full disk's quota error
+  // does): Ctrl+S (the reopened session's path: no prompt) still downloads,
+  // and the status bar says the session was not kept; the status bar
+  // compared alone (a line of text is within the whole frame's bounds)
+  // (the sessions' store only: the autosave's is refused below)
+  await page2.evaluate(() => {
+    const put = IDBObjectStore.prototype.put;
+    window.refuse = {sessions: true};
+    IDBObjectStore.prototype.put = function(...args) {
+      if (window.refuse[this.name]) throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+      return put.apply(this, args);
+    };
+  });
+  // (Chromium writes a download over a file of its name: the earlier one removed)
+  fs.rmSync(path.join(DL, 'attnviz-session.json'), {force: true});
+  seen = fs.readdirSync(DL);
+  await ctrl(page2, 'KeyS');
+  const refusedDl = await download(/^attnviz-session.*\.json$/, seen);
+  check(refusedDl !== null, `with the storage refusing, Ctrl+S's session still arrived as a download (${refusedDl})`);
+  await settled(1);
+  keeps = await page2.evaluate(() => Module.attnvizKeeps);
+  check(keeps.length === 1 && keeps[0].ok === false && /QuotaExceededError/.test(keeps[0].why),
+        `and was not kept (${JSON.stringify(keeps)})`);
+  const NOTE = "attnviz-session.json was downloaded, but this browser's storage did not keep it " +
+               '(QuotaExceededError: The quota has been exceeded.)';
+  const reopenSteps = [`open:${path.join(saveDir, 'attnviz-session.json')}`, 'key:Ctrl+S'];
+  const nRefused = nativeFrameIn(saveDir, path.join(OUT, 'native-refused.png'), ...reopenSteps, `note:${NOTE}`);
+  const nKept = nativeFrameIn(saveDir, path.join(OUT, 'native-kept.png'), ...reopenSteps);
+  const statusBar = img => crop(img, 0, H - STATUS_H, W, H);
+  let refused = null;
+  for (const end = Date.now() + TIMEOUT; Date.now() < end;) {
+    await steps(page2, 2);
+    refused = await canvasPixels(page2, path.join(OUT, 'page-refused.png'));
+    if (same(compare(statusBar(refused), statusBar(nRefused)))) break;
+  }
+  r = compare(statusBar(refused), statusBar(nRefused));
+  check(same(r), `the status bar says it was not kept: the native frame's with that message (${fmt(r)})`);
+  r = compare(statusBar(nKept), statusBar(nRefused));
+  check(!same(r), `the status bar after a kept save is not (${fmt(r)})`);
+
+  // the autosave's storing refused too (emscripten's IDBFS store,
+  // FILE_DATA): attnvizSuspend writes it and fails to store it, and the
+  // status bar says so
+  await page2.evaluate(() => { window.refuse.FILE_DATA = true; });
+  check(await page2.evaluate(() => attnvizSuspend()) === false, 'with the storage refusing, the autosave was not stored');
+  const AUTO_NOTE = 'the autosave could not be stored in this browser (QuotaExceededError: The quota has been ' +
+                    'exceeded.): a reload starts from the last one stored';
+  const nAuto = nativeFrameIn(saveDir, path.join(OUT, 'native-autosave-refused.png'), ...reopenSteps,
+                              `note:${NOTE}`, `note:${AUTO_NOTE}`);
+  let autoRefused = null;
+  for (const end = Date.now() + TIMEOUT; Date.now() < end;) {
+    await steps(page2, 2);
+    autoRefused = await canvasPixels(page2, path.join(OUT, 'page-autosave-refused.png'));
+    if (same(compare(statusBar(autoRefused), statusBar(nAuto)))) break;
+  }
+  r = compare(statusBar(autoRefused), statusBar(nAuto));
+  check(same(r), `the status bar says the autosave was not stored: the native frame's with that message (${fmt(r)})`);
+  r = compare(statusBar(nAuto), statusBar(nRefused));
+  check(!same(r), `which is not the session's message (${fmt(r)})`);
   await ctx2.close();
 } finally {
   await browser.close();

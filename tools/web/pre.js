@@ -90,12 +90,28 @@ function attnvizPick(folder) {
   input.click();
 }
 
+// Ctrl+O with sessions kept in this browser (below): the list of them, the
+// file picker one more Ctrl+O (or a click) away; with none kept, the picker
+// at once. Ctrl+Shift+O: the folder picker at once. While the list is open
+// it takes every key (attnvizPanelKey), so none reaches the program.
 function attnvizKey(ev) {
+  if (attnvizPanel) {
+    attnvizPanelKey(ev);
+    return;
+  }
   if (ev.ctrlKey && !ev.altKey && (ev.key === "o" || ev.key === "O")) {
     ev.preventDefault();
     ev.stopImmediatePropagation();
-    attnvizPick(ev.shiftKey);
+    if (!ev.shiftKey && attnvizKept.length) attnvizShowPanel();
+    else attnvizPick(ev.shiftKey);
   }
+}
+
+// the key's release, and any typed text, kept from SDL while the list is open
+function attnvizPanelSwallow(ev) {
+  if (!attnvizPanel) return;
+  ev.preventDefault();
+  ev.stopImmediatePropagation();
 }
 
 // SDL 2.26's page backend makes a keypress's text from its charCode, which
@@ -118,7 +134,252 @@ if (typeof window === "object") {
   window.addEventListener("dragover", function(ev) { ev.preventDefault(); });
   window.addEventListener("drop", attnvizDrop);
   window.addEventListener("keydown", attnvizKey, true); // before SDL's, on the same target
+  window.addEventListener("keyup", attnvizPanelSwallow, true);
+  // a press outside the open list closes it, and does nothing else
+  window.addEventListener("mousedown", function(ev) {
+    if (!attnvizPanel || attnvizPanel.el.contains(ev.target)) return;
+    attnvizPanelSwallow(ev);
+    attnvizClosePanel();
+  }, true);
+}
 
+// A file handed to the user as a download under name (data: its bytes)
+function attnvizDownload(name, data) {
+  var type = name.endsWith(".png") ? "image/png" : name.endsWith(".svg") ? "image/svg+xml"
+           : name.endsWith(".csv") ? "text/csv" : name.endsWith(".json") ? "application/json"
+           : "application/octet-stream";
+  // a copy: a Blob cannot be made of a view of shared memory
+  var blob = new Blob([new Uint8Array(data)], {type: type});
+  var a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  setTimeout(function() { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+}
+
+// ---- sessions kept in the browser --------------------------------------------
+// A session saved with Ctrl+S (platform_session_written) is downloaded and
+// kept in IndexedDB: database "attnviz", store "sessions", a record a path
+// in the page ({path, name, saved: ms since 1970, size, bytes}), saved again
+// under the same path replacing the record. After a reload the page's
+// memory, where the file was written, is gone; Ctrl+O lists the kept ones
+// (attnvizShowPanel), and one chosen is written back at its path and opened
+// as a dropped file is. The storing refused (storage full, a private
+// window, IndexedDB off): the status bar says so (platform_web_note); the
+// download has happened before. A session names the model or file it shows
+// by its path in the page: a shipped model's is there at every visit, a
+// dropped one's only once it is dropped again (the desktop's message then
+// names the missing path).
+var attnvizKept = []; // the kept sessions, without their bytes, newest first
+var attnvizDb = null; // the database, once opened
+Module.attnvizKeeps = []; // each storing: {path, ok, why, syncMs, ms} (the page test reads it)
+
+function attnvizOpenDb() {
+  if (attnvizDb) return Promise.resolve(attnvizDb);
+  return new Promise(function(ok, fail) {
+    if (typeof indexedDB !== "object" || !indexedDB) return fail(new Error("this browser has no IndexedDB"));
+    var rq = indexedDB.open("attnviz", 1);
+    rq.onupgradeneeded = function() { rq.result.createObjectStore("sessions", {keyPath: "path"}); };
+    rq.onsuccess = function() { attnvizDb = rq.result; ok(attnvizDb); };
+    rq.onerror = function() { fail(rq.error); };
+  });
+}
+
+// work(store) in a transaction of mode on the sessions; a promise of its
+// request's result once the transaction is complete (a put is stored only
+// then: a full disk aborts the transaction, not the request)
+function attnvizSessions(mode, work) {
+  return attnvizOpenDb().then(function(db) {
+    return new Promise(function(ok, fail) {
+      var tx = db.transaction("sessions", mode);
+      var rq = work(tx.objectStore("sessions"));
+      tx.oncomplete = function() { ok(rq ? rq.result : undefined); };
+      tx.onabort = tx.onerror = function() {
+        fail(tx.error || (rq && rq.error) || new Error("the browser ended the transaction"));
+      };
+    });
+  });
+}
+
+function attnvizWhy(e) {
+  return e && e.name && e.name !== "Error" ? e.name + ": " + e.message : String(e && e.message || e);
+}
+
+// the kept sessions' list read again (at the start: Ctrl+O must know at once
+// whether there is one, as the picker opens only in the key's own handler)
+function attnvizListKept() {
+  return attnvizSessions("readonly", function(s) { return s.getAll(); }).then(function(all) {
+    attnvizKept = all.map(function(r) { return {path: r.path, name: r.name, saved: r.saved, size: r.size}; })
+                     .sort(function(a, b) { return b.saved - a.saved; });
+    return attnvizKept;
+  }, function(e) {
+    console.error("attnviz: the kept sessions could not be read from IndexedDB (" + attnvizWhy(e) + ")");
+    return attnvizKept;
+  });
+}
+
+// the session just written at path (absolute) kept; a promise of whether it was
+function attnvizKeep(path) {
+  var t0 = performance.now();
+  var name = path.substring(path.lastIndexOf("/") + 1);
+  var entry = {path: path, ok: null};
+  Module.attnvizKeeps.push(entry);
+  var rec;
+  var done = new Promise(function(ok) {
+    rec = {path: path, name: name, saved: Date.now(), bytes: new Uint8Array(FS.readFile(path))};
+    rec.size = rec.bytes.length;
+    ok(attnvizSessions("readwrite", function(s) { return s.put(rec); }));
+  }).then(function() {
+    attnvizKept = [{path: path, name: name, saved: rec.saved, size: rec.size}]
+      .concat(attnvizKept.filter(function(k) { return k.path !== path; }));
+    entry.ok = true;
+    return true;
+  }, function(e) {
+    entry.ok = false;
+    entry.why = attnvizWhy(e);
+    console.error("attnviz: " + path + " was not kept in IndexedDB (" + entry.why + ")");
+    ccall("platform_web_note", null, ["string"],
+          [name + " was downloaded, but this browser's storage did not keep it (" + entry.why + ")"]);
+    return false;
+  }).then(function(ok) {
+    entry.ms = performance.now() - t0;
+    return ok;
+  });
+  entry.syncMs = performance.now() - t0;
+  return done;
+}
+
+// a kept session written back at its path and opened as a drop is
+function attnvizReopen(path) {
+  return attnvizSessions("readonly", function(s) { return s.get(path); }).then(function(rec) {
+    if (!rec) throw new Error("it is no longer kept");
+    var dir = path.substring(0, path.lastIndexOf("/"));
+    if (dir) FS.mkdirTree(dir);
+    FS.writeFile(path, rec.bytes);
+    ccall("platform_web_dropped", null, ["string"], [path]);
+  }).catch(function(e) {
+    ccall("platform_web_note", null, ["string"], [path + " could not be read back from this browser's storage (" +
+                                                  attnvizWhy(e) + ")"]);
+  });
+}
+
+function attnvizForget(path) {
+  return attnvizSessions("readwrite", function(s) { return s.delete(path); }).then(function() {
+    attnvizKept = attnvizKept.filter(function(k) { return k.path !== path; });
+  }, function(e) {
+    console.error("attnviz: " + path + " could not be forgotten (" + attnvizWhy(e) + ")");
+  });
+}
+
+function attnvizDownloadKept(path) {
+  attnvizSessions("readonly", function(s) { return s.get(path); }).then(function(rec) {
+    if (rec) attnvizDownload(rec.name, rec.bytes);
+  });
+}
+
+// ---- Ctrl+O's list of the kept sessions ---------------------------------------
+var attnvizPanel = null; // {el, at: the chosen row}
+
+function attnvizButton(text, title, fn) {
+  var b = document.createElement("button");
+  b.textContent = text;
+  b.title = title;
+  b.style.cssText = "font: inherit; font-size: 13px; margin-left: 0.4em; background: #3a3a3a; color: #ddd;" +
+                    "border: 1px solid #555; border-radius: 3px; padding: 1px 6px; cursor: pointer";
+  b.onclick = function(ev) { ev.stopPropagation(); fn(); };
+  return b;
+}
+
+function attnvizRenderPanel() {
+  var p = attnvizPanel, el = p.el;
+  el.textContent = "";
+  var h = document.createElement("div");
+  h.textContent = "Open";
+  h.style.cssText = "font-weight: bold; font-size: 17px; margin-bottom: 0.4em";
+  el.appendChild(h);
+  var intro = document.createElement("div");
+  intro.textContent = attnvizKept.length ? "Sessions kept in this browser (each Ctrl+S keeps one):"
+                                         : "No session is kept in this browser now.";
+  el.appendChild(intro);
+  var ul = document.createElement("ul");
+  ul.style.cssText = "list-style: none; margin: 0.5em 0; padding: 0";
+  p.at = Math.max(0, Math.min(p.at, attnvizKept.length - 1));
+  attnvizKept.forEach(function(k, i) {
+    var li = document.createElement("li");
+    li.dataset.path = k.path;
+    li.style.cssText = "padding: 4px 6px; cursor: pointer; border-radius: 3px;" +
+                       (i === p.at ? "background: #264f78; color: #fff" : "");
+    var name = document.createElement("span");
+    name.className = "attnviz-kept-name";
+    name.textContent = k.name;
+    name.style.fontWeight = "bold";
+    var when = document.createElement("span");
+    when.textContent = "  saved " + new Date(k.saved).toLocaleString() + ", " + Math.max(1, Math.round(k.size / 1024)) + " KB" +
+                       (k.path !== "/" + k.name ? "  (" + k.path + ")" : "");
+    when.style.cssText = "color: #aaa; font-size: 13px";
+    li.appendChild(name);
+    li.appendChild(when);
+    li.appendChild(attnvizButton("download", "a copy of this session as a file", function() { attnvizDownloadKept(k.path); }));
+    li.appendChild(attnvizButton("forget", "remove it from this browser's storage", function() {
+      attnvizForget(k.path).then(function() { if (attnvizPanel) attnvizRenderPanel(); });
+    }));
+    li.onclick = function() { attnvizClosePanel(); attnvizReopen(k.path); };
+    ul.appendChild(li);
+  });
+  el.appendChild(ul);
+  var row = document.createElement("div");
+  row.appendChild(attnvizButton("A file from this computer\u2026 (Ctrl+O)", "the browser's file picker", function() {
+    attnvizClosePanel(); attnvizPick(false);
+  }));
+  row.appendChild(attnvizButton("A model folder\u2026 (Ctrl+Shift+O)", "the browser's folder picker", function() {
+    attnvizClosePanel(); attnvizPick(true);
+  }));
+  row.firstChild.style.marginLeft = "0";
+  el.appendChild(row);
+  var keys = document.createElement("div");
+  keys.textContent = "\u2191 \u2193 choose \u00b7 Enter open \u00b7 Delete forget \u00b7 Esc close";
+  keys.style.cssText = "color: #aaa; font-size: 13px; margin-top: 0.6em";
+  el.appendChild(keys);
+}
+
+function attnvizShowPanel() {
+  var el = document.createElement("div");
+  el.id = "attnviz-open";
+  el.style.cssText = "position: fixed; left: 50%; top: 12%; transform: translateX(-50%); z-index: 10;" +
+                     "min-width: 26em; max-width: 90vw; max-height: 70vh; overflow: auto; padding: 0.8em 1em;" +
+                     "background: #252526; color: #ddd; font: 15px sans-serif; border: 1px solid #555;" +
+                     "border-radius: 6px; box-shadow: 0 4px 24px rgba(0, 0, 0, 0.6)";
+  attnvizPanel = {el: el, at: 0};
+  attnvizRenderPanel();
+  document.body.appendChild(el);
+}
+
+function attnvizClosePanel() {
+  if (!attnvizPanel) return;
+  attnvizPanel.el.remove();
+  attnvizPanel = null;
+}
+
+// the list's keys; every key kept from SDL while it is open
+function attnvizPanelKey(ev) {
+  ev.preventDefault();
+  ev.stopImmediatePropagation();
+  var p = attnvizPanel, k = attnvizKept[p.at];
+  if (ev.ctrlKey && !ev.altKey && (ev.key === "o" || ev.key === "O")) {
+    attnvizClosePanel();
+    attnvizPick(ev.shiftKey);
+  } else if (ev.key === "Escape") {
+    attnvizClosePanel();
+  } else if (ev.key === "ArrowDown" || ev.key === "ArrowUp") {
+    p.at += ev.key === "ArrowDown" ? 1 : -1;
+    attnvizRenderPanel();
+  } else if (ev.key === "Enter" && k) {
+    attnvizClosePanel();
+    attnvizReopen(k.path);
+  } else if (ev.key === "Delete" && k) {
+    attnvizForget(k.path).then(function() { if (attnvizPanel) attnvizRenderPanel(); });
+  }
 }
 
 // SDL's per-user folder (/libsdl: the autosave, attnviz/attnviz/autosave.json)
@@ -136,10 +397,21 @@ Module.preRun.push(function() {
   });
 });
 
+// The storing refused (storage full or off): the status bar says so once,
+// and again only after a storing has worked since (it is tried every 10 s)
+var attnvizPersistSaid = false;
+
 function attnvizPersist() {
   return new Promise(function(ok) {
     FS.syncfs(false, function(err) {
-      if (err) console.error("attnviz: the state could not be stored in IndexedDB: " + err);
+      if (err) {
+        console.error("attnviz: the state could not be stored in IndexedDB: " + err);
+        if (!attnvizPersistSaid)
+          ccall("platform_web_note", null, ["string"],
+                ["the autosave could not be stored in this browser (" + attnvizWhy(err) +
+                 "): a reload starts from the last one stored"]);
+      }
+      attnvizPersistSaid = !!err;
       ok(!err);
     });
   });
@@ -157,4 +429,5 @@ Module.postRun.push(function() {
     if (document.visibilityState === "hidden") attnvizSuspend();
   });
   setInterval(attnvizPersist, 10000);
+  attnvizListKept();
 });

@@ -268,6 +268,7 @@ $(WEB_TEST_DIR)/native_%: tests/web/native_%.c $(CORE_OBJ) $(UI_OBJ)
 
 test-web-page: web $(WEB_TEST_DIR)/native_frame $(PUPPETEER) | web-test-deps
 	node tests/web/page_test.mjs $(WEB_TEST_DIR)/out
+	node tests/web/page_test.mjs --single $(WEB_TEST_DIR)/out-page-st
 	node tests/web/single_test.mjs $(WEB_TEST_DIR)/out-st
 
 test-web: test-web-core test-web-io test-web-page
