@@ -1,0 +1,145 @@
+/* The language models' kernels alone (src/core/lm_kernels.inc) against
+ * references computed here in double with libm: GELU's erf form over many
+ * inputs (each set the CPU runs, the vector lanes and the one-at-a-time
+ * tail), tails, signed zeros, NaN and infinities. The products and the
+ * attention kernels are checked through the forwards (test_gpt2.c). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attnviz/runtime.h"
+#include "../src/core/lm_kernels.h"
+
+#include "test_rand.h"
+
+static const char *const SETS[] = {"base", "avx2", "avx512"};
+enum { N_SETS = sizeof SETS / sizeof SETS[0] };
+
+/* GELU's erf form as float code computes it (transformers' and torch's
+ * 0.5·x·(1 + erf(x·√½)) in float), erf taken as libm's double erf rounded
+ * to float (to) or as the float next to it (up or down: a correctly
+ * rounded erf may sit there when its double value is within an ulp of a
+ * half-step). */
+static float gelu_ref(float x, int nudge)
+{
+    float z = x * 0.7071067811865476f;
+    float e = (float)erf((double)z);
+    if (nudge)
+        e = nextafterf(e, nudge > 0 ? INFINITY : -INFINITY);
+    return 0.5f * x * (1.0f + e);
+}
+
+static int same_float(float a, float b)
+{
+    return memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b);
+}
+
+/* The inputs: special values, the two sides of the kernel's branch points
+ * (z = 0.5, where erf becomes 1 in float, z = 4.5 where its fit ends),
+ * uniform draws over [-12, 12] and log-uniform magnitudes 1e-40 … 1e38,
+ * each sign. */
+static float *inputs(int *n_out)
+{
+    static const float special[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 1e-45f, -1e-45f,
+                                    1.17549435e-38f, -1.17549435e-38f, 3.4028235e38f,
+                                    -3.4028235e38f, 1.0f, -1.0f};
+    int n_special = (int)(sizeof special / sizeof special[0]);
+    int n = n_special + 3 * 2 * 64 + 400000 + 200000;
+    float *x = malloc(sizeof(float) * (size_t)n);
+    assert_non_null(x);
+    int k = 0;
+    for (int i = 0; i < n_special; i++)
+        x[k++] = special[i];
+    static const float edges[] = {0.70710678f, 6.3639612f, 5.5f}; /* z = 0.5, 4.5, erf(z) = 1 */
+    for (int e = 0; e < 3; e++)
+        for (int s = 0; s < 2; s++) {
+            float v = s ? -edges[e] : edges[e];
+            for (int i = 0; i < 32; i++)
+                v = nextafterf(v, 0.0f);
+            for (int i = 0; i < 64; i++, v = nextafterf(v, s ? -INFINITY : INFINITY))
+                x[k++] = v;
+        }
+    rng_seed(0x5eed);
+    for (int i = 0; i < 400000; i++)
+        x[k++] = (float)urand(-12, 12);
+    for (int i = 0; i < 200000; i++) {
+        float m = (float)pow(10.0, urand(-40, 38.5));
+        x[k++] = i & 1 ? -m : m;
+    }
+    assert_int_equal(k, n);
+    *n_out = n;
+    return x;
+}
+
+/* Each set's gelu_erf gives the reference formula's float with erf
+ * correctly rounded (its neighbour where libm's double erf is itself that
+ * close to a tie: at most one input in 10^5), within an ulp and |x|·2⁻²³
+ * (the roundings of x·√½, erf and 1 + erf, each at most |x|·2⁻²⁵ … 2⁻²⁴)
+ * of GELU in double, the same
+ * floats in every set, in the vector lanes and in the tail. */
+static void test_gelu_erf(void **state)
+{
+    (void)state;
+    int n;
+    float *x = inputs(&n);
+    float *first = malloc(sizeof(float) * (size_t)n), *h = malloc(sizeof(float) * (size_t)n);
+    assert_true(first && h);
+    const char *was = lm_kernels();
+    int ran = 0;
+    for (int s = 0; s < N_SETS; s++) {
+        if (lm_use_kernels(SETS[s]) < 0)
+            continue;
+        memcpy(h, x, sizeof(float) * (size_t)n);
+        lm_kernel_set()->gelu_erf(h, n);
+        int off = 0;
+        for (int i = 0; i < n; i++) {
+            float want = gelu_ref(x[i], 0);
+            if (!same_float(h[i], want)) {
+                if (!same_float(h[i], gelu_ref(x[i], 1)) && !same_float(h[i], gelu_ref(x[i], -1)))
+                    fail_msg("%s: gelu(%a) = %a, the formula with erf rounded gives %a", SETS[s],
+                             (double)x[i], (double)h[i], (double)want);
+                off++;
+            }
+            double g = 0.5 * x[i] * erfc(-(double)x[i] * 0.7071067811865476);
+            if (isfinite(g)) {
+                double ulp = nextafterf(fabsf((float)g), INFINITY) - fabsf((float)g);
+                if (fabs(h[i] - g) > ulp + fabs(x[i]) * 0x1p-23)
+                    fail_msg("%s: gelu(%a) = %a, GELU in double %a", SETS[s], (double)x[i],
+                             (double)h[i], g);
+            }
+        }
+        if (off > n / 100000)
+            fail_msg("%s: %d of %d inputs away from erf rounded to float", SETS[s], off, n);
+        if (ran++ == 0)
+            memcpy(first, h, sizeof(float) * (size_t)n);
+        else
+            assert_memory_equal(first, h, sizeof(float) * (size_t)n);
+        /* lanes and tail: every start and length below two vectors */
+        for (int start = 0; start < 17; start++)
+            for (int len = 0; len < 19; len++) {
+                float part[40];
+                memcpy(part, x + start, sizeof(float) * (size_t)len);
+                lm_kernel_set()->gelu_erf(part, len);
+                assert_memory_equal(part, first + start, sizeof(float) * (size_t)len);
+            }
+        printf("  %s: %d inputs, %d on erf's other float\n", SETS[s], n, off);
+    }
+    assert_true(ran >= 1);
+    assert_int_equal(lm_use_kernels(was), 0);
+    free(x), free(first), free(h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gelu_erf),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
