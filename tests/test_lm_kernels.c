@@ -1,8 +1,10 @@
 /* The language models' kernels alone (src/core/lm_kernels.inc) against
  * references computed here in double with libm: GELU's erf form over many
  * inputs (each set the CPU runs, the vector lanes and the one-at-a-time
- * tail), tails, signed zeros, NaN and infinities. The products and the
- * attention kernels are checked through the forwards (test_gpt2.c). */
+ * tail), tails, signed zeros, NaN and infinities; several products of the
+ * same rows as one job (ops_linear_batch) against each alone and against
+ * sums in double. The other products and the attention kernels are
+ * checked through the forwards (test_gpt2.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +18,7 @@
 
 #include "attnviz/runtime.h"
 #include "../src/core/lm_kernels.h"
+#include "../src/core/ops.h"
 
 #include "test_rand.h"
 
@@ -136,10 +139,91 @@ static void test_gelu_erf(void **state)
     free(x), free(first), free(h);
 }
 
+/* bfloat16 bits of f, rounded to nearest even (f finite) */
+static uint16_t bf16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return (uint16_t)((u + 0x7FFF + ((u >> 16) & 1)) >> 16);
+}
+
+/* Three float32 products and a bfloat16 one of the same rows as one job
+ * give each float its own call gives (ops_linear, ops_linear_mat: the
+ * keystroke's few rows, a tile's and a forward's many; widths past a
+ * tile's multiples), within float rounding of the sums in double. */
+static void test_linear_batch(void **state)
+{
+    (void)state;
+    static const int rows[] = {1, 4, 5, 130};
+    enum { K = 70, NP = 4 };
+    static const int widths[NP] = {77, 64, 13, 150};
+    const char *was = lm_kernels();
+    rng_seed(0xba7c4);
+    float *A = rand_matrix(130, K + 3, -1, 1);
+    float *W[NP], *b[NP], *one[NP], *all[NP];
+    uint16_t *h = malloc(sizeof(uint16_t) * widths[3] * K);
+    assert_non_null(h);
+    for (int p = 0; p < NP; p++) {
+        W[p] = rand_matrix(K, widths[p], -1, 1);
+        b[p] = rand_matrix(1, widths[p], -1, 1);
+        one[p] = malloc(sizeof(float) * 130 * (widths[p] + 2));
+        all[p] = malloc(sizeof(float) * 130 * (widths[p] + 2));
+        assert_true(one[p] && all[p]);
+    }
+    /* the fourth as the file stores it: [out, in], bfloat16 (its floats: W[3]'s rounded) */
+    for (int j = 0; j < widths[3]; j++)
+        for (int c = 0; c < K; c++) {
+            h[(size_t)j * K + c] = bf16(W[3][(size_t)c * widths[3] + j]);
+            uint32_t u = (uint32_t)h[(size_t)j * K + c] << 16;
+            memcpy(&W[3][(size_t)c * widths[3] + j], &u, sizeof u);
+        }
+    RtMat m = {RT_MAT_BF16, h, (size_t)K * 2, NULL};
+    int ran = 0;
+    for (int s = 0; s < N_SETS; s++) {
+        if (lm_use_kernels(SETS[s]) < 0)
+            continue;
+        ran++;
+        for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+            int n = rows[r];
+            RtProj pr[NP];
+            for (int p = 0; p < NP; p++) {
+                int ldo = widths[p] + 2;
+                pr[p] = (RtProj){all[p], ldo, p < 3 ? W[p] : NULL, p < 3 ? NULL : &m, b[p],
+                                 widths[p]};
+                if (p < 3)
+                    ops_linear(one[p], ldo, A, K + 3, W[p], b[p], n, K, widths[p]);
+                else
+                    ops_linear_mat(one[p], ldo, A, K + 3, &m, b[p], n, K, widths[p]);
+            }
+            ops_linear_batch(pr, NP, A, K + 3, n, K);
+            for (int p = 0; p < NP; p++)
+                for (int i = 0; i < n; i++) {
+                    const float *got = all[p] + (size_t)i * (widths[p] + 2);
+                    assert_memory_equal(got, one[p] + (size_t)i * (widths[p] + 2),
+                                        sizeof(float) * widths[p]);
+                    for (int j = 0; j < widths[p]; j++) {
+                        double want = b[p][j];
+                        for (int c = 0; c < K; c++)
+                            want += (double)A[(size_t)i * (K + 3) + c] * W[p][(size_t)c * widths[p] + j];
+                        if (fabs(got[j] - want) > 1e-5 * K)
+                            fail_msg("%s: product %d, %d rows: [%d, %d] is %g, in double %g",
+                                     SETS[s], p, n, i, j, (double)got[j], want);
+                    }
+                }
+        }
+    }
+    assert_true(ran >= 1);
+    assert_int_equal(lm_use_kernels(was), 0);
+    for (int p = 0; p < NP; p++)
+        free(W[p]), free(b[p]), free(one[p]), free(all[p]);
+    free(A), free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gelu_erf),
+        cmocka_unit_test(test_linear_batch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

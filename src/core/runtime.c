@@ -637,6 +637,22 @@ void rt_project(const Rt *rt, float *out, int ldo, const float *A, int lda, cons
         ops_linear(out, ldo, A, lda, W, bias ? bias : rt->zero, n, k, m);
 }
 
+void rt_project_each(const Rt *rt, const RtProj *p, int np, const float *A, int lda, int n, int k)
+{
+    RtProj q[OPS_BATCH_MAX];
+    if (np > OPS_BATCH_MAX) {
+        for (int i = 0; i < np; i++)
+            rt_project(rt, p[i].out, p[i].ldo, A, lda, p[i].W, p[i].wm, p[i].bias, n, k, p[i].m);
+        return;
+    }
+    for (int i = 0; i < np; i++) {
+        q[i] = p[i];
+        if (!q[i].wm && !q[i].bias)
+            q[i].bias = rt->zero;
+    }
+    ops_linear_batch(q, np, A, lda, n, k);
+}
+
 void rt_embed_row(float *dst, const float *table, const RtMat *m, int id, int C)
 {
     if (m)
