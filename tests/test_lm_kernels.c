@@ -85,8 +85,9 @@ static float *inputs(int *n_out)
  * correctly rounded (its neighbour where libm's double erf is itself that
  * close to a tie: at most one input in 10^5), within an ulp and |x|·2⁻²³
  * (the roundings of x·√½, erf and 1 + erf, each at most |x|·2⁻²⁵ … 2⁻²⁴)
- * of GELU in double, the same
- * floats in every set, in the vector lanes and in the tail. */
+ * of GELU in double; the same floats in the sets with FMA (the base
+ * set's may round a near-tie the other way), in the vector lanes and in
+ * the tail. */
 static void test_gelu_erf(void **state)
 {
     (void)state;
@@ -95,7 +96,7 @@ static void test_gelu_erf(void **state)
     float *first = malloc(sizeof(float) * (size_t)n), *h = malloc(sizeof(float) * (size_t)n);
     assert_true(first && h);
     const char *was = lm_kernels();
-    int ran = 0;
+    int ran = 0, fused = 0;
     for (int s = 0; s < N_SETS; s++) {
         if (lm_use_kernels(SETS[s]) < 0)
             continue;
@@ -120,17 +121,19 @@ static void test_gelu_erf(void **state)
         }
         if (off > n / 100000)
             fail_msg("%s: %d of %d inputs away from erf rounded to float", SETS[s], off, n);
-        if (ran++ == 0)
+        /* the sets with FMA: the same floats */
+        if (s > 0 && fused++ == 0)
             memcpy(first, h, sizeof(float) * (size_t)n);
-        else
+        else if (s > 0)
             assert_memory_equal(first, h, sizeof(float) * (size_t)n);
+        ran++;
         /* lanes and tail: every start and length below two vectors */
         for (int start = 0; start < 17; start++)
             for (int len = 0; len < 19; len++) {
                 float part[40];
                 memcpy(part, x + start, sizeof(float) * (size_t)len);
                 lm_kernel_set()->gelu_erf(part, len);
-                assert_memory_equal(part, first + start, sizeof(float) * (size_t)len);
+                assert_memory_equal(part, h + start, sizeof(float) * (size_t)len);
             }
         printf("  %s: %d inputs, %d on erf's other float\n", SETS[s], n, off);
     }
