@@ -377,6 +377,12 @@ void rt_attend(Rt *rt, int l, int start, int T, const RtAttn *a);
  * or as the file stores it when wm is set (bias NULL: none). */
 void rt_project(const Rt *rt, float *out, int ldo, const float *A, int lda, const float *W,
                 const RtMat *wm, const float *bias, int n, int k, int m);
+/* rt_project, then the activation act (the core's OpsAct: a GELU, ReLU,
+ * SiLU) on out's m columns: on each piece of columns as the two threads
+ * finish it (float32 W), while it is in the cache, not in a pass of its
+ * own after; the same floats. */
+void rt_project_act(const Rt *rt, float *out, int ldo, const float *A, int lda, const float *W,
+                    const RtMat *wm, const float *bias, int n, int k, int m, int act);
 /* One of several products of the same input rows (rt_project_each): out
  * (row stride ldo, m columns) = A · W + bias, W float32 [in, out] or wm as
  * the file stores it (bias NULL: none). */

@@ -179,8 +179,7 @@ static void mlp(Rt *rt, const BartLayer *w, int start, int T)
     float *x = rt_row(rt->x, C, start), *out = rt_row(rt->out, C, start);
     float *hid = rt_row(rt->rows[0], I, start);
     OpsNorm ln = {OPS_NORM_LAYER, w->ln2_w, w->ln2_b, EPS};
-    rt_project(rt, hid, I, x, C, w->fc, w->fc_m, w->fc_b, n, C, I);
-    ops_activate(hid, I, n, 0, I, (OpsAct)c->act);
+    rt_project_act(rt, hid, I, x, C, w->fc, w->fc_m, w->fc_b, n, C, I, c->act);
     rt_project(rt, out, C, hid, I, w->proj, w->proj_m, w->proj_b, n, I, C);
     ops_add_norm(x, out, x, &ln, n, C);
 }

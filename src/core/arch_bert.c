@@ -155,8 +155,7 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     rt_attend(rt, l, start, T, &a);
     rt_out_project(rt, l, out, C, rt_row(rt->z, C, start), C, w->wo, w->wo_m, w->bo, n, C, C);
     ops_add_norm(x, out, xn, &ln1, n, C); /* xn = LN1(x + attention) */
-    rt_project(rt, hid, I, xn, C, w->fc, w->fc_m, w->fc_b, n, C, I);
-    ops_activate(hid, I, n, 0, I, (OpsAct)c->act);
+    rt_project_act(rt, hid, I, xn, C, w->fc, w->fc_m, w->fc_b, n, C, I, c->act);
     rt_project(rt, out, C, hid, I, w->proj, w->proj_m, w->proj_b, n, I, C);
     ops_add_norm(xn, out, x, &ln2, n, C); /* x = LN2(xn + MLP) */
 }

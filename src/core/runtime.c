@@ -637,6 +637,17 @@ void rt_project(const Rt *rt, float *out, int ldo, const float *A, int lda, cons
         ops_linear(out, ldo, A, lda, W, bias ? bias : rt->zero, n, k, m);
 }
 
+void rt_project_act(const Rt *rt, float *out, int ldo, const float *A, int lda, const float *W,
+                    const RtMat *wm, const float *bias, int n, int k, int m, int act)
+{
+    if (wm) {
+        ops_linear_mat(out, ldo, A, lda, wm, bias, n, k, m);
+        ops_activate(out, ldo, n, 0, m, (OpsAct)act);
+    } else {
+        ops_linear_act(out, ldo, A, lda, W, bias ? bias : rt->zero, n, k, m, (OpsAct)act);
+    }
+}
+
 void rt_project_each(const Rt *rt, const RtProj *p, int np, const float *A, int lda, int n, int k)
 {
     RtProj q[OPS_BATCH_MAX];
