@@ -44,7 +44,6 @@ typedef uint16_t vh4u __attribute__((vector_size(8), aligned(2), may_alias));
 #define VSPLAT(x) ((vf4){(x), (x), (x), (x)})
 #define VFMA(a, b, c) ((a) * (b) + (c))
 #define SFMA(a, b, c) ((a) * (b) + (c))
-#define KDFMA(a, b, c) ((a) * (b) + (c))
 #include "lm_kernels.inc"
 #undef KN
 #undef KTARGET
@@ -58,7 +57,6 @@ typedef uint16_t vh4u __attribute__((vector_size(8), aligned(2), may_alias));
 #undef VSPLAT
 #undef VFMA
 #undef SFMA
-#undef KDFMA
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -84,7 +82,6 @@ typedef uint16_t vh8u __attribute__((vector_size(16), aligned(2), may_alias));
 #define VFU vf8u
 #define VSPLAT(x) ((vf8){(x), (x), (x), (x), (x), (x), (x), (x)})
 #define VFMA(a, b, c) ((vf8)_mm256_fmadd_ps((__m256)(a), (__m256)(b), (__m256)(c)))
-#define KDFMA(a, b, c) ((KN(dv))_mm256_fmadd_pd((__m256d)(a), (__m256d)(b), (__m256d)(c)))
 #include "lm_kernels.inc"
 #undef KN
 #undef KTARGET
@@ -97,7 +94,6 @@ typedef uint16_t vh8u __attribute__((vector_size(16), aligned(2), may_alias));
 #undef VFU
 #undef VSPLAT
 #undef VFMA
-#undef KDFMA
 
 #define KN(name) name##_avx512
 #define KTARGET __attribute__((target("avx512f,fma")))
@@ -115,7 +111,6 @@ typedef uint16_t vh16u __attribute__((vector_size(32), aligned(2), may_alias));
 #define VFU vf16u
 #define VSPLAT(x) ((vf16){(x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x)})
 #define VFMA(a, b, c) ((vf16)_mm512_fmadd_ps((__m512)(a), (__m512)(b), (__m512)(c)))
-#define KDFMA(a, b, c) ((KN(dv))_mm512_fmadd_pd((__m512d)(a), (__m512d)(b), (__m512d)(c)))
 #include "lm_kernels.inc"
 #endif
 
