@@ -43,7 +43,8 @@ static int same_float(float a, float b)
 }
 
 /* The inputs: special values, the two sides of the kernel's branch points
- * (z = 0.5, where erf becomes 1 in float, z = 4.5 where its fit ends),
+ * (z = 0.921875 between its two forms, z = 3.92 where erf becomes 1 in
+ * float, z = 4 where the argument is clamped),
  * uniform draws over [-12, 12] and log-uniform magnitudes 1e-40 … 1e38,
  * each sign. */
 static float *inputs(int *n_out)
@@ -58,7 +59,7 @@ static float *inputs(int *n_out)
     int k = 0;
     for (int i = 0; i < n_special; i++)
         x[k++] = special[i];
-    static const float edges[] = {0.70710678f, 6.3639612f, 5.5f}; /* z = 0.5, 4.5, erf(z) = 1 */
+    static const float edges[] = {1.3037281f, 5.5437171f, 5.6568542f}; /* x = z·√2 */
     for (int e = 0; e < 3; e++)
         for (int s = 0; s < 2; s++) {
             float v = s ? -edges[e] : edges[e];

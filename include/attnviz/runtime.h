@@ -394,9 +394,10 @@ typedef struct RtProj {
     const float *bias;
     int m;
 } RtProj;
-/* rt_project for each of p[0 … np) (at most 4) on the same A (n × k): one
- * job for the two threads (a layer's query, key and value products, or
- * its gate and up), each float as rt_project gives it. */
+/* rt_project for each of p[0 … np) on the same A (n × k): one job for the
+ * two threads (four products at most: more in several), as a layer's
+ * query, key and value products, or its gate and up; each float as
+ * rt_project gives it. */
 void rt_project_each(const Rt *rt, const RtProj *p, int np, const float *A, int lda, int n, int k);
 /* The C numbers of token id's embedding into dst: row id of the float32
  * table [vocab, C], or of m when set. */

@@ -650,18 +650,13 @@ void rt_project_act(const Rt *rt, float *out, int ldo, const float *A, int lda, 
 
 void rt_project_each(const Rt *rt, const RtProj *p, int np, const float *A, int lda, int n, int k)
 {
-    RtProj q[OPS_BATCH_MAX];
-    if (np > OPS_BATCH_MAX) {
-        for (int i = 0; i < np; i++)
-            rt_project(rt, p[i].out, p[i].ldo, A, lda, p[i].W, p[i].wm, p[i].bias, n, k, p[i].m);
-        return;
+    for (int i0 = 0; i0 < np; i0 += OPS_BATCH_MAX) {
+        RtProj q[OPS_BATCH_MAX];
+        int c = np - i0 < OPS_BATCH_MAX ? np - i0 : OPS_BATCH_MAX;
+        for (int i = 0; i < c; i++) /* a float32 product's bias never NULL */
+            q[i] = p[i0 + i], q[i].bias = q[i].wm || q[i].bias ? q[i].bias : rt->zero;
+        ops_linear_batch(q, c, A, lda, n, k);
     }
-    for (int i = 0; i < np; i++) {
-        q[i] = p[i];
-        if (!q[i].wm && !q[i].bias)
-            q[i].bias = rt->zero;
-    }
-    ops_linear_batch(q, np, A, lda, n, k);
 }
 
 void rt_embed_row(float *dst, const float *table, const RtMat *m, int id, int C)
