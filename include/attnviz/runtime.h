@@ -377,6 +377,28 @@ void rt_attend(Rt *rt, int l, int start, int T, const RtAttn *a);
  * or as the file stores it when wm is set (bias NULL: none). */
 void rt_project(const Rt *rt, float *out, int ldo, const float *A, int lda, const float *W,
                 const RtMat *wm, const float *bias, int n, int k, int m);
+/* rt_project, then the activation act (the core's OpsAct: a GELU, ReLU,
+ * SiLU) on out's m columns: on each piece of columns as the two threads
+ * finish it (float32 W), while it is in the cache, not in a pass of its
+ * own after; the same floats. */
+void rt_project_act(const Rt *rt, float *out, int ldo, const float *A, int lda, const float *W,
+                    const RtMat *wm, const float *bias, int n, int k, int m, int act);
+/* One of several products of the same input rows (rt_project_each): out
+ * (row stride ldo, m columns) = A · W + bias, W float32 [in, out] or wm as
+ * the file stores it (bias NULL: none). */
+typedef struct RtProj {
+    float *out;
+    int ldo;
+    const float *W;
+    const RtMat *wm;
+    const float *bias;
+    int m;
+} RtProj;
+/* rt_project for each of p[0 … np) on the same A (n × k): one job for the
+ * two threads (four products at most: more in several), as a layer's
+ * query, key and value products, or its gate and up; each float as
+ * rt_project gives it. */
+void rt_project_each(const Rt *rt, const RtProj *p, int np, const float *A, int lda, int n, int k);
 /* The C numbers of token id's embedding into dst: row id of the float32
  * table [vocab, C], or of m when set. */
 void rt_embed_row(float *dst, const float *table, const RtMat *m, int id, int C);

@@ -162,9 +162,10 @@ static void self_attention(Rt *rt, const BartLayer *w, int l, int start, int T, 
     OpsNorm ln = {OPS_NORM_LAYER, w->ln1_w, w->ln1_b, EPS};
     RtAttn a = {.causal = causal, .mul = (float)(1.0 / sqrt((double)rt->sh.d_head))};
 
-    rt_project(rt, qkv, W, x, C, w->wq, w->wq_m, w->bq, n, C, C);
-    rt_project(rt, qkv + C, W, x, C, w->wk, w->wk_m, w->bk, n, C, C);
-    rt_project(rt, qkv + 2 * C, W, x, C, w->wv, w->wv_m, w->bv, n, C, C);
+    RtProj p[3] = {{qkv, W, w->wq, w->wq_m, w->bq, C},
+                   {qkv + C, W, w->wk, w->wk_m, w->bk, C},
+                   {qkv + 2 * C, W, w->wv, w->wv_m, w->bv, C}};
+    rt_project_each(rt, p, 3, x, C, n, C);
     rt_attend(rt, l, start, T, &a);
     rt_out_project(rt, l, out, C, rt_row(rt->z, C, start), C, w->wo, w->wo_m, w->bo, n, C, C);
     ops_add_norm(x, out, x, &ln, n, C);
@@ -178,8 +179,7 @@ static void mlp(Rt *rt, const BartLayer *w, int start, int T)
     float *x = rt_row(rt->x, C, start), *out = rt_row(rt->out, C, start);
     float *hid = rt_row(rt->rows[0], I, start);
     OpsNorm ln = {OPS_NORM_LAYER, w->ln2_w, w->ln2_b, EPS};
-    rt_project(rt, hid, I, x, C, w->fc, w->fc_m, w->fc_b, n, C, I);
-    ops_activate(hid, I, n, 0, I, (OpsAct)c->act);
+    rt_project_act(rt, hid, I, x, C, w->fc, w->fc_m, w->fc_b, n, C, I, c->act);
     rt_project(rt, out, C, hid, I, w->proj, w->proj_m, w->proj_b, n, I, C);
     ops_add_norm(x, out, x, &ln, n, C);
 }
@@ -216,9 +216,9 @@ static void source(Rt *rt, const void *wv, float *mem, int Ts)
     int C = c->C;
     for (int l = 0; l < c->n_dec; l++) {
         const BartLayer *w = &wt->layers[l];
-        rt_project(rt, rt_cross_kv(rt, l, 0), 2 * C, mem, C, w->xk, w->xk_m, w->xbk, Ts, C, C);
-        rt_project(rt, rt_cross_kv(rt, l, 0) + C, 2 * C, mem, C, w->xv, w->xv_m, w->xbv, Ts, C,
-                   C);
+        RtProj kv[2] = {{rt_cross_kv(rt, l, 0), 2 * C, w->xk, w->xk_m, w->xbk, C},
+                        {rt_cross_kv(rt, l, 0) + C, 2 * C, w->xv, w->xv_m, w->xbv, C}};
+        rt_project_each(rt, kv, 2, mem, C, Ts, C);
     }
 }
 

@@ -148,14 +148,14 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     OpsNorm ln2 = {OPS_NORM_LAYER, w->ln2_w, w->ln2_b, c->eps};
     RtAttn a = {.causal = 0, .div1 = sqrtf((float)c->head_dim)};
 
-    rt_project(rt, row, qw, x, C, w->wq, w->wq_m, w->bq, n, C, C);
-    rt_project(rt, row + C, qw, x, C, w->wk, w->wk_m, w->bk, n, C, C);
-    rt_project(rt, row + 2 * C, qw, x, C, w->wv, w->wv_m, w->bv, n, C, C);
+    RtProj qkv[3] = {{row, qw, w->wq, w->wq_m, w->bq, C},
+                     {row + C, qw, w->wk, w->wk_m, w->bk, C},
+                     {row + 2 * C, qw, w->wv, w->wv_m, w->bv, C}};
+    rt_project_each(rt, qkv, 3, x, C, n, C);
     rt_attend(rt, l, start, T, &a);
     rt_out_project(rt, l, out, C, rt_row(rt->z, C, start), C, w->wo, w->wo_m, w->bo, n, C, C);
     ops_add_norm(x, out, xn, &ln1, n, C); /* xn = LN1(x + attention) */
-    rt_project(rt, hid, I, xn, C, w->fc, w->fc_m, w->fc_b, n, C, I);
-    ops_activate(hid, I, n, 0, I, (OpsAct)c->act);
+    rt_project_act(rt, hid, I, xn, C, w->fc, w->fc_m, w->fc_b, n, C, I, c->act);
     rt_project(rt, out, C, hid, I, w->proj, w->proj_m, w->proj_b, n, I, C);
     ops_add_norm(xn, out, x, &ln2, n, C); /* x = LN2(xn + MLP) */
 }

@@ -195,9 +195,10 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
                 .mul = (float)(1.0 / sqrt(c->qpas)), .softcap = (float)c->attn_cap};
 
     ops_add_norm(x, NULL, xn, &in, n, C);
-    rt_project(rt, qkv, W, xn, C, w->wq, w->wq_m, w->bq, n, C, qd);
-    rt_project(rt, qkv + qd, W, xn, C, w->wk, w->wk_m, w->bk, n, C, kvd);
-    rt_project(rt, qkv + qd + kvd, W, xn, C, w->wv, w->wv_m, w->bv, n, C, kvd);
+    RtProj p[3] = {{qkv, W, w->wq, w->wq_m, w->bq, qd},
+                   {qkv + qd, W, w->wk, w->wk_m, w->bk, kvd},
+                   {qkv + qd + kvd, W, w->wv, w->wv_m, w->bv, kvd}};
+    rt_project_each(rt, p, 3, xn, C, n, C);
     if (c->arch != G_GEMMA2) {
         OpsNorm qn = {nk, w->q_norm, NULL, c->rms_eps};
         OpsNorm kn = {nk, w->k_norm, NULL, c->rms_eps};
@@ -212,8 +213,8 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     rt_out_project(rt, l, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo_m, w->bo, n, qd, C);
     ops_norm(out, out, &post_attn, n, C);
     ops_add_norm(x, out, xn, &pre_ff, n, C);
-    rt_project(rt, gate, I, xn, C, w->w_gate, w->gate_m, NULL, n, C, I);
-    rt_project(rt, up, I, xn, C, w->w_up, w->up_m, NULL, n, C, I);
+    RtProj gu[2] = {{gate, I, w->w_gate, w->gate_m, NULL, I}, {up, I, w->w_up, w->up_m, NULL, I}};
+    rt_project_each(rt, gu, 2, xn, C, n, C);
     ops_glu(gate, up, (size_t)n * I, (OpsAct)c->act);
     rt_project(rt, out, C, gate, I, w->w_down, w->down_m, NULL, n, I, C);
     ops_norm(out, out, &post_ff, n, C);

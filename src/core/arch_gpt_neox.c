@@ -133,8 +133,7 @@ static void mlp(Rt *rt, const NeoxConfig *c, const NeoxLayer *w, float *out, con
                 float *hid, int n)
 {
     int C = c->hidden, I = c->n_inner;
-    rt_project(rt, hid, I, xn, C, w->fc, w->fc_m, w->fc_b, n, C, I);
-    ops_activate(hid, I, n, 0, I, (OpsAct)c->act);
+    rt_project_act(rt, hid, I, xn, C, w->fc, w->fc_m, w->fc_b, n, C, I, c->act);
     rt_project(rt, out, C, hid, I, w->proj, w->proj_m, w->proj_b, n, I, C);
 }
 

@@ -148,9 +148,10 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
 
     /* the projections of x itself (no norm before), then q_norm and k_norm
      * in place over each position's whole query and key, before rope */
-    rt_project(rt, qkv, W, x, C, w->wq, w->wq_m, w->bq, n, C, qd);
-    rt_project(rt, qkv + qd, W, x, C, w->wk, w->wk_m, w->bk, n, C, kvd);
-    rt_project(rt, qkv + qd + kvd, W, x, C, w->wv, w->wv_m, w->bv, n, C, kvd);
+    RtProj p[3] = {{qkv, W, w->wq, w->wq_m, w->bq, qd},
+                   {qkv + qd, W, w->wk, w->wk_m, w->bk, kvd},
+                   {qkv + qd + kvd, W, w->wv, w->wv_m, w->bv, kvd}};
+    rt_project_each(rt, p, 3, x, C, n, C);
     for (int i = start; i < T; i++) {
         float *row = rt_qkv(rt, l, i);
         ops_norm(row, row, &qn, 1, qd);
@@ -161,8 +162,8 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     rt_out_project(rt, l, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo_m, w->bo, n, qd, C);
     ops_add_norm(out, NULL, out, &pa, n, C); /* the norm after the attention */
     ops_add_norm(x, out, NULL, NULL, n, C);
-    rt_project(rt, gate, I, x, C, w->w_gate, w->gate_m, NULL, n, C, I);
-    rt_project(rt, up, I, x, C, w->w_up, w->up_m, NULL, n, C, I);
+    RtProj gu[2] = {{gate, I, w->w_gate, w->gate_m, NULL, I}, {up, I, w->w_up, w->up_m, NULL, I}};
+    rt_project_each(rt, gu, 2, x, C, n, C);
     ops_glu(gate, up, (size_t)n * I, OPS_SILU);
     rt_project(rt, out, C, gate, I, w->w_down, w->down_m, NULL, n, I, C);
     ops_add_norm(out, NULL, out, &pf, n, C); /* the norm after the MLP */

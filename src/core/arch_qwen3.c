@@ -181,9 +181,10 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     RtAttn a = {.causal = 1, .window = window_of(c, l), .mul = (float)(1.0 / sqrt((double)d))};
 
     ops_add_norm(x, NULL, xn, &an, n, C);
-    rt_project(rt, qkv, W, xn, C, w->wq, w->wq_m, w->bq, n, C, qd);
-    rt_project(rt, qkv + qd, W, xn, C, w->wk, w->wk_m, w->bk, n, C, kvd);
-    rt_project(rt, qkv + qd + kvd, W, xn, C, w->wv, w->wv_m, w->bv, n, C, kvd);
+    RtProj p[3] = {{qkv, W, w->wq, w->wq_m, w->bq, qd},
+                   {qkv + qd, W, w->wk, w->wk_m, w->bk, kvd},
+                   {qkv + qd + kvd, W, w->wv, w->wv_m, w->bv, kvd}};
+    rt_project_each(rt, p, 3, xn, C, n, C);
     /* q_norm and k_norm: each head's d numbers, before the rotation */
     for (int i = start; i < T; i++) {
         float *r = rt_qkv(rt, l, i);
@@ -194,8 +195,8 @@ static void layer(Rt *rt, const void *wv, int l, int start, int T)
     rt_attend(rt, l, start, T, &a);
     rt_out_project(rt, l, out, C, rt_row(rt->z, qd, start), qd, w->wo, w->wo_m, w->bo, n, qd, C);
     ops_add_norm(x, out, xn, &mn, n, C);
-    rt_project(rt, gate, I, xn, C, w->w_gate, w->gate_m, NULL, n, C, I);
-    rt_project(rt, up, I, xn, C, w->w_up, w->up_m, NULL, n, C, I);
+    RtProj gu[2] = {{gate, I, w->w_gate, w->gate_m, NULL, I}, {up, I, w->w_up, w->up_m, NULL, I}};
+    rt_project_each(rt, gu, 2, xn, C, n, C);
     ops_glu(gate, up, (size_t)n * I, OPS_SILU);
     rt_project(rt, out, C, gate, I, w->w_down, w->down_m, NULL, n, I, C);
     ops_add_norm(x, out, NULL, NULL, n, C);

@@ -136,12 +136,12 @@ static void feed_forward(Rt *rt, const T5Layer *w, int start, int T)
     OpsAct act = (OpsAct)(c->ff & ~FF_GATED);
 
     ops_add_norm(x, NULL, xn, &ln, n, C);
-    rt_project(rt, hid, I, xn, C, w->wi, w->wi_m, NULL, n, C, I);
     if (c->ff & FF_GATED) {
-        rt_project(rt, up, I, xn, C, w->wi1, w->wi1_m, NULL, n, C, I);
+        RtProj p[2] = {{hid, I, w->wi, w->wi_m, NULL, I}, {up, I, w->wi1, w->wi1_m, NULL, I}};
+        rt_project_each(rt, p, 2, xn, C, n, C);
         ops_glu(hid, up, (size_t)n * I, act);
     } else {
-        ops_activate(hid, I, n, 0, I, act);
+        rt_project_act(rt, hid, I, xn, C, w->wi, w->wi_m, NULL, n, C, I, act);
     }
     rt_project(rt, out, C, hid, I, w->wff, w->wff_m, NULL, n, I, C);
     ops_add_norm(x, out, NULL, NULL, n, C);

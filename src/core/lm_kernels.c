@@ -116,12 +116,12 @@ typedef uint16_t vh16u __attribute__((vector_size(32), aligned(2), may_alias));
 
 static const LmKernels sets[] = {
     {"base", linear_base, linear_few_base, scores_base, scores4_base, context_base, context4_base,
-     dots_base, gelu_tanh_base, linear_bf16_base, 2 * 4},
+     dots_base, gelu_tanh_base, gelu_erf_base, linear_bf16_base, 2 * 4},
 #ifdef LM_HAVE_AVX2
     {"avx2", linear_avx2, linear_few_avx2, scores_avx2, scores4_avx2, context_avx2, context4_avx2,
-     dots_avx2, gelu_tanh_avx2, linear_bf16_avx2, 2 * 8},
+     dots_avx2, gelu_tanh_avx2, gelu_erf_avx2, linear_bf16_avx2, 2 * 8},
     {"avx512", linear_avx512, linear_few_avx512, scores_avx512, scores4_avx512, context_avx512,
-     context4_avx512, dots_avx512, gelu_tanh_avx512, linear_bf16_avx512, 4 * 16},
+     context4_avx512, dots_avx512, gelu_tanh_avx512, gelu_erf_avx512, linear_bf16_avx512, 4 * 16},
 #endif
 };
 enum { N_SETS = sizeof sets / sizeof sets[0] };

@@ -27,6 +27,7 @@ typedef struct LmKernels {
                      int dh);
     void (*dots)(float *out, const float *x, const float *rows, int C, int v0, int v1);
     void (*gelu_tanh)(float *h, int n);
+    void (*gelu_erf)(float *h, int n);
     /* out = A · Wᵀ + bias with W bfloat16 [m, k] (the Llama family's weights
      * as stored, [out, in]); bias may be NULL */
     void (*linear_bf16)(float *out, int ldo, const float *A, int lda, const uint16_t *W,

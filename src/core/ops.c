@@ -83,10 +83,8 @@ void ops_norm(float *out, const float *x, const OpsNorm *nm, int n, int C)
 }
 
 /* The activations on rows [0, n), columns j0 … j1 (row stride ld): GELU's
- * tanh form is a kernel whose float depends on its input alone, vector or
- * not; its erf form libm's erff (a vector erf correctly rounded in double
- * moved BART's tiny random fixture's probabilities from 1.1e-6 to 3.7e-6
- * of the float64 reference: libm's floats are the ones the tests hold). */
+ * two forms are kernels whose float depends on its input alone, vector or
+ * not (the erf form's erf correctly rounded to float). */
 static void act_rows(float *h, int ld, int n, int j0, int j1, OpsAct act)
 {
     for (int i = 0; i < n; i++) {
@@ -94,8 +92,7 @@ static void act_rows(float *h, int ld, int n, int j0, int j1, OpsAct act)
         if (act == OPS_GELU_TANH)
             lm_kernel_set()->gelu_tanh(r + j0, j1 - j0);
         else if (act == OPS_GELU_ERF)
-            for (int k = j0; k < j1; k++)
-                r[k] = 0.5f * r[k] * (1.0f + erff(r[k] * 0.7071067811865476f));
+            lm_kernel_set()->gelu_erf(r + j0, j1 - j0);
         else if (act == OPS_RELU)
             for (int k = j0; k < j1; k++)
                 r[k] = r[k] > 0.0f ? r[k] : 0.0f;
@@ -211,40 +208,6 @@ static void few_piece(const void *arg, int piece)
                                     NULL, j->n, j->k - h, j->m, 0, j->m);
 }
 
-/* In pieces of columns (one of the kernel's tiles, or more to make at most
- * 64 pieces: small pieces even out the two threads' ends), or for a few
- * rows in the two halves of linear's sums, then added. */
-void ops_linear_act(float *out, int ldo, const float *A, int lda, const float *W,
-                    const float *bias, int n, int k, int m, OpsAct act)
-{
-    if (n <= FEW_ROWS) {
-        float stack[2 * 4096];
-        float *out2 = (size_t)n * m <= 2 * 4096 ? stack : malloc(sizeof(float) * (size_t)n * m);
-        if (out2) {
-            LinJob j = {out, A, W, bias, ldo, lda, n, k, m, m, act, out2};
-            ops_share(few_piece, &j, 2, (double)n * k * m);
-            for (int i = 0; i < n; i++)
-                for (int c = 0; c < m; c++)
-                    out[(size_t)i * ldo + c] += out2[(size_t)i * m + c];
-            if (act != OPS_NO_ACT)
-                ops_activate(out, ldo, n, 0, m, act);
-            if (out2 != stack)
-                free(out2);
-            return;
-        }
-    }
-    int tile = lm_kernel_set()->lin_cols, tiles = (m + tile - 1) / tile;
-    int per = (tiles + 63) / 64;
-    LinJob j = {out, A, W, bias, ldo, lda, n, k, m, per * tile, act, NULL};
-    ops_share(lin_piece, &j, (tiles + per - 1) / per, (double)n * k * m);
-}
-
-void ops_linear(float *out, int ldo, const float *A, int lda, const float *W,
-                const float *bias, int n, int k, int m)
-{
-    ops_linear_act(out, ldo, A, lda, W, bias, n, k, m, OPS_NO_ACT);
-}
-
 typedef struct Lin16Job {
     float *out;
     const float *A, *bias;
@@ -275,18 +238,135 @@ static void linq_piece(const void *arg, int piece)
                       j->W->perm, j->bias, j->n, j->k, j0, j1);
 }
 
-void ops_linear_mat(float *out, int ldo, const float *A, int lda, const RtMat *W,
-                    const float *bias, int n, int k, int m)
+/* One product's job in pieces of columns for ops_share: piece k of job by
+ * piece(job, k). */
+typedef struct Prod {
+    void (*piece)(const void *job, int k);
+    int pieces;
+    double work;
+    union {
+        LinJob lin;
+        Lin16Job l16;
+        LinQJob q;
+    } job;
+} Prod;
+
+/* A float32 [in, out] product of many rows in pieces of columns (one of
+ * the kernel's tiles, or more to make at most 64 pieces: small pieces even
+ * out the two threads' ends), act applied to each piece after. */
+static void prod_f32(Prod *p, float *out, int ldo, const float *A, int lda, const float *W,
+                     const float *bias, int n, int k, int m, OpsAct act)
+{
+    int tile = lm_kernel_set()->lin_cols, tiles = (m + tile - 1) / tile;
+    int per = (tiles + 63) / 64;
+    p->job.lin = (LinJob){out, A, W, bias, ldo, lda, n, k, m, per * tile, act, NULL};
+    p->piece = lin_piece;
+    p->pieces = (tiles + per - 1) / per;
+    p->work = (double)n * k * m;
+}
+
+/* A product with W as the file stores it ([out, in]) in pieces of at
+ * least 8 and at most 32 rows of W: bfloat16 rows in order, k numbers
+ * each, by the tiled kernel, any other by quant_linear_cols. */
+static void prod_mat(Prod *p, float *out, int ldo, const float *A, int lda, const RtMat *W,
+                     const float *bias, int n, int k, int m)
 {
     int per = (m + 31) / 32 > 8 ? (m + 31) / 32 : 8;
     if (W->type == RT_MAT_BF16 && !W->perm && W->row_bytes == (size_t)k * 2) {
-        /* bfloat16 rows in order, k numbers each: the tiled kernel */
-        Lin16Job j = {out, A, bias, W->data, ldo, lda, n, k, m, per};
-        ops_share(lin16_piece, &j, (m + per - 1) / per, (double)n * k * m);
+        p->job.l16 = (Lin16Job){out, A, bias, W->data, ldo, lda, n, k, m, per};
+        p->piece = lin16_piece;
+    } else {
+        p->job.q = (LinQJob){out, A, bias, W, ldo, lda, n, k, m, per};
+        p->piece = linq_piece;
+    }
+    p->pieces = (m + per - 1) / per;
+    p->work = (double)n * k * m;
+}
+
+/* In pieces of columns (prod_f32), or for a few rows in the two halves of
+ * linear's sums, then added. */
+void ops_linear_act(float *out, int ldo, const float *A, int lda, const float *W,
+                    const float *bias, int n, int k, int m, OpsAct act)
+{
+    if (n <= FEW_ROWS) {
+        float stack[2 * 4096];
+        float *out2 = (size_t)n * m <= 2 * 4096 ? stack : malloc(sizeof(float) * (size_t)n * m);
+        if (out2) {
+            LinJob j = {out, A, W, bias, ldo, lda, n, k, m, m, act, out2};
+            ops_share(few_piece, &j, 2, (double)n * k * m);
+            for (int i = 0; i < n; i++)
+                for (int c = 0; c < m; c++)
+                    out[(size_t)i * ldo + c] += out2[(size_t)i * m + c];
+            if (act != OPS_NO_ACT)
+                ops_activate(out, ldo, n, 0, m, act);
+            if (out2 != stack)
+                free(out2);
+            return;
+        }
+    }
+    Prod p;
+    prod_f32(&p, out, ldo, A, lda, W, bias, n, k, m, act);
+    ops_share(p.piece, &p.job, p.pieces, p.work);
+}
+
+void ops_linear(float *out, int ldo, const float *A, int lda, const float *W,
+                const float *bias, int n, int k, int m)
+{
+    ops_linear_act(out, ldo, A, lda, W, bias, n, k, m, OPS_NO_ACT);
+}
+
+void ops_linear_mat(float *out, int ldo, const float *A, int lda, const RtMat *W,
+                    const float *bias, int n, int k, int m)
+{
+    Prod p;
+    prod_mat(&p, out, ldo, A, lda, W, bias, n, k, m);
+    ops_share(p.piece, &p.job, p.pieces, p.work);
+}
+
+/* Several products' pieces as one job: piece k is product i's piece k −
+ * (the pieces of the products before i). */
+typedef struct Batch {
+    Prod p[OPS_BATCH_MAX];
+    int np;
+} Batch;
+
+static void batch_piece(const void *arg, int k)
+{
+    const Batch *b = arg;
+    int i = 0;
+    while (i < b->np - 1 && k >= b->p[i].pieces)
+        k -= b->p[i++].pieces;
+    b->p[i].piece(&b->p[i].job, k);
+}
+
+/* A keystroke's few rows of a float32 product take linear_few's two
+ * halves (ops_linear_act): those products one at a time, as alone. */
+void ops_linear_batch(const RtProj *pr, int np, const float *A, int lda, int n, int k)
+{
+    int alone = np > OPS_BATCH_MAX;
+    for (int i = 0; i < np; i++)
+        alone = alone || (!pr[i].wm && n <= FEW_ROWS);
+    if (alone) {
+        for (int i = 0; i < np; i++)
+            if (pr[i].wm)
+                ops_linear_mat(pr[i].out, pr[i].ldo, A, lda, pr[i].wm, pr[i].bias, n, k, pr[i].m);
+            else
+                ops_linear(pr[i].out, pr[i].ldo, A, lda, pr[i].W, pr[i].bias, n, k, pr[i].m);
         return;
     }
-    LinQJob j = {out, A, bias, W, ldo, lda, n, k, m, per};
-    ops_share(linq_piece, &j, (m + per - 1) / per, (double)n * k * m);
+    Batch b = {.np = np};
+    int pieces = 0;
+    double work = 0;
+    for (int i = 0; i < np; i++) {
+        if (pr[i].wm)
+            prod_mat(&b.p[i], pr[i].out, pr[i].ldo, A, lda, pr[i].wm, pr[i].bias, n, k, pr[i].m);
+        else
+            prod_f32(&b.p[i], pr[i].out, pr[i].ldo, A, lda, pr[i].W, pr[i].bias, n, k, pr[i].m,
+                     OPS_NO_ACT);
+        pieces += b.p[i].pieces;
+        work += b.p[i].work;
+    }
+    ops_share(batch_piece, &b, pieces, work);
 }
 
 void ops_mat_row(float *dst, const RtMat *W, int r, int k)

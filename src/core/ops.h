@@ -38,6 +38,13 @@ void ops_linear(float *out, int ldo, const float *A, int lda, const float *W,
  * stores it (runtime.h's RtMat). */
 void ops_linear_mat(float *out, int ldo, const float *A, int lda, const RtMat *W,
                     const float *bias, int n, int k, int m);
+/* Products of the same rows A (n × k) as one job (runtime.h's RtProj:
+ * each its out, W or wm, bias (never NULL for a float32 W) and m; at most
+ * OPS_BATCH_MAX): one handoff to the worker, the threads' ends evened
+ * out over all of them; each float as ops_linear or ops_linear_mat gives
+ * it alone. */
+enum { OPS_BATCH_MAX = 4 };
+void ops_linear_batch(const RtProj *p, int np, const float *A, int lda, int n, int k);
 /* Row r of W (k numbers) as float32 into dst. */
 void ops_mat_row(float *dst, const RtMat *W, int r, int k);
 /* out[v] = x · rows[v] for v < V (rows of C floats: the logits) */

@@ -637,6 +637,28 @@ void rt_project(const Rt *rt, float *out, int ldo, const float *A, int lda, cons
         ops_linear(out, ldo, A, lda, W, bias ? bias : rt->zero, n, k, m);
 }
 
+void rt_project_act(const Rt *rt, float *out, int ldo, const float *A, int lda, const float *W,
+                    const RtMat *wm, const float *bias, int n, int k, int m, int act)
+{
+    if (wm) {
+        ops_linear_mat(out, ldo, A, lda, wm, bias, n, k, m);
+        ops_activate(out, ldo, n, 0, m, (OpsAct)act);
+    } else {
+        ops_linear_act(out, ldo, A, lda, W, bias ? bias : rt->zero, n, k, m, (OpsAct)act);
+    }
+}
+
+void rt_project_each(const Rt *rt, const RtProj *p, int np, const float *A, int lda, int n, int k)
+{
+    for (int i0 = 0; i0 < np; i0 += OPS_BATCH_MAX) {
+        RtProj q[OPS_BATCH_MAX];
+        int c = np - i0 < OPS_BATCH_MAX ? np - i0 : OPS_BATCH_MAX;
+        for (int i = 0; i < c; i++) /* a float32 product's bias never NULL */
+            q[i] = p[i0 + i], q[i].bias = q[i].wm || q[i].bias ? q[i].bias : rt->zero;
+        ops_linear_batch(q, c, A, lda, n, k);
+    }
+}
+
 void rt_embed_row(float *dst, const float *table, const RtMat *m, int id, int C)
 {
     if (m)
