@@ -21,7 +21,9 @@
 // usage (from the clone): node tests/web/single_test.mjs OUTDIR
 // env: ATTNVIZ_CHROMIUM (default /usr/bin/chromium), ATTNVIZ_NATIVE_FRAME
 // (default build/web-test/native_frame), ATTNVIZ_PUPPETEER (the
-// node_modules folder puppeteer-core is in; default build/web-test/node_modules)
+// node_modules folder puppeteer-core is in; default build/web-test/node_modules),
+// ATTNVIZ_WEB_DIR (the page served; default build/web), ATTNVIZ_TEST_DEBUG
+// (the frames' times of the timed open printed)
 import {spawn, execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,6 +32,7 @@ import {decodePng} from './png.mjs';
 const OUT = path.resolve(process.argv[2] || 'build/web-test/out-st');
 const CHROMIUM = process.env.ATTNVIZ_CHROMIUM || '/usr/bin/chromium';
 const NATIVE = process.env.ATTNVIZ_NATIVE_FRAME || 'build/web-test/native_frame';
+const WEB_DIR = process.env.ATTNVIZ_WEB_DIR || 'build/web';
 const MODULES = path.resolve(process.env.ATTNVIZ_PUPPETEER || 'build/web-test/node_modules');
 const {default: puppeteer} = await import(path.join(MODULES, 'puppeteer-core/lib/esm/puppeteer/puppeteer-core.js'));
 
@@ -45,6 +48,16 @@ const VERSE = 'To be, or not to be, that is the question';
 // the shipped GPT-2's blocks repeated to this depth: a forward long
 // enough (tens of ms) that its run must yield between layers
 const DEPTH = 48;
+// the model opened while the page's frames are timed: deep enough that
+// its open (the file read, the first forward with every map's thumbnail
+// and scores) takes a few hundred ms in the page, which must not freeze
+const OPEN_DEPTH = 160;
+const OPEN_TEXT = 'Now is the winter of our discontent';
+// the longest the page may go without an animation frame while a model
+// opens (ms): a slice of work (10 ms) and a frame, with room for a busy
+// machine; without the breaks the open above took one gap of its whole
+// length
+const MAX_OPEN_GAP = 100;
 
 // shakespeare-tiny made DEPTH layers deep: its safetensors (st, bytes)
 // with block l a copy of its block l mod its depth, and its config
@@ -108,7 +121,7 @@ const fmt = r => r.why || `mean |Δ| ${r.mean.toFixed(3)}, ${(100 * r.fraction).
 // python3 -m http.server on a free port (it prints the port it got)
 function startServer() {
   return new Promise((resolve, reject) => {
-    const srv = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '-d', 'build/web'],
+    const srv = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '-d', WEB_DIR],
                       {stdio: ['ignore', 'pipe', 'ignore']});
     let buf = '';
     srv.stdout.on('data', d => {
@@ -154,6 +167,43 @@ async function until(page, native, file) {
     if (same(compare(got, native))) break;
   }
   return got;
+}
+
+// files ([name under the drop's folder, text]) and those the page holds
+// in window.prepared (the same, with bytes) dropped on the
+// page as tools/web/pre.js takes a drop or the file picker's choice
+// (attnvizOpenFiles: copied into /dropped/N/, the first of tops opened),
+// every animation frame's time kept from before the drop until the
+// page's title has the text `title` (the opened session's: its maps are
+// then drawn). Returns the frames, the drop's and the title's times and
+// background_single.c's log of the opens it broke up.
+async function dropTimed(page, files, tops, title) {
+  return page.evaluate(async (files, tops, title) => {
+    const frames = [];
+    let rec = true;
+    const tick = t => { frames.push(t); if (rec) requestAnimationFrame(tick); };
+    await new Promise(res => requestAnimationFrame(t => { frames.push(t); requestAnimationFrame(tick); res(); }));
+    const dropped = performance.now();
+    const list = [...files, ...(window.prepared || [])].map(([name, data]) =>
+      [name, new File([data], name.split('/').pop())]);
+    window.prepared = null;
+    attnvizOpenFiles(list, tops);
+    while (!document.title.includes(title)) await new Promise(res => requestAnimationFrame(res));
+    const shown = performance.now();
+    rec = false;
+    return {frames, dropped, shown, opens: Module.attnvizBg && Module.attnvizBg.opens ? Module.attnvizBg.opens.slice() : []};
+  }, files, tops, title);
+}
+
+// the longest time without an animation frame from the last frame before
+// the drop to the first after the title changed
+function longestGap({frames, dropped, shown}) {
+  const before = frames.filter(t => t <= dropped).pop() ?? dropped;
+  const after = frames.find(t => t >= shown) ?? shown;
+  const inside = [before, ...frames.filter(t => t > before && t < after), after];
+  let gap = 0;
+  for (let i = 1; i < inside.length; i++) gap = Math.max(gap, inside[i] - inside[i - 1]);
+  return {gap, n: inside.length - 2, ms: shown - dropped};
 }
 
 fs.rmSync(OUT, {recursive: true, force: true});
@@ -208,11 +258,55 @@ try {
   r = compare(typed, nThemed);
   check(!same(r), `the frame before D is not the native frame after it (${fmt(r)})`);
 
+  // a model opened without freezing the page: shakespeare-tiny made
+  // OPEN_DEPTH layers deep and a session naming it, dropped on the page
+  // together (pre.js's path for a drop or the picker); the page's
+  // animation frames must keep coming while it opens (its first forward
+  // broken up between frames: bg_breathe), and its frame must then be the
+  // native one
+  const tiny = path.join('assets/models/shakespeare-tiny');
+  const tinyFile = f => new Uint8Array(fs.readFileSync(path.join(tiny, f)));
+  const deepOpen = deepen(tinyFile('model.safetensors'), fs.readFileSync(path.join(tiny, 'config.json'), 'utf8'),
+                          OPEN_DEPTH);
+  fs.mkdirSync(path.join(OUT, 'open/deep'), {recursive: true});
+  fs.writeFileSync(path.join(OUT, 'open/deep/model.safetensors'), deepOpen.st);
+  fs.writeFileSync(path.join(OUT, 'open/deep/config.json'), deepOpen.config);
+  for (const f of ['vocab.json', 'merges.txt'])
+    fs.copyFileSync(path.join(tiny, f), path.join(OUT, 'open/deep', f));
+  const openSession = m => JSON.stringify({attention_file: m, layer: 0, head: 0, text: OPEN_TEXT});
+  const nativeOpenSession = path.join(OUT, 'open/session.json');
+  fs.writeFileSync(nativeOpenSession, openSession(path.join(OUT, 'open/deep')));
+  const nOpenDeep = nativeFrame(path.join(OUT, 'native-open-deep.png'), ...keys, 'key:D', `open:${nativeOpenSession}`);
+  const drop = await page.evaluate((deepenSrc, depth) => { // the drop's folder: /dropped/N/
+    const deepenIn = new Function(`return (${deepenSrc})`)();
+    const src = '/attnviz/models/shakespeare-tiny/';
+    const d = deepenIn(FS.readFile(src + 'model.safetensors'), FS.readFile(src + 'config.json', {encoding: 'utf8'}), depth);
+    window.prepared = [['deep/model.safetensors', d.st], ['deep/config.json', d.config],
+                       ['deep/vocab.json', FS.readFile(src + 'vocab.json')], ['deep/merges.txt', FS.readFile(src + 'merges.txt')]];
+    return attnvizDrops + 1;
+  }, deepen.toString(), OPEN_DEPTH);
+  const timed = await dropTimed(page, [['session.json', openSession(`/dropped/${drop}/deep`)]],
+                                ['session.json'], OPEN_TEXT);
+  const g = longestGap(timed);
+  if (process.env.ATTNVIZ_TEST_DEBUG)
+    console.log('frames after the drop (ms):', timed.frames.map(t => (t - timed.dropped).toFixed(1)).join(' '),
+                'breaks:', JSON.stringify(timed.opens.map(o => [o.start - timed.dropped, o.end - timed.dropped, o.yields])));
+  const brk = timed.opens.length ? timed.opens[timed.opens.length - 1] : null;
+  console.log(`opening ${OPEN_DEPTH} layers: ${g.ms.toFixed(1)} ms from the drop to the title, ${g.n} frames, ` +
+              `longest gap ${g.gap.toFixed(1)} ms; ${brk ? `${brk.yields} breaks in ${(brk.end - brk.start).toFixed(1)} ms` : 'no breaks'}`);
+  check(g.gap <= MAX_OPEN_GAP && g.n >= 2,
+        `a model ${OPEN_DEPTH} layers deep opened from a drop: frames kept coming (${g.n} frames in ${g.ms.toFixed(1)} ms, ` +
+        `longest gap ${g.gap.toFixed(1)} ms, at most ${MAX_OPEN_GAP})`);
+  const openShown = await until(page, nOpenDeep, path.join(OUT, 'page-open-deep.png'));
+  r = compare(openShown, nOpenDeep);
+  check(same(r), `and its frame is the native one (${fmt(r)})`);
+  r = compare(nOpenDeep, nThemed);
+  check(!same(r), `the open changed the native frame (${fmt(r)})`);
+
   // shakespeare-tiny made DEPTH layers deep (natively in OUT/deep, in
   // the page under /dropped/deep), opened on VERSE from a session (its
   // first maps computed as it opens, as on the desktop), then "/", Home,
   // "X": every position changed, a whole forward on the worker
-  const tiny = path.join('assets/models/shakespeare-tiny');
   const deep = deepen(new Uint8Array(fs.readFileSync(path.join(tiny, 'model.safetensors'))),
                       fs.readFileSync(path.join(tiny, 'config.json'), 'utf8'), DEPTH);
   fs.mkdirSync(path.join(OUT, 'deep'));
@@ -223,7 +317,7 @@ try {
   const session = m => JSON.stringify({attention_file: m, layer: 0, head: 0, text: VERSE});
   const nativeSession = path.join(OUT, 'deep-session.json');
   fs.writeFileSync(nativeSession, session(path.join(OUT, 'deep')));
-  const opened = ['key:D', `open:${nativeSession}`];
+  const opened = ['key:D', `open:${nativeOpenSession}`, `open:${nativeSession}`];
   const nOpened = nativeFrame(path.join(OUT, 'native-opened.png'), ...keys, ...opened);
   await page.evaluate((deepenSrc, depth, text) => {
     const deepenIn = new Function(`return (${deepenSrc})`)();

@@ -208,9 +208,16 @@ WEB_ST_LIBS   := $(subst $(WEB_PREFIX),$(WEB_ST_PREFIX),$(WEB_UI_LIBS))
 # function whose name another file's has too gets ".1" (runtime.c's
 # forward beside attn.c's), hence the wildcards; binaryen warns about a
 # name that binaryen's inlining made go away (the caller is listed too).
-WEB_ST_ASYNC  := bg_single_pump,bg_stale,run*,hook_cancel,lm_forward_target,lm_forward,rt_forward,\
-                 rt_forward_plain,rt_forward_encdec,forward*,explore_worker,without_ablation
-WEB_ST_LDFLAGS := -O2 -sASYNCIFY -sASYNCIFY_IMPORTS=bg_single_yield \
+WEB_ST_RUN_ASYNC := bg_single_pump,bg_stale,run*,hook_cancel,lm_forward_target,lm_forward,rt_forward,\
+                    rt_forward_plain,rt_forward_encdec,forward*,explore_worker,without_ablation
+# and a model's open from a file dropped or picked (bg_breathe between the
+# layers of its first forward): platform_web_dropped, which pre.js calls,
+# runs the loop's step, whose events open the path (a model folder or GGUF
+# file, or a session naming one)
+WEB_ST_OPEN_ASYNC := platform_web_dropped,step,loop_events,app_handle_event,app_open_path,file_open,\
+                     maps_session_open,lmsrc_open,model_compute_text,model_compute_ids,compute_breathe,bg_breathe
+WEB_ST_ASYNC  := $(WEB_ST_RUN_ASYNC),$(WEB_ST_OPEN_ASYNC)
+WEB_ST_LDFLAGS := -O2 -sASYNCIFY -sASYNCIFY_IMPORTS=bg_single_yield,bg_single_breathe \
                   -sASYNCIFY_ONLY=$(subst $(eval) ,,$(WEB_ST_ASYNC)) \
                   -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=64MB -sMAXIMUM_MEMORY=4GB \
                   -sENVIRONMENT=web -sTOTAL_STACK=8MB --pre-js tools/web/pre.js \
