@@ -296,33 +296,41 @@ void platform_file_written(const char *path)
     }, path);
 }
 
-/* Whether a model's open is suspended (the one-thread page's bg_breathe,
+/* Whether an open is suspended (the one-thread page's bg_breathe,
  * background_single.c): the app's state is the open's until it ends, so
- * no step runs; the events wait in SDL's queue for the main loop. */
+ * no step runs meanwhile; events wait in SDL's queue for the main loop. */
 static int web_open_suspended(void)
 {
     return EM_ASM_INT({ return Module.attnvizBg && Module.attnvizBg.breathing ? 1 : 0; });
 }
 
 /* A file or folder dropped on the page, already copied into the page's
- * memory at path by tools/web/pre.js: handed to the app as the desktop's
- * drop is (SDL_DROPFILE: app_open_path, the status bar saying what opened
- * or why not), and opened now, from here: with this function at the
- * bottom of the stack the one-thread page can suspend the open between
- * its steps (bg_breathe; web.mk's ASYNCIFY list), which it cannot from
- * the main loop's step. SDL's browser backend has no drop of its own. */
+ * memory at path by tools/web/pre.js: opened as the desktop opens a
+ * dropped path (app_open_path, the status bar saying what opened or why
+ * not), at once, after the events queued before it. Opened from here
+ * (PlatformLoop.open), with this function at the bottom of the stack and
+ * Module.attnvizOpening set, the one-thread page can suspend the open
+ * between its steps (bg_breathe; web.mk's ASYNCIFY list names the
+ * functions from here to there), which it cannot from the main loop's
+ * step. While another open is suspended the drop waits in SDL's queue
+ * (SDL_DROPFILE) for the main loop. SDL's browser backend has no drop of
+ * its own. */
 EMSCRIPTEN_KEEPALIVE void platform_web_dropped(const char *path)
 {
+    if (web_loop.open && !web_open_suspended() && !web_loop.done(web_loop.ctx)) {
+        if (SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT))
+            step();
+        EM_ASM({ Module.attnvizOpening = true; });
+        web_loop.open(web_loop.ctx, path);
+        EM_ASM({ Module.attnvizOpening = false; });
+        return;
+    }
     SDL_Event e;
     SDL_zero(e);
     e.type = SDL_DROPFILE;
     e.drop.file = SDL_strdup(path);
-    if (e.drop.file && SDL_PushEvent(&e) != 1) {
+    if (e.drop.file && SDL_PushEvent(&e) != 1)
         SDL_free(e.drop.file);
-        return;
-    }
-    if (web_loop.events && !web_open_suspended() && !web_loop.done(web_loop.ctx))
-        step();
 }
 
 /* A character typed that SDL's page backend cannot make text of (beyond

@@ -136,9 +136,11 @@ EM_JS(void, bg_single_yield, (void), {
  * now: it has had it for slice ms in this task (counted from the task's
  * first bg_breathe: the browser's microtasks run once the task has given
  * the thread back, and the count starts again), and it can be suspended:
- * the stack's bottom is platform_web_dropped (the open of a file dropped
- * or picked: web.mk's ASYNCIFY list covers it down to here) and nothing
- * else is suspended (a run's stack: asyncify keeps one). */
+ * it is the open of a file dropped or picked (platform_web_dropped at the
+ * stack's bottom, opening: Module.attnvizOpening; web.mk's ASYNCIFY list
+ * covers the calls from there down to here), and nothing else is
+ * suspended (a run's stack: asyncify keeps one). Anywhere else (the main
+ * loop's step, main, a run, which yields in bg_stale) it goes on. */
 EM_JS(int, breathe_due, (double slice), {
     var s = Module.attnvizBg, now = performance.now();
     if (!s.busy) {
@@ -146,7 +148,8 @@ EM_JS(int, breathe_due, (double slice), {
         queueMicrotask(function() { s.busy = 0; });
     }
     var st = Asyncify.exportCallStack;
-    return now - s.busy >= slice && st.length === 1 && st[0] === "platform_web_dropped" && !Asyncify.currData;
+    return now - s.busy >= slice && Module.attnvizOpening === true && st.length === 1 &&
+           st[0] === "platform_web_dropped" && !Asyncify.currData;
 });
 
 /* The open gives the thread back until the next animation frame has been

@@ -184,6 +184,12 @@ async function dropTimed(page, files, tops, title) {
     const tick = t => { frames.push(t); if (rec) requestAnimationFrame(tick); };
     await new Promise(res => requestAnimationFrame(t => { frames.push(t); requestAnimationFrame(tick); res(); }));
     const dropped = performance.now();
+    const calls = [], ccallWas = window.ccall;
+    window.ccall = function(name, ...rest) { // when pre.js hands the drop over, and gets the thread back
+      const t = performance.now(), ret = ccallWas.call(this, name, ...rest);
+      calls.push([name, t - dropped, performance.now() - dropped]);
+      return ret;
+    };
     const list = [...files, ...(window.prepared || [])].map(([name, data]) =>
       [name, new File([data], name.split('/').pop())]);
     window.prepared = null;
@@ -191,7 +197,8 @@ async function dropTimed(page, files, tops, title) {
     while (!document.title.includes(title)) await new Promise(res => requestAnimationFrame(res));
     const shown = performance.now();
     rec = false;
-    return {frames, dropped, shown, opens: Module.attnvizBg && Module.attnvizBg.opens ? Module.attnvizBg.opens.slice() : []};
+    window.ccall = ccallWas;
+    return {frames, dropped, shown, calls, opens: Module.attnvizBg && Module.attnvizBg.opens ? Module.attnvizBg.opens.slice() : []};
   }, files, tops, title);
 }
 
@@ -218,7 +225,7 @@ try {
   const page = await browser.newPage();
   await page.setViewport({width: W, height: H, deviceScaleFactor: 1});
   page.on('pageerror', e => console.log('page error:', (e.stack || e.message).split('\n').slice(0, 12).join('\n')));
-  page.on('console', m => { if (m.type() === 'error') console.log('page console:', m.text()); });
+  page.on('console', m => { if (m.type() === 'error' || process.env.ATTNVIZ_TEST_DEBUG) console.log('page console:', m.text()); });
 
   const t0 = Date.now();
   await page.goto(url);
@@ -290,7 +297,7 @@ try {
   const g = longestGap(timed);
   if (process.env.ATTNVIZ_TEST_DEBUG)
     console.log('frames after the drop (ms):', timed.frames.map(t => (t - timed.dropped).toFixed(1)).join(' '),
-                'breaks:', JSON.stringify(timed.opens.map(o => [o.start - timed.dropped, o.end - timed.dropped, o.yields])));
+                'calls:', JSON.stringify(timed.calls), 'breaks:', JSON.stringify(timed.opens.map(o => [o.start - timed.dropped, o.end - timed.dropped, o.yields])));
   const brk = timed.opens.length ? timed.opens[timed.opens.length - 1] : null;
   console.log(`opening ${OPEN_DEPTH} layers: ${g.ms.toFixed(1)} ms from the drop to the title, ${g.n} frames, ` +
               `longest gap ${g.gap.toFixed(1)} ms; ${brk ? `${brk.yields} breaks in ${(brk.end - brk.start).toFixed(1)} ms` : 'no breaks'}`);
