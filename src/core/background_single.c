@@ -75,6 +75,7 @@ EM_JS(void, single_init, (void), {
                 stackRestore(s.base);
                 s.t0 = performance.now();
                 s.yields = 0;
+                s.steps = Module.attnvizSteps | 0; /* the run's first yield waits for a frame too */
             }
             _bg_single_pump();
         }
@@ -115,10 +116,10 @@ static void pump_soon(void)
 }
 
 /* The run gives the thread back; it resumes on the next message, at once
- * when the page has drawn a frame since the last yield (Module.attnvizSteps:
- * platform_web.c counts its loop's steps), else after the next animation
- * frame (a busy browser may run the messages before it draws: a frame at
- * least every other slice). */
+ * when the page has drawn a frame since the last yield or the run's start
+ * (Module.attnvizSteps: platform_web.c counts its loop's steps), else
+ * after the next animation frame (a busy browser may run the messages
+ * before it draws: a frame at least every other slice). */
 EM_JS(void, bg_single_yield, (void), {
     Asyncify.handleSleep(function(wake) {
         var s = Module.attnvizBg, steps = Module.attnvizSteps | 0;
