@@ -322,6 +322,7 @@ try {
   const brk = timed.opens.length ? timed.opens[timed.opens.length - 1] : null;
   console.log(`opening ${OPEN_DEPTH} layers: ${g.ms.toFixed(1)} ms from the drop to the title, ${g.n} frames, ` +
               `longest gap ${g.gap.toFixed(1)} ms; ${brk ? `${brk.yields} breaks in ${(brk.end - brk.start).toFixed(1)} ms` : 'no breaks'}`);
+  check(brk && brk.yields >= 1, `the open gave the thread back (${brk ? brk.yields : 0} breaks: bg_breathe)`);
   check(g.gap <= MAX_OPEN_GAP && g.n >= 2,
         `a model ${OPEN_DEPTH} layers deep opened from a drop: frames kept coming (${g.n} frames in ${g.ms.toFixed(1)} ms, ` +
         `longest gap ${g.gap.toFixed(1)} ms, at most ${MAX_OPEN_GAP})`);

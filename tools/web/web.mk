@@ -158,7 +158,8 @@ $(WEB_OBJ)/src/%.o: src/%.c | web-libs-ui
 # EM_ASM (JavaScript inside C) needs the GNU dialect: the one file that has it
 $(WEB_OBJ)/src/app/platform_web.o: WEB_STD := -std=gnu11
 
-build/web/attnviz.js: $(WEB_CORE_OBJ) $(WEB_IO_OBJ) $(WEB_UI_OBJ) tools/web/pre.js $(WEB_FONT) \
+# (web.mk itself: its flags)
+build/web/attnviz.js: $(WEB_CORE_OBJ) $(WEB_IO_OBJ) $(WEB_UI_OBJ) tools/web/pre.js tools/web/web.mk $(WEB_FONT) \
                       assets/embeddings.txt $(wildcard sentences/*) \
                       $(wildcard $(addsuffix /*,$(SHIPPED_MODELS))) | web-libs-ui
 	@mkdir -p $(dir $@)
@@ -244,9 +245,13 @@ $(WEB_ST_OBJ)/%.o: %.c | web-libs-st
 
 $(WEB_ST_OBJ)/src/app/platform_web.o: WEB_STD := -std=gnu11
 
-build/web/attnviz-st.js: $(WEB_ST_OBJS) tools/web/pre.js tools/web/lib_single.js tools/web/web.mk $(WEB_FONT) assets/embeddings.txt \
+# the list checked against the objects first (tools/web/check_async.sh: a
+# listed function renamed, or one the linker would rename, fails the build)
+build/web/attnviz-st.js: $(WEB_ST_OBJS) tools/web/pre.js tools/web/lib_single.js tools/web/web.mk \
+                         tools/web/check_async.sh $(WEB_FONT) assets/embeddings.txt \
                          $(wildcard sentences/*) $(wildcard $(addsuffix /*,$(SHIPPED_MODELS))) | web-libs-st
 	@mkdir -p $(dir $@)
+	@NM=emnm sh tools/web/check_async.sh '$(subst $(eval) ,,$(WEB_ST_ASYNC))' src $(WEB_ST_OBJS)
 	$(EMCC) $(WEB_ST_OBJS) $(WEB_ST_LIBS) $(WEB_ST_LDFLAGS) $(WEB_DATA) -o $@
 
 web: build/web/attnviz.js build/web/attnviz-st.js build/web/attnviz.html build/web/serve.py $(WEB_FALLBACKS)
