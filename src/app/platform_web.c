@@ -385,6 +385,6 @@ EMSCRIPTEN_KEEPALIVE void platform_web_text(const char *utf8)
  * the folder in IndexedDB. */
 EMSCRIPTEN_KEEPALIVE void platform_web_suspend(void)
 {
-    if (web_loop.suspend)
+    if (web_loop.suspend && !web_open_suspended()) /* (not half-way through an open: the last autosave stays) */
         web_loop.suspend(web_loop.ctx);
 }
