@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "attnviz/gguf.h"
@@ -182,7 +181,7 @@ static void ollama_names(void **state)
     assert_int_equal(gguf_parse(&g, map, len, path, &err), 0);
     assert_non_null(gguf_tensor(&g, "token_embd.weight"));
     gguf_free(&g);
-    munmap(map, len);
+    io_unmap_file(map, len);
     free(path);
 
     /* a tag not pulled: not found, the manifest's path among the places */

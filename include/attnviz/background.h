@@ -14,6 +14,9 @@
  *   bg_take(b, &res)        on the UI thread, when notified: the newest
  *                           result of the newest request, if any
  *   bg_destroy(b)           stops the run at its next bg_stale, joins
+ *   bg_breathe()            on the UI thread, between steps of long work
+ *                           done there (a model's open): the one-thread
+ *                           page draws meanwhile; elsewhere nothing
  *
  * Only the newest result waits to be taken: a result posted before the last
  * one was taken replaces it. So a request's partial results should each be
@@ -79,5 +82,15 @@ int bg_stale(const BgJob *job);
  * notify. 0, or -1 when the job is stale (result freed, nothing
  * notified). */
 int bg_post(BgJob *job, void *result, BgFree free_result, int last);
+
+/* On the UI thread, between two steps of long work done there rather than
+ * on the worker (a model opened: its first forward, a layer a step). With
+ * a worker thread (the desktop, the threaded page) it does nothing. On the
+ * browser's one-thread page (background_single.c) it gives the browser
+ * its thread back once the work has had it for a slice, so the page keeps
+ * painting, and resumes the work at the next animation frame; it does so
+ * only where the page can suspend the work (a file dropped or picked:
+ * tools/web/web.mk's ASYNCIFY list), else it returns at once. */
+void bg_breathe(void);
 
 #endif

@@ -38,10 +38,13 @@ int sentences_load_folder(SentenceList *out, const char *dir, const char *first,
 /* Read a whole (regular) file; refuses directories and files over max. */
 int io_read_file(const char *path, long max, char **data, size_t *len,
                  AttnErr *err);
-/* Map a whole (regular, non-empty) file read-only into *map, *len (munmap
- * it); a missing file is the error code missing (ATTN_E_IO or
- * ATTN_E_NOT_FOUND), a directory, another kind of file, an empty one refused. */
+/* Map a whole (regular, non-empty) file read-only into *map, *len (free it
+ * with io_unmap_file); a missing file is the error code missing (ATTN_E_IO
+ * or ATTN_E_NOT_FOUND), a directory, another kind of file, an empty one
+ * refused. */
 int io_map_file(const char *path, int missing, void **map, size_t *len, AttnErr *err);
+/* What io_map_file gave back (map, len as it said); NULL: nothing. */
+void io_unmap_file(void *map, size_t len);
 
 /* ---- printouts ------------------------------------------------------------ */
 /* One map as an aligned table under a title line (masked entries "-"), or

@@ -52,6 +52,11 @@ typedef struct PlatformLoop {
     /* Save what quitting saves (the autosave): a page is hidden or closed
      * without its loop ending. The desktop's loop ends instead. */
     void (*suspend)(void *ctx);
+    /* Open path now, as a file dropped on the window opens, outside the
+     * event queue: the browser's drop (platform_web.c), whose open its
+     * one-thread page can suspend between steps. The desktop's drops come
+     * as events. */
+    void (*open)(void *ctx, const char *path);
 } PlatformLoop;
 
 /* Run the loop until loop->done: on the desktop frame, then block until an

@@ -194,15 +194,16 @@ static PlatformLoop web_loop;
 
 /* The queued events, then a frame (drawn only if something changed, as on
  * the desktop). frame's wait is the browser's: the next animation frame
- * comes anyway, and an autosave due is seen by app_tick then. The steps
- * are counted in Module.attnvizSteps, and the first one's time kept in
- * Module.attnvizFirstFrame (performance.now()): the browser test waits on
- * them, and the loading message goes at the first. While
+ * comes anyway, and an autosave due is seen by app_tick then. The loop's
+ * steps (animation is set) are counted in Module.attnvizSteps, and the
+ * first one's time kept in Module.attnvizFirstFrame (performance.now()):
+ * the browser test waits on them, and the loading message goes at the
+ * first. While
  * Module.attnvizTimes is an array (make web-bench's tests/web/page_bench.mjs
  * sets it) each step is added to it: [its start, whether it had events,
  * the events' ms, the frame's ms, Module.attnvizDraws (the bench counts
  * WebGL's draw calls there, so a frame that drew can be told)]. */
-static void step(void)
+static void step_run(int animation)
 {
     double t0 = emscripten_get_now();
     SDL_Event e;
@@ -219,14 +220,28 @@ static void step(void)
     title_flush();
     double t2 = emscripten_get_now();
     EM_ASM({
-        if (!Module.attnvizSteps) {
+        if ($4 && !Module.attnvizSteps) {
             Module.attnvizFirstFrame = performance.now();
             var s = document.getElementById("status");
             if (s) s.style.display = "none";
         }
-        Module.attnvizSteps = (Module.attnvizSteps | 0) + 1;
+        if ($4) Module.attnvizSteps = (Module.attnvizSteps | 0) + 1;
         if (Module.attnvizTimes) Module.attnvizTimes.push([$0, $1, $2, $3, Module.attnvizDraws | 0]);
-    }, t0, had, t1 - t0, t2 - t1);
+    }, t0, had, t1 - t0, t2 - t1, animation);
+}
+
+/* The loop's step, once an animation frame (and at a worker's result). */
+static void step(void)
+{
+    step_run(1);
+}
+
+/* A step between animation frames (a key, a drop): not counted in
+ * Module.attnvizSteps, which says the page has had a frame since
+ * (background_single.c's runs wait for one). */
+static void step_now(void)
+{
+    step_run(0);
 }
 
 /* Background work's result drawn as soon as the main thread is free, not
@@ -263,6 +278,28 @@ static int wake_watch(void *ctx, SDL_Event *e)
     return 1;
 }
 
+/* Whether an open is suspended (the one-thread page's bg_breathe,
+ * background_single.c): the app's state is the open's until it ends, so
+ * no step runs meanwhile; events wait in SDL's queue for the main loop. */
+static int web_open_suspended(void)
+{
+    return EM_ASM_INT({ return Module.attnvizBg && Module.attnvizBg.breathing ? 1 : 0; });
+}
+
+/* A key went down (after SDL's own listener has queued it): its events
+ * handled now, not at the next animation frame, as the desktop has its
+ * key's event before the next key comes. SDL's page backend turns a key
+ * into text only while text input is on, which the app turns on when it
+ * handles the key that starts typing ("/"): keys typed after "/" before
+ * the next frame were otherwise lost. Not while an open is suspended
+ * (web_open_suspended: they wait for the main loop then). */
+EMSCRIPTEN_KEEPALIVE void platform_web_key(void)
+{
+    if (web_loop.events && !web_open_suspended() && !web_loop.done(web_loop.ctx) &&
+        SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT))
+        step_now();
+}
+
 /* emscripten_set_main_loop with simulate_infinite_loop set does not return:
  * it leaves main by an exception without unwinding the stack, so the
  * caller's locals (window.c's Loop, its fonts) stay valid for the page's
@@ -271,6 +308,9 @@ void platform_run_loop(const PlatformLoop *loop)
 {
     web_loop = *loop;
     SDL_AddEventWatch(wake_watch, NULL);
+    /* after SDL's keydown listener (added with the window, on the same
+     * target and phase): the key is in the queue when this one runs */
+    EM_ASM({ window.addEventListener("keydown", function() { _platform_web_key(); }); });
     emscripten_set_main_loop(step, 0, 1);
 }
 
@@ -329,11 +369,26 @@ int platform_note(char *out, size_t n)
 }
 
 /* A file or folder dropped on the page, already copied into the page's
- * memory at path by tools/web/pre.js: handed to the app as the desktop's
- * drop is (SDL_DROPFILE: app_open_path, the status bar saying what opened
- * or why not). SDL's browser backend has no drop of its own. */
+ * memory at path by tools/web/pre.js: opened as the desktop opens a
+ * dropped path (app_open_path, the status bar saying what opened or why
+ * not), at once, after the events queued before it. Opened from here
+ * (PlatformLoop.open), with this function at the bottom of the stack and
+ * Module.attnvizOpening set, the one-thread page can suspend the open
+ * between its steps (bg_breathe; web.mk's ASYNCIFY list names the
+ * functions from here to there), which it cannot from the main loop's
+ * step. While another open is suspended the drop waits in SDL's queue
+ * (SDL_DROPFILE) for the main loop. SDL's browser backend has no drop of
+ * its own. */
 EMSCRIPTEN_KEEPALIVE void platform_web_dropped(const char *path)
 {
+    if (web_loop.open && !web_open_suspended() && !web_loop.done(web_loop.ctx)) {
+        if (SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT))
+            step_now();
+        EM_ASM({ Module.attnvizOpening = true; });
+        web_loop.open(web_loop.ctx, path);
+        EM_ASM({ Module.attnvizOpening = false; });
+        return;
+    }
     SDL_Event e;
     SDL_zero(e);
     e.type = SDL_DROPFILE;
@@ -362,6 +417,6 @@ EMSCRIPTEN_KEEPALIVE void platform_web_text(const char *utf8)
  * the folder in IndexedDB. */
 EMSCRIPTEN_KEEPALIVE void platform_web_suspend(void)
 {
-    if (web_loop.suspend)
+    if (web_loop.suspend && !web_open_suspended()) /* (not half-way through an open: the last autosave stays) */
         web_loop.suspend(web_loop.ctx);
 }

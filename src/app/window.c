@@ -245,6 +245,19 @@ static void loop_suspend(void *ctx)
     app_autosave(((Loop *)ctx)->a, 1);
 }
 
+/* A path dropped, opened outside the event queue (PlatformLoop.open): as
+ * the queue's SDL_DROPFILE would be; redrawn at the next frame. */
+static void loop_open(void *ctx, const char *path)
+{
+    Loop *l = ctx;
+    SDL_Event e;
+    SDL_zero(e);
+    e.type = SDL_DROPFILE;
+    e.drop.file = (char *)path; /* borrowed: app_handle_event only reads it */
+    int dirty = l->a->dirty;
+    l->a->dirty = app_handle_event(l->a, &e) || dirty;
+}
+
 /* Until the user quits: the platform's loop (platform_run_loop) runs
  * loop_frame and loop_events. */
 static void run_loop(AppState *a, SDL_Window *win, SDL_Renderer *r)
@@ -252,7 +265,7 @@ static void run_loop(AppState *a, SDL_Window *win, SDL_Renderer *r)
     Loop l = {a, win, r, NULL, 0};
     a->autosave_at = SDL_GetTicks();
     a->dirty = 1;
-    platform_run_loop(&(PlatformLoop){&l, loop_frame, loop_events, loop_done, loop_suspend});
+    platform_run_loop(&(PlatformLoop){&l, loop_frame, loop_events, loop_done, loop_suspend, loop_open});
     free(l.shown_title);
 }
 

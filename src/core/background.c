@@ -196,3 +196,10 @@ int bg_post(BgJob *job, void *result, BgFree free_data, int last)
         b->notify(b->notify_ctx);
     return 0;
 }
+
+/* Nothing here: with threads a model's open runs through as on the
+ * desktop (the window waits for it); only the one-thread page, which
+ * has nowhere else to compute, breaks it up (background_single.c). */
+void bg_breathe(void)
+{
+}

@@ -42,56 +42,84 @@ static void *running_req;   /* its request, and how to free it, under the one th
 static BgFree running_free; /* under the one thread */
 static double slice_start;  /* when the running run last got the thread, under the one thread */
 
-/* The browser calls bg_single_pump soon, by a message (timers nest to a
- * 4 ms minimum); the same channel wakes a suspended run. After either, a
- * run that suspended has paused emscripten's main loop (asyncify's
- * handleSleep does that): resumed at once, frames are what the slices are
- * for. The stack pointer goes back to where the first pump found it when
- * no run is suspended (an abandoned run's frames are dropped). The pump's
- * runs are logged (Module.attnvizBg.log: start and end in
- * performance.now()'s ms, yields; the last 100), which
- * tests/web/single_test.mjs reads. */
-EM_JS(void, pump_soon, (void), {
+/* The page's side of the one-thread Background (Module.attnvizBg), made
+ * at the first use: the browser calls bg_single_pump soon, by a message
+ * (timers nest to a 4 ms minimum); the same channel wakes a suspended run,
+ * or a suspended open (bg_breathe). After either, a run that suspended has
+ * paused emscripten's main loop (asyncify's handleSleep does that):
+ * resumed at once, frames are what the slices are for; an open that
+ * suspended keeps it paused (the loop's step would act on the state the
+ * open is changing) until it ends, and no run starts meanwhile (asyncify
+ * keeps one suspended stack): a pump asked for then comes after it. The
+ * stack pointer goes back to where the first pump found it when no run is
+ * suspended (an abandoned run's frames are dropped). The pump's runs are
+ * logged (Module.attnvizBg.log: start and end in performance.now()'s ms,
+ * yields; the last 100), and so are the opens that suspended (.opens:
+ * their first break, end and yields), which tests/web/single_test.mjs
+ * reads. */
+EM_JS(void, single_init, (void), {
+    if (Module.attnvizBg)
+        return;
+    var s = Module.attnvizBg = {ch: new MessageChannel(), wake: null, asked: false, base: 0, log: [], t0: 0,
+                                yields: 0, breathing: false, busy: 0, open: null, opens: []};
+    s.ch.port1.onmessage = function() {
+        var w = s.wake;
+        s.wake = null;
+        if (w) {
+            s.breathing = false;
+            w();
+        } else if (s.asked && !s.breathing) {
+            s.asked = false;
+            if (!Asyncify.currData) {
+                if (!s.base) s.base = stackSave();
+                stackRestore(s.base);
+                s.t0 = performance.now();
+                s.yields = 0;
+                s.steps = Module.attnvizSteps | 0; /* the run's first yield waits for a frame too */
+            }
+            _bg_single_pump();
+        }
+        if (Asyncify.currData) {
+            if (!s.breathing && typeof Browser !== "undefined" && Browser.mainLoop.func &&
+                !Browser.mainLoop.scheduler)
+                Browser.mainLoop.resume();
+            return;
+        }
+        if (s.t0) {
+            s.log.push({start: s.t0, end: performance.now(), yields: s.yields});
+            if (s.log.length > 100) s.log.shift();
+            s.t0 = 0;
+        }
+        if (s.open) {
+            s.open.end = performance.now();
+            s.opens.push(s.open);
+            if (s.opens.length > 100) s.opens.shift();
+            s.open = null;
+        }
+        if (s.asked) /* asked for while an open was suspended */
+            s.ch.port2.postMessage(0);
+    };
+});
+
+EM_JS(void, pump_ask, (void), {
     var s = Module.attnvizBg;
-    if (!s) {
-        s = Module.attnvizBg = {ch: new MessageChannel(), wake: null, asked: false, base: 0,
-                                log: [], t0: 0, yields: 0};
-        s.ch.port1.onmessage = function() {
-            var w = s.wake;
-            s.wake = null;
-            if (w) {
-                w();
-            } else if (s.asked) {
-                s.asked = false;
-                if (!Asyncify.currData) {
-                    if (!s.base) s.base = stackSave();
-                    stackRestore(s.base);
-                    s.t0 = performance.now();
-                    s.yields = 0;
-                }
-                _bg_single_pump();
-            }
-            if (Asyncify.currData) {
-                if (typeof Browser !== "undefined" && Browser.mainLoop.func && !Browser.mainLoop.scheduler)
-                    Browser.mainLoop.resume();
-            } else if (s.t0) {
-                s.log.push({start: s.t0, end: performance.now(), yields: s.yields});
-                if (s.log.length > 100) s.log.shift();
-                s.t0 = 0;
-            }
-        };
-    }
     if (!s.asked) {
         s.asked = true;
         s.ch.port2.postMessage(0);
     }
 });
 
+static void pump_soon(void)
+{
+    single_init();
+    pump_ask();
+}
+
 /* The run gives the thread back; it resumes on the next message, at once
- * when the page has drawn a frame since the last yield (Module.attnvizSteps:
- * platform_web.c counts its loop's steps), else after the next animation
- * frame (a busy browser may run the messages before it draws: a frame at
- * least every other slice). */
+ * when the page has drawn a frame since the last yield or the run's start
+ * (Module.attnvizSteps: platform_web.c counts its loop's steps), else
+ * after the next animation frame (a busy browser may run the messages
+ * before it draws: a frame at least every other slice). */
 EM_JS(void, bg_single_yield, (void), {
     Asyncify.handleSleep(function(wake) {
         var s = Module.attnvizBg, steps = Module.attnvizSteps | 0;
@@ -104,6 +132,46 @@ EM_JS(void, bg_single_yield, (void), {
         s.steps = steps;
     });
 });
+
+/* Whether the UI thread's long work should give the browser its thread
+ * now: it has had it for slice ms in this task (counted from the task's
+ * first bg_breathe: the browser's microtasks run once the task has given
+ * the thread back, and the count starts again), and it can be suspended:
+ * it is the open of a file dropped or picked (platform_web_dropped at the
+ * stack's bottom, opening: Module.attnvizOpening; web.mk's ASYNCIFY list
+ * covers the calls from there down to here), and nothing else is
+ * suspended (a run's stack: asyncify keeps one). Anywhere else (the main
+ * loop's step, main, a run, which yields in bg_stale) it goes on. */
+EM_JS(int, breathe_due, (double slice), {
+    var s = Module.attnvizBg, now = performance.now();
+    if (!s.busy) {
+        s.busy = now;
+        queueMicrotask(function() { s.busy = 0; });
+    }
+    var st = Asyncify.exportCallStack;
+    return now - s.busy >= slice && Module.attnvizOpening === true && st.length === 1 &&
+           st[0] === "platform_web_dropped" && !Asyncify.currData;
+});
+
+/* The open gives the thread back until the next animation frame has been
+ * drawn (resumed by a message posted from it), the main loop paused. */
+EM_JS(void, bg_single_breathe, (void), {
+    Asyncify.handleSleep(function(wake) {
+        var s = Module.attnvizBg;
+        if (!s.open) s.open = {start: s.busy, end: 0, yields: 0};
+        s.open.yields++;
+        s.breathing = true;
+        s.wake = wake;
+        requestAnimationFrame(function() { s.ch.port2.postMessage(0); });
+    });
+});
+
+void bg_breathe(void)
+{
+    single_init();
+    if (breathe_due(SLICE_MS))
+        bg_single_breathe();
+}
 
 /* A suspended run that will not resume (bg_destroy): its saved state
  * freed; its stack frames go at the next pump. */

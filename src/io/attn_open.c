@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -73,7 +72,7 @@ int attn_file_open_tensor(AttnFile *f, const char *path, const char *tensor, Att
        : npz ? attn_npz_parse_tensor(f, map, len, path, tensor, err)
              : attn_safetensors_parse_tensor(f, map, len, path, tensor, err);
     if (rc < 0 || npz) { /* an npz's members are inflated: the mapping is not needed */
-        munmap(map, len);
+        io_unmap_file(map, len);
         return rc;
     }
     f->map = map;
@@ -89,7 +88,7 @@ void attn_file_close(AttnFile *f)
         attn_tokens_free(f->k_tokens);
     attn_tokens_free(f->q_tokens);
     if (f->map)
-        munmap(f->map, f->map_len);
+        io_unmap_file(f->map, f->map_len);
     free(f->buf);
     if (f->computed_free)
         f->computed_free(f->computed_user);

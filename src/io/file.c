@@ -3,11 +3,12 @@
  * half-written file where a good one was. */
 #include "attnviz/io.h"
 
+#include "file_map.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -161,9 +162,8 @@ int io_map_file(const char *path, int missing, void **map, size_t *len, AttnErr 
     else if (st.st_size == 0)
         rc = attn_err_set(err, ATTN_E_EMPTY, path, 0, "empty file");
     if (rc == 0) {
-        *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (*map == MAP_FAILED) {
-            *map = NULL;
+        *map = io_map_fd(fd, (size_t)st.st_size);
+        if (!*map) {
             rc = attn_err_set(err, ATTN_E_IO, path, 0, "cannot map: %s", strerror(errno));
         } else {
             *len = (size_t)st.st_size;

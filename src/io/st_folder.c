@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "attnviz/io.h"
@@ -203,7 +202,7 @@ void st_folder_close(StFolder *f)
     for (int i = 0; i < f->n; i++) {
         safetensors_free(&f->st[i]);
         if (f->maps[i])
-            munmap(f->maps[i], f->lens[i]);
+            io_unmap_file(f->maps[i], f->lens[i]);
         free(f->paths[i]);
     }
     free(f->paths);

@@ -21,7 +21,9 @@
 // usage (from the clone): node tests/web/single_test.mjs OUTDIR
 // env: ATTNVIZ_CHROMIUM (default /usr/bin/chromium), ATTNVIZ_NATIVE_FRAME
 // (default build/web-test/native_frame), ATTNVIZ_PUPPETEER (the
-// node_modules folder puppeteer-core is in; default build/web-test/node_modules)
+// node_modules folder puppeteer-core is in; default build/web-test/node_modules),
+// ATTNVIZ_WEB_DIR (the page served; default build/web), ATTNVIZ_TEST_DEBUG
+// (the frames' times of the timed open printed)
 import {spawn, execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,11 +32,14 @@ import {decodePng} from './png.mjs';
 const OUT = path.resolve(process.argv[2] || 'build/web-test/out-st');
 const CHROMIUM = process.env.ATTNVIZ_CHROMIUM || '/usr/bin/chromium';
 const NATIVE = process.env.ATTNVIZ_NATIVE_FRAME || 'build/web-test/native_frame';
+const WEB_DIR = process.env.ATTNVIZ_WEB_DIR || 'build/web';
 const MODULES = path.resolve(process.env.ATTNVIZ_PUPPETEER || 'build/web-test/node_modules');
 const {default: puppeteer} = await import(path.join(MODULES, 'puppeteer-core/lib/esm/puppeteer/puppeteer-core.js'));
 
 const W = 1280, H = 800;
 const SENTENCE = 'the cat sat on the mat';
+// typed after "/" with no frame between the keys
+const MORE = ' and the dog';
 // page_test.mjs's bounds of "the same frame within anti-aliasing"
 const MAX_MEAN = 2.0;
 const MAX_FRACTION = 0.02;
@@ -45,6 +50,16 @@ const VERSE = 'To be, or not to be, that is the question';
 // the shipped GPT-2's blocks repeated to this depth: a forward long
 // enough (tens of ms) that its run must yield between layers
 const DEPTH = 48;
+// the model opened while the page's frames are timed: deep enough that
+// its open (the file read, the first forward with every map's thumbnail
+// and scores) takes a few hundred ms in the page, which must not freeze
+const OPEN_DEPTH = 160;
+const OPEN_TEXT = 'Now is the winter of our discontent';
+// the longest the page may go without an animation frame while a model
+// opens (ms): a slice of work (10 ms) and a frame, with room for a busy
+// machine; without the breaks the open above took one gap of its whole
+// length
+const MAX_OPEN_GAP = 100;
 
 // shakespeare-tiny made DEPTH layers deep: its safetensors (st, bytes)
 // with block l a copy of its block l mod its depth, and its config
@@ -108,7 +123,7 @@ const fmt = r => r.why || `mean |Δ| ${r.mean.toFixed(3)}, ${(100 * r.fraction).
 // python3 -m http.server on a free port (it prints the port it got)
 function startServer() {
   return new Promise((resolve, reject) => {
-    const srv = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '-d', 'build/web'],
+    const srv = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '-d', WEB_DIR],
                       {stdio: ['ignore', 'pipe', 'ignore']});
     let buf = '';
     srv.stdout.on('data', d => {
@@ -156,6 +171,50 @@ async function until(page, native, file) {
   return got;
 }
 
+// files ([name under the drop's folder, text]) and those the page holds
+// in window.prepared (the same, with bytes) dropped on the
+// page as tools/web/pre.js takes a drop or the file picker's choice
+// (attnvizOpenFiles: copied into /dropped/N/, the first of tops opened),
+// every animation frame's time kept from before the drop until the
+// page's title has the text `title` (the opened session's: its maps are
+// then drawn). Returns the frames, the drop's and the title's times and
+// background_single.c's log of the opens it broke up.
+async function dropTimed(page, files, tops, title) {
+  return page.evaluate(async (files, tops, title) => {
+    const frames = [];
+    let rec = true;
+    const tick = t => { frames.push(t); if (rec) requestAnimationFrame(tick); };
+    await new Promise(res => requestAnimationFrame(t => { frames.push(t); requestAnimationFrame(tick); res(); }));
+    const dropped = performance.now();
+    const calls = [], ccallWas = window.ccall;
+    window.ccall = function(name, ...rest) { // when pre.js hands the drop over, and gets the thread back
+      const t = performance.now(), ret = ccallWas.call(this, name, ...rest);
+      calls.push([name, t - dropped, performance.now() - dropped]);
+      return ret;
+    };
+    const list = [...files, ...(window.prepared || [])].map(([name, data]) =>
+      [name, new File([data], name.split('/').pop())]);
+    window.prepared = null;
+    attnvizOpenFiles(list, tops);
+    while (!document.title.includes(title)) await new Promise(res => requestAnimationFrame(res));
+    const shown = performance.now();
+    rec = false;
+    window.ccall = ccallWas;
+    return {frames, dropped, shown, calls, opens: Module.attnvizBg && Module.attnvizBg.opens ? Module.attnvizBg.opens.slice() : []};
+  }, files, tops, title);
+}
+
+// the longest time without an animation frame from the last frame before
+// the drop to the first after the title changed
+function longestGap({frames, dropped, shown}) {
+  const before = frames.filter(t => t <= dropped).pop() ?? dropped;
+  const after = frames.find(t => t >= shown) ?? shown;
+  const inside = [before, ...frames.filter(t => t > before && t < after), after];
+  let gap = 0;
+  for (let i = 1; i < inside.length; i++) gap = Math.max(gap, inside[i] - inside[i - 1]);
+  return {gap, n: inside.length - 2, ms: shown - dropped};
+}
+
 fs.rmSync(OUT, {recursive: true, force: true});
 fs.mkdirSync(OUT, {recursive: true});
 const DATA = nativeData();
@@ -168,7 +227,7 @@ try {
   const page = await browser.newPage();
   await page.setViewport({width: W, height: H, deviceScaleFactor: 1});
   page.on('pageerror', e => console.log('page error:', (e.stack || e.message).split('\n').slice(0, 12).join('\n')));
-  page.on('console', m => { if (m.type() === 'error') console.log('page console:', m.text()); });
+  page.on('console', m => { if (m.type() === 'error' || process.env.ATTNVIZ_TEST_DEBUG) console.log('page console:', m.text()); });
 
   const t0 = Date.now();
   await page.goto(url);
@@ -208,11 +267,75 @@ try {
   r = compare(typed, nThemed);
   check(!same(r), `the frame before D is not the native frame after it (${fmt(r)})`);
 
+  // "/" and the text after it typed in one go, no frame between the keys:
+  // every character after "/" must reach the bar, as natively (where the
+  // keys after "/" come once it has made the bar take text); SDL's page
+  // backend takes no text before the app has asked for it. ("/" as the
+  // Slash key: keyboard.type('/') sends the keypad's, which is not "/"
+  // here nor on the desktop.)
+  await page.keyboard.press('Slash');
+  await page.keyboard.type(MORE);
+  await page.keyboard.press('Escape');
+  await steps(page, 3);
+  const quickly = await canvasPixels(page, path.join(OUT, 'page-quick.png'));
+  const quick = ['key:/', `text:${MORE}`, 'key:Escape'];
+  const nQuick = nativeFrame(path.join(OUT, 'native-quick.png'), ...keys, 'key:D', ...quick);
+  r = compare(quickly, nQuick);
+  check(same(r), `"/${MORE}" typed at once: the page's frame is the native one (${fmt(r)})`);
+  r = compare(nQuick, nThemed);
+  check(!same(r), `the text typed changed the native frame (${fmt(r)})`);
+
+  // a model opened without freezing the page: shakespeare-tiny made
+  // OPEN_DEPTH layers deep and a session naming it, dropped on the page
+  // together (pre.js's path for a drop or the picker); the page's
+  // animation frames must keep coming while it opens (its first forward
+  // broken up between frames: bg_breathe), and its frame must then be the
+  // native one
+  const tiny = path.join('assets/models/shakespeare-tiny');
+  const tinyFile = f => new Uint8Array(fs.readFileSync(path.join(tiny, f)));
+  const deepOpen = deepen(tinyFile('model.safetensors'), fs.readFileSync(path.join(tiny, 'config.json'), 'utf8'),
+                          OPEN_DEPTH);
+  fs.mkdirSync(path.join(OUT, 'open/deep'), {recursive: true});
+  fs.writeFileSync(path.join(OUT, 'open/deep/model.safetensors'), deepOpen.st);
+  fs.writeFileSync(path.join(OUT, 'open/deep/config.json'), deepOpen.config);
+  for (const f of ['vocab.json', 'merges.txt'])
+    fs.copyFileSync(path.join(tiny, f), path.join(OUT, 'open/deep', f));
+  const openSession = m => JSON.stringify({attention_file: m, layer: 0, head: 0, text: OPEN_TEXT});
+  const nativeOpenSession = path.join(OUT, 'open/session.json');
+  fs.writeFileSync(nativeOpenSession, openSession(path.join(OUT, 'open/deep')));
+  const nOpenDeep = nativeFrame(path.join(OUT, 'native-open-deep.png'), ...keys, 'key:D', ...quick,
+                                `open:${nativeOpenSession}`);
+  const drop = await page.evaluate((deepenSrc, depth) => { // the drop's folder: /dropped/N/
+    const deepenIn = new Function(`return (${deepenSrc})`)();
+    const src = '/attnviz/models/shakespeare-tiny/';
+    const d = deepenIn(FS.readFile(src + 'model.safetensors'), FS.readFile(src + 'config.json', {encoding: 'utf8'}), depth);
+    window.prepared = [['deep/model.safetensors', d.st], ['deep/config.json', d.config],
+                       ['deep/vocab.json', FS.readFile(src + 'vocab.json')], ['deep/merges.txt', FS.readFile(src + 'merges.txt')]];
+    return attnvizDrops + 1;
+  }, deepen.toString(), OPEN_DEPTH);
+  const timed = await dropTimed(page, [['session.json', openSession(`/dropped/${drop}/deep`)]],
+                                ['session.json'], OPEN_TEXT);
+  const g = longestGap(timed);
+  if (process.env.ATTNVIZ_TEST_DEBUG)
+    console.log('frames after the drop (ms):', timed.frames.map(t => (t - timed.dropped).toFixed(1)).join(' '),
+                'calls:', JSON.stringify(timed.calls), 'breaks:', JSON.stringify(timed.opens.map(o => [o.start - timed.dropped, o.end - timed.dropped, o.yields])));
+  const brk = timed.opens.length ? timed.opens[timed.opens.length - 1] : null;
+  console.log(`opening ${OPEN_DEPTH} layers: ${g.ms.toFixed(1)} ms from the drop to the title, ${g.n} frames, ` +
+              `longest gap ${g.gap.toFixed(1)} ms; ${brk ? `${brk.yields} breaks in ${(brk.end - brk.start).toFixed(1)} ms` : 'no breaks'}`);
+  check(brk && brk.yields >= 1, `the open gave the thread back (${brk ? brk.yields : 0} breaks: bg_breathe)`);
+  check(g.gap <= MAX_OPEN_GAP && g.n >= 2,
+        `a model ${OPEN_DEPTH} layers deep opened from a drop: frames kept coming (${g.n} frames in ${g.ms.toFixed(1)} ms, ` +
+        `longest gap ${g.gap.toFixed(1)} ms, at most ${MAX_OPEN_GAP})`);
+  const openShown = await until(page, nOpenDeep, path.join(OUT, 'page-open-deep.png'));
+  r = compare(openShown, nOpenDeep);
+  check(same(r), `and its frame is the native one (${fmt(r)})`);
+  r = compare(nOpenDeep, nQuick);
+  check(!same(r), `the open changed the native frame (${fmt(r)})`);
+
   // shakespeare-tiny made DEPTH layers deep (natively in OUT/deep, in
   // the page under /dropped/deep), opened on VERSE from a session (its
   // first maps computed as it opens, as on the desktop), then "/", Home,
   // "X": every position changed, a whole forward on the worker
-  const tiny = path.join('assets/models/shakespeare-tiny');
   const deep = deepen(new Uint8Array(fs.readFileSync(path.join(tiny, 'model.safetensors'))),
                       fs.readFileSync(path.join(tiny, 'config.json'), 'utf8'), DEPTH);
   fs.mkdirSync(path.join(OUT, 'deep'));
@@ -223,7 +346,7 @@ try {
   const session = m => JSON.stringify({attention_file: m, layer: 0, head: 0, text: VERSE});
   const nativeSession = path.join(OUT, 'deep-session.json');
   fs.writeFileSync(nativeSession, session(path.join(OUT, 'deep')));
-  const opened = ['key:D', `open:${nativeSession}`];
+  const opened = ['key:D', ...quick, `open:${nativeOpenSession}`, `open:${nativeSession}`];
   const nOpened = nativeFrame(path.join(OUT, 'native-opened.png'), ...keys, ...opened);
   await page.evaluate((deepenSrc, depth, text) => {
     const deepenIn = new Function(`return (${deepenSrc})`)();
@@ -335,6 +458,22 @@ try {
   r = compare(nanoA, nNanoA);
   check(same(r) && !same(compare(nNanoA, nNanoG)) && runsAfter > runsBefore,
         `then "A" typed: the worker ran again (${runsAfter - runsBefore} runs) and the frame is the native one (${fmt(r)})`);
+
+  // nano-sort's session dropped as a file, its frames timed as the deep
+  // model's were (the shipped model: an open of a few ms)
+  const NANO_TEXT = 'ACBBCA';
+  const nanoSession = JSON.stringify({attention_file: '/attnviz/models/nano-sort', layer: 1, head: 0, text: NANO_TEXT});
+  const nativeNano2 = path.join(OUT, 'nano-session-2.json');
+  fs.writeFileSync(nativeNano2, nanoSession.replace('/attnviz/models/nano-sort', path.join(DATA, 'models/nano-sort')));
+  const nNano2 = nativeFrame(path.join(OUT, 'native-nano-2.png'), ...keys, ...opened, ...edited, ...closing, 'key:G',
+                             'key:/', 'key:End', 'text:A', 'key:Escape', `open:${nativeNano2}`);
+  const nanoTimed = await dropTimed(page, [['nano-session.json', nanoSession]], ['nano-session.json'], NANO_TEXT);
+  const ng = longestGap(nanoTimed);
+  check(ng.gap <= MAX_OPEN_GAP, `nano-sort's session dropped: longest gap ${ng.gap.toFixed(1)} ms ` +
+        `(${ng.n} frames in ${ng.ms.toFixed(1)} ms, at most ${MAX_OPEN_GAP})`);
+  const nano2 = await until(page, nNano2, path.join(OUT, 'page-nano-2.png'));
+  r = compare(nano2, nNano2);
+  check(same(r) && !same(compare(nNano2, nNanoA)), `and its frame is the native one (${fmt(r)})`);
 
   // the autosave written and stored in IndexedDB (its fsync is the plain
   // one: emscripten's under ASYNCIFY would sleep inside the frame and abort)

@@ -47,7 +47,8 @@ WEB_CORE_TESTS := attnfile bpe gpt2 llama memcmp probe quant runtime score teach
 WEB_CORE_TEST_JS := $(WEB_CORE_TESTS:%=$(WEB_OBJ)/tests/test_%.js)
 WEB_CORE_LIBS := -L$(WEB_PREFIX)/lib -lcmocka -lutf8proc -lpcre2-8
 
-WEB_IO_OBJ := $(patsubst %.c,$(WEB_OBJ)/%.o,$(wildcard src/io/*.c))
+# file_map_single.c is the one-thread page's (below)
+WEB_IO_OBJ := $(patsubst %.c,$(WEB_OBJ)/%.o,$(filter-out src/io/file_map_single.c,$(wildcard src/io/*.c)))
 # the suites that need src/core and src/io but no screen: those that link
 # without src/view and src/app natively. Not test_attn_write: its
 # full_file_size_limit sets RLIMIT_FSIZE, which emscripten accepts and
@@ -157,7 +158,8 @@ $(WEB_OBJ)/src/%.o: src/%.c | web-libs-ui
 # EM_ASM (JavaScript inside C) needs the GNU dialect: the one file that has it
 $(WEB_OBJ)/src/app/platform_web.o: WEB_STD := -std=gnu11
 
-build/web/attnviz.js: $(WEB_CORE_OBJ) $(WEB_IO_OBJ) $(WEB_UI_OBJ) tools/web/pre.js $(WEB_FONT) \
+# (web.mk itself: its flags)
+build/web/attnviz.js: $(WEB_CORE_OBJ) $(WEB_IO_OBJ) $(WEB_UI_OBJ) tools/web/pre.js tools/web/web.mk $(WEB_FONT) \
                       assets/embeddings.txt $(wildcard sentences/*) \
                       $(wildcard $(addsuffix /*,$(SHIPPED_MODELS))) | web-libs-ui
 	@mkdir -p $(dir $@)
@@ -188,11 +190,13 @@ $(WEB_FALLBACKS):
 # is refused by a program without shared memory), the libraries from
 # libs.sh --single into prefix-st. The model's worker is
 # background_single.c (a run between frames, yielding at its cancellation
-# points through ASYNCIFY); the forward's second thread is never had
+# points through ASYNCIFY), and a file is read into memory by
+# file_map_single.c (a slice at a time: a model's open breaks between
+# them, bg_breathe); the forward's second thread is never had
 # (workers_run2 says so and the caller runs both halves: workers.h).
 WEB_ST_PREFIX := $(WEB_CACHE)/prefix-st
 WEB_ST_OBJ    := build/web-obj-st
-WEB_ST_SRC    := $(filter-out src/core/background.c,$(wildcard src/core/*.c src/io/*.c)) $(WEB_UI_SRC) \
+WEB_ST_SRC    := $(filter-out src/core/background.c src/io/file_map.c,$(wildcard src/core/*.c src/io/*.c)) $(WEB_UI_SRC) \
                  tools/web/memcmp.c
 WEB_ST_OBJS   := $(patsubst %.c,$(WEB_ST_OBJ)/%.o,$(WEB_ST_SRC))
 WEB_ST_CFLAGS := $(subst $(WEB_PREFIX),$(WEB_ST_PREFIX),$(filter-out -pthread,$(WEB_CFLAGS))) \
@@ -208,9 +212,20 @@ WEB_ST_LIBS   := $(subst $(WEB_PREFIX),$(WEB_ST_PREFIX),$(WEB_UI_LIBS))
 # function whose name another file's has too gets ".1" (runtime.c's
 # forward beside attn.c's), hence the wildcards; binaryen warns about a
 # name that binaryen's inlining made go away (the caller is listed too).
-WEB_ST_ASYNC  := bg_single_pump,bg_stale,run*,hook_cancel,lm_forward_target,lm_forward,rt_forward,\
-                 rt_forward_plain,rt_forward_encdec,forward*,explore_worker,without_ablation
-WEB_ST_LDFLAGS := -O2 -sASYNCIFY -sASYNCIFY_IMPORTS=bg_single_yield \
+WEB_ST_RUN_ASYNC := bg_single_pump,bg_stale,run*,hook_cancel,lm_forward_target,lm_forward,rt_forward,\
+                    rt_forward_plain,rt_forward_encdec,forward*,explore_worker,without_ablation
+# and the open of a file dropped or picked (bg_breathe between the slices
+# of its read and the layers of a model's first forward):
+# platform_web_dropped, which pre.js calls, opens the path through the
+# window's loop_open (app_open_path): a model folder or GGUF file, an
+# attention file, or a session naming one
+WEB_ST_OPEN_ASYNC := platform_web_dropped,loop_open,app_handle_event,app_open_path,file_open,maps_session_open,\
+                     open_attention,import_open,import_open_group,attn_file_open_tensor,\
+                     lmsrc_open,model_open_path,lm_open,lm_open_gguf,model_file_open,model_file_open_gguf,\
+                     st_folder_open,open_index,add_shard,io_map_file,io_map_fd,\
+                     model_compute_text,model_compute_ids,compute_breathe,bg_breathe
+WEB_ST_ASYNC  := $(WEB_ST_RUN_ASYNC),$(WEB_ST_OPEN_ASYNC)
+WEB_ST_LDFLAGS := -O2 -sASYNCIFY -sASYNCIFY_IMPORTS=bg_single_yield,bg_single_breathe \
                   -sASYNCIFY_ONLY=$(subst $(eval) ,,$(WEB_ST_ASYNC)) \
                   -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=64MB -sMAXIMUM_MEMORY=4GB \
                   -sENVIRONMENT=web -sTOTAL_STACK=8MB --pre-js tools/web/pre.js \
@@ -230,9 +245,13 @@ $(WEB_ST_OBJ)/%.o: %.c | web-libs-st
 
 $(WEB_ST_OBJ)/src/app/platform_web.o: WEB_STD := -std=gnu11
 
-build/web/attnviz-st.js: $(WEB_ST_OBJS) tools/web/pre.js tools/web/lib_single.js tools/web/web.mk $(WEB_FONT) assets/embeddings.txt \
+# the list checked against the objects first (tools/web/check_async.sh: a
+# listed function renamed, or one the linker would rename, fails the build)
+build/web/attnviz-st.js: $(WEB_ST_OBJS) tools/web/pre.js tools/web/lib_single.js tools/web/web.mk \
+                         tools/web/check_async.sh $(WEB_FONT) assets/embeddings.txt \
                          $(wildcard sentences/*) $(wildcard $(addsuffix /*,$(SHIPPED_MODELS))) | web-libs-st
 	@mkdir -p $(dir $@)
+	@NM=emnm sh tools/web/check_async.sh '$(subst $(eval) ,,$(WEB_ST_ASYNC))' src $(WEB_ST_OBJS)
 	$(EMCC) $(WEB_ST_OBJS) $(WEB_ST_LIBS) $(WEB_ST_LDFLAGS) $(WEB_DATA) -o $@
 
 web: build/web/attnviz.js build/web/attnviz-st.js build/web/attnviz.html build/web/serve.py $(WEB_FALLBACKS)

@@ -8,6 +8,7 @@
  * (model_internal.h). */
 #include "attnviz/attn_write.h"
 #include "attnviz/attnio.h"
+#include "attnviz/background.h"
 #include "attnviz/bpe.h"
 #include "attnviz/bpe_files.h"
 #include "attnviz/model_file.h"
@@ -515,6 +516,16 @@ static void compute_layer(void *user, int layer)
     model_summaries_layer(&h->sum, h->lm, layer);
 }
 
+/* Between two layers of the forward an open computes on the UI thread:
+ * the browser's one-thread page draws a frame now and then (bg_breathe);
+ * never cancelled. */
+static int compute_breathe(void *user)
+{
+    (void)user;
+    bg_breathe();
+    return 0;
+}
+
 /* g->ids checked for a forward: some tokens (else what the vocabulary
  * lacks of text, len bytes), at most n_positions, each a row of the
  * embedding. */
@@ -569,10 +580,10 @@ int model_compute_ids(ModelOpened *g, AttnErr *err)
         return rc;
     /* for the window, every map's thumbnail and scores as the forward goes */
     ComputeHook hook = {{0}, &g->lm};
-    LmHooks hooks = {NULL, compute_layer, &hook, NULL};
+    LmHooks hooks = {compute_breathe, compute_layer, &hook, NULL};
     if (g->for_window)
-        model_summaries_init(&hook.sum, &g->lm.info, g->ids.id, T);
-    rc = lm_forward(&g->lm, g->ids.id, T, hook.sum.thumbs ? &hooks : NULL, err);
+        model_summaries_init(&hook.sum, &g->lm.info, g->ids.id, T); /* (without: compute_layer does nothing) */
+    rc = lm_forward(&g->lm, g->ids.id, T, &hooks, err);
     AttnErr nerr = {0}; /* the window's R: without them (no W_O recorded) the weights alone */
     if (rc == 0 && (g->want_norms || g->for_window) && lm_value_norms(&g->lm, &nerr) < 0 && g->want_norms)
         rc = attn_err_set(err, nerr.code, g->path, 0, "%s", nerr.msg);
