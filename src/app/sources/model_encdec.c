@@ -4,6 +4,7 @@
  * cross maps read from the live state, Tt × Ts), and --export-attention's
  * .npz of the three groups and the two token lists. The window's view of
  * one is lm.h's (lm_forward: its encoder). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,6 +158,16 @@ int model_encdec_export(const ModelOpened *g, const char *path, AttnErr *err)
     attn_tokens_free(src);
     attn_tokens_free(tgt);
     return rc;
+}
+
+/* After model_encdec_compute's rc on the command line: with no --target
+ * and no --group, a note that the default group, cross-attention, is the
+ * start token's one row (the window shows the encoder's maps then). */
+void model_encdec_note(const Options *o, int rc)
+{
+    if (rc == 0 && !o->target && !o->group_set && o->group == GROUP_CROSS)
+        fprintf(stderr, "attnviz: note: no --target: cross-attention is the decoder start token's "
+                        "one row; --group encoder shows the source's maps\n");
 }
 
 /* An encoder-decoder on the command line: the text is the source, target

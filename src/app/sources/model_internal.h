@@ -95,6 +95,7 @@ int model_decoder_ids(const ModelOpened *g, const char *target, size_t len, BpeI
  * then g->im the maps of group (OptGroup); 0 or an error (a target with
  * no source named so). */
 int model_encdec_compute(ModelOpened *g, const char *text, const char *target, int group, AttnErr *err);
+void model_encdec_note(const Options *o, int rc);
 /* --export-attention of an encoder-decoder: path (.npz) with encoder,
  * decoder, cross, source_tokens and target_tokens. */
 int model_encdec_export(const ModelOpened *g, const char *path, AttnErr *err);

@@ -761,9 +761,7 @@ int lmsrc_cli_open(const Options *o, const char *path, void **opened, AttnErr *e
     }
     if (g->lm.info.encdec && !window && o->print != PRINT_TOKENS) {
         rc = model_encdec_compute(g, text, o->target, o->group, err);
-        if (rc == 0 && !o->target && !o->group_set && o->group == GROUP_CROSS)
-            fprintf(stderr, "attnviz: note: no --target: cross-attention is the decoder start token's "
-                            "one row; --group encoder shows the source's maps\n");
+        model_encdec_note(o, rc);
         if (rc == 0 && o->query >= g->im->f.Tq)
             rc = attn_err_set(err, ATTN_E_RANGE, path, 0, "--query %d: the %s has %d tokens", o->query + 1,
                               o->group == GROUP_ENCODER ? "source" : "target", g->im->f.Tq);
