@@ -84,7 +84,7 @@ void ops_norm(float *out, const float *x, const OpsNorm *nm, int n, int C)
 
 /* The activations on rows [0, n), columns j0 … j1 (row stride ld): GELU's
  * two forms are kernels whose float depends on its input alone, vector or
- * not (the erf form's erf correctly rounded to float). */
+ * not (the erf form's erf within an ulp of the float nearest erf: lm_kernels' gelu_erf). */
 static void act_rows(float *h, int ld, int n, int j0, int j1, OpsAct act)
 {
     for (int i = 0; i < n; i++) {
