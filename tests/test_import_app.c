@@ -20,6 +20,7 @@
 
 #include "attnviz/app_state.h"
 #include "attnviz/attnfile.h"
+#include "attnviz/colormap.h"
 #include "attnviz/file_source.h"
 #include "attnviz/import.h"
 #include "attnviz/input.h"
@@ -105,6 +106,71 @@ static void test_open_and_pick(void **state)
     for (int k = 0; k < 20; k++)
         key(f, SDLK_DOWN, 0);
     assert_int_equal(a->vs.query, 6);
+}
+
+/* How many of the heatmap's unmasked cells (the query's row left out: its
+ * outline) are not drawn in the colour of their number. */
+static int cells_off(Fix *f)
+{
+    const AttnMap *m = &f->a->vs.map;
+    const Figure *h = &f->a->layout.heat;
+    ColorScale cs = colormap_scale_mode(m, f->a->vs.cmap, f->a->vs.cscale);
+    int off = 0;
+    SDL_LockSurface(f->surf);
+    for (int i = 0; i < m->Tq; i++)
+        for (int j = 0; j < attn_causal_row_len(m->causal, i, m->Tk); j++) {
+            if (i == f->a->vs.query || (m->mask && m->mask[(size_t)i * m->Tk + j]))
+                continue;
+            int x = figure_cell_x(h, j) + 3, y = figure_cell_y(h, i) + 3;
+            uint32_t p = ((const uint32_t *)((const uint8_t *)f->surf->pixels + y * f->surf->pitch))[x];
+            Rgb want = colormap_cell_rgb(&cs, m, i, j);
+            off += (p >> 16 & 0xFF) != want.r || (p >> 8 & 0xFF) != want.g || (p & 0xFF) != want.b;
+        }
+    SDL_UnlockSurface(f->surf);
+    return off;
+}
+
+/* The map shown checked after each step: its generation is one no map shown
+ * before had, and every cell is drawn in its number's colour. */
+static void assert_fresh_map(Fix *f, unsigned long *seen, int *n)
+{
+    app_draw(f->a, f->r);
+    for (int k = 0; k < *n; k++)
+        assert_true(f->a->vs.maps_gen != seen[k]);
+    seen[(*n)++] = f->a->vs.maps_gen;
+    assert_int_equal(cells_off(f), 0);
+}
+
+/* The same file opened again (a new source, which once counted its picks
+ * from 0 again) and its layers and heads stepped through. The view keeps
+ * the heatmap's texture while the generation, shape, head and buffer stay:
+ * the second source reached the first one's number at another layer, its
+ * buffer came back at the same address, and the first source's colours
+ * were drawn under the second one's numbers (the one-thread page's
+ * nano-sort session in tests/web/single_test.mjs, when a busy machine
+ * made the worker hand over one more result). */
+static void test_reopened_maps_redrawn(void **state)
+{
+    Fix *f = *state;
+    unsigned long seen[16];
+    int n = 0;
+    assert_int_equal(app_open_path(f->a, LAYERS), 0);
+    assert_fresh_map(f, seen, &n);
+    key(f, SDLK_l, 0);
+    assert_fresh_map(f, seen, &n);
+    key(f, SDLK_l, 0); /* layer 3, head 1: the texture kept */
+    assert_fresh_map(f, seen, &n);
+    assert_int_equal(app_open_path(f->a, LAYERS), 0); /* layer 1 again, by two other picks */
+    assert_int_equal(FS(f->a)->layer, 0);
+    assert_fresh_map(f, seen, &n);
+    key(f, SDLK_h, 0);
+    assert_fresh_map(f, seen, &n);
+    key(f, SDLK_h, KMOD_LSHIFT);
+    assert_int_equal(FS(f->a)->layer, 0);
+    assert_int_equal(FS(f->a)->head, 0);
+    assert_fresh_map(f, seen, &n);
+    key(f, SDLK_l, 0);
+    assert_fresh_map(f, seen, &n);
 }
 
 /* E hides the special tokens (<s>, </s>) and renormalises the rows; E
@@ -540,6 +606,7 @@ int main(void)
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(test_open_and_pick),
+        T(test_reopened_maps_redrawn),
         T(test_special_tokens),
         T(test_special_tokens_keep_query),
         T(test_file_help_and_open_prompt),

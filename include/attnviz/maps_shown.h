@@ -29,7 +29,8 @@ struct MapsShown {
     float *thumbs;             /* every map, small, for the model view */
     AttnMaps thumb_maps;
     char **thumb_labels;
-    unsigned long gen;         /* changes when the picked map changes */
+    unsigned long gen;         /* changes when the picked map changes: a
+                                  model_next_generation, no other source's */
     char panel_title[200];
     /* head roles (issue 26, src/app/maps_heads.c) */
     int score;                 /* the HeadScoreId the model view shows (cross-attention's:

@@ -172,6 +172,12 @@ void model_embed(Model *m);
  * stays. */
 int model_compute(Model *m);
 
+/* A generation number no model and no other caller has had (1, 2, …; any
+ * thread): what else shows maps numbers its changes with these, so that a
+ * view's caches keyed by the number never take one source's map for
+ * another's (a source opened after another counted from 0 again). */
+unsigned long model_next_generation(void);
+
 /* Make what model_matrix(m, which, head) returns when the forward pass
  * keeps none of it: every head's logits (MODEL_LOGITS of a head), the
  * heads' mean of the weights (MODEL_WEIGHTS, MODEL_HEAD_AVG), every head's

@@ -9,6 +9,7 @@
 #include "attnviz/attnio.h"
 #include "attnviz/import.h"
 #include "attnviz/maps_shown.h"
+#include "attnviz/model.h"
 #include "attnviz/source.h"
 #include "app_internal.h"
 
@@ -51,6 +52,7 @@ int maps_shown_init(MapsShown *fs, Imported *im)
 {
     memset(fs, 0, sizeof *fs);
     fs->imp = im;
+    fs->gen = model_next_generation();
     if (make_thumbs(fs) < 0) {
         maps_shown_free(fs);
         return -ATTN_E_NOMEM;
@@ -143,7 +145,7 @@ static void pick(AppState *a, int layer, int head, int rollout, int quiet)
     fs->layer = fs->imp->layer;
     fs->head = fs->imp->head;
     fs->rollout = rollout;
-    fs->gen++;
+    fs->gen = model_next_generation();
     if (a->vs.query >= fs->imp->Tq)
         a->vs.query = fs->imp->Tq - 1;
     if (a->vs.key >= fs->imp->Tk)
@@ -192,7 +194,7 @@ static void set_matrix(AppState *a, MapsShown *fs, int matrix)
     if (make_thumbs(fs) < 0)
         app_status(a, 1, "out of memory");
     maps_heads_forget_scores(fs);
-    fs->gen++;
+    fs->gen = model_next_generation();
     a->dirty = 1;
 }
 
@@ -208,7 +210,7 @@ int maps_shown_replace(AppState *a, Imported *im)
     now.hide_special = ms->hide_special;
     now.grid_layer = ms->grid_layer < L ? ms->grid_layer : L - 1;
     now.grid_head = ms->grid_head < H ? ms->grid_head : H - 1;
-    now.gen = ms->gen + 1;
+    now.gen = model_next_generation();
     maps_heads_keep(&now, ms);
     int layer = ms->layer < L ? ms->layer : L - 1, head = ms->head < H ? ms->head : H - 1, rollout = ms->rollout;
     maps_shown_free(ms);

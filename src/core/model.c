@@ -496,11 +496,12 @@ static int window_means(Model *m, const int q[2], const int k[2], int whole)
     return 0;
 }
 
-/* The last generation given to any model: models may compute on several
- * threads at once, each taking the next number. */
+/* The last generation given out: models may compute on several threads at
+ * once, each taking the next number, and the window's map sources take
+ * theirs here too (model_next_generation). */
 static atomic_ulong generations;
 
-static unsigned long next_generation(void)
+unsigned long model_next_generation(void)
 {
     return atomic_fetch_add(&generations, 1) + 1;
 }
@@ -509,7 +510,7 @@ int model_compute(Model *m)
 {
     int T = m->T, Tk = m->Tk, d = m->d;
     if (T == 0 || Tk == 0) {
-        m->generation = next_generation();
+        m->generation = model_next_generation();
         m->res.Tq = m->res.Tk = 0;
         m->last_ok = 0;
         return 0;
@@ -530,7 +531,7 @@ int model_compute(Model *m)
     m->last_khi = k[1];
     if (inc && !resized && q[0] == T && k[0] == Tk)
         return 0; /* the same input as last time: the same results */
-    m->generation = next_generation();
+    m->generation = model_next_generation();
     m->res.skip_logits = m->res.skip_avg = 1; /* made when asked for: model_prepare */
     AttnConfig cfg = m->cfg;
     cfg.causal = model_causal(m);
