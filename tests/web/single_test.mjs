@@ -121,6 +121,8 @@ function compare(a, b) {
 }
 
 const same = r => r.mean <= MAX_MEAN && r.fraction <= MAX_FRACTION;
+// the frame's status bar alone (its last 28 rows): two messages told apart
+const statusBar = img => ({width: img.width, height: 28, rgb: img.rgb.subarray(3 * img.width * (img.height - 28))});
 const fmt = r => r.why || `mean |Δ| ${r.mean.toFixed(3)}, ${(100 * r.fraction).toFixed(3)}% of pixels off by > 48`;
 
 // python3 -m http.server on a free port (it prints the port it got)
@@ -414,20 +416,32 @@ try {
   // a run; once it has yielded, its resumption is held back (as if the
   // browser were slow to come back to it) and a nano-sort session dropped,
   // which closes the model (bg_destroy drops the suspended run). The page
-  // must then show the native frame of the session and answer a key.
+  // must then show the native frame of the session and answer a key. (The
+  // resumption is caught where the yield asks for it, the message to the
+  // run's channel: looking for a waiting resumption between the page's
+  // tasks missed them all at times, each taken by its message first.)
+  await page.evaluate(() => {
+    const s = Module.attnvizBg, port = s.ch.port2, post = port.postMessage;
+    window.heldWake = null; // never called
+    port.postMessage = function(m) {
+      if (s.wake && !window.heldWake) {
+        window.heldWake = s.wake;
+        s.wake = null;
+        port.postMessage = post;
+        return;
+      }
+      return post.call(this, m);
+    };
+  });
   await page.keyboard.press('Slash');
   await steps(page, 2);
   await page.keyboard.press('Home');
   await page.keyboard.type('Y');
   await page.keyboard.press('Escape');
   const held = await page.evaluate(async () => {
-    const s = Module.attnvizBg;
-    for (const end = performance.now() + 10000; !s.wake && performance.now() < end;)
+    for (const end = performance.now() + 10000; !window.heldWake && performance.now() < end;)
       await new Promise(res => setTimeout(res, 0));
-    if (!s.wake) return false;
-    window.heldWake = s.wake; // never called
-    s.wake = null;
-    return true;
+    return !!window.heldWake;
   });
   check(held, 'the run for "Y" yielded (its resumption held back)');
   const nano = m => JSON.stringify({attention_file: m, layer: 0, head: 0, text: 'CBABBC'});
@@ -483,6 +497,116 @@ try {
   r = compare(nano2, nNano2);
   check(same(r) && !same(compare(nNano2, nNanoA)), `and its frame is the native one (${fmt(r)})`);
 
+  // the autosave written and stored in IndexedDB (its fsync is the plain
+  // one: emscripten's under ASYNCIFY would sleep inside the frame and abort)
+  const saved = await page.evaluate(async () => {
+    const stored = await attnvizSuspend(), dir = '/libsdl/attnviz/attnviz';
+    return [stored, FS.analyzePath(dir).exists ? FS.readdir(dir).filter(n => n[0] !== '.') : []];
+  });
+  check(saved[0] && saved[1].includes('shown.json'),
+        `the autosave was written and stored in IndexedDB (stored ${saved[0]}; ${saved[1].join(', ')})`);
+
+  // a session of a dropped model after a reload: nano-sort's folder dropped
+  // (/dropped/N/nano-sort: only in the page's memory), "B" put at the end
+  // of its text, its session kept with Ctrl+S, the page reloaded. The
+  // autosave's session of it is not restored, and the status bar says to
+  // drop "nano-sort" again (as the native frame with that message);
+  // Ctrl+O's list marks the kept session; opened, it says the same (it
+  // waits); nano-sort's folder dropped again, the session opens with the
+  // new copy: the native frame of the session (its model the shipped
+  // folder)
+  const nanoDir = path.join(DATA, 'models/nano-sort');
+  const dropNanoFolder = () => page.evaluate(async () => {
+    const src = '/attnviz/models/nano-sort/';
+    const list = FS.readdir(src).filter(n => n[0] !== '.')
+      .map(n => ['nano-sort/' + n, new File([FS.readFile(src + n)], n)]);
+    await attnvizOpenFiles(list, ['nano-sort']);
+    return attnvizDrops;
+  });
+  const beforeDrop = [...keys, ...opened, ...edited, ...closing, 'key:G', 'key:/', 'key:End', 'text:A', 'key:Escape',
+                      `open:${nativeNano2}`];
+  const typeB = ['key:/', 'key:End', 'text:B', 'key:Escape'];
+  const nFolder = nativeFrame(path.join(OUT, 'native-folder.png'), ...beforeDrop, `open:${nanoDir}`, ...typeB);
+  const firstDrop = await dropNanoFolder();
+  await steps(page, 2);
+  await page.keyboard.press('Slash');
+  await steps(page, 2);
+  await page.keyboard.press('End');
+  await page.keyboard.type('B');
+  await page.keyboard.press('Escape');
+  r = compare(await until(page, nFolder, path.join(OUT, 'page-folder.png')), nFolder);
+  check(same(r), `nano-sort's folder dropped (/dropped/${firstDrop}/nano-sort), "B" typed: the native frame (${fmt(r)})`);
+  const cdp = await page.createCDPSession();
+  await cdp.send('Browser.setDownloadBehavior', {behavior: 'allow', downloadPath: path.join(OUT, 'downloads')});
+  const keptBefore = await page.evaluate(() => Module.attnvizKeeps.length);
+  await page.keyboard.down('Control');
+  await page.keyboard.press('KeyS');
+  await page.keyboard.up('Control');
+  await steps(page, 2);
+  await page.keyboard.press('Enter'); // the prompt's default name: /attnviz-session.json
+  await page.waitForFunction(k => Module.attnvizKeeps.length > k && Module.attnvizKeeps.every(e => e.ok !== null),
+                             {timeout: TIMEOUT}, keptBefore);
+  const kept = await page.evaluate(() => ({keep: Module.attnvizKeeps[Module.attnvizKeeps.length - 1],
+                                           text: new TextDecoder().decode(FS.readFile('/attnviz-session.json'))}));
+  const keptJson = JSON.parse(kept.text);
+  check(kept.keep.ok && keptJson.attention_file === `/dropped/${firstDrop}/nano-sort`,
+        `Ctrl+S kept the session of the dropped folder (${kept.keep.path}: "attention_file" ${keptJson.attention_file})`);
+  // the same session natively, its model the shipped folder
+  const nativeKept = path.join(OUT, 'kept-session.json');
+  fs.writeFileSync(nativeKept, JSON.stringify({...keptJson, attention_file: nanoDir}));
+  check(await page.evaluate(() => attnvizSuspend()) === true, 'the autosave was stored before the reload');
+
+  await page.reload();
+  await page.waitForFunction(() => typeof Module === 'object' && Module.attnvizSteps > 0, {timeout: TIMEOUT});
+  await page.waitForFunction(() => attnvizKept.length >= 1, {timeout: TIMEOUT});
+  // the toy lesson's default frame, the status bar saying what to drop
+  const lastVisit = '\u201cnano-sort\u201d';
+  const restoredNote = `the page showed ${lastVisit}, dropped on it before it was reloaded (the page keeps no ` +
+                       `dropped files): drop ${lastVisit} again to go back to it`;
+  const nRestored = nativeFrame(path.join(OUT, 'native-restored.png'), `note:${restoredNote}`);
+  r = compare(await until(page, nRestored, path.join(OUT, 'page-restored.png')), nRestored);
+  const said = await page.evaluate(() => typeof attnvizLastVisitSay === 'undefined' ? null : attnvizLastVisitSay);
+  check(same(r) && said === restoredNote,
+        `reloaded: the autosave's dropped model named in the status bar ("${said}"), the native frame (${fmt(r)})`);
+  await page.evaluate(() => { // the status bar's messages from the page kept (a long line's glyphs drift)
+    window.notes = [];
+    const ccallWas = window.ccall;
+    window.ccall = function(name, ...rest) {
+      if (name === 'platform_web_note') window.notes.push(rest[2][0]);
+      return ccallWas.call(this, name, ...rest);
+    };
+  });
+  await page.keyboard.down('Control');
+  await page.keyboard.press('KeyO');
+  await page.keyboard.up('Control');
+  await page.waitForFunction(() => document.querySelectorAll('#attnviz-open li').length >= 1, {timeout: TIMEOUT});
+  const marks = await page.evaluate(() => [...document.querySelectorAll('#attnviz-open li')]
+    .map(li => [li.dataset.path, (li.querySelector('.attnviz-kept-dropped') || {}).textContent || '']));
+  await page.screenshot({path: path.join(OUT, 'page-open-list.png')});
+  const mark = marks.find(([p]) => p === '/attnviz-session.json');
+  check(mark && /nano-sort.*dropped again/.test(mark[1]) && marks.filter(([, m]) => m).length === 1,
+        `Ctrl+O marks the kept session of the dropped folder, and only it (${JSON.stringify(marks)})`);
+  await page.evaluate(() => { // the marked session chosen
+    const at = [...document.querySelectorAll('#attnviz-open li')].findIndex(li => li.dataset.path === '/attnviz-session.json');
+    attnvizPanel.at = at;
+    attnvizRenderPanel();
+  });
+  await page.keyboard.press('Enter');
+  const waitNote = `attnviz-session.json shows ${lastVisit}, which was dropped on the page before it was ` +
+                   `reloaded (the page keeps no dropped files): drop ${lastVisit} again and the session opens`;
+  const nWaiting = nativeFrame(path.join(OUT, 'native-waiting.png'), `note:${waitNote}`);
+  r = compare(await until(page, nWaiting, path.join(OUT, 'page-waiting.png')), nWaiting);
+  const notes = await page.evaluate(() => window.notes);
+  check(same(r) && notes.length === 1 && notes[0] === waitNote && !same(compare(statusBar(nWaiting), statusBar(nRestored))),
+        `opened, it names the folder to drop again in the status bar (${JSON.stringify(notes)}): the native frame (${fmt(r)})`);
+  const secondDrop = await dropNanoFolder();
+  const nReopened = nativeFrame(path.join(OUT, 'native-reopened-drop.png'), `open:${nativeKept}`);
+  r = compare(await until(page, nReopened, path.join(OUT, 'page-reopened-drop.png')), nReopened);
+  const shows = await page.evaluate(() => JSON.parse(new TextDecoder().decode(FS.readFile('/attnviz-session.json')))
+                                           .attention_file);
+  check(same(r) && !same(compare(nReopened, nWaiting)) && shows === `/dropped/${secondDrop}/nano-sort`,
+        `nano-sort's folder dropped again: the session opened with it (${shows}), the native frame (${fmt(r)})`);
+
   // ATTNVIZ_TEST_NANO_REPEAT: the last four steps again, as many times
   // (after the first time the history is the nano-sort session's, so the
   // native frames are drawn once more for it)
@@ -526,15 +650,6 @@ try {
     check(!bad, `the nano-sort steps repeated ${REPEAT} times: ${REPEAT - bad} with every frame the native one ` +
           `(${((Date.now() - t0) / 1000).toFixed(0)} s)`);
   }
-
-  // the autosave written and stored in IndexedDB (its fsync is the plain
-  // one: emscripten's under ASYNCIFY would sleep inside the frame and abort)
-  const saved = await page.evaluate(async () => {
-    const stored = await attnvizSuspend(), dir = '/libsdl/attnviz/attnviz';
-    return [stored, FS.analyzePath(dir).exists ? FS.readdir(dir).filter(n => n[0] !== '.') : []];
-  });
-  check(saved[0] && saved[1].includes('shown.json'),
-        `the autosave was written and stored in IndexedDB (stored ${saved[0]}; ${saved[1].join(', ')})`);
 } finally {
   await browser.close();
   srv.kill();

@@ -55,8 +55,77 @@ async function attnvizOpenFiles(files, tops) {
     FS.mkdirTree(path.substring(0, path.lastIndexOf("/")));
     FS.writeFile(path, new Uint8Array(await p[1].arrayBuffer()));
   }
-  // one path opens, as on the desktop: the first thing dropped
+  for (var t of tops) attnvizDroppedNow[t] = dir + t;
+  // the file a session waits for (attnvizReopen) dropped again: the session
+  // opens, showing this copy; else one path opens, as on the desktop: the
+  // first thing dropped
+  var w = attnvizAwaiting;
+  if (w && tops.indexOf(w.name) >= 0) {
+    attnvizAwaiting = null;
+    attnvizOpenSession(w.path, attnvizRetarget(w.bytes, dir + w.name));
+    return;
+  }
   ccall("platform_web_dropped", null, ["string"], [dir + tops[0]]);
+}
+
+// ---- sessions of dropped files -------------------------------------------------
+// A dropped file or folder is only in the page's memory, at /dropped/N/NAME
+// (NAME its own name, N counting this visit's drops), and a session that
+// shows it (its "attention_file") names that path: after a reload it is gone.
+// Such a session, kept in IndexedDB (Ctrl+O) or as the autosave, is marked
+// in Ctrl+O's list and, opened, says in the status bar which file or folder
+// to drop again; dropped again (the same NAME), the session opens with the
+// new copy in its old copy's place. A session of a file dropped again before
+// it is opened opens with that copy at once.
+var attnvizDroppedNow = {}; // NAME: its newest copy this visit, /dropped/N/NAME
+var attnvizAwaiting = null; // {path, name, bytes}: the session waiting for NAME
+
+// What a session's bytes show from a drop, {root: "/dropped/N/NAME", name:
+// NAME, rest: the path inside it}, or null (another file, or not a session)
+function attnvizDroppedOf(bytes) {
+  try {
+    var s = JSON.parse(new TextDecoder().decode(bytes));
+    var m = s && typeof s.attention_file === "string" &&
+            /^(\/dropped\/[^/]+\/([^/]+))(\/.*)?$/.exec(s.attention_file);
+    return m ? {root: m[1], name: m[2], rest: m[3] || ""} : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+// Whether d (attnvizDroppedOf's) is not in the page now
+function attnvizGone(d) {
+  return !!d && !FS.analyzePath(d.root).exists;
+}
+
+// The session's bytes showing the drop at root instead
+function attnvizRetarget(bytes, root) {
+  var d = attnvizDroppedOf(bytes), s = JSON.parse(new TextDecoder().decode(bytes));
+  s.attention_file = root + d.rest;
+  return new TextEncoder().encode(JSON.stringify(s, null, 1) + "\n");
+}
+
+// A session's bytes written at path and opened as a drop is, the file it
+// shows from an earlier drop taken from this visit's drop of its name; a
+// file of that name not dropped yet: the status bar says to drop it, and
+// the session waits for it
+function attnvizOpenSession(path, bytes) {
+  var d = attnvizDroppedOf(bytes);
+  if (attnvizGone(d)) {
+    if (!attnvizDroppedNow[d.name]) {
+      attnvizAwaiting = {path: path, name: d.name, bytes: bytes};
+      ccall("platform_web_note", null, ["string"],
+            [path.substring(path.lastIndexOf("/") + 1) + " shows \u201c" + d.name + "\u201d, which was dropped on " +
+             "the page before it was reloaded (the page keeps no dropped files): drop \u201c" + d.name +
+             "\u201d again and the session opens"]);
+      return;
+    }
+    bytes = attnvizRetarget(bytes, attnvizDroppedNow[d.name]);
+  }
+  var dir = path.substring(0, path.lastIndexOf("/"));
+  if (dir) FS.mkdirTree(dir);
+  FS.writeFile(path, bytes);
+  ccall("platform_web_dropped", null, ["string"], [path]);
 }
 
 async function attnvizDrop(ev) {
@@ -210,7 +279,9 @@ function attnvizWhy(e) {
 // whether there is one, as the picker opens only in the key's own handler)
 function attnvizListKept() {
   return attnvizSessions("readonly", function(s) { return s.getAll(); }).then(function(all) {
-    attnvizKept = all.map(function(r) { return {path: r.path, name: r.name, saved: r.saved, size: r.size}; })
+    attnvizKept = all.map(function(r) {
+      return {path: r.path, name: r.name, saved: r.saved, size: r.size, dropped: attnvizDroppedOf(r.bytes)};
+    })
                      .sort(function(a, b) { return b.saved - a.saved; });
     return attnvizKept;
   }, function(e) {
@@ -231,7 +302,7 @@ function attnvizKeep(path) {
     rec.size = rec.bytes.length;
     ok(attnvizSessions("readwrite", function(s) { return s.put(rec); }));
   }).then(function() {
-    attnvizKept = [{path: path, name: name, saved: rec.saved, size: rec.size}]
+    attnvizKept = [{path: path, name: name, saved: rec.saved, size: rec.size, dropped: attnvizDroppedOf(rec.bytes)}]
       .concat(attnvizKept.filter(function(k) { return k.path !== path; }));
     entry.ok = true;
     return true;
@@ -254,10 +325,7 @@ function attnvizKeep(path) {
 function attnvizReopen(path) {
   return attnvizSessions("readonly", function(s) { return s.get(path); }).then(function(rec) {
     if (!rec) throw new Error("it is no longer kept");
-    var dir = path.substring(0, path.lastIndexOf("/"));
-    if (dir) FS.mkdirTree(dir);
-    FS.writeFile(path, rec.bytes);
-    ccall("platform_web_dropped", null, ["string"], [path]);
+    attnvizOpenSession(path, rec.bytes);
   }).catch(function(e) {
     ccall("platform_web_note", null, ["string"], [path + " could not be read back from this browser's storage (" +
                                                   attnvizWhy(e) + ")"]);
@@ -320,6 +388,15 @@ function attnvizRenderPanel() {
     when.style.cssText = "color: #aaa; font-size: 13px";
     li.appendChild(name);
     li.appendChild(when);
+    if (attnvizGone(k.dropped) && !attnvizDroppedNow[k.dropped.name]) {
+      var d = k.dropped;
+      var gone = document.createElement("div");
+      gone.className = "attnviz-kept-dropped";
+      gone.textContent = "shows \u201c" + d.name + "\u201d, dropped on the page before a reload: " +
+                         "opened, it waits for \u201c" + d.name + "\u201d to be dropped again";
+      gone.style.cssText = "color: #e0a050; font-size: 13px; margin-left: 0.2em";
+      li.appendChild(gone);
+    }
     li.appendChild(attnvizButton("download", "a copy of this session as a file", function() { attnvizDownloadKept(k.path); }));
     li.appendChild(attnvizButton("forget", "remove it from this browser's storage", function() {
       attnvizForget(k.path).then(function() { if (attnvizPanel) attnvizRenderPanel(); });
@@ -393,9 +470,28 @@ Module.preRun.push(function() {
   addRunDependency("attnviz-idbfs");
   FS.syncfs(true, function(err) {
     if (err) console.error("attnviz: the saved state could not be read from IndexedDB: " + err);
+    attnvizLastVisit();
     removeRunDependency("attnviz-idbfs");
   });
 });
+
+// The autosave's session of what was shown (the program restores it at the
+// start) showing a file dropped before the reload, which the program
+// cannot open: kept as a session waiting for that file to be dropped again
+// (attnvizOpenFiles), at ATTNVIZ_LAST_VISIT; the status bar says so once
+// the page runs (postRun, over the program's "not restored")
+var ATTNVIZ_LAST_VISIT = "/attnviz-last-visit.json";
+var attnvizLastVisitSay = null;
+
+function attnvizLastVisit() {
+  var shown = "/libsdl/attnviz/attnviz/shown.json";
+  if (!FS.analyzePath(shown).exists) return;
+  var bytes = FS.readFile(shown), d = attnvizDroppedOf(bytes);
+  if (!attnvizGone(d)) return;
+  attnvizAwaiting = {path: ATTNVIZ_LAST_VISIT, name: d.name, bytes: bytes};
+  attnvizLastVisitSay = "the page showed \u201c" + d.name + "\u201d, dropped on it before it was reloaded " +
+                        "(the page keeps no dropped files): drop \u201c" + d.name + "\u201d again to go back to it";
+}
 
 // The storing refused (storage full or off): the status bar says so once,
 // and again only after a storing has worked since (it is tried every 10 s)
@@ -430,4 +526,5 @@ Module.postRun.push(function() {
   });
   setInterval(attnvizPersist, 10000);
   attnvizListKept();
+  if (attnvizLastVisitSay) ccall("platform_web_note", null, ["string"], [attnvizLastVisitSay]);
 });
