@@ -16,7 +16,11 @@
 // maps must then be the native ones of the same text. Then a run is held
 // suspended while a nano-sort session replaces the model (bg_destroy drops
 // the run): the page must show the session's native frame and its new
-// worker must run. Last, the autosave must be written and stored.
+// worker must run. Then the autosave must be written and stored. Last, a
+// session of a dropped model folder kept with Ctrl+S, the page reloaded:
+// the start and Ctrl+O's list say to drop the folder again (the list marks
+// the session, the status bar names the folder), and once it is dropped
+// again the session opens with it, as the native program opens it.
 //
 // usage (from the clone): node tests/web/single_test.mjs OUTDIR
 // env: ATTNVIZ_CHROMIUM (default /usr/bin/chromium), ATTNVIZ_NATIVE_FRAME

@@ -238,8 +238,8 @@ function attnvizDownload(name, data) {
 // window, IndexedDB off): the status bar says so (platform_web_note); the
 // download has happened before. A session names the model or file it shows
 // by its path in the page: a shipped model's is there at every visit, a
-// dropped one's only once it is dropped again (the desktop's message then
-// names the missing path).
+// dropped one's only until a reload (then it waits for the same name to be
+// dropped again: attnvizOpenSession).
 var attnvizKept = []; // the kept sessions, without their bytes, newest first
 var attnvizDb = null; // the database, once opened
 Module.attnvizKeeps = []; // each storing: {path, ok, why, syncMs, ms} (the page test reads it)
