@@ -172,10 +172,10 @@ void model_embed(Model *m);
  * stays. */
 int model_compute(Model *m);
 
-/* A generation number no model and no other caller has had (1, 2, …; any
- * thread): what else shows maps numbers its changes with these, so that a
- * view's caches keyed by the number never take one source's map for
- * another's (a source opened after another counted from 0 again). */
+/* A generation number no model and no other caller has had (1, 2, …; from
+ * any thread). The window's map sources number their maps' changes with
+ * these too, so a view cache keyed by the number never takes one source's
+ * map for another's (each source once counted from 0). */
 unsigned long model_next_generation(void);
 
 /* Make what model_matrix(m, which, head) returns when the forward pass
