@@ -102,6 +102,7 @@ static void test_open_in_background(void **state)
     assert_true(app_opening(a));
     assert_ptr_equal(a->kind, before); /* nothing of the model yet */
     assert_non_null(strstr(a->status, "opening shakespeare-tiny"));
+    assert_non_null(strstr(app_title(a), "opening shakespeare-tiny")); /* the taskbar's, a tab's */
     /* meanwhile: a key of the shown source, and typing in the bar */
     int cmap = (int)a->vs.cmap;
     key(f, SDLK_c, 0); /* the next colour map */
@@ -122,6 +123,7 @@ static void test_open_in_background(void **state)
     assert_int_equal(a->open_rc, 0);
     assert_ptr_equal(a->kind, &source_model);
     assert_string_equal(a->text, "To be or not"); /* the text typed, not the one the open started on */
+    assert_string_equal(app_title(a), "To be or not");
     assert_true(wait_maps(f));
     assert_maps_of(f, TINY, "To be or not");
 }

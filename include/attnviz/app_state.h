@@ -102,6 +102,7 @@ typedef struct AppState {
     void (*open_then)(struct AppState *a, void *ctx, int rc);
     void *open_then_ctx;
     int open_rc;               /* the last open's outcome: 0 shown, -1 failed */
+    char title[600];           /* app_title's, while a model opens */
 
     ViewHelpLine help[APP_HELP_MAX]; /* the help overlay, from the key table */
     char help_text[5120];      /* its keys texts */
@@ -153,6 +154,9 @@ int app_save_session(AppState *a, const char *path);
 int app_open_path(AppState *a, const char *path);
 /* 1 while an open started by app_open_path is running. */
 int app_opening(const AppState *a);
+/* The window's title: the shown source's, and while a model opens, its
+ * name before it (the taskbar, a browser's tab: "opening NAME… — …"). */
+const char *app_title(AppState *a);
 /* Wait for the open running, taking its result as the tick does (the
  * command line's session and the autosave's restore at start: their flags
  * apply over what it shows, and a failure ends the start): 0 shown (or

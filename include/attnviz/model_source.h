@@ -106,6 +106,8 @@ int model_opening_start(struct AppState *a, const char *path, const char *text, 
 int model_opening_tick(struct AppState *a);
 /* 1 while an open started is not yet shown or said. */
 int model_opening_busy(const ModelOpening *o);
+/* What it opens (the last part of its path), for the title. */
+const char *model_opening_name(const ModelOpening *o);
 /* The open running no longer wanted (a newer open of another kind): its
  * result freed unseen. NULL: nothing. */
 void model_opening_cancel(ModelOpening *o);

@@ -578,6 +578,15 @@ int app_opening(const AppState *a)
     return model_opening_busy(a->opening);
 }
 
+const char *app_title(AppState *a)
+{
+    const char *t = a->kind->title(a);
+    if (!app_opening(a))
+        return t;
+    snprintf(a->title, sizeof a->title, "opening %s\xE2\x80\xA6 \xE2\x80\x94 %.300s", model_opening_name(a->opening), t);
+    return a->title;
+}
+
 int app_open_wait(AppState *a)
 {
     while (app_opening(a)) {

@@ -174,7 +174,7 @@ static int loop_frame(void *ctx)
         a->dirty = 1;
     }
     if (a->dirty) {
-        const char *title = a->kind->title(a);
+        const char *title = app_title(a); /* (a model opening: its name first) */
         if (!l->shown_title || strcmp(l->shown_title, title) != 0) {
             free(l->shown_title);
             l->shown_title = strdup(title);

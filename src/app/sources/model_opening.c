@@ -243,6 +243,11 @@ int model_opening_busy(const ModelOpening *o)
     return o && o->busy;
 }
 
+const char *model_opening_name(const ModelOpening *o)
+{
+    return o ? o->name : "";
+}
+
 void model_opening_cancel(ModelOpening *o)
 {
     if (!o || !o->busy)
