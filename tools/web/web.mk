@@ -47,8 +47,11 @@ WEB_CORE_TESTS := attnfile bpe gpt2 llama memcmp probe quant runtime score teach
 WEB_CORE_TEST_JS := $(WEB_CORE_TESTS:%=$(WEB_OBJ)/tests/test_%.js)
 WEB_CORE_LIBS := -L$(WEB_PREFIX)/lib -lcmocka -lutf8proc -lpcre2-8
 
-# file_map_single.c is the one-thread page's (below)
-WEB_IO_OBJ := $(patsubst %.c,$(WEB_OBJ)/%.o,$(filter-out src/io/file_map_single.c,$(wildcard src/io/*.c)))
+# file_map_single.c on both pages, not file_map.c: a file is read a slice
+# at a time, never mmap'd, as emscripten's mmap copies the whole file in
+# one call on the browser's main thread (proxied there from the worker that
+# opens a model on the threaded page: 128 MB froze the page for 200 ms)
+WEB_IO_OBJ := $(patsubst %.c,$(WEB_OBJ)/%.o,$(filter-out src/io/file_map.c,$(wildcard src/io/*.c)))
 # the suites that need src/core and src/io but no screen: those that link
 # without src/view and src/app natively. Not test_attn_write: its
 # full_file_size_limit sets RLIMIT_FSIZE, which emscripten accepts and

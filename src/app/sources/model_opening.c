@@ -169,7 +169,12 @@ struct OpenDone {
 typedef struct OpenWatch {
     BgJob *job;
     int slow_ms;
+    Uint32 said;         /* when the last step was posted (SDL_GetTicks) */
 } OpenWatch;
+
+/* Steps posted at most this often (ms): each redraws the window, which on
+ * a page drawn by the CPU (no GPU) takes from the open's cores. */
+#define STEP_MS 100
 
 static void done_free(void *p)
 {
@@ -201,6 +206,10 @@ static void watch_layer(void *user, int layer, int n_layer)
     OpenWatch *w = user;
     if (w->slow_ms > 0)
         SDL_Delay((Uint32)w->slow_ms);
+    Uint32 now = SDL_GetTicks();
+    if (w->said && now - w->said < STEP_MS)
+        return;
+    w->said = now;
     OpenDone *r = calloc(1, sizeof *r);
     if (!r)
         return; /* the progress is not said: the open goes on */
@@ -218,7 +227,7 @@ static void open_run(void *ctx, void *request, BgJob *job)
     OpenDone *r = q->done;
     AttnErr err = {0};
     q->done = NULL; /* posted below */
-    OpenWatch w = {job, q->slow_ms};
+    OpenWatch w = {job, q->slow_ms, 0};
     ModelWatch watch = {watch_cancel, watch_layer, &w};
     ModelOpened *g = NULL;
     int rc = model_open_path(q->path, 0, &g, &err);
