@@ -124,6 +124,14 @@ static void test_open_in_background(void **state)
     assert_ptr_equal(a->kind, &source_model);
     assert_string_equal(a->text, "To be or not"); /* the text typed, not the one the open started on */
     assert_string_equal(app_title(a), "To be or not");
+    type(f, " to"); /* the bar kept the keyboard */
+    assert_string_equal(a->text, "To be or not to");
+    assert_true(wait_maps(f));
+    assert_maps_of(f, TINY, "To be or not to");
+    assert_int_equal(a->vs.query, a->kind->maps(a)->imp->Tq - 1); /* the query followed the text's end */
+    key(f, SDLK_BACKSPACE, 0);
+    key(f, SDLK_BACKSPACE, 0);
+    key(f, SDLK_BACKSPACE, 0);
     assert_true(wait_maps(f));
     assert_maps_of(f, TINY, "To be or not");
 }

@@ -15,6 +15,7 @@
 #include "attnviz/source.h"
 #include "attnviz/wake.h"
 #include "model_internal.h"
+#include "model_window.h"
 
 #include <SDL.h>
 #include <stdio.h>
@@ -231,6 +232,11 @@ static void open_run(void *ctx, void *request, BgJob *job)
     ModelWatch watch = {watch_cancel, watch_layer, &w};
     ModelOpened *g = NULL;
     int rc = model_open_path(q->path, 0, &g, &err);
+    OpenDone *step = rc == 0 ? calloc(1, sizeof *step) : NULL;
+    if (step) { /* read: the first forward starts (layer 0 of L) */
+        step->L = g->lm.info.n_layer;
+        bg_post(job, step, done_free, 0);
+    }
     if (rc == 0) {
         g->for_window = 1;
         g->watch = &watch;
@@ -323,7 +329,8 @@ int model_opening_start(AppState *a, const char *path, const char *text, size_t 
 static int opening_show(AppState *a, ModelOpening *o, ModelOpened *g)
 {
     const char *now = a->text ? a->text : "";
-    if (strcmp(now, o->asked) != 0) { /* typed over during the open: the new text, computed as an edit */
+    int typed = strcmp(now, o->asked) != 0;
+    if (typed) { /* typed over during the open: the new text, computed as an edit */
         char *t = strdup(now);
         if (!t) {
             model_opened_free(g);
@@ -333,10 +340,18 @@ static int opening_show(AppState *a, ModelOpening *o, ModelOpened *g)
         free(g->text);
         g->text = t;
     }
-    int cursor = a->vs.cursor, focus = a->vs.sentence_focus;
+    /* typing (or a prompt) goes on where it was: the bar keeps the keyboard */
+    int cursor = a->vs.cursor, focus = a->vs.sentence_focus, keys = a->vs.keys_focus && g->lm.info.encdec;
     if (source_model.show(a, g) < 0) /* (g is the source's now, or freed) */
         return -1;
-    if (focus && cursor >= 0 && (size_t)cursor <= a->text_len) /* typing goes on where it was */
+    if (typed) { /* the maps shown are the old text's: the query follows the end as the new ones come */
+        ModelSource *m = a->src;
+        m->follow_end = 1;
+        m->follow_row = a->vs.query;
+    }
+    a->vs.sentence_focus = focus;
+    a->vs.keys_focus = keys; /* (a model without a second bar: the first) */
+    if (focus && cursor >= 0 && (size_t)cursor <= a->text_len)
         a->vs.cursor = cursor;
     return 0;
 }
@@ -348,6 +363,12 @@ int model_opening_tick(AppState *a)
     if (!o || !o->busy || !bg_take(o->bg, &br))
         return 0;
     OpenDone *r = br.data;
+    if (!br.last && r->layer == 0) {
+        app_status(a, 0, "opening %s\xE2\x80\xA6 read; the first forward of its %d layers (the window stays usable)",
+                   o->name, r->L);
+        done_free(r);
+        return 1;
+    }
     if (!br.last) {
         app_status(a, 0, "opening %s\xE2\x80\xA6 the first forward: layer %d of %d (the window stays usable)", o->name,
                    r->layer, r->L);
