@@ -244,7 +244,15 @@ static void test_close_during_open(void **state)
     assert_int_equal(app_open_path(f->a, NANO), 0);
     assert_true(app_opening(f->a));
     loop_turn(f, 10);
+}
+
+/* teardown, then the slow layers' variable unset: not while the worker
+ * may still read the environment */
+static int teardown_unset(void **state)
+{
+    int rc = teardown(state);
     unsetenv("ATTNVIZ_TEST_SLOW_LAYERS_MS");
+    return rc;
 }
 
 int main(void)
@@ -254,7 +262,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_open_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(test_newest_open_wins, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session_waits, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_close_during_open, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_close_during_open, setup, teardown_unset),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
