@@ -215,7 +215,9 @@ WEB_ST_LIBS   := $(subst $(WEB_PREFIX),$(WEB_ST_PREFIX),$(WEB_UI_LIBS))
 # function whose name another file's has too gets ".1" (runtime.c's
 # forward beside attn.c's), hence the wildcards; binaryen warns about a
 # name that binaryen's inlining made go away (the caller is listed too).
-WEB_ST_RUN_ASYNC := bg_single_pump,bg_stale,run*,hook_cancel,lm_forward_target,lm_forward,rt_forward,\
+# (watch_cancel: model_opening.c's, the same code as model_source.c's
+# hook_cancel, which binaryen then merges into one function under that name)
+WEB_ST_RUN_ASYNC := bg_single_pump,bg_stale,run*,hook_cancel,watch_cancel,lm_forward_target,lm_forward,rt_forward,\
                     rt_forward_plain,rt_forward_encdec,forward*,explore_worker,without_ablation
 # and the open of a file dropped or picked (bg_breathe between the slices
 # of its read and the layers of a model's first forward):
