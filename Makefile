@@ -78,11 +78,11 @@ endif
 # work, the model source's worker in the window (also under the head roles'
 # probe, and the test-only architecture's), the maps made on the two threads
 # from the UI thread, the PNG encoder's two halves, the attention rollout's
-# matmul thread
+# matmul thread, a model opened on its own thread (model_opening.c)
 THREAD_TESTS := $(patsubst %,$(BUILD)/tests/%,test_attn test_gpt2 test_background test_gpt2_app test_png \
                   test_attnfile test_heads_app test_llama test_lm_llama test_arch_plugin test_runtime \
                   test_families test_lens test_ablate test_lm_window test_norms test_encdec \
-                  test_encdec_app)
+                  test_encdec_app test_model_opening)
 
 .PHONY: all run test clean install uninstall man help deps test-deps screenshot bench fuzz soak layers
 

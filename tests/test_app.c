@@ -1036,7 +1036,7 @@ static void test_theme_toggle(void **state)
     assert_int_equal(app_save_session(f->a, path), 0);
     key(f, SDLK_d, 0);
     assert_int_equal(f->a->vs.dark, 1);
-    assert_int_equal(app_open_path(f->a, path), 0);
+    assert_int_equal(open_now(f->a, path), 0);
     assert_int_equal(f->a->vs.dark, 0);
     remove(path);
 }

@@ -111,7 +111,7 @@ static void test_file_windows(void **state)
 {
     Fix *f = *state;
     changed = 0;
-    assert_int_equal(app_open_path(f->a, LAYERS), 0);
+    assert_int_equal(open_now(f->a, LAYERS), 0);
     frame(f, "file-head");
     key(f, SDLK_l, 0);
     key(f, SDLK_h, 0);
@@ -129,7 +129,7 @@ static void test_file_windows(void **state)
     key(f, SDLK_F1, 0);
     frame(f, "file-rollout-help");
     key(f, SDLK_F1, 0);
-    assert_int_equal(app_open_path(f->a, CROSS), 0);
+    assert_int_equal(open_now(f->a, CROSS), 0);
     frame(f, "file-cross");
     assert_int_equal(changed, 0);
 }

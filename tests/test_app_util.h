@@ -232,6 +232,14 @@ static inline int wait_maps(Fix *f)
     return 0;
 }
 
+/* app_open_path, then its model (which opens on a thread of its own)
+ * waited for: 0 shown, -1 refused or failed (the status bar says why). */
+static inline int open_now(AppState *a, const char *path)
+{
+    int rc = app_open_path(a, path);
+    return rc < 0 ? rc : app_open_wait(a);
+}
+
 /* Until the step view's panel text holds want; 1, or 0 after 8 s. */
 static inline int wait_panel(Fix *f, const char *want)
 {

@@ -897,10 +897,10 @@ static void test_window_session(void **state)
     if (!strstr(saved, real))
         fail_msg("the session does not name %s:\n%s", real, saved);
     free(saved);
-    assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
+    assert_int_equal(open_now(a, "tests/fixtures/attention/torch_layers.npz"), 0);
     assert_ptr_not_equal(a->kind, &source_model);
     app_set_sentence(a, "ABBA"); /* the bar's text is not the session's */
-    if (app_open_path(a, path) < 0)
+    if (open_now(a, path) < 0)
         fail_msg("%s", a->status);
     assert_ptr_equal(a->kind, &source_model);
     assert_string_equal(a->text, TEXT);

@@ -397,7 +397,7 @@ static void test_session_round_trip(void **state)
     app_set_keys(a, "");
     key(f, SDLK_f, 0);
     assert_int_equal(f->m.cross, 0);
-    assert_int_equal(app_open_path(a, path), 0);
+    assert_int_equal(open_now(a, path), 0);
     app_draw(a, f->r);
     assert_string_equal(a->keys, KEYS);
     assert_string_equal(a->vs.keys_sentence, KEYS);

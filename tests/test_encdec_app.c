@@ -589,9 +589,9 @@ static void test_session(void **state)
     float cell = attn_map_at(&a->vs.map, r.Tt - 1, 2);
     assert_int_equal(app_save_session(a, path), 0);
     assert_int_equal(a->status_err, 0);
-    assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
+    assert_int_equal(open_now(a, "tests/fixtures/attention/torch_layers.npz"), 0);
     assert_ptr_not_equal(a->kind, &source_model);
-    assert_int_equal(app_open_path(a, path), 0);
+    assert_int_equal(open_now(a, path), 0);
     assert_ptr_equal(a->kind, &source_model);
     assert_string_equal(a->text, r.source);
     assert_string_equal(a->keys, r.target);
@@ -629,9 +629,9 @@ static void session_round_trip(Fix *f, const char *path, int group, int layer, i
     assert_int_equal(s->ms.layer, layer);
     assert_int_equal(s->ms.head, head);
     assert_int_equal(app_save_session(a, path), 0);
-    assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
+    assert_int_equal(open_now(a, "tests/fixtures/attention/torch_layers.npz"), 0);
     assert_ptr_not_equal(a->kind, &source_model);
-    assert_int_equal(app_open_path(a, path), 0);
+    assert_int_equal(open_now(a, path), 0);
     assert_ptr_equal(a->kind, &source_model);
     s = a->src;
     if (!wait_group(f, group, Tq, Tk))
@@ -844,7 +844,7 @@ static void test_npz_groups(void **state)
     assert_int_equal(model_open_path(DIR, 0, &cli, &err), 0);
     assert_int_equal(model_encdec_compute(cli, r.source, r.target, GROUP_CROSS, &err), 0);
     assert_int_equal(model_encdec_export(cli, path, &err), 0);
-    assert_int_equal(app_open_path(a, path), 0);
+    assert_int_equal(open_now(a, path), 0);
     FileSource *fs = file_source_of(a);
     assert_non_null(fs);
     app_draw(a, f->r);

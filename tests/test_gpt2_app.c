@@ -375,7 +375,7 @@ static void test_not_a_model_folder(void **state)
     assert_non_null(mkdtemp(dir));
     show_model(f, "CBA");
     assert_true(wait_maps(f));
-    assert_int_equal(app_open_path(a, dir), -1);
+    assert_int_equal(open_now(a, dir), -1);
     assert_int_equal(a->status_err, 1);
     assert_non_null(strstr(a->status, dir));
     assert_non_null(strstr(a->status, "not a model folder: no config.json"));
@@ -402,9 +402,9 @@ static void test_session(void **state)
     key(f, SDLK_UP, 0);
     assert_int_equal(app_save_session(a, path), 0);
     assert_int_equal(a->status_err, 0);
-    assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
+    assert_int_equal(open_now(a, "tests/fixtures/attention/torch_layers.npz"), 0);
     assert_ptr_not_equal(a->kind, &source_model);
-    int rc = app_open_path(a, path);
+    int rc = open_now(a, path);
     if (rc < 0)
         fprintf(stderr, "%s\n", a->status);
     assert_int_equal(rc, 0);
@@ -567,7 +567,7 @@ static void saved_killed_restored(Fix *f, const SDL_Keycode *keys, const Uint16 
     /* the session on the command line (main.c's window_session) opens as
      * Ctrl+O does: the same screen as a restart from it */
     restart(f, autosave);
-    assert_int_equal(app_open_path(a, saved), 0);
+    assert_int_equal(open_now(a, saved), 0);
     assert_true(wait_maps(f));
     assert_true(wait_panel(f, "What comes next after"));
     shown_now(a, &after);

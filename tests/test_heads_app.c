@@ -79,7 +79,7 @@ static void test_marks_and_sort(void **state)
 {
     Fix *f = *state;
     AppState *a = f->a;
-    assert_int_equal(app_open_path(a, FORMULA), 0);
+    assert_int_equal(open_now(a, FORMULA), 0);
     key(f, SDLK_g, 0);
     app_draw(a, f->r);
     /* marked from the start with the induction score: every token distinct,
@@ -167,7 +167,7 @@ static void test_many_heads_marks(void **state)
     snprintf(path, sizeof path, "%s/many.npy", dir);
     AttnErr err = {0};
     assert_int_equal(attn_write_attention(path, v, L, H, T, T, NULL, &err), 0);
-    assert_int_equal(app_open_path(a, path), 0);
+    assert_int_equal(open_now(a, path), 0);
     key(f, SDLK_g, 0);
     app_draw(a, f->r);
     assert_non_null(a->vs.grid_score);
@@ -179,7 +179,7 @@ static void test_many_heads_marks(void **state)
     assert_true(bar_fill(f, 0, 0) == 0); /* induction: none (no repeated tokens), an empty track */
     unlink(path);
     rmdir(dir);
-    assert_int_equal(app_open_path(a, FORMULA), 0); /* 4 heads: the numbers beside the bars */
+    assert_int_equal(open_now(a, FORMULA), 0); /* 4 heads: the numbers beside the bars */
     key(f, SDLK_g, 0);
     app_draw(a, f->r);
     assert_true(a->layout.grid_fig.mark_w > 2 * bar_only);
@@ -189,7 +189,7 @@ static void test_overview_click(void **state)
 {
     Fix *f = *state;
     AppState *a = f->a;
-    assert_int_equal(app_open_path(a, FORMULA), 0);
+    assert_int_equal(open_now(a, FORMULA), 0);
     key(f, SDLK_u, 0);
     app_draw(a, f->r);
     press_score(f, "previous");
@@ -246,7 +246,7 @@ static void test_overview_readable(void **state)
 {
     Fix *f = *state;
     AppState *a = f->a;
-    assert_int_equal(app_open_path(a, FORMULA), 0);
+    assert_int_equal(open_now(a, FORMULA), 0);
     key(f, SDLK_u, 0);
     press_score(f, "previous");
     for (int zoom = 0; zoom < 2; zoom++) {
@@ -347,7 +347,7 @@ static void test_model_view_export(void **state)
     char dir[] = "/tmp/attnviz-test-heads-export-XXXXXX";
     assert_non_null(mkdtemp(dir));
     a->export_dir = dir;
-    assert_int_equal(app_open_path(a, FORMULA), 0);
+    assert_int_equal(open_now(a, FORMULA), 0);
     key(f, SDLK_g, 0);
     press_score(f, "previous");
     key(f, SDLK_y, 0);
@@ -470,7 +470,7 @@ static void check_every_head(Fix *f, int H, int layer)
 static void test_every_head_formula(void **state)
 {
     Fix *f = *state;
-    assert_int_equal(app_open_path(f->a, FORMULA), 0);
+    assert_int_equal(open_now(f->a, FORMULA), 0);
     key(f, SDLK_l, 0);
     key(f, SDLK_DOWN, 0);
     key(f, SDLK_DOWN, 0);
@@ -481,7 +481,7 @@ static void test_every_head_formula(void **state)
 static void test_every_head_file(void **state)
 {
     Fix *f = *state;
-    assert_int_equal(app_open_path(f->a, "tests/fixtures/attention/torch_layers.npz"), 0);
+    assert_int_equal(open_now(f->a, "tests/fixtures/attention/torch_layers.npz"), 0);
     key(f, SDLK_DOWN, 0);
     key(f, SDLK_DOWN, 0);
     check_every_head(f, 4, 0);
@@ -550,8 +550,8 @@ static void test_probe_window(void **state)
     assert_probe(f, 1, 5);
     /* saved, something else shown, opened: the same tokens run again */
     assert_int_equal(app_save_session(a, path), 0);
-    assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
-    assert_int_equal(app_open_path(a, path), 0);
+    assert_int_equal(open_now(a, "tests/fixtures/attention/torch_layers.npz"), 0);
+    assert_int_equal(open_now(a, path), 0);
     assert_ptr_equal(a->kind, &source_model);
     assert_probe(f, 1, 5);
     /* typing: the text again, the probe gone */

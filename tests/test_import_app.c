@@ -65,7 +65,7 @@ static void test_open_and_pick(void **state)
 {
     Fix *f = *state;
     AppState *a = f->a;
-    assert_int_equal(app_open_path(a, LAYERS), 0);
+    assert_int_equal(open_now(a, LAYERS), 0);
     assert_non_null(FS(a));
     assert_int_equal(FS(a)->imp->f.L, 3);
     assert_int_equal(FS(a)->imp->f.H, 4);
@@ -179,7 +179,7 @@ static void test_special_tokens(void **state)
 {
     Fix *f = *state;
     AppState *a = f->a;
-    assert_int_equal(app_open_path(a, LAYERS), 0);
+    assert_int_equal(open_now(a, LAYERS), 0);
     assert_int_equal(FS(a)->imp->n_special, 2);
     app_draw(a, f->r);
     assert_int_equal(a->vs.q_special[0], 1); /* <s> */
@@ -212,7 +212,7 @@ static void test_special_tokens_keep_query(void **state)
 {
     Fix *f = *state;
     AppState *a = f->a;
-    assert_int_equal(app_open_path(a, LAYERS), 0);
+    assert_int_equal(open_now(a, LAYERS), 0);
     app_draw(a, f->r);
     assert_int_equal(a->vs.query, 1);
     assert_string_equal(a->vs.map.q_labels[1], "The");
@@ -273,7 +273,7 @@ static void test_file_help_and_open_prompt(void **state)
     Fix *f = *state;
     AppState *a = f->a;
     static const char *const sentence_words[] = {"editor", "temperature", "teach", "positional"};
-    assert_int_equal(app_open_path(a, LAYERS), 0);
+    assert_int_equal(open_now(a, LAYERS), 0);
     key(f, SDLK_F1, 0);
     assert_true(a->vs.help);
     assert_true(a->vs.n_help_lines > 5);
@@ -300,7 +300,7 @@ static void test_model_view(void **state)
 {
     Fix *f = *state;
     AppState *a = f->a;
-    assert_int_equal(app_open_path(a, LAYERS), 0);
+    assert_int_equal(open_now(a, LAYERS), 0);
     key(f, SDLK_g, 0);
     assert_int_equal(FS(a)->grid, 1);
     app_draw(a, f->r);
@@ -362,7 +362,7 @@ static void test_session(void **state)
     char path[96], sp[96];
     snprintf(path, sizeof path, "/tmp/attnviz-test-attn-session-%d.json", (int)getpid());
     snprintf(sp, sizeof sp, "/tmp/attnviz-test-attn-session-%d.txt", (int)getpid());
-    assert_int_equal(app_open_path(a, LAYERS), 0);
+    assert_int_equal(open_now(a, LAYERS), 0);
     key(f, SDLK_l, 0);
     key(f, SDLK_h, 0);
     key(f, SDLK_h, 0); /* layer 2, head 3 */
@@ -375,9 +375,9 @@ static void test_session(void **state)
     assert_non_null(fp);
     fputs("the cat sat\n", fp);
     fclose(fp);
-    assert_int_equal(app_open_path(a, sp), 0); /* the sentence again */
+    assert_int_equal(open_now(a, sp), 0); /* the sentence again */
     assert_null(FS(a));
-    assert_int_equal(app_open_path(a, path), 0);
+    assert_int_equal(open_now(a, path), 0);
     assert_non_null(FS(a));
     assert_int_equal(FS(a)->layer, 1);
     assert_int_equal(FS(a)->head, 2);
@@ -396,7 +396,7 @@ static void test_overview(void **state)
 {
     Fix *f = *state;
     AppState *a = f->a;
-    assert_int_equal(app_open_path(a, LAYERS), 0);
+    assert_int_equal(open_now(a, LAYERS), 0);
     app_draw(a, f->r);
     const FigureGrid *g = &a->layout.grid_fig;
     assert_int_equal(FS(a)->grid, 0);
@@ -427,7 +427,7 @@ static void test_scores(void **state)
 {
     Fix *f = *state;
     AppState *a = f->a;
-    assert_int_equal(app_open_path(a, "tests/fixtures/attention/scores.npz"), 0);
+    assert_int_equal(open_now(a, "tests/fixtures/attention/scores.npz"), 0);
     assert_int_equal(FS(a)->imp->has_scores, 1);
     app_draw(a, f->r);
     assert_int_equal(a->vs.map.kind, ATTN_MAP_WEIGHTS);
@@ -441,7 +441,7 @@ static void test_scores(void **state)
     click_rect(f, ctl_rect(f, ACT_CYCLE_MATRIX, 1));
     assert_shows(f, ATTN_PICK_HEAD, 0, 0); /* the weights again */
     /* a file without scores says so */
-    assert_int_equal(app_open_path(a, LAYERS), 0);
+    assert_int_equal(open_now(a, LAYERS), 0);
     key(f, SDLK_r, 0);
     assert_non_null(strstr(a->status, "no scores"));
 }
@@ -452,7 +452,7 @@ static void test_model_actions_refused(void **state)
     AppState *a = f->a;
     float tau = f->m.cfg.temperature;
     int causal = f->m.cfg.causal;
-    assert_int_equal(app_open_path(a, LAYERS), 0);
+    assert_int_equal(open_now(a, LAYERS), 0);
     unsigned long gen = FS(a)->gen;
     key(f, SDLK_m, 0); /* the mask */
     key(f, SDLK_t, 0); /* τ */
@@ -497,7 +497,7 @@ static void test_compare_file(void **state)
     char dir[] = "/tmp/attnviz-test-cmpfile-XXXXXX";
     assert_non_null(mkdtemp(dir));
     a->export_dir = dir;
-    assert_int_equal(app_open_path(a, LAYERS), 0);
+    assert_int_equal(open_now(a, LAYERS), 0);
     key(f, SDLK_l, 0); /* layer 2, head 1 */
     key(f, SDLK_v, 0);
     assert_non_null(a->cmp);
@@ -565,7 +565,7 @@ static void test_cross_and_bad_files(void **state)
 {
     Fix *f = *state;
     AppState *a = f->a;
-    assert_int_equal(app_open_path(a, CROSS), 0);
+    assert_int_equal(open_now(a, CROSS), 0);
     app_draw(a, f->r);
     assert_int_equal(a->vs.map.Tq, 5);
     assert_int_equal(a->vs.map.Tk, 7);
@@ -582,7 +582,7 @@ static void test_cross_and_bad_files(void **state)
     assert_non_null(fp);
     fwrite("\x93NUMPY\x01\x00garbage", 1, 15, fp);
     fclose(fp);
-    assert_int_equal(app_open_path(a, path), -1);
+    assert_int_equal(open_now(a, path), -1);
     assert_int_equal(a->status_err, 1);
     assert_non_null(strstr(a->status, path));
     assert_non_null(FS(a));
@@ -593,7 +593,7 @@ static void test_cross_and_bad_files(void **state)
     assert_non_null(fp);
     fputs("the cat sat\n", fp);
     fclose(fp);
-    assert_int_equal(app_open_path(a, sp), 0);
+    assert_int_equal(open_now(a, sp), 0);
     assert_null(FS(a));
     app_draw(a, f->r);
     assert_ptr_equal(a->vs.m, &f->m);

@@ -913,7 +913,7 @@ static void test_overview_every_head(void **state)
         AttnErr err = {0};
         assert_int_equal(attn_write_attention(path, v, L, H, T, T, NULL, &err), 0);
         free(v);
-        assert_int_equal(app_open_path(f->a, path), 0);
+        assert_int_equal(open_now(f->a, path), 0);
         for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
             int w = sizes[z].w, h = sizes[z].h;
             draw_at(f, w, h);
@@ -977,7 +977,7 @@ static void test_grid_readable(void **state)
     snprintf(path, sizeof path, "%s/maps.npy", dir);
     AttnErr err = {0};
     assert_int_equal(attn_write_attention(path, v, L, H, T, T, NULL, &err), 0);
-    assert_int_equal(app_open_path(f->a, path), 0);
+    assert_int_equal(open_now(f->a, path), 0);
     key(f, SDLK_g, 0);
     for (int k = 0; k < 8 && !(f->a->vs.grid_score_name && strcmp(f->a->vs.grid_score_name, "self") == 0); k++)
         key(f, SDLK_i, 0); /* self: a number for every map */

@@ -428,9 +428,9 @@ static void test_session(void **state)
     key(f, SDLK_l, 0);
     key(f, SDLK_h, 0);
     assert_int_equal(app_save_session(a, path), 0);
-    assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
+    assert_int_equal(open_now(a, "tests/fixtures/attention/torch_layers.npz"), 0);
     assert_ptr_not_equal(a->kind, &source_model);
-    if (app_open_path(a, path) < 0)
+    if (open_now(a, path) < 0)
         fail_msg("%s", a->status);
     assert_ptr_equal(a->kind, &source_model);
     assert_string_equal(a->text, "The train left");
@@ -466,7 +466,7 @@ static void test_gguf_window(void **state)
     for (size_t k = 0; k < gl.gl_pathc; k++) {
         const char *file = gl.gl_pathv[k];
         app_set_sentence(a, "the train"); /* the text the model opens on */
-        if (app_open_path(a, file) < 0)
+        if (open_now(a, file) < 0)
             fail_msg("%s: %s", file, a->status);
         assert_ptr_equal(a->kind, &source_model);
         assert_true(wait_maps(f));
@@ -485,9 +485,9 @@ static void test_gguf_window(void **state)
         assert_maps_equal(now, want, want->L);
 
         assert_int_equal(app_save_session(a, path), 0);
-        assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
+        assert_int_equal(open_now(a, "tests/fixtures/attention/torch_layers.npz"), 0);
         assert_ptr_not_equal(a->kind, &source_model);
-        if (app_open_path(a, path) < 0)
+        if (open_now(a, path) < 0)
             fail_msg("%s's session: %s", file, a->status);
         assert_ptr_equal(a->kind, &source_model);
         assert_true(wait_maps(f));

@@ -523,6 +523,7 @@ static void test_ablate_session(void **state)
     key(f, SDLK_r, KMOD_LCTRL);
     assert_true(settled(f, m.T - 1, 0));
     assert_int_equal(maps_session_open(a, path), 0);
+    assert_int_equal(app_open_wait(a), 0); /* its model opens on its own thread */
     assert_true(settled(f, m.T - 1, 1));
     m = shown(f);
     assert_int_equal(m.n_ablated, 1);

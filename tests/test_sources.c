@@ -35,7 +35,7 @@ static void test_head_and_model_view(void **state)
 {
     Fix *f = *state;
     AppState *a = f->a;
-    assert_int_equal(app_open_path(a, FORMULA), 0);
+    assert_int_equal(open_now(a, FORMULA), 0);
     assert_ptr_equal(a->kind, &source_formula);
     assert_formula_map(f, 0, 0);
     assert_string_equal(a->vs.bar_label, "Formula");
@@ -91,7 +91,7 @@ static void test_compare(void **state)
     char dir[] = "/tmp/attnviz-test-sources-XXXXXX";
     assert_non_null(mkdtemp(dir));
     a->export_dir = dir;
-    assert_int_equal(app_open_path(a, FORMULA), 0);
+    assert_int_equal(open_now(a, FORMULA), 0);
     key(f, SDLK_v, 0);
     key(f, SDLK_h, 0);
     app_draw(a, f->r);
@@ -117,7 +117,7 @@ static void test_session(void **state)
     char dir[] = "/tmp/attnviz-test-sources-session-XXXXXX", path[200];
     assert_non_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/formula.json", dir);
-    assert_int_equal(app_open_path(a, FORMULA), 0);
+    assert_int_equal(open_now(a, FORMULA), 0);
     key(f, SDLK_l, 0);
     key(f, SDLK_l, 0);
     key(f, SDLK_h, 0);
@@ -126,9 +126,9 @@ static void test_session(void **state)
     assert_int_equal(app_save_session(a, path), 0);
     assert_int_equal(a->status_err, 0);
     /* something else, then the session again */
-    assert_int_equal(app_open_path(a, "tests/fixtures/attention/torch_layers.npz"), 0);
+    assert_int_equal(open_now(a, "tests/fixtures/attention/torch_layers.npz"), 0);
     assert_ptr_not_equal(a->kind, &source_formula);
-    assert_int_equal(app_open_path(a, path), 0);
+    assert_int_equal(open_now(a, path), 0);
     assert_ptr_equal(a->kind, &source_formula);
     assert_int_equal(a->vs.query, 3);
     assert_formula_map(f, 2, 1);

@@ -569,7 +569,7 @@ static void test_session_round_trip(void **state)
     key(f, SDLK_0, 0);
     key(f, SDLK_o, 0);
     key(f, SDLK_w, 0);
-    assert_int_equal(app_open_path(f->a, path), 0);
+    assert_int_equal(open_now(f->a, path), 0);
     AppTeach *t = f->a->teach;
     assert_true(t->on);
     assert_int_equal(t->opt, TEACH_OPT_SGD);
@@ -589,7 +589,7 @@ static void test_session_round_trip(void **state)
     fputs(text, out);
     fclose(out);
     free(text);
-    assert_int_equal(app_open_path(f->a, "build/test-out/teach-bad.json"), -1);
+    assert_int_equal(open_now(f->a, "build/test-out/teach-bad.json"), -1);
     assert_non_null(strstr(f->a->status, "teach.lr"));
     assert_float_equal(f->a->teach->lr, 0.05f, 1e-7);
     free(want);

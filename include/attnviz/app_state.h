@@ -95,6 +95,14 @@ typedef struct AppState {
     struct AppCompare *cmp;
     /* teach mode (issue 15, src/app/teach_app.c), or NULL: never used */
     struct AppTeach *teach;
+    /* a model opening on its own thread (model_opening.c), NULL before the
+     * first; what to do once it is shown or has failed (a session's layer,
+     * head and view: maps_shown.c), with its context, or NULL */
+    struct ModelOpening *opening;
+    void (*open_then)(struct AppState *a, void *ctx, int rc);
+    void *open_then_ctx;
+    int open_rc;               /* the last open's outcome: 0 shown, -1 failed */
+    char title[600];           /* app_title's, while a model opens */
 
     ViewHelpLine help[APP_HELP_MAX]; /* the help overlay, from the key table */
     char help_text[5120];      /* its keys texts */
@@ -138,8 +146,27 @@ void app_status(AppState *a, int error, const char *fmt, ...)
     ;
 /* Save a session to path (atomic); status bar says how it went. */
 int app_save_session(AppState *a, const char *path);
-/* Open a session (.json) or a sentences file; the old state stays on error. */
+/* Open a session (.json) or a sentences file; the old state stays on error.
+ * A model (its folder or GGUF file, or a session naming one) opens on a
+ * thread of its own where there are threads: 0 then means started
+ * (app_opening), the tick shows it or says why not. A newer open drops one
+ * still running. */
 int app_open_path(AppState *a, const char *path);
+/* 1 while an open started by app_open_path is running. */
+int app_opening(const AppState *a);
+/* The window's title: the shown source's, and while a model opens, its
+ * name before it (the taskbar, a browser's tab: "opening NAME… — …"). */
+const char *app_title(AppState *a);
+/* Wait for the open running, taking its result as the tick does (the
+ * command line's session and the autosave's restore at start: their flags
+ * apply over what it shows, and a failure ends the start): 0 shown (or
+ * none running), -1 failed (the status bar says why). */
+int app_open_wait(AppState *a);
+/* Once the open running is shown (rc 0), has failed (-1) or was dropped
+ * for a newer one (-2), then(a, ctx, rc) runs, once; it owns ctx. */
+void app_open_then(AppState *a, void (*then)(AppState *a, void *ctx, int rc), void *ctx);
+/* The open running ended (rc as app_open_then's): its then run. */
+void app_open_done(AppState *a, int rc);
 /* Apply a session's view settings. */
 void app_apply_session_view(AppState *a, const SessionView *sv);
 /* Write the autosave file when there are unsaved edits (or always): the

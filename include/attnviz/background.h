@@ -17,6 +17,8 @@
  *   bg_breathe()            on the UI thread, between steps of long work
  *                           done there (a model's open): the one-thread
  *                           page draws meanwhile; elsewhere nothing
+ *   bg_threaded()           1 when run has a thread of its own (work the
+ *                           UI cannot break into slices may go there)
  *
  * Only the newest result waits to be taken: a result posted before the last
  * one was taken replaces it. So a request's partial results should each be
@@ -92,5 +94,13 @@ int bg_post(BgJob *job, void *result, BgFree free_result, int last);
  * only where the page can suspend the work (a file dropped or picked:
  * tools/web/web.mk's ASYNCIFY list), else it returns at once. */
 void bg_breathe(void);
+
+/* 1 where run runs on a thread of its own (background.c: the desktop, the
+ * threaded page), so that work which cannot give the thread back between
+ * its steps (a model's open: the read, the tokenizer, the first forward)
+ * keeps the UI responsive there; 0 on the one-thread page
+ * (background_single.c), where such work stays on the UI thread with
+ * bg_breathe between its steps. The one place the choice is made. */
+int bg_threaded(void);
 
 #endif

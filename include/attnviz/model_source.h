@@ -13,6 +13,17 @@
 #include "attnviz/import.h"
 #include "attnviz/lm.h"
 
+/* What watches a model's first forward (model_compute_ids) when it runs on
+ * another thread than the UI's (model_opening.c): between layers cancel
+ * (1: stop, the forward returns -ATTN_E_CANCELLED), after each layer done
+ * (layer 0 … n_layer − 1). NULL where the UI thread computes it (bg_breathe
+ * between layers instead). */
+typedef struct ModelWatch {
+    int (*cancel)(void *user);
+    void (*layer)(void *user, int layer, int n_layer);
+    void *user;
+} ModelWatch;
+
 typedef struct ModelOpened {
     Lm lm;              /* the model: weights and the forward's state (key/value cache) */
     Bpe *bpe;           /* its tokenizer */
@@ -33,6 +44,7 @@ typedef struct ModelOpened {
      * decoder's (its start token first); im holds the maps of group */
     BpeIds tgt;
     int group;          /* OptGroup */
+    const ModelWatch *watch; /* the first forward's watcher (borrowed), or NULL */
 } ModelOpened;
 
 /* Open path (a folder, an installed model such as nano-sort, or a name in
@@ -76,6 +88,32 @@ int model_generated_join(ModelOpened *g, const char *text, AttnErr *err);
 char *model_continued_text(const Bpe *b, const int *ids, int n, int given, const char *text);
 
 void model_opened_free(ModelOpened *g);
+
+/* The window's open of a model on a thread of its own (model_opening.c):
+ * the folder or GGUF file read, the tokenizer, the first forward of the
+ * bar's text, while the window keeps drawing and taking keys; the app's
+ * tick installs what it made. One per AppState (a->opening). */
+typedef struct ModelOpening ModelOpening;
+struct AppState;
+/* Start opening path on text (len bytes; an empty text: "The"), the status
+ * bar saying so; a newer open replaces one still running (its result,
+ * whenever it comes, freed unseen). 0, or -1 said in the status bar. */
+int model_opening_start(struct AppState *a, const char *path, const char *text, size_t len);
+/* The app's tick: the open's progress in the status bar, or its model
+ * shown (on the bar's text as it is now: typed during the open, it is
+ * computed as any edit is), or its error said (the source shown stays).
+ * 1 when the window should be drawn again. */
+int model_opening_tick(struct AppState *a);
+/* 1 while an open started is not yet shown or said. */
+int model_opening_busy(const ModelOpening *o);
+/* What it opens (the last part of its path), for the title. */
+const char *model_opening_name(const ModelOpening *o);
+/* The open running no longer wanted (a newer open of another kind): its
+ * result freed unseen. NULL: nothing. */
+void model_opening_cancel(ModelOpening *o);
+/* Stop (the forward at its next layer, a read when it returns), join and
+ * free. NULL: nothing. */
+void model_opening_free(ModelOpening *o);
 
 /* What the window's model source shows now (issue 37), for the tests that
  * drive it: the tokens (those generated: [gen_start, gen_end), -1 none),

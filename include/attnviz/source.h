@@ -42,7 +42,9 @@ typedef struct SourceKind {
     int (*takes)(AppActionKind k);
     /* Open path in the window: on success the old source is closed and
      * this one shown (a->src, a->kind); on error what is shown stays and
-     * the status bar says why. 0 or -1. */
+     * the status bar says why. 0 or -1. A source whose open is long (a
+     * model) may return 0 having only started it (app_opening: the tick
+     * shows it, or says why not, later). */
     int (*open)(struct AppState *a, const char *path);
     /* Free the kind's state (a->src); a->src is NULL after. */
     void (*close)(struct AppState *a);

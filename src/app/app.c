@@ -283,6 +283,9 @@ int app_init(AppState *a, Model *m, const Options *o, SentenceList *sentences)
 
 void app_free(AppState *a)
 {
+    model_opening_free(a->opening); /* joins: a model still opening is freed unseen */
+    a->opening = NULL;
+    app_open_done(a, -2);
     compare_free(a);
     app_teach_free(a);
     if (a->kind && a->kind->close)
@@ -494,7 +497,9 @@ int app_restore_shown(AppState *a)
     if (stat(shown, &st) != 0)
         return 0;
     int saved = app_autosave_from(a, from, sizeof from) && same_bytes(from, shown);
-    if (maps_session_open(a, shown) < 0) {
+    /* waited for: the command line's flags apply over it, and the status
+     * bar's "restored" comes after the session's own message */
+    if (maps_session_open(a, shown) < 0 || app_open_wait(a) < 0) {
         char why[sizeof a->status];
         snprintf(why, sizeof why, "%s", a->status);
         app_status(a, 1, "%s not restored (%s); the sentence is shown", shown, why);
@@ -554,6 +559,9 @@ int app_open_path(AppState *a, const char *path)
     const SourceKind *k = source_for_path(path);
     struct stat st;
     AttnErr err = {0};
+    model_opening_cancel(a->opening); /* the newest open wins */
+    app_open_done(a, -2);
+    a->open_rc = 0;
     if (!k && stat(path, &st) == 0 && S_ISDIR(st.st_mode) && model_folder_check(path, &err) < 0) {
         char buf[1400];
         attn_err_format(&err, buf, sizeof buf);
@@ -563,6 +571,48 @@ int app_open_path(AppState *a, const char *path)
     /* the kind whose test accepts the path; the sentence opens the rest
      * (its sessions and sentences files) */
     return (k ? k : &source_sentence)->open(a, path);
+}
+
+int app_opening(const AppState *a)
+{
+    return model_opening_busy(a->opening);
+}
+
+const char *app_title(AppState *a)
+{
+    const char *t = a->kind->title(a);
+    if (!app_opening(a))
+        return t;
+    snprintf(a->title, sizeof a->title, "opening %s\xE2\x80\xA6 \xE2\x80\x94 %.300s", model_opening_name(a->opening), t);
+    return a->title;
+}
+
+int app_open_wait(AppState *a)
+{
+    while (app_opening(a)) {
+        SDL_Delay(2);
+        model_opening_tick(a);
+    }
+    return a->open_rc;
+}
+
+void app_open_then(AppState *a, void (*then)(AppState *a, void *ctx, int rc), void *ctx)
+{
+    app_open_done(a, -2); /* one at a time: an older one's open was dropped */
+    a->open_then = then;
+    a->open_then_ctx = ctx;
+}
+
+void app_open_done(AppState *a, int rc)
+{
+    void (*then)(AppState *, void *, int) = a->open_then;
+    void *ctx = a->open_then_ctx;
+    a->open_then = NULL; /* cleared first: then may open again */
+    a->open_then_ctx = NULL;
+    if (rc != -2)
+        a->open_rc = rc;
+    if (then)
+        then(a, ctx, rc);
 }
 
 void app_show_source(AppState *a, const SourceKind *k, void *src)
@@ -606,7 +656,8 @@ int app_tick(AppState *a, Uint32 now_ms, int *wait_ms)
         a->autosave_at = now_ms;
     }
     *wait_ms = a->unsaved ? (int)(APP_AUTOSAVE_MS - (now_ms - a->autosave_at)) + 1 : -1;
-    int changed = a->kind->tick ? a->kind->tick(a, now_ms, wait_ms) : 0; /* background work */
+    int changed = model_opening_tick(a); /* a model opening: its progress, or shown */
+    changed |= a->kind->tick ? a->kind->tick(a, now_ms, wait_ms) : 0; /* background work */
     return app_teach_tick(a, now_ms, wait_ms) | changed; /* teaching: steps at its pace */
 }
 

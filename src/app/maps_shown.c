@@ -469,8 +469,66 @@ static void session_view_apply(AppState *a, const AttnSession *sn)
     a->vs.side = sn->side >= 0 && sn->side < SIDE_COUNT ? (SidePanel)sn->side : a->vs.side;
 }
 
+/* The session's map and view on the source just shown (its file opened). */
+static void session_apply(AppState *a, const AttnSession *sn, const char *path)
+{
+    MapsShown *fs = a->kind->maps(a);
+    Imported *im = fs->imp;
+    fs->hide_special = sn->hide_special && im->n_special;
+    set_matrix(a, fs, sn->matrix == 1 && im->has_scores ? 1 : sn->matrix == 3 && im->has_norms ? 3 : 0);
+    repick(a, sn->layer, sn->head, sn->rollout);
+    maps_heads_session_apply(fs, sn);
+    if (sn->has_view)
+        session_view_apply(a, sn);
+    fs->grid = sn->grid;
+    fs->grid_layer = sn->grid_layer >= 0 && sn->grid_layer < im->f.L ? sn->grid_layer : 0;
+    fs->grid_head = sn->grid_head >= 0 && sn->grid_head < im->f.H ? sn->grid_head : 0;
+    a->vs.query = sn->query >= 0 && sn->query < im->Tq ? sn->query : a->vs.query;
+    a->vs.key = sn->key >= 0 && sn->key < im->Tk ? sn->key : -1;
+    snprintf(a->session_path, sizeof a->session_path, "%s", path);
+    app_status(a, 0, "opened %s: %s", path, im->facts);
+    if (a->kind->session_in)
+        a->kind->session_in(a, sn);
+    if (sn->n_probe > 0 && maps_probe_show(a, sn->probe, sn->n_probe, sn->probe_n, (uint64_t)sn->probe_seed) < 0)
+        app_status(a, 1, "opened %s, but not its induction probe (%s has no probe of %d tokens)", path,
+                   sn->file, sn->n_probe);
+}
+
+/* The bar's text back as it was before a session's text was put there
+ * (before: NULL, nothing to do). */
+static void text_back(AppState *a, const char *before)
+{
+    if (before && app_text_reserve(a, strlen(before)) == 0) {
+        a->text_len = strlen(before);
+        memcpy(a->text, before, a->text_len + 1);
+        a->vs.cursor = (int)a->text_len;
+    }
+}
+
+/* A session whose source opens on its own thread (a model: app_opening),
+ * waiting for it. */
+typedef struct SessionWait {
+    AttnSession sn;
+    char path[4096];
+    char *before;        /* the bar's text before the session's, or NULL */
+    char *text;          /* the session's text, as put in the bar */
+} SessionWait;
+
+static void session_wait_then(AppState *a, void *ctx, int rc)
+{
+    SessionWait *w = ctx;
+    if (rc == 0 && a->kind->maps)
+        session_apply(a, &w->sn, w->path);
+    else if (rc == -1 && w->text && a->text && strcmp(a->text, w->text) == 0) /* not typed over */
+        text_back(a, w->before);
+    free(w->before);
+    free(w->text);
+    free(w);
+}
+
 /* A session of a source of layers × heads: the source its "file" names
- * (through the sources' list), then its map and view again. */
+ * (through the sources' list), then its map and view again (once it is
+ * shown, when it opens on its own thread). */
 int maps_session_open(AppState *a, const char *path)
 {
     static AttnSession sn; /* 36 KB: not on the stack (the UI thread's alone) */
@@ -498,35 +556,26 @@ int maps_session_open(AppState *a, const char *path)
         }
     }
     if (k->open(a, sn.file) < 0) {
-        if (before && app_text_reserve(a, strlen(before)) == 0) {
-            a->text_len = strlen(before);
-            memcpy(a->text, before, a->text_len + 1);
-            a->vs.cursor = (int)a->text_len;
-        }
+        text_back(a, before);
         free(before);
         return -1;
     }
+    if (app_opening(a)) { /* the rest once it is shown */
+        SessionWait *w = malloc(sizeof *w);
+        if (!w || !(w->text = strdup(a->text ? a->text : ""))) {
+            free(w);
+            free(before);
+            app_status(a, 1, "cannot open %s: out of memory", path);
+            return -1;
+        }
+        w->sn = sn;
+        snprintf(w->path, sizeof w->path, "%s", path);
+        w->before = before;
+        app_open_then(a, session_wait_then, w);
+        return 0;
+    }
     free(before);
-    MapsShown *fs = a->kind->maps(a);
-    Imported *im = fs->imp;
-    fs->hide_special = sn.hide_special && im->n_special;
-    set_matrix(a, fs, sn.matrix == 1 && im->has_scores ? 1 : sn.matrix == 3 && im->has_norms ? 3 : 0);
-    repick(a, sn.layer, sn.head, sn.rollout);
-    maps_heads_session_apply(fs, &sn);
-    if (sn.has_view)
-        session_view_apply(a, &sn);
-    fs->grid = sn.grid;
-    fs->grid_layer = sn.grid_layer >= 0 && sn.grid_layer < im->f.L ? sn.grid_layer : 0;
-    fs->grid_head = sn.grid_head >= 0 && sn.grid_head < im->f.H ? sn.grid_head : 0;
-    a->vs.query = sn.query >= 0 && sn.query < im->Tq ? sn.query : a->vs.query;
-    a->vs.key = sn.key >= 0 && sn.key < im->Tk ? sn.key : -1;
-    snprintf(a->session_path, sizeof a->session_path, "%s", path);
-    app_status(a, 0, "opened %s: %s", path, im->facts);
-    if (a->kind->session_in)
-        a->kind->session_in(a, &sn);
-    if (sn.n_probe > 0 && maps_probe_show(a, sn.probe, sn.n_probe, sn.probe_n, (uint64_t)sn.probe_seed) < 0)
-        app_status(a, 1, "opened %s, but not its induction probe (%s has no probe of %d tokens)", path,
-                   sn.file, sn.n_probe);
+    session_apply(a, &sn, path);
     return 0;
 }
 

@@ -174,7 +174,7 @@ static int loop_frame(void *ctx)
         a->dirty = 1;
     }
     if (a->dirty) {
-        const char *title = a->kind->title(a);
+        const char *title = app_title(a); /* (a model opening: its name first) */
         if (!l->shown_title || strcmp(l->shown_title, title) != 0) {
             free(l->shown_title);
             l->shown_title = strdup(title);
@@ -387,8 +387,9 @@ int app_run(const Options *o, void *sentence, const SourceKind *kind, void *open
     }
     /* written whatever is shown; restored when the command line named nothing */
     autosave_setup(a, o, sv, !kind && !o->window_session);
-    if (o->window_session) { /* a session of a model or an attention file: as Ctrl+O opens it */
-        if (app_open_path(a, o->window_session) < 0) {
+    if (o->window_session) { /* a session of a model or an attention file: as Ctrl+O opens it, but
+                                waited for (a failure ends the start, the flags apply over it) */
+        if (app_open_path(a, o->window_session) < 0 || app_open_wait(a) < 0) {
             rc = attn_err_set(err, ATTN_E_IO, NULL, 0, "%s", a->status);
             goto cleanup;
         }

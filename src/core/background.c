@@ -197,9 +197,15 @@ int bg_post(BgJob *job, void *result, BgFree free_data, int last)
     return 0;
 }
 
-/* Nothing here: with threads a model's open runs through as on the
- * desktop (the window waits for it); only the one-thread page, which
- * has nowhere else to compute, breaks it up (background_single.c). */
+/* Nothing here: with threads a model's open runs on a worker of its own
+ * (model_opening.c), and the UI thread never waits for it; only the
+ * one-thread page, which has nowhere else to compute, breaks it up
+ * (background_single.c). */
 void bg_breathe(void)
 {
+}
+
+int bg_threaded(void)
+{
+    return 1;
 }

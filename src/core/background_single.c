@@ -173,6 +173,13 @@ void bg_breathe(void)
         bg_single_breathe();
 }
 
+/* No thread of its own here: a model's open stays on the UI thread,
+ * broken up by bg_breathe. */
+int bg_threaded(void)
+{
+    return 0;
+}
+
 /* A suspended run that will not resume (bg_destroy): its saved state
  * freed; its stack frames go at the next pump. */
 EM_JS(void, abandon_suspended, (void), {

@@ -1,10 +1,13 @@
-/* io_map_file's memory on the browser's one-thread page (file_map.h;
- * tools/web/web.mk builds it instead of file_map.c). The page's files are
- * in its memory, and emscripten's mmap copies a whole file into the heap
- * in one call, after zeroing it (a model of 126 MB: 77 ms with the page
- * frozen); here the file is read into memory a slice at a time, with
- * bg_breathe between slices, so a model opened from a drop keeps the page
- * drawing, and the memory is touched once. Not for the desktop. */
+/* io_map_file's memory on the browser's pages (file_map.h; tools/web/web.mk
+ * builds it instead of file_map.c for both). The page's files are in its
+ * memory, and emscripten's mmap copies a whole file into the heap in one
+ * call, after zeroing it, on the browser's main thread (a model of 126 MB:
+ * 77 ms with the page frozen; from the threaded page's worker the call is
+ * proxied there, 200 ms); here the file is read into memory a slice at a
+ * time (on the threaded page each pread proxied on its own, so frames come
+ * between; on the one-thread page with bg_breathe between slices), so a
+ * model opened from a drop keeps the page drawing, and the memory is
+ * touched once. Not for the desktop. */
 #include "attnviz/background.h"
 #include "attnviz/io.h"
 

@@ -121,8 +121,9 @@ static int step(AppState *a, const char *s)
         }
         return 0;
     }
-    if (strncmp(s, "open:", 5) == 0) {
-        app_open_path(a, s + 5);
+    if (strncmp(s, "open:", 5) == 0) { /* a model opens on its own thread: waited for */
+        if (app_open_path(a, s + 5) == 0)
+            app_open_wait(a);
         return 0;
     }
     if (strncmp(s, "dpi:", 4) == 0) { /* the page zoomed: pixels per point, as window.c's update_dpi */

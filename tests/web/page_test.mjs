@@ -20,6 +20,12 @@
 // still downloads and the status bar says it was not kept, and says so
 // when the autosave cannot be stored.
 //
+// Last (the threaded page): a model dropped on a fresh page opens on a
+// worker thread (model_opening.c), not on the browser's main thread: the
+// page's animation frames are timed from the drop until the model is shown
+// (the title is the session's text without "opening"), the longest gap
+// must stay under MAX_OPEN_GAP, and the frame must then be the native one.
+//
 // usage (from the clone): node tests/web/page_test.mjs [--single] OUTDIR
 // --single: the same checks on the one-thread page (build/web served by
 // plain `python3 -m http.server`, without COOP/COEP, as single_test.mjs
@@ -47,6 +53,54 @@ const MAX_MEAN = 2.0;     // mean absolute difference per channel, 0-255
 const MAX_FRACTION = 0.02; // pixels whose largest channel differs by more than 48
 const TIMEOUT = 60000;
 const STATUS_H = 28; // the status bar: the window's bottom rows at 1280×800
+// the model opened while the threaded page's frames are timed: the shipped
+// shakespeare-tiny made this many layers deep (single_test.mjs's open: a
+// 128 MB file), on a text long enough (47 tokens) that its first forward
+// (every map's thumbnail and scores made too) takes about half a second
+const OPEN_DEPTH = 160;
+const OPEN_TEXT = "Now is the winter of our discontent made glorious summer by this sun of York; and all the clouds that lour'd upon our house in the deep bosom of the ocean buried.";
+// the longest the threaded page may go without an animation frame while a
+// model opens (ms). Measured on this machine (2 cores, load 5-8 from other
+// builds): with the open on its worker 117-133 ms, the longest being the
+// page's own copy of the dropped files into its memory (pre.js) and frames
+// late while the worker and the forward's second thread take both cores;
+// with the open on the main thread (as before model_opening.c) 585-627 ms,
+// one gap of the whole open
+const MAX_OPEN_GAP = 250;
+
+// shakespeare-tiny made depth layers deep, as single_test.mjs makes it:
+// its safetensors (st, bytes) with block l a copy of its block l mod its
+// depth, and its config (text) saying so; the same function makes the
+// native folder (node) and the page's (its memory file system)
+function deepen(st, config, depth) {
+  const dv = new DataView(st.buffer, st.byteOffset, st.byteLength);
+  const n = Number(dv.getBigUint64(0, true));
+  const head = JSON.parse(new TextDecoder().decode(st.subarray(8, 8 + n)));
+  const data = st.subarray(8 + n);
+  const cfg = JSON.parse(config);
+  const out = {}, parts = [];
+  let at = 0;
+  const put = (name, src) => {
+    const [a, b] = head[src].data_offsets;
+    out[name] = {dtype: head[src].dtype, shape: head[src].shape, data_offsets: [at, at + b - a]};
+    parts.push(data.subarray(a, b));
+    at += b - a;
+  };
+  for (const name of Object.keys(head).filter(k => k !== '__metadata__' && !/^h\./.test(k)))
+    put(name, name);
+  for (let l = 0; l < depth; l++)
+    for (const name of Object.keys(head).filter(k => k.startsWith(`h.${l % cfg.n_layer}.`)))
+      put(`h.${l}.${name.slice(`h.${l % cfg.n_layer}.`.length)}`, name);
+  let text = JSON.stringify({__metadata__: {format: 'pt'}, ...out});
+  text += ' '.repeat((8 - text.length % 8) % 8);
+  const hb = new TextEncoder().encode(text);
+  const res = new Uint8Array(8 + hb.length + at);
+  new DataView(res.buffer).setBigUint64(0, BigInt(hb.length), true);
+  res.set(hb, 8);
+  let o = 8 + hb.length;
+  for (const p of parts) { res.set(p, o); o += p.length; }
+  return {st: res, config: JSON.stringify({...cfg, n_layer: depth}, null, 1)};
+}
 
 let failures = 0;
 function check(ok, what) {
@@ -710,6 +764,80 @@ try {
   r = compare(statusBar(nAuto), statusBar(nRefused));
   check(!same(r), `which is not the session's message (${fmt(r)})`);
   await ctx2.close();
+
+  // ---- the threaded page: a deep model and a session naming it dropped on
+  // a fresh page (pre.js's attnvizOpenFiles, as a drop or the picker); its
+  // open runs on a worker, so the animation frames keep coming until the
+  // model is shown; then the frame is the native one of the same session
+  if (!SINGLE) {
+    const ctx3 = await browser.createBrowserContext();
+    const page3 = await ctx3.newPage();
+    await page3.setViewport({width: W, height: H, deviceScaleFactor: 1});
+    page3.on('pageerror', e => console.log('page error:', e.message));
+    await page3.goto(url);
+    await page3.waitForFunction(() => typeof Module === 'object' && Module.attnvizSteps > 0, {timeout: TIMEOUT});
+    await steps(page3, 2);
+    const tiny = 'assets/models/shakespeare-tiny';
+    const deepOpen = deepen(new Uint8Array(fs.readFileSync(path.join(tiny, 'model.safetensors'))),
+                            fs.readFileSync(path.join(tiny, 'config.json'), 'utf8'), OPEN_DEPTH);
+    const deepDir = path.join(OUT, 'open/deep');
+    fs.mkdirSync(deepDir, {recursive: true});
+    fs.writeFileSync(path.join(deepDir, 'model.safetensors'), deepOpen.st);
+    fs.writeFileSync(path.join(deepDir, 'config.json'), deepOpen.config);
+    for (const f of ['vocab.json', 'merges.txt'])
+      fs.copyFileSync(path.join(tiny, f), path.join(deepDir, f));
+    const openSession = m => JSON.stringify({attention_file: m, layer: 0, head: 0, text: OPEN_TEXT});
+    const nativeOpenSession = path.join(OUT, 'open/session.json');
+    fs.writeFileSync(nativeOpenSession, openSession(deepDir));
+    const nOpen = nativeFrame(path.join(OUT, 'native-open-deep.png'), `open:${nativeOpenSession}`);
+    const timed = await page3.evaluate(async (deepenSrc, depth, text) => {
+      const deepenIn = new Function(`return (${deepenSrc})`)();
+      const src = '/attnviz/models/shakespeare-tiny/';
+      const d = deepenIn(FS.readFile(src + 'model.safetensors'), FS.readFile(src + 'config.json', {encoding: 'utf8'}), depth);
+      const files = [['deep/model.safetensors', d.st], ['deep/config.json', d.config],
+                     ['deep/vocab.json', FS.readFile(src + 'vocab.json')], ['deep/merges.txt', FS.readFile(src + 'merges.txt')]];
+      const drop = attnvizDrops + 1; // the drop's folder: /dropped/N/
+      files.push(['session.json', JSON.stringify({attention_file: `/dropped/${drop}/deep`, layer: 0, head: 0, text})]);
+      const frames = [];
+      let rec = true;
+      const tick = t => { frames.push(t); if (rec) requestAnimationFrame(tick); };
+      await new Promise(res => requestAnimationFrame(t => { frames.push(t); requestAnimationFrame(tick); res(); }));
+      const dropped = performance.now();
+      let opening = false;
+      attnvizOpenFiles(files.map(([name, data]) => [name, new File([data], name.split('/').pop())]), ['session.json']);
+      for (;;) { // shown: the title is the session's text, no longer "opening …"
+        const t = document.title;
+        opening = opening || t.includes('opening');
+        if (t.includes(text) && !t.includes('opening')) break;
+        await new Promise(res => requestAnimationFrame(res));
+      }
+      const shown = performance.now();
+      rec = false;
+      return {frames, dropped, shown, opening};
+    }, deepen.toString(), OPEN_DEPTH, OPEN_TEXT);
+    const before = timed.frames.filter(t => t <= timed.dropped).pop() ?? timed.dropped;
+    const after = timed.frames.find(t => t >= timed.shown) ?? timed.shown;
+    const inside = [before, ...timed.frames.filter(t => t > before && t < after), after];
+    let gap = 0;
+    for (let i = 1; i < inside.length; i++) gap = Math.max(gap, inside[i] - inside[i - 1]);
+    console.log(`threaded page: opening ${OPEN_DEPTH} layers took ${(timed.shown - timed.dropped).toFixed(1)} ms ` +
+                `from the drop to the model shown, ${inside.length - 2} frames, longest gap ${gap.toFixed(1)} ms`);
+    check(timed.opening, 'the title said "opening …" while the model opened');
+    check(gap <= MAX_OPEN_GAP && inside.length - 2 >= 2,
+          `a model ${OPEN_DEPTH} layers deep opened from a drop on the threaded page: frames kept coming ` +
+          `(${inside.length - 2} frames, longest gap ${gap.toFixed(1)} ms, at most ${MAX_OPEN_GAP})`);
+    let opened = null;
+    for (const end = Date.now() + TIMEOUT; Date.now() < end;) {
+      await steps(page3, 2);
+      opened = await canvasPixels(page3, path.join(OUT, 'page-open-deep.png'));
+      if (same(compare(opened, nOpen))) break;
+    }
+    r = compare(opened, nOpen);
+    check(same(r), `and its frame is the native one (${fmt(r)})`);
+    r = compare(nOpen, nStart);
+    check(!same(r), `the open changed the native frame (${fmt(r)})`);
+    await ctx3.close();
+  }
 } finally {
   await browser.close();
   srv.kill();

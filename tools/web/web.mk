@@ -47,8 +47,11 @@ WEB_CORE_TESTS := attnfile bpe gpt2 llama memcmp probe quant runtime score teach
 WEB_CORE_TEST_JS := $(WEB_CORE_TESTS:%=$(WEB_OBJ)/tests/test_%.js)
 WEB_CORE_LIBS := -L$(WEB_PREFIX)/lib -lcmocka -lutf8proc -lpcre2-8
 
-# file_map_single.c is the one-thread page's (below)
-WEB_IO_OBJ := $(patsubst %.c,$(WEB_OBJ)/%.o,$(filter-out src/io/file_map_single.c,$(wildcard src/io/*.c)))
+# file_map_single.c on both pages, not file_map.c: a file is read a slice
+# at a time, never mmap'd, as emscripten's mmap copies the whole file in
+# one call on the browser's main thread (proxied there from the worker that
+# opens a model on the threaded page: 128 MB froze the page for 200 ms)
+WEB_IO_OBJ := $(patsubst %.c,$(WEB_OBJ)/%.o,$(filter-out src/io/file_map.c,$(wildcard src/io/*.c)))
 # the suites that need src/core and src/io but no screen: those that link
 # without src/view and src/app natively. Not test_attn_write: its
 # full_file_size_limit sets RLIMIT_FSIZE, which emscripten accepts and
@@ -212,7 +215,9 @@ WEB_ST_LIBS   := $(subst $(WEB_PREFIX),$(WEB_ST_PREFIX),$(WEB_UI_LIBS))
 # function whose name another file's has too gets ".1" (runtime.c's
 # forward beside attn.c's), hence the wildcards; binaryen warns about a
 # name that binaryen's inlining made go away (the caller is listed too).
-WEB_ST_RUN_ASYNC := bg_single_pump,bg_stale,run*,hook_cancel,lm_forward_target,lm_forward,rt_forward,\
+# (watch_cancel: model_opening.c's, the same code as model_source.c's
+# hook_cancel, which binaryen then merges into one function under that name)
+WEB_ST_RUN_ASYNC := bg_single_pump,bg_stale,run*,hook_cancel,watch_cancel,lm_forward_target,lm_forward,rt_forward,\
                     rt_forward_plain,rt_forward_encdec,forward*,explore_worker,without_ablation
 # and the open of a file dropped or picked (bg_breathe between the slices
 # of its read and the layers of a model's first forward):

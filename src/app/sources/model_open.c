@@ -2,13 +2,12 @@
 /* The model source's opening and command line (model_source.h): a folder,
  * an installed model or a name in the Hugging Face cache opened with its
  * tokenizer (lm.h picks the architecture); a text's tokens as Hugging
- * Face's encode gives them and its maps computed on the calling thread;
+ * Face's encode gives them (the forward of its first maps: model_opening.c);
  * --print tokens|predictions|csv..., --export-attention, --export. The
  * labels and the Imported of a forward's maps, which the window uses too
  * (model_internal.h). */
 #include "attnviz/attn_write.h"
 #include "attnviz/attnio.h"
-#include "attnviz/background.h"
 #include "attnviz/bpe.h"
 #include "attnviz/bpe_files.h"
 #include "attnviz/model_file.h"
@@ -503,113 +502,6 @@ void model_summaries_free(ModelSummaries *m)
     free(m->scores);
     m->thumbs = NULL;
     m->scores = NULL;
-}
-
-typedef struct ComputeHook {
-    ModelSummaries sum;
-    const Lm *lm;
-} ComputeHook;
-
-static void compute_layer(void *user, int layer)
-{
-    ComputeHook *h = user;
-    model_summaries_layer(&h->sum, h->lm, layer);
-}
-
-/* Between two layers of the forward an open computes on the UI thread:
- * the browser's one-thread page draws a frame now and then (bg_breathe);
- * never cancelled. */
-static int compute_breathe(void *user)
-{
-    (void)user;
-    bg_breathe();
-    return 0;
-}
-
-/* g->ids checked for a forward: some tokens (else what the vocabulary
- * lacks of text, len bytes), at most n_positions, each a row of the
- * embedding. */
-int model_check_ids(ModelOpened *g, const char *text, size_t len, AttnErr *err)
-{
-    int T = g->ids.n;
-    char left[600];
-    if (T == 0 && model_left_out(g, text, len, &g->ids, left, sizeof left) > 0)
-        return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "no tokens, no maps: the vocabulary has no token for %s",
-                            left);
-    if (T == 0)
-        return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "the text is empty: no tokens, no maps");
-    if (T > g->lm.info.n_positions)
-        return attn_err_set(err, ATTN_E_TOO_MANY_TOKENS, g->path, 0,
-                            "%d tokens: %s takes at most %d (n_positions)", T, g->name, g->lm.info.n_positions);
-    for (int i = 0; i < T; i++)
-        if (g->ids.id[i] >= g->lm.info.n_vocab)
-            return attn_err_set(err, ATTN_E_RANGE, g->path, 0, "token id %d is not a row of %s (%d rows)",
-                                g->ids.id[i], g->lm.info.embed_name, g->lm.info.n_vocab);
-    return 0;
-}
-
-/* g->text = text (len bytes) and g->ids its tokens. */
-int model_opened_set_text(ModelOpened *g, const char *text, size_t len, AttnErr *err)
-{
-    free(g->text);
-    g->text = malloc(len + 1);
-    if (!g->text)
-        return attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
-    memcpy(g->text, text, len);
-    g->text[len] = '\0';
-    int rc = model_encode(g, text, len, &g->ids, err);
-    if (rc < 0)
-        return rc;
-    g->n_given = g->ids.n;
-    return 0;
-}
-
-int model_compute_text(ModelOpened *g, const char *text, size_t len, AttnErr *err)
-{
-    int rc = model_opened_set_text(g, text, len, err);
-    if (rc == 0)
-        rc = model_check_ids(g, text, len, err);
-    return rc < 0 ? rc : model_compute_ids(g, err);
-}
-
-int model_compute_ids(ModelOpened *g, AttnErr *err)
-{
-    int T = g->ids.n, L = g->lm.info.n_layer, H = g->lm.info.n_head;
-    int rc = model_check_ids(g, g->text, strlen(g->text), err);
-    if (rc < 0)
-        return rc;
-    /* for the window, every map's thumbnail and scores as the forward goes */
-    ComputeHook hook = {{0}, &g->lm};
-    LmHooks hooks = {compute_breathe, compute_layer, &hook, NULL};
-    if (g->for_window)
-        model_summaries_init(&hook.sum, &g->lm.info, g->ids.id, T); /* (without: compute_layer does nothing) */
-    rc = lm_forward(&g->lm, g->ids.id, T, &hooks, err);
-    AttnErr nerr = {0}; /* the window's R: without them (no W_O recorded) the weights alone */
-    if (rc == 0 && (g->want_norms || g->for_window) && lm_value_norms(&g->lm, &nerr) < 0 && g->want_norms)
-        rc = attn_err_set(err, nerr.code, g->path, 0, "%s", nerr.msg);
-    RtMaps *maps = rc == 0 ? lm_maps_take(&g->lm) : NULL;
-    if (rc == 0 && !maps)
-        rc = attn_err_set(err, ATTN_E_NOMEM, g->path, 0, "out of memory");
-    if (rc < 0) {
-        model_summaries_free(&hook.sum);
-        return rc;
-    }
-    if (g->im) {
-        import_close(g->im);
-        free(g->im);
-    }
-    g->im = model_maps_imported(g->bpe, g->name, maps, g->ids.id, T, L, H, err);
-    if (g->im && hook.sum.thumbs) { /* handed over whole (the weights') */
-        g->im->pre_thumbs = hook.sum.thumbs;
-        g->im->pre_side = hook.sum.side;
-        g->im->pre_scores = hook.sum.scores;
-        hook.sum.thumbs = NULL;
-        hook.sum.scores = NULL;
-    }
-    model_summaries_free(&hook.sum);
-    if (!g->im)
-        return -err->code;
-    return import_pick(g->im, 0, 0, 0, NULL, err) < 0 ? -err->code : 0; /* layer 1, head 1 */
 }
 
 /* ---- the command line ---------------------------------------------------------------- */

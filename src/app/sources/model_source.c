@@ -696,12 +696,18 @@ static int lmsrc_accepts(const char *path)
     return stat(buf, &st) == 0;
 }
 
-/* Ctrl+O or a dropped folder: the model on the bar's text. */
+/* Ctrl+O or a dropped folder: the model on the bar's text. Where there
+ * are threads it opens on its own (model_opening.c: the window stays
+ * usable, the tick shows it); on the one-thread page here, the read and
+ * the first forward giving the page its thread back now and then
+ * (bg_breathe). */
 static int lmsrc_open(AppState *a, const char *path)
 {
     ModelOpened *g;
     AttnErr err = {0};
     char buf[1200];
+    if (bg_threaded())
+        return model_opening_start(a, path, a->text ? a->text : "", a->text ? a->text_len : 0);
     int rc = model_open_path(path, 0, &g, &err);
     const char *text = a->text && a->text_len ? a->text : "The";
     if (rc == 0)
