@@ -339,15 +339,24 @@ static void tensor_row(float *row, const SafeTensor *t, long long j)
     qtype_to_f32(t->qtype, t->data + (size_t)(t->perm ? t->perm[j] : j) * rb, row, cols);
 }
 
-/* A matrix stored [out, in] as float32 [in, out] into dst; row is `in`
- * floats of scratch. */
-static void transpose_into(float *dst, const SafeTensor *t, float *row)
+/* Rows of a matrix transposed at a time (transpose_into): each row of dst
+ * gets TRANSPOSE_ROWS floats in a run, a cache line, not one. */
+enum { TRANSPOSE_ROWS = 16 };
+
+/* A matrix stored [out, in] as float32 [in, out] into dst, TRANSPOSE_ROWS
+ * of its rows at a time (bert-base's open: each float of dst otherwise
+ * lands on another cache line, for large matrices another page); rows is
+ * TRANSPOSE_ROWS · `in` floats of scratch. */
+static void transpose_into(float *dst, const SafeTensor *t, float *rows)
 {
     size_t out = (size_t)t->shape[0], in = (size_t)t->shape[1];
-    for (size_t j = 0; j < out; j++) {
-        tensor_row(row, t, (long long)j);
+    for (size_t j0 = 0; j0 < out; j0 += TRANSPOSE_ROWS) {
+        size_t nb = out - j0 < TRANSPOSE_ROWS ? out - j0 : TRANSPOSE_ROWS;
+        for (size_t b = 0; b < nb; b++)
+            tensor_row(rows + b * in, t, (long long)(j0 + b));
         for (size_t p = 0; p < in; p++)
-            dst[p * out + j] = row[p];
+            for (size_t b = 0; b < nb; b++)
+                dst[p * out + j0 + b] = rows[b * in + p];
     }
 }
 
@@ -431,7 +440,7 @@ static int convert_all(const Bind *b, Slot *s, int n)
         return attn_err_set(b->err, ATTN_E_NOMEM, b->where, 0, "out of memory");
     if (floats) {
         m->own->conv = conv_alloc(floats * sizeof(float));
-        row = malloc(widest * sizeof(float));
+        row = malloc(TRANSPOSE_ROWS * widest * sizeof(float));
         m->converted_bytes = floats * sizeof(float);
         if (!m->own->conv || !row) {
             free(row);
