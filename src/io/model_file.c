@@ -361,15 +361,19 @@ static void transpose_into(float *dst, const SafeTensor *t, float *rows)
 }
 
 /* A GGUF file's [out, in] matrix the table has [in, out] (shape): float32
- * [in, out] into dst; row is `in` floats of scratch. */
-static void untranspose_into(float *dst, const SafeTensor *t, float *row)
+ * [in, out] into dst, TRANSPOSE_ROWS of its rows at a time (as
+ * transpose_into); rows is TRANSPOSE_ROWS · `in` floats of scratch. */
+static void untranspose_into(float *dst, const SafeTensor *t, float *rows)
 {
     size_t in = (size_t)t->shape[0], out = (size_t)t->shape[1];
     size_t rb = t->nbytes / out;
-    for (size_t j = 0; j < out; j++) {
-        qtype_to_f32(t->qtype, t->data + j * rb, row, (long long)in);
+    for (size_t j0 = 0; j0 < out; j0 += TRANSPOSE_ROWS) {
+        size_t nb = out - j0 < TRANSPOSE_ROWS ? out - j0 : TRANSPOSE_ROWS;
+        for (size_t b = 0; b < nb; b++)
+            qtype_to_f32(t->qtype, t->data + (j0 + b) * rb, rows + b * in, (long long)in);
         for (size_t p = 0; p < in; p++)
-            dst[p * out + j] = row[p];
+            for (size_t b = 0; b < nb; b++)
+                dst[p * out + j0 + b] = rows[b * in + p];
     }
 }
 
