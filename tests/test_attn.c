@@ -1801,18 +1801,21 @@ static void test_kernel_sets_agree(void **state)
                 n++;
             }
         assert_true(n == N_SIZES * 12);
-        /* the softmax alone, on rows of every length up to 80, and the
+        /* the softmax alone, on rows of every length up to 160 (blocks of
+         * 32 and 8 keys and their tails), values within 30 of each other
+         * and spread so far that some underflow to exactly 0, and the
          * matmul at widths around every block */
-        for (int len = 1; len <= 80; len++) {
-            float x[80], y[80];
-            for (int j = 0; j < len; j++)
-                x[j] = y[j] = (float)urand(-30, 30);
-            assert_int_equal(attn_use_kernels(name), 0);
-            attn_softmax_row(x, len, len - len / 3);
-            assert_int_equal(attn_use_kernels("base"), 0);
-            attn_softmax_row(y, len, len - len / 3);
-            assert_memory_equal(x, y, (size_t)len * sizeof(float));
-        }
+        for (int spread = 30; spread <= 150; spread += 120)
+            for (int len = 1; len <= 160; len++) {
+                float x[160], y[160];
+                for (int j = 0; j < len; j++)
+                    x[j] = y[j] = (float)urand(-spread, spread);
+                assert_int_equal(attn_use_kernels(name), 0);
+                attn_softmax_row(x, len, len - len / 3);
+                assert_int_equal(attn_use_kernels("base"), 0);
+                attn_softmax_row(y, len, len - len / 3);
+                assert_memory_equal(x, y, (size_t)len * sizeof(float));
+            }
         for (int m = 1; m <= 70; m += 3) {
             int rows = 1 + m % 9, k = 1 + m % 13;
             float *A = rand_matrix(rows, k, -2, 2), *B = rand_matrix(k, m, -2, 2);

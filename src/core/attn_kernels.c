@@ -131,8 +131,8 @@ typedef float vf8u __attribute__((vector_size(32), aligned(4), may_alias));
  * ("avx2-w16": each vector two 32-byte halves), which the tests run where
  * the CPU has no AVX-512 so that the 16-lane paths (blocks of 16 and 32,
  * their tails, the streamed stores' alignment) are checked on every x86-64
- * machine with AVX2; it is never picked by itself. Both use the AVX2
- * softmax: it keeps eight partial sums, half a vector here. */
+ * machine with AVX2; it is never picked by itself. Both keep the AVX2
+ * softmax's eight partial sums (VF8: half a vector here). */
 typedef float vf16 __attribute__((vector_size(64)));
 typedef int32_t vi16 __attribute__((vector_size(64)));
 typedef float vf16u __attribute__((vector_size(64), aligned(4), may_alias));
@@ -140,6 +140,7 @@ typedef float vf16u __attribute__((vector_size(64), aligned(4), may_alias));
 #define VF vf16
 #define VFU vf16u
 #define VI vi16
+#define VF8 vf8
 #define VSPLAT(x) ((vf16){(x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x), (x)})
 #define KN(name) name##_w16
 #define KTARGET __attribute__((target("avx2")))
@@ -167,9 +168,9 @@ typedef union {
 static const Kernels kernel_sets[] = {
     {"base", matmul_base, softmax_row_base, scores_rows_base, context_rows_base},
 #ifdef ATTN_HAVE_AVX2
-    {"avx2-w16", matmul_w16, softmax_row_avx2, scores_rows_w16, context_rows_w16},
+    {"avx2-w16", matmul_w16, softmax_row_w16, scores_rows_w16, context_rows_w16},
     {"avx2", matmul_avx2, softmax_row_avx2, scores_rows_avx2, context_rows_avx2},
-    {"avx512", matmul_avx512, softmax_row_avx2, scores_rows_avx512, context_rows_avx512},
+    {"avx512", matmul_avx512, softmax_row_avx512, scores_rows_avx512, context_rows_avx512},
 #endif
 };
 enum { N_KERNEL_SETS = sizeof kernel_sets / sizeof kernel_sets[0] };

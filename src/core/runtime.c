@@ -504,8 +504,20 @@ static const float *head_kt(const Rt *rt, int l, int h)
 
 typedef struct AttnJob {
     Rt *rt;
-    int layer, start, T;
+    int layer, start, T, own_keys; /* own_keys: each head its own key-value head's keys */
 } AttnJob;
+
+/* Key-value head g's keys of rows [start, T) into its transposed keys. */
+static void keys_piece(const void *arg, int g)
+{
+    const AttnJob *jb = arg;
+    Rt *rt = jb->rt;
+    int dh = rt->sh.d_head, l = jb->layer;
+    float *kt = rt->kt + ((size_t)l * rt->sh.n_kv_head + g) * dh * rt->cap;
+    for (int d = 0; d < dh; d++)
+        for (int i = jb->start; i < jb->T; i++)
+            kt[(size_t)d * rt->cap + i] = rt_qkv(rt, l, i)[rt->qdim + g * dh + d];
+}
 
 /* Query head h for rows [start, T), four at a time: their scores into its
  * four scratch rows (four queries against one load of the keys: the
@@ -523,6 +535,8 @@ static void attn_head(const void *arg, int h)
     float *rows = rt->hrow + (size_t)h * 4 * cap;
     const float *v = rt_qkv(rt, l, 0) + rt->qdim + rt->kvdim + g * dh;
     const float *kt = head_kt(rt, l, h);
+    if (jb->own_keys)
+        keys_piece(jb, g);
     for (int i = jb->start; i < T; i += 4) {
         int R = T - i < 4 ? T - i : 4, b[4], e[4], lo = T, hi = 0;
         for (int r = 0; r < R; r++) {
@@ -603,26 +617,16 @@ static void ablate_heads(Rt *rt, int l, int start, int T)
     }
 }
 
-/* Key-value head g's keys of rows [start, T) into its transposed keys. */
-static void keys_piece(const void *arg, int g)
-{
-    const AttnJob *jb = arg;
-    Rt *rt = jb->rt;
-    int dh = rt->sh.d_head, l = jb->layer;
-    float *kt = rt->kt + ((size_t)l * rt->sh.n_kv_head + g) * dh * rt->cap;
-    for (int d = 0; d < dh; d++)
-        for (int i = jb->start; i < jb->T; i++)
-            kt[(size_t)d * rt->cap + i] = rt_qkv(rt, l, i)[rt->qdim + g * dh + d];
-}
-
 void rt_attend(Rt *rt, int l, int start, int T, const RtAttn *a)
 {
     int KV = rt->sh.n_kv_head, n = T - start;
     rt->attn[l] = *a;
-    AttnJob aj = {rt, l, start, T};
-    /* the keys transposed by key-value head on the two threads (a forward's
-       128 rows of bert-base: 98 304 floats a layer, read a row apart) */
-    ops_share(keys_piece, &aj, KV, 4.0 * n * KV * rt->sh.d_head);
+    AttnJob aj = {rt, l, start, T, KV == rt->sh.n_head};
+    /* the keys transposed by key-value head on the two threads (bert-base's
+       128 rows: 98 304 floats a layer, read a row apart): in each head's job
+       when no other head reads them (a handoff fewer), else a job first */
+    if (!aj.own_keys)
+        ops_share(keys_piece, &aj, KV, 4.0 * n * KV * rt->sh.d_head);
     ops_share(attn_head, &aj, rt->sh.n_head, 2.0 * n * (start + T) * rt->qdim);
     if (rt->n_ablated)
         ablate_heads(rt, l, start, T);

@@ -23,8 +23,9 @@
  *                 layer's value norms, then alpha times them), alternated;
  *                 norms_ratio their quotient (the issue's goal: <= 1.2).
  * An encoder (BERT's) instead times fwd128_ms, a full forward of T = 128
- * with every map handed over, and fwd128_top_ms, a forward and the
- * masked-LM head's top 10 at position 64 (encoder_bench).
+ * with every map handed over (fwd128_cpu_ms: its CPU time, both threads),
+ * and fwd128_top_ms, a forward and the masked-LM head's top 10 at position
+ * 64 (encoder_bench).
  * An encoder-decoder (T5's) times instead
  *     encdec32_ms  a full forward of a 32-token source and a 32-token target
  *                  (the source changed each run: the encoder, the cross keys
@@ -104,15 +105,16 @@ static int encoder_bench(Lm *lm, const int *ids, int reps, double open_ms)
     if (!mo.maps)
         die("out of memory", NULL);
     ForwardHooks rows = {NULL, NULL, &mo, map_row};
-    double t[64], tt[64];
+    double t[64], tt[64], tc[64];
     if (lm_forward(lm, ids, T, NULL, &err) < 0) /* warm: the pages of the weights */
         die("forward", &err);
     for (int r = 0; r < reps; r++) {
         rt_reset(lm->rt);
-        double a = now_ms();
+        double a = now_ms(), c = cpu_now_ms();
         if (lm_forward(lm, ids, T, &rows, &err) < 0)
             die("forward", &err);
         t[r] = now_ms() - a;
+        tc[r] = cpu_now_ms() - c;
         rt_reset(lm->rt);
         a = now_ms();
         if (lm_forward(lm, ids, T, NULL, &err) < 0 || lm_top_k(lm, T / 2, LM_TOP_K, top, pr, &err) < 0)
@@ -120,9 +122,9 @@ static int encoder_bench(Lm *lm, const int *ids, int reps, double open_ms)
         tt[r] = now_ms() - a;
     }
     printf("family arch=%s L=%d H=%d KV=%d d=%d V=%d kernels=%s open_ms=%.1f fwd128_ms=%.3f "
-           "fwd128_top_ms=%.3f\n",
+           "fwd128_top_ms=%.3f fwd128_cpu_ms=%.3f\n",
            lm->info.arch, L, H, lm->info.n_kv_head, lm->info.d_head, lm->info.n_vocab, lm_kernels(),
-           open_ms, median(t, reps), median(tt, reps));
+           open_ms, median(t, reps), median(tt, reps), median(tc, reps));
     free(mo.maps);
     lm_close(lm);
     return 0;
