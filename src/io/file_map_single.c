@@ -45,3 +45,8 @@ void io_unmap_file(void *map, size_t len)
     (void)len;
     free(map);
 }
+
+void *io_alloc_large(size_t bytes)
+{
+    return malloc(bytes);
+}

@@ -7,20 +7,17 @@
  * to [in, out]) into one block; tied rows take another's pointers. The
  * tokenizer's files noted, not read; a pytorch_model.bin never read
  * (unpickling runs code). Nothing here knows an architecture. */
-#define _DEFAULT_SOURCE /* madvise */
 #include "attnviz/model_file.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__) && !defined(__EMSCRIPTEN__)
-#include <sys/mman.h>
-#endif
 
 #include "attnviz/gguf.h"
 #include "attnviz/io.h"
 #include "attnviz/quant.h"
+#include "file_map.h"
 #include "hf_json.h"
 #include "model_file_internal.h"
 
@@ -400,27 +397,6 @@ static void tensor_to_f32(float *out, const SafeTensor *t)
         tensor_row(out + r * cols, t, r);
 }
 
-/* The converted block (bytes of it; free() releases it): at least
- * CONV_HUGE_MIN on Linux, 2 MB aligned and marked for 2 MB pages
- * (MADV_HUGEPAGE: the products read W's rows a stride apart, each row on
- * another 4 KB page; bert-base's forward at T = 128 took 9 % less time
- * with them), which the kernel gives as the block is first written (the
- * conversion) where it has them, else 4 KB pages, as when madvise fails;
- * anywhere else, or smaller, malloc's. */
-enum { CONV_HUGE = 2 << 20, CONV_HUGE_MIN = 4 * CONV_HUGE };
-
-static float *conv_alloc(size_t bytes)
-{
-#if defined(__linux__) && !defined(__EMSCRIPTEN__) && defined(MADV_HUGEPAGE)
-    void *p = NULL;
-    if (bytes >= CONV_HUGE_MIN && posix_memalign(&p, CONV_HUGE, bytes) == 0) {
-        madvise(p, bytes / CONV_HUGE * CONV_HUGE, MADV_HUGEPAGE);
-        return p;
-    }
-#endif
-    return malloc(bytes);
-}
-
 /* The pointers of every slot: in place, or converted into one block. */
 static int convert_all(const Bind *b, Slot *s, int n)
 {
@@ -443,7 +419,7 @@ static int convert_all(const Bind *b, Slot *s, int n)
         !(m->own->mats = calloc((size_t)(m->n_bf16 + m->n_quant), sizeof *m->own->mats)))
         return attn_err_set(b->err, ATTN_E_NOMEM, b->where, 0, "out of memory");
     if (floats) {
-        m->own->conv = conv_alloc(floats * sizeof(float));
+        m->own->conv = io_alloc_large(floats * sizeof(float));
         row = malloc(TRANSPOSE_ROWS * widest * sizeof(float));
         m->converted_bytes = floats * sizeof(float);
         if (!m->own->conv || !row) {
