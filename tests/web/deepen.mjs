@@ -1,0 +1,34 @@
+// shakespeare-tiny made depth layers deep, for the pages' timed opens
+// (page_test.mjs, single_test.mjs): its safetensors (st, bytes) with block l
+// a copy of its block l mod its depth, and its config (text) saying so. The
+// same function makes the native folder (node) and the page's (its memory
+// file system), so both open the same model.
+export function deepen(st, config, depth) {
+  const dv = new DataView(st.buffer, st.byteOffset, st.byteLength);
+  const n = Number(dv.getBigUint64(0, true));
+  const head = JSON.parse(new TextDecoder().decode(st.subarray(8, 8 + n)));
+  const data = st.subarray(8 + n);
+  const cfg = JSON.parse(config);
+  const out = {}, parts = [];
+  let at = 0;
+  const put = (name, src) => {
+    const [a, b] = head[src].data_offsets;
+    out[name] = {dtype: head[src].dtype, shape: head[src].shape, data_offsets: [at, at + b - a]};
+    parts.push(data.subarray(a, b));
+    at += b - a;
+  };
+  for (const name of Object.keys(head).filter(k => k !== '__metadata__' && !/^h\./.test(k)))
+    put(name, name);
+  for (let l = 0; l < depth; l++)
+    for (const name of Object.keys(head).filter(k => k.startsWith(`h.${l % cfg.n_layer}.`)))
+      put(`h.${l}.${name.slice(`h.${l % cfg.n_layer}.`.length)}`, name);
+  let text = JSON.stringify({__metadata__: {format: 'pt'}, ...out});
+  text += ' '.repeat((8 - text.length % 8) % 8);
+  const hb = new TextEncoder().encode(text);
+  const res = new Uint8Array(8 + hb.length + at);
+  new DataView(res.buffer).setBigUint64(0, BigInt(hb.length), true);
+  res.set(hb, 8);
+  let o = 8 + hb.length;
+  for (const p of parts) { res.set(p, o); o += p.length; }
+  return {st: res, config: JSON.stringify({...cfg, n_layer: depth}, null, 1)};
+}
