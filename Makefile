@@ -51,8 +51,8 @@ CFLAGS  += $(CFLAGS_BASE)
 LDFLAGS += -Wl,--as-needed
 LDLIBS  += -lm -lpthread
 
-# background_single.c and file_map_single.c are the one-thread web page's (tools/web/web.mk)
-CORE_SRC := $(filter-out src/core/background_single.c src/io/file_map_single.c,$(wildcard src/core/*.c src/io/*.c))
+# background_single.c (the one-thread web page's) and file_map_web.c (both pages'): tools/web/web.mk
+CORE_SRC := $(filter-out src/core/background_single.c src/io/file_map_web.c,$(wildcard src/core/*.c src/io/*.c))
 # the browser's platform file is the web build's (make web), not the desktop's
 UI_SRC   := $(filter-out src/app/platform_web.c,$(wildcard src/view/*.c src/app/*.c src/app/sources/*.c src/app/lm/*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)

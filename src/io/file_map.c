@@ -1,6 +1,6 @@
 /* io_map_file's memory on the desktop (file_map.h): the file mapped, its
  * pages read when first touched; and model_file.c's large blocks in 2 MB
- * pages. Not the browser's (file_map_single.c). */
+ * pages. Not the browser's (file_map_web.c). */
 #define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #include "attnviz/io.h"
 

@@ -1,6 +1,6 @@
 /* The memory io_map_file gives for a file it has opened and checked: the
  * desktop's (file_map.c, a mapping) and the browser's one-thread page's
- * (file_map_single.c, which tools/web/web.mk builds instead). Each also
+ * (file_map_web.c, which tools/web/web.mk builds instead). Each also
  * defines io_unmap_file (io.h), and io_alloc_large. Not for anything but
  * file.c and model_file.c. */
 #ifndef ATTNVIZ_FILE_MAP_H

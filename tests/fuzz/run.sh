@@ -33,10 +33,10 @@ CFLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Wall -Wextra -Iinclude $(pkg-
 # src/io/png.c needs zlib and threads, src/io/attn_npz.c libzip, the core's
 # pre-tokenizer utf8proc, the bpe targets' check of it PCRE2
 LIBS="$(pkg-config --libs libcjson zlib libzip libutf8proc libpcre2-8) -lm -lpthread"
-# (not background_single.c and file_map_single.c: the one-thread web page's,
+# (not background_single.c and file_map_web.c: the web pages',
 # emcc's alone, each defining what its native twin does)
 SRC=$(ls src/core/*.c src/io/*.c src/app/options.c |
-    grep -v -e '^src/core/background_single\.c$' -e '^src/io/file_map_single\.c$')
+    grep -v -e '^src/core/background_single\.c$' -e '^src/io/file_map_web\.c$')
 
 mkdir -p "$OUT/obj" || exit 2
 echo "fuzz: building library objects with $($CC --version | head -n1)"

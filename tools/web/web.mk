@@ -47,7 +47,7 @@ WEB_CORE_TESTS := attnfile bpe gpt2 llama memcmp probe quant runtime score teach
 WEB_CORE_TEST_JS := $(WEB_CORE_TESTS:%=$(WEB_OBJ)/tests/test_%.js)
 WEB_CORE_LIBS := -L$(WEB_PREFIX)/lib -lcmocka -lutf8proc -lpcre2-8
 
-# file_map_single.c on both pages, not file_map.c: a file is read a slice
+# file_map_web.c on both pages, not file_map.c: a file is read a slice
 # at a time, never mmap'd, as emscripten's mmap copies the whole file in
 # one call on the browser's main thread (proxied there from the worker that
 # opens a model on the threaded page: 128 MB froze the page for 200 ms)
@@ -194,7 +194,7 @@ $(WEB_FALLBACKS):
 # libs.sh --single into prefix-st. The model's worker is
 # background_single.c (a run between frames, yielding at its cancellation
 # points through ASYNCIFY), and a file is read into memory by
-# file_map_single.c (a slice at a time: a model's open breaks between
+# file_map_web.c (a slice at a time: a model's open breaks between
 # them, bg_breathe); the forward's second thread is never had
 # (workers_run2 says so and the caller runs both halves: workers.h).
 WEB_ST_PREFIX := $(WEB_CACHE)/prefix-st
