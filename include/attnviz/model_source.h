@@ -20,6 +20,7 @@
  * between layers instead). */
 typedef struct ModelWatch {
     int (*cancel)(void *user);
+    void (*read)(void *user, int n_layer); /* the files read, the forward next (model_open_window) */
     void (*layer)(void *user, int layer, int n_layer);
     void *user;
 } ModelWatch;
@@ -51,6 +52,11 @@ typedef struct ModelOpened {
  * the Hugging Face cache) into *out. 0, or an error naming the file or
  * tensor and what is wrong (*out NULL). */
 int model_open_path(const char *path, int prepend_bos, ModelOpened **out, AttnErr *err);
+/* The window's open (model_opening.c): path opened and the first forward of
+ * text (len bytes; none: "The") computed with every map's thumbnail, watched
+ * by watch (or NULL: on the UI thread). 0 and *out, or the error (*out NULL). */
+int model_open_window(const char *path, const char *text, size_t len, const ModelWatch *watch, ModelOpened **out,
+                      AttnErr *err);
 /* 1 when path is a regular file starting with GGUF's magic. */
 int model_is_gguf(const char *path);
 /* A folder that holds no config.json: the error that says what a model

@@ -219,6 +219,17 @@ static void watch_layer(void *user, int layer, int n_layer)
     bg_post(w->job, r, done_free, 0);
 }
 
+/* The files read: the status bar's "the first forward: layer 0 of L". */
+static void watch_read(void *user, int n_layer)
+{
+    OpenWatch *w = user;
+    OpenDone *step = calloc(1, sizeof *step);
+    if (step) {
+        step->L = n_layer;
+        bg_post(w->job, step, done_free, 0);
+    }
+}
+
 /* On the worker: open, then the first forward of the text (cancelled
  * between layers when a newer open came). */
 static void open_run(void *ctx, void *request, BgJob *job)
@@ -229,28 +240,35 @@ static void open_run(void *ctx, void *request, BgJob *job)
     AttnErr err = {0};
     q->done = NULL; /* posted below */
     OpenWatch w = {job, q->slow_ms, 0};
-    ModelWatch watch = {watch_cancel, watch_layer, &w};
+    ModelWatch watch = {watch_cancel, watch_read, watch_layer, &w};
     ModelOpened *g = NULL;
-    int rc = model_open_path(q->path, 0, &g, &err);
-    OpenDone *step = rc == 0 ? calloc(1, sizeof *step) : NULL;
-    if (step) { /* read: the first forward starts (layer 0 of L) */
-        step->L = g->lm.info.n_layer;
-        bg_post(job, step, done_free, 0);
-    }
+    int rc = model_open_window(q->path, q->text, q->len, &watch, &g, &err);
+    if (rc < 0)
+        attn_err_format(&err, r->msg, sizeof r->msg);
+    r->g = g;
+    r->rc = rc;
+    bg_post(job, r, done_free, 1); /* stale (a newer open): freed there, never shown */
+}
+
+int model_open_window(const char *path, const char *text, size_t len, const ModelWatch *watch, ModelOpened **out,
+                      AttnErr *err)
+{
+    ModelOpened *g = NULL;
+    int rc = model_open_path(path, 0, &g, err);
+    if (rc == 0 && watch && watch->read)
+        watch->read(watch->user, g->lm.info.n_layer);
     if (rc == 0) {
         g->for_window = 1;
-        g->watch = &watch;
-        rc = model_compute_text(g, q->text, q->len, &err);
+        g->watch = watch;
+        rc = len ? model_compute_text(g, text, len, err) : model_compute_text(g, "The", 3, err);
         g->watch = NULL;
     }
     if (rc < 0) {
         model_opened_free(g);
         g = NULL;
-        attn_err_format(&err, r->msg, sizeof r->msg);
     }
-    r->g = g;
-    r->rc = rc;
-    bg_post(job, r, done_free, 1); /* stale (a newer open): freed there, never shown */
+    *out = g;
+    return rc;
 }
 
 int model_opening_busy(const ModelOpening *o)
@@ -293,14 +311,12 @@ int model_opening_start(AppState *a, const char *path, const char *text, size_t 
     }
     a->opening = o;
     OpenAsk *q = calloc(1, sizeof *q);
-    const char *use = len ? text : "The";
-    size_t n = len ? len : 3;
     char *asked = malloc(len + 1);
-    if (q && (q->path = strdup(path)) && (q->text = malloc(n + 1)) && (q->done = calloc(1, sizeof *q->done)) &&
+    if (q && (q->path = strdup(path)) && (q->text = malloc(len + 1)) && (q->done = calloc(1, sizeof *q->done)) &&
         asked) {
-        memcpy(q->text, use, n);
-        q->text[n] = '\0';
-        q->len = n;
+        memcpy(q->text, text, len);
+        q->text[len] = '\0';
+        q->len = len;
         const char *slow = getenv("ATTNVIZ_TEST_SLOW_LAYERS_MS"); /* read here: the worker never reads it */
         q->slow_ms = slow ? atoi(slow) : 0;
     } else {

@@ -708,13 +708,7 @@ static int lmsrc_open(AppState *a, const char *path)
     char buf[1200];
     if (bg_threaded())
         return model_opening_start(a, path, a->text ? a->text : "", a->text ? a->text_len : 0);
-    int rc = model_open_path(path, 0, &g, &err);
-    const char *text = a->text && a->text_len ? a->text : "The";
-    if (rc == 0)
-        g->for_window = 1;
-    if (rc == 0 && (rc = model_compute_text(g, text, strlen(text), &err)) < 0)
-        model_opened_free(g);
-    if (rc < 0) {
+    if (model_open_window(path, a->text, a->text ? a->text_len : 0, NULL, &g, &err) < 0) {
         attn_err_format(&err, buf, sizeof buf);
         app_status(a, 1, "cannot open: %s", buf);
         return -1;
