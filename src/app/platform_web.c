@@ -286,12 +286,16 @@ static int web_open_suspended(void)
     return EM_ASM_INT({ return Module.attnvizBg && Module.attnvizBg.breathing ? 1 : 0; });
 }
 
-/* A key went down (after SDL's own listener has queued it): its events
- * handled now, not at the next animation frame, as the desktop has its
- * key's event before the next key comes. SDL's page backend turns a key
- * into text only while text input is on, which the app turns on when it
- * handles the key that starts typing ("/"): keys typed after "/" before
- * the next frame were otherwise lost. Not while an open is suspended
+/* A key went down, or its character came (keypress), after SDL's own
+ * listener has queued it: its events handled now, not at the next
+ * animation frame, as the desktop has its key's event before the next key
+ * comes. SDL's page backend turns a key into text only while text input is
+ * on, which the app turns on when it handles the key that starts typing
+ * ("/"): keys typed after "/" before the next frame were otherwise lost.
+ * The text itself comes with the keypress, after the keydown: handled at
+ * once too, so a model's maps of the typed text are asked for then, not a
+ * frame later (nano-sort's keystroke took 13–14 ms to its maps in the
+ * page, a Backspace 2–7). Not while an open is suspended
  * (web_open_suspended: they wait for the main loop then). */
 EMSCRIPTEN_KEEPALIVE void platform_web_key(void)
 {
@@ -308,9 +312,13 @@ void platform_run_loop(const PlatformLoop *loop)
 {
     web_loop = *loop;
     SDL_AddEventWatch(wake_watch, NULL);
-    /* after SDL's keydown listener (added with the window, on the same
-     * target and phase): the key is in the queue when this one runs */
-    EM_ASM({ window.addEventListener("keydown", function() { _platform_web_key(); }); });
+    /* after SDL's keydown and keypress listeners (added with the window,
+     * on the same target and phase): the key, or its text, is in the
+     * queue when these run */
+    EM_ASM({
+        window.addEventListener("keydown", function() { _platform_web_key(); });
+        window.addEventListener("keypress", function() { _platform_web_key(); });
+    });
     emscripten_set_main_loop(step, 0, 1);
 }
 
