@@ -69,6 +69,12 @@ SUMMARY = [
     ("runtime_llama1b_window_T4096_anon_GiB", "", ("<=", 2.5)),
     ("runtime_window_H_T4096_ms", "", ("<=", 150)),
     ("runtime_window_L_T4096_ms", "", ("<=", 1500)),
+    ("web_toy_key_T7_wasm_vs_native", "x", ("<=", 2)),
+    ("web_toy_key_T64_wasm_vs_native", "x", ("<=", 2)),
+    ("web_frame_page_vs_native", "x", ("<=", 2)),
+    ("web_nano_page_ms", "", ("<=", 16)),
+    ("web_first_frame_ms", "", ("<=", 2000)),
+    ("web_first_frame_st_ms", "", ("<=", 2000)),
 ]
 
 # the PyTorch peer's settings for the GPT-2 rows (run.sh's PEERS)
@@ -230,6 +236,7 @@ def table(res):
     bert_rows(res, row)
     t5_rows(res, row)
     runtime_rows(res, row)
+    web_rows(res, row)
     head = ("figure", "attnviz", "reference", "result", "goal", "met")
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for r in rows:
@@ -384,6 +391,28 @@ def t5_rows(res, row):
             fmt(num(res, k + "encdec32_ms")), spread(res, k + "encdec32_range"),
             fmt(num(res, k + "target_key_ms"))),
         "–", k + "encdec32_ms", "ms")
+
+
+def web_rows(res, row):
+    """Section 15 (issue 39): the page in headless Chromium beside native."""
+    if "web_frame_page_ms" not in res:
+        return
+    for T in (7, 64):
+        k = "web_toy_key_T%d_" % T
+        row("the page: the toy keystroke, %d words (a sentence set and computed; wasm with SIMD, node's V8)" % T,
+            "wasm %s µs (the one-thread page's build %s µs)" % (fmt(num(res, k + "wasm_us")), fmt(num(res, k + "wasm_st_us"))),
+            "native %s µs" % fmt(num(res, k + "native_us")), k + "wasm_vs_native", "x")
+    row("the page: a window frame (the pointer between two cells), 1280 × 800, WebGL on SwiftShader",
+        "%s ms%s" % (fmt(num(res, "web_frame_page_ms")), spread(res, "web_frame_range")),
+        "native %s ms (software renderer)" % fmt(num(res, "web_frame_native_ms")), "web_frame_page_vs_native", "x")
+    row("the page: nano-sort's keystroke, the key to the last frame it caused",
+        "%s ms%s (main thread busy %s ms)" % (fmt(num(res, "web_nano_page_ms")), spread(res, "web_nano_range"),
+                                               fmt(num(res, "web_nano_busy_ms"))),
+        "native %s ms" % fmt(num(res, "web_nano_native_ms")), "web_nano_page_ms", "ms")
+    row("the page's first frame on the loopback, threaded page (serve.py), cache off",
+        "median of 5 loads%s" % spread(res, "web_first_frame_range", " (%s–%s ms)"), "–", "web_first_frame_ms", "ms")
+    row("the page's first frame on the loopback, one-thread page (python3 -m http.server)",
+        "median of 5 loads%s" % spread(res, "web_first_frame_st_range", " (%s–%s ms)"), "–", "web_first_frame_st_ms", "ms")
 
 
 def runs(res, key, unit="", scale=None):

@@ -20,8 +20,10 @@
 # registry) or BENCH_ONLY=quant (only ggml's weight types, section 14:
 # quant_linear_cols on Llama-3.2-1B's MLP matrices, against ggml's own
 # product when node-llama-cpp's library is at hand: NLC_LIBDIR, else
-# build/bench/nlc, installed there by npm when npm works): printed, README.md
-# left as it is.
+# build/bench/nlc, installed there by npm when npm works) or BENCH_ONLY=web
+# (only the browser page's rows, section 15: make web's page in headless
+# Chromium beside the native binary; about 4 minutes once the page is
+# built): printed, README.md left as it is.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -162,7 +164,7 @@ startup_on() {
 }
 
 ONLY=${BENCH_ONLY:-}
-case "$ONLY" in ""|gpt2|llama|runtime|families|gguf|quant) ;; *) echo "make bench: BENCH_ONLY=$ONLY: only gpt2, llama, runtime, families, gguf and quant are known" >&2; exit 1 ;; esac
+case "$ONLY" in ""|gpt2|llama|runtime|families|gguf|quant|web) ;; *) echo "make bench: BENCH_ONLY=$ONLY: only gpt2, llama, runtime, families, gguf, quant and web are known" >&2; exit 1 ;; esac
 # sections 1 to 8 (skipped with BENCH_ONLY)
 if [ -z "$ONLY" ]; then
 # ---- 1. attention forward vs numpy -------------------------------------------------
@@ -802,6 +804,54 @@ put quant_other_cores "$(other_cores "$qmark")"
     grep -E '^(quant|ggml)_' "$RES" | grep -E '_(ms|GBps|vs_ggml) ' | sed 's/^/  /'
 } >&2
 fi # section 14
+
+# ---- 15. the browser page (issue 39): headless Chromium beside the native binary -----------
+# make web's page (tools/web/web.mk builds it and its bench's parts:
+# web-bench-deps) on this machine: the toy model's keystroke (a sentence
+# set and computed) native, as wasm (the threaded page's build, SIMD) and as
+# the one-thread page's build under node; the window's frame, the toy
+# keystroke and nano-sort's keystroke in the page beside native_bench
+# (tests/web/page_bench.mjs); rounds alternate the two sides. Then the
+# page's first frame on the loopback, each page 5 loads, cache off.
+if [ -z "$ONLY" ] || [ "$ONLY" = web ]; then
+WLOG=$OUT/web.log
+: >"$WLOG"
+put web_load_start "$(cut -d' ' -f1 /proc/loadavg)"
+wmark=$(cpu_mark)
+say "web: building the page and its bench (make web-bench-deps; the libraries from Debian's sources the first time)"
+make -s web-bench-deps >>"$WLOG" 2>&1 \
+    || { tail -n 20 "$WLOG" >&2; echo "make bench: the page did not build (section 15); its log: $WLOG" >&2; exit 1; }
+say "web: the toy keystroke native and wasm, the page's frame and keys beside native, $ROUNDS rounds"
+: >"$OUT/wr"
+for ((r = 0; r < ROUNDS; r++)); do
+    make -s web-bench-round 2>>"$WLOG" | tee -a "$WLOG" >>"$OUT/wr"
+done
+for n in 7 64 256; do
+    for side in "native" "wasm" "wasm, 1 thread"; do
+        key=$(echo "$side" | sed 's/, 1 thread/_st/')
+        grep -F "$side: " "$OUT/wr" | grep -F " T=$n " >"$OUT/w1" || true
+        put "web_toy_key_T${n}_${key}_us" "$(med_of median_us "$OUT/w1")"
+    done
+    put "web_toy_key_T${n}_wasm_vs_native" \
+        "$(calc "$(grep "^web_toy_key_T${n}_wasm_us " "$RES" | cut -d' ' -f2) / $(grep "^web_toy_key_T${n}_native_us " "$RES" | cut -d' ' -f2)")"
+done
+grep '^page_bench ' "$OUT/wr" >"$OUT/w1" || true
+for k in frame_native frame_page toy_native toy_page nano_native nano_page nano_busy; do
+    put "web_${k}_ms" "$(med_of "${k}_ms" "$OUT/w1")"
+done
+put web_frame_range "$(range_of frame_page_ms "$OUT/w1")"
+put web_nano_range "$(range_of nano_page_ms "$OUT/w1")"
+put web_frame_page_vs_native "$(calc "$(med_of frame_page_ms "$OUT/w1") / $(med_of frame_native_ms "$OUT/w1")")"
+say "web: the first frame on the loopback, threaded and one-thread page, 5 loads each"
+node tests/web/first_frame.mjs 5 2>>"$WLOG" | tee -a "$WLOG" >"$OUT/wf"
+node tests/web/first_frame.mjs 5 --plain 2>>"$WLOG" | tee -a "$WLOG" >"$OUT/wf_st"
+put web_first_frame_ms "$(field median_ms <"$OUT/wf")"
+put web_first_frame_range "$(field min_ms <"$OUT/wf") $(field max_ms <"$OUT/wf")"
+put web_first_frame_st_ms "$(field median_ms <"$OUT/wf_st")"
+put web_first_frame_st_range "$(field min_ms <"$OUT/wf_st") $(field max_ms <"$OUT/wf_st")"
+put web_load_end "$(cut -d' ' -f1 /proc/loadavg)"
+put web_other_cores "$(other_cores "$wmark")"
+fi # section 15
 
 # ---- the table, README.md, the summary lines ------------------------------------------------
 put load_end "$(cut -d' ' -f1 /proc/loadavg)"

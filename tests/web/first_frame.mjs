@@ -53,3 +53,6 @@ try {
 times.sort((a, b) => a - b);
 console.log(`first frame (${[...builds].join(', ')}), ms after the navigation started (${N} loads, cache off): ` +
             `median ${times[N >> 1].toFixed(0)}, ${times.map(t => t.toFixed(0)).join(' ')}`);
+// the same, a line for make bench (tests/bench/run.sh's field)
+console.log(`first_frame build=${[...builds].join('+')} median_ms=${times[N >> 1].toFixed(1)} ` +
+            `min_ms=${times[0].toFixed(1)} max_ms=${times[N - 1].toFixed(1)}`);

@@ -161,3 +161,7 @@ console.log(`window frame (pointer between two cells): native ${native.frame.toF
 console.log(`toy keystroke (its events and frame): native ${native.toy.toFixed(2)} ms, page ${out.toy.toFixed(2)} ms (${ratio(out.toy, native.toy)}; ${out.counts[1]} of ${N})`);
 console.log(`nano-sort keystroke (key to its last frame): native ${native.nano.toFixed(2)} ms, page ${out.nano.toFixed(2)} ms ` +
             `(the main thread busy ${out.busy.toFixed(2)} ms of it; ${out.counts[2]} of ${N})`);
+// the same, a line for make bench (tests/bench/run.sh's field)
+console.log(`page_bench frame_native_ms=${native.frame.toFixed(3)} frame_page_ms=${out.frame.toFixed(3)} ` +
+            `toy_native_ms=${native.toy.toFixed(3)} toy_page_ms=${out.toy.toFixed(3)} ` +
+            `nano_native_ms=${native.nano.toFixed(3)} nano_page_ms=${out.nano.toFixed(3)} nano_busy_ms=${out.busy.toFixed(3)}`);

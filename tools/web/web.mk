@@ -319,13 +319,22 @@ $(WEB_ST_OBJ)/forward_bench.js: tests/web/forward_bench.c $(WEB_ST_BENCH_OBJ) | 
 
 # the same sentences timed by each, one after the other, then the page's
 # first frame on the loopback, threaded (serve.py) and one-thread (python3
-# -m http.server), and the window's frame and keys beside native (README's figures)
-web-bench: $(WEB_TEST_DIR)/forward_bench $(WEB_OBJ)/forward_bench.js $(WEB_ST_OBJ)/forward_bench.js web $(PUPPETEER) \
-           $(WEB_TEST_DIR)/native_bench
+# -m http.server), and the window's frame and keys beside native (README's
+# figures). make bench's section 15 (tests/bench/run.sh) runs the same
+# parts: web-bench-deps builds them, web-bench-round is one round of the
+# keystrokes and the window.
+WEB_BENCH_DEPS := $(WEB_TEST_DIR)/forward_bench $(WEB_OBJ)/forward_bench.js $(WEB_ST_OBJ)/forward_bench.js web \
+                  $(PUPPETEER) $(WEB_TEST_DIR)/native_bench
+.PHONY: web-bench-deps web-bench-round
+web-bench-deps: $(WEB_BENCH_DEPS)
+
+web-bench-round: $(WEB_BENCH_DEPS)
 	@for n in 7 64 256; do \
 	  echo "native:         $$($(WEB_TEST_DIR)/forward_bench assets/embeddings.txt $$n)"; \
 	  echo "wasm:           $$($(WEB_NODE) $(WEB_OBJ)/forward_bench.js assets/embeddings.txt $$n)"; \
 	  echo "wasm, 1 thread: $$($(WEB_NODE) $(WEB_ST_OBJ)/forward_bench.js assets/embeddings.txt $$n)"; done
+	node tests/web/page_bench.mjs $(WEB_TEST_DIR)/native_bench $(WEB_TEST_DIR)/bench
+
+web-bench: web-bench-round
 	node tests/web/first_frame.mjs 5
 	node tests/web/first_frame.mjs 5 --plain
-	node tests/web/page_bench.mjs $(WEB_TEST_DIR)/native_bench $(WEB_TEST_DIR)/bench
