@@ -230,6 +230,7 @@ WEB_ST_OPEN_ASYNC := platform_web_dropped,loop_open,app_handle_event,app_open_pa
                      restore_shown,app_restore_shown,\
                      open_attention,import_open,import_open_group,attn_file_open_tensor,\
                      lmsrc_open,model_open_path,lm_open,lm_open_gguf,model_file_open,model_file_open_gguf,\
+                     model_file_bind,convert_all,\
                      st_folder_open,open_index,add_shard,io_map_file,io_map_fd,\
                      model_compute_text,model_compute_ids,compute_breathe,bg_breathe
 WEB_ST_ASYNC  := $(WEB_ST_RUN_ASYNC),$(WEB_ST_OPEN_ASYNC)
