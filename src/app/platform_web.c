@@ -452,9 +452,12 @@ EMSCRIPTEN_KEEPALIVE void platform_web_dropped(const char *path)
         open_soon(path);
         return;
     }
-    web_open_since = 0;
     if (SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT))
         step_now();
+    /* this one is the newest: one still waiting (asked before it, also by
+     * the events just handled) is dropped, as a newer open drops an older */
+    web_open_since = 0;
+    EM_ASM({ if (Module.attnvizAsked) Module.attnvizAsked.path = null; });
     EM_ASM({ Module.attnvizOpening = true; });
     web_loop.open(web_loop.ctx, path);
     EM_ASM({ Module.attnvizOpening = false; });

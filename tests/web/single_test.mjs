@@ -20,7 +20,14 @@
 // session of a dropped model folder kept with Ctrl+S, the page reloaded:
 // the start and Ctrl+O's list say to drop the folder again (the list marks
 // the session, the status bar names the folder), and once it is dropped
-// again the session opens with it, as the native program opens it.
+// again the session opens with it, as the native program opens it. Then
+// three opens of a model 160 layers deep, each timed (the frames must keep
+// coming: its open broken into slices) and its frame compared: a path
+// typed into Ctrl+O's prompt (once opened inside the main loop's step, in
+// one call), the page reloaded with the autosave of that state (once
+// restored in main, before the first frame), and a session dropped while
+// the model's run is suspended (once opened in one call: asyncify keeps
+// one suspended stack).
 //
 // usage (from the clone): node tests/web/single_test.mjs OUTDIR
 // env: ATTNVIZ_CHROMIUM (default /usr/bin/chromium), ATTNVIZ_NATIVE_FRAME
@@ -678,6 +685,9 @@ try {
             longestFrame: Math.max(0, ...times.map(x => x[3])), longestEvents: Math.max(0, ...times.map(x => x[2]))};
   }, PROMPT_TEXT);
   const pg = longestGap(typedOpen);
+  if (process.env.ATTNVIZ_TEST_DEBUG)
+    console.log('frames after Enter (ms):', typedOpen.frames.map(t => (t - typedOpen.dropped).toFixed(1)).join(' '),
+                'breaks:', JSON.stringify(typedOpen.opens.map(o => [o.start - typedOpen.dropped, o.end - typedOpen.dropped, o.yields])));
   const pbrk = typedOpen.opens.length ? typedOpen.opens[typedOpen.opens.length - 1] : null;
   console.log(`typed into Ctrl+O's prompt, opening ${OPEN_DEPTH} layers: ${pg.ms.toFixed(1)} ms from Enter to the ` +
               `title, ${pg.n} frames, longest gap ${pg.gap.toFixed(1)} ms; ` +
@@ -727,6 +737,61 @@ try {
         `${rg.gap.toFixed(1)} ms, at most ${MAX_OPEN_GAP})`);
   r = compare(above(restoredDeep), above(nPrompt));
   check(same(r), `then the restored model view is the native one above the status bar (${fmt(r)})`);
+
+  // a drop while the model's run is suspended (asyncify keeps one
+  // suspended stack: the open could not break up, and ran in one call):
+  // "Z" before the text starts a forward of the OPEN_DEPTH layers; at its
+  // first yield a session of the same model on OPEN_TEXT is dropped. The
+  // open must wait for the run to end, then break up as any drop's.
+  await page.keyboard.press('Slash');
+  await steps(page, 2);
+  await page.keyboard.press('Home');
+  await page.evaluate(() => {
+    const s = Module.attnvizBg, port = s.ch.port2, post = port.postMessage;
+    const t = window.runDrop = {frames: [], rec: true, dropped: 0, suspended: null, opensBefore: s.opens.length};
+    const tick = ms => { t.frames.push(ms); if (t.rec) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+    port.postMessage = function(m) { // the run's first yield: the drop once it has given the thread back
+      if (s.wake && !t.dropped) {
+        port.postMessage = post;
+        t.dropped = -1;
+        queueMicrotask(() => {
+          t.dropped = performance.now();
+          t.suspended = !!Asyncify.currData;
+          ccall('platform_web_dropped', null, ['string'], ['/libsdl/run-drop.json']);
+        });
+      }
+      return post.call(this, m);
+    };
+  });
+  await page.evaluate(text => FS.writeFile('/libsdl/run-drop.json', text), openSession('/libsdl/test-deep'));
+  await page.keyboard.type('Z');
+  await page.keyboard.press('Escape');
+  const runDrop = await page.evaluate(async title => {
+    const t = window.runDrop;
+    for (const end = performance.now() + 60000; !(t.dropped > 0 && document.title.includes(title)) &&
+         performance.now() < end;)
+      await new Promise(res => requestAnimationFrame(res));
+    t.rec = false;
+    return {frames: t.frames, dropped: t.dropped, shown: performance.now(), suspended: t.suspended,
+            opens: Module.attnvizBg.opens.slice(t.opensBefore)};
+  }, OPEN_TEXT);
+  const dg = longestGap(runDrop);
+  const dbrk = runDrop.opens.length ? runDrop.opens[runDrop.opens.length - 1] : null;
+  console.log(`dropped while a run of ${OPEN_DEPTH} layers was suspended (${runDrop.suspended}): ${dg.ms.toFixed(1)} ms ` +
+              `to the title, ${dg.n} frames, longest gap ${dg.gap.toFixed(1)} ms; ` +
+              `${dbrk ? `${dbrk.yields} breaks in ${(dbrk.end - dbrk.start).toFixed(1)} ms` : 'no breaks'}`);
+  check(runDrop.suspended === true && dbrk && dbrk.yields >= 1 && dbrk.start >= runDrop.dropped,
+        `a drop while a run was suspended: its open waited, then gave the thread back (${dbrk ? dbrk.yields : 0} breaks)`);
+  check(dg.gap <= MAX_OPEN_GAP && dg.n >= 2,
+        `and frames kept coming (${dg.n} frames in ${dg.ms.toFixed(1)} ms, longest gap ${dg.gap.toFixed(1)} ms, ` +
+        `at most ${MAX_OPEN_GAP})`);
+  const nRunDrop = nativeFrame(path.join(OUT, 'native-run-drop.png'), `open:${nativeKept}`, 'key:Ctrl+O',
+                               `text:${nativePromptSession}`, 'key:Return', 'key:/',
+                               'key:Home', 'text:Z', 'key:Escape', `open:${nativeOpenSession}`);
+  r = compare(above(await until(page, nRunDrop, path.join(OUT, 'page-run-drop.png'))), above(nRunDrop));
+  check(same(r) && !same(compare(above(nRunDrop), above(nPrompt))),
+        `and its frame is the native one above the status bar (${fmt(r)})`);
 } finally {
   await browser.close();
   srv.kill();
