@@ -20,6 +20,7 @@
 #include "attnviz/model_source.h"
 #include "attnviz/source.h"
 #include "test_app_util.h"
+#include "../src/app/platform.h"
 
 #include <sys/stat.h>
 #include <time.h>
@@ -233,6 +234,154 @@ static void test_session_waits(void **state)
     rmdir(dir);
 }
 
+/* ---- an open asked for inside an event's step, run by the loop after it ---- */
+
+/* The desktop's loop (platform_desktop.c's platform_run_loop) over the
+ * app, as window.c gives it its steps, recording where the open ran. */
+typedef struct PromptLoop {
+    Fix *f;
+    int in_events;      /* inside the events step now */
+    int opened_inside;  /* an open began inside it (app_opening became 1, or
+                           another source was shown) */
+    int opens;          /* opens the loop handed over (PlatformLoop.open) */
+    int frames_before;  /* frames drawn before the first open */
+    char path[1024];    /* the path it handed over */
+    double until;       /* give up then (ms) */
+} PromptLoop;
+
+static int pl_frame(void *ctx)
+{
+    PromptLoop *pl = ctx;
+    int wait_ms;
+    if (!pl->opens)
+        pl->frames_before++;
+    app_tick(pl->f->a, SDL_GetTicks(), &wait_ms);
+    app_draw(pl->f->a, pl->f->r);
+    return 10;
+}
+
+static void pl_events(void *ctx, SDL_Event *first)
+{
+    PromptLoop *pl = ctx;
+    AppState *a = pl->f->a;
+    SDL_Event e = *first;
+    pl->in_events = 1;
+    do {
+        const SourceKind *before = a->kind;
+        int was = app_opening(a);
+        if (!app_wake_is(&e))
+            app_handle_event(a, &e);
+        if ((!was && app_opening(a)) || a->kind != before)
+            pl->opened_inside = 1;
+    } while (SDL_PollEvent(&e));
+    pl->in_events = 0;
+}
+
+static int pl_done(void *ctx)
+{
+    PromptLoop *pl = ctx;
+    AppState *a = pl->f->a;
+    return (pl->opens && !app_opening(a)) || now_ms() > pl->until;
+}
+
+static void pl_suspend(void *ctx)
+{
+    (void)ctx;
+}
+
+static void pl_open(void *ctx, const char *path)
+{
+    PromptLoop *pl = ctx;
+    if (pl->in_events)
+        pl->opened_inside = 1;
+    pl->opens++;
+    snprintf(pl->path, sizeof pl->path, "%s", path);
+    app_open_path(pl->f->a, path);
+}
+
+static int pl_asked(void *ctx, char *path, size_t n)
+{
+    return app_open_asked(((PromptLoop *)ctx)->f->a, path, n);
+}
+
+static void push(SDL_Event *e)
+{
+    assert_int_equal(SDL_PushEvent(e), 1);
+}
+
+/* A path typed into Ctrl+O's prompt and Enter: the events' step does not
+ * open it (on the one-thread page an open begun there cannot be broken
+ * into slices and freezes the page); the loop opens it after the step
+ * (PlatformLoop.asked), and the model is shown with the maps of the bar's
+ * text, as a forward made here has them. */
+static void test_prompt_opens_after_the_step(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    const SourceKind *before = a->kind;
+    app_set_sentence(a, "To be");
+    /* the step alone: Enter leaves the path for the loop, nothing opens */
+    key(f, SDLK_o, KMOD_LCTRL);
+    type(f, NANO);
+    key(f, SDLK_RETURN, 0);
+    assert_int_equal(a->prompt, PROMPT_NONE);
+    assert_false(app_opening(a));
+    assert_ptr_equal(a->kind, before);
+    /* a newer path asked before the loop took the first replaces it */
+    key(f, SDLK_o, KMOD_LCTRL);
+    type(f, TINY);
+    key(f, SDLK_RETURN, 0);
+    char asked[1024];
+    assert_int_equal(app_open_asked(a, asked, sizeof asked), 1);
+    assert_string_equal(asked, TINY);
+    assert_int_equal(app_open_asked(a, asked, sizeof asked), 0); /* taken once */
+    assert_ptr_equal(a->kind, before);
+
+    /* through the desktop's loop: the same keys as events in SDL's queue */
+    SDL_FlushEvents(SDL_FIRSTEVENT, SDL_LASTEVENT);
+    SDL_Event e;
+    key_ev(&e, SDLK_o, KMOD_LCTRL);
+    push(&e);
+    for (const char *c = TINY; *c; c++) {
+        memset(&e, 0, sizeof e);
+        e.type = SDL_TEXTINPUT;
+        e.text.text[0] = *c;
+        push(&e);
+    }
+    key_ev(&e, SDLK_RETURN, 0);
+    push(&e);
+    PromptLoop pl = {f, 0, 0, 0, 0, "", now_ms() + 30000};
+    platform_run_loop(&(PlatformLoop){&pl, pl_frame, pl_events, pl_done, pl_suspend, pl_open, pl_asked});
+    assert_int_equal(pl.opened_inside, 0);
+    assert_int_equal(pl.opens, 1);
+    assert_true(pl.frames_before >= 1); /* the frame before the events, then the open */
+    assert_string_equal(pl.path, TINY);
+    assert_int_equal(a->open_rc, 0);
+    assert_ptr_equal(a->kind, &source_model);
+    assert_string_equal(a->text, "To be"); /* the bar's text, not the prompt's */
+    assert_true(wait_maps(f));
+    assert_maps_of(f, TINY, "To be");
+}
+
+/* A path the prompt asks for that is not there: opened by the loop, the
+ * status bar says why, the source shown stays. */
+static void test_prompt_open_fails(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    const SourceKind *before = a->kind;
+    key(f, SDLK_o, KMOD_LCTRL);
+    type(f, "assets/models/no-such-model");
+    key(f, SDLK_RETURN, 0);
+    char asked[1024];
+    assert_int_equal(app_open_asked(a, asked, sizeof asked), 1);
+    if (app_open_path(a, asked) == 0)
+        app_open_wait(a);
+    assert_ptr_equal(a->kind, before);
+    assert_true(a->status_err);
+    assert_non_null(strstr(a->status, "no-such-model"));
+}
+
 /* The window closed while a model opens: the app freed at once after the
  * open started (teardown joins the worker; the sanitizer builds find a
  * leak or a race if there is one). */
@@ -263,6 +412,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_newest_open_wins, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session_waits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_close_during_open, setup, teardown_unset),
+        cmocka_unit_test_setup_teardown(test_prompt_opens_after_the_step, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_prompt_open_fails, setup, teardown),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -102,6 +102,8 @@ typedef struct AppState {
     void (*open_then)(struct AppState *a, void *ctx, int rc);
     void *open_then_ctx;
     int open_rc;               /* the last open's outcome: 0 shown, -1 failed */
+    char open_asked[1024];     /* a path an event asked to open, for the loop
+                                  (app_open_later); "" none */
     char title[600];           /* app_title's, while a model opens */
 
     ViewHelpLine help[APP_HELP_MAX]; /* the help overlay, from the key table */
@@ -152,6 +154,16 @@ int app_save_session(AppState *a, const char *path);
  * (app_opening), the tick shows it or says why not. A newer open drops one
  * still running. */
 int app_open_path(AppState *a, const char *path);
+/* Ask for path to be opened once the event being handled is done (Enter
+ * in Ctrl+O's prompt): the open is not run inside the event's step, as
+ * the one-thread page cannot suspend an open begun there (it would freeze
+ * the page for the whole open); the window's loop takes it
+ * (app_open_asked) and opens it after the step (platform.h's
+ * PlatformLoop.asked). A newer ask replaces one not yet taken. */
+void app_open_later(AppState *a, const char *path);
+/* Take the path app_open_later asked for: 1 and the path in path (n
+ * bytes), else 0 (none, or it does not fit: the status bar says so). */
+int app_open_asked(AppState *a, char *path, size_t n);
 /* 1 while an open started by app_open_path is running. */
 int app_opening(const AppState *a);
 /* The window's title: the shown source's, and while a model opens, its

@@ -573,6 +573,25 @@ int app_open_path(AppState *a, const char *path)
     return (k ? k : &source_sentence)->open(a, path);
 }
 
+void app_open_later(AppState *a, const char *path)
+{
+    if (snprintf(a->open_asked, sizeof a->open_asked, "%s", path) >= (int)sizeof a->open_asked) {
+        app_status(a, 1, "not opened: the path is longer than %zu bytes", sizeof a->open_asked - 1);
+        a->open_asked[0] = '\0';
+    }
+}
+
+int app_open_asked(AppState *a, char *path, size_t n)
+{
+    if (!a->open_asked[0])
+        return 0;
+    int fits = snprintf(path, n, "%s", a->open_asked) < (int)n;
+    if (!fits)
+        app_status(a, 1, "not opened: the path %.200s\xE2\x80\xA6 is too long", a->open_asked);
+    a->open_asked[0] = '\0';
+    return fits;
+}
+
 int app_opening(const AppState *a)
 {
     return model_opening_busy(a->opening);

@@ -57,6 +57,15 @@ typedef struct PlatformLoop {
      * one-thread page can suspend between steps. The desktop's drops come
      * as events. */
     void (*open)(void *ctx, const char *path);
+    /* An open the events or the start asked for (the path typed into
+     * Ctrl+O's prompt, the autosave's session of what was shown): 1 and
+     * its path in path (n bytes), taken, else 0. It is never run inside
+     * the step that asked for it: the loop hands it to open after the
+     * step, the desktop at once (before its next frame: at the start
+     * before the first), the browser from a call of its own after the
+     * frame, which its one-thread page can suspend between the open's
+     * slices as it does a drop's. */
+    int (*asked)(void *ctx, char *path, size_t n);
 } PlatformLoop;
 
 /* Run the loop until loop->done: on the desktop frame, then block until an

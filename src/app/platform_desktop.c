@@ -259,10 +259,16 @@ void platform_window_title(SDL_Window *w, const char *title)
 }
 
 /* Block until an event, or wait at most as long as the frame said (an
- * autosave due): idle at 0% CPU unless something is due. */
+ * autosave due): idle at 0% CPU unless something is due. An open the
+ * events or the start asked for is opened before the next frame (the
+ * desktop's model opens on a worker thread: nothing to break up), the
+ * start's restore so before the first. */
 void platform_run_loop(const PlatformLoop *loop)
 {
+    char path[4096];
     while (!loop->done(loop->ctx)) {
+        while (loop->asked && loop->asked(loop->ctx, path, sizeof path))
+            loop->open(loop->ctx, path);
         int wait_ms = loop->frame(loop->ctx);
         SDL_Event e;
         int got = wait_ms < 0 ? SDL_WaitEvent(&e) : SDL_WaitEventTimeout(&e, wait_ms);

@@ -192,6 +192,45 @@ void platform_window_title(SDL_Window *w, const char *title)
  * after platform_run_loop has returned to it. */
 static PlatformLoop web_loop;
 
+/* An open waiting for a call of its own (open_soon): since when (ms,
+ * emscripten_get_now; 0 none). The status bar's note from the page waits
+ * for it too (platform_note): the open's own message (the start's
+ * restore that failed) would hide it. */
+static double web_open_since;
+
+/* path opened by a call of its own, as a drop is: platform_web_dropped
+ * called from a fresh browser task, with nothing of the program on the
+ * stack below it, so that the one-thread page can suspend the open
+ * between its slices (bg_breathe), which it cannot inside the main loop's
+ * step (the browser calls that; ASYNCIFY cannot suspend it) nor while
+ * something else is suspended (it keeps one stack). After a timer when
+ * nothing is suspended, else after the next animation frame (and again
+ * while it is: platform_web_dropped calls this again). One waits at a
+ * time: a newer one replaces it, as a newer open replaces an older
+ * (Module.attnvizAsked: {path, due}; due while a call is on its way). */
+static void open_soon(const char *path)
+{
+    if (!web_open_since)
+        web_open_since = emscripten_get_now();
+    EM_ASM({
+        var q = Module.attnvizAsked || (Module.attnvizAsked = {path: null, due: false});
+        q.path = UTF8ToString($0);
+        if (q.due) return;
+        q.due = true;
+        var go = function() {
+            q.due = false;
+            var p = q.path;
+            q.path = null;
+            if (p !== null) ccall("platform_web_dropped", null, ["string"], [p]);
+        };
+        var s = Module.attnvizBg;
+        if (s && (s.breathing || (typeof Asyncify === "object" && Asyncify.currData)))
+            requestAnimationFrame(function() { setTimeout(go, 0); });
+        else
+            setTimeout(go, 0);
+    }, path);
+}
+
 /* The queued events, then a frame (drawn only if something changed, as on
  * the desktop). frame's wait is the browser's: the next animation frame
  * comes anyway, and an autosave due is seen by app_tick then. The loop's
@@ -215,6 +254,9 @@ static void step_run(int animation)
         EM_ASM({ document.title = "attnviz (closed)"; });
         return;
     }
+    char asked[4096];
+    if (web_loop.asked && web_loop.asked(web_loop.ctx, asked, sizeof asked))
+        open_soon(asked); /* after this step (a note the frame would show waits for it) */
     double t1 = emscripten_get_now();
     web_loop.frame(web_loop.ctx);
     title_flush();
@@ -369,40 +411,64 @@ EMSCRIPTEN_KEEPALIVE void platform_web_note(const char *text)
 
 int platform_note(char *out, size_t n)
 {
-    if (!web_note[0])
+    if (!web_note[0] || web_open_since) /* after the open waiting (open_soon) */
         return 0;
     snprintf(out, n, "%s", web_note);
     web_note[0] = '\0';
     return 1;
 }
 
+/* How long an open waits for a model's run that is suspended (its
+ * worker's slice, bg_stale) to end before it opens in one call, as it
+ * did before it waited (the run dropped if the open closes its model): a
+ * run resumes after the next animation frame, and a forward of the
+ * shipped models ends within a few; a browser that holds the page's
+ * messages back must not hold the open back for ever. */
+#define RUN_WAIT_MS 1000.0
+
+/* What keeps an open from being suspended now (asyncify keeps one
+ * suspended stack; the one-thread page's, background_single.c): 1 an
+ * open suspended (web_open_suspended), 2 a model's run suspended, 0
+ * nothing (always on the threaded page, which has no ASYNCIFY). */
+static int web_suspended(void)
+{
+    if (web_open_suspended())
+        return 1;
+    return EM_ASM_INT({ return typeof Asyncify === "object" && Asyncify.currData ? 2 : 0; });
+}
+
 /* A file or folder dropped on the page, already copied into the page's
- * memory at path by tools/web/pre.js: opened as the desktop opens a
- * dropped path (app_open_path, the status bar saying what opened or why
- * not), at once, after the events queued before it. Opened from here
- * (PlatformLoop.open), with this function at the bottom of the stack and
- * Module.attnvizOpening set, the one-thread page can suspend the open
- * between its steps (bg_breathe; web.mk's ASYNCIFY list names the
- * functions from here to there), which it cannot from the main loop's
- * step. While another open is suspended the drop waits in SDL's queue
- * (SDL_DROPFILE) for the main loop. SDL's browser backend has no drop of
- * its own. */
+ * memory at path by tools/web/pre.js, or an open the loop was asked for
+ * (open_soon): opened as the desktop opens a dropped path (app_open_path,
+ * the status bar saying what opened or why not), at once, after the
+ * events queued before it. Opened from here (PlatformLoop.open), with
+ * this function at the bottom of the stack and Module.attnvizOpening set,
+ * the one-thread page can suspend the open between its steps
+ * (bg_breathe; web.mk's ASYNCIFY list names the functions from here to
+ * there), which it cannot from the main loop's step. While something
+ * else is suspended (another open, a model's run) the path waits for a
+ * call of its own (open_soon), at most RUN_WAIT_MS for a run. SDL's
+ * browser backend has no drop of its own. */
 EMSCRIPTEN_KEEPALIVE void platform_web_dropped(const char *path)
 {
-    if (web_loop.open && !web_open_suspended() && !web_loop.done(web_loop.ctx)) {
-        if (SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT))
-            step_now();
-        EM_ASM({ Module.attnvizOpening = true; });
-        web_loop.open(web_loop.ctx, path);
-        EM_ASM({ Module.attnvizOpening = false; });
+    if (web_loop.done && web_loop.done(web_loop.ctx))
+        return;
+    int busy = web_loop.open ? web_suspended() : 1;
+    if (busy == 2 && web_open_since && emscripten_get_now() - web_open_since >= RUN_WAIT_MS)
+        busy = 0;
+    if (busy) {
+        open_soon(path);
         return;
     }
-    SDL_Event e;
-    SDL_zero(e);
-    e.type = SDL_DROPFILE;
-    e.drop.file = SDL_strdup(path);
-    if (e.drop.file && SDL_PushEvent(&e) != 1)
-        SDL_free(e.drop.file);
+    if (SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT))
+        step_now();
+    /* this one is the newest: one still waiting (asked before it, also by
+     * the events just handled) is dropped, as a newer open drops an older */
+    web_open_since = 0;
+    EM_ASM({ if (Module.attnvizAsked) Module.attnvizAsked.path = null; });
+    EM_ASM({ Module.attnvizOpening = true; });
+    web_loop.open(web_loop.ctx, path);
+    EM_ASM({ Module.attnvizOpening = false; });
 }
 
 /* A character typed that SDL's page backend cannot make text of (beyond

@@ -185,8 +185,8 @@ static void finish_prompt(AppState *a)
     a->vs.prompt = NULL;
     a->vs.sentence_focus = 0;
     a->dirty = 1;
-    if (p == PROMPT_OPEN)
-        app_open_path(a, a->prompt_buf);
+    if (p == PROMPT_OPEN) /* after this event's step, by the loop (app_open_later) */
+        app_open_later(a, a->prompt_buf);
     else if (p == PROMPT_SAVE && app_save_session(a, a->prompt_buf) == 0)
         snprintf(a->session_path, sizeof a->session_path, "%s", a->prompt_buf);
 }

@@ -153,6 +153,10 @@ typedef struct Loop {
     SDL_Renderer *r;
     char *shown_title;
     int fullscreen;
+    /* the autosave's session of what was shown (shown.json), restored at
+     * the start through the loop (autosave_setup): RESTORE_DUE until the
+     * loop asks, RESTORE_ASKED until its open comes (loop_open) */
+    enum { RESTORE_NONE, RESTORE_DUE, RESTORE_ASKED } restore;
 } Loop;
 
 /* app_tick, and the frame drawn when something changed; returns how long
@@ -245,27 +249,63 @@ static void loop_suspend(void *ctx)
     app_autosave(((Loop *)ctx)->a, 1);
 }
 
-/* A path dropped, opened outside the event queue (PlatformLoop.open): as
- * the queue's SDL_DROPFILE would be; redrawn at the next frame. */
+/* The autosave's session of what was shown opened over the sentence
+ * (app_restore_shown: waited for, its message in the status bar), the
+ * command line's flags over it. */
+static void restore_shown(AppState *a)
+{
+    if (app_restore_shown(a) == 0)
+        maps_session_flags(a, a->opt); /* flags given now win */
+}
+
+/* A path opened outside the event queue (PlatformLoop.open): a drop, or
+ * what loop_asked handed over; a drop's as the queue's SDL_DROPFILE would
+ * be. The restore's token is the autosave's path (loop_asked): any other
+ * open coming first (a drop) drops the restore, as a newer open drops an
+ * older. Redrawn at the next frame. */
 static void loop_open(void *ctx, const char *path)
 {
     Loop *l = ctx;
+    AppState *a = l->a;
+    int dirty = a->dirty;
+    if (l->restore == RESTORE_ASKED && strcmp(path, a->autosave_path) == 0) {
+        l->restore = RESTORE_NONE;
+        restore_shown(a);
+        a->dirty = 1;
+        return;
+    }
+    l->restore = RESTORE_NONE;
     SDL_Event e;
     SDL_zero(e);
     e.type = SDL_DROPFILE;
     e.drop.file = (char *)path; /* borrowed: app_handle_event only reads it */
-    int dirty = l->a->dirty;
-    l->a->dirty = app_handle_event(l->a, &e) || dirty;
+    a->dirty = app_handle_event(a, &e) || dirty;
+}
+
+/* The open asked for (PlatformLoop.asked): the start's restore first,
+ * then the path an event left (app_open_later: Ctrl+O's prompt). */
+static int loop_asked(void *ctx, char *path, size_t n)
+{
+    Loop *l = ctx;
+    AppState *a = l->a;
+    if (l->restore == RESTORE_DUE && strlen(a->autosave_path) < n) {
+        l->restore = RESTORE_ASKED;
+        memcpy(path, a->autosave_path, strlen(a->autosave_path) + 1);
+        return 1;
+    }
+    return app_open_asked(a, path, n);
 }
 
 /* Until the user quits: the platform's loop (platform_run_loop) runs
- * loop_frame and loop_events. */
-static void run_loop(AppState *a, SDL_Window *win, SDL_Renderer *r)
+ * loop_frame and loop_events, and the opens they ask for (loop_asked);
+ * restore: the autosave's session of what was shown is to be opened. */
+static void run_loop(AppState *a, SDL_Window *win, SDL_Renderer *r, int restore)
 {
-    Loop l = {a, win, r, NULL, 0};
+    Loop l = {a, win, r, NULL, 0, restore ? RESTORE_DUE : RESTORE_NONE};
     a->autosave_at = SDL_GetTicks();
     a->dirty = 1;
-    platform_run_loop(&(PlatformLoop){&l, loop_frame, loop_events, loop_done, loop_suspend, loop_open});
+    platform_run_loop(
+        &(PlatformLoop){&l, loop_frame, loop_events, loop_done, loop_suspend, loop_open, loop_asked});
     free(l.shown_title);
 }
 
@@ -300,19 +340,22 @@ static void autosave_sentence(AppState *a, const Options *o)
 /* The autosave file in SDL's per-user folder; restore it at start (the
  * sentence's state, then what was shown over it: a model, an attention
  * file) unless the command line named a sentence, a file, a model or a
- * session (restore 0), or --fresh. */
-static void autosave_setup(AppState *a, const Options *o, const SessionView *sv, int restore)
+ * session (restore 0), or --fresh. The sentence's state is restored here;
+ * what was shown over it by the loop (1 returned: run_loop's restore),
+ * which opens it before the desktop's first frame and after the page's,
+ * a model then opened on the one-thread page in slices between frames
+ * (platform.h's PlatformLoop.asked). */
+static int autosave_setup(AppState *a, const Options *o, const SessionView *sv, int restore)
 {
     char *dir = SDL_GetPrefPath("attnviz", "attnviz");
     if (!dir)
-        return;
+        return 0;
     snprintf(a->autosave_path, sizeof a->autosave_path, "%sautosave.json", dir);
     SDL_free(dir);
     if (!restore || sv || o->fresh || o->sentence || o->sentence_file || o->session)
-        return;
+        return 0;
     autosave_sentence(a, o);
-    if (app_restore_shown(a) == 0)
-        maps_session_flags(a, o); /* flags given now win */
+    return 1;
 }
 
 int app_run(const Options *o, void *sentence, const SourceKind *kind, void *opened, AttnErr *err)
@@ -386,7 +429,7 @@ int app_run(const Options *o, void *sentence, const SourceKind *kind, void *open
             maps_probe_run(a, o->probe_n, o->has_seed ? o->seed : 0);
     }
     /* written whatever is shown; restored when the command line named nothing */
-    autosave_setup(a, o, sv, !kind && !o->window_session);
+    int restore = autosave_setup(a, o, sv, !kind && !o->window_session);
     if (o->window_session) { /* a session of a model or an attention file: as Ctrl+O opens it, but
                                 waited for (a failure ends the start, the flags apply over it) */
         if (app_open_path(a, o->window_session) < 0 || app_open_wait(a) < 0) {
@@ -404,7 +447,7 @@ int app_run(const Options *o, void *sentence, const SourceKind *kind, void *open
         goto cleanup;
     }
     update_dpi(a, win, r);
-    run_loop(a, win, r);
+    run_loop(a, win, r, restore);
     app_autosave(a, 1);
 cleanup:
     if (kind && !taken)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attnviz/background.h"
 #include "attnviz/gguf.h"
 #include "attnviz/io.h"
 #include "attnviz/quant.h"
@@ -453,6 +454,7 @@ static int convert_all(const Bind *b, Slot *s, int n)
                 tensor_to_f32(at, s[i].t);
             *s[i].dst = at;
             at += s[i].t->count;
+            bg_breathe(); /* a model of 160 layers converts 126 MB: the one-thread page draws between */
         }
     }
     free(row);

@@ -35,10 +35,16 @@
 
 static Uint32 clock_ms = 10000; /* event timestamps, a second apart */
 
+/* An event handed over, then the open it asked for (Enter in Ctrl+O's
+ * prompt) opened as the window's loop opens it after the event
+ * (PlatformLoop.asked): waited for. */
 static void hand_over(AppState *a, SDL_Event *e)
 {
+    char path[4096];
     e->common.timestamp = clock_ms += 1000;
     app_handle_event(a, e);
+    if (app_open_asked(a, path, sizeof path) && app_open_path(a, path) == 0)
+        app_open_wait(a);
 }
 
 static void press(AppState *a, SDL_Keycode sym, Uint16 mod)

@@ -20,7 +20,14 @@
 // session of a dropped model folder kept with Ctrl+S, the page reloaded:
 // the start and Ctrl+O's list say to drop the folder again (the list marks
 // the session, the status bar names the folder), and once it is dropped
-// again the session opens with it, as the native program opens it.
+// again the session opens with it, as the native program opens it. Then
+// three opens of a model 160 layers deep, each timed (the frames must keep
+// coming: its open broken into slices) and its frame compared: a path
+// typed into Ctrl+O's prompt (once opened inside the main loop's step, in
+// one call), the page reloaded with the autosave of that state (once
+// restored in main, before the first frame), and a session dropped while
+// the model's run is suspended (once opened in one call: asyncify keeps
+// one suspended stack).
 //
 // usage (from the clone): node tests/web/single_test.mjs OUTDIR
 // env: ATTNVIZ_CHROMIUM (default /usr/bin/chromium), ATTNVIZ_NATIVE_FRAME
@@ -621,6 +628,170 @@ try {
     check(!bad, `the nano-sort steps repeated ${REPEAT} times: ${REPEAT - bad} with every frame the native one ` +
           `(${((Date.now() - t0) / 1000).toFixed(0)} s)`);
   }
+
+  // An open typed into Ctrl+O's prompt, and the start's restore of the
+  // autosave, each of a model OPEN_DEPTH layers deep, timed as the drop's
+  // above: neither may run inside the main loop's step (ASYNCIFY cannot
+  // suspend it: the page froze for the whole open), both must be broken
+  // into slices between frames as a drop's open is. The model and the
+  // session are written under /libsdl (SDL's per-user folder, which the
+  // page keeps in IndexedDB), so that the reload finds them.
+  const PROMPT_TEXT = 'Friends, Romans, countrymen, lend me your ears';
+  const promptSession = m => JSON.stringify({attention_file: m, layer: 1, head: 2, text: PROMPT_TEXT});
+  const nativePromptSession = path.join(OUT, 'open/prompt-session.json');
+  fs.writeFileSync(nativePromptSession, promptSession(path.join(OUT, 'open/deep')));
+  await page.evaluate((deepenSrc, depth, text) => {
+    const deepenIn = new Function(`return (${deepenSrc})`)();
+    const src = '/attnviz/models/shakespeare-tiny/', dst = '/libsdl/test-deep/';
+    const d = deepenIn(FS.readFile(src + 'model.safetensors'), FS.readFile(src + 'config.json', {encoding: 'utf8'}), depth);
+    FS.mkdirTree(dst);
+    FS.writeFile(dst + 'model.safetensors', d.st);
+    FS.writeFile(dst + 'config.json', d.config);
+    for (const f of ['vocab.json', 'merges.txt'])
+      FS.writeFile(dst + f, FS.readFile(src + f));
+    FS.writeFile('/libsdl/prompt-session.json', text);
+  }, deepen.toString(), OPEN_DEPTH, promptSession('/libsdl/test-deep'));
+  // Ctrl+O's prompt: the page's Ctrl+O opens the browser's picker or its
+  // list of kept sessions (pre.js takes the key before SDL), so its
+  // listener is taken off for the prompt and put back after
+  await page.evaluate(() => window.removeEventListener('keydown', attnvizKey, true));
+  await page.keyboard.down('Control');
+  await page.keyboard.press('KeyO');
+  await page.keyboard.up('Control');
+  await steps(page, 2);
+  for (const c of '/libsdl/prompt-session.json') // "/" and "-" by their keys: type() gives the keypad's, no text here
+    await (c === '/' ? page.keyboard.press('Slash') : c === '-' ? page.keyboard.press('Minus') : page.keyboard.type(c));
+  await steps(page, 2);
+  await page.evaluate(() => {
+    const t = window.promptTiming = {frames: [], rec: true, asked: 0, opensBefore: Module.attnvizBg.opens.length};
+    const tick = ms => { t.frames.push(ms); if (t.rec) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+    window.addEventListener('keydown', e => { if (e.key === 'Enter' && !t.asked) t.asked = performance.now(); },
+                            {capture: true, once: true});
+    Module.attnvizTimes = [];
+  });
+  await page.keyboard.press('Enter');
+  const typedOpen = await page.evaluate(async title => {
+    const t = window.promptTiming;
+    for (const end = performance.now() + 60000; !document.title.includes(title) && performance.now() < end;)
+      await new Promise(res => requestAnimationFrame(res));
+    const shown = performance.now();
+    for (let k = 0; k < 3; k++) await new Promise(res => requestAnimationFrame(res)); // the model's first frames
+    t.rec = false;
+    const times = Module.attnvizTimes;
+    Module.attnvizTimes = null;
+    window.addEventListener('keydown', attnvizKey, true);
+    return {frames: t.frames, dropped: t.asked, shown, opens: Module.attnvizBg.opens.slice(t.opensBefore),
+            longestFrame: Math.max(0, ...times.map(x => x[3])), longestEvents: Math.max(0, ...times.map(x => x[2]))};
+  }, PROMPT_TEXT);
+  const pg = longestGap(typedOpen);
+  if (process.env.ATTNVIZ_TEST_DEBUG)
+    console.log('frames after Enter (ms):', typedOpen.frames.map(t => (t - typedOpen.dropped).toFixed(1)).join(' '),
+                'breaks:', JSON.stringify(typedOpen.opens.map(o => [o.start - typedOpen.dropped, o.end - typedOpen.dropped, o.yields])));
+  const pbrk = typedOpen.opens.length ? typedOpen.opens[typedOpen.opens.length - 1] : null;
+  console.log(`typed into Ctrl+O's prompt, opening ${OPEN_DEPTH} layers: ${pg.ms.toFixed(1)} ms from Enter to the ` +
+              `title, ${pg.n} frames, longest gap ${pg.gap.toFixed(1)} ms; ` +
+              `${pbrk ? `${pbrk.yields} breaks in ${(pbrk.end - pbrk.start).toFixed(1)} ms` : 'no breaks'}; ` +
+              `the longest step: events ${typedOpen.longestEvents.toFixed(1)} ms, frame ${typedOpen.longestFrame.toFixed(1)} ms`);
+  check(pbrk && pbrk.yields >= 1, `the prompt's open gave the thread back (${pbrk ? pbrk.yields : 0} breaks: bg_breathe)`);
+  check(pg.gap <= MAX_OPEN_GAP && pg.n >= 2,
+        `a model ${OPEN_DEPTH} layers deep opened from Ctrl+O's prompt: frames kept coming (${pg.n} frames in ` +
+        `${pg.ms.toFixed(1)} ms, longest gap ${pg.gap.toFixed(1)} ms, at most ${MAX_OPEN_GAP})`);
+  const nPrompt = nativeFrame(path.join(OUT, 'native-prompt.png'), `open:${nativeKept}`, 'key:Ctrl+O',
+                              `text:${nativePromptSession}`, 'key:Return');
+  r = compare(await until(page, nPrompt, path.join(OUT, 'page-prompt.png')), nPrompt);
+  check(same(r) && !same(compare(nPrompt, nReopened)), `and its frame is the native one (${fmt(r)})`);
+
+  // the autosave of that state stored, the page reloaded: the first frame
+  // (the sentence) comes before the model is shown, and frames keep
+  // coming while the restore opens it; then the model view is the
+  // native one of the same session (the status bar aside: it says
+  // "restored")
+  check(await page.evaluate(() => attnvizSuspend()) === true, 'the autosave of the deep model was stored');
+  await page.evaluateOnNewDocument(() => { // every animation frame's time from the page's start
+    window.loadFrames = [];
+    const tick = t => { window.loadFrames.push(t); requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+  });
+  await page.reload();
+  await page.waitForFunction(t => typeof Module === 'object' && Module.attnvizSteps > 0 && document.title.includes(t),
+                             {timeout: TIMEOUT}, PROMPT_TEXT);
+  const above = img => ({width: img.width, height: img.height - 28, rgb: img.rgb.subarray(0, 3 * img.width * (img.height - 28))});
+  let restoredDeep = null;
+  for (const end = Date.now() + TIMEOUT; Date.now() < end;) {
+    await steps(page, 2);
+    restoredDeep = await canvasPixels(page, path.join(OUT, 'page-restored-deep.png'));
+    if (same(compare(above(restoredDeep), above(nPrompt)))) break;
+  }
+  const restore = await page.evaluate(() => ({first: Module.attnvizFirstFrame, frames: window.loadFrames.slice(),
+                                              opens: Module.attnvizBg ? Module.attnvizBg.opens.slice() : []}));
+  const ro = restore.opens.length ? restore.opens[0] : null;
+  const rg = ro ? longestGap({frames: restore.frames, dropped: restore.first, shown: ro.end}) : {gap: Infinity, n: 0, ms: 0};
+  console.log(`reloaded with the autosave of ${OPEN_DEPTH} layers: first frame at ${restore.first.toFixed(1)} ms, ` +
+              (ro ? `the restore's open ${ro.start.toFixed(1)}–${ro.end.toFixed(1)} ms with ${ro.yields} breaks, ` +
+                    `${rg.n} frames in it, longest gap ${rg.gap.toFixed(1)} ms` : 'the restore never broke up'));
+  check(ro && ro.start >= restore.first && ro.yields >= 1,
+        `reloaded: the first frame came before the restore opened the model (${ro ? `${ro.yields} breaks` : 'no breaks'})`);
+  check(rg.gap <= MAX_OPEN_GAP && rg.n >= 2,
+        `and frames kept coming while it opened (${rg.n} frames in ${rg.ms.toFixed(1)} ms, longest gap ` +
+        `${rg.gap.toFixed(1)} ms, at most ${MAX_OPEN_GAP})`);
+  r = compare(above(restoredDeep), above(nPrompt));
+  check(same(r), `then the restored model view is the native one above the status bar (${fmt(r)})`);
+
+  // a drop while the model's run is suspended (asyncify keeps one
+  // suspended stack: the open could not break up, and ran in one call):
+  // "Z" before the text starts a forward of the OPEN_DEPTH layers; at its
+  // first yield a session of the same model on OPEN_TEXT is dropped. The
+  // open must wait for the run to end, then break up as any drop's.
+  await page.keyboard.press('Slash');
+  await steps(page, 2);
+  await page.keyboard.press('Home');
+  await page.evaluate(() => {
+    const s = Module.attnvizBg, port = s.ch.port2, post = port.postMessage;
+    const t = window.runDrop = {frames: [], rec: true, dropped: 0, suspended: null, opensBefore: s.opens.length};
+    const tick = ms => { t.frames.push(ms); if (t.rec) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+    port.postMessage = function(m) { // the run's first yield: the drop once it has given the thread back
+      if (s.wake && !t.dropped) {
+        port.postMessage = post;
+        t.dropped = -1;
+        queueMicrotask(() => {
+          t.dropped = performance.now();
+          t.suspended = !!Asyncify.currData;
+          ccall('platform_web_dropped', null, ['string'], ['/libsdl/run-drop.json']);
+        });
+      }
+      return post.call(this, m);
+    };
+  });
+  await page.evaluate(text => FS.writeFile('/libsdl/run-drop.json', text), openSession('/libsdl/test-deep'));
+  await page.keyboard.type('Z');
+  await page.keyboard.press('Escape');
+  const runDrop = await page.evaluate(async title => {
+    const t = window.runDrop;
+    for (const end = performance.now() + 60000; !(t.dropped > 0 && document.title.includes(title)) &&
+         performance.now() < end;)
+      await new Promise(res => requestAnimationFrame(res));
+    t.rec = false;
+    return {frames: t.frames, dropped: t.dropped, shown: performance.now(), suspended: t.suspended,
+            opens: Module.attnvizBg.opens.slice(t.opensBefore)};
+  }, OPEN_TEXT);
+  const dg = longestGap(runDrop);
+  const dbrk = runDrop.opens.length ? runDrop.opens[runDrop.opens.length - 1] : null;
+  console.log(`dropped while a run of ${OPEN_DEPTH} layers was suspended (${runDrop.suspended}): ${dg.ms.toFixed(1)} ms ` +
+              `to the title, ${dg.n} frames, longest gap ${dg.gap.toFixed(1)} ms; ` +
+              `${dbrk ? `${dbrk.yields} breaks in ${(dbrk.end - dbrk.start).toFixed(1)} ms` : 'no breaks'}`);
+  check(runDrop.suspended === true && dbrk && dbrk.yields >= 1 && dbrk.start >= runDrop.dropped,
+        `a drop while a run was suspended: its open waited, then gave the thread back (${dbrk ? dbrk.yields : 0} breaks)`);
+  check(dg.gap <= MAX_OPEN_GAP && dg.n >= 2,
+        `and frames kept coming (${dg.n} frames in ${dg.ms.toFixed(1)} ms, longest gap ${dg.gap.toFixed(1)} ms, ` +
+        `at most ${MAX_OPEN_GAP})`);
+  const nRunDrop = nativeFrame(path.join(OUT, 'native-run-drop.png'), `open:${nativeKept}`, 'key:Ctrl+O',
+                               `text:${nativePromptSession}`, 'key:Return', 'key:/',
+                               'key:Home', 'text:Z', 'key:Escape', `open:${nativeOpenSession}`);
+  r = compare(above(await until(page, nRunDrop, path.join(OUT, 'page-run-drop.png'))), above(nRunDrop));
+  check(same(r) && !same(compare(above(nRunDrop), above(nPrompt))),
+        `and its frame is the native one above the status bar (${fmt(r)})`);
 } finally {
   await browser.close();
   srv.kill();

@@ -223,10 +223,14 @@ WEB_ST_RUN_ASYNC := bg_single_pump,bg_stale,run*,hook_cancel,watch_cancel,lm_for
 # of its read and the layers of a model's first forward):
 # platform_web_dropped, which pre.js calls, opens the path through the
 # window's loop_open (app_open_path): a model folder or GGUF file, an
-# attention file, or a session naming one
+# attention file, or a session naming one; the same entry opens what the
+# loop was asked to (Ctrl+O's prompt, the start's restore of shown.json:
+# restore_shown, app_restore_shown)
 WEB_ST_OPEN_ASYNC := platform_web_dropped,loop_open,app_handle_event,app_open_path,file_open,maps_session_open,\
+                     restore_shown,app_restore_shown,\
                      open_attention,import_open,import_open_group,attn_file_open_tensor,\
                      lmsrc_open,model_open_window,model_open_path,lm_open,lm_open_gguf,model_file_open,model_file_open_gguf,\
+                     model_file_bind,convert_all,\
                      st_folder_open,open_index,add_shard,io_map_file,io_map_fd,\
                      model_compute_text,model_compute_ids,compute_breathe,bg_breathe
 WEB_ST_ASYNC  := $(WEB_ST_RUN_ASYNC),$(WEB_ST_OPEN_ASYNC)
