@@ -69,8 +69,8 @@ const OPEN_TEXT = "Now is the winter of our discontent made glorious summer by t
 // one gap of the whole open. With the copy in slices (pre.js), the copy
 // holds the page for no long task any more (each 8 MB write 4-22 ms; the
 // one-go copy was two tasks of 53-63 ms), but at load 5-8 a second without
-// any drop already had gaps of 50-150 ms, and whole opens 50-267 ms
-// (tests/web/drop_gap.mjs, 12 runs): the gaps left are the busy machine's,
+// any drop already had gaps of 17-150 ms, and whole opens 50-250 ms
+// (tests/web/drop_gap.mjs, 6 runs; page_test 150): the gaps left are the busy machine's,
 // so the bound stays; the copy's own slices are bounded by MAX_SLICE_WRITE
 const MAX_OPEN_GAP = 250;
 // pre.js's copy of a dropped file into the page's memory: the slice it
