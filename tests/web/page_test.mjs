@@ -751,6 +751,11 @@ try {
     const page3 = await ctx3.newPage();
     await page3.setViewport({width: W, height: H, deviceScaleFactor: 1});
     page3.on('pageerror', e => console.log('page error:', e.message));
+    // emscripten's warning when the browser's main thread waits on a
+    // pthread (once a page: warnOnce); the open and the close of the deep
+    // model below (bg_destroy of an idle worker) must not wait
+    let blocked = 0;
+    page3.on('console', m => { if (/Blocking on the main thread/.test(m.text())) blocked++; });
     await page3.goto(url);
     await page3.waitForFunction(() => typeof Module === 'object' && Module.attnvizSteps > 0, {timeout: TIMEOUT});
     await steps(page3, 2);
@@ -871,6 +876,9 @@ try {
     check(row.title.includes('CBABBC') && row.opened.length === 1 && /\/nano\.json$/.test(row.opened[0]) && !row.status,
           `and the second is what the page shows, the first never opened (opened ${JSON.stringify(row.opened)}, ` +
           `title "${row.title}", status line "${row.status}")`);
+    await steps(page3, 4);
+    check(blocked === 0, `opening the deep model and closing it for the next drop never blocked the page's main thread ` +
+                         `(emscripten's "Blocking on the main thread" warnings: ${blocked})`);
     await ctx3.close();
   }
 } finally {
