@@ -25,6 +25,11 @@
 // page's animation frames are timed from the drop until the model is shown
 // (the title is the session's text without "opening"), the longest gap
 // must stay under MAX_OPEN_GAP, and the frame must then be the native one.
+// The drop's copy into the page's memory (pre.js) must go in 8 MB slices,
+// none written longer than MAX_SLICE_WRITE, its progress on the page's
+// status line; of two drops in a row the first must stop and be removed and
+// only the second open; and the page must never have warned "Blocking on
+// the main thread" (the close of the deep model's source included).
 //
 // usage (from the clone): node tests/web/page_test.mjs [--single] OUTDIR
 // --single: the same checks on the one-thread page (build/web served by
