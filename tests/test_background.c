@@ -1,7 +1,8 @@
 /* Tests for background work (src/core/background.c) on a real thread, and
  * its wake-up through an SDL user event (src/app/wake.c): the newest
  * request wins, a stale run stops between steps, partial results come in
- * order and only through bg_take, destroy stops a busy worker, every
+ * order and only through bg_take, destroy stops a busy worker and leaves
+ * an idle one to end by itself, every
  * request and result is freed once. No test sleeps for a fixed time: each
  * waits for a condition, with a generous limit. */
 #include <stdarg.h>
@@ -70,17 +71,43 @@ static void ctx_free(Ctx *c)
 }
 
 static Ctx *the_ctx; /* for the free functions: one test at a time */
+static pthread_t test_thread; /* main's: the thread that calls bg_* */
+static atomic_int freed_elsewhere; /* free functions run on another thread */
+
+static void note_thread(void)
+{
+    if (!pthread_equal(pthread_self(), test_thread))
+        atomic_fetch_add(&freed_elsewhere, 1);
+}
 
 static void free_req(void *p)
 {
+    note_thread();
     atomic_fetch_add(&the_ctx->reqs_freed, 1);
     free(p);
 }
 
 static void free_res(void *p)
 {
+    note_thread();
     atomic_fetch_add(&the_ctx->results_freed, 1);
     free(p);
+}
+
+/* Wait until *count >= at_least, at most LIMIT_MS (the free functions
+ * cannot signal c->cv: they may run under a test's c->mu); 1 if it did. */
+static int wait_atomic(atomic_int *count, int at_least)
+{
+    struct timespec t0, now, ms = {0, 1000000};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        if (atomic_load(count) >= at_least)
+            return 1;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 > LIMIT_MS)
+            return 0;
+        nanosleep(&ms, NULL);
+    }
 }
 
 static Req *req_new(int value, int steps, int post_each, int gate_at)
@@ -391,6 +418,38 @@ static void test_destroy_while_busy(void **state)
     ctx_free(c);
 }
 
+/* An idle worker (its run returned, its result not taken) is not waited
+ * for: bg_destroy returns at once, and the worker frees the untaken result
+ * (and the Background) itself as it ends, on its own thread, calling
+ * neither run nor notify again; the closing thread is never blocked, which
+ * on the threaded page is the browser's main thread. */
+static void test_destroy_idle_not_waited(void **state)
+{
+    (void)state;
+    Ctx *c = the_ctx = ctx_new();
+    for (int round = 0; round < 20; round++) {
+        atomic_store(&freed_elsewhere, 0);
+        atomic_store(&c->results_freed, 0);
+        atomic_store(&c->reqs_freed, 0);
+        c->notified = c->runs = 0;
+        Background *b = bg_create(run, c, notify, c);
+        assert_non_null(b);
+        bg_submit(b, req_new(7, 3, 0, -1), free_req);
+        pthread_mutex_lock(&c->mu);
+        assert_true(wait_flag(c, &c->notified));
+        pthread_mutex_unlock(&c->mu);
+        assert_true(wait_atomic(&c->reqs_freed, 1)); /* run has returned: the worker is idle */
+        bg_destroy(b);
+        assert_true(wait_atomic(&c->results_freed, 1));
+        assert_int_equal(atomic_load(&freed_elsewhere), 2); /* the request after its run, the result now */
+        pthread_mutex_lock(&c->mu);
+        assert_int_equal(c->runs, 1);
+        assert_int_equal(c->notified, 1);
+        pthread_mutex_unlock(&c->mu);
+    }
+    ctx_free(c);
+}
+
 /* The window's notify: one SDL user event wakes SDL_WaitEventTimeout, and
  * bg_take then gives the result; while one waits in the queue no second is
  * pushed, and after app_wake_is the next result pushes again. */
@@ -442,7 +501,9 @@ int main(void)
         cmocka_unit_test(test_partial_results_in_order),
         cmocka_unit_test(test_results_only_through_take),
         cmocka_unit_test(test_destroy_while_busy),
+        cmocka_unit_test(test_destroy_idle_not_waited),
         cmocka_unit_test(test_sdl_wake_event),
     };
+    test_thread = pthread_self();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,8 @@
  *                           at the end, or one per step), then notify runs
  *   bg_take(b, &res)        on the UI thread, when notified: the newest
  *                           result of the newest request, if any
- *   bg_destroy(b)           stops the run at its next bg_stale, joins
+ *   bg_destroy(b)           stops the run at its next bg_stale and waits
+ *                           for it; an idle worker is not waited for
  *   bg_breathe()            on the UI thread, between steps of long work
  *                           done there (a model's open): the one-thread
  *                           page draws meanwhile; elsewhere nothing
@@ -62,8 +63,12 @@ typedef struct BgResult {
 /* Start the worker. notify may be NULL (the UI polls bg_take). NULL when
  * memory or a thread cannot be had. */
 Background *bg_create(BgRun run, void *run_ctx, BgNotify notify, void *notify_ctx);
-/* Stop the run in progress at its next bg_stale, join the thread, free
- * the waiting request and the untaken result. NULL: nothing. */
+/* Stop the run in progress at its next bg_stale and join the thread (run
+ * borrows run_ctx: the caller may free it once this returns), then free
+ * the waiting request and the untaken result. A worker not inside run is
+ * not waited for (a join blocks the threaded page's main thread): it is
+ * detached, and frees those and the Background itself as it ends, without
+ * calling run or notify again. NULL: nothing. */
 void bg_destroy(Background *b);
 
 /* Queue request, replacing (and freeing) the waiting one and the untaken

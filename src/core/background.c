@@ -1,6 +1,13 @@
 /* Background work (background.h): one worker thread, one request slot and
  * one result slot under a mutex, and the newest request's generation in an
- * atomic that the run function reads between steps without the lock. */
+ * atomic that the run function reads between steps without the lock.
+ *
+ * bg_destroy waits for the worker only while it is inside run (which
+ * borrows the caller's run_ctx, freed after bg_destroy returns). An idle
+ * worker is detached instead and frees the Background itself on its way
+ * out: on the threaded page a join on the browser's main thread blocks it
+ * ("Blocking on the main thread"), and closing a model source or a page's
+ * opener finds its worker idle nearly always. */
 #include "attnviz/background.h"
 
 #include <pthread.h>
@@ -21,6 +28,8 @@ struct Background {
     pthread_t thread;
     atomic_ulong gen;  /* the newest request's; written under mu */
     atomic_int quit;   /* bg_destroy; written under mu */
+    int running;       /* under mu: the worker is inside run */
+    int orphan;        /* under mu: bg_destroy detached the worker, which frees b */
     pthread_mutex_t mu;
     pthread_cond_t cv; /* a request or quit for the worker */
     /* under mu */
@@ -37,6 +46,20 @@ static void free_result(BgResult *r)
         r->free_data(r->data);
 }
 
+static void free_result(BgResult *r);
+
+/* b's slots, its lock and itself, once no thread uses it any more. */
+static void bg_free(Background *b)
+{
+    if (b->has_req && b->free_req && b->req)
+        b->free_req(b->req);
+    if (b->has_out)
+        free_result(&b->out);
+    pthread_cond_destroy(&b->cv);
+    pthread_mutex_destroy(&b->mu);
+    free(b);
+}
+
 static void *worker(void *arg)
 {
     Background *b = arg;
@@ -51,13 +74,18 @@ static void *worker(void *arg)
         BgJob job = {b, atomic_load(&b->gen), 0};
         b->has_req = 0;
         b->req = NULL;
+        b->running = 1;
         pthread_mutex_unlock(&b->mu);
         b->run(b->run_ctx, req, &job);
         if (free_req)
             free_req(req);
         pthread_mutex_lock(&b->mu);
+        b->running = 0;
     }
+    int orphan = b->orphan;
     pthread_mutex_unlock(&b->mu);
+    if (orphan)
+        bg_free(b);
     return NULL;
 }
 
@@ -159,15 +187,16 @@ void bg_destroy(Background *b)
     pthread_mutex_lock(&b->mu);
     atomic_store(&b->quit, 1);
     pthread_cond_signal(&b->cv);
+    /* idle: run will not be entered again, so nothing of the caller's is
+     * touched after this; the worker frees b (b is not read here after the
+     * unlock: the worker may have freed it by then) */
+    int orphan = !b->running && pthread_detach(b->thread) == 0;
+    b->orphan = orphan;
     pthread_mutex_unlock(&b->mu);
+    if (orphan)
+        return;
     pthread_join(b->thread, NULL);
-    if (b->has_req && b->free_req && b->req)
-        b->free_req(b->req);
-    if (b->has_out)
-        free_result(&b->out);
-    pthread_cond_destroy(&b->cv);
-    pthread_mutex_destroy(&b->mu);
-    free(b);
+    bg_free(b);
 }
 
 int bg_stale(const BgJob *job)

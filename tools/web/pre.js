@@ -14,15 +14,29 @@ Module.preRun.push(function() { ENV.SDL_EMSCRIPTEN_ASYNCIFY = "0"; });
 // a dropped path (platform_web_dropped in src/app/platform_web.c). A drop
 // larger than the tab can hold next to the model it makes is refused with
 // its size, on the page, before anything is read.
+//
+// The copy goes ATTNVIZ_SLICE bytes at a time, each slice read from the
+// File on its own (the browser reads it off the main thread and the page
+// draws frames while it waits) and written into storage sized once for the
+// whole file: in one go, a 128 MB model held the page 117 ms and more
+// (and a second 128 MB while MEMFS copied the read buffer); a slice's write
+// is a few milliseconds. Its progress is on the page's status line (the
+// window's status bar shows only errors from here: platform_web_note).
+// Of two drops in a row the newest wins: an older copy still under way
+// stops at its next slice and its files are removed.
 var ATTNVIZ_DROP_MAX = 1536 * 1024 * 1024;
+var ATTNVIZ_SLICE = 8 * 1024 * 1024;
 var attnvizDrops = 0;
+var attnvizCopying = 0; // the drop being copied (its N); an older one seeing another here stops
+Module.attnvizCopies = []; // each copy: {dir, bytes, done, slices, ms, longest: its longest write, stopped} (the page test reads it)
 
 function attnvizSay(text) {
   var s = document.getElementById("status");
   if (!s) return;
   s.textContent = text;
   s.style.display = "block";
-  setTimeout(function() { s.style.display = "none"; }, 8000);
+  s.dataset.progress = "";
+  setTimeout(function() { if (s.textContent === text) s.style.display = "none"; }, 8000);
 }
 
 // every file under a dropped entry, as [relative path, File]
@@ -49,12 +63,28 @@ async function attnvizOpenFiles(files, tops) {
                "(at most " + (ATTNVIZ_DROP_MAX / 1048576) + " MB); nothing was opened");
     return;
   }
-  var dir = "/dropped/" + (++attnvizDrops) + "/";
-  for (var p of files) {
-    var path = dir + p[0];
-    FS.mkdirTree(path.substring(0, path.lastIndexOf("/")));
-    FS.writeFile(path, new Uint8Array(await p[1].arrayBuffer()));
+  var n = ++attnvizDrops, dir = "/dropped/" + n + "/";
+  attnvizCopying = n;
+  var copy = {dir: dir, bytes: total, done: 0, slices: 0, ms: 0, longest: 0, stopped: false};
+  Module.attnvizCopies.push(copy);
+  var t0 = performance.now();
+  try {
+    for (var p of files)
+      if (!await attnvizCopyFile(n, dir + p[0], p[1], copy, p[0].split("/")[0]) || attnvizCopying !== n) {
+        copy.stopped = true; // a newer drop came: it is the one opened
+        attnvizRemoveTree(dir.substring(0, dir.length - 1));
+        return;
+      }
+  } catch (e) { // a file gone or changed since the drop, or no memory left for it
+    attnvizRemoveTree(dir.substring(0, dir.length - 1));
+    if (attnvizCopying !== n) return; // a newer drop is being read: it says what happens
+    attnvizCopying = 0;
+    attnvizSay(tops[0] + " could not be read into the page (" + attnvizWhy(e) + "); nothing was opened");
+    return;
   }
+  copy.ms = performance.now() - t0;
+  attnvizCopying = 0;
+  attnvizProgress(null);
   for (var t of tops) attnvizDroppedNow[t] = dir + t;
   // the file a session waits for (attnvizReopen) dropped again: the session
   // opens, showing this copy; else one path opens, as on the desktop: the
@@ -66,6 +96,60 @@ async function attnvizOpenFiles(files, tops) {
     return;
   }
   ccall("platform_web_dropped", null, ["string"], [dir + tops[0]]);
+}
+
+// file (a File) copied to path in the page's memory a slice at a time, for
+// drop n: whether it was (false: a newer drop came, and this one stopped).
+// copy counts the slices and bytes, name is what the progress line calls it.
+async function attnvizCopyFile(n, path, file, copy, name) {
+  FS.mkdirTree(path.substring(0, path.lastIndexOf("/")));
+  var stream = FS.open(path, "w");
+  try {
+    FS.ftruncate(stream.fd, file.size); // MEMFS's storage sized once: the writes fill it, none regrows it
+    for (var at = 0; at < file.size;) {
+      var buf = new Uint8Array(await file.slice(at, at + ATTNVIZ_SLICE).arrayBuffer());
+      if (attnvizCopying !== n) return false;
+      if (!buf.length) throw new Error(path + " ended at " + at + " of its " + file.size + " bytes (changed since the drop?)");
+      var t = performance.now();
+      FS.write(stream, buf, 0, buf.length, at);
+      copy.longest = Math.max(copy.longest, performance.now() - t);
+      copy.slices++;
+      at += buf.length;
+      copy.done += buf.length;
+      if (copy.bytes > ATTNVIZ_SLICE)
+        attnvizProgress("reading " + name + "\u2026 " + Math.round(copy.done / 1048576) + " of " +
+                        Math.round(copy.bytes / 1048576) + " MB");
+    }
+  } finally {
+    FS.close(stream);
+  }
+  return true;
+}
+
+// the page's status line saying text while a drop is read (null: hidden)
+function attnvizProgress(text) {
+  var s = document.getElementById("status");
+  if (!s || (text === null && !s.dataset.progress)) return;
+  s.dataset.progress = text === null ? "" : "1";
+  s.textContent = text === null ? "" : text;
+  s.style.display = text === null ? "none" : "block";
+}
+
+// path (a file or a folder with everything in it) removed from the page's memory
+function attnvizRemoveTree(path) {
+  var st;
+  try {
+    st = FS.stat(path);
+  } catch (e) {
+    return;
+  }
+  if (FS.isDir(st.mode)) {
+    for (var e of FS.readdir(path))
+      if (e !== "." && e !== "..") attnvizRemoveTree(path + "/" + e);
+    FS.rmdir(path);
+  } else {
+    FS.unlink(path);
+  }
 }
 
 // ---- sessions of dropped files -------------------------------------------------
