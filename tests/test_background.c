@@ -453,6 +453,33 @@ static void test_destroy_idle_not_waited(void **state)
 /* The window's notify: one SDL user event wakes SDL_WaitEventTimeout, and
  * bg_take then gives the result; while one waits in the queue no second is
  * pushed, and after app_wake_is the next result pushes again. */
+/* A thread that says it must not wait (bg_no_wait_here): what bg_may_wait
+ * answers there, before and after. */
+static void *no_wait_thread(void *out)
+{
+    int *said = out;
+    said[0] = bg_may_wait();
+    bg_no_wait_here();
+    said[1] = bg_may_wait();
+    return NULL;
+}
+
+/* bg_may_wait: 1 on any thread until one calls bg_no_wait_here, then 0 on
+ * that thread alone (the browser's main thread does a PNG's two halves
+ * itself; the others go on splitting). */
+static void test_may_wait_but_there(void **state)
+{
+    (void)state;
+    assert_int_equal(bg_may_wait(), 1);
+    int said[2] = {-1, -1};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, no_wait_thread, said), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(said[0], 1);
+    assert_int_equal(said[1], 0);
+    assert_int_equal(bg_may_wait(), 1); /* this thread was not named */
+}
+
 static void test_sdl_wake_event(void **state)
 {
     (void)state;
@@ -502,6 +529,7 @@ int main(void)
         cmocka_unit_test(test_results_only_through_take),
         cmocka_unit_test(test_destroy_while_busy),
         cmocka_unit_test(test_destroy_idle_not_waited),
+        cmocka_unit_test(test_may_wait_but_there),
         cmocka_unit_test(test_sdl_wake_event),
     };
     test_thread = pthread_self();

@@ -11,6 +11,7 @@
 #define _DEFAULT_SOURCE /* realpath */
 #include "platform.h"
 
+#include "attnviz/background.h"
 #include "attnviz/wake.h"
 
 #include <emscripten.h>
@@ -160,6 +161,9 @@ int platform_fonts_changed(void)
 void platform_window_setup(void)
 {
     umask(022);
+    /* the browser's main thread: a join here blocks the page (a PNG's or
+     * a rollout's second half is done here instead: bg_may_wait) */
+    bg_no_wait_here();
 }
 
 /* The tab's title: the page has no title bar of its own. Setting

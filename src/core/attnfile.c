@@ -2,6 +2,7 @@
  * their conversion to float, one element or one Tq×Tk map of the stored
  * tensor (a head, averages, the rollout), dropping tokens, token labels. */
 #include "attnviz/attnfile.h"
+#include "attnviz/background.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -406,13 +407,14 @@ static void *matmul_job(void *arg)
 
 #define ROLLOUT_THREAD_MIN_N 96 /* smaller products: one thread */
 
-/* C = A·B, n×n: the rows in two halves on two threads when n is large. */
+/* C = A·B, n×n: the rows in two halves on two threads when n is large
+ * and this thread may wait for another (bg_may_wait). */
 static void matmul(double *C, const double *A, const double *B, int n)
 {
     const int half = n / 2 / 4 * 4;
     MatmulJob a = {C, A, B, n, 0, half}, b = {C, A, B, n, half, n};
     pthread_t t;
-    if (n >= ROLLOUT_THREAD_MIN_N && pthread_create(&t, NULL, matmul_job, &b) == 0) {
+    if (n >= ROLLOUT_THREAD_MIN_N && bg_may_wait() && pthread_create(&t, NULL, matmul_job, &b) == 0) {
         matmul_job(&a);
         pthread_join(t, NULL);
         return;

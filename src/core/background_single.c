@@ -180,6 +180,16 @@ int bg_threaded(void)
     return 0;
 }
 
+/* No thread to wait for: work is done whole here. */
+void bg_no_wait_here(void)
+{
+}
+
+int bg_may_wait(void)
+{
+    return 0;
+}
+
 /* A suspended run that will not resume (bg_destroy): its saved state
  * freed; its stack frames go at the next pump. */
 EM_JS(void, abandon_suspended, (void), {

@@ -2,6 +2,7 @@
  * filtered and deflated by zlib on one or two threads, written through
  * io_write_atomic. No SDL. */
 #include "attnviz/png.h"
+#include "attnviz/background.h"
 #include "attnviz/io.h"
 
 #include <pthread.h>
@@ -138,7 +139,8 @@ static int write_png(FILE *f, const PngImage *img)
 {
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     size_t raw = (size_t)img->h * (1 + (size_t)img->w * 3);
-    int halves = raw >= PNG_SPLIT_BYTES && img->h >= 2 ? 2 : 1;
+    /* (not where this thread may not wait: the browser's main thread) */
+    int halves = raw >= PNG_SPLIT_BYTES && img->h >= 2 && bg_may_wait() ? 2 : 1;
     PngPart part[2];
     memset(part, 0, sizeof part);
     for (int k = 0; k < halves; k++) {

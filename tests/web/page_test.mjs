@@ -236,6 +236,10 @@ try {
   await page.setViewport({width: W, height: H, deviceScaleFactor: 1});
   page.on('pageerror', e => console.log('page error:', e.message));
   page.on('console', m => { if (m.type() === 'error') console.log('page console:', m.text()); });
+  // emscripten's warning when the browser's main thread waits on a pthread
+  // (once a page): Ctrl+E's PNG below must not wait (bg_may_wait)
+  let blocked1 = 0;
+  page.on('console', m => { if (/Blocking on the main thread/.test(m.text())) blocked1++; });
   const cdp = await page.createCDPSession();
   await cdp.send('Browser.setDownloadBehavior', {behavior: 'allow', downloadPath: path.join(OUT, 'downloads')});
 
@@ -292,6 +296,8 @@ try {
     return null;
   })();
   check(found !== null, `Ctrl+E's PNG arrived as a download (${found})`);
+  check(blocked1 === 0, `the page and its PNG export never blocked the page's main thread on another ` +
+                        `(emscripten's "Blocking on the main thread" warnings: ${blocked1})`);
   if (found) {
     let png = null;
     try {
