@@ -180,18 +180,16 @@ int bg_take(Background *b, BgResult *out)
     return got;
 }
 
-static pthread_t no_wait_thread; /* written once, before no_wait is set */
-static atomic_int no_wait;
+static _Thread_local int no_wait; /* bg_no_wait_here was called on this thread */
 
 void bg_no_wait_here(void)
 {
-    no_wait_thread = pthread_self();
-    atomic_store(&no_wait, 1);
+    no_wait = 1;
 }
 
 int bg_may_wait(void)
 {
-    return !atomic_load(&no_wait) || !pthread_equal(pthread_self(), no_wait_thread);
+    return !no_wait;
 }
 
 void bg_destroy(Background *b)
