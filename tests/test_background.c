@@ -450,36 +450,39 @@ static void test_destroy_idle_not_waited(void **state)
     ctx_free(c);
 }
 
-/* The window's notify: one SDL user event wakes SDL_WaitEventTimeout, and
- * bg_take then gives the result; while one waits in the queue no second is
- * pushed, and after app_wake_is the next result pushes again. */
-/* A thread that says it must not wait (bg_no_wait_here): what bg_may_wait
- * answers there, before and after. */
+/* A thread that says it must not wait (bg_set_may_wait(0)): what
+ * bg_may_wait answers there, before, after, and once undone. */
 static void *no_wait_thread(void *out)
 {
     int *said = out;
     said[0] = bg_may_wait();
-    bg_no_wait_here();
+    bg_set_may_wait(0);
     said[1] = bg_may_wait();
+    bg_set_may_wait(1);
+    said[2] = bg_may_wait();
     return NULL;
 }
 
-/* bg_may_wait: 1 on any thread until one calls bg_no_wait_here, then 0 on
+/* bg_may_wait: 1 on any thread until one calls bg_set_may_wait(0), then 0 on
  * that thread alone (the browser's main thread does a PNG's two halves
  * itself; the others go on splitting). */
 static void test_may_wait_but_there(void **state)
 {
     (void)state;
     assert_int_equal(bg_may_wait(), 1);
-    int said[2] = {-1, -1};
+    int said[3] = {-1, -1, -1};
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, no_wait_thread, said), 0);
     assert_int_equal(pthread_join(t, NULL), 0);
     assert_int_equal(said[0], 1);
     assert_int_equal(said[1], 0);
+    assert_int_equal(said[2], 1);
     assert_int_equal(bg_may_wait(), 1); /* this thread was not named */
 }
 
+/* The window's notify: one SDL user event wakes SDL_WaitEventTimeout, and
+ * bg_take then gives the result; while one waits in the queue no second is
+ * pushed, and after app_wake_is the next result pushes again. */
 static void test_sdl_wake_event(void **state)
 {
     (void)state;

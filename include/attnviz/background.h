@@ -22,7 +22,7 @@
  *                           UI cannot break into slices may go there)
  *   bg_may_wait()           1 when this thread may hand half of some work
  *                           to a thread of its own and wait for it
- *                           (bg_no_wait_here: the browser's main thread)
+ *                           (bg_set_may_wait(0): the browser's main thread)
  *
  * Only the newest result waits to be taken: a result posted before the last
  * one was taken replaces it. So a request's partial results should each be
@@ -111,14 +111,14 @@ void bg_breathe(void);
  * bg_breathe between its steps. The one place the choice is made. */
 int bg_threaded(void);
 
-/* The calling thread must never wait for another: the threaded page's
- * main thread, the browser's, which a join blocks (emscripten warns
+/* may 0: the calling thread must never wait for another: the threaded
+ * page's main thread, the browser's, which a join blocks (emscripten warns
  * "Blocking on the main thread"; platform_web.c says so at the start).
- * bg_may_wait answers 0 on it from then on. */
-void bg_no_wait_here(void);
+ * bg_may_wait answers 0 on it from then on; may 1 (a test) undoes it. */
+void bg_set_may_wait(int may);
 /* 1 when the calling thread may start a thread for half of some work and
  * wait for it (png.c's two halves of a PNG, attnfile.c's rollout
- * products); 0 on the thread bg_no_wait_here named and on the one-thread
+ * products); 0 on a thread bg_set_may_wait(0) named and on the one-thread
  * page (no threads), where the work is done whole on this thread: there
  * the wait would take as long as the half it saves. */
 int bg_may_wait(void);

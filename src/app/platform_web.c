@@ -163,7 +163,7 @@ void platform_window_setup(void)
     umask(022);
     /* the browser's main thread: a join here blocks the page (a PNG's or
      * a rollout's second half is done here instead: bg_may_wait) */
-    bg_no_wait_here();
+    bg_set_may_wait(0);
 }
 
 /* The tab's title: the page has no title bar of its own. Setting

@@ -180,11 +180,11 @@ int bg_take(Background *b, BgResult *out)
     return got;
 }
 
-static _Thread_local int no_wait; /* bg_no_wait_here was called on this thread */
+static _Thread_local int no_wait; /* bg_set_may_wait(0) was called on this thread */
 
-void bg_no_wait_here(void)
+void bg_set_may_wait(int may)
 {
-    no_wait = 1;
+    no_wait = !may;
 }
 
 int bg_may_wait(void)

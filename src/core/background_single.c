@@ -181,8 +181,9 @@ int bg_threaded(void)
 }
 
 /* No thread to wait for: work is done whole here. */
-void bg_no_wait_here(void)
+void bg_set_may_wait(int may)
 {
+    (void)may;
 }
 
 int bg_may_wait(void)
