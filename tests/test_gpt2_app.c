@@ -16,6 +16,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "attnviz/background.h"
 #include "attnviz/model_source.h"
 #include "attnviz/maps_shown.h"
 #include "attnviz/source.h"
@@ -433,8 +434,11 @@ static Uint32 *screen_copy(Fix *f)
 }
 
 /* The app closed without an autosave (a kill), then started again as a
- * plain start does: the sentence's state, then what was shown over it. */
-static void restart(Fix *f, const char *autosave)
+ * plain start does: the sentence's state, then what was shown over it;
+ * later: on a thread that must not wait (the threaded page's main thread),
+ * where the restore ends in the loop's tick after its open, not inside
+ * app_restore_shown. */
+static void restart_as(Fix *f, const char *autosave, int later)
 {
     AppState *a = f->a;
     view_destroy(a->view);
@@ -444,10 +448,22 @@ static void restart(Fix *f, const char *autosave)
     a->view = view_create(f->r, test_fonts(), &err);
     assert_non_null(a->view);
     snprintf(a->autosave_path, sizeof a->autosave_path, "%s", autosave);
+    bg_set_may_wait(!later);
     assert_int_equal(app_restore_shown(a), 0);
+    if (later) {
+        assert_true(app_opening(a)); /* not waited for */
+        assert_ptr_not_equal(a->kind, &source_model);
+        assert_int_equal(app_open_wait(a), 0); /* as the loop's ticks */
+        bg_set_may_wait(1);
+    }
     assert_ptr_equal(a->kind, &source_model);
     assert_true(wait_maps(f));
     assert_true(wait_panel(f, "What comes next after"));
+}
+
+static void restart(Fix *f, const char *autosave)
+{
+    restart_as(f, autosave, 0);
 }
 
 /* What a lesson shows, for comparing before and after. */
@@ -541,6 +557,15 @@ static void saved_killed_restored(Fix *f, const SDL_Keycode *keys, const Uint16 
         fail_msg("the restored window differs from the one saved");
     assert_non_null(strstr(a->status, "as you last saved it"));
     assert_string_equal(a->session_path, saved); /* Ctrl+S goes on writing it */
+    free(again);
+    restart_as(f, autosave, 1); /* the same where the start may not wait */
+    shown_now(a, &after);
+    assert_memory_equal(&before, &after, sizeof before);
+    again = screen_copy(f);
+    if (memcmp(pix, again, bytes) != 0)
+        fail_msg("the window restored after its open differs from the one saved");
+    assert_non_null(strstr(a->status, "as you last saved it"));
+    assert_string_equal(a->session_path, saved);
     free(again);
 
     int cmap = before.cmap;

@@ -187,8 +187,11 @@ void app_apply_session_view(AppState *a, const SessionView *sv);
 int app_autosave(AppState *a, int always);
 /* At a plain start, after the sentence's autosave: what was shown over it
  * (shown.json), opened as Ctrl+O opens a session; Ctrl+S goes on writing
- * the file autosave.json.from names when that file holds the same state.
- * 0 (also when there is none), or -1 (the status bar says why; the
+ * the file autosave.json.from names when that file holds the same state;
+ * the command line's flags (a->opt) over it. Waited for, except where
+ * bg_may_wait says no (the threaded page's main thread): there it ends
+ * after its open, in the window's loop (app_open_then). 0 (also when there
+ * is none, or it has not ended), or -1 (the status bar says why; the
  * sentence stays shown). */
 int app_restore_shown(AppState *a);
 /* The session file (full path) that holds the autosave's state, written

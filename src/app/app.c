@@ -2,6 +2,7 @@
  * sessions; and the glue: app_handle_event (input.c's actions, applied by
  * actions.c), app_tick (time passing), app_draw (the view draws the state). */
 #include "attnviz/app_state.h"
+#include "attnviz/background.h"
 #include "attnviz/attnio.h"
 #include "attnviz/import.h"
 #include "attnviz/app.h"
@@ -487,6 +488,45 @@ int app_save_session(AppState *a, const char *path)
     return 0;
 }
 
+/* A restore whose model opens on its own thread, on a thread that must not
+ * wait for it (the threaded page's main thread): the session's own
+ * after-open step (inner, maps_session_open's), then the restore's. */
+typedef struct RestoreWait {
+    void (*inner)(AppState *a, void *ctx, int rc);
+    void *inner_ctx;
+    int saved;
+    char from[sizeof ((AppState *)0)->session_path], shown[sizeof ((AppState *)0)->autosave_path + 16];
+} RestoreWait;
+
+/* The restore's messages once the session is shown (rc 0) or not, then
+ * the command line's flags over it. */
+static void restore_said(AppState *a, int rc, int saved, const char *from, const char *shown)
+{
+    if (rc < 0) {
+        char why[sizeof a->status];
+        snprintf(why, sizeof why, "%s", a->status);
+        app_status(a, 1, "%s not restored (%s); the sentence is shown", shown, why);
+        return;
+    }
+    snprintf(a->session_path, sizeof a->session_path, "%s", saved ? from : "");
+    if (saved)
+        app_status(a, 0, "restored %s as you last saved it (--fresh starts clean)", from);
+    else
+        app_status(a, 0, "restored your unsaved work from %s (--fresh starts clean)", shown);
+    a->unsaved = 0;
+    maps_session_flags(a, a->opt); /* flags given now win (their errors said last) */
+}
+
+static void restore_then(AppState *a, void *ctx, int rc)
+{
+    RestoreWait *w = ctx;
+    if (w->inner)
+        w->inner(a, w->inner_ctx, rc);
+    if (rc != -2) /* -2: a newer open dropped it */
+        restore_said(a, rc, w->saved, w->from, w->shown);
+    free(w);
+}
+
 int app_restore_shown(AppState *a)
 {
     char shown[sizeof a->autosave_path + 16], from[sizeof a->session_path];
@@ -497,21 +537,20 @@ int app_restore_shown(AppState *a)
     if (stat(shown, &st) != 0)
         return 0;
     int saved = app_autosave_from(a, from, sizeof from) && same_bytes(from, shown);
-    /* waited for: the command line's flags apply over it, and the status
-     * bar's "restored" comes after the session's own message */
-    if (maps_session_open(a, shown) < 0 || app_open_wait(a) < 0) {
-        char why[sizeof a->status];
-        snprintf(why, sizeof why, "%s", a->status);
-        app_status(a, 1, "%s not restored (%s); the sentence is shown", shown, why);
-        return -1;
+    int rc = maps_session_open(a, shown);
+    RestoreWait *w = rc == 0 && app_opening(a) && !bg_may_wait() ? malloc(sizeof *w) : NULL;
+    if (w) { /* the status bar's "restored" comes after the session's own message */
+        *w = (RestoreWait){a->open_then, a->open_then_ctx, saved, "", ""};
+        snprintf(w->from, sizeof w->from, "%s", from);
+        snprintf(w->shown, sizeof w->shown, "%s", shown);
+        a->open_then = restore_then; /* in the session's place, which it runs first */
+        a->open_then_ctx = w;
+        return 0;
     }
-    snprintf(a->session_path, sizeof a->session_path, "%s", saved ? from : "");
-    if (saved)
-        app_status(a, 0, "restored %s as you last saved it (--fresh starts clean)", from);
-    else
-        app_status(a, 0, "restored your unsaved work from %s (--fresh starts clean)", shown);
-    a->unsaved = 0;
-    return 0;
+    if (rc == 0) /* waited for where waiting blocks nothing (the desktop) */
+        rc = app_open_wait(a);
+    restore_said(a, rc, saved, from, shown);
+    return rc < 0 ? -1 : 0;
 }
 
 int app_save_sentence_session(AppState *a, const char *path)

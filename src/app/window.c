@@ -250,12 +250,11 @@ static void loop_suspend(void *ctx)
 }
 
 /* The autosave's session of what was shown opened over the sentence
- * (app_restore_shown: waited for, its message in the status bar), the
- * command line's flags over it. */
+ * (app_restore_shown: its message in the status bar, the command line's
+ * flags over it; waited for on the desktop, after its open on the page). */
 static void restore_shown(AppState *a)
 {
-    if (app_restore_shown(a) == 0)
-        maps_session_flags(a, a->opt); /* flags given now win */
+    app_restore_shown(a);
 }
 
 /* A path opened outside the event queue (PlatformLoop.open): a drop, or
