@@ -18,7 +18,9 @@
 // both, and the older one chosen shows the native frame of that session;
 // with the storage refusing (a put that throws QuotaExceededError) Ctrl+S
 // still downloads and the status bar says it was not kept, and says so
-// when the autosave cannot be stored.
+// when the autosave cannot be stored. A text longer than shakespeare-tiny's
+// 128 positions in the bar, its folder dropped twice: each time the native
+// frame (the model on the first 128 tokens, said), the page still running.
 //
 // Last (the threaded page): a model dropped on a fresh page opens on a
 // worker thread (model_opening.c), not on the browser's main thread: the
@@ -697,6 +699,54 @@ try {
   r = compare(statusBar(nAuto), statusBar(nRefused));
   check(!same(r), `which is not the session's message (${fmt(r)})`);
   await ctx2.close();
+
+  // ---- a text longer than shakespeare-tiny's 128 positions in the bar
+  // (sentences/long.txt's first paragraph: 136 tokens), its folder dropped
+  // on a fresh page, G (every layer and head), dropped again (issue 39:
+  // refused, then a crash): each open the native frame (the first 128
+  // tokens) and status bar's message (that the rest was cut; a pixel apart:
+  // its left part's ␣ is a pixel narrower in the page)
+  const ctx4 = await browser.createBrowserContext(), page4 = await ctx4.newPage(), longShown = [];
+  let gone = null; // the renderer crashed, or a step never came
+  page4.on('error', e => { gone = e.message; });
+  await page4.setViewport({width: W, height: H, deviceScaleFactor: 1});
+  const LONG = fs.readFileSync('sentences/long.txt', 'utf8').split('\n')[1], tinyDir = `open:${DATA}/models/shakespeare-tiny`;
+  const longKeys = ['key:/', 'key:Ctrl+U', `text:${LONG}`, 'key:Escape'];
+  const nLong = [nativeFrame(path.join(OUT, 'native-long.png'), ...longKeys),
+                 nativeFrame(path.join(OUT, 'native-long-open.png'), ...longKeys, tinyDir),
+                 nativeFrame(path.join(OUT, 'native-long-open2.png'), ...longKeys, tinyDir, 'key:G', tinyDir)];
+  const said = (got, want) => [-1, 0, 1].map(dx => compare(crop(got, 230 + dx, H - STATUS_H, 1200 + dx, H),
+                                                           crop(want, 230, H - STATUS_H, 1200, H))).reduce((x, y) => (x.mean <= y.mean ? x : y));
+  try {
+    await page4.goto(url);
+    await page4.waitForFunction(() => typeof Module === 'object' && Module.attnvizSteps > 0, {timeout: TIMEOUT});
+    await page4.keyboard.press('Slash');
+    await steps(page4, 2);
+    await ctrl(page4, 'KeyU');
+    await page4.keyboard.type(LONG);
+    await page4.keyboard.press('Escape');
+    for (let k = 1; k <= 2; k++) {
+      await page4.evaluate(() => attnvizOpenFiles(FS.readdir('/attnviz/models/shakespeare-tiny').filter(f => f[0] !== '.')
+        .map(f => [`shakespeare-tiny/${f}`, new File([FS.readFile(`/attnviz/models/shakespeare-tiny/${f}`)], f)]), ['shakespeare-tiny']));
+      let got = nLong[0];
+      for (const end = Date.now() + TIMEOUT; Date.now() < end && !same(compare(got, nLong[k]));) {
+        await steps(page4, 2);
+        got = await canvasPixels(page4, path.join(OUT, `page-long-open-${k}.png`));
+      }
+      longShown.push(compare(got, nLong[k]), said(got, nLong[k]));
+      await page4.keyboard.press('KeyG'); // the model view: the second open shows the map again
+      await steps(page4, 3);
+    }
+  } catch (e) {
+    gone = gone || e.message;
+  }
+  check(!gone && longShown.length === 4 && longShown.every(same),
+        `a text of 136 tokens, shakespeare-tiny dropped twice: each time the native frame and message (the model on ` +
+        `the first 128 tokens; ${longShown.map(fmt).join('; ')}), the page still running (${gone ? `no: ${gone}` : 'yes'})`);
+  r = said(nLong[1], nLong[0]);
+  check(!same(r) && !same(compare(nLong[2], nativeFrame(path.join(OUT, 'native-long-g.png'), ...longKeys, tinyDir, 'key:G'))),
+        `the native status bar's message is not what it was before the drops (${fmt(r)}); G changed the frame`);
+  await ctx4.close().catch(() => {});
 
   // ---- the threaded page: a deep model and a session naming it dropped on
   // a fresh page (pre.js's attnvizOpenFiles, as a drop or the picker); its
