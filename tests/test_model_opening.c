@@ -7,7 +7,8 @@
  * text, made here on the test's thread); a folder that fails to open on
  * the worker leaves the source shown and says why; of two opens in a row
  * the second is shown and the first never; a session naming a model gets
- * its layer and head once the model arrives; the app freed during an open
+ * its layer and head once the model arrives; a text longer than the
+ * model's positions opens it on the first ones, said; the app freed during an open
  * leaks nothing (the sanitizer builds). Every wait is for a condition.
  * Run from the repository root. */
 #include <stdarg.h>
@@ -234,6 +235,33 @@ static void test_session_waits(void **state)
     rmdir(dir);
 }
 
+/* A text longer than the model's 128 positions in the bar (200 tokens of
+ * shakespeare-tiny: "the" and 199 " the"), the model opened twice (issue
+ * 39: the browser's page crashed at the second drop): each time it opens,
+ * as typing such a text does it keeps the first 128 tokens and the status
+ * bar says so, naming the limit; the bar keeps the whole text. */
+static void test_long_text_opens_cut(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    char text[1024] = "the", first[1024] = "the";
+    for (int i = 1; i < 200; i++)
+        strcat(text, " the");
+    for (int i = 1; i < 128; i++)
+        strcat(first, " the");
+    app_set_sentence(a, text);
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(open_now(a, TINY), 0);
+        assert_ptr_equal(a->kind, &source_model);
+        assert_int_equal(a->kind->maps(a)->imp->Tq, 128);
+        assert_int_equal(a->status_err, 1);
+        assert_non_null(strstr(a->status, "200 tokens: shakespeare-tiny takes 128 (n_positions); the first 128"));
+        assert_string_equal(a->text, text);
+        assert_true(wait_maps(f));
+        assert_maps_of(f, TINY, first);
+    }
+}
+
 /* ---- an open asked for inside an event's step, run by the loop after it ---- */
 
 /* The desktop's loop (platform_desktop.c's platform_run_loop) over the
@@ -411,6 +439,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_open_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(test_newest_open_wins, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session_waits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_long_text_opens_cut, setup, teardown),
         cmocka_unit_test_setup_teardown(test_close_during_open, setup, teardown_unset),
         cmocka_unit_test_setup_teardown(test_prompt_opens_after_the_step, setup, teardown),
         cmocka_unit_test_setup_teardown(test_prompt_open_fails, setup, teardown),

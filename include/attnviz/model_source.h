@@ -54,7 +54,9 @@ typedef struct ModelOpened {
 int model_open_path(const char *path, int prepend_bos, ModelOpened **out, AttnErr *err);
 /* The window's open (model_opening.c): path opened and the first forward of
  * text (len bytes; none: "The") computed with every map's thumbnail, watched
- * by watch (or NULL: on the UI thread). 0 and *out, or the error (*out NULL). */
+ * by watch (or NULL: on the UI thread); of a text longer than the model's
+ * n_positions tokens the first n_positions (the window's show says so, as
+ * typing does). 0 and *out, or the error (*out NULL). */
 int model_open_window(const char *path, const char *text, size_t len, const ModelWatch *watch, ModelOpened **out,
                       AttnErr *err);
 /* 1 when path is a regular file starting with GGUF's magic. */

@@ -18,7 +18,9 @@
 // both, and the older one chosen shows the native frame of that session;
 // with the storage refusing (a put that throws QuotaExceededError) Ctrl+S
 // still downloads and the status bar says it was not kept, and says so
-// when the autosave cannot be stored.
+// when the autosave cannot be stored. A text longer than shakespeare-tiny's
+// 128 positions in the bar, its folder dropped twice: each time the native
+// frame (the model on the first 128 tokens, said), the page still running.
 //
 // Last (the threaded page): a model dropped on a fresh page opens on a
 // worker thread (model_opening.c), not on the browser's main thread: the
@@ -38,11 +40,12 @@
 // env: ATTNVIZ_CHROMIUM (default /usr/bin/chromium), ATTNVIZ_NATIVE_FRAME
 // (default build/web-test/native_frame), ATTNVIZ_PUPPETEER (the
 // node_modules folder puppeteer-core is in; default build/web-test/node_modules)
-import {spawn, execFileSync} from 'node:child_process';
+import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {deepen} from './deepen.mjs';
-import {decodePng} from './png.mjs';
+import {startServer} from './serve.mjs';
+import {compare, crop, decodePng, halve} from './png.mjs';
 
 const SINGLE = process.argv[2] === '--single';
 const OUT = path.resolve(process.argv[SINGLE ? 3 : 2] || (SINGLE ? 'build/web-test/out-page-st' : 'build/web-test/out'));
@@ -90,60 +93,12 @@ function check(ok, what) {
   if (!ok) failures++;
 }
 
-function compare(a, b) {
-  if (a.width !== b.width || a.height !== b.height)
-    return {mean: Infinity, fraction: 1, why: `${a.width}x${a.height} vs ${b.width}x${b.height}`};
-  let sum = 0, far = 0;
-  for (let i = 0; i < a.rgb.length; i += 3) {
-    let m = 0;
-    for (let k = 0; k < 3; k++) {
-      const d = Math.abs(a.rgb[i + k] - b.rgb[i + k]);
-      sum += d;
-      if (d > m) m = d;
-    }
-    if (m > 48) far++;
-  }
-  return {mean: sum / a.rgb.length, fraction: far / (a.width * a.height)};
-}
-
-// a 2×2 box filter: a frame drawn at twice the size, at the size of one drawn at 1
-function halve(img) {
-  const w = img.width >> 1, h = img.height >> 1, rgb = Buffer.alloc(w * h * 3);
-  for (let y = 0; y < h; y++)
-    for (let x = 0; x < w; x++)
-      for (let k = 0; k < 3; k++) {
-        const at = (yy, xx) => img.rgb[((2 * y + yy) * img.width + 2 * x + xx) * 3 + k];
-        rgb[(y * w + x) * 3 + k] = (at(0, 0) + at(0, 1) + at(1, 0) + at(1, 1) + 2) >> 2;
-      }
-  return {width: w, height: h, rgb};
-}
-
 function same(r) {
   return r.mean <= MAX_MEAN && r.fraction <= MAX_FRACTION;
 }
 
 function fmt(r) {
   return r.why || `mean |Δ| ${r.mean.toFixed(3)}, ${(100 * r.fraction).toFixed(3)}% of pixels off by > 48`;
-}
-
-// the server on a free port, its address read from its first line:
-// tools/web/serve.py (COOP/COEP: the threaded page), or with --single
-// plain python3 -m http.server (it prints the port it got)
-function startServer() {
-  return new Promise((resolve, reject) => {
-    const srv = SINGLE
-      ? spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '-d', 'build/web'],
-              {stdio: ['ignore', 'pipe', 'ignore']})
-      : spawn('python3', ['tools/web/serve.py', '--port', '0', '--quiet', 'build/web'],
-              {stdio: ['ignore', 'pipe', 'inherit']});
-    let buf = '';
-    srv.stdout.on('data', d => {
-      buf += d;
-      const m = SINGLE ? buf.match(/port (\d+)/) : buf.match(/http:\/\/127\.0\.0\.1:\d+\/attnviz\.html/);
-      if (m) resolve({srv, url: SINGLE ? `http://127.0.0.1:${m[1]}/attnviz.html` : m[0]});
-    });
-    srv.on('exit', code => reject(new Error(`the server exited (${code}) before serving`)));
-  });
 }
 
 // the canvas as pixels: a screenshot of its rectangle (a WebGL canvas
@@ -188,14 +143,6 @@ async function typeText(page, cdp, text) {
   }
 }
 
-// the rectangle [x0, x1) × [y0, y1) of img
-function crop(img, x0, y0, x1, y1) {
-  const w = x1 - x0, h = y1 - y0, rgb = Buffer.alloc(w * h * 3);
-  for (let y = 0; y < h; y++)
-    img.rgb.copy(rgb, y * w * 3, ((y0 + y) * img.width + x0) * 3, ((y0 + y) * img.width + x1) * 3);
-  return {width: w, height: h, rgb};
-}
-
 // the native program's data laid out as make web lays out the page's
 // (/attnviz: embeddings.txt, sentences/, models/), found the same way
 // (ATTNVIZ_DATADIR)
@@ -224,7 +171,7 @@ fs.rmSync(OUT, {recursive: true, force: true});
 const DL = path.join(OUT, 'downloads');
 fs.mkdirSync(DL, {recursive: true});
 const DATA = nativeData();
-const {srv, url} = await startServer();
+const {srv, url} = await startServer(SINGLE, 'build/web');
 const browser = await puppeteer.launch({
   executablePath: CHROMIUM, headless: true,
   // root in a container has no sandbox; WebGL through SwiftShader, as a
@@ -752,6 +699,54 @@ try {
   r = compare(statusBar(nAuto), statusBar(nRefused));
   check(!same(r), `which is not the session's message (${fmt(r)})`);
   await ctx2.close();
+
+  // ---- a text longer than shakespeare-tiny's 128 positions in the bar
+  // (sentences/long.txt's first paragraph: 136 tokens), its folder dropped
+  // on a fresh page, G (every layer and head), dropped again (issue 39:
+  // refused, then a crash): each open the native frame (the first 128
+  // tokens) and status bar's message (that the rest was cut; a pixel apart:
+  // its left part's ␣ is a pixel narrower in the page)
+  const ctx4 = await browser.createBrowserContext(), page4 = await ctx4.newPage(), longShown = [];
+  let gone = null; // the renderer crashed, or a step never came
+  page4.on('error', e => { gone = e.message; });
+  await page4.setViewport({width: W, height: H, deviceScaleFactor: 1});
+  const LONG = fs.readFileSync('sentences/long.txt', 'utf8').split('\n')[1], tinyDir = `open:${DATA}/models/shakespeare-tiny`;
+  const longKeys = ['key:/', 'key:Ctrl+U', `text:${LONG}`, 'key:Escape'];
+  const nLong = [nativeFrame(path.join(OUT, 'native-long.png'), ...longKeys),
+                 nativeFrame(path.join(OUT, 'native-long-open.png'), ...longKeys, tinyDir),
+                 nativeFrame(path.join(OUT, 'native-long-open2.png'), ...longKeys, tinyDir, 'key:G', tinyDir)];
+  const said = (got, want) => [-1, 0, 1].map(dx => compare(crop(got, 230 + dx, H - STATUS_H, 1200 + dx, H),
+                                                           crop(want, 230, H - STATUS_H, 1200, H))).reduce((x, y) => (x.mean <= y.mean ? x : y));
+  try {
+    await page4.goto(url);
+    await page4.waitForFunction(() => typeof Module === 'object' && Module.attnvizSteps > 0, {timeout: TIMEOUT});
+    await page4.keyboard.press('Slash');
+    await steps(page4, 2);
+    await ctrl(page4, 'KeyU');
+    await page4.keyboard.type(LONG);
+    await page4.keyboard.press('Escape');
+    for (let k = 1; k <= 2; k++) {
+      await page4.evaluate(() => attnvizOpenFiles(FS.readdir('/attnviz/models/shakespeare-tiny').filter(f => f[0] !== '.')
+        .map(f => [`shakespeare-tiny/${f}`, new File([FS.readFile(`/attnviz/models/shakespeare-tiny/${f}`)], f)]), ['shakespeare-tiny']));
+      let got = nLong[0];
+      for (const end = Date.now() + TIMEOUT; Date.now() < end && !same(compare(got, nLong[k]));) {
+        await steps(page4, 2);
+        got = await canvasPixels(page4, path.join(OUT, `page-long-open-${k}.png`));
+      }
+      longShown.push(compare(got, nLong[k]), said(got, nLong[k]));
+      await page4.keyboard.press('KeyG'); // the model view: the second open shows the map again
+      await steps(page4, 3);
+    }
+  } catch (e) {
+    gone = gone || e.message;
+  }
+  check(!gone && longShown.length === 4 && longShown.every(same),
+        `a text of 136 tokens, shakespeare-tiny dropped twice: each time the native frame and message (the model on ` +
+        `the first 128 tokens; ${longShown.map(fmt).join('; ')}), the page still running (${gone ? `no: ${gone}` : 'yes'})`);
+  r = said(nLong[1], nLong[0]);
+  check(!same(r) && !same(compare(nLong[2], nativeFrame(path.join(OUT, 'native-long-g.png'), ...longKeys, tinyDir, 'key:G'))),
+        `the native status bar's message is not what it was before the drops (${fmt(r)}); G changed the frame`);
+  await ctx4.close().catch(() => {});
 
   // ---- the threaded page: a deep model and a session naming it dropped on
   // a fresh page (pre.js's attnvizOpenFiles, as a drop or the picker); its

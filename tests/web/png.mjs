@@ -1,6 +1,7 @@
 // A PNG decoder for the browser test: 8-bit RGB or RGBA (or grey),
 // not interlaced (what Chromium's screenshots and src/io/png.c write),
-// into {width, height, rgb} with 3 bytes a pixel. Node's zlib inflates;
+// into {width, height, rgb} with 3 bytes a pixel; such images compared,
+// halved and cropped. Node's zlib inflates;
 // every chunk's CRC is checked, so a damaged download fails here.
 import zlib from 'node:zlib';
 
@@ -69,4 +70,43 @@ export function decodePng(buf, name = 'PNG') {
   for (let i = 0; i < width * height; i++)
     for (let k = 0; k < 3; k++) rgb[i * 3 + k] = px[i * channels + (channels === 1 ? 0 : k)];
   return {width, height, rgb};
+}
+
+// How far apart two images of the same size are: the mean absolute
+// difference per channel (0-255), and the fraction of pixels whose largest
+// channel differs by more than 48 (why: their sizes differ)
+export function compare(a, b) {
+  if (a.width !== b.width || a.height !== b.height)
+    return {mean: Infinity, fraction: 1, why: `${a.width}x${a.height} vs ${b.width}x${b.height}`};
+  let sum = 0, far = 0;
+  for (let i = 0; i < a.rgb.length; i += 3) {
+    let m = 0;
+    for (let k = 0; k < 3; k++) {
+      const d = Math.abs(a.rgb[i + k] - b.rgb[i + k]);
+      sum += d;
+      if (d > m) m = d;
+    }
+    if (m > 48) far++;
+  }
+  return {mean: sum / a.rgb.length, fraction: far / (a.width * a.height)};
+}
+
+// a 2×2 box filter: a frame drawn at twice the size, at the size of one drawn at 1
+export function halve(img) {
+  const w = img.width >> 1, h = img.height >> 1, rgb = Buffer.alloc(w * h * 3);
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++)
+      for (let k = 0; k < 3; k++) {
+        const at = (yy, xx) => img.rgb[((2 * y + yy) * img.width + 2 * x + xx) * 3 + k];
+        rgb[(y * w + x) * 3 + k] = (at(0, 0) + at(0, 1) + at(1, 0) + at(1, 1) + 2) >> 2;
+      }
+  return {width: w, height: h, rgb};
+}
+
+// the rectangle [x0, x1) × [y0, y1) of img
+export function crop(img, x0, y0, x1, y1) {
+  const w = x1 - x0, h = y1 - y0, rgb = Buffer.alloc(w * h * 3);
+  for (let y = 0; y < h; y++)
+    img.rgb.copy(rgb, y * w * 3, ((y0 + y) * img.width + x0) * 3, ((y0 + y) * img.width + x1) * 3);
+  return {width: w, height: h, rgb};
 }

@@ -38,11 +38,12 @@
 // (N: the nano-sort sessions' drops, G and "A" done N times more at the
 // end, each frame compared with native; a frame that differs kept as
 // OUTDIR/loop-*-I.png: the stale heatmap of a busy machine was seen so)
-import {spawn, execFileSync} from 'node:child_process';
+import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {deepen} from './deepen.mjs';
-import {decodePng} from './png.mjs';
+import {startServer} from './serve.mjs';
+import {compare, decodePng} from './png.mjs';
 
 const OUT = path.resolve(process.argv[2] || 'build/web-test/out-st');
 const CHROMIUM = process.env.ATTNVIZ_CHROMIUM || '/usr/bin/chromium';
@@ -96,41 +97,10 @@ function check(ok, what) {
   if (!ok) failures++;
 }
 
-function compare(a, b) {
-  if (a.width !== b.width || a.height !== b.height)
-    return {mean: Infinity, fraction: 1, why: `${a.width}x${a.height} vs ${b.width}x${b.height}`};
-  let sum = 0, far = 0;
-  for (let i = 0; i < a.rgb.length; i += 3) {
-    let m = 0;
-    for (let k = 0; k < 3; k++) {
-      const d = Math.abs(a.rgb[i + k] - b.rgb[i + k]);
-      sum += d;
-      if (d > m) m = d;
-    }
-    if (m > 48) far++;
-  }
-  return {mean: sum / a.rgb.length, fraction: far / (a.width * a.height)};
-}
-
 const same = r => r.mean <= MAX_MEAN && r.fraction <= MAX_FRACTION;
 // the frame's status bar alone (its last 28 rows): two messages told apart
 const statusBar = img => ({width: img.width, height: 28, rgb: img.rgb.subarray(3 * img.width * (img.height - 28))});
 const fmt = r => r.why || `mean |Δ| ${r.mean.toFixed(3)}, ${(100 * r.fraction).toFixed(3)}% of pixels off by > 48`;
-
-// python3 -m http.server on a free port (it prints the port it got)
-function startServer() {
-  return new Promise((resolve, reject) => {
-    const srv = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '-d', WEB_DIR],
-                      {stdio: ['ignore', 'pipe', 'ignore']});
-    let buf = '';
-    srv.stdout.on('data', d => {
-      buf += d;
-      const m = buf.match(/port (\d+)/);
-      if (m) resolve({srv, url: `http://127.0.0.1:${m[1]}/attnviz.html`});
-    });
-    srv.on('exit', code => reject(new Error(`python3 -m http.server exited (${code}) before serving`)));
-  });
-}
 
 async function canvasPixels(page, file) {
   const png = await page.screenshot({path: file, clip: {x: 0, y: 0, width: W, height: H}});
@@ -215,7 +185,7 @@ function longestGap({frames, dropped, shown}) {
 fs.rmSync(OUT, {recursive: true, force: true});
 fs.mkdirSync(OUT, {recursive: true});
 const DATA = nativeData();
-const {srv, url} = await startServer();
+const {srv, url} = await startServer(true, WEB_DIR);
 const browser = await puppeteer.launch({
   executablePath: CHROMIUM, headless: true,
   args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],

@@ -260,7 +260,13 @@ int model_open_window(const char *path, const char *text, size_t len, const Mode
     if (rc == 0) {
         g->for_window = 1;
         g->watch = watch;
-        rc = len ? model_compute_text(g, text, len, err) : model_compute_text(g, "The", 3, err);
+        rc = len ? model_opened_set_text(g, text, len, err) : model_opened_set_text(g, "The", 3, err);
+        /* the window keeps the first n_positions tokens of a longer text, as
+         * typing does (the bar's text set when it is shown says so) */
+        if (rc == 0 && g->ids.n > g->lm.info.n_positions)
+            g->ids.n = g->lm.info.n_positions;
+        if (rc == 0)
+            rc = model_compute_ids(g, err);
         g->watch = NULL;
     }
     if (rc < 0) {
