@@ -18,6 +18,7 @@
  *   bg_breathe()            on the UI thread, between steps of long work
  *                           done there (a model's open): the one-thread
  *                           page draws meanwhile; elsewhere nothing
+ *   bg_watch_breathe(fn)    for tests: fn runs at each bg_breathe
  *   bg_threaded()           1 when run has a thread of its own (work the
  *                           UI cannot break into slices may go there)
  *   bg_may_wait()           1 when this thread may hand half of some work
@@ -102,6 +103,10 @@ int bg_post(BgJob *job, void *result, BgFree free_result, int last);
  * only where the page can suspend the work (a file dropped or picked:
  * tools/web/web.mk's ASYNCIFY list), else it returns at once. */
 void bg_breathe(void);
+/* For tests: fn(ctx) runs at every bg_breathe of the calling thread from
+ * now on (NULL: none), so that a test sees where long work breaks up. */
+typedef void (*BgBreatheWatch)(void *ctx);
+void bg_watch_breathe(BgBreatheWatch fn, void *ctx);
 
 /* 1 where run runs on a thread of its own (background.c: the desktop, the
  * threaded page), so that work which cannot give the thread back between

@@ -134,6 +134,12 @@ void bpe_destroy(Bpe *b);
 /* Options set after the vocabulary is known (an unk_id is one of its ids). */
 void bpe_set_options(Bpe *b, const BpeOptions *opt);
 
+/* Room for n_tokens vocabulary tokens and n_merges merges, made before
+ * they are added (optional): their maps are then not grown on the way,
+ * where each growth rehashes all that is in them in one call (262 144
+ * tokens: tens of ms). 0 or -ATTN_E_NOMEM. */
+int bpe_reserve(Bpe *b, long n_tokens, long n_merges);
+
 /* Vocabulary token `text` (len bytes, byte-level characters as in vocab.json)
  * with its id. -ATTN_E_DUPLICATE when the text or the id is taken,
  * -ATTN_E_RANGE for an id outside 0 .. BPE_MAX_VOCAB - 1, -ATTN_E_TOO_LARGE

@@ -238,12 +238,23 @@ int bg_post(BgJob *job, void *result, BgFree free_data, int last)
     return 0;
 }
 
-/* Nothing here: with threads a model's open runs on a worker of its own
- * (model_opening.c), and the UI thread never waits for it; only the
- * one-thread page, which has nowhere else to compute, breaks it up
- * (background_single.c). */
+static _Thread_local BgBreatheWatch watch; /* bg_watch_breathe's, on this thread */
+static _Thread_local void *watch_ctx;
+
+/* Nothing here but a test's watch: with threads a model's open runs on a
+ * worker of its own (model_opening.c), and the UI thread never waits for
+ * it; only the one-thread page, which has nowhere else to compute, breaks
+ * it up (background_single.c). */
 void bg_breathe(void)
 {
+    if (watch)
+        watch(watch_ctx);
+}
+
+void bg_watch_breathe(BgBreatheWatch fn, void *ctx)
+{
+    watch = fn;
+    watch_ctx = ctx;
 }
 
 int bg_threaded(void)

@@ -166,8 +166,19 @@ EM_JS(void, bg_single_breathe, (void), {
     });
 });
 
+static BgBreatheWatch watch; /* bg_watch_breathe's, under the one thread */
+static void *watch_ctx;      /* under the one thread */
+
+void bg_watch_breathe(BgBreatheWatch fn, void *ctx)
+{
+    watch = fn;
+    watch_ctx = ctx;
+}
+
 void bg_breathe(void)
 {
+    if (watch)
+        watch(watch_ctx);
     single_init();
     if (breathe_due(SLICE_MS))
         bg_single_breathe();

@@ -150,9 +150,9 @@ int bpe_vocab_find(const Bpe *b, const char *text, size_t len)
     return v ? (int)v - 1 : -1;
 }
 
-static int vocab_grow(Bpe *b)
+/* The vocabulary map made n slots (a power of two, more than its tokens). */
+static int vocab_grow_to(Bpe *b, size_t n)
 {
-    size_t n = b->n_vslot ? b->n_vslot * 2 : 1024;
     uint32_t *old = b->vslot;
     size_t n_old = b->n_vslot;
     b->vslot = calloc(n, sizeof *b->vslot);
@@ -168,6 +168,11 @@ static int vocab_grow(Bpe *b)
         }
     free(old);
     return 0;
+}
+
+static int vocab_grow(Bpe *b)
+{
+    return vocab_grow_to(b, b->n_vslot ? b->n_vslot * 2 : 1024);
 }
 
 const MergeSlot *bpe_merge_find(const Bpe *b, int left, int right)
@@ -194,9 +199,10 @@ static void merge_put(MergeSlot *slots, size_t n, uint64_t key, int rank, int id
     slots[i] = (MergeSlot){key, rank, id};
 }
 
-static int merge_grow(Bpe *b)
+/* The merges' map made n slots (a power of two, more than its pairs). */
+static int merge_grow_to(Bpe *b, size_t n)
 {
-    size_t n = b->n_mslot ? b->n_mslot * 2 : 1024, used = 0;
+    size_t used = 0;
     MergeSlot *slots = malloc(n * sizeof *slots);
     if (!slots)
         return -ATTN_E_NOMEM;
@@ -212,7 +218,27 @@ static int merge_grow(Bpe *b)
     return 0;
 }
 
+static int merge_grow(Bpe *b)
+{
+    return merge_grow_to(b, b->n_mslot ? b->n_mslot * 2 : 1024);
+}
+
 /* ---- building ---------------------------------------------------------------- */
+
+int bpe_reserve(Bpe *b, long n_tokens, long n_merges)
+{
+    n_tokens = n_tokens < BPE_MAX_VOCAB ? n_tokens : BPE_MAX_VOCAB;
+    n_merges = n_merges < 2L * BPE_MAX_VOCAB ? n_merges : 2L * BPE_MAX_VOCAB; /* (more grow as added) */
+    size_t v = b->n_vslot ? b->n_vslot : 1024, m = b->n_mslot ? b->n_mslot : 1024;
+    while ((size_t)n_tokens * 2 > v)
+        v *= 2;
+    while ((size_t)n_merges * 2 > m)
+        m *= 2;
+    if ((n_tokens > 0 && v > b->n_vslot && vocab_grow_to(b, v) < 0) ||
+        (n_merges > 0 && m > b->n_mslot && merge_grow_to(b, m) < 0))
+        return -ATTN_E_NOMEM;
+    return 0;
+}
 
 Bpe *bpe_create(const BpeOptions *opt)
 {

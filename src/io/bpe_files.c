@@ -12,9 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attnviz/background.h"
 #include "attnviz/io.h"
 #include "bpe_spm.h"
 #include "json_pos.h"
+#include "json_sliced.h"
 
 /* ---- shared ------------------------------------------------------------------- */
 
@@ -28,10 +30,33 @@ static int located(int rc, AttnErr *err, const char *name, long line)
     return rc;
 }
 
-/* One JSON document (only white space after it) into *out. */
+/* After every JSON_BREATHE_EVERY items of a loop over a large file's
+ * values: the one-thread page draws between (bg_breathe). */
+static void breathe_after(long k)
+{
+    if ((k + 1) % JSON_BREATHE_EVERY == 0)
+        bg_breathe();
+}
+
+/* How many items the array or object has (a walk of its list, which a
+ * large one's memory makes long: breaking too). */
+static long count_items(const cJSON *c)
+{
+    long n = 0;
+    for (const cJSON *x = c->child; x; x = x->next)
+        breathe_after(n++);
+    return n;
+}
+
+/* One JSON document (only white space after it) into *out: parsed a part
+ * at a time (json_sliced.c: the one-thread page draws between), and one
+ * that is refused there parsed again whole, for cJSON's place of the
+ * error. */
 static int parse_json(cJSON **out, const char *data, size_t len, const char *name, AttnErr *err)
 {
     const char *end = NULL;
+    if (json_parse_sliced(out, data, len) == 0)
+        return 0;
     *out = cJSON_ParseWithLengthOpts(data, len, &end, 0);
     if (!*out) {
         const char *at = cJSON_GetErrorPtr();
@@ -57,6 +82,8 @@ static int read_vocab(Bpe *b, const cJSON *vocab, const char *data, size_t len, 
     if (!cJSON_IsObject(vocab))
         return attn_err_set(err, ATTN_E_PARSE, name, jpos_line(data, len, path, -1),
                             "expected the vocabulary: an object of token: id");
+    if (bpe_reserve(b, count_items(vocab), 0) < 0)
+        return attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
     long k = 0;
     for (const cJSON *t = vocab->child; t; t = t->next, k++) {
         int rc;
@@ -70,6 +97,7 @@ static int read_vocab(Bpe *b, const cJSON *vocab, const char *data, size_t len, 
             rc = bpe_add_token(b, t->string, strlen(t->string), (long)t->valuedouble, err);
         if (rc < 0)
             return located(rc, err, name, jpos_line(data, len, path, k));
+        breathe_after(k);
     }
     if (k == 0)
         return attn_err_set(err, ATTN_E_EMPTY, name, jpos_line(data, len, path, -1),
@@ -110,6 +138,7 @@ static int read_merges_txt(Bpe *b, const char *data, size_t len, const char *nam
                 return located(rc, err, name, line);
         }
         p = nl ? nl + 1 : e;
+        breathe_after(line);
     }
     return 0;
 }
@@ -134,7 +163,7 @@ int bpe_parse_vocab_merges(Bpe **out, const char *vocab, size_t vocab_len, const
     if (eot >= 0)
         rc = located(bpe_add_special(b, "<|endoftext|>", 13, eot, BPE_ADDED_SPECIAL, err), err,
                      vocab_name, 0);
-    cJSON_Delete(root);
+    json_delete_sliced(root);
     if (rc < 0)
         bpe_destroy(b);
     else
@@ -673,6 +702,8 @@ static int read_pieces(Bpe *b, const cJSON *vocab, const Doc *d)
     for (const char *const *k = path; raw && *k; k++)
         raw = jpos_member(raw, e, *k);
     raw = raw ? jpos_nth(raw, e, 0) : NULL;
+    if (bpe_reserve(b, count_items(vocab), 0) < 0)
+        return attn_err_set(d->err, ATTN_E_NOMEM, d->name, 0, "out of memory");
     long k = 0;
     for (const cJSON *t = vocab->child; t; t = t->next, k++) {
         const cJSON *piece = cJSON_GetArrayItem(t, 0), *score = cJSON_GetArrayItem(t, 1);
@@ -696,6 +727,7 @@ static int read_pieces(Bpe *b, const cJSON *vocab, const Doc *d)
             return located(rc, d->err, d->name, jpos_line(d->data, d->len, path, k));
         raw = jpos_skip_ws(jpos_skip_value(raw, e), e); /* the next piece's text */
         raw = raw < e && *raw == ',' ? jpos_skip_ws(raw + 1, e) : NULL;
+        breathe_after(k);
     }
     if (k == 0)
         return attn_err_set(d->err, ATTN_E_EMPTY, d->name, jpos_line(d->data, d->len, path, -1),
@@ -710,6 +742,8 @@ static int read_merges_json(Bpe *b, const cJSON *merges, const char *data, size_
     if (!cJSON_IsArray(merges))
         return attn_err_set(err, ATTN_E_PARSE, name, jpos_line(data, len, path, -1),
                             "expected model.merges: an array");
+    if (bpe_reserve(b, 0, count_items(merges)) < 0)
+        return attn_err_set(err, ATTN_E_NOMEM, name, 0, "out of memory");
     long k = 0;
     for (const cJSON *m = merges->child; m; m = m->next, k++) {
         const cJSON *l = cJSON_GetArrayItem(m, 0), *r = cJSON_GetArrayItem(m, 1);
@@ -727,6 +761,7 @@ static int read_merges_json(Bpe *b, const cJSON *merges, const char *data, size_
                               "merge %ld: expected \"left right\" or [\"left\", \"right\"]", k + 1);
         if (rc < 0)
             return located(rc, err, name, jpos_line(data, len, path, k));
+        breathe_after(k);
     }
     return 0;
 }
@@ -763,6 +798,7 @@ static int read_added(Bpe *b, const cJSON *added, const char *data, size_t len, 
         }
         if (rc < 0)
             return located(rc, err, name, jpos_line(data, len, path, k));
+        breathe_after(k);
     }
     return 0;
 }
@@ -830,6 +866,6 @@ int bpe_parse_tokenizer_json(Bpe **out, const char *data, size_t len, const char
         rc = read_options(&o, root, &d);
     if (rc == 0)
         rc = build_tokenizer_json(out, &o, root, &d);
-    cJSON_Delete(root);
+    json_delete_sliced(root);
     return rc;
 }

@@ -27,7 +27,10 @@
 // one call), the page reloaded with the autosave of that state (once
 // restored in main, before the first frame), and a session dropped while
 // the model's run is suspended (once opened in one call: asyncify keeps
-// one suspended stack).
+// one suspended stack). Last, a large tokenizer.json (262 144 tokens)
+// beside shakespeare-tiny's weights, opened as a drop: its read must break
+// up as the rest of an open does (the open then refuses it: more tokens
+// than the model's rows).
 //
 // usage (from the clone): node tests/web/single_test.mjs OUTDIR
 // env: ATTNVIZ_CHROMIUM (default /usr/bin/chromium), ATTNVIZ_NATIVE_FRAME
@@ -41,6 +44,7 @@
 import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import {bigTokenizer} from './big_tokenizer.mjs';
 import {deepen} from './deepen.mjs';
 import {startServer} from './serve.mjs';
 import {compare, decodePng} from './png.mjs';
@@ -90,6 +94,11 @@ const MAX_PROMPT_GAP = 160;
 function gapAllowed(bound, ms) {
   return Math.max(bound, ms / 2);
 }
+// the large tokenizer.json opened last: Gemma 3's vocabulary size, and the
+// breaks its read must take at least (its open of about half a second in
+// the page, a break every 10 ms)
+const BIG_TOKENS = 262144;
+const BIG_MIN_BREAKS = 10;
 
 let failures = 0;
 function check(ok, what) {
@@ -782,6 +791,47 @@ try {
   r = compare(above(await until(page, nRunDrop, path.join(OUT, 'page-run-drop.png'))), above(nRunDrop));
   check(same(r) && !same(compare(above(nRunDrop), above(nPrompt))),
         `and its frame is the native one above the status bar (${fmt(r)})`);
+
+  // a large tokenizer.json (BIG_TOKENS tokens, Gemma 3's count, about 26
+  // MB: tests/web/big_tokenizer.mjs, made in the page) beside
+  // shakespeare-tiny's weights, opened as a drop is: the open ends with the
+  // tokenizer refused (more tokens than the model's 2048 rows), after
+  // reading all of it, which must break up between frames as the rest of
+  // an open does (cJSON's parse of the whole file was one gap of 333 ms)
+  const made = await page.evaluate((src, n) => {
+    const make = new Function(`return (${src})`)();
+    const t0 = performance.now(), text = make(n), m = '/attnviz/models/shakespeare-tiny/', dst = '/tmp/bigtok/';
+    FS.mkdirTree(dst);
+    FS.writeFile(dst + 'tokenizer.json', text);
+    for (const f of ['model.safetensors', 'config.json']) FS.writeFile(dst + f, FS.readFile(m + f));
+    return {bytes: FS.stat(dst + 'tokenizer.json').size, ms: performance.now() - t0};
+  }, bigTokenizer.toString(), BIG_TOKENS);
+  await page.waitForFunction(() => !Asyncify.currData && !Module.attnvizOpening, {timeout: TIMEOUT});
+  await steps(page, 3);
+  const bigOpen = await page.evaluate(async () => {
+    const t = {frames: [], rec: true}, opensBefore = Module.attnvizBg.opens.length;
+    const tick = ms => { t.frames.push(ms); if (t.rec) requestAnimationFrame(tick); };
+    await new Promise(res => requestAnimationFrame(ms => { t.frames.push(ms); requestAnimationFrame(tick); res(); }));
+    const dropped = performance.now();
+    ccall('platform_web_dropped', null, ['string'], ['/tmp/bigtok']);
+    for (const end = performance.now() + 60000; Module.attnvizOpening && performance.now() < end;)
+      await new Promise(res => requestAnimationFrame(res));
+    const shown = performance.now();
+    t.rec = false;
+    return {frames: t.frames, dropped, shown, opens: Module.attnvizBg.opens.slice(opensBefore)};
+  });
+  const bg = longestGap(bigOpen);
+  const bbrk = bigOpen.opens.length ? bigOpen.opens[bigOpen.opens.length - 1] : null;
+  if (process.env.ATTNVIZ_TEST_DEBUG)
+    console.log('frames after the open (ms):', bigOpen.frames.map(t => (t - bigOpen.dropped).toFixed(1)).join(' '));
+  console.log(`a tokenizer.json of ${BIG_TOKENS} tokens (${(made.bytes / 1048576).toFixed(1)} MB, made in ` +
+              `${made.ms.toFixed(0)} ms): ${bg.ms.toFixed(1)} ms from the drop to the open's end, ${bg.n} frames, ` +
+              `longest gap ${bg.gap.toFixed(1)} ms; ${bbrk ? `${bbrk.yields} breaks` : 'no breaks'}`);
+  check(bbrk && bbrk.yields >= BIG_MIN_BREAKS,
+        `the large tokenizer's read gave the thread back (${bbrk ? bbrk.yields : 0} breaks, at least ${BIG_MIN_BREAKS})`);
+  check(bg.gap <= gapAllowed(MAX_OPEN_GAP, bg.ms) && bg.n >= 2,
+        `and frames kept coming (${bg.n} frames in ${bg.ms.toFixed(1)} ms, longest gap ${bg.gap.toFixed(1)} ms, ` +
+        `at most ${gapAllowed(MAX_OPEN_GAP, bg.ms).toFixed(1)})`);
 } finally {
   await browser.close();
   srv.kill();

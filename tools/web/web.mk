@@ -57,7 +57,7 @@ WEB_IO_OBJ := $(patsubst %.c,$(WEB_OBJ)/%.o,$(filter-out src/io/file_map.c,$(wil
 # full_file_size_limit sets RLIMIT_FSIZE, which emscripten accepts and
 # does not enforce. test_attn's three checks in a child skip (no fork()).
 WEB_IO_TESTS := attn attnio attnst bpe_files bpe_hf cross embed folder gguf \
-                gguf_olmo2 gguf_qwen3 gguf_vocab gpt2_io heads hf_cache llama_io model_io \
+                gguf_olmo2 gguf_qwen3 gguf_vocab gpt2_io heads hf_cache json_sliced llama_io model_io \
                 model_stores png step teach_io teach_model
 WEB_IO_TEST_JS := $(WEB_IO_TESTS:%=$(WEB_OBJ)/tests/io/test_%.js)
 WEB_IO_LIBS := -L$(WEB_PREFIX)/lib -lcmocka -lcjson -lzip -lz -lutf8proc -lpcre2-8
@@ -225,13 +225,19 @@ WEB_ST_RUN_ASYNC := bg_single_pump,bg_stale,run*,hook_cancel,watch_cancel,lm_for
 # window's loop_open (app_open_path): a model folder or GGUF file, an
 # attention file, or a session naming one; the same entry opens what the
 # loop was asked to (Ctrl+O's prompt, the start's restore of shown.json:
-# restore_shown, app_restore_shown)
+# restore_shown, app_restore_shown); a model folder's tokenizer, its
+# JSON parsed, read and freed a part at a time (bpe_files.c, json_sliced.c:
+# a tokenizer.json of 30 MB)
 WEB_ST_OPEN_ASYNC := platform_web_dropped,loop_open,app_handle_event,app_open_path,file_open,maps_session_open,\
                      restore_shown,app_restore_shown,\
                      open_attention,import_open,import_open_group,attn_file_open_tensor,\
                      lmsrc_open,model_open_window,model_open_path,lm_open,lm_open_gguf,model_file_open,model_file_open_gguf,\
                      model_file_bind,convert_all,\
                      st_folder_open,open_index,add_shard,io_map_file,io_map_fd,\
+                     bpe_load_dir,bpe_load_tokenizer_json,bpe_load_vocab_merges,bpe_parse_tokenizer_json,\
+                     bpe_parse_vocab_merges,parse_json,build_tokenizer_json,read_vocab,read_pieces,read_merges_json,\
+                     read_added,read_merges_txt,count_items,breathe_after,\
+                     json_parse_sliced,sliced_value,sliced_container,sliced_leaf,json_delete_sliced,sliced_delete,\
                      model_compute_text,model_compute_ids,compute_breathe,bg_breathe
 WEB_ST_ASYNC  := $(WEB_ST_RUN_ASYNC),$(WEB_ST_OPEN_ASYNC)
 WEB_ST_LDFLAGS := -O2 -sASYNCIFY -sASYNCIFY_IMPORTS=bg_single_yield,bg_single_breathe \
