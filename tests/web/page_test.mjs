@@ -707,7 +707,7 @@ try {
   // tokens) and status bar's message (that the rest was cut; a pixel apart:
   // its left part's ␣ is a pixel narrower in the page)
   const ctx4 = await browser.createBrowserContext(), page4 = await ctx4.newPage(), longShown = [];
-  let gone = null; // the renderer crashed, or a step never came
+  let gone = null, copies = 0; // the renderer crashed, or a step never came; the folder's copies kept
   page4.on('error', e => { gone = e.message; });
   await page4.setViewport({width: W, height: H, deviceScaleFactor: 1});
   const LONG = fs.readFileSync('sentences/long.txt', 'utf8').split('\n')[1], tinyDir = `open:${DATA}/models/shakespeare-tiny`;
@@ -737,12 +737,14 @@ try {
       await page4.keyboard.press('KeyG'); // the model view: the second open shows the map again
       await steps(page4, 3);
     }
+    copies = await page4.evaluate(() => FS.readdir('/dropped').filter(n => FS.analyzePath(`/dropped/${n}/shakespeare-tiny`).exists).length);
   } catch (e) {
     gone = gone || e.message;
   }
-  check(!gone && longShown.length === 4 && longShown.every(same),
+  check(!gone && longShown.length === 4 && longShown.every(same) && copies === 1,
         `a text of 136 tokens, shakespeare-tiny dropped twice: each time the native frame and message (the model on ` +
-        `the first 128 tokens; ${longShown.map(fmt).join('; ')}), the page still running (${gone ? `no: ${gone}` : 'yes'})`);
+        `the first 128 tokens; ${longShown.map(fmt).join('; ')}), the page still running (${gone ? `no: ${gone}` : 'yes'}), ` +
+        `one copy of the folder kept (${copies})`);
   r = said(nLong[1], nLong[0]);
   check(!same(r) && !same(compare(nLong[2], nativeFrame(path.join(OUT, 'native-long-g.png'), ...longKeys, tinyDir, 'key:G'))),
         `the native status bar's message is not what it was before the drops (${fmt(r)}); G changed the frame`);

@@ -23,7 +23,8 @@ Module.preRun.push(function() { ENV.SDL_EMSCRIPTEN_ASYNCIFY = "0"; });
 // is a few milliseconds. Its progress is on the page's status line (the
 // window's status bar shows only errors from here: platform_web_note).
 // Of two drops in a row the newest wins: an older copy still under way
-// stops at its next slice and its files are removed.
+// stops at its next slice and its files are removed; a file or folder
+// dropped again replaces its older copy.
 var ATTNVIZ_DROP_MAX = 1536 * 1024 * 1024;
 var ATTNVIZ_SLICE = 8 * 1024 * 1024;
 var attnvizDrops = 0;
@@ -85,7 +86,16 @@ async function attnvizOpenFiles(files, tops) {
   copy.ms = performance.now() - t0;
   attnvizCopying = 0;
   attnvizProgress(null);
-  for (var t of tops) attnvizDroppedNow[t] = dir + t;
+  for (var t of tops) {
+    // the older copy of the same name removed: it would hold its size (a
+    // model's 122 MB) for the rest of the visit. What it showed is in the
+    // program's memory (src/io/file_map_web.c reads a file whole), a read
+    // still under way keeps its open file, and a session naming the old
+    // copy opens with this one (attnvizOpenSession)
+    var old = attnvizDroppedNow[t];
+    if (old && old !== dir + t) attnvizRemoveTree(old);
+    attnvizDroppedNow[t] = dir + t;
+  }
   // the file a session waits for (attnvizReopen) dropped again: the session
   // opens, showing this copy; else one path opens, as on the desktop: the
   // first thing dropped
