@@ -32,3 +32,22 @@ export function deepen(st, config, depth) {
   for (const p of parts) { res.set(p, o); o += p.length; }
   return {st: res, config: JSON.stringify({...cfg, n_layer: depth}, null, 1)};
 }
+
+// The same in a page: shakespeare-tiny's files in the page's memory
+// (/attnviz/models) made depth layers deep, left in the page as
+// window.deepFolder ([path under "deep/", bytes]) and, given dst (a folder
+// path ending in "/"), written there too.
+export function deepenInPage(page, depth, dst = null) {
+  return page.evaluate((deepenSrc, depth, dst) => {
+    const deepenIn = new Function(`return (${deepenSrc})`)();
+    const src = '/attnviz/models/shakespeare-tiny/';
+    const d = deepenIn(FS.readFile(src + 'model.safetensors'), FS.readFile(src + 'config.json', {encoding: 'utf8'}), depth);
+    const files = [['model.safetensors', d.st], ['config.json', d.config],
+                   ['vocab.json', FS.readFile(src + 'vocab.json')], ['merges.txt', FS.readFile(src + 'merges.txt')]];
+    if (dst) {
+      FS.mkdirTree(dst);
+      for (const [f, b] of files) FS.writeFile(dst + f, b);
+    }
+    window.deepFolder = files.map(([f, b]) => ['deep/' + f, b]);
+  }, deepen.toString(), depth, dst);
+}

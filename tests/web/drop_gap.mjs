@@ -13,7 +13,7 @@
 import {spawn} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import {deepen} from './deepen.mjs';
+import {deepenInPage} from './deepen.mjs';
 
 const SINGLE = process.argv[2] === '--single';
 const RUNS = +(process.argv[SINGLE ? 3 : 2] || 3);
@@ -48,12 +48,9 @@ try {
     page.on('pageerror', e => console.log('page error:', e.message));
     await page.goto(url);
     await page.waitForFunction(() => typeof Module === 'object' && Module.attnvizSteps > 0, {timeout: TIMEOUT});
-    const t = await page.evaluate(async (deepenSrc, depth, text) => {
-      const deepenIn = new Function(`return (${deepenSrc})`)();
-      const src = '/attnviz/models/shakespeare-tiny/';
-      const d = deepenIn(FS.readFile(src + 'model.safetensors'), FS.readFile(src + 'config.json', {encoding: 'utf8'}), depth);
-      const files = [['deep/model.safetensors', d.st], ['deep/config.json', d.config],
-                     ['deep/vocab.json', FS.readFile(src + 'vocab.json')], ['deep/merges.txt', FS.readFile(src + 'merges.txt')]];
+    await deepenInPage(page, DEPTH);
+    const t = await page.evaluate(async text => {
+      const files = [...window.deepFolder];
       files.push(['session.json', JSON.stringify({attention_file: `/dropped/${attnvizDrops + 1}/deep`, layer: 0, head: 0, text})]);
       // the copy's end: when pre.js hands the path to the program; its notes
       let copied = null;
@@ -107,9 +104,9 @@ try {
       };
       return {open: shown - dropped, copy: copied - dropped, copyGap: gap(dropped, copied), gap: gap(dropped, shown),
               notes: notes.filter(n => /^reading/.test(n)).length, last: notes.filter(n => /^reading/.test(n)).pop() || '',
-              bytes: d.st.length, idleGap, lt, c: c ? {slices: c.slices, longest: c.longest} : null,
+              bytes: files[0][1].length, idleGap, lt, c: c ? {slices: c.slices, longest: c.longest} : null,
               shownText: (document.getElementById('status') || {}).textContent};
-    }, deepen.toString(), DEPTH, TEXT);
+    }, TEXT);
     console.log(`${SINGLE ? 'one-thread' : 'threaded'} run ${run + 1}: ${(t.bytes / 1048576).toFixed(0)} MB, ` +
                 `open ${t.open.toFixed(0)} ms, copy ${t.copy.toFixed(0)} ms (longest gap ${t.copyGap.gap.toFixed(1)} ms, ` +
                 `${t.copyGap.n} frames), whole open's longest gap ${t.gap.gap.toFixed(1)} ms (${t.gap.n} frames); ` +

@@ -14,7 +14,7 @@
 // env ATTNVIZ_WEB: the page's folder (default build/web)
 import {spawn} from 'node:child_process';
 import path from 'node:path';
-import {deepen} from './deepen.mjs';
+import {deepenInPage} from './deepen.mjs';
 
 const DEPTH = +(process.argv[2] || 12), RUNS = +(process.argv[3] || 2);
 const MODULES = path.resolve(process.env.ATTNVIZ_PUPPETEER || 'build/web-test/node_modules');
@@ -47,12 +47,8 @@ try {
     page.on('error', e => console.log('page crashed:', e.message));
     await page.goto(url);
     await page.waitForFunction(() => typeof Module === 'object' && Module.attnvizSteps > 0, {timeout: TIMEOUT});
-    const drop = () => page.evaluate(async (deepenSrc, depth, text) => {
-      const deepenIn = new Function(`return (${deepenSrc})`)();
-      const src = '/attnviz/models/shakespeare-tiny/';
-      const d = deepenIn(FS.readFile(src + 'model.safetensors'), FS.readFile(src + 'config.json', {encoding: 'utf8'}), depth);
-      const files = [['deep/model.safetensors', d.st], ['deep/config.json', d.config],
-                     ['deep/vocab.json', FS.readFile(src + 'vocab.json')], ['deep/merges.txt', FS.readFile(src + 'merges.txt')],
+    const drop = async () => (await deepenInPage(page, DEPTH), page.evaluate(async text => {
+      const files = [...window.deepFolder,
                      ['session.json', JSON.stringify({attention_file: `/dropped/${attnvizDrops + 1}/deep`, layer: 0, head: 0, text})]];
       await attnvizOpenFiles(files.map(([n, b]) => [n, new File([b], n.split('/').pop())]), ['session.json']);
       const t0 = performance.now();
@@ -62,7 +58,7 @@ try {
         await new Promise(res => requestAnimationFrame(res));
       }
       return 'not shown: ' + document.title;
-    }, deepen.toString(), DEPTH, TEXT);
+    }, TEXT));
     const settle = async n => {
       const from = await page.evaluate(() => Module.attnvizSteps | 0);
       await page.waitForFunction(k => (Module.attnvizSteps | 0) >= k, {timeout: TIMEOUT}, from + n);

@@ -43,7 +43,7 @@
 import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import {deepen} from './deepen.mjs';
+import {deepen, deepenInPage} from './deepen.mjs';
 import {startServer} from './serve.mjs';
 import {compare, crop, decodePng, halve} from './png.mjs';
 
@@ -780,12 +780,9 @@ try {
     const nativeOpenSession = path.join(OUT, 'open/session.json');
     fs.writeFileSync(nativeOpenSession, openSession(deepDir));
     const nOpen = nativeFrame(path.join(OUT, 'native-open-deep.png'), `open:${nativeOpenSession}`);
-    const timed = await page3.evaluate(async (deepenSrc, depth, text) => {
-      const deepenIn = new Function(`return (${deepenSrc})`)();
-      const src = '/attnviz/models/shakespeare-tiny/';
-      const d = deepenIn(FS.readFile(src + 'model.safetensors'), FS.readFile(src + 'config.json', {encoding: 'utf8'}), depth);
-      const files = [['deep/model.safetensors', d.st], ['deep/config.json', d.config],
-                     ['deep/vocab.json', FS.readFile(src + 'vocab.json')], ['deep/merges.txt', FS.readFile(src + 'merges.txt')]];
+    await deepenInPage(page3, OPEN_DEPTH);
+    const timed = await page3.evaluate(async text => {
+      const files = [...window.deepFolder];
       const drop = attnvizDrops + 1; // the drop's folder: /dropped/N/
       files.push(['session.json', JSON.stringify({attention_file: `/dropped/${drop}/deep`, layer: 0, head: 0, text})]);
       // made before the clock starts (a real drop's Files come from the
@@ -813,7 +810,7 @@ try {
       const copy = (Module.attnvizCopies || []).find(c => c.dir === `/dropped/${drop}/`) || null;
       return {frames, dropped, shown, opening, progress, copy,
               statusAfter: status.style.display === 'none' ? '' : status.textContent};
-    }, deepen.toString(), OPEN_DEPTH, OPEN_TEXT);
+    }, OPEN_TEXT);
     const before = timed.frames.filter(t => t <= timed.dropped).pop() ?? timed.dropped;
     const after = timed.frames.find(t => t >= timed.shown) ?? timed.shown;
     const inside = [before, ...timed.frames.filter(t => t > before && t < after), after];

@@ -45,7 +45,7 @@ import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {bigTokenizer} from './big_tokenizer.mjs';
-import {deepen} from './deepen.mjs';
+import {deepen, deepenInPage} from './deepen.mjs';
 import {startServer} from './serve.mjs';
 import {compare, decodePng} from './png.mjs';
 
@@ -281,14 +281,11 @@ try {
   fs.writeFileSync(nativeOpenSession, openSession(path.join(OUT, 'open/deep')));
   const nOpenDeep = nativeFrame(path.join(OUT, 'native-open-deep.png'), ...keys, 'key:D', ...quick,
                                 `open:${nativeOpenSession}`);
-  const drop = await page.evaluate((deepenSrc, depth) => { // the drop's folder: /dropped/N/
-    const deepenIn = new Function(`return (${deepenSrc})`)();
-    const src = '/attnviz/models/shakespeare-tiny/';
-    const d = deepenIn(FS.readFile(src + 'model.safetensors'), FS.readFile(src + 'config.json', {encoding: 'utf8'}), depth);
-    window.prepared = [['deep/model.safetensors', d.st], ['deep/config.json', d.config],
-                       ['deep/vocab.json', FS.readFile(src + 'vocab.json')], ['deep/merges.txt', FS.readFile(src + 'merges.txt')]];
+  await deepenInPage(page, OPEN_DEPTH);
+  const drop = await page.evaluate(() => { // the drop's folder: /dropped/N/
+    window.prepared = window.deepFolder;
     return attnvizDrops + 1;
-  }, deepen.toString(), OPEN_DEPTH);
+  });
   const timed = await dropTimed(page, [['session.json', openSession(`/dropped/${drop}/deep`)]],
                                 ['session.json'], OPEN_TEXT);
   const g = longestGap(timed);
@@ -324,18 +321,11 @@ try {
   fs.writeFileSync(nativeSession, session(path.join(OUT, 'deep')));
   const opened = ['key:D', ...quick, `open:${nativeOpenSession}`, `open:${nativeSession}`];
   const nOpened = nativeFrame(path.join(OUT, 'native-opened.png'), ...keys, ...opened);
-  await page.evaluate((deepenSrc, depth, text) => {
-    const deepenIn = new Function(`return (${deepenSrc})`)();
-    const src = '/attnviz/models/shakespeare-tiny/', dst = '/dropped/deep/';
-    const d = deepenIn(FS.readFile(src + 'model.safetensors'), FS.readFile(src + 'config.json', {encoding: 'utf8'}), depth);
-    FS.mkdirTree(dst);
-    FS.writeFile(dst + 'model.safetensors', d.st);
-    FS.writeFile(dst + 'config.json', d.config);
-    for (const f of ['vocab.json', 'merges.txt'])
-      FS.writeFile(dst + f, FS.readFile(src + f));
+  await deepenInPage(page, DEPTH, '/dropped/deep/');
+  await page.evaluate(text => {
     FS.writeFile('/dropped/deep-session.json', text);
     ccall('platform_web_dropped', null, ['string'], ['/dropped/deep-session.json']);
-  }, deepen.toString(), DEPTH, session('/dropped/deep'));
+  }, session('/dropped/deep'));
   const shown = await until(page, nOpened, path.join(OUT, 'page-opened.png'));
   r = compare(shown, nOpened);
   check(same(r), `a session opened shakespeare-tiny made ${DEPTH} layers deep: the native frame (${fmt(r)})`);
@@ -639,17 +629,8 @@ try {
   const promptSession = m => JSON.stringify({attention_file: m, layer: 1, head: 2, text: PROMPT_TEXT});
   const nativePromptSession = path.join(OUT, 'open/prompt-session.json');
   fs.writeFileSync(nativePromptSession, promptSession(path.join(OUT, 'open/deep')));
-  await page.evaluate((deepenSrc, depth, text) => {
-    const deepenIn = new Function(`return (${deepenSrc})`)();
-    const src = '/attnviz/models/shakespeare-tiny/', dst = '/libsdl/test-deep/';
-    const d = deepenIn(FS.readFile(src + 'model.safetensors'), FS.readFile(src + 'config.json', {encoding: 'utf8'}), depth);
-    FS.mkdirTree(dst);
-    FS.writeFile(dst + 'model.safetensors', d.st);
-    FS.writeFile(dst + 'config.json', d.config);
-    for (const f of ['vocab.json', 'merges.txt'])
-      FS.writeFile(dst + f, FS.readFile(src + f));
-    FS.writeFile('/libsdl/prompt-session.json', text);
-  }, deepen.toString(), OPEN_DEPTH, promptSession('/libsdl/test-deep'));
+  await deepenInPage(page, OPEN_DEPTH, '/libsdl/test-deep/');
+  await page.evaluate(text => FS.writeFile('/libsdl/prompt-session.json', text), promptSession('/libsdl/test-deep'));
   // Ctrl+O's prompt: the page's Ctrl+O opens the browser's picker or its
   // list of kept sessions (pre.js takes the key before SDL), so its
   // listener is taken off for the prompt and put back after
