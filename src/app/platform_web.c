@@ -490,6 +490,26 @@ EMSCRIPTEN_KEEPALIVE void platform_web_text(const char *utf8)
     SDL_PushEvent(&e);
 }
 
+/* An input method's composition so far (tools/web/pre.js), as SDL hands
+ * it over on the desktop (SDL_TEXTEDITING: drawn at the cursor until its
+ * text comes; "" when it ended), cut to what the event holds at a
+ * character's start. */
+EMSCRIPTEN_KEEPALIVE void platform_web_compose(const char *utf8)
+{
+    SDL_Event e;
+    if (!SDL_IsTextInputActive())
+        return;
+    SDL_zero(e);
+    e.type = SDL_TEXTEDITING;
+    e.edit.windowID = SDL_GetKeyboardFocus() ? SDL_GetWindowID(SDL_GetKeyboardFocus()) : 0;
+    size_t n = strlen(utf8);
+    if (n >= sizeof e.edit.text)
+        for (n = sizeof e.edit.text - 1; n > 0 && ((unsigned char)utf8[n] & 0xC0) == 0x80; n--)
+            ;
+    memcpy(e.edit.text, utf8, n);
+    SDL_PushEvent(&e);
+}
+
 /* The page is being hidden or closed (tools/web/pre.js): the autosave
  * written now, as the desktop writes it on quitting; pre.js then stores
  * the folder in IndexedDB. */

@@ -47,7 +47,7 @@ import path from 'node:path';
 import {bigTokenizer} from './big_tokenizer.mjs';
 import {deepen, deepenInPage} from './deepen.mjs';
 import {startServer} from './serve.mjs';
-import {compare, decodePng} from './png.mjs';
+import {compare, crop, decodePng} from './png.mjs';
 
 const OUT = path.resolve(process.argv[2] || 'build/web-test/out-st');
 const CHROMIUM = process.env.ATTNVIZ_CHROMIUM || '/usr/bin/chromium';
@@ -813,6 +813,37 @@ try {
   check(bg.gap <= gapAllowed(MAX_OPEN_GAP, bg.ms) && bg.n >= 2,
         `and frames kept coming (${bg.n} frames in ${bg.ms.toFixed(1)} ms, longest gap ${bg.gap.toFixed(1)} ms, ` +
         `at most ${gapAllowed(MAX_OPEN_GAP, bg.ms).toFixed(1)})`);
+
+  // an input method's text (the desktop's SDL_TEXTEDITING, then its
+  // text): the page keeps a hidden text area focused, where the browser
+  // runs the input method, also after a click on the canvas. CDP composes
+  // "にほん" there as an input method composes kana: drawn at the bar's
+  // cursor, not typed (the title, the bar's text, unchanged); then commits
+  // "日本語です": typed, in two of platform_web_text's pieces of 7 or fewer
+  await page.mouse.click(W - 4, H - 4); // the status bar's corner: nothing there
+  await page.keyboard.press('Slash');
+  await page.keyboard.down('Control');
+  await page.keyboard.press('KeyU');
+  await page.keyboard.up('Control');
+  await page.keyboard.type('Ab ');
+  await page.waitForFunction(() => document.title.includes('Ab'), {timeout: TIMEOUT});
+  await steps(page, 3);
+  const titled = await page.evaluate(() => document.title);
+  const plain = await canvasPixels(page, path.join(OUT, 'page-ime-before.png'));
+  await cdp.send('Input.imeSetComposition', {text: 'にほん', selectionStart: 3, selectionEnd: 3});
+  await steps(page, 3);
+  const composing = await canvasPixels(page, path.join(OUT, 'page-ime-composing.png'));
+  const bar = img => crop(img, 90, 8, 250, 52); // the text bar from its start to past "Ab "
+  r = compare(bar(composing), bar(plain));
+  check(!same(r) && await page.evaluate(() => document.title) === titled,
+        `an input method's composition is drawn in the bar, not yet typed (the bar: ${fmt(r)}; the title ` +
+        `${JSON.stringify(titled)})`);
+  await cdp.send('Input.insertText', {text: '\u65e5\u672c\u8a9e\u3067\u3059'});
+  const committed = await page.waitForFunction(t => document.title.includes(t), {timeout: 10000}, '\u65e5\u672c\u8a9e\u3067\u3059')
+    .then(() => true, () => false);
+  check(committed && !(await page.evaluate(() => document.title)).includes('にほん'),
+        `and its commit is typed (the title ${JSON.stringify(await page.evaluate(() => document.title))})`);
+  await page.keyboard.press('Escape');
 } finally {
   await browser.close();
   srv.kill();

@@ -292,7 +292,63 @@ function attnvizKeyPress(ev) {
     ccall("platform_web_text", null, ["string"], [ev.key]);
 }
 
+// An input method's text (kana before kanji, pinyin, a tablet's or a
+// phone's keyboard) comes as a composition, which SDL 2.26's page backend
+// does not take (it types only what keypress events carry), and which the
+// browser runs only in a text field that has the focus. So a text area
+// the reader never sees keeps the focus (given back after a click on the
+// canvas, the list of Ctrl+O closing, or the page's return from a file
+// picker); the keys still reach SDL, on the window, as before. What the
+// input method is composing goes to the program as the desktop's
+// SDL_TEXTEDITING (platform_web_compose: drawn at the bar's cursor), what
+// it commits as typed text (platform_web_text, a few characters at a
+// time: an SDL text event holds 32 bytes).
+var attnvizIme = null;
+
+function attnvizImeFocus() {
+  var a = document.activeElement;
+  if (attnvizIme && !attnvizPanel && (!a || a === document.body || a === Module.canvas))
+    attnvizIme.focus({preventScroll: true});
+}
+
+function attnvizImeSetup() {
+  var t = document.createElement("textarea");
+  t.id = "attnviz-ime";
+  t.setAttribute("aria-hidden", "true");
+  t.setAttribute("autocomplete", "off");
+  t.spellcheck = false;
+  t.style.cssText = "position: fixed; left: 0; top: 0; width: 1px; height: 1px; opacity: 0; border: 0; " +
+                    "padding: 0; resize: none; overflow: hidden; pointer-events: none";
+  document.body.appendChild(t);
+  var compose = function(s) { ccall("platform_web_compose", null, ["string"], [s]); };
+  var type = function(s) {
+    var cs = Array.from(s || "");
+    for (var i = 0; i < cs.length; i += 7)
+      ccall("platform_web_text", null, ["string"], [cs.slice(i, i + 7).join("")]);
+  };
+  t.addEventListener("compositionupdate", function(ev) { compose(ev.data || ""); });
+  t.addEventListener("compositionend", function(ev) {
+    compose("");
+    type(ev.data);
+    t.value = "";
+  });
+  // text put in without a key or a composition (an emoji picker, some
+  // on-screen keyboards); a key's own text SDL takes (its keypress is not
+  // let through to here), a composition's comes at its end
+  t.addEventListener("input", function(ev) {
+    if (ev.isComposing) return;
+    if (ev.inputType === "insertText") type(ev.data);
+    t.value = "";
+  });
+  attnvizIme = t;
+  if (Module.canvas) Module.canvas.addEventListener("mousedown", function() { setTimeout(attnvizImeFocus, 0); });
+  window.addEventListener("focus", attnvizImeFocus);
+  attnvizImeFocus();
+}
+
 if (typeof window === "object") {
+  if (document.body) attnvizImeSetup();
+  else document.addEventListener("DOMContentLoaded", attnvizImeSetup);
   window.addEventListener("keypress", attnvizKeyPress, true); // before SDL's
   window.addEventListener("dragover", function(ev) { ev.preventDefault(); });
   window.addEventListener("drop", attnvizDrop);
@@ -530,6 +586,7 @@ function attnvizClosePanel() {
   if (!attnvizPanel) return;
   attnvizPanel.el.remove();
   attnvizPanel = null;
+  attnvizImeFocus();
 }
 
 // the list's keys; every key kept from SDL while it is open
