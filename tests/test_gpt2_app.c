@@ -490,6 +490,24 @@ static void shown_now(const AppState *a, Shown *w)
         w->on[h] = ms->head_on ? ms->head_on[h] : 1; /* none yet: every head on */
 }
 
+/* After a restart: the state and the window above the status bar are
+ * before's and pix's (bytes of it; else fail with what), the status bar
+ * says said, and Ctrl+S writes session. */
+static void assert_restored(Fix *f, const Shown *before, const Uint32 *pix, size_t bytes, const char *said,
+                            const char *session, const char *what)
+{
+    Shown after;
+    shown_now(f->a, &after);
+    assert_memory_equal(before, &after, sizeof after);
+    Uint32 *again = screen_copy(f);
+    int differs = memcmp(pix, again, bytes) != 0;
+    free(again);
+    if (differs)
+        fail_msg("%s", what);
+    assert_non_null(strstr(f->a->status, said));
+    assert_string_equal(f->a->session_path, session);
+}
+
 /* A lesson: layer 3, head 2, a text typed, a query and key picked, then
  * the keys of one view (keys, n of them), at 132 %. */
 static void lesson(Fix *f, const SDL_Keycode *keys, const Uint16 *mods, int n)
@@ -549,24 +567,12 @@ static void saved_killed_restored(Fix *f, const SDL_Keycode *keys, const Uint16 
     size_t bytes = (size_t)a->layout.status.y * f->surf->pitch;
 
     restart(f, autosave); /* kill -9, a plain start */
-    shown_now(a, &after);
-    assert_memory_equal(&before, &after, sizeof before);
     assert_int_equal(a->layout.status.y * f->surf->pitch, (int)bytes);
-    Uint32 *again = screen_copy(f);
-    if (memcmp(pix, again, bytes) != 0)
-        fail_msg("the restored window differs from the one saved");
-    assert_non_null(strstr(a->status, "as you last saved it"));
-    assert_string_equal(a->session_path, saved); /* Ctrl+S goes on writing it */
-    free(again);
+    assert_restored(f, &before, pix, bytes, "as you last saved it", saved, /* Ctrl+S goes on writing it */
+                    "the restored window differs from the one saved");
     restart_as(f, autosave, 1); /* the same where the start may not wait */
-    shown_now(a, &after);
-    assert_memory_equal(&before, &after, sizeof before);
-    again = screen_copy(f);
-    if (memcmp(pix, again, bytes) != 0)
-        fail_msg("the window restored after its open differs from the one saved");
-    assert_non_null(strstr(a->status, "as you last saved it"));
-    assert_string_equal(a->session_path, saved);
-    free(again);
+    assert_restored(f, &before, pix, bytes, "as you last saved it", saved,
+                    "the window restored after its open differs from the one saved");
 
     int cmap = before.cmap;
     key(f, SDLK_c, 0); /* a change, then the autosave */
@@ -579,15 +585,9 @@ static void saved_killed_restored(Fix *f, const SDL_Keycode *keys, const Uint16 
     free(pix);
     pix = screen_copy(f);
     restart(f, autosave);
-    shown_now(a, &after);
-    assert_memory_equal(&before, &after, sizeof before);
-    again = screen_copy(f);
-    if (memcmp(pix, again, bytes) != 0)
-        fail_msg("the window restored after Ctrl+Q differs");
-    assert_non_null(strstr(a->status, "unsaved work"));
-    assert_string_equal(a->session_path, ""); /* the saved file holds the older state */
+    assert_restored(f, &before, pix, bytes, "unsaved work", "", /* the saved file holds the older state */
+                    "the window restored after Ctrl+Q differs");
     free(pix);
-    free(again);
 
     /* the session on the command line (main.c's window_session) opens as
      * Ctrl+O does: the same screen as a restart from it */

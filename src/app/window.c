@@ -249,14 +249,6 @@ static void loop_suspend(void *ctx)
     app_autosave(((Loop *)ctx)->a, 1);
 }
 
-/* The autosave's session of what was shown opened over the sentence
- * (app_restore_shown: its message in the status bar, the command line's
- * flags over it; waited for on the desktop, after its open on the page). */
-static void restore_shown(AppState *a)
-{
-    app_restore_shown(a);
-}
-
 /* A path opened outside the event queue (PlatformLoop.open): a drop, or
  * what loop_asked handed over; a drop's as the queue's SDL_DROPFILE would
  * be. The restore's token is the autosave's path (loop_asked): any other
@@ -269,7 +261,7 @@ static void loop_open(void *ctx, const char *path)
     int dirty = a->dirty;
     if (l->restore == RESTORE_ASKED && strcmp(path, a->autosave_path) == 0) {
         l->restore = RESTORE_NONE;
-        restore_shown(a);
+        app_restore_shown(a); /* (its message, the command line's flags over it) */
         a->dirty = 1;
         return;
     }

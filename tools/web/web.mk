@@ -225,11 +225,11 @@ WEB_ST_RUN_ASYNC := bg_single_pump,bg_stale,run*,hook_cancel,watch_cancel,lm_for
 # window's loop_open (app_open_path): a model folder or GGUF file, an
 # attention file, or a session naming one; the same entry opens what the
 # loop was asked to (Ctrl+O's prompt, the start's restore of shown.json:
-# restore_shown, app_restore_shown); a model folder's tokenizer, its
+# app_restore_shown); a model folder's tokenizer, its
 # JSON parsed, read and freed a part at a time (bpe_files.c, json_sliced.c:
 # a tokenizer.json of 30 MB)
 WEB_ST_OPEN_ASYNC := platform_web_dropped,loop_open,app_handle_event,app_open_path,file_open,maps_session_open,\
-                     restore_shown,app_restore_shown,\
+                     app_restore_shown,\
                      open_attention,import_open,import_open_group,attn_file_open_tensor,\
                      lmsrc_open,model_open_window,model_open_path,lm_open,lm_open_gguf,model_file_open,model_file_open_gguf,\
                      model_file_bind,convert_all,\
