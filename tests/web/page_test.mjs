@@ -46,6 +46,8 @@ import path from 'node:path';
 import {deepen, deepenInPage} from './deepen.mjs';
 import {startServer} from './serve.mjs';
 import {compare, crop, decodePng, halve} from './png.mjs';
+import {H, MAX_FRACTION, MAX_MEAN, TIMEOUT, W, canvasPixels, fmt, nativeData as kitData, nativeFrameIn as kitFrame, same,
+        steps} from './kit.mjs';
 
 const SINGLE = process.argv[2] === '--single';
 const OUT = path.resolve(process.argv[SINGLE ? 3 : 2] || (SINGLE ? 'build/web-test/out-page-st' : 'build/web-test/out'));
@@ -54,13 +56,7 @@ const NATIVE = process.env.ATTNVIZ_NATIVE_FRAME || 'build/web-test/native_frame'
 const MODULES = path.resolve(process.env.ATTNVIZ_PUPPETEER || 'build/web-test/node_modules');
 const {default: puppeteer} = await import(path.join(MODULES, 'puppeteer-core/lib/esm/puppeteer/puppeteer-core.js'));
 
-const W = 1280, H = 800;
 const SENTENCE = 'the cat sat on the mat';
-// the bounds of "the same frame within anti-aliasing", measured (README):
-// the same state differs by a mean of about 0.3 levels and 0.3% of pixels
-const MAX_MEAN = 2.0;     // mean absolute difference per channel, 0-255
-const MAX_FRACTION = 0.02; // pixels whose largest channel differs by more than 48
-const TIMEOUT = 60000;
 const STATUS_H = 28; // the status bar: the window's bottom rows at 1280×800
 // the model opened while the threaded page's frames are timed: the shipped
 // shakespeare-tiny made this many layers deep (single_test.mjs's open: a
@@ -93,27 +89,6 @@ function check(ok, what) {
   if (!ok) failures++;
 }
 
-function same(r) {
-  return r.mean <= MAX_MEAN && r.fraction <= MAX_FRACTION;
-}
-
-function fmt(r) {
-  return r.why || `mean |Δ| ${r.mean.toFixed(3)}, ${(100 * r.fraction).toFixed(3)}% of pixels off by > 48`;
-}
-
-// the canvas as pixels: a screenshot of its rectangle (a WebGL canvas
-// keeps no drawing buffer to read back once composited)
-async function canvasPixels(page, file) {
-  const png = await page.screenshot({path: file, clip: {x: 0, y: 0, width: W, height: H}});
-  return decodePng(Buffer.from(png), file);
-}
-
-// n more of the page's steps (each: the queued events, then a frame)
-async function steps(page, n) {
-  const from = await page.evaluate(() => Module.attnvizSteps | 0);
-  await page.waitForFunction(k => (Module.attnvizSteps | 0) >= k, {timeout: TIMEOUT}, from + n);
-}
-
 // a download whose name matches re and is not in before (the names seen
 // earlier), once it is whole (Chromium writes NAME.crdownload first); the
 // folder polled until then
@@ -143,18 +118,6 @@ async function typeText(page, cdp, text) {
   }
 }
 
-// the native program's data laid out as make web lays out the page's
-// (/attnviz: embeddings.txt, sentences/, models/), found the same way
-// (ATTNVIZ_DATADIR)
-function nativeData() {
-  const d = path.join(OUT, 'data');
-  fs.mkdirSync(d, {recursive: true});
-  fs.symlinkSync(path.resolve('assets/embeddings.txt'), path.join(d, 'embeddings.txt'));
-  fs.symlinkSync(path.resolve('sentences'), path.join(d, 'sentences'));
-  fs.symlinkSync(path.resolve('assets/models'), path.join(d, 'models'));
-  return d;
-}
-
 // the native frame after the steps (native_frame's); cwd: where a session
 // saved with Ctrl+S goes (its prompt's default name is relative)
 function nativeFrame(file, ...stepsArgs) {
@@ -162,15 +125,13 @@ function nativeFrame(file, ...stepsArgs) {
 }
 
 function nativeFrameIn(cwd, file, ...stepsArgs) {
-  execFileSync(path.resolve(NATIVE), [file, ...stepsArgs],
-               {stdio: 'inherit', cwd, env: {...process.env, ATTNVIZ_DATADIR: DATA}});
-  return decodePng(fs.readFileSync(file), file);
+  return kitFrame(NATIVE, DATA, cwd, file, ...stepsArgs);
 }
 
 fs.rmSync(OUT, {recursive: true, force: true});
 const DL = path.join(OUT, 'downloads');
 fs.mkdirSync(DL, {recursive: true});
-const DATA = nativeData();
+const DATA = kitData(OUT);
 const {srv, url} = await startServer(SINGLE, 'build/web');
 const browser = await puppeteer.launch({
   executablePath: CHROMIUM, headless: true,

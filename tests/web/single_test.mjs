@@ -41,13 +41,13 @@
 // (N: the nano-sort sessions' drops, G and "A" done N times more at the
 // end, each frame compared with native; a frame that differs kept as
 // OUTDIR/loop-*-I.png: the stale heatmap of a busy machine was seen so)
-import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {bigTokenizer} from './big_tokenizer.mjs';
 import {deepen, deepenInPage} from './deepen.mjs';
 import {startServer} from './serve.mjs';
-import {compare, crop, decodePng} from './png.mjs';
+import {compare, crop} from './png.mjs';
+import {H, TIMEOUT, W, canvasPixels, fmt, nativeData, nativeFrameIn, same, steps} from './kit.mjs';
 
 const OUT = path.resolve(process.argv[2] || 'build/web-test/out-st');
 const CHROMIUM = process.env.ATTNVIZ_CHROMIUM || '/usr/bin/chromium';
@@ -56,14 +56,9 @@ const WEB_DIR = process.env.ATTNVIZ_WEB_DIR || 'build/web';
 const MODULES = path.resolve(process.env.ATTNVIZ_PUPPETEER || 'build/web-test/node_modules');
 const {default: puppeteer} = await import(path.join(MODULES, 'puppeteer-core/lib/esm/puppeteer/puppeteer-core.js'));
 
-const W = 1280, H = 800;
 const SENTENCE = 'the cat sat on the mat';
 // typed after "/" with no frame between the keys
 const MORE = ' and the dog';
-// page_test.mjs's bounds of "the same frame within anti-aliasing"
-const MAX_MEAN = 2.0;
-const MAX_FRACTION = 0.02;
-const TIMEOUT = 60000;
 // the model's text (short enough that the bar's glyphs line up with the
 // native ones: a long line drifts by subpixels)
 const VERSE = 'To be, or not to be, that is the question';
@@ -106,33 +101,11 @@ function check(ok, what) {
   if (!ok) failures++;
 }
 
-const same = r => r.mean <= MAX_MEAN && r.fraction <= MAX_FRACTION;
 // the frame's status bar alone (its last 28 rows): two messages told apart
 const statusBar = img => ({width: img.width, height: 28, rgb: img.rgb.subarray(3 * img.width * (img.height - 28))});
-const fmt = r => r.why || `mean |Δ| ${r.mean.toFixed(3)}, ${(100 * r.fraction).toFixed(3)}% of pixels off by > 48`;
-
-async function canvasPixels(page, file) {
-  const png = await page.screenshot({path: file, clip: {x: 0, y: 0, width: W, height: H}});
-  return decodePng(Buffer.from(png), file);
-}
-
-async function steps(page, n) {
-  const from = await page.evaluate(() => Module.attnvizSteps | 0);
-  await page.waitForFunction(k => (Module.attnvizSteps | 0) >= k, {timeout: TIMEOUT}, from + n);
-}
-
-function nativeData() {
-  const d = path.join(OUT, 'data');
-  fs.mkdirSync(d, {recursive: true});
-  fs.symlinkSync(path.resolve('assets/embeddings.txt'), path.join(d, 'embeddings.txt'));
-  fs.symlinkSync(path.resolve('sentences'), path.join(d, 'sentences'));
-  fs.symlinkSync(path.resolve('assets/models'), path.join(d, 'models'));
-  return d;
-}
 
 function nativeFrame(file, ...stepsArgs) {
-  execFileSync(NATIVE, [file, ...stepsArgs], {stdio: 'inherit', env: {...process.env, ATTNVIZ_DATADIR: DATA}});
-  return decodePng(fs.readFileSync(file), file);
+  return nativeFrameIn(NATIVE, DATA, undefined, file, ...stepsArgs);
 }
 
 // the page's canvas until it is the native frame (the worker's result comes
@@ -193,7 +166,7 @@ function longestGap({frames, dropped, shown}) {
 
 fs.rmSync(OUT, {recursive: true, force: true});
 fs.mkdirSync(OUT, {recursive: true});
-const DATA = nativeData();
+const DATA = nativeData(OUT);
 const {srv, url} = await startServer(true, WEB_DIR);
 const browser = await puppeteer.launch({
   executablePath: CHROMIUM, headless: true,
