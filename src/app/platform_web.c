@@ -246,7 +246,7 @@ static void open_soon(const char *path)
  * sets it) each step is added to it: [its start, whether it had events,
  * the events' ms, the frame's ms, Module.attnvizDraws (the bench counts
  * WebGL's draw calls there, so a frame that drew can be told)]. */
-static void step_run(int animation)
+static void step_body(int animation)
 {
     double t0 = emscripten_get_now();
     SDL_Event e;
@@ -274,6 +274,39 @@ static void step_run(int animation)
         if ($4) Module.attnvizSteps = (Module.attnvizSteps | 0) + 1;
         if (Module.attnvizTimes) Module.attnvizTimes.push([$0, $1, $2, $3, Module.attnvizDraws | 0]);
     }, t0, had, t1 - t0, t2 - t1, animation);
+}
+
+static void step_deferred(void *arg);
+
+static void step_run(int animation)
+{
+    /* One step at a time. The browser's main thread, waiting on a lock the
+     * worker holds (the background's, malloc's), runs the calls queued for
+     * it meanwhile (emscripten's futex wait), wake_step's among them: a
+     * step inside a step, which freed the result the outer one was
+     * drawing (a memory access out of bounds in lmsrc_present, a hang, a
+     * texture updated past its end, typing fast into an open model). The
+     * inner one runs once the outer has ended, from the event loop;
+     * Module.attnvizStepsDeferred counts them. */
+    static int in_step, deferred;
+    if (in_step) {
+        if (!deferred) {
+            deferred = 1;
+            emscripten_async_call(step_deferred, &deferred, 0);
+        }
+        EM_ASM({ Module.attnvizStepsDeferred = (Module.attnvizStepsDeferred | 0) + 1; });
+        return;
+    }
+    in_step = 1;
+    step_body(animation);
+    in_step = 0;
+}
+
+static void step_deferred(void *arg)
+{
+    *(int *)arg = 0;
+    if (!web_loop.done(web_loop.ctx))
+        step_run(0);
 }
 
 /* The loop's step, once an animation frame (and at a worker's result). */

@@ -304,6 +304,8 @@ test-web-page: web $(WEB_TEST_DIR)/native_frame $(PUPPETEER) | web-test-deps
 	node tests/web/page_test.mjs $(WEB_TEST_DIR)/out
 	node tests/web/page_test.mjs --single $(WEB_TEST_DIR)/out-page-st
 	node tests/web/single_test.mjs $(WEB_TEST_DIR)/out-st
+	node tests/web/typing_test.mjs $(WEB_TEST_DIR)/out-typing
+	node tests/web/typing_test.mjs --single $(WEB_TEST_DIR)/out-typing-st
 
 test-web: test-web-core test-web-io test-web-page
 
