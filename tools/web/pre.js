@@ -648,8 +648,24 @@ function attnvizLastVisit() {
 // and again only after a storing has worked since (it is tried every 10 s)
 var attnvizPersistSaid = false;
 
+// One storing at a time (emscripten warns of two FS.syncfs in flight, each
+// writing the whole folder): asked during one, one more runs after it, for
+// what was written since; the callers asking meanwhile share it. A promise
+// of whether the storing worked.
+var attnvizPersisting = null, attnvizPersistNext = null;
+
 function attnvizPersist() {
-  return new Promise(function(ok) {
+  if (!attnvizPersisting) return attnvizPersistNow();
+  if (!attnvizPersistNext)
+    attnvizPersistNext = attnvizPersisting.then(function() {
+      attnvizPersistNext = null;
+      return attnvizPersistNow();
+    });
+  return attnvizPersistNext;
+}
+
+function attnvizPersistNow() {
+  var p = new Promise(function(ok) {
     FS.syncfs(false, function(err) {
       if (err) {
         console.error("attnviz: the state could not be stored in IndexedDB: " + err);
@@ -662,6 +678,9 @@ function attnvizPersist() {
       ok(!err);
     });
   });
+  attnvizPersisting = p;
+  p.then(function() { if (attnvizPersisting === p) attnvizPersisting = null; });
+  return p;
 }
 
 // the autosave written, then stored; a promise of the storing
