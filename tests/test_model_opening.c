@@ -262,6 +262,31 @@ static void test_long_text_opens_cut(void **state)
     }
 }
 
+/* The line diagram follows the query: a model's query on the text's end
+ * stays there as words are typed past the rows the diagram shows, and the
+ * diagram scrolls with it (it stayed on the first rows, the query's lines
+ * drawn from the edge row over its names). */
+static void test_lines_follow_query(void **state)
+{
+    Fix *f = *state;
+    AppState *a = f->a;
+    app_set_sentence(a, "the");
+    assert_int_equal(open_now(a, TINY), 0);
+    assert_true(wait_maps(f));
+    key(f, SDLK_RETURN, 0);
+    key(f, SDLK_END, 0);
+    for (int i = 0; i < 60; i++)
+        type(f, " the");
+    assert_true(wait_maps(f));
+    int T = a->kind->maps(a)->imp->Tq, vis = a->layout.lines_vis, first = a->vs.lines_scroll;
+    assert_int_equal(T, 61);
+    assert_int_equal(a->vs.query, T - 1);
+    if (!(vis > 0 && vis < T))
+        fail_msg("the diagram shows %d of %d rows: all or none", vis, T);
+    if (a->vs.query < first || a->vs.query >= first + vis)
+        fail_msg("the query's row %d is not among the diagram's rows %d to %d", a->vs.query, first, first + vis - 1);
+}
+
 /* ---- an open asked for inside an event's step, run by the loop after it ---- */
 
 /* The desktop's loop (platform_desktop.c's platform_run_loop) over the
@@ -440,6 +465,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_newest_open_wins, setup, teardown),
         cmocka_unit_test_setup_teardown(test_session_waits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_long_text_opens_cut, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lines_follow_query, setup, teardown),
         cmocka_unit_test_setup_teardown(test_close_during_open, setup, teardown_unset),
         cmocka_unit_test_setup_teardown(test_prompt_opens_after_the_step, setup, teardown),
         cmocka_unit_test_setup_teardown(test_prompt_open_fails, setup, teardown),

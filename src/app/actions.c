@@ -112,7 +112,9 @@ static int add_clamped(int v, int d, int lo, int hi)
     return x < lo ? lo : x > hi ? hi : (int)x;
 }
 
-static void keep_query_visible(AppState *a)
+/* The query's row in view: the line diagram scrolled, a zoomed heatmap
+ * panned, to it. */
+void app_keep_query_visible(AppState *a)
 {
     ViewLayout *l = &a->layout;
     int q = a->vs.query;
@@ -161,7 +163,7 @@ static void select_cell(AppState *a, int i, int j)
     a->vs.key = j;
     a->vs.edit_focus = 0;
     anchor_query(a);
-    keep_query_visible(a);
+    app_keep_query_visible(a);
     a->dirty = 1;
 }
 
@@ -172,7 +174,7 @@ static void move_query(AppState *a, int d)
     if (T)
         a->vs.query = add_clamped(a->vs.query, d, 0, T - 1);
     anchor_query(a);
-    keep_query_visible(a);
+    app_keep_query_visible(a);
     a->dirty = 1;
 }
 

@@ -714,8 +714,11 @@ int app_tick(AppState *a, Uint32 now_ms, int *wait_ms)
         a->autosave_at = now_ms;
     }
     *wait_ms = a->unsaved ? (int)(APP_AUTOSAVE_MS - (now_ms - a->autosave_at)) + 1 : -1;
+    int query = a->vs.query;
     int changed = model_opening_tick(a); /* a model opening: its progress, or shown */
     changed |= a->kind->tick ? a->kind->tick(a, now_ms, wait_ms) : 0; /* background work */
+    if (a->vs.query != query) /* moved by the source (a model's query following the text's end) */
+        app_keep_query_visible(a);
     return app_teach_tick(a, now_ms, wait_ms) | changed; /* teaching: steps at its pace */
 }
 

@@ -13,6 +13,8 @@ void app_recompute(AppState *a);
 void app_sync_text(AppState *a);
 /* The second bar's text changed: the same. */
 void app_sync_keys(AppState *a);
+/* actions.c: the query's row scrolled (lines) and panned (heatmap) into view */
+void app_keep_query_visible(AppState *a);
 /* Put text into the second bar's buffer (nothing computed); 0 or -1. */
 int app_keys_store(AppState *a, const char *text);
 /* Room for n bytes of text and its NUL; 0 or -1 (out of memory). */
