@@ -859,6 +859,30 @@ static void test_long_sentence_bar_and_labels(void **state)
             accent += p.r > 200 && p.g > 120 && p.g < 200 && p.b < 60;
         }
     assert_true(accent > 10);
+
+    /* the query below the line diagram's rows: its lines leave from the
+     * edge row's top ("↓ 277", the keys beyond named under the lines' ends),
+     * none runs through the edge row over those names (none orange there) */
+    s.query = 290;
+    s.lines_scroll = 0;
+    draw_window(&c, &m, &s, &l);
+    assert_true(l.lines_vis > 0 && l.lines_vis < 290);
+    float top = l.lines_left.y + (l.lines_left.h - l.lines_vis * l.line_step) / 2 + l.lines_vis * l.line_step;
+    int orange = 0, lit = 0;
+    for (int y = (int)top + 6; y < (int)(top + l.line_step); y++)
+        for (int x = l.lines_left.x + l.lines_left.w; x < l.lines_right.x; x++) {
+            Rgb p = pixel(c.surf, x, y);
+            orange += p.r > 80 && p.b * 3 < p.r && p.g * 2 > p.r && p.g * 6 < p.r * 5;
+        }
+    for (int y = (int)(top - 4 * l.line_step); y < (int)top; y++) /* its lines do leave from above it */
+        for (int x = l.lines_left.x + l.lines_left.w; x < l.lines_right.x; x++) {
+            Rgb p = pixel(c.surf, x, y);
+            lit += p.r > 80 && p.b * 3 < p.r && p.g * 2 > p.r && p.g * 6 < p.r * 5;
+        }
+    if (orange || lit < 20) {
+        dump(c.surf, "view_long_lines_edge");
+        fail_msg("%d orange pixels in the edge row below the diagram, %d in the rows above it", orange, lit);
+    }
     canvas_close(&c);
     model_destroy(&m);
     free(text);

@@ -217,6 +217,22 @@ static int key_y(const LinesGeom *g, int j, float *y)
     return 0;
 }
 
+/* Where the query's lines start: its row, or the edge row's inner side as
+ * key_y's ends (its names are the keys' beyond). -1 for a line from a query
+ * beyond the visible rows to a key beyond them on the same side: it would
+ * run along the edge row, over its names, which list that key already. */
+static int query_y(const LinesGeom *g, int q, int j, float *y)
+{
+    int last = g->first + g->count;
+    if (q >= g->first && q < last) {
+        *y = lines_y(g, q);
+        return 0;
+    }
+    if ((q < g->first && j < g->first) || (q >= last && j >= last))
+        return -1;
+    return key_y(g, q, y);
+}
+
 static float row_max(const AttnMap *m, int i)
 {
     float mx = 1e-9f;
@@ -327,14 +343,13 @@ void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g
             float dy = spread * ((float)k_on++ - (float)(n_on - 1) * 0.5f);
             float mx = row_max(&hm, q), cut = row_cut(s, &hm, q);
             for (int j = 0; j < hm.Tk; j++) {
-                float w = attn_map_at(&hm, q, j), yk;
-                if (attn_map_masked(&hm, q, j) || w <= 0.0f || w < cut || key_y(g, j, &yk) < 0)
+                float w = attn_map_at(&hm, q, j), yk, yq;
+                if (attn_map_masked(&hm, q, j) || w <= 0.0f || w < cut || key_y(g, j, &yk) < 0 ||
+                    query_y(g, q, j, &yq) < 0)
                     continue;
                 float wn = w / mx;
                 SDL_Color c = view_head_color(h, s->dark);
                 c.a = (Uint8)(70 + 185 * wn);
-                float yq = q >= g->first && q < last ? lines_y(g, q)
-                           : q < g->first ? (float)g->y0 - g->step : lines_y(g, last);
                 bezier_points((float)g->x0, yq + dy, (float)g->x1, yk + dy, pts, 24);
                 thick_polyline(r, pts, 24, fminf(s->scale * (1.2f + 3.0f * wn), thickest), c);
             }
@@ -342,14 +357,13 @@ void draw_lines(View *v, SDL_Renderer *r, const ViewState *s, const LinesGeom *g
     } else if (q >= 0 && q < m->Tq) {
         float mx = row_max(m, q), cut = row_cut(s, m, q);
         for (int j = 0; j < m->Tk; j++) {
-            float w = attn_map_at(m, q, j), yk;
-            if (attn_map_masked(m, q, j) || w <= 0.0f || w < cut || key_y(g, j, &yk) < 0)
+            float w = attn_map_at(m, q, j), yk, yq;
+            if (attn_map_masked(m, q, j) || w <= 0.0f || w < cut || key_y(g, j, &yk) < 0 ||
+                query_y(g, q, j, &yq) < 0)
                 continue;
             float wn = w / mx;
             SDL_Color c = th->accent;
             c.a = (Uint8)(40 + 215 * wn);
-            float yq = q >= g->first && q < last ? lines_y(g, q)
-                       : q < g->first ? (float)g->y0 - g->step : lines_y(g, last);
             bezier_points((float)g->x0, yq, (float)g->x1, yk, pts, 24);
             thick_polyline(r, pts, 24, s->scale * (1.0f + 9.0f * wn), c);
         }
