@@ -55,11 +55,15 @@ try {
       // the copy's end: when pre.js hands the path to the program; its notes
       let copied = null;
       const notes = [];
-      const orig = window.ccall;
+      const orig = window.ccall, origProgress = window.attnvizProgress;
       window.ccall = function(name, r, types, args) {
         if (name === 'platform_web_dropped' && copied === null) copied = performance.now();
-        if (name === 'platform_web_note') notes.push(args[0]);
         return orig.apply(this, arguments);
+      };
+      // the page's status line (pre.js's attnvizProgress), where the copy's progress goes
+      window.attnvizProgress = function(text) {
+        if (text !== null) notes.push(text);
+        return origProgress.apply(this, arguments);
       };
       const longtasks = [];
       const obs = new PerformanceObserver(l => longtasks.push(...l.getEntries().map(e => [e.startTime, e.duration])));
@@ -89,6 +93,7 @@ try {
       const shown = performance.now();
       rec = false;
       window.ccall = orig;
+      window.attnvizProgress = origProgress;
       obs.disconnect();
       const copies = Module.attnvizCopies || [];
       const c = copies[copies.length - 1];
