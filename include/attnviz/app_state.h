@@ -60,6 +60,7 @@ typedef struct AppState {
     unsigned status_serial;    /* app_status calls so far: a new message is drawn */
     int quit, dirty, fullscreen;
     int win_w, win_h;
+    int query_drawn; /* the query of the last frame drawn (app_draw keeps a moved one in view) */
     float ui_scale;            /* Ctrl+Plus/Minus */
     float dpi_scale;           /* drawable / window size */
 

@@ -714,11 +714,8 @@ int app_tick(AppState *a, Uint32 now_ms, int *wait_ms)
         a->autosave_at = now_ms;
     }
     *wait_ms = a->unsaved ? (int)(APP_AUTOSAVE_MS - (now_ms - a->autosave_at)) + 1 : -1;
-    int query = a->vs.query;
     int changed = model_opening_tick(a); /* a model opening: its progress, or shown */
     changed |= a->kind->tick ? a->kind->tick(a, now_ms, wait_ms) : 0; /* background work */
-    if (a->vs.query != query) /* moved by the source (a model's query following the text's end) */
-        app_keep_query_visible(a);
     return app_teach_tick(a, now_ms, wait_ms) | changed; /* teaching: steps at its pace */
 }
 
@@ -761,6 +758,16 @@ void app_draw(AppState *a, SDL_Renderer *r)
     a->vs.sentence_all = a->bar_all;
     a->vs.preedit = a->preedit[0] ? a->preedit : NULL;
     view_layout(a->view, &a->vs, w, h, &a->layout);
+    if (a->vs.query != a->query_drawn) {
+        /* the query moved since the last frame (a key, a click, a source
+         * following the text's end, an open): its row scrolled into view
+         * in this frame's layout, however and whenever it moved */
+        int scroll = a->vs.lines_scroll, pan = a->vs.pan_row;
+        a->query_drawn = a->vs.query;
+        app_keep_query_visible(a);
+        if (a->vs.lines_scroll != scroll || a->vs.pan_row != pan)
+            view_layout(a->view, &a->vs, w, h, &a->layout);
+    }
     if (a->vs.sentence_focus) {
         /* the input method's candidate window goes next to the cursor */
         SDL_Rect c;
