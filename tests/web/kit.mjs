@@ -6,7 +6,7 @@
 import {execFileSync} from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import {decodePng} from './png.mjs';
+import {compare, decodePng} from './png.mjs';
 
 export const W = 1280, H = 800;
 export const TIMEOUT = 60000;
@@ -48,4 +48,16 @@ export function nativeFrameIn(native, data, cwd, file, ...stepsArgs) {
   execFileSync(path.resolve(native), [file, ...stepsArgs],
                {stdio: 'inherit', cwd, env: {...process.env, ATTNVIZ_DATADIR: data}});
   return decodePng(fs.readFileSync(file), file);
+}
+
+// the page's canvas until it is the native frame (the worker's result comes
+// when it comes) or the time is up: the last one taken
+export async function until(page, native, file) {
+  let got = null;
+  for (const end = Date.now() + TIMEOUT; Date.now() < end;) {
+    await steps(page, 2);
+    got = await canvasPixels(page, file);
+    if (same(compare(got, native))) break;
+  }
+  return got;
 }

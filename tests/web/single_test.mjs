@@ -47,7 +47,7 @@ import {bigTokenizer} from './big_tokenizer.mjs';
 import {deepen, deepenInPage} from './deepen.mjs';
 import {startServer} from './serve.mjs';
 import {compare, crop} from './png.mjs';
-import {H, TIMEOUT, W, canvasPixels, fmt, nativeData, nativeFrameIn, same, steps} from './kit.mjs';
+import {H, TIMEOUT, W, canvasPixels, fmt, nativeData, nativeFrameIn, same, steps, until} from './kit.mjs';
 
 const OUT = path.resolve(process.argv[2] || 'build/web-test/out-st');
 const CHROMIUM = process.env.ATTNVIZ_CHROMIUM || '/usr/bin/chromium';
@@ -106,18 +106,6 @@ const statusBar = img => ({width: img.width, height: 28, rgb: img.rgb.subarray(3
 
 function nativeFrame(file, ...stepsArgs) {
   return nativeFrameIn(NATIVE, DATA, undefined, file, ...stepsArgs);
-}
-
-// the page's canvas until it is the native frame (the worker's result comes
-// when it comes) or the time is up
-async function until(page, native, file) {
-  let got = null;
-  for (const end = Date.now() + TIMEOUT; Date.now() < end;) {
-    await steps(page, 2);
-    got = await canvasPixels(page, file);
-    if (same(compare(got, native))) break;
-  }
-  return got;
 }
 
 // files ([name under the drop's folder, text]) and those the page holds

@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {startServer} from './serve.mjs';
 import {compare} from './png.mjs';
-import {TIMEOUT, W, H, canvasPixels, fmt, nativeData, nativeFrameIn, same, steps} from './kit.mjs';
+import {TIMEOUT, W, H, fmt, nativeData, nativeFrameIn, same, until} from './kit.mjs';
 
 const SINGLE = process.argv[2] === '--single';
 const OUT = path.resolve(process.argv[SINGLE ? 3 : 2] || 'build/web-test/out-typing');
@@ -35,17 +35,6 @@ let failures = 0;
 function check(ok, what) {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
   if (!ok) failures++;
-}
-
-// the page's canvas until it is the native frame, or the time is up
-async function until(page, native, file) {
-  let got = null;
-  for (const end = Date.now() + TIMEOUT; Date.now() < end;) {
-    await steps(page, 2);
-    got = await canvasPixels(page, file);
-    if (same(compare(got, native))) break;
-  }
-  return compare(got, native);
 }
 
 // steps that ran inside another: [start, end] pairs (ms) overlapping the
@@ -87,7 +76,7 @@ try {
   await page.evaluate(() => attnvizOpenFiles(FS.readdir('/attnviz/models/shakespeare-tiny').filter(f => f[0] !== '.')
     .map(f => [`shakespeare-tiny/${f}`, new File([FS.readFile(`/attnviz/models/shakespeare-tiny/${f}`)], f)]),
     ['shakespeare-tiny']));
-  let r = await until(page, nOpen, path.join(OUT, 'page-open.png'));
+  let r = compare(await until(page, nOpen, path.join(OUT, 'page-open.png')), nOpen);
   check(same(r), `shakespeare-tiny dropped: the native frame (${fmt(r)})`);
   await page.evaluate(() => { Module.attnvizTimes = []; Module.attnvizStepsDeferred = 0; });
   const t0 = Date.now();
@@ -100,7 +89,7 @@ try {
   }
   await page.keyboard.press('Escape');
   const typedMs = Date.now() - t0;
-  r = await until(page, nTyped, path.join(OUT, 'page-typed.png'));
+  r = compare(await until(page, nTyped, path.join(OUT, 'page-typed.png')), nTyped);
   const {times, deferred} = await page.evaluate(() => ({times: Module.attnvizTimes, deferred: Module.attnvizStepsDeferred}));
   check(same(r), `${ROUNDS} × ${LONG.length} characters typed in ${typedMs} ms: the native frame (${fmt(r)})`);
   const n = nested(times);
