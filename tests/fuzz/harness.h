@@ -529,7 +529,7 @@ static inline const char *fuzz_check_options(const uint8_t *data, size_t size)
         bad = "line out of range";
     if (!bad && o.has_seed && o.seed > (1ULL << 53))
         bad = "seed above 2^53";
-    if (!bad && ((int)o.print < (int)PRINT_NONE || (int)o.print > (int)PRINT_HEAD_SCORES ||
+    if (!bad && ((int)o.print < (int)PRINT_NONE || (int)o.print > (int)PRINT_LOGIT_LENS ||
                  (int)o.view < (int)VIEW_HEATMAP || (int)o.view > (int)VIEW_HEADS))
         bad = "print or view out of range";
     if (!bad && o.probe && (o.probe_n < 1 || o.probe_n > 511 || !o.model || o.sentence))
