@@ -283,9 +283,9 @@ static void step_run(int animation)
     /* One step at a time. The browser's main thread, waiting on a lock the
      * worker holds (the background's, malloc's), runs the calls queued for
      * it meanwhile (emscripten's futex wait), wake_step's among them: a
-     * step inside a step, which freed the result the outer one was
-     * drawing (a memory access out of bounds in lmsrc_present, a hang, a
-     * texture updated past its end, typing fast into an open model). The
+     * step inside a step, changing the app's state under the outer one
+     * (typing fast into an open model: a memory access out of bounds in
+     * lmsrc_present, a hang, or a texture updated past its end). The
      * inner one runs once the outer has ended, from the event loop;
      * Module.attnvizStepsDeferred counts them. */
     static int in_step, deferred;
