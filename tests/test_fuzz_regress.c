@@ -315,30 +315,6 @@ static void harness_sanity(void **state)
     assert_null(fuzz_check_gguf((const uint8_t *)gg, sizeof gg - 1));
 }
 
-static int utf8_put(unsigned cp, char *o)
-{
-    if (cp < 0x80) {
-        o[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        o[0] = (char)(0xC0 | cp >> 6);
-        o[1] = (char)(0x80 | (cp & 63));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        o[0] = (char)(0xE0 | cp >> 12);
-        o[1] = (char)(0x80 | (cp >> 6 & 63));
-        o[2] = (char)(0x80 | (cp & 63));
-        return 3;
-    }
-    o[0] = (char)(0xF0 | cp >> 18);
-    o[1] = (char)(0x80 | (cp >> 12 & 63));
-    o[2] = (char)(0x80 | (cp >> 6 & 63));
-    o[3] = (char)(0x80 | (cp & 63));
-    return 4;
-}
-
 /* The split against PCRE2 at every code point, in three places (between a
  * letter and a digit, after a space, doubled before a space): a code point
  * Hugging Face's Unicode 16.0 classes otherwise than PCRE2's 14.0 is left out
@@ -351,7 +327,7 @@ static void bpe_split_every_code_point(void **state)
         if (cp >= 0xD800 && cp <= 0xDFFF)
             continue;
         char c[4];
-        int n = utf8_put(cp, c);
+        int n = (int)utf8proc_encode_char((utf8proc_int32_t)cp, (utf8proc_uint8_t *)c);
         char texts[3][16];
         size_t lens[3];
         lens[0] = (size_t)snprintf(texts[0], sizeof texts[0], "a%.*s1", n, c);

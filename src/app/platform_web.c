@@ -276,35 +276,37 @@ static void step_body(int animation)
     }, t0, had, t1 - t0, t2 - t1, animation);
 }
 
-static void step_deferred(void *arg);
+/* One step at a time. The browser's main thread, waiting on a lock the
+ * worker holds (the background's, malloc's), runs the calls queued for it
+ * meanwhile (emscripten's futex wait), wake_step's among them: a step
+ * inside a step, changing the app's state under the outer one (typing fast
+ * into an open model: a memory access out of bounds in lmsrc_present, a
+ * hang, or a texture updated past its end). The inner one runs once the
+ * outer has ended, from the event loop (one queued at a time);
+ * Module.attnvizStepsDeferred counts them. */
+static int step_running, step_queued;
+
+static void step_queued_run(void *arg);
 
 static void step_run(int animation)
 {
-    /* One step at a time. The browser's main thread, waiting on a lock the
-     * worker holds (the background's, malloc's), runs the calls queued for
-     * it meanwhile (emscripten's futex wait), wake_step's among them: a
-     * step inside a step, changing the app's state under the outer one
-     * (typing fast into an open model: a memory access out of bounds in
-     * lmsrc_present, a hang, or a texture updated past its end). The
-     * inner one runs once the outer has ended, from the event loop;
-     * Module.attnvizStepsDeferred counts them. */
-    static int in_step, deferred;
-    if (in_step) {
-        if (!deferred) {
-            deferred = 1;
-            emscripten_async_call(step_deferred, &deferred, 0);
+    if (step_running) {
+        if (!step_queued) {
+            step_queued = 1;
+            emscripten_async_call(step_queued_run, NULL, 0);
         }
         EM_ASM({ Module.attnvizStepsDeferred = (Module.attnvizStepsDeferred | 0) + 1; });
         return;
     }
-    in_step = 1;
+    step_running = 1;
     step_body(animation);
-    in_step = 0;
+    step_running = 0;
 }
 
-static void step_deferred(void *arg)
+static void step_queued_run(void *arg)
 {
-    *(int *)arg = 0;
+    (void)arg;
+    step_queued = 0;
     if (!web_loop.done(web_loop.ctx))
         step_run(0);
 }
